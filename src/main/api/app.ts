@@ -1,0 +1,209 @@
+/**
+ * Application state behind the handlers: the DB open right now, settings
+ * (recent files, embedder), background jobs. One instance per Electron main
+ * process or per `serve` process. No electron import: the shell passes paths in.
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { RecallscopeError } from '../../shared/result'
+import type { JobProgress } from '../../shared/api'
+import type { OpenInfo, RecentFile } from '../../shared/contract'
+import { Store } from '../store/open'
+
+export interface AppOptions {
+  /** Folder for settings, the demo DB and fallback workspaces. @default $RECALLSCOPE_HOME or ~/.recallscope */
+  dataDir?: string
+  mode: 'electron' | 'browser'
+  /** better-sqlite3 addon for this runtime (Electron-ABI build in the app). */
+  nativeBinding?: string
+  version?: string
+}
+
+export interface Settings {
+  recent: { path: string; openedAt: number; layout: string | null }[]
+  /** Embedder spec: hashing | none | ollama:MODEL | openai:MODEL */
+  embedder?: string
+  ollamaHost?: string
+  openaiBaseUrl?: string
+}
+
+export function defaultDataDir(): string {
+  return process.env.RECALLSCOPE_HOME ? path.resolve(process.env.RECALLSCOPE_HOME) : path.join(os.homedir(), '.recallscope')
+}
+
+type JobFn = (ctl: { progress: (done: number, total: number, message?: string) => void; signal: AbortSignal }) => Promise<unknown>
+
+/** Background work with progress and cancel. Jobs yield to the event loop between chunks. */
+export class JobManager {
+  private readonly jobs = new Map<string, { p: JobProgress; ac: AbortController }>()
+  private readonly listeners = new Set<(p: JobProgress) => void>()
+  private seq = 0
+
+  onProgress(l: (p: JobProgress) => void): () => void {
+    this.listeners.add(l)
+    return () => this.listeners.delete(l)
+  }
+
+  private emit(p: JobProgress): void {
+    p.updatedAt = Date.now()
+    for (const l of this.listeners) l({ ...p })
+  }
+
+  start(kind: string, label: string, fn: JobFn): JobProgress {
+    const jobId = `job-${++this.seq}-${Date.now().toString(36)}`
+    const ac = new AbortController()
+    const p: JobProgress = { jobId, kind, label, state: 'running', done: 0, total: 0, startedAt: Date.now(), updatedAt: Date.now() }
+    this.jobs.set(jobId, { p, ac })
+    let last = 0
+    const progress = (done: number, total: number, message?: string) => {
+      p.done = done
+      p.total = total
+      if (message !== undefined) p.message = message
+      const now = Date.now()
+      if (now - last > 100 || done >= total) {
+        last = now
+        this.emit(p)
+      }
+    }
+    this.emit(p)
+    void (async () => {
+      try {
+        await new Promise((r) => setImmediate(r))
+        const result = await fn({ progress, signal: ac.signal })
+        if (ac.signal.aborted) throw new RecallscopeError('CANCELLED', 'Cancelled')
+        p.state = 'done'
+        p.result = result
+      } catch (e) {
+        const code = e instanceof RecallscopeError ? e.code : ac.signal.aborted ? 'CANCELLED' : 'INTERNAL'
+        p.state = code === 'CANCELLED' ? 'cancelled' : 'failed'
+        p.error = { code, message: (e as Error)?.message ?? String(e) }
+      }
+      this.emit(p)
+    })()
+    return { ...p }
+  }
+
+  cancel(jobId: string): boolean {
+    const j = this.jobs.get(jobId)
+    if (!j) throw new RecallscopeError('NOT_FOUND', `No job ${jobId}`)
+    if (j.p.state !== 'running') return false
+    j.ac.abort()
+    return true
+  }
+
+  get(jobId: string): JobProgress {
+    const j = this.jobs.get(jobId)
+    if (!j) throw new RecallscopeError('NOT_FOUND', `No job ${jobId}`)
+    return { ...j.p }
+  }
+
+  list(): JobProgress[] {
+    return [...this.jobs.values()].map((j) => ({ ...j.p })).sort((a, b) => b.startedAt - a.startedAt)
+  }
+}
+
+export class App {
+  readonly dataDir: string
+  readonly mode: 'electron' | 'browser'
+  readonly nativeBinding?: string
+  readonly version: string
+  readonly jobs = new JobManager()
+  private store: Store | null = null
+  private settingsCache: Settings | null = null
+
+  constructor(opts: AppOptions) {
+    this.dataDir = opts.dataDir ?? defaultDataDir()
+    this.mode = opts.mode
+    this.nativeBinding = opts.nativeBinding
+    this.version = opts.version ?? '0.0.0'
+    fs.mkdirSync(this.dataDir, { recursive: true })
+  }
+
+  get demoPath(): string {
+    return path.join(this.dataDir, 'demo.db')
+  }
+
+  get current(): Store | null {
+    return this.store && !this.store.isClosed ? this.store : null
+  }
+
+  /** The open store, or a NO_DB error. */
+  requireStore(): Store {
+    const s = this.current
+    if (!s) throw new RecallscopeError('NO_DB', 'No database is open: open one first')
+    return s
+  }
+
+  /** Open a DB, closing the previous one only once the new one opened fine. */
+  open(p: string, opts: { workspacePath?: string; write?: boolean } = {}): OpenInfo {
+    const t0 = performance.now()
+    const next = Store.open({
+      path: p,
+      workspacePath: opts.workspacePath,
+      write: opts.write,
+      nativeBinding: this.nativeBinding,
+      fallbackDir: path.join(this.dataDir, 'workspaces'),
+    })
+    this.store?.close()
+    this.store = next
+    this.rememberRecent(next.path, next.source.layout)
+    return this.openInfo(performance.now() - t0)!
+  }
+
+  openInfo(tookMs = 0): OpenInfo | null {
+    const s = this.current
+    if (!s) return null
+    const memories = s.db.prepare(`SELECT count(*) FROM (${s.source.memories})`).pluck().get() as number
+    const sessions = s.db.prepare(`SELECT count(*) FROM (${s.source.sessions})`).pluck().get() as number
+    return { path: s.path, layout: s.source.layout, readOnly: s.readOnly, workspacePath: s.workspacePath, memories, sessions, tookMs }
+  }
+
+  close(): boolean {
+    const had = !!this.current
+    this.store?.close()
+    this.store = null
+    return had
+  }
+
+  // --- settings --------------------------------------------------------------
+
+  private get settingsPath(): string {
+    return path.join(this.dataDir, 'settings.json')
+  }
+
+  settings(): Settings {
+    if (this.settingsCache) return this.settingsCache
+    let s: Settings = { recent: [] }
+    try {
+      const raw = JSON.parse(fs.readFileSync(this.settingsPath, 'utf8')) as Partial<Settings>
+      s = { ...s, ...raw, recent: Array.isArray(raw.recent) ? raw.recent.filter((r) => r && typeof r.path === 'string') : [] }
+    } catch {
+      /* first run or unreadable settings: start fresh, never fatal */
+    }
+    this.settingsCache = s
+    return s
+  }
+
+  saveSettings(patch: Partial<Settings>): Settings {
+    const s = { ...this.settings(), ...patch }
+    this.settingsCache = s
+    const tmp = `${this.settingsPath}.tmp`
+    fs.writeFileSync(tmp, JSON.stringify(s, null, 2))
+    fs.renameSync(tmp, this.settingsPath)
+    return s
+  }
+
+  private rememberRecent(p: string, layout: string): void {
+    const recent = [{ path: p, openedAt: Date.now(), layout }, ...this.settings().recent.filter((r) => r.path !== p)].slice(0, 12)
+    try {
+      this.saveSettings({ recent })
+    } catch {
+      /* a read-only data dir must not stop a DB from opening */
+    }
+  }
+
+  recent(): RecentFile[] {
+    return this.settings().recent.map((r) => ({ ...r, exists: fs.existsSync(r.path) }))
+  }
+}

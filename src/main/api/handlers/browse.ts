@@ -1,0 +1,92 @@
+/**
+ * Handlers for opening DBs and browsing them: app, store, sessions, memories, events.
+ */
+import fs from 'node:fs'
+import { RecallscopeError } from '../../../shared/result'
+import type { MemoryDetail, SimilarResult } from '../../../shared/contract'
+import type { App } from '../app'
+import type { Handlers } from '../register'
+import { cosineAll, topKRows } from '../../store/vectors'
+import { ensureDemo } from '../../demoDb'
+
+type BrowseChannels =
+  | 'app.info'
+  | 'store.open'
+  | 'store.openDemo'
+  | 'store.facts'
+  | 'store.recent'
+  | 'store.close'
+  | 'sessions.page'
+  | 'sessions.get'
+  | 'memories.page'
+  | 'memories.get'
+  | 'memories.similar'
+  | 'memories.facets'
+  | 'events.page'
+
+export function browseHandlers(app: App): Pick<Handlers, BrowseChannels> {
+  return {
+    'app.info': () => ({ version: app.version, mode: app.mode, current: app.openInfo(), demoPath: app.demoPath }),
+    'store.open': (i) => app.open(i.path, { workspacePath: i.workspacePath, write: i.write })!,
+    'store.openDemo': (i) => {
+      ensureDemo(app.demoPath, { regenerate: i.regenerate, beforeReplace: () => app.close() })
+      return app.open(app.demoPath)!
+    },
+    'store.facts': () => app.requireStore().facts(),
+    'store.recent': () => app.recent(),
+    'store.close': () => ({ closed: app.close() }),
+    'sessions.page': (i) => app.requireStore().sessionsPage(i),
+    'sessions.get': (i) => {
+      const s = app.requireStore().getSession(i.id)
+      if (!s) throw new RecallscopeError('NOT_FOUND', `No session ${i.id}`)
+      return s
+    },
+    'memories.page': (i) => app.requireStore().memoriesPage(i),
+    'memories.get': (i): MemoryDetail => {
+      const store = app.requireStore()
+      const memory = store.getMemory(i.id)
+      if (!memory) throw new RecallscopeError('NOT_FOUND', `No memory ${i.id}`)
+      const raw = store.db.prepare(`SELECT metadata FROM (${store.source.memories}) WHERE id = ?`).pluck().get(i.id)
+      return {
+        memory,
+        session: memory.sessionId ? store.getSession(memory.sessionId) : null,
+        vectors: store.vectorInfo(i.id),
+        appearances: store.eventsForMemory(i.id),
+        rawMetadata: raw == null ? null : String(raw),
+      }
+    },
+    'memories.similar': (i): SimilarResult => {
+      const t0 = performance.now()
+      const store = app.requireStore()
+      const self = store.getMemory(i.id)
+      if (!self) throw new RecallscopeError('NOT_FOUND', `No memory ${i.id}`)
+      const models = store.embeddingModels().filter((m) => m.ownerType === 'memory')
+      const model = i.model ?? models.find((m) => store.vectors(m.model).get(i.id))?.model
+      if (!model) return { model: null, results: [], tookMs: performance.now() - t0 }
+      const idx = store.vectors(model)
+      const q = idx.get(i.id)
+      if (!q) throw new RecallscopeError('NOT_FOUND', `Memory ${i.id} has no usable ${model} vector`)
+      const sims = cosineAll(idx, q)
+      // Take a generous top slice, then apply the agent filter on the fetched rows.
+      const selfRow = idx.rowOf.get(i.id)
+      const order = topKRows(sims, idx.count, i.sameAgent ? i.k * 20 : i.k, (r) => r !== selfRow)
+      const mems = store.getMemories(order.map((r) => idx.ids[r]))
+      const results = order
+        .map((r) => ({ memory: mems.get(idx.ids[r])!, similarity: sims[r] }))
+        .filter((x) => x.memory && (!i.sameAgent || x.memory.agentId === self.agentId))
+        .slice(0, i.k)
+      return { model, results, tookMs: performance.now() - t0 }
+    },
+    'memories.facets': () => app.requireStore().facets(),
+    'events.page': (i) => app.requireStore().eventsPage(i),
+  }
+}
+
+/** Exists for the Library screen: does a path look openable? */
+export function fileExists(p: string): boolean {
+  try {
+    return fs.statSync(p).isFile()
+  } catch {
+    return false
+  }
+}

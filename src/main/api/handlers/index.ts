@@ -1,0 +1,12 @@
+/**
+ * Every channel's handler, by domain. The `satisfies` makes a missing channel a type error.
+ */
+import type { App } from '../app'
+import type { Handlers } from '../register'
+import { browseHandlers } from './browse'
+
+export function createHandlers(app: App): Handlers {
+  return {
+    ...browseHandlers(app),
+  } satisfies Handlers
+}

@@ -1,0 +1,113 @@
+/**
+ * `recallscope` CLI: one core, many commands. Every command takes --json for
+ * machine output and exits non-zero on error:
+ *   0 ok · 1 runtime error · 2 bad usage/input · 3 a quality gate failed (eval --fail-under)
+ *
+ * Commands are listed in COMMANDS (one file each), the same list a plugin would extend.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { RecallscopeError, toResultError } from '../../shared/result'
+import { appVersion } from '../paths'
+import { demoCommand } from './demo'
+import { serveCommand } from './serve'
+import { infoCommand } from './info'
+
+export interface CliIo {
+  out: (s: string) => void
+  err: (s: string) => void
+}
+
+export interface CliContext {
+  /** parsed option values */
+  values: Record<string, string | boolean | (string | boolean)[] | undefined>
+  positionals: string[]
+  json: boolean
+  io: CliIo
+}
+
+export interface Command {
+  name: string
+  summary: string
+  usage: string
+  options: NonNullable<ParseArgsConfig['options']>
+  /** Allow positional arguments (sub-commands such as `import engram`). */
+  positionals?: boolean
+  run(ctx: CliContext): Promise<number> | number
+}
+
+export const COMMANDS: Command[] = [demoCommand, serveCommand, infoCommand]
+
+const defaultIo: CliIo = {
+  out: (s) => process.stdout.write(s.endsWith('\n') ? s : `${s}\n`),
+  err: (s) => process.stderr.write(s.endsWith('\n') ? s : `${s}\n`),
+}
+
+function help(): string {
+  const w = Math.max(...COMMANDS.map((c) => c.name.length))
+  return [
+    `recallscope ${appVersion()} — inspect and tune an AI agent's memory recall`,
+    '',
+    'Usage: recallscope <command> [options]   (every command: --json, --help)',
+    '',
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(w)}  ${c.summary}`),
+    '',
+  ].join('\n')
+}
+
+/** Run the CLI; returns the exit code (never calls process.exit, so tests can call it). */
+export async function main(argv: string[], io: CliIo = defaultIo): Promise<number> {
+  const [name, ...rest] = argv
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    io.out(help())
+    return name ? 0 : 2
+  }
+  if (name === '--version' || name === '-v') {
+    io.out(appVersion())
+    return 0
+  }
+  const cmd = COMMANDS.find((c) => c.name === name)
+  if (!cmd) {
+    io.err(`recallscope: unknown command '${name}'\n\n${help()}`)
+    return 2
+  }
+  let parsed: ReturnType<typeof parseArgs>
+  try {
+    parsed = parseArgs({
+      args: rest,
+      options: { ...cmd.options, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: cmd.positionals ?? false,
+      strict: true,
+    })
+  } catch (e) {
+    io.err(`recallscope ${cmd.name}: ${(e as Error).message}\nUsage: ${cmd.usage}`)
+    return 2
+  }
+  if (parsed.values.help) {
+    io.out(`Usage: ${cmd.usage}\n\n${cmd.summary}`)
+    return 0
+  }
+  const json = Boolean(parsed.values.json)
+  try {
+    return await cmd.run({ values: parsed.values as CliContext['values'], positionals: parsed.positionals, json, io })
+  } catch (e) {
+    const re = toResultError(e)
+    if (json) io.out(JSON.stringify({ ok: false, error: re }))
+    else io.err(`recallscope ${cmd.name}: ${re.message}${re.code === 'INTERNAL' && e instanceof Error && e.stack ? `\n${e.stack}` : ''}`)
+    return re.code === 'BAD_INPUT' || re.code === 'CONFLICT' ? 2 : 1
+  }
+}
+
+/** Helpers for commands. */
+export function requireString(ctx: CliContext, key: string, usage: string): string {
+  const v = ctx.values[key]
+  if (typeof v !== 'string' || v.trim() === '') throw new RecallscopeError('BAD_INPUT', `--${key} is required. Usage: ${usage}`)
+  return v
+}
+
+export function optionalInt(ctx: CliContext, key: string, min = 0): number | undefined {
+  const v = ctx.values[key]
+  if (v === undefined) return undefined
+  const n = Number(v)
+  if (typeof v !== 'string' || !Number.isInteger(n) || n < min) throw new RecallscopeError('BAD_INPUT', `--${key} must be an integer ≥ ${min} (got ${String(v)})`)
+  return n
+}

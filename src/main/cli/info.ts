@@ -1,0 +1,37 @@
+import { Store } from '../store/open'
+import { requireString, type Command } from './index'
+
+export const infoCommand: Command = {
+  name: 'info',
+  summary: 'Facts about a memory DB: layout, counts per agent/user/kind/tier, models, malformed rows',
+  usage: 'recallscope info --db FILE [--json]',
+  options: { db: { type: 'string' } },
+  run(ctx) {
+    const store = Store.open({ path: requireString(ctx, 'db', this.usage) })
+    try {
+      const f = store.facts()
+      if (ctx.json) {
+        ctx.io.out(JSON.stringify(f))
+        return 0
+      }
+      const fmt = (xs: { key: string; count: number }[]) => xs.map((x) => `${x.key} ${x.count.toLocaleString('en-US')}`).join(', ')
+      const bad = Object.entries(f.malformed).filter(([, n]) => n > 0)
+      ctx.io.out(
+        [
+          `${f.path} (${f.layout}, ${f.readOnly ? 'read-only' : 'WRITE MODE'})`,
+          `  memories ${f.counts.memories.toLocaleString('en-US')} · sessions ${f.counts.sessions} · embeddings ${f.counts.embeddings} · recall events ${f.counts.recallEvents}`,
+          `  agents: ${fmt(f.byAgent)}`,
+          `  users: ${fmt(f.byUser)}`,
+          `  kinds: ${fmt(f.byKind)}`,
+          `  tiers: ${fmt(f.byTier)}`,
+          `  models: ${f.models.map((m) => `${m.model} (${m.ownerType}, dim ${m.dim}, ${m.count})`).join(', ') || 'none'}`,
+          `  malformed rows skipped: ${bad.length ? bad.map(([k, n]) => `${k} ${n}`).join(', ') : 'none'}`,
+          `  full-text index: ${f.hasFts} · workspace: ${f.workspacePath}`,
+        ].join('\n'),
+      )
+      return 0
+    } finally {
+      store.close()
+    }
+  },
+}

@@ -1,0 +1,139 @@
+/**
+ * Row decoding. Foreign rows are untrusted: bad JSON, unknown enums, odd types.
+ * Decoding never throws; what it cannot read it counts (MalformedCounts) and
+ * replaces with null.
+ */
+import { KINDS, ROLES, TIERS, type Kind, type MalformedCounts, type Memory, type Role, type Session, type Tier } from '../../shared/types'
+
+export function emptyMalformed(): MalformedCounts {
+  return { badMetadata: 0, badVectorShape: 0, nonFiniteVector: 0, wrongDimension: 0, unknownRole: 0, unknownKind: 0, unknownTier: 0 }
+}
+
+const ROLE_SET = new Set<string>(ROLES)
+const KIND_SET = new Set<string>(KINDS)
+const TIER_SET = new Set<string>(TIERS)
+
+function num(v: unknown): number | null {
+  if (v === null || v === undefined) return null
+  if (typeof v === 'bigint') return Number(v)
+  if (typeof v === 'number') return Number.isFinite(v) ? v : null
+  if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v)
+  return null
+}
+
+function str(v: unknown): string | null {
+  if (v === null || v === undefined) return null
+  return typeof v === 'string' ? v : String(v)
+}
+
+/** Timestamps: epoch ms as number; ISO strings are accepted too (some agents write them). */
+export function toMs(v: unknown): number | null {
+  const n = num(v)
+  if (n !== null) return n
+  if (typeof v === 'string') {
+    const t = Date.parse(v)
+    return Number.isNaN(t) ? null : t
+  }
+  return null
+}
+
+export function parseJson(text: unknown): { ok: true; value: unknown } | { ok: false } {
+  if (text === null || text === undefined) return { ok: true, value: null }
+  if (typeof text !== 'string') return { ok: false }
+  try {
+    return { ok: true, value: JSON.parse(text) }
+  } catch {
+    return { ok: false }
+  }
+}
+
+export type MemoryRow = Record<string, unknown>
+
+/** Decode one canonical memory row. `counts` (optional) is incremented for malformed fields. */
+export function decodeMemory(r: MemoryRow, counts?: MalformedCounts): Memory {
+  const meta = parseJson(r.metadata)
+  if (!meta.ok && counts) counts.badMetadata++
+  const role = str(r.role)
+  const kind = str(r.kind)
+  const tier = str(r.tier)
+  if (role !== null && !ROLE_SET.has(role) && counts) counts.unknownRole++
+  if (kind !== null && !KIND_SET.has(kind) && counts) counts.unknownKind++
+  if (tier !== null && !TIER_SET.has(tier) && counts) counts.unknownTier++
+  const sal = num(r.salience)
+  return {
+    id: String(r.id),
+    agentId: str(r.agent_id),
+    userId: str(r.user_id),
+    sessionId: str(r.session_id),
+    role: role !== null && ROLE_SET.has(role) ? (role as Role) : null,
+    kind: kind !== null && KIND_SET.has(kind) ? (kind as Kind) : null,
+    tier: tier !== null && TIER_SET.has(tier) ? (tier as Tier) : null,
+    content: str(r.content) ?? '',
+    summary: str(r.summary),
+    salience: sal === null ? null : Math.min(1, Math.max(0, sal)),
+    createdAt: toMs(r.created_at) ?? 0,
+    lastUsedAt: toMs(r.last_used_at),
+    useCount: num(r.use_count),
+    turn: num(r.turn),
+    source: str(r.source),
+    metadata: meta.ok ? meta.value : null,
+    tenantId: str(r.tenant_id),
+  }
+}
+
+export function decodeSession(r: MemoryRow): Session {
+  return {
+    id: String(r.id),
+    agentId: str(r.agent_id),
+    userId: str(r.user_id),
+    tenantId: str(r.tenant_id),
+    startedAt: toMs(r.started_at),
+    endedAt: toMs(r.ended_at),
+    summary: str(r.summary),
+    isArchived: Boolean(num(r.is_archived)),
+    memoryCount: num(r.memory_count) ?? 0,
+  }
+}
+
+export type VectorProblem = 'badVectorShape' | 'nonFiniteVector' | 'wrongDimension'
+
+/**
+ * Decode a stored vector: little-endian float32 BLOB or a JSON array of numbers.
+ * Returns the vector or the reason it was rejected.
+ */
+export function decodeVector(raw: unknown, expectedDim: number | null): Float32Array | VectorProblem {
+  let v: Float32Array
+  if (raw instanceof Uint8Array) {
+    if (raw.byteLength % 4 !== 0 || raw.byteLength === 0) return 'badVectorShape'
+    const n = raw.byteLength / 4
+    v = new Float32Array(n)
+    const dv = new DataView(raw.buffer, raw.byteOffset, raw.byteLength)
+    for (let i = 0; i < n; i++) v[i] = dv.getFloat32(i * 4, true)
+  } else if (typeof raw === 'string') {
+    let arr: unknown
+    try {
+      arr = JSON.parse(raw)
+    } catch {
+      return 'badVectorShape'
+    }
+    if (!Array.isArray(arr) || arr.length === 0) return 'badVectorShape'
+    v = new Float32Array(arr.length)
+    for (let i = 0; i < arr.length; i++) {
+      const x = arr[i]
+      if (typeof x !== 'number') return x === null ? 'nonFiniteVector' : 'badVectorShape'
+      v[i] = x
+    }
+  } else {
+    return 'badVectorShape'
+  }
+  for (let i = 0; i < v.length; i++) if (!Number.isFinite(v[i])) return 'nonFiniteVector'
+  if (expectedDim !== null && v.length !== expectedDim) return 'wrongDimension'
+  return v
+}
+
+/** Encode a vector as the canonical little-endian float32 BLOB. */
+export function encodeVector(v: ArrayLike<number>): Buffer {
+  const buf = Buffer.allocUnsafe(v.length * 4)
+  for (let i = 0; i < v.length; i++) buf.writeFloatLE(v[i], i * 4)
+  return buf
+}

@@ -1,0 +1,710 @@
+/**
+ * Open an agent memory DB (read-only unless write mode) with its workspace DB.
+ *
+ * The agent connection is `readonly` + `PRAGMA query_only`, with a busy timeout so
+ * reads wait out a writer's commit instead of failing (WAL readers never block).
+ * Everything the workbench owns lives in the workspace DB beside it.
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import crypto from 'node:crypto'
+import Database from 'better-sqlite3'
+import { RecallscopeError } from '../../shared/result'
+import type { DbFacts, MalformedCounts, Memory, Page, RecallEvent, Session } from '../../shared/types'
+import { ADAPTERS, readTables, type Source } from './adapters'
+import { decodeMemory, decodeSession, decodeVector, emptyMalformed, parseJson, toMs } from './decode'
+import { makeSnippet, syncWorkspaceFts, toFtsQuery } from './fts'
+import { memoryOrder, memoryWhere, type MemoryFilter, type MemorySort } from './queries'
+import { WORKSPACE_MIGRATIONS } from './schema'
+import { refreshVectorIndex, VectorIndex } from './vectors'
+
+export interface OpenOptions {
+  /** The agent DB. */
+  path: string
+  /** Workspace DB path. @default `<path>.recallscope`, or under `fallbackDir` when that is not writable */
+  workspacePath?: string
+  /** Where workspaces go when the agent DB's folder is read-only. @default ~/.recallscope/workspaces */
+  fallbackDir?: string
+  /** Open the agent DB read-write (only for explicit write mode). @default false */
+  write?: boolean
+  /** better-sqlite3 native addon to use (the Electron-ABI build in the app). */
+  nativeBinding?: string
+  /** Model name for vectors whose layout does not record one (Engram). @default 'nomic-embed-text' */
+  engramModel?: string
+  /** Busy timeout for reads while an agent commits. @default 5000 */
+  busyTimeoutMs?: number
+  /** Cap on row counts for paging (Datasette's count_limit). @default 100000 */
+  countCap?: number
+}
+
+export interface MemoryPageQuery extends MemoryFilter {
+  search?: string
+  sort?: MemorySort
+  dir?: 'asc' | 'desc'
+  offset?: number
+  limit?: number
+}
+
+export interface MemoryListRow extends Memory {
+  hasEmbedding?: boolean
+  snippet?: { text: string; hit: boolean }[]
+}
+
+export interface SessionPageQuery {
+  agentId?: string
+  userId?: string
+  tenantId?: string
+  search?: string
+  includeArchived?: boolean
+  sort?: 'started_at' | 'memory_count'
+  dir?: 'asc' | 'desc'
+  offset?: number
+  limit?: number
+}
+
+export interface EventPageQuery {
+  agentId?: string
+  userId?: string
+  sessionId?: string
+  after?: number
+  before?: number
+  memoryId?: string
+  search?: string
+  dir?: 'asc' | 'desc'
+  offset?: number
+  limit?: number
+}
+
+const SQLITE_MAGIC = 'SQLite format 3\0'
+
+/** Check that a file exists and is SQLite before handing it to the driver (clear errors, no side files). */
+export function assertSqliteFile(p: string): void {
+  let fd: number
+  try {
+    fd = fs.openSync(p, 'r')
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') throw new RecallscopeError('NOT_FOUND', `No such file: ${p}`)
+    if (code === 'EISDIR') throw new RecallscopeError('NOT_SQLITE', `${p} is a directory, not a SQLite database`)
+    throw new RecallscopeError('NOT_FOUND', `Cannot read ${p}: ${(e as Error).message}`)
+  }
+  try {
+    const buf = Buffer.alloc(16)
+    const n = fs.readSync(fd, buf, 0, 16, 0)
+    if (fs.fstatSync(fd).isDirectory()) throw new RecallscopeError('NOT_SQLITE', `${p} is a directory`)
+    if (n < 16 || buf.toString('latin1') !== SQLITE_MAGIC)
+      throw new RecallscopeError('NOT_SQLITE', `${p} is not a SQLite database (${n === 0 ? 'empty file' : 'bad header'})`)
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
+function dirWritable(dir: string): boolean {
+  try {
+    fs.accessSync(dir, fs.constants.W_OK)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Where the workspace of an agent DB lives by default. */
+export function defaultWorkspacePath(agentPath: string, fallbackDir?: string): string {
+  const abs = path.resolve(agentPath)
+  if (dirWritable(path.dirname(abs))) return `${abs}.recallscope`
+  const dir = fallbackDir ?? path.join(os.homedir(), '.recallscope', 'workspaces')
+  fs.mkdirSync(dir, { recursive: true })
+  const h = crypto.createHash('sha1').update(abs).digest('hex').slice(0, 12)
+  return path.join(dir, `${path.basename(abs)}-${h}.recallscope`)
+}
+
+export function migrate(db: Database.Database, migrations: string[]): void {
+  const v = db.pragma('user_version', { simple: true }) as number
+  for (let i = v; i < migrations.length; i++) {
+    db.transaction(() => {
+      db.exec(migrations[i])
+      db.pragma(`user_version = ${i + 1}`)
+    })()
+  }
+}
+
+export class Store {
+  readonly path: string
+  readonly workspacePath: string
+  readonly readOnly: boolean
+  readonly source: Source
+  /** Agent connection (read-only unless write mode). */
+  readonly db: Database.Database
+  /** Workspace connection (ours, read-write). */
+  readonly ws: Database.Database
+  readonly malformed: MalformedCounts = emptyMalformed()
+  private readonly countCap: number
+  private readonly vectorIndexes = new Map<string, VectorIndex>()
+  private wsAttached = false
+  private closed = false
+
+  private constructor(opts: OpenOptions, db: Database.Database, ws: Database.Database, source: Source, workspacePath: string) {
+    this.path = path.resolve(opts.path)
+    this.db = db
+    this.ws = ws
+    this.source = source
+    this.workspacePath = workspacePath
+    this.readOnly = !opts.write
+    this.countCap = opts.countCap ?? 100_000
+  }
+
+  static open(opts: OpenOptions): Store {
+    if (typeof opts.path !== 'string' || opts.path.trim() === '') throw new RecallscopeError('BAD_INPUT', 'A database path is required')
+    const abs = path.resolve(opts.path)
+    assertSqliteFile(abs)
+    const driverOpts: Database.Options = {
+      readonly: !opts.write,
+      fileMustExist: true,
+      timeout: opts.busyTimeoutMs ?? 5000,
+      ...(opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {}),
+    }
+    let db: Database.Database
+    try {
+      db = new Database(abs, driverOpts)
+      if (!opts.write) db.pragma('query_only = 1')
+    } catch (e) {
+      throw new RecallscopeError('NOT_SQLITE', `Cannot open ${abs}: ${(e as Error).message}`)
+    }
+    let source: Source | null = null
+    try {
+      const tables = readTables(db)
+      for (const a of ADAPTERS) {
+        source = a.detect(db, tables)
+        if (source) break
+      }
+      if (!source)
+        throw new RecallscopeError(
+          'UNKNOWN_LAYOUT',
+          `${path.basename(abs)} is SQLite but not a memory DB recallscope knows (tables: ${[...tables.keys()].join(', ') || 'none'})`,
+          { tables: [...tables.keys()] },
+        )
+      if (source.defaultModel && opts.engramModel) source.defaultModel = opts.engramModel
+    } catch (e) {
+      db.close()
+      if (e instanceof RecallscopeError) throw e
+      throw new RecallscopeError('NOT_SQLITE', `Cannot read ${abs}: ${(e as Error).message}`)
+    }
+    const wsPath = opts.workspacePath ? path.resolve(opts.workspacePath) : defaultWorkspacePath(abs, opts.fallbackDir)
+    if (wsPath === abs) {
+      db.close()
+      throw new RecallscopeError('BAD_INPUT', 'The workspace DB must not be the agent DB')
+    }
+    let ws: Database.Database
+    try {
+      ws = new Database(wsPath, opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {})
+      ws.pragma('journal_mode = WAL')
+      ws.pragma('busy_timeout = 5000')
+      migrate(ws, WORKSPACE_MIGRATIONS)
+    } catch (e) {
+      db.close()
+      throw new RecallscopeError('INTERNAL', `Cannot open workspace ${wsPath}: ${(e as Error).message}`)
+    }
+    return new Store(opts, db, ws, source, wsPath)
+  }
+
+  close(): void {
+    if (this.closed) return
+    this.closed = true
+    this.db.close()
+    this.ws.close()
+  }
+
+  get isClosed(): boolean {
+    return this.closed
+  }
+
+  private get memSql(): string {
+    return this.source.memories
+  }
+
+  // -------------------------------------------------------------------------
+  // Counting helpers
+  // -------------------------------------------------------------------------
+
+  /** count(*) capped: {total, truncated}. */
+  private cappedCount(fromWhere: string, params: Record<string, unknown>): { total: number; truncated: boolean } {
+    const cap = this.countCap
+    const n = this.db.prepare(`SELECT count(*) FROM (SELECT 1 ${fromWhere} LIMIT ${cap + 1})`).pluck().get(params) as number
+    return n > cap ? { total: cap, truncated: true } : { total: n, truncated: false }
+  }
+
+  // -------------------------------------------------------------------------
+  // Facts
+  // -------------------------------------------------------------------------
+
+  facts(): DbFacts {
+    const t0 = performance.now()
+    const db = this.db
+    const memSql = this.memSql
+    // One pass over memories for every breakdown + malformed metadata.
+    const cross = db
+      .prepare(
+        `SELECT agent_id a, user_id u, kind k, tier t, role r, count(*) n,
+           sum(CASE WHEN metadata IS NOT NULL AND NOT json_valid(metadata) THEN 1 ELSE 0 END) bad,
+           min(created_at) mn, max(created_at) mx
+         FROM (${memSql}) GROUP BY 1, 2, 3, 4, 5`,
+      )
+      .all() as { a: string | null; u: string | null; k: string | null; t: string | null; r: string | null; n: number; bad: number; mn: unknown; mx: unknown }[]
+    const tally = (key: 'a' | 'u' | 'k' | 't' | 'r') => {
+      const m = new Map<string, number>()
+      for (const row of cross) {
+        const k = row[key] === null ? '(none)' : String(row[key])
+        m.set(k, (m.get(k) ?? 0) + row.n)
+      }
+      return [...m].map(([key, count]) => ({ key, count })).sort((x, y) => y.count - x.count || x.key.localeCompare(y.key))
+    }
+    let memories = 0
+    let bad = 0
+    let min = Infinity
+    let max = -Infinity
+    for (const row of cross) {
+      memories += row.n
+      bad += row.bad
+      const a = toMs(row.mn)
+      const b = toMs(row.mx)
+      if (a !== null && a < min) min = a
+      if (b !== null && b > max) max = b
+    }
+    const byRole = tally('r')
+    const byKind = tally('k')
+    const byTier = tally('t')
+    const known = (list: { key: string; count: number }[], ok: readonly string[]) =>
+      list.filter((x) => x.key !== '(none)' && !ok.includes(x.key)).reduce((s, x) => s + x.count, 0)
+    const malformed: MalformedCounts = {
+      ...this.malformed,
+      badMetadata: bad,
+      unknownRole: known(byRole, ['user', 'assistant', 'system', 'tool']),
+      unknownKind: known(byKind, ['episodic', 'semantic', 'procedural', 'reflection']),
+      unknownTier: known(byTier, ['working', 'long_term', 'archived']),
+    }
+    const models = this.embeddingModels()
+    // Shape problems are visible from SQL alone; NaN/Infinity only once a model's vectors are loaded.
+    let shape = 0
+    let loadedShape = 0
+    for (const m of models) shape += m.malformed
+    for (const idx of this.vectorIndexes.values()) {
+      loadedShape += idx.malformed.badVectorShape + idx.malformed.wrongDimension
+      malformed.nonFiniteVector += idx.malformed.nonFiniteVector
+    }
+    malformed.wrongDimension = Math.max(shape, loadedShape)
+    const sessions = db.prepare(`SELECT count(*) FROM (${this.source.sessions})`).pluck().get() as number
+    const embeddings = models.reduce((n, m) => n + m.count, 0)
+    const recallEvents = this.source.recallEvents ? (db.prepare(`SELECT count(*) FROM (${this.source.recallEvents})`).pluck().get() as number) : 0
+    const evalCases = this.ws.prepare(`SELECT count(*) FROM eval_cases`).pluck().get() as number
+    let sizeBytes = 0
+    try {
+      sizeBytes = fs.statSync(this.path).size
+    } catch {
+      /* deleted under us: report 0 */
+    }
+    return {
+      path: this.path,
+      layout: this.source.layout,
+      readOnly: this.readOnly,
+      workspacePath: this.workspacePath,
+      sizeBytes,
+      counts: { memories, sessions, embeddings, recallEvents, evalCases },
+      byAgent: tally('a'),
+      byUser: tally('u'),
+      byKind,
+      byTier,
+      byRole,
+      models,
+      timeRange: memories > 0 && Number.isFinite(min) ? { min, max } : null,
+      malformed,
+      hasFts: this.source.agentFts ? 'agent' : this.wsFtsReady() ? 'workspace' : 'none',
+      tookMs: performance.now() - t0,
+    }
+  }
+
+  /**
+   * Embedding models present: (owner type, model) with the majority vector length
+   * (measured, not trusted from the `dim` column), the row count, and how many
+   * rows have another length or cannot be parsed (skipped when loaded).
+   */
+  embeddingModels(): { model: string; ownerType: 'memory' | 'session'; dim: number; count: number; malformed: number }[] {
+    const e = this.source.embeddings
+    if (!e) return []
+    const dm = this.source.defaultModel
+    const modelExpr = dm ? `coalesce(model, ${sqlString(dm)})` : 'model'
+    const lenExpr = `CASE WHEN typeof(vector) = 'blob' THEN (CASE WHEN length(vector) % 4 = 0 THEN length(vector) / 4 ELSE -1 END)
+      WHEN json_valid(vector) THEN json_array_length(vector) ELSE -1 END`
+    const rows = this.db
+      .prepare(`SELECT owner_type ot, ${modelExpr} m, ${lenExpr} d, count(*) n FROM (${e}) GROUP BY 1, 2, 3`)
+      .all() as { ot: string; m: string; d: number; n: number }[]
+    const byKey = new Map<string, { model: string; ownerType: 'memory' | 'session'; dim: number; count: number; best: number }>()
+    for (const r of rows) {
+      if (r.ot !== 'memory' && r.ot !== 'session') continue
+      const key = `${r.ot}\u0000${r.m}`
+      const cur = byKey.get(key)
+      const valid = r.d > 0
+      if (!cur) byKey.set(key, { model: String(r.m), ownerType: r.ot, dim: valid ? Number(r.d) : 0, count: r.n, best: valid ? r.n : 0 })
+      else {
+        cur.count += r.n
+        if (valid && r.n > cur.best) [cur.dim, cur.best] = [Number(r.d), r.n]
+      }
+    }
+    return [...byKey.values()]
+      .map(({ best, ...x }) => ({ ...x, malformed: x.count - best }))
+      .sort((a, b) => a.ownerType.localeCompare(b.ownerType) || b.count - a.count)
+  }
+
+  /** Distinct values for the browser's facets (bounded). */
+  facets(): { agents: string[]; users: string[]; kinds: string[]; tiers: string[]; roles: string[]; timeRange: { min: number; max: number } | null } {
+    const distinct = (col: string) =>
+      (this.db.prepare(`SELECT DISTINCT ${col} FROM (${this.memSql}) WHERE ${col} IS NOT NULL ORDER BY 1 LIMIT 500`).pluck().all() as unknown[]).map(String)
+    const tr = this.db.prepare(`SELECT min(created_at) mn, max(created_at) mx FROM (${this.memSql})`).get() as { mn: unknown; mx: unknown }
+    const mn = toMs(tr.mn)
+    const mx = toMs(tr.mx)
+    return {
+      agents: distinct('agent_id'),
+      users: distinct('user_id'),
+      kinds: distinct('kind'),
+      tiers: distinct('tier'),
+      roles: distinct('role'),
+      timeRange: mn !== null && mx !== null ? { min: mn, max: mx } : null,
+    }
+  }
+
+  // -------------------------------------------------------------------------
+  // Sessions
+  // -------------------------------------------------------------------------
+
+  sessionsPage(q: SessionPageQuery = {}): Page<Session> {
+    const t0 = performance.now()
+    const parts: string[] = []
+    const params: Record<string, unknown> = {}
+    if (q.agentId !== undefined) (parts.push('s.agent_id = @agentId'), (params.agentId = q.agentId))
+    if (q.userId !== undefined) (parts.push('s.user_id = @userId'), (params.userId = q.userId))
+    if (q.tenantId !== undefined) (parts.push('s.tenant_id = @tenantId'), (params.tenantId = q.tenantId))
+    if (!q.includeArchived && q.includeArchived !== undefined) parts.push('coalesce(s.is_archived, 0) = 0')
+    if (q.search) (parts.push(`(s.summary LIKE @search ESCAPE '\\' OR s.id LIKE @search ESCAPE '\\')`), (params.search = `%${likeEscape(q.search)}%`))
+    const where = parts.length ? `WHERE ${parts.join(' AND ')}` : ''
+    const limit = clampLimit(q.limit)
+    const offset = Math.max(0, q.offset ?? 0)
+    const dir = q.dir === 'asc' ? 'ASC' : 'DESC'
+    const order = q.sort === 'memory_count' ? `memory_count ${dir}, s._rid ${dir}` : `s.started_at IS NULL, s.started_at ${dir}, s._rid ${dir}`
+    const rows = this.db
+      .prepare(
+        `SELECT s.*, (SELECT count(*) FROM (${this.memSql}) m WHERE m.session_id = s.id) AS memory_count
+         FROM (${this.source.sessions}) s ${where} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`,
+      )
+      .all(params) as Record<string, unknown>[]
+    const { total, truncated } = this.cappedCount(`FROM (${this.source.sessions}) s ${where}`, params)
+    return { rows: rows.map(decodeSession), offset, limit, total, truncated, tookMs: performance.now() - t0 }
+  }
+
+  getSession(id: string): Session | null {
+    const row = this.db
+      .prepare(`SELECT s.*, (SELECT count(*) FROM (${this.memSql}) m WHERE m.session_id = s.id) AS memory_count FROM (${this.source.sessions}) s WHERE s.id = ?`)
+      .get(id) as Record<string, unknown> | undefined
+    return row ? decodeSession(row) : null
+  }
+
+  /** Sessions by id (for session-unit recall). */
+  getSessions(ids: string[]): Map<string, Session> {
+    const out = new Map<string, Session>()
+    for (const chunk of chunks(ids, 500)) {
+      const rows = this.db
+        .prepare(`SELECT s.*, 0 AS memory_count FROM (${this.source.sessions}) s WHERE s.id IN (${chunk.map(() => '?').join(',')})`)
+        .all(...chunk) as Record<string, unknown>[]
+      for (const r of rows) {
+        const s = decodeSession(r)
+        out.set(s.id, s)
+      }
+    }
+    return out
+  }
+
+  /** Sessions matching a scope (agent/user/tenant), for session-unit recall. */
+  sessionsInScope(f: { agentId?: string; userId?: string; tenantId?: string; includeArchived?: boolean; before?: number }): Session[] {
+    const parts: string[] = []
+    const params: Record<string, unknown> = {}
+    if (f.agentId !== undefined) (parts.push('s.agent_id = @agentId'), (params.agentId = f.agentId))
+    if (f.userId !== undefined) (parts.push('s.user_id = @userId'), (params.userId = f.userId))
+    if (f.tenantId !== undefined) (parts.push('s.tenant_id = @tenantId'), (params.tenantId = f.tenantId))
+    if (!f.includeArchived) parts.push('coalesce(s.is_archived, 0) = 0')
+    if (f.before !== undefined) (parts.push('(s.started_at IS NULL OR s.started_at <= @before)'), (params.before = f.before))
+    const rows = this.db
+      .prepare(`SELECT s.*, 0 AS memory_count FROM (${this.source.sessions}) s ${parts.length ? `WHERE ${parts.join(' AND ')}` : ''}`)
+      .all(params) as Record<string, unknown>[]
+    return rows.map(decodeSession)
+  }
+
+  // -------------------------------------------------------------------------
+  // Memories
+  // -------------------------------------------------------------------------
+
+  memoriesPage(q: MemoryPageQuery = {}): Page<MemoryListRow> {
+    const t0 = performance.now()
+    const where = memoryWhere(q, this.source.embeddings)
+    const limit = clampLimit(q.limit)
+    const offset = Math.max(0, q.offset ?? 0)
+    const sort = q.sort ?? (q.search ? 'relevance' : 'created_at')
+    const dir = q.dir ?? 'desc'
+    let rows: Record<string, unknown>[]
+    let count: { total: number; truncated: boolean }
+    const ftsQ = q.search ? toFtsQuery(q.search) : null
+    if (q.search && !ftsQ) {
+      rows = []
+      count = { total: 0, truncated: false }
+    } else if (ftsQ) {
+      const fts = this.ftsTable()
+      const params = { ...where.params, ftsq: ftsQ }
+      const from = `FROM (${this.memSql}) m JOIN (SELECT rowid AS rid, bm25(${fts.name}) AS rank FROM ${fts.qualified} WHERE ${fts.name} MATCH @ftsq) r ON r.rid = m._rid WHERE ${where.sql}`
+      rows = this.db
+        .prepare(`SELECT m.*, r.rank AS rank ${from} ORDER BY ${memoryOrder(sort, dir, true)} LIMIT ${limit} OFFSET ${offset}`)
+        .all(params) as Record<string, unknown>[]
+      count = this.cappedCount(from, params)
+    } else {
+      const from = `FROM (${this.memSql}) m WHERE ${where.sql}`
+      rows = this.db
+        .prepare(`SELECT m.* ${from} ORDER BY ${memoryOrder(sort, dir, false)} LIMIT ${limit} OFFSET ${offset}`)
+        .all(where.params) as Record<string, unknown>[]
+      count = this.cappedCount(from, where.params)
+    }
+    const embedded = this.idsWithEmbedding(rows.map((r) => String(r.id)))
+    const out = rows.map((r) => {
+      const m: MemoryListRow = decodeMemory(r, undefined)
+      m.hasEmbedding = embedded.has(m.id)
+      if (q.search) m.snippet = makeSnippet(m.content, q.search)
+      return m
+    })
+    return { rows: out, offset, limit, ...count, tookMs: performance.now() - t0 }
+  }
+
+  /** Which of these ids have at least one stored vector. */
+  idsWithEmbedding(ids: string[]): Set<string> {
+    const out = new Set<string>()
+    const e = this.source.embeddings
+    if (!e || ids.length === 0) return out
+    for (const chunk of chunks(ids, 500)) {
+      const found = this.db
+        .prepare(`SELECT DISTINCT owner_id FROM (${e}) WHERE owner_type = 'memory' AND owner_id IN (${chunk.map(() => '?').join(',')})`)
+        .pluck()
+        .all(...chunk) as string[]
+      for (const id of found) out.add(String(id))
+    }
+    return out
+  }
+
+  getMemory(id: string): Memory | null {
+    const row = this.db.prepare(`SELECT m.* FROM (${this.memSql}) m WHERE m.id = ?`).get(id) as Record<string, unknown> | undefined
+    return row ? decodeMemory(row) : null
+  }
+
+  /** Memories by id, in one query per 500 ids. Missing ids are absent from the map. */
+  getMemories(ids: string[]): Map<string, Memory> {
+    const out = new Map<string, Memory>()
+    for (const chunk of chunks([...new Set(ids)], 500)) {
+      const rows = this.db
+        .prepare(`SELECT m.* FROM (${this.memSql}) m WHERE m.id IN (${chunk.map(() => '?').join(',')})`)
+        .all(...chunk) as Record<string, unknown>[]
+      for (const r of rows) {
+        const m = decodeMemory(r)
+        out.set(m.id, m)
+      }
+    }
+    return out
+  }
+
+  /** Memories matching a filter, unpaged but capped (for recall scopes). Ordered by created_at desc. */
+  memoriesWhere(f: MemoryFilter, opts: { limit?: number; order?: 'created_desc' | 'created_asc' | 'turn' } = {}): Memory[] {
+    const where = memoryWhere(f, this.source.embeddings)
+    const order =
+      opts.order === 'created_asc'
+        ? 'm.created_at ASC, m._rid ASC'
+        : opts.order === 'turn'
+          ? 'm.turn IS NULL, m.turn ASC, m.created_at ASC, m._rid ASC'
+          : 'm.created_at DESC, m._rid DESC'
+    const limit = opts.limit !== undefined ? `LIMIT ${Math.max(0, Math.floor(opts.limit))}` : ''
+    const rows = this.db.prepare(`SELECT m.* FROM (${this.memSql}) m WHERE ${where.sql} ORDER BY ${order} ${limit}`).all(where.params) as Record<string, unknown>[]
+    return rows.map((r) => decodeMemory(r))
+  }
+
+  /** Ids matching a filter (cheap: ids only), capped. */
+  idsWhere(f: MemoryFilter, cap = 5_000_000): string[] {
+    const where = memoryWhere(f, this.source.embeddings)
+    return (this.db.prepare(`SELECT m.id FROM (${this.memSql}) m WHERE ${where.sql} LIMIT ${cap}`).pluck().all(where.params) as unknown[]).map(String)
+  }
+
+  /** How many memories match a filter, capped. */
+  countWhere(f: MemoryFilter): { total: number; truncated: boolean } {
+    const where = memoryWhere(f, this.source.embeddings)
+    return this.cappedCount(`FROM (${this.memSql}) m WHERE ${where.sql}`, where.params)
+  }
+
+  // -------------------------------------------------------------------------
+  // Vectors
+  // -------------------------------------------------------------------------
+
+  /** The vector index of one model, loaded on first use and topped up on every call. */
+  vectors(model: string, ownerType: 'memory' | 'session' = 'memory'): VectorIndex {
+    const key = `${ownerType}\u0000${model}`
+    let idx = this.vectorIndexes.get(key)
+    if (!idx) {
+      idx = new VectorIndex(ownerType, model)
+      this.vectorIndexes.set(key, idx)
+    }
+    if (this.source.embeddings) refreshVectorIndex(this.db, { embeddings: this.source.embeddings, defaultModel: this.source.defaultModel }, idx)
+    return idx
+  }
+
+  /** Vector facts of one memory: each model's dim and norm. */
+  vectorInfo(ownerId: string, ownerType: 'memory' | 'session' = 'memory'): { model: string; dim: number; norm: number | null; problem: string | null; preview: number[] }[] {
+    const e = this.source.embeddings
+    if (!e) return []
+    const dm = this.source.defaultModel
+    const rows = this.db
+      .prepare(`SELECT ${dm ? `coalesce(model, ${sqlString(dm)})` : 'model'} AS model, dim, vector FROM (${e}) WHERE owner_type = ? AND owner_id = ?`)
+      .all(ownerType, ownerId) as { model: string; dim: number | null; vector: unknown }[]
+    return rows.map((r) => {
+      const idx = this.vectorIndexes.get(`${ownerType}\u0000${r.model}`)
+      const expected = idx?.dim || (r.dim ?? null)
+      const v = decodeVector(r.vector, expected ?? null)
+      if (typeof v === 'string') return { model: String(r.model), dim: Number(r.dim ?? 0), norm: null, problem: v, preview: [] }
+      let s = 0
+      for (let i = 0; i < v.length; i++) s += v[i] * v[i]
+      return { model: String(r.model), dim: v.length, norm: Math.sqrt(s), problem: null, preview: Array.from(v.subarray(0, 8)) }
+    })
+  }
+
+  // -------------------------------------------------------------------------
+  // Lexical
+  // -------------------------------------------------------------------------
+
+  private wsFtsReady(): boolean {
+    return this.ws.prepare(`SELECT count(*) FROM ws_fts_state`).pluck().get() === 1
+  }
+
+  /** The FTS table to query from the agent connection, building the workspace index first if needed. */
+  ftsTable(onProgress?: (done: number, total: number) => boolean | void): { name: string; qualified: string } {
+    if (this.source.agentFts) return { name: this.source.agentFts, qualified: this.source.agentFts }
+    syncWorkspaceFts(this.db, this.ws, this.memSql, `${this.source.layout}:${this.path}`, onProgress)
+    if (!this.wsAttached) {
+      this.db.prepare(`ATTACH DATABASE ? AS ws`).run(this.workspacePath)
+      this.wsAttached = true
+    }
+    return { name: 'ws_fts', qualified: 'ws.ws_fts' }
+  }
+
+  /**
+   * bm25 over the raw utterance within a filter: best `limit` first (FTS5 bm25:
+   * lower = better). `onlyIds` restricts to given memories (feature lookup).
+   */
+  lexicalSearch(text: string, f: MemoryFilter, limit: number): { id: string; bm25: number }[] {
+    const q = toFtsQuery(text)
+    if (!q || limit <= 0) return []
+    const fts = this.ftsTable()
+    const where = memoryWhere(f, this.source.embeddings)
+    const rows = this.db
+      .prepare(
+        `SELECT m.id AS id, r.rank AS bm25 FROM (SELECT rowid AS rid, bm25(${fts.name}) AS rank FROM ${fts.qualified} WHERE ${fts.name} MATCH @ftsq) r
+         JOIN (${this.memSql}) m ON m._rid = r.rid WHERE ${where.sql} ORDER BY r.rank ASC, m._rid ASC LIMIT ${Math.floor(limit)}`,
+      )
+      .all({ ...where.params, ftsq: q }) as { id: string; bm25: number }[]
+    return rows.map((r) => ({ id: String(r.id), bm25: r.bm25 }))
+  }
+
+  // -------------------------------------------------------------------------
+  // Recall events
+  // -------------------------------------------------------------------------
+
+  eventsPage(q: EventPageQuery = {}): Page<RecallEvent> {
+    const t0 = performance.now()
+    const limit = clampLimit(q.limit)
+    const offset = Math.max(0, q.offset ?? 0)
+    const src = this.source.recallEvents
+    if (!src) return { rows: [], offset, limit, total: 0, truncated: false, tookMs: 0 }
+    const parts: string[] = []
+    const params: Record<string, unknown> = {}
+    if (q.agentId !== undefined) (parts.push('r.agent_id = @agentId'), (params.agentId = q.agentId))
+    if (q.userId !== undefined) (parts.push('r.user_id = @userId'), (params.userId = q.userId))
+    if (q.sessionId !== undefined) (parts.push('r.session_id = @sessionId'), (params.sessionId = q.sessionId))
+    if (q.after !== undefined) (parts.push('r.at >= @after'), (params.after = q.after))
+    if (q.before !== undefined) (parts.push('r.at <= @before'), (params.before = q.before))
+    if (q.memoryId !== undefined) (parts.push(`r.results LIKE @memLike ESCAPE '\\'`), (params.memLike = `%"${likeEscape(q.memoryId)}"%`))
+    if (q.search) (parts.push(`(r.query LIKE @search ESCAPE '\\' OR r.cue LIKE @search ESCAPE '\\')`), (params.search = `%${likeEscape(q.search)}%`))
+    const where = parts.length ? `WHERE ${parts.join(' AND ')}` : ''
+    const dir = q.dir === 'asc' ? 'ASC' : 'DESC'
+    let rows = this.db.prepare(`SELECT r.* FROM (${src}) r ${where} ORDER BY r.at ${dir}, r.id ${dir} LIMIT ${limit} OFFSET ${offset}`).all(params) as Record<
+      string,
+      unknown
+    >[]
+    let events = rows.map(decodeEvent)
+    // LIKE on the JSON text is a prefilter; confirm the id really is among the results.
+    if (q.memoryId !== undefined) events = events.filter((e) => e.results.some((r) => r.id === q.memoryId))
+    rows = []
+    const count = this.cappedCount(`FROM (${src}) r ${where}`, params)
+    return { rows: events, offset, limit, ...count, tookMs: performance.now() - t0 }
+  }
+
+  getEvent(id: string): RecallEvent | null {
+    const src = this.source.recallEvents
+    if (!src) return null
+    const row = this.db.prepare(`SELECT r.* FROM (${src}) r WHERE r.id = ?`).get(id) as Record<string, unknown> | undefined
+    return row ? decodeEvent(row) : null
+  }
+
+  /** Events whose results include a memory, newest first (bounded). */
+  eventsForMemory(memoryId: string, limit = 200): { eventId: string; at: number; rank: number; score: number; query: string | null }[] {
+    const page = this.eventsPage({ memoryId, limit })
+    return page.rows.map((e) => {
+      const i = e.results.findIndex((r) => r.id === memoryId)
+      return { eventId: e.id, at: e.at, rank: i + 1, score: e.results[i]?.score ?? 0, query: e.query }
+    })
+  }
+}
+
+export function decodeEvent(r: Record<string, unknown>): RecallEvent {
+  const cue = parseJson(r.cue)
+  const cfg = parseJson(r.config)
+  const res = parseJson(r.results)
+  const results: { id: string; score: number }[] = []
+  if (res.ok && Array.isArray(res.value)) {
+    for (const x of res.value) {
+      if (x && typeof x === 'object' && 'id' in x) results.push({ id: String((x as { id: unknown }).id), score: Number((x as { score?: unknown }).score ?? 0) })
+      else if (typeof x === 'string') results.push({ id: x, score: 0 })
+    }
+  }
+  return {
+    id: String(r.id),
+    at: toMs(r.at) ?? 0,
+    agentId: r.agent_id == null ? null : String(r.agent_id),
+    userId: r.user_id == null ? null : String(r.user_id),
+    sessionId: r.session_id == null ? null : String(r.session_id),
+    turn: r.turn == null ? null : Number(r.turn),
+    query: r.query == null ? null : String(r.query),
+    cue: cue.ok && cue.value && typeof cue.value === 'object' ? (cue.value as RecallEvent['cue']) : null,
+    preset: r.preset == null ? null : String(r.preset),
+    config: cfg.ok && cfg.value && typeof cfg.value === 'object' ? (cfg.value as RecallEvent['config']) : null,
+    results,
+  }
+}
+
+export function likeEscape(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => `\\${c}`)
+}
+
+export function sqlString(s: string): string {
+  return `'${s.replace(/'/g, "''")}'`
+}
+
+function clampLimit(n: number | undefined): number {
+  if (n === undefined || !Number.isFinite(n)) return 50
+  return Math.min(1000, Math.max(1, Math.floor(n)))
+}
+
+export function* chunks<T>(arr: T[], n: number): Generator<T[]> {
+  for (let i = 0; i < arr.length; i += n) yield arr.slice(i, i + n)
+}
+
+export function openStore(opts: OpenOptions): Store {
+  return Store.open(opts)
+}

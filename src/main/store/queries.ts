@@ -1,0 +1,89 @@
+/**
+ * SQL builders over the canonical sub-selects of a Source. Every list query is
+ * bounded (offset/limit + a capped count with a `truncated` flag).
+ */
+
+/** Filters over memories, shared by the browser (memories.page) and recall scope. */
+export interface MemoryFilter {
+  agentId?: string
+  userId?: string
+  sessionId?: string
+  tenantId?: string
+  kinds?: string[]
+  tiers?: string[]
+  roles?: string[]
+  /** created_at >= after */
+  after?: number
+  /** created_at <= before */
+  before?: number
+  /** only memories with (true) / without (false) a stored vector */
+  hasEmbedding?: boolean
+  /** restrict to these ids */
+  ids?: string[]
+  /** exclude these ids */
+  excludeIds?: string[]
+  /** `session_id IS NULL` (Engram user facts) */
+  noSession?: boolean
+}
+
+export interface Where {
+  sql: string
+  params: Record<string, unknown>
+}
+
+/** Build a WHERE clause (without the keyword) for alias `m`. Empty filter → '1'. */
+export function memoryWhere(f: MemoryFilter, embeddingsSql: string | null, prefix = 'f'): Where {
+  const parts: string[] = []
+  const params: Record<string, unknown> = {}
+  let n = 0
+  const p = (v: unknown) => {
+    const k = `${prefix}${n++}`
+    params[k] = v
+    return `@${k}`
+  }
+  const list = (col: string, vals: string[] | undefined, negate = false) => {
+    if (!vals) return
+    if (vals.length === 0) {
+      if (!negate) parts.push('0')
+      return
+    }
+    const hasNull = vals.includes('(none)')
+    const real = vals.filter((v) => v !== '(none)')
+    const inList = real.length ? `${col} ${negate ? 'NOT ' : ''}IN (${real.map((v) => p(v)).join(', ')})` : null
+    if (negate) {
+      if (inList) parts.push(`(${col} IS NULL OR ${inList})`)
+    } else if (hasNull) parts.push(inList ? `(${inList} OR ${col} IS NULL)` : `${col} IS NULL`)
+    else parts.push(inList!)
+  }
+  if (f.agentId !== undefined) parts.push(`m.agent_id = ${p(f.agentId)}`)
+  if (f.userId !== undefined) parts.push(`m.user_id = ${p(f.userId)}`)
+  if (f.sessionId !== undefined) parts.push(`m.session_id = ${p(f.sessionId)}`)
+  if (f.noSession) parts.push(`m.session_id IS NULL`)
+  if (f.tenantId !== undefined) parts.push(`m.tenant_id = ${p(f.tenantId)}`)
+  list('m.kind', f.kinds)
+  list('m.tier', f.tiers)
+  list('m.role', f.roles)
+  if (f.after !== undefined) parts.push(`m.created_at >= ${p(f.after)}`)
+  if (f.before !== undefined) parts.push(`m.created_at <= ${p(f.before)}`)
+  list('m.id', f.ids)
+  list('m.id', f.excludeIds, true)
+  if (f.hasEmbedding !== undefined) {
+    if (!embeddingsSql) {
+      if (f.hasEmbedding) parts.push('0')
+    } else {
+      parts.push(`m.id ${f.hasEmbedding ? '' : 'NOT '}IN (SELECT e.owner_id FROM (${embeddingsSql}) e WHERE e.owner_type = 'memory')`)
+    }
+  }
+  return { sql: parts.length ? parts.join(' AND ') : '1', params }
+}
+
+export const MEMORY_SORTS = ['created_at', 'last_used_at', 'salience', 'turn', 'use_count', 'relevance'] as const
+export type MemorySort = (typeof MEMORY_SORTS)[number]
+
+/** ORDER BY for memories; ties broken by _rid so paging is stable. */
+export function memoryOrder(by: MemorySort, dir: 'asc' | 'desc', hasRelevance: boolean): string {
+  if (by === 'relevance') return hasRelevance ? `rank ${dir === 'desc' ? 'ASC' : 'DESC'}, m._rid DESC` : `m.created_at DESC, m._rid DESC`
+  const d = dir === 'asc' ? 'ASC' : 'DESC'
+  // NULLs last whatever the direction: "never used" sorts after every used memory.
+  return `m.${by} IS NULL, m.${by} ${d}, m._rid ${d}`
+}

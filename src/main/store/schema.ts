@@ -1,0 +1,141 @@
+/**
+ * DDL for the canonical agent DB (a public format, DESIGN.md "Data") and for the
+ * workspace DB (ours). Migrations are keyed by PRAGMA user_version: each entry
+ * of a MIGRATIONS list moves the file from version i to i+1.
+ */
+
+/** Canonical memory DB, version 1. Names are fixed by DESIGN.md. */
+export const CANONICAL_MIGRATIONS: string[] = [
+  `
+  CREATE TABLE IF NOT EXISTS sessions (
+    id TEXT PRIMARY KEY,
+    agent_id TEXT,
+    user_id TEXT,
+    tenant_id TEXT,
+    started_at INTEGER,
+    ended_at INTEGER,
+    summary TEXT,
+    is_archived INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE TABLE IF NOT EXISTS memories (
+    id TEXT PRIMARY KEY,
+    agent_id TEXT,
+    user_id TEXT,
+    session_id TEXT,
+    role TEXT,
+    kind TEXT,
+    tier TEXT,
+    content TEXT NOT NULL,
+    summary TEXT,
+    salience REAL,
+    created_at INTEGER,
+    last_used_at INTEGER,
+    use_count INTEGER,
+    turn INTEGER,
+    source TEXT,
+    metadata TEXT
+  );
+  CREATE TABLE IF NOT EXISTS embeddings (
+    owner_type TEXT NOT NULL,
+    owner_id TEXT NOT NULL,
+    model TEXT NOT NULL,
+    dim INTEGER NOT NULL,
+    vector BLOB NOT NULL,
+    PRIMARY KEY (owner_type, owner_id, model)
+  );
+  CREATE TABLE IF NOT EXISTS recall_events (
+    id TEXT PRIMARY KEY,
+    at INTEGER NOT NULL,
+    agent_id TEXT,
+    user_id TEXT,
+    session_id TEXT,
+    turn INTEGER,
+    query TEXT,
+    cue TEXT,
+    preset TEXT,
+    config TEXT,
+    results TEXT
+  );
+  CREATE INDEX IF NOT EXISTS memories_created ON memories (created_at);
+  CREATE INDEX IF NOT EXISTS memories_agent_created ON memories (agent_id, created_at);
+  CREATE INDEX IF NOT EXISTS memories_user_created ON memories (user_id, created_at);
+  CREATE INDEX IF NOT EXISTS memories_session_turn ON memories (session_id, turn);
+  CREATE INDEX IF NOT EXISTS memories_kind ON memories (kind, created_at);
+  CREATE INDEX IF NOT EXISTS memories_tier ON memories (tier, created_at);
+  CREATE INDEX IF NOT EXISTS sessions_agent_user ON sessions (agent_id, user_id, started_at);
+  CREATE INDEX IF NOT EXISTS sessions_started ON sessions (started_at);
+  CREATE INDEX IF NOT EXISTS recall_events_at ON recall_events (at);
+  CREATE INDEX IF NOT EXISTS recall_events_session ON recall_events (session_id, at);
+  `,
+]
+
+/**
+ * FTS5 over content + summary, as an external-content table on `memories`.
+ * Agents that ship this table get lexical recall without a workspace index.
+ */
+export const CANONICAL_FTS = `
+  CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(
+    content, summary, content='memories', content_rowid='rowid', tokenize='porter unicode61'
+  );
+`
+
+/** Workspace DB (everything the workbench owns). */
+export const WORKSPACE_MIGRATIONS: string[] = [
+  `
+  CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+  CREATE TABLE IF NOT EXISTS eval_cases (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL DEFAULT '',
+    query TEXT NOT NULL DEFAULT '',
+    cue TEXT,
+    scope TEXT,
+    now INTEGER,
+    relevant TEXT NOT NULL DEFAULT '[]',
+    expect_empty INTEGER NOT NULL DEFAULT 0,
+    tags TEXT NOT NULL DEFAULT '[]',
+    split TEXT NOT NULL DEFAULT 'train'
+  );
+  CREATE TABLE IF NOT EXISTS eval_runs (
+    id TEXT PRIMARY KEY,
+    created_at INTEGER NOT NULL,
+    name TEXT,
+    config TEXT NOT NULL,
+    embedder TEXT,
+    k INTEGER NOT NULL,
+    split TEXT NOT NULL,
+    metrics TEXT NOT NULL,
+    per_case TEXT NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS profiles (
+    name TEXT PRIMARY KEY,
+    config TEXT NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS query_cache (
+    model TEXT NOT NULL,
+    text TEXT NOT NULL,
+    dim INTEGER NOT NULL,
+    vector BLOB NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (model, text)
+  );
+  CREATE TABLE IF NOT EXISTS notes (
+    owner_type TEXT NOT NULL,
+    owner_id TEXT NOT NULL,
+    text TEXT NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (owner_type, owner_id)
+  );
+  -- Lexical index when the agent DB has none. Contentless: rowid = the agent row's _rid;
+  -- snippets are cut in JS from the agent's own text.
+  CREATE VIRTUAL TABLE IF NOT EXISTS ws_fts USING fts5(
+    content, summary, content='', contentless_delete=1, tokenize='porter unicode61'
+  );
+  CREATE TABLE IF NOT EXISTS ws_fts_state (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    source TEXT NOT NULL,
+    max_rid INTEGER NOT NULL,
+    row_count INTEGER NOT NULL
+  );
+  `,
+]

@@ -1,0 +1,75 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import Database from 'better-sqlite3'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { generateDemo } from './demo'
+import { Store } from './open'
+import { tmpDir } from '../../../test/helpers/tmp'
+
+let t: ReturnType<typeof tmpDir>
+let dbPath: string
+beforeAll(() => {
+  t = tmpDir()
+  dbPath = path.join(t.dir, 'demo.db')
+  generateDemo({ out: dbPath, memories: 600 })
+})
+afterAll(() => t.cleanup())
+
+describe('store basics', () => {
+  it('pages memories with a capped count and stable order', () => {
+    const s = Store.open({ path: dbPath })
+    try {
+      const p1 = s.memoriesPage({ limit: 10 })
+      const p2 = s.memoriesPage({ limit: 10, offset: 10 })
+      const direct = new Database(dbPath, { readonly: true })
+      const n = direct.prepare('SELECT count(*) FROM memories').pluck().get() as number
+      const ids = direct.prepare('SELECT id FROM memories ORDER BY created_at DESC, rowid DESC LIMIT 20').pluck().all()
+      direct.close()
+      expect(p1.total).toBe(n)
+      expect(p1.truncated).toBe(false)
+      expect([...p1.rows, ...p2.rows].map((r) => r.id)).toEqual(ids)
+    } finally {
+      s.close()
+    }
+  })
+
+  it('caps counts and says so', () => {
+    const s = Store.open({ path: dbPath, countCap: 100 })
+    try {
+      const p = s.memoriesPage({ limit: 5 })
+      expect(p.truncated).toBe(true)
+      expect(p.total).toBe(100)
+    } finally {
+      s.close()
+    }
+  })
+
+  it('filters by facets and full-text search', () => {
+    const s = Store.open({ path: dbPath })
+    try {
+      const sem = s.memoriesPage({ kinds: ['semantic'], limit: 1000 })
+      expect(sem.rows.length).toBeGreaterThan(0)
+      expect(sem.rows.every((r) => r.kind === 'semantic')).toBe(true)
+      const hits = s.memoriesPage({ search: 'rollback', limit: 1000 })
+      const direct = new Database(dbPath, { readonly: true })
+      const expected = direct.prepare(`SELECT count(*) FROM memories WHERE lower(content) LIKE '%rollback%'`).pluck().get() as number
+      direct.close()
+      expect(hits.total).toBe(expected)
+      expect(hits.rows[0].snippet?.some((x) => x.hit && /rollback/i.test(x.text))).toBe(true)
+    } finally {
+      s.close()
+    }
+  })
+
+  it('rejects a missing file and a non-SQLite file with typed errors', () => {
+    expect(() => Store.open({ path: path.join(t.dir, 'nope.db') })).toThrow(expect.objectContaining({ code: 'NOT_FOUND' }))
+    const junk = path.join(t.dir, 'junk.db')
+    fs.writeFileSync(junk, 'not a database at all, just text')
+    expect(() => Store.open({ path: junk })).toThrow(expect.objectContaining({ code: 'NOT_SQLITE' }))
+    const other = path.join(t.dir, 'other.db')
+    const d = new Database(other)
+    d.exec('CREATE TABLE foo (x)')
+    d.close()
+    expect(() => Store.open({ path: other })).toThrow(expect.objectContaining({ code: 'UNKNOWN_LAYOUT' }))
+  })
+})

@@ -1,0 +1,146 @@
+/**
+ * Writing canonical DBs (demo generator and importers). Output goes to a temp
+ * file beside the target and is renamed into place only when complete, so a
+ * failed or cancelled run never leaves a half-written DB behind.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import Database from 'better-sqlite3'
+import { RecallscopeError } from '../../shared/result'
+import { CANONICAL_FTS, CANONICAL_MIGRATIONS } from './schema'
+import { migrate } from './open'
+import { encodeVector } from './decode'
+
+export interface CanonicalMemoryRow {
+  id: string
+  agent_id: string | null
+  user_id: string | null
+  session_id: string | null
+  role: string | null
+  kind: string | null
+  tier: string | null
+  content: string
+  summary: string | null
+  salience: number | null
+  created_at: number
+  last_used_at: number | null
+  use_count: number | null
+  turn: number | null
+  source: string | null
+  /** JSON text (already serialised) or null */
+  metadata: string | null
+}
+
+export interface CanonicalSessionRow {
+  id: string
+  agent_id: string | null
+  user_id: string | null
+  tenant_id: string | null
+  started_at: number | null
+  ended_at: number | null
+  summary: string | null
+  is_archived: number
+}
+
+export interface CanonicalEventRow {
+  id: string
+  at: number
+  agent_id: string | null
+  user_id: string | null
+  session_id: string | null
+  turn: number | null
+  query: string | null
+  cue: string | null
+  preset: string | null
+  config: string | null
+  results: string
+}
+
+/** A canonical DB being written. Call finish() to build FTS and move it into place. */
+export class CanonicalWriter {
+  readonly db: Database.Database
+  private readonly tmp: string
+  private finished = false
+  private readonly insMemory: Database.Statement
+  private readonly insSession: Database.Statement
+  private readonly insEmbedding: Database.Statement
+  private readonly insEvent: Database.Statement
+
+  constructor(
+    readonly outPath: string,
+    opts: { force?: boolean } = {},
+  ) {
+    const abs = path.resolve(outPath)
+    if (fs.existsSync(abs) && !opts.force) throw new RecallscopeError('CONFLICT', `${abs} already exists (pass --force to overwrite)`)
+    const dir = path.dirname(abs)
+    if (!fs.existsSync(dir)) throw new RecallscopeError('NOT_FOUND', `Folder does not exist: ${dir}`)
+    this.tmp = `${abs}.tmp-${process.pid}-${Date.now()}`
+    this.db = new Database(this.tmp)
+    // Bulk-load settings: the file is private until renamed, so durability can wait.
+    this.db.pragma('journal_mode = OFF')
+    this.db.pragma('synchronous = OFF')
+    this.db.pragma('cache_size = -262144')
+    migrate(this.db, CANONICAL_MIGRATIONS)
+    this.insMemory = this.db.prepare(
+      `INSERT INTO memories (id, agent_id, user_id, session_id, role, kind, tier, content, summary, salience, created_at, last_used_at, use_count, turn, source, metadata)
+       VALUES (@id, @agent_id, @user_id, @session_id, @role, @kind, @tier, @content, @summary, @salience, @created_at, @last_used_at, @use_count, @turn, @source, @metadata)`,
+    )
+    this.insSession = this.db.prepare(
+      `INSERT INTO sessions (id, agent_id, user_id, tenant_id, started_at, ended_at, summary, is_archived)
+       VALUES (@id, @agent_id, @user_id, @tenant_id, @started_at, @ended_at, @summary, @is_archived)`,
+    )
+    this.insEmbedding = this.db.prepare(`INSERT OR REPLACE INTO embeddings (owner_type, owner_id, model, dim, vector) VALUES (?, ?, ?, ?, ?)`)
+    this.insEvent = this.db.prepare(
+      `INSERT INTO recall_events (id, at, agent_id, user_id, session_id, turn, query, cue, preset, config, results)
+       VALUES (@id, @at, @agent_id, @user_id, @session_id, @turn, @query, @cue, @preset, @config, @results)`,
+    )
+    this.db.exec('BEGIN')
+  }
+
+  memory(r: CanonicalMemoryRow): void {
+    this.insMemory.run(r)
+  }
+  session(r: CanonicalSessionRow): void {
+    this.insSession.run(r)
+  }
+  embedding(ownerType: 'memory' | 'session', ownerId: string, model: string, v: ArrayLike<number> | Buffer): void {
+    const blob = Buffer.isBuffer(v) ? v : encodeVector(v)
+    this.insEmbedding.run(ownerType, ownerId, model, Buffer.isBuffer(v) ? v.length / 4 : v.length, blob)
+  }
+  event(r: CanonicalEventRow): void {
+    this.insEvent.run(r)
+  }
+
+  /** Commit the open transaction and start a new one (bounds memory on huge loads). */
+  checkpoint(): void {
+    this.db.exec('COMMIT; BEGIN')
+  }
+
+  /** Build FTS, switch to WAL, move into place. Returns the final path. */
+  finish(opts: { fts?: boolean; workspaceFile?: (finalPath: string) => void } = {}): string {
+    this.db.exec('COMMIT')
+    if (opts.fts !== false) {
+      this.db.exec(CANONICAL_FTS)
+      this.db.exec(`INSERT INTO memories_fts (memories_fts) VALUES ('rebuild')`)
+    }
+    this.db.exec('ANALYZE')
+    this.db.pragma('journal_mode = DELETE')
+    this.db.close()
+    const abs = path.resolve(this.outPath)
+    for (const suffix of ['-wal', '-shm', '.recallscope', '.recallscope-wal', '.recallscope-shm']) fs.rmSync(abs + suffix, { force: true })
+    fs.renameSync(this.tmp, abs)
+    this.finished = true
+    return abs
+  }
+
+  /** Throw away the temp file (on error or cancel). */
+  abort(): void {
+    if (this.finished) return
+    try {
+      this.db.close()
+    } catch {
+      /* already closed */
+    }
+    fs.rmSync(this.tmp, { force: true })
+  }
+}

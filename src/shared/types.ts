@@ -1,0 +1,348 @@
+/**
+ * Domain types shared by main, preload and renderer. Pure types: no Node, no DOM.
+ * Field names of the canonical DB are snake_case (DESIGN.md, a public format);
+ * in memory and over the wire we use camelCase.
+ */
+
+export const ROLES = ['user', 'assistant', 'system', 'tool'] as const
+export type Role = (typeof ROLES)[number]
+export const KINDS = ['episodic', 'semantic', 'procedural', 'reflection'] as const
+export type Kind = (typeof KINDS)[number]
+export const TIERS = ['working', 'long_term', 'archived'] as const
+export type Tier = (typeof TIERS)[number]
+
+/** One row of `memories`, decoded. */
+export interface Memory {
+  id: string
+  agentId: string | null
+  userId: string | null
+  sessionId: string | null
+  role: Role | null
+  kind: Kind | null
+  tier: Tier | null
+  content: string
+  summary: string | null
+  /** 0..1; null when the source has none. */
+  salience: number | null
+  /** epoch ms */
+  createdAt: number
+  /** epoch ms; null = never used */
+  lastUsedAt: number | null
+  useCount: number | null
+  turn: number | null
+  source: string | null
+  /** Parsed JSON; null when absent. Malformed JSON is kept as null and counted. */
+  metadata: unknown
+  /** From the memory's session (`sessions.tenant_id`). */
+  tenantId: string | null
+}
+
+/** One row of `sessions`, decoded, with a count of its memories. */
+export interface Session {
+  id: string
+  agentId: string | null
+  userId: string | null
+  tenantId: string | null
+  startedAt: number | null
+  endedAt: number | null
+  summary: string | null
+  isArchived: boolean
+  memoryCount: number
+}
+
+/** A bounded page of rows (Datasette-style count_limit). */
+export interface Page<T> {
+  rows: T[]
+  offset: number
+  limit: number
+  /** Exact when `truncated` is false; otherwise a lower bound (= the count cap). */
+  total: number
+  truncated: boolean
+  /** Wall time of the query in ms, measured in main. */
+  tookMs: number
+}
+
+/** What a foreign row failed on; counted, never fatal. */
+export interface MalformedCounts {
+  /** memories whose metadata is not valid JSON */
+  badMetadata: number
+  /** vectors whose byte length / JSON length disagrees with `dim`, or that are not parseable */
+  badVectorShape: number
+  /** vectors containing NaN or Infinity */
+  nonFiniteVector: number
+  /** vectors whose dimension differs from the majority for their model */
+  wrongDimension: number
+  /** roles outside user/assistant/system/tool (shown as-is, filtered as null) */
+  unknownRole: number
+  unknownKind: number
+  unknownTier: number
+}
+
+export type Layout = 'canonical' | 'engram-v0.2' | 'engram-v0.5' | 'engram-v1'
+
+export interface EmbeddingModelFacts {
+  model: string
+  ownerType: 'memory' | 'session'
+  /** the majority vector length (measured) */
+  dim: number
+  count: number
+  /** rows of another length or unparseable: skipped on load */
+  malformed: number
+}
+
+export interface DbFacts {
+  path: string
+  layout: Layout
+  readOnly: boolean
+  workspacePath: string
+  sizeBytes: number
+  counts: { memories: number; sessions: number; embeddings: number; recallEvents: number; evalCases: number }
+  byAgent: { key: string; count: number }[]
+  byUser: { key: string; count: number }[]
+  byKind: { key: string; count: number }[]
+  byTier: { key: string; count: number }[]
+  byRole: { key: string; count: number }[]
+  models: EmbeddingModelFacts[]
+  /** Min/max created_at over memories (epoch ms), null when empty. */
+  timeRange: { min: number; max: number } | null
+  /** Malformed rows seen so far (metadata is counted on read; vectors on load). */
+  malformed: MalformedCounts
+  hasFts: 'agent' | 'workspace' | 'none'
+  /** Wall time to compute these facts. */
+  tookMs: number
+}
+
+// ---------------------------------------------------------------------------
+// Recall
+// ---------------------------------------------------------------------------
+
+export type RecallMode = 'hybrid' | 'dense' | 'lexical' | 'recency' | 'session'
+export type GateName = 'scope' | 'dedupe' | 'minSimilarity' | 'floor' | 'topK' | 'budget'
+export type TemplateName = 'plain' | 'portal-episodic' | 'portal-semantic' | 'engram' | 'fieldguide' | 'neo'
+export type PresetName = 'portal-episodic' | 'portal-semantic' | 'engram' | 'fieldguide' | 'neo'
+
+export interface RecallScope {
+  agentId?: string
+  userId?: string
+  sessionId?: string
+  tenantId?: string
+  /** @default ['working','long_term'] */
+  tiers: string[]
+  kinds?: string[]
+  roles?: string[]
+  /** created_at >= after (ms) */
+  after?: number
+  /** created_at <= before (ms) */
+  before?: number
+  /** Dedupe against the live transcript (seed 004): dropped with gate `dedupe`. */
+  excludeIds?: string[]
+  /** Engram: also blend in this user's cross-session memories (user_id set, session_id NULL). */
+  blendUserId?: string
+}
+
+export interface Weights {
+  similarity: number
+  lexical: number
+  recency: number
+  salience: number
+}
+export const FEATURE_NAMES = ['similarity', 'lexical', 'recency', 'salience'] as const
+export type FeatureName = (typeof FEATURE_NAMES)[number]
+
+/** RecallConfig: a public format (users paste it into their agents). DESIGN.md "RecallConfig". */
+export interface RecallConfig {
+  mode: RecallMode
+  /** session = rank sessions by their summary vector (seed 000). @default 'memory' */
+  unit: 'memory' | 'session'
+  /** Whose stored vectors the dense arm searches. @default the embedder's model */
+  model?: string
+  scope: RecallScope
+  /** Wide net: how many candidates each arm contributes. @default 30 */
+  candidatePool: number
+  fusion: { method: 'rrf' | 'weighted'; rrfK: number }
+  weights: Weights
+  recency: { halfLifeHours: number; from: 'last_used' | 'created' }
+  /** minmax = per-query min-max normalisation of each feature (Generative Agents). @default 'none' */
+  normalize: 'none' | 'minmax'
+  /** Gate on raw cosine similarity, applied before scoring gates. null = off. */
+  minSimilarity: number | null
+  /** Gate on the composite score. null = off. */
+  floor: number | null
+  topK: number
+  /** Seed 000 takes topK then filters; seed 003 filters then takes topK. */
+  gateOrder: 'floor-then-topk' | 'topk-then-floor'
+  tokenBudget: number | null
+  /** ceil4 = ceil(len/4); neo = floor((len+3)/4) (seed 004). */
+  tokenEstimator: 'ceil4' | 'neo'
+  /** When the budget is exceeded: stop at the first that does not fit (seed 004) or skip it and keep trying. @default 'stop' */
+  overflow: 'stop' | 'skip'
+  /** Return one result even if it alone exceeds the budget (seed 004). */
+  atLeastOne: boolean
+  /** Simulate `last_used_at = now` for injected memories (seed 003). Written only in write mode. */
+  refreshOnRecall: boolean
+  template: TemplateName
+  /** Which text each arm sees when a cue is given (seed 003: dense = cue, lexical = raw utterance). */
+  cueUse: { dense: 'cue' | 'utterance'; lexical: 'cue' | 'utterance' }
+  /** unit=session: inject summaries or full messages (seed 000 UseSessionSummaries). @default true */
+  useSessionSummaries: boolean
+  /** Engram: with no embedder, fall back to keyword search (any word > 2 chars, newest first). */
+  keywordFallback: boolean
+}
+
+/** Seed 003 cue: what the agent is trying to do right now. */
+export interface Cue {
+  goal?: string
+  currentStep?: string
+  openQuestions?: string[]
+}
+
+/** What the engine measured for one candidate; enough to re-score without a round trip. */
+export interface CandidateRaw {
+  id: string
+  /** cosine vs the query vector; null when no vector for this candidate or dense arm off */
+  similarity: number | null
+  /** bm25 normalised to 0..1 within this query; 0 when no lexical match */
+  lexical: number
+  /** raw bm25 (FTS5 sign: lower is better); null when not a lexical match */
+  bm25: number | null
+  /** now - last_used_at (falls back to created_at), ms; may be negative if from the future */
+  ageLastUsedMs: number
+  /** now - created_at, ms */
+  ageCreatedMs: number
+  salience: number
+  /** 1-based rank in the dense arm, null if not in it */
+  denseRank: number | null
+  /** 1-based rank in the lexical arm, null if not in it */
+  lexicalRank: number | null
+  /** 1-based order in recency mode (newest first) / session order */
+  recencyRank: number | null
+  /** text length used by token estimators (rendered unit text) */
+  textLength: number
+  /** set by the engine when a candidate was removed before scoring (scope / dedupe) */
+  preGate?: 'scope' | 'dedupe'
+  /** Engram keyword fallback / order-only modes: a stable order key (smaller first). */
+  orderKey?: number
+}
+
+export interface Features {
+  similarity: number
+  lexical: number
+  recency: number
+  salience: number
+}
+
+export interface ScoredCandidate {
+  id: string
+  features: Features
+  contributions: Features
+  score: number
+  /** 1-based rank among all scored candidates (before gates) */
+  scoreRank: number
+  tokens: number
+  /** null = injected */
+  gate: GateName | null
+  /** final rank among injected results (1-based), null when dropped */
+  rank: number | null
+}
+
+export interface TraceResult {
+  id: string
+  rank: number
+  score: number
+  features: Features
+  contributions: Features
+  tokens: number
+}
+
+export interface TraceDropped {
+  id: string
+  score: number
+  features: Features
+  contributions: Features
+  gate: GateName
+  tokens: number
+}
+
+export interface EmbedderInfo {
+  /** 'hashing' | 'ollama' | 'openai' | 'none' | 'vector' (explicit query vector) */
+  name: string
+  model: string | null
+  available: boolean
+}
+
+/** A compact view of a memory or session unit for display next to a trace. */
+export interface UnitInfo {
+  id: string
+  content: string
+  kind: string | null
+  role: string | null
+  tier: string | null
+  sessionId: string | null
+  userId: string | null
+  agentId: string | null
+  createdAt: number | null
+  lastUsedAt: number | null
+  turn: number | null
+  source: string | null
+  salience: number | null
+}
+
+/** DESIGN.md "recall --json": the trace. Extra fields beyond the documented ones are additive. */
+export interface RecallTrace {
+  query: string
+  cue: Cue | null
+  now: number
+  preset: string | null
+  config: RecallConfig
+  embedder: EmbedderInfo
+  degraded: boolean
+  degradedReason: string | null
+  results: TraceResult[]
+  dropped: TraceDropped[]
+  context: string
+  contextTokens: number
+  /** Every candidate's raw measurements, for live re-scoring in the renderer. */
+  candidates: CandidateRaw[]
+  /** Display info for every id in candidates. */
+  units: Record<string, UnitInfo>
+  /** Ids that would get last_used_at = now (refreshOnRecall). */
+  refreshed: string[]
+  counts: { inScope: number; dense: number; lexical: number; pool: number }
+  timings: { totalMs: number; embedMs: number; denseMs: number; lexicalMs: number; scoreMs: number }
+}
+
+// ---------------------------------------------------------------------------
+// Recall events (what an agent logged)
+// ---------------------------------------------------------------------------
+
+export interface RecallEvent {
+  id: string
+  at: number
+  agentId: string | null
+  userId: string | null
+  sessionId: string | null
+  turn: number | null
+  query: string | null
+  cue: Cue | null
+  preset: string | null
+  /** Parsed config; null if missing or malformed. */
+  config: Partial<RecallConfig> | null
+  results: { id: string; score: number }[]
+}
+
+// ---------------------------------------------------------------------------
+// Evaluation
+// ---------------------------------------------------------------------------
+
+export interface EvalCase {
+  id: string
+  name: string
+  query: string
+  cue: Cue | null
+  scope: { agentId?: string; userId?: string; sessionId?: string; tenantId?: string }
+  now: number | null
+  relevant: { id: string; grade: number }[]
+  expectEmpty: boolean
+  tags: string[]
+  split: 'train' | 'test'
+}
