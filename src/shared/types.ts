@@ -187,6 +187,16 @@ export interface RecallConfig {
   useSessionSummaries: boolean
   /** Engram: with no embedder, fall back to keyword search (any word > 2 chars, newest first). */
   keywordFallback: boolean
+  /**
+   * A scoped row with no usable vector: left out of the dense arm (vector stores, seeds 000/001/003/004)
+   * or ranked with similarity 0 (Engram, seed 002). @default 'skip'
+   */
+  missingVector?: 'skip' | 'zero'
+  /**
+   * Equal scores: newest first (Engram's stable sort over `ORDER BY timestamp DESC`) or oldest first
+   * (Neo's stable sort over thread order). @default 'newest'
+   */
+  tieBreak?: 'newest' | 'oldest'
 }
 
 /** Seed 003 cue: what the agent is trying to do right now. */
@@ -196,32 +206,52 @@ export interface Cue {
   openQuestions?: string[]
 }
 
-/** What the engine measured for one candidate; enough to re-score without a round trip. */
+/**
+ * What actually ran after degradation (scoring.ts `effectiveMode`): the config's mode, or
+ * `keyword` (Engram fallback), `lexical` (hybrid without a query vector), `none` (nothing can run:
+ * an empty result, never an error — seed 004).
+ */
+export type EffectiveMode = 'dense' | 'lexical' | 'hybrid' | 'recency' | 'session' | 'keyword' | 'none'
+
+/**
+ * What the engine measured for one candidate; enough to re-score without a round trip.
+ * Arm ranks are kept for more candidates than the pool holds (see RecallTrace.arms), so the
+ * renderer can also move `candidatePool`, switch dense/lexical/hybrid and change the fusion locally.
+ */
 export interface CandidateRaw {
   id: string
-  /** cosine vs the query vector; null when no vector for this candidate or dense arm off */
+  /** cosine vs the query vector; null when the candidate has no usable vector or there is no query vector */
   similarity: number | null
-  /** bm25 normalised to 0..1 within this query; 0 when no lexical match */
+  /** −bm25 / max(−bm25) over the query's matches in scope (0..1, the best lexical hit is 1); 0 when no lexical match */
   lexical: number
   /** raw bm25 (FTS5 sign: lower is better); null when not a lexical match */
   bm25: number | null
-  /** now - last_used_at (falls back to created_at), ms; may be negative if from the future */
+  /** now − last_used_at; created_at when never used or used after `now` (unknown at that moment), ms, ≥ 0 */
   ageLastUsedMs: number
-  /** now - created_at, ms */
+  /** now − created_at, ms, ≥ 0 (rows created after `now` are out of scope) */
   ageCreatedMs: number
+  /** 0..1; 0 when the source has none */
   salience: number
   /** 1-based rank in the dense arm, null if not in it */
   denseRank: number | null
   /** 1-based rank in the lexical arm, null if not in it */
   lexicalRank: number | null
-  /** 1-based order in recency mode (newest first) / session order */
+  /** 1-based order in recency mode (newest first) */
   recencyRank: number | null
-  /** text length used by token estimators (rendered unit text) */
+  /** UTF-16 length of the unit's text (ceil4 estimator) */
   textLength: number
-  /** set by the engine when a candidate was removed before scoring (scope / dedupe) */
+  /** UTF-8 bytes of the unit's text (Go's len(), seed 004's `(len+3)/4`) */
+  textBytes?: number
+  /** reserved: the engine leaves out-of-scope rows out entirely (see engine.ts) */
   preGate?: 'scope' | 'dedupe'
-  /** Engram keyword fallback / order-only modes: a stable order key (smaller first). */
+  /** 1-based order in `session` (turn order) and `keyword` (newest first) modes */
   orderKey?: number
+  /** Engram `userId` blend: a cross-session user memory, ranked in its own group and appended after the primary results */
+  group?: 'blend'
+  /** blend group: ids of primary candidates with identical content (Engram skips those) */
+  sameContentAs?: string[]
+  /** in the live transcript (scope.excludeIds, by id or identical text): dropped with gate `dedupe` after selection (seed 004) */
+  excluded?: boolean
 }
 
 export interface Features {
@@ -243,6 +273,10 @@ export interface ScoredCandidate {
   gate: GateName | null
   /** final rank among injected results (1-based), null when dropped */
   rank: number | null
+  /** Engram userId blend group */
+  group?: 'blend'
+  /** hybrid + RRF: the rank terms (k+1)/(k+rank) that stood in for similarity / lexical in the composite */
+  fused?: { dense: number; lexical: number }
 }
 
 export interface TraceResult {
@@ -252,6 +286,10 @@ export interface TraceResult {
   features: Features
   contributions: Features
   tokens: number
+  /** 1-based rank by score (or order) before gates */
+  scoreRank?: number
+  group?: 'blend'
+  fused?: { dense: number; lexical: number }
 }
 
 export interface TraceDropped {
@@ -261,6 +299,9 @@ export interface TraceDropped {
   contributions: Features
   gate: GateName
   tokens: number
+  scoreRank?: number
+  group?: 'blend'
+  fused?: { dense: number; lexical: number }
 }
 
 export interface EmbedderInfo {
@@ -285,6 +326,20 @@ export interface UnitInfo {
   turn: number | null
   source: string | null
   salience: number | null
+  /** parsed metadata (the Engram template prints it) */
+  metadata?: unknown
+}
+
+/** One candidate arm of a trace: how far the renderer can move `candidatePool` locally. */
+export interface ArmInfo {
+  /** the arm ran (its ranks are in the candidates) */
+  ran: boolean
+  /** ranked candidates fetched (≥ candidatePool when the arm had that many) */
+  fetched: number
+  /** every match in scope was fetched (a larger pool would add nothing) */
+  exhausted: boolean
+  /** why it did not run, when it did not */
+  reason: string | null
 }
 
 /** DESIGN.md "recall --json": the trace. Extra fields beyond the documented ones are additive. */
@@ -307,8 +362,25 @@ export interface RecallTrace {
   units: Record<string, UnitInfo>
   /** Ids that would get last_used_at = now (refreshOnRecall). */
   refreshed: string[]
-  counts: { inScope: number; dense: number; lexical: number; pool: number }
+  counts: {
+    inScope: number
+    /** inScope is a lower bound (counting stopped there) */
+    inScopeCapped?: boolean
+    dense: number
+    lexical: number
+    pool: number
+  }
   timings: { totalMs: number; embedMs: number; denseMs: number; lexicalMs: number; scoreMs: number }
+  /** What actually ran (after degradation). */
+  mode?: EffectiveMode
+  /** results are memories or sessions */
+  unit?: 'memory' | 'session'
+  /** The text each arm saw (seed 003: dense = cue, lexical = raw utterance). */
+  texts?: { dense: string | null; lexical: string | null }
+  /** Per arm: what was fetched (see scoring.ts canRerankLocally). `order` = session turn order / keyword matches. */
+  arms?: { dense: ArmInfo; lexical: ArmInfo; recency: ArmInfo; order: ArmInfo }
+  /** Total tokens of the injected results (per-unit estimates). */
+  injectedTokens?: number
 }
 
 // ---------------------------------------------------------------------------

@@ -13,6 +13,8 @@ export interface Source {
   layout: Layout
   /** Canonical memory columns + tenant_id + _rid. Use as `FROM (${memories}) m`. */
   memories: string
+  /** The same without the session join (tenant_id NULL): for counts and id scans that do not filter by tenant. */
+  memoriesLite: string
   /** Canonical session columns + _rid. */
   sessions: string
   /** owner_type, owner_id, model, dim, vector (BLOB or JSON text), _rid; null when none. */
@@ -67,6 +69,7 @@ export const canonicalAdapter: Adapter = {
     const tenant = s && s.has('tenant_id') ? 's.tenant_id AS tenant_id' : 'NULL AS tenant_id'
     const join = s ? 'LEFT JOIN sessions s ON s.id = m.session_id' : ''
     const memories = `SELECT m.rowid AS _rid, ${memCols.join(', ')}, ${tenant} FROM memories m ${join}`
+    const memoriesLite = `SELECT m.rowid AS _rid, ${memCols.join(', ')}, NULL AS tenant_id FROM memories m`
     const sessions = s
       ? `SELECT s.rowid AS _rid, ${SESSION_COLUMNS.map((c) => pick('s', s, c, c === 'is_archived' ? '0' : 'NULL')).join(', ')} FROM sessions s`
       : // No sessions table: derive sessions from the memories' session ids.
@@ -87,6 +90,7 @@ export const canonicalAdapter: Adapter = {
     return {
       layout: 'canonical',
       memories,
+      memoriesLite,
       sessions,
       embeddings,
       recallEvents,
@@ -139,6 +143,7 @@ export const engramAdapter: Adapter = {
     return {
       layout,
       memories,
+      memoriesLite: memories,
       sessions,
       embeddings: embParts.length ? embParts.join(' UNION ALL ') : null,
       recallEvents: null,

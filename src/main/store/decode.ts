@@ -95,6 +95,9 @@ export function decodeSession(r: MemoryRow): Session {
   }
 }
 
+/** Stored vectors are little-endian; on LE hosts (x86, ARM) bytes copy straight into a Float32Array. */
+export const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1
+
 export type VectorProblem = 'badVectorShape' | 'nonFiniteVector' | 'wrongDimension'
 
 /**
@@ -107,8 +110,11 @@ export function decodeVector(raw: unknown, expectedDim: number | null): Float32A
     if (raw.byteLength % 4 !== 0 || raw.byteLength === 0) return 'badVectorShape'
     const n = raw.byteLength / 4
     v = new Float32Array(n)
-    const dv = new DataView(raw.buffer, raw.byteOffset, raw.byteLength)
-    for (let i = 0; i < n; i++) v[i] = dv.getFloat32(i * 4, true)
+    if (LITTLE_ENDIAN) new Uint8Array(v.buffer).set(raw)
+    else {
+      const dv = new DataView(raw.buffer, raw.byteOffset, raw.byteLength)
+      for (let i = 0; i < n; i++) v[i] = dv.getFloat32(i * 4, true)
+    }
   } else if (typeof raw === 'string') {
     let arr: unknown
     try {

@@ -223,12 +223,21 @@ export class Store {
     return this.source.memories
   }
 
+  /** The cheapest memory source that can answer a filter (the session join only for tenant filters). */
+  private memSqlFor(f: MemoryFilter): string {
+    return f.tenantId === undefined ? this.source.memoriesLite : this.source.memories
+  }
+
   // -------------------------------------------------------------------------
   // Counting helpers
   // -------------------------------------------------------------------------
 
   /** count(*) capped: {total, truncated}. */
   private cappedCount(fromWhere: string, params: Record<string, unknown>): { total: number; truncated: boolean } {
+    // Unfiltered: an exact count(*) is cheap (SQLite counts the smallest index).
+    if (fromWhere === `FROM (${this.source.memoriesLite}) m WHERE 1`) {
+      return { total: this.db.prepare(`SELECT count(*) FROM (${this.source.memoriesLite})`).pluck().get() as number, truncated: false }
+    }
     const cap = this.countCap
     const n = this.db.prepare(`SELECT count(*) FROM (SELECT 1 ${fromWhere} LIMIT ${cap + 1})`).pluck().get(params) as number
     return n > cap ? { total: cap, truncated: true } : { total: n, truncated: false }
@@ -238,52 +247,92 @@ export class Store {
   // Facts
   // -------------------------------------------------------------------------
 
+  /**
+   * A cheap fingerprint of the agent DB's content: row counts, max rowid, and
+   * the size/mtime of the file and its WAL. Expensive summaries are cached in
+   * the workspace under it.
+   */
+  private signature(): string {
+    const stat = (p: string) => {
+      try {
+        const st = fs.statSync(p)
+        return `${st.size}:${st.mtimeMs}`
+      } catch {
+        return '-'
+      }
+    }
+    const m = this.db.prepare(`SELECT count(*) AS n, max(_rid) AS r FROM (${this.source.memoriesLite})`).get() as { n: number; r: number | null }
+    return `${this.source.layout}|${m.n}|${m.r}|${stat(this.path)}|${stat(`${this.path}-wal`)}`
+  }
+
+  private cached<T>(key: string, compute: () => T): T {
+    const sig = this.signature()
+    const row = this.ws.prepare(`SELECT value FROM meta WHERE key = ?`).pluck().get(key) as string | undefined
+    if (row) {
+      try {
+        const hit = JSON.parse(row) as { sig: string; value: T }
+        if (hit.sig === sig) return hit.value
+      } catch {
+        /* corrupt cache entry: recompute */
+      }
+    }
+    const value = compute()
+    this.ws.prepare(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`).run(key, JSON.stringify({ sig, value }))
+    return value
+  }
+
+  /** Breakdowns by agent/user/kind/tier/role, metadata validity and time range: one indexed query each, cached. */
+  private summary(): {
+    byAgent: { key: string; count: number }[]
+    byUser: { key: string; count: number }[]
+    byKind: { key: string; count: number }[]
+    byTier: { key: string; count: number }[]
+    byRole: { key: string; count: number }[]
+    badMetadata: number
+    memories: number
+    timeRange: { min: number; max: number } | null
+  } {
+    return this.cached('summary:v1', () => {
+      const src = this.source.memoriesLite
+      const tally = (col: string) =>
+        (this.db.prepare(`SELECT ${col} AS k, count(*) AS n FROM (${src}) GROUP BY 1`).all() as { k: unknown; n: number }[])
+          .map((r) => ({ key: r.k === null ? '(none)' : String(r.k), count: r.n }))
+          .sort((x, y) => y.count - x.count || x.key.localeCompare(y.key))
+      const byAgent = tally('agent_id')
+      const tr = this.db.prepare(`SELECT min(created_at) AS mn, max(created_at) AS mx FROM (${src})`).get() as { mn: unknown; mx: unknown }
+      const mn = toMs(tr.mn)
+      const mx = toMs(tr.mx)
+      return {
+        byAgent,
+        byUser: tally('user_id'),
+        byKind: tally('kind'),
+        byTier: tally('tier'),
+        byRole: tally('role'),
+        badMetadata: this.db
+          .prepare(`SELECT count(*) FROM (${src}) WHERE metadata IS NOT NULL AND NOT json_valid(metadata)`)
+          .pluck()
+          .get() as number,
+        memories: byAgent.reduce((n, x) => n + x.count, 0),
+        timeRange: mn !== null && mx !== null ? { min: mn, max: mx } : null,
+      }
+    })
+  }
+
   facts(): DbFacts {
     const t0 = performance.now()
     const db = this.db
-    const memSql = this.memSql
-    // One pass over memories for every breakdown + malformed metadata.
-    const cross = db
-      .prepare(
-        `SELECT agent_id a, user_id u, kind k, tier t, role r, count(*) n,
-           sum(CASE WHEN metadata IS NOT NULL AND NOT json_valid(metadata) THEN 1 ELSE 0 END) bad,
-           min(created_at) mn, max(created_at) mx
-         FROM (${memSql}) GROUP BY 1, 2, 3, 4, 5`,
-      )
-      .all() as { a: string | null; u: string | null; k: string | null; t: string | null; r: string | null; n: number; bad: number; mn: unknown; mx: unknown }[]
-    const tally = (key: 'a' | 'u' | 'k' | 't' | 'r') => {
-      const m = new Map<string, number>()
-      for (const row of cross) {
-        const k = row[key] === null ? '(none)' : String(row[key])
-        m.set(k, (m.get(k) ?? 0) + row.n)
-      }
-      return [...m].map(([key, count]) => ({ key, count })).sort((x, y) => y.count - x.count || x.key.localeCompare(y.key))
-    }
-    let memories = 0
-    let bad = 0
-    let min = Infinity
-    let max = -Infinity
-    for (const row of cross) {
-      memories += row.n
-      bad += row.bad
-      const a = toMs(row.mn)
-      const b = toMs(row.mx)
-      if (a !== null && a < min) min = a
-      if (b !== null && b > max) max = b
-    }
-    const byRole = tally('r')
-    const byKind = tally('k')
-    const byTier = tally('t')
+    const sum = this.summary()
     const known = (list: { key: string; count: number }[], ok: readonly string[]) =>
-      list.filter((x) => x.key !== '(none)' && !ok.includes(x.key)).reduce((s, x) => s + x.count, 0)
+      list.filter((x) => x.key !== '(none)' && !ok.includes(x.key)).reduce((n, x) => n + x.count, 0)
     const malformed: MalformedCounts = {
       ...this.malformed,
-      badMetadata: bad,
-      unknownRole: known(byRole, ['user', 'assistant', 'system', 'tool']),
-      unknownKind: known(byKind, ['episodic', 'semantic', 'procedural', 'reflection']),
-      unknownTier: known(byTier, ['working', 'long_term', 'archived']),
+      badMetadata: sum.badMetadata,
+      unknownRole: known(sum.byRole, ['user', 'assistant', 'system', 'tool']),
+      unknownKind: known(sum.byKind, ['episodic', 'semantic', 'procedural', 'reflection']),
+      unknownTier: known(sum.byTier, ['working', 'long_term', 'archived']),
     }
-    const models = this.embeddingModels()
+    // A full pass over the vectors table: cached separately so facets never wait for it.
+    const models = this.cached('models:v1', () => this.embeddingModels())
     // Shape problems are visible from SQL alone; NaN/Infinity only once a model's vectors are loaded.
     let shape = 0
     let loadedShape = 0
@@ -309,14 +358,14 @@ export class Store {
       readOnly: this.readOnly,
       workspacePath: this.workspacePath,
       sizeBytes,
-      counts: { memories, sessions, embeddings, recallEvents, evalCases },
-      byAgent: tally('a'),
-      byUser: tally('u'),
-      byKind,
-      byTier,
-      byRole,
+      counts: { memories: sum.memories, sessions, embeddings, recallEvents, evalCases },
+      byAgent: sum.byAgent,
+      byUser: sum.byUser,
+      byKind: sum.byKind,
+      byTier: sum.byTier,
+      byRole: sum.byRole,
       models,
-      timeRange: memories > 0 && Number.isFinite(min) ? { min, max } : null,
+      timeRange: sum.timeRange,
       malformed,
       hasFts: this.source.agentFts ? 'agent' : this.wsFtsReady() ? 'workspace' : 'none',
       tookMs: performance.now() - t0,
@@ -355,21 +404,16 @@ export class Store {
       .sort((a, b) => a.ownerType.localeCompare(b.ownerType) || b.count - a.count)
   }
 
-  /** Distinct values for the browser's facets (bounded). */
+  /** Distinct values for the browser's facets (from the cached summary). */
   facets(): { agents: string[]; users: string[]; kinds: string[]; tiers: string[]; roles: string[]; timeRange: { min: number; max: number } | null } {
-    const distinct = (col: string) =>
-      (this.db.prepare(`SELECT DISTINCT ${col} FROM (${this.memSql}) WHERE ${col} IS NOT NULL ORDER BY 1 LIMIT 500`).pluck().all() as unknown[]).map(String)
-    const tr = this.db.prepare(`SELECT min(created_at) mn, max(created_at) mx FROM (${this.memSql})`).get() as { mn: unknown; mx: unknown }
-    const mn = toMs(tr.mn)
-    const mx = toMs(tr.mx)
-    return {
-      agents: distinct('agent_id'),
-      users: distinct('user_id'),
-      kinds: distinct('kind'),
-      tiers: distinct('tier'),
-      roles: distinct('role'),
-      timeRange: mn !== null && mx !== null ? { min: mn, max: mx } : null,
-    }
+    const sum = this.summary()
+    const keys = (xs: { key: string }[]) =>
+      xs
+        .map((x) => x.key)
+        .filter((k) => k !== '(none)')
+        .sort()
+        .slice(0, 500)
+    return { agents: keys(sum.byAgent), users: keys(sum.byUser), kinds: keys(sum.byKind), tiers: keys(sum.byTier), roles: keys(sum.byRole), timeRange: sum.timeRange }
   }
 
   // -------------------------------------------------------------------------
@@ -392,7 +436,7 @@ export class Store {
     const order = q.sort === 'memory_count' ? `memory_count ${dir}, s._rid ${dir}` : `s.started_at IS NULL, s.started_at ${dir}, s._rid ${dir}`
     const rows = this.db
       .prepare(
-        `SELECT s.*, (SELECT count(*) FROM (${this.memSql}) m WHERE m.session_id = s.id) AS memory_count
+        `SELECT s.*, (SELECT count(*) FROM (${this.source.memoriesLite}) m WHERE m.session_id = s.id) AS memory_count
          FROM (${this.source.sessions}) s ${where} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`,
       )
       .all(params) as Record<string, unknown>[]
@@ -402,7 +446,7 @@ export class Store {
 
   getSession(id: string): Session | null {
     const row = this.db
-      .prepare(`SELECT s.*, (SELECT count(*) FROM (${this.memSql}) m WHERE m.session_id = s.id) AS memory_count FROM (${this.source.sessions}) s WHERE s.id = ?`)
+      .prepare(`SELECT s.*, (SELECT count(*) FROM (${this.source.memoriesLite}) m WHERE m.session_id = s.id) AS memory_count FROM (${this.source.sessions}) s WHERE s.id = ?`)
       .get(id) as Record<string, unknown> | undefined
     return row ? decodeSession(row) : null
   }
@@ -457,17 +501,18 @@ export class Store {
     } else if (ftsQ) {
       const fts = this.ftsTable()
       const params = { ...where.params, ftsq: ftsQ }
-      const from = `FROM (${this.memSql}) m JOIN (SELECT rowid AS rid, bm25(${fts.name}) AS rank FROM ${fts.qualified} WHERE ${fts.name} MATCH @ftsq) r ON r.rid = m._rid WHERE ${where.sql}`
+      const from = (src: string) =>
+        `FROM (${src}) m JOIN (SELECT rowid AS rid, bm25(${fts.name}) AS rank FROM ${fts.qualified} WHERE ${fts.name} MATCH @ftsq) r ON r.rid = m._rid WHERE ${where.sql}`
       rows = this.db
-        .prepare(`SELECT m.*, r.rank AS rank ${from} ORDER BY ${memoryOrder(sort, dir, true)} LIMIT ${limit} OFFSET ${offset}`)
+        .prepare(`SELECT m.*, r.rank AS rank ${from(this.memSql)} ORDER BY ${memoryOrder(sort, dir, true)} LIMIT ${limit} OFFSET ${offset}`)
         .all(params) as Record<string, unknown>[]
-      count = this.cappedCount(from, params)
+      count = this.cappedCount(from(this.memSqlFor(q)), params)
     } else {
       const from = `FROM (${this.memSql}) m WHERE ${where.sql}`
       rows = this.db
         .prepare(`SELECT m.* ${from} ORDER BY ${memoryOrder(sort, dir, false)} LIMIT ${limit} OFFSET ${offset}`)
         .all(where.params) as Record<string, unknown>[]
-      count = this.cappedCount(from, where.params)
+      count = this.cappedCount(`FROM (${this.memSqlFor(q)}) m WHERE ${where.sql}`, where.params)
     }
     const embedded = this.idsWithEmbedding(rows.map((r) => String(r.id)))
     const out = rows.map((r) => {
@@ -531,13 +576,13 @@ export class Store {
   /** Ids matching a filter (cheap: ids only), capped. */
   idsWhere(f: MemoryFilter, cap = 5_000_000): string[] {
     const where = memoryWhere(f, this.source.embeddings)
-    return (this.db.prepare(`SELECT m.id FROM (${this.memSql}) m WHERE ${where.sql} LIMIT ${cap}`).pluck().all(where.params) as unknown[]).map(String)
+    return (this.db.prepare(`SELECT m.id FROM (${this.memSqlFor(f)}) m WHERE ${where.sql} LIMIT ${cap}`).pluck().all(where.params) as unknown[]).map(String)
   }
 
   /** How many memories match a filter, capped. */
   countWhere(f: MemoryFilter): { total: number; truncated: boolean } {
     const where = memoryWhere(f, this.source.embeddings)
-    return this.cappedCount(`FROM (${this.memSql}) m WHERE ${where.sql}`, where.params)
+    return this.cappedCount(`FROM (${this.memSqlFor(f)}) m WHERE ${where.sql}`, where.params)
   }
 
   // -------------------------------------------------------------------------

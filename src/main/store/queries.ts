@@ -84,6 +84,7 @@ export type MemorySort = (typeof MEMORY_SORTS)[number]
 export function memoryOrder(by: MemorySort, dir: 'asc' | 'desc', hasRelevance: boolean): string {
   if (by === 'relevance') return hasRelevance ? `rank ${dir === 'desc' ? 'ASC' : 'DESC'}, m._rid DESC` : `m.created_at DESC, m._rid DESC`
   const d = dir === 'asc' ? 'ASC' : 'DESC'
-  // NULLs last whatever the direction: "never used" sorts after every used memory.
-  return `m.${by} IS NULL, m.${by} ${d}, m._rid ${d}`
+  // NULLs last whatever the direction ("never used" after every used memory). DESC
+  // already puts NULLs last, so the created_at index still serves the default sort.
+  return `m.${by} ${d}${d === 'ASC' ? ' NULLS LAST' : ''}, m._rid ${d}`
 }

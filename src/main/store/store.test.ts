@@ -36,9 +36,13 @@ describe('store basics', () => {
   it('caps counts and says so', () => {
     const s = Store.open({ path: dbPath, countCap: 100 })
     try {
-      const p = s.memoriesPage({ limit: 5 })
+      const p = s.memoriesPage({ limit: 5, tiers: ['working', 'long_term'] })
       expect(p.truncated).toBe(true)
       expect(p.total).toBe(100)
+      // Unfiltered counts are exact even past the cap (count(*) is cheap without a WHERE).
+      const all = s.memoriesPage({ limit: 5 })
+      expect(all.truncated).toBe(false)
+      expect(all.total).toBeGreaterThan(100)
     } finally {
       s.close()
     }

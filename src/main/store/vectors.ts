@@ -5,7 +5,7 @@
  * with `_rid` above the last seen one are read again.
  */
 import type Database from 'better-sqlite3'
-import { decodeVector } from './decode'
+import { decodeVector, LITTLE_ENDIAN } from './decode'
 import type { MalformedCounts } from '../../shared/types'
 
 export class VectorIndex {
@@ -26,6 +26,7 @@ export class VectorIndex {
     wrongDimension: 0,
   }
   loadedAt = 0
+  private bytesView: Uint8Array | null = null
 
   constructor(
     readonly ownerType: 'memory' | 'session',
@@ -43,9 +44,14 @@ export class VectorIndex {
     this.malformed.badVectorShape = this.malformed.nonFiniteVector = this.malformed.wrongDimension = 0
   }
 
-  private ensureCapacity(rows: number): void {
+  /** Grow storage to hold `rows` rows (exact when the final count is known up front). */
+  reserve(rows: number): void {
+    this.ensureCapacity(rows, true)
+  }
+
+  private ensureCapacity(rows: number, exact = false): void {
     if (rows * this.dim <= this.data.length) return
-    const cap = Math.max(rows, Math.ceil(this.data.length / Math.max(1, this.dim)) * 2, 1024)
+    const cap = exact ? rows : Math.max(rows, Math.ceil(this.data.length / Math.max(1, this.dim)) * 2, 1024)
     const d = new Float32Array(cap * this.dim)
     d.set(this.data.subarray(0, this.count * this.dim))
     this.data = d
@@ -70,6 +76,42 @@ export class VectorIndex {
     const inv = norm > 0 ? 1 / norm : 0
     for (let i = 0; i < v.length; i++) this.data[off + i] = v[i] * inv
     this.norms[row] = norm
+  }
+
+  /**
+   * Insert or replace from a little-endian float32 BLOB of exactly `dim` floats,
+   * without an intermediate array. Returns a problem name instead of storing a
+   * vector with NaN/Infinity.
+   */
+  putBytes(id: string, bytes: Uint8Array): 'nonFiniteVector' | null {
+    let row = this.rowOf.get(id)
+    const isNew = row === undefined
+    if (isNew) {
+      row = this.count
+      this.ensureCapacity(this.count + 1)
+    }
+    const dim = this.dim
+    const off = row! * dim
+    const data = this.data
+    if (this.bytesView?.buffer !== data.buffer) this.bytesView = new Uint8Array(data.buffer)
+    this.bytesView.set(bytes, off * 4)
+    let s = 0
+    const end = off + dim
+    for (let i = off; i < end; i++) s += data[i] * data[i]
+    if (!Number.isFinite(s)) {
+      if (isNew) data.fill(0, off, end)
+      return 'nonFiniteVector'
+    }
+    if (isNew) {
+      this.count++
+      this.ids[row!] = id
+      this.rowOf.set(id, row!)
+    }
+    const norm = Math.sqrt(s)
+    const inv = norm > 0 ? 1 / norm : 0
+    for (let i = off; i < end; i++) data[i] *= inv
+    this.norms[row!] = norm
+    return null
   }
 
   /** The unit vector of one id (a view, do not mutate), or null. */
@@ -113,6 +155,8 @@ export function refreshVectorIndex(db: Database.Database, src: VectorSourceSql, 
   }
   if (idx.dim === 0) idx.dim = majorityDim(db, src, where, params)
   if (idx.dim === 0) return 0
+  // Size the matrix once: the row count is known, so no doubling copies of a GB-sized array.
+  idx.reserve(Math.max(stats.n, idx.count))
   const stmt = db
     .prepare(`SELECT e._rid, e.owner_id, e.vector FROM (${src.embeddings}) e WHERE ${where} AND e._rid > @after ORDER BY e._rid`)
     .raw(true)
@@ -122,7 +166,14 @@ export function refreshVectorIndex(db: Database.Database, src: VectorSourceSql, 
     read++
     const rid = Number(row[0])
     if (rid > idx.maxRid) idx.maxRid = rid
-    const v = decodeVector(row[2], idx.dim)
+    const raw = row[2]
+    // Fast path: a float32 BLOB of the right size is copied straight into the matrix.
+    if (raw instanceof Uint8Array && raw.byteLength === idx.dim * 4 && LITTLE_ENDIAN) {
+      const problem = idx.putBytes(String(row[1]), raw)
+      if (problem) idx.malformed[problem]++
+      continue
+    }
+    const v = decodeVector(raw, idx.dim)
     if (typeof v === 'string') {
       idx.malformed[v]++
       continue

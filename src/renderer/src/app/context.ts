@@ -1,0 +1,27 @@
+import { createContext, useContext } from 'react'
+import type { OpenInfo } from '../../../shared/contract'
+
+export type Route = 'library' | 'browse' | 'recall' | 'compare' | 'eval' | 'trace'
+
+export interface Nav {
+  route: Route
+  /** route-specific parameters, e.g. { memoryId } for browse, { eventId } for trace */
+  params: Record<string, string | undefined>
+}
+
+export interface AppState {
+  db: OpenInfo | null
+  setDb: (db: OpenInfo | null) => void
+  nav: Nav
+  navigate: (route: Route, params?: Nav['params']) => void
+  /** bumps when the DB changes, so views reload */
+  dbVersion: number
+}
+
+export const AppContext = createContext<AppState | null>(null)
+
+export function useApp(): AppState {
+  const ctx = useContext(AppContext)
+  if (!ctx) throw new Error('useApp outside <AppContext.Provider>')
+  return ctx
+}

@@ -1,0 +1,241 @@
+/**
+ * A virtualised table over a server-paged list (TanStack Table v9 for columns,
+ * headers and sort state; TanStack Virtual for the rows). Only the pages around
+ * the viewport are fetched, so a million rows scroll like a hundred.
+ */
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from 'react'
+import { useVirtualizer } from '@tanstack/react-virtual'
+import { columnSizingFeature, rowSortingFeature, tableFeatures, useTable, type ColumnDef, type RowData, type SortingState } from '@tanstack/react-table'
+import type { Page } from '../../../shared/types'
+
+export const tableFeatureSet = tableFeatures({ columnSizingFeature, rowSortingFeature })
+export type Features = typeof tableFeatureSet
+export type Columns<T extends RowData> = ColumnDef<Features, T, any>[]
+
+const PAGE = 100
+const ROW_H = 32
+/** Browsers cap element heights (~33M px): scroll range is capped, the footer says so. */
+const MAX_ROWS = 500_000
+
+export interface DataTableProps<T extends RowData> {
+  columns: Columns<T>
+  /** Fetch one page; `sort` is the first sorting entry, if any. */
+  fetchPage: (offset: number, limit: number, sort: { id: string; desc: boolean } | null) => Promise<Page<T>>
+  /** Changing this key drops the cache and refetches (filters). */
+  queryKey: string
+  rowId: (row: T) => string
+  selectedId?: string | null
+  onSelect?: (row: T) => void
+  initialSorting?: SortingState
+  /** Shown when there are no rows. */
+  empty?: ReactNode
+  label: string
+}
+
+export function DataTable<T extends RowData>(props: DataTableProps<T>) {
+  const { columns, fetchPage, queryKey, rowId, selectedId, onSelect, label } = props
+  const [sorting, setSorting] = useState<SortingState>(props.initialSorting ?? [])
+  const [pages, setPages] = useState<Map<number, T[]>>(() => new Map())
+  const [meta, setMeta] = useState<{ total: number; truncated: boolean; tookMs: number } | null>(null)
+  const [error, setError] = useState<string | null>(null)
+  const inflight = useRef(new Set<number>())
+  const generation = useRef(0)
+  const scrollRef = useRef<HTMLDivElement>(null)
+  const [focusIndex, setFocusIndex] = useState(0)
+
+  const sortKey = sorting[0] ? `${sorting[0].id}:${sorting[0].desc}` : ''
+  // Reset on a new query or sort.
+  useEffect(() => {
+    generation.current++
+    inflight.current.clear()
+    setPages(new Map())
+    setMeta(null)
+    setError(null)
+    setFocusIndex(0)
+    scrollRef.current?.scrollTo({ top: 0 })
+    void load(0)
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [queryKey, sortKey])
+
+  async function load(pageIndex: number) {
+    if (inflight.current.has(pageIndex)) return
+    inflight.current.add(pageIndex)
+    const gen = generation.current
+    try {
+      const p = await fetchPage(pageIndex * PAGE, PAGE, sorting[0] ? { id: sorting[0].id, desc: sorting[0].desc } : null)
+      if (gen !== generation.current) return
+      setPages((prev) => {
+        const next = new Map(prev)
+        next.set(pageIndex, p.rows)
+        // Keep memory bounded: drop pages far from this one.
+        if (next.size > 24) for (const k of next.keys()) if (Math.abs(k - pageIndex) > 12) next.delete(k)
+        return next
+      })
+      setMeta({ total: p.total, truncated: p.truncated, tookMs: p.tookMs })
+    } catch (e) {
+      if (gen === generation.current) setError((e as Error).message)
+    } finally {
+      if (gen === generation.current) inflight.current.delete(pageIndex)
+    }
+  }
+
+  const count = Math.min(meta?.total ?? 0, MAX_ROWS)
+  const virtualizer = useVirtualizer({
+    count,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_H,
+    overscan: 12,
+  })
+  const items = virtualizer.getVirtualItems()
+  const first = items[0]?.index ?? 0
+  const last = items[items.length - 1]?.index ?? 0
+
+  // Fetch the pages the viewport needs (debounced while scrolling fast).
+  useEffect(() => {
+    if (!meta) return
+    const t = setTimeout(() => {
+      for (let p = Math.floor(first / PAGE); p <= Math.floor(last / PAGE); p++) if (!pages.has(p)) void load(p)
+    }, 40)
+    return () => clearTimeout(t)
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [first, last, meta, pages])
+
+  // The table sees only loaded rows; each keeps its absolute index.
+  const data = useMemo(() => {
+    const out: (T & { __i: number })[] = []
+    for (const [p, rows] of [...pages].sort((a, b) => a[0] - b[0])) rows.forEach((r, i) => out.push(Object.assign(Object.create(null), r, { __i: p * PAGE + i })))
+    return out
+  }, [pages])
+
+  const table = useTable({
+    features: tableFeatureSet,
+    columns: columns as Columns<T & { __i: number }>,
+    data,
+    getRowId: (r) => `${r.__i}`,
+    state: { sorting },
+    onSortingChange: setSorting,
+    manualSorting: true,
+    enableMultiSort: false,
+    enableSortingRemoval: false,
+  })
+  const rowsByIndex = useMemo(() => {
+    const m = new Map<number, ReturnType<typeof table.getRowModel>['rows'][number]>()
+    for (const r of table.getRowModel().rows) m.set(r.original.__i, r)
+    return m
+  }, [table, data])
+
+  const rowAt = (i: number): T | undefined => pages.get(Math.floor(i / PAGE))?.[i % PAGE]
+
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (!count) return
+    let next = focusIndex
+    if (e.key === 'ArrowDown') next = Math.min(count - 1, focusIndex + 1)
+    else if (e.key === 'ArrowUp') next = Math.max(0, focusIndex - 1)
+    else if (e.key === 'PageDown') next = Math.min(count - 1, focusIndex + 20)
+    else if (e.key === 'PageUp') next = Math.max(0, focusIndex - 20)
+    else if (e.key === 'Home') next = 0
+    else if (e.key === 'End') next = count - 1
+    else if (e.key === 'Enter') {
+      const r = rowAt(focusIndex)
+      if (r) onSelect?.(r)
+      e.preventDefault()
+      return
+    } else return
+    e.preventDefault()
+    setFocusIndex(next)
+    virtualizer.scrollToIndex(next, { align: 'auto' })
+    const r = rowAt(next)
+    if (r) onSelect?.(r)
+    requestAnimationFrame(() => scrollRef.current?.querySelector<HTMLElement>(`tr[data-index="${next}"]`)?.focus())
+  }
+
+  const headers = table.getHeaderGroups()[0]?.headers ?? []
+  const totalWidth = headers.reduce((s, h) => s + h.getSize(), 0)
+  return (
+    <div className="dt">
+      <div className="dt-scroll" ref={scrollRef} onKeyDown={onKeyDown}>
+        <table aria-label={label} aria-rowcount={count} style={{ minWidth: totalWidth }}>
+          <colgroup>
+            {headers.map((h) => (
+              <col key={h.id} style={{ width: h.getSize() }} />
+            ))}
+          </colgroup>
+          <thead>
+            <tr>
+              {headers.map((h) => {
+                const sorted = h.column.getIsSorted()
+                const can = h.column.getCanSort()
+                return (
+                  <th
+                    key={h.id}
+                    className={can ? 'sortable' : undefined}
+                    aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : undefined}
+                    onClick={can ? h.column.getToggleSortingHandler() : undefined}
+                    title={can ? 'Sort' : undefined}
+                  >
+                    <table.FlexRender header={h} />
+                    {sorted ? (sorted === 'asc' ? ' ▲' : ' ▼') : ''}
+                  </th>
+                )
+              })}
+            </tr>
+          </thead>
+          <tbody>
+            {items.length > 0 && <tr style={{ height: items[0].start }} aria-hidden />}
+            {items.map((vi) => {
+              const row = rowsByIndex.get(vi.index)
+              if (!row)
+                return (
+                  <tr key={`s${vi.index}`} data-index={vi.index} aria-busy>
+                    {headers.map((h) => (
+                      <td key={h.id}>
+                        <span className="skeleton">loading</span>
+                      </td>
+                    ))}
+                  </tr>
+                )
+              const id = rowId(row.original)
+              return (
+                <tr
+                  key={id}
+                  data-index={vi.index}
+                  data-id={id}
+                  tabIndex={vi.index === focusIndex ? 0 : -1}
+                  aria-selected={selectedId === id}
+                  onClick={() => {
+                    setFocusIndex(vi.index)
+                    onSelect?.(row.original)
+                  }}
+                >
+                  {row.getAllCells().map((cell) => (
+                    <td key={cell.id}>
+                      <table.FlexRender cell={cell} />
+                    </td>
+                  ))}
+                </tr>
+              )
+            })}
+            {items.length > 0 && <tr style={{ height: virtualizer.getTotalSize() - items[items.length - 1].end }} aria-hidden />}
+          </tbody>
+        </table>
+        {meta && meta.total === 0 && <div style={{ padding: 16 }}>{props.empty ?? <span className="muted">No rows.</span>}</div>}
+      </div>
+      <div className="dt-foot">
+        {error ? (
+          <span className="error">{error}</span>
+        ) : meta ? (
+          <>
+            <span data-testid="table-total">
+              {meta.truncated ? `${meta.total.toLocaleString('en-US')}+` : meta.total.toLocaleString('en-US')} rows
+            </span>
+            {count < meta.total && <span>(scroll shows the first {count.toLocaleString('en-US')}; narrow the filters)</span>}
+            <span className="spacer" style={{ flex: 1 }} />
+            <span>page query {Math.round(meta.tookMs)} ms</span>
+          </>
+        ) : (
+          <span>loading…</span>
+        )}
+      </div>
+    </div>
+  )
+}

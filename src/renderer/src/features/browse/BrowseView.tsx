@@ -1,0 +1,235 @@
+import { useMemo, useState } from 'react'
+import { createColumnHelper } from '@tanstack/react-table'
+import type { MemoryRow } from '../../../../shared/contract'
+import type { Session } from '../../../../shared/types'
+import { call } from '../../lib/api'
+import { useAsync } from '../../lib/useAsync'
+import { fmtDate, fmtDay, fmtInt, fmtNum } from '../../lib/format'
+import { useApp } from '../../app/context'
+import { DataTable, tableFeatureSet } from '../../components/DataTable'
+import { MemoryDetailPane } from './MemoryDetailPane'
+
+const helper = createColumnHelper<typeof tableFeatureSet, MemoryRow>()
+const columns = helper.columns([
+  helper.accessor('createdAt', { id: 'created_at', header: 'Created', size: 142, cell: (c) => fmtDate(c.getValue()) }),
+  helper.accessor('kind', { id: 'kind', header: 'Kind', size: 84, enableSorting: false, cell: (c) => <span className="pill-kind">{c.getValue() ?? '—'}</span> }),
+  helper.accessor('role', { id: 'role', header: 'Role', size: 74, enableSorting: false, cell: (c) => c.getValue() ?? '—' }),
+  helper.accessor('content', {
+    id: 'content',
+    header: 'Content',
+    size: 420,
+    enableSorting: false,
+    cell: (c) => {
+      const snip = c.row.original.snippet
+      return snip ? snip.map((s, i) => (s.hit ? <mark key={i}>{s.text}</mark> : <span key={i}>{s.text}</span>)) : c.getValue()
+    },
+  }),
+  helper.accessor('salience', { id: 'salience', header: 'Salience', size: 76, cell: (c) => fmtNum(c.getValue(), 2) }),
+  helper.accessor('tier', { id: 'tier', header: 'Tier', size: 84, enableSorting: false, cell: (c) => c.getValue() ?? '—' }),
+  helper.accessor('lastUsedAt', { id: 'last_used_at', header: 'Last used', size: 142, cell: (c) => fmtDate(c.getValue()) }),
+  helper.accessor('userId', { id: 'user', header: 'User', size: 96, enableSorting: false, cell: (c) => c.getValue() ?? '—' }),
+  helper.accessor('turn', { id: 'turn', header: 'Turn', size: 56, cell: (c) => c.getValue() ?? '—' }),
+])
+
+interface Filters {
+  agentId?: string
+  userId?: string
+  sessionId?: string
+  kinds?: string[]
+  tiers?: string[]
+  roles?: string[]
+  hasEmbedding?: boolean
+  search?: string
+  after?: number
+  before?: number
+}
+
+function Select({ label, value, options, onChange }: { label: string; value: string | undefined; options: string[]; onChange: (v: string | undefined) => void }) {
+  return (
+    <select className="input" aria-label={label} value={value ?? ''} onChange={(e) => onChange(e.target.value || undefined)}>
+      <option value="">{label}: all</option>
+      {options.map((o) => (
+        <option key={o} value={o}>
+          {o}
+        </option>
+      ))}
+    </select>
+  )
+}
+
+/** Sessions & memories browser: sessions list, a faceted/searchable memories table, one memory's detail. */
+export function BrowseView() {
+  const { nav } = useApp()
+  const [filters, setFilters] = useState<Filters>({})
+  const [searchText, setSearchText] = useState('')
+  const [selected, setSelected] = useState<string | null>(nav.params.memoryId ?? null)
+  const facets = useAsync(() => call('memories.facets', {}), [])
+  const set = (patch: Partial<Filters>) => setFilters((f) => ({ ...f, ...patch }))
+  const queryKey = JSON.stringify(filters)
+
+  const fetchPage = useMemo(
+    () => (offset: number, limit: number, sort: { id: string; desc: boolean } | null) =>
+      call('memories.page', {
+        ...filters,
+        offset,
+        limit,
+        sort: (sort?.id as 'created_at' | undefined) ?? (filters.search ? 'relevance' : 'created_at'),
+        dir: sort ? (sort.desc ? 'desc' : 'asc') : 'desc',
+      }),
+    [filters],
+  )
+
+  return (
+    <div className="browse">
+      <SessionsColumn agentId={filters.agentId} userId={filters.userId} selected={filters.sessionId} onSelect={(s) => set({ sessionId: s?.id })} />
+      <div className="col">
+        <form
+          className="facets"
+          onSubmit={(e) => {
+            e.preventDefault()
+            set({ search: searchText.trim() || undefined })
+          }}
+        >
+          <input
+            className="input"
+            style={{ flex: '1 1 220px' }}
+            type="search"
+            aria-label="Full-text search"
+            placeholder="Full-text search (FTS5)…"
+            value={searchText}
+            onChange={(e) => {
+              setSearchText(e.target.value)
+              if (!e.target.value) set({ search: undefined })
+            }}
+          />
+          <Select label="Agent" value={filters.agentId} options={facets.data?.agents ?? []} onChange={(v) => set({ agentId: v })} />
+          <Select label="User" value={filters.userId} options={facets.data?.users ?? []} onChange={(v) => set({ userId: v })} />
+          <Select label="Kind" value={filters.kinds?.[0]} options={facets.data?.kinds ?? []} onChange={(v) => set({ kinds: v ? [v] : undefined })} />
+          <Select label="Tier" value={filters.tiers?.[0]} options={facets.data?.tiers ?? []} onChange={(v) => set({ tiers: v ? [v] : undefined })} />
+          <Select label="Role" value={filters.roles?.[0]} options={facets.data?.roles ?? []} onChange={(v) => set({ roles: v ? [v] : undefined })} />
+          <select
+            className="input"
+            aria-label="Has embedding"
+            value={filters.hasEmbedding === undefined ? '' : String(filters.hasEmbedding)}
+            onChange={(e) => set({ hasEmbedding: e.target.value === '' ? undefined : e.target.value === 'true' })}
+          >
+            <option value="">vector: any</option>
+            <option value="true">has vector</option>
+            <option value="false">no vector</option>
+          </select>
+          <DateRange
+            range={facets.data?.timeRange ?? null}
+            after={filters.after}
+            before={filters.before}
+            onChange={(after, before) => set({ after, before })}
+          />
+          {filters.sessionId && (
+            <button type="button" className="badge accent" onClick={() => set({ sessionId: undefined })} title="Clear the session filter">
+              session {filters.sessionId} ✕
+            </button>
+          )}
+        </form>
+        <DataTable<MemoryRow>
+          label="Memories"
+          columns={columns}
+          fetchPage={fetchPage}
+          queryKey={queryKey}
+          rowId={(r) => r.id}
+          selectedId={selected}
+          onSelect={(r) => setSelected(r.id)}
+          initialSorting={[{ id: 'created_at', desc: true }]}
+          empty={<span className="muted">No memory matches these filters.</span>}
+        />
+      </div>
+      <MemoryDetailPane id={selected} onOpen={setSelected} />
+    </div>
+  )
+}
+
+function DateRange({
+  range,
+  after,
+  before,
+  onChange,
+}: {
+  range: { min: number; max: number } | null
+  after?: number
+  before?: number
+  onChange: (after?: number, before?: number) => void
+}) {
+  const toMs = (s: string, end: boolean) => (s ? Date.parse(`${s}T${end ? '23:59:59.999' : '00:00:00'}Z`) : undefined)
+  return (
+    <span className="row" style={{ gap: 4 }}>
+      <input
+        className="input"
+        type="date"
+        aria-label="Created after"
+        min={range ? fmtDay(range.min) : undefined}
+        max={range ? fmtDay(range.max) : undefined}
+        value={after ? fmtDay(after) : ''}
+        onChange={(e) => onChange(toMs(e.target.value, false), before)}
+      />
+      <span className="muted">→</span>
+      <input
+        className="input"
+        type="date"
+        aria-label="Created before"
+        min={range ? fmtDay(range.min) : undefined}
+        max={range ? fmtDay(range.max) : undefined}
+        value={before ? fmtDay(before) : ''}
+        onChange={(e) => onChange(after, toMs(e.target.value, true))}
+      />
+    </span>
+  )
+}
+
+function SessionsColumn({
+  agentId,
+  userId,
+  selected,
+  onSelect,
+}: {
+  agentId?: string
+  userId?: string
+  selected?: string
+  onSelect: (s: Session | null) => void
+}) {
+  const [limit, setLimit] = useState(100)
+  const [search, setSearch] = useState('')
+  const page = useAsync(() => call('sessions.page', { agentId, userId, search: search || undefined, limit, includeArchived: true }), [agentId, userId, search, limit])
+  return (
+    <div className="col">
+      <input className="input" type="search" aria-label="Filter sessions" placeholder="Filter sessions…" value={search} onChange={(e) => setSearch(e.target.value)} />
+      <div className="sessions" role="listbox" aria-label="Sessions">
+        {page.error && <div className="error">{page.error.message}</div>}
+        {page.data?.rows.map((s) => (
+          <div
+            key={s.id}
+            className="session"
+            role="option"
+            tabIndex={0}
+            aria-selected={selected === s.id}
+            onClick={() => onSelect(selected === s.id ? null : s)}
+            onKeyDown={(e) => e.key === 'Enter' && onSelect(selected === s.id ? null : s)}
+          >
+            <div className="row" style={{ justifyContent: 'space-between' }}>
+              <strong className="small">{s.agentId ?? '—'}</strong>
+              <span className="small muted">{fmtDay(s.startedAt)}</span>
+            </div>
+            <div className="row small muted" style={{ gap: 6 }}>
+              <span>{s.userId ?? '—'}</span>·<span>{fmtInt(s.memoryCount)} memories</span>
+              {s.isArchived && <span className="badge">archived</span>}
+            </div>
+            <div className="sum">{s.summary ?? <em>no summary</em>}</div>
+          </div>
+        ))}
+        {page.data && page.data.total > page.data.rows.length && (
+          <button className="btn" style={{ margin: 8 }} onClick={() => setLimit((l) => Math.min(1000, l + 100))}>
+            Show more ({fmtInt(page.data.total - page.data.rows.length)} more)
+          </button>
+        )}
+      </div>
+      <div className="small muted">{page.data ? `${fmtInt(page.data.total)}${page.data.truncated ? '+' : ''} sessions` : 'loading…'}</div>
+    </div>
+  )
+}

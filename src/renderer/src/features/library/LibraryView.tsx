@@ -1,0 +1,206 @@
+import { useState } from 'react'
+import type { DbFacts } from '../../../../shared/types'
+import { call } from '../../lib/api'
+import { useAsync } from '../../lib/useAsync'
+import { fmtBytes, fmtDate, fmtInt } from '../../lib/format'
+import { useApp } from '../../app/context'
+
+/** Library: open a DB (path field; a dialog in the desktop app), recent files, the demo DB, facts about what is open. */
+export function LibraryView() {
+  const { db, setDb, navigate, dbVersion } = useApp()
+  const [path, setPath] = useState('')
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<string | null>(null)
+  const recent = useAsync(() => call('store.recent', {}), [dbVersion])
+
+  const open = async (fn: () => Promise<Awaited<ReturnType<typeof call<'store.open'>>>>) => {
+    setBusy(true)
+    setError(null)
+    try {
+      setDb(await fn())
+      navigate('browse')
+    } catch (e) {
+      setError((e as Error).message)
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  return (
+    <div className="page">
+      <div className="grid2">
+        <section className="card" aria-labelledby="open-h">
+          <h2 id="open-h">Open a memory database</h2>
+          <form
+            className="row"
+            onSubmit={(e) => {
+              e.preventDefault()
+              if (path.trim()) void open(() => call('store.open', { path: path.trim() }))
+            }}
+          >
+            <input
+              className="input mono"
+              style={{ flex: 1 }}
+              aria-label="Database path"
+              placeholder="/path/to/agent.db (canonical or Engram SQLite)"
+              value={path}
+              onChange={(e) => setPath(e.target.value)}
+            />
+            <button className="btn primary" type="submit" disabled={busy || !path.trim()}>
+              Open
+            </button>
+          </form>
+          <p className="muted small">
+            Opened read-only: recallscope never writes to the agent's DB. Its own state (eval cases, runs, caches, the search index when the DB
+            has none) lives in a workspace file beside it.
+          </p>
+          <div className="row">
+            <button className="btn" disabled={busy} onClick={() => void open(() => call('store.openDemo', {}))}>
+              Open the demo DB
+            </button>
+            <span className="muted small">3 agents · 8 users · ~6,000 memories · logged recall events</span>
+          </div>
+          {error && (
+            <div className="error" role="alert" style={{ marginTop: 10 }}>
+              {error}
+            </div>
+          )}
+        </section>
+        <section className="card" aria-labelledby="recent-h">
+          <h2 id="recent-h">Recent</h2>
+          {recent.data?.length ? (
+            <table className="kv">
+              <tbody>
+                {recent.data.map((r) => (
+                  <tr key={r.path}>
+                    <td className="mono" style={{ width: 'auto', whiteSpace: 'normal', wordBreak: 'break-all' }}>
+                      {r.exists ? (
+                        <a href="#" onClick={(e) => (e.preventDefault(), void open(() => call('store.open', { path: r.path })))}>
+                          {r.path}
+                        </a>
+                      ) : (
+                        <span className="muted" title="File no longer exists">
+                          {r.path}
+                        </span>
+                      )}
+                    </td>
+                    <td className="small" style={{ width: 150 }}>
+                      {fmtDate(r.openedAt)}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ) : (
+            <p className="muted">Nothing opened yet.</p>
+          )}
+        </section>
+      </div>
+      {db && <Facts />}
+    </div>
+  )
+}
+
+function Breakdown({ title, rows }: { title: string; rows: { key: string; count: number }[] }) {
+  const max = Math.max(1, ...rows.map((r) => r.count))
+  return (
+    <div>
+      <h3>{title}</h3>
+      <table className="kv">
+        <tbody>
+          {rows.slice(0, 12).map((r) => (
+            <tr key={r.key}>
+              <td>{r.key}</td>
+              <td>
+                <div style={{ display: 'flex', alignItems: 'center', gap: 6 }}>
+                  <div style={{ height: 6, borderRadius: 3, background: 'var(--accent)', width: `${(60 * r.count) / max}%`, minWidth: 2 }} />
+                  <span>{fmtInt(r.count)}</span>
+                </div>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  )
+}
+
+function Facts() {
+  const { dbVersion } = useApp()
+  const facts = useAsync(() => call('store.facts', {}), [dbVersion])
+  if (facts.error) return <div className="error">{facts.error.message}</div>
+  const f: DbFacts | undefined = facts.data
+  if (!f) return <p className="muted">Reading facts…</p>
+  const bad = Object.entries(f.malformed).filter(([, n]) => n > 0)
+  return (
+    <section className="card" style={{ marginTop: 14 }} aria-label="Database facts">
+      <h2>
+        {f.path.split(/[\\/]/).pop()} <span className="badge">{f.layout}</span>{' '}
+        {f.readOnly ? <span className="badge ok">read-only</span> : <span className="badge danger">write mode</span>}
+      </h2>
+      <table className="kv" style={{ marginBottom: 12 }}>
+        <tbody>
+          <tr>
+            <td>File</td>
+            <td className="mono">
+              {f.path} ({fmtBytes(f.sizeBytes)})
+            </td>
+          </tr>
+          <tr>
+            <td>Workspace</td>
+            <td className="mono">{f.workspacePath}</td>
+          </tr>
+          <tr>
+            <td>Contents</td>
+            <td>
+              {fmtInt(f.counts.memories)} memories · {fmtInt(f.counts.sessions)} sessions · {fmtInt(f.counts.embeddings)} vectors ·{' '}
+              {fmtInt(f.counts.recallEvents)} recall events · {fmtInt(f.counts.evalCases)} eval cases
+            </td>
+          </tr>
+          <tr>
+            <td>Time range</td>
+            <td>{f.timeRange ? `${fmtDate(f.timeRange.min)} → ${fmtDate(f.timeRange.max)} (UTC)` : '—'}</td>
+          </tr>
+          <tr>
+            <td>Embedding models</td>
+            <td>
+              {f.models.length
+                ? f.models.map((m) => (
+                    <div key={`${m.ownerType}:${m.model}`}>
+                      <span className="mono">{m.model}</span> · {m.ownerType} · dim {m.dim} · {fmtInt(m.count)}
+                      {m.malformed ? <span className="badge warn"> {m.malformed} malformed</span> : null}
+                    </div>
+                  ))
+                : 'none (dense recall needs vectors: use an embedder to backfill)'}
+            </td>
+          </tr>
+          <tr>
+            <td>Full-text index</td>
+            <td>{f.hasFts === 'agent' ? 'in the agent DB (memories_fts)' : f.hasFts === 'workspace' ? 'built in the workspace' : 'built on first search'}</td>
+          </tr>
+          <tr>
+            <td>Malformed rows skipped</td>
+            <td>
+              {bad.length ? (
+                bad.map(([k, n]) => (
+                  <span key={k} className="badge warn" style={{ marginRight: 4 }}>
+                    {k}: {n}
+                  </span>
+                ))
+              ) : (
+                <span className="badge ok">none</span>
+              )}
+            </td>
+          </tr>
+        </tbody>
+      </table>
+      <div className="grid2">
+        <Breakdown title="Agents" rows={f.byAgent} />
+        <Breakdown title="Users" rows={f.byUser} />
+        <Breakdown title="Kinds" rows={f.byKind} />
+        <Breakdown title="Tiers" rows={f.byTier} />
+      </div>
+      <p className="muted small">Facts computed in {Math.round(f.tookMs)} ms.</p>
+    </section>
+  )
+}

@@ -1,0 +1,106 @@
+/**
+ * The only module that knows how the renderer reaches main: the preload bridge
+ * (`window.recallscope`, Electron) when present, else the loopback HTTP bridge
+ * (browser mode) with the per-run token from the URL fragment.
+ */
+import type { JobProgress, RecallscopeApi } from '../../../shared/api'
+import type { Channel, Input, Output } from '../../../shared/contract'
+import type { Result, ResultError } from '../../../shared/result'
+
+declare global {
+  interface Window {
+    recallscope?: RecallscopeApi
+  }
+}
+
+const TOKEN_KEY = 'recallscope.token'
+
+/** Read `#token=…` once, keep it for this tab, and take it out of the address bar. */
+function httpToken(): string {
+  const m = /(?:^|[#&])token=([^&]+)/.exec(window.location.hash)
+  if (m) {
+    sessionStorage.setItem(TOKEN_KEY, decodeURIComponent(m[1]))
+    history.replaceState(null, '', window.location.pathname + window.location.search)
+  }
+  return sessionStorage.getItem(TOKEN_KEY) ?? ''
+}
+
+function createHttpApi(): RecallscopeApi {
+  const token = httpToken()
+  const call = async (channel: string, input: unknown): Promise<Result<unknown>> => {
+    try {
+      const res = await fetch(`/api/${channel}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify(input ?? {}),
+      })
+      return (await res.json()) as Result<unknown>
+    } catch (e) {
+      return { ok: false, error: { code: 'INTERNAL', message: `The recallscope server is not answering (${(e as Error).message})` } }
+    }
+  }
+  const listeners = new Set<(p: JobProgress) => void>()
+  let streaming = false
+  const stream = async () => {
+    if (streaming) return
+    streaming = true
+    for (;;) {
+      try {
+        const res = await fetch('/api/progress', { headers: { authorization: `Bearer ${token}` } })
+        const reader = res.body!.getReader()
+        const dec = new TextDecoder()
+        let buf = ''
+        for (;;) {
+          const { value, done } = await reader.read()
+          if (done) break
+          buf += dec.decode(value, { stream: true })
+          let i
+          while ((i = buf.indexOf('\n\n')) >= 0) {
+            const frame = buf.slice(0, i)
+            buf = buf.slice(i + 2)
+            if (frame.startsWith('data: ')) {
+              const p = JSON.parse(frame.slice(6)) as JobProgress
+              for (const l of listeners) l(p)
+            }
+          }
+        }
+      } catch {
+        /* server restarting: retry below */
+      }
+      await new Promise((r) => setTimeout(r, 2000))
+    }
+  }
+  return new Proxy({} as RecallscopeApi, {
+    get(_t, key: string) {
+      if (key === 'onJobProgress')
+        return (l: (p: JobProgress) => void) => {
+          listeners.add(l)
+          void stream()
+          return () => listeners.delete(l)
+        }
+      return (input: unknown) => call(key, input)
+    },
+  })
+}
+
+export const bridge: RecallscopeApi = typeof window !== 'undefined' && window.recallscope ? window.recallscope : createHttpApi()
+export const bridgeMode: 'electron' | 'browser' = typeof window !== 'undefined' && window.recallscope ? 'electron' : 'browser'
+
+/** An error from main, with its stable code. */
+export class ApiError extends Error {
+  override name = 'ApiError'
+  constructor(readonly error: ResultError) {
+    super(error.message)
+  }
+  get code() {
+    return this.error.code
+  }
+}
+
+/** Call a channel and unwrap its Result (throws ApiError). */
+export async function call<C extends Channel>(channel: C, input: Input<C>): Promise<Output<C>> {
+  const fn = bridge[channel] as (i: Input<C>) => Promise<Result<Output<C>>>
+  const r = await fn(input)
+  if (!r.ok) throw new ApiError(r.error)
+  return r.data
+}

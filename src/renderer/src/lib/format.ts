@@ -1,0 +1,35 @@
+/** Display helpers. Dates are shown in UTC so the numbers match the DB and the CLI. */
+
+export function fmtDate(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return '—'
+  return new Date(ms).toISOString().slice(0, 16).replace('T', ' ')
+}
+
+export function fmtDay(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return '—'
+  return new Date(ms).toISOString().slice(0, 10)
+}
+
+export function fmtInt(n: number | null | undefined): string {
+  return n === null || n === undefined ? '—' : n.toLocaleString('en-US')
+}
+
+export function fmtNum(n: number | null | undefined, digits = 3): string {
+  return n === null || n === undefined || !Number.isFinite(n) ? '—' : n.toFixed(digits)
+}
+
+export function fmtBytes(n: number): string {
+  if (n < 1024) return `${n} B`
+  if (n < 1024 ** 2) return `${(n / 1024).toFixed(1)} KiB`
+  if (n < 1024 ** 3) return `${(n / 1024 ** 2).toFixed(1)} MiB`
+  return `${(n / 1024 ** 3).toFixed(2)} GiB`
+}
+
+/** "3 days ago" style age relative to `now`. */
+export function fmtAge(ms: number, now: number): string {
+  const d = now - ms
+  const abs = Math.abs(d)
+  const unit = abs < 3600_000 ? [60_000, 'min'] : abs < 86_400_000 ? [3600_000, 'h'] : [86_400_000, 'd']
+  const v = Math.round(abs / (unit[0] as number))
+  return d >= 0 ? `${v} ${unit[1]} ago` : `in ${v} ${unit[1]}`
+}

@@ -1,0 +1,107 @@
+/**
+ * End-to-end harness: runs `recallscope serve` (browser mode, the real CLI and
+ * server) on a DB in a temp home, and drives Debian's Chromium with
+ * playwright-core. Screenshots go to test/e2e/__screenshots__/ (git-ignored).
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import os from 'node:os'
+import { chromium, type BrowserContext, type Page } from 'playwright-core'
+
+export const ROOT = path.resolve(__dirname, '../..')
+export const SHOTS = path.join(ROOT, 'test/e2e/__screenshots__')
+
+export function chromiumPath(): string | null {
+  for (const p of [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome']) if (p && fs.existsSync(p)) return p
+  return null
+}
+
+export function rendererBuilt(): boolean {
+  return fs.existsSync(path.join(ROOT, 'out/renderer/index.html'))
+}
+
+export interface Served {
+  url: string
+  token: string
+  port: number
+  proc: ChildProcess
+  home: string
+  stop(): Promise<void>
+}
+
+/** Start browser mode. `args` e.g. ['--db', file] or ['--demo']. */
+export async function serve(args: string[], env: Record<string, string> = {}): Promise<Served> {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'recallscope-e2e-home-'))
+  const proc = spawn(process.execPath, [path.join(ROOT, 'bin/recallscope.cjs'), 'serve', '--json', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, RECALLSCOPE_HOME: home, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stderr = ''
+  proc.stderr!.on('data', (d) => (stderr += d))
+  const info = await new Promise<{ url: string; token: string; port: number }>((resolve, reject) => {
+    let buf = ''
+    const timer = setTimeout(() => reject(new Error(`serve did not start in 60 s. stderr:\n${stderr}`)), 60_000)
+    proc.stdout!.on('data', (d) => {
+      buf += d
+      const line = buf.split('\n').find((l) => l.startsWith('{'))
+      if (line) {
+        clearTimeout(timer)
+        resolve(JSON.parse(line))
+      }
+    })
+    proc.on('exit', (code) => reject(new Error(`serve exited with ${code}. stderr:\n${stderr}`)))
+  })
+  return {
+    ...info,
+    proc,
+    home,
+    async stop() {
+      if (proc.exitCode === null) {
+        proc.kill('SIGTERM')
+        await new Promise((r) => proc.once('exit', r))
+      }
+      fs.rmSync(home, { recursive: true, force: true })
+    },
+  }
+}
+
+export interface Browser {
+  context: BrowserContext
+  page: Page
+  close(): Promise<void>
+}
+
+export async function openBrowser(url: string, opts: { dark?: boolean; width?: number; height?: number } = {}): Promise<Browser> {
+  const exe = chromiumPath()
+  if (!exe) throw new Error('Chromium not found (apt-get install -y chromium)')
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'recallscope-chromium-'))
+  const context = await chromium.launchPersistentContext(dir, {
+    executablePath: exe,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+    viewport: { width: opts.width ?? 1440, height: opts.height ?? 900 },
+    colorScheme: opts.dark ? 'dark' : 'light',
+  })
+  const page = context.pages()[0] ?? (await context.newPage())
+  const errors: string[] = []
+  page.on('pageerror', (e) => errors.push(String(e)))
+  await page.goto(url)
+  return {
+    context,
+    page,
+    async close() {
+      await context.close()
+      fs.rmSync(dir, { recursive: true, force: true })
+      if (errors.length) throw new Error(`Page errors:\n${errors.join('\n')}`)
+    },
+  }
+}
+
+export async function shot(page: Page, name: string): Promise<string> {
+  fs.mkdirSync(SHOTS, { recursive: true })
+  const p = path.join(SHOTS, `${name}.png`)
+  await page.screenshot({ path: p, fullPage: false })
+  return p
+}
