@@ -1,0 +1,347 @@
+/**
+ * `import jsonl`: one JSON object per line, with the canonical `memories` field
+ * names in camelCase or snake_case (DESIGN.md "Interfaces"), an optional
+ * `embedding: number[]` + `model`, and optional session fields that apply to the
+ * line's session (`sessionSummary`, `tenantId`, `sessionArchived`).
+ *
+ * Every line is judged on its own: blank lines are ignored; a line that is not
+ * JSON, has no `content`, or has a field of the wrong type is skipped with its line
+ * number. Nothing in the input is fatal except an input with no usable line.
+ */
+import crypto from 'node:crypto'
+import fs from 'node:fs'
+import { StringDecoder } from 'node:string_decoder'
+import { KINDS, ROLES, TIERS } from '../../../shared/types'
+import { hashEmbed, HASHING_MODEL } from '../../embed/hashing'
+import type { CanonicalMemoryRow } from '../write'
+import {
+  checkPaths,
+  DEFAULT_ENGRAM_MODEL,
+  makeTicker,
+  mergeMetadata,
+  parseTime,
+  pruneMinorityDims,
+  ReportBuilder,
+  withOutput,
+  type ImportOptions,
+  type ImportReport,
+  type Importer,
+} from './common'
+
+const ROLE_SET = new Set<string>(ROLES)
+const KIND_SET = new Set<string>(KINDS)
+const TIER_SET = new Set<string>(TIERS)
+
+/** Lines of a file, read in 1 MiB chunks (never the whole file at once). 1-based line numbers; a leading BOM and CR of CRLF are dropped. */
+export function* readLines(file: string): Generator<{ line: number; text: string }> {
+  const fd = fs.openSync(file, 'r')
+  try {
+    const buf = Buffer.allocUnsafe(1 << 20)
+    const dec = new StringDecoder('utf8')
+    let rest = ''
+    let line = 0
+    let first = true
+    for (;;) {
+      const n = fs.readSync(fd, buf, 0, buf.length, null)
+      const chunk = n > 0 ? dec.write(buf.subarray(0, n)) : dec.end()
+      let s = rest + chunk
+      if (first && s.length) {
+        if (s.charCodeAt(0) === 0xfeff) s = s.slice(1)
+        first = false
+      }
+      let start = 0
+      for (let i = s.indexOf('\n'); i !== -1; i = s.indexOf('\n', start)) {
+        const text = s.slice(start, i)
+        yield { line: ++line, text: text.endsWith('\r') ? text.slice(0, -1) : text }
+        start = i + 1
+      }
+      rest = s.slice(start)
+      if (n === 0) break
+    }
+    if (rest.length) yield { line: ++line, text: rest.endsWith('\r') ? rest.slice(0, -1) : rest }
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
+/** Canonical column → accepted keys (the snake_case name wins when a line has both). */
+const FIELDS: Record<string, [string, string]> = {
+  id: ['id', 'id'],
+  agent_id: ['agent_id', 'agentId'],
+  user_id: ['user_id', 'userId'],
+  session_id: ['session_id', 'sessionId'],
+  role: ['role', 'role'],
+  kind: ['kind', 'kind'],
+  tier: ['tier', 'tier'],
+  content: ['content', 'content'],
+  summary: ['summary', 'summary'],
+  salience: ['salience', 'salience'],
+  created_at: ['created_at', 'createdAt'],
+  last_used_at: ['last_used_at', 'lastUsedAt'],
+  use_count: ['use_count', 'useCount'],
+  turn: ['turn', 'turn'],
+  source: ['source', 'source'],
+  metadata: ['metadata', 'metadata'],
+  embedding: ['embedding', 'embedding'],
+  model: ['model', 'model'],
+  tenant_id: ['tenant_id', 'tenantId'],
+  session_summary: ['session_summary', 'sessionSummary'],
+  session_archived: ['session_archived', 'sessionArchived'],
+}
+const KNOWN_KEYS = new Set(Object.values(FIELDS).flat())
+
+function get(o: Record<string, unknown>, field: keyof typeof FIELDS): unknown {
+  const [snake, camel] = FIELDS[field]
+  return o[snake] !== undefined ? o[snake] : o[camel]
+}
+
+type LineResult =
+  | { skip: string; detail?: string }
+  | {
+      row: CanonicalMemoryRow
+      vector: { model: string | null; values: Float32Array } | { problem: string } | null
+      session: { tenant: string | null; summary: string | null; archived: boolean | null }
+      repairs: { reason: string; detail?: string }[]
+      unknownKeys: string[]
+    }
+
+/** One parsed JSON value → a canonical row, or why the line is skipped. Pure; exported for tests. */
+export function mapJsonlObject(o: unknown, line: number): LineResult {
+  if (o === null || typeof o !== 'object' || Array.isArray(o)) return { skip: 'not a JSON object' }
+  const r = o as Record<string, unknown>
+  const content = get(r, 'content')
+  if (content === undefined || content === null) return { skip: 'missing content' }
+  if (typeof content !== 'string') return { skip: 'wrong type', detail: 'content must be a string' }
+  const str = (f: keyof typeof FIELDS): string | null | Error => {
+    const v = get(r, f)
+    if (v === undefined || v === null) return null
+    if (typeof v === 'string') return v
+    if (typeof v === 'number' && (f === 'id' || f.endsWith('_id'))) return String(v)
+    return new Error(`${FIELDS[f][1]} must be a string`)
+  }
+  const numOf = (f: keyof typeof FIELDS, integer: boolean): number | null | Error => {
+    const v = get(r, f)
+    if (v === undefined || v === null) return null
+    if (typeof v !== 'number' || !Number.isFinite(v) || (integer && !Number.isInteger(v))) return new Error(`${FIELDS[f][1]} must be ${integer ? 'an integer' : 'a number'}`)
+    return v
+  }
+  const timeOf = (f: keyof typeof FIELDS): number | null | Error => {
+    const v = get(r, f)
+    if (v === undefined || v === null) return null
+    const t = parseTime(v)
+    return t === null || (typeof v !== 'number' && typeof v !== 'string') ? new Error(`${FIELDS[f][1]} must be epoch ms or an ISO-8601 date`) : t
+  }
+  const fields = {
+    id: str('id'),
+    agent_id: str('agent_id'),
+    user_id: str('user_id'),
+    session_id: str('session_id'),
+    role: str('role'),
+    kind: str('kind'),
+    tier: str('tier'),
+    summary: str('summary'),
+    source: str('source'),
+    model: str('model'),
+    tenant_id: str('tenant_id'),
+    session_summary: str('session_summary'),
+    salience: numOf('salience', false),
+    use_count: numOf('use_count', true),
+    turn: numOf('turn', true),
+    created_at: timeOf('created_at'),
+    last_used_at: timeOf('last_used_at'),
+  }
+  for (const v of Object.values(fields)) if (v instanceof Error) return { skip: 'wrong type', detail: v.message }
+  const f = fields as { [K in keyof typeof fields]: Exclude<(typeof fields)[K], Error> }
+  const archivedRaw = get(r, 'session_archived')
+  if (archivedRaw !== undefined && archivedRaw !== null && typeof archivedRaw !== 'boolean' && archivedRaw !== 0 && archivedRaw !== 1)
+    return { skip: 'wrong type', detail: 'sessionArchived must be a boolean' }
+
+  const repairs: { reason: string; detail?: string }[] = []
+  const imp: Record<string, unknown> = {}
+  // Enumerations: case-insensitive; values outside the canonical sets keep the
+  // memory with the field cleared (the original survives in metadata._import).
+  const enumOf = (v: string | null, set: Set<string>, name: string): string | null => {
+    if (v === null) return null
+    const low = v.toLowerCase()
+    if (set.has(low)) return low
+    repairs.push({ reason: `unknown ${name} (kept, ${name} cleared)`, detail: v })
+    imp[name] = v
+    return null
+  }
+  const role = enumOf(f.role, ROLE_SET, 'role')
+  const kind = enumOf(f.kind, KIND_SET, 'kind')
+  const tier = enumOf(f.tier, TIER_SET, 'tier')
+  let salience = f.salience
+  if (salience !== null && (salience < 0 || salience > 1)) {
+    repairs.push({ reason: 'salience outside 0..1 (clamped)', detail: String(salience) })
+    imp.salience = salience
+    salience = Math.min(1, Math.max(0, salience))
+  }
+  let metaRaw = get(r, 'metadata')
+  if (metaRaw !== undefined && metaRaw !== null && typeof metaRaw !== 'string') metaRaw = JSON.stringify(metaRaw)
+  const meta = mergeMetadata(metaRaw ?? null, Object.keys(imp).length ? { _import: imp } : {})
+  if (meta.invalid) repairs.push({ reason: 'metadata is not valid JSON (kept as text under _import.invalidMetadata)' })
+
+  let vector: { model: string | null; values: Float32Array } | { problem: string } | null = null
+  const emb = get(r, 'embedding')
+  if (emb !== undefined && emb !== null) {
+    if (!Array.isArray(emb) || emb.length === 0) vector = { problem: 'embedding is not a non-empty array of numbers' }
+    else {
+      const v = new Float32Array(emb.length)
+      for (let i = 0; i < emb.length && !vector; i++) {
+        const x = emb[i]
+        if (typeof x !== 'number') vector = { problem: x === null ? 'embedding has NaN/null/infinite values' : 'embedding is not a non-empty array of numbers' }
+        else v[i] = x
+      }
+      if (!vector) {
+        for (let i = 0; i < v.length; i++)
+          if (!Number.isFinite(v[i])) {
+            vector = { problem: 'embedding has NaN/null/infinite values' }
+            break
+          }
+      }
+      if (!vector) vector = { model: f.model, values: v }
+    }
+  }
+  // No id: derive one from the line number and the text, so re-importing the same file gives the same ids.
+  const id = f.id ?? `jsonl-${crypto.createHash('sha1').update(`${line}\n${content}`).digest('hex').slice(0, 16)}`
+  const unknownKeys = Object.keys(r).filter((k) => !KNOWN_KEYS.has(k))
+  return {
+    row: {
+      id,
+      agent_id: f.agent_id,
+      user_id: f.user_id,
+      session_id: f.session_id,
+      role,
+      kind,
+      tier,
+      content,
+      summary: f.summary,
+      salience,
+      created_at: f.created_at as number,
+      last_used_at: f.last_used_at,
+      use_count: f.use_count,
+      turn: f.turn,
+      source: f.source,
+      metadata: meta.text,
+    },
+    vector,
+    session: { tenant: f.tenant_id, summary: f.session_summary, archived: archivedRaw === undefined || archivedRaw === null ? null : Boolean(archivedRaw) },
+    repairs,
+    unknownKeys,
+  }
+}
+
+interface SessionAcc {
+  agent: string | null
+  user: string | null
+  tenant: string | null
+  summary: string | null
+  archived: boolean
+  min: number | null
+  max: number | null
+}
+
+export async function importJsonl(opts: ImportOptions): Promise<ImportReport> {
+  const t0 = performance.now()
+  const { input, output } = checkPaths(opts)
+  const defaultModel = opts.model ?? DEFAULT_ENGRAM_MODEL
+  const embed = opts.embed ?? 'none'
+  const rb = new ReportBuilder(opts.maxIssues)
+  const size = fs.statSync(input).size
+  const tick = makeTicker(opts, 0)
+  const { result, workspace } = await withOutput(
+    output,
+    opts,
+    false,
+    async (w) => {
+      const exists = w.db.prepare(`SELECT 1 FROM memories WHERE id = ?`).pluck()
+      const sessions = new Map<string, SessionAcc>()
+      const unknownKeys = new Map<string, number>()
+      let memories = 0
+      let lines = 0
+      let undated = 0
+      for (const { line, text } of readLines(input)) {
+        if (text.trim() === '') continue
+        lines++
+        let o: unknown
+        try {
+          o = JSON.parse(text)
+        } catch (e) {
+          rb.skip('bad JSON', { line, detail: (e as Error).message })
+          await tick(lines)
+          continue
+        }
+        const m = mapJsonlObject(o, line)
+        if ('skip' in m) {
+          rb.skip(m.skip, { line, ...(m.detail ? { detail: m.detail } : {}) })
+        } else if (exists.get(m.row.id)) {
+          rb.skip('duplicate id (first kept)', { line, id: m.row.id })
+        } else {
+          for (const p of m.repairs) rb.repair(p.reason, { line, id: m.row.id, ...(p.detail ? { detail: p.detail } : {}) })
+          for (const k of m.unknownKeys) unknownKeys.set(k, (unknownKeys.get(k) ?? 0) + 1)
+          w.memory(m.row)
+          memories++
+          if (m.row.created_at === null) undated++
+          if (m.vector) {
+            if ('problem' in m.vector) rb.skip(m.vector.problem, { line, id: m.row.id })
+            else w.embedding('memory', m.row.id, m.vector.model ?? defaultModel, m.vector.values)
+          }
+          if (embed === 'hashing') w.embedding('memory', m.row.id, HASHING_MODEL, hashEmbed(m.row.content))
+          const sid = m.row.session_id
+          if (sid !== null) {
+            let s = sessions.get(sid)
+            if (!s) {
+              s = { agent: m.row.agent_id, user: m.row.user_id, tenant: null, summary: null, archived: false, min: null, max: null }
+              sessions.set(sid, s)
+            }
+            // First non-null value wins for session-level fields.
+            s.agent ??= m.row.agent_id
+            s.user ??= m.row.user_id
+            s.tenant ??= m.session.tenant
+            s.summary ??= m.session.summary
+            if (m.session.archived) s.archived = true
+            const t = m.row.created_at as number | null
+            if (t !== null) {
+              s.min = s.min === null ? t : Math.min(s.min, t)
+              s.max = s.max === null ? t : Math.max(s.max, t)
+            }
+          }
+        }
+        await tick(lines)
+      }
+      for (const [id, s] of sessions) {
+        w.session({ id, agent_id: s.agent, user_id: s.user, tenant_id: s.tenant, started_at: s.min, ended_at: s.max, summary: s.summary, is_archived: s.archived ? 1 : 0 })
+        if (embed === 'hashing' && s.summary) w.embedding('session', id, HASHING_MODEL, hashEmbed(s.summary))
+      }
+      for (const [k, n] of unknownKeys) rb.notes.push(`unknown field '${k}' ignored on ${n} line${n === 1 ? '' : 's'}`)
+      const models = pruneMinorityDims(w.db, rb, (ot, id) => (ot === 'memory' ? { id } : { id, session: id }))
+      const embeddings = models.reduce((n, m) => n + m.count, 0)
+      if (undated) rb.notes.push(`${undated} memories have no createdAt (created_at NULL: recency ranks them as oldest)`)
+      rb.notes.push(`${lines} non-blank lines read (${size} bytes)`)
+      return { memories, sessions: sessions.size, embeddings, models }
+    },
+    () => {
+      const f = rb.first()
+      return `${input} has no importable line (${rb.skipped} skipped${f ? `; line ${f.line}: ${f.reason}` : ''}): expected one JSON object per line with a "content" field`
+    },
+  )
+  return rb.build({
+    importer: 'jsonl',
+    input,
+    output,
+    workspace,
+    layout: null,
+    written: { memories: result.memories, sessions: result.sessions, embeddings: result.embeddings, evalCases: 0 },
+    models: result.models,
+    tookMs: Math.round(performance.now() - t0),
+  })
+}
+
+export const jsonlImporter: Importer = {
+  name: 'jsonl',
+  summary: 'JSON Lines: one memory per line (canonical field names, camelCase or snake_case), optional embedding + model',
+  defaultEmbed: 'none',
+  usesModel: true,
+  run: importJsonl,
+}
