@@ -1,0 +1,50 @@
+/**
+ * electron-vite build: out/main (Node, CJS), out/preload (sandboxed preload,
+ * CJS, self-contained), out/renderer (React). `electron-vite build` needs no
+ * Electron binary, so `npm run build` works on machines where Electron could
+ * not be downloaded; browser mode serves the same out/renderer.
+ */
+import { resolve } from 'node:path'
+import { defineConfig } from 'electron-vite'
+import react from '@vitejs/plugin-react'
+
+const root = import.meta.dirname
+
+export default defineConfig({
+  main: {
+    build: {
+      // better-sqlite3 (native), zod, ollama… stay require()s of node_modules:
+      // the native addon cannot be bundled, and the Electron-ABI build is picked
+      // at run time through `nativeBinding`.
+      externalizeDeps: true,
+      outDir: resolve(root, 'out/main'),
+      rolldownOptions: {
+        input: { index: resolve(root, 'src/main/index.ts') },
+        output: { format: 'cjs' },
+      },
+    },
+  },
+  preload: {
+    build: {
+      // A sandboxed preload can require only 'electron' (and a few polyfilled
+      // built-ins): it must be one CommonJS file with nothing else external.
+      // It imports only types from src/shared, so no validator gets bundled.
+      externalizeDeps: false,
+      outDir: resolve(root, 'out/preload'),
+      rolldownOptions: {
+        input: { index: resolve(root, 'src/preload/index.ts') },
+        output: { format: 'cjs', entryFileNames: '[name].js' },
+      },
+    },
+  },
+  renderer: {
+    root: resolve(root, 'src/renderer'),
+    // Relative asset URLs work for both file:// (Electron) and http://127.0.0.1 (browser mode).
+    base: './',
+    plugins: [react()],
+    build: {
+      outDir: resolve(root, 'out/renderer'),
+      rolldownOptions: { input: resolve(root, 'src/renderer/index.html') },
+    },
+  },
+})

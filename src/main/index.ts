@@ -1,0 +1,124 @@
+/**
+ * Electron main: app lifecycle only. Everything with logic lives in plain Node
+ * modules (api/, store/, …) shared with the CLI and browser mode; this file
+ * wires them to Electron: one instance, one window, the DB given on the
+ * command line (`npm start -- FILE`) or the demo DB, IPC, security guards.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import { app, BrowserWindow, ipcMain } from 'electron'
+import { App } from './api/app'
+import { createHandlers } from './api/handlers'
+import { createDispatcher } from './api/register'
+import { ensureDemo } from './demoDb'
+import { registerIpc } from './ipc'
+import { appRoot, appVersion } from './paths'
+import { installSecurity } from './security'
+import { createMainWindow, loadApp, shellFiles } from './window'
+
+/**
+ * The better-sqlite3 addon built for Electron's ABI, kept beside the Node
+ * build (scripts/prestart.cjs makes it) so `npm test` and `npm start` never
+ * fight over node_modules/better-sqlite3/build. Undefined when absent: then
+ * better-sqlite3 loads its own build, which works only if that one was built
+ * for Electron.
+ */
+export function electronNativeBinding(): string | undefined {
+  const p = process.env.RECALLSCOPE_NATIVE_BINDING || path.join(appRoot(), '.cache', 'electron-abi', 'better_sqlite3.node')
+  return fs.existsSync(p) ? p : undefined
+}
+
+/**
+ * The DB path among Electron's argv, resolved against `cwd`. argv is
+ * `[electron, appDir, …]` when run as `electron .` and `[exe, …]` when
+ * packaged; Chromium may add `--switches`, which are skipped.
+ */
+export function dbPathFromArgv(argv: string[], cwd: string, packaged = app.isPackaged): string | null {
+  const args = argv.slice(packaged ? 1 : 2).filter((a) => !a.startsWith('-'))
+  return args.length ? path.resolve(cwd, args[args.length - 1]) : null
+}
+
+function log(line: string): void {
+  process.stderr.write(`recallscope: ${line}\n`)
+}
+
+/** Open the DB named on the command line, else the demo (generated on first run). */
+function openInitial(core: App, dbPath: string | null): void {
+  if (!dbPath && !fs.existsSync(core.demoPath)) log(`generating the demo database in ${core.demoPath} (first run only)…`)
+  try {
+    core.open(dbPath ?? ensureDemo(core.demoPath))
+  } catch (e) {
+    // The window still opens: the library view shows recent files and lets the
+    // user pick another; the reason goes to the terminal.
+    log(`could not open ${dbPath ?? core.demoPath}: ${(e as Error)?.message ?? e}`)
+  }
+}
+
+function boot(): void {
+  // One instance: a second `npm start -- other.db` hands its file to this one.
+  if (!app.requestSingleInstanceLock()) {
+    app.quit()
+    return
+  }
+
+  let core: App | null = null
+  let win: BrowserWindow | null = null
+  let disposeIpc: (() => void) | null = null
+  const files = shellFiles()
+
+  const showWindow = () => {
+    win = createMainWindow(files)
+    win.on('closed', () => {
+      win = null
+    })
+    loadApp(win, files).catch((e) => log(`could not load ${files.indexHtml}: ${(e as Error)?.message ?? e}`))
+  }
+
+  app.on('second-instance', (_event, argv, workingDirectory) => {
+    if (!core) return
+    const p = dbPathFromArgv(argv, workingDirectory)
+    if (p) openInitial(core, p)
+    if (win) {
+      if (win.isMinimized()) win.restore()
+      win.focus()
+      // The renderer reads the open DB at start (app.info): reload to show the new one.
+      if (p) win.webContents.reload()
+    } else if (app.isReady()) showWindow()
+  })
+
+  app.whenReady().then(() => {
+    installSecurity(files.indexUrl)
+    core = new App({
+      mode: 'electron',
+      version: appVersion(),
+      // RECALLSCOPE_HOME wins, as in browser mode and the CLI.
+      dataDir: process.env.RECALLSCOPE_HOME ? undefined : app.getPath('userData'),
+      nativeBinding: electronNativeBinding(),
+    })
+    openInitial(core, dbPathFromArgv(process.argv, process.cwd()))
+    const dispatch = createDispatcher(createHandlers(core), {
+      onError: (channel, e) => log(`[${channel}] ${(e as Error)?.stack ?? e}`),
+    })
+    // Handlers exist before the page loads, so its first call never races them.
+    disposeIpc = registerIpc({ ipcMain, app: core, dispatch, getWindow: () => win, appIndexUrl: files.indexUrl })
+    showWindow()
+    app.on('activate', () => {
+      // macOS: clicking the dock icon with no window open.
+      if (BrowserWindow.getAllWindows().length === 0) showWindow()
+    })
+  }).catch((e) => {
+    log(`failed to start: ${(e as Error)?.stack ?? e}`)
+    app.exit(1)
+  })
+
+  app.on('window-all-closed', () => {
+    if (process.platform !== 'darwin') app.quit()
+  })
+
+  app.on('will-quit', () => {
+    disposeIpc?.()
+    core?.close()
+  })
+}
+
+boot()

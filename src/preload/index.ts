@@ -1,0 +1,67 @@
+/**
+ * The preload: the renderer's only door to main. One explicitly written,
+ * typed function per contract channel (no generic pass-through to
+ * ipcRenderer, so a compromised renderer cannot reach any other channel) and
+ * one subscription for job progress. Types only from src/shared: nothing else
+ * is bundled, because a sandboxed preload can require only 'electron'.
+ *
+ * Adding a channel to src/shared/contract.ts? Add its one-liner here too: the
+ * `satisfies` below makes a missing one a type error, and test/shell checks the
+ * keys against the contract at run time.
+ */
+import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron'
+import type { JobProgress, RecallscopeApi } from '../shared/api'
+
+/** Main pushes job progress on this event channel (see src/main/ipc.ts). */
+const JOB_PROGRESS = 'jobs.progress'
+
+const api = {
+  // --- app -----------------------------------------------------------------
+  'app.info': (input) => ipcRenderer.invoke('app.info', input),
+
+  // --- store ---------------------------------------------------------------
+  'store.open': (input) => ipcRenderer.invoke('store.open', input),
+  'store.openDemo': (input) => ipcRenderer.invoke('store.openDemo', input),
+  'store.facts': (input) => ipcRenderer.invoke('store.facts', input),
+  'store.recent': (input) => ipcRenderer.invoke('store.recent', input),
+  'store.close': (input) => ipcRenderer.invoke('store.close', input),
+
+  // --- sessions ------------------------------------------------------------
+  'sessions.page': (input) => ipcRenderer.invoke('sessions.page', input),
+  'sessions.get': (input) => ipcRenderer.invoke('sessions.get', input),
+
+  // --- memories ------------------------------------------------------------
+  'memories.page': (input) => ipcRenderer.invoke('memories.page', input),
+  'memories.get': (input) => ipcRenderer.invoke('memories.get', input),
+  'memories.similar': (input) => ipcRenderer.invoke('memories.similar', input),
+  'memories.facets': (input) => ipcRenderer.invoke('memories.facets', input),
+
+  // --- events --------------------------------------------------------------
+  'events.page': (input) => ipcRenderer.invoke('events.page', input),
+
+  // --- embed ---------------------------------------------------------------
+  'embed.status': (input) => ipcRenderer.invoke('embed.status', input),
+  'embed.models': (input) => ipcRenderer.invoke('embed.models', input),
+
+  // --- settings ------------------------------------------------------------
+  'settings.get': (input) => ipcRenderer.invoke('settings.get', input),
+  'settings.set': (input) => ipcRenderer.invoke('settings.set', input),
+
+  // --- recall --------------------------------------------------------------
+  'recall.run': (input) => ipcRenderer.invoke('recall.run', input),
+  'recall.presets': (input) => ipcRenderer.invoke('recall.presets', input),
+  'recall.compare': (input) => ipcRenderer.invoke('recall.compare', input),
+  'recall.ages': (input) => ipcRenderer.invoke('recall.ages', input),
+
+  // --- job progress (push) -------------------------------------------------
+  onJobProgress(listener) {
+    // The IPC event object stays here: the renderer gets the payload only.
+    const handler = (_event: IpcRendererEvent, p: JobProgress) => listener(p)
+    ipcRenderer.on(JOB_PROGRESS, handler)
+    return () => {
+      ipcRenderer.removeListener(JOB_PROGRESS, handler)
+    }
+  },
+} satisfies RecallscopeApi
+
+contextBridge.exposeInMainWorld('recallscope', api)
