@@ -55,6 +55,10 @@ export const recallConfigSchema = z.strictObject({
   cueUse: z.strictObject({ dense: z.enum(['cue', 'utterance']), lexical: z.enum(['cue', 'utterance']) }),
   useSessionSummaries: z.boolean(),
   keywordFallback: z.boolean(),
+  /** Optional (older configs lack it). Engram ranks unembedded rows at similarity 0. @default 'skip' */
+  missingVector: z.enum(['skip', 'zero']).optional(),
+  /** Optional. Equal scores: newest (Engram) or oldest (Neo) first. @default 'newest' */
+  tieBreak: z.enum(['newest', 'oldest']).optional(),
 })
 
 /** A partial config: any subset of fields, nested objects partial too. Missing fields come from a preset. */
@@ -81,6 +85,8 @@ export const partialConfigSchema = z.strictObject({
   cueUse: recallConfigSchema.shape.cueUse.partial().optional(),
   useSessionSummaries: z.boolean().optional(),
   keywordFallback: z.boolean().optional(),
+  missingVector: z.enum(['skip', 'zero']).optional(),
+  tieBreak: z.enum(['newest', 'oldest']).optional(),
 })
 export type PartialRecallConfig = z.infer<typeof partialConfigSchema>
 

@@ -88,6 +88,8 @@ export interface EmbeddingModelFacts {
   count: number
   /** rows of another length or unparseable: skipped on load */
   malformed: number
+  /** of those, rows that are not a vector at all (odd byte count, bad JSON) */
+  badShape: number
 }
 
 export interface DbFacts {

@@ -11,6 +11,8 @@ import { appVersion } from '../paths'
 import { demoCommand } from './demo'
 import { serveCommand } from './serve'
 import { infoCommand } from './info'
+import { importCommand } from './import'
+import { recallCommand } from './recall'
 
 export interface CliIo {
   out: (s: string) => void
@@ -35,7 +37,7 @@ export interface Command {
   run(ctx: CliContext): Promise<number> | number
 }
 
-export const COMMANDS: Command[] = [demoCommand, serveCommand, infoCommand]
+export const COMMANDS: Command[] = [demoCommand, serveCommand, infoCommand, importCommand, recallCommand]
 
 const defaultIo: CliIo = {
   out: (s) => process.stdout.write(s.endsWith('\n') ? s : `${s}\n`),

@@ -6,6 +6,8 @@
  * `memories` scales it (1,000,000 works; sessions grow with it).
  */
 import { hashEmbed, HASHING_MODEL } from '../embed/hashing'
+import { addDemoEvents } from '../recall/demoEvents'
+import { CANONICAL_FTS } from './schema'
 import { CanonicalWriter, type CanonicalMemoryRow } from './write'
 
 export interface DemoOptions {
@@ -17,8 +19,14 @@ export interface DemoOptions {
   force?: boolean
   /** Progress callback (done, total); return false to cancel. */
   onProgress?: (done: number, total: number) => boolean | void
-  /** Adds recall events once memories exist (the engine's job; see recall/demoEvents.ts). */
+  /**
+   * Adds recall events once memories, embeddings and the FTS index are committed
+   * (`w.db.name` is the half-written file, readable through a Store).
+   * @default addDemoEvents (recall/demoEvents.ts): a few hundred events computed by the recall engine
+   */
   addEvents?: (w: CanonicalWriter, ctx: DemoContext) => void
+  /** Write recall events at all. @default true */
+  events?: boolean
 }
 
 export interface DemoContext {
@@ -482,13 +490,20 @@ export function generateDemo(opts: DemoOptions): { path: string; memories: numbe
       }
     }
     const before = w.db.prepare('SELECT count(*) FROM recall_events').pluck().get() as number
-    if (opts.addEvents) {
+    const withEvents = opts.events !== false
+    if (withEvents) {
+      // Events are computed by the recall engine over this very file, so it needs the FTS index now.
       w.checkpoint()
-      opts.addEvents(w, { seed, end: DEMO_END, sessions, rng })
+      w.db.exec(CANONICAL_FTS)
+      w.db.exec(`INSERT INTO memories_fts (memories_fts) VALUES ('rebuild')`)
+      // Planner statistics now, not only in finish(): without them the scope queries are ~5× slower.
+      w.db.exec('ANALYZE')
+      w.checkpoint()
+      ;(opts.addEvents ?? addDemoEvents)(w, { seed, end: DEMO_END, sessions, rng })
     }
     const events = (w.db.prepare('SELECT count(*) FROM recall_events').pluck().get() as number) - before
     opts.onProgress?.(target, target)
-    const p = w.finish()
+    const p = w.finish({ fts: !withEvents })
     return { path: p, memories: written, sessions: sessions.length, events }
   } catch (e) {
     w.abort()

@@ -332,16 +332,23 @@ export class Store {
       unknownTier: known(sum.byTier, ['working', 'long_term', 'archived']),
     }
     // A full pass over the vectors table: cached separately so facets never wait for it.
-    const models = this.cached('models:v1', () => this.embeddingModels())
+    const models = this.cached('models:v2', () => this.embeddingModels())
     // Shape problems are visible from SQL alone; NaN/Infinity only once a model's vectors are loaded.
-    let shape = 0
-    let loadedShape = 0
-    for (const m of models) shape += m.malformed
+    let badShape = 0
+    let wrongDim = 0
+    let loadedBad = 0
+    let loadedWrong = 0
+    for (const m of models) {
+      badShape += m.badShape ?? 0
+      wrongDim += m.malformed - (m.badShape ?? 0)
+    }
     for (const idx of this.vectorIndexes.values()) {
-      loadedShape += idx.malformed.badVectorShape + idx.malformed.wrongDimension
+      loadedBad += idx.malformed.badVectorShape
+      loadedWrong += idx.malformed.wrongDimension
       malformed.nonFiniteVector += idx.malformed.nonFiniteVector
     }
-    malformed.wrongDimension = Math.max(shape, loadedShape)
+    malformed.badVectorShape = Math.max(badShape, loadedBad)
+    malformed.wrongDimension = Math.max(wrongDim, loadedWrong)
     const sessions = db.prepare(`SELECT count(*) FROM (${this.source.sessions})`).pluck().get() as number
     const embeddings = models.reduce((n, m) => n + m.count, 0)
     const recallEvents = this.source.recallEvents ? (db.prepare(`SELECT count(*) FROM (${this.source.recallEvents})`).pluck().get() as number) : 0
@@ -377,7 +384,7 @@ export class Store {
    * (measured, not trusted from the `dim` column), the row count, and how many
    * rows have another length or cannot be parsed (skipped when loaded).
    */
-  embeddingModels(): { model: string; ownerType: 'memory' | 'session'; dim: number; count: number; malformed: number }[] {
+  embeddingModels(): { model: string; ownerType: 'memory' | 'session'; dim: number; count: number; malformed: number; badShape: number }[] {
     const e = this.source.embeddings
     if (!e) return []
     const dm = this.source.defaultModel
@@ -387,15 +394,17 @@ export class Store {
     const rows = this.db
       .prepare(`SELECT owner_type ot, ${modelExpr} m, ${lenExpr} d, count(*) n FROM (${e}) GROUP BY 1, 2, 3`)
       .all() as { ot: string; m: string; d: number; n: number }[]
-    const byKey = new Map<string, { model: string; ownerType: 'memory' | 'session'; dim: number; count: number; best: number }>()
+    const byKey = new Map<string, { model: string; ownerType: 'memory' | 'session'; dim: number; count: number; best: number; badShape: number }>()
     for (const r of rows) {
       if (r.ot !== 'memory' && r.ot !== 'session') continue
       const key = `${r.ot}\u0000${r.m}`
       const cur = byKey.get(key)
       const valid = r.d > 0
-      if (!cur) byKey.set(key, { model: String(r.m), ownerType: r.ot, dim: valid ? Number(r.d) : 0, count: r.n, best: valid ? r.n : 0 })
+      const bad = valid ? 0 : r.n
+      if (!cur) byKey.set(key, { model: String(r.m), ownerType: r.ot, dim: valid ? Number(r.d) : 0, count: r.n, best: valid ? r.n : 0, badShape: bad })
       else {
         cur.count += r.n
+        cur.badShape += bad
         if (valid && r.n > cur.best) [cur.dim, cur.best] = [Number(r.d), r.n]
       }
     }

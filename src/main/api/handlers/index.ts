@@ -4,9 +4,13 @@
 import type { App } from '../app'
 import type { Handlers } from '../register'
 import { browseHandlers } from './browse'
+import { embedHandlers } from './embed'
+import { recallHandlers } from './recall'
 
 export function createHandlers(app: App): Handlers {
   return {
     ...browseHandlers(app),
+    ...embedHandlers(app),
+    ...recallHandlers(app),
   } satisfies Handlers
 }

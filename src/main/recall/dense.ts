@@ -1,0 +1,146 @@
+/**
+ * The dense arm: exact cosine top-N over stored vectors within a scope.
+ *
+ * Vectors are unit rows of one contiguous Float32Array (store/vectors.ts), so
+ * cosine is a dot product with the normalised query. Every similarity in a trace
+ * comes from `dotRow`, whichever path computed it, so the same row always gets
+ * the same number (event replays compare exactly).
+ *
+ * Scope strategy (no 1M-row SQL per query when the scope is the whole DB):
+ *  - count the scope up to T+1 (T = max(5,000, rows/16));
+ *  - ≤ T rows: list their ids and score just those rows (a session, a user…);
+ *  - more: scan every vector, then confirm the best rows against the scope in
+ *    SQL batches, widening (×4) until N in-scope rows are found.
+ */
+import type { Store } from '../store/open'
+import type { MemoryFilter } from '../store/queries'
+import { topKRows, type VectorIndex } from '../store/vectors'
+import { countScope, scopeRows } from './queries'
+
+/** The query as a unit Float64Array, or null for a zero / non-finite vector. */
+export function normalizeQuery(v: ArrayLike<number>): Float64Array | null {
+  let s = 0
+  for (let i = 0; i < v.length; i++) s += v[i] * v[i]
+  if (!(s > 0) || !Number.isFinite(s)) return null
+  const inv = 1 / Math.sqrt(s)
+  const q = new Float64Array(v.length)
+  for (let i = 0; i < v.length; i++) q[i] = v[i] * inv
+  return q
+}
+
+/** Dot product of row `row` with q (4 accumulators: ~2× a naive loop, same result on every path). */
+export function dotRow(data: Float32Array, row: number, dim: number, q: Float64Array): number {
+  const off = row * dim
+  let s0 = 0
+  let s1 = 0
+  let s2 = 0
+  let s3 = 0
+  let i = 0
+  for (; i + 3 < dim; i += 4) {
+    s0 += data[off + i] * q[i]
+    s1 += data[off + i + 1] * q[i + 1]
+    s2 += data[off + i + 2] * q[i + 2]
+    s3 += data[off + i + 3] * q[i + 3]
+  }
+  for (; i < dim; i++) s0 += data[off + i] * q[i]
+  return s0 + s1 + (s2 + s3)
+}
+
+/** Similarity of every row. */
+export function dotAll(idx: VectorIndex, q: Float64Array, out?: Float64Array): Float64Array {
+  const n = idx.count
+  const sims = out && out.length >= n ? out : new Float64Array(n)
+  const data = idx.data
+  const dim = idx.dim
+  for (let r = 0; r < n; r++) sims[r] = dotRow(data, r, dim, q)
+  return sims
+}
+
+/** Similarity of one id, or null when it has no usable vector. */
+export function similarityOf(idx: VectorIndex, q: Float64Array, id: string): number | null {
+  const row = idx.rowOf.get(id)
+  return row === undefined ? null : dotRow(idx.data, row, idx.dim, q)
+}
+
+export interface DenseHit {
+  id: string
+  /** null: no usable vector (ranked at 0 under missingVector 'zero') */
+  similarity: number | null
+}
+
+export interface DenseArmResult {
+  hits: DenseHit[]
+  /** the in-scope rows, when the scope was small enough to list (selective path) */
+  scope: { ids: string[]; rids: number[] } | null
+  /** every in-scope row was ranked (a larger N would add nothing) */
+  exhausted: boolean
+  /** in-scope rows counted on the way (a lower bound when `inScopeCapped`) */
+  inScope: number
+  inScopeCapped: boolean
+  /** which strategy ran */
+  path: 'selective' | 'scan'
+}
+
+const VERIFY_CHUNK = 500
+
+/** Scopes up to this many rows are listed and scored directly; larger ones are scanned. */
+export function selectiveThreshold(vectors: number): number {
+  // Listing a scope costs ~1.5 µs a row, scanning ~0.3 µs a vector: list below ~1/16 of the index.
+  return Math.max(5000, Math.floor(vectors / 16))
+}
+
+/**
+ * The best `n` in-scope rows by similarity, best first (ties: lower row first,
+ * like topKRows). With `missingZero`, in-scope rows without a vector rank at 0
+ * (seed 002: Engram keeps them in its ranking).
+ */
+export function denseArm(store: Store, idx: VectorIndex, q: Float64Array, filter: MemoryFilter, n: number, missingZero: boolean): DenseArmResult {
+  const threshold = selectiveThreshold(idx.count)
+  // Counting is ~10× cheaper per row than listing: decide first, list only a small scope.
+  const big = !missingZero && filter.sessionId === undefined && countScope(store, filter, threshold).capped
+  const scope = big ? null : scopeRows(store, filter, missingZero ? 5_000_000 : threshold + 1)
+  if (scope && (missingZero || scope.ids.length <= threshold)) {
+    const ids = scope.ids
+    const rows: { id: string; row: number; sim: number | null }[] = []
+    for (const id of ids) {
+      const row = idx.rowOf.get(id)
+      if (row !== undefined) rows.push({ id, row, sim: dotRow(idx.data, row, idx.dim, q) })
+      else if (missingZero) rows.push({ id, row: Infinity, sim: null })
+    }
+    rows.sort((a, b) => (b.sim ?? 0) - (a.sim ?? 0) || a.row - b.row || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    return {
+      hits: rows.slice(0, n).map((r) => ({ id: r.id, similarity: r.sim })),
+      exhausted: rows.length <= n,
+      scope,
+      inScope: ids.length,
+      inScopeCapped: false,
+      path: 'selective',
+    }
+  }
+  const sims = dotAll(idx, q)
+  const found: number[] = []
+  let examined = 0
+  let k = Math.min(idx.count, Math.max(4 * n, 256))
+  for (;;) {
+    // topKRows(k) is a prefix-stable order (ties: lower row first), so rows past `examined` are the new ones.
+    const top = topKRows(sims, idx.count, k)
+    const fresh = top.slice(examined)
+    examined = top.length
+    for (let i = 0; i < fresh.length; i += VERIFY_CHUNK) {
+      const chunk = fresh.slice(i, i + VERIFY_CHUNK)
+      const ok = new Set(store.idsWhere({ ...filter, ids: chunk.map((r) => idx.ids[r]) }, chunk.length))
+      for (const r of chunk) if (ok.has(idx.ids[r])) found.push(r)
+      if (found.length >= n) break
+    }
+    if (found.length >= n || k >= idx.count) break
+    k = Math.min(idx.count, k * 4)
+  }
+  return {
+    hits: found.slice(0, n).map((r) => ({ id: idx.ids[r], similarity: sims[r] })),
+    exhausted: found.length < n,
+    scope: null,
+    inScope: threshold + 1,
+    inScopeCapped: true,
+    path: 'scan',
+  }
+}

@@ -1,0 +1,564 @@
+/**
+ * The recall engine: (store snapshot, query, config, now) → a trace of every
+ * candidate, kept or dropped, with its features, contributions and the gate
+ * that removed it (DESIGN.md "Recall engine").
+ *
+ * Pure in the sense that matters for replay: no hidden clock (`now` is an
+ * argument; timings are measurements only), no global state, no electron. The
+ * only async step is embedding the query; `runRecallSync` takes the vector (or
+ * its absence) and does everything else synchronously (demo events use it).
+ *
+ * Arms (each fetched deeper than the pool, so the renderer can move the pool
+ * and switch dense/lexical/hybrid without a round trip — scoring.ts):
+ *  - dense   cosine vs stored vectors of the query's model (dense.ts);
+ *  - lexical FTS5 bm25 over the raw utterance. lexical = −bm25 / max(−bm25),
+ *            the max taken over the query's matches in scope (FTS5's bm25 is
+ *            negative for a match, lower = better; the best match scores 1);
+ *  - recency the most recent N (recency mode);
+ *  - order   one session in turn order (session mode) or Engram's keyword
+ *            fallback, newest first (keyword mode).
+ * Every feature is measured for every candidate whichever arm found it: cosine
+ * for lexical-only hits from their stored vectors, bm25 for dense-only hits.
+ */
+import { armTexts } from '../../shared/cue'
+import { validateConfig } from '../../shared/presets'
+import { renderResults } from '../../shared/render'
+import { RecallscopeError } from '../../shared/result'
+import { effectiveMode, rerank, utf8Length } from '../../shared/scoring'
+import type { ArmInfo, CandidateRaw, Cue, EffectiveMode, EmbedderInfo, Memory, RecallConfig, RecallTrace, Session, UnitInfo } from '../../shared/types'
+import { embedQueryOrDegrade } from '../embed/cache'
+import type { Embedder } from '../embed/types'
+import { toFtsQuery } from '../store/fts'
+import type { Store } from '../store/open'
+import type { MemoryFilter } from '../store/queries'
+import type { VectorIndex } from '../store/vectors'
+import { denseArm, dotRow, normalizeQuery } from './dense'
+import { blendFilter, countScope, engramKeywords, keywordSearch, lexicalArm, scopeFilter, scopeRows, sessionMessages, sessionsForRecall, storedModels } from './queries'
+
+export interface RecallQuery {
+  /** The raw utterance (lexical arm; dense arm too unless a cue is used). */
+  text: string
+  /** Seed 003 cue: the dense arm embeds buildCue(cue) when config.cueUse.dense = 'cue'. */
+  cue?: Cue | null
+}
+
+export interface RecallOptions {
+  /** Preset name recorded in the trace. */
+  preset?: string | null
+  /** Embeds the query (cached in the workspace DB). Ignored when `queryVector` is given. */
+  embedder?: Embedder | null
+  /** An explicit query vector: replaces the embedder (`--query-vector`). */
+  queryVector?: ArrayLike<number> | null
+  /** Abort a slow embedding call. */
+  signal?: AbortSignal
+}
+
+/** The query vector (or why there is none), decided before the synchronous part. */
+export interface PreparedVector {
+  vector: ArrayLike<number> | null
+  embedder: EmbedderInfo
+  /** why there is no vector (embedder none / failed, empty text) */
+  reason: string | null
+  embedMs: number
+}
+
+/** Scopes up to this many rows give the lexical arm a `_rid` range (queries.ts lexicalArm). */
+const LEXICAL_RANGE_CAP = 5000
+
+function ridRange(rids: number[]): [number, number] {
+  let lo = Infinity
+  let hi = -Infinity
+  for (const r of rids) {
+    if (r < lo) lo = r
+    if (r > hi) hi = r
+  }
+  return [lo, hi]
+}
+
+/** Matches one lexical pass reads (ranks beyond the arm's depth only serve as bm25 lookups). */
+const LEXICAL_READ = 1000
+
+/** Pool depth fetched per arm: at least the pool, at least 100 (room for the renderer's slider). */
+export function fetchDepth(pool: number): number {
+  return Math.min(100_000, Math.max(pool, 100))
+}
+
+function toQuery(q: string | RecallQuery): RecallQuery {
+  return typeof q === 'string' ? { text: q, cue: null } : { text: q.text ?? '', cue: q.cue ?? null }
+}
+
+/** Embed the dense arm's text, degrading (never throwing) when the embedder is off or down (seeds 002, 004). */
+export async function prepareVector(store: Store, denseText: string, opts: RecallOptions): Promise<PreparedVector> {
+  if (opts.queryVector) return { vector: opts.queryVector, embedder: { name: 'vector', model: null, available: true }, reason: null, embedMs: 0 }
+  const e = opts.embedder
+  if (!e) return { vector: null, embedder: { name: 'none', model: null, available: false }, reason: 'no embedder: the dense arm is off', embedMs: 0 }
+  const info: EmbedderInfo = { name: e.name, model: e.model, available: e.enabled }
+  if (!e.enabled) return { vector: null, embedder: info, reason: `embedder "${e.name}": the dense arm is off`, embedMs: 0 }
+  if (denseText.trim() === '') return { vector: null, embedder: info, reason: 'empty query: nothing to embed', embedMs: 0 }
+  const r = await embedQueryOrDegrade(store.ws, e, denseText, { signal: opts.signal })
+  if (!r.vector) info.available = false
+  return { vector: r.vector, embedder: info, reason: r.vector ? null : `embedder ${e.name}${e.model ? `:${e.model}` : ''} unavailable: ${r.reason ?? 'no vector'}`, embedMs: r.tookMs }
+}
+
+/**
+ * Run one recall. `now` is explicit (epoch ms): rows created after it are out of
+ * scope and a last use after it counts as none, so a logged event replays at its own time.
+ */
+export async function runRecall(store: Store, query: string | RecallQuery, config: RecallConfig, now: number, opts: RecallOptions = {}): Promise<RecallTrace> {
+  const t0 = performance.now()
+  const cfg = validateConfig(config)
+  const q = toQuery(query)
+  const texts = armTexts(q.text, q.cue, cfg.cueUse)
+  const prepared = await prepareVector(store, texts.dense, opts)
+  return runRecallSync(store, q, cfg, now, { preset: opts.preset, prepared, startedAt: t0 })
+}
+
+export interface SyncOptions {
+  preset?: string | null
+  prepared: PreparedVector
+  /** performance.now() at the start (for totalMs). */
+  startedAt?: number
+  /**
+   * Ranked candidates fetched per arm (≥ candidatePool). Results do not depend on it;
+   * only how far the renderer can move the pool locally. @default fetchDepth(candidatePool)
+   */
+  depth?: number
+  /** Where vector indexes come from. @default store.vectors (re-checks the DB for new rows on every call) */
+  vectors?: (model: string, owner: 'memory' | 'session') => VectorIndex
+}
+
+type ArmState = ArmInfo
+
+const armOff = (reason: string | null = null): ArmState => ({ ran: false, fetched: 0, exhausted: false, reason })
+
+/** Everything after the query vector: synchronous. */
+export function runRecallSync(store: Store, query: string | RecallQuery, config: RecallConfig, now: number, opts: SyncOptions): RecallTrace {
+  const t0 = opts.startedAt ?? performance.now()
+  if (!Number.isFinite(now)) throw new RecallscopeError('BAD_INPUT', `now must be epoch milliseconds (got ${String(now)})`)
+  const cfg = validateConfig(config)
+  const q = toQuery(query)
+  const texts = armTexts(q.text, q.cue, cfg.cueUse)
+  if (cfg.mode === 'session') {
+    if (cfg.unit === 'session') throw new RecallscopeError('BAD_INPUT', "mode 'session' lists one session's messages: use unit 'memory'")
+    if (!cfg.scope.sessionId) throw new RecallscopeError('BAD_INPUT', "mode 'session' needs scope.sessionId (--session ID)")
+  }
+  const prepared = opts.prepared
+  const embedder = { ...prepared.embedder }
+  const owner = cfg.unit === 'session' ? 'session' : 'memory'
+
+  // Which stored vectors: the config's model, else the embedder's; an explicit vector takes the first model of its length.
+  let model: string | null = cfg.model ?? (embedder.name === 'vector' ? null : embedder.model)
+  if (cfg.model && embedder.name !== 'vector' && embedder.model && embedder.model !== cfg.model)
+    throw new RecallscopeError('BAD_INPUT', `config.model is ${cfg.model} but the embedder ${embedder.name} makes ${embedder.model} vectors; drop model or pick the matching embedder`)
+  const vec = prepared.vector
+  if (vec && !model)
+    model = storedModels(store, owner).find((m) => (opts.vectors ? opts.vectors(m, owner) : store.vectors(m, owner)).dim === vec.length) ?? null
+  if (embedder.name === 'vector') embedder.model = model
+
+  let denseReason: string | null = prepared.reason
+  let idx: VectorIndex | null = null
+  let qn: Float64Array | null = null
+  if (vec) {
+    qn = normalizeQuery(vec)
+    if (!qn) denseReason = 'the query vector is all zeros or not finite'
+    else if (!model) denseReason = `no stored ${owner} vectors of length ${vec.length}`
+    else {
+      const i = opts.vectors ? opts.vectors(model, owner) : store.vectors(model, owner)
+      if (i.count === 0) denseReason = `no stored ${owner} vectors for model ${model}`
+      else if (i.dim !== vec.length) denseReason = `query vector has ${vec.length} dimensions, stored ${model} vectors have ${i.dim}`
+      else idx = i
+    }
+  }
+  if (!idx) qn = null
+
+  const depth = Math.min(100_000, Math.max(cfg.candidatePool, Math.floor(opts.depth ?? fetchDepth(cfg.candidatePool))))
+  const g = cfg.unit === 'session' ? gatherSessions(store, texts, cfg, now, idx, qn, denseReason, depth) : gatherMemories(store, texts, cfg, now, idx, qn, denseReason, depth)
+
+  const ts = performance.now()
+  const rr = rerank(g.candidates, cfg, g.mode)
+  const scoreMs = performance.now() - ts
+
+  const ctx = renderResults(rr.results, g, cfg)
+
+  const needsDense = cfg.mode === 'dense' || cfg.mode === 'hybrid'
+  const degraded = needsDense && !g.arms.dense.ran
+  return {
+    query: q.text,
+    cue: q.cue ?? null,
+    now,
+    preset: opts.preset ?? null,
+    config: cfg,
+    embedder,
+    degraded,
+    degradedReason: degraded ? (g.arms.dense.reason ?? 'dense arm unavailable') : null,
+    results: rr.results,
+    dropped: rr.dropped,
+    context: ctx.text,
+    contextTokens: ctx.tokens,
+    candidates: g.candidates,
+    units: g.units,
+    refreshed: cfg.unit === 'session' ? [] : rr.refreshed,
+    counts: { inScope: g.inScope, inScopeCapped: g.inScopeCapped, dense: g.denseCount, lexical: g.lexicalCount, pool: rr.pool },
+    timings: { totalMs: performance.now() - t0, embedMs: prepared.embedMs, denseMs: g.denseMs, lexicalMs: g.lexicalMs, scoreMs },
+    mode: g.mode,
+    unit: cfg.unit,
+    texts: { dense: prepared.vector ? (embedder.name === 'vector' ? null : texts.dense) : null, lexical: g.arms.lexical.ran ? texts.lexical : null },
+    arms: g.arms,
+    injectedTokens: rr.injectedTokens,
+  }
+}
+
+interface Gathered {
+  candidates: CandidateRaw[]
+  units: Record<string, UnitInfo>
+  mode: EffectiveMode
+  arms: { dense: ArmState; lexical: ArmState; recency: ArmState; order: ArmState }
+  inScope: number
+  inScopeCapped: boolean
+  denseCount: number
+  lexicalCount: number
+  denseMs: number
+  lexicalMs: number
+}
+
+/** A candidate under construction. */
+interface Draft {
+  id: string
+  group?: 'blend'
+  similarity: number | null
+  denseRank: number | null
+  bm25: number | null
+  lexicalRank: number | null
+  recencyRank: number | null
+  orderKey?: number
+}
+
+function draftOf(map: Map<string, Draft>, id: string, group: 'blend' | undefined): Draft | null {
+  let d = map.get(id)
+  if (d) return d.group === group ? d : null // an id in both groups stays in the primary one
+  d = { id, group, similarity: null, denseRank: null, bm25: null, lexicalRank: null, recencyRank: null }
+  map.set(id, d)
+  return d
+}
+
+function gatherMemories(
+  store: Store,
+  texts: { dense: string; lexical: string },
+  cfg: RecallConfig,
+  now: number,
+  idx: VectorIndex | null,
+  qn: Float64Array | null,
+  denseReason: string | null,
+  depth: number,
+): Gathered {
+  const groups: { filter: MemoryFilter; group: 'blend' | undefined }[] = [{ filter: scopeFilter(cfg.scope, now), group: undefined }]
+  const bf = blendFilter(cfg.scope, now)
+  if (bf) groups.push({ filter: bf, group: 'blend' })
+  const drafts = new Map<string, Draft>()
+  const arms = { dense: armOff(denseReason), lexical: armOff(), recency: armOff('not recency mode'), order: armOff('not session or keyword mode') }
+  let inScope = 0
+  let inScopeCapped = false
+  let inScopeKnown = false
+  let denseCount = 0
+  let lexicalCount = 0
+  // In-scope rows per group when the scope is small (from the dense arm, or listed for the lexical arm).
+  const scopes = new Map<string, { ids: string[]; rids: number[] }>()
+  const bigScopes = new Set<string>()
+
+  // Dense arm.
+  const td = performance.now()
+  if (idx && qn) {
+    arms.dense = { ran: true, fetched: 0, exhausted: true, reason: null }
+    for (const { filter, group } of groups) {
+      const r = denseArm(store, idx, qn, filter, depth, cfg.missingVector === 'zero')
+      if (r.scope) scopes.set(group ?? '', r.scope)
+      else bigScopes.add(group ?? '')
+      r.hits.forEach((h, i) => {
+        const d = draftOf(drafts, h.id, group)
+        if (!d) return
+        d.similarity = h.similarity
+        d.denseRank = i + 1
+      })
+      arms.dense.fetched = Math.max(arms.dense.fetched, r.hits.length)
+      arms.dense.exhausted &&= r.exhausted
+      denseCount += r.hits.length
+      if (group === undefined) {
+        inScope = r.inScope
+        inScopeCapped = r.inScopeCapped
+        inScopeKnown = true
+      }
+    }
+  }
+  const denseMs = performance.now() - td
+
+  // Lexical arm (always, when the utterance has words: its bm25 is a feature in every mode).
+  // One FTS pass per group reads up to LEXICAL_READ matches (the cost is the MATCH, not the LIMIT), so
+  // bm25 of dense-only hits is usually known without a second pass.
+  const tl = performance.now()
+  const lexOk = toFtsQuery(texts.lexical) !== null
+  const knownBm25 = new Map<string, number>()
+  let allBm25Known = true
+  if (lexOk) {
+    arms.lexical = { ran: true, fetched: 0, exhausted: true, reason: null }
+    const read = Math.max(depth, LEXICAL_READ)
+    for (const { filter, group } of groups) {
+      let sc = scopes.get(group ?? '')
+      if (!sc && !bigScopes.has(group ?? '')) {
+        const listed = scopeRows(store, filter, LEXICAL_RANGE_CAP + 1)
+        if (listed.ids.length <= LEXICAL_RANGE_CAP) scopes.set(group ?? '', (sc = listed))
+      }
+      const hits = sc && sc.ids.length === 0 ? [] : lexicalArm(store, texts.lexical, filter, read, sc ? ridRange(sc.rids) : null)
+      for (const h of hits) knownBm25.set(h.id, h.bm25)
+      if (hits.length >= read) allBm25Known = false
+      const ranked = hits.slice(0, depth)
+      ranked.forEach((h, i) => {
+        const d = draftOf(drafts, h.id, group)
+        if (!d) return
+        d.bm25 = h.bm25
+        d.lexicalRank = i + 1
+      })
+      arms.lexical.fetched = Math.max(arms.lexical.fetched, ranked.length)
+      arms.lexical.exhausted &&= hits.length <= depth
+      lexicalCount += ranked.length
+    }
+  } else arms.lexical.reason = texts.lexical.trim() === '' ? 'empty query' : 'the query has no words to match'
+  let lexicalMs = performance.now() - tl
+
+  const mode = effectiveMode(cfg, { dense: arms.dense.ran, lexical: arms.lexical.ran })
+
+  if (mode === 'recency') {
+    arms.recency = { ran: true, fetched: 0, exhausted: true, reason: null }
+    for (const { filter, group } of groups) {
+      const rows = store.memoriesWhere(filter, { limit: depth, order: 'created_desc' })
+      rows.forEach((m, i) => {
+        const d = draftOf(drafts, m.id, group)
+        if (d) d.recencyRank = i + 1
+      })
+      arms.recency.fetched = Math.max(arms.recency.fetched, rows.length)
+      arms.recency.exhausted &&= rows.length < depth
+    }
+  } else if (mode === 'session' || mode === 'keyword') {
+    arms.order = { ran: true, fetched: 0, exhausted: true, reason: null }
+    const keywords = engramKeywords(texts.lexical)
+    for (const { filter, group } of groups) {
+      // seed 000 GetBySessionAsync: the session's messages in order; seed 002 keyword fallback: newest first.
+      const ids = mode === 'session' ? store.memoriesWhere(filter, { limit: depth, order: 'turn' }).map((m) => m.id) : keywordSearch(store, filter, keywords, depth)
+      ids.forEach((id, i) => {
+        const d = draftOf(drafts, id, group)
+        if (d) d.orderKey = i + 1
+      })
+      arms.order.fetched = Math.max(arms.order.fetched, ids.length)
+      arms.order.exhausted &&= ids.length < depth
+    }
+  }
+
+  if (!inScopeKnown) {
+    const listed = scopes.get('')
+    const c = listed ? { count: listed.ids.length, capped: false } : countScope(store, groups[0].filter)
+    inScope = c.count
+    inScopeCapped = c.capped
+  }
+  if (bf) inScope += countScope(store, bf).count
+
+  // Measure what the arms did not: similarity of non-dense hits, bm25 of non-lexical hits.
+  const ids = [...drafts.keys()]
+  const mems = store.getMemories(ids)
+  if (idx && qn) {
+    for (const d of drafts.values()) {
+      if (d.denseRank !== null) continue
+      const row = idx.rowOf.get(d.id)
+      d.similarity = row === undefined ? null : dotRow(idx.data, row, idx.dim, qn)
+    }
+  }
+  if (arms.lexical.ran) {
+    const t2 = performance.now()
+    const missing: string[] = []
+    for (const d of drafts.values()) {
+      if (d.lexicalRank !== null) continue
+      const b = knownBm25.get(d.id)
+      if (b !== undefined) d.bm25 = b
+      // When the pass read every match in scope, a row it did not return has no match.
+      else if (!allBm25Known) missing.push(d.id)
+    }
+    for (let i = 0; i < missing.length; i += 500) {
+      const chunk = missing.slice(i, i + 500)
+      for (const h of lexicalArm(store, texts.lexical, { ids: chunk }, chunk.length)) {
+        const d = drafts.get(h.id)
+        if (d) d.bm25 = h.bm25
+      }
+    }
+    lexicalMs += performance.now() - t2
+  }
+  let maxNeg = 0
+  for (const d of drafts.values()) if (d.bm25 !== null && -d.bm25 > maxNeg) maxNeg = -d.bm25
+
+  // Live-transcript dedupe (seed 004): by id, or by identical trimmed text like Neo's renderRecall.
+  const excludeIds = cfg.scope.excludeIds ?? []
+  const excludedTexts = new Set<string>()
+  if (excludeIds.length) for (const m of store.getMemories(excludeIds).values()) excludedTexts.add(m.content.trim())
+  const excludeSet = new Set(excludeIds)
+  // Engram's blend skips user memories whose content equals a session result's.
+  const primaryByContent = new Map<string, string[]>()
+  if (bf)
+    for (const d of drafts.values()) {
+      if (d.group) continue
+      const m = mems.get(d.id)
+      if (!m) continue
+      const list = primaryByContent.get(m.content)
+      list ? list.push(d.id) : primaryByContent.set(m.content, [d.id])
+    }
+
+  const candidates: CandidateRaw[] = []
+  const units: Record<string, UnitInfo> = {}
+  for (const d of drafts.values()) {
+    const m = mems.get(d.id)
+    if (!m) continue // deleted under us
+    const lastUsed = m.lastUsedAt !== null && m.lastUsedAt <= now ? m.lastUsedAt : m.createdAt
+    const c: CandidateRaw = {
+      id: d.id,
+      similarity: d.similarity,
+      lexical: d.bm25 !== null && maxNeg > 0 ? -d.bm25 / maxNeg : 0,
+      bm25: d.bm25,
+      ageLastUsedMs: Math.max(0, now - lastUsed),
+      ageCreatedMs: Math.max(0, now - m.createdAt),
+      salience: m.salience ?? 0,
+      denseRank: d.denseRank,
+      lexicalRank: d.lexicalRank,
+      recencyRank: d.recencyRank,
+      textLength: m.content.length,
+      // seed 004 budgets the trimmed turn text in bytes: (len(text) + 3) / 4
+      textBytes: utf8Length(m.content.trim()),
+    }
+    if (d.orderKey !== undefined) c.orderKey = d.orderKey
+    if (d.group) {
+      c.group = d.group
+      const same = primaryByContent.get(m.content)
+      if (same) c.sameContentAs = same
+    }
+    if (excludeSet.has(d.id) || (excludedTexts.size > 0 && excludedTexts.has(m.content.trim()))) c.excluded = true
+    candidates.push(c)
+    units[d.id] = unitOfMemory(m)
+  }
+  return { candidates, units, mode, arms, inScope, inScopeCapped, denseCount, lexicalCount, denseMs, lexicalMs }
+}
+
+export function unitOfMemory(m: Memory): UnitInfo {
+  return {
+    id: m.id,
+    content: m.content,
+    kind: m.kind,
+    role: m.role,
+    tier: m.tier,
+    sessionId: m.sessionId,
+    userId: m.userId,
+    agentId: m.agentId,
+    createdAt: m.createdAt,
+    lastUsedAt: m.lastUsedAt,
+    turn: m.turn,
+    source: m.source,
+    salience: m.salience,
+    metadata: m.metadata,
+  }
+}
+
+/** seed 000: episodes (sessions) ranked by the cosine of their summary vector. */
+function gatherSessions(
+  store: Store,
+  texts: { dense: string; lexical: string },
+  cfg: RecallConfig,
+  now: number,
+  idx: VectorIndex | null,
+  qn: Float64Array | null,
+  denseReason: string | null,
+  depth: number,
+): Gathered {
+  const sessions = sessionsForRecall(store, cfg.scope, now)
+  const drafts = new Map<string, Draft>()
+  const arms = {
+    dense: armOff(denseReason),
+    lexical: armOff('no lexical index over session summaries'),
+    recency: { ran: true, fetched: 0, exhausted: true, reason: null } as ArmState,
+    order: armOff('not keyword mode'),
+  }
+  const td = performance.now()
+  let denseCount = 0
+  if (idx && qn) {
+    const scored: { s: Session; row: number; sim: number | null }[] = []
+    for (const s of sessions) {
+      const row = idx.rowOf.get(s.id)
+      if (row !== undefined) scored.push({ s, row, sim: dotRow(idx.data, row, idx.dim, qn) })
+      else if (cfg.missingVector === 'zero') scored.push({ s, row: Infinity, sim: null }) // seed 000 requires SummaryEmbedding != null
+    }
+    scored.sort((a, b) => (b.sim ?? 0) - (a.sim ?? 0) || a.row - b.row || (a.s.id < b.s.id ? -1 : 1))
+    const top = scored.slice(0, depth)
+    top.forEach((x, i) => {
+      const d = draftOf(drafts, x.s.id, undefined)!
+      d.similarity = x.sim
+      d.denseRank = i + 1
+    })
+    arms.dense = { ran: true, fetched: top.length, exhausted: scored.length <= depth, reason: null }
+    denseCount = top.length
+  }
+  const denseMs = performance.now() - td
+  // seed 000 RecallRecentAsync: the N most recent sessions (sessionsForRecall is newest first).
+  const recent = sessions.slice(0, depth)
+  recent.forEach((s, i) => (draftOf(drafts, s.id, undefined)!.recencyRank = i + 1))
+  arms.recency.fetched = recent.length
+  arms.recency.exhausted = sessions.length <= depth
+  const mode = effectiveMode(cfg, { dense: arms.dense.ran, lexical: false })
+  if (mode === 'keyword') {
+    const keywords = engramKeywords(texts.lexical)
+    const hits = sessions.filter((s) => keywords.length === 0 || keywords.some((k) => (s.summary ?? '').toLowerCase().includes(k))).slice(0, depth)
+    hits.forEach((s, i) => (draftOf(drafts, s.id, undefined)!.orderKey = i + 1))
+    arms.order = { ran: true, fetched: hits.length, exhausted: hits.length < depth, reason: null }
+  }
+  if (idx && qn)
+    for (const d of drafts.values()) {
+      if (d.denseRank !== null) continue
+      const row = idx.rowOf.get(d.id)
+      d.similarity = row === undefined ? null : dotRow(idx.data, row, idx.dim, qn)
+    }
+  const byId = new Map(sessions.map((s) => [s.id, s]))
+  const messages = cfg.useSessionSummaries ? null : sessionMessages(store, [...drafts.keys()], now)
+  const candidates: CandidateRaw[] = []
+  const units: Record<string, UnitInfo> = {}
+  for (const d of drafts.values()) {
+    const s = byId.get(d.id)!
+    const started = s.startedAt ?? s.endedAt ?? now
+    const lastActive = s.endedAt ?? started
+    // UseSessionSummaries = false: the full thread, one "role: content" line per message.
+    const text = messages ? (messages.get(s.id) ?? []).map((m) => `${m.role ?? 'unknown'}: ${m.content}`).join('\n') : (s.summary ?? '')
+    const c: CandidateRaw = {
+      id: s.id,
+      similarity: d.similarity,
+      lexical: 0,
+      bm25: null,
+      ageLastUsedMs: Math.max(0, now - lastActive),
+      ageCreatedMs: Math.max(0, now - started),
+      salience: 0,
+      denseRank: d.denseRank,
+      lexicalRank: null,
+      recencyRank: d.recencyRank,
+      textLength: text.length,
+      textBytes: utf8Length(text.trim()),
+    }
+    if (d.orderKey !== undefined) c.orderKey = d.orderKey
+    candidates.push(c)
+    units[s.id] = {
+      id: s.id,
+      content: text,
+      kind: null,
+      role: null,
+      tier: s.isArchived ? 'archived' : null,
+      sessionId: s.id,
+      userId: s.userId,
+      agentId: s.agentId,
+      createdAt: s.startedAt,
+      lastUsedAt: s.endedAt,
+      turn: null,
+      source: null,
+      salience: null,
+    }
+  }
+  return { candidates, units, mode, arms, inScope: sessions.length, inScopeCapped: false, denseCount, lexicalCount: 0, denseMs, lexicalMs: 0 }
+}

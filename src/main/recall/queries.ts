@@ -1,0 +1,239 @@
+/**
+ * Recall-specific SQL over a Store: scope → MemoryFilter (with time travel),
+ * Engram's keyword fallback, sessions for session-unit recall, and the age
+ * histogram behind the UI's decay curve.
+ *
+ * Time travel: a recall at `now` sees only rows created at or before `now`
+ * (they are left out of every arm, not gated, so nothing from the future can
+ * leak into a trace); a last_used_at later than `now` is unknown at that moment
+ * and counts as never used.
+ */
+import type Database from 'better-sqlite3'
+import type { RecallAges } from '../../shared/contract'
+import type { RecallScope, Session } from '../../shared/types'
+import type { Store } from '../store/open'
+import { memoryWhere, type MemoryFilter } from '../store/queries'
+import { decodeSession } from '../store/decode'
+import { toFtsQuery } from '../store/fts'
+
+/**
+ * The memories sub-select for a filter: without the sessions join (no per-row
+ * tenant lookup) unless the filter needs the tenant.
+ */
+export function memSql(store: Store, f: MemoryFilter): string {
+  return f.tenantId === undefined ? (store.source.memoriesLite ?? store.source.memories) : store.source.memories
+}
+
+const stmtCache = new WeakMap<Database.Database, Map<string, Database.Statement>>()
+
+/** A prepared statement, reused across recalls (SQL text is the key; at most 256 per connection). */
+export function prep(db: Database.Database, sql: string): Database.Statement {
+  let m = stmtCache.get(db)
+  if (!m) stmtCache.set(db, (m = new Map()))
+  let st = m.get(sql)
+  if (!st) {
+    if (m.size >= 256) m.delete(m.keys().next().value!)
+    st = db.prepare(sql)
+    m.set(sql, st)
+  }
+  return st
+}
+
+/** Ids and row keys (`_rid`) of a scope, at most `cap` (cap + 1 rows tell "more"). */
+export function scopeRows(store: Store, f: MemoryFilter, cap: number): { ids: string[]; rids: number[] } {
+  const where = memoryWhere(f, store.source.embeddings)
+  const rows = prep(store.db, `SELECT m.id, m._rid FROM (${memSql(store, f)}) m WHERE ${where.sql} LIMIT ${Math.max(0, Math.floor(cap))}`)
+    .raw(true)
+    .all(where.params) as [unknown, number][]
+  const ids = new Array<string>(rows.length)
+  const rids = new Array<number>(rows.length)
+  for (let i = 0; i < rows.length; i++) {
+    ids[i] = String(rows[i][0])
+    rids[i] = Number(rows[i][1])
+  }
+  return { ids, rids }
+}
+
+/**
+ * bm25 over the raw utterance within a filter, best first (FTS5: lower = better),
+ * the same query as Store.lexicalSearch. `ridRange` (the scope's min/max `_rid`)
+ * lets FTS5 read only that stretch of its doclists: a session's rows usually sit
+ * together, so a session-scoped recall no longer scores every match in the DB.
+ * The range holds every in-scope row, so the answer is the same.
+ */
+export function lexicalArm(store: Store, text: string, f: MemoryFilter, limit: number, ridRange?: [number, number] | null): { id: string; bm25: number }[] {
+  const q = toFtsQuery(text)
+  if (!q || limit <= 0) return []
+  const fts = store.ftsTable()
+  const where = memoryWhere(f, store.source.embeddings)
+  const range = ridRange ? ` AND rowid BETWEEN @ridLo AND @ridHi` : ''
+  const params: Record<string, unknown> = { ...where.params, ftsq: q }
+  if (ridRange) [params.ridLo, params.ridHi] = ridRange
+  const rows = prep(
+    store.db,
+    `SELECT m.id AS id, r.rank AS bm25 FROM (SELECT rowid AS rid, bm25(${fts.name}) AS rank FROM ${fts.qualified} WHERE ${fts.name} MATCH @ftsq${range}) r
+     JOIN (${memSql(store, f)}) m ON m._rid = r.rid WHERE ${where.sql} ORDER BY r.rank ASC, m._rid ASC LIMIT ${Math.floor(limit)}`,
+  )
+    .raw(true)
+    .all(params) as [unknown, number][]
+  return rows.map((r) => ({ id: String(r[0]), bm25: r[1] }))
+}
+
+/** The scope of the primary group as a MemoryFilter at `now`. */
+export function scopeFilter(scope: RecallScope, now: number): MemoryFilter {
+  return {
+    agentId: scope.agentId,
+    userId: scope.userId,
+    sessionId: scope.sessionId,
+    tenantId: scope.tenantId,
+    tiers: scope.tiers,
+    kinds: scope.kinds,
+    roles: scope.roles,
+    after: scope.after,
+    before: scope.before === undefined ? now : Math.min(scope.before, now),
+  }
+}
+
+/**
+ * Engram's userId blend: that user's cross-session memories (user_id set,
+ * session_id NULL). Engram's blendUserMemories calls recallUser(userId, query,
+ * ceil(limit/2)) without the caller's tiers, role or dates, so neither do we:
+ * working + long_term, same agent when the scope names one.
+ */
+export function blendFilter(scope: RecallScope, now: number): MemoryFilter | null {
+  if (!scope.blendUserId) return null
+  return { agentId: scope.agentId, userId: scope.blendUserId, noSession: true, tiers: ['working', 'long_term'], before: now }
+}
+
+/** How many rows a filter matches, counting at most `cap` (+1 tells "more"). */
+export function countScope(store: Store, f: MemoryFilter, cap = 10_000): { count: number; capped: boolean } {
+  const where = memoryWhere(f, store.source.embeddings)
+  const n = prep(store.db, `SELECT count(*) FROM (SELECT 1 FROM (${memSql(store, f)}) m WHERE ${where.sql} LIMIT ${cap + 1})`).pluck().get(where.params) as number
+  return n > cap ? { count: cap, capped: true } : { count: n, capped: false }
+}
+
+/** seed 002 keywords: `query.toLowerCase().split(/\s+/).filter(k => k.length > 2)`. */
+export function engramKeywords(query: string): string[] {
+  return query
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((k) => k.length > 2)
+}
+
+/**
+ * seed 002 keyword fallback: rows whose LOWER(content) LIKE '%kw%' for any
+ * keyword, newest first. Like Engram, `%` and `_` in a keyword stay LIKE
+ * wildcards; no keyword at all matches every row.
+ */
+export function keywordSearch(store: Store, f: MemoryFilter, keywords: string[], limit: number): string[] {
+  const where = memoryWhere(f, store.source.embeddings)
+  const params: Record<string, unknown> = { ...where.params }
+  let kw = ''
+  if (keywords.length > 0) {
+    kw = ` AND (${keywords
+      .map((k, i) => {
+        params[`kw${i}`] = `%${k}%`
+        return `LOWER(m.content) LIKE @kw${i}`
+      })
+      .join(' OR ')})`
+  }
+  return (
+    store.db
+      .prepare(`SELECT m.id FROM (${memSql(store, f)}) m WHERE ${where.sql}${kw} ORDER BY m.created_at DESC, m._rid DESC LIMIT ${Math.max(0, Math.floor(limit))}`)
+      .pluck()
+      .all(params) as unknown[]
+  ).map(String)
+}
+
+/**
+ * Sessions a session-unit recall may return at `now`: agent/user/tenant (and
+ * session id) of the scope, archived only when the tiers include 'archived'
+ * (seed 000: `!e.IsArchived`), started within after/before, and finished by
+ * `now` — a session's summary (and its vector) exists once it has ended.
+ * Newest first.
+ */
+export function sessionsForRecall(store: Store, scope: RecallScope, now: number): Session[] {
+  const parts: string[] = []
+  const params: Record<string, unknown> = { now }
+  if (scope.agentId !== undefined) (parts.push('s.agent_id = @agentId'), (params.agentId = scope.agentId))
+  if (scope.userId !== undefined) (parts.push('s.user_id = @userId'), (params.userId = scope.userId))
+  if (scope.tenantId !== undefined) (parts.push('s.tenant_id = @tenantId'), (params.tenantId = scope.tenantId))
+  if (scope.sessionId !== undefined) (parts.push('s.id = @sessionId'), (params.sessionId = scope.sessionId))
+  if (!scope.tiers.includes('archived')) parts.push('coalesce(s.is_archived, 0) = 0')
+  if (scope.after !== undefined) (parts.push('s.started_at >= @after'), (params.after = scope.after))
+  if (scope.before !== undefined) (parts.push('s.started_at <= @before'), (params.before = scope.before))
+  parts.push('coalesce(s.ended_at, s.started_at) <= @now')
+  const rows = store.db
+    .prepare(`SELECT s.*, 0 AS memory_count FROM (${store.source.sessions}) s WHERE ${parts.join(' AND ')} ORDER BY s.started_at DESC, s.id ASC LIMIT 100000`)
+    .all(params) as Record<string, unknown>[]
+  return rows.map(decodeSession)
+}
+
+/** Messages of sessions (created by `now`) in turn order, for UseSessionSummaries = false. */
+export function sessionMessages(store: Store, sessionIds: string[], now: number): Map<string, { role: string | null; content: string }[]> {
+  const out = new Map<string, { role: string | null; content: string }[]>()
+  for (const id of sessionIds) out.set(id, [])
+  if (sessionIds.length === 0) return out
+  for (let i = 0; i < sessionIds.length; i += 500) {
+    const chunk = sessionIds.slice(i, i + 500)
+    const rows = store.db
+      .prepare(
+        `SELECT m.session_id AS s, m.role AS role, m.content AS content FROM (${store.source.memories}) m
+         WHERE m.session_id IN (${chunk.map(() => '?').join(',')}) AND m.created_at <= ?
+         ORDER BY m.session_id, m.turn IS NULL, m.turn ASC, m.created_at ASC, m._rid ASC`,
+      )
+      .all(...chunk, now) as { s: string; role: string | null; content: string | null }[]
+    for (const r of rows) out.get(String(r.s))?.push({ role: r.role, content: r.content ?? '' })
+  }
+  return out
+}
+
+/** DESIGN: the UI's decay curve (contract `recall.ages`). */
+export type AgeHistogram = RecallAges
+
+const NICE_BINS_H = [1, 2, 3, 6, 12, 24, 48, 72, 168, 336, 720, 1440, 2160, 4320, 8760]
+
+/**
+ * Ages of the memories in a scope at `now` (from last use, falling back to
+ * creation; or from creation), as a histogram with a readable bin width.
+ */
+export function ageHistogram(store: Store, scope: RecallScope, now: number, from: 'last_used' | 'created', maxBins = 40): AgeHistogram {
+  const f = scopeFilter(scope, now)
+  const where = memoryWhere(f, store.source.embeddings)
+  const t =
+    from === 'last_used'
+      ? `(CASE WHEN m.last_used_at IS NOT NULL AND m.last_used_at <= @hnow THEN m.last_used_at ELSE m.created_at END)`
+      : `m.created_at`
+  const params = { ...where.params, hnow: now }
+  const db: Database.Database = store.db
+  const stats = db
+    .prepare(
+      `SELECT count(*) AS n, max(@hnow - ${t}) AS mx,
+         sum(CASE WHEN m.last_used_at IS NULL OR m.last_used_at > @hnow THEN 1 ELSE 0 END) AS never
+       FROM (${store.source.memories}) m WHERE ${where.sql}`,
+    )
+    .get(params) as { n: number; mx: number | null; never: number | null }
+  const maxAgeMs = Math.max(0, stats.mx ?? 0)
+  const hours = maxAgeMs / 3_600_000 / Math.max(1, maxBins)
+  const binH = NICE_BINS_H.find((h) => h >= hours) ?? Math.ceil(hours / 8760) * 8760
+  const binMs = binH * 3_600_000
+  const counts = db
+    .prepare(`SELECT CAST((@hnow - ${t}) / @w AS INTEGER) AS b, count(*) AS n FROM (${store.source.memories}) m WHERE ${where.sql} GROUP BY b ORDER BY b`)
+    .all({ ...params, w: binMs }) as { b: number; n: number }[]
+  const nb = Math.max(1, Math.floor(maxAgeMs / binMs) + 1)
+  const bins = Array.from({ length: nb }, (_, i) => ({ startMs: i * binMs, endMs: (i + 1) * binMs, count: 0 }))
+  for (const c of counts) if (c.b >= 0 && c.b < nb) bins[c.b].count += c.n
+  return { now, from, binMs, bins: stats.n === 0 ? [] : bins, total: stats.n, neverUsed: stats.never ?? 0, maxAgeMs }
+}
+
+/** Stored embedding models of an owner type (cheap: one indexed GROUP BY). */
+export function storedModels(store: Store, owner: 'memory' | 'session' = 'memory'): string[] {
+  const e = store.source.embeddings
+  if (!e) return []
+  const dm = store.source.defaultModel
+  const expr = dm ? `coalesce(e.model, @dm)` : 'e.model'
+  return (prep(store.db, `SELECT ${expr} AS m, count(*) AS n FROM (${e}) e WHERE e.owner_type = @owner GROUP BY 1 ORDER BY n DESC, 1`).all({ owner, dm: dm ?? '' }) as { m: string }[]).map(
+    (r) => String(r.m),
+  )
+}
+
