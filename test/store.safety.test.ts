@@ -46,6 +46,8 @@ describe('read-only', () => {
     await must('memories.get', { id: page.rows[0].id })
     await must('memories.similar', { id: page.rows[0].id, k: 5 })
     await must('events.page', { limit: 10 })
+    // Browser mode has no native dialog: the renderer shows a path field instead.
+    expect(await must('store.pick', {})).toEqual({ supported: false, path: null })
     // Every recall preset runs against it too, when the engine is present.
     const presets = await call('recall.presets', {})
     if (presets.ok)

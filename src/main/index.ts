@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { app, BrowserWindow, ipcMain } from 'electron'
+import { app, BrowserWindow, dialog, ipcMain } from 'electron'
 import { App } from './api/app'
 import { createHandlers } from './api/handlers'
 import { createDispatcher } from './api/register'
@@ -94,6 +94,18 @@ function boot(): void {
       // RECALLSCOPE_HOME wins, as in browser mode and the CLI.
       dataDir: process.env.RECALLSCOPE_HOME ? undefined : app.getPath('userData'),
       nativeBinding: electronNativeBinding(),
+      pickFile: async () => {
+        const opts: Electron.OpenDialogOptions = {
+          title: 'Open a memory database',
+          properties: ['openFile'],
+          filters: [
+            { name: 'SQLite databases', extensions: ['db', 'sqlite', 'sqlite3', 'db3'] },
+            { name: 'All files', extensions: ['*'] },
+          ],
+        }
+        const r = win ? await dialog.showOpenDialog(win, opts) : await dialog.showOpenDialog(opts)
+        return r.canceled ? null : (r.filePaths[0] ?? null)
+      },
     })
     openInitial(core, dbPathFromArgv(process.argv, process.cwd()))
     const dispatch = createDispatcher(createHandlers(core), {

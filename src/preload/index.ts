@@ -25,6 +25,7 @@ const api = {
   'store.facts': (input) => ipcRenderer.invoke('store.facts', input),
   'store.recent': (input) => ipcRenderer.invoke('store.recent', input),
   'store.close': (input) => ipcRenderer.invoke('store.close', input),
+  'store.pick': (input) => ipcRenderer.invoke('store.pick', input),
 
   // --- sessions ------------------------------------------------------------
   'sessions.page': (input) => ipcRenderer.invoke('sessions.page', input),

@@ -273,6 +273,8 @@ export const contract = {
   'store.recent': { input: z.strictObject({}), output: out<RecentFile[]>() },
   /** Close the current DB. */
   'store.close': { input: z.strictObject({}), output: out<{ closed: boolean }>() },
+  /** The desktop app's file dialog (browser mode: `supported: false`, type a path instead). */
+  'store.pick': { input: z.strictObject({}), output: out<{ supported: boolean; path: string | null }>() },
 
   // --- sessions ------------------------------------------------------------
   /** A page of sessions with their memory counts. */

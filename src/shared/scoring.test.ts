@@ -182,3 +182,17 @@ describe('local re-rank', () => {
     expect(r.msPerCall).toBeLessThan(20)
   })
 })
+
+import { sameScope } from './scoring'
+describe('sameScope', () => {
+  it('ignores key order, undefined keys and list order', () => {
+    expect(sameScope({ tiers: ['working', 'long_term'], agentId: 'a' }, { agentId: 'a', tiers: ['long_term', 'working'], userId: undefined })).toBe(true)
+    expect(sameScope({ tiers: ['working'], excludeIds: [] }, { tiers: ['working'] })).toBe(true)
+  })
+  it('sees real differences', () => {
+    expect(sameScope({ tiers: ['working'], agentId: 'a' }, { tiers: ['working'], agentId: 'b' })).toBe(false)
+    expect(sameScope({ tiers: ['working'] }, { tiers: ['working', 'archived'] })).toBe(false)
+    expect(sameScope({ tiers: ['working'], kinds: ['semantic'] }, { tiers: ['working'] })).toBe(false)
+    expect(sameScope({ tiers: ['working'], kinds: [] }, { tiers: ['working'] })).toBe(false)
+  })
+})

@@ -350,7 +350,7 @@ export function canRerankLocally(
 ): { ok: true; mode: EffectiveMode } | { ok: false; reason: string } {
   const prev = trace.config
   if (!trace.arms || !trace.mode) return { ok: false, reason: 'trace has no arm info' }
-  if (JSON.stringify(prev.scope) !== JSON.stringify(next.scope)) return { ok: false, reason: 'scope changed' }
+  if (!sameScope(prev.scope, next.scope)) return { ok: false, reason: 'scope changed' }
   if ((prev.model ?? null) !== (next.model ?? null)) return { ok: false, reason: 'model changed' }
   if (prev.unit !== next.unit) return { ok: false, reason: 'unit changed' }
   if (prev.useSessionSummaries !== next.useSessionSummaries) return { ok: false, reason: 'unit text changed' }
@@ -368,6 +368,27 @@ export function canRerankLocally(
   if (mode === 'session' || mode === 'keyword') need.push(['order', arms.order])
   for (const [name, a] of need) if (!deep(a)) return { ok: false, reason: `${name} arm fetched ${a.fetched} < candidatePool ${next.candidatePool}` }
   return { ok: true, mode }
+}
+
+/**
+ * Two scopes select the same memories: key order and absent-vs-undefined don't
+ * matter; list fields compare as sets (tiers ['working','long_term'] equals
+ * ['long_term','working']).
+ */
+export function sameScope(a: RecallConfig['scope'], b: RecallConfig['scope']): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)] as (keyof RecallConfig['scope'])[])
+  for (const k of keys) {
+    const x = a[k]
+    const y = b[k]
+    if (Array.isArray(x) || Array.isArray(y)) {
+      // An absent filter list means "any" and differs from [] ("none") — except exclusions, where [] excludes nothing.
+      if (k !== 'excludeIds' && (x === undefined) !== (y === undefined)) return false
+      const xs = new Set((x as string[] | undefined) ?? [])
+      const ys = new Set((y as string[] | undefined) ?? [])
+      if (xs.size !== ys.size || [...xs].some((v) => !ys.has(v))) return false
+    } else if ((x ?? null) !== (y ?? null)) return false
+  }
+  return true
 }
 
 /**

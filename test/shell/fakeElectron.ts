@@ -215,7 +215,18 @@ export function createFakeElectron() {
     },
   }
 
-  fake.module = { app, BrowserWindow: FakeBrowserWindow, ipcMain, session, contextBridge, ipcRenderer, default: undefined }
+  /** The native file dialog: records each call and answers with `dialogAnswer`. */
+  const dialog = {
+    calls: [] as { window: unknown; options: Record<string, unknown> }[],
+    answer: { canceled: true, filePaths: [] as string[] },
+    async showOpenDialog(a: unknown, b?: unknown) {
+      const [window, options] = b === undefined ? [null, a] : [a, b]
+      dialog.calls.push({ window, options: options as Record<string, unknown> })
+      return dialog.answer
+    },
+  }
+
+  fake.module = { app, BrowserWindow: FakeBrowserWindow, ipcMain, session, contextBridge, ipcRenderer, dialog, default: undefined }
   ;(fake.module as { default: unknown }).default = fake.module
-  return Object.assign(fake, { app, BrowserWindow: FakeBrowserWindow, ipcMain, session, contextBridge, ipcRenderer })
+  return Object.assign(fake, { app, BrowserWindow: FakeBrowserWindow, ipcMain, session, contextBridge, ipcRenderer, dialog })
 }

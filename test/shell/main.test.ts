@@ -98,6 +98,19 @@ describe('main process boot', () => {
     expect(fs.existsSync(`${agentDb}-wal`)).toBe(false)
   })
 
+  it('store.pick shows the native open dialog over the window and returns the chosen file', async () => {
+    const { api } = await boot(['/opt/electron', root, agentDb])
+    await ready()
+    fake.dialog.calls.length = 0
+    fake.dialog.answer = { canceled: false, filePaths: [agentDb] }
+    const picked = (await api['store.pick']({})) as Result<{ supported: boolean; path: string | null }>
+    expect(picked).toEqual({ ok: true, data: { supported: true, path: agentDb } })
+    expect(fake.dialog.calls[0].window).toBe(fake.windows[0])
+    expect(fake.dialog.calls[0].options.properties).toEqual(['openFile'])
+    fake.dialog.answer = { canceled: true, filePaths: [] }
+    expect(await api['store.pick']({})).toEqual({ ok: true, data: { supported: true, path: null } })
+  })
+
   it('with no file, generates the demo DB in userData on first run and opens it', async () => {
     const demo = path.join(t.dir, 'userData', 'demo.db')
     expect(fs.existsSync(demo)).toBe(false)

@@ -18,6 +18,8 @@ export interface AppOptions {
   /** better-sqlite3 addon for this runtime (Electron-ABI build in the app). */
   nativeBinding?: string
   version?: string
+  /** The desktop shell's file dialog; absent in browser mode. */
+  pickFile?: () => Promise<string | null>
 }
 
 export interface Settings {
@@ -108,6 +110,7 @@ export class App {
   readonly mode: 'electron' | 'browser'
   readonly nativeBinding?: string
   readonly version: string
+  readonly pickFile?: () => Promise<string | null>
   readonly jobs = new JobManager()
   private store: Store | null = null
   private settingsCache: Settings | null = null
@@ -117,6 +120,7 @@ export class App {
     this.mode = opts.mode
     this.nativeBinding = opts.nativeBinding
     this.version = opts.version ?? '0.0.0'
+    this.pickFile = opts.pickFile
     fs.mkdirSync(this.dataDir, { recursive: true })
   }
 

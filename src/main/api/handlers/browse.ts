@@ -16,6 +16,7 @@ type BrowseChannels =
   | 'store.facts'
   | 'store.recent'
   | 'store.close'
+  | 'store.pick'
   | 'sessions.page'
   | 'sessions.get'
   | 'memories.page'
@@ -35,6 +36,7 @@ export function browseHandlers(app: App): Pick<Handlers, BrowseChannels> {
     'store.facts': () => app.requireStore().facts(),
     'store.recent': () => app.recent(),
     'store.close': () => ({ closed: app.close() }),
+    'store.pick': async () => (app.pickFile ? { supported: true, path: await app.pickFile() } : { supported: false, path: null }),
     'sessions.page': (i) => app.requireStore().sessionsPage(i),
     'sessions.get': (i) => {
       const s = app.requireStore().getSession(i.id)

@@ -4,10 +4,12 @@ import { bridgeMode, call } from '../lib/api'
 import { AppContext, type AppState, type Nav, type Route } from './context'
 import { LibraryView } from '../features/library/LibraryView'
 import { BrowseView } from '../features/browse/BrowseView'
+import { RecallView } from '../features/recall/RecallView'
 
 const ROUTES: { route: Route; label: string; needsDb: boolean }[] = [
   { route: 'library', label: 'Library', needsDb: false },
   { route: 'browse', label: 'Memories', needsDb: true },
+  { route: 'recall', label: 'Recall', needsDb: true },
 ]
 
 export function App() {
@@ -84,7 +86,8 @@ export function App() {
         <main className="main">
           {bootError && <div className="page"><div className="error">Cannot reach recallscope's main process: {bootError}</div></div>}
           {!bootError && booted && nav.route === 'library' && <LibraryView />}
-          {!bootError && booted && nav.route === 'browse' && db && <BrowseView key={dbVersion} />}
+          {!bootError && booted && nav.route === 'browse' && db && <BrowseView key={`${dbVersion}:${nav.params.memoryId ?? ''}`} />}
+          {!bootError && booted && nav.route === 'recall' && db && <RecallView key={dbVersion} />}
         </main>
       </div>
     </AppContext.Provider>

@@ -1,6 +1,6 @@
 import { useState } from 'react'
 import type { DbFacts } from '../../../../shared/types'
-import { call } from '../../lib/api'
+import { bridgeMode, call } from '../../lib/api'
 import { useAsync } from '../../lib/useAsync'
 import { fmtBytes, fmtDate, fmtInt } from '../../lib/format'
 import { useApp } from '../../app/context'
@@ -49,6 +49,19 @@ export function LibraryView() {
             <button className="btn primary" type="submit" disabled={busy || !path.trim()}>
               Open
             </button>
+            {bridgeMode === 'electron' && (
+              <button
+                className="btn"
+                type="button"
+                disabled={busy}
+                onClick={async () => {
+                  const picked = await call('store.pick', {}).catch(() => null)
+                  if (picked?.path) void open(() => call('store.open', { path: picked.path! }))
+                }}
+              >
+                Browse…
+              </button>
+            )}
           </form>
           <p className="muted small">
             Opened read-only: recallscope never writes to the agent's DB. Its own state (eval cases, runs, caches, the search index when the DB

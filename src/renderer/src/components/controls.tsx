@@ -1,0 +1,150 @@
+/**
+ * Small form controls with fixed geometry (values in tabular numerals, fixed
+ * widths) so nothing shifts while a slider moves.
+ */
+import { useId, type ReactNode } from 'react'
+
+export function Field({ label, hint, children }: { label: ReactNode; hint?: string; children: ReactNode }) {
+  return (
+    <div className="field" title={hint}>
+      <div className="field-label">{label}</div>
+      {children}
+    </div>
+  )
+}
+
+export interface SliderProps {
+  label: string
+  value: number
+  min: number
+  max: number
+  step: number
+  onChange: (v: number) => void
+  format?: (v: number) => string
+  hint?: string
+  /** a colour swatch before the label (feature colours) */
+  swatch?: string
+  disabled?: boolean
+}
+
+export function Slider({ label, value, min, max, step, onChange, format, hint, swatch, disabled }: SliderProps) {
+  const id = useId()
+  return (
+    <div className="slider" title={hint}>
+      <label htmlFor={id} className="slider-label">
+        {swatch && <span className="swatch" style={{ background: swatch }} />}
+        {label}
+      </label>
+      <input
+        id={id}
+        type="range"
+        min={min}
+        max={max}
+        step={step}
+        value={value}
+        disabled={disabled}
+        onChange={(e) => onChange(Number(e.target.value))}
+      />
+      <output htmlFor={id} className="slider-value">
+        {format ? format(value) : value}
+      </output>
+    </div>
+  )
+}
+
+/** A slider that can be switched off (null), e.g. floor or token budget. */
+export function OptionalSlider(props: Omit<SliderProps, 'value' | 'onChange'> & { value: number | null; onChange: (v: number | null) => void; offValue: number }) {
+  const { value, onChange, offValue, label, ...rest } = props
+  const id = useId()
+  return (
+    <div className="optslider">
+      <input
+        id={id}
+        type="checkbox"
+        aria-label={`${label} on`}
+        checked={value !== null}
+        onChange={(e) => onChange(e.target.checked ? offValue : null)}
+      />
+      <Slider {...rest} label={label} value={value ?? offValue} disabled={value === null} onChange={(v) => onChange(v)} format={value === null ? () => 'off' : rest.format} />
+    </div>
+  )
+}
+
+export function Select<T extends string>({
+  label,
+  value,
+  options,
+  onChange,
+  hint,
+}: {
+  label: string
+  value: T
+  options: readonly (T | { value: T; label: string })[]
+  onChange: (v: T) => void
+  hint?: string
+}) {
+  const id = useId()
+  return (
+    <div className="selectfield" title={hint}>
+      <label htmlFor={id}>{label}</label>
+      <select id={id} className="input" value={value} onChange={(e) => onChange(e.target.value as T)}>
+        {options.map((o) => {
+          const v = typeof o === 'string' ? o : o.value
+          const l = typeof o === 'string' ? o : o.label
+          return (
+            <option key={v} value={v}>
+              {l}
+            </option>
+          )
+        })}
+      </select>
+    </div>
+  )
+}
+
+export function Toggle({ label, checked, onChange, hint }: { label: string; checked: boolean; onChange: (v: boolean) => void; hint?: string }) {
+  return (
+    <label className="toggle" title={hint}>
+      <input type="checkbox" checked={checked} onChange={(e) => onChange(e.target.checked)} />
+      {label}
+    </label>
+  )
+}
+
+export function NumberInput({
+  label,
+  value,
+  min,
+  max,
+  step = 1,
+  onChange,
+  hint,
+}: {
+  label: string
+  value: number
+  min: number
+  max: number
+  step?: number
+  onChange: (v: number) => void
+  hint?: string
+}) {
+  const id = useId()
+  return (
+    <div className="selectfield" title={hint}>
+      <label htmlFor={id}>{label}</label>
+      <input
+        id={id}
+        className="input num"
+        type="number"
+        min={min}
+        max={max}
+        step={step}
+        value={value}
+        onChange={(e) => {
+          const n = Number(e.target.value)
+          if (e.target.value !== '' && Number.isFinite(n)) onChange(Math.min(max, Math.max(min, n)))
+        }}
+      />
+    </div>
+  )
+}

@@ -1,0 +1,248 @@
+/**
+ * Controls for every RecallConfig field. Scoring knobs re-rank instantly from
+ * cached features; the panel says when a change needs a new query.
+ */
+import { useState } from 'react'
+import type { FeatureName, RecallConfig } from '../../../../shared/types'
+import { mergeConfig, partialConfigSchema } from '../../../../shared/config'
+import { NumberInput, OptionalSlider, Select, Slider, Toggle } from '../../components/controls'
+import { FEATURE_COLORS } from './ResultsList'
+import { FEATURES, fmtHours, halfLifeToPos, moveWeight, onSimplex, posToHalfLife, toSimplex } from './weights'
+import { DecayChart } from './DecayChart'
+
+export interface ConfigPanelProps {
+  config: RecallConfig
+  onChange: (next: RecallConfig) => void
+  /** scope + now for the age histogram under the decay curve */
+  ages: { scope: RecallConfig['scope']; now: number }
+}
+
+const LABEL: Record<FeatureName, string> = { similarity: 'Similarity', lexical: 'Lexical', recency: 'Recency', salience: 'Salience' }
+
+export function ConfigPanel({ config, onChange, ages }: ConfigPanelProps) {
+  const [simplex, setSimplex] = useState(() => onSimplex(config.weights))
+  const [showJson, setShowJson] = useState(false)
+  const set = <K extends keyof RecallConfig>(k: K, v: RecallConfig[K]) => onChange({ ...config, [k]: v })
+
+  return (
+    <div className="config">
+      <section aria-label="Weights">
+        <div className="sec-head">
+          <h4>Weights</h4>
+          <Toggle
+            label="on the simplex"
+            hint="Weights sum to 1: moving one shares the rest among the others in proportion"
+            checked={simplex}
+            onChange={(v) => {
+              setSimplex(v)
+              if (v) set('weights', toSimplex(config.weights))
+            }}
+          />
+        </div>
+        {FEATURES.map((k) => (
+          <Slider
+            key={k}
+            label={LABEL[k]}
+            swatch={FEATURE_COLORS[k]}
+            value={config.weights[k]}
+            min={0}
+            max={1}
+            step={0.01}
+            format={(v) => v.toFixed(2)}
+            onChange={(v) => set('weights', moveWeight(config.weights, k, v, simplex))}
+          />
+        ))}
+        <div className="small muted">
+          Σ = {FEATURES.reduce((s, k) => s + config.weights[k], 0).toFixed(2)}
+          {config.fusion.method === 'rrf' && config.mode === 'hybrid' ? ' · hybrid RRF: similarity/lexical weight the arms’ rank terms' : ''}
+        </div>
+      </section>
+
+      <section aria-label="Recency">
+        <h4>Recency</h4>
+        <Slider
+          label="Half-life"
+          value={halfLifeToPos(config.recency.halfLifeHours)}
+          min={0}
+          max={1000}
+          step={1}
+          format={() => fmtHours(config.recency.halfLifeHours)}
+          hint="recency = 0.5 ^ (age / half-life)"
+          onChange={(pos) => set('recency', { ...config.recency, halfLifeHours: Math.max(1, posToHalfLife(pos)) })}
+        />
+        <Select
+          label="Age from"
+          value={config.recency.from}
+          options={[
+            { value: 'last_used', label: 'last use (created if never)' },
+            { value: 'created', label: 'creation' },
+          ]}
+          onChange={(v) => set('recency', { ...config.recency, from: v })}
+        />
+        <DecayChart scope={ages.scope} now={ages.now} from={config.recency.from} halfLifeHours={config.recency.halfLifeHours} />
+      </section>
+
+      <section aria-label="Gates">
+        <h4>Gates</h4>
+        <OptionalSlider
+          label="Floor"
+          hint="Drop candidates whose composite score is below this"
+          value={config.floor}
+          offValue={0.35}
+          min={0}
+          max={1}
+          step={0.01}
+          format={(v) => v.toFixed(2)}
+          onChange={(v) => set('floor', v)}
+        />
+        <OptionalSlider
+          label="Min similarity"
+          hint="Drop candidates whose cosine similarity is below this (before scoring gates)"
+          value={config.minSimilarity}
+          offValue={0.5}
+          min={-1}
+          max={1}
+          step={0.01}
+          format={(v) => v.toFixed(2)}
+          onChange={(v) => set('minSimilarity', v)}
+        />
+        <Slider label="topK" value={config.topK} min={0} max={50} step={1} onChange={(v) => set('topK', v)} />
+        <OptionalSlider
+          label="Token budget"
+          value={config.tokenBudget}
+          offValue={2000}
+          min={0}
+          max={8000}
+          step={50}
+          format={(v) => `${v}`}
+          onChange={(v) => set('tokenBudget', v === null ? null : Math.round(v))}
+        />
+        <div className="grid-controls">
+          <Select
+            label="Gate order"
+            value={config.gateOrder}
+            options={[
+              { value: 'floor-then-topk', label: 'floor → topK' },
+              { value: 'topk-then-floor', label: 'topK → floor' },
+            ]}
+            onChange={(v) => set('gateOrder', v)}
+          />
+          <Select
+            label="Estimator"
+            value={config.tokenEstimator}
+            options={[
+              { value: 'ceil4', label: 'ceil(len/4)' },
+              { value: 'neo', label: '(bytes+3)/4' },
+            ]}
+            onChange={(v) => set('tokenEstimator', v)}
+          />
+          <Select label="Overflow" value={config.overflow} options={['stop', 'skip'] as const} onChange={(v) => set('overflow', v)} />
+          <Toggle label="at least one" checked={config.atLeastOne} onChange={(v) => set('atLeastOne', v)} />
+        </div>
+      </section>
+
+      <section aria-label="Candidates">
+        <h4>Candidates</h4>
+        <div className="grid-controls">
+          <Select label="Mode" value={config.mode} options={['hybrid', 'dense', 'lexical', 'recency', 'session'] as const} onChange={(v) => set('mode', v)} />
+          <Select
+            label="Unit"
+            value={config.unit}
+            options={[
+              { value: 'memory', label: 'memories' },
+              { value: 'session', label: 'sessions (summary vectors)' },
+            ]}
+            onChange={(v) => set('unit', v)}
+          />
+          <NumberInput label="Pool" value={config.candidatePool} min={1} max={100000} onChange={(v) => set('candidatePool', v)} hint="Wide net: candidates per arm" />
+          <Select
+            label="Fusion"
+            value={config.fusion.method}
+            options={[
+              { value: 'rrf', label: 'RRF' },
+              { value: 'weighted', label: 'weighted sum' },
+            ]}
+            onChange={(v) => set('fusion', { ...config.fusion, method: v })}
+          />
+          <NumberInput label="RRF k" value={config.fusion.rrfK} min={0} max={1000} onChange={(v) => set('fusion', { ...config.fusion, rrfK: v })} />
+          <Select
+            label="Normalise"
+            value={config.normalize}
+            options={[
+              { value: 'none', label: 'none' },
+              { value: 'minmax', label: 'min-max per query' },
+            ]}
+            onChange={(v) => set('normalize', v)}
+          />
+        </div>
+      </section>
+
+      <section aria-label="Output">
+        <h4>Output</h4>
+        <div className="grid-controls">
+          <Select
+            label="Template"
+            value={config.template}
+            options={['plain', 'portal-episodic', 'portal-semantic', 'engram', 'fieldguide', 'neo'] as const}
+            onChange={(v) => set('template', v)}
+          />
+          <Toggle
+            label="refresh on recall"
+            hint="Simulate last_used_at = now for injected memories (seed 003); never written without write mode"
+            checked={config.refreshOnRecall}
+            onChange={(v) => set('refreshOnRecall', v)}
+          />
+          <Toggle label="session summaries" checked={config.useSessionSummaries} onChange={(v) => set('useSessionSummaries', v)} />
+          <Toggle label="keyword fallback" hint="Engram: with no embedder, match words longer than 2 chars, newest first" checked={config.keywordFallback} onChange={(v) => set('keywordFallback', v)} />
+        </div>
+      </section>
+
+      <section aria-label="Config JSON">
+        <div className="sec-head">
+          <h4>Config JSON</h4>
+          <button className="btn small" onClick={() => void navigator.clipboard?.writeText(JSON.stringify(config, null, 2))}>
+            Copy
+          </button>
+          <button className="btn small" onClick={() => setShowJson((v) => !v)} aria-expanded={showJson}>
+            {showJson ? 'Hide' : 'Show / edit'}
+          </button>
+        </div>
+        {showJson && <JsonEditor config={config} onChange={onChange} />}
+      </section>
+    </div>
+  )
+}
+
+function JsonEditor({ config, onChange }: { config: RecallConfig; onChange: (c: RecallConfig) => void }) {
+  const [text, setText] = useState(() => JSON.stringify(config, null, 2))
+  const [error, setError] = useState<string | null>(null)
+  return (
+    <div>
+      <textarea className="input mono" aria-label="Config JSON" rows={14} style={{ width: '100%' }} value={text} onChange={(e) => setText(e.target.value)} />
+      <div className="row">
+        <button
+          className="btn small"
+          onClick={() => {
+            let raw: unknown
+            try {
+              raw = JSON.parse(text)
+            } catch (e) {
+              return setError(`Not JSON: ${(e as Error).message}`)
+            }
+            // The same schema main validates with: a partial config is merged over the current one.
+            const parsed = partialConfigSchema.safeParse(raw)
+            if (!parsed.success) {
+              const i = parsed.error.issues[0]
+              return setError(`${i.path.join('.') || '(config)'}: ${i.message}`)
+            }
+            setError(null)
+            onChange(mergeConfig(config, parsed.data))
+          }}
+        >
+          Apply JSON
+        </button>
+        {error && <span className="error small">{error}</span>}
+      </div>
+    </div>
+  )
+}

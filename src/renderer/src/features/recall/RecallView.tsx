@@ -1,0 +1,251 @@
+/**
+ * Recall playground: query (or cue), scope, time travel, preset; every config
+ * knob; the ranked candidates with their score breakdown and gates; the exact
+ * context block. Slider moves re-rank locally from cached features.
+ */
+import { useEffect, useMemo, useState } from 'react'
+import type { Preset } from '../../../../shared/presets'
+import type { RecallConfig } from '../../../../shared/types'
+import { mergeConfig } from '../../../../shared/config'
+import { call } from '../../lib/api'
+import { useAsync } from '../../lib/useAsync'
+import { fmtDate, fmtNum } from '../../lib/format'
+import { useApp } from '../../app/context'
+import { ConfigPanel } from './ConfigPanel'
+import { ContextPreview } from './ContextPreview'
+import { ResultsList, toRows, GATE_TEXT, FEATURE_COLORS } from './ResultsList'
+import { useRecall, type RecallRequest } from './useRecall'
+import { RequestPanel } from './RequestPanel'
+import './recall.css'
+
+export interface PresetOption {
+  value: string
+  label: string
+  config: RecallConfig
+  requires: string[]
+}
+
+/** Presets and their variants as one flat list of options. */
+export function presetOptions(presets: readonly Preset[]): PresetOption[] {
+  const out: PresetOption[] = []
+  for (const p of presets) {
+    out.push({ value: p.name, label: `${p.label} (seed ${String(p.seed).padStart(3, '0')})`, config: p.config, requires: p.requires ?? [] })
+    for (const v of p.variants ?? [])
+      out.push({ value: `${p.name}:${v.name}`, label: `  ↳ ${v.label}`, config: mergeConfig(p.config, v.patch), requires: v.requires ?? p.requires ?? [] })
+  }
+  return out
+}
+
+/** Keep the user's scope picks when switching presets. */
+function withScope(config: RecallConfig, scope: RecallConfig['scope']): RecallConfig {
+  const keep = { agentId: scope.agentId, userId: scope.userId, sessionId: scope.sessionId, tenantId: scope.tenantId }
+  return { ...config, scope: { ...config.scope, ...Object.fromEntries(Object.entries(keep).filter(([, v]) => v !== undefined)) } }
+}
+
+export function RecallView() {
+  const { navigate, nav } = useApp()
+  const presets = useAsync(() => call('recall.presets', {}), [])
+  const options = useMemo(() => (presets.data ? presetOptions(presets.data) : []), [presets.data])
+  const [req, setReq] = useState<RecallRequest>({
+    query: nav.params.query ?? '',
+    useCue: false,
+    cue: { goal: '', currentStep: '', openQuestions: [] },
+    now: null,
+    embedder: null,
+    preset: 'fieldguide',
+  })
+  const [config, setConfig] = useState<RecallConfig | null>(null)
+  const [live, setLive] = useState(true)
+  const [selected, setSelected] = useState<string | null>(null)
+
+  // First load: the default preset's config.
+  useEffect(() => {
+    if (!config && options.length) setConfig(options.find((o) => o.value === req.preset)?.config ?? options[0].config)
+  }, [options, config, req.preset])
+
+  // A DB whose newest memory is days old (an export, the demo) is explored at the time of its last write:
+  // recency against today's clock would be ~0 for everything. Said on screen; "real now" undoes it.
+  const facets = useAsync(() => call('memories.facets', {}), [])
+  const [autoNow, setAutoNow] = useState(false)
+  useEffect(() => {
+    const max = facets.data?.timeRange?.max
+    if (max !== undefined && req.now === null && !autoNow && Date.now() - max > 86_400_000) {
+      setAutoNow(true)
+      setReq((r) => ({ ...r, now: max + 60_000 }))
+    }
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [facets.data])
+
+  const choosePreset = (value: string) => {
+    const o = options.find((x) => x.value === value)
+    if (!o) return
+    setReq((r) => ({ ...r, preset: value }))
+    setConfig((c) => withScope(o.config, c?.scope ?? o.config.scope))
+  }
+
+  if (presets.error) return <div className="page error">{presets.error.message}</div>
+  if (!config) return <div className="page muted">Loading presets…</div>
+  const timeTravelNote = autoNow && req.now !== null ? `Time-travelled to the newest memory (${fmtDate(req.now)} UTC): this DB's last write is in the past.` : null
+  return <Playground {...{ req, setReq, config, setConfig, options, choosePreset, live, setLive, selected, setSelected, navigate, timeTravelNote }} />
+}
+
+interface PlaygroundProps {
+  req: RecallRequest
+  setReq: (f: (r: RecallRequest) => RecallRequest) => void
+  config: RecallConfig
+  setConfig: (c: RecallConfig) => void
+  options: PresetOption[]
+  choosePreset: (v: string) => void
+  live: boolean
+  setLive: (v: boolean) => void
+  selected: string | null
+  setSelected: (id: string | null) => void
+  navigate: ReturnType<typeof useApp>['navigate']
+  timeTravelNote: string | null
+}
+
+function Playground({ req, setReq, config, setConfig, options, choosePreset, live, setLive, selected, setSelected, navigate, timeTravelNote }: PlaygroundProps) {
+  const r = useRecall(req, config, { auto: live })
+  const trace = r.trace
+  const view = r.view
+  const rows = useMemo(() => (view ? toRows(view.results, view.dropped) : []), [view])
+  const requires = options.find((o) => o.value === req.preset)?.requires ?? []
+  const missing = requires.filter((k) => !(config.scope as unknown as Record<string, unknown>)[k])
+  const sel = rows.find((x) => x.id === selected) ?? null
+  const selCand = trace?.candidates.find((c) => c.id === selected)
+  const selUnit = selected ? trace?.units[selected] : undefined
+  const now = req.now ?? trace?.now ?? Date.now()
+
+  return (
+    <div className="recall">
+      <aside className="recall-left" aria-label="Query and configuration">
+        <RequestPanel req={req} setReq={setReq} config={config} setConfig={setConfig} options={options} choosePreset={choosePreset} live={live} setLive={setLive} onRun={r.run} />
+        {timeTravelNote && (
+          <div className="notice small" role="status">
+            {timeTravelNote}
+          </div>
+        )}
+        {missing.length > 0 && (
+          <div className="notice small" role="status">
+            This preset needs {missing.join(' and ')} in the scope (its seed recalls within one {missing.includes('sessionId') ? 'session' : 'agent + user'}).
+          </div>
+        )}
+        <ConfigPanel config={config} onChange={setConfig} ages={{ scope: config.scope, now }} />
+      </aside>
+
+      <section className="recall-center" aria-label="Ranking">
+        <div className="recall-summary">
+          {r.error && <div className="error" role="alert">{r.error}</div>}
+          {trace?.degraded && (
+            <div className="badge warn" role="status" title={trace.degradedReason ?? ''}>
+              degraded: {trace.degradedReason}
+            </div>
+          )}
+          {trace && (
+            <>
+              <span className="badge">mode {trace.mode ?? config.mode}</span>
+              <span className="badge">
+                {trace.embedder.name}
+                {trace.embedder.model ? `:${trace.embedder.model}` : ''}
+              </span>
+              <span className="small muted">
+                {trace.counts.inScope.toLocaleString('en-US')}
+                {trace.counts.inScopeCapped ? '+' : ''} in scope · {trace.counts.pool} in pool · {view?.results.length ?? 0} injected ·{' '}
+                {view?.injectedTokens ?? 0} tok · at {fmtDate(trace.now)} UTC
+              </span>
+              <span className="small muted" data-testid="rerank-status">
+                {r.loading ? 'querying…' : view?.local ? `re-ranked locally in ${view.rerankMs.toFixed(2)} ms` : `query ${trace.timings.totalMs.toFixed(0)} ms`}
+              </span>
+              {r.pendingReason && !r.loading && <span className="badge accent">needs a new query: {r.pendingReason}</span>}
+            </>
+          )}
+          {!trace && !r.loading && <span className="muted">Type a query (or a cue) to see what this agent would recall.</span>}
+        </div>
+        <div className="legend small">
+          {(['similarity', 'lexical', 'recency', 'salience'] as const).map((k) => (
+            <span key={k}>
+              <span className="swatch" style={{ background: FEATURE_COLORS[k] }} /> {k}
+            </span>
+          ))}
+          <span className="muted">bar = weighted contributions; dropped rows greyed with their gate</span>
+        </div>
+        {view && trace && (
+          <ResultsList
+            rows={rows}
+            units={trace.units}
+            config={config}
+            changes={r.changes}
+            selectedId={selected}
+            onSelect={setSelected}
+            onOpen={(id) => (trace.unit === 'session' ? undefined : navigate('browse', { memoryId: id }))}
+          />
+        )}
+      </section>
+
+      <aside className="recall-right" aria-label="Context and detail">
+        {view && <ContextPreview text={view.context} tokens={view.contextTokens} budget={config.tokenBudget} template={config.template} />}
+        {sel && (
+          <section className="cand" aria-label="Candidate detail">
+            <div className="sec-head">
+              <h4>{sel.rank ? `Rank ${sel.rank}` : `Dropped (${sel.gate})`}</h4>
+              <span className="mono small">{sel.id}</span>
+            </div>
+            {sel.gate && <p className="small">Why dropped: {GATE_TEXT[sel.gate]}.</p>}
+            <div className="content-block small">{selUnit?.content}</div>
+            <table className="kv feat">
+              <thead>
+                <tr>
+                  <td>feature</td>
+                  <td>value × weight = contribution</td>
+                </tr>
+              </thead>
+              <tbody>
+                {(['similarity', 'lexical', 'recency', 'salience'] as const).map((k) => (
+                  <tr key={k}>
+                    <td>
+                      <span className="swatch" style={{ background: FEATURE_COLORS[k] }} /> {k}
+                    </td>
+                    <td className="mono">
+                      {fmtNum(sel.features[k], 3)} × {fmtNum(config.weights[k], 2)} = {fmtNum(sel.contributions[k], 3)}
+                    </td>
+                  </tr>
+                ))}
+                <tr>
+                  <td>composite</td>
+                  <td className="mono">{fmtNum(sel.score, 4)}</td>
+                </tr>
+                <tr>
+                  <td>arm ranks</td>
+                  <td className="mono">
+                    dense {selCand?.denseRank ?? '—'} · lexical {selCand?.lexicalRank ?? '—'}
+                    {selCand?.bm25 != null ? ` (bm25 ${selCand.bm25.toFixed(2)})` : ''}
+                  </td>
+                </tr>
+                <tr>
+                  <td>created · last used</td>
+                  <td className="small">
+                    {fmtDate(selUnit?.createdAt)} · {fmtDate(selUnit?.lastUsedAt)}
+                  </td>
+                </tr>
+                <tr>
+                  <td>tokens</td>
+                  <td className="mono">{sel.tokens}</td>
+                </tr>
+              </tbody>
+            </table>
+            <div className="row" style={{ marginTop: 8 }}>
+              {trace?.unit !== 'session' && (
+                <button className="btn small" onClick={() => navigate('browse', { memoryId: sel.id })}>
+                  Open memory
+                </button>
+              )}
+              <button className="btn small" onClick={() => navigate('trace', { memoryId: sel.id, query: req.query })}>
+                Why (not)? →
+              </button>
+            </div>
+          </section>
+        )}
+      </aside>
+    </div>
+  )
+}

@@ -1,0 +1,177 @@
+/**
+ * Ranked candidates: a stacked bar of weighted contributions per memory, the
+ * composite, cut lines where floor / topK / budget fall, dropped candidates
+ * greyed with the gate that dropped them, rank-change arrows and new/dropped
+ * badges since the previous change. Keyboard: ↑/↓ move, Enter opens.
+ */
+import { memo, useMemo, useRef, type KeyboardEvent } from 'react'
+import type { Features, GateName, RecallConfig, TraceDropped, TraceResult, UnitInfo } from '../../../../shared/types'
+import type { RankChange } from './useRecall'
+
+export const FEATURE_COLORS: Record<keyof Features, string> = {
+  similarity: 'var(--f-sim)',
+  lexical: 'var(--f-lex)',
+  recency: 'var(--f-rec)',
+  salience: 'var(--f-sal)',
+}
+
+export const GATE_TEXT: Record<GateName, string> = {
+  scope: 'out of scope',
+  dedupe: 'already in the live transcript (dedupe)',
+  minSimilarity: 'similarity below minSimilarity',
+  floor: 'score below the floor',
+  topK: 'beyond topK',
+  budget: 'over the token budget',
+}
+
+export interface Row {
+  id: string
+  score: number
+  features: Features
+  contributions: Features
+  tokens: number
+  /** null = injected */
+  gate: GateName | null
+  rank: number | null
+  scoreRank: number
+}
+
+/** One list in score order (results and dropped interleaved), as the gates saw it. */
+export function toRows(results: readonly TraceResult[], dropped: readonly TraceDropped[]): Row[] {
+  const rows: Row[] = [
+    ...results.map((r, i) => ({ ...r, gate: null, rank: r.rank, scoreRank: r.scoreRank ?? i + 1 })),
+    ...dropped.map((d, i) => ({ ...d, rank: null, scoreRank: d.scoreRank ?? results.length + i + 1 })),
+  ]
+  return rows.sort((a, b) => a.scoreRank - b.scoreRank)
+}
+
+export interface CutLine {
+  /** the line is drawn before this row index */
+  before: number
+  label: string
+  gate: 'floor' | 'topK' | 'budget' | 'minSimilarity'
+}
+
+/** Where each gate starts cutting in score order. */
+export function cutLines(rows: readonly Row[], config: Pick<RecallConfig, 'floor' | 'topK' | 'tokenBudget' | 'minSimilarity'>): CutLine[] {
+  const lines: CutLine[] = []
+  const first = (g: GateName) => rows.findIndex((r) => r.gate === g)
+  const f = config.floor !== null ? rows.findIndex((r) => r.score < config.floor!) : -1
+  if (f >= 0) lines.push({ before: f, label: `floor ${config.floor!.toFixed(2)}`, gate: 'floor' })
+  const k = first('topK')
+  if (k >= 0) lines.push({ before: k, label: `topK ${config.topK}`, gate: 'topK' })
+  const b = first('budget')
+  if (b >= 0) lines.push({ before: b, label: `budget ${config.tokenBudget ?? '∞'} tokens`, gate: 'budget' })
+  return lines.sort((x, y) => x.before - y.before)
+}
+
+function ChangeBadge({ change }: { change: RankChange | undefined }) {
+  if (!change || change.before === change.after) return <span className="chg" />
+  if (change.before === null) return <span className="chg new" title="newly injected">NEW</span>
+  if (change.after === null) return <span className="chg out" title={`was rank ${change.before}`}>OUT</span>
+  const d = change.before - change.after
+  return (
+    <span className={`chg ${d > 0 ? 'up' : 'down'}`} title={`was rank ${change.before}`}>
+      {d > 0 ? `▲${d}` : `▼${-d}`}
+    </span>
+  )
+}
+
+/** Weighted contributions as a stacked bar; width scaled to `scale` (the largest score shown). */
+export const StackedBar = memo(function StackedBar({ c, scale }: { c: Features; scale: number }) {
+  const seg = (k: keyof Features) => Math.max(0, c[k]) / (scale || 1)
+  return (
+    <div className="stack" role="img" aria-label={`similarity ${c.similarity.toFixed(3)}, lexical ${c.lexical.toFixed(3)}, recency ${c.recency.toFixed(3)}, salience ${c.salience.toFixed(3)}`}>
+      {(['similarity', 'lexical', 'recency', 'salience'] as const).map((k) => (
+        <span key={k} style={{ width: `${(100 * seg(k)).toFixed(2)}%`, background: FEATURE_COLORS[k] }} />
+      ))}
+    </div>
+  )
+})
+
+export interface ResultsListProps {
+  rows: Row[]
+  units: Record<string, UnitInfo>
+  config: RecallConfig
+  changes: Map<string, RankChange>
+  selectedId: string | null
+  onSelect: (id: string) => void
+  onOpen: (id: string) => void
+  /** show at most this many rows (the rest summarised) */
+  limit?: number
+}
+
+export function ResultsList({ rows, units, config, changes, selectedId, onSelect, onOpen, limit = 150 }: ResultsListProps) {
+  const lines = useMemo(() => cutLines(rows, config), [rows, config])
+  const scale = useMemo(() => Math.max(1e-9, ...rows.slice(0, limit).map((r) => r.score)), [rows, limit])
+  const listRef = useRef<HTMLOListElement>(null)
+  const shown = rows.slice(0, limit)
+  const outIds = [...changes].filter(([, c]) => c.after === null).map(([id]) => id)
+
+  const onKey = (e: KeyboardEvent) => {
+    const i = shown.findIndex((r) => r.id === selectedId)
+    if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+      e.preventDefault()
+      const next = shown[Math.min(shown.length - 1, Math.max(0, i + (e.key === 'ArrowDown' ? 1 : -1)))]
+      if (next) {
+        onSelect(next.id)
+        listRef.current?.querySelector<HTMLElement>(`[data-id="${CSS.escape(next.id)}"]`)?.focus()
+      }
+    } else if (e.key === 'Enter' && selectedId) {
+      e.preventDefault()
+      onOpen(selectedId)
+    }
+  }
+
+  return (
+    <ol className="results" ref={listRef} aria-label="Recall results" onKeyDown={onKey}>
+      {shown.map((r, i) => {
+        const u = units[r.id]
+        const line = lines.filter((l) => l.before === i)
+        return (
+          <li key={r.id} className="result-wrap">
+            {line.map((l) => (
+              <div key={l.gate} className={`cut cut-${l.gate}`} role="separator" aria-label={`cut: ${l.label}`}>
+                <span>{l.label}</span>
+              </div>
+            ))}
+            <div
+              className={`result${r.gate ? ' dropped' : ''}`}
+              data-id={r.id}
+              data-gate={r.gate ?? 'kept'}
+              tabIndex={selectedId === r.id || (selectedId === null && i === 0) ? 0 : -1}
+              aria-selected={selectedId === r.id}
+              onClick={() => onSelect(r.id)}
+              onDoubleClick={() => onOpen(r.id)}
+            >
+              <span className="rank">{r.rank ?? '–'}</span>
+              <ChangeBadge change={changes.get(r.id)} />
+              <div className="result-body">
+                <div className="result-text">{u?.content ?? r.id}</div>
+                <div className="result-meta">
+                  {r.gate && (
+                    <span className="gate" title={`dropped: ${GATE_TEXT[r.gate]}`}>
+                      ✕ {r.gate}
+                    </span>
+                  )}
+                  {changes.get(r.id)?.after === null && <span className="gate">was #{changes.get(r.id)!.before}</span>}
+                  <span className="pill-kind">{u?.kind ?? u?.role ?? 'unit'}</span>
+                  <span>{r.tokens} tok</span>
+                  <span className="mono">{r.id}</span>
+                </div>
+              </div>
+              <StackedBar c={r.contributions} scale={scale} />
+              <span className="score">{r.score.toFixed(3)}</span>
+            </div>
+          </li>
+        )
+      })}
+      {rows.length > limit && <li className="muted small" style={{ padding: 8 }}>… {rows.length - limit} more candidates (lower scores)</li>}
+      {outIds.length > 0 && !outIds.every((id) => rows.some((r) => r.id === id)) && (
+        <li className="muted small" style={{ padding: 8 }}>
+          {outIds.filter((id) => !rows.some((r) => r.id === id)).length} previously injected memories are no longer candidates.
+        </li>
+      )}
+    </ol>
+  )
+}

@@ -1,0 +1,176 @@
+/**
+ * Recall playground state: the request (query/cue/now/embedder), the config being
+ * edited, the last trace from main, and the view the user sees.
+ *
+ * A config edit re-ranks instantly from the trace's cached candidate features
+ * with src/shared/scoring.ts (no round trip). Only an edit that can change the
+ * candidate set (query, scope, model, unit, a deeper pool than fetched…) sends a
+ * new `recall.run`, debounced.
+ */
+import { useEffect, useMemo, useRef, useState } from 'react'
+import type { Cue, RecallConfig, RecallTrace, TraceDropped, TraceResult } from '../../../../shared/types'
+import { canRerankLocally, rerank } from '../../../../shared/scoring'
+import { renderResults } from '../../../../shared/render'
+import { call } from '../../lib/api'
+
+export interface RecallRequest {
+  query: string
+  useCue: boolean
+  cue: Cue
+  /** null = the real clock at each run */
+  now: number | null
+  embedder: string | null
+  preset: string
+}
+
+export interface RecallView {
+  results: TraceResult[]
+  dropped: TraceDropped[]
+  context: string
+  contextTokens: number
+  injectedTokens: number
+  refreshed: string[]
+  /** true when this view came from a local re-rank (no round trip) */
+  local: boolean
+  /** ms spent re-ranking locally */
+  rerankMs: number
+}
+
+export interface RankChange {
+  /** previous injected rank (null = was not injected) */
+  before: number | null
+  /** current injected rank (null = not injected now) */
+  after: number | null
+}
+
+export interface UseRecall {
+  trace: RecallTrace | null
+  view: RecallView | null
+  /** id → change since the previous view (only ids injected before or now) */
+  changes: Map<string, RankChange>
+  loading: boolean
+  error: string | null
+  /** why the current config needs a new query (null when the view is up to date) */
+  pendingReason: string | null
+  run: () => void
+}
+
+function viewFromTrace(t: RecallTrace): RecallView {
+  return {
+    results: t.results,
+    dropped: t.dropped,
+    context: t.context,
+    contextTokens: t.contextTokens,
+    injectedTokens: t.injectedTokens ?? t.results.reduce((s, r) => s + r.tokens, 0),
+    refreshed: t.refreshed,
+    local: false,
+    rerankMs: 0,
+  }
+}
+
+export function useRecall(req: RecallRequest, config: RecallConfig, opts: { auto: boolean }): UseRecall {
+  const [trace, setTrace] = useState<RecallTrace | null>(null)
+  const [loading, setLoading] = useState(false)
+  const [error, setError] = useState<string | null>(null)
+  const [tick, setTick] = useState(0)
+  const seq = useRef(0)
+  /** request key + config of the last request sent, and the request key of the trace we hold */
+  const lastSent = useRef<string | null>(null)
+  const traceRequestKey = useRef<string | null>(null)
+
+  const requestKey = JSON.stringify({ q: req.query, cue: req.useCue ? req.cue : null, now: req.now, e: req.embedder, p: req.preset })
+  // The engine resolves an unset model to the embedder's; compare like with like.
+  const effective = useMemo(
+    () => (trace && config.model === undefined && trace.config.model !== undefined ? { ...config, model: trace.config.model } : config),
+    [trace, config],
+  )
+  const local = useMemo(() => (trace ? canRerankLocally(trace, effective) : null), [trace, effective])
+  const configKey = JSON.stringify(config)
+
+  useEffect(() => {
+    const manual = tick > 0 && lastTick.current !== tick
+    lastTick.current = tick
+    if (!opts.auto && !manual) return
+    const sendKey = `${requestKey}|${configKey}`
+    if (!manual) {
+      if (sendKey === lastSent.current) return
+      // Same request, and the new config re-ranks from cached features: no round trip.
+      if (traceRequestKey.current === requestKey && local?.ok) return
+    }
+    const hasQuery = req.query.trim() !== '' || (req.useCue && Object.values(req.cue).some((v) => (Array.isArray(v) ? v.length : v)))
+    if (!hasQuery && config.mode !== 'recency' && config.mode !== 'session') return
+    const mine = ++seq.current
+    const timer = setTimeout(
+      () => {
+        lastSent.current = sendKey
+        setLoading(true)
+        call('recall.run', {
+          query: req.query,
+          cue: req.useCue ? req.cue : null,
+          now: req.now ?? undefined,
+          embedder: req.embedder ?? undefined,
+          preset: req.preset,
+          config,
+        }).then(
+          (t) => {
+            if (mine !== seq.current) return
+            traceRequestKey.current = requestKey
+            setTrace(t)
+            setError(null)
+            setLoading(false)
+          },
+          (e: Error) => {
+            if (mine !== seq.current) return
+            setError(e.message)
+            setLoading(false)
+          },
+        )
+      },
+      manual ? 0 : 300,
+    )
+    return () => clearTimeout(timer)
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [requestKey, configKey, tick, opts.auto, local?.ok])
+  const lastTick = useRef(0)
+
+  const view = useMemo<RecallView | null>(() => {
+    if (!trace) return null
+    if (!local || !local.ok) return viewFromTrace(trace)
+    if (JSON.stringify(trace.config) === JSON.stringify(effective)) return viewFromTrace(trace)
+    const t0 = performance.now()
+    const r = rerank(trace.candidates, effective, local.mode)
+    const rerankMs = performance.now() - t0
+    const ctx = renderResults(r.results, { candidates: trace.candidates, units: trace.units, mode: local.mode }, effective)
+    return {
+      results: r.results,
+      dropped: r.dropped,
+      context: ctx.text,
+      contextTokens: ctx.tokens,
+      injectedTokens: r.injectedTokens,
+      refreshed: r.refreshed,
+      local: true,
+      rerankMs,
+    }
+  }, [trace, effective, local])
+
+  // Rank changes between consecutive views.
+  const prev = useRef<Map<string, number> | null>(null)
+  const [changes, setChanges] = useState<Map<string, RankChange>>(new Map())
+  useEffect(() => {
+    if (!view) return
+    const now = new Map(view.results.map((r) => [r.id, r.rank]))
+    const before = prev.current
+    if (before) {
+      const ch = new Map<string, RankChange>()
+      for (const [id, rank] of now) ch.set(id, { before: before.get(id) ?? null, after: rank })
+      for (const [id, rank] of before) if (!now.has(id)) ch.set(id, { before: rank, after: null })
+      // Keep the arrows of the last real change when nothing moved (e.g. a re-render).
+      const moved = [...ch.values()].some((c) => c.before !== c.after)
+      if (moved) setChanges(ch)
+    }
+    prev.current = now
+  }, [view])
+
+  const pendingReason = !trace ? null : traceRequestKey.current !== requestKey ? 'query changed' : local && !local.ok ? local.reason : null
+  return { trace, view, changes, loading, error, pendingReason, run: () => setTick((t) => t + 1) }
+}
