@@ -5,11 +5,14 @@ import { AppContext, type AppState, type Nav, type Route } from './context'
 import { LibraryView } from '../features/library/LibraryView'
 import { BrowseView } from '../features/browse/BrowseView'
 import { RecallView } from '../features/recall/RecallView'
+import { EmbedStatus } from './EmbedStatus'
+import { CompareView } from '../features/compare/CompareView'
 
 const ROUTES: { route: Route; label: string; needsDb: boolean }[] = [
   { route: 'library', label: 'Library', needsDb: false },
   { route: 'browse', label: 'Memories', needsDb: true },
   { route: 'recall', label: 'Recall', needsDb: true },
+  { route: 'compare', label: 'Compare', needsDb: true },
 ]
 
 export function App() {
@@ -71,6 +74,7 @@ export function App() {
             <span className="muted">no database open</span>
           )}
           <div className="spacer" />
+          <EmbedStatus dbVersion={dbVersion} />
           <span className="badge" title={bridgeMode === 'browser' ? 'Browser mode: the app talks to a loopback server' : 'Electron app'}>
             {bridgeMode === 'browser' ? 'browser mode' : 'desktop'}
           </span>
@@ -88,6 +92,7 @@ export function App() {
           {!bootError && booted && nav.route === 'library' && <LibraryView />}
           {!bootError && booted && nav.route === 'browse' && db && <BrowseView key={`${dbVersion}:${nav.params.memoryId ?? ''}`} />}
           {!bootError && booted && nav.route === 'recall' && db && <RecallView key={dbVersion} />}
+          {!bootError && booted && nav.route === 'compare' && db && <CompareView key={dbVersion} />}
         </main>
       </div>
     </AppContext.Provider>

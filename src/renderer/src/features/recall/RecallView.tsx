@@ -160,6 +160,10 @@ function Playground({ req, setReq, config, setConfig, options, choosePreset, liv
             </>
           )}
           {!trace && !r.loading && <span className="muted">Type a query (or a cue) to see what this agent would recall.</span>}
+          <span className="spacer" style={{ flex: 1 }} />
+          <button className="btn small" onClick={() => navigate('compare', { query: req.query, agentId: config.scope.agentId })}>
+            Compare presets →
+          </button>
         </div>
         <div className="legend small">
           {(['similarity', 'lexical', 'recency', 'salience'] as const).map((k) => (

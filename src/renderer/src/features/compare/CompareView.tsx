@@ -1,0 +1,248 @@
+/**
+ * Preset comparison: one query through 2–5 presets/configs at the same `now`
+ * with the same query vector, side by side, with pairwise overlap (Jaccard,
+ * rank-biased overlap) and each memory's rank per run.
+ */
+import { useMemo, useState } from 'react'
+import type { RecallCompare } from '../../../../shared/contract'
+import type { RecallScope } from '../../../../shared/types'
+import { partialConfigSchema, type PartialRecallConfig } from '../../../../shared/config'
+import { call } from '../../lib/api'
+import { useAsync } from '../../lib/useAsync'
+import { fmtDate } from '../../lib/format'
+import { useApp } from '../../app/context'
+import { presetOptions } from '../recall/RecallView'
+import './compare.css'
+
+interface Slot {
+  preset: string
+  patch: string
+}
+
+const DEFAULT_SLOTS: Slot[] = [
+  { preset: 'fieldguide', patch: '' },
+  { preset: 'fieldguide:hybrid', patch: '' },
+]
+
+function parsePatch(text: string): { ok: true; value: PartialRecallConfig | undefined } | { ok: false; error: string } {
+  if (!text.trim()) return { ok: true, value: undefined }
+  let raw: unknown
+  try {
+    raw = JSON.parse(text)
+  } catch (e) {
+    return { ok: false, error: `not JSON: ${(e as Error).message}` }
+  }
+  const p = partialConfigSchema.safeParse(raw)
+  if (!p.success) return { ok: false, error: `${p.error.issues[0].path.join('.') || 'config'}: ${p.error.issues[0].message}` }
+  return { ok: true, value: p.data }
+}
+
+export function CompareView() {
+  const { nav, navigate } = useApp()
+  const presets = useAsync(() => call('recall.presets', {}), [])
+  const facets = useAsync(() => call('memories.facets', {}), [])
+  const options = useMemo(() => (presets.data ? presetOptions(presets.data) : []), [presets.data])
+  const [query, setQuery] = useState(nav.params.query ?? 'deploy the tier migration')
+  const [scope, setScope] = useState<Partial<RecallScope>>(nav.params.agentId ? { agentId: nav.params.agentId } : {})
+  const [slots, setSlots] = useState<Slot[]>(DEFAULT_SLOTS)
+  const [result, setResult] = useState<RecallCompare | null>(null)
+  const [error, setError] = useState<string | null>(null)
+  const [busy, setBusy] = useState(false)
+  const sessions = useAsync(() => call('sessions.page', { agentId: scope.agentId, userId: scope.userId, limit: 200, includeArchived: true }), [scope.agentId, scope.userId])
+
+  const run = async () => {
+    setError(null)
+    const runs = []
+    for (const [i, s] of slots.entries()) {
+      const p = parsePatch(s.patch)
+      if (!p.ok) return setError(`Run ${i + 1}: ${p.error}`)
+      const cleanScope = Object.fromEntries(Object.entries(scope).filter(([, v]) => v !== undefined && v !== ''))
+      runs.push({ label: s.preset, preset: s.preset, config: { ...(p.value ?? {}), scope: { ...(p.value?.scope ?? {}), ...cleanScope } } })
+    }
+    setBusy(true)
+    try {
+      // Same clock as the playground: a DB whose last write is in the past is compared at that time.
+      const max = facets.data?.timeRange?.max
+      const now = max !== undefined && Date.now() - max > 86_400_000 ? max + 60_000 : undefined
+      setResult(await call('recall.compare', { query, runs, now }))
+    } catch (e) {
+      setError((e as Error).message)
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  return (
+    <div className="page compare">
+      <section className="card">
+        <h2>Compare presets</h2>
+        <div className="compare-form">
+          <input className="input" style={{ flex: '1 1 320px' }} aria-label="Compare query" value={query} onChange={(e) => setQuery(e.target.value)} placeholder="query" />
+          <select className="input" aria-label="Compare agent" value={scope.agentId ?? ''} onChange={(e) => setScope({ ...scope, agentId: e.target.value || undefined, sessionId: undefined })}>
+            <option value="">any agent</option>
+            {facets.data?.agents.map((a) => (
+              <option key={a}>{a}</option>
+            ))}
+          </select>
+          <select className="input" aria-label="Compare user" value={scope.userId ?? ''} onChange={(e) => setScope({ ...scope, userId: e.target.value || undefined, sessionId: undefined })}>
+            <option value="">any user</option>
+            {facets.data?.users.map((u) => (
+              <option key={u}>{u}</option>
+            ))}
+          </select>
+          <select className="input" aria-label="Compare session" value={scope.sessionId ?? ''} onChange={(e) => setScope({ ...scope, sessionId: e.target.value || undefined })}>
+            <option value="">any session</option>
+            {sessions.data?.rows.map((s) => (
+              <option key={s.id} value={s.id}>
+                {s.id} · {(s.summary ?? '').slice(0, 40)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="slots">
+          {slots.map((s, i) => (
+            <div className="slot" key={i}>
+              <div className="row">
+                <strong>Run {i + 1}</strong>
+                <select
+                  className="input"
+                  aria-label={`Run ${i + 1} preset`}
+                  value={s.preset}
+                  onChange={(e) => setSlots(slots.map((x, j) => (j === i ? { ...x, preset: e.target.value } : x)))}
+                >
+                  {options.map((o) => (
+                    <option key={o.value} value={o.value}>
+                      {o.label.trim()}
+                    </option>
+                  ))}
+                </select>
+                {slots.length > 2 && (
+                  <button className="btn small" aria-label={`Remove run ${i + 1}`} onClick={() => setSlots(slots.filter((_, j) => j !== i))}>
+                    ✕
+                  </button>
+                )}
+              </div>
+              <textarea
+                className="input mono"
+                rows={2}
+                aria-label={`Run ${i + 1} config patch`}
+                placeholder='optional partial config, e.g. {"weights": {"recency": 0.5}}'
+                value={s.patch}
+                onChange={(e) => setSlots(slots.map((x, j) => (j === i ? { ...x, patch: e.target.value } : x)))}
+              />
+            </div>
+          ))}
+        </div>
+        <div className="row">
+          <button className="btn" disabled={slots.length >= 5} onClick={() => setSlots([...slots, { preset: 'portal-semantic', patch: '' }])}>
+            + Add run
+          </button>
+          <button className="btn primary" disabled={busy || slots.length < 2} onClick={() => void run()}>
+            {busy ? 'Comparing…' : 'Compare'}
+          </button>
+          {error && (
+            <span className="error" role="alert">
+              {error}
+            </span>
+          )}
+        </div>
+      </section>
+      {result && <CompareResult result={result} onOpen={(id) => navigate('browse', { memoryId: id })} />}
+    </div>
+  )
+}
+
+function CompareResult({ result, onOpen }: { result: RecallCompare; onOpen: (id: string) => void }) {
+  const n = result.runs.length
+  const units = Object.assign({}, ...result.runs.map((r) => r.trace.units)) as RecallCompare['runs'][number]['trace']['units']
+  const pair = (a: number, b: number) => result.overlap.find((o) => (o.a === a && o.b === b) || (o.a === b && o.b === a))
+  return (
+    <>
+      <section className="card" aria-label="Overlap">
+        <h3>Overlap of injected memories at {fmtDate(result.now)} UTC</h3>
+        <table className="overlap">
+          <thead>
+            <tr>
+              <th />
+              {result.runs.map((r, i) => (
+                <th key={i}>
+                  {i + 1}. {r.label}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {result.runs.map((r, i) => (
+              <tr key={i}>
+                <th>
+                  {i + 1}. {r.label}
+                </th>
+                {result.runs.map((_, j) => {
+                  if (i === j) return <td key={j} className="muted">—</td>
+                  const o = pair(i, j)
+                  return (
+                    <td key={j} title="Jaccard of the injected sets · rank-biased overlap (p = 0.9)">
+                      J {o?.jaccard.toFixed(2)} · RBO {o?.rbo.toFixed(2)}
+                    </td>
+                  )
+                })}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+      <div className="sbs" style={{ gridTemplateColumns: `repeat(${n}, minmax(0, 1fr))` }}>
+        {result.runs.map((r, i) => (
+          <section className="card" key={i} aria-label={`Run ${i + 1} results`}>
+            <h3>
+              {i + 1}. {r.label}
+            </h3>
+            <div className="small muted">
+              {r.trace.results.length} injected · {r.trace.contextTokens} tokens · mode {r.trace.mode}
+              {r.trace.degraded ? ` · degraded: ${r.trace.degradedReason}` : ''}
+            </div>
+            <ol className="sbs-list">
+              {r.trace.results.map((x) => (
+                <li key={x.id}>
+                  <a href="#" onClick={(e) => (e.preventDefault(), onOpen(x.id))} className="mono small">
+                    {x.score.toFixed(3)}
+                  </a>{' '}
+                  {(units[x.id]?.content ?? x.id).slice(0, 120)}
+                </li>
+              ))}
+              {r.trace.results.length === 0 && <li className="muted">nothing injected</li>}
+            </ol>
+          </section>
+        ))}
+      </div>
+      <section className="card" aria-label="Rank deltas">
+        <h3>Rank per run (Δ vs run 1)</h3>
+        <table className="kv ranks">
+          <thead>
+            <tr>
+              <td>memory</td>
+              {result.runs.map((r, i) => (
+                <td key={i}>{i + 1}</td>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {result.ranks.map((row) => (
+              <tr key={row.id}>
+                <td title={row.id}>{(units[row.id]?.content ?? row.id).slice(0, 80)}</td>
+                {row.ranks.map((rk, i) => (
+                  <td key={i} className="mono">
+                    {rk ?? '—'}
+                    {i > 0 && row.deltas[i] !== null && row.deltas[i] !== 0 && (
+                      <span className={row.deltas[i]! < 0 ? 'up' : 'down'}> ({row.deltas[i]! > 0 ? '+' : ''}{row.deltas[i]})</span>
+                    )}
+                  </td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+    </>
+  )
+}

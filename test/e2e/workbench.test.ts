@@ -1,0 +1,132 @@
+/**
+ * The workbench as a person uses it, in Debian's Chromium against browser mode
+ * on the demo DB: filter memories by kind → run a recall → drag the recency
+ * weight and watch the order change → read why a dropped memory was dropped →
+ * compare two presets → read the context preview. Screenshots of each screen.
+ */
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { chromiumPath, openBrowser, rendererBuilt, serve, shot, type Served } from './harness'
+import { generateDemo } from '../../src/main/store/demo'
+import { sha256File, tmpDir } from '../helpers/tmp'
+
+const ready = chromiumPath() && rendererBuilt()
+if (!ready) console.warn('e2e skipped: needs /usr/bin/chromium (apt-get install -y chromium) and a built renderer (npm run build)')
+
+async function injectedOrder(page: Page): Promise<string[]> {
+  return page.locator('.result[data-gate="kept"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-id')!))
+}
+
+/** Drag a range input's thumb with the mouse from its current value to `to` (0..1 of its width). */
+async function dragSlider(page: Page, label: string, to: number): Promise<void> {
+  const input = page.getByRole('slider', { name: label, exact: true })
+  const box = (await input.boundingBox())!
+  const min = Number(await input.getAttribute('min'))
+  const max = Number(await input.getAttribute('max'))
+  const value = Number(await input.inputValue())
+  const x0 = box.x + ((value - min) / (max - min)) * box.width
+  const y = box.y + box.height / 2
+  await page.mouse.move(x0, y)
+  await page.mouse.down()
+  for (let i = 1; i <= 10; i++) await page.mouse.move(x0 + ((box.x + to * box.width - x0) * i) / 10, y)
+  await page.mouse.up()
+}
+
+describe.skipIf(!ready)('workbench flow (browser mode, demo DB)', () => {
+  let t: ReturnType<typeof tmpDir>
+  let db: string
+  let srv: Served
+  let before: string
+  beforeAll(async () => {
+    t = tmpDir()
+    db = path.join(t.dir, 'demo.db')
+    generateDemo({ out: db })
+    before = sha256File(db)
+    srv = await serve(['--db', db])
+  })
+  afterAll(async () => {
+    await srv?.stop()
+    t?.cleanup()
+  })
+
+  it('filter → recall → drag recency → why dropped → compare → context', async () => {
+    const b = await openBrowser(srv.url)
+    const { page } = b
+    try {
+      // 1. Filter memories by kind.
+      const table = page.getByRole('table', { name: 'Memories' })
+      await table.locator('tbody tr[data-id]').first().waitFor()
+      await page.getByLabel('Kind').selectOption('procedural')
+      await expect.poll(async () => (await table.locator('tbody tr[data-id] .pill-kind').allTextContents()).every((k) => k === 'procedural')).toBe(true)
+      await shot(page, 'workbench-1-memories-procedural')
+
+      // 2. Run a recall (fieldguide, the default preset) for one agent.
+      await page.getByRole('button', { name: 'Recall', exact: true }).click()
+      await page.getByLabel('Query (the raw utterance)').fill('deploy the tier migration')
+      await page.getByLabel('Scope agent').selectOption('agent-coder')
+      await page.locator('.result[data-gate="kept"]').first().waitFor({ timeout: 20_000 })
+      await expect.poll(() => page.getByTestId('rerank-status').textContent()).toMatch(/query|re-ranked/)
+      const first = await injectedOrder(page)
+      expect(first.length).toBeGreaterThan(0)
+      await shot(page, 'workbench-2-recall')
+
+      // 3. Drag the recency weight to the right: the order changes, locally (no round trip).
+      await dragSlider(page, 'Recency', 0.95)
+      await expect.poll(async () => JSON.stringify(await injectedOrder(page))).not.toBe(JSON.stringify(first))
+      await expect.poll(() => page.getByTestId('rerank-status').textContent()).toMatch(/re-ranked locally in [\d.]+ ms/)
+      const recencyValue = Number(await page.getByRole('slider', { name: 'Recency', exact: true }).inputValue())
+      expect(recencyValue).toBeGreaterThan(0.8)
+      // Rank-change arrows or NEW badges appear.
+      await expect.poll(() => page.locator('.chg.up, .chg.down, .chg.new').count()).toBeGreaterThan(0)
+      await shot(page, 'workbench-3-recency-dragged')
+
+      // 4. A dropped memory says why it was dropped.
+      const dropped = page.locator('.result.dropped').first()
+      await dropped.click()
+      const detail = page.getByRole('region', { name: 'Candidate detail' })
+      await expect.poll(() => detail.textContent()).toMatch(/Why dropped: (beyond topK|score below the floor|over the token budget)/)
+      await shot(page, 'workbench-4-why-dropped')
+
+      // 5. Context preview: the exact fieldguide block with its token count.
+      const ctx = page.getByRole('region', { name: 'Context preview' })
+      await expect.poll(() => ctx.getByTestId('context-text').textContent()).toMatch(/^Recalled memory \(evidence, not policy\):\n\[recalled /)
+      expect(await ctx.getByTestId('context-tokens').textContent()).toMatch(/^\d+ tokens/)
+
+      // 6. Compare two presets.
+      await page.getByRole('button', { name: 'Compare presets →' }).click()
+      await page.getByRole('button', { name: 'Compare', exact: true }).click()
+      await page.getByRole('region', { name: 'Overlap' }).waitFor()
+      expect(await page.getByRole('region', { name: 'Overlap' }).textContent()).toMatch(/J \d\.\d\d · RBO \d\.\d\d/)
+      await page.getByRole('region', { name: 'Run 2 results' }).waitFor()
+      await shot(page, 'workbench-5-compare')
+    } finally {
+      await b.close()
+    }
+    expect(sha256File(db)).toBe(before)
+  })
+
+  it('the renderer cannot reach Node, and the CSP blocks inline scripts and foreign connections', async () => {
+    const b = await openBrowser(srv.url)
+    const { page } = b
+    try {
+      await page.getByRole('table', { name: 'Memories' }).locator('tbody tr[data-id]').first().waitFor()
+      const probe = await page.evaluate(async () => {
+        const w = window as unknown as Record<string, unknown>
+        const s = document.createElement('script')
+        s.textContent = 'window.__inlineRan = true'
+        document.body.appendChild(s)
+        let foreign = 'allowed'
+        try {
+          await fetch('http://example.invalid/')
+        } catch {
+          foreign = 'blocked'
+        }
+        return { require: typeof w.require, process: typeof w.process, module: typeof w.module, inline: w.__inlineRan === true, foreign }
+      })
+      expect(probe).toEqual({ require: 'undefined', process: 'undefined', module: 'undefined', inline: false, foreign: 'blocked' })
+    } finally {
+      await b.close()
+    }
+  })
+})
