@@ -95,7 +95,7 @@ describe.skipIf(!ready)('workbench flow (browser mode, demo DB)', () => {
 
       // 6. Compare two presets.
       await page.getByRole('button', { name: 'Compare presets →' }).click()
-      await page.getByRole('button', { name: 'Compare', exact: true }).click()
+      await page.getByRole('button', { name: 'Run comparison' }).click()
       await page.getByRole('region', { name: 'Overlap' }).waitFor()
       expect(await page.getByRole('region', { name: 'Overlap' }).textContent()).toMatch(/J \d\.\d\d · RBO \d\.\d\d/)
       await page.getByRole('region', { name: 'Run 2 results' }).waitFor()

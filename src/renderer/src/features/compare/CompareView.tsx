@@ -138,7 +138,7 @@ export function CompareView() {
             + Add run
           </button>
           <button className="btn primary" disabled={busy || slots.length < 2} onClick={() => void run()}>
-            {busy ? 'Comparing…' : 'Compare'}
+            {busy ? 'Comparing…' : 'Run comparison'}
           </button>
           {error && (
             <span className="error" role="alert">
