@@ -320,6 +320,21 @@ function fill(rng: () => number, tpl: string, fixed: Record<string, string>): st
   })
 }
 
+// Conversational openers and closers: real dialogue rarely repeats a line word for word.
+const USER_OPENERS = ['', '', '', 'Hey, ', 'Also, ', 'One more thing: ', 'Quick question: ', 'Sorry to bother you again, ', 'Following up: ', 'Okay so ']
+const USER_CLOSERS = ['', '', '', ' Thanks!', ' It is a bit urgent.', ' No rush.', ' Let me know.', ' (same as last time)', ' before {day} if possible.']
+const ASSISTANT_OPENERS = ['', '', '', 'Done: ', 'Update: ', 'Sure. ', 'Good news: ', 'Heads up: ', 'Checked it. ', 'All right, ']
+const ASSISTANT_CLOSERS = ['', '', '', ' Anything else?', ' I noted it for next time.', ' I will keep an eye on it.', ' Details are in the log.', ' Tell me if that is not what you meant.']
+
+function dress(rng: () => number, line: string, openers: string[], closers: string[]): string {
+  const open = pick(rng, openers)
+  // After "Hey, " or "Done: " the sentence continues in lower case; after "Sure. " it starts anew.
+  const body = /[,:] $|so $/.test(open) ? line.charAt(0).toLowerCase() + line.slice(1) : line
+  const close = pick(rng, closers).replace('{day}', pick(rng, SLOTS.day))
+  // "before Friday" reads as part of the sentence: drop the final period first.
+  return open + (close.startsWith(' before') ? body.replace(/[.?!]$/, '') : body) + close
+}
+
 function id(prefix: string, n: number): string {
   return `${prefix}-${n.toString(36).padStart(5, '0')}`
 }
@@ -383,12 +398,12 @@ export function generateDemo(opts: DemoOptions): { path: string; memories: numbe
         if (r < 0.36) {
           role = 'user'
           kind = 'episodic'
-          text = fill(rng, pick(rng, topic.userLines), fixed)
+          text = dress(rng, fill(rng, pick(rng, topic.userLines), fixed), USER_OPENERS, USER_CLOSERS)
           salience = 0.2 + rng() * 0.3
         } else if (r < 0.72) {
           role = 'assistant'
           kind = 'episodic'
-          text = fill(rng, pick(rng, topic.assistantLines), fixed)
+          text = dress(rng, fill(rng, pick(rng, topic.assistantLines), fixed), ASSISTANT_OPENERS, ASSISTANT_CLOSERS)
           salience = 0.15 + rng() * 0.3
         } else if (r < 0.86) {
           role = 'system'
