@@ -1,0 +1,100 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { EvalJson, TuneReport } from '../../shared/eval'
+import { validateConfig } from '../../shared/presets'
+import { sha256File, tmpDir } from '../../../test/helpers/tmp'
+import { demoWithCases, FIXTURE_NOW } from '../eval/testFixture'
+import { listRuns } from '../eval/runs'
+import { Store } from '../store/open'
+import { main } from './index'
+
+let t: ReturnType<typeof tmpDir>
+let db: string
+
+async function run(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = ''
+  let err = ''
+  const code = await main(args, { out: (s) => (out += `${s}\n`), err: (s) => (err += `${s}\n`) })
+  return { code, out, err }
+}
+
+beforeAll(() => {
+  t = tmpDir()
+  const f = demoWithCases(t.dir, { memories: 800, cases: 40 })
+  db = f.db
+  f.store.close()
+})
+afterAll(() => t.cleanup())
+
+describe('recallscope eval', () => {
+  it('--json prints the DESIGN.md shape with k substituted into the keys', async () => {
+    const before = sha256File(db)
+    const r = await run('eval', '--db', db, '--k', '5', '--now', String(FIXTURE_NOW), '--json')
+    expect(r.code).toBe(0)
+    const o = JSON.parse(r.out) as EvalJson
+    expect(o.k).toBe(5)
+    expect(o.cases).toBe(40)
+    expect(o.config.weights).toEqual({ similarity: 0.6, lexical: 0, recency: 0.25, salience: 0.15 }) // fieldguide by default
+    for (const key of ['recall@5', 'precision@5', 'ndcg@5', 'mrr', 'hit@5', 'abstention']) expect(o.metrics).toHaveProperty(key)
+    expect(o.perCase).toHaveLength(40)
+    expect(Object.keys(o.perCase[0]).sort()).toEqual(['id', 'metrics', 'retrieved'])
+    expect(sha256File(db)).toBe(before)
+  })
+
+  it('--fail-under exits 3 when a gate fails and 0 when it passes, at the gate’s own k', async () => {
+    const base = JSON.parse((await run('eval', '--db', db, '--k', '10', '--json')).out) as EvalJson
+    const v = base.metrics['ndcg@10']!
+    expect(v).toBeGreaterThan(0)
+    const fail = await run('eval', '--db', db, '--k', '10', '--fail-under', `ndcg@10=${v + 0.001}`)
+    expect(fail.code).toBe(3)
+    expect(fail.err).toMatch(/FAIL ndcg@10/)
+    expect((await run('eval', '--db', db, '--k', '10', '--fail-under', `ndcg@10=${v - 0.001}`)).code).toBe(0)
+    // A gate at another k than --k is computed from the stored lists at that k.
+    const at3 = JSON.parse((await run('eval', '--db', db, '--k', '3', '--json')).out) as EvalJson
+    const g = JSON.parse((await run('eval', '--db', db, '--k', '10', '--fail-under', `recall@3=${at3.metrics['recall@3']! + 0.001}`, '--json')).out) as EvalJson
+    expect(g.gates![0]).toMatchObject({ metric: 'recall@3', passed: false })
+    expect(g.gates![0].value).toBeCloseTo(at3.metrics['recall@3']!, 12)
+  })
+
+  it('bad gates and splits are usage errors (exit 2)', async () => {
+    for (const args of [['--fail-under', 'ndcg@10'], ['--fail-under', 'tokens=3'], ['--fail-under', 'wat@3=0.1'], ['--fail-under', 'mrr=abc'], ['--split', 'dev']]) {
+      const r = await run('eval', '--db', db, ...args, '--json')
+      expect(r.code, args.join(' ')).toBe(2)
+      expect(JSON.parse(r.out).error.code).toBe('BAD_INPUT')
+    }
+  })
+
+  it('--save stores a run in the workspace; --split evaluates one half', async () => {
+    const r = await run('eval', '--db', db, '--split', 'test', '--save', '--name', 'ci', '--json')
+    const o = JSON.parse(r.out) as EvalJson
+    expect(o.split).toBe('test')
+    expect(o.cases).toBeLessThan(40)
+    const s = Store.open({ path: db })
+    try {
+      expect(listRuns(s.ws).find((x) => x.id === o.runId)).toMatchObject({ name: 'ci', split: 'test', source: 'cli' })
+    } finally {
+      s.close()
+    }
+  })
+})
+
+describe('recallscope tune', () => {
+  it('--json reports train and test; --out writes a config an agent can load; --force guards overwrite', async () => {
+    const out = path.join(t.dir, 'best.json')
+    const r = await run('tune', '--db', db, '--metric', 'ndcg@5', '--budget', '60', '--out', out, '--json')
+    expect(r.code).toBe(0)
+    const rep = JSON.parse(r.out) as TuneReport
+    expect(rep.trials).toBe(60)
+    expect(rep.best.train).toBeGreaterThanOrEqual(rep.base.train!)
+    expect(rep.best.test).not.toBeNull()
+    const written = JSON.parse(fs.readFileSync(out, 'utf8'))
+    expect(written).toEqual(rep.best.config)
+    expect(validateConfig(written)).toEqual(written)
+    expect((await run('tune', '--db', db, '--budget', '5', '--out', out)).code).toBe(2)
+    const human = await run('tune', '--db', db, '--budget', '20', '--fix', 'fusion,floor', '--out', out, '--force')
+    expect(human.code).toBe(0)
+    expect(human.out).toMatch(/best config +\S+ +\S+/)
+    expect((await run('tune', '--db', db, '--fix', 'everything')).code).toBe(2)
+  })
+})

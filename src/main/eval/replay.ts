@@ -1,0 +1,242 @@
+/**
+ * Replay eval cases: gather each case's candidates ONCE with the recall engine
+ * (the same `runRecallSync` a live recall uses, query vectors from the
+ * workspace cache), keep them, and re-score them with the shared `rerank` for
+ * any config that only moves scoring knobs (weights, half-life, floor, topK,
+ * budget, fusion, a pool no deeper than fetched — scoring.ts `canRerankLocally`).
+ * A run of the engine per case happens only when a config changes what is
+ * gathered (scope, mode arms, model, unit, cue use).
+ *
+ * Per case, the engine runs with the case's scope fields (agent / user /
+ * session / tenant) over the config's scope, and at the case's `now` (else the
+ * caller's `now`): a replay sees the store as it was at that moment.
+ */
+import { armTexts } from '../../shared/cue'
+import { bootstrapMeanCI, caseMetrics, compileJudgment, keyed, LOWER_IS_BETTER, METRIC_IDS, metricKey, summarize, type CaseMetrics } from '../../shared/metrics'
+import type { CaseResult, EvalCaseRow, RunCounts } from '../../shared/eval'
+import { RecallscopeError } from '../../shared/result'
+import { canRerankLocally, effectiveMode, rerank } from '../../shared/scoring'
+import type { ArmInfo, CandidateRaw, EffectiveMode, EmbedderInfo, RecallConfig } from '../../shared/types'
+import type { Embedder } from '../embed/types'
+import { prepareVector, runRecallSync, type PreparedVector } from '../recall/engine'
+import type { Store } from '../store/open'
+import type { VectorIndex } from '../store/vectors'
+
+/** Budget-aware recall's B when neither the caller nor the config sets one: seed 001's SemanticContextMaxTokens. */
+export const DEFAULT_EVAL_BUDGET = 2000
+
+/** What one case's engine run left for re-scoring. */
+export interface GatheredCase {
+  case: EvalCaseRow
+  /** the `now` it was gathered (and is scored) at */
+  now: number
+  /** the config it was gathered with, the case's scope applied */
+  config: RecallConfig
+  candidates: CandidateRaw[]
+  arms: { dense: ArmInfo; lexical: ArmInfo; recency: ArmInfo; order: ArmInfo }
+  mode: EffectiveMode
+  degraded: boolean
+  /** what embedded the query */
+  embedder: EmbedderInfo
+  /** identity of the case content + embedder, to tell a stale cache entry */
+  key: string
+}
+
+export interface GatherOptions {
+  /** embeds each case's dense text (workspace query cache first); null = dense arm off */
+  embedder: Embedder | null
+  /** `now` for cases that carry none (epoch ms; read at the boundary) */
+  now: number
+  /** ranked candidates fetched per arm (≥ candidatePool). @default the engine's fetchDepth */
+  depth?: number
+  signal?: AbortSignal
+  onProgress?: (done: number, total: number) => void
+  /** reuse earlier gathers (per open store); entries that cannot serve `config` are redone */
+  cache?: GatherCache
+}
+
+/** Cached gathers of one open store, by case id. Kept by the App; dropped with the store. */
+export class GatherCache {
+  private readonly byCase = new Map<string, GatheredCase>()
+  constructor(readonly store: Store) {}
+  get(id: string): GatheredCase | undefined {
+    return this.byCase.get(id)
+  }
+  set(g: GatheredCase): void {
+    this.byCase.set(g.case.id, g)
+  }
+  clear(): void {
+    this.byCase.clear()
+  }
+  get size(): number {
+    return this.byCase.size
+  }
+}
+
+/** The config a case runs with: its scope fields over the config's scope. */
+export function caseConfig(config: RecallConfig, c: Pick<EvalCaseRow, 'scope'>): RecallConfig {
+  const scope = { ...config.scope }
+  for (const k of ['agentId', 'userId', 'sessionId', 'tenantId'] as const) {
+    const v = c.scope[k]
+    if (typeof v === 'string' && v !== '') scope[k] = v
+  }
+  return { ...config, scope }
+}
+
+function embedderKey(e: Embedder | null): string {
+  return e ? `${e.name}:${e.cacheKey ?? e.model ?? ''}:${e.enabled}` : 'none'
+}
+
+function caseKey(c: EvalCaseRow, now: number, e: Embedder | null): string {
+  return JSON.stringify([c.query, c.cue, c.scope, now, embedderKey(e)])
+}
+
+/** Could this gathered case be re-scored under `config` (no new engine run)? */
+export function canReuse(g: GatheredCase, config: RecallConfig): boolean {
+  return canRerankLocally({ config: g.config, arms: g.arms, mode: g.mode }, caseConfig(config, g.case)).ok
+}
+
+const yieldNow = () => new Promise<void>((r) => setImmediate(r))
+
+function checkAbort(signal?: AbortSignal): void {
+  if (signal?.aborted) throw new RecallscopeError('CANCELLED', 'Cancelled')
+}
+
+/**
+ * Gather every case's candidates under `config` (engine runs, query vectors
+ * cached in the workspace). Yields to the event loop between slices so the UI
+ * stays responsive; cancellable.
+ */
+export async function gatherCases(store: Store, cases: readonly EvalCaseRow[], config: RecallConfig, opts: GatherOptions): Promise<GatheredCase[]> {
+  const out: GatheredCase[] = new Array(cases.length)
+  // One VectorIndex per (model, owner) for the whole replay: the engine's default re-checks the DB per call.
+  const indexes = new Map<string, VectorIndex>()
+  const vectors = (model: string, owner: 'memory' | 'session') => {
+    const k = `${owner}\u0000${model}`
+    let v = indexes.get(k)
+    if (!v) indexes.set(k, (v = store.vectors(model, owner)))
+    return v
+  }
+  const prepared = new Map<string, PreparedVector>()
+  let last = performance.now()
+  for (let i = 0; i < cases.length; i++) {
+    const c = cases[i]
+    const now = c.now ?? opts.now
+    const key = caseKey(c, now, opts.embedder)
+    const cached = opts.cache?.get(c.id)
+    if (cached && cached.key === key && canReuse(cached, config)) {
+      // The candidates depend on the query, scope and now (the key); the judgment, split and tags may
+      // have been edited since: always score against the case as it is now.
+      out[i] = cached.case === c ? cached : { ...cached, case: c }
+      continue
+    }
+    const cfg = caseConfig(config, c)
+    const texts = armTexts(c.query, c.cue, cfg.cueUse)
+    let p = prepared.get(texts.dense)
+    if (!p) {
+      p = await prepareVector(store, texts.dense, { embedder: opts.embedder, signal: opts.signal })
+      prepared.set(texts.dense, p)
+    }
+    const trace = runRecallSync(store, { text: c.query, cue: c.cue }, cfg, now, { prepared: p, depth: opts.depth, vectors })
+    const g: GatheredCase = {
+      case: c,
+      now,
+      config: trace.config,
+      candidates: trace.candidates,
+      arms: trace.arms!,
+      mode: trace.mode!,
+      degraded: trace.degraded,
+      embedder: trace.embedder,
+      key,
+    }
+    out[i] = g
+    opts.cache?.set(g)
+    if (performance.now() - last > 12) {
+      opts.onProgress?.(i + 1, cases.length)
+      await yieldNow()
+      checkAbort(opts.signal)
+      last = performance.now()
+    }
+  }
+  opts.onProgress?.(cases.length, cases.length)
+  return out
+}
+
+/** Injected ids and tokens of a gathered case under a config (re-scored with the shared rerank). */
+export function scoreCase(g: GatheredCase, config: RecallConfig): { ids: string[]; tokens: number[] } {
+  const cfg = caseConfig(config, g.case)
+  const mode = effectiveMode(cfg, { dense: g.arms.dense.ran, lexical: g.arms.lexical.ran })
+  const rr = rerank(g.candidates, cfg, mode)
+  return { ids: rr.results.map((r) => r.id), tokens: rr.results.map((r) => r.tokens) }
+}
+
+export interface ScoreOptions {
+  /** metric cutoff */
+  k: number
+  /** budget-aware recall's B */
+  budget: number
+}
+
+export interface Scored {
+  perCase: CaseResult[]
+  metrics: Record<string, number | null>
+  counts: RunCounts
+  scoreMs: number
+}
+
+/** Score gathered cases under a config: per-case results and macro means. */
+export function scoreGathered(gathered: readonly GatheredCase[], config: RecallConfig, opts: ScoreOptions): Scored {
+  const t0 = performance.now()
+  const per: CaseMetrics[] = []
+  const perCase: CaseResult[] = []
+  let degraded = 0
+  for (const g of gathered) {
+    if (!canReuse(g, config)) throw new RecallscopeError('INTERNAL', `case ${g.case.id} was gathered under a config that cannot serve this one`)
+    const r = scoreCase(g, config)
+    const m = caseMetrics(compileJudgment(g.case, opts.k), r.ids, r.tokens, opts.k, opts.budget)
+    per.push(m)
+    if (g.degraded) degraded++
+    const cr: CaseResult = {
+      id: g.case.id,
+      name: g.case.name,
+      retrieved: r.ids,
+      tokens: r.tokens,
+      relevant: g.case.relevant,
+      expectEmpty: g.case.expectEmpty,
+      split: g.case.split,
+      tags: g.case.tags,
+      metrics: keyed(m, opts.k),
+    }
+    if (g.degraded) cr.degraded = true
+    perCase.push(cr)
+  }
+  const s = summarize(per, opts.k)
+  return { perCase, metrics: s.metrics, counts: { ...s.counts, degraded }, scoreMs: performance.now() - t0 }
+}
+
+/** The token budget B for budget-aware recall: explicit, else the config's, else DEFAULT_EVAL_BUDGET. */
+export function evalBudget(config: RecallConfig, explicit?: number | null): number {
+  return explicit ?? config.tokenBudget ?? DEFAULT_EVAL_BUDGET
+}
+
+/** 95% bootstrap intervals of every 0..1 metric's mean over the cases where it applies. */
+export function intervals(perCase: readonly CaseResult[], k: number): Record<string, { lo: number; hi: number } | null> {
+  const out: Record<string, { lo: number; hi: number } | null> = {}
+  for (const id of METRIC_IDS) {
+    if (LOWER_IS_BETTER.has(id)) continue
+    const key = metricKey(id, k)
+    const xs: number[] = []
+    for (const c of perCase) {
+      const v = c.metrics[key]
+      if (v !== null && v !== undefined) xs.push(v)
+    }
+    const ci = bootstrapMeanCI(xs)
+    out[key] = ci ? { lo: ci.lo, hi: ci.hi } : null
+  }
+  return out
+}
+
+/** Recompute a stored case result's metrics at another k (runs keep their judgment snapshot). */
+export function caseMetricsAt(c: Pick<CaseResult, 'relevant' | 'expectEmpty' | 'retrieved' | 'tokens'>, k: number, budget: number): Record<string, number | null> {
+  return keyed(caseMetrics({ relevant: c.relevant, expectEmpty: c.expectEmpty }, c.retrieved, c.tokens, k, budget), k)
+}

@@ -1,0 +1,152 @@
+/**
+ * Eval charts (recharts 3): a metric's history over runs, a run's metrics as
+ * bars with their 95% intervals, the distribution of a per-case metric, metric
+ * deltas of a comparison, and tune's convergence curve. Charts size themselves
+ * to their box (a fixed fallback where the box cannot be measured).
+ */
+import { useEffect, useRef, useState, type ReactNode } from 'react'
+import { Bar, BarChart, CartesianGrid, Cell, ErrorBar, Line, LineChart, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts'
+import type { EvalRunSummary } from '../../../../shared/eval'
+import { fmtDate } from '../../lib/format'
+
+/** Measure the box's width; children draw at that width. */
+export function Sized({ height, children, label }: { height: number; children: (width: number) => ReactNode; label: string }) {
+  const ref = useRef<HTMLDivElement>(null)
+  const [w, setW] = useState(640)
+  useEffect(() => {
+    const el = ref.current
+    if (!el) return
+    const measure = () => {
+      const cw = el.clientWidth
+      if (cw > 0) setW(cw)
+    }
+    measure()
+    if (typeof ResizeObserver === 'undefined') return
+    const ro = new ResizeObserver(measure)
+    ro.observe(el)
+    return () => ro.disconnect()
+  }, [])
+  return (
+    <div ref={ref} className="chart" style={{ height }} role="img" aria-label={label}>
+      {children(w)}
+    </div>
+  )
+}
+
+const tick = { fontSize: 10 }
+const f3 = (v: unknown) => (typeof v === 'number' ? v.toFixed(3) : String(v))
+
+/** The chosen metric for every run that has it, oldest → newest. */
+export function MetricHistoryChart({ runs, metric, selectedId, onSelect }: { runs: readonly EvalRunSummary[]; metric: string; selectedId?: string | null; onSelect?: (id: string) => void }) {
+  const data = [...runs]
+    .filter((r) => r.metrics[metric] !== undefined && r.metrics[metric] !== null)
+    .sort((a, b) => a.createdAt - b.createdAt)
+    .map((r, i) => ({ i: i + 1, id: r.id, name: r.name || r.preset || r.id, when: fmtDate(r.createdAt), value: r.metrics[metric] as number }))
+  if (data.length === 0) return <div className="notice">No run has {metric} yet.</div>
+  return (
+    <Sized height={190} label={`${metric} over runs`}>
+      {(w) => (
+        <LineChart width={w} height={190} data={data} margin={{ top: 8, right: 12, bottom: 4, left: -14 }} onClick={(e) => onSelect && typeof e?.activeIndex === 'number' && onSelect(data[e.activeIndex]?.id)}>
+          <CartesianGrid stroke="var(--border)" strokeDasharray="3 3" />
+          <XAxis dataKey="i" tick={tick} allowDecimals={false} />
+          <YAxis tick={tick} domain={[0, 'auto']} />
+          <Tooltip contentStyle={{ fontSize: 11 }} formatter={(v) => [f3(v), metric]} labelFormatter={(_, p) => (p?.[0] ? `${p[0].payload.name} · ${p[0].payload.when}` : '')} />
+          <Line
+            dataKey="value"
+            stroke="var(--accent)"
+            strokeWidth={2}
+            isAnimationActive={false}
+            dot={(props: { cx?: number; cy?: number; payload?: { id: string } }) => (
+              <circle key={props.payload?.id} cx={props.cx} cy={props.cy} r={props.payload?.id === selectedId ? 5 : 3} fill={props.payload?.id === selectedId ? 'var(--accent)' : 'var(--panel)'} stroke="var(--accent)" strokeWidth={2} />
+            )}
+          />
+        </LineChart>
+      )}
+    </Sized>
+  )
+}
+
+/** A run's 0..1 metrics as bars with 95% bootstrap intervals. */
+export function MetricBars({ metrics, intervals }: { metrics: Record<string, number | null>; intervals?: Record<string, { lo: number; hi: number } | null> }) {
+  const data = Object.entries(metrics)
+    .filter(([k, v]) => v !== null && k !== 'tokens' && k !== 'falseInjection')
+    .map(([k, v]) => {
+      const ci = intervals?.[k]
+      return { metric: k, value: v as number, err: ci ? [Math.max(0, (v as number) - ci.lo), Math.max(0, ci.hi - (v as number))] : [0, 0] }
+    })
+  return (
+    <Sized height={200} label="Run metrics">
+      {(w) => (
+        <BarChart width={w} height={200} data={data} margin={{ top: 8, right: 8, bottom: 4, left: -14 }}>
+          <CartesianGrid stroke="var(--border)" strokeDasharray="3 3" vertical={false} />
+          <XAxis dataKey="metric" tick={tick} interval={0} />
+          <YAxis tick={tick} domain={[0, 1]} />
+          <Tooltip contentStyle={{ fontSize: 11 }} formatter={(v) => f3(v)} />
+          <Bar dataKey="value" fill="var(--accent)" isAnimationActive={false}>
+            <ErrorBar dataKey="err" width={4} stroke="var(--text)" />
+          </Bar>
+        </BarChart>
+      )}
+    </Sized>
+  )
+}
+
+/** How a per-case metric is spread: 10 bins over 0..1. */
+export function DistributionChart({ values, metric }: { values: readonly number[]; metric: string }) {
+  const bins = Array.from({ length: 10 }, (_, i) => ({ bin: `${(i / 10).toFixed(1)}–${((i + 1) / 10).toFixed(1)}`, count: 0 }))
+  for (const v of values) bins[Math.min(9, Math.max(0, Math.floor(v * 10)))].count++
+  return (
+    <Sized height={160} label={`Distribution of ${metric} over cases`}>
+      {(w) => (
+        <BarChart width={w} height={160} data={bins} margin={{ top: 8, right: 8, bottom: 4, left: -14 }}>
+          <CartesianGrid stroke="var(--border)" strokeDasharray="3 3" vertical={false} />
+          <XAxis dataKey="bin" tick={tick} interval={1} />
+          <YAxis tick={tick} allowDecimals={false} />
+          <Tooltip contentStyle={{ fontSize: 11 }} />
+          <Bar dataKey="count" name="cases" fill="var(--f-rec)" isAnimationActive={false} />
+        </BarChart>
+      )}
+    </Sized>
+  )
+}
+
+/** Mean metric deltas vs the baseline (green up, red down; lower-is-better metrics flip). */
+export function DeltaBars({ rows }: { rows: { metric: string; delta: number; good: boolean }[] }) {
+  return (
+    <Sized height={200} label="Metric deltas vs baseline">
+      {(w) => (
+        <BarChart width={w} height={200} data={rows} margin={{ top: 8, right: 8, bottom: 4, left: -8 }}>
+          <CartesianGrid stroke="var(--border)" strokeDasharray="3 3" vertical={false} />
+          <XAxis dataKey="metric" tick={tick} interval={0} />
+          <YAxis tick={tick} />
+          <ReferenceLine y={0} stroke="var(--muted)" />
+          <Tooltip contentStyle={{ fontSize: 11 }} formatter={(v) => (typeof v === 'number' ? (v >= 0 ? '+' : '') + v.toFixed(4) : String(v))} />
+          <Bar dataKey="delta" isAnimationActive={false}>
+            {rows.map((r) => (
+              <Cell key={r.metric} fill={r.delta === 0 ? 'var(--muted)' : r.good ? 'var(--ok)' : 'var(--danger)'} />
+            ))}
+          </Bar>
+        </BarChart>
+      )}
+    </Sized>
+  )
+}
+
+/** Tune: each trial's train score (dots) and the best so far (line). */
+export function ConvergenceChart({ curve, metric, base }: { curve: { trial: number; best: number; value: number }[]; metric: string; base: number | null }) {
+  return (
+    <Sized height={200} label={`Tune convergence of ${metric}`}>
+      {(w) => (
+        <LineChart width={w} height={200} data={curve} margin={{ top: 8, right: 12, bottom: 4, left: -14 }}>
+          <CartesianGrid stroke="var(--border)" strokeDasharray="3 3" />
+          <XAxis dataKey="trial" tick={tick} type="number" domain={[0, 'dataMax']} />
+          <YAxis tick={tick} domain={[0, 'auto']} />
+          <Tooltip contentStyle={{ fontSize: 11 }} formatter={(v, n) => [f3(v), n]} labelFormatter={(l) => `trial ${l}`} />
+          {base !== null && <ReferenceLine y={base} stroke="var(--muted)" strokeDasharray="4 4" label={{ value: 'base', fontSize: 10, fill: 'var(--muted)', position: 'insideBottomRight' }} />}
+          <Line dataKey="value" name="this config" stroke="var(--border)" dot={{ r: 1.5, fill: 'var(--muted)', stroke: 'none' }} strokeWidth={0} isAnimationActive={false} />
+          <Line dataKey="best" name="best so far" stroke="var(--accent)" dot={false} strokeWidth={2} isAnimationActive={false} type="stepAfter" />
+        </LineChart>
+      )}
+    </Sized>
+  )
+}

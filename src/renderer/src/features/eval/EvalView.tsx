@@ -1,0 +1,185 @@
+/**
+ * Evaluate: which recall settings should the agent ship, and how sure are we?
+ * The bar on top holds the config under test (preset + JSON overrides, k,
+ * split) and runs it over the cases as a background job; the tabs hold the
+ * cases, the saved runs, run comparison and auto-tune.
+ */
+import { useCallback, useMemo, useState } from 'react'
+import type { JobProgress } from '../../../../shared/api'
+import type { EvalRunSummary, TuneReport } from '../../../../shared/eval'
+import type { RecallConfig } from '../../../../shared/types'
+import { mergeConfig } from '../../../../shared/config'
+import { call } from '../../lib/api'
+import { useAsync } from '../../lib/useAsync'
+import { useApp } from '../../app/context'
+import { CasesTab } from './CasesTab'
+import { CompareTab } from './CompareTab'
+import { RunsTab } from './RunsTab'
+import { TuneTab } from './TuneTab'
+import { DEFAULT_SETTINGS, parseOverrides, type EvalSettings } from './settings'
+import { useJob } from './useJob'
+import './eval.css'
+
+type Tab = 'cases' | 'runs' | 'compare' | 'tune'
+const TABS: { id: Tab; label: string }[] = [
+  { id: 'cases', label: 'Cases' },
+  { id: 'runs', label: 'Runs' },
+  { id: 'compare', label: 'Compare' },
+  { id: 'tune', label: 'Tune' },
+]
+
+export function EvalView() {
+  const { dbVersion } = useApp()
+  const [tab, setTab] = useState<Tab>('cases')
+  const [settings, setSettings] = useState<EvalSettings>(DEFAULT_SETTINGS)
+  const [runName, setRunName] = useState('')
+  const presets = useAsync(() => call('recall.presets', {}), [])
+  const runs = useAsync(() => call('runs.list', {}), [dbVersion])
+  const [selectedRun, setSelectedRun] = useState<string | null>(null)
+  const [checked, setChecked] = useState<string[]>([])
+  const [compareIds, setCompareIds] = useState<string[]>([])
+
+  const options = useMemo(() => {
+    const out: { value: string; label: string; config: RecallConfig }[] = []
+    for (const p of presets.data ?? []) {
+      out.push({ value: p.name, label: `${p.label}`, config: p.config })
+      for (const v of p.variants ?? []) out.push({ value: `${p.name}:${v.name}`, label: `  ↳ ${v.label}`, config: mergeConfig(p.config, v.patch) })
+    }
+    return out
+  }, [presets.data])
+
+  const onRunDone = useCallback(
+    (s: EvalRunSummary) => {
+      runs.reload()
+      setSelectedRun(s.id)
+      setTab('runs')
+    },
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [],
+  )
+  const evalJob = useJob<EvalRunSummary>(onRunDone)
+  const tuneJob = useJob<TuneReport>()
+  const parsed = parseOverrides(settings.overrides)
+
+  const runEval = (over?: { overrides: string; name: string }) => {
+    const o = parseOverrides(over?.overrides ?? settings.overrides)
+    if (!o.ok) return
+    void evalJob.start(
+      (): Promise<JobProgress> =>
+        call('eval.run', { preset: settings.preset, config: o.config, k: settings.k, split: settings.split, name: (over?.name ?? runName.trim()) || undefined }),
+    )
+  }
+  const apply = (config: RecallConfig, report: TuneReport) => {
+    const overrides = JSON.stringify(config, null, 2)
+    setSettings((s) => ({ ...s, overrides, k: report.k }))
+    runEval({ overrides, name: `tuned ${report.metric}` })
+  }
+  const p = evalJob.job
+  const effective = options.find((o) => o.value === settings.preset)?.config
+
+  return (
+    <div className="eval page">
+      <section className="runbar card" aria-label="Config under test">
+        <div className="row">
+          <label>
+            <span className="field-label">Preset</span>
+            <select className="input" aria-label="Eval preset" value={settings.preset} onChange={(e) => setSettings((s) => ({ ...s, preset: e.target.value }))}>
+              {options.map((o) => (
+                <option key={o.value} value={o.value}>
+                  {o.label}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            <span className="field-label">k</span>
+            <input className="input num" type="number" min={1} max={1000} aria-label="Eval k" value={settings.k} onChange={(e) => setSettings((s) => ({ ...s, k: Math.max(1, Number(e.target.value) || 1) }))} />
+          </label>
+          <label>
+            <span className="field-label">Split</span>
+            <select className="input" aria-label="Eval split" value={settings.split} onChange={(e) => setSettings((s) => ({ ...s, split: e.target.value as EvalSettings['split'] }))}>
+              <option value="all">all</option>
+              <option value="train">train</option>
+              <option value="test">test</option>
+            </select>
+          </label>
+          <label>
+            <span className="field-label">Run name</span>
+            <input className="input" placeholder={settings.preset} value={runName} onChange={(e) => setRunName(e.target.value)} aria-label="Run name" />
+          </label>
+          <span className="spacer" />
+          {evalJob.running ? (
+            <button className="btn" onClick={evalJob.cancel}>
+              Cancel
+            </button>
+          ) : (
+            <button className="btn primary" onClick={() => runEval()} disabled={!parsed.ok}>
+              Run eval
+            </button>
+          )}
+        </div>
+        <details className="overrides" open={settings.overrides.trim() !== ''}>
+          <summary>
+            Config overrides (partial RecallConfig JSON over the preset){settings.overrides.trim() ? ' · set' : ''}
+            {effective && !settings.overrides.trim() && (
+              <span className="small muted">
+                {' '}
+                · {effective.mode}, topK {effective.topK}, floor {effective.floor ?? 'off'}
+              </span>
+            )}
+          </summary>
+          <textarea
+            className="input wide mono"
+            rows={settings.overrides.split('\n').length > 6 ? 10 : 4}
+            spellCheck={false}
+            aria-label="Config overrides"
+            placeholder='{"floor": null, "topK": 10}'
+            value={settings.overrides}
+            onChange={(e) => setSettings((s) => ({ ...s, overrides: e.target.value }))}
+          />
+          {!parsed.ok && <div className="error small">{parsed.error}</div>}
+          {settings.overrides.trim() !== '' && (
+            <button className="btn small" onClick={() => setSettings((s) => ({ ...s, overrides: '' }))}>
+              Clear
+            </button>
+          )}
+        </details>
+        {p && p.state === 'running' && (
+          <div className="progress" role="progressbar" aria-label="Eval progress" aria-valuemin={0} aria-valuemax={p.total || 1} aria-valuenow={p.done}>
+            <div className="bar" style={{ width: `${p.total ? (100 * p.done) / p.total : 0}%` }} />
+            <span className="small">{p.message ?? 'starting…'}</span>
+          </div>
+        )}
+        {evalJob.error && <div className="error">{evalJob.error}</div>}
+      </section>
+      <div className="eval-tabs" role="tablist" aria-label="Evaluate">
+        {TABS.map((t) => (
+          <button key={t.id} role="tab" aria-selected={tab === t.id} className="eval-tab" onClick={() => setTab(t.id)}>
+            {t.label}
+            {t.id === 'runs' && runs.data ? <span className="count">{runs.data.length}</span> : null}
+            {t.id === 'tune' && tuneJob.running ? <span className="count">…</span> : null}
+          </button>
+        ))}
+      </div>
+      <div className="tabpanel" role="tabpanel">
+        {tab === 'cases' && <CasesTab settings={settings} dbVersion={dbVersion} />}
+        {tab === 'runs' && (
+          <RunsTab
+            runs={runs.data}
+            reload={runs.reload}
+            selectedId={selectedRun}
+            onSelect={setSelectedRun}
+            checked={checked}
+            setChecked={setChecked}
+            onCompare={() => {
+              setCompareIds(checked)
+              setTab('compare')
+            }}
+          />
+        )}
+        {tab === 'compare' && <CompareTab runs={runs.data} ids={compareIds} setIds={setCompareIds} />}
+        {tab === 'tune' && <TuneTab settings={settings} onApply={apply} job={tuneJob} />}
+      </div>
+    </div>
+  )
+}

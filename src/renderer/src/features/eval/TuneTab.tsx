@@ -1,0 +1,248 @@
+/**
+ * Tune: search the weights (on the simplex), half-life, floor, topK and fusion
+ * on the train split as a background job (progress, cancel), then show train
+ * and held-out test side by side, the convergence curve, the weight-simplex
+ * heatmap, the best configs, and the winner as JSON to copy, download, or apply.
+ */
+import { useState } from 'react'
+import type { JobProgress } from '../../../../shared/api'
+import type { TuneReport } from '../../../../shared/eval'
+import { LOWER_IS_BETTER, METRIC_IDS, metricKey, type MetricId } from '../../../../shared/metrics'
+import type { RecallConfig } from '../../../../shared/types'
+import { call } from '../../lib/api'
+import { fmtNum } from '../../lib/format'
+import { ConvergenceChart } from './Charts'
+import { downloadText } from './CasesTab'
+import { Heatmap } from './Heatmap'
+import { parseOverrides, type EvalSettings } from './settings'
+import { useJob } from './useJob'
+import { useOptionalApp } from '../../app/context'
+
+const KNOBS = [
+  ['weights', 'weights (simplex)'],
+  ['halfLife', 'half-life'],
+  ['floor', 'floor'],
+  ['topK', 'topK'],
+  ['fusion', 'fusion'],
+] as const
+
+export function TuneTab({ settings, onApply, job }: { settings: EvalSettings; onApply: (config: RecallConfig, report: TuneReport) => void; job: ReturnType<typeof useJob<TuneReport>> }) {
+  const [metricId, setMetricId] = useState<MetricId>('recall')
+  const [k, setK] = useState(settings.k)
+  const [trials, setTrials] = useState(1000)
+  const [seed, setSeed] = useState(1)
+  const [space, setSpace] = useState<Record<(typeof KNOBS)[number][0], boolean>>({ weights: true, halfLife: true, floor: true, topK: true, fusion: true })
+  const [formError, setFormError] = useState<string | null>(null)
+  const metric = metricKey(metricId, k)
+  const start = () => {
+    const o = parseOverrides(settings.overrides)
+    if (!o.ok) return setFormError(`Config: ${o.error}`)
+    setFormError(null)
+    void job.start((): Promise<JobProgress> => call('eval.tune', { preset: settings.preset, config: o.config, metric, trials, seed, space }))
+  }
+  const p = job.job
+  return (
+    <div className="tune">
+      <section className="card tune-form" aria-label="Tune settings">
+        <div className="row">
+          <label>
+            <span className="field-label">Objective</span>
+            <select className="input" aria-label="Tune metric" value={metricId} onChange={(e) => setMetricId(e.target.value as MetricId)}>
+              {METRIC_IDS.filter((m) => !LOWER_IS_BETTER.has(m)).map((m) => (
+                <option key={m} value={m}>
+                  {m}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            <span className="field-label">k</span>
+            <input className="input num" type="number" min={1} max={200} value={k} aria-label="Tune k" onChange={(e) => setK(Math.max(1, Number(e.target.value) || 1))} />
+          </label>
+          <label>
+            <span className="field-label">Configs to try</span>
+            <input className="input num" type="number" min={1} max={100000} value={trials} aria-label="Configs to try" onChange={(e) => setTrials(Math.max(1, Number(e.target.value) || 1))} />
+          </label>
+          <label>
+            <span className="field-label">Seed</span>
+            <input className="input num" type="number" min={0} value={seed} onChange={(e) => setSeed(Math.max(0, Number(e.target.value) || 0))} />
+          </label>
+          <div className="knobs" role="group" aria-label="Knobs to search">
+            {KNOBS.map(([key, label]) => (
+              <label key={key} className="toggle">
+                <input type="checkbox" checked={space[key]} onChange={(e) => setSpace((s) => ({ ...s, [key]: e.target.checked }))} />
+                {label}
+              </label>
+            ))}
+          </div>
+          <span className="spacer" />
+          {job.running ? (
+            <button className="btn" onClick={job.cancel}>
+              Cancel
+            </button>
+          ) : (
+            <button className="btn primary" onClick={start}>
+              Start tuning
+            </button>
+          )}
+        </div>
+        <div className="small muted">
+          Searches on the <b>train</b> split starting from {settings.preset}
+          {settings.overrides.trim() ? ' + your config' : ''}; the held-out <b>test</b> split is only scored, never searched.
+        </div>
+        {p && p.state === 'running' && (
+          <div className="progress" role="progressbar" aria-label="Tune progress" aria-valuemin={0} aria-valuemax={p.total || 1} aria-valuenow={p.done}>
+            <div className="bar" style={{ width: `${p.total ? (100 * p.done) / p.total : 0}%` }} />
+            <span className="small">{p.message ?? 'starting…'}</span>
+          </div>
+        )}
+        {(formError || job.error) && <div className="error">{formError ?? job.error}</div>}
+      </section>
+      {job.result && <TuneResults report={job.result} onApply={onApply} />}
+    </div>
+  )
+}
+
+export function TuneResults({ report: r, onApply }: { report: TuneReport; onApply: (config: RecallConfig, report: TuneReport) => void }) {
+  const [copied, setCopied] = useState(false)
+  const navigate = useOptionalApp()?.navigate
+  const json = JSON.stringify(r.best.config, null, 2)
+  const w = r.best.params.weights
+  const gap = r.best.train !== null && r.best.test !== null ? r.best.train - r.best.test : null
+  return (
+    <div className="tune-results">
+      <section className="card" aria-label="Train vs test">
+        <h3>
+          {r.metric}: train vs held-out test <span className="small muted">· {r.trials} configs{r.cancelled ? ' (cancelled)' : ''} · {Math.round(r.timings.configsPerSec)} configs/s</span>
+        </h3>
+        <table className="plain tt" aria-label="Train and test scores">
+          <thead>
+            <tr>
+              <th />
+              <th>train ({r.split.train})</th>
+              <th>test ({r.split.test})</th>
+              <th>tokens / case</th>
+            </tr>
+          </thead>
+          <tbody>
+            <tr>
+              <td>base config</td>
+              <td className="num">{fmtNum(r.base.train)}</td>
+              <td className="num">{fmtNum(r.base.test)}</td>
+              <td className="num">{fmtNum(r.base.trainTokens, 0)}</td>
+            </tr>
+            <tr className="best">
+              <td>best config</td>
+              <td className="num">{fmtNum(r.best.train)}</td>
+              <td className="num" data-testid="tune-test">
+                {fmtNum(r.best.test)}
+                {r.best.testCI && (
+                  <span className="small muted">
+                    {' '}
+                    ({fmtNum(r.best.testCI.lo)}–{fmtNum(r.best.testCI.hi)})
+                  </span>
+                )}
+              </td>
+              <td className="num">{fmtNum(r.best.trainTokens, 0)}</td>
+            </tr>
+          </tbody>
+        </table>
+        {gap !== null && gap > 0.05 && <div className="notice small">Train beats test by {gap.toFixed(3)}: part of the gain is fitted to the train cases; trust the test column.</div>}
+        {r.best.test !== null && r.base.test !== null && (
+          <div className="small">
+            On held-out cases the tuned config {r.best.test > r.base.test ? 'improves' : r.best.test < r.base.test ? 'worsens' : 'does not change'} {r.metric} by{' '}
+            <b>
+              {r.best.test - r.base.test >= 0 ? '+' : ''}
+              {(r.best.test - r.base.test).toFixed(4)}
+            </b>
+            .
+          </div>
+        )}
+        <div className="params small">
+          weights: similarity {w.similarity.toFixed(3)} · lexical {w.lexical.toFixed(3)} · recency {w.recency.toFixed(3)} · salience {w.salience.toFixed(3)} · half-life {r.best.params.halfLifeHours.toFixed(1)} h · floor{' '}
+          {r.best.params.floor === null ? 'off' : r.best.params.floor.toFixed(3)} · topK {r.best.params.topK} · fusion {r.best.params.fusion.method}
+          {r.best.params.fusion.method === 'rrf' ? ` k=${r.best.params.fusion.rrfK.toFixed(1)}` : ''}
+        </div>
+      </section>
+      <div className="grid2">
+        <section className="card">
+          <h3>Search</h3>
+          <ConvergenceChart curve={r.curve} metric={r.metric} base={r.base.train} />
+        </section>
+        <section className="card">
+          <h3>Weight simplex</h3>
+          {r.heatmap ? <Heatmap map={r.heatmap} best={r.best.params.weights} metric={r.metric} /> : <div className="notice">No heatmap (weights were not searched, or the search was cancelled).</div>}
+        </section>
+      </div>
+      <section className="card">
+        <h3>Best configs (by train)</h3>
+        <table className="plain" aria-label="Best configs">
+          <thead>
+            <tr>
+              <th>#</th>
+              <th>train</th>
+              <th>test</th>
+              <th>sim</th>
+              <th>lex</th>
+              <th>rec</th>
+              <th>sal</th>
+              <th>half-life</th>
+              <th>floor</th>
+              <th>topK</th>
+              <th>fusion</th>
+              <th>tokens</th>
+            </tr>
+          </thead>
+          <tbody>
+            {r.top.map((t, i) => (
+              <tr key={t.trial}>
+                <td>{i + 1}</td>
+                <td className="num">{fmtNum(t.train)}</td>
+                <td className="num">{fmtNum(t.test)}</td>
+                <td className="num">{t.params.weights.similarity.toFixed(2)}</td>
+                <td className="num">{t.params.weights.lexical.toFixed(2)}</td>
+                <td className="num">{t.params.weights.recency.toFixed(2)}</td>
+                <td className="num">{t.params.weights.salience.toFixed(2)}</td>
+                <td className="num">{t.params.halfLifeHours.toFixed(0)} h</td>
+                <td className="num">{t.params.floor === null ? 'off' : t.params.floor.toFixed(2)}</td>
+                <td className="num">{t.params.topK}</td>
+                <td>{t.params.fusion.method}</td>
+                <td className="num">{t.tokens.toFixed(0)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+      <section className="card">
+        <div className="row">
+          <h3 className="grow">Best config (RecallConfig JSON: paste it into your agent)</h3>
+          <button
+            className="btn"
+            onClick={() => {
+              void navigator.clipboard?.writeText(json).then(
+                () => setCopied(true),
+                () => setCopied(false),
+              )
+            }}
+          >
+            {copied ? 'Copied' : 'Copy JSON'}
+          </button>
+          <button className="btn" onClick={() => downloadText(`recall-config-${r.metric.replace('@', '-at-')}.json`, `${json}\n`, 'application/json')}>
+            Download
+          </button>
+          {navigate && (
+            <button className="btn" onClick={() => navigate('recall', { config: JSON.stringify(r.best.config) })} title="Explore the tuned config in the recall playground">
+              Open in Recall
+            </button>
+          )}
+          <button className="btn primary" onClick={() => onApply(r.best.config, r)}>
+            Apply this config
+          </button>
+        </div>
+        <pre className="json tall" aria-label="Best config JSON">
+          {json}
+        </pre>
+      </section>
+    </div>
+  )
+}

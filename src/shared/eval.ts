@@ -1,0 +1,274 @@
+/**
+ * Evaluation shapes shared by main, the CLI and the renderer: eval cases as they
+ * cross the boundary, runs (config + metrics + per-case results), run
+ * comparisons and tune reports. The case schema validates UI saves and JSONL
+ * lines alike. DESIGN.md "Evaluation".
+ */
+import { z } from 'zod'
+import { cueSchema } from './config'
+import type { EvalCase, RecallConfig, EmbedderInfo } from './types'
+
+const finite = z.number().refine(Number.isFinite, 'must be a finite number')
+
+/** Grades: 1 = useful, 2 = important, 3 = essential (nDCG gain 2^g − 1). */
+export const gradeSchema = z.number().int().min(1, 'grade is 1–3').max(3, 'grade is 1–3')
+
+export const caseScopeSchema = z.strictObject({
+  agentId: z.string().max(1000).optional(),
+  userId: z.string().max(1000).optional(),
+  sessionId: z.string().max(1000).optional(),
+  tenantId: z.string().max(1000).optional(),
+})
+
+/** A case as saved from the UI or read from JSONL (camelCase). `id` absent = a new case. */
+export const evalCaseInputSchema = z
+  .strictObject({
+    id: z.string().trim().min(1).max(1000).optional(),
+    name: z.string().max(1000).default(''),
+    query: z.string().max(20_000).default(''),
+    cue: cueSchema.nullable().default(null),
+    scope: caseScopeSchema.default({}),
+    /** epoch ms the case is recalled at; null = the caller's now */
+    now: finite.nullable().default(null),
+    relevant: z
+      .array(z.strictObject({ id: z.string().min(1).max(1000), grade: gradeSchema }))
+      .max(10_000)
+      .default([]),
+    /** the correct recall is nothing (an off-topic query) */
+    expectEmpty: z.boolean().default(false),
+    tags: z.array(z.string().trim().min(1).max(200)).max(100).default([]),
+    /** @default by a hash of the id (stable ~50/50, like the LoCoMo importer) */
+    split: z.enum(['train', 'test']).optional(),
+    /** free text kept beside the case (LoCoMo: the answer) */
+    note: z.string().max(20_000).nullable().optional(),
+  })
+  .refine((c) => c.query.trim() !== '' || !!c.cue, { message: 'a case needs a query (or a cue)', path: ['query'] })
+  .refine((c) => !(c.expectEmpty && c.relevant.length > 0), { message: 'an expect-empty case cannot list relevant memories', path: ['expectEmpty'] })
+
+export type EvalCaseInput = z.input<typeof evalCaseInputSchema>
+
+/** A case row for tables: the case plus its note. */
+export interface EvalCaseRow extends EvalCase {
+  note: string | null
+}
+
+export interface CasesPage {
+  rows: EvalCaseRow[]
+  offset: number
+  limit: number
+  total: number
+  truncated: false
+  tookMs: number
+  /** over all cases (not just this page) */
+  facets: { total: number; train: number; test: number; expectEmpty: number; unjudged: number; tags: { tag: string; count: number }[] }
+}
+
+export interface CasesImportReport {
+  format: 'jsonl' | 'locomo'
+  /** new cases */
+  added: number
+  /** existing ids overwritten */
+  updated: number
+  skipped: number
+  /** the first problems, with their line (JSONL) or QA id (LoCoMo) */
+  issues: { where: string; reason: string }[]
+  issuesTruncated: boolean
+  tookMs: number
+}
+
+// ---------------------------------------------------------------------------
+// Runs
+// ---------------------------------------------------------------------------
+
+/** One case's outcome in a run: a snapshot of its judgment, what was injected, its metrics at the run's k. */
+export interface CaseResult {
+  id: string
+  name: string
+  /** injected ids in order */
+  retrieved: string[]
+  /** tokens of each injected memory */
+  tokens: number[]
+  /** the judgment at run time (so a later edit of the case does not rewrite history) */
+  relevant: { id: string; grade: number }[]
+  expectEmpty: boolean
+  split: 'train' | 'test'
+  tags: string[]
+  /** metric key at k → value (null: does not apply) */
+  metrics: Record<string, number | null>
+  /** the dense arm did not run (embedder down, no vectors) */
+  degraded?: boolean
+}
+
+export interface RunCounts {
+  cases: number
+  graded: number
+  expectEmpty: number
+  unjudged: number
+  /** cases whose dense arm did not run */
+  degraded: number
+}
+
+/** A run without its per-case results (for lists and the history chart). */
+export interface EvalRunSummary {
+  id: string
+  createdAt: number
+  name: string
+  preset: string | null
+  config: RecallConfig
+  embedder: EmbedderInfo
+  k: number
+  split: 'train' | 'test' | 'all'
+  /** token budget B of budget-aware recall */
+  budget: number
+  metrics: Record<string, number | null>
+  counts: RunCounts
+  /** 'ui' | 'cli' | 'tune' */
+  source: string
+  timings: { gatherMs: number; scoreMs: number; totalMs: number }
+}
+
+export interface EvalRun extends EvalRunSummary {
+  perCase: CaseResult[]
+}
+
+/** `eval --json` (DESIGN.md): the documented keys plus additive ones. */
+export interface EvalJson {
+  config: RecallConfig
+  k: number
+  cases: number
+  metrics: Record<string, number | null>
+  perCase: { id: string; metrics: Record<string, number | null>; retrieved: string[] }[]
+  split: 'train' | 'test' | 'all'
+  budget: number
+  counts: RunCounts
+  embedder: EmbedderInfo
+  preset: string | null
+  /** 95% bootstrap interval of each 0..1 metric's mean */
+  intervals: Record<string, { lo: number; hi: number } | null>
+  gates?: { metric: string; value: number | null; threshold: number; passed: boolean }[]
+  runId?: string
+  timings: { gatherMs: number; scoreMs: number; totalMs: number }
+}
+
+// ---------------------------------------------------------------------------
+// Compare
+// ---------------------------------------------------------------------------
+
+export interface RunComparison {
+  metric: string
+  k: number
+  runs: EvalRunSummary[]
+  /** per run (index ≥ 1) against run 0, over cases present in both where the metric applies */
+  vsBaseline: {
+    run: number
+    cases: number
+    mean: number | null
+    baselineMean: number | null
+    delta: number | null
+    /** 95% paired bootstrap interval of the mean per-case delta */
+    deltaCI: { lo: number; hi: number } | null
+    wins: number
+    losses: number
+    ties: number
+    /** two-sided sign test on wins vs losses */
+    p: number
+    /** mean Jaccard / RBO of the injected lists (churn: 1 = same memories / same order) */
+    jaccard: number | null
+    rbo: number | null
+    /** every metric's mean over the shared cases, and its delta vs the baseline */
+    metrics: Record<string, { value: number | null; baseline: number | null; delta: number | null }>
+  }[]
+  /** per case: the metric in each run (null = not in that run / does not apply) */
+  perCase: {
+    id: string
+    name: string
+    values: (number | null)[]
+    /** vs run 0 */
+    deltas: (number | null)[]
+    jaccard: (number | null)[]
+    rbo: (number | null)[]
+    retrieved: string[][]
+  }[]
+}
+
+// ---------------------------------------------------------------------------
+// Tune
+// ---------------------------------------------------------------------------
+
+/** What the tuner may move. */
+export interface TuneSpace {
+  /** weights on the simplex (sum 1) @default true */
+  weights: boolean
+  /** recency half-life, log-uniform in [1 h, 1 year] @default true */
+  halfLife: boolean
+  /** composite floor, off or in [0, 0.8] @default true */
+  floor: boolean
+  /** topK in [1, maxTopK] @default true */
+  topK: boolean
+  /** hybrid fusion: rrf (k in [1, 120]) or weighted @default true */
+  fusion: boolean
+  /** @default max(20, k) */
+  maxTopK: number
+}
+
+export interface TuneParams {
+  weights: { similarity: number; lexical: number; recency: number; salience: number }
+  halfLifeHours: number
+  floor: number | null
+  topK: number
+  fusion: { method: 'rrf' | 'weighted'; rrfK: number }
+}
+
+export interface TuneTrial {
+  trial: number
+  phase: 'base' | 'random' | 'refine'
+  params: TuneParams
+  train: number
+  /** tokens injected per train case */
+  tokens: number
+}
+
+export interface TuneHeatmap {
+  /** the three weights on the triangle's corners */
+  axes: [string, string, string]
+  /** the fourth weight, held at the best config's value */
+  fixed: { feature: string; weight: number }
+  /** grid steps per edge */
+  steps: number
+  /** each grid point: the three axis weights (summing to 1 − fixed) and the train metric there */
+  cells: { w: [number, number, number]; value: number }[]
+  min: number
+  max: number
+}
+
+export interface TuneReport {
+  metric: string
+  k: number
+  /** configs scored */
+  trials: number
+  budget: number
+  cancelled: boolean
+  seed: number
+  space: TuneSpace
+  split: { train: number; test: number }
+  base: { config: RecallConfig; train: number | null; test: number | null; trainTokens: number; testTokens: number }
+  best: {
+    config: RecallConfig
+    params: TuneParams
+    train: number | null
+    test: number | null
+    trainTokens: number
+    testTokens: number
+    /** every metric on both splits */
+    trainMetrics: Record<string, number | null>
+    testMetrics: Record<string, number | null>
+    testCI: { lo: number; hi: number } | null
+  }
+  /** the 10 best by train score, each also scored on test (reported, never used to choose) */
+  top: (TuneTrial & { test: number | null })[]
+  /** best-so-far after each trial (downsampled to ≤ 400 points) */
+  curve: { trial: number; best: number; value: number }[]
+  heatmap: TuneHeatmap | null
+  embedder: EmbedderInfo
+  timings: { gatherMs: number; searchMs: number; totalMs: number; configsPerSec: number }
+}
