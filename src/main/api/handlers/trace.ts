@@ -1,0 +1,68 @@
+/**
+ * Handlers for the decision trace: one event, its replay diff (as logged, or
+ * "today"), why a memory was (not) recalled, which memory drove it, and the
+ * timeline. The clock is read here, at the boundary (`now` defaults); the trace
+ * core takes it as an argument.
+ */
+import type { TraceEventDetail } from '../../../shared/trace'
+import type { App } from '../app'
+import type { Handlers } from '../register'
+import { eventDrivers } from '../../trace/drivers'
+import { eventContext, unitsOf } from '../../trace/event'
+import { replayEventFull, replayEvent } from '../../trace/replay'
+import { eventTimeline } from '../../trace/timeline'
+import { whyNot } from '../../trace/why'
+
+type TraceChannels = 'trace.event' | 'trace.replay' | 'trace.why' | 'trace.drivers' | 'trace.timeline'
+
+export function traceHandlers(app: App): Pick<Handlers, TraceChannels> {
+  const embedding = () => {
+    const s = app.settings()
+    return { embedder: s.embedder ?? null, embedderOptions: { ollamaHost: s.ollamaHost, openaiBaseUrl: s.openaiBaseUrl } }
+  }
+  return {
+    'trace.event': async (i): Promise<TraceEventDetail> => {
+      const store = app.requireStore()
+      const { replay, run } = await replayEventFull(store, i.eventId, { ...embedding(), mode: 'logged' })
+      const units = unitsOf(store, run.event.results.map((r) => r.id), run.config.unit, replay.trace)
+      return {
+        event: run.event,
+        config: run.config,
+        configSource: run.resolved.source,
+        configNotes: run.resolved.notes,
+        injected: run.event.results.map((r, n) => ({ id: r.id, rank: n + 1, score: r.score, unit: units.get(r.id) ?? null })),
+        context: eventContext(run.event, run.config, run.extras, replay.trace, units),
+        loggedVector: run.extras.queryVector ? { dim: run.extras.queryVector.length } : null,
+      }
+    },
+    'trace.replay': (i) => {
+      const store = app.requireStore()
+      const e = embedding()
+      return replayEvent(store, i.eventId, {
+        mode: i.mode,
+        config: i.config,
+        now: i.mode === 'current' ? (i.now ?? Date.now()) : undefined,
+        embedder: i.embedder ?? e.embedder,
+        embedderOptions: e.embedderOptions,
+      })
+    },
+    'trace.why': (i) => {
+      const store = app.requireStore()
+      const e = embedding()
+      return whyNot(store, {
+        memoryId: i.memoryId,
+        eventId: i.eventId,
+        query: i.query,
+        cue: i.cue ?? null,
+        preset: i.preset,
+        config: i.config,
+        now: i.eventId ? undefined : (i.now ?? Date.now()),
+        embedder: i.embedder ?? e.embedder,
+        embedderOptions: e.embedderOptions,
+        queryVector: i.queryVector ?? null,
+      })
+    },
+    'trace.drivers': (i) => eventDrivers(app.requireStore(), i.eventId, embedding()),
+    'trace.timeline': (i) => eventTimeline(app.requireStore(), i),
+  }
+}

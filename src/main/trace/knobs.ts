@@ -1,0 +1,433 @@
+/**
+ * The smallest single change that brings a memory into the injected set: each
+ * knob searched alone over its range (src/shared/trace.ts KNOBS), every
+ * candidate value checked with the real scoring (`rerank`) on the same
+ * candidates. Pure: no store, no clock.
+ *
+ * Where the answer is exact:
+ *  - weights: a composite is linear in one weight (score_j(w) = score_j + (w − w₀)·term_j,
+ *    term = the feature, or the RRF rank term), so the target's fate can only change
+ *    where its line crosses another row's line or a row's line crosses the floor.
+ *    Those breakpoints are computed; each is tried exactly and nudged (±1e-7) to
+ *    both sides, nearest first. (Overflow `skip` budgets and Engram's blend also
+ *    depend on the order of the rows above the target: their pairwise crossings
+ *    are added when the pool has ≤ 200 rows.)
+ *  - half-life: recency 0.5^(age/h) is not linear in h; the crossings of the
+ *    target with each row (and of each row with the floor) are found by a 64-point
+ *    log-grid scan + bisection per pair, then tried like the weights'. With
+ *    min-max normalisation the features couple, and a 240-point grid is scanned.
+ *  - floor / minSimilarity: the rows' scores / similarities are the breakpoints.
+ *  - topK, token budget, candidatePool: integers, scanned upward from the current
+ *    value (budget over the running token totals of the injected order). The pool
+ *    changes membership only at each row's smallest admitting pool; when scores do
+ *    not depend on the pool (no min-max, no RRF) a pool above the target's own only
+ *    adds competitors, so that one value (and smaller pools) are tried; otherwise
+ *    the membership changes nearest first, at most 300.
+ * A found value is then rounded to a readable one (3 decimals, else 4, away from
+ * the current value) when that still injects the memory.
+ */
+import { rerank } from '../../shared/scoring'
+import { KNOBS, type KnobChange, type KnobName, type KnobResult } from '../../shared/trace'
+import type { CandidateRaw, EffectiveMode, FeatureName, RecallConfig } from '../../shared/types'
+
+const NUDGE = 1e-7
+const HOUR = 3_600_000
+
+export interface KnobSearchInput {
+  candidates: readonly CandidateRaw[]
+  config: RecallConfig
+  mode: EffectiveMode
+  target: string
+  /** @default every knob in KNOBS */
+  knobs?: readonly KnobName[]
+  /** Re-ranks tried per knob, at most. @default 3000 */
+  maxEvaluations?: number
+}
+
+export interface KnobSearch {
+  knobs: KnobResult[]
+  /** smallest `normalized` change among the knobs that inject the target (not verified here) */
+  best: KnobChange | null
+  /** injected ids under the current config */
+  baseline: string[]
+  evaluations: number
+}
+
+export function getKnob(c: RecallConfig, k: KnobName): number | null {
+  switch (k) {
+    case 'weights.similarity':
+    case 'weights.lexical':
+    case 'weights.recency':
+    case 'weights.salience':
+      return c.weights[k.slice(8) as FeatureName]
+    case 'recency.halfLifeHours':
+      return c.recency.halfLifeHours
+    case 'floor':
+      return c.floor
+    case 'minSimilarity':
+      return c.minSimilarity
+    case 'topK':
+      return c.topK
+    case 'tokenBudget':
+      return c.tokenBudget
+    case 'candidatePool':
+      return c.candidatePool
+  }
+}
+
+/** A copy of the config with one knob set. */
+export function setKnob(c: RecallConfig, k: KnobName, v: number): RecallConfig {
+  switch (k) {
+    case 'weights.similarity':
+    case 'weights.lexical':
+    case 'weights.recency':
+    case 'weights.salience':
+      return { ...c, weights: { ...c.weights, [k.slice(8)]: v } }
+    case 'recency.halfLifeHours':
+      return { ...c, recency: { ...c.recency, halfLifeHours: v } }
+    case 'floor':
+      return { ...c, floor: v }
+    case 'minSimilarity':
+      return { ...c, minSimilarity: v }
+    case 'topK':
+      return { ...c, topK: v }
+    case 'tokenBudget':
+      return { ...c, tokenBudget: v }
+    case 'candidatePool':
+      return { ...c, candidatePool: v }
+  }
+}
+
+const spec = (k: KnobName) => KNOBS.find((x) => x.knob === k)!
+
+/** A change on the knob's range: linear |Δ|/(hi−lo), log |ln(to/from)|/ln(hi/lo). From `null` (off) counts from the range's low end. */
+export function normalizedChange(k: KnobName, from: number | null, to: number): number {
+  const s = spec(k)
+  if (s.scale === 'linear') return Math.abs(to - (from ?? s.lo)) / (s.hi - s.lo)
+  const a = Math.max(from ?? s.lo, s.lo > 0 ? s.lo : 1e-9)
+  const b = Math.max(to, s.lo > 0 ? s.lo : 1e-9)
+  return Math.abs(Math.log(b / a)) / Math.log(s.hi / s.lo)
+}
+
+/** Same pool rule as scoring.ts (rows an arm of the mode ranked within the pool). */
+export function inPool(c: CandidateRaw, mode: EffectiveMode, p: number): boolean {
+  switch (mode) {
+    case 'dense':
+      return c.denseRank !== null && c.denseRank <= p
+    case 'lexical':
+      return c.lexicalRank !== null && c.lexicalRank <= p
+    case 'hybrid':
+      return (c.denseRank !== null && c.denseRank <= p) || (c.lexicalRank !== null && c.lexicalRank <= p)
+    case 'recency':
+      return c.recencyRank !== null && c.recencyRank <= p
+    case 'session':
+    case 'keyword':
+      return c.orderKey !== undefined && c.orderKey <= p
+    case 'none':
+      return false
+  }
+}
+
+/** The smallest candidatePool that puts a candidate in the pool under a mode (null: no arm of the mode ranked it). */
+export function poolNeeded(c: CandidateRaw, mode: EffectiveMode): number | null {
+  const min = (...xs: (number | null | undefined)[]) => {
+    const v = xs.filter((x): x is number => typeof x === 'number')
+    return v.length ? Math.min(...v) : null
+  }
+  switch (mode) {
+    case 'dense':
+      return c.denseRank
+    case 'lexical':
+      return c.lexicalRank
+    case 'hybrid':
+      return min(c.denseRank, c.lexicalRank)
+    case 'recency':
+      return c.recencyRank
+    case 'session':
+    case 'keyword':
+      return c.orderKey ?? null
+    case 'none':
+      return null
+  }
+}
+
+interface Outcome {
+  included: boolean
+  rank: number
+  ids: string[]
+}
+
+export function searchKnobs(inp: KnobSearchInput): KnobSearch {
+  const { config, mode, target } = inp
+  const all = inp.candidates
+  const maxEval = inp.maxEvaluations ?? 3000
+  // Everything but candidatePool keeps the pool: re-rank only its rows (same answer, fewer rows).
+  const pool = all.filter((c) => inPool(c, mode, config.candidatePool))
+  let evaluations = 0
+  // For candidatePool: rows by the smallest pool that admits them, so a pool of p re-ranks only its members.
+  const byNeed = all
+    .map((c) => ({ c, need: poolNeeded(c, mode) }))
+    .filter((x): x is { c: CandidateRaw; need: number } => x.need !== null)
+    .sort((a, b) => a.need - b.need)
+  const upTo = (p: number): CandidateRaw[] => {
+    let lo = 0
+    let hi = byNeed.length
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if (byNeed[mid].need <= p) lo = mid + 1
+      else hi = mid
+    }
+    return byNeed.slice(0, lo).map((x) => x.c)
+  }
+  const run = (cfg: RecallConfig, cands: readonly CandidateRaw[] = pool): Outcome => {
+    evaluations++
+    const r = rerank(cands, cfg, mode)
+    const i = r.results.findIndex((x) => x.id === target)
+    return { included: i >= 0, rank: i + 1, ids: r.results.map((x) => x.id) }
+  }
+  const base = run(config)
+  const baseline = base.ids
+  const knobs: KnobResult[] = []
+  const names = inp.knobs ?? KNOBS.map((k) => k.knob)
+  if (base.included) {
+    for (const k of names) knobs.push({ knob: k, current: getKnob(config, k), change: null, reason: 'already injected', evaluations: 0 })
+    return { knobs, best: null, baseline, evaluations }
+  }
+  const baseRows = rerank(pool, config, mode)
+  const rows = new Map<string, { score: number; f: Record<FeatureName, number>; fused?: { dense: number; lexical: number } }>()
+  for (const r of [...baseRows.results, ...baseRows.dropped]) rows.set(r.id, { score: r.score, f: r.features, fused: r.fused })
+  const targetInPool = rows.has(target)
+
+  const change = (k: KnobName, from: number | null, to: number, o: Outcome): KnobChange => {
+    const now = new Set(o.ids)
+    const was = new Set(baseline)
+    return {
+      knob: k,
+      from,
+      to,
+      delta: to - (from ?? 0),
+      normalized: normalizedChange(k, from, to),
+      rank: o.rank,
+      pushedOut: baseline.filter((id) => !now.has(id)),
+      pulledIn: o.ids.filter((id) => !was.has(id) && id !== target),
+      verified: null,
+    }
+  }
+
+  /** Try values nearest-first; the first that injects the target wins, then a rounder value near it if that also injects. */
+  const tryValues = (k: KnobName, values: number[], cur: number | null, dist: (v: number) => number, round?: (v: number) => number[], cap = maxEval): KnobResult => {
+    const s = spec(k)
+    const uniq = [...new Set(values.filter((v) => Number.isFinite(v) && v !== cur))].sort((a, b) => dist(a) - dist(b) || a - b)
+    let n = 0
+    for (const v of uniq) {
+      if (n >= cap) return { knob: k, current: cur, change: null, reason: `not found within ${cap} tries`, evaluations: n }
+      n++
+      const o = run(setKnob(config, k, v), k === 'candidatePool' ? upTo(v) : pool)
+      if (!o.included) continue
+      for (const nice of round?.(v) ?? []) {
+        if (nice === v || !Number.isFinite(nice) || (s.integer && !Number.isInteger(nice))) continue
+        n++
+        const o2 = run(setKnob(config, k, nice), k === 'candidatePool' ? upTo(nice) : pool)
+        if (o2.included) return { knob: k, current: cur, change: change(k, cur, nice, o2), reason: null, evaluations: n }
+      }
+      return { knob: k, current: cur, change: change(k, cur, v, o), reason: null, evaluations: n }
+    }
+    return { knob: k, current: cur, change: null, reason: null, evaluations: n }
+  }
+  const roundAway = (cur: number | null) => (v: number) => {
+    const out: number[] = []
+    for (const d of [3, 4]) {
+      const f = 10 ** d
+      const up = cur === null || v > cur
+      out.push(up ? Math.ceil(v * f - 1e-9) / f : Math.floor(v * f + 1e-9) / f)
+    }
+    return out
+  }
+
+  for (const k of names) {
+    const cur = getKnob(config, k)
+    const s = spec(k)
+    const lin = (v: number) => Math.abs(v - (cur ?? s.lo))
+    let res: KnobResult
+    if (k === 'candidatePool') {
+      // Pool membership changes only at a row's smallest admitting pool; a pool below the target's own cannot inject it.
+      const tc = all.find((c) => c.id === target)
+      const own = tc ? poolNeeded(tc, mode) : null
+      const ranks = new Set<number>()
+      const rrf = mode === 'hybrid' && config.fusion.method === 'rrf'
+      if (config.normalize === 'none' && !rrf && own !== null) {
+        // Scores do not depend on the pool here: a larger pool only adds competitors, so above the
+        // target's own admitting pool nothing can help; below the current pool, fewer competitors can.
+        ranks.add(own)
+        for (const x of byNeed) if (x.need >= own && x.need < (cur ?? 0)) ranks.add(x.need)
+      } else {
+        // RRF (rank terms) and min-max (pool-relative features) couple every row to the pool: try the
+        // pools where membership changes, nearest first, within the evaluation cap.
+        for (const x of byNeed) if (x.need <= 100_000 && (own === null || x.need >= own)) ranks.add(x.need)
+      }
+      res = tryValues(k, [...ranks], cur, (v) => Math.abs(Math.log(v / (cur ?? 1))), undefined, k === 'candidatePool' ? 300 : undefined)
+      if (!res.change) res.reason = all.some((c) => c.id === target) ? 'no pool size injects it (other gates or competitors keep it out)' : 'no arm ranked it within the fetched depth'
+    } else if (!targetInPool) {
+      res = { knob: k, current: cur, change: null, reason: 'not in the candidate pool: only candidatePool (or scope) changes reach it', evaluations: 0 }
+    } else if (k.startsWith('weights.')) {
+      const f = k.slice(8) as FeatureName
+      const hi = Math.max(s.hi, cur ?? 0)
+      const values = linearBreakpoints(rows, target, f, config, mode)
+        .filter((v) => v >= s.lo - NUDGE && v <= hi + NUDGE)
+        .flatMap((v) => [v - NUDGE, v, v + NUDGE])
+        .filter((v) => v >= s.lo && v <= hi)
+      values.push(s.lo, hi)
+      res = tryValues(k, values, cur, lin, roundAway(cur))
+      if (!res.change) res.reason = `no ${f} weight in [${s.lo}, ${hi}] injects it`
+    } else if (k === 'recency.halfLifeHours') {
+      if (config.weights.recency === 0) res = { knob: k, current: cur, change: null, reason: 'the recency weight is 0: the half-life has no effect', evaluations: 0 }
+      else {
+        const values = halfLifeCandidates(pool, rows, target, config)
+        const logd = (v: number) => Math.abs(Math.log(v / (cur as number)))
+        res = tryValues(k, values, cur, logd, (v) => {
+          const up = v > (cur as number)
+          return [v >= 100 ? (up ? Math.ceil(v) : Math.floor(v)) : up ? Math.ceil(v * 10) / 10 : Math.floor(v * 10) / 10, up ? Math.ceil(v * 100) / 100 : Math.floor(v * 100) / 100]
+        })
+        if (!res.change) res.reason = `no half-life in [${s.lo}, ${s.hi}] h injects it`
+      }
+    } else if (k === 'floor') {
+      if (cur === null) res = { knob: k, current: cur, change: null, reason: 'no floor is set (raising one cannot add a memory)', evaluations: 0 }
+      else {
+        const vals: number[] = []
+        for (const r of rows.values()) vals.push(r.score, r.score - NUDGE, r.score + NUDGE)
+        vals.push(Math.min(s.lo, ...vals))
+        // Only lowering can let a memory in.
+        res = tryValues(k, vals.filter((v) => v < cur), cur, lin, roundAway(cur))
+        if (!res.change) res.reason = 'lowering the floor does not inject it'
+      }
+    } else if (k === 'minSimilarity') {
+      const vals: number[] = [-1]
+      for (const c of pool) if (c.similarity !== null) vals.push(c.similarity, c.similarity - NUDGE, c.similarity + NUDGE)
+      res = tryValues(k, vals.filter((v) => v >= -1 && v <= 1), cur, lin, roundAway(cur))
+      if (!res.change) res.reason = cur === null ? 'no minSimilarity gate injects it' : 'no minSimilarity in [-1, 1] injects it'
+    } else if (k === 'topK') {
+      const vals: number[] = []
+      for (let v = (cur ?? 0) + 1; v <= Math.min(100_000, pool.length); v++) vals.push(v)
+      res = tryValues(k, vals, cur, lin)
+      if (!res.change) res.reason = 'a larger topK does not inject it (another gate drops it)'
+    } else {
+      // tokenBudget
+      if (cur === null) res = { knob: k, current: cur, change: null, reason: 'no token budget is set', evaluations: 0 }
+      else {
+        const open = rerank(pool, { ...config, tokenBudget: null }, mode)
+        evaluations++
+        const at = open.results.findIndex((r) => r.id === target)
+        if (at < 0) res = { knob: k, current: cur, change: null, reason: 'the budget is not what drops it: another gate does', evaluations: 1 }
+        else {
+          const vals: number[] = []
+          let sum = 0
+          for (let i = 0; i <= at; i++) {
+            sum += open.results[i].tokens
+            if (sum > cur) vals.push(sum)
+          }
+          // skip overflow: a smaller earlier row may be skipped instead; also try the target's own size on top of the current budget
+          vals.push(cur + open.results[at].tokens)
+          res = tryValues(k, vals.filter((v) => v > cur), cur, lin)
+          if (!res.change) res.reason = 'no larger budget injects it'
+        }
+      }
+    }
+    knobs.push(res)
+  }
+  let best: KnobChange | null = null
+  for (const r of knobs) if (r.change && (!best || r.change.normalized < best.normalized)) best = r.change
+  return { knobs, best, baseline, evaluations }
+}
+
+type RowInfo = { score: number; f: Record<FeatureName, number>; fused?: { dense: number; lexical: number } }
+
+/** Where, as one weight moves, the target's line crosses another row's line or any row's line crosses the floor. */
+function linearBreakpoints(rows: Map<string, RowInfo>, target: string, f: FeatureName, config: RecallConfig, mode: EffectiveMode): number[] {
+  const rrf = mode === 'hybrid' && config.fusion.method === 'rrf'
+  const w0 = config.weights[f]
+  const slope = (r: RowInfo) => (rrf && f === 'similarity' ? (r.fused?.dense ?? 0) : rrf && f === 'lexical' ? (r.fused?.lexical ?? 0) : r.f[f])
+  const t = rows.get(target)!
+  const st = slope(t)
+  const out: number[] = []
+  const list = [...rows.values()]
+  for (const r of list) {
+    if (r === t) continue
+    const d = st - slope(r)
+    if (d !== 0) out.push(w0 + (r.score - t.score) / d)
+  }
+  if (config.floor !== null) for (const r of list) if (slope(r) !== 0) out.push(w0 + (config.floor - r.score) / slope(r))
+  if ((config.overflow === 'skip' && config.tokenBudget !== null) || config.scope.blendUserId) {
+    if (list.length <= 200)
+      for (let i = 0; i < list.length; i++)
+        for (let j = i + 1; j < list.length; j++) {
+          const d = slope(list[i]) - slope(list[j])
+          if (d !== 0) out.push(w0 + (list[j].score - list[i].score) / d)
+        }
+  }
+  return out
+}
+
+/** Half-lives where the target's score crosses another row's, or a row's crosses the floor (log-grid scan + bisection). */
+function halfLifeCandidates(pool: readonly CandidateRaw[], rows: Map<string, RowInfo>, target: string, config: RecallConfig): number[] {
+  const { lo, hi } = spec('recency.halfLifeHours')
+  const lnLo = Math.log(lo)
+  const lnHi = Math.log(hi)
+  const out: number[] = []
+  const h0 = config.recency.halfLifeHours
+  if (config.normalize === 'minmax') {
+    // Features couple through the normalisation: scan a fine grid instead.
+    for (let i = 0; i <= 240; i++) out.push(Math.exp(lnLo + ((lnHi - lnLo) * i) / 240))
+    return out
+  }
+  const fromLast = config.recency.from === 'last_used'
+  const byId = new Map(pool.map((c) => [c.id, c]))
+  const wr = config.weights.recency
+  // score(h) = rest + wr · 0.5^(age/h)
+  const fn = (id: string) => {
+    const c = byId.get(id)!
+    const r = rows.get(id)!
+    const age = Math.max(0, fromLast ? c.ageLastUsedMs : c.ageCreatedMs) / HOUR
+    const rest = r.score - wr * Math.pow(0.5, age / h0)
+    return (h: number) => rest + wr * Math.pow(0.5, age / h)
+  }
+  const ft = fn(target)
+  const roots = (g: (h: number) => number) => {
+    const N = 64
+    let prevX = lnLo
+    let prevY = g(Math.exp(prevX))
+    for (let i = 1; i <= N; i++) {
+      const x = lnLo + ((lnHi - lnLo) * i) / N
+      const y = g(Math.exp(x))
+      if (prevY === 0) out.push(Math.exp(prevX))
+      else if (Math.sign(y) !== Math.sign(prevY) && y !== 0) {
+        let a = prevX
+        let b = x
+        let ya = prevY
+        for (let k = 0; k < 50; k++) {
+          const m = (a + b) / 2
+          const ym = g(Math.exp(m))
+          if (Math.sign(ym) === Math.sign(ya)) (a = m), (ya = ym)
+          else b = m
+        }
+        out.push(Math.exp(a), Math.exp(b))
+      }
+      prevX = x
+      prevY = y
+    }
+  }
+  for (const id of rows.keys()) {
+    if (id !== target) {
+      const fo = fn(id)
+      roots((h) => ft(h) - fo(h))
+    }
+    if (config.floor !== null) {
+      const fo = fn(id)
+      const floor = config.floor
+      roots((h) => fo(h) - floor)
+    }
+  }
+  const withNudge: number[] = []
+  for (const h of out) withNudge.push(h * (1 - 1e-6), h, h * (1 + 1e-6))
+  withNudge.push(lo, hi)
+  return withNudge.filter((h) => h >= lo && h <= hi)
+}

@@ -1,0 +1,363 @@
+/**
+ * "Why was memory X (not) recalled?" — for a logged event (its config, its `at`,
+ * its query vector) or an ad-hoc query. The answer walks the engine's pipeline:
+ * did it exist yet → scope (which filter, and the edit that lets it in) → the
+ * arms (its dense and lexical ranks, measured even beyond the pool by re-running
+ * the engine deep enough to rank it) → its features and contributions → the gate
+ * that dropped it → the smallest single knob change that injects it
+ * (knobs.ts), each change applied and re-run through the real engine.
+ */
+import { armTexts } from '../../shared/cue'
+import { RecallscopeError } from '../../shared/result'
+import type { KnobChange, WhyNot, WhyStatus } from '../../shared/trace'
+import { KNOBS } from '../../shared/trace'
+import type { Cue, Memory, RecallConfig, RecallTrace, Session } from '../../shared/types'
+import { createEmbedder } from '../embed/index'
+import { fetchDepth, prepareVector, runRecallSync, type PreparedVector } from '../recall/engine'
+import { rerank } from '../../shared/scoring'
+import { dotRow, normalizeQuery } from '../recall/dense'
+import { buildConfig, defaultEmbedderSpec } from '../recall/request'
+import { blendFilter, lexicalArm, memSql, scopeFilter } from '../recall/queries'
+import { memoryWhere } from '../store/queries'
+import type { Store } from '../store/open'
+import { toFtsQuery } from '../store/fts'
+import { loggedReplay, requireEvent, type PrepareOptions } from './event'
+import { fmt, gateOf, lookup } from './explain'
+import { poolNeeded, searchKnobs, setKnob } from './knobs'
+import { checkMemoryScope, checkSessionScope, type ScopeCheck } from './scope'
+
+export interface WhyRequest extends PrepareOptions {
+  memoryId: string
+  /** A logged event: its query, config, `at` and query vector. */
+  eventId?: string
+  /** Ad hoc: the query (and cue), preset / partial config, `now` (required), embedder or explicit vector. */
+  query?: string
+  cue?: Cue | null
+  preset?: string
+  config?: unknown
+  now?: number
+  queryVector?: ArrayLike<number> | null
+  /**
+   * Re-run the real engine with changes applied: the smallest until one is confirmed (`best`),
+   * every change (`all`), or none (`none`, the re-rank's answer only). @default 'best'
+   */
+  verify?: 'best' | 'all' | 'none'
+}
+
+interface Setup {
+  query: { text: string; cue: Cue | null }
+  config: RecallConfig
+  now: number
+  prepared: PreparedVector
+  preset: string | null
+  eventId: string | null
+  /** the event-time trace, when it was already computed (cached) */
+  trace?: RecallTrace
+  notes?: string[]
+}
+
+async function setup(store: Store, req: WhyRequest): Promise<Setup> {
+  if (req.eventId) {
+    const event = requireEvent(store, req.eventId)
+    const { run, trace } = await loggedReplay(store, event, req)
+    return { query: run.query, config: run.config, now: run.now, prepared: run.prepared, preset: event.preset, eventId: event.id, trace }
+  }
+  if (req.now === undefined || !Number.isFinite(req.now)) throw new RecallscopeError('BAD_INPUT', 'an ad-hoc why-not needs `now` (epoch ms)')
+  const text = req.query ?? ''
+  if (text.trim() === '' && !req.cue) throw new RecallscopeError('BAD_INPUT', 'give an eventId, or a query (or cue)')
+  const { config, preset } = buildConfig({ preset: req.preset, config: req.config })
+  const cue = req.cue ?? null
+  const notes: string[] = []
+  let prepared: PreparedVector
+  if (req.queryVector) prepared = { vector: req.queryVector, embedder: { name: 'vector', model: null, available: true }, reason: null, embedMs: 0 }
+  else {
+    const owner = config.unit === 'session' ? 'session' : 'memory'
+    const embedder = createEmbedder(req.embedder ?? defaultEmbedderSpec(store, owner), req.embedderOptions ?? {})
+    if (config.model && embedder.model && embedder.model !== config.model) {
+      notes.push(`config.model ${config.model} replaced by the embedder's ${embedder.model} (the dense arm searches the vectors of the model that embeds the query)`)
+      config.model = embedder.model
+    }
+    prepared = await prepareVector(store, armTexts(text, cue, config.cueUse).dense, { embedder })
+  }
+  return { query: { text, cue }, config, now: req.now, prepared, preset: req.preset ?? preset, eventId: null, notes }
+}
+
+export async function whyNot(store: Store, req: WhyRequest): Promise<WhyNot> {
+  const t0 = performance.now()
+  const s = await setup(store, req)
+  const setupMs = performance.now() - t0
+  const cfg = s.config
+  const run = (config: RecallConfig, depth?: number): RecallTrace => runRecallSync(store, s.query, config, s.now, { preset: s.preset, prepared: s.prepared, depth })
+  const notes: string[] = [...(s.notes ?? [])]
+
+  // Which unit is ranked: the memory, or (session-unit recall, seed 000) its session.
+  const memory: Memory | null = store.getMemory(req.memoryId)
+  let session: Session | null = null
+  let unitId = req.memoryId
+  if (cfg.unit === 'session') {
+    const sid = memory ? memory.sessionId : req.memoryId
+    session = sid ? store.getSession(sid) : null
+    if (memory && session) notes.push(`this recall ranks sessions: memory ${memory.id} belongs to session ${session.id}, which is what is explained`)
+    if (session) unitId = session.id
+  }
+  const base: Omit<WhyNot, 'status' | 'summary' | 'scope'> = {
+    memoryId: req.memoryId,
+    unitId,
+    eventId: s.eventId,
+    query: s.query.text,
+    cue: s.query.cue,
+    now: s.now,
+    config: cfg,
+    candidate: null,
+    scored: null,
+    gate: null,
+    injected: [],
+    knobs: [],
+    best: null,
+    notes,
+    mode: cfg.mode,
+    timings: { totalMs: 0, setupMs: 0, traceMs: 0, searchMs: 0, verifyMs: 0, evaluations: 0, depth: null },
+  }
+  const finish = (w: WhyNot): WhyNot => ((w.timings.totalMs = performance.now() - t0), w)
+  const noScope: ScopeCheck = { inScope: false, failures: [], viaBlend: false }
+  if ((cfg.unit === 'memory' && !memory) || (cfg.unit === 'session' && !session))
+    return finish({
+      ...base,
+      status: 'not-found',
+      summary: cfg.unit === 'session' ? `No session ${unitId} (this recall ranks sessions)` : store.getSession(req.memoryId) ? `${req.memoryId} is a session; this recall ranks memories` : `No memory ${req.memoryId} in this DB`,
+      scope: noScope,
+    })
+
+  const scope = memory && cfg.unit === 'memory' ? checkMemoryScope(store, memory, cfg, s.now) : checkSessionScope(store, session!, cfg, s.now)
+  if (!scope.inScope) {
+    const future = scope.failures.find((f) => f.field === 'now')
+    for (const f of scope.failures) notes.push(`${f.field}: ${f.value}, the scope wants ${f.expected} → ${f.fix}`)
+    return finish({
+      ...base,
+      status: future ? 'not-yet-created' : 'out-of-scope',
+      summary: future ? `${unitId} did not exist yet at ${iso(s.now)} (${future.value})` : `${unitId} is out of scope: ${scope.failures.map((f) => `${f.field} is ${f.value}, not ${f.expected}`).join('; ')}`,
+      scope,
+      gate: { name: 'scope', detail: scope.failures.map((f) => `${f.field}: ${f.value} ∉ ${f.expected}`).join('; ') },
+    })
+  }
+
+  // The normal recall, then (when the arms did not reach it) one deep enough to rank it.
+  const tt = performance.now()
+  let deepDepth: number | null = null
+  let trace = s.trace ?? run(cfg)
+  const injected = trace.results.map((r) => ({ id: r.id, score: r.score }))
+  let counted: Reach | null = null
+  if (!trace.candidates.some((c) => c.id === unitId)) {
+    counted = reach(store, trace, s, unitId, memory)
+    if (counted.note) notes.push(counted.note)
+    // Fetch deep enough only for the arms this mode pools by; the other arm's rank is reported as counted.
+    if (counted.depth > fetchDepth(cfg.candidatePool)) trace = run(cfg, (deepDepth = counted.depth))
+  }
+  const traceMs = performance.now() - tt
+  const L = lookup(trace)
+  const mode = trace.mode ?? 'none'
+  const c = L.cand.get(unitId)
+  const g = gateOf(L, unitId)
+  const pn = c ? poolNeeded(c, mode) : null
+  let scored: WhyNot['scored'] = null
+  const entry = L.result.get(unitId) ?? L.dropped.get(unitId)
+  if (entry) scored = { score: entry.score, scoreRank: entry.scoreRank ?? 0, features: entry.features, contributions: entry.contributions, tokens: entry.tokens, gate: L.dropped.get(unitId)?.gate ?? null, rank: L.result.get(unitId)?.rank ?? null }
+  else if (c && pn !== null && pn <= 100_000) {
+    // Scored as if the pool reached it: the (deep) trace holds every row an arm ranked up to `pn`,
+    // so re-ranking its candidates with that pool is what the engine would do.
+    const t2 = rerank(trace.candidates, { ...cfg, candidatePool: pn }, mode)
+    const e2 = t2.results.find((r) => r.id === unitId) ?? t2.dropped.find((d) => d.id === unitId)
+    if (e2) {
+      scored = { score: e2.score, scoreRank: e2.scoreRank ?? 0, features: e2.features, contributions: e2.contributions, tokens: e2.tokens, gate: null, rank: null }
+      notes.push(`scored as if candidatePool were ${pn} (it is outside the pool of ${cfg.candidatePool})`)
+    }
+  }
+  let status: WhyStatus
+  if (g.gate === null) status = 'injected'
+  else if (g.gate === 'dedupe') status = 'excluded'
+  else if (g.gate === 'pool') status = 'outside-pool'
+  else if (g.gate === 'absent') status = 'not-candidate'
+  else status = 'dropped'
+
+  const candidate: WhyNot['candidate'] = c
+    ? {
+        similarity: c.similarity,
+        bm25: c.bm25,
+        denseRank: c.denseRank ?? counted?.dense ?? null,
+        lexicalRank: c.lexicalRank ?? counted?.lexical ?? null,
+        recencyRank: c.recencyRank ?? null,
+        inPool: g.gate !== 'pool',
+        poolNeeded: pn,
+      }
+    : counted && (counted.dense !== null || counted.lexical !== null)
+      ? { similarity: null, bm25: null, denseRank: counted.dense, lexicalRank: counted.lexical, recencyRank: null, inPool: false, poolNeeded: counted.depth || null }
+      : null
+  if (status === 'excluded') notes.push('it is in the live transcript (scope.excludeIds, or the same text): the agent drops it after selection — no scoring knob changes that; remove it from scope.excludeIds')
+  if (status === 'not-candidate' && !c) {
+    const why = absentReason(store, trace, unitId)
+    notes.push(why)
+  }
+
+  // The knob search on the (deep) trace's candidates, then each change applied through the engine.
+  const ts = performance.now()
+  const search = status === 'injected' || status === 'excluded' || !c ? null : searchKnobs({ candidates: trace.candidates, config: cfg, mode, target: unitId })
+  const searchMs = performance.now() - ts
+  const tv = performance.now()
+  let best: KnobChange | null = null
+  const verify = req.verify ?? 'best'
+  if (search) {
+    const baseIds = new Set(injected.map((r) => r.id))
+    const check = (ch: KnobChange) => {
+      const t = run(setKnob(cfg, ch.knob, ch.to))
+      const i = t.results.findIndex((r) => r.id === unitId)
+      const now = new Set(t.results.map((r) => r.id))
+      ch.verified = { engine: i >= 0, pushedOut: [...baseIds].filter((id) => !now.has(id)), rank: i >= 0 ? i + 1 : null }
+    }
+    // Smallest first: with 'best', re-run until one change is confirmed (each run is a full recall).
+    const changes = search.knobs.map((k) => k.change).filter((x): x is KnobChange => !!x).sort((a, b) => a.normalized - b.normalized)
+    for (const ch of changes) {
+      if (verify === 'all' || (verify === 'best' && !best)) check(ch)
+      if (!best && (verify === 'none' || ch.verified?.engine)) best = ch
+    }
+  }
+  const verifyMs = performance.now() - tv
+  if (search && !best) notes.push('no single knob change injects it')
+
+  const summary = summarize(status, unitId, g.text, best, scored)
+  return finish({
+    ...base,
+    status,
+    summary,
+    scope,
+    candidate,
+    scored,
+    gate: g.gate === null ? null : { name: g.gate, detail: g.gate === 'absent' ? (notes[notes.length - 1] ?? g.text) : g.text },
+    injected,
+    knobs: search?.knobs ?? [],
+    best,
+    mode,
+    timings: { totalMs: 0, setupMs, traceMs, searchMs, verifyMs, evaluations: search?.evaluations ?? 0, depth: deepDepth },
+  })
+}
+
+const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')
+
+function describe(ch: KnobChange): string {
+  const label = KNOBS.find((k) => k.knob === ch.knob)?.label ?? ch.knob
+  const from = ch.from === null ? 'off' : fmtKnob(ch.from)
+  const out = ch.pushedOut.length ? `, pushing out ${ch.pushedOut.join(', ')}` : ', pushing nothing out'
+  return `${label} ${from} → ${fmtKnob(ch.to)} injects it at rank ${ch.rank}${out}`
+}
+
+export function fmtKnob(v: number): string {
+  return Number.isInteger(v) ? String(v) : String(Number(v.toFixed(4)))
+}
+
+function summarize(status: WhyStatus, id: string, gateText: string, best: KnobChange | null, scored: WhyNot['scored']): string {
+  const fix = best ? ` Smallest change: ${describe(best)}.` : ''
+  switch (status) {
+    case 'injected':
+      return `${id} was ${gateText}.`
+    case 'dropped':
+      return `${id} was scored ${fmt(scored?.score)} and dropped: ${gateText}.${fix}`
+    case 'outside-pool':
+      return `${id} never reached scoring: ${gateText}.${fix}`
+    case 'excluded':
+      return `${id} was selected but dropped as part of the live transcript.`
+    case 'not-candidate':
+      return `${id} is in scope but no arm gathered it.${fix}`
+    default:
+      return `${id}: ${gateText}`
+  }
+}
+
+/** In-scope arm ranks of a unit the normal recall did not gather, counted directly (not fetched). */
+interface Reach {
+  dense: number | null
+  lexical: number | null
+  recency: number | null
+  /** arm depth that makes the engine rank it (the smallest pool admitting it in this mode) */
+  depth: number
+  note: string | null
+}
+
+/** The row key (`_rid`) of a memory: the lexical arm's tie-break (queries.ts lexicalArm: bm25, then _rid). */
+function ridOf(store: Store, id: string): number {
+  return (store.db.prepare(`SELECT m._rid FROM (${store.source.memoriesLite}) m WHERE m.id = ?`).pluck().get(id) as number | undefined) ?? Number.MAX_SAFE_INTEGER
+}
+
+/** Scopes up to this many rows are listed to count exact in-scope ranks; larger ones use whole-index bounds. */
+const LIST_CAP = 500_000
+
+/**
+ * Where the unit ranks in each arm within the scope at `now`: cosine rank among the
+ * in-scope rows with vectors, bm25 rank among the in-scope matches, recency rank by
+ * created_at — counted with one scope listing and one SQL count, so a memory ranked
+ * 5,000th costs no 5,000-deep recall unless the mode's pool would need it.
+ */
+function reach(store: Store, trace: RecallTrace, s: Setup, unitId: string, memory: Memory | null): Reach {
+  const cap = 100_000
+  const notes: string[] = []
+  const owner = trace.unit === 'session' ? 'session' : 'memory'
+  const cfg = s.config
+  const group = memory && trace.config.scope.blendUserId && memory.userId === trace.config.scope.blendUserId && memory.sessionId === null ? blendFilter(cfg.scope, s.now) : null
+  const filter = group ?? scopeFilter(cfg.scope, s.now)
+  let dense: number | null = null
+  let lexical: number | null = null
+  let recency: number | null = null
+  const vec = s.prepared.vector
+  if (trace.arms?.dense.ran && vec && trace.embedder.model) {
+    const idx = store.vectors(trace.embedder.model, owner)
+    const row = idx.rowOf.get(unitId)
+    const qn = normalizeQuery(vec)
+    if (row !== undefined && qn) {
+      const sim = dotRow(idx.data, row, idx.dim, qn)
+      const above = (r: number) => {
+        const x = dotRow(idx.data, r, idx.dim, qn)
+        return x > sim || (x === sim && r < row)
+      }
+      let n = 0
+      const ids = owner === 'memory' ? store.idsWhere(filter, LIST_CAP + 1) : null
+      if (ids && ids.length <= LIST_CAP) {
+        for (const id of ids) {
+          const r = idx.rowOf.get(id)
+          if (r !== undefined && above(r)) n++
+        }
+      } else for (let r = 0; r < idx.count; r++) if (above(r)) n++ // an upper bound: the whole index
+      dense = n + 1
+    } else if (row === undefined && cfg.missingVector !== 'zero') notes.push(`it has no stored ${trace.embedder.model} vector: the dense arm cannot find it`)
+  }
+  if (trace.arms?.lexical.ran && owner === 'memory') {
+    const text = trace.texts?.lexical ?? s.query.text
+    const hit = lexicalArm(store, text, { ids: [unitId] }, 1)[0]
+    if (hit) {
+      const fts = store.ftsTable()
+      const where = memoryWhere(filter, store.source.embeddings)
+      const n = store.db
+        .prepare(
+          `SELECT count(*) FROM (SELECT rowid AS rid, bm25(${fts.name}) AS rank FROM ${fts.qualified} WHERE ${fts.name} MATCH @ftsq) r
+           JOIN (${memSql(store, filter)}) m ON m._rid = r.rid WHERE ${where.sql} AND (r.rank < @b OR (r.rank = @b AND m._rid < @rid))`,
+        )
+        .pluck()
+        .get({ ...where.params, ftsq: toFtsQuery(text), b: hit.bm25, rid: ridOf(store, unitId) }) as number
+      lexical = n + 1
+    } else notes.push('no lexical match: none of the query’s words are in it')
+  }
+  if (memory && owner === 'memory') recency = store.countWhere({ ...filter, after: memory.createdAt + 1 }).total + 1
+  const m = trace.mode
+  const need =
+    m === 'dense' ? dense : m === 'lexical' ? lexical : m === 'hybrid' ? Math.min(dense ?? Infinity, lexical ?? Infinity) : m === 'recency' ? recency : m === 'session' || m === 'keyword' ? cap : null
+  const depth = need === null || !Number.isFinite(need) ? 0 : need
+  if (depth > cap) notes.push(`it ranks below ${cap.toLocaleString('en-US')} in this mode's arms (the largest candidatePool)`)
+  return { dense, lexical, recency, depth: Math.min(cap, depth), note: notes.length ? notes.join('; ') : null }
+}
+
+function absentReason(store: Store, trace: RecallTrace, id: string): string {
+  const bits: string[] = []
+  const owner = trace.unit === 'session' ? 'session' : 'memory'
+  if (trace.arms?.dense.ran && trace.embedder.model && !store.vectors(trace.embedder.model, owner).rowOf.has(id)) bits.push(`no stored ${trace.embedder.model} vector`)
+  if (!trace.arms?.dense.ran) bits.push(`the dense arm did not run (${trace.arms?.dense.reason ?? trace.degradedReason ?? 'no query vector'})`)
+  if (trace.arms?.lexical.ran) bits.push('no lexical match')
+  else if (trace.mode === 'lexical' || trace.mode === 'hybrid') bits.push(`the lexical arm did not run (${trace.arms?.lexical.reason ?? '—'})`)
+  return `no arm gathered it: ${bits.join('; ') || 'ranked deeper than any arm fetches'}`
+}

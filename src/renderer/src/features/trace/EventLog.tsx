@@ -1,0 +1,200 @@
+/**
+ * The recall log: filters (agent, user, session, injected memory, text), a
+ * timeline of events by preset (click a bar to zoom into its window), and the
+ * events newest first, paged.
+ */
+import { useEffect, useMemo, useState, type KeyboardEvent } from 'react'
+import { Bar, BarChart, ResponsiveContainer, Tooltip, XAxis } from 'recharts'
+import type { Page, RecallEvent } from '../../../../shared/types'
+import { call } from '../../lib/api'
+import { useAsync } from '../../lib/useAsync'
+import { fmtDate, fmtInt } from '../../lib/format'
+import { oneLine } from './traceFormat'
+
+export interface LogFilters {
+  agentId?: string
+  userId?: string
+  sessionId?: string
+  memoryId?: string
+  search?: string
+  after?: number
+  before?: number
+}
+
+const PRESET_COLOR: Record<string, string> = {
+  fieldguide: '#3a5bd9',
+  neo: '#2f855a',
+  engram: '#b7791f',
+  'portal-episodic': '#a14fc1',
+  'portal-semantic': '#c63d8a',
+}
+
+export function PresetTag({ preset }: { preset: string | null }) {
+  const known = preset && PRESET_COLOR[preset.split(':')[0]]
+  return <span className={`tr-pst tr-pst-${known ? preset!.split(':')[0] : 'other'}`}>{preset ?? 'no preset'}</span>
+}
+
+const PAGE = 100
+
+export function EventLog({ filters, onFilters, selected, onSelect }: { filters: LogFilters; onFilters: (f: LogFilters) => void; selected: string | null; onSelect: (id: string) => void }) {
+  const key = JSON.stringify(filters)
+  const timeline = useAsync(() => call('trace.timeline', { ...filters, bins: 48 }), [key])
+  const [pages, setPages] = useState<Page<RecallEvent>[]>([])
+  const [error, setError] = useState<string | null>(null)
+  const [searchText, setSearchText] = useState(filters.search ?? '')
+
+  useEffect(() => {
+    let live = true
+    setPages([])
+    setError(null)
+    call('events.page', { ...filters, limit: PAGE, offset: 0 }).then(
+      (p) => live && setPages([p]),
+      (e: Error) => live && setError(e.message),
+    )
+    return () => {
+      live = false
+    }
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [key])
+
+  // Debounced text search.
+  useEffect(() => {
+    const t = setTimeout(() => {
+      if ((filters.search ?? '') !== searchText) onFilters({ ...filters, search: searchText || undefined })
+    }, 250)
+    return () => clearTimeout(t)
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [searchText])
+
+  const events = useMemo(() => pages.flatMap((p) => p.rows), [pages])
+  const total = pages[0]?.total ?? 0
+  const more = () => {
+    call('events.page', { ...filters, limit: PAGE, offset: events.length }).then((p) => setPages((ps) => [...ps, p]), (e: Error) => setError(e.message))
+  }
+
+  const tl = timeline.data
+  const presets = tl?.presets ?? []
+  const data = useMemo(() => (tl?.bins ?? []).map((b) => ({ start: b.start, ...b.byPreset })), [tl])
+
+  // Click a bar: the log zooms into its time window.
+  const zoom = (bar: unknown) => {
+    const start = Number((bar as { payload?: { start?: number } })?.payload?.start)
+    if (Number.isFinite(start) && tl) onFilters({ ...filters, after: start, before: start + tl.binMs - 1 })
+  }
+
+  const onKey = (e: KeyboardEvent) => {
+    if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return
+    e.preventDefault()
+    const i = events.findIndex((x) => x.id === selected)
+    const next = events[Math.max(0, Math.min(events.length - 1, i + (e.key === 'ArrowDown' ? 1 : -1)))]
+    if (next) {
+      onSelect(next.id)
+      document.getElementById(`ev-${next.id}`)?.focus()
+    }
+  }
+
+  return (
+    <aside className="tr-log" aria-label="Recall log">
+      <div className="tr-filters">
+        <select className="input" aria-label="Agent" value={filters.agentId ?? ''} onChange={(e) => onFilters({ ...filters, agentId: e.target.value || undefined })}>
+          <option value="">agent: all</option>
+          {(tl?.agents ?? []).map((a) => (
+            <option key={a}>{a}</option>
+          ))}
+        </select>
+        <select className="input" aria-label="User" value={filters.userId ?? ''} onChange={(e) => onFilters({ ...filters, userId: e.target.value || undefined })}>
+          <option value="">user: all</option>
+          {(tl?.users ?? []).map((a) => (
+            <option key={a}>{a}</option>
+          ))}
+        </select>
+        <input className="input wide" type="search" aria-label="Search queries" placeholder="search queries and cues" value={searchText} onChange={(e) => setSearchText(e.target.value)} />
+        {(filters.sessionId || filters.memoryId || filters.after !== undefined) && (
+          <div className="wide row" style={{ gap: 4 }}>
+            {filters.sessionId && (
+              <span className="tr-chip">
+                session {filters.sessionId}
+                <button aria-label="Clear session filter" onClick={() => onFilters({ ...filters, sessionId: undefined })}>
+                  ×
+                </button>
+              </span>
+            )}
+            {filters.memoryId && (
+              <span className="tr-chip" title="events that injected this memory">
+                injected {filters.memoryId}
+                <button aria-label="Clear memory filter" onClick={() => onFilters({ ...filters, memoryId: undefined })}>
+                  ×
+                </button>
+              </span>
+            )}
+            {filters.after !== undefined && (
+              <span className="tr-chip">
+                {fmtDate(filters.after)} → {fmtDate(filters.before)}
+                <button aria-label="Clear time window" onClick={() => onFilters({ ...filters, after: undefined, before: undefined })}>
+                  ×
+                </button>
+              </span>
+            )}
+          </div>
+        )}
+      </div>
+      <div className="tr-chart" aria-label="Events over time">
+        {data.length > 0 && (
+          <ResponsiveContainer width="100%" height="100%">
+            <BarChart data={data} margin={{ top: 4, right: 4, bottom: 0, left: 4 }}>
+              <XAxis dataKey="start" tickFormatter={(v: number) => new Date(v).toISOString().slice(5, 10)} tick={{ fontSize: 10 }} minTickGap={28} height={16} tickLine={false} axisLine={false} />
+              <Tooltip
+                labelFormatter={(v) => `${fmtDate(Number(v))} UTC`}
+                contentStyle={{ fontSize: 11, background: 'var(--panel)', border: '1px solid var(--border)' }}
+                cursor={{ fill: 'var(--accent-soft)' }}
+              />
+              {presets.map((p) => (
+                <Bar key={p} dataKey={p} stackId="a" fill={PRESET_COLOR[p.split(':')[0]] ?? '#646b78'} isAnimationActive={false} cursor="zoom-in" onClick={zoom} />
+              ))}
+            </BarChart>
+          </ResponsiveContainer>
+        )}
+      </div>
+      <div className="tr-count">
+        <span data-testid="event-count">
+          {fmtInt(total)} event{total === 1 ? '' : 's'}
+        </span>
+        <span>{tl?.range ? `${fmtDate(tl.range.min).slice(0, 10)} → ${fmtDate(tl.range.max).slice(0, 10)}` : ''}</span>
+      </div>
+      {error && <div className="error">{error}</div>}
+      <ul className="tr-events" role="listbox" aria-label="Events" onKeyDown={onKey}>
+        {events.map((e) => (
+          <li
+            key={e.id}
+            id={`ev-${e.id}`}
+            role="option"
+            tabIndex={selected === e.id || (!selected && e === events[0]) ? 0 : -1}
+            aria-selected={selected === e.id}
+            className="tr-ev"
+            onClick={() => onSelect(e.id)}
+            data-id={e.id}
+            data-agent={e.agentId ?? ''}
+          >
+            <div className="tr-ev-top">
+              <span>{fmtDate(e.at)}</span>
+              <PresetTag preset={e.preset} />
+              <span className="spacer" />
+              <span title={`${e.agentId ?? 'no agent'} · ${e.results.length} memories injected`}>{e.results.length} injected</span>
+            </div>
+            <div className="tr-ev-q" title={`${e.agentId ?? ''} · ${e.userId ?? ''}`}>
+              {oneLine(e.query ?? e.cue?.currentStep ?? '(no query)', 80)}
+            </div>
+          </li>
+        ))}
+        {pages.length > 0 && events.length === 0 && <li className="tr-empty">No logged recall matches these filters.</li>}
+        {events.length < total && (
+          <li>
+            <button className="btn small tr-more" onClick={more}>
+              Load {Math.min(PAGE, total - events.length)} more
+            </button>
+          </li>
+        )}
+      </ul>
+    </aside>
+  )
+}

@@ -1,0 +1,410 @@
+/**
+ * Decision trace: the recall log (timeline → event), one event (query/cue,
+ * config, injected memories with their logged scores, the rendered block), its
+ * replay diff — as logged at its own time, and "today" with the current config
+ * — and, beside it, "why (not) this memory?" and which memory drove it.
+ *
+ * Route params: `eventId` (open an event), `memoryId` (filter the log to events
+ * that injected it and explain it), `query` (+ optional `preset`, `now`,
+ * `config` JSON) for an ad-hoc why-not from the recall playground.
+ */
+import { useEffect, useMemo, useState } from 'react'
+import { partialConfigSchema, type PartialRecallConfig } from '../../../../shared/config'
+import type { TraceEventDetail, TraceReplay } from '../../../../shared/trace'
+import { call } from '../../lib/api'
+import { useAsync } from '../../lib/useAsync'
+import { fmtDate, fmtNum } from '../../lib/format'
+import { useApp } from '../../app/context'
+import { DriversPanel } from './DriversPanel'
+import { EventLog, PresetTag, type LogFilters } from './EventLog'
+import { ReplayDiff } from './ReplayDiff'
+import { WhyPicker, WhyResult, type WhyCandidate } from './WhyPanel'
+import { oneLine } from './traceFormat'
+import './trace.css'
+
+type Side = 'why' | 'drivers'
+
+export function TraceView() {
+  const { nav, navigate } = useApp()
+  const p = nav.params
+  // Arriving with a memory (its detail pane, "Recalled in N events"): the log shows the events that injected it.
+  const [filters, setFilters] = useState<LogFilters>(() => (p.memoryId && !p.query ? { memoryId: p.memoryId } : {}))
+  const [eventId, setEventId] = useState<string | null>(p.eventId ?? null)
+  const [whyId, setWhyId] = useState<string | null>(p.memoryId ?? null)
+  const [adhoc, setAdhoc] = useState<{ query: string; preset?: string; now?: number; config?: PartialRecallConfig } | null>(() =>
+    p.query && !p.eventId ? { query: p.query, preset: p.preset, now: p.now ? Number(p.now) : undefined, config: parseConfigParam(p.config) } : null,
+  )
+  const [side, setSide] = useState<Side>('why')
+
+  // With a memory but no event: open the newest event that injected it.
+  const firstForMemory = useAsync(() => call('events.page', { memoryId: p.memoryId!, limit: 1 }), [p.memoryId], { enabled: !!p.memoryId && !p.eventId && !p.query })
+  useEffect(() => {
+    const e = firstForMemory.data?.rows[0]
+    if (e && !eventId) setEventId(e.id)
+  }, [firstForMemory.data, eventId])
+
+  const select = (id: string) => {
+    setEventId(id)
+    setAdhoc(null)
+  }
+
+  return (
+    <div className="trace">
+      <EventLog filters={filters} onFilters={setFilters} selected={eventId} onSelect={select} />
+      <main className="tr-main" aria-label="Event">
+        {adhoc ? (
+          <AdhocHeader q={adhoc} />
+        ) : eventId ? (
+          <EventPane key={eventId} eventId={eventId} whyId={whyId} onWhy={(id) => (setWhyId(id), setSide('why'))} onOpenMemory={(id) => navigate('browse', { memoryId: id })} onSession={(s) => setFilters({ ...filters, sessionId: s })} />
+        ) : (
+          <div className="tr-empty">
+            Pick a logged recall on the left to see what it injected and why, replay it at its own time, and ask why a memory was not recalled.
+            <br />
+            From a memory’s detail pane, “Recalled in N events” opens its events here.
+          </div>
+        )}
+      </main>
+      <aside className="tr-side" aria-label="Explain">
+        <div className="tr-tabs" role="tablist">
+          <button role="tab" aria-selected={side === 'why'} onClick={() => setSide('why')}>
+            Why (not)?
+          </button>
+          <button role="tab" aria-selected={side === 'drivers'} onClick={() => setSide('drivers')} disabled={!eventId || !!adhoc}>
+            Drivers
+          </button>
+        </div>
+        <div className="tr-pane">
+          {side === 'why' ? (
+            <WhyPane key={`${adhoc ? 'adhoc' : eventId}`} eventId={adhoc ? null : eventId} adhoc={adhoc} whyId={whyId} onWhy={setWhyId} onOpenMemory={(id) => navigate('browse', { memoryId: id })} />
+          ) : eventId ? (
+            <DriversPane eventId={eventId} onPick={(id) => (setWhyId(id), setSide('why'))} />
+          ) : null}
+        </div>
+      </aside>
+    </div>
+  )
+}
+
+function parseConfigParam(s: string | undefined): PartialRecallConfig | undefined {
+  if (!s) return undefined
+  try {
+    const r = partialConfigSchema.safeParse(JSON.parse(s))
+    return r.success ? r.data : undefined
+  } catch {
+    return undefined
+  }
+}
+
+function AdhocHeader({ q }: { q: { query: string; preset?: string; now?: number } }) {
+  return (
+    <div className="tr-head">
+      <h2>Ad-hoc why-not</h2>
+      <div className="tr-query">{q.query}</div>
+      <div className="tr-meta">
+        <span>
+          preset <b>{q.preset ?? 'fieldguide'}</b>
+        </span>
+        <span>
+          now <b>{q.now ? fmtDate(q.now) : 'the clock in main'}</b>
+        </span>
+      </div>
+      <p className="muted small">From the recall playground: the memory is explained for this query. Pick a logged event on the left to trace a real recall instead.</p>
+    </div>
+  )
+}
+
+/** "Today": the DB's last write when it is stale (a demo, an export), else the clock. */
+function useToday(): { now: number; stale: boolean } {
+  const facets = useAsync(() => call('memories.facets', {}), [])
+  return useMemo(() => {
+    const max = facets.data?.timeRange?.max
+    const clock = Date.now()
+    if (max !== undefined && clock - max > 86_400_000) return { now: max + 60_000, stale: true }
+    return { now: clock, stale: false }
+  }, [facets.data])
+}
+
+function EventPane({ eventId, whyId, onWhy, onOpenMemory, onSession }: { eventId: string; whyId: string | null; onWhy: (id: string) => void; onOpenMemory: (id: string) => void; onSession: (s: string) => void }) {
+  const detail = useAsync(() => call('trace.event', { eventId }), [eventId])
+  const logged = useAsync(() => call('trace.replay', { eventId, mode: 'logged' }), [eventId])
+  const [mode, setMode] = useState<'logged' | 'current'>('logged')
+  const today = useToday()
+  /** the clock read when "real clock" was ticked (never re-read on render: a replay per render otherwise) */
+  const [clockNow, setClockNow] = useState<number | null>(null)
+  const [patchText, setPatchText] = useState('')
+  const [applied, setApplied] = useState<PartialRecallConfig | undefined>(undefined)
+  const [patchError, setPatchError] = useState<string | null>(null)
+  const now = clockNow ?? today.now
+  const current = useAsync(() => call('trace.replay', { eventId, mode: 'current', now, config: applied }), [eventId, now, JSON.stringify(applied ?? null)], { enabled: mode === 'current' })
+
+  if (detail.error) return <div className="error">{detail.error.message}</div>
+  const d = detail.data
+  if (!d || d.event.id !== eventId) return <div className="muted">Loading {eventId}…</div>
+  const e = d.event
+  const replayById = new Map((logged.data?.rows ?? []).map((r) => [r.id, r]))
+  const apply = () => {
+    if (!patchText.trim()) {
+      setApplied(undefined)
+      setPatchError(null)
+      return
+    }
+    try {
+      const r = partialConfigSchema.safeParse(JSON.parse(patchText))
+      if (!r.success) return setPatchError(`${r.error.issues[0].path.join('.') || 'config'}: ${r.error.issues[0].message}`)
+      setApplied(r.data)
+      setPatchError(null)
+    } catch (err) {
+      setPatchError(`not JSON: ${(err as Error).message}`)
+    }
+  }
+  const shown: TraceReplay | undefined = mode === 'logged' ? logged.data : current.data
+  const shownErr = mode === 'logged' ? logged.error : current.error
+  const shownLoading = mode === 'logged' ? logged.loading : current.loading
+  return (
+    <>
+      <header className="tr-head">
+        <h2>
+          <span className="mono">{e.id}</span> <PresetTag preset={e.preset} />
+          {d.configSource !== 'logged' && <span className="badge warn">config {d.configSource}</span>}
+          {d.loggedVector && <span className="badge accent">logged query vector ({d.loggedVector.dim}d)</span>}
+        </h2>
+        <div className="tr-meta">
+          <span>
+            <b>{fmtDate(e.at)}</b> UTC
+          </span>
+          <span>
+            agent <b>{e.agentId ?? '—'}</b>
+          </span>
+          <span>
+            user <b>{e.userId ?? '—'}</b>
+          </span>
+          <span>
+            session{' '}
+            {e.sessionId ? (
+              <button className="tr-link" onClick={() => onSession(e.sessionId!)} title="show this session's events">
+                {e.sessionId}
+              </button>
+            ) : (
+              '—'
+            )}
+          </span>
+          <span>
+            turn <b>{e.turn ?? '—'}</b>
+          </span>
+        </div>
+        <div className="tr-query" data-testid="event-query">
+          {e.query ?? <span className="muted">(no query)</span>}
+          {e.cue && (
+            <dl className="tr-cue">
+              <dt>goal</dt>
+              <dd>{e.cue.goal ?? '—'}</dd>
+              <dt>current step</dt>
+              <dd>{e.cue.currentStep ?? '—'}</dd>
+              <dt>open questions</dt>
+              <dd>{e.cue.openQuestions?.length ? e.cue.openQuestions.join('; ') : '—'}</dd>
+            </dl>
+          )}
+        </div>
+        {d.configNotes.map((n, i) => (
+          <div key={i} className="notice small">
+            {n}
+          </div>
+        ))}
+      </header>
+
+      <section className="tr-section">
+        <header>
+          <h3>Injected ({d.injected.length})</h3>
+          <span className="muted small">
+            {d.config.mode} · topK {d.config.topK} · floor {d.config.floor ?? 'off'} · pool {d.config.candidatePool}
+            {d.config.tokenBudget !== null ? ` · budget ${d.config.tokenBudget}` : ''}
+          </span>
+        </header>
+        {d.injected.length === 0 ? (
+          <div className="notice">Nothing was injected{e.preset === 'neo' ? ' (seed 004: no turn beyond the live transcript scored)' : ''}.</div>
+        ) : (
+          <InjectedTable detail={d} replayRank={(id) => replayById.get(id)?.replayed?.rank ?? null} whyId={whyId} onWhy={onWhy} onOpenMemory={onOpenMemory} />
+        )}
+      </section>
+
+      <section className="tr-section">
+        <header>
+          <h3>Replay</h3>
+          <div className="tr-seg" role="group" aria-label="Replay mode">
+            <button aria-pressed={mode === 'logged'} onClick={() => setMode('logged')}>
+              As logged
+            </button>
+            <button aria-pressed={mode === 'current'} onClick={() => setMode('current')}>
+              Today
+            </button>
+          </div>
+        </header>
+        {mode === 'current' && (
+          <div className="tr-today">
+            <span>
+              now <b>{fmtDate(now)}</b> UTC
+            </span>
+            {today.stale && (
+              <label className="toggle small">
+                <input type="checkbox" checked={clockNow !== null} onChange={(x) => setClockNow(x.target.checked ? Date.now() : null)} /> real clock (this DB’s last write is {fmtDate(today.now - 60_000)})
+              </label>
+            )}
+            <textarea
+              className="input"
+              aria-label="Config edits"
+              placeholder='config edits over the logged config, e.g. {"weights": {"recency": 0.4}, "topK": 8}'
+              value={patchText}
+              onChange={(x) => setPatchText(x.target.value)}
+            />
+            <button className="btn small" onClick={apply}>
+              Replay with these edits
+            </button>
+            {patchError && <span className="error small">{patchError}</span>}
+          </div>
+        )}
+        {shownErr && <div className="error">{shownErr.message}</div>}
+        {!shown && shownLoading && <div className="muted">Replaying…</div>}
+        {shown && shown.eventId === eventId && <ReplayDiff replay={shown} selectedId={whyId} onPick={onWhy} />}
+      </section>
+
+      <details className="tr-fold">
+        <summary>
+          Context block ({d.context.tokens} tokens, {d.context.source})
+        </summary>
+        <div>
+          {d.context.note && <p className="muted small">{d.context.note}</p>}
+          <pre className="tr-block" data-testid="context-block">
+            {d.context.text || '(empty)'}
+          </pre>
+        </div>
+      </details>
+      <details className="tr-fold">
+        <summary>Config ({d.configSource})</summary>
+        <div>
+          <pre className="tr-block">{JSON.stringify(d.config, null, 2)}</pre>
+        </div>
+      </details>
+    </>
+  )
+}
+
+function InjectedTable({
+  detail,
+  replayRank,
+  whyId,
+  onWhy,
+  onOpenMemory,
+}: {
+  detail: TraceEventDetail
+  replayRank: (id: string) => number | null
+  whyId: string | null
+  onWhy: (id: string) => void
+  onOpenMemory: (id: string) => void
+}) {
+  return (
+    <table className="tr-table" aria-label="Injected memories">
+      <colgroup>
+        <col style={{ width: 30 }} />
+        <col style={{ width: 96 }} />
+        <col style={{ width: 64 }} />
+        <col />
+        <col style={{ width: 52 }} />
+      </colgroup>
+      <thead>
+        <tr>
+          <th>#</th>
+          <th>memory</th>
+          <th className="num">logged</th>
+          <th>text (today)</th>
+          <th />
+        </tr>
+      </thead>
+      <tbody>
+        {detail.injected.map((r) => {
+          const rr = replayRank(r.id)
+          return (
+            <tr key={r.id} className="pick" aria-selected={whyId === r.id} onClick={() => onWhy(r.id)} data-id={r.id}>
+              <td className="num">{r.rank}</td>
+              <td className="id" title={r.id}>
+                {r.id}
+              </td>
+              <td className="num">{fmtNum(r.score, 3)}</td>
+              <td>
+                <div className={r.unit ? 'txt' : 'txt gone'} title={r.unit?.content}>
+                  {r.unit ? oneLine(r.unit.content, 120) : 'no longer in the DB'}
+                </div>
+                <div className="muted small">
+                  {r.unit?.kind ?? ''} {r.unit?.createdAt ? `· created ${fmtDate(r.unit.createdAt)}` : ''} {rr !== null && rr !== r.rank ? `· replay #${rr}` : ''}
+                </div>
+              </td>
+              <td>
+                {detail.config.unit === 'memory' && r.unit && (
+                  <button
+                    className="tr-link small"
+                    title="open this memory in the browser"
+                    aria-label={`open memory ${r.id}`}
+                    onClick={(x) => {
+                      x.stopPropagation()
+                      onOpenMemory(r.id)
+                    }}
+                  >
+                    open
+                  </button>
+                )}
+              </td>
+            </tr>
+          )
+        })}
+      </tbody>
+    </table>
+  )
+}
+
+function WhyPane({
+  eventId,
+  adhoc,
+  whyId,
+  onWhy,
+  onOpenMemory,
+}: {
+  eventId: string | null
+  adhoc: { query: string; preset?: string; now?: number; config?: PartialRecallConfig } | null
+  whyId: string | null
+  onWhy: (id: string) => void
+  onOpenMemory: (id: string) => void
+}) {
+  const today = useToday()
+  const logged = useAsync(() => call('trace.replay', { eventId: eventId!, mode: 'logged' }), [eventId], { enabled: !!eventId })
+  const candidates: WhyCandidate[] = useMemo(() => {
+    const t = logged.data?.trace
+    if (!t) return []
+    const rows = [...t.results.map((r) => ({ id: r.id, score: r.score, tag: `injected #${r.rank}`, sr: r.scoreRank ?? r.rank })), ...t.dropped.map((d) => ({ id: d.id, score: d.score, tag: d.gate, sr: d.scoreRank ?? 1e9 }))]
+    rows.sort((a, b) => a.sr - b.sr)
+    return rows.slice(0, 60).map((r) => ({ id: r.id, label: `${r.id} · ${fmtNum(r.score, 3)} · ${r.tag} · ${oneLine(t.units[r.id]?.content ?? '', 40)}` }))
+  }, [logged.data])
+  const ready = !!whyId && (!!eventId || !!adhoc)
+  const why = useAsync(
+    () =>
+      eventId
+        ? call('trace.why', { memoryId: whyId!, eventId })
+        : call('trace.why', { memoryId: whyId!, query: adhoc!.query, preset: adhoc!.preset, config: adhoc!.config, now: adhoc!.now ?? today.now }),
+    [whyId, eventId, adhoc ? JSON.stringify(adhoc) : '', adhoc ? today.now : 0],
+    { enabled: ready },
+  )
+  return (
+    <>
+      <WhyPicker value={whyId} candidates={candidates} onExplain={onWhy} busy={why.loading} />
+      {!whyId && <div className="tr-empty">Pick a memory — from the injected list, the replay diff, the drivers, or any id — to see its scope, arm ranks, score, the gate that dropped it, and the smallest single change that would inject it.</div>}
+      {why.error && <div className="error">{why.error.message}</div>}
+      {why.loading && !why.data && <div className="muted">Explaining…</div>}
+      {ready && why.data && why.data.memoryId === whyId && <WhyResult why={why.data} onOpenMemory={onOpenMemory} />}
+    </>
+  )
+}
+
+function DriversPane({ eventId, onPick }: { eventId: string; onPick: (id: string) => void }) {
+  const d = useAsync(() => call('trace.drivers', { eventId }), [eventId])
+  if (d.error) return <div className="error">{d.error.message}</div>
+  if (!d.data || d.data.eventId !== eventId) return <div className="muted">Computing leave-one-out…</div>
+  return <DriversPanel drivers={d.data} onPick={onPick} />
+}
