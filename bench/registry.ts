@@ -1,4 +1,7 @@
+import { runDense } from './dense'
+import { runEvalBench } from './eval'
 import { runFirstPage } from './firstPage'
+import { runRerank } from './rerank'
 
 export interface Bench {
   name: string
@@ -7,4 +10,9 @@ export interface Bench {
 }
 
 /** Every benchmark `npm run bench` knows, in run order. */
-export const BENCHES: Bench[] = [{ name: 'firstpage', title: 'open a 1M-memory DB and show the first page', run: runFirstPage }]
+export const BENCHES: Bench[] = [
+  { name: 'firstpage', title: 'open a 1M-memory DB and show the first page', run: runFirstPage },
+  { name: 'dense', title: 'dense top-30 on 100k × 768: ours vs plain JS scan, sqlite-vec, Engram-style JSON scan, memory bandwidth', run: runDense },
+  { name: 'rerank', title: 're-rank 1,000 candidates with the shared scoring code', run: runRerank },
+  { name: 'eval', title: 'LoCoMo eval: replay 999 cases, tune 1,000 configs', run: runEvalBench },
+]

@@ -3,8 +3,9 @@
  *
  * Vectors are unit rows of one contiguous Float32Array (store/vectors.ts), so
  * cosine is a dot product with the normalised query. Every similarity in a trace
- * comes from `dotRow`, whichever path computed it, so the same row always gets
- * the same number (event replays compare exactly).
+ * is `dotRow`'s number, whichever path computed it (the SIMD scan reproduces it
+ * bit for bit), so the same row always gets the same number (event replays
+ * compare exactly).
  *
  * Scope strategy (no 1M-row SQL per query when the scope is the whole DB):
  *  - count the scope up to T+1 (T = max(5,000, rows/16));
@@ -46,10 +47,15 @@ export function dotRow(data: Float32Array, row: number, dim: number, q: Float64A
   return s0 + s1 + (s2 + s3)
 }
 
-/** Similarity of every row. */
-export function dotAll(idx: VectorIndex, q: Float64Array, out?: Float64Array): Float64Array {
+/**
+ * Similarity of every row: the WebAssembly SIMD kernel when the index has it
+ * (store/dotKernel.ts, bit-identical to dotRow, 3–6× faster), else dotRow in a loop.
+ * `simd: false` forces the JS loop (tests and the bench compare the two).
+ */
+export function dotAll(idx: VectorIndex, q: Float64Array, out?: Float64Array, opts: { simd?: boolean } = {}): Float64Array {
   const n = idx.count
   const sims = out && out.length >= n ? out : new Float64Array(n)
+  if (opts.simd !== false && idx.dotAllInto(q, sims.length === n ? sims : sims.subarray(0, n))) return sims
   const data = idx.data
   const dim = idx.dim
   for (let r = 0; r < n; r++) sims[r] = dotRow(data, r, dim, q)
@@ -85,14 +91,15 @@ const VERIFY_CHUNK = 500
 
 /** Scopes up to this many rows are listed and scored directly; larger ones are scanned. */
 export function selectiveThreshold(vectors: number): number {
-  // Listing a scope costs ~1.5 µs a row, scanning ~0.3 µs a vector: list below ~1/16 of the index.
+  // Listing a scope costs ~1.5 µs a row; the SIMD scan ~0.1 µs a 256-d vector (~0.3 µs at 768-d): list below ~1/16 of the index.
   return Math.max(5000, Math.floor(vectors / 16))
 }
 
 /**
- * The best `n` in-scope rows by similarity, best first (ties: lower row first,
- * like topKRows). With `missingZero`, in-scope rows without a vector rank at 0
- * (seed 002: Engram keeps them in its ranking).
+ * The best `n` in-scope rows by similarity, best first (ties: lower tie key
+ * first — the row's source `_rid`, so the order is the same however the index
+ * was loaded — like topKRows). With `missingZero`, in-scope rows without a
+ * vector rank at 0 (seed 002: Engram keeps them in its ranking).
  */
 export function denseArm(store: Store, idx: VectorIndex, q: Float64Array, filter: MemoryFilter, n: number, missingZero: boolean): DenseArmResult {
   const threshold = selectiveThreshold(idx.count)
@@ -101,13 +108,14 @@ export function denseArm(store: Store, idx: VectorIndex, q: Float64Array, filter
   const scope = big ? null : scopeRows(store, filter, missingZero ? 5_000_000 : threshold + 1)
   if (scope && (missingZero || scope.ids.length <= threshold)) {
     const ids = scope.ids
-    const rows: { id: string; row: number; sim: number | null }[] = []
+    const rows: { id: string; key: number; sim: number | null }[] = []
+    const keys = idx.keys
     for (const id of ids) {
       const row = idx.rowOf.get(id)
-      if (row !== undefined) rows.push({ id, row, sim: dotRow(idx.data, row, idx.dim, q) })
-      else if (missingZero) rows.push({ id, row: Infinity, sim: null })
+      if (row !== undefined) rows.push({ id, key: keys[row], sim: dotRow(idx.data, row, idx.dim, q) })
+      else if (missingZero) rows.push({ id, key: Infinity, sim: null })
     }
-    rows.sort((a, b) => (b.sim ?? 0) - (a.sim ?? 0) || a.row - b.row || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    rows.sort((a, b) => (b.sim ?? 0) - (a.sim ?? 0) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
     return {
       hits: rows.slice(0, n).map((r) => ({ id: r.id, similarity: r.sim })),
       exhausted: rows.length <= n,
@@ -122,8 +130,8 @@ export function denseArm(store: Store, idx: VectorIndex, q: Float64Array, filter
   let examined = 0
   let k = Math.min(idx.count, Math.max(4 * n, 256))
   for (;;) {
-    // topKRows(k) is a prefix-stable order (ties: lower row first), so rows past `examined` are the new ones.
-    const top = topKRows(sims, idx.count, k)
+    // topKRows(k) is a prefix-stable order (ties: lower key first), so rows past `examined` are the new ones.
+    const top = topKRows(sims, idx.count, k, undefined, idx.keys)
     const fresh = top.slice(examined)
     examined = top.length
     for (let i = 0; i < fresh.length; i += VERIFY_CHUNK) {

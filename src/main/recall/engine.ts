@@ -33,7 +33,7 @@ import type { Store } from '../store/open'
 import type { MemoryFilter } from '../store/queries'
 import type { VectorIndex } from '../store/vectors'
 import { denseArm, dotRow, normalizeQuery } from './dense'
-import { blendFilter, countScope, engramKeywords, keywordSearch, lexicalArm, scopeFilter, scopeRows, sessionMessages, sessionsForRecall, storedModels } from './queries'
+import { blendFilter, countScope, engramKeywords, keywordSearch, lexicalArm, lexicalPass, scopeFilter, scopeRows, sessionMessages, sessionsForRecall, storedModels } from './queries'
 
 export interface RecallQuery {
   /** The raw utterance (lexical arm; dense arm too unless a cue is used). */
@@ -297,6 +297,8 @@ function gatherMemories(
   const tl = performance.now()
   const lexOk = toFtsQuery(texts.lexical) !== null
   const knownBm25 = new Map<string, number>()
+  /** ids whose bm25 is settled (known, or known to have no match) */
+  const bm25Checked = new Set<string>()
   let allBm25Known = true
   if (lexOk) {
     arms.lexical = { ran: true, fetched: 0, exhausted: true, reason: null }
@@ -307,8 +309,15 @@ function gatherMemories(
         const listed = scopeRows(store, filter, LEXICAL_RANGE_CAP + 1)
         if (listed.ids.length <= LEXICAL_RANGE_CAP) scopes.set(group ?? '', (sc = listed))
       }
-      const hits = sc && sc.ids.length === 0 ? [] : lexicalArm(store, texts.lexical, filter, read, sc ? ridRange(sc.rids) : null)
+      // A big scope's pass also returns the bm25 of this group's dense hits (queries.ts lexicalPass): no second pass.
+      const dense = sc ? [] : [...drafts.values()].filter((d) => d.denseRank !== null && d.group === group).map((d) => d.id)
+      const pass = sc && sc.ids.length === 0 ? null : lexicalPass(store, texts.lexical, filter, read, sc ? ridRange(sc.rids) : null, dense)
+      const hits = pass?.hits ?? []
       for (const h of hits) knownBm25.set(h.id, h.bm25)
+      if (pass?.alsoKnown) {
+        for (const id of dense) bm25Checked.add(id)
+        for (const [id, b] of pass.also) knownBm25.set(id, b)
+      }
       if (hits.length >= read) allBm25Known = false
       const ranked = hits.slice(0, depth)
       ranked.forEach((h, i) => {
@@ -378,7 +387,7 @@ function gatherMemories(
       const b = knownBm25.get(d.id)
       if (b !== undefined) d.bm25 = b
       // When the pass read every match in scope, a row it did not return has no match.
-      else if (!allBm25Known) missing.push(d.id)
+      else if (!allBm25Known && !bm25Checked.has(d.id)) missing.push(d.id)
     }
     for (let i = 0; i < missing.length; i += 500) {
       const chunk = missing.slice(i, i + 500)

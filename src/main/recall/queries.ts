@@ -55,16 +55,76 @@ export function scopeRows(store: Store, f: MemoryFilter, cap: number): { ids: st
 }
 
 /**
- * bm25 over the raw utterance within a filter, best first (FTS5: lower = better),
- * the same query as Store.lexicalSearch. `ridRange` (the scope's min/max `_rid`)
- * lets FTS5 read only that stretch of its doclists: a session's rows usually sit
- * together, so a session-scoped recall no longer scores every match in the DB.
- * The range holds every in-scope row, so the answer is the same.
+ * bm25 over the raw utterance within a filter, best first (FTS5: lower = better;
+ * ties: lower `_rid` first). See lexicalPass for how.
  */
 export function lexicalArm(store: Store, text: string, f: MemoryFilter, limit: number, ridRange?: [number, number] | null): { id: string; bm25: number }[] {
+  return lexicalPass(store, text, f, limit, ridRange ?? null, []).hits
+}
+
+export interface LexicalPass {
+  /** the best `limit` in-scope matches, best first */
+  hits: { id: string; bm25: number }[]
+  /** bm25 of each requested `alsoIds` id (in-scope rows, e.g. dense hits) that matches; absent = no match */
+  also: Map<string, number>
+  /** every requested id was checked */
+  alsoKnown: boolean
+  /** which strategy ran (tests, timings) */
+  path: 'range' | 'prefix' | 'join'
+}
+
+/** Prefix reads grow ×4 until enough in-scope rows survive; past this multiple of `limit`, one join pass is cheaper. */
+const PREFIX_MAX_FACTOR = 32
+
+/**
+ * bm25 over the raw utterance within a filter, plus the bm25 of `alsoIds` (the
+ * dense arm's hits, so the engine needs no second pass over every match).
+ *
+ * FTS5 spends its time computing bm25 for every match (600k rows for a query
+ * with "the" in a 1M DB); joining each of them to `memories` for the scope
+ * doubled that. So, when `_rid` is the memories rowid (canonical layout):
+ *  1. FTS alone: `ORDER BY bm25, rowid LIMIT n` (SQLite keeps an n-row heap);
+ *     rows of `alsoIds` sort first through `rowid IN (…) DESC`, so one pass
+ *     gives both;
+ *  2. look those n rowids up in `memories` with the scope filter (rowid probes);
+ *  3. fewer than `limit` survive and FTS had more → n ×4 and again (the big
+ *     join below once n would pass PREFIX_MAX_FACTOR × limit).
+ * Exact: the scoped answer is the global (bm25, rowid) order with out-of-scope
+ * rows removed, and a prefix of the global order, filtered, is a prefix of the
+ * filtered order. Step 1's non-`also` rows are the global order minus the
+ * `also` rows; merging those back gives the global prefix up to the last row read.
+ * `ridRange` (a small scope's min/max `_rid`) lets FTS5 read only that stretch of
+ * its doclists; the range holds every in-scope row, so the answer is the same.
+ */
+export function lexicalPass(store: Store, text: string, f: MemoryFilter, limit: number, ridRange: [number, number] | null, alsoIds: string[]): LexicalPass {
   const q = toFtsQuery(text)
-  if (!q || limit <= 0) return []
+  const empty: LexicalPass = { hits: [], also: new Map(), alsoKnown: true, path: 'join' }
+  if (!q || limit <= 0) return empty
   const fts = store.ftsTable()
+  limit = Math.floor(limit)
+  if (!ridRange && store.source.layout === 'canonical' && !f.ids) return prefixPass(store, fts, q, f, limit, alsoIds)
+  const hits = joinPass(store, fts, q, f, limit, ridRange)
+  const also = new Map<string, number>()
+  const ranked = new Map(hits.map((h) => [h.id, h.bm25]))
+  const rest: string[] = []
+  for (const id of alsoIds) {
+    const b = ranked.get(id)
+    if (b !== undefined) also.set(id, b)
+    else rest.push(id)
+  }
+  // A pass that returned fewer than `limit` rows read every in-scope match: the other (in-scope) ids have none.
+  if (hits.length >= limit)
+    for (let i = 0; i < rest.length; i += 500) {
+      const chunk = rest.slice(i, i + 500)
+      for (const h of joinPass(store, fts, q, { ids: chunk }, chunk.length, null)) also.set(h.id, h.bm25)
+    }
+  return { hits, also, alsoKnown: true, path: ridRange ? 'range' : 'join' }
+}
+
+type Fts = { name: string; qualified: string }
+
+/** The scoped top `limit` in one pass: every match joined to memories, filtered, sorted. */
+function joinPass(store: Store, fts: Fts, q: string, f: MemoryFilter, limit: number, ridRange: [number, number] | null): { id: string; bm25: number }[] {
   const where = memoryWhere(f, store.source.embeddings)
   const range = ridRange ? ` AND rowid BETWEEN @ridLo AND @ridHi` : ''
   const params: Record<string, unknown> = { ...where.params, ftsq: q }
@@ -72,11 +132,62 @@ export function lexicalArm(store: Store, text: string, f: MemoryFilter, limit: n
   const rows = prep(
     store.db,
     `SELECT m.id AS id, r.rank AS bm25 FROM (SELECT rowid AS rid, bm25(${fts.name}) AS rank FROM ${fts.qualified} WHERE ${fts.name} MATCH @ftsq${range}) r
-     JOIN (${memSql(store, f)}) m ON m._rid = r.rid WHERE ${where.sql} ORDER BY r.rank ASC, m._rid ASC LIMIT ${Math.floor(limit)}`,
+     JOIN (${memSql(store, f)}) m ON m._rid = r.rid WHERE ${where.sql} ORDER BY r.rank ASC, m._rid ASC LIMIT ${limit}`,
   )
     .raw(true)
     .all(params) as [unknown, number][]
   return rows.map((r) => ({ id: String(r[0]), bm25: r[1] }))
+}
+
+function prefixPass(store: Store, fts: Fts, q: string, f: MemoryFilter, limit: number, alsoIds: string[]): LexicalPass {
+  const where = memoryWhere(f, store.source.embeddings)
+  // The also ids' row keys (memories.id is indexed).
+  const alsoRid = new Map<number, string>()
+  if (alsoIds.length) {
+    const rows = prep(store.db, `SELECT m._rid, m.id FROM (${store.source.memoriesLite}) m WHERE m.id IN (SELECT value FROM json_each(@ids))`)
+      .raw(true)
+      .all({ ids: JSON.stringify(alsoIds) }) as [number, unknown][]
+    for (const [rid, id] of rows) alsoRid.set(Number(rid), String(id))
+  }
+  const alsoJson = JSON.stringify([...alsoRid.keys()])
+  const top = prep(
+    store.db,
+    `SELECT rowid, bm25(${fts.name}) AS b, rowid IN (SELECT value FROM json_each(@also)) AS a FROM ${fts.qualified}
+     WHERE ${fts.name} MATCH @ftsq ORDER BY a DESC, b ASC, rowid ASC LIMIT @lim`,
+  ).raw(true)
+  // CROSS JOIN: probe memories by rowid for each candidate (else SQLite may scan an index of the whole scope).
+  const inScope = prep(
+    store.db,
+    `SELECT m._rid, m.id FROM json_each(@rids) j CROSS JOIN (${memSql(store, f)}) m ON m._rid = j.value WHERE ${where.sql}`,
+  ).raw(true)
+  const also = new Map<string, number>()
+  let n = Math.max(2 * limit, 64)
+  for (let round = 0; ; round++) {
+    const lim = n + (round === 0 ? alsoRid.size : 0)
+    const rows = top.all({ ftsq: q, also: round === 0 ? alsoJson : '[]', lim }) as [number, number, number][]
+    const exhausted = rows.length < lim
+    const alsoRows: [number, number][] = []
+    const main: [number, number][] = []
+    for (const [rid, b, a] of rows) (a ? alsoRows : main).push([Number(rid), b])
+    if (round === 0) for (const [rid, b] of alsoRows) also.set(alsoRid.get(rid)!, b)
+    // The global (bm25, rowid) order up to the last row read: main rows plus the also rows that sort before it.
+    const last = main.length ? main[main.length - 1] : null
+    const before = (x: [number, number], y: [number, number]) => x[1] < y[1] || (x[1] === y[1] && x[0] < y[0])
+    const merged = exhausted || !last ? [...main, ...alsoRows] : [...main, ...alsoRows.filter((x) => before(x, last))]
+    merged.sort((x, y) => x[1] - y[1] || x[0] - y[0])
+    const ok = new Map<number, string>()
+    for (const [rid, id] of inScope.all({ ...where.params, rids: JSON.stringify(merged.map((x) => x[0])) }) as [number, unknown][]) ok.set(Number(rid), String(id))
+    const hits: { id: string; bm25: number }[] = []
+    for (const [rid, b] of merged) {
+      const id = ok.get(rid)
+      if (id === undefined) continue
+      hits.push({ id, bm25: b })
+      if (hits.length >= limit) break
+    }
+    if (hits.length >= limit || exhausted) return { hits, also, alsoKnown: true, path: 'prefix' }
+    n *= 4
+    if (n > PREFIX_MAX_FACTOR * limit) return { hits: joinPass(store, fts, q, f, limit, null), also, alsoKnown: true, path: 'join' }
+  }
 }
 
 /** The scope of the primary group as a MemoryFilter at `now`. */
@@ -226,14 +337,29 @@ export function ageHistogram(store: Store, scope: RecallScope, now: number, from
   return { now, from, binMs, bins: stats.n === 0 ? [] : bins, total: stats.n, neverUsed: stats.never ?? 0, maxAgeMs }
 }
 
-/** Stored embedding models of an owner type (cheap: one indexed GROUP BY). */
-export function storedModels(store: Store, owner: 'memory' | 'session' = 'memory'): string[] {
-  const e = store.source.embeddings
-  if (!e) return []
-  const dm = store.source.defaultModel
-  const expr = dm ? `coalesce(e.model, @dm)` : 'e.model'
-  return (prep(store.db, `SELECT ${expr} AS m, count(*) AS n FROM (${e}) e WHERE e.owner_type = @owner GROUP BY 1 ORDER BY n DESC, 1`).all({ owner, dm: dm ?? '' }) as { m: string }[]).map(
-    (r) => String(r.m),
-  )
-}
+const modelsCache = new WeakMap<Store, Map<string, { version: string; models: string[] }>>()
 
+/**
+ * Stored embedding models of an owner type, most vectors first, then models only
+ * the workspace has (backfilled). The GROUP BY reads a whole index (~0.5 s at 1M
+ * vectors), so the answer is kept until a commit may have changed it.
+ */
+export function storedModels(store: Store, owner: 'memory' | 'session' = 'memory'): string[] {
+  let byOwner = modelsCache.get(store)
+  if (!byOwner) modelsCache.set(store, (byOwner = new Map()))
+  const version = store.vectorDataVersion()
+  const hit = byOwner.get(owner)
+  if (hit && hit.version === version) return [...hit.models]
+  const out: string[] = []
+  const e = store.source.embeddings
+  if (e) {
+    const dm = store.source.defaultModel
+    const expr = dm ? `coalesce(e.model, @dm)` : 'e.model'
+    for (const r of prep(store.db, `SELECT ${expr} AS m, count(*) AS n FROM (${e}) e WHERE e.owner_type = @owner GROUP BY 1 ORDER BY n DESC, 1`).all({ owner, dm: dm ?? '' }) as { m: string }[])
+      out.push(String(r.m))
+  }
+  for (const m of prep(store.ws, `SELECT model FROM ws_embeddings WHERE owner_type = ? GROUP BY 1 ORDER BY count(*) DESC, 1`).pluck().all(owner) as string[])
+    if (!out.includes(m)) out.push(m)
+  byOwner.set(owner, { version, models: out })
+  return [...out]
+}

@@ -11,13 +11,14 @@ import path from 'node:path'
 import crypto from 'node:crypto'
 import Database from 'better-sqlite3'
 import { RecallscopeError } from '../../shared/result'
-import type { DbFacts, MalformedCounts, Memory, Page, RecallEvent, Session } from '../../shared/types'
+import type { DbFacts, EmbeddingModelFacts, MalformedCounts, Memory, Page, RecallEvent, Session } from '../../shared/types'
 import { ADAPTERS, readTables, type Source } from './adapters'
-import { decodeMemory, decodeSession, decodeVector, emptyMalformed, parseJson, toMs } from './decode'
+import { decodeMemory, decodeSession, decodeVector, emptyMalformed, encodeVector, parseJson, toMs } from './decode'
 import { makeSnippet, syncWorkspaceFts, toFtsQuery } from './fts'
 import { memoryOrder, memoryWhere, type MemoryFilter, type MemorySort } from './queries'
 import { WORKSPACE_MIGRATIONS } from './schema'
-import { refreshVectorIndex, VectorIndex } from './vectors'
+import { fileSignature, readSnapshot, snapshotPath, writeSnapshot } from './vectorCache'
+import { HELD_AGENT, HELD_WORKSPACE, refreshVectorIndex, VectorIndex, type RefreshOptions, type VectorSource } from './vectors'
 
 export interface OpenOptions {
   /** The agent DB. */
@@ -36,6 +37,14 @@ export interface OpenOptions {
   busyTimeoutMs?: number
   /** Cap on row counts for paging (Datasette's count_limit). @default 100000 */
   countCap?: number
+  /** How vector indexes load (bulk threshold, chunking); tests use it to exercise every path. @default {} */
+  vectorLoad?: RefreshOptions
+  /**
+   * Keep a snapshot of big vector indexes beside the workspace (`<workspace>-vectors/`) so
+   * reopening an unchanged DB skips the SQL load (store/vectorCache.ts). `minRows`: only
+   * indexes at least this big. @default { minRows: 100000 }; false turns it off
+   */
+  vectorCache?: false | { minRows?: number }
 }
 
 export interface MemoryPageQuery extends MemoryFilter {
@@ -141,6 +150,15 @@ export class Store {
   readonly malformed: MalformedCounts = emptyMalformed()
   private readonly countCap: number
   private readonly vectorIndexes = new Map<string, VectorIndex>()
+  private vectorSourceList: VectorSource[] | null = null
+  /** Bumped on every write to ws_embeddings through `ws` (PRAGMA data_version ignores our own commits). */
+  private wsVectorWrites = 0
+  private readonly vectorLoad: RefreshOptions
+  private readonly vectorCacheMinRows: number | null
+  /** per index: the agent file's signature when its full load began, or when its snapshot was read */
+  private readonly loadSignatures = new Map<VectorIndex, { signature: string; fromSnapshot: boolean }>()
+  private readonly nativeBinding?: string
+  private readonly busyTimeoutMs: number
   private wsAttached = false
   private closed = false
 
@@ -152,6 +170,10 @@ export class Store {
     this.workspacePath = workspacePath
     this.readOnly = !opts.write
     this.countCap = opts.countCap ?? 100_000
+    this.vectorLoad = opts.vectorLoad ?? {}
+    this.vectorCacheMinRows = opts.vectorCache === false ? null : (opts.vectorCache?.minRows ?? 100_000)
+    this.nativeBinding = opts.nativeBinding
+    this.busyTimeoutMs = opts.busyTimeoutMs ?? 5000
   }
 
   static open(opts: OpenOptions): Store {
@@ -210,6 +232,11 @@ export class Store {
 
   close(): void {
     if (this.closed) return
+    try {
+      this.saveVectorSnapshots()
+    } catch {
+      /* a cache that cannot be written is no reason to fail a close */
+    }
     this.closed = true
     this.db.close()
     this.ws.close()
@@ -332,7 +359,7 @@ export class Store {
       unknownTier: known(sum.byTier, ['working', 'long_term', 'archived']),
     }
     // A full pass over the vectors table: cached separately so facets never wait for it.
-    const models = this.cached('models:v2', () => this.embeddingModels())
+    const models = this.vectorModels()
     // Shape problems are visible from SQL alone; NaN/Infinity only once a model's vectors are loaded.
     let badShape = 0
     let wrongDim = 0
@@ -598,34 +625,198 @@ export class Store {
   // Vectors
   // -------------------------------------------------------------------------
 
-  /** The vector index of one model, loaded on first use and topped up on every call. */
+  /**
+   * The vector index of one model: the agent's vectors merged with the workspace's
+   * backfilled ones (a valid agent vector wins). Loaded on first use; every later call
+   * costs a PRAGMA data_version read unless something was committed (store/vectors.ts).
+   */
   vectors(model: string, ownerType: 'memory' | 'session' = 'memory'): VectorIndex {
     const key = `${ownerType}\u0000${model}`
     let idx = this.vectorIndexes.get(key)
+    const first = !idx
     if (!idx) {
       idx = new VectorIndex(ownerType, model)
       this.vectorIndexes.set(key, idx)
     }
-    if (this.source.embeddings) refreshVectorIndex(this.db, { embeddings: this.source.embeddings, defaultModel: this.source.defaultModel }, idx)
+    const useCache = this.vectorCacheMinRows !== null && this.source.embeddings !== null
+    // Taken before any load starts: a snapshot is only written if the file still has it at close.
+    const signature = useCache ? fileSignature(this.path) : null
+    let restored = false
+    if (first && signature !== null) {
+      const t0 = performance.now()
+      restored = readSnapshot(snapshotPath(this.workspacePath, ownerType, model), idx, signature)
+      if (restored) {
+        idx.pristine = true
+        this.loadSignatures.set(idx, { signature, fromSnapshot: true })
+        idx.last = { path: 'cached', ms: performance.now() - t0 }
+      }
+    }
+    const fullBefore = idx.fullLoads
+    const t1 = performance.now()
+    const path = refreshVectorIndex(idx, this.vectorSources(), this.vectorLoad)
+    if (idx.fullLoads !== fullBefore && signature !== null) this.loadSignatures.set(idx, { signature, fromSnapshot: false })
+    if (restored && path !== 'full') idx.last = { path: 'cached', ms: idx.last.ms + (performance.now() - t1) }
     return idx
   }
 
+  /**
+   * Write a snapshot of every index that is exactly a full load of the agent file as it
+   * is now (store/vectorCache.ts): nothing committed since the load, file unchanged.
+   * Called by close(). Returns the files written.
+   */
+  saveVectorSnapshots(): string[] {
+    const written: string[] = []
+    if (this.closed || this.vectorCacheMinRows === null || !this.source.embeddings) return written
+    const agent = this.vectorSources().find((s) => s.bit === HELD_AGENT)
+    if (!agent) return written
+    const version = agent.version()
+    for (const idx of this.vectorIndexes.values()) {
+      const load = this.loadSignatures.get(idx)
+      if (!load || load.fromSnapshot || !idx.pristine || idx.count < this.vectorCacheMinRows) continue
+      if (idx.sync[0].version !== version || fileSignature(this.path) !== load.signature) continue
+      const file = snapshotPath(this.workspacePath, idx.ownerType, idx.model)
+      if (writeSnapshot(file, idx, load.signature)) {
+        written.push(file)
+        load.fromSnapshot = true
+      }
+    }
+    return written
+  }
+
+  /**
+   * Forget every loaded vector index: the next use reloads from scratch. For the
+   * changes the cheap staleness check cannot see (an in-place UPDATE of a vector).
+   */
+  reloadVectors(): void {
+    for (const idx of this.vectorIndexes.values()) {
+      idx.reset()
+      this.loadSignatures.delete(idx)
+    }
+  }
+
+  /**
+   * Changes whenever stored vectors may have changed (any source). Microseconds: use it
+   * to cache anything derived from the embeddings tables.
+   */
+  vectorDataVersion(): string {
+    return this.vectorSources()
+      .map((s) => s.version())
+      .join('|')
+  }
+
+  /** Where vectors come from: the agent DB (when its layout has vectors), then the workspace. */
+  private vectorSources(): VectorSource[] {
+    if (this.vectorSourceList) return this.vectorSourceList
+    const list: VectorSource[] = []
+    if (this.source.embeddings) {
+      list.push({
+        bit: HELD_AGENT,
+        db: this.db,
+        embeddings: this.source.embeddings,
+        defaultModel: this.source.defaultModel,
+        // data_version moves on other connections' commits; in write mode our own count too.
+        version: () =>
+          this.readOnly
+            ? String(this.db.pragma('data_version', { simple: true }))
+            : `${this.db.pragma('data_version', { simple: true })}:${this.db.prepare('SELECT total_changes()').pluck().get()}`,
+        unique: this.source.layout === 'canonical' && uniqueEmbeddingKey(this.db),
+        openBulk: () => this.openBulk(this.path),
+      })
+    }
+    list.push({
+      bit: HELD_WORKSPACE,
+      db: this.ws,
+      embeddings: WS_EMBEDDINGS_SQL,
+      defaultModel: null,
+      version: () => `${this.ws.pragma('data_version', { simple: true })}:${this.wsVectorWrites}`,
+      unique: true,
+      openBulk: () => this.openBulk(this.workspacePath),
+    })
+    return (this.vectorSourceList = list)
+  }
+
+  /**
+   * A short-lived read-only connection for one big first load, memory-mapped (about twice
+   * as fast for a GB of BLOBs). It reads inside one transaction and is closed right after,
+   * so no other process can truncate the file under the mapping while it is in use.
+   */
+  private openBulk(file: string): Database.Database {
+    const db = new Database(file, { readonly: true, fileMustExist: true, timeout: this.busyTimeoutMs, ...(this.nativeBinding ? { nativeBinding: this.nativeBinding } : {}) })
+    db.pragma('mmap_size = 2147418112')
+    return db
+  }
+
+  /**
+   * Store backfilled vectors of one model in the workspace (the agent DB is never
+   * written). One transaction per call; replaces earlier workspace vectors of the same ids.
+   */
+  putWorkspaceVectors(ownerType: 'memory' | 'session', model: string, rows: { id: string; vector: ArrayLike<number> }[], embedder: string | null, now: number): number {
+    const ins = this.ws.prepare(
+      `INSERT OR REPLACE INTO ws_embeddings (owner_type, owner_id, model, dim, vector, embedder, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    )
+    this.ws.transaction(() => {
+      for (const r of rows) ins.run(ownerType, r.id, model, r.vector.length, encodeVector(r.vector), embedder, now)
+    })()
+    this.wsVectorWrites++
+    return rows.length
+  }
+
+  /** Delete the workspace's backfilled vectors of a model (all models when omitted). Returns rows deleted. */
+  clearWorkspaceVectors(model?: string): number {
+    const r = model === undefined ? this.ws.prepare(`DELETE FROM ws_embeddings`).run() : this.ws.prepare(`DELETE FROM ws_embeddings WHERE model = ?`).run(model)
+    this.wsVectorWrites++
+    return r.changes
+  }
+
+  /** Backfilled vectors per (owner type, model, dim) in the workspace. */
+  workspaceVectorModels(): { ownerType: 'memory' | 'session'; model: string; dim: number; count: number }[] {
+    return (this.ws.prepare(`SELECT owner_type AS ownerType, model, dim, count(*) AS count FROM ws_embeddings GROUP BY 1, 2, 3 ORDER BY 4 DESC`).all() as {
+      ownerType: string
+      model: string
+      dim: number
+      count: number
+    }[]).filter((r): r is { ownerType: 'memory' | 'session'; model: string; dim: number; count: number } => r.ownerType === 'memory' || r.ownerType === 'session')
+  }
+
+  /**
+   * The agent's embedding models (embeddingModels(), cached) with the workspace's
+   * backfilled counts added as `backfilled`; a model only the workspace has appears with count 0.
+   */
+  vectorModels(): EmbeddingModelFacts[] {
+    const models: EmbeddingModelFacts[] = this.cached('models:v2', () => this.embeddingModels()).map((m) => ({ ...m }))
+    for (const w of this.workspaceVectorModels()) {
+      const m = models.find((x) => x.ownerType === w.ownerType && x.model === w.model)
+      if (m) m.backfilled = (m.backfilled ?? 0) + w.count
+      else models.push({ model: w.model, ownerType: w.ownerType, dim: w.dim, count: 0, malformed: 0, badShape: 0, backfilled: w.count })
+    }
+    return models
+  }
+
   /** Vector facts of one memory: each model's dim and norm. */
-  vectorInfo(ownerId: string, ownerType: 'memory' | 'session' = 'memory'): { model: string; dim: number; norm: number | null; problem: string | null; preview: number[] }[] {
+  vectorInfo(
+    ownerId: string,
+    ownerType: 'memory' | 'session' = 'memory',
+  ): { model: string; dim: number; norm: number | null; problem: string | null; preview: number[]; backfilled?: boolean }[] {
     const e = this.source.embeddings
-    if (!e) return []
     const dm = this.source.defaultModel
-    const rows = this.db
-      .prepare(`SELECT ${dm ? `coalesce(model, ${sqlString(dm)})` : 'model'} AS model, dim, vector FROM (${e}) WHERE owner_type = ? AND owner_id = ?`)
-      .all(ownerType, ownerId) as { model: string; dim: number | null; vector: unknown }[]
-    return rows.map((r) => {
+    const agentRows = e
+      ? (this.db
+          .prepare(`SELECT ${dm ? `coalesce(model, ${sqlString(dm)})` : 'model'} AS model, dim, vector FROM (${e}) WHERE owner_type = ? AND owner_id = ?`)
+          .all(ownerType, ownerId) as { model: string; dim: number | null; vector: unknown }[])
+      : []
+    // Backfilled vectors (workspace) too, marked: they are what dense recall uses when the agent has none.
+    const wsRows = (this.ws.prepare(`SELECT model, dim, vector FROM ws_embeddings WHERE owner_type = ? AND owner_id = ?`).all(ownerType, ownerId) as { model: string; dim: number | null; vector: unknown }[]).map(
+      (r) => ({ ...r, backfilled: true }),
+    )
+    return [...agentRows.map((r) => ({ ...r, backfilled: false })), ...wsRows].map((r) => {
       const idx = this.vectorIndexes.get(`${ownerType}\u0000${r.model}`)
       const expected = idx?.dim || (r.dim ?? null)
       const v = decodeVector(r.vector, expected ?? null)
-      if (typeof v === 'string') return { model: String(r.model), dim: Number(r.dim ?? 0), norm: null, problem: v, preview: [] }
+      const mark = r.backfilled ? { backfilled: true } : {}
+      if (typeof v === 'string') return { model: String(r.model), dim: Number(r.dim ?? 0), norm: null, problem: v, preview: [], ...mark }
       let s = 0
       for (let i = 0; i < v.length; i++) s += v[i] * v[i]
-      return { model: String(r.model), dim: v.length, norm: Math.sqrt(s), problem: null, preview: Array.from(v.subarray(0, 8)) }
+      return { model: String(r.model), dim: v.length, norm: Math.sqrt(s), problem: null, preview: Array.from(v.subarray(0, 8)), ...mark }
     })
   }
 
@@ -757,6 +948,27 @@ function clampLimit(n: number | undefined): number {
 
 export function* chunks<T>(arr: T[], n: number): Generator<T[]> {
   for (let i = 0; i < arr.length; i += n) yield arr.slice(i, i + n)
+}
+
+/** The workspace's backfilled vectors in the canonical embeddings shape (`_rid` = rowid). */
+export const WS_EMBEDDINGS_SQL = `SELECT w.rowid AS _rid, w.owner_type AS owner_type, w.owner_id AS owner_id, w.model AS model, w.dim AS dim, w.vector AS vector FROM ws_embeddings w`
+
+/**
+ * Does the agent's embeddings table allow one row per (owner type, owner id, model)
+ * at most? (A UNIQUE index over a subset of those columns.) Then a new row for a
+ * known id means the old row was replaced, which keeps refreshes incremental.
+ */
+function uniqueEmbeddingKey(db: Database.Database): boolean {
+  try {
+    const key = new Set(['owner_type', 'owner_id', 'model'])
+    const idxs = db.prepare(`SELECT name FROM pragma_index_list('embeddings') WHERE "unique" = 1`).pluck().all() as string[]
+    return idxs.some((name) => {
+      const cols = db.prepare(`SELECT name FROM pragma_index_info(?)`).pluck().all(name) as (string | null)[]
+      return cols.length > 0 && cols.every((c) => c !== null && key.has(c))
+    })
+  } catch {
+    return false
+  }
 }
 
 export function openStore(opts: OpenOptions): Store {

@@ -138,4 +138,25 @@ export const WORKSPACE_MIGRATIONS: string[] = [
     row_count INTEGER NOT NULL
   );
   `,
+  // v2 (eval): run metadata (preset, budget, counts, timings, source) and a history index.
+  `
+  ALTER TABLE eval_runs ADD COLUMN meta TEXT;
+  CREATE INDEX IF NOT EXISTS eval_runs_created ON eval_runs (created_at);
+  CREATE INDEX IF NOT EXISTS eval_cases_split ON eval_cases (split);
+  `,
+  // v3 (vectors): embeddings backfilled by recallscope for memories the agent left without a
+  // vector of a model (the agent DB stays read-only). The canonical embeddings shape plus
+  // provenance; VectorIndex merges them with the agent's, a valid agent vector winning.
+  `
+  CREATE TABLE IF NOT EXISTS ws_embeddings (
+    owner_type TEXT NOT NULL,
+    owner_id TEXT NOT NULL,
+    model TEXT NOT NULL,
+    dim INTEGER NOT NULL,
+    vector BLOB NOT NULL,
+    embedder TEXT,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (owner_type, owner_id, model)
+  );
+  `,
 ]

@@ -128,6 +128,8 @@ export class CanonicalWriter {
     this.db.close()
     const abs = path.resolve(this.outPath)
     for (const suffix of ['-wal', '-shm', '.recallscope', '.recallscope-wal', '.recallscope-shm']) fs.rmSync(abs + suffix, { force: true })
+    // The old file's vector snapshots (store/vectorCache.ts) describe data that is gone.
+    fs.rmSync(`${abs}.recallscope-vectors`, { recursive: true, force: true })
     fs.renameSync(this.tmp, abs)
     this.finished = true
     return abs

@@ -1,0 +1,18 @@
+/**
+ * Issue 4: re-ranking 1,000 cached candidates with the shared scoring code
+ * (src/shared/scoring.ts, the function the renderer runs on every slider move):
+ * goal ≤ 2 ms per call.
+ */
+import { getPreset } from '../src/shared/presets'
+import { benchRerank } from '../src/shared/scoring'
+import { fmtMs, median } from './util'
+
+export async function runRerank(): Promise<void> {
+  const cfg = getPreset('fieldguide').config
+  // Several rounds of 200 calls each: the median round is the number (one GC pause does not decide it).
+  const rounds = Array.from({ length: 7 }, () => benchRerank(cfg, 1000, 200))
+  const ms = median(rounds.map((r) => r.msPerCall))
+  console.log(`rerank 1,000 candidates (hybrid, min-max normalisation, token budget): median ${fmtMs(ms)} per call over ${rounds.length} rounds of 200`)
+  console.log(`  rounds: ${rounds.map((r) => fmtMs(r.msPerCall)).join(', ')}; ${rounds[0].results} injected`)
+  console.log(`  goal ≤ 2 ms  ${ms <= 2 ? 'OK' : 'OVER'}`)
+}

@@ -1,0 +1,47 @@
+/**
+ * Background jobs that write: embedding backfill (into the workspace) and import
+ * (into a new canonical DB). Each returns the started job at once; progress goes
+ * out through App.jobs (IPC 'jobs.progress' / GET /api/progress) and the result
+ * is the job's `result` (`jobs.get`). `jobs.list/get/cancel` live in eval.ts.
+ */
+import type { BackfillReport, ImportReportInfo } from '../../../shared/contract'
+import { RecallscopeError } from '../../../shared/result'
+import type { App } from '../app'
+import type { Handlers } from '../register'
+import { backfillEmbeddings } from '../../embed/backfill'
+import { createEmbedder, DEFAULT_EMBEDDER_SPEC, parseEmbedderSpec } from '../../embed/index'
+import { findImporter } from '../../store/importers'
+
+type JobChannels = 'embed.backfill' | 'import.start'
+
+export function jobHandlers(app: App): Pick<Handlers, JobChannels> {
+  return {
+    'embed.backfill': (i) => {
+      const store = app.requireStore()
+      const s = app.settings()
+      const spec = parseEmbedderSpec(i.embedder ?? s.embedder ?? DEFAULT_EMBEDDER_SPEC)
+      const host = i.host
+      const embedder = createEmbedder(spec.spec, {
+        ollamaHost: spec.kind === 'ollama' && host ? host : s.ollamaHost,
+        openaiBaseUrl: spec.kind === 'openai' && host ? host : s.openaiBaseUrl,
+        timeoutMs: i.timeoutMs,
+      })
+      if (!embedder.enabled || !embedder.model) throw new RecallscopeError('BAD_INPUT', `Embedder "${spec.spec}" makes no vectors: pick one with a model (e.g. ollama:nomic-embed-text)`)
+      // One backfill per DB and model at a time: a second would embed the same memories twice.
+      const label = `Embed ${store.path.split(/[\\/]/).pop()} with ${spec.spec}`
+      const busy = app.jobs.list().find((j) => j.kind === 'embed.backfill' && j.state === 'running' && j.label === label)
+      if (busy) throw new RecallscopeError('CONFLICT', `A backfill with ${spec.spec} is already running on this DB (${busy.jobId})`, { jobId: busy.jobId })
+      return app.jobs.start('embed.backfill', label, async ({ progress, signal }): Promise<BackfillReport> =>
+        backfillEmbeddings(store, embedder, { filter: i.scope ?? {}, batchSize: i.batchSize, spec: spec.spec, signal, onProgress: progress }),
+      )
+    },
+
+    'import.start': (i) => {
+      const imp = findImporter(i.kind)
+      if (i.model !== undefined && !imp.usesModel) throw new RecallscopeError('BAD_INPUT', `model does not apply to ${imp.name} imports (they carry no stored vectors)`)
+      return app.jobs.start('import', `Import ${i.kind} ${i.in.split(/[\\/]/).pop()} → ${i.out.split(/[\\/]/).pop()}`, async ({ progress, signal }): Promise<ImportReportInfo> =>
+        imp.run({ input: i.in, output: i.out, force: i.force, model: i.model, embed: i.embed, signal, onProgress: progress }),
+      )
+    },
+  }
+}

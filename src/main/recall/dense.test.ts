@@ -1,0 +1,94 @@
+/**
+ * The SIMD scan gives the very numbers dotRow gives (every bit), for any width,
+ * after the matrix grew, and the JS fallback gives them too. The reference is
+ * computed here: the documented summation (four float64 sums, element i into
+ * sum i mod 4, the remainder into the first, (s0 + s1) + (s2 + s3)), and a naive
+ * dot product to show both are the cosine.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import { dotKernelAvailable } from '../store/dotKernel'
+import { VectorIndex } from '../store/vectors'
+import { dotAll, dotRow, normalizeQuery } from './dense'
+
+function rng(seed: number): () => number {
+  let s = seed >>> 0 || 1
+  return () => {
+    s = (Math.imul(s, 1103515245) + 12345) >>> 0
+    return s / 4294967296 - 0.5
+  }
+}
+
+/** The documented order of operations, written out independently. */
+function reference(row: Float32Array, q: Float64Array): number {
+  const s = [0, 0, 0, 0]
+  const dim = row.length
+  const full = dim - (dim % 4)
+  for (let i = 0; i < full; i++) s[i % 4] += row[i] * q[i]
+  for (let i = full; i < dim; i++) s[0] += row[i] * q[i]
+  return s[0] + s[1] + (s[2] + s[3])
+}
+
+function build(n: number, dim: number, seed: number): VectorIndex {
+  const r = rng(seed)
+  const idx = new VectorIndex('memory', 'x')
+  for (let i = 0; i < n; i++) idx.put(`m${i}`, Float32Array.from({ length: dim }, r))
+  return idx
+}
+
+afterEach(() => {
+  VectorIndex.simd = dotKernelAvailable()
+})
+
+describe('dense scan', () => {
+  it('WebAssembly SIMD is available here (so the kernel path below is really tested)', () => {
+    expect(dotKernelAvailable()).toBe(true)
+    expect(build(3, 4, 1).simd).toBe(true)
+  })
+
+  for (const dim of [1, 2, 3, 4, 5, 7, 8, 13, 64, 255, 768]) {
+    it(`${dim}-d: SIMD = JS loop = the documented sum, bit for bit`, () => {
+      // 1,500 rows put one by one: the matrix grows (doubling) several times on the way.
+      const idx = build(1500, dim, dim)
+      const r = rng(1000 + dim)
+      const q = normalizeQuery(Array.from({ length: dim }, r))!
+      const simd = dotAll(idx, q)
+      const js = dotAll(idx, q, undefined, { simd: false })
+      expect(simd.length).toBe(1500)
+      for (let row = 0; row < idx.count; row++) {
+        const unit = idx.data.subarray(row * dim, (row + 1) * dim)
+        const want = reference(unit, q)
+        expect(Object.is(simd[row], want), `row ${row}`).toBe(true)
+        expect(Object.is(js[row], want), `row ${row}`).toBe(true)
+        expect(Object.is(dotRow(idx.data, row, dim, q), want)).toBe(true)
+        let naive = 0
+        for (let i = 0; i < dim; i++) naive += unit[i] * q[i]
+        expect(simd[row]).toBeCloseTo(naive, 12)
+      }
+    })
+  }
+
+  it('keeps working as rows are added between scans (scratch space and matrix share one memory)', () => {
+    const idx = build(10, 16, 3)
+    const q = normalizeQuery(Array.from({ length: 16 }, rng(4)))!
+    for (let round = 0; round < 5; round++) {
+      const a = dotAll(idx, q)
+      for (let row = 0; row < idx.count; row++) expect(Object.is(a[row], dotRow(idx.data, row, 16, q))).toBe(true)
+      const r = rng(50 + round)
+      for (let i = 0; i < 700; i++) idx.put(`r${round}-${i}`, Float32Array.from({ length: 16 }, r))
+    }
+    expect(idx.count).toBe(10 + 5 * 700)
+  })
+
+  it('without SIMD the index lives in an ordinary array and scans with the same numbers', () => {
+    VectorIndex.simd = false
+    const plain = build(300, 9, 9)
+    VectorIndex.simd = dotKernelAvailable()
+    const fast = build(300, 9, 9)
+    expect(plain.simd).toBe(false)
+    expect(fast.simd).toBe(true)
+    const q = normalizeQuery(Array.from({ length: 9 }, rng(10)))!
+    const a = dotAll(plain, q)
+    const b = dotAll(fast, q)
+    for (let i = 0; i < 300; i++) expect(Object.is(a[i], b[i])).toBe(true)
+  })
+})

@@ -1,0 +1,98 @@
+/**
+ * The lexical arm's fast path (FTS top-n alone, scope checked on that prefix,
+ * widened until enough survive) returns exactly what one big join returns:
+ * the same ids, bm25 values and order (ties by rowid), for wide and narrow
+ * scopes, plus the bm25 of the dense hits it is asked about. The reference is
+ * plain SQL written here, not the code under test.
+ */
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { tmpDir } from '../../../test/helpers/tmp'
+import { getPreset } from '../../shared/presets'
+import { createEmbedder } from '../embed/index'
+import { generateDemo } from '../store/demo'
+import { Store } from '../store/open'
+import { runRecall } from './engine'
+import { toFtsQuery } from '../store/fts'
+import { lexicalPass } from './queries'
+
+let t: ReturnType<typeof tmpDir>
+let store: Store
+const NOW = Date.UTC(2026, 9, 31, 18)
+
+beforeAll(() => {
+  t = tmpDir()
+  const db = path.join(t.dir, 'demo.db')
+  generateDemo({ out: db, memories: 7000, events: false })
+  store = Store.open({ path: db })
+})
+afterAll(() => {
+  store.close()
+  t.cleanup()
+})
+
+/** The reference: every match joined to memories, filtered by hand-written SQL, ordered by (bm25, rowid). */
+function reference(q: string, cond: string, params: unknown[], limit: number): { id: string; bm25: number }[] {
+  return store.db
+    .prepare(
+      `SELECT m.id AS id, bm25(memories_fts) AS bm25 FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid
+       LEFT JOIN sessions s ON s.id = m.session_id
+       WHERE memories_fts MATCH ? AND ${cond} ORDER BY bm25 ASC, m.rowid ASC LIMIT ${limit}`,
+    )
+    .all(q, ...params) as { id: string; bm25: number }[]
+}
+
+const SCOPES: { name: string; filter: Parameters<typeof lexicalPass>[2]; cond: string; params: unknown[] }[] = [
+  { name: 'everything', filter: {}, cond: '1', params: [] },
+  { name: 'tiers + before (fieldguide default)', filter: { tiers: ['working', 'long_term'], before: NOW - 30 * 86_400_000 }, cond: `m.tier IN ('working','long_term') AND m.created_at <= ?`, params: [NOW - 30 * 86_400_000] },
+  { name: 'one agent, reflections only (narrow: widens)', filter: { agentId: 'agent-helpdesk', kinds: ['reflection'] }, cond: `m.agent_id = 'agent-helpdesk' AND m.kind = 'reflection'`, params: [] },
+  { name: 'a tenant (sessions join)', filter: { tenantId: 'globex', roles: ['user'] }, cond: `s.tenant_id = 'globex' AND m.role = 'user'`, params: [] },
+  { name: 'nothing in scope', filter: { agentId: 'nobody' }, cond: `m.agent_id = 'nobody'`, params: [] },
+]
+
+describe('lexical arm: prefix path = one big join', () => {
+  for (const text of ['rollback the deploy', 'what did the user say about the budget', 'migration']) {
+    for (const sc of SCOPES) {
+      it(`"${text}" in ${sc.name}`, () => {
+        // The FTS query string itself is the tokenizer's business (store/fts.ts); the scoping and order are under test.
+        const q = toFtsQuery(text)!
+        for (const limit of [5, 100]) {
+          const got = lexicalPass(store, text, sc.filter, limit, null, [])
+          expect(got.hits).toEqual(reference(q, sc.cond, sc.params, limit))
+          expect(['prefix', 'join']).toContain(got.path)
+        }
+      })
+    }
+  }
+
+  it('really takes the prefix path, and returns the bm25 of the ids it is asked about (in or out of the top)', () => {
+    const text = 'rollback the deploy'
+    const q = toFtsQuery(text)!
+    const all = reference(q, '1', [], 100_000)
+    expect(all.length).toBeGreaterThan(200)
+    // Ask about a row deep in the ranking, one near the top, and one that does not match at all.
+    const deep = all[all.length - 1]
+    const top = all[1]
+    const none = (store.db.prepare(`SELECT id FROM memories WHERE rowid NOT IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?) LIMIT 1`).pluck().get(q) as string) ?? 'missing'
+    const r = lexicalPass(store, text, {}, 10, null, [deep.id, top.id, none])
+    expect(r.path).toBe('prefix')
+    expect(r.hits).toEqual(all.slice(0, 10))
+    expect(r.also.get(deep.id)).toBe(deep.bm25)
+    expect(r.also.get(top.id)).toBe(top.bm25)
+    expect(r.also.has(none)).toBe(false)
+  })
+})
+
+describe('engine: dense-only hits get their bm25 from the same pass', () => {
+  it('every candidate with a match has exactly the bm25 SQL gives it', async () => {
+    const cfg = getPreset('fieldguide').config
+    const trace = await runRecall(store, 'the deploy rollback runbook', cfg, NOW, { embedder: createEmbedder('hashing') })
+    // A scope too big to list: the dense arm scans, the lexical pass answers for its hits.
+    expect(trace.counts.inScopeCapped).toBe(true)
+    const q = toFtsQuery('the deploy rollback runbook')!
+    const bm25 = new Map((reference(q, '1', [], 1_000_000) as { id: string; bm25: number }[]).map((r) => [r.id, r.bm25]))
+    const denseOnly = trace.candidates.filter((c) => c.denseRank !== null && c.lexicalRank === null)
+    expect(denseOnly.length).toBeGreaterThan(0)
+    for (const c of trace.candidates) expect(c.bm25, c.id).toBe(bm25.get(c.id) ?? null)
+  })
+})

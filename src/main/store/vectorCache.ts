@@ -1,0 +1,191 @@
+/**
+ * A workspace-side snapshot of a loaded vector index, so reopening an unchanged
+ * agent DB does not re-read a GB of BLOBs through SQL (1M × 256: ~5 s → ~1 s).
+ *
+ * Strict by design, because recall must stay exact:
+ *  - a snapshot is written only from an index whose agent part is exactly a full
+ *    load of the file as it is now (no incremental refresh since, no commit since:
+ *    PRAGMA data_version unchanged), at Store.close();
+ *  - it is used only when the agent DB file (and its WAL) has the very size,
+ *    mtime and inode it had then; anything else deletes it and loads from SQL;
+ *  - after a restore the normal staleness check runs at once (the workspace's
+ *    own backfilled rows are topped up as usual).
+ * It is a cache: deleting it loses nothing. One file per (owner type, model) in
+ * `<workspace>-vectors/`.
+ *
+ * Layout: "RSVEC001", u32 header length, header JSON, then 8-byte aligned
+ * sections: data (count × dim float32), norms (f32), keys (f64), held (u8).
+ */
+import crypto from 'node:crypto'
+import fs from 'node:fs'
+import path from 'node:path'
+import type { SourceState, VectorIndex } from './vectors'
+
+const MAGIC = 'RSVEC001'
+
+/** Identity of the agent DB file as it is now: size, mtime and inode of the file and its WAL. */
+export function fileSignature(dbPath: string): string {
+  const one = (p: string) => {
+    try {
+      const st = fs.statSync(p, { bigint: true })
+      return `${st.size}:${st.mtimeNs}:${st.ino}`
+    } catch {
+      return '-'
+    }
+  }
+  return `${one(dbPath)}|${one(`${dbPath}-wal`)}`
+}
+
+export function snapshotPath(workspacePath: string, ownerType: string, model: string): string {
+  const h = crypto.createHash('sha1').update(`${ownerType}\u0000${model}`).digest('hex').slice(0, 16)
+  return path.join(`${workspacePath}-vectors`, `${ownerType}-${h}.bin`)
+}
+
+interface Header {
+  ownerType: string
+  model: string
+  signature: string
+  dim: number
+  count: number
+  ids: number
+  malformed: VectorIndex['malformed']
+  lengths: [number, number][]
+  dimRows: number
+  sync: { total: number; maxRid: number | null; rows: number; rejected: string[] }[]
+}
+
+const align8 = (n: number) => Math.ceil(n / 8) * 8
+
+/** Write `idx` (count rows) to `file` atomically. Returns false (and writes nothing) on any error. */
+export function writeSnapshot(file: string, idx: VectorIndex, signature: string): boolean {
+  const tmp = `${file}.tmp-${process.pid}`
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true })
+    const n = idx.count
+    const idsJson = Buffer.from(JSON.stringify(idx.ids.slice(0, n)))
+    const header: Header = {
+      ownerType: idx.ownerType,
+      model: idx.model,
+      signature,
+      dim: idx.dim,
+      count: n,
+      ids: idsJson.length,
+      malformed: { ...idx.malformed },
+      lengths: [...idx.lengths],
+      dimRows: idx.dimRows,
+      sync: idx.sync.map((s) => ({ total: s.total, maxRid: s.maxRid, rows: s.rows, rejected: [...s.rejected] })),
+    }
+    const head = Buffer.from(JSON.stringify(header))
+    const fd = fs.openSync(tmp, 'w')
+    try {
+      const pre = Buffer.alloc(12)
+      pre.write(MAGIC, 0, 'latin1')
+      pre.writeUInt32LE(head.length, 8)
+      let pos = 0
+      const put = (b: Uint8Array) => {
+        let off = 0
+        while (off < b.byteLength) off += fs.writeSync(fd, b, off, b.byteLength - off, pos + off)
+        pos += b.byteLength
+        const pad = align8(pos) - pos
+        if (pad) {
+          fs.writeSync(fd, Buffer.alloc(pad), 0, pad, pos)
+          pos += pad
+        }
+      }
+      put(Buffer.concat([pre, head]))
+      put(idsJson)
+      put(new Uint8Array(idx.data.buffer, idx.data.byteOffset, n * idx.dim * 4))
+      put(new Uint8Array(idx.norms.buffer, idx.norms.byteOffset, n * 4))
+      put(new Uint8Array(idx.keys.buffer, idx.keys.byteOffset, n * 8))
+      put(new Uint8Array(idx.held.buffer, idx.held.byteOffset, n))
+    } finally {
+      fs.closeSync(fd)
+    }
+    fs.renameSync(tmp, file)
+    return true
+  } catch {
+    fs.rmSync(tmp, { force: true })
+    return false
+  }
+}
+
+/**
+ * Fill an empty `idx` from `file` when it was written for this exact agent file
+ * (`signature`). A snapshot for another state is deleted. Returns whether it loaded.
+ */
+export function readSnapshot(file: string, idx: VectorIndex, signature: string): boolean {
+  let fd: number
+  try {
+    fd = fs.openSync(file, 'r')
+  } catch {
+    return false
+  }
+  let ok = false
+  try {
+    const size = fs.fstatSync(fd).size
+    const pre = Buffer.alloc(12)
+    if (fs.readSync(fd, pre, 0, 12, 0) !== 12 || pre.toString('latin1', 0, 8) !== MAGIC) return false
+    const headLen = pre.readUInt32LE(8)
+    if (headLen > 64 << 20 || 12 + headLen > size) return false
+    const headBuf = Buffer.alloc(headLen)
+    fs.readSync(fd, headBuf, 0, headLen, 12)
+    const h = JSON.parse(headBuf.toString('utf8')) as Header
+    if (h.signature !== signature || h.ownerType !== idx.ownerType || h.model !== idx.model) return false
+    const n = h.count
+    const dim = h.dim
+    let pos = align8(12 + headLen)
+    const idsAt = pos
+    pos = align8(pos + h.ids)
+    const dataAt = pos
+    pos = align8(pos + n * dim * 4)
+    const normsAt = pos
+    pos = align8(pos + n * 4)
+    const keysAt = pos
+    pos = align8(pos + n * 8)
+    const heldAt = pos
+    if (align8(heldAt + n) !== size || !Number.isInteger(dim) || dim <= 0) return false
+    const idsBuf = Buffer.alloc(h.ids)
+    fs.readSync(fd, idsBuf, 0, h.ids, idsAt)
+    const ids = JSON.parse(idsBuf.toString('utf8')) as string[]
+    if (!Array.isArray(ids) || ids.length !== n) return false
+    const read = (dst: Uint8Array, at: number) => {
+      let off = 0
+      while (off < dst.byteLength) {
+        const got = fs.readSync(fd, dst, off, dst.byteLength - off, at + off)
+        if (got <= 0) throw new Error('short read')
+        off += got
+      }
+    }
+    idx.reset()
+    idx.dim = dim
+    idx.reserve(n)
+    read(new Uint8Array(idx.data.buffer, idx.data.byteOffset, n * dim * 4), dataAt)
+    read(new Uint8Array(idx.norms.buffer, idx.norms.byteOffset, n * 4), normsAt)
+    read(new Uint8Array(idx.keys.buffer, idx.keys.byteOffset, n * 8), keysAt)
+    read(new Uint8Array(idx.held.buffer, idx.held.byteOffset, n), heldAt)
+    idx.count = n
+    idx.ids = ids
+    const rowOf = new Map<string, number>()
+    for (let r = 0; r < n; r++) rowOf.set(ids[r], r)
+    idx.rowOf = rowOf
+    Object.assign(idx.malformed, h.malformed)
+    for (const [len, c] of h.lengths) idx.lengths.set(len, c)
+    idx.dimRows = h.dimRows
+    h.sync.forEach((s, i) => {
+      const st: SourceState = idx.sync[i]
+      // '' is no real version: the first refresh checks the sources' stats straight away.
+      Object.assign(st, { version: '', total: s.total, maxRid: s.maxRid, rows: s.rows, rejected: new Set(s.rejected) })
+    })
+    ok = true
+    return true
+  } catch {
+    return false
+  } finally {
+    fs.closeSync(fd)
+    if (!ok) {
+      idx.reset()
+      // A snapshot of another state (or a damaged one) can never be used: drop it.
+      fs.rmSync(file, { force: true })
+    }
+  }
+}
