@@ -43,6 +43,7 @@ const api = {
   // --- embed ---------------------------------------------------------------
   'embed.status': (input) => ipcRenderer.invoke('embed.status', input),
   'embed.models': (input) => ipcRenderer.invoke('embed.models', input),
+  'embed.backfill': (input) => ipcRenderer.invoke('embed.backfill', input),
 
   // --- settings ------------------------------------------------------------
   'settings.get': (input) => ipcRenderer.invoke('settings.get', input),
@@ -53,6 +54,36 @@ const api = {
   'recall.presets': (input) => ipcRenderer.invoke('recall.presets', input),
   'recall.compare': (input) => ipcRenderer.invoke('recall.compare', input),
   'recall.ages': (input) => ipcRenderer.invoke('recall.ages', input),
+
+  // --- trace ---------------------------------------------------------------
+  'trace.event': (input) => ipcRenderer.invoke('trace.event', input),
+  'trace.replay': (input) => ipcRenderer.invoke('trace.replay', input),
+  'trace.why': (input) => ipcRenderer.invoke('trace.why', input),
+  'trace.drivers': (input) => ipcRenderer.invoke('trace.drivers', input),
+  'trace.timeline': (input) => ipcRenderer.invoke('trace.timeline', input),
+
+  // --- eval ----------------------------------------------------------------
+  'cases.list': (input) => ipcRenderer.invoke('cases.list', input),
+  'cases.get': (input) => ipcRenderer.invoke('cases.get', input),
+  'cases.save': (input) => ipcRenderer.invoke('cases.save', input),
+  'cases.delete': (input) => ipcRenderer.invoke('cases.delete', input),
+  'cases.import': (input) => ipcRenderer.invoke('cases.import', input),
+  'cases.export': (input) => ipcRenderer.invoke('cases.export', input),
+  'eval.run': (input) => ipcRenderer.invoke('eval.run', input),
+  'eval.tune': (input) => ipcRenderer.invoke('eval.tune', input),
+  'runs.list': (input) => ipcRenderer.invoke('runs.list', input),
+  'runs.get': (input) => ipcRenderer.invoke('runs.get', input),
+  'runs.compare': (input) => ipcRenderer.invoke('runs.compare', input),
+  'runs.rename': (input) => ipcRenderer.invoke('runs.rename', input),
+  'runs.delete': (input) => ipcRenderer.invoke('runs.delete', input),
+
+  // --- import --------------------------------------------------------------
+  'import.start': (input) => ipcRenderer.invoke('import.start', input),
+
+  // --- jobs ----------------------------------------------------------------
+  'jobs.list': (input) => ipcRenderer.invoke('jobs.list', input),
+  'jobs.get': (input) => ipcRenderer.invoke('jobs.get', input),
+  'jobs.cancel': (input) => ipcRenderer.invoke('jobs.cancel', input),
 
   // --- job progress (push) -------------------------------------------------
   onJobProgress(listener) {

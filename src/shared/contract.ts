@@ -10,6 +10,9 @@ import type { DbFacts, Memory, Page, RecallEvent, Session } from './types'
 import type { RecallTrace } from './types'
 import { cueSchema, partialConfigSchema, scopeSchema } from './config'
 import type { Preset } from './presets'
+import type { JobProgress } from './api'
+import { evalCaseInputSchema, type CasesImportReport, type CasesPage, type EvalCaseRow, type EvalRun, type EvalRunSummary, type RunComparison } from './eval'
+import type { TraceDrivers, TraceEventDetail, TraceReplay, TraceTimeline, WhyNot } from './trace'
 
 /** Marker for an output type (no runtime value). */
 const out = <T>() => undefined as unknown as T
@@ -74,6 +77,8 @@ export interface VectorInfo {
   problem: string | null
   /** first values, for a glance */
   preview: number[]
+  /** backfilled by recallscope into the workspace (not in the agent DB); a valid agent vector of the model wins */
+  backfilled?: boolean
 }
 
 export interface MemoryDetail {
@@ -170,6 +175,52 @@ export interface SettingsView {
   env: { OLLAMA_HOST: string | null; OPENAI_BASE_URL: string | null; openaiApiKeySet: boolean }
 }
 
+// --- background jobs: embedding backfill, import ------------------------------
+
+/**
+ * The result of an `embed.backfill` job (`JobProgress.result` when done). Vectors go
+ * to the workspace DB, never to the agent DB; a valid agent vector wins over them.
+ */
+export interface BackfillReport {
+  /** the model the vectors are stored under (the embedder's) */
+  model: string
+  /** the embedder spec, recorded with every vector */
+  embedder: string
+  /** vector length (null: nothing embedded and none stored) */
+  dim: number | null
+  /** memories in the scope */
+  inScope: number
+  /** had a usable vector already (agent or earlier backfill) */
+  alreadyEmbedded: number
+  /** vectors written now */
+  embedded: number
+  /** memories with empty content (nothing to embed) */
+  skippedEmpty: number
+  /** vectors the embedder returned empty or with NaN/Infinity (not written) */
+  rejected: number
+  /** embedding calls made */
+  batches: number
+  tookMs: number
+}
+
+/** Mirrors src/main/store/importers/common.ts ImportReport (`JobProgress.result` of an `import.start` job). */
+export interface ImportReportInfo {
+  importer: string
+  input: string
+  output: string
+  workspace: string | null
+  layout: string | null
+  written: { memories: number; sessions: number; embeddings: number; evalCases: number }
+  models: { model: string; ownerType: 'memory' | 'session'; dim: number; count: number }[]
+  skipped: number
+  repaired: number
+  reasons: { action: 'skipped' | 'repaired'; reason: string; count: number }[]
+  issues: { action: 'skipped' | 'repaired'; reason: string; line?: number; table?: string; id?: string; qa?: string; evidence?: string; session?: string; detail?: string }[]
+  issuesTruncated: boolean
+  notes: string[]
+  tookMs: number
+}
+
 // ---------------------------------------------------------------------------
 // Input schemas
 // ---------------------------------------------------------------------------
@@ -242,6 +293,24 @@ export interface RecallAges {
   /** memories never used by `now` (their age is measured from created_at) */
   neverUsed: number
   maxAgeMs: number
+}
+
+// --- eval inputs -------------------------------------------------------------
+
+/** What eval.run and eval.tune share: the config under test and how to embed. */
+const evalConfigShape = {
+  /** `preset` or `preset:variant` the config starts from. @default fieldguide */
+  preset: presetName.optional(),
+  /** A partial RecallConfig merged over the preset (case scopes are applied per case). */
+  config: partialConfigSchema.optional(),
+  /** budget-aware recall's token budget B. @default config.tokenBudget ?? 2000 */
+  budget: z.number().int().min(1).max(10_000_000).optional(),
+  /** Embedder spec. @default the saved setting, else the DB's default */
+  embedder: z.string().trim().min(1).max(300).optional(),
+  /** `now` for cases without one. @default Date.now() in main */
+  now: ms.optional(),
+  /** Drop cached candidates and gather again (the agent DB changed). @default false */
+  fresh: z.boolean().default(false),
 }
 
 // ---------------------------------------------------------------------------
@@ -365,6 +434,28 @@ export const contract = {
     }),
     output: out<EmbedModels>(),
   },
+  /**
+   * Start a background job embedding every memory in `scope` that has no usable vector of
+   * the embedder's model (none stored, or a malformed one). Vectors go to the workspace DB
+   * (the agent DB stays read-only); dense recall uses them at once. Progress: `onJobProgress`
+   * (done = memories visited, total = memories in scope); result: BackfillReport. Cancel
+   * with `jobs.cancel`: it stops within one batch; vectors already written are kept.
+   */
+  'embed.backfill': {
+    input: z.strictObject({
+      /** Embedder spec. @default the saved setting */
+      embedder: embedderSpec.optional(),
+      /** Server (Ollama host or OpenAI-compatible base URL, by the spec's kind). @default the saved setting, else the environment */
+      host: httpUrl.optional(),
+      /** Only memories matching this filter. @default every memory */
+      scope: z.strictObject({ ...memoryFilterShape }).optional(),
+      /** Texts per embedding call. @default 32 */
+      batchSize: z.number().int().min(1).max(1024).default(32),
+      /** Deadline per embedding request, ms. @default 30000 (a batch on a CPU-only server is slow) */
+      timeoutMs: z.number().int().min(50).max(600_000).default(30_000),
+    }),
+    output: out<JobProgress>(),
+  },
 
   // --- settings ------------------------------------------------------------
   /** Embedder settings as saved, and where requests go after the environment is applied. */
@@ -429,6 +520,230 @@ export const contract = {
     }),
     output: out<RecallAges>(),
   },
+
+  // --- trace ---------------------------------------------------------------
+  /**
+   * One logged recall event: its query/cue, the full config it ran with (completed from its
+   * preset when the log holds a partial one), the injected memories with their logged scores,
+   * and the context block (logged, or re-rendered from the logged results).
+   */
+  'trace.event': { input: z.strictObject({ eventId: id }), output: out<TraceEventDetail>() },
+  /**
+   * Replay an event and diff against what was logged. `logged`: the logged config at the
+   * event's own `at` (time travel; the logged query vector when the event has one).
+   * `current`: "today" — `now` (default the clock in main), the current embedder, and the
+   * logged config with `config` merged over it. Each differing row is explained.
+   */
+  'trace.replay': {
+    input: z.strictObject({
+      eventId: id,
+      /** @default 'logged' */
+      mode: z.enum(['logged', 'current']).default('logged'),
+      /** current mode: a partial config merged over the logged one */
+      config: partialConfigSchema.optional(),
+      /** current mode: when "today" is. @default Date.now() in main */
+      now: ms.optional(),
+      /** current mode: embedder spec. @default the saved setting, else the DB's default */
+      embedder: z.string().trim().min(1).max(300).optional(),
+    }),
+    output: out<TraceReplay>(),
+  },
+  /**
+   * Why was this memory (not) recalled — for a logged event (`eventId`) or an ad-hoc query
+   * (`query`/`cue` + `preset`/`config` + `now`): scope, arm ranks (even beyond the pool),
+   * features, the gate that dropped it, and the smallest single knob change that injects it,
+   * each verified by re-running the recall.
+   */
+  'trace.why': {
+    input: z
+      .strictObject({
+        memoryId: id,
+        eventId: id.optional(),
+        query: z.string().max(20_000).optional(),
+        cue: cueSchema.nullable().optional(),
+        preset: presetName.optional(),
+        config: partialConfigSchema.optional(),
+        /** ad hoc: @default Date.now() in main */
+        now: ms.optional(),
+        embedder: z.string().trim().min(1).max(300).optional(),
+        queryVector: z.array(z.number().refine(Number.isFinite, 'must be finite')).min(1).max(65_536).optional(),
+      })
+      .refine((v) => v.eventId !== undefined || (v.query ?? '').trim() !== '' || !!v.cue, { message: 'give eventId, or a query (or cue) for an ad-hoc why-not', path: ['eventId'] }),
+    output: out<WhyNot>(),
+  },
+  /** Which injected memory drove an event: share of the composite and leave-one-out influence. */
+  'trace.drivers': { input: z.strictObject({ eventId: id }), output: out<TraceDrivers>() },
+  /** Events over time (histogram by preset) for the timeline, with the filters' values. */
+  'trace.timeline': {
+    input: z.strictObject({
+      agentId: z.string().optional(),
+      userId: z.string().optional(),
+      sessionId: z.string().optional(),
+      memoryId: z.string().optional(),
+      search: z.string().max(1000).optional(),
+      after: ms.optional(),
+      before: ms.optional(),
+      /** @default 60 */
+      bins: z.number().int().min(1).max(500).default(60),
+    }),
+    output: out<TraceTimeline>(),
+  },
+
+  // --- eval ----------------------------------------------------------------
+  /** A page of eval cases (workspace `eval_cases`) with facets over all of them: splits, tags, expect-empty, unjudged. */
+  'cases.list': {
+    input: z.strictObject({
+      /** @default 'all' */
+      split: z.enum(['train', 'test', 'all']).default('all'),
+      tag: z.string().max(200).optional(),
+      /** substring of id, name or query */
+      search: z.string().max(1000).optional(),
+      kind: z.enum(['graded', 'expectEmpty', 'unjudged']).optional(),
+      /** @default 'id' (natural order) */
+      sort: z.enum(['id', 'name', 'split', 'relevant', 'now']).default('id'),
+      dir: z.enum(['asc', 'desc']).default('asc'),
+      offset,
+      limit,
+    }),
+    output: out<CasesPage>(),
+  },
+  /** One eval case with its note (LoCoMo: the answer). */
+  'cases.get': { input: z.strictObject({ id }), output: out<EvalCaseRow>() },
+  /**
+   * Create (no `id`) or update a case: query (or cue), scope, `now`, relevant ids graded 1–3 or
+   * `expectEmpty` (nothing should be recalled), tags, split (default: by a hash of the id).
+   */
+  'cases.save': { input: z.strictObject({ case: evalCaseInputSchema }), output: out<EvalCaseRow>() },
+  /** Delete cases by id (their notes too). */
+  'cases.delete': { input: z.strictObject({ ids: strList.min(1, 'ids is required') }), output: out<{ deleted: number }>() },
+  /**
+   * Import cases: `jsonl` (one case per line, the fields cases.save takes; snake_case and bare relevant
+   * ids accepted) or `locomo` (LoCoMo QA for the conversations this DB holds: evidence → relevant ids).
+   * Give the file's `text` (the renderer reads it) or a `path` main can read. Upserts by id; bad lines
+   * are skipped and reported.
+   */
+  'cases.import': {
+    input: z
+      .strictObject({
+        format: z.enum(['jsonl', 'locomo']),
+        text: z.string().max(15_000_000).optional(),
+        path: z.string().trim().min(1).max(4096).optional(),
+      })
+      .refine((v) => (v.text === undefined) !== (v.path === undefined), { message: 'give the file text or a path (one of them)', path: ['text'] }),
+    output: out<CasesImportReport>(),
+  },
+  /** Export cases as JSONL (the import format): returned as text, and written to `path` when given. */
+  'cases.export': {
+    input: z.strictObject({
+      split: z.enum(['train', 'test', 'all']).default('all'),
+      tag: z.string().max(200).optional(),
+      ids: strList.optional(),
+      path: z.string().trim().min(1).max(4096).optional(),
+      /** replace an existing file at `path`. @default false */
+      overwrite: z.boolean().default(false),
+    }),
+    output: out<{ text: string; count: number; path: string | null }>(),
+  },
+  /**
+   * Evaluate a config on the cases (a background job: progress while candidates are gathered,
+   * cancellable). Candidates are gathered once per case and cached for this open DB, so a re-run
+   * under other scoring knobs only re-scores. The job's result is the saved run's summary.
+   */
+  'eval.run': {
+    input: z.strictObject({
+      ...evalConfigShape,
+      /** metric cutoff. @default 10 */
+      k: z.number().int().min(1).max(1000).default(10),
+      /** @default 'all' */
+      split: z.enum(['train', 'test', 'all']).default('all'),
+      tag: z.string().max(200).optional(),
+      caseIds: strList.optional(),
+      /** name shown in the runs list. @default the preset name */
+      name: z.string().max(200).optional(),
+    }),
+    output: out<JobProgress>(),
+  },
+  /**
+   * Tune weights (simplex), half-life, floor, topK and fusion on the train split; report train and
+   * held-out test side by side, a weight-simplex heatmap and the best config. A background job
+   * (progress, cancel: the best so far is reported); the job's result is the TuneReport.
+   */
+  'eval.tune': {
+    input: z.strictObject({
+      ...evalConfigShape,
+      /** objective (higher is better). @default 'recall@10' */
+      metric: z.string().trim().min(1).max(40).default('recall@10'),
+      /** configs to score. @default 1000 */
+      trials: z.number().int().min(1).max(100_000).default(1000),
+      /** @default 1 */
+      seed: z.number().int().min(0).max(2 ** 31).default(1),
+      /** what may move (each @default true); maxTopK @default max(20, k) */
+      space: z
+        .strictObject({
+          weights: z.boolean().optional(),
+          halfLife: z.boolean().optional(),
+          floor: z.boolean().optional(),
+          topK: z.boolean().optional(),
+          fusion: z.boolean().optional(),
+          maxTopK: z.number().int().min(1).max(1000).optional(),
+        })
+        .optional(),
+    }),
+    output: out<JobProgress>(),
+  },
+  /** Saved runs, newest first (config, embedder, metrics; no per-case results). */
+  'runs.list': { input: z.strictObject({ limit: z.number().int().min(1).max(10_000).default(500) }), output: out<EvalRunSummary[]>() },
+  /** One run with every case's injected list, judgment snapshot and metrics. */
+  'runs.get': { input: z.strictObject({ id }), output: out<EvalRun>() },
+  /**
+   * Compare 2–8 runs case by case against the first: the metric per case, wins / losses / ties with a
+   * sign test, mean delta with a paired bootstrap interval, churn (Jaccard, RBO) of the injected lists.
+   */
+  'runs.compare': {
+    input: z.strictObject({
+      ids: z.array(id).min(2, 'compare needs at least 2 runs').max(8, 'compare takes at most 8 runs'),
+      /** e.g. `ndcg@10`, `mrr`. @default ndcg@k of the first run */
+      metric: z.string().trim().min(1).max(40).optional(),
+      /** RBO persistence. @default 0.9 */
+      rboP: z.number().gt(0).lt(1).default(0.9),
+    }),
+    output: out<RunComparison>(),
+  },
+  /** Rename a run. */
+  'runs.rename': { input: z.strictObject({ id, name: z.string().max(200) }), output: out<EvalRunSummary>() },
+  /** Delete runs by id. */
+  'runs.delete': { input: z.strictObject({ ids: strList.min(1, 'ids is required') }), output: out<{ deleted: number }>() },
+
+  // --- import --------------------------------------------------------------
+  /**
+   * Start a background import of an Engram DB, a JSONL file or LoCoMo JSON into a new
+   * canonical DB (`out`); LoCoMo QA items become eval cases in `out`.recallscope. Progress:
+   * `onJobProgress`; result: ImportReportInfo. Cancelling leaves no output file behind.
+   */
+  'import.start': {
+    input: z.strictObject({
+      kind: z.enum(['engram', 'jsonl', 'locomo']),
+      /** input file */
+      in: z.string().trim().min(1, 'in is required').max(4096),
+      /** canonical DB to write */
+      out: z.string().trim().min(1, 'out is required').max(4096),
+      /** overwrite `out` (and drop its old workspace). @default false */
+      force: z.boolean().default(false),
+      /** model name for stored vectors that do not name one (engram, jsonl). @default 'nomic-embed-text' */
+      model: z.string().trim().min(1).max(300).optional(),
+      /** also write offline hashing-256 vectors. @default the importer's (locomo: hashing, else none) */
+      embed: z.enum(['hashing', 'none']).optional(),
+    }),
+    output: out<JobProgress>(),
+  },
+
+  // --- jobs ----------------------------------------------------------------
+  /** Background jobs of this process (newest first), without their results. */
+  'jobs.list': { input: z.strictObject({}), output: out<JobProgress[]>() },
+  /** One job's state, with its result once done (for a renderer that missed the progress event). */
+  'jobs.get': { input: z.strictObject({ jobId: id }), output: out<JobProgress>() },
+  /** Cancel a running job; `cancelled` is false when it had already finished. */
+  'jobs.cancel': { input: z.strictObject({ jobId: id }), output: out<{ cancelled: boolean }>() },
 } as const
 
 export type Contract = typeof contract

@@ -90,6 +90,11 @@ export interface EmbeddingModelFacts {
   malformed: number
   /** of those, rows that are not a vector at all (odd byte count, bad JSON) */
   badShape: number
+  /**
+   * Vectors of this model backfilled by recallscope into the workspace DB (not in the
+   * agent DB; `count` is the agent's). A valid agent vector wins over a backfilled one.
+   */
+  backfilled?: number
 }
 
 export interface DbFacts {

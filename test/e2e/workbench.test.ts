@@ -112,10 +112,11 @@ describe.skipIf(!ready)('workbench flow (browser mode, demo DB)', () => {
     try {
       await page.getByRole('table', { name: 'Memories' }).locator('tbody tr[data-id]').first().waitFor()
       const probe = await page.evaluate(async () => {
-        const w = window as unknown as Record<string, unknown>
-        const s = document.createElement('script')
+        // Runs in the page (typed loosely: this file compiles without DOM types).
+        const w = globalThis as unknown as Record<string, unknown> & { document: any }
+        const s = w.document.createElement('script')
         s.textContent = 'window.__inlineRan = true'
-        document.body.appendChild(s)
+        w.document.body.appendChild(s)
         let foreign = 'allowed'
         try {
           await fetch('http://example.invalid/')

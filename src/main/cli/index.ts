@@ -12,7 +12,11 @@ import { demoCommand } from './demo'
 import { serveCommand } from './serve'
 import { infoCommand } from './info'
 import { importCommand } from './import'
+import { embedCommand } from './embed'
 import { recallCommand } from './recall'
+import { traceCommand } from './trace'
+import { evalCommand } from './eval'
+import { tuneCommand } from './tune'
 
 export interface CliIo {
   out: (s: string) => void
@@ -37,7 +41,7 @@ export interface Command {
   run(ctx: CliContext): Promise<number> | number
 }
 
-export const COMMANDS: Command[] = [demoCommand, serveCommand, infoCommand, importCommand, recallCommand]
+export const COMMANDS: Command[] = [demoCommand, serveCommand, infoCommand, importCommand, embedCommand, recallCommand, evalCommand, tuneCommand, traceCommand]
 
 const defaultIo: CliIo = {
   out: (s) => process.stdout.write(s.endsWith('\n') ? s : `${s}\n`),

@@ -24,7 +24,7 @@ export const infoCommand: Command = {
           `  users: ${fmt(f.byUser)}`,
           `  kinds: ${fmt(f.byKind)}`,
           `  tiers: ${fmt(f.byTier)}`,
-          `  models: ${f.models.map((m) => `${m.model} (${m.ownerType}, dim ${m.dim}, ${m.count})`).join(', ') || 'none'}`,
+          `  models: ${f.models.map((m) => `${m.model} (${m.ownerType}, dim ${m.dim}, ${m.count}${m.backfilled ? ` + ${m.backfilled} backfilled` : ''})`).join(', ') || 'none'}`,
           `  malformed rows skipped: ${bad.length ? bad.map(([k, n]) => `${k} ${n}`).join(', ') : 'none'}`,
           `  full-text index: ${f.hasFts} · workspace: ${f.workspacePath}`,
         ].join('\n'),

@@ -65,9 +65,10 @@ export function embedHandlers(app: App): Pick<Handlers, EmbedChannels> {
       let storedDim: number | null = null
       const store = app.current
       if (store && e.enabled && e.model) {
-        const models = store.embeddingModels().filter((m) => m.ownerType === 'memory')
+        // Backfilled (workspace) vectors count: dense recall merges them with the agent's.
+        const models = store.vectorModels().filter((m) => m.ownerType === 'memory')
         const mine = models.find((m) => m.model === e.model)
-        storedVectors = mine?.count ?? 0
+        storedVectors = mine ? mine.count + (mine.backfilled ?? 0) : 0
         storedDim = mine?.dim ?? null
         if (!mine)
           warnings.push(

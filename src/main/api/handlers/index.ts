@@ -5,12 +5,18 @@ import type { App } from '../app'
 import type { Handlers } from '../register'
 import { browseHandlers } from './browse'
 import { embedHandlers } from './embed'
+import { evalHandlers } from './eval'
+import { jobHandlers } from './jobs'
 import { recallHandlers } from './recall'
+import { traceHandlers } from './trace'
 
 export function createHandlers(app: App): Handlers {
   return {
     ...browseHandlers(app),
     ...embedHandlers(app),
+    ...evalHandlers(app),
+    ...jobHandlers(app),
     ...recallHandlers(app),
+    ...traceHandlers(app),
   } satisfies Handlers
 }

@@ -7,12 +7,16 @@ import { BrowseView } from '../features/browse/BrowseView'
 import { RecallView } from '../features/recall/RecallView'
 import { EmbedStatus } from './EmbedStatus'
 import { CompareView } from '../features/compare/CompareView'
+import { EvalView } from '../features/eval/EvalView'
+import { TraceView } from '../features/trace/TraceView'
 
 const ROUTES: { route: Route; label: string; needsDb: boolean }[] = [
   { route: 'library', label: 'Library', needsDb: false },
   { route: 'browse', label: 'Memories', needsDb: true },
   { route: 'recall', label: 'Recall', needsDb: true },
   { route: 'compare', label: 'Compare', needsDb: true },
+  { route: 'eval', label: 'Evaluate', needsDb: true },
+  { route: 'trace', label: 'Decision trace', needsDb: true },
 ]
 
 export function App() {
@@ -91,8 +95,10 @@ export function App() {
           {bootError && <div className="page"><div className="error">Cannot reach recallscope's main process: {bootError}</div></div>}
           {!bootError && booted && nav.route === 'library' && <LibraryView />}
           {!bootError && booted && nav.route === 'browse' && db && <BrowseView key={`${dbVersion}:${nav.params.memoryId ?? ''}`} />}
+          {!bootError && booted && nav.route === 'trace' && db && <TraceView key={`${dbVersion}:${nav.params.eventId ?? ''}:${nav.params.memoryId ?? ''}:${nav.params.query ?? ''}`} />}
           {!bootError && booted && nav.route === 'recall' && db && <RecallView key={dbVersion} />}
           {!bootError && booted && nav.route === 'compare' && db && <CompareView key={dbVersion} />}
+          {!bootError && booted && nav.route === 'eval' && db && <EvalView key={dbVersion} />}
         </main>
       </div>
     </AppContext.Provider>

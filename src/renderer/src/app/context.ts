@@ -25,3 +25,8 @@ export function useApp(): AppState {
   if (!ctx) throw new Error('useApp outside <AppContext.Provider>')
   return ctx
 }
+
+/** The app state when inside the provider, else null (components also used standalone, e.g. in tests). */
+export function useOptionalApp(): AppState | null {
+  return useContext(AppContext)
+}

@@ -130,7 +130,7 @@ export function MemoryDetailPane({ id, onOpen }: { id: string | null; onOpen: (i
         <ul className="small" style={{ paddingLeft: 18, margin: 0 }}>
           {d.appearances.slice(0, 20).map((a) => (
             <li key={a.eventId}>
-              <a href="#" onClick={(e) => (e.preventDefault(), navigate('trace', { eventId: a.eventId }))}>
+              <a href="#" onClick={(e) => (e.preventDefault(), navigate('trace', { eventId: a.eventId, memoryId: m.id }))}>
                 {fmtDate(a.at)}
               </a>{' '}
               rank {a.rank} · score {fmtNum(a.score, 3)} {a.query && <span className="muted">“{a.query.slice(0, 60)}”</span>}

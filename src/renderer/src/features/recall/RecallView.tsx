@@ -6,7 +6,7 @@
 import { useEffect, useMemo, useState } from 'react'
 import type { Preset } from '../../../../shared/presets'
 import type { RecallConfig } from '../../../../shared/types'
-import { mergeConfig } from '../../../../shared/config'
+import { mergeConfig, partialConfigSchema } from '../../../../shared/config'
 import { call } from '../../lib/api'
 import { useAsync } from '../../lib/useAsync'
 import { fmtDate, fmtNum } from '../../lib/format'
@@ -16,6 +16,7 @@ import { ContextPreview } from './ContextPreview'
 import { ResultsList, toRows, GATE_TEXT, FEATURE_COLORS } from './ResultsList'
 import { useRecall, type RecallRequest } from './useRecall'
 import { RequestPanel } from './RequestPanel'
+import { CaseFromRecallButton } from '../eval/CaseFromRecall'
 import './recall.css'
 
 export interface PresetOption {
@@ -58,10 +59,17 @@ export function RecallView() {
   const [live, setLive] = useState(true)
   const [selected, setSelected] = useState<string | null>(null)
 
-  // First load: the default preset's config.
+  // First load: the default preset's config, or a config handed over (e.g. "Open in Recall" from a tune).
   useEffect(() => {
-    if (!config && options.length) setConfig(options.find((o) => o.value === req.preset)?.config ?? options[0].config)
-  }, [options, config, req.preset])
+    if (config || !options.length) return
+    const base = options.find((o) => o.value === req.preset)?.config ?? options[0].config
+    let handed: RecallConfig | null = null
+    if (nav.params.config) {
+      const parsed = partialConfigSchema.safeParse(JSON.parse(nav.params.config))
+      if (parsed.success) handed = mergeConfig(base, parsed.data)
+    }
+    setConfig(handed ?? base)
+  }, [options, config, req.preset, nav.params.config])
 
   // A DB whose newest memory is days old (an export, the demo) is explored at the time of its last write:
   // recency against today's clock would be ~0 for everything. Said on screen; "real now" undoes it.
@@ -161,6 +169,16 @@ function Playground({ req, setReq, config, setConfig, options, choosePreset, liv
           )}
           {!trace && !r.loading && <span className="muted">Type a query (or a cue) to see what this agent would recall.</span>}
           <span className="spacer" style={{ flex: 1 }} />
+          {trace && view && (
+            <CaseFromRecallButton
+              query={req.query}
+              cue={req.useCue ? req.cue : null}
+              scope={config.scope}
+              now={trace.now}
+              // The injected memories first, then the best dropped ones: a relevant memory the gates cut is worth grading too.
+              results={rows.slice(0, 25).map((x) => ({ id: x.id, content: trace.units[x.id]?.content ?? x.id }))}
+            />
+          )}
           <button className="btn small" onClick={() => navigate('compare', { query: req.query, agentId: config.scope.agentId })}>
             Compare presets →
           </button>
@@ -243,7 +261,12 @@ function Playground({ req, setReq, config, setConfig, options, choosePreset, liv
                   Open memory
                 </button>
               )}
-              <button className="btn small" onClick={() => navigate('trace', { memoryId: sel.id, query: req.query })}>
+              <button
+                className="btn small"
+                onClick={() =>
+                  navigate('trace', { memoryId: sel.id, query: req.query, preset: req.preset, now: String(trace?.now ?? now), config: JSON.stringify(config) })
+                }
+              >
                 Why (not)? →
               </button>
             </div>

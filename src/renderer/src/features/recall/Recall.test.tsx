@@ -1,0 +1,174 @@
+/**
+ * Component tests for the recall playground's pieces: the results list (order,
+ * cut lines, gates, rank changes, keyboard), the config sliders (simplex), and
+ * the decay chart's data. Expected numbers are computed by hand here.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { cleanup, fireEvent, render, screen, within } from '@testing-library/react'
+import type { CandidateRaw, RecallConfig, UnitInfo } from '../../../../shared/types'
+import { getPreset } from '../../../../shared/presets'
+import { rerank } from '../../../../shared/scoring'
+
+vi.mock('../../lib/api', () => ({
+  call: vi.fn(async (channel: string) => {
+    if (channel === 'recall.ages')
+      return { now: 0, from: 'last_used', binMs: 86_400_000, bins: [{ startMs: 0, endMs: 86_400_000, count: 4 }, { startMs: 86_400_000, endMs: 2 * 86_400_000, count: 2 }], total: 6, neverUsed: 1 }
+    throw new Error(`unexpected ${channel}`)
+  }),
+  bridge: { onJobProgress: () => () => undefined },
+}))
+
+import { ResultsList, toRows, cutLines } from './ResultsList'
+import { ConfigPanel } from './ConfigPanel'
+import { decayPoints } from './DecayChart'
+
+afterEach(cleanup)
+
+const DAY = 86_400_000
+function cand(id: string, similarity: number, ageDays: number, salience: number, denseRank: number): CandidateRaw {
+  return { id, similarity, lexical: 0, bm25: null, ageLastUsedMs: ageDays * DAY, ageCreatedMs: ageDays * DAY, salience, denseRank, lexicalRank: null, recencyRank: null, textLength: 40 }
+}
+function unit(id: string): UnitInfo {
+  return { id, content: `memory ${id}`, kind: 'semantic', role: null, tier: 'long_term', sessionId: null, userId: null, agentId: null, createdAt: 0, lastUsedAt: null, turn: 1, source: null, salience: 0.5 }
+}
+
+// fieldguide: 0.6·sim + 0.25·recency (7-day half-life) + 0.15·salience, floor 0.35 before top 5.
+const fg = getPreset('fieldguide').config
+// Hand-computed composites (age 0 → recency 1; age 7 d → 0.5; age 14 d → 0.25):
+//  a: 0.6·0.9 + 0.25·1 + 0.15·0.5 = 0.865
+//  b: 0.6·0.8 + 0.25·0.5 + 0.15·0.2 = 0.635
+//  c: 0.6·0.7 + 0.25·0.25 + 0.15·0 = 0.4825
+//  d: 0.6·0.5 + 0.25·0.25 + 0.15·0 = 0.3625
+//  e: 0.6·0.45 + 0.25·0.25 + 0.15·0 = 0.3325  (below the floor)
+//  f: 0.6·0.3 + 0 + 0 ≈ 0.18 (age 365 d)         (below the floor)
+const cands = [cand('a', 0.9, 0, 0.5, 1), cand('b', 0.8, 7, 0.2, 2), cand('c', 0.7, 14, 0, 3), cand('d', 0.5, 14, 0, 4), cand('e', 0.45, 14, 0, 5), cand('f', 0.3, 365, 0, 6)]
+const units = Object.fromEntries(cands.map((c) => [c.id, unit(c.id)]))
+
+function renderList(config: RecallConfig, changes = new Map()) {
+  const r = rerank(cands, config, 'dense')
+  const rows = toRows(r.results, r.dropped)
+  const onSelect = vi.fn()
+  const onOpen = vi.fn()
+  render(<ResultsList rows={rows} units={units} config={config} changes={changes} selectedId={null} onSelect={onSelect} onOpen={onOpen} />)
+  return { rows, onSelect, onOpen }
+}
+
+describe('ResultsList', () => {
+  it('lists candidates by score with the floor cut line and greys what the floor dropped', () => {
+    const { rows } = renderList(fg)
+    expect(rows.map((r) => r.id)).toEqual(['a', 'b', 'c', 'd', 'e', 'f'])
+    expect(rows[0].score).toBeCloseTo(0.865, 6)
+    expect(rows[3].score).toBeCloseTo(0.3625, 6)
+    const items = screen.getAllByRole('listitem')
+    // The floor line sits right before e (the first below 0.35).
+    expect(within(items[4]).getByRole('separator', { name: 'cut: floor 0.35' })).toBeInTheDocument()
+    expect(screen.getAllByRole('separator')).toHaveLength(1)
+    const e = document.querySelector('[data-id="e"]')!
+    expect(e).toHaveClass('dropped')
+    expect(e).toHaveAttribute('data-gate', 'floor')
+    expect(e.textContent).toContain('✕ floor')
+    expect(document.querySelector('[data-id="d"]')).toHaveAttribute('data-gate', 'kept')
+  })
+
+  it('draws the topK line where topK cuts, after the floor', () => {
+    renderList({ ...fg, topK: 2 })
+    expect(cutLines(toRows(rerank(cands, { ...fg, topK: 2 }, 'dense').results, rerank(cands, { ...fg, topK: 2 }, 'dense').dropped), { ...fg, topK: 2 }).map((l) => [l.gate, l.before])).toEqual([
+      ['topK', 2],
+      ['floor', 4],
+    ])
+    expect(document.querySelector('[data-id="c"]')).toHaveAttribute('data-gate', 'topK')
+  })
+
+  it('shows rank changes: up, down, new and out', () => {
+    const changes = new Map([
+      ['a', { before: 2, after: 1 }],
+      ['b', { before: 1, after: 2 }],
+      ['c', { before: null, after: 3 }],
+      ['e', { before: 4, after: null }],
+    ])
+    renderList(fg, changes)
+    expect(document.querySelector('[data-id="a"] .chg')!.textContent).toBe('▲1')
+    expect(document.querySelector('[data-id="b"] .chg')!.textContent).toBe('▼1')
+    expect(document.querySelector('[data-id="c"] .chg')!.textContent).toBe('NEW')
+    expect(document.querySelector('[data-id="e"] .chg')!.textContent).toBe('OUT')
+  })
+
+  it('is keyboard friendly: arrows move the selection, Enter opens', () => {
+    const { onSelect, onOpen } = renderList(fg)
+    const list = screen.getByRole('list', { name: 'Recall results' })
+    fireEvent.keyDown(list, { key: 'ArrowDown' })
+    expect(onSelect).toHaveBeenLastCalledWith('a')
+    cleanup()
+    const r = rerank(cands, fg, 'dense')
+    const onSelect2 = vi.fn()
+    render(<ResultsList rows={toRows(r.results, r.dropped)} units={units} config={fg} changes={new Map()} selectedId="b" onSelect={onSelect2} onOpen={onOpen} />)
+    fireEvent.keyDown(screen.getByRole('list', { name: 'Recall results' }), { key: 'ArrowDown' })
+    expect(onSelect2).toHaveBeenLastCalledWith('c')
+    fireEvent.keyDown(screen.getByRole('list', { name: 'Recall results' }), { key: 'Enter' })
+    expect(onOpen).toHaveBeenLastCalledWith('b')
+  })
+
+  it('scales the stacked bars to the best score and labels them with each contribution', () => {
+    renderList(fg)
+    const bar = within(document.querySelector('[data-id="a"]') as HTMLElement).getByRole('img')
+    // a: 0.6·0.9 = 0.54, 0.25·1 = 0.25, 0.15·0.5 = 0.075 of 0.865
+    expect(bar).toHaveAttribute('aria-label', 'similarity 0.540, lexical 0.000, recency 0.250, salience 0.075')
+    const widths = [...bar.querySelectorAll('span')].map((s) => parseFloat((s as HTMLElement).style.width))
+    expect(widths[0]).toBeCloseTo((100 * 0.54) / 0.865, 1)
+    expect(widths.reduce((x, y) => x + y, 0)).toBeCloseTo(100, 1)
+  })
+})
+
+describe('ConfigPanel sliders', () => {
+  it('moves the recency weight on the simplex, sharing the rest in proportion', () => {
+    const onChange = vi.fn()
+    render(<ConfigPanel config={fg} onChange={onChange} ages={{ scope: fg.scope, now: 0 }} />)
+    fireEvent.change(screen.getByRole('slider', { name: 'Recency' }), { target: { value: '0.5' } })
+    const next = onChange.mock.lastCall![0] as RecallConfig
+    // 0.6 and 0.15 share 0.5 in proportion 4:1
+    expect(next.weights.recency).toBe(0.5)
+    expect(next.weights.similarity).toBeCloseTo(0.4, 9)
+    expect(next.weights.salience).toBeCloseTo(0.1, 9)
+    expect(next.weights.lexical).toBe(0)
+  })
+
+  it('switches the floor off and shows it as off; the budget on with its default', () => {
+    const onChange = vi.fn()
+    render(<ConfigPanel config={fg} onChange={onChange} ages={{ scope: fg.scope, now: 0 }} />)
+    fireEvent.click(screen.getByRole('checkbox', { name: 'Floor on' }))
+    expect((onChange.mock.lastCall![0] as RecallConfig).floor).toBeNull()
+    fireEvent.click(screen.getByRole('checkbox', { name: 'Token budget on' }))
+    expect((onChange.mock.lastCall![0] as RecallConfig).tokenBudget).toBe(2000)
+  })
+
+  it('free weights move one at a time', () => {
+    const onChange = vi.fn()
+    render(<ConfigPanel config={fg} onChange={onChange} ages={{ scope: fg.scope, now: 0 }} />)
+    fireEvent.click(screen.getByRole('checkbox', { name: 'on the simplex' }))
+    fireEvent.change(screen.getByRole('slider', { name: 'Lexical' }), { target: { value: '0.7' } })
+    expect((onChange.mock.lastCall![0] as RecallConfig).weights).toEqual({ ...fg.weights, lexical: 0.7 })
+  })
+
+  it('shows the age histogram total under the decay curve', async () => {
+    render(<ConfigPanel config={fg} onChange={() => undefined} ages={{ scope: fg.scope, now: 0 }} />)
+    expect(await screen.findByText(/6 memories in scope; half-life 7\.0 d/)).toBeInTheDocument()
+  })
+})
+
+describe('decay chart data', () => {
+  it('puts recency 0.5 at the half-life and the counts on the bins', () => {
+    const pts = decayPoints(
+      [
+        { startMs: 0, endMs: 2 * DAY, count: 3 },
+        { startMs: 6 * DAY, endMs: 8 * DAY, count: 5 },
+        { startMs: 13 * DAY, endMs: 15 * DAY, count: 1 },
+      ],
+      168,
+    )
+    expect(pts.map((p) => p.day)).toEqual([1, 7, 14])
+    expect(pts.map((p) => p.count)).toEqual([3, 5, 1])
+    expect(pts[1].recency).toBeCloseTo(0.5, 12)
+    expect(pts[2].recency).toBeCloseTo(0.25, 12)
+    expect(pts[0].recency).toBeCloseTo(Math.pow(0.5, 1 / 7), 12)
+  })
+})
