@@ -311,7 +311,7 @@ function gatherMemories(
       }
       // A big scope's pass also returns the bm25 of this group's dense hits (queries.ts lexicalPass): no second pass.
       const dense = sc ? [] : [...drafts.values()].filter((d) => d.denseRank !== null && d.group === group).map((d) => d.id)
-      const pass = sc && sc.ids.length === 0 ? null : lexicalPass(store, texts.lexical, filter, read, sc ? ridRange(sc.rids) : null, dense)
+      const pass = sc && sc.ids.length === 0 ? null : lexicalPass(store, texts.lexical, filter, read, sc ? ridRange(sc.rids) : null, dense, sc ?? undefined)
       const hits = pass?.hits ?? []
       for (const h of hits) knownBm25.set(h.id, h.bm25)
       if (pass?.alsoKnown) {

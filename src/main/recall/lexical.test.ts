@@ -14,7 +14,7 @@ import { generateDemo } from '../store/demo'
 import { Store } from '../store/open'
 import { runRecall } from './engine'
 import { toFtsQuery } from '../store/fts'
-import { lexicalPass } from './queries'
+import { lexicalPass, scopeRows } from './queries'
 
 let t: ReturnType<typeof tmpDir>
 let store: Store
@@ -95,4 +95,26 @@ describe('engine: dense-only hits get their bm25 from the same pass', () => {
     expect(denseOnly.length).toBeGreaterThan(0)
     for (const c of trace.candidates) expect(c.bm25, c.id).toBe(bm25.get(c.id) ?? null)
   })
+})
+
+describe('lexical arm: listed small scope (FTS over the rid range, no join) = one big join', () => {
+  const SMALL: { name: string; filter: Parameters<typeof lexicalPass>[2]; cond: string }[] = [
+    { name: 'one session', filter: { sessionId: 's-00005' }, cond: `m.session_id = 's-00005'` },
+    { name: 'one user of one agent, working tier', filter: { agentId: 'agent-coder', userId: 'user-ben', tiers: ['working'] }, cond: `m.agent_id = 'agent-coder' AND m.user_id = 'user-ben' AND m.tier = 'working'` },
+  ]
+  for (const text of ['rollback the deploy', 'what did the user say about the budget']) {
+    for (const sc of SMALL) {
+      it(`"${text}" in ${sc.name}`, () => {
+        const q = toFtsQuery(text)!
+        const listed = scopeRows(store, sc.filter, 100_000)
+        expect(listed.ids.length).toBeGreaterThan(0)
+        const range: [number, number] = [Math.min(...listed.rids), Math.max(...listed.rids)]
+        for (const limit of [3, 1000]) {
+          const got = lexicalPass(store, text, sc.filter, limit, range, [], listed)
+          expect(got.path).toBe('range')
+          expect(got.hits).toEqual(reference(q, sc.cond, [], limit))
+        }
+      })
+    }
+  }
 })

@@ -41,6 +41,18 @@ export function prep(db: Database.Database, sql: string): Database.Statement {
 
 /** Ids and row keys (`_rid`) of a scope, at most `cap` (cap + 1 rows tell "more"). */
 export function scopeRows(store: Store, f: MemoryFilter, cap: number): { ids: string[]; rids: number[] } {
+  // Eval and replay ask for the same scope once per case: memoised until the DB changes.
+  const memo = store.memo().scopes
+  const key = `rows|${cap}|${JSON.stringify(f)}`
+  const hit = memo.get(key) as { ids: string[]; rids: number[] } | undefined
+  if (hit) return hit
+  if (memo.size > 500) memo.clear()
+  const out = scopeRowsUncached(store, f, cap)
+  memo.set(key, out)
+  return out
+}
+
+function scopeRowsUncached(store: Store, f: MemoryFilter, cap: number): { ids: string[]; rids: number[] } {
   const where = memoryWhere(f, store.source.embeddings)
   const rows = prep(store.db, `SELECT m.id, m._rid FROM (${memSql(store, f)}) m WHERE ${where.sql} LIMIT ${Math.max(0, Math.floor(cap))}`)
     .raw(true)
@@ -96,12 +108,21 @@ const PREFIX_MAX_FACTOR = 32
  * `ridRange` (a small scope's min/max `_rid`) lets FTS5 read only that stretch of
  * its doclists; the range holds every in-scope row, so the answer is the same.
  */
-export function lexicalPass(store: Store, text: string, f: MemoryFilter, limit: number, ridRange: [number, number] | null, alsoIds: string[]): LexicalPass {
+export function lexicalPass(
+  store: Store,
+  text: string,
+  f: MemoryFilter,
+  limit: number,
+  ridRange: [number, number] | null,
+  alsoIds: string[],
+  listed?: { ids: string[]; rids: number[] },
+): LexicalPass {
   const q = toFtsQuery(text)
   const empty: LexicalPass = { hits: [], also: new Map(), alsoKnown: true, path: 'join' }
   if (!q || limit <= 0) return empty
   const fts = store.ftsTable()
   limit = Math.floor(limit)
+  if (listed && ridRange && alsoIds.length === 0) return listedPass(store, fts, q, limit, ridRange, listed)
   if (!ridRange && store.source.layout === 'canonical' && !f.ids) return prefixPass(store, fts, q, f, limit, alsoIds)
   const hits = joinPass(store, fts, q, f, limit, ridRange)
   const also = new Map<string, number>()
@@ -122,6 +143,39 @@ export function lexicalPass(store: Store, text: string, f: MemoryFilter, limit: 
 }
 
 type Fts = { name: string; qualified: string }
+
+const ridMaps = new WeakMap<{ rids: number[] }, Map<number, string>>()
+
+/**
+ * A small scope whose rows are already listed (ids + `_rid`s): FTS alone over the
+ * scope's `_rid` range, in (bm25, rowid) order, kept when the rowid is in the
+ * list — no join to memories per match. Reads grow ×4 until `limit` in-scope rows
+ * survive or the range runs out. Exact for the same reason as prefixPass: the
+ * listed rows are exactly the scope, and a filtered prefix of the range's order
+ * is a prefix of the scope's order.
+ */
+function listedPass(store: Store, fts: Fts, q: string, limit: number, range: [number, number], listed: { ids: string[]; rids: number[] }): LexicalPass {
+  let byRid = ridMaps.get(listed)
+  if (!byRid) {
+    byRid = new Map(listed.rids.map((r, i) => [r, listed.ids[i]]))
+    ridMaps.set(listed, byRid)
+  }
+  const st = prep(
+    store.db,
+    `SELECT rowid, bm25(${fts.name}) AS b FROM ${fts.qualified} WHERE ${fts.name} MATCH @ftsq AND rowid BETWEEN @lo AND @hi ORDER BY b ASC, rowid ASC LIMIT @lim`,
+  ).raw(true)
+  for (let lim = Math.max(limit, 64); ; lim *= 4) {
+    const rows = st.all({ ftsq: q, lo: range[0], hi: range[1], lim }) as [number, number][]
+    const hits: { id: string; bm25: number }[] = []
+    for (const [rid, b] of rows) {
+      const id = byRid.get(Number(rid))
+      if (id === undefined) continue
+      hits.push({ id, bm25: b })
+      if (hits.length >= limit) break
+    }
+    if (hits.length >= limit || rows.length < lim) return { hits, also: new Map(), alsoKnown: true, path: 'range' }
+  }
+}
 
 /** The scoped top `limit` in one pass: every match joined to memories, filtered, sorted. */
 function joinPass(store: Store, fts: Fts, q: string, f: MemoryFilter, limit: number, ridRange: [number, number] | null): { id: string; bm25: number }[] {
@@ -218,9 +272,16 @@ export function blendFilter(scope: RecallScope, now: number): MemoryFilter | nul
 
 /** How many rows a filter matches, counting at most `cap` (+1 tells "more"). */
 export function countScope(store: Store, f: MemoryFilter, cap = 10_000): { count: number; capped: boolean } {
+  const memo = store.memo().scopes
+  const key = `count|${cap}|${JSON.stringify(f)}`
+  const hit = memo.get(key) as { count: number; capped: boolean } | undefined
+  if (hit) return hit
   const where = memoryWhere(f, store.source.embeddings)
   const n = prep(store.db, `SELECT count(*) FROM (SELECT 1 FROM (${memSql(store, f)}) m WHERE ${where.sql} LIMIT ${cap + 1})`).pluck().get(where.params) as number
-  return n > cap ? { count: cap, capped: true } : { count: n, capped: false }
+  const out = n > cap ? { count: cap, capped: true } : { count: n, capped: false }
+  if (memo.size > 500) memo.clear()
+  memo.set(key, out)
+  return out
 }
 
 /** seed 002 keywords: `query.toLowerCase().split(/\s+/).filter(k => k.length > 2)`. */

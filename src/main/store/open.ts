@@ -160,6 +160,9 @@ export class Store {
   private readonly nativeBinding?: string
   private readonly busyTimeoutMs: number
   private wsAttached = false
+  private byIdsStmt: Database.Statement | null = null
+  private dataVersionStmt: Database.Statement | null = null
+  private memoState: { version: string | null; memories: Map<string, Memory>; scopes: Map<string, unknown> } = { version: null, memories: new Map(), scopes: new Map() }
   private closed = false
 
   private constructor(opts: OpenOptions, db: Database.Database, ws: Database.Database, source: Source, workspacePath: string) {
@@ -583,16 +586,38 @@ export class Store {
   /** Memories by id, in one query per 500 ids. Missing ids are absent from the map. */
   getMemories(ids: string[]): Map<string, Memory> {
     const out = new Map<string, Memory>()
-    for (const chunk of chunks([...new Set(ids)], 500)) {
-      const rows = this.db
-        .prepare(`SELECT m.* FROM (${this.memSql}) m WHERE m.id IN (${chunk.map(() => '?').join(',')})`)
-        .all(...chunk) as Record<string, unknown>[]
-      for (const r of rows) {
+    const cache = this.memo()
+    const missing: string[] = []
+    for (const id of new Set(ids)) {
+      const hit = cache.memories.get(id)
+      if (hit) out.set(id, hit)
+      else missing.push(id)
+    }
+    if (missing.length === 0) return out
+    // One statement for any number of ids (a JSON list), prepared once.
+    this.byIdsStmt ??= this.db.prepare(`SELECT m.* FROM (${this.memSql}) m WHERE m.id IN (SELECT value FROM json_each(?))`)
+    for (const chunk of chunks(missing, 5000)) {
+      for (const r of this.byIdsStmt.all(JSON.stringify(chunk)) as Record<string, unknown>[]) {
         const m = decodeMemory(r)
         out.set(m.id, m)
+        cache.memories.set(m.id, m)
       }
     }
+    if (cache.memories.size > 200_000) cache.memories.clear()
     return out
+  }
+
+  /**
+   * Per-version memo of decoded rows and scope listings. Recalls in a loop (eval,
+   * replay, tune) ask for the same rows again and again; any commit to the agent DB
+   * (PRAGMA data_version, plus our own writes in write mode) empties it. Callers must
+   * not mutate what they get back.
+   */
+  memo(): { memories: Map<string, Memory>; scopes: Map<string, unknown> } {
+    this.dataVersionStmt ??= this.db.prepare('PRAGMA data_version').pluck()
+    const v = this.readOnly ? String(this.dataVersionStmt.get()) : `${this.dataVersionStmt.get()}:${this.db.prepare('SELECT total_changes()').pluck().get()}`
+    if (v !== this.memoState.version) this.memoState = { version: v, memories: new Map(), scopes: new Map() }
+    return this.memoState
   }
 
   /** Memories matching a filter, unpaged but capped (for recall scopes). Ordered by created_at desc. */

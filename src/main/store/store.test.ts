@@ -77,3 +77,25 @@ describe('store basics', () => {
     expect(() => Store.open({ path: other })).toThrow(expect.objectContaining({ code: 'UNKNOWN_LAYOUT' }))
   })
 })
+
+describe('memo cache', () => {
+  it('serves repeated reads from memory and forgets them when another connection commits', () => {
+    const s = Store.open({ path: dbPath })
+    try {
+      const id = s.memoriesPage({ limit: 1 }).rows[0].id
+      const first = s.getMemories([id]).get(id)!
+      // Same object while nothing changed: no second query.
+      expect(s.getMemories([id]).get(id)).toBe(first)
+      const w = new Database(dbPath)
+      w.prepare('UPDATE memories SET content = ? WHERE id = ?').run('edited by the agent', id)
+      w.close()
+      expect(s.getMemories([id]).get(id)!.content).toBe('edited by the agent')
+      // Put it back for the other tests.
+      const w2 = new Database(dbPath)
+      w2.prepare('UPDATE memories SET content = ? WHERE id = ?').run(first.content, id)
+      w2.close()
+    } finally {
+      s.close()
+    }
+  })
+})
