@@ -6,6 +6,7 @@ import { LibraryView } from '../features/library/LibraryView'
 import { BrowseView } from '../features/browse/BrowseView'
 import { RecallView } from '../features/recall/RecallView'
 import { EmbedStatus } from './EmbedStatus'
+import { JobsIndicator } from './Jobs'
 import { CompareView } from '../features/compare/CompareView'
 import { EvalView } from '../features/eval/EvalView'
 import { TraceView } from '../features/trace/TraceView'
@@ -78,6 +79,7 @@ export function App() {
             <span className="muted">no database open</span>
           )}
           <div className="spacer" />
+          <JobsIndicator />
           <EmbedStatus dbVersion={dbVersion} />
           <span className="badge" title={bridgeMode === 'browser' ? 'Browser mode: the app talks to a loopback server' : 'Electron app'}>
             {bridgeMode === 'browser' ? 'browser mode' : 'desktop'}

@@ -7,6 +7,7 @@ import { useEffect, useRef, useState } from 'react'
 import type { EmbedStatus as Status } from '../../../shared/contract'
 import { call } from '../lib/api'
 import { useAsync } from '../lib/useAsync'
+import { JobBar, useJobs } from './Jobs'
 
 const STATE_TEXT: Record<Status['state'], string> = {
   ok: 'embedder ready',
@@ -136,6 +137,44 @@ function EmbedPanel({ status, onChanged }: { status: Status | undefined; onChang
         </button>
         {error && <span className="error small">{error}</span>}
       </div>
+      {status && status.enabled && status.state !== 'unavailable' && <Backfill spec={status.spec} onDone={onChanged} />}
+    </div>
+  )
+}
+
+/** Embed the memories that lack a vector for this model, in the background (vectors go to the workspace). */
+function Backfill({ spec, onDone }: { spec: string; onDone: () => void }) {
+  const jobs = useJobs()
+  const [jobId, setJobId] = useState<string | null>(null)
+  const [error, setError] = useState<string | null>(null)
+  const job = jobs.find((j) => j.jobId === jobId) ?? jobs.find((j) => j.kind === 'embed.backfill' && j.state === 'running')
+  // New vectors change what the status reports (stored count, warnings): ask again when the job ends.
+  const state = job?.state
+  useEffect(() => {
+    if (state && state !== 'running') onDone()
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [state])
+  return (
+    <div className="backfill">
+      <div className="row">
+        <button
+          className="btn small"
+          disabled={job?.state === 'running'}
+          title="Embed every memory without a vector for this model; the vectors go to the workspace, never to the agent DB"
+          onClick={async () => {
+            setError(null)
+            try {
+              setJobId((await call('embed.backfill', { embedder: spec })).jobId)
+            } catch (e) {
+              setError((e as Error).message)
+            }
+          }}
+        >
+          Backfill missing vectors ({spec})
+        </button>
+      </div>
+      {error && <div className="error small">{error}</div>}
+      {job && <JobBar job={job} onCancel={() => void call('jobs.cancel', { jobId: job.jobId })} />}
     </div>
   )
 }

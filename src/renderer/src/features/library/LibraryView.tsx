@@ -1,9 +1,11 @@
 import { useState } from 'react'
 import type { DbFacts } from '../../../../shared/types'
+import type { ImportReportInfo } from '../../../../shared/contract'
 import { bridgeMode, call } from '../../lib/api'
 import { useAsync } from '../../lib/useAsync'
 import { fmtBytes, fmtDate, fmtInt } from '../../lib/format'
 import { useApp } from '../../app/context'
+import { JobBar, useJobs } from '../../app/Jobs'
 
 /** Library: open a DB (path field; a dialog in the desktop app), recent files, the demo DB, facts about what is open. */
 export function LibraryView() {
@@ -109,8 +111,87 @@ export function LibraryView() {
           )}
         </section>
       </div>
+      <ImportCard onOpen={(p) => void open(() => call('store.open', { path: p }))} />
       {db && <Facts />}
     </div>
+  )
+}
+
+const IMPORT_HINTS: Record<'engram' | 'jsonl' | 'locomo', string> = {
+  engram: 'an Engram SQLite file (v0.2, v0.5 or v1.0); to only look at it, open it directly instead',
+  jsonl: 'one memory per line with the canonical fields (camelCase or snake_case)',
+  locomo: 'LoCoMo conversations JSON: turns become memories, QA items become eval cases',
+}
+
+/** Import a foreign file into a new canonical DB, as a background job with progress and cancel. */
+function ImportCard({ onOpen }: { onOpen: (path: string) => void }) {
+  const [kind, setKind] = useState<'engram' | 'jsonl' | 'locomo'>('jsonl')
+  const [input, setInput] = useState('')
+  const [out, setOut] = useState('')
+  const [force, setForce] = useState(false)
+  const [jobId, setJobId] = useState<string | null>(null)
+  const [error, setError] = useState<string | null>(null)
+  const jobs = useJobs()
+  const job = jobs.find((j) => j.jobId === jobId)
+  const report = job?.state === 'done' ? (job.result as ImportReportInfo | undefined) : undefined
+  const outPath = out.trim() || (input.trim() ? `${input.trim().replace(/\.[^./\\]+$/, '')}.canonical.db` : '')
+  return (
+    <section className="card" style={{ marginTop: 14 }} aria-labelledby="import-h">
+      <h2 id="import-h">Import into a new memory DB</h2>
+      <form
+        className="row"
+        onSubmit={async (e) => {
+          e.preventDefault()
+          setError(null)
+          try {
+            setJobId((await call('import.start', { kind, in: input.trim(), out: outPath, force })).jobId)
+          } catch (err) {
+            setError((err as Error).message)
+          }
+        }}
+      >
+        <select className="input" aria-label="Import format" value={kind} onChange={(e) => setKind(e.target.value as typeof kind)}>
+          <option value="jsonl">JSONL</option>
+          <option value="engram">Engram</option>
+          <option value="locomo">LoCoMo</option>
+        </select>
+        <input className="input mono" style={{ flex: '2 1 260px' }} aria-label="Import from" placeholder="input file" value={input} onChange={(e) => setInput(e.target.value)} />
+        <input className="input mono" style={{ flex: '2 1 260px' }} aria-label="Import to" placeholder={outPath || 'output .db'} value={out} onChange={(e) => setOut(e.target.value)} />
+        <label className="toggle">
+          <input type="checkbox" checked={force} onChange={(e) => setForce(e.target.checked)} /> overwrite
+        </label>
+        <button className="btn" type="submit" disabled={!input.trim() || job?.state === 'running'}>
+          Import
+        </button>
+      </form>
+      <p className="muted small">
+        {kind}: {IMPORT_HINTS[kind]}. The input is only read; the output is written through a temp file and appears only when complete.
+      </p>
+      {error && <div className="error">{error}</div>}
+      {job && <JobBar job={job} onCancel={() => void call('jobs.cancel', { jobId: job.jobId })} />}
+      {report && (
+        <div className="import-report" role="status">
+          <div className="row">
+            <span className="small">
+              Wrote {Object.entries(report.written).map(([k, n]) => `${n.toLocaleString('en-US')} ${k}`).join(', ')} in {(report.tookMs / 1000).toFixed(1)} s ·{' '}
+              {report.skipped} skipped · {report.repaired} repaired
+            </span>
+            <button className="btn small primary" onClick={() => onOpen(report.output)}>
+              Open it
+            </button>
+          </div>
+          {report.reasons.length > 0 && (
+            <ul className="small muted" style={{ margin: '4px 0 0', paddingLeft: 18 }}>
+              {report.reasons.map((r) => (
+                <li key={`${r.action}:${r.reason}`}>
+                  {r.action} {r.count}: {r.reason}
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+    </section>
   )
 }
 

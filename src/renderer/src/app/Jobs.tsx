@@ -1,0 +1,80 @@
+/**
+ * Background jobs (embedding backfill, import, eval runs, tuning): a top-bar
+ * indicator with a progress bar per job and Cancel. Progress arrives as events
+ * (IPC in the desktop app, a server-sent stream in browser mode).
+ */
+import { useEffect, useRef, useState } from 'react'
+import type { JobProgress } from '../../../shared/api'
+import { bridge, call } from '../lib/api'
+
+/** All jobs known to this window, kept up to date from progress events. */
+export function useJobs(): JobProgress[] {
+  const [jobs, setJobs] = useState<Map<string, JobProgress>>(new Map())
+  useEffect(() => {
+    let alive = true
+    call('jobs.list', {}).then(
+      (list) => alive && setJobs((m) => new Map([...list.map((j) => [j.jobId, j] as const), ...m])),
+      () => undefined,
+    )
+    const off = bridge.onJobProgress((p) => setJobs((m) => new Map(m).set(p.jobId, p)))
+    return () => {
+      alive = false
+      off()
+    }
+  }, [])
+  return [...jobs.values()].sort((a, b) => b.startedAt - a.startedAt)
+}
+
+export function JobBar({ job, onCancel }: { job: JobProgress; onCancel?: () => void }) {
+  const pct = job.total > 0 ? Math.min(100, (100 * job.done) / job.total) : job.state === 'running' ? 0 : 100
+  return (
+    <div className={`job ${job.state}`} data-job={job.jobId}>
+      <div className="row" style={{ justifyContent: 'space-between' }}>
+        <strong className="small">{job.label}</strong>
+        <span className="small muted">
+          {job.state === 'running' ? (job.total > 0 ? `${job.done.toLocaleString('en-US')} / ${job.total.toLocaleString('en-US')}` : 'starting…') : job.state}
+        </span>
+      </div>
+      <div className="progress" role="progressbar" aria-label={job.label} aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(pct)}>
+        <span style={{ width: `${pct}%` }} />
+      </div>
+      {job.message && <div className="small muted">{job.message}</div>}
+      {job.error && <div className="small error">{job.error.message}</div>}
+      {job.state === 'running' && onCancel && (
+        <button className="btn small" onClick={onCancel}>
+          Cancel
+        </button>
+      )}
+    </div>
+  )
+}
+
+export function JobsIndicator() {
+  const jobs = useJobs()
+  const [open, setOpen] = useState(false)
+  const ref = useRef<HTMLDivElement>(null)
+  useEffect(() => {
+    if (!open) return
+    const close = (e: MouseEvent) => ref.current && !ref.current.contains(e.target as Node) && setOpen(false)
+    document.addEventListener('mousedown', close)
+    return () => document.removeEventListener('mousedown', close)
+  }, [open])
+  const running = jobs.filter((j) => j.state === 'running')
+  if (jobs.length === 0) return null
+  const cur = running[0]
+  const pct = cur && cur.total > 0 ? Math.round((100 * cur.done) / cur.total) : null
+  return (
+    <div className="embedstatus" ref={ref}>
+      <button className={`badge ${running.length ? 'accent' : ''}`} aria-label="Background jobs" aria-expanded={open} onClick={() => setOpen((o) => !o)}>
+        {running.length ? `${running.length} job${running.length > 1 ? 's' : ''} running${pct !== null ? ` · ${pct}%` : ''}` : 'jobs'}
+      </button>
+      {open && (
+        <div className="popover" role="dialog" aria-label="Jobs">
+          {jobs.slice(0, 8).map((j) => (
+            <JobBar key={j.jobId} job={j} onCancel={() => void call('jobs.cancel', { jobId: j.jobId })} />
+          ))}
+        </div>
+      )}
+    </div>
+  )
+}
