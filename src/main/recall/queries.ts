@@ -53,7 +53,7 @@ export function scopeRows(store: Store, f: MemoryFilter, cap: number): { ids: st
 }
 
 function scopeRowsUncached(store: Store, f: MemoryFilter, cap: number): { ids: string[]; rids: number[] } {
-  const where = memoryWhere(f, store.source.embeddings)
+  const where = memoryWhere(f, store.embeddingOwners)
   const rows = prep(store.db, `SELECT m.id, m._rid FROM (${memSql(store, f)}) m WHERE ${where.sql} LIMIT ${Math.max(0, Math.floor(cap))}`)
     .raw(true)
     .all(where.params) as [unknown, number][]
@@ -179,7 +179,7 @@ function listedPass(store: Store, fts: Fts, q: string, limit: number, range: [nu
 
 /** The scoped top `limit` in one pass: every match joined to memories, filtered, sorted. */
 function joinPass(store: Store, fts: Fts, q: string, f: MemoryFilter, limit: number, ridRange: [number, number] | null): { id: string; bm25: number }[] {
-  const where = memoryWhere(f, store.source.embeddings)
+  const where = memoryWhere(f, store.embeddingOwners)
   const range = ridRange ? ` AND rowid BETWEEN @ridLo AND @ridHi` : ''
   const params: Record<string, unknown> = { ...where.params, ftsq: q }
   if (ridRange) [params.ridLo, params.ridHi] = ridRange
@@ -194,7 +194,7 @@ function joinPass(store: Store, fts: Fts, q: string, f: MemoryFilter, limit: num
 }
 
 function prefixPass(store: Store, fts: Fts, q: string, f: MemoryFilter, limit: number, alsoIds: string[]): LexicalPass {
-  const where = memoryWhere(f, store.source.embeddings)
+  const where = memoryWhere(f, store.embeddingOwners)
   // The also ids' row keys (memories.id is indexed).
   const alsoRid = new Map<number, string>()
   if (alsoIds.length) {
@@ -276,7 +276,7 @@ export function countScope(store: Store, f: MemoryFilter, cap = 10_000): { count
   const key = `count|${cap}|${JSON.stringify(f)}`
   const hit = memo.get(key) as { count: number; capped: boolean } | undefined
   if (hit) return hit
-  const where = memoryWhere(f, store.source.embeddings)
+  const where = memoryWhere(f, store.embeddingOwners)
   const n = prep(store.db, `SELECT count(*) FROM (SELECT 1 FROM (${memSql(store, f)}) m WHERE ${where.sql} LIMIT ${cap + 1})`).pluck().get(where.params) as number
   const out = n > cap ? { count: cap, capped: true } : { count: n, capped: false }
   if (memo.size > 500) memo.clear()
@@ -298,7 +298,7 @@ export function engramKeywords(query: string): string[] {
  * wildcards; no keyword at all matches every row.
  */
 export function keywordSearch(store: Store, f: MemoryFilter, keywords: string[], limit: number): string[] {
-  const where = memoryWhere(f, store.source.embeddings)
+  const where = memoryWhere(f, store.embeddingOwners)
   const params: Record<string, unknown> = { ...where.params }
   let kw = ''
   if (keywords.length > 0) {
@@ -371,7 +371,7 @@ const NICE_BINS_H = [1, 2, 3, 6, 12, 24, 48, 72, 168, 336, 720, 1440, 2160, 4320
  */
 export function ageHistogram(store: Store, scope: RecallScope, now: number, from: 'last_used' | 'created', maxBins = 40): AgeHistogram {
   const f = scopeFilter(scope, now)
-  const where = memoryWhere(f, store.source.embeddings)
+  const where = memoryWhere(f, store.embeddingOwners)
   const t =
     from === 'last_used'
       ? `(CASE WHEN m.last_used_at IS NOT NULL AND m.last_used_at <= @hnow THEN m.last_used_at ELSE m.created_at END)`

@@ -161,6 +161,7 @@ export class Store {
   private readonly busyTimeoutMs: number
   private wsAttached = false
   private byIdsStmt: Database.Statement | null = null
+  private withVectorStmt: Database.Statement | null = null
   private dataVersionStmt: Database.Statement | null = null
   private memoState: { version: string | null; memories: Map<string, Memory>; scopes: Map<string, unknown> } = { version: null, memories: new Map(), scopes: new Map() }
   private closed = false
@@ -230,7 +231,9 @@ export class Store {
       db.close()
       throw new RecallscopeError('INTERNAL', `Cannot open workspace ${wsPath}: ${(e as Error).message}`)
     }
-    return new Store(opts, db, ws, source, wsPath)
+    const store = new Store(opts, db, ws, source, wsPath)
+    store.attachWorkspace()
+    return store
   }
 
   close(): void {
@@ -251,6 +254,15 @@ export class Store {
 
   private get memSql(): string {
     return this.source.memories
+  }
+
+  /**
+   * (owner_type, owner_id) of every stored vector: the agent's and the ones
+   * backfilled into the workspace, so "has a vector" means what dense recall sees.
+   */
+  get embeddingOwners(): string[] {
+    const ws = `SELECT owner_type, owner_id FROM ws.ws_embeddings`
+    return this.source.embeddings ? [this.source.embeddings, ws] : [ws]
   }
 
   /** The cheapest memory source that can answer a filter (the session join only for tenant filters). */
@@ -526,7 +538,7 @@ export class Store {
 
   memoriesPage(q: MemoryPageQuery = {}): Page<MemoryListRow> {
     const t0 = performance.now()
-    const where = memoryWhere(q, this.source.embeddings)
+    const where = memoryWhere(q, this.embeddingOwners)
     const limit = clampLimit(q.limit)
     const offset = Math.max(0, q.offset ?? 0)
     const sort = q.sort ?? (q.search ? 'relevance' : 'created_at')
@@ -566,15 +578,15 @@ export class Store {
   /** Which of these ids have at least one stored vector. */
   idsWithEmbedding(ids: string[]): Set<string> {
     const out = new Set<string>()
-    const e = this.source.embeddings
-    if (!e || ids.length === 0) return out
-    for (const chunk of chunks(ids, 500)) {
-      const found = this.db
-        .prepare(`SELECT DISTINCT owner_id FROM (${e}) WHERE owner_type = 'memory' AND owner_id IN (${chunk.map(() => '?').join(',')})`)
-        .pluck()
-        .all(...chunk) as string[]
-      for (const id of found) out.add(String(id))
-    }
+    if (ids.length === 0) return out
+    this.withVectorStmt ??= this.db
+      .prepare(
+        this.embeddingOwners
+          .map((src) => `SELECT owner_id FROM (${src}) WHERE owner_type = 'memory' AND owner_id IN (SELECT value FROM json_each(@ids))`)
+          .join(' UNION '),
+      )
+      .pluck()
+    for (const chunk of chunks(ids, 5000)) for (const id of this.withVectorStmt.all({ ids: JSON.stringify(chunk) }) as string[]) out.add(String(id))
     return out
   }
 
@@ -622,7 +634,7 @@ export class Store {
 
   /** Memories matching a filter, unpaged but capped (for recall scopes). Ordered by created_at desc. */
   memoriesWhere(f: MemoryFilter, opts: { limit?: number; order?: 'created_desc' | 'created_asc' | 'turn' } = {}): Memory[] {
-    const where = memoryWhere(f, this.source.embeddings)
+    const where = memoryWhere(f, this.embeddingOwners)
     const order =
       opts.order === 'created_asc'
         ? 'm.created_at ASC, m._rid ASC'
@@ -636,13 +648,13 @@ export class Store {
 
   /** Ids matching a filter (cheap: ids only), capped. */
   idsWhere(f: MemoryFilter, cap = 5_000_000): string[] {
-    const where = memoryWhere(f, this.source.embeddings)
+    const where = memoryWhere(f, this.embeddingOwners)
     return (this.db.prepare(`SELECT m.id FROM (${this.memSqlFor(f)}) m WHERE ${where.sql} LIMIT ${cap}`).pluck().all(where.params) as unknown[]).map(String)
   }
 
   /** How many memories match a filter, capped. */
   countWhere(f: MemoryFilter): { total: number; truncated: boolean } {
-    const where = memoryWhere(f, this.source.embeddings)
+    const where = memoryWhere(f, this.embeddingOwners)
     return this.cappedCount(`FROM (${this.memSqlFor(f)}) m WHERE ${where.sql}`, where.params)
   }
 
@@ -853,14 +865,18 @@ export class Store {
     return this.ws.prepare(`SELECT count(*) FROM ws_fts_state`).pluck().get() === 1
   }
 
+  /** The workspace, attached to the agent connection (read through it: FTS, backfilled vectors). */
+  private attachWorkspace(): void {
+    if (this.wsAttached) return
+    this.db.prepare(`ATTACH DATABASE ? AS ws`).run(this.workspacePath)
+    this.wsAttached = true
+  }
+
   /** The FTS table to query from the agent connection, building the workspace index first if needed. */
   ftsTable(onProgress?: (done: number, total: number) => boolean | void): { name: string; qualified: string } {
     if (this.source.agentFts) return { name: this.source.agentFts, qualified: this.source.agentFts }
     syncWorkspaceFts(this.db, this.ws, this.memSql, `${this.source.layout}:${this.path}`, onProgress)
-    if (!this.wsAttached) {
-      this.db.prepare(`ATTACH DATABASE ? AS ws`).run(this.workspacePath)
-      this.wsAttached = true
-    }
+    this.attachWorkspace()
     return { name: 'ws_fts', qualified: 'ws.ws_fts' }
   }
 
@@ -872,7 +888,7 @@ export class Store {
     const q = toFtsQuery(text)
     if (!q || limit <= 0) return []
     const fts = this.ftsTable()
-    const where = memoryWhere(f, this.source.embeddings)
+    const where = memoryWhere(f, this.embeddingOwners)
     const rows = this.db
       .prepare(
         `SELECT m.id AS id, r.rank AS bm25 FROM (SELECT rowid AS rid, bm25(${fts.name}) AS rank FROM ${fts.qualified} WHERE ${fts.name} MATCH @ftsq) r

@@ -32,7 +32,7 @@ export interface Where {
 }
 
 /** Build a WHERE clause (without the keyword) for alias `m`. Empty filter → '1'. */
-export function memoryWhere(f: MemoryFilter, embeddingsSql: string | null, prefix = 'f'): Where {
+export function memoryWhere(f: MemoryFilter, embeddingsSql: string | readonly string[] | null, prefix = 'f'): Where {
   const parts: string[] = []
   const params: Record<string, unknown> = {}
   let n = 0
@@ -68,10 +68,14 @@ export function memoryWhere(f: MemoryFilter, embeddingsSql: string | null, prefi
   list('m.id', f.ids)
   list('m.id', f.excludeIds, true)
   if (f.hasEmbedding !== undefined) {
-    if (!embeddingsSql) {
+    const sources = (Array.isArray(embeddingsSql) ? embeddingsSql : embeddingsSql ? [embeddingsSql] : []) as string[]
+    if (sources.length === 0) {
       if (f.hasEmbedding) parts.push('0')
     } else {
-      parts.push(`m.id ${f.hasEmbedding ? '' : 'NOT '}IN (SELECT e.owner_id FROM (${embeddingsSql}) e WHERE e.owner_type = 'memory')`)
+      // A correlated EXISTS per source: walking memories in page order, each row probes the
+      // (owner_type, owner_id) index, so a page stops after `limit` rows instead of reading every vector.
+      const any = sources.map((src) => `EXISTS (SELECT 1 FROM (${src}) e WHERE e.owner_type = 'memory' AND e.owner_id = m.id)`).join(' OR ')
+      parts.push(f.hasEmbedding ? `(${any})` : `NOT (${any})`)
     }
   }
   return { sql: parts.length ? parts.join(' AND ') : '1', params }

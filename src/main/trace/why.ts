@@ -332,7 +332,7 @@ function reach(store: Store, trace: RecallTrace, s: Setup, unitId: string, memor
     const hit = lexicalArm(store, text, { ids: [unitId] }, 1)[0]
     if (hit) {
       const fts = store.ftsTable()
-      const where = memoryWhere(filter, store.source.embeddings)
+      const where = memoryWhere(filter, store.embeddingOwners)
       const n = store.db
         .prepare(
           `SELECT count(*) FROM (SELECT rowid AS rid, bm25(${fts.name}) AS rank FROM ${fts.qualified} WHERE ${fts.name} MATCH @ftsq) r
