@@ -13,7 +13,7 @@ let db: string
 
 beforeAll(() => {
   t = tmpDir()
-  db = generateDemo({ out: path.join(t.dir, 'demo.db'), memories: 300, events: false }).path
+  db = generateDemo({ out: path.join(t.dir, 'demo.db'), memories: 300, events: false, cases: false }).path
   store = Store.open({ path: db })
 })
 afterAll(() => {
@@ -65,7 +65,7 @@ describe('eval cases', () => {
     expect(exported.count).toBe(loadCases(store.ws).length)
     const t2 = tmpDir()
     try {
-      const other = generateDemo({ out: path.join(t2.dir, 'o.db'), memories: 50, events: false }).path
+      const other = generateDemo({ out: path.join(t2.dir, 'o.db'), memories: 50, events: false, cases: false }).path
       const s2 = Store.open({ path: other })
       try {
         expect(importJsonl(s2.ws, exported.text, 3)).toMatchObject({ added: exported.count, skipped: 0 })
@@ -124,6 +124,44 @@ describe.skipIf(!shared)('LoCoMo QA into an open DB', () => {
       }
     } finally {
       dir.cleanup()
+    }
+  })
+})
+
+describe('demo eval cases', () => {
+  it('the demo ships judged cases whose relevant memories are that pair\'s knowledge on the topic, plus off-topic expect-empty ones', async () => {
+    const { generateDemo: gen } = await import('../store/demo')
+    const t3 = tmpDir()
+    try {
+      const r = gen({ out: path.join(t3.dir, 'demo.db'), memories: 1200, events: false })
+      const store = Store.open({ path: r.path })
+      try {
+        const cases = loadCases(store.ws)
+        expect(cases.length).toBe(r.cases)
+        const judged = cases.filter((c) => !c.expectEmpty)
+        const empty = cases.filter((c) => c.expectEmpty)
+        expect(judged.length).toBeGreaterThan(5)
+        expect(empty.length).toBe(9) // 3 off-topic questions × 3 agents
+        for (const c of judged) {
+          const topic = c.tags.find((x) => x.startsWith('topic:'))!.slice(6)
+          const mems = store.getMemories(c.relevant.map((x) => x.id))
+          expect(mems.size).toBe(c.relevant.length)
+          for (const x of c.relevant) {
+            const m = mems.get(x.id)!
+            // Checked against the rows themselves: same agent and user, the topic in the metadata, not episodic, not archived.
+            expect([m.agentId, m.userId]).toEqual([c.scope.agentId, c.scope.userId])
+            // (a few demo rows carry deliberately broken metadata JSON: their source names the topic too)
+            expect((m.metadata as { topic?: string } | null)?.topic ?? m.source?.split('/')[1]).toBe(topic)
+            expect(m.kind).not.toBe('episodic')
+            expect(m.tier).not.toBe('archived')
+            expect(x.grade).toBe(m.kind === 'reflection' ? 1 : 2)
+          }
+        }
+      } finally {
+        store.close()
+      }
+    } finally {
+      t3.cleanup()
     }
   })
 })

@@ -13,7 +13,7 @@ export const FIXTURE_NOW = DEMO_END + 60_000
 
 export function demoWithCases(dir: string, opts: { memories?: number; cases?: number; seed?: number } = {}): { db: string; store: Store } {
   const db = path.join(dir, 'demo.db')
-  generateDemo({ out: db, memories: opts.memories ?? 1500, events: false, seed: opts.seed ?? 7 })
+  generateDemo({ out: db, memories: opts.memories ?? 1500, events: false, cases: false, seed: opts.seed ?? 7 })
   const store = Store.open({ path: db })
   const rnd = mulberry32(opts.seed ?? 11)
   const rows = store.db.prepare(`SELECT id, agent_id AS agentId, session_id AS sessionId, content FROM memories WHERE tier != 'archived' ORDER BY rowid`).all() as {

@@ -7,6 +7,7 @@
  */
 import { hashEmbed, HASHING_MODEL } from '../embed/hashing'
 import { addDemoEvents } from '../recall/demoEvents'
+import { writeDemoCases } from '../eval/demoCases'
 import { CANONICAL_FTS } from './schema'
 import { CanonicalWriter, type CanonicalMemoryRow } from './write'
 
@@ -27,6 +28,8 @@ export interface DemoOptions {
   addEvents?: (w: CanonicalWriter, ctx: DemoContext) => void
   /** Write recall events at all. @default true */
   events?: boolean
+  /** Write judged eval cases into the DB's workspace (`<out>.recallscope`). @default true */
+  cases?: boolean
 }
 
 export interface DemoContext {
@@ -34,6 +37,15 @@ export interface DemoContext {
   end: number
   sessions: DemoSession[]
   rng: () => number
+}
+
+/** What the generator knows is true: each (agent, user, topic)'s extracted knowledge, for demo eval cases. */
+export interface DemoTruth {
+  agentId: string
+  userId: string
+  topic: string
+  question: string
+  knowledge: { id: string; kind: string }[]
 }
 
 export interface DemoSession {
@@ -67,6 +79,8 @@ export function mulberry32(seed: number): () => number {
 
 interface Topic {
   name: string
+  /** A question whose relevant memories are this topic's facts, procedures and reflections (demo eval cases). */
+  question: string
   summary: string
   userLines: string[]
   assistantLines: string[]
@@ -97,6 +111,7 @@ const CODER: AgentDef = {
   topics: [
     {
       name: 'deploy',
+      question: 'How do our deploys get gated, and what is the rollback plan?',
       summary: 'Deploying {svc} to {env}: pipeline gates, staging checks and a rollback plan.',
       userLines: [
         'Can you deploy {svc} to {env} today?',
@@ -116,6 +131,7 @@ const CODER: AgentDef = {
     },
     {
       name: 'migration',
+      question: 'How should schema migrations and backfills be run?',
       summary: 'Database migration for {svc} on {lib}: schema change, backfill and the tier migration.',
       userLines: [
         'We need to migrate the {svc} schema to add a tier column.',
@@ -135,6 +151,7 @@ const CODER: AgentDef = {
     },
     {
       name: 'flaky-tests',
+      question: 'What do we do about flaky tests in CI?',
       summary: 'Chasing flaky tests in the {svc} CI suite and quarantining the worst offenders.',
       userLines: [
         'The {svc} test suite is flaky again, test_{lib}_retry failed {n} times this week.',
@@ -152,6 +169,7 @@ const CODER: AgentDef = {
     },
     {
       name: 'rate-limits',
+      question: 'How do we handle API rate limits and caching?',
       summary: 'API rate limits and caching for {svc}: 429 errors, backoff, and a {lib} cache.',
       userLines: [
         'We keep hitting 429 rate limit errors from the {svc} API.',
@@ -175,6 +193,7 @@ const CONCIERGE: AgentDef = {
   topics: [
     {
       name: 'travel',
+      question: "What are the user's travel and hotel preferences?",
       summary: 'Planning a trip to {city}: flights, hotel near the centre, and dinner reservations.',
       userLines: [
         'I am planning a trip to {city} in {n} weeks, can you find flights?',
@@ -192,6 +211,7 @@ const CONCIERGE: AgentDef = {
     },
     {
       name: 'diet',
+      question: 'What can the user eat, and how do they plan meals?',
       summary: 'Dietary preferences and meal planning: {food}, weekly groceries and recipes.',
       userLines: [
         'Remember that I am {food} now.',
@@ -209,6 +229,7 @@ const CONCIERGE: AgentDef = {
     },
     {
       name: 'schedule',
+      question: 'When does the user take meetings and keep focus time?',
       summary: 'Calendar and meetings: weekly planning, the {day} standup and protecting focus time.',
       userLines: [
         'Move my {day} standup to the afternoon.',
@@ -226,6 +247,7 @@ const CONCIERGE: AgentDef = {
     },
     {
       name: 'gifts',
+      question: "What gifts and budget suit the user's family birthdays?",
       summary: 'Birthdays and gifts: ideas for family birthdays and a budget of {n} dollars.',
       userLines: ['My sister\'s birthday is on the {n}th, any gift ideas?', 'Keep the gift budget under {n} dollars.', 'Remind me a week before my mother\'s birthday.'],
       assistantLines: ['Gift ideas: a cooking class, a book set, or a plant; all under {n} dollars.', 'Reminder set for a week before the birthday.', 'Ordered the book set; it arrives {day}.'],
@@ -241,6 +263,7 @@ const HELPDESK: AgentDef = {
   topics: [
     {
       name: 'billing',
+      question: 'What plan is the customer on and how are refunds handled?',
       summary: 'Billing question on the {plan} plan: a duplicate charge and a refund of {n} dollars.',
       userLines: ['I was charged twice this month on the {plan} plan.', 'When will I get my refund of {n} dollars?', 'Can I switch from {plan} to annual billing?'],
       assistantLines: [
@@ -254,6 +277,7 @@ const HELPDESK: AgentDef = {
     },
     {
       name: 'password',
+      question: 'How do we handle locked accounts and two-factor problems?',
       summary: 'Account access: password reset, two-factor codes not arriving, locked account.',
       userLines: ['I cannot log in, the password reset email never arrives.', 'My two-factor code is not arriving by SMS.', 'My account got locked after {n} attempts.'],
       assistantLines: [
@@ -267,6 +291,7 @@ const HELPDESK: AgentDef = {
     },
     {
       name: 'shipping',
+      question: 'What happens when an order shipment is delayed or lost?',
       summary: 'Order shipping delay with {carrier}: tracking number, a replacement and a discount.',
       userLines: ['My order has not arrived after {n} days.', 'The {carrier} tracking shows no update.', 'Can you send a replacement?'],
       assistantLines: [
@@ -280,6 +305,7 @@ const HELPDESK: AgentDef = {
     },
     {
       name: 'integration',
+      question: 'How are webhooks and API keys set up for the customer?',
       summary: 'Integration setup: webhooks to {svc}, API keys, and a failing signature check.',
       userLines: ['Our webhook to {svc} fails the signature check.', 'How do I rotate the API key?', 'The webhook retries {n} times then stops.'],
       assistantLines: [
@@ -340,7 +366,7 @@ function id(prefix: string, n: number): string {
 }
 
 /** Generate the demo DB. Returns the path written and what it contains. */
-export function generateDemo(opts: DemoOptions): { path: string; memories: number; sessions: number; events: number } {
+export function generateDemo(opts: DemoOptions): { path: string; memories: number; sessions: number; events: number; cases: number } {
   const seed = opts.seed ?? 7
   const target = Math.max(50, Math.floor(opts.memories ?? 6000))
   const rng = mulberry32(seed)
@@ -353,6 +379,13 @@ export function generateDemo(opts: DemoOptions): { path: string; memories: numbe
     const pairs: { agent: AgentDef; user: (typeof DEMO_USERS)[number] }[] = []
     for (const u of DEMO_USERS) for (const a of u.agents) pairs.push({ agent: DEMO_AGENTS.find((x) => x.id === a)!, user: u })
     const sessions: DemoSession[] = []
+    const truth = new Map<string, DemoTruth>()
+    const addTruth = (agentId: string, userId: string, topic: Topic, id: string, kind: string) => {
+      const key = `${agentId}|${userId}|${topic.name}`
+      let t = truth.get(key)
+      if (!t) truth.set(key, (t = { agentId, userId, topic: topic.name, question: topic.question, knowledge: [] }))
+      t.knowledge.push({ id, kind })
+    }
     const starts = Array.from({ length: nSessions }, () => start + Math.floor(rng() * (90 * DAY - 2 * 3600_000))).sort((a, b) => a - b)
     let memN = 0
     let written = 0
@@ -454,6 +487,8 @@ export function generateDemo(opts: DemoOptions): { path: string; memories: numbe
           w.embedding('memory', mid, HASHING_MODEL, hashEmbed(text))
         }
         s.memoryIds.push(mid)
+        // Archived knowledge is out of a default recall's reach: the demo's judged cases leave it out.
+        if (kind !== 'episodic' && tier !== 'archived') addTruth(pair.agent.id, pair.user.id, topic, mid, kind)
         if (role === 'user') s.userTurns.push({ id: mid, at: t, turn, text })
         written++
         if (written % 20000 === 0) {
@@ -501,6 +536,7 @@ export function generateDemo(opts: DemoOptions): { path: string; memories: numbe
           metadata: JSON.stringify({ topic: topic.name, scope: 'user' }),
         })
         w.embedding('memory', mid, HASHING_MODEL, hashEmbed(text))
+        addTruth(agent.id, user.id, topic, mid, 'semantic')
         written++
       }
     }
@@ -519,7 +555,8 @@ export function generateDemo(opts: DemoOptions): { path: string; memories: numbe
     const events = (w.db.prepare('SELECT count(*) FROM recall_events').pluck().get() as number) - before
     opts.onProgress?.(target, target)
     const p = w.finish({ fts: !withEvents })
-    return { path: p, memories: written, sessions: sessions.length, events }
+    const cases = opts.cases === false ? 0 : writeDemoCases(p, [...truth.values()], DEMO_END + 60_000)
+    return { path: p, memories: written, sessions: sessions.length, events, cases }
   } catch (e) {
     w.abort()
     throw e
