@@ -29,7 +29,7 @@ import { denseArm, dotAll, normalizeQuery } from '../src/main/recall/dense'
 import { scopeFilter } from '../src/main/recall/queries'
 import { Store } from '../src/main/store/open'
 import { topKRows } from '../src/main/store/vectors'
-import { mulberry32 } from '../src/main/store/demo'
+import { mulberry32 } from '../src/shared/random'
 import { CanonicalWriter } from '../src/main/store/write'
 import { CACHE, fmtMs, median } from './util'
 

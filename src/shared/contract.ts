@@ -98,7 +98,7 @@ export interface SimilarResult {
 
 // --- embed / settings ------------------------------------------------------
 
-/** Mirrors src/main/embed/types.ts EmbedderHealth (main cannot be imported here). */
+/** An embedder's health: what `Embedder.health()` reports (src/main/embed/types.ts uses this type). */
 export interface EmbedderHealthInfo {
   /** the server answered (always true for in-process embedders) */
   reachable: boolean
@@ -106,7 +106,7 @@ export interface EmbedderHealthInfo {
   modelAvailable: boolean
   /** vector length, when known */
   dim: number | null
-  /** models the server offers */
+  /** models the server offers (Ollama /api/tags names), for pickers */
   models: string[]
   /** what went wrong, null when healthy */
   error: string | null
@@ -203,23 +203,57 @@ export interface BackfillReport {
   tookMs: number
 }
 
-/** Mirrors src/main/store/importers/common.ts ImportReport (`JobProgress.result` of an `import.start` job). */
-export interface ImportReportInfo {
+/** One thing an importer could not take across as-is. */
+export interface ImportIssue {
+  /** skipped = left out of the output; repaired = written after a documented fix */
+  action: 'skipped' | 'repaired'
+  /** Short, stable text; issues are grouped by it. */
+  reason: string
+  /** 1-based line of a JSONL input */
+  line?: number
+  /** source table (Engram) */
+  table?: string
+  /** memory / session / conversation id */
+  id?: string
+  /** LoCoMo QA item: `${sample_id}#${index}` */
+  qa?: string
+  /** the evidence id as written in the input */
+  evidence?: string
+  /** LoCoMo session key, e.g. `session_20` */
+  session?: string
+  /** the offending value or the fix applied */
+  detail?: string
+}
+
+/** What an importer reports (`recallscope import --json`, and `JobProgress.result` of an `import.start` job). */
+export interface ImportReport {
   importer: string
   input: string
+  /** the canonical DB written */
   output: string
+  /** the output's workspace DB when the importer wrote one (LoCoMo eval cases) */
   workspace: string | null
+  /** detected input layout (Engram: engram-v0.2 / engram-v0.5 / engram-v1) */
   layout: string | null
   written: { memories: number; sessions: number; embeddings: number; evalCases: number }
+  /** vectors written per model (after wrong-dimension pruning) */
   models: { model: string; ownerType: 'memory' | 'session'; dim: number; count: number }[]
+  /** total skipped items (all of them, not only the listed ones) */
   skipped: number
+  /** total repaired items */
   repaired: number
-  reasons: { action: 'skipped' | 'repaired'; reason: string; count: number }[]
-  issues: { action: 'skipped' | 'repaired'; reason: string; line?: number; table?: string; id?: string; qa?: string; evidence?: string; session?: string; detail?: string }[]
+  /** every reason with its total count, most frequent first */
+  reasons: { action: ImportIssue['action']; reason: string; count: number }[]
+  /** the first `maxIssues` issues in input order */
+  issues: ImportIssue[]
+  /** true when `issues` is capped */
   issuesTruncated: boolean
+  /** facts worth knowing that are not problems (e.g. rows without an embedding) */
   notes: string[]
   tookMs: number
 }
+
+export type ImportReportInfo = ImportReport
 
 // ---------------------------------------------------------------------------
 // Input schemas

@@ -26,6 +26,7 @@
  * where R_k = the first k injected memories. Means are macro averages over the
  * cases where the metric is defined; a metric with no such case is null.
  */
+import { mulberry32 } from './random'
 
 /** A judgment: graded relevant ids, or "nothing should be recalled". */
 export interface Judgment {
@@ -244,17 +245,8 @@ export function keyed(m: CaseMetrics, k: number): Record<string, number | null> 
 // How sure: bootstrap intervals and the sign test
 // ---------------------------------------------------------------------------
 
-/** A small seeded PRNG (mulberry32): the same seed gives the same interval on every machine. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+/** A small seeded PRNG: the same seed gives the same interval on every machine. */
+export const seededRandom = mulberry32
 
 /**
  * Percentile bootstrap interval of the mean (resampling cases with replacement).

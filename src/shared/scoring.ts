@@ -106,7 +106,8 @@ export function recencyOf(ageMs: number, halfLifeHours: number): number {
   return Math.pow(0.5, Math.max(0, ageMs) / (halfLifeHours * HOUR_MS))
 }
 
-function inPool(c: CandidateRaw, mode: EffectiveMode, p: number): boolean {
+/** Is a candidate in the wide net? An arm of the effective mode ranked it within the pool `p`. */
+export function inPool(c: CandidateRaw, mode: EffectiveMode, p: number): boolean {
   switch (mode) {
     case 'dense':
       return c.denseRank !== null && c.denseRank <= p

@@ -1,5 +1,3 @@
-import fs from 'node:fs'
-import path from 'node:path'
 import type { EvalJson, EvalRun } from '../../shared/eval'
 import { LOWER_IS_BETTER, METRIC_IDS, metricKey, parseMetricKey, summarize, caseMetrics } from '../../shared/metrics'
 import { RecallscopeError } from '../../shared/result'
@@ -7,7 +5,8 @@ import { runEval } from '../eval/evaluate'
 import { intervals } from '../eval/replay'
 import { parseNow } from '../recall/request'
 import { Store } from '../store/open'
-import { optionalInt, requireString, type CliContext, type Command } from './index'
+import { str, readJsonFile } from './args'
+import { optionalInt, requireString, type Command } from './index'
 
 const USAGE = [
   'recallscope eval --db FILE [--preset NAME] [--config FILE] [--set key=value]… [--k N] [--split train|test|all]',
@@ -91,9 +90,6 @@ export const evalCommand: Command = {
   },
 }
 
-function str(x: unknown): string | undefined {
-  return typeof x === 'string' ? x : undefined
-}
 
 export function parseSplit(v: unknown): 'train' | 'test' | 'all' {
   if (v === undefined) return 'all'
@@ -101,20 +97,6 @@ export function parseSplit(v: unknown): 'train' | 'test' | 'all' {
   throw new RecallscopeError('BAD_INPUT', `--split must be train, test or all (got ${String(v)})`)
 }
 
-export function readJsonFile(file: string, flag: string): unknown {
-  const p = path.resolve(file)
-  let text: string
-  try {
-    text = fs.readFileSync(p, 'utf8')
-  } catch (e) {
-    throw new RecallscopeError((e as NodeJS.ErrnoException).code === 'ENOENT' ? 'NOT_FOUND' : 'BAD_INPUT', `${flag}: cannot read ${p}: ${(e as Error).message}`)
-  }
-  try {
-    return JSON.parse(text)
-  } catch (e) {
-    throw new RecallscopeError('BAD_INPUT', `${flag}: ${p} is not valid JSON (${(e as Error).message})`)
-  }
-}
 
 /** `--fail-under ndcg@10=0.4` (also `recall@k=…` with --k): higher-is-better metrics only. */
 export function parseGates(raw: unknown, k: number): { key: string; threshold: number }[] {

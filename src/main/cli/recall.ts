@@ -1,9 +1,7 @@
-import fs from 'node:fs'
-import path from 'node:path'
-import { cueSchema } from '../../shared/config'
+import { str, readJsonFile, readCue } from './args'
 import { getPreset, PRESETS } from '../../shared/presets'
 import { RecallscopeError } from '../../shared/result'
-import type { Cue, RecallTrace } from '../../shared/types'
+import type { RecallTrace } from '../../shared/types'
 import { parseQueryVector } from '../embed/cache'
 import { embedderUsage } from '../embed/index'
 import { Store } from '../store/open'
@@ -77,40 +75,8 @@ export const recallCommand: Command = {
   },
 }
 
-function str(x: unknown): string | undefined {
-  return typeof x === 'string' ? x : undefined
-}
 
-function readJsonFile(file: string, flag: string): unknown {
-  const p = path.resolve(file)
-  let text: string
-  try {
-    text = fs.readFileSync(p, 'utf8')
-  } catch (e) {
-    throw new RecallscopeError((e as NodeJS.ErrnoException).code === 'ENOENT' ? 'NOT_FOUND' : 'BAD_INPUT', `${flag}: cannot read ${p}: ${(e as Error).message}`)
-  }
-  try {
-    return JSON.parse(text)
-  } catch (e) {
-    throw new RecallscopeError('BAD_INPUT', `${flag}: ${p} is not valid JSON (${(e as Error).message})`)
-  }
-}
 
-/** `--cue` takes inline JSON or a file: {"goal", "currentStep", "openQuestions": []}. */
-function readCue(arg: string): Cue {
-  const s = arg.trim()
-  let raw: unknown
-  if (s.startsWith('{')) {
-    try {
-      raw = JSON.parse(s)
-    } catch (e) {
-      throw new RecallscopeError('BAD_INPUT', `--cue is not valid JSON (${(e as Error).message})`)
-    }
-  } else raw = readJsonFile(s, '--cue')
-  const parsed = cueSchema.safeParse(raw)
-  if (!parsed.success) throw new RecallscopeError('BAD_INPUT', `--cue: ${parsed.error.issues[0]?.path.join('.') || '(cue)'}: ${parsed.error.issues[0]?.message}`)
-  return parsed.data
-}
 
 function listPresets(ctx: CliContext, name: string | undefined): number {
   if (name) {

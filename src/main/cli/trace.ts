@@ -3,18 +3,17 @@
  * command line (same core as the `trace.*` channels). Every sub-command takes
  * --json and prints one object.
  */
-import fs from 'node:fs'
-import path from 'node:path'
-import { cueSchema, setByPath } from '../../shared/config'
+import { setByPath } from '../../shared/config'
 import { RecallscopeError } from '../../shared/result'
 import type { TraceDrivers, TraceReplay, WhyNot } from '../../shared/trace'
-import type { Cue, RecallEvent } from '../../shared/types'
+import type { RecallEvent } from '../../shared/types'
 import { parseQueryVector } from '../embed/cache'
 import { buildConfig, parseNow } from '../recall/request'
 import { Store } from '../store/open'
 import { eventDrivers } from '../trace/drivers'
 import { replayEvent } from '../trace/replay'
 import { fmtKnob, whyNot } from '../trace/why'
+import { str, readJsonFile, readCue } from './args'
 import { optionalInt, requireString, type CliContext, type Command } from './index'
 
 const USAGE = [
@@ -126,39 +125,8 @@ export const traceCommand: Command = {
   },
 }
 
-function str(x: unknown): string | undefined {
-  return typeof x === 'string' ? x : undefined
-}
 
-function readJsonFile(file: string, flag: string): unknown {
-  const p = path.resolve(file)
-  let text: string
-  try {
-    text = fs.readFileSync(p, 'utf8')
-  } catch (e) {
-    throw new RecallscopeError((e as NodeJS.ErrnoException).code === 'ENOENT' ? 'NOT_FOUND' : 'BAD_INPUT', `${flag}: cannot read ${p}: ${(e as Error).message}`)
-  }
-  try {
-    return JSON.parse(text)
-  } catch (e) {
-    throw new RecallscopeError('BAD_INPUT', `${flag}: ${p} is not valid JSON (${(e as Error).message})`)
-  }
-}
 
-function readCue(arg: string): Cue {
-  const s = arg.trim()
-  let raw: unknown
-  if (s.startsWith('{')) {
-    try {
-      raw = JSON.parse(s)
-    } catch (e) {
-      throw new RecallscopeError('BAD_INPUT', `--cue is not valid JSON (${(e as Error).message})`)
-    }
-  } else raw = readJsonFile(s, '--cue')
-  const parsed = cueSchema.safeParse(raw)
-  if (!parsed.success) throw new RecallscopeError('BAD_INPUT', `--cue: ${parsed.error.issues[0]?.path.join('.') || '(cue)'}: ${parsed.error.issues[0]?.message}`)
-  return parsed.data
-}
 
 /** `--config FILE` then `--set a.b=v` edits, as a partial config (merged over the logged one by replay). */
 function partialFrom(v: CliContext['values']): unknown {

@@ -8,7 +8,7 @@ import { gatherCases } from '../eval/replay'
 import { tune } from '../eval/tune'
 import { buildConfig, parseNow } from '../recall/request'
 import { Store } from '../store/open'
-import { readJsonFile } from './eval'
+import { str, readJsonFile } from './args'
 import { optionalInt, requireString, type Command } from './index'
 
 const USAGE = [
@@ -94,9 +94,6 @@ export const tuneCommand: Command = {
   },
 }
 
-function str(x: unknown): string | undefined {
-  return typeof x === 'string' ? x : undefined
-}
 
 const f4 = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(4))
 

@@ -3,28 +3,10 @@
  * openai-compatible, none) are registered through the same list a third party would use.
  */
 
-export interface EmbedderHealth {
-  /** the server answered (always true for in-process embedders) */
-  reachable: boolean
-  /** the configured model is available (Ollama: listed by /api/tags) */
-  modelAvailable: boolean
-  /** vector length, when known */
-  dim: number | null
-  /** models the server offers (Ollama /api/tags names), for pickers */
-  models: string[]
-  /** human-readable problem, null when healthy */
-  error: string | null
-  /** stable error code when unhealthy: 'ECONNREFUSED' | 'MODEL_NOT_FOUND' | 'TIMEOUT' | 'HTTP_<status>' | … */
-  errorCode: string | null
-  /** What kind of similarity this embedder gives, or why it is off (hashing: lexical-level; none: dense arm off). */
-  note?: string
-  /** The server asked (Ollama host or OpenAI-compatible base URL); absent for in-process embedders. */
-  host?: string
-  /** Server version when it reports one (Ollama /api/version). */
-  version?: string | null
-  /** How long the check took. */
-  tookMs?: number
-}
+import type { EmbedderHealthInfo } from '../../shared/contract'
+
+/** What `health()` reports: the same shape the `embed.status` channel returns (src/shared/contract.ts). */
+export type EmbedderHealth = EmbedderHealthInfo
 
 export interface Embedder {
   /** 'hashing' | 'ollama' | 'openai' | 'none' | … */

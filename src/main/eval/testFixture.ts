@@ -5,7 +5,8 @@
  * off-topic (expect-empty) and some unjudged.
  */
 import path from 'node:path'
-import { generateDemo, DEMO_END, mulberry32 } from '../store/demo'
+import { generateDemo, DEMO_END } from '../store/demo'
+import { mulberry32 } from '../../shared/random'
 import { Store } from '../store/open'
 import { saveCase } from './cases'
 

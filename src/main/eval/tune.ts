@@ -21,7 +21,7 @@
 import { compileJudgment, metricKey, metricsFromGrades, parseMetricKey, LOWER_IS_BETTER, METRIC_IDS, seededRandom, bootstrapMeanCI, type CaseMetrics, type CompiledJudgment, type MetricId } from '../../shared/metrics'
 import type { TuneHeatmap, TuneParams, TuneReport, TuneSpace, TuneTrial } from '../../shared/eval'
 import { RecallscopeError } from '../../shared/result'
-import { effectiveMode, estimateTokensFromLength, isOrderMode, recencyOf, rerank } from '../../shared/scoring'
+import { effectiveMode, estimateTokensFromLength, inPool, isOrderMode, recencyOf, rerank } from '../../shared/scoring'
 import { FEATURE_NAMES, type FeatureName, type RecallConfig } from '../../shared/types'
 import { caseConfig, canReuse, scoreGathered, type GatheredCase } from './replay'
 
@@ -63,18 +63,9 @@ export function compileCase(g: GatheredCase, config: RecallConfig, k: number): C
   const mode = effectiveMode(cfg, { dense: g.arms.dense.ran, lexical: g.arms.lexical.ran })
   const judged = compileJudgment(g.case, k)
   const p = cfg.candidatePool
-  const pool = g.candidates.filter((c) => {
-    switch (mode) {
-      case 'dense':
-        return c.denseRank !== null && c.denseRank <= p
-      case 'lexical':
-        return c.lexicalRank !== null && c.lexicalRank <= p
-      case 'hybrid':
-        return (c.denseRank !== null && c.denseRank <= p) || (c.lexicalRank !== null && c.lexicalRank <= p)
-      default:
-        return false
-    }
-  })
+  // Only score-ordered modes compile; the others fall back to rerank below.
+  const scored = mode === 'dense' || mode === 'lexical' || mode === 'hybrid'
+  const pool = scored ? g.candidates.filter((c) => inPool(c, mode, p)) : []
   const fallback = isOrderMode(mode) || mode === 'none' || g.candidates.some((c) => c.group === 'blend' || c.excluded) || (cfg.scope.excludeIds?.length ?? 0) > 0
   // rerank normalises over the whole pool (before minSimilarity): do the same for the static features.
   const norm = cfg.normalize === 'minmax'

@@ -5,6 +5,7 @@
  * Deterministic: the same seed gives the same bytes of content on every machine.
  * `memories` scales it (1,000,000 works; sessions grow with it).
  */
+import { mulberry32 } from '../../shared/random'
 import { hashEmbed, HASHING_MODEL } from '../embed/hashing'
 import { addDemoEvents } from '../recall/demoEvents'
 import { writeDemoCases } from '../eval/demoCases'
@@ -65,17 +66,6 @@ export interface DemoSession {
 export const DEMO_END = Date.UTC(2026, 9, 31, 18, 0, 0)
 const DAY = 86_400_000
 
-/** mulberry32: tiny, fast, seedable PRNG. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 interface Topic {
   name: string

@@ -26,7 +26,7 @@
  * A found value is then rounded to a readable one (3 decimals, else 4, away from
  * the current value) when that still injects the memory.
  */
-import { rerank } from '../../shared/scoring'
+import { inPool, rerank } from '../../shared/scoring'
 import { KNOBS, type KnobChange, type KnobName, type KnobResult } from '../../shared/trace'
 import type { CandidateRaw, EffectiveMode, FeatureName, RecallConfig } from '../../shared/types'
 
@@ -109,24 +109,6 @@ export function normalizedChange(k: KnobName, from: number | null, to: number): 
   return Math.abs(Math.log(b / a)) / Math.log(s.hi / s.lo)
 }
 
-/** Same pool rule as scoring.ts (rows an arm of the mode ranked within the pool). */
-export function inPool(c: CandidateRaw, mode: EffectiveMode, p: number): boolean {
-  switch (mode) {
-    case 'dense':
-      return c.denseRank !== null && c.denseRank <= p
-    case 'lexical':
-      return c.lexicalRank !== null && c.lexicalRank <= p
-    case 'hybrid':
-      return (c.denseRank !== null && c.denseRank <= p) || (c.lexicalRank !== null && c.lexicalRank <= p)
-    case 'recency':
-      return c.recencyRank !== null && c.recencyRank <= p
-    case 'session':
-    case 'keyword':
-      return c.orderKey !== undefined && c.orderKey <= p
-    case 'none':
-      return false
-  }
-}
 
 /** The smallest candidatePool that puts a candidate in the pool under a mode (null: no arm of the mode ranked it). */
 export function poolNeeded(c: CandidateRaw, mode: EffectiveMode): number | null {

@@ -15,54 +15,11 @@ import { migrate } from '../open'
 import { WORKSPACE_MIGRATIONS } from '../schema'
 import { CanonicalWriter } from '../write'
 
-/** One thing an importer could not take across as-is. */
-export interface ImportIssue {
-  /** skipped = left out of the output; repaired = written after a documented fix */
-  action: 'skipped' | 'repaired'
-  /** Short, stable text; issues are grouped by it. */
-  reason: string
-  /** 1-based line of a JSONL input */
-  line?: number
-  /** source table (Engram) */
-  table?: string
-  /** memory / session / conversation id */
-  id?: string
-  /** LoCoMo QA item: `${sample_id}#${index}` */
-  qa?: string
-  /** the evidence id as written in the input */
-  evidence?: string
-  /** LoCoMo session key, e.g. `session_20` */
-  session?: string
-  /** the offending value or the fix applied */
-  detail?: string
-}
+/** The report types live in the shared contract: an import job's result crosses IPC as-is. */
+export type { ImportIssue, ImportReport } from '../../../shared/contract'
+import type { ImportIssue, ImportReport } from '../../../shared/contract'
 
-export interface ImportReport {
-  importer: string
-  input: string
-  /** the canonical DB written */
-  output: string
-  /** the output's workspace DB when the importer wrote one (LoCoMo eval cases) */
-  workspace: string | null
-  /** detected input layout (Engram: engram-v0.2 / engram-v0.5 / engram-v1) */
-  layout: string | null
-  written: { memories: number; sessions: number; embeddings: number; evalCases: number }
-  /** vectors written per model (after wrong-dimension pruning) */
-  models: { model: string; ownerType: 'memory' | 'session'; dim: number; count: number }[]
-  /** total skipped items (all of them, not only the listed ones) */
-  skipped: number
-  /** total repaired items */
-  repaired: number
-  /** every reason with its total count, most frequent first */
-  reasons: { action: ImportIssue['action']; reason: string; count: number }[]
-  /** the first `maxIssues` issues in input order */
-  issues: ImportIssue[]
-  /** true when `issues` is capped */
-  issuesTruncated: boolean
-  /** facts worth knowing that are not problems (e.g. rows without an embedding) */
-  notes: string[]
-  tookMs: number
-}
+
 
 export interface ImportOptions {
   /** input file */

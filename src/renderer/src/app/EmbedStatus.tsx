@@ -3,7 +3,8 @@
  * the model pulled, will recall run degraded (lexical arm only)? Click to pick
  * the embedder (models from Ollama's /api/tags) and the server address.
  */
-import { useEffect, useRef, useState } from 'react'
+import { useEffect, useState } from 'react'
+import { usePopover } from '../lib/usePopover'
 import type { EmbedStatus as Status } from '../../../shared/contract'
 import { call } from '../lib/api'
 import { useAsync } from '../lib/useAsync'
@@ -18,7 +19,7 @@ const STATE_TEXT: Record<Status['state'], string> = {
 const STATE_CLASS: Record<Status['state'], string> = { ok: 'ok', lexical: 'accent', off: '', unavailable: 'danger' }
 
 export function EmbedStatus({ dbVersion }: { dbVersion: number }) {
-  const [open, setOpen] = useState(false)
+  const { open, setOpen, ref } = usePopover()
   const [tick, setTick] = useState(0)
   const status = useAsync(() => call('embed.status', {}), [dbVersion, tick])
   // Re-check every 30 s: a model server may come up or go down while the app is open.
@@ -27,13 +28,6 @@ export function EmbedStatus({ dbVersion }: { dbVersion: number }) {
     return () => clearInterval(t)
   }, [])
   const s = status.data
-  const ref = useRef<HTMLDivElement>(null)
-  useEffect(() => {
-    if (!open) return
-    const close = (e: MouseEvent) => ref.current && !ref.current.contains(e.target as Node) && setOpen(false)
-    document.addEventListener('mousedown', close)
-    return () => document.removeEventListener('mousedown', close)
-  }, [open])
   return (
     <div className="embedstatus" ref={ref}>
       <button

@@ -3,7 +3,8 @@
  * indicator with a progress bar per job and Cancel. Progress arrives as events
  * (IPC in the desktop app, a server-sent stream in browser mode).
  */
-import { useEffect, useRef, useState } from 'react'
+import { useEffect, useState } from 'react'
+import { usePopover } from '../lib/usePopover'
 import type { JobProgress } from '../../../shared/api'
 import { bridge, call } from '../lib/api'
 
@@ -51,14 +52,7 @@ export function JobBar({ job, onCancel }: { job: JobProgress; onCancel?: () => v
 
 export function JobsIndicator() {
   const jobs = useJobs()
-  const [open, setOpen] = useState(false)
-  const ref = useRef<HTMLDivElement>(null)
-  useEffect(() => {
-    if (!open) return
-    const close = (e: MouseEvent) => ref.current && !ref.current.contains(e.target as Node) && setOpen(false)
-    document.addEventListener('mousedown', close)
-    return () => document.removeEventListener('mousedown', close)
-  }, [open])
+  const { open, setOpen, ref } = usePopover()
   const running = jobs.filter((j) => j.state === 'running')
   if (jobs.length === 0) return null
   const cur = running[0]

@@ -33,3 +33,12 @@ export function fmtAge(ms: number, now: number): string {
   const v = Math.round(abs / (unit[0] as number))
   return d >= 0 ? `${v} ${unit[1]} ago` : `in ${v} ${unit[1]}`
 }
+
+/**
+ * The clock to explore a DB at: just after its newest memory when that is more
+ * than a day old (an export, the demo — recency against today's clock would be
+ * ~0 for everything), else null (the real clock).
+ */
+export function staleDbNow(newest: number | undefined, clock = Date.now()): number | null {
+  return newest !== undefined && clock - newest > 86_400_000 ? newest + 60_000 : null
+}

@@ -9,7 +9,7 @@ import type { RecallScope } from '../../../../shared/types'
 import { partialConfigSchema, type PartialRecallConfig } from '../../../../shared/config'
 import { call } from '../../lib/api'
 import { useAsync } from '../../lib/useAsync'
-import { fmtDate } from '../../lib/format'
+import { fmtDate, staleDbNow } from '../../lib/format'
 import { useApp } from '../../app/context'
 import { presetOptions } from '../recall/RecallView'
 import './compare.css'
@@ -62,8 +62,7 @@ export function CompareView() {
     setBusy(true)
     try {
       // Same clock as the playground: a DB whose last write is in the past is compared at that time.
-      const max = facets.data?.timeRange?.max
-      const now = max !== undefined && Date.now() - max > 86_400_000 ? max + 60_000 : undefined
+      const now = staleDbNow(facets.data?.timeRange?.max) ?? undefined
       setResult(await call('recall.compare', { query, runs, now }))
     } catch (e) {
       setError((e as Error).message)

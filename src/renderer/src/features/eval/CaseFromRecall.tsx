@@ -9,6 +9,14 @@ import type { EvalCaseRow } from '../../../../shared/eval'
 import type { Cue } from '../../../../shared/types'
 import { call } from '../../lib/api'
 
+/** "a, b ,c" → ['a', 'b', 'c'] (the tag fields of the case editors). */
+export function parseTags(text: string): string[] {
+  return text
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean)
+}
+
 export const GRADE_LABELS = ['not relevant', 'useful', 'important', 'essential'] as const
 
 /** A list of memories, each with a 0–3 grade picker. */
@@ -127,10 +135,7 @@ export function CaseDialog(props: CaseFromRecallProps & { onClose: () => void; o
           now,
           relevant: expectEmpty ? [] : relevant,
           expectEmpty,
-          tags: tags
-            .split(',')
-            .map((t) => t.trim())
-            .filter(Boolean),
+          tags: parseTags(tags),
           ...(split === 'auto' ? {} : { split }),
         },
       })

@@ -9,7 +9,7 @@ import { call } from '../../lib/api'
 import { useAsync } from '../../lib/useAsync'
 import { fmtDate } from '../../lib/format'
 import { DataTable, type Columns } from '../../components/DataTable'
-import { GradeList } from './CaseFromRecall'
+import { GradeList, parseTags } from './CaseFromRecall'
 import { parseOverrides, type EvalSettings } from './settings'
 
 export function downloadText(name: string, text: string, type = 'application/x-ndjson') {
@@ -298,10 +298,7 @@ export function CaseEditor({ initial, settings, onSaved, onDeleted, onCancel }: 
           now: now ?? defaultNow,
           relevant: expectEmpty ? [] : gradedIds.map((id) => ({ id, grade: grades[id] })),
           expectEmpty,
-          tags: tags
-            .split(',')
-            .map((t) => t.trim())
-            .filter(Boolean),
+          tags: parseTags(tags),
           ...(split === 'auto' ? {} : { split }),
         },
       })

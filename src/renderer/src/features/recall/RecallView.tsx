@@ -9,13 +9,13 @@ import type { RecallConfig } from '../../../../shared/types'
 import { mergeConfig, partialConfigSchema } from '../../../../shared/config'
 import { call } from '../../lib/api'
 import { useAsync } from '../../lib/useAsync'
-import { fmtDate, fmtNum } from '../../lib/format'
+import { fmtDate, fmtNum, staleDbNow } from '../../lib/format'
 import { useApp } from '../../app/context'
 import { ConfigPanel } from './ConfigPanel'
 import { ContextPreview } from './ContextPreview'
 import { ResultsList, toRows, GATE_TEXT, FEATURE_COLORS } from './ResultsList'
 import { useRecall, type RecallRequest } from './useRecall'
-import { RequestPanel } from './RequestPanel'
+import { RequestPanel, type RequestEditing } from './RequestPanel'
 import { CaseFromRecallButton } from '../eval/CaseFromRecall'
 import './recall.css'
 
@@ -76,10 +76,10 @@ export function RecallView() {
   const facets = useAsync(() => call('memories.facets', {}), [])
   const [autoNow, setAutoNow] = useState(false)
   useEffect(() => {
-    const max = facets.data?.timeRange?.max
-    if (max !== undefined && req.now === null && !autoNow && Date.now() - max > 86_400_000) {
+    const stale = staleDbNow(facets.data?.timeRange?.max)
+    if (stale !== null && req.now === null && !autoNow) {
       setAutoNow(true)
-      setReq((r) => ({ ...r, now: max + 60_000 }))
+      setReq((r) => ({ ...r, now: stale }))
     }
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [facets.data])
@@ -97,15 +97,7 @@ export function RecallView() {
   return <Playground {...{ req, setReq, config, setConfig, options, choosePreset, live, setLive, selected, setSelected, navigate, timeTravelNote }} />
 }
 
-interface PlaygroundProps {
-  req: RecallRequest
-  setReq: (f: (r: RecallRequest) => RecallRequest) => void
-  config: RecallConfig
-  setConfig: (c: RecallConfig) => void
-  options: PresetOption[]
-  choosePreset: (v: string) => void
-  live: boolean
-  setLive: (v: boolean) => void
+interface PlaygroundProps extends RequestEditing {
   selected: string | null
   setSelected: (id: string | null) => void
   navigate: ReturnType<typeof useApp>['navigate']

@@ -19,6 +19,18 @@ function fromLocalInput(s: string): number | null {
   return Number.isNaN(t) ? null : t
 }
 
+/** What the playground hands its editing panels. */
+export interface RequestEditing {
+  req: RecallRequest
+  setReq: (f: (r: RecallRequest) => RecallRequest) => void
+  config: RecallConfig
+  setConfig: (c: RecallConfig) => void
+  options: PresetOption[]
+  choosePreset: (v: string) => void
+  live: boolean
+  setLive: (v: boolean) => void
+}
+
 export function RequestPanel({
   req,
   setReq,
@@ -29,17 +41,7 @@ export function RequestPanel({
   live,
   setLive,
   onRun,
-}: {
-  req: RecallRequest
-  setReq: (f: (r: RecallRequest) => RecallRequest) => void
-  config: RecallConfig
-  setConfig: (c: RecallConfig) => void
-  options: PresetOption[]
-  choosePreset: (v: string) => void
-  live: boolean
-  setLive: (v: boolean) => void
-  onRun: () => void
-}) {
+}: RequestEditing & { onRun: () => void }) {
   const facets = useAsync(() => call('memories.facets', {}), [])
   const scope = config.scope
   const sessions = useAsync(

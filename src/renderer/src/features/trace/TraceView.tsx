@@ -13,7 +13,7 @@ import { partialConfigSchema, type PartialRecallConfig } from '../../../../share
 import type { TraceEventDetail, TraceReplay } from '../../../../shared/trace'
 import { call } from '../../lib/api'
 import { useAsync } from '../../lib/useAsync'
-import { fmtDate, fmtNum } from '../../lib/format'
+import { fmtDate, fmtNum, staleDbNow } from '../../lib/format'
 import { useApp } from '../../app/context'
 import { DriversPanel } from './DriversPanel'
 import { EventLog, PresetTag, type LogFilters } from './EventLog'
@@ -117,10 +117,8 @@ function AdhocHeader({ q }: { q: { query: string; preset?: string; now?: number 
 function useToday(): { now: number; stale: boolean } {
   const facets = useAsync(() => call('memories.facets', {}), [])
   return useMemo(() => {
-    const max = facets.data?.timeRange?.max
-    const clock = Date.now()
-    if (max !== undefined && clock - max > 86_400_000) return { now: max + 60_000, stale: true }
-    return { now: clock, stale: false }
+    const stale = staleDbNow(facets.data?.timeRange?.max)
+    return stale !== null ? { now: stale, stale: true } : { now: Date.now(), stale: false }
   }, [facets.data])
 }
 
