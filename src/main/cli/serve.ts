@@ -1,3 +1,4 @@
+import fs from 'node:fs'
 import { App } from '../api/app'
 import { createHandlers } from '../api/handlers'
 import { createDispatcher } from '../api/register'
@@ -13,6 +14,8 @@ export const serveCommand: Command = {
   options: { db: { type: 'string' }, demo: { type: 'boolean' }, port: { type: 'string' }, token: { type: 'string' }, workspace: { type: 'string' } },
   async run(ctx) {
     const app = new App({ mode: 'browser', version: appVersion() })
+    if (ctx.values.demo && typeof ctx.values.db !== 'string' && !fs.existsSync(app.demoPath) && !ctx.json)
+      ctx.io.err(`recallscope: generating the demo database in ${app.demoPath} (first run only, a few seconds)…`)
     const db = typeof ctx.values.db === 'string' ? ctx.values.db : ctx.values.demo ? ensureDemo(app.demoPath) : undefined
     if (db) app.open(db, { workspacePath: typeof ctx.values.workspace === 'string' ? ctx.values.workspace : undefined })
     const dispatch = createDispatcher(createHandlers(app), { onError: (ch, e) => ctx.io.err(`[${ch}] ${(e as Error)?.stack ?? e}`) })

@@ -155,7 +155,7 @@ export function ResultsList({ rows, units, config, changes, selectedId, onSelect
                     </span>
                   )}
                   {changes.get(r.id)?.after === null && <span className="gate">was #{changes.get(r.id)!.before}</span>}
-                  <span className="pill-kind">{u?.kind ?? u?.role ?? 'unit'}</span>
+                  <span className="pill-kind">{u?.kind ?? u?.role ?? (u && u.sessionId === u.id ? 'session' : 'unit')}</span>
                   <span>{r.tokens} tok</span>
                   <span className="mono">{r.id}</span>
                 </div>
