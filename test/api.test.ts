@@ -63,6 +63,7 @@ describe('the channel list', () => {
         'recall.ages',
         'recall.compare',
         'recall.presets',
+        'recall.refresh',
         'recall.run',
         'runs.compare',
         'runs.delete',

@@ -180,3 +180,40 @@ describe('malformed rows', () => {
     }
   })
 })
+
+describe('write mode', () => {
+  it('refreshOnRecall writes last_used_at only in write mode; read-only refuses and the bytes stay the same', async () => {
+    const db = path.join(t.dir, 'write.db')
+    generateDemo({ out: db, memories: 300, events: false })
+    const before = sha256File(db)
+    const app = new App({ mode: 'browser', dataDir: path.join(t.dir, 'home-w') })
+    const call = createDispatcher(createHandlers(app))
+    const open = (await call('store.open', { path: db })) as { ok: boolean }
+    expect(open.ok).toBe(true)
+    const trace = (await call('recall.run', { query: 'deploy the tier migration', preset: 'fieldguide', config: { floor: null } })) as { ok: true; data: { refreshed: string[]; now: number } }
+    expect(trace.ok).toBe(true)
+    const ids = trace.data.refreshed
+    expect(ids.length).toBe(5) // fieldguide: top 5, refresh on recall
+    const refused = await call('recall.refresh', { ids, now: trace.data.now })
+    expect(refused).toMatchObject({ ok: false, error: { code: 'READ_ONLY' } })
+    expect(sha256File(db)).toBe(before)
+
+    await call('store.open', { path: db, write: true })
+    const direct = new Database(db, { readonly: true })
+    const useBefore = new Map(direct.prepare(`SELECT id, use_count FROM memories WHERE id IN (${ids.map(() => '?').join(',')})`).all(...ids).map((r: any) => [r.id, r.use_count]))
+    direct.close()
+    const at = Date.UTC(2026, 10, 1, 12)
+    const wrote = await call('recall.refresh', { ids, now: at })
+    expect(wrote).toEqual({ ok: true, data: { updated: 5 } })
+    app.close()
+    const after = new Database(db, { readonly: true })
+    const rows = after.prepare(`SELECT id, last_used_at, use_count FROM memories WHERE id IN (${ids.map(() => '?').join(',')})`).all(...ids) as { id: string; last_used_at: number; use_count: number }[]
+    const untouched = after.prepare(`SELECT count(*) FROM memories WHERE last_used_at = ? AND id NOT IN (${ids.map(() => '?').join(',')})`).pluck().get(at, ...ids)
+    after.close()
+    for (const r of rows) {
+      expect(r.last_used_at).toBe(at)
+      expect(r.use_count).toBe((useBefore.get(r.id) ?? 0) + 1)
+    }
+    expect(untouched).toBe(0)
+  })
+})

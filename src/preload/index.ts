@@ -54,6 +54,7 @@ const api = {
   'recall.presets': (input) => ipcRenderer.invoke('recall.presets', input),
   'recall.compare': (input) => ipcRenderer.invoke('recall.compare', input),
   'recall.ages': (input) => ipcRenderer.invoke('recall.ages', input),
+  'recall.refresh': (input) => ipcRenderer.invoke('recall.refresh', input),
 
   // --- trace ---------------------------------------------------------------
   'trace.event': (input) => ipcRenderer.invoke('trace.event', input),

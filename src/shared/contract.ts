@@ -541,6 +541,14 @@ export const contract = {
     }),
     output: out<RecallCompare>(),
   },
+  /**
+   * Write mode only: apply refreshOnRecall for real — `last_used_at = now` (and use_count + 1)
+   * for the given memories. A read-only DB answers READ_ONLY and is not touched.
+   */
+  'recall.refresh': {
+    input: z.strictObject({ ids: z.array(id).min(1).max(10_000), now: ms }),
+    output: out<{ updated: number }>(),
+  },
   /** Histogram of memory ages in a scope at `now` (from last use or creation), for the decay curve. */
   'recall.ages': {
     input: z.strictObject({

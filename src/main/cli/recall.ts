@@ -11,7 +11,7 @@ import { requireString, type CliContext, type Command } from './index'
 const USAGE = [
   'recallscope recall --db FILE --query TEXT [--cue JSON|FILE] [--preset NAME] [--config FILE] [--set key=value]…',
   '         [--now ISO|ms] [--agent ID] [--user ID] [--session ID] [--tenant ID]',
-  '         [--embedder hashing|none|ollama:MODEL|openai:MODEL] [--query-vector FILE|JSON] [--workspace FILE] [--json]',
+  '         [--embedder hashing|none|ollama:MODEL|openai:MODEL] [--query-vector FILE|JSON] [--workspace FILE] [--write] [--json]',
   '       recallscope recall --preset [NAME]      list the presets (or show one as JSON)',
 ].join('\n')
 
@@ -38,6 +38,7 @@ export const recallCommand: Command = {
     'ollama-host': { type: 'string' },
     'openai-base-url': { type: 'string' },
     workspace: { type: 'string' },
+    write: { type: 'boolean' },
   },
   async run(ctx) {
     const v = ctx.values
@@ -53,7 +54,8 @@ export const recallCommand: Command = {
     const cue = v.cue === undefined ? null : readCue(String(v.cue))
     const configFile = typeof v.config === 'string' ? readJsonFile(v.config, '--config') : undefined
     const now = parseNow(typeof v.now === 'string' ? v.now : undefined, Date.now())
-    const store = Store.open({ path: db, workspacePath: typeof v.workspace === 'string' ? v.workspace : undefined })
+    // --write: the one case where recall touches the agent DB (refreshOnRecall for real).
+    const store = Store.open({ path: db, workspacePath: typeof v.workspace === 'string' ? v.workspace : undefined, write: v.write === true })
     try {
       const trace = await recallFromRequest(store, {
         preset: presetName,
@@ -67,6 +69,10 @@ export const recallCommand: Command = {
         embedderOptions: { ollamaHost: str(v['ollama-host']), openaiBaseUrl: str(v['openai-base-url']) },
         queryVector: typeof v['query-vector'] === 'string' ? parseQueryVector(v['query-vector']) : null,
       })
+      if (v.write === true && trace.refreshed.length) {
+        const { updated } = store.applyRefresh(trace.refreshed, trace.now)
+        if (!ctx.json) ctx.io.err(`--write: last_used_at = ${new Date(trace.now).toISOString()} written for ${updated} memories`)
+      }
       ctx.io.out(ctx.json ? JSON.stringify(trace) : formatTrace(trace))
       return 0
     } finally {

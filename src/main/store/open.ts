@@ -658,6 +658,25 @@ export class Store {
     return this.cappedCount(`FROM (${this.memSqlFor(f)}) m WHERE ${where.sql}`, where.params)
   }
 
+  /**
+   * Write mode only: what refreshOnRecall means for real (seed 003: recalled
+   * memories get `last_used_at = now`, and their use count goes up). Throws
+   * READ_ONLY on a read-only store; BAD_INPUT for a layout with no `last_used_at`.
+   */
+  applyRefresh(ids: string[], now: number): { updated: number } {
+    if (this.readOnly) throw new RecallscopeError('READ_ONLY', 'The agent DB is open read-only: reopen it in write mode to write last_used_at')
+    if (this.source.layout !== 'canonical') throw new RecallscopeError('BAD_INPUT', `${this.source.layout} files have no last_used_at column to refresh`)
+    const cols = readTables(this.db).get('memories')
+    if (!cols?.has('last_used_at')) throw new RecallscopeError('BAD_INPUT', 'This DB has no memories.last_used_at column to refresh')
+    const useCount = cols.has('use_count') ? ', use_count = coalesce(use_count, 0) + 1' : ''
+    const st = this.db.prepare(`UPDATE memories SET last_used_at = @now${useCount} WHERE id IN (SELECT value FROM json_each(@ids))`)
+    let updated = 0
+    this.db.transaction(() => {
+      for (const chunk of chunks([...new Set(ids)], 5000)) updated += st.run({ now: Math.round(now), ids: JSON.stringify(chunk) }).changes
+    })()
+    return { updated }
+  }
+
   // -------------------------------------------------------------------------
   // Vectors
   // -------------------------------------------------------------------------

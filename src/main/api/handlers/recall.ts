@@ -15,7 +15,7 @@ import { prepareVector, runRecallSync } from '../../recall/engine'
 import { ageHistogram } from '../../recall/queries'
 import { buildConfig, checkRequirements, defaultEmbedderSpec, recallFromRequest } from '../../recall/request'
 
-type RecallChannels = 'recall.run' | 'recall.presets' | 'recall.compare' | 'recall.ages'
+type RecallChannels = 'recall.run' | 'recall.presets' | 'recall.compare' | 'recall.ages' | 'recall.refresh'
 
 export function recallHandlers(app: App): Pick<Handlers, RecallChannels> {
   const embedderOptions = () => {
@@ -65,6 +65,7 @@ export function recallHandlers(app: App): Pick<Handlers, RecallChannels> {
         for (let b = a + 1; b < lists.length; b++) overlap.push({ a, b, jaccard: jaccard(lists[a], lists[b]), rbo: rbo(lists[a], lists[b], i.rboP) })
       return { now, runs, overlap, ranks: rankTable(lists) }
     },
+    'recall.refresh': (i) => app.requireStore().applyRefresh(i.ids, i.now),
     'recall.ages': (i) => {
       const store = app.requireStore()
       return ageHistogram(store, { tiers: ['working', 'long_term'], ...i.scope }, i.now ?? Date.now(), i.from, i.bins)

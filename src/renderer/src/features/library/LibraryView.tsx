@@ -11,6 +11,7 @@ import { JobBar, useJobs } from '../../app/Jobs'
 export function LibraryView() {
   const { db, setDb, navigate, dbVersion } = useApp()
   const [path, setPath] = useState('')
+  const [write, setWrite] = useState(false)
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<string | null>(null)
   const recent = useAsync(() => call('store.recent', {}), [dbVersion])
@@ -37,7 +38,7 @@ export function LibraryView() {
             className="row"
             onSubmit={(e) => {
               e.preventDefault()
-              if (path.trim()) void open(() => call('store.open', { path: path.trim() }))
+              if (path.trim()) void open(() => call('store.open', { path: path.trim(), write }))
             }}
           >
             <input
@@ -58,15 +59,19 @@ export function LibraryView() {
                 disabled={busy}
                 onClick={async () => {
                   const picked = await call('store.pick', {}).catch(() => null)
-                  if (picked?.path) void open(() => call('store.open', { path: picked.path! }))
+                  if (picked?.path) void open(() => call('store.open', { path: picked.path!, write }))
                 }}
               >
                 Browse…
               </button>
             )}
           </form>
+          <label className="toggle" title="Write mode lets the Recall screen write refreshOnRecall's last_used_at to the agent DB. Everything else stays read-only.">
+            <input type="checkbox" checked={write} onChange={(e) => setWrite(e.target.checked)} /> write mode (allow writing last_used_at on refresh-on-recall)
+          </label>
+          {write && <div className="notice small">Write mode: the agent DB can be changed (only by “Write refresh” in Recall). Leave it off to inspect safely.</div>}
           <p className="muted small">
-            Opened read-only: recallscope never writes to the agent's DB. Its own state (eval cases, runs, caches, the search index when the DB
+            Opened read-only unless write mode is on: recallscope never writes to the agent's DB on its own. Its own state (eval cases, runs, caches, the search index when the DB
             has none) lives in a workspace file beside it.
           </p>
           <div className="row">

@@ -104,6 +104,38 @@ interface PlaygroundProps extends RequestEditing {
   timeTravelNote: string | null
 }
 
+/** refreshOnRecall: simulated in the trace; written only in write mode, on request. */
+function RefreshBox({ ids, now }: { ids: string[]; now: number }) {
+  const { db } = useApp()
+  const [msg, setMsg] = useState<string | null>(null)
+  return (
+    <section className="refresh small" aria-label="Refresh on recall">
+      <div>
+        refreshOnRecall: {ids.length} memor{ids.length === 1 ? 'y' : 'ies'} would get last_used_at = {fmtDate(now)} UTC
+        {db?.readOnly ? ' (simulated: the DB is open read-only).' : '.'}
+      </div>
+      {db && !db.readOnly && (
+        <div className="row">
+          <button
+            className="btn small"
+            onClick={async () => {
+              try {
+                const r = await call('recall.refresh', { ids, now })
+                setMsg(`Wrote last_used_at for ${r.updated} memories.`)
+              } catch (e) {
+                setMsg((e as Error).message)
+              }
+            }}
+          >
+            Write refresh to the agent DB
+          </button>
+          {msg && <span role="status">{msg}</span>}
+        </div>
+      )}
+    </section>
+  )
+}
+
 function Playground({ req, setReq, config, setConfig, options, choosePreset, live, setLive, selected, setSelected, navigate, timeTravelNote }: PlaygroundProps) {
   const r = useRecall(req, config, { auto: live })
   const trace = r.trace
@@ -198,6 +230,7 @@ function Playground({ req, setReq, config, setConfig, options, choosePreset, liv
 
       <aside className="recall-right" aria-label="Context and detail">
         {view && <ContextPreview text={view.context} tokens={view.contextTokens} budget={config.tokenBudget} template={config.template} />}
+        {view && trace && view.refreshed.length > 0 && <RefreshBox ids={view.refreshed} now={trace.now} />}
         {sel && (
           <section className="cand" aria-label="Candidate detail">
             <div className="sec-head">
