@@ -158,7 +158,7 @@ export class App {
   openInfo(tookMs = 0): OpenInfo | null {
     const s = this.current
     if (!s) return null
-    const memories = s.db.prepare(`SELECT count(*) FROM (${s.source.memories})`).pluck().get() as number
+    const memories = s.db.prepare(`SELECT count(*) FROM (${s.source.memoriesLite})`).pluck().get() as number
     const sessions = s.db.prepare(`SELECT count(*) FROM (${s.source.sessions})`).pluck().get() as number
     return { path: s.path, layout: s.source.layout, readOnly: s.readOnly, workspacePath: s.workspacePath, memories, sessions, tookMs }
   }

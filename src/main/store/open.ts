@@ -484,7 +484,11 @@ export class Store {
     const limit = clampLimit(q.limit)
     const offset = Math.max(0, q.offset ?? 0)
     const dir = q.dir === 'asc' ? 'ASC' : 'DESC'
-    const order = q.sort === 'memory_count' ? `memory_count ${dir}, s._rid ${dir}` : `s.started_at IS NULL, s.started_at ${dir}, s._rid ${dir}`
+    const order =
+      q.sort === 'memory_count'
+        ? `memory_count ${dir}, s._rid ${dir}`
+        : // DESC puts NULLs last already, so the started_at index serves the default sort (and the count subquery runs per page row only).
+          `s.started_at ${dir}${dir === 'ASC' ? ' NULLS LAST' : ''}, s._rid ${dir}`
     const rows = this.db
       .prepare(
         `SELECT s.*, (SELECT count(*) FROM (${this.source.memoriesLite}) m WHERE m.session_id = s.id) AS memory_count
@@ -559,11 +563,17 @@ export class Store {
         .all(params) as Record<string, unknown>[]
       count = this.cappedCount(from(this.memSqlFor(q)), params)
     } else {
-      const from = `FROM (${this.memSql}) m WHERE ${where.sql}`
-      rows = this.db
-        .prepare(`SELECT m.* ${from} ORDER BY ${memoryOrder(sort, dir, false)} LIMIT ${limit} OFFSET ${offset}`)
-        .all(where.params) as Record<string, unknown>[]
-      count = this.cappedCount(`FROM (${this.memSqlFor(q)}) m WHERE ${where.sql}`, where.params)
+      const lite = `FROM (${this.memSqlFor(q)}) m WHERE ${where.sql}`
+      const order = memoryOrder(sort, dir, false)
+      // Deferred join: find the page's row keys on the lean source (an index walk, even deep
+      // into the list), then read just those rows with their session's tenant.
+      const keys = this.db.prepare(`SELECT m._rid ${lite} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`).pluck().all(where.params) as number[]
+      const byRid = new Map<number, Record<string, unknown>>()
+      if (keys.length)
+        for (const r of this.db.prepare(`SELECT m.* FROM (${this.memSql}) m WHERE m._rid IN (SELECT value FROM json_each(?))`).all(JSON.stringify(keys)) as Record<string, unknown>[])
+          byRid.set(Number(r._rid), r)
+      rows = keys.map((k) => byRid.get(k)).filter((r): r is Record<string, unknown> => r !== undefined)
+      count = this.cappedCount(lite, where.params)
     }
     const embedded = this.idsWithEmbedding(rows.map((r) => String(r.id)))
     const out = rows.map((r) => {

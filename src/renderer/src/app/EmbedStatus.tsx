@@ -21,7 +21,13 @@ const STATE_CLASS: Record<Status['state'], string> = { ok: 'ok', lexical: 'accen
 export function EmbedStatus({ dbVersion }: { dbVersion: number }) {
   const { open, setOpen, ref } = usePopover()
   const [tick, setTick] = useState(0)
-  const status = useAsync(() => call('embed.status', {}), [dbVersion, tick])
+  // The status (a server round trip) waits a moment: the first page of memories goes first.
+  const [ready, setReady] = useState(false)
+  useEffect(() => {
+    const t = setTimeout(() => setReady(true), 600)
+    return () => clearTimeout(t)
+  }, [])
+  const status = useAsync(() => call('embed.status', {}), [dbVersion, tick], { enabled: ready })
   // Re-check every 30 s: a model server may come up or go down while the app is open.
   useEffect(() => {
     const t = setInterval(() => setTick((x) => x + 1), 30_000)
