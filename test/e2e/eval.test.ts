@@ -4,34 +4,23 @@
  * the two runs, run a short tune and apply its config (a third run appears).
  */
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { chromiumPath, openBrowser, rendererBuilt, serve, shot, type Served } from './harness'
+import { describe, expect, it } from 'vitest'
+import { chromiumPath, openBrowser, rendererBuilt, servedDb, shot } from './harness'
 import { demoWithCases } from '../../src/main/eval/testFixture'
-import { sha256File, tmpDir } from '../helpers/tmp'
+import { sha256File } from '../helpers/tmp'
 
 const ready = chromiumPath() && rendererBuilt()
 if (!ready) console.warn('e2e skipped: needs /usr/bin/chromium (apt-get install -y chromium) and a built renderer (npm run build)')
 
 describe.skipIf(!ready)('evaluate: cases, runs, compare, tune', () => {
-  let t: ReturnType<typeof tmpDir>
-  let db: string
-  let srv: Served
-  let before: string
-  beforeAll(async () => {
-    t = tmpDir()
-    const f = demoWithCases(t.dir, { memories: 1200, cases: 40 })
-    db = f.db
-    f.store.close()
-    before = sha256File(db)
-    srv = await serve(['--db', db])
-  })
-  afterAll(async () => {
-    await srv?.stop()
-    t?.cleanup()
+  const f = servedDb((dir) => {
+    const fx = demoWithCases(dir, { memories: 1200, cases: 40 })
+    fx.store.close()
+    return fx.db
   })
 
   it('creates a case from a recall, runs and compares evals, tunes and applies the config', async () => {
-    const b = await openBrowser(srv.url)
+    const b = await openBrowser(f.srv.url)
     const { page } = b
     try {
       await page.getByRole('button', { name: 'Evaluate' }).click()
@@ -104,6 +93,6 @@ describe.skipIf(!ready)('evaluate: cases, runs, compare, tune', () => {
     } finally {
       await b.close()
     }
-    expect(sha256File(db)).toBe(before)
+    expect(sha256File(f.db)).toBe(f.before)
   })
 })

@@ -1,32 +1,18 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { chromiumPath, openBrowser, rendererBuilt, serve, shot, type Served } from './harness'
+import { describe, expect, it } from 'vitest'
+import { chromiumPath, openBrowser, rendererBuilt, servedDb, shot } from './harness'
 import { generateDemo } from '../../src/main/store/demo'
-import { sha256File, tmpDir } from '../helpers/tmp'
+import { sha256File } from '../helpers/tmp'
 
 const ready = chromiumPath() && rendererBuilt()
 if (!ready) console.warn('e2e skipped: needs /usr/bin/chromium (apt-get install -y chromium) and a built renderer (npm run build)')
 
 describe.skipIf(!ready)('foundation: browser mode on the demo DB', () => {
-  let t: ReturnType<typeof tmpDir>
-  let db: string
-  let srv: Served
-  let before: string
-  beforeAll(async () => {
-    t = tmpDir()
-    db = path.join(t.dir, 'demo.db')
-    generateDemo({ out: db, memories: 2000 })
-    before = sha256File(db)
-    srv = await serve(['--db', db])
-  })
-  afterAll(async () => {
-    await srv?.stop()
-    t?.cleanup()
-  })
+  const f = servedDb((dir) => generateDemo({ out: path.join(dir, 'demo.db'), memories: 2000 }).path)
 
   it('shows sessions, memories, and a memory detail; the DB bytes are unchanged', async () => {
-    const b = await openBrowser(srv.url)
+    const b = await openBrowser(f.srv.url)
     const { page } = b
     try {
       await page.getByRole('listbox', { name: 'Sessions' }).getByRole('option').first().waitFor()
@@ -59,7 +45,7 @@ describe.skipIf(!ready)('foundation: browser mode on the demo DB', () => {
     } finally {
       await b.close()
     }
-    expect(sha256File(db)).toBe(before)
-    expect(fs.existsSync(`${db}.recallscope`)).toBe(true)
+    expect(sha256File(f.db)).toBe(f.before)
+    expect(fs.existsSync(`${f.db}.recallscope`)).toBe(true)
   })
 })

@@ -8,6 +8,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import os from 'node:os'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { afterAll, beforeAll } from 'vitest'
+import { sha256File, tmpDir } from '../helpers/tmp'
 
 export const ROOT = path.resolve(__dirname, '../..')
 export const SHOTS = path.join(ROOT, 'test/e2e/__screenshots__')
@@ -104,4 +106,26 @@ export async function shot(page: Page, name: string): Promise<string> {
   const p = path.join(SHOTS, `${name}.png`)
   await page.screenshot({ path: p, fullPage: false })
   return p
+}
+
+/**
+ * Browser mode on a DB made for one test file: before all, `make(dir)` writes the
+ * DB in a temp folder, its bytes are hashed and `serve` starts; after all, both go.
+ * Read `f.db`, `f.srv`, `f.before` (sha256), `f.dir` inside the tests.
+ */
+export function servedDb(make: (dir: string) => string | Promise<string>, env?: () => Record<string, string>) {
+  const f = {} as { db: string; srv: Served; before: string; dir: string }
+  let t: ReturnType<typeof tmpDir> | null = null
+  beforeAll(async () => {
+    t = tmpDir()
+    f.dir = t.dir
+    f.db = await make(t.dir)
+    f.before = sha256File(f.db)
+    f.srv = await serve(['--db', f.db], env?.())
+  })
+  afterAll(async () => {
+    await f.srv?.stop()
+    t?.cleanup()
+  })
+  return f
 }

@@ -5,11 +5,11 @@
  * compare two presets → read the context preview. Screenshots of each screen.
  */
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { chromiumPath, openBrowser, rendererBuilt, serve, shot, type Served } from './harness'
+import { chromiumPath, openBrowser, rendererBuilt, servedDb, shot } from './harness'
 import { generateDemo } from '../../src/main/store/demo'
-import { sha256File, tmpDir } from '../helpers/tmp'
+import { sha256File } from '../helpers/tmp'
 
 const ready = chromiumPath() && rendererBuilt()
 if (!ready) console.warn('e2e skipped: needs /usr/bin/chromium (apt-get install -y chromium) and a built renderer (npm run build)')
@@ -34,24 +34,10 @@ async function dragSlider(page: Page, label: string, to: number): Promise<void> 
 }
 
 describe.skipIf(!ready)('workbench flow (browser mode, demo DB)', () => {
-  let t: ReturnType<typeof tmpDir>
-  let db: string
-  let srv: Served
-  let before: string
-  beforeAll(async () => {
-    t = tmpDir()
-    db = path.join(t.dir, 'demo.db')
-    generateDemo({ out: db })
-    before = sha256File(db)
-    srv = await serve(['--db', db])
-  })
-  afterAll(async () => {
-    await srv?.stop()
-    t?.cleanup()
-  })
+  const f = servedDb((dir) => generateDemo({ out: path.join(dir, 'demo.db') }).path)
 
   it('filter → recall → drag recency → why dropped → compare → context', async () => {
-    const b = await openBrowser(srv.url)
+    const b = await openBrowser(f.srv.url)
     const { page } = b
     try {
       // 1. Filter memories by kind.
@@ -103,11 +89,11 @@ describe.skipIf(!ready)('workbench flow (browser mode, demo DB)', () => {
     } finally {
       await b.close()
     }
-    expect(sha256File(db)).toBe(before)
+    expect(sha256File(f.db)).toBe(f.before)
   })
 
   it('the renderer cannot reach Node, and the CSP blocks inline scripts and foreign connections', async () => {
-    const b = await openBrowser(srv.url)
+    const b = await openBrowser(f.srv.url)
     const { page } = b
     try {
       await page.getByRole('table', { name: 'Memories' }).locator('tbody tr[data-id]').first().waitFor()
