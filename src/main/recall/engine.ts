@@ -172,7 +172,8 @@ export function runRecallSync(store: Store, query: string | RecallQuery, config:
   if (!idx) qn = null
 
   const depth = Math.min(100_000, Math.max(cfg.candidatePool, Math.floor(opts.depth ?? fetchDepth(cfg.candidatePool))))
-  const g = cfg.unit === 'session' ? gatherSessions(store, texts, cfg, now, idx, qn, denseReason, depth) : gatherMemories(store, texts, cfg, now, idx, qn, denseReason, depth)
+  const input: GatherInput = { store, texts, cfg, now, idx, qn, denseReason, depth }
+  const g = cfg.unit === 'session' ? gatherSessions(input) : gatherMemories(input)
 
   const ts = performance.now()
   const rr = rerank(g.candidates, cfg, g.mode)
@@ -241,16 +242,19 @@ function draftOf(map: Map<string, Draft>, id: string, group: 'blend' | undefined
   return d
 }
 
-function gatherMemories(
-  store: Store,
-  texts: { dense: string; lexical: string },
-  cfg: RecallConfig,
-  now: number,
-  idx: VectorIndex | null,
-  qn: Float64Array | null,
-  denseReason: string | null,
-  depth: number,
-): Gathered {
+/** What both gatherers (memory and session units) work from. */
+interface GatherInput {
+  store: Store
+  texts: { dense: string; lexical: string }
+  cfg: RecallConfig
+  now: number
+  idx: VectorIndex | null
+  qn: Float64Array | null
+  denseReason: string | null
+  depth: number
+}
+
+function gatherMemories({ store, texts, cfg, now, idx, qn, denseReason, depth }: GatherInput): Gathered {
   const groups: { filter: MemoryFilter; group: 'blend' | undefined }[] = [{ filter: scopeFilter(cfg.scope, now), group: undefined }]
   const bf = blendFilter(cfg.scope, now)
   if (bf) groups.push({ filter: bf, group: 'blend' })
@@ -471,16 +475,7 @@ export function unitOfMemory(m: Memory): UnitInfo {
 }
 
 /** seed 000: episodes (sessions) ranked by the cosine of their summary vector. */
-function gatherSessions(
-  store: Store,
-  texts: { dense: string; lexical: string },
-  cfg: RecallConfig,
-  now: number,
-  idx: VectorIndex | null,
-  qn: Float64Array | null,
-  denseReason: string | null,
-  depth: number,
-): Gathered {
+function gatherSessions({ store, texts, cfg, now, idx, qn, denseReason, depth }: GatherInput): Gathered {
   const sessions = sessionsForRecall(store, cfg.scope, now)
   const drafts = new Map<string, Draft>()
   const arms = {

@@ -9,9 +9,10 @@ export function emptyMalformed(): MalformedCounts {
   return { badMetadata: 0, badVectorShape: 0, nonFiniteVector: 0, wrongDimension: 0, unknownRole: 0, unknownKind: 0, unknownTier: 0 }
 }
 
-const ROLE_SET = new Set<string>(ROLES)
-const KIND_SET = new Set<string>(KINDS)
-const TIER_SET = new Set<string>(TIERS)
+/** The canonical enum values, as sets for membership checks (decoding and importers). */
+export const ROLE_SET: ReadonlySet<string> = new Set<string>(ROLES)
+export const KIND_SET: ReadonlySet<string> = new Set<string>(KINDS)
+export const TIER_SET: ReadonlySet<string> = new Set<string>(TIERS)
 
 function num(v: unknown): number | null {
   if (v === null || v === undefined) return null

@@ -13,7 +13,6 @@
  */
 import Database from 'better-sqlite3'
 import { RecallscopeError } from '../../../shared/result'
-import { KINDS, ROLES, TIERS } from '../../../shared/types'
 import { hashEmbed, HASHING_MODEL } from '../../embed/hashing'
 import { engramAdapter, readTables } from '../adapters'
 import { decodeVector } from '../decode'
@@ -31,10 +30,8 @@ import {
   type ImportReport,
   type Importer,
 } from './common'
+import { KIND_SET, ROLE_SET, TIER_SET } from '../decode'
 
-const ROLE_SET = new Set<string>(ROLES)
-const KIND_SET = new Set<string>(KINDS)
-const TIER_SET = new Set<string>(TIERS)
 
 type EngramTable = 'memories' | 'user_memories'
 

@@ -11,7 +11,6 @@
 import crypto from 'node:crypto'
 import fs from 'node:fs'
 import { StringDecoder } from 'node:string_decoder'
-import { KINDS, ROLES, TIERS } from '../../../shared/types'
 import { hashEmbed, HASHING_MODEL } from '../../embed/hashing'
 import type { CanonicalMemoryRow } from '../write'
 import {
@@ -27,10 +26,8 @@ import {
   type ImportReport,
   type Importer,
 } from './common'
+import { KIND_SET, ROLE_SET, TIER_SET } from '../decode'
 
-const ROLE_SET = new Set<string>(ROLES)
-const KIND_SET = new Set<string>(KINDS)
-const TIER_SET = new Set<string>(TIERS)
 
 /** Lines of a file, read in 1 MiB chunks (never the whole file at once). 1-based line numbers; a leading BOM and CR of CRLF are dropped. */
 export function* readLines(file: string): Generator<{ line: number; text: string }> {
@@ -160,7 +157,7 @@ export function mapJsonlObject(o: unknown, line: number): LineResult {
   const imp: Record<string, unknown> = {}
   // Enumerations: case-insensitive; values outside the canonical sets keep the
   // memory with the field cleared (the original survives in metadata._import).
-  const enumOf = (v: string | null, set: Set<string>, name: string): string | null => {
+  const enumOf = (v: string | null, set: ReadonlySet<string>, name: string): string | null => {
     if (v === null) return null
     const low = v.toLowerCase()
     if (set.has(low)) return low

@@ -77,6 +77,8 @@ export function useRecall(req: RecallRequest, config: RecallConfig, opts: { auto
   /** request key + config of the last request sent, and the request key of the trace we hold */
   const lastSent = useRef<string | null>(null)
   const traceRequestKey = useRef<string | null>(null)
+  /** the Run-button tick already acted on (a new tick forces a query) */
+  const lastTick = useRef(0)
 
   const requestKey = JSON.stringify({ q: req.query, cue: req.useCue ? req.cue : null, now: req.now, e: req.embedder, p: req.preset })
   // The engine resolves an unset model to the embedder's; compare like with like.
@@ -131,7 +133,6 @@ export function useRecall(req: RecallRequest, config: RecallConfig, opts: { auto
     return () => clearTimeout(timer)
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [requestKey, configKey, tick, opts.auto, local?.ok])
-  const lastTick = useRef(0)
 
   const view = useMemo<RecallView | null>(() => {
     if (!trace) return null
