@@ -26,11 +26,12 @@ import { getPreset } from '../src/shared/presets'
 import type { RecallConfig } from '../src/shared/types'
 import { runRecall } from '../src/main/recall/engine'
 import { denseArm, dotAll, normalizeQuery } from '../src/main/recall/dense'
-import { scopeFilter } from '../src/main/recall/queries'
-import { Store } from '../src/main/store/open'
-import { topKRows } from '../src/main/store/vectors'
+import { scopeFilter } from '../src/main/recall/scope'
+import { openSource } from '../src/main/store/registry'
+import type { MemorySource } from '../src/main/store/source'
+import { topKRows } from '../src/main/store/vectors/vectorIndex'
 import { mulberry32 } from '../src/shared/random'
-import { CanonicalWriter } from '../src/main/store/write'
+import { CanonicalWriter } from '../src/main/store/sqlite/canonicalWriter'
 import { CACHE, fmtMs, median } from './util'
 
 const N = 100_000
@@ -236,7 +237,7 @@ export async function runDense(): Promise<void> {
 
   // --- ours: first load from SQL, snapshot restore, later checks ------------------------------
   const sqlLoad = (() => {
-    const s = Store.open({ path: FILES.canonical, vectorCache: false })
+    const s = openSource({ path: FILES.canonical, vectorCache: false })
     try {
       return time(() => s.vectors(MODEL)).ms
     } finally {
@@ -245,11 +246,11 @@ export async function runDense(): Promise<void> {
   })()
   {
     // Make sure the workspace snapshot exists (written at close after a full load).
-    const s = Store.open({ path: FILES.canonical })
+    const s = openSource({ path: FILES.canonical })
     s.vectors(MODEL)
     s.close()
   }
-  const store = Store.open({ path: FILES.canonical })
+  const store = openSource({ path: FILES.canonical })
   const load = time(() => store.vectors(MODEL))
   const idx = load.out
   const loadPath = idx.last.path

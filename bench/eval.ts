@@ -10,11 +10,11 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { getPreset } from '../src/shared/presets'
 import { createEmbedder } from '../src/main/embed/index'
-import { loadCases } from '../src/main/eval/cases'
 import { gatherCases, scoreGathered } from '../src/main/eval/replay'
 import { tune } from '../src/main/eval/tune'
 import { importLocomo } from '../src/main/store/importers/locomo'
-import { Store } from '../src/main/store/open'
+import { openSource } from '../src/main/store/registry'
+import type { MemorySource } from '../src/main/store/source'
 import { CACHE, fmtMs, median } from './util'
 
 export async function runEvalBench(): Promise<void> {
@@ -30,9 +30,9 @@ export async function runEvalBench(): Promise<void> {
     const r = await importLocomo({ input, output: db, now: 0 })
     console.log(`${r.written.memories} turns, ${r.written.evalCases} cases`)
   }
-  const store = Store.open({ path: db })
+  const store = openSource({ path: db })
   try {
-    const cases = loadCases(store.ws)
+    const cases = store.workspace.loadCases()
     const config = { ...getPreset('fieldguide:hybrid').config, floor: null, topK: 10 }
     const embedder = createEmbedder('hashing')
     const now = Date.UTC(2030, 0, 1)

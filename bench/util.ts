@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import { generateDemo } from '../src/main/store/demo'
+import { generateDemo } from '../src/main/demo/generate'
 
 export const CACHE = path.resolve(__dirname, '../.bench-cache')
 

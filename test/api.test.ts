@@ -14,7 +14,7 @@ import { createHandlers } from '../src/main/api/handlers'
 import { CHANNELS, createDispatcher, type Dispatch } from '../src/main/api/register'
 import { startServer, type RunningServer } from '../src/main/server/http'
 import { CONTENT_SECURITY_POLICY } from '../src/main/csp'
-import { generateDemo } from '../src/main/store/demo'
+import { generateDemo } from '../src/main/demo/generate'
 import { sha256File, tmpDir } from './helpers/tmp'
 
 let t: ReturnType<typeof tmpDir>

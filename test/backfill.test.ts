@@ -19,8 +19,9 @@ import { main } from '../src/main/cli/index'
 import { backfillEmbeddings } from '../src/main/embed/backfill'
 import { createEmbedder } from '../src/main/embed/index'
 import { runRecall } from '../src/main/recall/engine'
-import { generateDemo } from '../src/main/store/demo'
-import { Store } from '../src/main/store/open'
+import { generateDemo } from '../src/main/demo/generate'
+import { openSource } from '../src/main/store/registry'
+import type { SqliteSource } from '../src/main/store/sqlite/source'
 import { fakeUnitVector, startFakeOllama, type FakeOllamaSwitches, type FakeServer } from './helpers/fakeOllama'
 import { sha256File, tmpDir } from './helpers/tmp'
 
@@ -72,7 +73,7 @@ describe('backfill (core)', () => {
     const db = demo('core.db')
     const before = sha256File(db)
     const text = contents(db)
-    const store = Store.open({ path: db })
+    const store = openSource({ path: db })
     try {
       const seen: [number, number][] = []
       const embedder = createEmbedder(`ollama:${MODEL}`, { ollamaHost: srv.url })
@@ -121,7 +122,7 @@ describe('backfill (core)', () => {
 
   it('refuses an embedder whose vectors do not fit the stored ones, writing nothing', async () => {
     const db = demo('dim.db')
-    const store = Store.open({ path: db })
+    const store = openSource({ path: db })
     try {
       // The demo stores hashing-256 vectors (and a few 128-d ones, which are rejected and so "missing").
       const wrong = await startFakeOllama({ models: [{ name: 'hashing-256', dim: 8 }] })
@@ -193,7 +194,7 @@ describe('jobs channels', () => {
     await new Promise((r) => setTimeout(r, 200))
     expect(srv.requests.length).toBe(asked)
     // What was written is whole: full batches of valid vectors, each the server's vector for that memory's text.
-    const kept = app.requireStore().ws.prepare(`SELECT owner_id AS id, vector FROM ws_embeddings WHERE model = ?`).all(MODEL) as { id: string; vector: Buffer }[]
+    const kept = (app.requireStore() as SqliteSource).ws.prepare(`SELECT owner_id AS id, vector FROM ws_embeddings WHERE model = ?`).all(MODEL) as { id: string; vector: Buffer }[]
     expect(kept.length).toBeGreaterThan(0)
     expect(kept.length).toBeLessThan(total)
     expect(kept.length % 8).toBe(0)

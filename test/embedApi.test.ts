@@ -10,8 +10,9 @@ import { toResultError, type Result } from '../src/shared/result'
 import { App } from '../src/main/api/app'
 import { parseInput } from '../src/main/api/register'
 import { embedHandlers } from '../src/main/api/handlers/embed'
-import { generateDemo } from '../src/main/store/demo'
-import { Store } from '../src/main/store/open'
+import { generateDemo } from '../src/main/demo/generate'
+import { openSource } from '../src/main/store/registry'
+import type { SqliteSource } from '../src/main/store/sqlite/source'
 import { createEmbedder } from '../src/main/embed/index'
 import { embedQueryOrDegrade } from '../src/main/embed/cache'
 import { closedPort, startFakeOllama, type FakeOllamaSwitches, type FakeServer } from './helpers/fakeOllama'
@@ -150,11 +151,11 @@ describe('embed.models', () => {
 })
 
 describe('degraded recall (seed 002: any embedder failure → keyword fallback)', () => {
-  let store: Store
+  let store: SqliteSource
   beforeAll(() => {
     const db = path.join(t.dir, 'degraded-demo.db')
     generateDemo({ out: db, memories: 300 })
-    store = Store.open({ path: db })
+    store = openSource({ path: db })
   })
   afterAll(() => store.close())
 
@@ -166,8 +167,8 @@ describe('degraded recall (seed 002: any embedder failure → keyword fallback)'
       const embedder = createEmbedder('ollama:nomic-embed-text', { ollamaHost: host, timeoutMs })
       const query = 'deploy rollback'
       const t0 = performance.now()
-      const q = await embedQueryOrDegrade(store.ws, embedder, query)
-      const lexical = store.lexicalSearch(query, {}, 10)
+      const q = await embedQueryOrDegrade(store.workspace, embedder, query)
+      const lexical = store.lexicalPass({ text: query, filter: {}, limit: 10 }).hits
       const ms = performance.now() - t0
       expect(q.vector).toBeNull()
       expect(q.degraded).toBe(true)

@@ -6,7 +6,8 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Store } from '../src/main/store/open'
+import { openSource } from '../src/main/store/registry'
+import type { SqliteSource } from '../src/main/store/sqlite/source'
 import { createEngramFixture, validVectorIds, type EngramFixture, type EngramVersion } from './helpers/engramFixture'
 import { sha256File, tmpDir } from './helpers/tmp'
 
@@ -33,7 +34,7 @@ function countBy<T>(xs: T[], key: (x: T) => string): Map<string, number> {
 describe.each(VERSIONS)("Engram's three layouts: %s opened directly", (version) => {
   it('detects the layout and counts memories, sessions, tiers, users and malformed rows from the raw file', () => {
     const f = fixtures.get(version)!
-    const s = Store.open({ path: f.path })
+    const s = openSource({ path: f.path })
     try {
       const facts = s.facts()
       expect(facts.layout).toBe(f.layout)
@@ -68,7 +69,7 @@ describe.each(VERSIONS)("Engram's three layouts: %s opened directly", (version) 
 
   it('loads the JSON vectors under nomic-embed-text, skipping and counting malformed ones', () => {
     const f = fixtures.get(version)!
-    const s = Store.open({ path: f.path })
+    const s = openSource({ path: f.path })
     try {
       const idx = s.vectors('nomic-embed-text')
       expect(idx.dim).toBe(f.dim)
@@ -95,7 +96,7 @@ describe.each(VERSIONS)("Engram's three layouts: %s opened directly", (version) 
 
   it('pages memories with canonical fields, user facts without a session, malformed fields nulled', () => {
     const f = fixtures.get(version)!
-    const s = Store.open({ path: f.path })
+    const s = openSource({ path: f.path })
     try {
       const page = s.memoriesPage({ limit: 1000 })
       expect(page.total).toBe(f.rows.length)
@@ -135,16 +136,16 @@ describe.each(VERSIONS)("Engram's three layouts: %s opened directly", (version) 
 
   it('searches lexically through the workspace FTS (contentless, beside the file)', () => {
     const f = fixtures.get(version)!
-    const s = Store.open({ path: f.path })
+    const s = openSource({ path: f.path })
     try {
       expect(s.workspacePath).toBe(`${f.path}.recallscope`)
-      expect(s.lexicalSearch(f.uniqueWord.word, {}, 10).map((r) => r.id)).toEqual([f.uniqueWord.id])
+      expect(s.lexicalPass({ text: f.uniqueWord.word, filter: {}, limit: 10 }).hits.map((r) => r.id)).toEqual([f.uniqueWord.id])
       const hit = s.memoriesPage({ search: 'webhook backoff' })
       expect(hit.rows[0].id).toBe(f.rows.find((r) => r.content.includes('webhook'))!.id)
       if (version !== 'v0.2') {
         // user_memories rows live at odd _rids: they must be found too.
-        expect(s.lexicalSearch('Lisbon', {}, 10).map((r) => r.id)).toEqual(['u-00'])
-        expect(s.lexicalSearch('release manager', { userId: 'ben' }, 10)[0].id).toBe('u-02')
+        expect(s.lexicalPass({ text: 'Lisbon', filter: {}, limit: 10 }).hits.map((r) => r.id)).toEqual(['u-00'])
+        expect(s.lexicalPass({ text: 'release manager', filter: { userId: 'ben' }, limit: 10 }).hits[0].id).toBe('u-02')
       }
       expect(s.facts().hasFts).toBe('workspace')
       // Contentless: the workspace holds the index, not a copy of the agent's text.
@@ -164,7 +165,7 @@ describe('read-only bytes: a full session over an Engram file leaves it byte-ide
     const mtime = fs.statSync(f.path).mtimeMs
     const filesBefore = new Set(fs.readdirSync(dir))
     for (let round = 0; round < 2; round++) {
-      const s = Store.open({ path: f.path })
+      const s = openSource({ path: f.path })
       try {
         s.facts()
         s.facets()
@@ -172,13 +173,12 @@ describe('read-only bytes: a full session over an Engram file leaves it byte-ide
         s.memoriesPage({ limit: 5, offset: 5, sort: 'salience', dir: 'asc' })
         s.memoriesPage({ search: 'deploy migration', hasEmbedding: true })
         s.sessionsPage({})
-        s.sessionsInScope({})
         s.getMemories(f.rows.map((r) => r.id))
         s.getSession('s-beta')
         s.vectors('nomic-embed-text')
         s.vectorInfo('m-00')
         s.vectorInfo(f.planted.nullEntry[0])
-        s.lexicalSearch('backups verified', {}, 5)
+        s.lexicalPass({ text: 'backups verified', filter: {}, limit: 5 }).hits
         s.idsWhere({ roles: ['user'] })
         s.countWhere({ tiers: ['working', 'long_term'] })
         // The agent connection refuses writes outright.

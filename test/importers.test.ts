@@ -9,8 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { main } from '../src/main/cli/index'
 import { IMPORTERS } from '../src/main/store/importers'
 import { importLocomo } from '../src/main/store/importers/locomo'
-import { Store } from '../src/main/store/open'
-import { cosineAll, topKRows } from '../src/main/store/vectors'
+import { openSource } from '../src/main/store/registry'
+import type { SqliteSource } from '../src/main/store/sqlite/source'
+import { cosineAll, topKRows } from '../src/main/store/vectors/vectorIndex'
 import { hashEmbed } from '../src/main/embed/hashing'
 import { createEngramFixture } from './helpers/engramFixture'
 import { sha256File, sharedDir, tmpDir } from './helpers/tmp'
@@ -59,7 +60,7 @@ describe('LoCoMo quirks on the real dev file (../shared/data/locomo/locomo-dev.j
     expect(at('malformed evidence id (normalised)')).toEqual(['D:11:26'])
     expect(at('malformed evidence id')).toEqual(['D'])
 
-    const s = Store.open({ path: out })
+    const s = openSource({ path: out })
     try {
       expect(s.facts().counts.evalCases).toBe(999)
       const cases = s.ws.prepare(`SELECT id, relevant, tags, split FROM eval_cases`).all() as { id: string; relevant: string; tags: string; split: string }[]

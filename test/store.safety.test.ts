@@ -7,10 +7,11 @@ import path from 'node:path'
 import { spawn } from 'node:child_process'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { generateDemo } from '../src/main/store/demo'
-import { Store } from '../src/main/store/open'
-import { migrate } from '../src/main/store/open'
-import { CANONICAL_MIGRATIONS } from '../src/main/store/schema'
+import { generateDemo } from '../src/main/demo/generate'
+import { openSource } from '../src/main/store/registry'
+import type { SqliteSource } from '../src/main/store/sqlite/source'
+import { migrate } from '../src/main/store/sqlite/connection'
+import { CANONICAL_MIGRATIONS } from '../src/main/store/sqlite/schema'
 import { encodeVector } from '../src/main/store/decode'
 import { App } from '../src/main/api/app'
 import { createHandlers } from '../src/main/api/handlers'
@@ -63,7 +64,7 @@ describe('read-only', () => {
   it('refuses writes through the agent connection', () => {
     const db = path.join(t.dir, 'ro2.db')
     generateDemo({ out: db, memories: 100 })
-    const s = Store.open({ path: db })
+    const s = openSource({ path: db })
     try {
       expect(() => s.db.prepare(`UPDATE memories SET content = 'x'`).run()).toThrow(/readonly|query_only|read-only/i)
     } finally {
@@ -98,7 +99,7 @@ describe('concurrent writer (WAL)', () => {
     let written = ''
     child.stdout.on('data', (d) => (written += d))
     const exited = new Promise<number>((r) => child.on('exit', (c) => r(c ?? -1)))
-    const s = Store.open({ path: db, busyTimeoutMs: 5000 })
+    const s = openSource({ path: db, busyTimeoutMs: 5000 })
     let reads = 0
     let maxTotal = 0
     const errors: string[] = []
@@ -151,7 +152,7 @@ describe('malformed rows', () => {
     emb.run('oddbytes', 4, Buffer.from([1, 2, 3, 4, 5, 6]))
     d.close()
 
-    const s = Store.open({ path: db })
+    const s = openSource({ path: db })
     try {
       const page = s.memoriesPage({ limit: 100 })
       expect(page.total).toBe(15)

@@ -3,7 +3,7 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { generateDemo } from './store/demo'
+import { generateDemo } from './demo/generate'
 
 /** Make sure the demo DB exists at `p`; regenerate on request. Returns the path. */
 export function ensureDemo(p: string, opts: { regenerate?: boolean; beforeReplace?: () => void; memories?: number } = {}): string {

@@ -273,6 +273,21 @@ export const memoryFilterShape = {
   ids: strList.optional(),
 }
 
+/** The recall-log filter: events.page, trace.timeline and the UI's log share it. */
+export const eventFilterShape = {
+  agentId: z.string().optional(),
+  userId: z.string().optional(),
+  sessionId: z.string().optional(),
+  /** events whose injected results include this memory */
+  memoryId: z.string().optional(),
+  /** substring of the query or cue */
+  search: z.string().max(1000).optional(),
+  after: ms.optional(),
+  before: ms.optional(),
+}
+const eventFilterSchema = z.object(eventFilterShape)
+export type EventFilter = z.infer<typeof eventFilterSchema>
+
 /** An http(s) URL (Ollama host, OpenAI-compatible base URL). */
 const httpUrl = z
   .string()
@@ -425,13 +440,7 @@ export const contract = {
   /** A page of logged recall events. */
   'events.page': {
     input: z.strictObject({
-      agentId: z.string().optional(),
-      userId: z.string().optional(),
-      sessionId: z.string().optional(),
-      memoryId: z.string().optional(),
-      after: ms.optional(),
-      before: ms.optional(),
-      search: z.string().max(1000).optional(),
+      ...eventFilterShape,
       dir: z.enum(['asc', 'desc']).default('desc'),
       offset,
       limit,
@@ -618,13 +627,7 @@ export const contract = {
   /** Events over time (histogram by preset) for the timeline, with the filters' values. */
   'trace.timeline': {
     input: z.strictObject({
-      agentId: z.string().optional(),
-      userId: z.string().optional(),
-      sessionId: z.string().optional(),
-      memoryId: z.string().optional(),
-      search: z.string().max(1000).optional(),
-      after: ms.optional(),
-      before: ms.optional(),
+      ...eventFilterShape,
       /** @default 60 */
       bins: z.number().int().min(1).max(500).default(60),
     }),

@@ -78,7 +78,8 @@ export interface MalformedCounts {
   unknownTier: number
 }
 
-export type Layout = 'canonical' | 'engram-v0.2' | 'engram-v0.5' | 'engram-v1'
+/** The detected store layout: 'canonical', 'engram-v0.2' | 'engram-v0.5' | 'engram-v1', or a framework store's name. */
+export type Layout = string
 
 export interface EmbeddingModelFacts {
   model: string
@@ -100,6 +101,8 @@ export interface EmbeddingModelFacts {
 export interface DbFacts {
   path: string
   layout: Layout
+  /** why this layout was detected (the tables and columns found); null when not recorded */
+  detectedBecause: string | null
   readOnly: boolean
   workspacePath: string
   sizeBytes: number

@@ -6,7 +6,7 @@
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { chromiumPath, openBrowser, rendererBuilt, servedDb, shot } from './harness'
-import { demoWithCases } from '../../src/main/eval/testFixture'
+import { demoWithCases } from '../helpers/evalFixture'
 import { sha256File } from '../helpers/tmp'
 
 const ready = chromiumPath() && rendererBuilt()

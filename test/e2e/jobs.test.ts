@@ -9,7 +9,7 @@ import path from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromiumPath, openBrowser, rendererBuilt, serve, shot, type Served } from './harness'
-import { generateDemo } from '../../src/main/store/demo'
+import { generateDemo } from '../../src/main/demo/generate'
 import { startFakeOllama, type FakeServer, type FakeOllamaSwitches } from '../helpers/fakeOllama'
 import { sha256File, tmpDir } from '../helpers/tmp'
 

@@ -6,8 +6,9 @@
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromiumPath, openBrowser, rendererBuilt, serve, shot, type Served } from './harness'
-import { generateDemo } from '../../src/main/store/demo'
-import { Store } from '../../src/main/store/open'
+import { generateDemo } from '../../src/main/demo/generate'
+import { openSource } from '../../src/main/store/registry'
+import type { SqliteSource } from '../../src/main/store/sqlite/source'
 import { sha256File, tmpDir } from '../helpers/tmp'
 
 const ready = chromiumPath() && rendererBuilt()
@@ -24,7 +25,7 @@ describe.skipIf(!ready)('decision trace: browser mode on the demo DB', () => {
     t = tmpDir()
     db = path.join(t.dir, 'demo.db')
     generateDemo({ out: db, memories: 2000 })
-    const s = Store.open({ path: db, workspacePath: path.join(t.dir, 'probe.ws') })
+    const s = openSource({ path: db, workspacePath: path.join(t.dir, 'probe.ws') })
     const ev = s.eventsPage({ limit: 1000, agentId: 'agent-coder' }).rows.find((e) => e.preset === 'fieldguide' && e.results.length >= 4)!
     eventId = ev.id
     injectedId = ev.results[0].id

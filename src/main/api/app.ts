@@ -9,7 +9,8 @@ import path from 'node:path'
 import { RecallscopeError } from '../../shared/result'
 import type { JobProgress } from '../../shared/api'
 import type { OpenInfo, RecentFile } from '../../shared/contract'
-import { Store } from '../store/open'
+import { openSource } from '../store/registry'
+import type { MemorySource } from '../store/source'
 
 export interface AppOptions {
   /** Folder for settings, the demo DB and fallback workspaces. @default $RECALLSCOPE_HOME or ~/.recallscope */
@@ -112,7 +113,7 @@ export class App {
   readonly version: string
   readonly pickFile?: () => Promise<string | null>
   readonly jobs = new JobManager()
-  private store: Store | null = null
+  private store: MemorySource | null = null
   private settingsCache: Settings | null = null
 
   constructor(opts: AppOptions) {
@@ -128,12 +129,12 @@ export class App {
     return path.join(this.dataDir, 'demo.db')
   }
 
-  get current(): Store | null {
+  get current(): MemorySource | null {
     return this.store && !this.store.isClosed ? this.store : null
   }
 
   /** The open store, or a NO_DB error. */
-  requireStore(): Store {
+  requireStore(): MemorySource {
     const s = this.current
     if (!s) throw new RecallscopeError('NO_DB', 'No database is open: open one first')
     return s
@@ -142,7 +143,7 @@ export class App {
   /** Open a DB, closing the previous one only once the new one opened fine. */
   open(p: string, opts: { workspacePath?: string; write?: boolean } = {}): OpenInfo {
     const t0 = performance.now()
-    const next = Store.open({
+    const next = openSource({
       path: p,
       workspacePath: opts.workspacePath,
       write: opts.write,
@@ -151,16 +152,15 @@ export class App {
     })
     this.store?.close()
     this.store = next
-    this.rememberRecent(next.path, next.source.layout)
+    this.rememberRecent(next.path, next.layout)
     return this.openInfo(performance.now() - t0)!
   }
 
   openInfo(tookMs = 0): OpenInfo | null {
     const s = this.current
     if (!s) return null
-    const memories = s.db.prepare(`SELECT count(*) FROM (${s.source.memoriesLite})`).pluck().get() as number
-    const sessions = s.db.prepare(`SELECT count(*) FROM (${s.source.sessions})`).pluck().get() as number
-    return { path: s.path, layout: s.source.layout, readOnly: s.readOnly, workspacePath: s.workspacePath, memories, sessions, tookMs }
+    const { memories, sessions } = s.counts()
+    return { path: s.path, layout: s.layout, readOnly: s.readOnly, workspacePath: s.workspace.path, memories, sessions, tookMs }
   }
 
   close(): boolean {

@@ -1,5 +1,5 @@
 import path from 'node:path'
-import { generateDemo } from '../store/demo'
+import { generateDemo } from '../demo/generate'
 import { optionalInt, requireString, type Command } from './index'
 
 export const demoCommand: Command = {

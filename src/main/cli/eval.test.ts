@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { EvalJson, TuneReport } from '../../shared/eval'
 import { validateConfig } from '../../shared/presets'
 import { sha256File, tmpDir } from '../../../test/helpers/tmp'
-import { demoWithCases, FIXTURE_NOW } from '../eval/testFixture'
-import { listRuns } from '../eval/runs'
-import { Store } from '../store/open'
+import { demoWithCases, FIXTURE_NOW } from '../../../test/helpers/evalFixture'
+import { openSource } from '../store/registry'
+import type { SqliteSource } from '../store/sqlite/source'
 import { main } from './index'
 
 let t: ReturnType<typeof tmpDir>
@@ -70,9 +70,9 @@ describe('recallscope eval', () => {
     const o = JSON.parse(r.out) as EvalJson
     expect(o.split).toBe('test')
     expect(o.cases).toBeLessThan(40)
-    const s = Store.open({ path: db })
+    const s = openSource({ path: db })
     try {
-      expect(listRuns(s.ws).find((x) => x.id === o.runId)).toMatchObject({ name: 'ci', split: 'test', source: 'cli' })
+      expect(s.workspace.listRuns().find((x) => x.id === o.runId)).toMatchObject({ name: 'ci', split: 'test', source: 'cli' })
     } finally {
       s.close()
     }

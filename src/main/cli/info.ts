@@ -1,4 +1,5 @@
-import { Store } from '../store/open'
+import { openSource } from '../store/registry'
+import type { MemorySource } from '../store/source'
 import { requireString, type Command } from './index'
 
 export const infoCommand: Command = {
@@ -7,7 +8,7 @@ export const infoCommand: Command = {
   usage: 'recallscope info --db FILE [--json]',
   options: { db: { type: 'string' } },
   run(ctx) {
-    const store = Store.open({ path: requireString(ctx, 'db', this.usage) })
+    const store = openSource({ path: requireString(ctx, 'db', this.usage) })
     try {
       const f = store.facts()
       if (ctx.json) {

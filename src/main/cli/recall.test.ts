@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { getPreset } from '../../shared/presets'
 import type { RecallTrace } from '../../shared/types'
 import { sha256File, tmpDir } from '../../../test/helpers/tmp'
-import { generateDemo } from '../store/demo'
+import { generateDemo } from '../demo/generate'
 import { main } from './index'
 
 let t: ReturnType<typeof tmpDir>

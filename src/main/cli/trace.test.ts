@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page, RecallEvent } from '../../shared/types'
 import type { TraceDrivers, TraceReplay, WhyNot } from '../../shared/trace'
 import { sha256File, tmpDir } from '../../../test/helpers/tmp'
-import { generateDemo } from '../store/demo'
-import { Store } from '../store/open'
+import { generateDemo } from '../demo/generate'
+import { openSource } from '../store/registry'
+import type { SqliteSource } from '../store/sqlite/source'
 import { main } from './index'
 
 let t: ReturnType<typeof tmpDir>
@@ -22,7 +23,7 @@ async function run(...args: string[]): Promise<{ code: number; out: string; err:
 beforeAll(async () => {
   t = tmpDir()
   db = generateDemo({ out: path.join(t.dir, 'demo.db'), memories: 800 }).path
-  const s = Store.open({ path: db, workspacePath: path.join(t.dir, 'probe.ws') })
+  const s = openSource({ path: db, workspacePath: path.join(t.dir, 'probe.ws') })
   ev = s.eventsPage({ limit: 1000 }).rows.find((e) => e.preset === 'fieldguide' && e.results.length >= 2)!
   const { replayEvent } = await import('../trace/replay')
   dropped = (await replayEvent(s, ev.id)).trace.dropped.find((d) => d.gate === 'topK' || d.gate === 'floor')!.id

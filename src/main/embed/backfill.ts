@@ -15,9 +15,7 @@
  */
 import type { BackfillReport } from '../../shared/contract'
 import { RecallscopeError } from '../../shared/result'
-import type { Store } from '../store/open'
-import { memoryWhere, type MemoryFilter } from '../store/queries'
-import { prep } from '../recall/queries'
+import type { MemoryFilter, MemorySource } from '../store/source'
 import type { Embedder } from './types'
 
 export type { BackfillReport } from '../../shared/contract'
@@ -50,7 +48,7 @@ function cancelled(report: BackfillReport): RecallscopeError {
 }
 
 /** Embed every in-scope memory that has no usable vector of `embedder.model`. */
-export async function backfillEmbeddings(store: Store, embedder: Embedder, opts: BackfillOptions = {}): Promise<BackfillReport> {
+export async function backfillEmbeddings(store: MemorySource, embedder: Embedder, opts: BackfillOptions = {}): Promise<BackfillReport> {
   const t0 = performance.now()
   if (!embedder.enabled || !embedder.model) throw new RecallscopeError('BAD_INPUT', `Embedder "${embedder.name}" makes no vectors: pick one with a model (e.g. ollama:nomic-embed-text)`)
   const model = embedder.model
@@ -72,10 +70,7 @@ export async function backfillEmbeddings(store: Store, embedder: Embedder, opts:
     batches: 0,
     tookMs: 0,
   }
-  const where = memoryWhere(filter, store.source.embeddings)
-  const src = filter.tenantId === undefined ? store.source.memoriesLite : store.source.memories
-  report.inScope = prep(store.db, `SELECT count(*) FROM (${src}) m WHERE ${where.sql}`).pluck().get(where.params) as number
-  const page = prep(store.db, `SELECT m._rid, m.id, m.content FROM (${src}) m WHERE ${where.sql} AND m._rid > @after ORDER BY m._rid LIMIT ${PAGE}`).raw(true)
+  report.inScope = store.walkCount(filter)
   const progress = (done: number) => opts.onProgress?.(done, report.inScope, `${report.embedded.toLocaleString('en-US')} embedded`)
   let dim = idx.dim || 0
   let visited = 0
@@ -84,14 +79,13 @@ export async function backfillEmbeddings(store: Store, embedder: Embedder, opts:
   for (;;) {
     if (signal?.aborted) throw cancelled(report)
     if (store.isClosed) throw new RecallscopeError('NO_DB', 'The database was closed during the backfill')
-    const rows = page.all({ ...where.params, after }) as [number, unknown, unknown][]
+    const rows = store.walkMemories(filter, after, PAGE)
     if (rows.length === 0) break
-    after = Number(rows[rows.length - 1][0])
+    after = rows[rows.length - 1].key
     const todo: { id: string; text: string }[] = []
-    for (const [, rawId, content] of rows) {
-      const id = String(rawId)
+    for (const { id, content } of rows) {
       if (idx.rowOf.has(id)) report.alreadyEmbedded++
-      else if (typeof content !== 'string' || content.trim() === '') report.skippedEmpty++
+      else if (content.trim() === '') report.skippedEmpty++
       else todo.push({ id, text: content })
     }
     const pageStart = visited
@@ -133,7 +127,7 @@ export async function backfillEmbeddings(store: Store, embedder: Embedder, opts:
       // Written only if not cancelled meanwhile: a cancel wins over a late answer.
       if (signal?.aborted) throw cancelled(report)
       if (store.isClosed) throw new RecallscopeError('NO_DB', 'The database was closed during the backfill')
-      if (keep.length) store.putWorkspaceVectors('memory', model, keep, spec, now)
+      if (keep.length) store.workspace.putVectors('memory', model, keep, spec, now)
       report.embedded += keep.length
       report.batches++
       report.dim = dim || null

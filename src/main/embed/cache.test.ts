@@ -1,10 +1,8 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import Database from 'better-sqlite3'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { RecallscopeError } from '../../shared/result'
-import { migrate } from '../store/open'
-import { WORKSPACE_MIGRATIONS } from '../store/schema'
+import { openWorkspaceDb, Workspace } from '../store/workspace/workspace'
 import { clearQueryCache, embedQueryCached, embedQueryOrDegrade, parseQueryVector } from './cache'
 import { createEmbedder } from './index'
 import { closedPort, fakeLegacyVector, fakeUnitVector, startFakeOllama, type FakeOllamaSwitches, type FakeServer } from '../../../test/helpers/fakeOllama'
@@ -14,7 +12,7 @@ const T = 300
 const BOUND = { timeout: 5_000 }
 
 let srv: FakeServer<FakeOllamaSwitches>
-let ws: Database.Database
+let ws: Workspace
 beforeAll(async () => {
   srv = await startFakeOllama()
 })
@@ -22,8 +20,7 @@ afterAll(() => srv.close())
 beforeEach(() => {
   srv.set({ fail500: null, delayMs: 0, bodyDelayMs: 0, hangUp: false })
   srv.requests.length = 0
-  ws = new Database(':memory:')
-  migrate(ws, WORKSPACE_MIGRATIONS)
+  ws = new Workspace(':memory:', openWorkspaceDb(':memory:'))
 })
 
 /** Decode a float32 LE blob by hand, independently of decode.ts. */
@@ -42,7 +39,7 @@ describe('embedQueryCached', () => {
     expect(srv.requests).toHaveLength(1)
     expect([...b]).toEqual([...a])
 
-    const row = ws.prepare('SELECT model, text, dim, vector, created_at FROM query_cache').get() as { model: string; text: string; dim: number; vector: Buffer; created_at: number }
+    const row = ws.db.prepare('SELECT model, text, dim, vector, created_at FROM query_cache').get() as { model: string; text: string; dim: number; vector: Buffer; created_at: number }
     expect(row).toMatchObject({ model: 'ollama:nomic-embed-text', text: 'why did the deploy fail?', dim: 8, created_at: 1_700_000_000_000 })
     const want = fakeUnitVector('why did the deploy fail?', 8)
     readBlob(row.vector).forEach((x, i) => expect(Math.abs(x - want[i])).toBeLessThan(1e-6))
@@ -67,13 +64,13 @@ describe('embedQueryCached', () => {
     const v = await embedQueryCached(ws, legacy, 'q')
     const want = fakeLegacyVector('q', 8)
     ;[...v].forEach((x, i) => expect(Math.abs(x - want[i])).toBeLessThan(1e-5))
-    expect(ws.prepare('SELECT count(*) FROM query_cache').pluck().get()).toBe(2)
+    expect(ws.db.prepare('SELECT count(*) FROM query_cache').pluck().get()).toBe(2)
     expect(clearQueryCache(ws, legacy.cacheKey)).toBe(1)
   })
 
   it('a damaged cache row is replaced, never served', BOUND, async () => {
     const e = createEmbedder('ollama:nomic-embed-text', { ollamaHost: srv.url, timeoutMs: T })
-    ws.prepare('INSERT INTO query_cache (model, text, dim, vector, created_at) VALUES (?, ?, ?, ?, ?)').run('ollama:nomic-embed-text', 'q', 8, Buffer.from([1, 2, 3]), 0)
+    ws.db.prepare('INSERT INTO query_cache (model, text, dim, vector, created_at) VALUES (?, ?, ?, ?, ?)').run('ollama:nomic-embed-text', 'q', 8, Buffer.from([1, 2, 3]), 0)
     const v = await embedQueryCached(ws, e, 'q')
     expect(srv.requests).toHaveLength(1)
     const want = fakeUnitVector('q', 8)
@@ -82,7 +79,7 @@ describe('embedQueryCached', () => {
 
   it('hashing is computed, not cached; none and empty text are refused', BOUND, async () => {
     await embedQueryCached(ws, createEmbedder('hashing'), 'q')
-    expect(ws.prepare('SELECT count(*) FROM query_cache').pluck().get()).toBe(0)
+    expect(ws.db.prepare('SELECT count(*) FROM query_cache').pluck().get()).toBe(0)
     await expect(embedQueryCached(ws, createEmbedder('none'), 'q')).rejects.toMatchObject({ code: 'EMBEDDER_UNAVAILABLE' })
     await expect(embedQueryCached(ws, createEmbedder('hashing'), '  ')).rejects.toMatchObject({ code: 'BAD_INPUT' })
   })
@@ -90,7 +87,7 @@ describe('embedQueryCached', () => {
   it('keeps the cache bounded', BOUND, async () => {
     const e = createEmbedder('ollama:nomic-embed-text', { ollamaHost: srv.url, timeoutMs: T })
     for (let i = 0; i < 5; i++) await embedQueryCached(ws, e, `q${i}`, { now: 1000 + i, maxEntries: 3 })
-    expect(ws.prepare('SELECT text FROM query_cache ORDER BY created_at').pluck().all()).toEqual(['q2', 'q3', 'q4'])
+    expect(ws.db.prepare('SELECT text FROM query_cache ORDER BY created_at').pluck().all()).toEqual(['q2', 'q3', 'q4'])
   })
 })
 

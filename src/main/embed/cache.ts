@@ -5,9 +5,8 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import type Database from 'better-sqlite3'
 import { RecallscopeError } from '../../shared/result'
-import { decodeVector, encodeVector } from '../store/decode'
+import type { Workspace } from '../store/workspace/workspace'
 import type { Embedder } from './types'
 
 export interface EmbedQueryOptions {
@@ -32,35 +31,23 @@ function checkText(text: unknown): string {
  * text before, else from the embedder (then stored). Throws like `embed()`:
  * EMBEDDER_UNAVAILABLE (with details.errorCode) or CANCELLED.
  */
-export async function embedQueryCached(ws: Database.Database, embedder: Embedder, text: string, opts: EmbedQueryOptions = {}): Promise<Float32Array> {
+export async function embedQueryCached(ws: Workspace, embedder: Embedder, text: string, opts: EmbedQueryOptions = {}): Promise<Float32Array> {
   return (await lookupOrEmbed(ws, embedder, checkText(text), opts)).vector
 }
 
-async function lookupOrEmbed(ws: Database.Database, embedder: Embedder, text: string, opts: EmbedQueryOptions): Promise<{ vector: Float32Array; cached: boolean }> {
+async function lookupOrEmbed(ws: Workspace, embedder: Embedder, text: string, opts: EmbedQueryOptions): Promise<{ vector: Float32Array; cached: boolean }> {
   if (!embedder.enabled) throw new RecallscopeError('EMBEDDER_UNAVAILABLE', `The embedder "${embedder.name}" is off: no query vector`, { errorCode: 'DISABLED' })
   const key = cacheKeyOf(embedder)
   const useCache = embedder.cacheable !== false && key !== null
   if (useCache) {
-    const row = ws.prepare('SELECT dim, vector FROM query_cache WHERE model = ? AND text = ?').get(key, text) as { dim: number; vector: Buffer } | undefined
-    if (row) {
-      const v = decodeVector(row.vector, row.dim)
-      if (typeof v !== 'string') return { vector: v, cached: true }
-      // A damaged row is dropped and recomputed, never served.
-      ws.prepare('DELETE FROM query_cache WHERE model = ? AND text = ?').run(key, text)
-    }
+    const hit = ws.cachedQueryVector(key, text)
+    if (hit) return { vector: hit, cached: true }
   }
   const [vector] = await embedder.embed([text], { signal: opts.signal })
   if (!vector || vector.length === 0) throw new RecallscopeError('EMBEDDER_UNAVAILABLE', `${embedder.name} returned no vector for the query`, { errorCode: 'BAD_RESPONSE' })
   if (useCache) {
     try {
-      ws.prepare('INSERT OR REPLACE INTO query_cache (model, text, dim, vector, created_at) VALUES (?, ?, ?, ?, ?)').run(
-        key,
-        text,
-        vector.length,
-        encodeVector(vector),
-        opts.now ?? Date.now(),
-      )
-      pruneCache(ws, key!, opts.maxEntries ?? 20_000)
+      ws.cacheQueryVector(key!, text, vector, opts.now ?? Date.now(), opts.maxEntries ?? 20_000)
     } catch {
       /* the cache is an optimisation: a busy or read-only workspace must not fail the recall */
     }
@@ -68,15 +55,9 @@ async function lookupOrEmbed(ws: Database.Database, embedder: Embedder, text: st
   return { vector, cached: false }
 }
 
-function pruneCache(ws: Database.Database, key: string, max: number): void {
-  const n = ws.prepare('SELECT count(*) FROM query_cache WHERE model = ?').pluck().get(key) as number
-  if (n <= max) return
-  ws.prepare('DELETE FROM query_cache WHERE rowid IN (SELECT rowid FROM query_cache WHERE model = ? ORDER BY created_at ASC LIMIT ?)').run(key, n - max)
-}
-
 /** Forget cached query vectors (all, or one cache key). Returns the rows removed. */
-export function clearQueryCache(ws: Database.Database, cacheKey?: string): number {
-  return cacheKey === undefined ? ws.prepare('DELETE FROM query_cache').run().changes : ws.prepare('DELETE FROM query_cache WHERE model = ?').run(cacheKey).changes
+export function clearQueryCache(ws: Workspace, cacheKey?: string): number {
+  return ws.clearQueryCache(cacheKey)
 }
 
 /** What the recall engine needs: a vector, or why the dense arm is skipped. */
@@ -99,7 +80,7 @@ export interface QueryEmbedding {
  * and records `degraded` + `reason` in the trace. The wait is bounded by the
  * embedder's timeout. Cancellation and bad input still throw.
  */
-export async function embedQueryOrDegrade(ws: Database.Database, embedder: Embedder, text: string, opts: EmbedQueryOptions = {}): Promise<QueryEmbedding> {
+export async function embedQueryOrDegrade(ws: Workspace, embedder: Embedder, text: string, opts: EmbedQueryOptions = {}): Promise<QueryEmbedding> {
   const t0 = performance.now()
   checkText(text)
   if (!embedder.enabled)

@@ -2,19 +2,20 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sha256File, sharedDir, tmpDir } from '../../../test/helpers/tmp'
-import { generateDemo } from '../store/demo'
+import { generateDemo } from '../demo/generate'
 import { importLocomo } from '../store/importers/locomo'
-import { Store } from '../store/open'
-import { deleteCases, exportJsonl, getCase, importJsonl, importLocomoQa, listCases, loadCases, saveCase } from './cases'
+import { openSource } from '../store/registry'
+import type { SqliteSource } from '../store/sqlite/source'
+import { exportJsonl, importJsonl, importLocomoQa, saveCase } from './cases'
 
 let t: ReturnType<typeof tmpDir>
-let store: Store
+let store: SqliteSource
 let db: string
 
 beforeAll(() => {
   t = tmpDir()
   db = generateDemo({ out: path.join(t.dir, 'demo.db'), memories: 300, events: false, cases: false }).path
-  store = Store.open({ path: db })
+  store = openSource({ path: db })
 })
 afterAll(() => {
   store.close()
@@ -24,25 +25,25 @@ afterAll(() => {
 describe('eval cases', () => {
   it('saves, reads back, edits and deletes a case; the agent DB is untouched', () => {
     const before = sha256File(db)
-    const c = saveCase(store.ws, { query: 'deploy to staging', scope: { agentId: 'agent-coder' }, now: 1000, relevant: [{ id: 'm1', grade: 3 }, { id: 'm2', grade: 1 }, { id: 'm1', grade: 2 }], tags: ['smoke'] }, 5)
+    const c = saveCase(store.workspace, { query: 'deploy to staging', scope: { agentId: 'agent-coder' }, now: 1000, relevant: [{ id: 'm1', grade: 3 }, { id: 'm2', grade: 1 }, { id: 'm1', grade: 2 }], tags: ['smoke'] }, 5)
     expect(c.id).toMatch(/^case-/)
     expect(c.name).toBe('deploy to staging') // defaults to the query
     expect(c.relevant).toEqual([{ id: 'm1', grade: 3 }, { id: 'm2', grade: 1 }]) // a repeated id keeps its best grade
     expect(['train', 'test']).toContain(c.split)
-    const edited = saveCase(store.ws, { ...c, name: 'renamed', relevant: [], expectEmpty: true, note: 'off-topic on purpose' }, 6)
-    expect(getCase(store.ws, c.id)).toEqual({ ...edited, name: 'renamed', expectEmpty: true, relevant: [], note: 'off-topic on purpose' })
+    const edited = saveCase(store.workspace, { ...c, name: 'renamed', relevant: [], expectEmpty: true, note: 'off-topic on purpose' }, 6)
+    expect(store.workspace.getCase(c.id)).toEqual({ ...edited, name: 'renamed', expectEmpty: true, relevant: [], note: 'off-topic on purpose' })
     // Saving without a note leaves the note alone.
-    expect(saveCase(store.ws, { ...edited, note: undefined, tags: ['x'] }, 7).note).toBe('off-topic on purpose')
-    expect(deleteCases(store.ws, [c.id, 'nope'])).toBe(1)
-    expect(() => getCase(store.ws, c.id)).toThrow(/No eval case/)
+    expect(saveCase(store.workspace, { ...edited, note: undefined, tags: ['x'] }, 7).note).toBe('off-topic on purpose')
+    expect(store.workspace.deleteCases([c.id, 'nope'])).toBe(1)
+    expect(() => store.workspace.getCase(c.id)).toThrow(/No eval case/)
     expect(sha256File(db)).toBe(before)
   })
 
   it('rejects a bad case with a typed error naming the field', () => {
-    expect(() => saveCase(store.ws, { query: '   ' }, 0)).toThrow(/query/)
-    expect(() => saveCase(store.ws, { query: 'q', relevant: [{ id: 'a', grade: 4 }] }, 0)).toThrow(/relevant\.0\.grade/)
-    expect(() => saveCase(store.ws, { query: 'q', relevant: [{ id: 'a', grade: 1 }], expectEmpty: true }, 0)).toThrow(/expect-empty/)
-    expect(() => saveCase(store.ws, { query: 'q', split: 'dev' as 'train' }, 0)).toThrow(expect.objectContaining({ code: 'BAD_INPUT', message: expect.stringMatching(/split/) }))
+    expect(() => saveCase(store.workspace, { query: '   ' }, 0)).toThrow(/query/)
+    expect(() => saveCase(store.workspace, { query: 'q', relevant: [{ id: 'a', grade: 4 }] }, 0)).toThrow(/relevant\.0\.grade/)
+    expect(() => saveCase(store.workspace, { query: 'q', relevant: [{ id: 'a', grade: 1 }], expectEmpty: true }, 0)).toThrow(/expect-empty/)
+    expect(() => saveCase(store.workspace, { query: 'q', split: 'dev' as 'train' }, 0)).toThrow(expect.objectContaining({ code: 'BAD_INPUT', message: expect.stringMatching(/split/) }))
   })
 
   it('JSONL: imports lenient lines, reports bad ones by line, and round-trips through export', () => {
@@ -54,22 +55,22 @@ describe('eval cases', () => {
       '',
       JSON.stringify([1, 2]),
     ].join('\n')
-    const r = importJsonl(store.ws, text, 1)
+    const r = importJsonl(store.workspace, text, 1)
     expect(r).toMatchObject({ format: 'jsonl', added: 2, updated: 0, skipped: 3 })
     expect(r.issues.map((i) => i.where)).toEqual(['line 2', 'line 4', 'line 6'])
-    const j1 = getCase(store.ws, 'j1')
+    const j1 = store.workspace.getCase('j1')
     expect(j1).toMatchObject({ scope: { agentId: 'agent-support' }, relevant: [{ id: 'm7', grade: 1 }, { id: 'm8', grade: 2 }], split: 'test', now: Date.parse('2026-10-01T00:00:00Z') })
     // Re-importing the same file updates instead of duplicating (ids by content for id-less lines).
-    expect(importJsonl(store.ws, text, 2)).toMatchObject({ added: 0, updated: 2 })
-    const exported = exportJsonl(store.ws)
-    expect(exported.count).toBe(loadCases(store.ws).length)
+    expect(importJsonl(store.workspace, text, 2)).toMatchObject({ added: 0, updated: 2 })
+    const exported = exportJsonl(store.workspace)
+    expect(exported.count).toBe(store.workspace.loadCases().length)
     const t2 = tmpDir()
     try {
       const other = generateDemo({ out: path.join(t2.dir, 'o.db'), memories: 50, events: false, cases: false }).path
-      const s2 = Store.open({ path: other })
+      const s2 = openSource({ path: other })
       try {
-        expect(importJsonl(s2.ws, exported.text, 3)).toMatchObject({ added: exported.count, skipped: 0 })
-        expect(loadCases(s2.ws)).toEqual(loadCases(store.ws))
+        expect(importJsonl(s2.workspace, exported.text, 3)).toMatchObject({ added: exported.count, skipped: 0 })
+        expect(s2.workspace.loadCases()).toEqual(store.workspace.loadCases())
       } finally {
         s2.close()
       }
@@ -79,16 +80,16 @@ describe('eval cases', () => {
   })
 
   it('lists with filters, paging and facets', () => {
-    for (let i = 0; i < 12; i++) saveCase(store.ws, { id: `p-${i}`, query: `question ${i}`, relevant: i % 3 ? [{ id: `m${i}`, grade: 1 }] : [], expectEmpty: i % 3 === 0 && i % 2 === 0, tags: i < 4 ? ['early'] : [], split: i % 2 ? 'test' : 'train' }, 0)
-    const page = listCases(store.ws, { search: 'question', limit: 5, offset: 5 })
+    for (let i = 0; i < 12; i++) saveCase(store.workspace, { id: `p-${i}`, query: `question ${i}`, relevant: i % 3 ? [{ id: `m${i}`, grade: 1 }] : [], expectEmpty: i % 3 === 0 && i % 2 === 0, tags: i < 4 ? ['early'] : [], split: i % 2 ? 'test' : 'train' }, 0)
+    const page = store.workspace.listCases({ search: 'question', limit: 5, offset: 5 })
     expect(page.total).toBe(12)
     // natural order: p-2 before p-10
     expect(page.rows.map((r) => r.id)).toEqual(['p-5', 'p-6', 'p-7', 'p-8', 'p-9'])
-    expect(listCases(store.ws, { tag: 'early' }).total).toBe(4)
-    expect(listCases(store.ws, { search: 'question', split: 'test' }).total).toBe(6)
-    expect(listCases(store.ws, { search: 'question', kind: 'expectEmpty' }).rows.map((r) => r.id)).toEqual(['p-0', 'p-6'])
-    expect(listCases(store.ws, { search: 'question', kind: 'unjudged' }).rows.map((r) => r.id)).toEqual(['p-3', 'p-9'])
-    const f = listCases(store.ws).facets
+    expect(store.workspace.listCases({ tag: 'early' }).total).toBe(4)
+    expect(store.workspace.listCases({ search: 'question', split: 'test' }).total).toBe(6)
+    expect(store.workspace.listCases({ search: 'question', kind: 'expectEmpty' }).rows.map((r) => r.id)).toEqual(['p-0', 'p-6'])
+    expect(store.workspace.listCases({ search: 'question', kind: 'unjudged' }).rows.map((r) => r.id)).toEqual(['p-3', 'p-9'])
+    const f = store.workspace.listCases().facets
     expect(f.tags.find((x) => x.tag === 'early')?.count).toBe(4)
     expect(f.train + f.test).toBe(f.total)
   })
@@ -102,19 +103,19 @@ describe.skipIf(!shared)('LoCoMo QA into an open DB', () => {
       const input = path.join(shared!, 'data/locomo/locomo-dev.json')
       const out = path.join(dir.dir, 'l.db')
       await importLocomo({ input, output: out, embed: 'none', now: 0 })
-      const s = Store.open({ path: out })
+      const s = openSource({ path: out })
       try {
-        const imported = loadCases(s.ws)
+        const imported = s.workspace.loadCases()
         // Wipe the cases, then bring them back from the QA file through cases.import.
-        deleteCases(s.ws, imported.map((c) => c.id))
+        s.workspace.deleteCases(imported.map((c) => c.id))
         const r = importLocomoQa(s, fs.readFileSync(input, 'utf8'), 0)
         expect(r.added).toBe(imported.length)
-        expect(loadCases(s.ws)).toEqual(imported)
+        expect(s.workspace.loadCases()).toEqual(imported)
       } finally {
         s.close()
       }
       // A DB without those conversations: every QA item is skipped, with the reason.
-      const s2 = Store.open({ path: db })
+      const s2 = openSource({ path: db })
       try {
         const r2 = importLocomoQa(s2, fs.readFileSync(input, 'utf8'), 0)
         expect(r2.added).toBe(0)
@@ -130,13 +131,13 @@ describe.skipIf(!shared)('LoCoMo QA into an open DB', () => {
 
 describe('demo eval cases', () => {
   it('the demo ships judged cases whose relevant memories are that pair\'s knowledge on the topic, plus off-topic expect-empty ones', async () => {
-    const { generateDemo: gen } = await import('../store/demo')
+    const { generateDemo: gen } = await import('../demo/generate')
     const t3 = tmpDir()
     try {
       const r = gen({ out: path.join(t3.dir, 'demo.db'), memories: 1200, events: false })
-      const store = Store.open({ path: r.path })
+      const store = openSource({ path: r.path })
       try {
-        const cases = loadCases(store.ws)
+        const cases = store.workspace.loadCases()
         expect(cases.length).toBe(r.cases)
         const judged = cases.filter((c) => !c.expectEmpty)
         const empty = cases.filter((c) => c.expectEmpty)

@@ -9,151 +9,15 @@
  * that relevant ids exist (LoCoMo) and never modified.
  */
 import crypto from 'node:crypto'
-import type Database from 'better-sqlite3'
 import { evalCaseInputSchema, type CasesImportReport, type CasesPage, type EvalCaseInput, type EvalCaseRow } from '../../shared/eval'
 import { RecallscopeError } from '../../shared/result'
 import type { Cue, EvalCase } from '../../shared/types'
-import type { Store } from '../store/open'
+import type { MemorySource } from '../store/source'
+import type { CaseFilter, Workspace } from '../store/workspace/workspace'
 import { LOCOMO_CATEGORIES, parseEvidence, splitOf } from '../store/importers/locomo'
 
 const DAY = 86_400_000
 const MAX_ISSUES = 200
-
-interface CaseRowDb {
-  id: string
-  name: string
-  query: string
-  cue: string | null
-  scope: string | null
-  now: number | null
-  relevant: string
-  expect_empty: number
-  tags: string
-  split: string
-  note?: string | null
-}
-
-function parseOr<T>(s: string | null | undefined, fallback: T): T {
-  if (s === null || s === undefined || s === '') return fallback
-  try {
-    const v = JSON.parse(s) as T
-    return v ?? fallback
-  } catch {
-    return fallback
-  }
-}
-
-/** A DB row → a case. Malformed JSON columns read as empty (a hand-edited workspace never crashes a run). */
-export function rowToCase(r: CaseRowDb): EvalCaseRow {
-  const relevant = parseOr<unknown>(r.relevant, [])
-  const scope = parseOr<unknown>(r.scope, {})
-  const tags = parseOr<unknown>(r.tags, [])
-  return {
-    id: r.id,
-    name: r.name ?? '',
-    query: r.query ?? '',
-    cue: parseOr<Cue | null>(r.cue, null),
-    scope: scope && typeof scope === 'object' && !Array.isArray(scope) ? (scope as EvalCase['scope']) : {},
-    now: typeof r.now === 'number' && Number.isFinite(r.now) ? r.now : null,
-    relevant: Array.isArray(relevant)
-      ? relevant.filter((x): x is { id: string; grade: number } => !!x && typeof x.id === 'string' && typeof x.grade === 'number').map((x) => ({ id: x.id, grade: x.grade }))
-      : [],
-    expectEmpty: r.expect_empty === 1,
-    tags: Array.isArray(tags) ? tags.filter((t): t is string => typeof t === 'string') : [],
-    split: r.split === 'test' ? 'test' : 'train',
-    note: r.note ?? null,
-  }
-}
-
-const SELECT = `SELECT c.*, n.text AS note FROM eval_cases c LEFT JOIN notes n ON n.owner_type = 'eval_case' AND n.owner_id = c.id`
-
-export interface CaseFilter {
-  split?: 'train' | 'test' | 'all'
-  tag?: string
-  /** substring of id, name or query (case-insensitive) */
-  search?: string
-  ids?: string[]
-  /** graded / expect-empty / unjudged */
-  kind?: 'graded' | 'expectEmpty' | 'unjudged'
-}
-
-function whereOf(f: CaseFilter): { sql: string; params: Record<string, unknown> } {
-  const parts: string[] = []
-  const params: Record<string, unknown> = {}
-  if (f.split && f.split !== 'all') {
-    parts.push('c.split = @split')
-    params.split = f.split
-  }
-  if (f.tag) {
-    parts.push(`EXISTS (SELECT 1 FROM json_each(c.tags) t WHERE t.value = @tag)`)
-    params.tag = f.tag
-  }
-  if (f.search && f.search.trim()) {
-    parts.push(`(c.id LIKE @q ESCAPE '\\' OR c.name LIKE @q ESCAPE '\\' OR c.query LIKE @q ESCAPE '\\')`)
-    params.q = `%${f.search.trim().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`
-  }
-  if (f.ids) {
-    parts.push(`c.id IN (SELECT value FROM json_each(@ids))`)
-    params.ids = JSON.stringify(f.ids)
-  }
-  if (f.kind === 'expectEmpty') parts.push('c.expect_empty = 1')
-  else if (f.kind === 'graded') parts.push(`c.expect_empty = 0 AND json_array_length(c.relevant) > 0`)
-  else if (f.kind === 'unjudged') parts.push(`c.expect_empty = 0 AND json_array_length(c.relevant) = 0`)
-  return { sql: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params }
-}
-
-/** Every case matching a filter, in id order (natural: `conv-26#2` before `conv-26#10`). */
-export function loadCases(ws: Database.Database, f: CaseFilter = {}): EvalCaseRow[] {
-  const w = whereOf(f)
-  const rows = (ws.prepare(`${SELECT} ${w.sql}`).all(w.params) as CaseRowDb[]).map(rowToCase)
-  return rows.sort((a, b) => naturalCompare(a.id, b.id))
-}
-
-const collator = new Intl.Collator('en', { numeric: true })
-export function naturalCompare(a: string, b: string): number {
-  return collator.compare(a, b) || (a < b ? -1 : a > b ? 1 : 0)
-}
-
-const SORTS = { id: 'id', name: 'name', split: 'split', relevant: 'relevant', now: 'now' } as const
-
-/** A page of cases plus facets over all of them. */
-export function listCases(ws: Database.Database, q: CaseFilter & { offset?: number; limit?: number; sort?: keyof typeof SORTS; dir?: 'asc' | 'desc' } = {}): CasesPage {
-  const t0 = performance.now()
-  const offset = Math.max(0, q.offset ?? 0)
-  const limit = Math.min(1000, Math.max(1, q.limit ?? 100))
-  const all = loadCases(ws, q)
-  const dir = q.dir === 'desc' ? -1 : 1
-  const sort = q.sort ?? 'id'
-  if (sort !== 'id' || dir === -1) {
-    const key = (c: EvalCaseRow): string | number => (sort === 'relevant' ? (c.expectEmpty ? -1 : c.relevant.length) : sort === 'now' ? (c.now ?? -Infinity) : sort === 'name' ? c.name : sort === 'split' ? c.split : c.id)
-    all.sort((a, b) => {
-      const x = key(a)
-      const y = key(b)
-      const r = typeof x === 'number' && typeof y === 'number' ? x - y : naturalCompare(String(x), String(y))
-      return r * dir || naturalCompare(a.id, b.id)
-    })
-  }
-  return { rows: all.slice(offset, offset + limit), offset, limit, total: all.length, truncated: false, tookMs: performance.now() - t0, facets: caseFacets(ws) }
-}
-
-export function caseFacets(ws: Database.Database): CasesPage['facets'] {
-  const f = ws
-    .prepare(
-      `SELECT count(*) AS total, sum(split = 'train') AS train, sum(split = 'test') AS test, sum(expect_empty = 1) AS expectEmpty,
-              sum(expect_empty = 0 AND json_array_length(CASE WHEN json_valid(relevant) THEN relevant ELSE '[]' END) = 0) AS unjudged FROM eval_cases`,
-    )
-    .get() as Record<string, number | null>
-  const tags = ws
-    .prepare(`SELECT t.value AS tag, count(*) AS count FROM eval_cases c, json_each(CASE WHEN json_valid(c.tags) THEN c.tags ELSE '[]' END) t GROUP BY t.value ORDER BY count DESC, tag LIMIT 200`)
-    .all() as { tag: string; count: number }[]
-  return { total: f.total ?? 0, train: f.train ?? 0, test: f.test ?? 0, expectEmpty: f.expectEmpty ?? 0, unjudged: f.unjudged ?? 0, tags }
-}
-
-export function getCase(ws: Database.Database, id: string): EvalCaseRow {
-  const r = ws.prepare(`${SELECT} WHERE c.id = ?`).get(id) as CaseRowDb | undefined
-  if (!r) throw new RecallscopeError('NOT_FOUND', `No eval case ${id}`)
-  return rowToCase(r)
-}
 
 /** Validate a case (UI or JSONL), throwing BAD_INPUT naming the field. */
 export function parseCase(raw: unknown): ReturnType<typeof evalCaseInputSchema.parse> {
@@ -179,36 +43,6 @@ function dedupeRelevant(rel: { id: string; grade: number }[]): { id: string; gra
   return [...m].map(([id, grade]) => ({ id, grade }))
 }
 
-function writeCase(ws: Database.Database, c: EvalCaseRow, noteAt: number): 'added' | 'updated' {
-  const existed = ws.prepare(`SELECT 1 FROM eval_cases WHERE id = ?`).get(c.id) !== undefined
-  ws.prepare(
-    `INSERT INTO eval_cases (id, name, query, cue, scope, now, relevant, expect_empty, tags, split) VALUES (@id, @name, @query, @cue, @scope, @now, @relevant, @expectEmpty, @tags, @split)
-     ON CONFLICT(id) DO UPDATE SET name = excluded.name, query = excluded.query, cue = excluded.cue, scope = excluded.scope, now = excluded.now,
-       relevant = excluded.relevant, expect_empty = excluded.expect_empty, tags = excluded.tags, split = excluded.split`,
-  ).run({
-    id: c.id,
-    name: c.name,
-    query: c.query,
-    cue: c.cue ? JSON.stringify(c.cue) : null,
-    scope: JSON.stringify(c.scope),
-    now: c.now,
-    relevant: JSON.stringify(c.relevant),
-    expectEmpty: c.expectEmpty ? 1 : 0,
-    tags: JSON.stringify(c.tags),
-    split: c.split,
-  })
-  if (c.note !== undefined) {
-    if (c.note === null || c.note === '') ws.prepare(`DELETE FROM notes WHERE owner_type = 'eval_case' AND owner_id = ?`).run(c.id)
-    else
-      ws.prepare(`INSERT INTO notes (owner_type, owner_id, text, updated_at) VALUES ('eval_case', ?, ?, ?) ON CONFLICT(owner_type, owner_id) DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at`).run(
-        c.id,
-        c.note,
-        noteAt,
-      )
-  }
-  return existed ? 'updated' : 'added'
-}
-
 function normalize(p: ReturnType<typeof parseCase>, byContent: boolean): EvalCaseRow {
   const scope = Object.fromEntries(Object.entries(p.scope).filter(([, v]) => v !== undefined && v !== '')) as EvalCase['scope']
   const id = p.id ?? newId({ query: p.query, scope, now: p.now }, byContent)
@@ -231,25 +65,12 @@ function normalize(p: ReturnType<typeof parseCase>, byContent: boolean): EvalCas
  * Create or update one case. `at` stamps the note (explicit so tests are exact).
  * The note is left alone when the input does not carry one.
  */
-export function saveCase(ws: Database.Database, input: EvalCaseInput, at: number): EvalCaseRow {
+export function saveCase(ws: Workspace, input: EvalCaseInput, at: number): EvalCaseRow {
   const p = parseCase(input)
   const c = normalize(p, false)
   const row: EvalCaseRow = { ...c, note: p.note === undefined ? (undefined as unknown as null) : c.note }
-  ws.transaction(() => writeCase(ws, row, at))()
-  return getCase(ws, c.id)
-}
-
-export function deleteCases(ws: Database.Database, ids: string[]): number {
-  let n = 0
-  ws.transaction(() => {
-    const del = ws.prepare(`DELETE FROM eval_cases WHERE id = ?`)
-    const delNote = ws.prepare(`DELETE FROM notes WHERE owner_type = 'eval_case' AND owner_id = ?`)
-    for (const id of ids) {
-      n += del.run(id).changes
-      delNote.run(id)
-    }
-  })()
-  return n
+  ws.writeCases([row], at)
+  return ws.getCase(c.id)
 }
 
 // ---------------------------------------------------------------------------
@@ -257,8 +78,8 @@ export function deleteCases(ws: Database.Database, ids: string[]): number {
 // ---------------------------------------------------------------------------
 
 /** One case per line, camelCase, the same fields `cases.save` takes (plus `note`). */
-export function exportJsonl(ws: Database.Database, f: CaseFilter = {}): { text: string; count: number } {
-  const rows = loadCases(ws, f)
+export function exportJsonl(ws: Workspace, f: CaseFilter = {}): { text: string; count: number } {
+  const rows = ws.loadCases(f)
   const lines = rows.map((c) => {
     const o: Record<string, unknown> = { id: c.id, name: c.name, query: c.query }
     if (c.cue) o.cue = c.cue
@@ -304,7 +125,7 @@ class Issues {
 }
 
 /** Import JSONL cases (upsert by id). A bad line is skipped and reported, never fatal. */
-export function importJsonl(ws: Database.Database, text: string, at: number): CasesImportReport {
+export function importJsonl(ws: Workspace, text: string, at: number): CasesImportReport {
   const t0 = performance.now()
   const issues = new Issues()
   const rows: EvalCaseRow[] = []
@@ -333,11 +154,7 @@ export function importJsonl(ws: Database.Database, text: string, at: number): Ca
       issues.add(`line ${i + 1}`, (e as Error).message.replace(/^Invalid eval case: /, ''))
     }
   })
-  let added = 0
-  let updated = 0
-  ws.transaction(() => {
-    for (const r of rows) (writeCase(ws, r, at) === 'added' ? added++ : updated++)
-  })()
+  const { added, updated } = ws.writeCases(rows, at)
   return { format: 'jsonl', added, updated, skipped, issues: issues.list, issuesTruncated: issues.truncated, tookMs: performance.now() - t0 }
 }
 
@@ -353,7 +170,7 @@ export function importJsonl(ws: Database.Database, text: string, at: number): Ca
  * re-importing refreshes cases instead of duplicating them. A conversation the
  * DB does not hold is skipped and reported.
  */
-export function importLocomoQa(store: Store, text: string, at: number): CasesImportReport {
+export function importLocomoQa(store: MemorySource, text: string, at: number): CasesImportReport {
   const t0 = performance.now()
   let data: unknown
   try {
@@ -375,7 +192,7 @@ export function importLocomoQa(store: Store, text: string, at: number): CasesImp
       issues.add(`conversation #${ci}`, 'no sample_id or qa list')
       continue
     }
-    const end = store.db.prepare(`SELECT max(m.created_at) FROM (${store.source.memoriesLite ?? store.source.memories}) m WHERE m.agent_id = ?`).pluck().get(sample) as number | null
+    const end = store.memoriesWhere({ agentId: sample }, { limit: 1, order: 'created_desc' })[0]?.createdAt ?? null
     if (end === null || end === undefined) {
       skipped += qa.length
       issues.add(sample, 'conversation not in this DB (import it with `recallscope import locomo`)')
@@ -435,10 +252,6 @@ export function importLocomoQa(store: Store, text: string, at: number): CasesImp
       })
     })
   }
-  let added = 0
-  let updated = 0
-  store.ws.transaction(() => {
-    for (const r of rows) (writeCase(store.ws, r, at) === 'added' ? added++ : updated++)
-  })()
+  const { added, updated } = store.workspace.writeCases(rows, at)
   return { format: 'locomo', added, updated, skipped, issues: issues.list, issuesTruncated: issues.truncated, tookMs: performance.now() - t0 }
 }

@@ -10,10 +10,9 @@ import type { RecallConfig } from '../../shared/types'
 import { createEmbedder, type EmbedderOptions } from '../embed/index'
 import type { Embedder } from '../embed/types'
 import { buildConfig, defaultEmbedderSpec, type ConfigRequest } from '../recall/request'
-import type { Store } from '../store/open'
-import { loadCases, type CaseFilter } from './cases'
+import type { MemorySource } from '../store/source'
+import type { CaseFilter } from '../store/workspace/workspace'
 import { evalBudget, gatherCases, scoreGathered, type GatherCache } from './replay'
-import { saveRun } from './runs'
 
 export interface EvalRequest extends ConfigRequest {
   /** metric cutoff. @default 10 */
@@ -41,23 +40,23 @@ export interface EvalRequest extends ConfigRequest {
 }
 
 /** The embedder an eval uses (explicit spec, else the DB's default). */
-export function evalEmbedder(store: Store, config: RecallConfig, spec: string | null | undefined, opts: EmbedderOptions = {}): Embedder {
+export function evalEmbedder(store: MemorySource, config: RecallConfig, spec: string | null | undefined, opts: EmbedderOptions = {}): Embedder {
   return createEmbedder(spec ?? defaultEmbedderSpec(store, config.unit === 'session' ? 'session' : 'memory'), opts)
 }
 
 /** Run an eval. The run is saved (and gets an id) when `save` is given. */
-export async function runEval(store: Store, req: EvalRequest): Promise<EvalRun> {
+export async function runEval(store: MemorySource, req: EvalRequest): Promise<EvalRun> {
   const t0 = performance.now()
   const { config, preset } = buildConfig(req)
   const k = req.k ?? 10
   if (!Number.isInteger(k) || k < 1) throw new RecallscopeError('BAD_INPUT', `k must be an integer ≥ 1 (got ${k})`)
   const split = req.split ?? 'all'
   const filter: CaseFilter = { split, tag: req.tag, ids: req.caseIds }
-  const cases = loadCases(store.ws, filter)
+  const cases = store.workspace.loadCases(filter)
   if (cases.length === 0)
     throw new RecallscopeError(
       'NOT_FOUND',
-      `No eval cases${split !== 'all' ? ` in split ${split}` : ''}${req.tag ? ` tagged ${req.tag}` : ''} in ${store.workspacePath}: create some in the Evaluate view, or import them (LoCoMo QA, JSONL)`,
+      `No eval cases${split !== 'all' ? ` in split ${split}` : ''}${req.tag ? ` tagged ${req.tag}` : ''} in ${store.workspace.path}: create some in the Evaluate view, or import them (LoCoMo QA, JSONL)`,
     )
   const embedder = evalEmbedder(store, config, req.embedder, req.embedderOptions)
   const tg = performance.now()
@@ -87,6 +86,6 @@ export async function runEval(store: Store, req: EvalRequest): Promise<EvalRun> 
     timings: { gatherMs, scoreMs: scored.scoreMs, totalMs: performance.now() - t0 },
     perCase: scored.perCase,
   }
-  if (req.save) return saveRun(store.ws, { ...run, id: undefined })
+  if (req.save) return store.workspace.saveRun({ ...run, id: undefined })
   return run
 }

@@ -14,8 +14,8 @@ import { caseMetrics } from '../../shared/metrics'
 import type { EvalRun } from '../../shared/eval'
 import { sharedDir, tmpDir } from '../../../test/helpers/tmp'
 import { importLocomo } from '../store/importers/locomo'
-import { Store } from '../store/open'
-import { loadCases } from './cases'
+import { openSource } from '../store/registry'
+import type { SqliteSource } from '../store/sqlite/source'
 import { runEval } from './evaluate'
 
 const shared = sharedDir()
@@ -29,7 +29,7 @@ const KS = [5, 10, 25, 50]
 describe.skipIf(!shared)('LoCoMo: the lexical arm agrees with an independent BM25', () => {
   let t: ReturnType<typeof tmpDir>
   let db: string
-  let store: Store
+  let store: SqliteSource
   let run: EvalRun
 
   beforeAll(async () => {
@@ -37,7 +37,7 @@ describe.skipIf(!shared)('LoCoMo: the lexical arm agrees with an independent BM2
     db = path.join(t.dir, 'locomo.db')
     const r = await importLocomo({ input: input!, output: db, embed: 'none', now: 0 })
     expect(r.written.evalCases).toBe(999)
-    store = Store.open({ path: db })
+    store = openSource({ path: db })
     // Lexical arm only: bm25 rank is the whole score; no floor; the 50 best.
     run = await runEval(store, {
       config: { mode: 'lexical', weights: { similarity: 0, lexical: 1, recency: 0, salience: 0 }, floor: null, topK: 50, candidatePool: 50, tokenBudget: null },
@@ -93,7 +93,7 @@ describe.skipIf(!shared)('LoCoMo: the lexical arm agrees with an independent BM2
         return v <= 0 ? 1e-6 : v
       }
 
-      const cases = loadCases(store.ws)
+      const cases = store.workspace.loadCases()
       const mine = new Map<string, string[]>()
       for (const c of cases) {
         // The engine ORs every distinct word of the question (letters and digits); each is one phrase.

@@ -19,8 +19,8 @@ import { canRerankLocally, effectiveMode, rerank } from '../../shared/scoring'
 import type { ArmInfo, CandidateRaw, EffectiveMode, EmbedderInfo, RecallConfig } from '../../shared/types'
 import type { Embedder } from '../embed/types'
 import { prepareVector, runRecallSync, type PreparedVector } from '../recall/engine'
-import type { Store } from '../store/open'
-import type { VectorIndex } from '../store/vectors'
+import type { MemorySource } from '../store/source'
+import type { VectorIndex } from '../store/vectors/vectorIndex'
 
 /** Budget-aware recall's B when neither the caller nor the config sets one: seed 001's SemanticContextMaxTokens. */
 export const DEFAULT_EVAL_BUDGET = 2000
@@ -58,7 +58,7 @@ export interface GatherOptions {
 /** Cached gathers of one open store, by case id. Kept by the App; dropped with the store. */
 export class GatherCache {
   private readonly byCase = new Map<string, GatheredCase>()
-  constructor(readonly store: Store) {}
+  constructor(readonly store: MemorySource) {}
   get(id: string): GatheredCase | undefined {
     return this.byCase.get(id)
   }
@@ -107,7 +107,7 @@ function checkAbort(signal?: AbortSignal): void {
  * cached in the workspace). Yields to the event loop between slices so the UI
  * stays responsive; cancellable.
  */
-export async function gatherCases(store: Store, cases: readonly EvalCaseRow[], config: RecallConfig, opts: GatherOptions): Promise<GatheredCase[]> {
+export async function gatherCases(store: MemorySource, cases: readonly EvalCaseRow[], config: RecallConfig, opts: GatherOptions): Promise<GatheredCase[]> {
   const out: GatheredCase[] = new Array(cases.length)
   // One VectorIndex per (model, owner) for the whole replay: the engine's default re-checks the DB per call.
   const indexes = new Map<string, VectorIndex>()

@@ -4,16 +4,16 @@ import { seededRandom } from '../../shared/metrics'
 import type { RecallConfig } from '../../shared/types'
 import { tmpDir } from '../../../test/helpers/tmp'
 import { createEmbedder } from '../embed/index'
-import type { Store } from '../store/open'
-import { buildDb, DAY, fixedEmbedder, T0, type MemSpec } from '../recall/testDb'
-import { Store as StoreClass } from '../store/open'
-import { saveCase, loadCases } from './cases'
+import { openSource } from '../store/registry'
+import type { SqliteSource } from '../store/sqlite/source'
+import { buildDb, DAY, fixedEmbedder, T0, type MemSpec } from '../../../test/helpers/testDb'
+import { saveCase } from './cases'
 import { gatherCases, scoreCase, type GatheredCase } from './replay'
-import { demoWithCases, FIXTURE_NOW } from './testFixture'
+import { demoWithCases, FIXTURE_NOW } from '../../../test/helpers/evalFixture'
 import { applyParams, compileCase, idsCompiled, Scratch, tune } from './tune'
 
 let t: ReturnType<typeof tmpDir>
-let store: Store
+let store: SqliteSource
 
 beforeAll(() => {
   t = tmpDir()
@@ -51,7 +51,7 @@ describe('the compiled scorer is rerank', () => {
   ]
   it.each(variants)('%s: same injected ids for 40 random configs on every case', async (_name, patch) => {
     const base: RecallConfig = { ...getPreset('fieldguide').config, ...patch, cueUse: { dense: 'utterance', lexical: 'utterance' } } as RecallConfig
-    const cases = loadCases(store.ws)
+    const cases = store.workspace.loadCases()
     const gathered = await gatherCases(store, cases, base, { embedder: createEmbedder('hashing'), now: FIXTURE_NOW })
     const compiled = gathered.map((g) => compileCase(g, base, 10))
     expect(compiled.every((c) => !c.fallback)).toBe(true)
@@ -75,7 +75,7 @@ describe('tune', () => {
   let gathered: GatheredCase[]
   const base = { ...getPreset('fieldguide:hybrid').config }
   beforeAll(async () => {
-    gathered = await gatherCases(store, loadCases(store.ws), base, { embedder: createEmbedder('hashing'), now: FIXTURE_NOW })
+    gathered = await gatherCases(store, store.workspace.loadCases(), base, { embedder: createEmbedder('hashing'), now: FIXTURE_NOW })
   })
 
   it('scores exactly its budget of configs, never worse than the base on train, and reports the test split beside train', async () => {
@@ -142,11 +142,11 @@ describe('tune finds a planted optimum', () => {
         for (let j = 0; j < 6; j++)
           mems.push({ id: `q${q}-m${j}`, agent_id: `a${q}`, sim: 0.8, content: `note ${q}`, created_at: T0 + (j === 3 ? 10 : j) * DAY, salience: 0.5 })
       const p = buildDb(dir.dir, { memories: mems })
-      const s = StoreClass.open({ path: p, workspacePath: `${p}.ws` })
+      const s = openSource({ path: p, workspacePath: `${p}.ws` })
       try {
-        for (let q = 0; q < 20; q++) saveCase(s.ws, { id: `c${q}`, query: `note ${q}`, scope: { agentId: `a${q}` }, now: T0 + 11 * DAY, relevant: [{ id: `q${q}-m3`, grade: 1 }], split: q % 4 === 0 ? 'test' : 'train' }, 0)
+        for (let q = 0; q < 20; q++) saveCase(s.workspace, { id: `c${q}`, query: `note ${q}`, scope: { agentId: `a${q}` }, now: T0 + 11 * DAY, relevant: [{ id: `q${q}-m3`, grade: 1 }], split: q % 4 === 0 ? 'test' : 'train' }, 0)
         const base: RecallConfig = { ...getPreset('fieldguide').config, floor: null, topK: 1, cueUse: { dense: 'utterance', lexical: 'utterance' }, weights: { similarity: 1, lexical: 0, recency: 0, salience: 0 }, tieBreak: 'oldest' }
-        const g = await gatherCases(s, loadCases(s.ws), base, { embedder: fixedEmbedder(), now: T0 })
+        const g = await gatherCases(s, s.workspace.loadCases(), base, { embedder: fixedEmbedder(), now: T0 })
         const r = await tune(g, base, { metric: 'hit@1', budget: 200, space: { topK: false, floor: false, fusion: false } })
         expect(r.base.train).toBe(0) // ties → oldest first: never the planted one
         expect(r.best.train).toBe(1)

@@ -6,8 +6,8 @@
  * dot product to show both are the cosine.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { dotKernelAvailable } from '../store/dotKernel'
-import { VectorIndex } from '../store/vectors'
+import { dotKernelAvailable } from '../store/vectors/dotKernel'
+import { VectorIndex } from '../store/vectors/vectorIndex'
 import { dotAll, dotRow, normalizeQuery } from './dense'
 
 function rng(seed: number): () => number {

@@ -1,7 +1,7 @@
 /**
  * The dense arm: exact cosine top-N over stored vectors within a scope.
  *
- * Vectors are unit rows of one contiguous Float32Array (store/vectors.ts), so
+ * Vectors are unit rows of one contiguous Float32Array (store/vectors/vectorIndex.ts), so
  * cosine is a dot product with the normalised query. Every similarity in a trace
  * is `dotRow`'s number, whichever path computed it (the SIMD scan reproduces it
  * bit for bit), so the same row always gets the same number (event replays
@@ -13,10 +13,8 @@
  *  - more: scan every vector, then confirm the best rows against the scope in
  *    SQL batches, widening (×4) until N in-scope rows are found.
  */
-import type { Store } from '../store/open'
-import type { MemoryFilter } from '../store/queries'
-import { topKRows, type VectorIndex } from '../store/vectors'
-import { countScope, scopeRows } from './queries'
+import type { MemoryFilter, MemorySource } from '../store/source'
+import { topKRows, type VectorIndex } from '../store/vectors/vectorIndex'
 
 /** The query as a unit Float64Array, or null for a zero / non-finite vector. */
 export function normalizeQuery(v: ArrayLike<number>): Float64Array | null {
@@ -49,7 +47,7 @@ export function dotRow(data: Float32Array, row: number, dim: number, q: Float64A
 
 /**
  * Similarity of every row: the WebAssembly SIMD kernel when the index has it
- * (store/dotKernel.ts, bit-identical to dotRow, 3–6× faster), else dotRow in a loop.
+ * (store/vectors/dotKernel.ts, bit-identical to dotRow, 3–6× faster), else dotRow in a loop.
  * `simd: false` forces the JS loop (tests and the bench compare the two).
  */
 export function dotAll(idx: VectorIndex, q: Float64Array, out?: Float64Array, opts: { simd?: boolean } = {}): Float64Array {
@@ -101,11 +99,11 @@ export function selectiveThreshold(vectors: number): number {
  * was loaded — like topKRows). With `missingZero`, in-scope rows without a
  * vector rank at 0 (seed 002: Engram keeps them in its ranking).
  */
-export function denseArm(store: Store, idx: VectorIndex, q: Float64Array, filter: MemoryFilter, n: number, missingZero: boolean): DenseArmResult {
+export function denseArm(store: MemorySource, idx: VectorIndex, q: Float64Array, filter: MemoryFilter, n: number, missingZero: boolean): DenseArmResult {
   const threshold = selectiveThreshold(idx.count)
   // Counting is ~10× cheaper per row than listing: decide first, list only a small scope.
-  const big = !missingZero && filter.sessionId === undefined && countScope(store, filter, threshold).capped
-  const scope = big ? null : scopeRows(store, filter, missingZero ? 5_000_000 : threshold + 1)
+  const big = !missingZero && filter.sessionId === undefined && store.countScope(filter, threshold).capped
+  const scope = big ? null : store.scopeRows(filter, missingZero ? 5_000_000 : threshold + 1)
   if (scope && (missingZero || scope.ids.length <= threshold)) {
     const ids = scope.ids
     const rows: { id: string; key: number; sim: number | null }[] = []

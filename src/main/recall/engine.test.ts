@@ -9,12 +9,13 @@ import { canRerankLocally, rerank } from '../../shared/scoring'
 import type { RecallConfig } from '../../shared/types'
 import { tmpDir } from '../../../test/helpers/tmp'
 import { runRecall } from './engine'
-import { buildDb, DAY, downEmbedder, fixedEmbedder, openDb, T0, type MemSpec } from './testDb'
-import type { Store } from '../store/open'
+import { buildDb, DAY, downEmbedder, fixedEmbedder, openDb, T0, type MemSpec } from '../../../test/helpers/testDb'
+import { openSource } from '../store/registry'
+import type { SqliteSource } from '../store/sqlite/source'
 
 let t: ReturnType<typeof tmpDir>
-let small: Store
-let big: Store
+let small: SqliteSource
+let big: SqliteSource
 let bigVectors: Map<string, number[]>
 const NOW = T0 + 90 * DAY
 

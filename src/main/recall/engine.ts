@@ -28,12 +28,10 @@ import { effectiveMode, rerank, utf8Length } from '../../shared/scoring'
 import type { ArmInfo, CandidateRaw, Cue, EffectiveMode, EmbedderInfo, Memory, RecallConfig, RecallTrace, Session, UnitInfo } from '../../shared/types'
 import { embedQueryOrDegrade } from '../embed/cache'
 import type { Embedder } from '../embed/types'
-import { toFtsQuery } from '../store/fts'
-import type { Store } from '../store/open'
-import type { MemoryFilter } from '../store/queries'
-import type { VectorIndex } from '../store/vectors'
+import type { MemoryFilter, MemorySource } from '../store/source'
+import type { VectorIndex } from '../store/vectors/vectorIndex'
 import { denseArm, dotRow, normalizeQuery } from './dense'
-import { blendFilter, countScope, engramKeywords, keywordSearch, lexicalArm, lexicalPass, scopeFilter, scopeRows, sessionMessages, sessionsForRecall, storedModels } from './queries'
+import { blendFilter, engramKeywords, scopeFilter } from './scope'
 
 export interface RecallQuery {
   /** The raw utterance (lexical arm; dense arm too unless a cue is used). */
@@ -62,7 +60,7 @@ export interface PreparedVector {
   embedMs: number
 }
 
-/** Scopes up to this many rows give the lexical arm a `_rid` range (queries.ts lexicalArm). */
+/** Scopes up to this many rows give the lexical arm a `_rid` range (store lexicalPass). */
 const LEXICAL_RANGE_CAP = 5000
 
 function ridRange(rids: number[]): [number, number] {
@@ -88,14 +86,14 @@ function toQuery(q: string | RecallQuery): RecallQuery {
 }
 
 /** Embed the dense arm's text, degrading (never throwing) when the embedder is off or down (seeds 002, 004). */
-export async function prepareVector(store: Store, denseText: string, opts: RecallOptions): Promise<PreparedVector> {
+export async function prepareVector(store: MemorySource, denseText: string, opts: RecallOptions): Promise<PreparedVector> {
   if (opts.queryVector) return { vector: opts.queryVector, embedder: { name: 'vector', model: null, available: true }, reason: null, embedMs: 0 }
   const e = opts.embedder
   if (!e) return { vector: null, embedder: { name: 'none', model: null, available: false }, reason: 'no embedder: the dense arm is off', embedMs: 0 }
   const info: EmbedderInfo = { name: e.name, model: e.model, available: e.enabled }
   if (!e.enabled) return { vector: null, embedder: info, reason: `embedder "${e.name}": the dense arm is off`, embedMs: 0 }
   if (denseText.trim() === '') return { vector: null, embedder: info, reason: 'empty query: nothing to embed', embedMs: 0 }
-  const r = await embedQueryOrDegrade(store.ws, e, denseText, { signal: opts.signal })
+  const r = await embedQueryOrDegrade(store.workspace, e, denseText, { signal: opts.signal })
   if (!r.vector) info.available = false
   return { vector: r.vector, embedder: info, reason: r.vector ? null : `embedder ${e.name}${e.model ? `:${e.model}` : ''} unavailable: ${r.reason ?? 'no vector'}`, embedMs: r.tookMs }
 }
@@ -104,7 +102,7 @@ export async function prepareVector(store: Store, denseText: string, opts: Recal
  * Run one recall. `now` is explicit (epoch ms): rows created after it are out of
  * scope and a last use after it counts as none, so a logged event replays at its own time.
  */
-export async function runRecall(store: Store, query: string | RecallQuery, config: RecallConfig, now: number, opts: RecallOptions = {}): Promise<RecallTrace> {
+export async function runRecall(store: MemorySource, query: string | RecallQuery, config: RecallConfig, now: number, opts: RecallOptions = {}): Promise<RecallTrace> {
   const t0 = performance.now()
   const cfg = validateConfig(config)
   const q = toQuery(query)
@@ -132,7 +130,7 @@ type ArmState = ArmInfo
 const armOff = (reason: string | null = null): ArmState => ({ ran: false, fetched: 0, exhausted: false, reason })
 
 /** Everything after the query vector: synchronous. */
-export function runRecallSync(store: Store, query: string | RecallQuery, config: RecallConfig, now: number, opts: SyncOptions): RecallTrace {
+export function runRecallSync(store: MemorySource, query: string | RecallQuery, config: RecallConfig, now: number, opts: SyncOptions): RecallTrace {
   const t0 = opts.startedAt ?? performance.now()
   if (!Number.isFinite(now)) throw new RecallscopeError('BAD_INPUT', `now must be epoch milliseconds (got ${String(now)})`)
   const cfg = validateConfig(config)
@@ -152,7 +150,7 @@ export function runRecallSync(store: Store, query: string | RecallQuery, config:
     throw new RecallscopeError('BAD_INPUT', `config.model is ${cfg.model} but the embedder ${embedder.name} makes ${embedder.model} vectors; drop model or pick the matching embedder`)
   const vec = prepared.vector
   if (vec && !model)
-    model = storedModels(store, owner).find((m) => (opts.vectors ? opts.vectors(m, owner) : store.vectors(m, owner)).dim === vec.length) ?? null
+    model = store.storedModels(owner).find((m) => (opts.vectors ? opts.vectors(m, owner) : store.vectors(m, owner)).dim === vec.length) ?? null
   if (embedder.name === 'vector') embedder.model = model
 
   let denseReason: string | null = prepared.reason
@@ -244,7 +242,7 @@ function draftOf(map: Map<string, Draft>, id: string, group: 'blend' | undefined
 
 /** What both gatherers (memory and session units) work from. */
 interface GatherInput {
-  store: Store
+  store: MemorySource
   texts: { dense: string; lexical: string }
   cfg: RecallConfig
   now: number
@@ -299,7 +297,7 @@ function gatherMemories({ store, texts, cfg, now, idx, qn, denseReason, depth }:
   // One FTS pass per group reads up to LEXICAL_READ matches (the cost is the MATCH, not the LIMIT), so
   // bm25 of dense-only hits is usually known without a second pass.
   const tl = performance.now()
-  const lexOk = toFtsQuery(texts.lexical) !== null
+  const lexOk = store.hasLexicalTerms(texts.lexical)
   const knownBm25 = new Map<string, number>()
   /** ids whose bm25 is settled (known, or known to have no match) */
   const bm25Checked = new Set<string>()
@@ -310,12 +308,12 @@ function gatherMemories({ store, texts, cfg, now, idx, qn, denseReason, depth }:
     for (const { filter, group } of groups) {
       let sc = scopes.get(group ?? '')
       if (!sc && !bigScopes.has(group ?? '')) {
-        const listed = scopeRows(store, filter, LEXICAL_RANGE_CAP + 1)
+        const listed = store.scopeRows(filter, LEXICAL_RANGE_CAP + 1)
         if (listed.ids.length <= LEXICAL_RANGE_CAP) scopes.set(group ?? '', (sc = listed))
       }
-      // A big scope's pass also returns the bm25 of this group's dense hits (queries.ts lexicalPass): no second pass.
+      // A big scope's pass also returns the bm25 of this group's dense hits (store lexicalPass): no second pass.
       const dense = sc ? [] : [...drafts.values()].filter((d) => d.denseRank !== null && d.group === group).map((d) => d.id)
-      const pass = sc && sc.ids.length === 0 ? null : lexicalPass(store, texts.lexical, filter, read, sc ? ridRange(sc.rids) : null, dense, sc ?? undefined)
+      const pass = sc && sc.ids.length === 0 ? null : store.lexicalPass({ text: texts.lexical, filter, limit: read, ridRange: sc ? ridRange(sc.rids) : null, alsoIds: dense, listed: sc ?? undefined })
       const hits = pass?.hits ?? []
       for (const h of hits) knownBm25.set(h.id, h.bm25)
       if (pass?.alsoKnown) {
@@ -355,7 +353,7 @@ function gatherMemories({ store, texts, cfg, now, idx, qn, denseReason, depth }:
     const keywords = engramKeywords(texts.lexical)
     for (const { filter, group } of groups) {
       // seed 000 GetBySessionAsync: the session's messages in order; seed 002 keyword fallback: newest first.
-      const ids = mode === 'session' ? store.memoriesWhere(filter, { limit: depth, order: 'turn' }).map((m) => m.id) : keywordSearch(store, filter, keywords, depth)
+      const ids = mode === 'session' ? store.memoriesWhere(filter, { limit: depth, order: 'turn' }).map((m) => m.id) : store.keywordSearch(filter, keywords, depth)
       ids.forEach((id, i) => {
         const d = draftOf(drafts, id, group)
         if (d) d.orderKey = i + 1
@@ -367,11 +365,11 @@ function gatherMemories({ store, texts, cfg, now, idx, qn, denseReason, depth }:
 
   if (!inScopeKnown) {
     const listed = scopes.get('')
-    const c = listed ? { count: listed.ids.length, capped: false } : countScope(store, groups[0].filter)
+    const c = listed ? { count: listed.ids.length, capped: false } : store.countScope(groups[0].filter)
     inScope = c.count
     inScopeCapped = c.capped
   }
-  if (bf) inScope += countScope(store, bf).count
+  if (bf) inScope += store.countScope(bf).count
 
   // Measure what the arms did not: similarity of non-dense hits, bm25 of non-lexical hits.
   const ids = [...drafts.keys()]
@@ -395,7 +393,7 @@ function gatherMemories({ store, texts, cfg, now, idx, qn, denseReason, depth }:
     }
     for (let i = 0; i < missing.length; i += 500) {
       const chunk = missing.slice(i, i + 500)
-      for (const h of lexicalArm(store, texts.lexical, { ids: chunk }, chunk.length)) {
+      for (const h of store.lexicalPass({ text: texts.lexical, filter: { ids: chunk }, limit: chunk.length }).hits) {
         const d = drafts.get(h.id)
         if (d) d.bm25 = h.bm25
       }
@@ -476,7 +474,7 @@ export function unitOfMemory(m: Memory): UnitInfo {
 
 /** seed 000: episodes (sessions) ranked by the cosine of their summary vector. */
 function gatherSessions({ store, texts, cfg, now, idx, qn, denseReason, depth }: GatherInput): Gathered {
-  const sessions = sessionsForRecall(store, cfg.scope, now)
+  const sessions = store.sessionsForRecall(cfg.scope, now)
   const drafts = new Map<string, Draft>()
   const arms = {
     dense: armOff(denseReason),
@@ -523,7 +521,7 @@ function gatherSessions({ store, texts, cfg, now, idx, qn, denseReason, depth }:
       d.similarity = row === undefined ? null : dotRow(idx.data, row, idx.dim, qn)
     }
   const byId = new Map(sessions.map((s) => [s.id, s]))
-  const messages = cfg.useSessionSummaries ? null : sessionMessages(store, [...drafts.keys()], now)
+  const messages = cfg.useSessionSummaries ? null : store.sessionMessages([...drafts.keys()], now)
   const candidates: CandidateRaw[] = []
   const units: Record<string, UnitInfo> = {}
   for (const d of drafts.values()) {

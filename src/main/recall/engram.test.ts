@@ -16,12 +16,13 @@ import { getPreset } from '../../shared/presets'
 import type { RecallConfig } from '../../shared/types'
 import { tmpDir } from '../../../test/helpers/tmp'
 import { createEmbedder } from '../embed/index'
-import { Store } from '../store/open'
+import { openSource } from '../store/registry'
+import type { SqliteSource } from '../store/sqlite/source'
 import { runRecall } from './engine'
-import { downEmbedder } from './testDb'
+import { downEmbedder } from '../../../test/helpers/testDb'
 
 let t: ReturnType<typeof tmpDir>
-let store: Store
+let store: SqliteSource
 const T = Date.UTC(2025, 2, 1)
 const NOW = T + 86_400_000
 const Q = [1, 0, 0]
@@ -71,7 +72,7 @@ beforeAll(() => {
   for (const r of USER) ins('user_memories', 'u-1', r)
   ins('user_memories', 'u-2', { id: 'y1', content: 'someone else', emb: [1, 0, 0], ts: T })
   db.close()
-  store = Store.open({ path: p, workspacePath: `${p}.ws` })
+  store = openSource({ path: p, workspacePath: `${p}.ws` })
 })
 afterAll(() => {
   store.close()
@@ -86,7 +87,7 @@ const engram = (patch: Partial<RecallConfig> = {}, scope: Partial<RecallConfig['
 describe('preset engram (seed 002)', () => {
   it('ranks every scoped row by cosine with no threshold; unembedded rows stay at similarity 0 (newest first)', async () => {
     const trace = await runRecall(store, 'deploy', engram(), NOW, { queryVector: Q })
-    expect(store.source.layout).toBe('engram-v0.5')
+    expect(store.layout).toBe('engram-v0.5')
     // e7 is archived (tiers default working + long_term), x1 is another session
     expect(trace.results.map((r) => r.id)).toEqual(['e1', 'e2', 'e3', 'e6', 'e5', 'e4'])
     const sim = Object.fromEntries(trace.candidates.map((c) => [c.id, c.similarity]))

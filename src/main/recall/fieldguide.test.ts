@@ -13,11 +13,12 @@ import { getPreset } from '../../shared/presets'
 import type { RecallConfig } from '../../shared/types'
 import { sha256File, tmpDir } from '../../../test/helpers/tmp'
 import { runRecall } from './engine'
-import { buildDb, DAY, fixedEmbedder, openDb, T0 } from './testDb'
-import type { Store } from '../store/open'
+import { buildDb, DAY, fixedEmbedder, openDb, T0 } from '../../../test/helpers/testDb'
+import { openSource } from '../store/registry'
+import type { SqliteSource } from '../store/sqlite/source'
 
 let t: ReturnType<typeof tmpDir>
-let store: Store
+let store: SqliteSource
 let dbPath: string
 const NOW = T0 + 60 * DAY
 const WEEK = 7 * DAY

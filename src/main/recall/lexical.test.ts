@@ -10,21 +10,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { tmpDir } from '../../../test/helpers/tmp'
 import { getPreset } from '../../shared/presets'
 import { createEmbedder } from '../embed/index'
-import { generateDemo } from '../store/demo'
-import { Store } from '../store/open'
+import { generateDemo } from '../demo/generate'
+import { openSource } from '../store/registry'
+import type { SqliteSource } from '../store/sqlite/source'
 import { runRecall } from './engine'
-import { toFtsQuery } from '../store/fts'
-import { lexicalPass, scopeRows } from './queries'
+import { toFtsQuery } from '../store/sqlite/fts'
+import type { MemoryFilter } from '../store/source'
 
 let t: ReturnType<typeof tmpDir>
-let store: Store
+let store: SqliteSource
 const NOW = Date.UTC(2026, 9, 31, 18)
 
 beforeAll(() => {
   t = tmpDir()
   const db = path.join(t.dir, 'demo.db')
   generateDemo({ out: db, memories: 7000, events: false })
-  store = Store.open({ path: db })
+  store = openSource({ path: db })
 })
 afterAll(() => {
   store.close()
@@ -42,7 +43,7 @@ function reference(q: string, cond: string, params: unknown[], limit: number): {
     .all(q, ...params) as { id: string; bm25: number }[]
 }
 
-const SCOPES: { name: string; filter: Parameters<typeof lexicalPass>[2]; cond: string; params: unknown[] }[] = [
+const SCOPES: { name: string; filter: MemoryFilter; cond: string; params: unknown[] }[] = [
   { name: 'everything', filter: {}, cond: '1', params: [] },
   { name: 'tiers + before (fieldguide default)', filter: { tiers: ['working', 'long_term'], before: NOW - 30 * 86_400_000 }, cond: `m.tier IN ('working','long_term') AND m.created_at <= ?`, params: [NOW - 30 * 86_400_000] },
   { name: 'one agent, reflections only (narrow: widens)', filter: { agentId: 'agent-helpdesk', kinds: ['reflection'] }, cond: `m.agent_id = 'agent-helpdesk' AND m.kind = 'reflection'`, params: [] },
@@ -57,7 +58,7 @@ describe('lexical arm: prefix path = one big join', () => {
         // The FTS query string itself is the tokenizer's business (store/fts.ts); the scoping and order are under test.
         const q = toFtsQuery(text)!
         for (const limit of [5, 100]) {
-          const got = lexicalPass(store, text, sc.filter, limit, null, [])
+          const got = store.lexicalPass({ text, filter: sc.filter, limit, ridRange: null, alsoIds: [] })
           expect(got.hits).toEqual(reference(q, sc.cond, sc.params, limit))
           expect(['prefix', 'join']).toContain(got.path)
         }
@@ -74,7 +75,7 @@ describe('lexical arm: prefix path = one big join', () => {
     const deep = all[all.length - 1]
     const top = all[1]
     const none = (store.db.prepare(`SELECT id FROM memories WHERE rowid NOT IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?) LIMIT 1`).pluck().get(q) as string) ?? 'missing'
-    const r = lexicalPass(store, text, {}, 10, null, [deep.id, top.id, none])
+    const r = store.lexicalPass({ text, filter: {}, limit: 10, ridRange: null, alsoIds: [deep.id, top.id, none] })
     expect(r.path).toBe('prefix')
     expect(r.hits).toEqual(all.slice(0, 10))
     expect(r.also.get(deep.id)).toBe(deep.bm25)
@@ -98,7 +99,7 @@ describe('engine: dense-only hits get their bm25 from the same pass', () => {
 })
 
 describe('lexical arm: listed small scope (FTS over the rid range, no join) = one big join', () => {
-  const SMALL: { name: string; filter: Parameters<typeof lexicalPass>[2]; cond: string }[] = [
+  const SMALL: { name: string; filter: MemoryFilter; cond: string }[] = [
     { name: 'one session', filter: { sessionId: 's-00005' }, cond: `m.session_id = 's-00005'` },
     { name: 'one user of one agent, working tier', filter: { agentId: 'agent-coder', userId: 'user-ben', tiers: ['working'] }, cond: `m.agent_id = 'agent-coder' AND m.user_id = 'user-ben' AND m.tier = 'working'` },
   ]
@@ -106,11 +107,11 @@ describe('lexical arm: listed small scope (FTS over the rid range, no join) = on
     for (const sc of SMALL) {
       it(`"${text}" in ${sc.name}`, () => {
         const q = toFtsQuery(text)!
-        const listed = scopeRows(store, sc.filter, 100_000)
+        const listed = store.scopeRows(sc.filter, 100_000)
         expect(listed.ids.length).toBeGreaterThan(0)
         const range: [number, number] = [Math.min(...listed.rids), Math.max(...listed.rids)]
         for (const limit of [3, 1000]) {
-          const got = lexicalPass(store, text, sc.filter, limit, range, [], listed)
+          const got = store.lexicalPass({ text, filter: sc.filter, limit, ridRange: range, alsoIds: [], listed })
           expect(got.path).toBe('range')
           expect(got.hits).toEqual(reference(q, sc.cond, [], limit))
         }

@@ -12,11 +12,12 @@ import type { RecallConfig } from '../../shared/types'
 import { tmpDir } from '../../../test/helpers/tmp'
 import { createEmbedder } from '../embed/index'
 import { runRecall } from './engine'
-import { buildDb, downEmbedder, fixedEmbedder, openDb, T0, DAY, type MemSpec } from './testDb'
-import type { Store } from '../store/open'
+import { buildDb, downEmbedder, fixedEmbedder, openDb, T0, DAY, type MemSpec } from '../../../test/helpers/testDb'
+import { openSource } from '../store/registry'
+import type { SqliteSource } from '../store/sqlite/source'
 
 let t: ReturnType<typeof tmpDir>
-let store: Store
+let store: SqliteSource
 const NOW = T0 + DAY
 /** (len + 3) / 4 in Go integer arithmetic, len in bytes: the seed's budget heuristic. */
 const goCost = (text: string) => Math.floor((Buffer.byteLength(text, 'utf8') + 3) / 4)

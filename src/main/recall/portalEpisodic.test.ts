@@ -8,11 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { getPreset } from '../../shared/presets'
 import { tmpDir } from '../../../test/helpers/tmp'
 import { runRecall } from './engine'
-import { buildDb, DAY, fixedEmbedder, openDb, QUERY, T0 } from './testDb'
-import type { Store } from '../store/open'
+import { buildDb, DAY, fixedEmbedder, openDb, QUERY, T0 } from '../../../test/helpers/testDb'
+import { openSource } from '../store/registry'
+import type { SqliteSource } from '../store/sqlite/source'
 
 let t: ReturnType<typeof tmpDir>
-let store: Store
+let store: SqliteSource
 const NOW = T0 + 30 * DAY
 
 beforeAll(() => {

@@ -8,11 +8,12 @@ import { getPreset } from '../../shared/presets'
 import type { RecallConfig } from '../../shared/types'
 import { tmpDir } from '../../../test/helpers/tmp'
 import { runRecall } from './engine'
-import { buildDb, fixedEmbedder, openDb, T0, DAY } from './testDb'
-import type { Store } from '../store/open'
+import { buildDb, fixedEmbedder, openDb, T0, DAY } from '../../../test/helpers/testDb'
+import { openSource } from '../store/registry'
+import type { SqliteSource } from '../store/sqlite/source'
 
 let t: ReturnType<typeof tmpDir>
-let store: Store
+let store: SqliteSource
 const NOW = T0 + 10 * DAY
 
 beforeAll(() => {

@@ -9,9 +9,8 @@ import { DEFAULT_PRESET, getPreset, missingRequirements, validateConfig } from '
 import { RecallscopeError } from '../../shared/result'
 import type { Cue, RecallConfig, RecallTrace } from '../../shared/types'
 import { createEmbedder, type EmbedderOptions } from '../embed/index'
-import type { Store } from '../store/open'
+import type { MemorySource } from '../store/source'
 import { runRecall } from './engine'
-import { storedModels } from './queries'
 
 export interface ConfigRequest {
   /** preset or `preset:variant`. @default fieldguide */
@@ -64,8 +63,8 @@ export function checkRequirements(preset: string, requires: readonly string[], c
 }
 
 /** `hashing` when the DB holds hashing vectors, else the first stored model via Ollama, else `none`. */
-export function defaultEmbedderSpec(store: Store, owner: 'memory' | 'session' = 'memory'): string {
-  const models = storedModels(store, owner)
+export function defaultEmbedderSpec(store: MemorySource, owner: 'memory' | 'session' = 'memory'): string {
+  const models = store.storedModels(owner)
   if (models.some((m) => m.startsWith('hashing'))) return 'hashing'
   if (models.length > 0) return `ollama:${models[0]}`
   return 'none'
@@ -98,7 +97,7 @@ export interface RunRequest extends ConfigRequest {
 }
 
 /** Build the config, pick the embedder, run. */
-export async function recallFromRequest(store: Store, req: RunRequest): Promise<RecallTrace> {
+export async function recallFromRequest(store: MemorySource, req: RunRequest): Promise<RecallTrace> {
   const { config, preset, requires } = buildConfig(req)
   if (req.preset) checkRequirements(req.preset, requires, config)
   const query = req.query ?? ''

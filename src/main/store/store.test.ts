@@ -2,8 +2,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { generateDemo } from './demo'
-import { Store } from './open'
+import { generateDemo } from '../demo/generate'
+import { openSource } from './registry'
 import { tmpDir } from '../../../test/helpers/tmp'
 
 let t: ReturnType<typeof tmpDir>
@@ -17,7 +17,7 @@ afterAll(() => t.cleanup())
 
 describe('store basics', () => {
   it('pages memories with a capped count and stable order', () => {
-    const s = Store.open({ path: dbPath })
+    const s = openSource({ path: dbPath })
     try {
       const p1 = s.memoriesPage({ limit: 10 })
       const p2 = s.memoriesPage({ limit: 10, offset: 10 })
@@ -34,7 +34,7 @@ describe('store basics', () => {
   })
 
   it('caps counts and says so', () => {
-    const s = Store.open({ path: dbPath, countCap: 100 })
+    const s = openSource({ path: dbPath, countCap: 100 })
     try {
       const p = s.memoriesPage({ limit: 5, tiers: ['working', 'long_term'] })
       expect(p.truncated).toBe(true)
@@ -49,7 +49,7 @@ describe('store basics', () => {
   })
 
   it('filters by facets and full-text search', () => {
-    const s = Store.open({ path: dbPath })
+    const s = openSource({ path: dbPath })
     try {
       const sem = s.memoriesPage({ kinds: ['semantic'], limit: 1000 })
       expect(sem.rows.length).toBeGreaterThan(0)
@@ -66,21 +66,21 @@ describe('store basics', () => {
   })
 
   it('rejects a missing file and a non-SQLite file with typed errors', () => {
-    expect(() => Store.open({ path: path.join(t.dir, 'nope.db') })).toThrow(expect.objectContaining({ code: 'NOT_FOUND' }))
+    expect(() => openSource({ path: path.join(t.dir, 'nope.db') })).toThrow(expect.objectContaining({ code: 'NOT_FOUND' }))
     const junk = path.join(t.dir, 'junk.db')
     fs.writeFileSync(junk, 'not a database at all, just text')
-    expect(() => Store.open({ path: junk })).toThrow(expect.objectContaining({ code: 'NOT_SQLITE' }))
+    expect(() => openSource({ path: junk })).toThrow(expect.objectContaining({ code: 'NOT_SQLITE' }))
     const other = path.join(t.dir, 'other.db')
     const d = new Database(other)
     d.exec('CREATE TABLE foo (x)')
     d.close()
-    expect(() => Store.open({ path: other })).toThrow(expect.objectContaining({ code: 'UNKNOWN_LAYOUT' }))
+    expect(() => openSource({ path: other })).toThrow(expect.objectContaining({ code: 'UNKNOWN_LAYOUT' }))
   })
 })
 
 describe('memo cache', () => {
   it('serves repeated reads from memory and forgets them when another connection commits', () => {
-    const s = Store.open({ path: dbPath })
+    const s = openSource({ path: dbPath })
     try {
       const id = s.memoriesPage({ limit: 1 }).rows[0].id
       const first = s.getMemories([id]).get(id)!
@@ -102,7 +102,7 @@ describe('memo cache', () => {
 
 describe('has a vector', () => {
   it('counts backfilled workspace vectors as vectors (facet and flag)', () => {
-    const s = Store.open({ path: dbPath })
+    const s = openSource({ path: dbPath })
     try {
       const noVec = s.memoriesPage({ hasEmbedding: false, limit: 1000 })
       // The demo plants wrong-dimension vectors, but every memory has some row in embeddings.

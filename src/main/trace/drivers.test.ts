@@ -8,9 +8,10 @@ import { getPreset, validateConfig } from '../../shared/presets'
 import type { CandidateRaw } from '../../shared/types'
 import { tmpDir } from '../../../test/helpers/tmp'
 import { runRecall } from '../recall/engine'
-import { buildDb, MODEL, openDb, QUERY, T0 } from '../recall/testDb'
-import { generateDemo } from '../store/demo'
-import { Store } from '../store/open'
+import { buildDb, MODEL, openDb, QUERY, T0 } from '../../../test/helpers/testDb'
+import { generateDemo } from '../demo/generate'
+import { openSource } from '../store/registry'
+import type { SqliteSource } from '../store/sqlite/source'
 import { computeDrivers, eventDrivers, withoutCandidate } from './drivers'
 import { eventTimeline } from './timeline'
 
@@ -82,10 +83,10 @@ describe('drivers on a hand-built DB', () => {
 })
 
 describe('on the demo DB', () => {
-  let store: Store
+  let store: SqliteSource
   beforeAll(() => {
     const p = generateDemo({ out: path.join(t.dir, 'demo.db'), memories: 1200, seed: 3 }).path
-    store = Store.open({ path: p, workspacePath: `${p}.ws` })
+    store = openSource({ path: p, workspacePath: `${p}.ws` })
   })
   afterAll(() => store.close())
 

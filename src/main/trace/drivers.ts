@@ -15,7 +15,7 @@ import { isOrderMode, rerank } from '../../shared/scoring'
 import type { DriverRow, TraceDrivers } from '../../shared/trace'
 import type { CandidateRaw, EffectiveMode, RecallConfig, RecallTrace } from '../../shared/types'
 import { FEATURE_NAMES } from '../../shared/types'
-import type { Store } from '../store/open'
+import type { MemorySource } from '../store/source'
 import type { PrepareOptions } from './event'
 import { replayEventFull } from './replay'
 
@@ -101,7 +101,7 @@ export function computeDrivers(trace: Pick<RecallTrace, 'candidates' | 'config' 
 }
 
 /** Drivers of a logged event, computed on its event-time replay (the log keeps scores, not features). */
-export async function eventDrivers(store: Store, eventId: string, opts: PrepareOptions = {}): Promise<TraceDrivers> {
+export async function eventDrivers(store: MemorySource, eventId: string, opts: PrepareOptions = {}): Promise<TraceDrivers> {
   const { replay } = await replayEventFull(store, eventId, { ...opts, mode: 'logged' })
   const d = computeDrivers(replay.trace, eventId)
   d.identical = replay.identical

@@ -19,53 +19,17 @@ import { HASHING_MODEL } from '../embed/hashing'
 import { prepareVector, runRecallSync, unitOfMemory, type PreparedVector } from '../recall/engine'
 import { defaultEmbedderSpec } from '../recall/request'
 import { dotRow, normalizeQuery } from '../recall/dense'
-import { lexicalArm } from '../recall/queries'
-import { decodeVector } from '../store/decode'
-import type { Store } from '../store/open'
+import type { EventExtras, MemorySource } from '../store/source'
 
-/** The optional columns beyond DESIGN.md's `recall_events` (additive; absent in most logs). */
-export interface EventExtras {
-  /** `query_vector`: the agent's query vector (float32 BLOB or JSON array) */
-  queryVector: Float32Array | null
-  /** why a present `query_vector` was not usable */
-  queryVectorProblem: string | null
-  /** `context`: the block the agent injected */
-  context: string | null
+export type { EventExtras } from '../store/source'
+
+export function eventExtras(store: MemorySource, eventId: string): EventExtras {
+  return store.eventExtras(eventId)
 }
 
-const extraColumns = new WeakMap<Store, Set<string>>()
-
-function eventColumns(store: Store): Set<string> {
-  let cols = extraColumns.get(store)
-  if (!cols) {
-    cols = new Set()
-    // Only the canonical layout has a recall_events table (adapters.ts); foreign layouts log nothing.
-    if (store.source.layout === 'canonical' && store.source.recallEvents)
-      for (const r of store.db.prepare(`SELECT name FROM pragma_table_info('recall_events')`).all() as { name: string }[]) cols.add(r.name)
-    extraColumns.set(store, cols)
-  }
-  return cols
-}
-
-export function eventExtras(store: Store, eventId: string): EventExtras {
-  const cols = eventColumns(store)
-  const out: EventExtras = { queryVector: null, queryVectorProblem: null, context: null }
-  const want = ['query_vector', 'context'].filter((c) => cols.has(c))
-  if (want.length === 0) return out
-  const row = store.db.prepare(`SELECT ${want.join(', ')} FROM recall_events WHERE id = ?`).get(eventId) as Record<string, unknown> | undefined
-  if (!row) return out
-  if (row.query_vector !== null && row.query_vector !== undefined) {
-    const v = decodeVector(row.query_vector, null)
-    if (typeof v === 'string') out.queryVectorProblem = `the logged query_vector is unusable (${v}): re-embedding instead`
-    else out.queryVector = v
-  }
-  if (typeof row.context === 'string') out.context = row.context
-  return out
-}
-
-export function requireEvent(store: Store, eventId: string): RecallEvent {
+export function requireEvent(store: MemorySource, eventId: string): RecallEvent {
   const e = store.getEvent(eventId)
-  if (!e) throw new RecallscopeError('NOT_FOUND', store.source.recallEvents ? `No recall event ${eventId}` : `This database logs no recall events (layout ${store.source.layout})`)
+  if (!e) throw new RecallscopeError('NOT_FOUND', store.capabilities().recallEvents ? `No recall event ${eventId}` : `This database logs no recall events (layout ${store.layout})`)
   return e
 }
 
@@ -108,7 +72,7 @@ export function resolveEventConfig(e: RecallEvent): ResolvedConfig {
  * the current setting when it makes that model; else Ollama (the default server
  * kind for a stored model, recall/request.ts defaultEmbedderSpec).
  */
-export function embedderSpecForModel(store: Store, model: string | null | undefined, current: string | null | undefined, owner: 'memory' | 'session'): string {
+export function embedderSpecForModel(store: MemorySource, model: string | null | undefined, current: string | null | undefined, owner: 'memory' | 'session'): string {
   if (!model) return current ?? defaultEmbedderSpec(store, owner)
   if (model === HASHING_MODEL || model.startsWith('hashing')) return 'hashing'
   if (current) {
@@ -139,7 +103,7 @@ export interface PrepareOptions {
 }
 
 /** Everything to re-run an event as logged: config, `now` = its `at`, the query vector. */
-export async function prepareLoggedRun(store: Store, event: RecallEvent, opts: PrepareOptions = {}): Promise<EventRun> {
+export async function prepareLoggedRun(store: MemorySource, event: RecallEvent, opts: PrepareOptions = {}): Promise<EventRun> {
   const resolved = resolveEventConfig(event)
   const extras = eventExtras(store, event.id)
   const config = resolved.config
@@ -163,7 +127,7 @@ export async function prepareLoggedRun(store: Store, event: RecallEvent, opts: P
 }
 
 /** Run the engine for a prepared event run (optionally another config / depth). */
-export function runEvent(store: Store, run: Pick<EventRun, 'query' | 'config' | 'now' | 'prepared' | 'event'>, over: { config?: RecallConfig; now?: number; depth?: number } = {}): RecallTrace {
+export function runEvent(store: MemorySource, run: Pick<EventRun, 'query' | 'config' | 'now' | 'prepared' | 'event'>, over: { config?: RecallConfig; now?: number; depth?: number } = {}): RecallTrace {
   return runRecallSync(store, run.query, over.config ?? run.config, over.now ?? run.now, {
     preset: run.event.preset,
     prepared: run.prepared,
@@ -172,7 +136,7 @@ export function runEvent(store: Store, run: Pick<EventRun, 'query' | 'config' | 
 }
 
 /** Display info of ids (memories, or sessions for session-unit recalls); null = gone. */
-export function unitsOf(store: Store, ids: string[], unit: 'memory' | 'session', trace?: RecallTrace): Map<string, UnitInfo | null> {
+export function unitsOf(store: MemorySource, ids: string[], unit: 'memory' | 'session', trace?: RecallTrace): Map<string, UnitInfo | null> {
   const out = new Map<string, UnitInfo | null>()
   const missing: string[] = []
   for (const id of ids) {
@@ -239,7 +203,7 @@ export function eventContext(event: RecallEvent, config: RecallConfig, extras: E
  * (normalised like the engine: by the best match, which the lexical arm always
  * gathers), its ages at the trace's `now`, its salience. No arm ranks.
  */
-export function measureCandidate(store: Store, trace: RecallTrace, prepared: PreparedVector, id: string): CandidateRaw | null {
+export function measureCandidate(store: MemorySource, trace: RecallTrace, prepared: PreparedVector, id: string): CandidateRaw | null {
   if (trace.unit === 'session') return null
   const m = store.getMemory(id)
   if (!m) return null
@@ -253,7 +217,7 @@ export function measureCandidate(store: Store, trace: RecallTrace, prepared: Pre
   let bm25: number | null = null
   let lexical = 0
   if (trace.texts?.lexical) {
-    const hit = lexicalArm(store, trace.texts.lexical, { ids: [id] }, 1)[0]
+    const hit = store.lexicalPass({ text: trace.texts.lexical, filter: { ids: [id] }, limit: 1 }).hits[0]
     if (hit) {
       bm25 = hit.bm25
       let maxNeg = -hit.bm25
@@ -284,7 +248,7 @@ export function measureCandidate(store: Store, trace: RecallTrace, prepared: Pre
  * store for a minute, keyed by the embedder and the agent DB's size and mtime
  * (an agent writing to the DB invalidates it). Traces are treated as immutable.
  */
-const loggedCache = new WeakMap<Store, Map<string, { until: number; value: { run: EventRun; trace: RecallTrace } }>>()
+const loggedCache = new WeakMap<MemorySource, Map<string, { until: number; value: { run: EventRun; trace: RecallTrace } }>>()
 const CACHE_MS = 60_000
 const CACHE_MAX = 16
 
@@ -300,7 +264,7 @@ function dbSignature(p: string): string {
   return `${st(p)}|${st(`${p}-wal`)}`
 }
 
-export async function loggedReplay(store: Store, event: RecallEvent, opts: PrepareOptions = {}): Promise<{ run: EventRun; trace: RecallTrace }> {
+export async function loggedReplay(store: MemorySource, event: RecallEvent, opts: PrepareOptions = {}): Promise<{ run: EventRun; trace: RecallTrace }> {
   let m = loggedCache.get(store)
   if (!m) loggedCache.set(store, (m = new Map()))
   const key = JSON.stringify([event.id, event.at, event.config, event.results, opts.embedder ?? null, opts.embedderOptions ?? null, dbSignature(store.path)])

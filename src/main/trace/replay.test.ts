@@ -14,8 +14,9 @@ import { tmpDir } from '../../../test/helpers/tmp'
 import { createEmbedder } from '../embed/index'
 import { hashEmbed } from '../embed/hashing'
 import { runRecall } from '../recall/engine'
-import { generateDemo } from '../store/demo'
-import { Store } from '../store/open'
+import { generateDemo } from '../demo/generate'
+import { openSource } from '../store/registry'
+import type { SqliteSource } from '../store/sqlite/source'
 import { diffConfig, diffResults, replayEvent } from './replay'
 
 const HOUR = 3_600_000
@@ -34,7 +35,7 @@ function copyDemo(name: string): string {
   for (const s of ['', '-wal', '-shm']) if (fs.existsSync(demo + s)) fs.copyFileSync(demo + s, p + s)
   return p
 }
-const open = (p: string) => Store.open({ path: p, workspacePath: `${p}.ws` })
+const open = (p: string) => openSource({ path: p, workspacePath: `${p}.ws` })
 
 /** cosine of two vectors, computed here (not by the engine). */
 function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {

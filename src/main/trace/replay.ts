@@ -23,7 +23,7 @@ import { FEATURE_NAMES, type Memory, type RecallConfig, type RecallEvent, type R
 import { createEmbedder } from '../embed/index'
 import { prepareVector, runRecallSync, type PreparedVector } from '../recall/engine'
 import { defaultEmbedderSpec } from '../recall/request'
-import type { Store } from '../store/open'
+import type { MemorySource } from '../store/source'
 import { loggedReplay, measureCandidate, requireEvent, unitsOf, type EventRun, type PrepareOptions } from './event'
 import { attributeScoreDelta, cause, day, dayPair, fmt, gateOf, lookup, SCORE_EPS, scoreAsIfInPool, scoredOf, type Lookup } from './explain'
 import { checkMemoryScope } from './scope'
@@ -45,11 +45,11 @@ export interface ReplayOutcome {
 }
 
 /** Replay one event (see the module comment). */
-export async function replayEvent(store: Store, eventId: string, opts: ReplayOptions = {}): Promise<TraceReplay> {
+export async function replayEvent(store: MemorySource, eventId: string, opts: ReplayOptions = {}): Promise<TraceReplay> {
   return (await replayEventFull(store, eventId, opts)).replay
 }
 
-export async function replayEventFull(store: Store, eventId: string, opts: ReplayOptions = {}): Promise<ReplayOutcome> {
+export async function replayEventFull(store: MemorySource, eventId: string, opts: ReplayOptions = {}): Promise<ReplayOutcome> {
   const t0 = performance.now()
   const mode = opts.mode ?? 'logged'
   const event = requireEvent(store, eventId)
@@ -152,7 +152,7 @@ interface BuildInput {
   t0: number
 }
 
-function buildReplay(store: Store, b: BuildInput): TraceReplay {
+function buildReplay(store: MemorySource, b: BuildInput): TraceReplay {
   const { event, run, loggedTrace, trace, config, mode } = b
   const unit = config.unit
   const diff = diffResults(event.results, trace.results)
@@ -268,7 +268,7 @@ interface RowContext {
 }
 
 /** Why one differing row differs: the data since the event (A), then today vs the event (B, current mode), then where it stands now. */
-function explainRow(store: Store, d: DiffRow, x: RowContext): Cause[] {
+function explainRow(store: MemorySource, d: DiffRow, x: RowContext): Cause[] {
   const out: Cause[] = []
   const at = x.event.at
   const m = x.mem
@@ -339,7 +339,7 @@ function explainRow(store: Store, d: DiffRow, x: RowContext): Cause[] {
 }
 
 /** Why an in-scope id was not gathered: no vector for the model, no lexical match, or deeper than the arms fetched. */
-function absentWhy(store: Store, t: RecallTrace, id: string): string {
+function absentWhy(store: MemorySource, t: RecallTrace, id: string): string {
   const bits: string[] = []
   const dense = t.arms?.dense
   if (dense?.ran && t.embedder.model) {

@@ -1,14 +1,14 @@
 /**
  * Is a memory (or session) in a recall's scope at `now`, and if not, which
  * filter keeps it out and what edit would let it in. The SQL filter the engine
- * uses (recall/queries.ts scopeFilter / blendFilter) has the final word; this
+ * uses (recall/scope.ts scopeFilter / blendFilter) has the final word; this
  * module names the failing fields.
  */
 import { RecallscopeError } from '../../shared/result'
 import type { ScopeFailure } from '../../shared/trace'
 import type { Memory, RecallConfig, Session } from '../../shared/types'
-import { blendFilter, scopeFilter, sessionsForRecall } from '../recall/queries'
-import type { Store } from '../store/open'
+import { blendFilter, scopeFilter } from '../recall/scope'
+import type { MemorySource } from '../store/source'
 
 export interface ScopeCheck {
   inScope: boolean
@@ -50,7 +50,7 @@ export function memoryScopeFailures(m: Memory, scope: RecallConfig['scope'], now
 }
 
 /** The memory's scope status under a config at `now`, confirmed in SQL. */
-export function checkMemoryScope(store: Store, m: Memory, config: RecallConfig, now: number): ScopeCheck {
+export function checkMemoryScope(store: MemorySource, m: Memory, config: RecallConfig, now: number): ScopeCheck {
   const failures = memoryScopeFailures(m, config.scope, now)
   const inPrimary = store.idsWhere({ ...scopeFilter(config.scope, now), ids: [m.id] }, 1).length === 1
   if (inPrimary) return { inScope: true, failures: [], viaBlend: false }
@@ -63,8 +63,8 @@ export function checkMemoryScope(store: Store, m: Memory, config: RecallConfig, 
 }
 
 /** Session-unit recall (seed 000): is the session among those ranked at `now`? */
-export function checkSessionScope(store: Store, s: Session, config: RecallConfig, now: number): ScopeCheck {
-  const ranked = sessionsForRecall(store, { ...config.scope, sessionId: s.id }, now)
+export function checkSessionScope(store: MemorySource, s: Session, config: RecallConfig, now: number): ScopeCheck {
+  const ranked = store.sessionsForRecall({ ...config.scope, sessionId: s.id }, now)
   if (ranked.length === 1) return { inScope: true, failures: [], viaBlend: false }
   const sc = config.scope
   const failures: ScopeFailure[] = []
@@ -86,7 +86,7 @@ export function checkSessionScope(store: Store, s: Session, config: RecallConfig
   return { inScope: false, failures, viaBlend: false }
 }
 
-export function requireMemoryOrSession(store: Store, id: string): { memory: Memory | null; session: Session | null } {
+export function requireMemoryOrSession(store: MemorySource, id: string): { memory: Memory | null; session: Session | null } {
   const memory = store.getMemory(id)
   const session = memory ? null : store.getSession(id)
   if (!memory && !session) throw new RecallscopeError('NOT_FOUND', `No memory or session ${id}`)

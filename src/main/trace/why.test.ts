@@ -13,9 +13,10 @@ import { buildCue } from '../../shared/cue'
 import { createEmbedder } from '../embed/index'
 import { hashEmbed } from '../embed/hashing'
 import { runRecall, runRecallSync } from '../recall/engine'
-import { buildDb, MODEL, openDb, QUERY, T0 } from '../recall/testDb'
-import { generateDemo } from '../store/demo'
-import { Store } from '../store/open'
+import { buildDb, MODEL, openDb, QUERY, T0 } from '../../../test/helpers/testDb'
+import { generateDemo } from '../demo/generate'
+import { openSource } from '../store/registry'
+import type { SqliteSource } from '../store/sqlite/source'
 import { setKnob } from './knobs'
 import { whyNot } from './why'
 
@@ -53,7 +54,7 @@ function fixtureConfig(): RecallConfig {
 }
 
 describe('why-not on a hand-built DB (closed-form breakpoints)', () => {
-  let store: Store
+  let store: SqliteSource
   beforeAll(() => {
     store = openDb(buildDb(t.dir, { name: 'why.db', memories: SPEC.map((m) => ({ ...m, content: `note ${m.id}` })) }))
   })
@@ -131,10 +132,10 @@ describe('why-not on a hand-built DB (closed-form breakpoints)', () => {
 })
 
 describe('why-not on the demo DB', () => {
-  let store: Store
+  let store: SqliteSource
   beforeAll(() => {
     const p = generateDemo({ out: path.join(t.dir, 'demo.db'), memories: 1500, seed: 9 }).path
-    store = Store.open({ path: p, workspacePath: `${p}.ws` })
+    store = openSource({ path: p, workspacePath: `${p}.ws` })
   })
   afterAll(() => store.close())
 

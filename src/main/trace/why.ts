@@ -17,10 +17,8 @@ import { fetchDepth, prepareVector, runRecallSync, type PreparedVector } from '.
 import { rerank } from '../../shared/scoring'
 import { dotRow, normalizeQuery } from '../recall/dense'
 import { buildConfig, defaultEmbedderSpec } from '../recall/request'
-import { blendFilter, lexicalArm, memSql, scopeFilter } from '../recall/queries'
-import { memoryWhere } from '../store/queries'
-import type { Store } from '../store/open'
-import { toFtsQuery } from '../store/fts'
+import { blendFilter, scopeFilter } from '../recall/scope'
+import type { MemorySource } from '../store/source'
 import { loggedReplay, requireEvent, type PrepareOptions } from './event'
 import { fmt, gateOf, lookup } from './explain'
 import { poolNeeded, searchKnobs, setKnob } from './knobs'
@@ -56,7 +54,7 @@ interface Setup {
   notes?: string[]
 }
 
-async function setup(store: Store, req: WhyRequest): Promise<Setup> {
+async function setup(store: MemorySource, req: WhyRequest): Promise<Setup> {
   if (req.eventId) {
     const event = requireEvent(store, req.eventId)
     const { run, trace } = await loggedReplay(store, event, req)
@@ -82,7 +80,7 @@ async function setup(store: Store, req: WhyRequest): Promise<Setup> {
   return { query: { text, cue }, config, now: req.now, prepared, preset: req.preset ?? preset, eventId: null, notes }
 }
 
-export async function whyNot(store: Store, req: WhyRequest): Promise<WhyNot> {
+export async function whyNot(store: MemorySource, req: WhyRequest): Promise<WhyNot> {
   const t0 = performance.now()
   const s = await setup(store, req)
   const setupMs = performance.now() - t0
@@ -281,11 +279,6 @@ interface Reach {
   note: string | null
 }
 
-/** The row key (`_rid`) of a memory: the lexical arm's tie-break (queries.ts lexicalArm: bm25, then _rid). */
-function ridOf(store: Store, id: string): number {
-  return (store.db.prepare(`SELECT m._rid FROM (${store.source.memoriesLite}) m WHERE m.id = ?`).pluck().get(id) as number | undefined) ?? Number.MAX_SAFE_INTEGER
-}
-
 /** Scopes up to this many rows are listed to count exact in-scope ranks; larger ones use whole-index bounds. */
 const LIST_CAP = 500_000
 
@@ -295,7 +288,7 @@ const LIST_CAP = 500_000
  * created_at — counted with one scope listing and one SQL count, so a memory ranked
  * 5,000th costs no 5,000-deep recall unless the mode's pool would need it.
  */
-function reach(store: Store, trace: RecallTrace, s: Setup, unitId: string, memory: Memory | null): Reach {
+function reach(store: MemorySource, trace: RecallTrace, s: Setup, unitId: string, memory: Memory | null): Reach {
   const cap = 100_000
   const notes: string[] = []
   const owner = trace.unit === 'session' ? 'session' : 'memory'
@@ -329,18 +322,9 @@ function reach(store: Store, trace: RecallTrace, s: Setup, unitId: string, memor
   }
   if (trace.arms?.lexical.ran && owner === 'memory') {
     const text = trace.texts?.lexical ?? s.query.text
-    const hit = lexicalArm(store, text, { ids: [unitId] }, 1)[0]
-    if (hit) {
-      const fts = store.ftsTable()
-      const where = memoryWhere(filter, store.embeddingOwners)
-      const n = store.db
-        .prepare(
-          `SELECT count(*) FROM (SELECT rowid AS rid, bm25(${fts.name}) AS rank FROM ${fts.qualified} WHERE ${fts.name} MATCH @ftsq) r
-           JOIN (${memSql(store, filter)}) m ON m._rid = r.rid WHERE ${where.sql} AND (r.rank < @b OR (r.rank = @b AND m._rid < @rid))`,
-        )
-        .pluck()
-        .get({ ...where.params, ftsq: toFtsQuery(text), b: hit.bm25, rid: ridOf(store, unitId) }) as number
-      lexical = n + 1
+    const rank = store.lexicalRankOf(text, filter, unitId)
+    if (rank !== null) {
+      lexical = rank
     } else notes.push('no lexical match: none of the query’s words are in it')
   }
   if (memory && owner === 'memory') recency = store.countWhere({ ...filter, after: memory.createdAt + 1 }).total + 1
@@ -352,7 +336,7 @@ function reach(store: Store, trace: RecallTrace, s: Setup, unitId: string, memor
   return { dense, lexical, recency, depth: Math.min(cap, depth), note: notes.length ? notes.join('; ') : null }
 }
 
-function absentReason(store: Store, trace: RecallTrace, id: string): string {
+function absentReason(store: MemorySource, trace: RecallTrace, id: string): string {
   const bits: string[] = []
   const owner = trace.unit === 'session' ? 'session' : 'memory'
   if (trace.arms?.dense.ran && trace.embedder.model && !store.vectors(trace.embedder.model, owner).rowOf.has(id)) bits.push(`no stored ${trace.embedder.model} vector`)

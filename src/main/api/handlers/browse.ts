@@ -6,7 +6,7 @@ import { RecallscopeError } from '../../../shared/result'
 import type { MemoryDetail, SimilarResult } from '../../../shared/contract'
 import type { App } from '../app'
 import type { Handlers } from '../register'
-import { cosineAll, topKRows } from '../../store/vectors'
+import { cosineAll, topKRows } from '../../store/vectors/vectorIndex'
 import { ensureDemo } from '../../demoDb'
 
 type BrowseChannels =
@@ -48,7 +48,7 @@ export function browseHandlers(app: App): Pick<Handlers, BrowseChannels> {
       const store = app.requireStore()
       const memory = store.getMemory(i.id)
       if (!memory) throw new RecallscopeError('NOT_FOUND', `No memory ${i.id}`)
-      const raw = store.db.prepare(`SELECT metadata FROM (${store.source.memories}) WHERE id = ?`).pluck().get(i.id)
+      const raw = store.rawMetadata(i.id)
       return {
         memory,
         session: memory.sessionId ? store.getSession(memory.sessionId) : null,
@@ -62,8 +62,7 @@ export function browseHandlers(app: App): Pick<Handlers, BrowseChannels> {
       const store = app.requireStore()
       const self = store.getMemory(i.id)
       if (!self) throw new RecallscopeError('NOT_FOUND', `No memory ${i.id}`)
-      const models = store.embeddingModels().filter((m) => m.ownerType === 'memory')
-      const model = i.model ?? models.find((m) => store.vectors(m.model).get(i.id))?.model
+      const model = i.model ?? store.storedModels('memory').find((m) => store.vectors(m).get(i.id))
       if (!model) return { model: null, results: [], tookMs: performance.now() - t0 }
       const idx = store.vectors(model)
       const q = idx.get(i.id)

@@ -10,11 +10,11 @@ import path from 'node:path'
 import type { EvalRunSummary } from '../../../shared/eval'
 import { RecallscopeError } from '../../../shared/result'
 import { buildConfig } from '../../recall/request'
-import type { Store } from '../../store/open'
-import { deleteCases, exportJsonl, getCase, importJsonl, importLocomoQa, listCases, loadCases, saveCase } from '../../eval/cases'
+import type { MemorySource } from '../../store/source'
+import { exportJsonl, importJsonl, importLocomoQa, saveCase } from '../../eval/cases'
 import { evalEmbedder, runEval } from '../../eval/evaluate'
 import { GatherCache, gatherCases } from '../../eval/replay'
-import { compareRuns, deleteRuns, getRun, listRuns, renameRun } from '../../eval/runs'
+import { compareRuns } from '../../eval/runs'
 import { tune } from '../../eval/tune'
 import type { App } from '../app'
 import type { Handlers } from '../register'
@@ -54,8 +54,8 @@ function readText(p: string): string {
 }
 
 export function evalHandlers(app: App): Pick<Handlers, EvalChannels> {
-  const caches = new WeakMap<Store, GatherCache>()
-  const cacheOf = (s: Store, fresh: boolean) => {
+  const caches = new WeakMap<MemorySource, GatherCache>()
+  const cacheOf = (s: MemorySource, fresh: boolean) => {
     let c = caches.get(s)
     if (!c) caches.set(s, (c = new GatherCache(s)))
     if (fresh) c.clear()
@@ -65,17 +65,17 @@ export function evalHandlers(app: App): Pick<Handlers, EvalChannels> {
     const s = app.settings()
     return { ollamaHost: s.ollamaHost, openaiBaseUrl: s.openaiBaseUrl }
   }
-  const ws = () => app.requireStore().ws
+  const ws = () => app.requireStore().workspace
 
   return {
-    'cases.list': (i) => listCases(ws(), { split: i.split, tag: i.tag, search: i.search, kind: i.kind, sort: i.sort, dir: i.dir, offset: i.offset, limit: i.limit }),
-    'cases.get': (i) => getCase(ws(), i.id),
+    'cases.list': (i) => ws().listCases({ split: i.split, tag: i.tag, search: i.search, kind: i.kind, sort: i.sort, dir: i.dir, offset: i.offset, limit: i.limit }),
+    'cases.get': (i) => ws().getCase(i.id),
     'cases.save': (i) => saveCase(ws(), i.case, Date.now()),
-    'cases.delete': (i) => ({ deleted: deleteCases(ws(), i.ids) }),
+    'cases.delete': (i) => ({ deleted: ws().deleteCases(i.ids) }),
     'cases.import': (i) => {
       const store = app.requireStore()
       const text = i.text ?? readText(i.path!)
-      return i.format === 'jsonl' ? importJsonl(store.ws, text, Date.now()) : importLocomoQa(store, text, Date.now())
+      return i.format === 'jsonl' ? importJsonl(store.workspace, text, Date.now()) : importLocomoQa(store, text, Date.now())
     },
     'cases.export': (i) => {
       const r = exportJsonl(ws(), { split: i.split, tag: i.tag, ids: i.ids })
@@ -121,7 +121,7 @@ export function evalHandlers(app: App): Pick<Handlers, EvalChannels> {
       const cache = cacheOf(store, i.fresh)
       return app.jobs.start('tune', `Tune ${i.metric}`, async (ctl) => {
         const t0 = performance.now()
-        const cases = loadCases(store.ws)
+        const cases = store.workspace.loadCases()
         if (cases.length === 0) throw new RecallscopeError('NOT_FOUND', 'No eval cases to tune on: create or import some first')
         const embedder = evalEmbedder(store, config, i.embedder ?? app.settings().embedder ?? null, embedderOptions())
         const gathered = await gatherCases(store, cases, config, {
@@ -143,11 +143,11 @@ export function evalHandlers(app: App): Pick<Handlers, EvalChannels> {
         })
       })
     },
-    'runs.list': (i) => listRuns(ws(), { limit: i.limit }),
-    'runs.get': (i) => getRun(ws(), i.id),
+    'runs.list': (i) => ws().listRuns({ limit: i.limit }),
+    'runs.get': (i) => ws().getRun(i.id),
     'runs.compare': (i) => compareRuns(ws(), i.ids, { metric: i.metric, rboP: i.rboP }),
-    'runs.rename': (i) => renameRun(ws(), i.id, i.name),
-    'runs.delete': (i) => ({ deleted: deleteRuns(ws(), i.ids) }),
+    'runs.rename': (i) => ws().renameRun(i.id, i.name),
+    'runs.delete': (i) => ({ deleted: ws().deleteRuns(i.ids) }),
     'jobs.list': () => app.jobs.list().map(({ result: _, ...p }) => p),
     'jobs.get': (i) => app.jobs.get(i.jobId),
     'jobs.cancel': (i) => ({ cancelled: app.jobs.cancel(i.jobId) }),

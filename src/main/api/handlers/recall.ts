@@ -12,7 +12,7 @@ import type { Handlers } from '../register'
 import { createEmbedder } from '../../embed/index'
 import { armTexts } from '../../../shared/cue'
 import { prepareVector, runRecallSync } from '../../recall/engine'
-import { ageHistogram } from '../../recall/queries'
+import { scopeFilter } from '../../recall/scope'
 import { buildConfig, checkRequirements, defaultEmbedderSpec, recallFromRequest } from '../../recall/request'
 
 type RecallChannels = 'recall.run' | 'recall.presets' | 'recall.compare' | 'recall.ages' | 'recall.refresh'
@@ -67,8 +67,8 @@ export function recallHandlers(app: App): Pick<Handlers, RecallChannels> {
     },
     'recall.refresh': (i) => app.requireStore().applyRefresh(i.ids, i.now),
     'recall.ages': (i) => {
-      const store = app.requireStore()
-      return ageHistogram(store, { tiers: ['working', 'long_term'], ...i.scope }, i.now ?? Date.now(), i.from, i.bins)
+      const now = i.now ?? Date.now()
+      return app.requireStore().ageHistogram(scopeFilter({ tiers: ['working', 'long_term'], ...i.scope }, now), now, i.from, i.bins)
     },
   }
 }

@@ -11,9 +11,9 @@ import fs from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import { RecallscopeError } from '../../../shared/result'
-import { migrate } from '../open'
-import { WORKSPACE_MIGRATIONS } from '../schema'
-import { CanonicalWriter } from '../write'
+import { migrate } from '../sqlite/connection'
+import { WORKSPACE_MIGRATIONS } from '../sqlite/schema'
+import { CanonicalWriter } from '../sqlite/canonicalWriter'
 
 /** The report types live in the shared contract: an import job's result crosses IPC as-is. */
 export type { ImportIssue, ImportReport } from '../../../shared/contract'

@@ -8,7 +8,7 @@
  */
 import { RecallscopeError } from '../../../shared/result'
 import type { Importer } from './common'
-import { engramImporter } from './engram'
+import { engramImporter } from '../engram/importer'
 import { jsonlImporter } from './jsonl'
 import { locomoImporter } from './locomo'
 

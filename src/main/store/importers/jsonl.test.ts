@@ -4,7 +4,7 @@ import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { tmpDir } from '../../../../test/helpers/tmp'
 import { HASHING_MODEL } from '../../embed/hashing'
-import { Store } from '../open'
+import { openSource } from '../registry'
 import { importJsonl, readLines } from './jsonl'
 
 let t: ReturnType<typeof tmpDir>
@@ -75,7 +75,7 @@ describe('JSONL import: malformed rows are skipped and counted, never fatal', ()
       ['nomic-embed-text', 4, 1],
     ])
 
-    const s = Store.open({ path: out })
+    const s = openSource({ path: out })
     try {
       const m = s.getMemories(['a1', 'a2', 'a10', 'a11'])
       expect(m.get('a1')).toMatchObject({ agentId: 'bot', userId: 'u1', sessionId: 's1', role: 'user', kind: 'episodic', tier: 'working', createdAt: T })

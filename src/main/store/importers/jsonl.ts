@@ -12,7 +12,7 @@ import crypto from 'node:crypto'
 import fs from 'node:fs'
 import { StringDecoder } from 'node:string_decoder'
 import { hashEmbed, HASHING_MODEL } from '../../embed/hashing'
-import type { CanonicalMemoryRow } from '../write'
+import type { CanonicalMemoryRow } from '../sqlite/canonicalWriter'
 import {
   checkPaths,
   DEFAULT_ENGRAM_MODEL,

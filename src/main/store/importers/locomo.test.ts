@@ -4,7 +4,7 @@ import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { tmpDir } from '../../../../test/helpers/tmp'
 import { hashEmbed, HASHING_MODEL } from '../../embed/hashing'
-import { Store } from '../open'
+import { openSource } from '../registry'
 import { importLocomo, normalizeDiaId, parseEvidence, parseLocomoDate, splitOf } from './locomo'
 
 let t: ReturnType<typeof tmpDir>
@@ -126,7 +126,7 @@ describe('LoCoMo quirks: import of a generated file', () => {
     expect(r.issues.find((i) => i.reason === 'malformed evidence id')).toMatchObject({ qa: 'conv-a#4', evidence: 'D' })
     expect(r.issues.find((i) => i.reason === 'date without a session list')).toMatchObject({ id: 'conv-a', session: 'session_3' })
 
-    const s = Store.open({ path: out })
+    const s = openSource({ path: out })
     try {
       const m = s.getMemories(['conv-a:D1:1', 'conv-a:D1:2', 'conv-a:D2:2', 'conv-a:D2:3', 'conv-a:D10:1', 'conv-b:D1:3'])
       const s1 = Date.UTC(2023, 4, 8, 13, 56)

@@ -7,21 +7,17 @@
  * something to run on first open.
  */
 import path from 'node:path'
-import Database from 'better-sqlite3'
-import type { DemoTruth } from '../store/demo'
-import { migrate } from '../store/open'
-import { WORKSPACE_MIGRATIONS } from '../store/schema'
-import { saveCase } from './cases'
+import type { DemoTruth } from './generate'
+import { Workspace } from '../store/workspace/workspace'
+import { saveCase } from '../eval/cases'
 
 const OFF_TOPIC = ['What is the boiling point of tungsten?', 'Recommend a good jazz album from the 1950s.', 'Who won the chess world championship in 1972?']
 
 export function writeDemoCases(dbPath: string, truths: readonly DemoTruth[], now: number): number {
-  const ws = new Database(`${path.resolve(dbPath)}.recallscope`)
+  const ws = Workspace.open(`${path.resolve(dbPath)}.recallscope`)
   try {
-    ws.pragma('journal_mode = WAL')
-    migrate(ws, WORKSPACE_MIGRATIONS)
     let n = 0
-    ws.transaction(() => {
+    {
       const sorted = [...truths].sort((a, b) => `${a.agentId}|${a.userId}|${a.topic}`.localeCompare(`${b.agentId}|${b.userId}|${b.topic}`))
       for (const t of sorted) {
         if (t.knowledge.length < 3) continue
@@ -46,7 +42,7 @@ export function writeDemoCases(dbPath: string, truths: readonly DemoTruth[], now
           saveCase(ws, { id: `demo:${agentId}:off-topic-${i + 1}`, name: q, query: q, scope: { agentId }, now, expectEmpty: true, tags: ['demo', 'off-topic', agentId] }, now)
           n++
         }
-    })()
+    }
     return n
   } finally {
     ws.close()

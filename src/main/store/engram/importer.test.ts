@@ -5,8 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEngramFixture, validVectorIds, type EngramFixture, type EngramVersion } from '../../../../test/helpers/engramFixture'
 import { sha256File, tmpDir } from '../../../../test/helpers/tmp'
 import { HASHING_MODEL } from '../../embed/hashing'
-import { Store } from '../open'
-import { importEngram } from './engram'
+import { openSource } from '../registry'
+import type { MemorySource } from '../source'
+import { importEngram } from './importer'
 
 const VERSIONS: EngramVersion[] = ['v0.2', 'v0.5', 'v1.0']
 let t: ReturnType<typeof tmpDir>
@@ -51,8 +52,8 @@ describe.each(VERSIONS)("Engram's three layouts: import of %s", (version) => {
     expect(r.notes.some((n) => n.includes('graph tables not imported'))).toBe(f.graph.nodes > 0)
 
     // The canonical DB holds the same vectors the direct view loads (float32, same direction).
-    const direct = Store.open({ path: f.path, workspacePath: path.join(t.dir, `direct-${version}.ws`) })
-    const imported = Store.open({ path: out })
+    const direct = openSource({ path: f.path, workspacePath: path.join(t.dir, `direct-${version}.ws`) })
+    const imported = openSource({ path: out })
     try {
       expect(imported.facts().layout).toBe('canonical')
       const a = direct.vectors('nomic-embed-text')
@@ -73,8 +74,8 @@ describe.each(VERSIONS)("Engram's three layouts: import of %s", (version) => {
     const f = fixtures.get(version)!
     const out = path.join(t.dir, `same-${version}.db`)
     await importEngram({ input: f.path, output: out })
-    const direct = Store.open({ path: f.path, workspacePath: path.join(t.dir, `same-direct-${version}.ws`) })
-    const imported = Store.open({ path: out })
+    const direct = openSource({ path: f.path, workspacePath: path.join(t.dir, `same-direct-${version}.ws`) })
+    const imported = openSource({ path: out })
     try {
       const ids = f.rows.map((r) => r.id)
       const a = direct.getMemories(ids)
@@ -108,7 +109,7 @@ describe.each(VERSIONS)("Engram's three layouts: import of %s", (version) => {
         const fact = f.rows.find((r) => r.v1?.memoryType === 'fact')!
         expect((b.get(fact.id)!.metadata as { _engram: { memoryType: string } })._engram.memoryType).toBe('fact')
       }
-      const sessionsOf = (st: Store) => st.sessionsPage({ limit: 100 }).rows.map((s) => [s.id, s.startedAt, s.endedAt, s.memoryCount])
+      const sessionsOf = (st: MemorySource) => st.sessionsPage({ limit: 100 }).rows.map((s) => [s.id, s.startedAt, s.endedAt, s.memoryCount])
       expect(sessionsOf(imported)).toEqual(sessionsOf(direct))
     } finally {
       direct.close()

@@ -9,11 +9,11 @@
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { tmpDir } from '../../../test/helpers/tmp'
-import { encodeVector } from './decode'
-import { Store } from './open'
-import { HELD_AGENT, HELD_WORKSPACE, topKRows, type VectorIndex } from './vectors'
-import { CanonicalWriter } from './write'
+import { tmpDir } from '../../../../test/helpers/tmp'
+import { encodeVector } from '../decode'
+import { openSource } from '../registry'
+import { HELD_AGENT, HELD_WORKSPACE, topKRows, type VectorIndex } from './vectorIndex'
+import { CanonicalWriter } from '../sqlite/canonicalWriter'
 
 const DIM = 8
 const MODEL = 'm8'
@@ -96,7 +96,7 @@ function expectTruth(idx: VectorIndex): void {
 
 /** Same ids, vectors and tie keys as a full load in a fresh store. */
 function expectSameAsFresh(idx: VectorIndex, opts: ConstructorParameters<typeof Object>[0] = {}): void {
-  const fresh = Store.open({ path: db, workspacePath: path.join(t.dir, 'fresh.ws'), ...(opts as object) })
+  const fresh = openSource({ path: db, workspacePath: path.join(t.dir, 'fresh.ws'), ...(opts as object) })
   try {
     const f = fresh.vectors(MODEL)
     expect(f.count).toBe(idx.count)
@@ -122,7 +122,7 @@ afterEach(() => t.cleanup())
 describe('staleness check', () => {
   it('does no SQL when nothing was committed, and only two cheap queries when another table changed', () => {
     build([1, 2, 3])
-    const s = Store.open({ path: db })
+    const s = openSource({ path: db })
     try {
       const idx = s.vectors(MODEL)
       expect(idx.last.path).toBe('full')
@@ -144,7 +144,7 @@ describe('staleness check', () => {
 describe('incremental refresh stays exact', () => {
   it('appends: reads only the new rows', () => {
     build([1, 2, 3])
-    const s = Store.open({ path: db })
+    const s = openSource({ path: db })
     try {
       const idx = s.vectors(MODEL)
       agent((d) => {
@@ -166,7 +166,7 @@ describe('incremental refresh stays exact', () => {
 
   it('INSERT OR REPLACE (a new rowid): the new vector replaces the old in place, no reload', () => {
     build([1, 2, 3])
-    const s = Store.open({ path: db })
+    const s = openSource({ path: db })
     try {
       const idx = s.vectors(MODEL)
       agent((d) => putRow(d, 'm2', raw(200)))
@@ -184,7 +184,7 @@ describe('incremental refresh stays exact', () => {
 
   it('deletions (alone, or hidden behind an append of as many rows) reload from scratch', () => {
     build([1, 2, 3, 4])
-    const s = Store.open({ path: db })
+    const s = openSource({ path: db })
     try {
       const idx = s.vectors(MODEL)
       agent((d) => d.prepare(`DELETE FROM embeddings WHERE owner_id = 'm1'`).run())
@@ -213,7 +213,7 @@ describe('incremental refresh stays exact', () => {
 
   it('a vector replaced by a malformed one disappears (and is counted)', () => {
     build([1, 2, 3])
-    const s = Store.open({ path: db })
+    const s = openSource({ path: db })
     try {
       const idx = s.vectors(MODEL)
       agent((d) => putRow(d, 'm3', encodeVector([1, Number.NaN, 0, 0, 0, 0, 0, 0])))
@@ -229,7 +229,7 @@ describe('incremental refresh stays exact', () => {
 
   it('in a table without a unique key, a second row for an id reloads (the newest row wins, as on a full load)', () => {
     build([1, 2, 3], { unique: false })
-    const s = Store.open({ path: db })
+    const s = openSource({ path: db })
     try {
       const idx = s.vectors(MODEL)
       agent((d) => putRow(d, 'm1', raw(100), 'INSERT'))
@@ -244,7 +244,7 @@ describe('incremental refresh stays exact', () => {
 
   it('blind spot, documented: an in-place UPDATE keeps count and max(rowid); reloadVectors() picks it up', () => {
     build([1, 2, 3])
-    const s = Store.open({ path: db })
+    const s = openSource({ path: db })
     try {
       const idx = s.vectors(MODEL)
       agent((d) => d.prepare(`UPDATE embeddings SET vector = ? WHERE owner_id = 'm1'`).run(encodeVector(raw(77))))
@@ -261,7 +261,7 @@ describe('incremental refresh stays exact', () => {
 
   it('ties rank by source rowid, so an incrementally refreshed index orders them as a fresh load does', () => {
     build([1, 2, 3])
-    const s = Store.open({ path: db })
+    const s = openSource({ path: db })
     try {
       const idx = s.vectors(MODEL)
       // m1 and m3 get the same vector; m1 is rewritten later, so its rowid is now the higher one.
@@ -277,7 +277,7 @@ describe('incremental refresh stays exact', () => {
         return topKRows(sims, x.count, 3, undefined, x.keys).map((r) => x.ids[r])
       }
       expect(rank(idx).slice(0, 2)).toEqual(['m3', 'm1'])
-      const fresh = Store.open({ path: db, workspacePath: path.join(t.dir, 'f.ws') })
+      const fresh = openSource({ path: db, workspacePath: path.join(t.dir, 'f.ws') })
       expect(rank(fresh.vectors(MODEL))).toEqual(rank(idx))
       fresh.close()
     } finally {
@@ -291,7 +291,7 @@ describe('incremental refresh stays exact', () => {
       metadata TEXT, content_hash TEXT NOT NULL, embedding TEXT, tier TEXT NOT NULL DEFAULT 'working')`)
     for (const i of [1, 2, 3]) d.prepare(`INSERT INTO memories VALUES (?, 's', ?, 'user', ?, NULL, ?, ?, 'working')`).run(`e${i}`, `text ${i}`, 1000 + i, `h${i}`, i === 2 ? null : JSON.stringify(raw(i)))
     d.close()
-    const s = Store.open({ path: db })
+    const s = openSource({ path: db })
     try {
       const idx = s.vectors('nomic-embed-text')
       expect(idx.count).toBe(2)
@@ -324,8 +324,8 @@ describe('load paths', () => {
 
   it('chunked BLOB reads through the bulk connection give the same index as row-by-row reads', () => {
     buildMixed()
-    const chunked = Store.open({ path: db, workspacePath: path.join(t.dir, 'a.ws'), vectorLoad: { bulkMinRows: 1, chunkRows: 7 } })
-    const rows = Store.open({ path: db, workspacePath: path.join(t.dir, 'b.ws'), vectorLoad: { chunked: false } })
+    const chunked = openSource({ path: db, workspacePath: path.join(t.dir, 'a.ws'), vectorLoad: { bulkMinRows: 1, chunkRows: 7 } })
+    const rows = openSource({ path: db, workspacePath: path.join(t.dir, 'b.ws'), vectorLoad: { chunked: false } })
     try {
       const a = chunked.vectors(MODEL)
       const b = rows.vectors(MODEL)
@@ -348,7 +348,7 @@ describe('load paths', () => {
       w.embedding('memory', `m${i}`, MODEL, raw(i, i < 300 ? 4 : 6))
     }
     w.finish()
-    const s = Store.open({ path: db, vectorLoad: { bulkMinRows: 1 } })
+    const s = openSource({ path: db, vectorLoad: { bulkMinRows: 1 } })
     try {
       const idx = s.vectors(MODEL)
       expect(idx.dim).toBe(6)
@@ -364,10 +364,10 @@ describe('workspace (backfilled) vectors', () => {
   it('fill only what the agent lacks; an agent vector written later takes over; clearing reloads', () => {
     build([1, 2, 3])
     agent((d) => d.prepare(`INSERT INTO memories (id, content, created_at) VALUES ('m4', 'memory 4', 2004)`).run())
-    const s = Store.open({ path: db })
+    const s = openSource({ path: db })
     try {
       const idx = s.vectors(MODEL)
-      s.putWorkspaceVectors('memory', MODEL, [
+      s.workspace.putVectors('memory', MODEL, [
         { id: 'm3', vector: raw(300) }, // the agent has m3: ignored while it does
         { id: 'm4', vector: raw(400) },
       ], 'test', 5)
@@ -390,7 +390,7 @@ describe('workspace (backfilled) vectors', () => {
       expect(Array.from(idx.get('m4')!)).toEqual(unit(raw(4)))
       expect(idx.backfilled).toBe(0)
 
-      expect(s.clearWorkspaceVectors(MODEL)).toBe(2)
+      expect(s.workspace.clearVectors(MODEL)).toBe(2)
       s.vectors(MODEL)
       expect(idx.last.path).toBe('full')
       truth.set('m4', raw(4))
@@ -402,10 +402,10 @@ describe('workspace (backfilled) vectors', () => {
 
   it('a model only the workspace has is an index of its own', () => {
     build([1, 2])
-    const s = Store.open({ path: db })
+    const s = openSource({ path: db })
     try {
       expect(s.vectors('other').count).toBe(0)
-      s.putWorkspaceVectors('memory', 'other', [{ id: 'm1', vector: raw(11, 3) }], 'test', 5)
+      s.workspace.putVectors('memory', 'other', [{ id: 'm1', vector: raw(11, 3) }], 'test', 5)
       const idx = s.vectors('other')
       expect(idx.dim).toBe(3)
       expect(Array.from(idx.get('m1')!)).toEqual(unit(raw(11, 3)))
@@ -417,7 +417,7 @@ describe('workspace (backfilled) vectors', () => {
 })
 
 describe('snapshot of a big index (vectorCache)', () => {
-  const open = () => Store.open({ path: db, vectorCache: { minRows: 1 } })
+  const open = () => openSource({ path: db, vectorCache: { minRows: 1 } })
 
   it('is written at close after a full load and restores the same index while the file is unchanged', () => {
     build([1, 2, 3, 4])

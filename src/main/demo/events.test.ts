@@ -8,18 +8,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { validateConfig } from '../../shared/presets'
 import { tmpDir } from '../../../test/helpers/tmp'
 import { createEmbedder } from '../embed/index'
-import { generateDemo } from '../store/demo'
-import { Store } from '../store/open'
-import { runRecall } from './engine'
+import { generateDemo } from './generate'
+import { openSource } from '../store/registry'
+import type { SqliteSource } from '../store/sqlite/source'
+import { runRecall } from '../recall/engine'
 
 let t: ReturnType<typeof tmpDir>
-let store: Store
+let store: SqliteSource
 let generated: ReturnType<typeof generateDemo>
 
 beforeAll(() => {
   t = tmpDir()
   generated = generateDemo({ out: path.join(t.dir, 'demo.db'), memories: 2000, seed: 11 })
-  store = Store.open({ path: generated.path, workspacePath: path.join(t.dir, 'demo.ws') })
+  store = openSource({ path: generated.path, workspacePath: path.join(t.dir, 'demo.ws') })
 })
 afterAll(() => {
   store.close()

@@ -2,7 +2,7 @@
  * `import engram`: copy an Engram SQLite file (seed 002, reference/engram-format.md;
  * layouts v0.2, v0.5 and v1.0) into a canonical DB.
  *
- * The column mapping is the TypeScript twin of `engramAdapter` in ../adapters.ts
+ * The column mapping is the TypeScript twin of `engramAdapter` in ./layout.ts
  * (the direct, copy-free view), so an imported DB and the opened Engram file show
  * the same memories; a test holds the two together. What the canonical columns
  * cannot hold (consolidated_from, certainty, status, contradicts, last_verified, a
@@ -14,10 +14,11 @@
 import Database from 'better-sqlite3'
 import { RecallscopeError } from '../../../shared/result'
 import { hashEmbed, HASHING_MODEL } from '../../embed/hashing'
-import { engramAdapter, readTables } from '../adapters'
+import { readTables } from '../sqlite/connection'
+import { engramAdapter } from './layout'
 import { decodeVector } from '../decode'
-import { assertSqliteFile } from '../open'
-import type { CanonicalMemoryRow } from '../write'
+import { assertSqliteFile } from '../sqlite/connection'
+import type { CanonicalMemoryRow } from '../sqlite/canonicalWriter'
 import {
   checkPaths,
   DEFAULT_ENGRAM_MODEL,
@@ -29,7 +30,7 @@ import {
   type ImportOptions,
   type ImportReport,
   type Importer,
-} from './common'
+} from '../importers/common'
 import { KIND_SET, ROLE_SET, TIER_SET } from '../decode'
 
 

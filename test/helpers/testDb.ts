@@ -6,10 +6,11 @@
  * is a unit vector whose cosine with e₁ is s.
  */
 import path from 'node:path'
-import type { Embedder } from '../embed/types'
-import { RecallscopeError } from '../../shared/result'
-import { CanonicalWriter, type CanonicalMemoryRow, type CanonicalSessionRow } from '../store/write'
-import { Store } from '../store/open'
+import type { Embedder } from '../../src/main/embed/types'
+import { RecallscopeError } from '../../src/shared/result'
+import { CanonicalWriter, type CanonicalMemoryRow, type CanonicalSessionRow } from '../../src/main/store/sqlite/canonicalWriter'
+import { openSource } from '../../src/main/store/registry'
+import type { SqliteSource } from '../../src/main/store/sqlite/source'
 
 export const DAY = 86_400_000
 export const T0 = Date.UTC(2026, 5, 1, 12, 0, 0)
@@ -86,8 +87,8 @@ export function buildDb(dir: string, spec: { memories?: MemSpec[]; sessions?: Se
   }
 }
 
-export function openDb(p: string): Store {
-  return Store.open({ path: p, workspacePath: `${p}.ws` })
+export function openDb(p: string): SqliteSource {
+  return openSource({ path: p, workspacePath: `${p}.ws` })
 }
 
 /** An embedder that maps texts to fixed vectors (QUERY by default) and records what it was asked. */

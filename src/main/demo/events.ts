@@ -21,11 +21,12 @@ import { armTexts } from '../../shared/cue'
 import { getPreset } from '../../shared/presets'
 import type { Cue, PresetName, RecallConfig, RecallScope } from '../../shared/types'
 import { HASHING_MODEL, hashEmbed } from '../embed/hashing'
-import type { DemoContext } from '../store/demo'
-import { Store } from '../store/open'
-import type { VectorIndex } from '../store/vectors'
-import type { CanonicalEventRow, CanonicalWriter } from '../store/write'
-import { runRecallSync } from './engine'
+import type { DemoContext } from './generate'
+import { openSource } from '../store/registry'
+import type { MemorySource } from '../store/source'
+import type { VectorIndex } from '../store/vectors/vectorIndex'
+import type { CanonicalEventRow, CanonicalWriter } from '../store/sqlite/canonicalWriter'
+import { runRecallSync } from '../recall/engine'
 
 export interface DemoEventOptions {
   /** About how many events. @default 240 */
@@ -50,9 +51,9 @@ const LIVE_TURNS = 16
 export function addDemoEvents(w: CanonicalWriter, ctx: DemoContext, opts: DemoEventOptions = {}): number {
   const plan = planEvents(ctx, opts.target ?? 240)
   if (plan.length === 0) return 0
-  // Read the half-written DB through a real Store (read-only connection, throwaway workspace).
+  // Read the half-written DB through a real MemorySource (read-only connection, throwaway workspace).
   const wsPath = path.join(os.tmpdir(), `recallscope-demo-${crypto.randomUUID()}.recallscope`)
-  const store = Store.open({ path: w.db.name, workspacePath: wsPath })
+  const store = openSource({ path: w.db.name, workspacePath: wsPath })
   const rows: CanonicalEventRow[] = []
   // The file does not change while events are computed: load each vector index once.
   const indexes = new Map<string, VectorIndex>()

@@ -7,10 +7,10 @@
  */
 import { mulberry32 } from '../../shared/random'
 import { hashEmbed, HASHING_MODEL } from '../embed/hashing'
-import { addDemoEvents } from '../recall/demoEvents'
-import { writeDemoCases } from '../eval/demoCases'
-import { CANONICAL_FTS } from './schema'
-import { CanonicalWriter, type CanonicalMemoryRow } from './write'
+import { addDemoEvents } from './events'
+import { writeDemoCases } from './cases'
+import { CANONICAL_FTS } from '../store/sqlite/schema'
+import { CanonicalWriter, type CanonicalMemoryRow } from '../store/sqlite/canonicalWriter'
 
 export interface DemoOptions {
   out: string

@@ -19,7 +19,7 @@
 import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
-import type { SourceState, VectorIndex } from './vectors'
+import type { SourceState, VectorIndex } from './vectorIndex'
 
 const MAGIC = 'RSVEC001'
 

@@ -2,29 +2,9 @@
  * SQL builders over the canonical sub-selects of a Source. Every list query is
  * bounded (offset/limit + a capped count with a `truncated` flag).
  */
-
-/** Filters over memories, shared by the browser (memories.page) and recall scope. */
-export interface MemoryFilter {
-  agentId?: string
-  userId?: string
-  sessionId?: string
-  tenantId?: string
-  kinds?: string[]
-  tiers?: string[]
-  roles?: string[]
-  /** created_at >= after */
-  after?: number
-  /** created_at <= before */
-  before?: number
-  /** only memories with (true) / without (false) a stored vector */
-  hasEmbedding?: boolean
-  /** restrict to these ids */
-  ids?: string[]
-  /** exclude these ids */
-  excludeIds?: string[]
-  /** `session_id IS NULL` (Engram user facts) */
-  noSession?: boolean
-}
+import type { EventFilter } from '../../../shared/contract'
+import type { MemoryFilter, MemorySort } from '../source'
+import { likeEscape } from './connection'
 
 export interface Where {
   sql: string
@@ -81,9 +61,6 @@ export function memoryWhere(f: MemoryFilter, embeddingsSql: string | readonly st
   return { sql: parts.length ? parts.join(' AND ') : '1', params }
 }
 
-export const MEMORY_SORTS = ['created_at', 'last_used_at', 'salience', 'turn', 'use_count', 'relevance'] as const
-export type MemorySort = (typeof MEMORY_SORTS)[number]
-
 /** ORDER BY for memories; ties broken by _rid so paging is stable. */
 export function memoryOrder(by: MemorySort, dir: 'asc' | 'desc', hasRelevance: boolean): string {
   if (by === 'relevance') return hasRelevance ? `rank ${dir === 'desc' ? 'ASC' : 'DESC'}, m._rid DESC` : `m.created_at DESC, m._rid DESC`
@@ -91,4 +68,28 @@ export function memoryOrder(by: MemorySort, dir: 'asc' | 'desc', hasRelevance: b
   // NULLs last whatever the direction ("never used" after every used memory). DESC
   // already puts NULLs last, so the created_at index still serves the default sort.
   return `m.${by} ${d}${d === 'ASC' ? ' NULLS LAST' : ''}, m._rid ${d}`
+}
+
+/**
+ * The one WHERE builder for recall events (events.page, the timeline, a memory's
+ * appearances), alias `r`. The memory filter is a LIKE prefilter on the results'
+ * JSON text confirmed by json_each, so an id that is a substring of another never matches.
+ */
+export function eventWhere(f: EventFilter): Where {
+  const parts: string[] = []
+  const params: Record<string, unknown> = {}
+  if (f.agentId !== undefined) (parts.push('r.agent_id = @agentId'), (params.agentId = f.agentId))
+  if (f.userId !== undefined) (parts.push('r.user_id = @userId'), (params.userId = f.userId))
+  if (f.sessionId !== undefined) (parts.push('r.session_id = @sessionId'), (params.sessionId = f.sessionId))
+  if (f.after !== undefined) (parts.push('r.at >= @after'), (params.after = f.after))
+  if (f.before !== undefined) (parts.push('r.at <= @before'), (params.before = f.before))
+  if (f.memoryId !== undefined) {
+    parts.push(
+      `r.results LIKE @memLike ESCAPE '\\' AND json_valid(r.results) AND EXISTS (SELECT 1 FROM json_each(r.results) j WHERE (CASE j.type WHEN 'object' THEN json_extract(j.value, '$.id') ELSE j.value END) = @memId)`,
+    )
+    params.memLike = `%"${likeEscape(f.memoryId)}"%`
+    params.memId = f.memoryId
+  }
+  if (f.search) (parts.push(`(r.query LIKE @search ESCAPE '\\' OR r.cue LIKE @search ESCAPE '\\')`), (params.search = `%${likeEscape(f.search)}%`))
+  return { sql: parts.length ? parts.join(' AND ') : '1', params }
 }

@@ -6,10 +6,10 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
-import { RecallscopeError } from '../../shared/result'
+import { RecallscopeError } from '../../../shared/result'
 import { CANONICAL_FTS, CANONICAL_MIGRATIONS } from './schema'
-import { migrate } from './open'
-import { encodeVector } from './decode'
+import { migrate } from './connection'
+import { encodeVector } from '../decode'
 
 export interface CanonicalMemoryRow {
   id: string

@@ -1,0 +1,153 @@
+/**
+ * SQLite connections: checking a file is SQLite before the driver sees it,
+ * opening the agent DB read-only, the workspace's default path, migrations, and
+ * the small SQL helpers every query module shares (statement cache, escaping,
+ * limits).
+ *
+ * The agent connection is `readonly` + `PRAGMA query_only`, with a busy timeout
+ * so reads wait out a writer's commit instead of failing (WAL readers never block).
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import crypto from 'node:crypto'
+import Database from 'better-sqlite3'
+import { RecallscopeError } from '../../../shared/result'
+
+const SQLITE_MAGIC = 'SQLite format 3\0'
+
+/** Check that a file exists and is SQLite before handing it to the driver (clear errors, no side files). */
+export function assertSqliteFile(p: string): void {
+  let fd: number
+  try {
+    fd = fs.openSync(p, 'r')
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') throw new RecallscopeError('NOT_FOUND', `No such file: ${p}`)
+    if (code === 'EISDIR') throw new RecallscopeError('NOT_SQLITE', `${p} is a directory, not a SQLite database`)
+    throw new RecallscopeError('NOT_FOUND', `Cannot read ${p}: ${(e as Error).message}`)
+  }
+  try {
+    const buf = Buffer.alloc(16)
+    const n = fs.readSync(fd, buf, 0, 16, 0)
+    if (fs.fstatSync(fd).isDirectory()) throw new RecallscopeError('NOT_SQLITE', `${p} is a directory`)
+    if (n < 16 || buf.toString('latin1') !== SQLITE_MAGIC)
+      throw new RecallscopeError('NOT_SQLITE', `${p} is not a SQLite database (${n === 0 ? 'empty file' : 'bad header'})`)
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
+/** Whether a path is a SQLite file (no throw; for sniffing). */
+export function isSqliteFile(p: string): boolean {
+  try {
+    assertSqliteFile(p)
+    return true
+  } catch {
+    return false
+  }
+}
+
+function dirWritable(dir: string): boolean {
+  try {
+    fs.accessSync(dir, fs.constants.W_OK)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Where the workspace of an agent DB lives by default. */
+export function defaultWorkspacePath(agentPath: string, fallbackDir?: string): string {
+  const abs = path.resolve(agentPath)
+  if (dirWritable(path.dirname(abs))) return `${abs}.recallscope`
+  const dir = fallbackDir ?? path.join(os.homedir(), '.recallscope', 'workspaces')
+  fs.mkdirSync(dir, { recursive: true })
+  const h = crypto.createHash('sha1').update(abs).digest('hex').slice(0, 12)
+  return path.join(dir, `${path.basename(abs)}-${h}.recallscope`)
+}
+
+export function migrate(db: Database.Database, migrations: string[]): void {
+  const v = db.pragma('user_version', { simple: true }) as number
+  for (let i = v; i < migrations.length; i++) {
+    db.transaction(() => {
+      db.exec(migrations[i])
+      db.pragma(`user_version = ${i + 1}`)
+    })()
+  }
+}
+
+export interface ConnectOptions {
+  /** open read-write (explicit write mode only) */
+  write?: boolean
+  /** better-sqlite3 native addon (the Electron-ABI build in the app) */
+  nativeBinding?: string
+  /** @default 5000 */
+  busyTimeoutMs?: number
+}
+
+/** Open a SQLite file (read-only + query_only unless `write`), with typed errors. */
+export function openSqlite(abs: string, opts: ConnectOptions = {}): Database.Database {
+  assertSqliteFile(abs)
+  try {
+    const db = new Database(abs, {
+      readonly: !opts.write,
+      fileMustExist: true,
+      timeout: opts.busyTimeoutMs ?? 5000,
+      ...(opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {}),
+    })
+    if (!opts.write) db.pragma('query_only = 1')
+    return db
+  } catch (e) {
+    throw new RecallscopeError('NOT_SQLITE', `Cannot open ${abs}: ${(e as Error).message}`)
+  }
+}
+
+/** An in-memory canonical DB (for stores materialised from non-SQLite files). */
+export function openMemoryDb(nativeBinding?: string): Database.Database {
+  return new Database(':memory:', nativeBinding ? { nativeBinding } : {})
+}
+
+/** Table name → column names, from sqlite_master + PRAGMA table_info. */
+export function readTables(db: Database.Database): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>()
+  const names = db.prepare(`SELECT name FROM sqlite_master WHERE type IN ('table','view')`).pluck().all() as string[]
+  for (const name of names) {
+    const cols = db.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(name) as string[]
+    out.set(name, new Set(cols))
+  }
+  return out
+}
+
+const stmtCache = new WeakMap<Database.Database, Map<string, Database.Statement>>()
+
+/** A prepared statement, reused across calls (SQL text is the key; at most 256 per connection). */
+export function prep(db: Database.Database, sql: string): Database.Statement {
+  let m = stmtCache.get(db)
+  if (!m) stmtCache.set(db, (m = new Map()))
+  let st = m.get(sql)
+  if (!st) {
+    if (m.size >= 256) m.delete(m.keys().next().value!)
+    st = db.prepare(sql)
+    m.set(sql, st)
+  }
+  return st
+}
+
+export function likeEscape(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => `\\${c}`)
+}
+
+export function sqlString(s: string): string {
+  return `'${s.replace(/'/g, "''")}'`
+}
+
+/** Page size: 50 by default, 1..1000. */
+export function clampLimit(n: number | undefined): number {
+  if (n === undefined || !Number.isFinite(n)) return 50
+  return Math.min(1000, Math.max(1, Math.floor(n)))
+}
+
+export function* chunks<T>(arr: T[], n: number): Generator<T[]> {
+  for (let i = 0; i < arr.length; i += n) yield arr.slice(i, i + n)
+}

@@ -1,0 +1,122 @@
+/**
+ * The recall log of a SQLite store (canonical `recall_events`): pages, one
+ * event, a memory's appearances, the optional extra columns, and the
+ * aggregates behind the timeline — all under the one event filter (where.ts).
+ */
+import type { EventFilter } from '../../../shared/contract'
+import type { Page, RecallEvent } from '../../../shared/types'
+import { decodeVector, parseJson, toMs } from '../decode'
+import type { EventExtras, EventPageQuery, EventRef, EventTimelineStats } from '../source'
+import { clampLimit } from './connection'
+import type { SqliteCtx } from './context'
+import { eventWhere } from './where'
+
+export function decodeEvent(r: Record<string, unknown>): RecallEvent {
+  const cue = parseJson(r.cue)
+  const cfg = parseJson(r.config)
+  const res = parseJson(r.results)
+  const results: { id: string; score: number }[] = []
+  if (res.ok && Array.isArray(res.value)) {
+    for (const x of res.value) {
+      if (x && typeof x === 'object' && 'id' in x) results.push({ id: String((x as { id: unknown }).id), score: Number((x as { score?: unknown }).score ?? 0) })
+      else if (typeof x === 'string') results.push({ id: x, score: 0 })
+    }
+  }
+  return {
+    id: String(r.id),
+    at: toMs(r.at) ?? 0,
+    agentId: r.agent_id == null ? null : String(r.agent_id),
+    userId: r.user_id == null ? null : String(r.user_id),
+    sessionId: r.session_id == null ? null : String(r.session_id),
+    turn: r.turn == null ? null : Number(r.turn),
+    query: r.query == null ? null : String(r.query),
+    cue: cue.ok && cue.value && typeof cue.value === 'object' ? (cue.value as RecallEvent['cue']) : null,
+    preset: r.preset == null ? null : String(r.preset),
+    config: cfg.ok && cfg.value && typeof cfg.value === 'object' ? (cfg.value as RecallEvent['config']) : null,
+    results,
+  }
+}
+
+export function eventsPage(ctx: SqliteCtx, q: EventPageQuery = {}): Page<RecallEvent> {
+  const t0 = performance.now()
+  const limit = clampLimit(q.limit)
+  const offset = Math.max(0, q.offset ?? 0)
+  const src = ctx.sql.recallEvents
+  if (!src) return { rows: [], offset, limit, total: 0, truncated: false, tookMs: 0 }
+  const w = eventWhere(q)
+  const dir = q.dir === 'asc' ? 'ASC' : 'DESC'
+  const rows = ctx.db.prepare(`SELECT r.* FROM (${src}) r WHERE ${w.sql} ORDER BY r.at ${dir}, r.id ${dir} LIMIT ${limit} OFFSET ${offset}`).all(w.params) as Record<string, unknown>[]
+  const count = ctx.cappedCount(`FROM (${src}) r WHERE ${w.sql}`, w.params)
+  return { rows: rows.map(decodeEvent), offset, limit, ...count, tookMs: performance.now() - t0 }
+}
+
+export function getEvent(ctx: SqliteCtx, id: string): RecallEvent | null {
+  const src = ctx.sql.recallEvents
+  if (!src) return null
+  const row = ctx.db.prepare(`SELECT r.* FROM (${src}) r WHERE r.id = ?`).get(id) as Record<string, unknown> | undefined
+  return row ? decodeEvent(row) : null
+}
+
+/** Events whose results include a memory, newest first (bounded). */
+export function eventsForMemory(ctx: SqliteCtx, memoryId: string, limit = 200): EventRef[] {
+  return eventsPage(ctx, { memoryId, limit }).rows.map((e) => {
+    const i = e.results.findIndex((r) => r.id === memoryId)
+    return { eventId: e.id, at: e.at, rank: i + 1, score: e.results[i]?.score ?? 0, query: e.query }
+  })
+}
+
+const extraColumns = new WeakMap<SqliteCtx, Set<string>>()
+
+function eventColumns(ctx: SqliteCtx): Set<string> {
+  let cols = extraColumns.get(ctx)
+  if (!cols) {
+    cols = new Set()
+    // Only the canonical layout has a real recall_events table; other layouts log nothing or map it.
+    if (ctx.sql.layout === 'canonical' && ctx.sql.recallEvents)
+      for (const r of ctx.db.prepare(`SELECT name FROM pragma_table_info('recall_events')`).all() as { name: string }[]) cols.add(r.name)
+    extraColumns.set(ctx, cols)
+  }
+  return cols
+}
+
+/** The optional columns beyond DESIGN.md's `recall_events` (additive; absent in most logs). */
+export function eventExtras(ctx: SqliteCtx, eventId: string): EventExtras {
+  const cols = eventColumns(ctx)
+  const out: EventExtras = { queryVector: null, queryVectorProblem: null, context: null }
+  const want = ['query_vector', 'context'].filter((c) => cols.has(c))
+  if (want.length === 0) return out
+  const row = ctx.db.prepare(`SELECT ${want.join(', ')} FROM recall_events WHERE id = ?`).get(eventId) as Record<string, unknown> | undefined
+  if (!row) return out
+  if (row.query_vector !== null && row.query_vector !== undefined) {
+    const v = decodeVector(row.query_vector, null)
+    if (typeof v === 'string') out.queryVectorProblem = `the logged query_vector is unusable (${v}): re-embedding instead`
+    else out.queryVector = v
+  }
+  if (typeof row.context === 'string') out.context = row.context
+  return out
+}
+
+/** Aggregates for the timeline under a filter: count, time range, facet values, and per-bin counts on demand. */
+export function eventTimeline(ctx: SqliteCtx, f: EventFilter): EventTimelineStats {
+  const src = ctx.sql.recallEvents
+  if (!src) return { total: 0, range: null, agents: [], users: [], presets: [], counts: () => [] }
+  const w = eventWhere(f)
+  const db = ctx.db
+  const stats = db.prepare(`SELECT count(*) AS n, min(r.at) AS mn, max(r.at) AS mx FROM (${src}) r WHERE ${w.sql}`).get(w.params) as { n: number; mn: unknown; mx: unknown }
+  const facet = (col: string) => (db.prepare(`SELECT DISTINCT ${col} AS v FROM (${src}) r WHERE ${col} IS NOT NULL ORDER BY 1 LIMIT 500`).pluck().all() as unknown[]).map(String)
+  const mn = toMs(stats.mn)
+  const mx = toMs(stats.mx)
+  return {
+    total: stats.n,
+    range: stats.n && mn !== null && mx !== null ? { min: mn, max: mx } : null,
+    agents: facet('r.agent_id'),
+    users: facet('r.user_id'),
+    presets: facet('r.preset'),
+    counts: (binMs, start) =>
+      (
+        db
+          .prepare(`SELECT CAST((r.at - @start) / @w AS INTEGER) AS b, coalesce(r.preset, '(none)') AS p, count(*) AS n FROM (${src}) r WHERE ${w.sql} GROUP BY 1, 2 ORDER BY 1`)
+          .all({ ...w.params, start, w: binMs }) as { b: number; p: string; n: number }[]
+      ).map((r) => ({ bin: r.b, preset: r.p, count: r.n })),
+  }
+}

@@ -1,0 +1,367 @@
+/**
+ * The SQLite memory source: an agent DB (read-only unless write mode) seen
+ * through a detected SQL layout (layouts.ts; Engram and the framework stores
+ * bring their own), plus its workspace. The query modules beside this file
+ * hold the SQL; this class keeps the connections and caches and lists the
+ * MemorySource methods.
+ */
+import path from 'node:path'
+import Database from 'better-sqlite3'
+import type { EventFilter, Facets, MemoryRow, RecallAges, VectorInfo } from '../../../shared/contract'
+import { RecallscopeError } from '../../../shared/result'
+import type { DbFacts, EmbeddingModelFacts, MalformedCounts, Memory, Page, RecallEvent, RecallScope, Session } from '../../../shared/types'
+import { emptyMalformed } from '../decode'
+import type {
+  EventExtras,
+  EventPageQuery,
+  EventRef,
+  EventTimelineStats,
+  LexicalPass,
+  LexicalRequest,
+  MemoryFilter,
+  MemoryPageQuery,
+  MemorySource,
+  ScopeRows,
+  SessionPageQuery,
+  SourceCapabilities,
+} from '../source'
+import type { VectorIndex } from '../vectors/vectorIndex'
+import { openWorkspaceDb, Workspace } from '../workspace/workspace'
+import * as browse from './browse'
+import * as cand from './candidates'
+import { chunks, defaultWorkspacePath, openSqlite, readTables, type ConnectOptions } from './connection'
+import type { FtsTable, Memo, SqliteCtx } from './context'
+import * as events from './events'
+import { contentSignature, facts, facets, quickCounts } from './facts'
+import { syncWorkspaceFts, toFtsQuery } from './fts'
+import type { Adapter, SqlLayout } from './layouts'
+import { SqliteVectors, type VectorOptions } from './vectors'
+
+export interface SqliteOpenOptions extends ConnectOptions, VectorOptions {
+  /** The agent DB. */
+  path: string
+  /** Workspace DB path. @default `<path>.recallscope`, or under `fallbackDir` when that is not writable */
+  workspacePath?: string
+  /** Where workspaces go when the agent DB's folder is read-only. @default ~/.recallscope/workspaces */
+  fallbackDir?: string
+  /** Model name for vectors whose layout does not record one (Engram). @default the layout's */
+  engramModel?: string
+  /** Cap on row counts for paging (Datasette's count_limit). @default 100000 */
+  countCap?: number
+}
+
+export class SqliteSource implements MemorySource, SqliteCtx {
+  readonly path: string
+  readonly workspacePath: string
+  readonly readOnly: boolean
+  readonly sql: SqlLayout
+  readonly db: Database.Database
+  readonly ws: Database.Database
+  readonly workspace: Workspace
+  readonly malformed: MalformedCounts = emptyMalformed()
+  readonly countCap: number
+  private readonly vec: SqliteVectors
+  private wsAttached = false
+  private memoState: Memo = { version: null, memories: new Map(), scopes: new Map() }
+  private closed = false
+
+  /**
+   * Wrap open connections. `db` is the agent connection (or an in-memory DB a
+   * non-SQLite store was read into); the workspace is opened and migrated here.
+   */
+  constructor(opts: { path: string; workspacePath: string; write?: boolean; countCap?: number } & VectorOptions, db: Database.Database, ws: Database.Database, sql: SqlLayout) {
+    this.path = opts.path
+    this.workspacePath = opts.workspacePath
+    this.readOnly = !opts.write
+    this.countCap = opts.countCap ?? 100_000
+    this.db = db
+    this.ws = ws
+    this.sql = sql
+    this.workspace = new Workspace(opts.workspacePath, ws)
+    this.vec = new SqliteVectors(this, this.workspace, opts)
+  }
+
+  /** Open a SQLite file with the first layout that recognises it. */
+  static open(opts: SqliteOpenOptions, layouts: readonly Adapter[]): SqliteSource {
+    if (typeof opts.path !== 'string' || opts.path.trim() === '') throw new RecallscopeError('BAD_INPUT', 'A database path is required')
+    const abs = path.resolve(opts.path)
+    const db = openSqlite(abs, opts)
+    let sql: SqlLayout | null = null
+    try {
+      sql = detectLayout(db, layouts)
+      if (!sql) {
+        const tables = [...readTables(db).keys()]
+        throw new RecallscopeError('UNKNOWN_LAYOUT', `${path.basename(abs)} is SQLite but not a memory store recallscope knows (tables: ${tables.join(', ') || 'none'})`, {
+          tables,
+          lookedFor: layouts.map((l) => l.name),
+        })
+      }
+      if (sql.defaultModel && opts.engramModel) sql.defaultModel = opts.engramModel
+    } catch (e) {
+      db.close()
+      if (e instanceof RecallscopeError) throw e
+      throw new RecallscopeError('NOT_SQLITE', `Cannot read ${abs}: ${(e as Error).message}`)
+    }
+    const wsPath = opts.workspacePath ? path.resolve(opts.workspacePath) : defaultWorkspacePath(abs, opts.fallbackDir)
+    if (wsPath === abs) {
+      db.close()
+      throw new RecallscopeError('BAD_INPUT', 'The workspace DB must not be the agent DB')
+    }
+    let ws: Database.Database
+    try {
+      ws = openWorkspaceDb(wsPath, opts.nativeBinding)
+    } catch (e) {
+      db.close()
+      throw e
+    }
+    const source = new SqliteSource({ ...opts, path: abs, workspacePath: wsPath }, db, ws, sql)
+    source.attachWorkspace()
+    return source
+  }
+
+  get layout(): string {
+    return this.sql.layout
+  }
+
+  get isClosed(): boolean {
+    return this.closed
+  }
+
+  close(): void {
+    if (this.closed) return
+    try {
+      this.vec.saveSnapshots()
+    } catch {
+      /* a cache that cannot be written is no reason to fail a close */
+    }
+    this.closed = true
+    this.db.close()
+    this.ws.close()
+  }
+
+  capabilities(): SourceCapabilities {
+    return {
+      fts: this.sql.agentFts ? 'agent' : this.wsFtsReady() ? 'workspace' : 'none',
+      vectorModels: this.vec.vectorModels().map((m) => ({ ownerType: m.ownerType, model: m.model, dim: m.dim })),
+      denseSearchPushdown: false,
+      recallEvents: this.sql.recallEvents !== null,
+      readOnly: this.readOnly,
+      supportsWrite: this.sql.layout === 'canonical' && this.path !== '',
+    }
+  }
+
+  // --- SqliteCtx ----------------------------------------------------------
+
+  /** (owner_type, owner_id) of every stored vector: the agent's and the workspace's backfilled ones. */
+  get embeddingOwners(): string[] {
+    const ws = `SELECT owner_type, owner_id FROM ws.ws_embeddings`
+    return this.sql.embeddings ? [this.sql.embeddings, ws] : [ws]
+  }
+
+  /**
+   * Per-version memo of decoded rows and scope listings. Recalls in a loop (eval,
+   * replay, tune) ask for the same rows again and again; any commit to the agent DB
+   * (PRAGMA data_version, plus our own writes in write mode) empties it.
+   */
+  memo(): Memo {
+    const dv = this.db.prepare('PRAGMA data_version').pluck()
+    const v = this.readOnly ? String(dv.get()) : `${dv.get()}:${this.db.prepare('SELECT total_changes()').pluck().get()}`
+    if (v !== this.memoState.version) this.memoState = { version: v, memories: new Map(), scopes: new Map() }
+    return this.memoState
+  }
+
+  wsFtsReady(): boolean {
+    return this.ws.prepare(`SELECT count(*) FROM ws_fts_state`).pluck().get() === 1
+  }
+
+  /** The workspace, attached to the agent connection (read through it: FTS, backfilled vectors). */
+  private attachWorkspace(): void {
+    if (this.wsAttached) return
+    this.db.prepare(`ATTACH DATABASE ? AS ws`).run(this.workspacePath)
+    this.wsAttached = true
+  }
+
+  ftsTable(onProgress?: (done: number, total: number) => boolean | void): FtsTable {
+    if (this.sql.agentFts) return { name: this.sql.agentFts, qualified: this.sql.agentFts }
+    syncWorkspaceFts(this.db, this.ws, this.sql.memories, `${this.sql.layout}:${this.path}`, onProgress)
+    this.attachWorkspace()
+    return { name: 'ws_fts', qualified: 'ws.ws_fts' }
+  }
+
+  cappedCount(fromWhere: string, params: Record<string, unknown>): { total: number; truncated: boolean } {
+    // Unfiltered: an exact count(*) is cheap (SQLite counts the smallest index).
+    if (fromWhere === `FROM (${this.sql.memoriesLite}) m WHERE 1`)
+      return { total: this.db.prepare(`SELECT count(*) FROM (${this.sql.memoriesLite})`).pluck().get() as number, truncated: false }
+    const cap = this.countCap
+    const n = this.db.prepare(`SELECT count(*) FROM (SELECT 1 ${fromWhere} LIMIT ${cap + 1})`).pluck().get(params) as number
+    return n > cap ? { total: cap, truncated: true } : { total: n, truncated: false }
+  }
+
+  cached<T>(key: string, compute: () => T): T {
+    const sig = contentSignature(this)
+    const row = this.workspace.getMeta(key)
+    if (row) {
+      try {
+        const hit = JSON.parse(row) as { sig: string; value: T }
+        if (hit.sig === sig) return hit.value
+      } catch {
+        /* corrupt cache entry: recompute */
+      }
+    }
+    const value = compute()
+    this.workspace.setMeta(key, JSON.stringify({ sig, value }))
+    return value
+  }
+
+  // --- facts and browsing -------------------------------------------------
+  facts(): DbFacts {
+    return facts(this, this.vec, this.workspace.countCases())
+  }
+  facets(): Facets {
+    return facets(this)
+  }
+  counts(): { memories: number; sessions: number } {
+    return quickCounts(this)
+  }
+  sessionsPage(q?: SessionPageQuery): Page<Session> {
+    return browse.sessionsPage(this, q)
+  }
+  getSession(id: string): Session | null {
+    return browse.getSession(this, id)
+  }
+  getSessions(ids: string[]): Map<string, Session> {
+    return browse.getSessions(this, ids)
+  }
+  memoriesPage(q?: MemoryPageQuery): Page<MemoryRow> {
+    return browse.memoriesPage(this, q)
+  }
+  getMemory(id: string): Memory | null {
+    return browse.getMemory(this, id)
+  }
+  getMemories(ids: string[]): Map<string, Memory> {
+    return browse.getMemories(this, ids)
+  }
+  rawMetadata(id: string): unknown {
+    return browse.rawMetadata(this, id)
+  }
+  idsWithEmbedding(ids: string[]): Set<string> {
+    return browse.idsWithEmbedding(this, ids)
+  }
+  memoriesWhere(f: MemoryFilter, opts?: { limit?: number; order?: 'created_desc' | 'created_asc' | 'turn' }): Memory[] {
+    return browse.memoriesWhere(this, f, opts)
+  }
+  idsWhere(f: MemoryFilter, cap?: number): string[] {
+    return browse.idsWhere(this, f, cap)
+  }
+  countWhere(f: MemoryFilter): { total: number; truncated: boolean } {
+    return browse.countWhere(this, f)
+  }
+  walkMemories(f: MemoryFilter, afterKey: number, limit: number): { key: number; id: string; content: string }[] {
+    return browse.walkMemories(this, f, afterKey, limit)
+  }
+  walkCount(f: MemoryFilter): number {
+    return browse.walkCount(this, f)
+  }
+  rowKey(id: string): number | null {
+    return browse.rowKey(this, id)
+  }
+
+  // --- recall passes ------------------------------------------------------
+  scopeRows(f: MemoryFilter, cap: number): ScopeRows {
+    return cand.scopeRows(this, f, cap)
+  }
+  countScope(f: MemoryFilter, cap?: number): { count: number; capped: boolean } {
+    return cand.countScope(this, f, cap)
+  }
+  hasLexicalTerms(text: string): boolean {
+    return toFtsQuery(text) !== null
+  }
+  lexicalPass(req: LexicalRequest): LexicalPass {
+    return cand.lexicalPass(this, req)
+  }
+  lexicalRankOf(text: string, f: MemoryFilter, id: string): number | null {
+    return cand.lexicalRankOf(this, text, f, id)
+  }
+  keywordSearch(f: MemoryFilter, keywords: string[], limit: number): string[] {
+    return cand.keywordSearch(this, f, keywords, limit)
+  }
+  sessionsForRecall(scope: RecallScope, now: number): Session[] {
+    return cand.sessionsForRecall(this, scope, now)
+  }
+  sessionMessages(sessionIds: string[], now: number): Map<string, { role: string | null; content: string }[]> {
+    return cand.sessionMessages(this, sessionIds, now)
+  }
+  ageHistogram(f: MemoryFilter, now: number, from: 'last_used' | 'created', maxBins?: number): RecallAges {
+    return cand.ageHistogram(this, f, now, from, maxBins)
+  }
+  storedModels(owner?: 'memory' | 'session'): string[] {
+    return this.vec.storedModels(owner)
+  }
+  vectors(model: string, ownerType?: 'memory' | 'session'): VectorIndex {
+    return this.vec.vectors(model, ownerType)
+  }
+  vectorDataVersion(): string {
+    return this.vec.dataVersion()
+  }
+  vectorModels(): EmbeddingModelFacts[] {
+    return this.vec.vectorModels()
+  }
+  vectorInfo(ownerId: string, ownerType?: 'memory' | 'session'): VectorInfo[] {
+    return this.vec.vectorInfo(ownerId, ownerType)
+  }
+  reloadVectors(): void {
+    this.vec.reload()
+  }
+  /** Write vector snapshots now (close() does it too). */
+  saveVectorSnapshots(): string[] {
+    return this.closed ? [] : this.vec.saveSnapshots()
+  }
+
+  // --- recall log ---------------------------------------------------------
+  eventsPage(q?: EventPageQuery): Page<RecallEvent> {
+    return events.eventsPage(this, q)
+  }
+  getEvent(id: string): RecallEvent | null {
+    return events.getEvent(this, id)
+  }
+  eventExtras(id: string): EventExtras {
+    return events.eventExtras(this, id)
+  }
+  eventsForMemory(memoryId: string, limit?: number): EventRef[] {
+    return events.eventsForMemory(this, memoryId, limit)
+  }
+  eventTimeline(f: EventFilter): EventTimelineStats {
+    return events.eventTimeline(this, f)
+  }
+
+  // --- write mode ---------------------------------------------------------
+  /**
+   * What refreshOnRecall means for real (seed 003: recalled memories get
+   * `last_used_at = now`, and their use count goes up). READ_ONLY on a read-only
+   * store; BAD_INPUT for a layout with no `last_used_at`.
+   */
+  applyRefresh(ids: string[], now: number): { updated: number } {
+    if (this.readOnly) throw new RecallscopeError('READ_ONLY', 'The agent DB is open read-only: reopen it in write mode to write last_used_at')
+    if (this.sql.layout !== 'canonical') throw new RecallscopeError('BAD_INPUT', `${this.sql.layout} files have no last_used_at column to refresh`)
+    const cols = readTables(this.db).get('memories')
+    if (!cols?.has('last_used_at')) throw new RecallscopeError('BAD_INPUT', 'This DB has no memories.last_used_at column to refresh')
+    const useCount = cols.has('use_count') ? ', use_count = coalesce(use_count, 0) + 1' : ''
+    const st = this.db.prepare(`UPDATE memories SET last_used_at = @now${useCount} WHERE id IN (SELECT value FROM json_each(@ids))`)
+    let updated = 0
+    this.db.transaction(() => {
+      for (const chunk of chunks([...new Set(ids)], 5000)) updated += st.run({ now: Math.round(now), ids: JSON.stringify(chunk) }).changes
+    })()
+    return { updated }
+  }
+}
+
+/** The first layout that recognises the file's tables, or null. */
+export function detectLayout(db: Database.Database, layouts: readonly Adapter[]): SqlLayout | null {
+  const tables = readTables(db)
+  for (const a of layouts) {
+    const sql = a.detect(db, tables)
+    if (sql) return sql
+  }
+  return null
+}
+

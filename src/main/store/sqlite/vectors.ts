@@ -1,0 +1,271 @@
+/**
+ * The SQLite source's vectors: one VectorIndex per (owner type, model), fed by
+ * the agent DB's embeddings and the workspace's backfilled ones (a valid agent
+ * vector wins; loading rules in vectors/vectorIndex.ts), snapshots beside the
+ * workspace for big indexes, and the per-model facts the UI shows.
+ */
+import Database from 'better-sqlite3'
+import type { VectorInfo } from '../../../shared/contract'
+import type { EmbeddingModelFacts } from '../../../shared/types'
+import { decodeVector } from '../decode'
+import { refreshVectorIndex, type RefreshOptions, type VectorSource } from '../vectors/load'
+import { fileSignature, readSnapshot, snapshotPath, writeSnapshot } from '../vectors/snapshot'
+import { HELD_AGENT, HELD_WORKSPACE, VectorIndex } from '../vectors/vectorIndex'
+import type { Workspace } from '../workspace/workspace'
+import { agentModels, workspaceModels } from './candidates'
+import { sqlString } from './connection'
+import type { SqliteCtx } from './context'
+
+/** The workspace's backfilled vectors in the canonical embeddings shape (`_rid` = rowid). */
+export const WS_EMBEDDINGS_SQL = `SELECT w.rowid AS _rid, w.owner_type AS owner_type, w.owner_id AS owner_id, w.model AS model, w.dim AS dim, w.vector AS vector FROM ws_embeddings w`
+
+export interface VectorOptions {
+  /** How vector indexes load (bulk threshold, chunking); tests use it to exercise every path. @default {} */
+  vectorLoad?: RefreshOptions
+  /** Snapshot indexes of at least `minRows` beside the workspace; false: never. @default { minRows: 100000 } */
+  vectorCache?: false | { minRows?: number }
+  nativeBinding?: string
+  busyTimeoutMs?: number
+}
+
+type ModelFacts = { model: string; ownerType: 'memory' | 'session'; dim: number; count: number; malformed: number; badShape: number }
+
+export class SqliteVectors {
+  readonly indexes = new Map<string, VectorIndex>()
+  private sourceList: VectorSource[] | null = null
+  private readonly load: RefreshOptions
+  private readonly cacheMinRows: number | null
+  /** per index: the agent file's signature when its full load began, or when its snapshot was read */
+  private readonly loadSignatures = new Map<VectorIndex, { signature: string; fromSnapshot: boolean }>()
+  private readonly modelsCache = new Map<string, { version: string; models: string[] }>()
+
+  constructor(
+    private readonly ctx: SqliteCtx,
+    private readonly workspace: Workspace,
+    private readonly opts: VectorOptions,
+  ) {
+    this.load = opts.vectorLoad ?? {}
+    this.cacheMinRows = opts.vectorCache === false || !ctx.path ? null : (opts.vectorCache?.minRows ?? 100_000)
+  }
+
+  /**
+   * The vector index of one model. Loaded on first use; every later call costs a
+   * PRAGMA data_version read unless something was committed.
+   */
+  vectors(model: string, ownerType: 'memory' | 'session' = 'memory'): VectorIndex {
+    const key = `${ownerType}\u0000${model}`
+    let idx = this.indexes.get(key)
+    const first = !idx
+    if (!idx) {
+      idx = new VectorIndex(ownerType, model)
+      this.indexes.set(key, idx)
+    }
+    const useCache = this.cacheMinRows !== null && this.ctx.sql.embeddings !== null
+    // Taken before any load starts: a snapshot is only written if the file still has it at close.
+    const signature = useCache ? fileSignature(this.ctx.path) : null
+    let restored = false
+    if (first && signature !== null) {
+      const t0 = performance.now()
+      restored = readSnapshot(snapshotPath(this.ctx.workspacePath, ownerType, model), idx, signature)
+      if (restored) {
+        idx.pristine = true
+        this.loadSignatures.set(idx, { signature, fromSnapshot: true })
+        idx.last = { path: 'cached', ms: performance.now() - t0 }
+      }
+    }
+    const fullBefore = idx.fullLoads
+    const t1 = performance.now()
+    const path = refreshVectorIndex(idx, this.sources(), this.load)
+    if (idx.fullLoads !== fullBefore && signature !== null) this.loadSignatures.set(idx, { signature, fromSnapshot: false })
+    if (restored && path !== 'full') idx.last = { path: 'cached', ms: idx.last.ms + (performance.now() - t1) }
+    return idx
+  }
+
+  /**
+   * Write a snapshot of every index that is exactly a full load of the agent file as it
+   * is now (vectors/snapshot.ts): nothing committed since the load, file unchanged.
+   * Called on close. Returns the files written.
+   */
+  saveSnapshots(): string[] {
+    const written: string[] = []
+    if (this.cacheMinRows === null || !this.ctx.sql.embeddings) return written
+    const agent = this.sources().find((s) => s.bit === HELD_AGENT)
+    if (!agent) return written
+    const version = agent.version()
+    for (const idx of this.indexes.values()) {
+      const load = this.loadSignatures.get(idx)
+      if (!load || load.fromSnapshot || !idx.pristine || idx.count < this.cacheMinRows) continue
+      if (idx.sync[0].version !== version || fileSignature(this.ctx.path) !== load.signature) continue
+      const file = snapshotPath(this.ctx.workspacePath, idx.ownerType, idx.model)
+      if (writeSnapshot(file, idx, load.signature)) {
+        written.push(file)
+        load.fromSnapshot = true
+      }
+    }
+    return written
+  }
+
+  /** Forget every loaded index: the next use reloads (for an in-place UPDATE the cheap check cannot see). */
+  reload(): void {
+    for (const idx of this.indexes.values()) {
+      idx.reset()
+      this.loadSignatures.delete(idx)
+    }
+  }
+
+  /** Changes whenever stored vectors may have changed (any source). Microseconds. */
+  dataVersion(): string {
+    return this.sources()
+      .map((s) => s.version())
+      .join('|')
+  }
+
+  /** Where vectors come from: the agent DB (when its layout has vectors), then the workspace. */
+  private sources(): VectorSource[] {
+    if (this.sourceList) return this.sourceList
+    const { ctx } = this
+    const list: VectorSource[] = []
+    if (ctx.sql.embeddings) {
+      list.push({
+        bit: HELD_AGENT,
+        db: ctx.db,
+        embeddings: ctx.sql.embeddings,
+        defaultModel: ctx.sql.defaultModel,
+        // data_version moves on other connections' commits; in write mode our own count too.
+        version: () =>
+          ctx.readOnly
+            ? String(ctx.db.pragma('data_version', { simple: true }))
+            : `${ctx.db.pragma('data_version', { simple: true })}:${ctx.db.prepare('SELECT total_changes()').pluck().get()}`,
+        unique: ctx.sql.layout === 'canonical' && uniqueEmbeddingKey(ctx.db),
+        openBulk: ctx.path ? () => this.openBulk(ctx.path) : undefined,
+      })
+    }
+    list.push({
+      bit: HELD_WORKSPACE,
+      db: ctx.ws,
+      embeddings: WS_EMBEDDINGS_SQL,
+      defaultModel: null,
+      version: () => `${ctx.ws.pragma('data_version', { simple: true })}:${this.workspace.vectorWrites}`,
+      unique: true,
+      openBulk: () => this.openBulk(ctx.workspacePath),
+    })
+    return (this.sourceList = list)
+  }
+
+  /**
+   * A short-lived read-only connection for one big first load, memory-mapped (about twice
+   * as fast for a GB of BLOBs). It reads inside one transaction and is closed right after,
+   * so no other process can truncate the file under the mapping while it is in use.
+   */
+  private openBulk(file: string): Database.Database {
+    const db = new Database(file, {
+      readonly: true,
+      fileMustExist: true,
+      timeout: this.opts.busyTimeoutMs ?? 5000,
+      ...(this.opts.nativeBinding ? { nativeBinding: this.opts.nativeBinding } : {}),
+    })
+    db.pragma('mmap_size = 2147418112')
+    return db
+  }
+
+  /**
+   * Stored models of an owner type, most vectors first, then models only the
+   * workspace has. Kept until a commit may have changed them.
+   */
+  storedModels(owner: 'memory' | 'session' = 'memory'): string[] {
+    const version = this.dataVersion()
+    const hit = this.modelsCache.get(owner)
+    if (hit && hit.version === version) return [...hit.models]
+    const out = agentModels(this.ctx, owner)
+    for (const m of workspaceModels(this.ctx, owner)) if (!out.includes(m)) out.push(m)
+    this.modelsCache.set(owner, { version, models: out })
+    return [...out]
+  }
+
+  /**
+   * Embedding models in the agent DB: (owner type, model) with the majority vector length
+   * (measured, not trusted from the `dim` column), the row count, and how many rows have
+   * another length or cannot be parsed (skipped when loaded).
+   */
+  embeddingModels(): ModelFacts[] {
+    const e = this.ctx.sql.embeddings
+    if (!e) return []
+    const dm = this.ctx.sql.defaultModel
+    const modelExpr = dm ? `coalesce(model, ${sqlString(dm)})` : 'model'
+    const lenExpr = `CASE WHEN typeof(vector) = 'blob' THEN (CASE WHEN length(vector) % 4 = 0 THEN length(vector) / 4 ELSE -1 END)
+      WHEN json_valid(vector) THEN json_array_length(vector) ELSE -1 END`
+    const rows = this.ctx.db.prepare(`SELECT owner_type ot, ${modelExpr} m, ${lenExpr} d, count(*) n FROM (${e}) GROUP BY 1, 2, 3`).all() as { ot: string; m: string; d: number; n: number }[]
+    const byKey = new Map<string, ModelFacts & { best: number }>()
+    for (const r of rows) {
+      if (r.ot !== 'memory' && r.ot !== 'session') continue
+      const key = `${r.ot}\u0000${r.m}`
+      const cur = byKey.get(key)
+      const valid = r.d > 0
+      const bad = valid ? 0 : r.n
+      if (!cur) byKey.set(key, { model: String(r.m), ownerType: r.ot, dim: valid ? Number(r.d) : 0, count: r.n, best: valid ? r.n : 0, badShape: bad, malformed: 0 })
+      else {
+        cur.count += r.n
+        cur.badShape += bad
+        if (valid && r.n > cur.best) [cur.dim, cur.best] = [Number(r.d), r.n]
+      }
+    }
+    return [...byKey.values()]
+      .map(({ best, ...x }) => ({ ...x, malformed: x.count - best }))
+      .sort((a, b) => a.ownerType.localeCompare(b.ownerType) || b.count - a.count)
+  }
+
+  /**
+   * The agent's embedding models (cached) with the workspace's backfilled counts added
+   * as `backfilled`; a model only the workspace has appears with count 0.
+   */
+  vectorModels(): EmbeddingModelFacts[] {
+    const models: EmbeddingModelFacts[] = this.ctx.cached('models:v2', () => this.embeddingModels()).map((m) => ({ ...m }))
+    for (const w of this.workspace.vectorModels()) {
+      const m = models.find((x) => x.ownerType === w.ownerType && x.model === w.model)
+      if (m) m.backfilled = (m.backfilled ?? 0) + w.count
+      else models.push({ model: w.model, ownerType: w.ownerType, dim: w.dim, count: 0, malformed: 0, badShape: 0, backfilled: w.count })
+    }
+    return models
+  }
+
+  /** Vector facts of one memory: each model's dim and norm, backfilled ones marked. */
+  vectorInfo(ownerId: string, ownerType: 'memory' | 'session' = 'memory'): VectorInfo[] {
+    const e = this.ctx.sql.embeddings
+    const dm = this.ctx.sql.defaultModel
+    const agentRows = e
+      ? (this.ctx.db
+          .prepare(`SELECT ${dm ? `coalesce(model, ${sqlString(dm)})` : 'model'} AS model, dim, vector FROM (${e}) WHERE owner_type = ? AND owner_id = ?`)
+          .all(ownerType, ownerId) as { model: string; dim: number | null; vector: unknown }[])
+      : []
+    // Backfilled vectors (workspace) too, marked: they are what dense recall uses when the agent has none.
+    const wsRows = this.workspace.vectorRows(ownerType, ownerId).map((r) => ({ ...r, backfilled: true }))
+    return [...agentRows.map((r) => ({ ...r, backfilled: false })), ...wsRows].map((r) => {
+      const idx = this.indexes.get(`${ownerType}\u0000${r.model}`)
+      const expected = idx?.dim || (r.dim ?? null)
+      const v = decodeVector(r.vector, expected ?? null)
+      const mark = r.backfilled ? { backfilled: true } : {}
+      if (typeof v === 'string') return { model: String(r.model), dim: Number(r.dim ?? 0), norm: null, problem: v, preview: [], ...mark }
+      let s = 0
+      for (let i = 0; i < v.length; i++) s += v[i] * v[i]
+      return { model: String(r.model), dim: v.length, norm: Math.sqrt(s), problem: null, preview: Array.from(v.subarray(0, 8)), ...mark }
+    })
+  }
+}
+
+/**
+ * Does the agent's embeddings table allow one row per (owner type, owner id, model)
+ * at most? (A UNIQUE index over a subset of those columns.) Then a new row for a
+ * known id means the old row was replaced, which keeps refreshes incremental.
+ */
+function uniqueEmbeddingKey(db: Database.Database): boolean {
+  try {
+    const key = new Set(['owner_type', 'owner_id', 'model'])
+    const idxs = db.prepare(`SELECT name FROM pragma_index_list('embeddings') WHERE "unique" = 1`).pluck().all() as string[]
+    return idxs.some((name) => {
+      const cols = db.prepare(`SELECT name FROM pragma_index_info(?)`).pluck().all(name) as (string | null)[]
+      return cols.length > 0 && cols.every((c) => c !== null && key.has(c))
+    })
+  } catch {
+    return false
+  }
+}

@@ -1,0 +1,371 @@
+/**
+ * Stored vectors of one (owner type, model) in one contiguous Float32Array with
+ * an id map. Rows are L2-normalised on load so cosine similarity is a dot
+ * product.
+ *
+ * Two sources feed one index: the agent DB's embeddings and the workspace's
+ * backfilled ones (`ws_embeddings`). A valid agent vector always wins: the
+ * workspace only fills memories the agent left without a vector for the model,
+ * so what the dense arm sees for an embedded memory is exactly what the agent
+ * stored.
+ *
+ * Loaded lazily on first use, then kept in step cheaply:
+ *  1. `PRAGMA data_version` (+ our own write counter) unchanged since the last
+ *     check → nothing was committed: no SQL at all (microseconds);
+ *  2. else the whole source's `count(*)` (smallest index) and `max(_rid)`
+ *     (O(log n)) unchanged → nothing was added or removed;
+ *  3. else read only rows with `_rid` above the last seen one, and check the
+ *     accounting: the source's new count must equal old + appended. When it
+ *     does not, rows were deleted (or replaced: INSERT OR REPLACE deletes the
+ *     old row) somewhere; this model's own count tells whether any of *ours*
+ *     went beyond the replacements just read — if so, reload from scratch.
+ * Blind spots (documented, not guessed around): an in-place UPDATE of a vector
+ * that keeps its rowid, and deleting the newest rows then inserting as many
+ * with reused rowids between two checks, leave count and max(rowid) unchanged;
+ * `Store.reloadVectors()` and reopening the DB pick those up (a workspace
+ * snapshot, vectorCache.ts, is only used for a file whose size, mtime and inode
+ * are unchanged, and only written from an index no incremental refresh touched).
+ *
+ * The matrix lives in WebAssembly memory when SIMD is available, so the dense
+ * scan runs the SIMD kernel (dotKernel.ts) over it without a copy.
+ *
+ * First loads of large sources read the BLOBs in chunks of ~1,000 rows, one SQL
+ * row per chunk (`group_concat` of the BLOBs + `json_group_array` of the ids),
+ * through a short-lived memory-mapped connection: no per-row Buffer, so ~2×
+ * faster than iterating rows. Each chunk's byte count is checked against the
+ * sum of its row lengths; anything unusual (JSON text, wrong length) is read
+ * row by row exactly as before.
+ */
+import type Database from 'better-sqlite3'
+import { decodeVector, LITTLE_ENDIAN } from '../decode'
+import { dotKernel, dotKernelAvailable, wasmMemory, type DotAll, type WasmMemory } from './dotKernel'
+import type { MalformedCounts } from '../../../shared/types'
+
+/** Row bit: the agent DB holds a valid vector for this id. */
+export const HELD_AGENT = 1
+/** Row bit: the workspace holds a (backfilled) vector for this id. */
+export const HELD_WORKSPACE = 2
+/** Tie keys of workspace rows sort after every agent row (a full load reads agent rows first). */
+export const WS_KEY_OFFSET = 2 ** 52
+
+export interface SourceState {
+  /** change marker at the last check; null = not loaded */
+  version: string | null
+  /** the whole source (all models): row count and max `_rid` at the last check */
+  total: number
+  maxRid: number | null
+  /** this (owner type, model)'s rows in the source, rejected ones included */
+  rows: number
+  /** ids whose row in this source was rejected (so a replacement of one is recognised) */
+  rejected: Set<string>
+}
+
+const freshState = (): SourceState => ({ version: null, total: 0, maxRid: null, rows: 0, rejected: new Set() })
+
+/** What the last refresh did (tests and benches read it). */
+export type RefreshPath = 'unchanged' | 'stats' | 'append' | 'recount' | 'full' | 'cached'
+
+const WASM_PAGE = 65536
+/** WebAssembly memories stop at 4 GiB (65,536 pages); bigger matrices live in an ordinary ArrayBuffer. */
+const WASM_MAX_PAGES = 65536
+
+export class VectorIndex {
+  /**
+   * Keep matrices in WebAssembly memory so the SIMD kernel (dotKernel.ts) can scan
+   * them. Off, or where SIMD is unavailable: an ordinary Float32Array and the JS loop
+   * (same numbers, slower). @default true when WebAssembly SIMD is available
+   */
+  static simd = dotKernelAvailable()
+
+  dim = 0
+  count = 0
+  /**
+   * capacity × dim, unit-length rows (zero rows stay zero); rows ≥ count are unused.
+   * A view: re-read it after the index changes (growth may move it).
+   */
+  data = new Float32Array(0)
+  /** original L2 norm of each row (0 for a zero vector) */
+  norms = new Float32Array(0)
+  /**
+   * Tie-break key of each row: the agent row's `_rid`, or WS_KEY_OFFSET + the
+   * workspace rowid. Equal similarities rank by key, so the order never depends
+   * on the history of incremental refreshes (a full reload gives the same).
+   */
+  keys = new Float64Array(0)
+  /** HELD_AGENT | HELD_WORKSPACE per row */
+  held = new Uint8Array(0)
+  ids: string[] = []
+  rowOf = new Map<string, number>()
+  readonly malformed: Pick<MalformedCounts, 'badVectorShape' | 'nonFiniteVector' | 'wrongDimension'> = {
+    badVectorShape: 0,
+    nonFiniteVector: 0,
+    wrongDimension: 0,
+  }
+  /** per source: [agent, workspace] */
+  readonly sync: [SourceState, SourceState] = [freshState(), freshState()]
+  loadedAt = 0
+  private memory: WasmMemory | null = null
+  private kernel: DotAll | null = null
+  /** What the last refresh did and how long it took (ms). */
+  last: { path: RefreshPath; ms: number } = { path: 'unchanged', ms: 0 }
+  fullLoads = 0
+  /**
+   * The agent part is exactly a full load (or a restored snapshot of one) of the file:
+   * no incremental refresh of the agent source since. Only then may a snapshot be written.
+   */
+  pristine = false
+  /** valid rows of the matrix's length, and of every other length: the majority-dimension rule */
+  dimRows = 0
+  readonly lengths = new Map<number, number>()
+
+  constructor(
+    readonly ownerType: 'memory' | 'session',
+    readonly model: string,
+  ) {}
+
+  /** Forget everything (reload from scratch). */
+  reset(): void {
+    this.dim = this.count = 0
+    this.pristine = false
+    this.memory = null
+    this.kernel = null
+    this.data = new Float32Array(0)
+    this.norms = new Float32Array(0)
+    this.keys = new Float64Array(0)
+    this.held = new Uint8Array(0)
+    this.ids = []
+    this.rowOf = new Map()
+    this.lengths.clear()
+    this.dimRows = 0
+    this.sync[0] = freshState()
+    this.sync[1] = freshState()
+    this.malformed.badVectorShape = this.malformed.nonFiniteVector = this.malformed.wrongDimension = 0
+  }
+
+  /** Grow storage to hold `rows` rows (exact when the final count is known up front). */
+  reserve(rows: number): void {
+    this.ensureCapacity(rows, true)
+  }
+
+  private ensureCapacity(rows: number, exact = false): void {
+    if (rows <= this.norms.length) return
+    const cap = exact ? rows : Math.max(rows, this.norms.length * 2, 1024)
+    this.growMatrix(cap)
+    const n = new Float32Array(cap)
+    n.set(this.norms.subarray(0, this.count))
+    this.norms = n
+    const k = new Float64Array(cap)
+    k.set(this.keys.subarray(0, this.count))
+    this.keys = k
+    const h = new Uint8Array(cap)
+    h.set(this.held.subarray(0, this.count))
+    this.held = h
+  }
+
+  /** Room for `cap` rows: WebAssembly memory grown in place when possible, else a new array and a copy. */
+  private growMatrix(cap: number, scratchBytes = 0): void {
+    const bytes = cap * this.dim * 4 + scratchBytes
+    const pages = Math.max(1, Math.ceil(bytes / WASM_PAGE))
+    if (VectorIndex.simd && pages <= WASM_MAX_PAGES) {
+      try {
+        if (!this.memory) {
+          const memory = wasmMemory(pages)
+          const kernel = dotKernel(memory)
+          if (kernel) {
+            new Float32Array(memory.buffer, 0, this.count * this.dim).set(this.data.subarray(0, this.count * this.dim))
+            this.memory = memory
+            this.kernel = kernel
+          }
+        } else if (this.memory.buffer.byteLength < pages * WASM_PAGE) {
+          // Grows in place: rows already written stay where they are.
+          this.memory.grow(pages - this.memory.buffer.byteLength / WASM_PAGE)
+        }
+        if (this.memory) {
+          this.data = new Float32Array(this.memory.buffer, 0, cap * this.dim)
+          return
+        }
+      } catch {
+        // Out of address space for WebAssembly memory: fall through to an ordinary array.
+      }
+    }
+    const d = new Float32Array(cap * this.dim)
+    d.set(this.data.subarray(0, Math.min(this.count * this.dim, d.length)))
+    this.data = d
+    this.memory = null
+    this.kernel = null
+  }
+
+  /**
+   * Similarities of every row with a unit query through the SIMD kernel, into `out`
+   * (the numbers dotRow gives). False when the kernel is not in use: the caller loops in JS.
+   */
+  dotAllInto(q: Float64Array, out: Float64Array): boolean {
+    if (!this.kernel || !this.memory || q.length !== this.dim) return false
+    const n = this.count
+    const dim = this.dim
+    // Scratch after the matrix's capacity: the query, then the results.
+    const qOff = Math.ceil((this.norms.length * dim * 4) / 16) * 16
+    const outOff = qOff + dim * 8
+    const need = outOff + n * 8
+    if (this.memory.buffer.byteLength < need) {
+      this.growMatrix(this.norms.length, need - this.norms.length * dim * 4)
+      if (!this.kernel || !this.memory) return false
+    }
+    new Float64Array(this.memory.buffer, qOff, dim).set(q)
+    this.kernel(0, n, dim, qOff, outOff)
+    out.set(new Float64Array(this.memory.buffer, outOff, n))
+    return true
+  }
+
+  /** Whether scans run through the WebAssembly SIMD kernel. */
+  get simd(): boolean {
+    return this.kernel !== null
+  }
+
+  /**
+   * Insert or replace the vector of `id` from one source: `v[off .. off+dim)`,
+   * not yet normalised. `row` is `rowOf.get(id)` (the caller has looked it up, or
+   * knows the id is new). A workspace vector never replaces an agent one.
+   * Returns a problem name instead of storing NaN/Infinity.
+   */
+  putFrom(id: string, v: Float32Array, off: number, key: number, bit: number, row: number | undefined): 'nonFiniteVector' | null {
+    const dim = this.dim
+    // Unrolled by 4 with local views: ~3× a plain loop in V8 on a million-row load.
+    const end = off + dim
+    const end4 = off + (dim & ~3)
+    let s0 = 0
+    let s1 = 0
+    let s2 = 0
+    let s3 = 0
+    let i = off
+    for (; i < end4; i += 4) {
+      const a = v[i]
+      const b = v[i + 1]
+      const c = v[i + 2]
+      const d = v[i + 3]
+      s0 += a * a
+      s1 += b * b
+      s2 += c * c
+      s3 += d * d
+    }
+    for (; i < end; i++) s0 += v[i] * v[i]
+    const s = s0 + s1 + (s2 + s3)
+    if (!Number.isFinite(s)) return 'nonFiniteVector'
+    if (row === undefined) {
+      row = this.count
+      if (row >= this.norms.length) this.ensureCapacity(row + 1)
+      this.count++
+      this.ids[row] = id
+      this.rowOf.set(id, row)
+      this.held[row] = 0
+    } else if (bit === HELD_WORKSPACE && this.held[row] & HELD_AGENT) {
+      // Agent wins: remember the workspace has one too, keep the agent's numbers.
+      this.held[row] |= HELD_WORKSPACE
+      return null
+    }
+    this.held[row] |= bit
+    this.keys[row] = key
+    const norm = Math.sqrt(s)
+    const inv = norm > 0 ? 1 / norm : 0
+    const data = this.data
+    let o = row * dim
+    for (i = off; i < end4; i += 4, o += 4) {
+      data[o] = v[i] * inv
+      data[o + 1] = v[i + 1] * inv
+      data[o + 2] = v[i + 2] * inv
+      data[o + 3] = v[i + 3] * inv
+    }
+    for (; i < end; i++, o++) data[o] = v[i] * inv
+    this.norms[row] = norm
+    return null
+  }
+
+  /** Insert or replace one decoded vector as an agent row (tests, tools). */
+  put(id: string, v: Float32Array, key = this.count): void {
+    if (this.dim === 0) this.dim = v.length
+    this.putFrom(id, v, 0, key, HELD_AGENT, this.rowOf.get(id))
+  }
+
+  /** The unit vector of one id (a view, do not mutate), or null. */
+  get(id: string): Float32Array | null {
+    const row = this.rowOf.get(id)
+    return row === undefined ? null : this.data.subarray(row * this.dim, (row + 1) * this.dim)
+  }
+
+  /** Rows whose vector came from the workspace (backfilled, no valid agent vector). */
+  get backfilled(): number {
+    let n = 0
+    const h = this.held
+    for (let r = 0; r < this.count; r++) if (h[r] === HELD_WORKSPACE) n++
+    return n
+  }
+
+  /** Bytes held by the matrix (for RSS reports). */
+  get bytes(): number {
+    return this.data.byteLength + this.norms.byteLength + this.keys.byteLength + this.held.byteLength
+  }
+}
+
+/** Cosine of a raw query vector against every row; returns similarities (length = idx.count). */
+export function cosineAll(idx: VectorIndex, query: ArrayLike<number>, out?: Float32Array): Float32Array {
+  const dim = idx.dim
+  const sims = out && out.length >= idx.count ? out : new Float32Array(idx.count)
+  let qn = 0
+  for (let i = 0; i < dim; i++) qn += query[i] * query[i]
+  qn = Math.sqrt(qn)
+  if (qn === 0) return sims.fill(0, 0, idx.count)
+  const q = new Float32Array(dim)
+  for (let i = 0; i < dim; i++) q[i] = query[i] / qn
+  const data = idx.data
+  for (let r = 0, off = 0; r < idx.count; r++, off += dim) {
+    let s = 0
+    for (let i = 0; i < dim; i++) s += data[off + i] * q[i]
+    sims[r] = s
+  }
+  return sims
+}
+
+/**
+ * Indices of the k largest values among rows [0, n) accepted by `accept`,
+ * best first. Ties: lower `keys[row]` first (lower row when no keys). A
+ * bounded min-heap: O(n log k).
+ */
+export function topKRows(scores: ArrayLike<number>, n: number, k: number, accept?: (row: number) => boolean, keys?: ArrayLike<number>): number[] {
+  if (k <= 0) return []
+  const heap: number[] = [] // rows; heap[0] is the worst kept
+  const key = keys ?? null
+  const worse = key
+    ? (a: number, b: number) => scores[a] < scores[b] || (scores[a] === scores[b] && (key[a] > key[b] || (key[a] === key[b] && a > b)))
+    : (a: number, b: number) => scores[a] < scores[b] || (scores[a] === scores[b] && a > b)
+  const siftUp = (i: number) => {
+    while (i > 0) {
+      const p = (i - 1) >> 1
+      if (!worse(heap[i], heap[p])) break
+      ;[heap[i], heap[p]] = [heap[p], heap[i]]
+      i = p
+    }
+  }
+  const siftDown = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1
+      const r = l + 1
+      let m = i
+      if (l < heap.length && worse(heap[l], heap[m])) m = l
+      if (r < heap.length && worse(heap[r], heap[m])) m = r
+      if (m === i) break
+      ;[heap[i], heap[m]] = [heap[m], heap[i]]
+      i = m
+    }
+  }
+  for (let row = 0; row < n; row++) {
+    if (accept && !accept(row)) continue
+    if (heap.length < k) {
+      heap.push(row)
+      siftUp(heap.length - 1)
+    } else if (worse(heap[0], row)) {
+      heap[0] = row
+      siftDown(0)
+    }
+  }
+  return heap.sort((a, b) => (worse(a, b) ? 1 : worse(b, a) ? -1 : 0))
+}

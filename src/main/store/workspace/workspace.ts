@@ -1,0 +1,172 @@
+/**
+ * The workspace: everything the workbench owns about one memory store — eval
+ * cases and runs, the query-vector cache, backfilled vectors, cached summaries,
+ * the FTS index when the store has none — in a local SQLite file beside it
+ * (DESIGN.md "The workspace database"). Deleting it loses no agent data.
+ *
+ * One connection, owned here; callers use these methods (no SQL outside store/).
+ */
+import Database from 'better-sqlite3'
+import type { CasesPage, EvalCaseRow, EvalRun, EvalRunSummary } from '../../../shared/eval'
+import { decodeVector, encodeVector } from '../decode'
+import { RecallscopeError } from '../../../shared/result'
+import { migrate, prep } from '../sqlite/connection'
+import { WORKSPACE_MIGRATIONS } from '../sqlite/schema'
+import { caseFacets, deleteCases, getCase, listCases, loadCases, writeCases, type CaseFilter } from './cases'
+import { deleteRuns, getRun, listRuns, renameRun, saveRun, type NewRun } from './runs'
+
+export type { CaseFilter } from './cases'
+export type { NewRun } from './runs'
+
+export class Workspace {
+  /** Bumped on every write to ws_embeddings (PRAGMA data_version ignores our own commits). */
+  private vectorWriteCount = 0
+
+  constructor(
+    /** the workspace file */
+    readonly path: string,
+    /** @internal the connection: for store/ modules only */
+    readonly db: Database.Database,
+  ) {}
+
+  /** Open (creating when absent) and migrate a workspace file on its own (demo generator, importers). */
+  static open(file: string, nativeBinding?: string): Workspace {
+    return new Workspace(file, openWorkspaceDb(file, nativeBinding))
+  }
+
+  get vectorWrites(): number {
+    return this.vectorWriteCount
+  }
+
+  // --- eval cases ---------------------------------------------------------
+  loadCases(f: CaseFilter = {}): EvalCaseRow[] {
+    return loadCases(this.db, f)
+  }
+  listCases(q: Parameters<typeof listCases>[1] = {}): CasesPage {
+    return listCases(this.db, q)
+  }
+  caseFacets(): CasesPage['facets'] {
+    return caseFacets(this.db)
+  }
+  getCase(id: string): EvalCaseRow {
+    return getCase(this.db, id)
+  }
+  writeCases(rows: readonly EvalCaseRow[], noteAt: number): { added: number; updated: number } {
+    return writeCases(this.db, rows, noteAt)
+  }
+  deleteCases(ids: string[]): number {
+    return deleteCases(this.db, ids)
+  }
+  countCases(): number {
+    return prep(this.db, `SELECT count(*) FROM eval_cases`).pluck().get() as number
+  }
+
+  // --- eval runs ----------------------------------------------------------
+  saveRun(run: NewRun): EvalRun {
+    return saveRun(this.db, run)
+  }
+  listRuns(opts: { limit?: number } = {}): EvalRunSummary[] {
+    return listRuns(this.db, opts)
+  }
+  getRun(id: string): EvalRun {
+    return getRun(this.db, id)
+  }
+  deleteRuns(ids: string[]): number {
+    return deleteRuns(this.db, ids)
+  }
+  renameRun(id: string, name: string): EvalRunSummary {
+    return renameRun(this.db, id, name)
+  }
+
+  // --- query-vector cache -------------------------------------------------
+  /** A cached query vector, or null (a damaged row is dropped, never served). */
+  cachedQueryVector(key: string, text: string): Float32Array | null {
+    const row = prep(this.db, 'SELECT dim, vector FROM query_cache WHERE model = ? AND text = ?').get(key, text) as { dim: number; vector: Buffer } | undefined
+    if (!row) return null
+    const v = decodeVector(row.vector, row.dim)
+    if (typeof v !== 'string') return v
+    prep(this.db, 'DELETE FROM query_cache WHERE model = ? AND text = ?').run(key, text)
+    return null
+  }
+
+  /** Store a query vector; keeps at most `maxEntries` per key (oldest go first). */
+  cacheQueryVector(key: string, text: string, vector: Float32Array, at: number, maxEntries: number): void {
+    prep(this.db, 'INSERT OR REPLACE INTO query_cache (model, text, dim, vector, created_at) VALUES (?, ?, ?, ?, ?)').run(key, text, vector.length, encodeVector(vector), at)
+    const n = prep(this.db, 'SELECT count(*) FROM query_cache WHERE model = ?').pluck().get(key) as number
+    if (n > maxEntries) prep(this.db, 'DELETE FROM query_cache WHERE rowid IN (SELECT rowid FROM query_cache WHERE model = ? ORDER BY created_at ASC LIMIT ?)').run(key, n - maxEntries)
+  }
+
+  /** Forget cached query vectors (all, or one cache key). Returns the rows removed. */
+  clearQueryCache(key?: string): number {
+    return key === undefined ? this.db.prepare('DELETE FROM query_cache').run().changes : this.db.prepare('DELETE FROM query_cache WHERE model = ?').run(key).changes
+  }
+
+  // --- cached summaries ---------------------------------------------------
+  getMeta(key: string): string | undefined {
+    return prep(this.db, `SELECT value FROM meta WHERE key = ?`).pluck().get(key) as string | undefined
+  }
+  setMeta(key: string, value: string): void {
+    prep(this.db, `INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`).run(key, value)
+  }
+
+  // --- backfilled vectors -------------------------------------------------
+  /**
+   * Store backfilled vectors of one model (the agent DB is never written). One
+   * transaction per call; replaces earlier workspace vectors of the same ids.
+   */
+  putVectors(ownerType: 'memory' | 'session', model: string, rows: { id: string; vector: ArrayLike<number> }[], embedder: string | null, now: number): number {
+    const ins = this.db.prepare(`INSERT OR REPLACE INTO ws_embeddings (owner_type, owner_id, model, dim, vector, embedder, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+    this.db.transaction(() => {
+      for (const r of rows) ins.run(ownerType, r.id, model, r.vector.length, encodeVector(r.vector), embedder, now)
+    })()
+    this.vectorWriteCount++
+    return rows.length
+  }
+
+  /** Delete backfilled vectors of a model (all models when omitted). Returns rows deleted. */
+  clearVectors(model?: string): number {
+    const r = model === undefined ? this.db.prepare(`DELETE FROM ws_embeddings`).run() : this.db.prepare(`DELETE FROM ws_embeddings WHERE model = ?`).run(model)
+    this.vectorWriteCount++
+    return r.changes
+  }
+
+  /** Backfilled vectors per (owner type, model, dim). */
+  vectorModels(): { ownerType: 'memory' | 'session'; model: string; dim: number; count: number }[] {
+    return (
+      this.db.prepare(`SELECT owner_type AS ownerType, model, dim, count(*) AS count FROM ws_embeddings GROUP BY 1, 2, 3 ORDER BY 4 DESC`).all() as {
+        ownerType: string
+        model: string
+        dim: number
+        count: number
+      }[]
+    ).filter((r): r is { ownerType: 'memory' | 'session'; model: string; dim: number; count: number } => r.ownerType === 'memory' || r.ownerType === 'session')
+  }
+
+  /** Backfilled vectors of one owner (raw rows, decoded by the caller). */
+  vectorRows(ownerType: 'memory' | 'session', ownerId: string): { model: string; dim: number | null; vector: unknown }[] {
+    return this.db.prepare(`SELECT model, dim, vector FROM ws_embeddings WHERE owner_type = ? AND owner_id = ?`).all(ownerType, ownerId) as {
+      model: string
+      dim: number | null
+      vector: unknown
+    }[]
+  }
+
+  close(): void {
+    this.db.close()
+  }
+}
+
+/** Open (creating when absent) and migrate a workspace DB. */
+export function openWorkspaceDb(wsPath: string, nativeBinding?: string): Database.Database {
+  let ws: Database.Database | null = null
+  try {
+    ws = new Database(wsPath, nativeBinding ? { nativeBinding } : {})
+    ws.pragma('journal_mode = WAL')
+    ws.pragma('busy_timeout = 5000')
+    migrate(ws, WORKSPACE_MIGRATIONS)
+    return ws
+  } catch (e) {
+    ws?.close()
+    throw new RecallscopeError('INTERNAL', `Cannot open workspace ${wsPath}: ${(e as Error).message}`)
+  }
+}
