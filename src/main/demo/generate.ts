@@ -530,19 +530,14 @@ export function generateDemo(opts: DemoOptions): { path: string; memories: numbe
         written++
       }
     }
-    const before = w.db.prepare('SELECT count(*) FROM recall_events').pluck().get() as number
+    const before = w.eventCount()
     const withEvents = opts.events !== false
     if (withEvents) {
       // Events are computed by the recall engine over this very file, so it needs the FTS index now.
-      w.checkpoint()
-      w.db.exec(CANONICAL_FTS)
-      w.db.exec(`INSERT INTO memories_fts (memories_fts) VALUES ('rebuild')`)
-      // Planner statistics now, not only in finish(): without them the scope queries are ~5× slower.
-      w.db.exec('ANALYZE')
-      w.checkpoint()
+      w.prepareForReads()
       ;(opts.addEvents ?? addDemoEvents)(w, { seed, end: DEMO_END, sessions, rng })
     }
-    const events = (w.db.prepare('SELECT count(*) FROM recall_events').pluck().get() as number) - before
+    const events = w.eventCount() - before
     opts.onProgress?.(target, target)
     const p = w.finish({ fts: !withEvents })
     const cases = opts.cases === false ? 0 : writeDemoCases(p, [...truth.values()], DEMO_END + 60_000)
