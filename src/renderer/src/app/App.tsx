@@ -1,15 +1,51 @@
-import { useCallback, useEffect, useMemo, useState } from 'react'
+import { Component, lazy, Suspense, useCallback, useEffect, useMemo, useState, type ReactNode } from 'react'
 import type { OpenInfo } from '../../../shared/contract'
 import { bridgeMode, call } from '../lib/api'
 import { AppContext, type AppState, type Nav, type Route } from './context'
 import { LibraryView } from '../features/library/LibraryView'
-import { BrowseView } from '../features/browse/BrowseView'
-import { RecallView } from '../features/recall/RecallView'
 import { EmbedStatus } from './EmbedStatus'
 import { JobsIndicator } from './Jobs'
-import { CompareView } from '../features/compare/CompareView'
-import { EvalView } from '../features/eval/EvalView'
-import { TraceView } from '../features/trace/TraceView'
+
+// The Library (the first screen) is in the entry chunk; every view behind an
+// open DB is its own chunk, loaded on first visit, so the table, chart
+// (recharts) and eval/trace code is not parsed before it is needed.
+const BrowseView = lazy(() => import('../features/browse/BrowseView').then((m) => ({ default: m.BrowseView })))
+const RecallView = lazy(() => import('../features/recall/RecallView').then((m) => ({ default: m.RecallView })))
+const CompareView = lazy(() => import('../features/compare/CompareView').then((m) => ({ default: m.CompareView })))
+const EvalView = lazy(() => import('../features/eval/EvalView').then((m) => ({ default: m.EvalView })))
+const TraceView = lazy(() => import('../features/trace/TraceView').then((m) => ({ default: m.TraceView })))
+
+/** Shown while a view's chunk loads (a few ms over loopback or file://). */
+function ViewLoading() {
+  return (
+    <div className="page">
+      <div className="muted" role="status">
+        Loading…
+      </div>
+    </div>
+  )
+}
+
+/**
+ * A view whose chunk failed to load (e.g. the browser-mode server was stopped)
+ * shows why instead of unmounting the whole app; keyed by route, so moving to
+ * another view retries.
+ */
+class ViewLoadBoundary extends Component<{ children: ReactNode }, { error: Error | null }> {
+  override state: { error: Error | null } = { error: null }
+  static getDerivedStateFromError(error: Error) {
+    return { error }
+  }
+  override render() {
+    if (this.state.error)
+      return (
+        <div className="page">
+          <div className="error">Could not load this view: {this.state.error.message}</div>
+        </div>
+      )
+    return this.props.children
+  }
+}
 
 const ROUTES: { route: Route; label: string; needsDb: boolean }[] = [
   { route: 'library', label: 'Library', needsDb: false },
@@ -96,11 +132,15 @@ export function App() {
         <main className="main">
           {bootError && <div className="page"><div className="error">Cannot reach recallscope's main process: {bootError}</div></div>}
           {!bootError && booted && nav.route === 'library' && <LibraryView />}
-          {!bootError && booted && nav.route === 'browse' && db && <BrowseView key={`${dbVersion}:${nav.params.memoryId ?? ''}`} />}
-          {!bootError && booted && nav.route === 'trace' && db && <TraceView key={`${dbVersion}:${nav.params.eventId ?? ''}:${nav.params.memoryId ?? ''}:${nav.params.query ?? ''}`} />}
-          {!bootError && booted && nav.route === 'recall' && db && <RecallView key={dbVersion} />}
-          {!bootError && booted && nav.route === 'compare' && db && <CompareView key={dbVersion} />}
-          {!bootError && booted && nav.route === 'eval' && db && <EvalView key={dbVersion} />}
+          <ViewLoadBoundary key={nav.route}>
+            <Suspense fallback={<ViewLoading />}>
+              {!bootError && booted && nav.route === 'browse' && db && <BrowseView key={`${dbVersion}:${nav.params.memoryId ?? ''}`} />}
+              {!bootError && booted && nav.route === 'trace' && db && <TraceView key={`${dbVersion}:${nav.params.eventId ?? ''}:${nav.params.memoryId ?? ''}:${nav.params.query ?? ''}`} />}
+              {!bootError && booted && nav.route === 'recall' && db && <RecallView key={dbVersion} />}
+              {!bootError && booted && nav.route === 'compare' && db && <CompareView key={dbVersion} />}
+              {!bootError && booted && nav.route === 'eval' && db && <EvalView key={dbVersion} />}
+            </Suspense>
+          </ViewLoadBoundary>
         </main>
       </div>
     </AppContext.Provider>
