@@ -183,6 +183,35 @@ describe('bin/recallscope.cjs on a fresh install (tsx not installed)', () => {
     // Minified: the entry chunk (react-dom, the shell, the Library) stays well under a megabyte.
     expect(entry.length).toBeLessThan(600_000)
   })
+  it('package.json: what out/main requires at run time is a dependency; what the renderer bundles is not', () => {
+    if (!fs.existsSync(path.join(tree.dir, 'out', 'main', 'cli.js'))) expect(runBin(tree, ['--version']).status).toBe(0)
+    const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> }
+    const deps = new Set(Object.keys(pkg.dependencies))
+    const pkgName = (spec: string) => spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/')
+    const bare = (spec: string) => !spec.startsWith('.') && !spec.startsWith('node:') && !path.isAbsolute(spec)
+    const walk = (dir: string, re: RegExp): string[] =>
+      fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name), re) : re.test(e.name) ? [path.join(dir, e.name)] : []))
+
+    const required = new Set<string>()
+    for (const f of walk(path.join(tree.dir, 'out', 'main'), /\.js$/))
+      for (const m of fs.readFileSync(f, 'utf8').matchAll(/\brequire\(\s*["']([^"']+)["']\s*\)/g)) if (bare(m[1]) && m[1] !== 'electron') required.add(pkgName(m[1]))
+    expect(required.size).toBeGreaterThan(0)
+    expect([...required].filter((r) => !deps.has(r))).toEqual([])
+
+    // Bare imports of the renderer's sources that main/shared never import: bundled into out/renderer.
+    const importsOf = (dir: string, re: RegExp) => {
+      const out = new Set<string>()
+      for (const f of walk(dir, re)) for (const m of fs.readFileSync(f, 'utf8').matchAll(/^import\s[^;]*?from\s+['"]([^'"]+)['"]/gm)) if (bare(m[1])) out.add(pkgName(m[1]))
+      return out
+    }
+    const serverSide = new Set([...importsOf(path.join(root, 'src', 'main'), /\.ts$/), ...importsOf(path.join(root, 'src', 'shared'), /\.ts$/)])
+    const rendererOnly = [...importsOf(path.join(root, 'src', 'renderer', 'src'), /(?<!\.test)\.tsx?$/)].filter((p) => !serverSide.has(p))
+    expect(rendererOnly).toEqual(expect.arrayContaining(['react', 'react-dom', 'recharts']))
+    expect(rendererOnly.filter((p) => deps.has(p))).toEqual([])
+    // The CLI no longer runs through tsx; `npm run bench` still does.
+    expect(deps.has('tsx')).toBe(false)
+    expect(pkg.devDependencies.tsx).toBeDefined()
+  })
 })
 
 describe('bin/recallscope.cjs when out/ cannot be built (electron-vite not installed)', () => {
