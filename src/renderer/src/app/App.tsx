@@ -1,4 +1,4 @@
-import { Component, lazy, Suspense, useCallback, useEffect, useMemo, useState, type ReactNode } from 'react'
+import { Component, lazy, Suspense, useCallback, useEffect, useMemo, useState, type ComponentType, type ReactNode } from 'react'
 import type { OpenInfo } from '../../../shared/contract'
 import { bridgeMode, call } from '../lib/api'
 import { AppContext, type AppState, type Nav, type Route } from './context'
@@ -6,14 +6,31 @@ import { LibraryView } from '../features/library/LibraryView'
 import { EmbedStatus } from './EmbedStatus'
 import { JobsIndicator } from './Jobs'
 
+/** A view's chunk could not be fetched (e.g. the browser-mode server was stopped). */
+class ViewLoadError extends Error {
+  override name = 'ViewLoadError'
+}
+
+/** React.lazy for a named export, with a failed chunk fetch tagged as ViewLoadError. */
+function lazyView<M>(load: () => Promise<M>, pick: (m: M) => ComponentType) {
+  return lazy(() =>
+    load().then(
+      (m) => ({ default: pick(m) }),
+      (e: unknown) => {
+        throw new ViewLoadError(e instanceof Error ? e.message : String(e))
+      },
+    ),
+  )
+}
+
 // The Library (the first screen) is in the entry chunk; every view behind an
 // open DB is its own chunk, loaded on first visit, so the table, chart
 // (recharts) and eval/trace code is not parsed before it is needed.
-const BrowseView = lazy(() => import('../features/browse/BrowseView').then((m) => ({ default: m.BrowseView })))
-const RecallView = lazy(() => import('../features/recall/RecallView').then((m) => ({ default: m.RecallView })))
-const CompareView = lazy(() => import('../features/compare/CompareView').then((m) => ({ default: m.CompareView })))
-const EvalView = lazy(() => import('../features/eval/EvalView').then((m) => ({ default: m.EvalView })))
-const TraceView = lazy(() => import('../features/trace/TraceView').then((m) => ({ default: m.TraceView })))
+const BrowseView = lazyView(() => import('../features/browse/BrowseView'), (m) => m.BrowseView)
+const RecallView = lazyView(() => import('../features/recall/RecallView'), (m) => m.RecallView)
+const CompareView = lazyView(() => import('../features/compare/CompareView'), (m) => m.CompareView)
+const EvalView = lazyView(() => import('../features/eval/EvalView'), (m) => m.EvalView)
+const TraceView = lazyView(() => import('../features/trace/TraceView'), (m) => m.TraceView)
 
 /** Shown while a view's chunk loads (a few ms over loopback or file://). */
 function ViewLoading() {
@@ -27,9 +44,9 @@ function ViewLoading() {
 }
 
 /**
- * A view whose chunk failed to load (e.g. the browser-mode server was stopped)
- * shows why instead of unmounting the whole app; keyed by route, so moving to
- * another view retries.
+ * A view whose chunk failed to load says so instead of unmounting the whole
+ * app. Only load failures: any other error goes on up, as before lazy loading.
+ * React.lazy remembers the failure, so the way out is a reload.
  */
 class ViewLoadBoundary extends Component<{ children: ReactNode }, { error: Error | null }> {
   override state: { error: Error | null } = { error: null }
@@ -37,13 +54,14 @@ class ViewLoadBoundary extends Component<{ children: ReactNode }, { error: Error
     return { error }
   }
   override render() {
-    if (this.state.error)
-      return (
-        <div className="page">
-          <div className="error">Could not load this view: {this.state.error.message}</div>
-        </div>
-      )
-    return this.props.children
+    const { error } = this.state
+    if (!error) return this.props.children
+    if (!(error instanceof ViewLoadError)) throw error
+    return (
+      <div className="page">
+        <div className="error">Could not load this view ({error.message}). Reload the page to retry.</div>
+      </div>
+    )
   }
 }
 
