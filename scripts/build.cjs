@@ -52,9 +52,27 @@ function sleepSync(ms) {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
 }
 
+/** Is the process that took the lock still running? Unknown (no pid yet) counts as yes. */
+function holderAlive(lock) {
+  let pid
+  try {
+    pid = Number(fs.readFileSync(path.join(lock, 'pid'), 'utf8'))
+  } catch {
+    return true // just created, pid not written yet
+  }
+  if (!Number.isInteger(pid) || pid <= 0) return true
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return e.code === 'EPERM'
+  }
+}
+
 /**
  * Hold .cache/build.lock while fn runs, so two CLIs started together do not
  * both run electron-vite (which empties out/ while the other reads it).
+ * A lock whose process is gone, or older than LOCK_STALE_MS, is taken over.
  * Returns null when another build held the lock too long.
  */
 function withBuildLock(p, fn) {
@@ -64,6 +82,7 @@ function withBuildLock(p, fn) {
   for (;;) {
     try {
       fs.mkdirSync(lock)
+      fs.writeFileSync(path.join(lock, 'pid'), String(process.pid))
       break
     } catch (e) {
       if (e.code !== 'EEXIST') throw e
@@ -73,7 +92,7 @@ function withBuildLock(p, fn) {
       } catch {
         continue // released between the two calls
       }
-      if (age > LOCK_STALE_MS) fs.rmSync(lock, { recursive: true, force: true })
+      if (age > LOCK_STALE_MS || !holderAlive(lock)) fs.rmSync(lock, { recursive: true, force: true })
       else if (Date.now() > until) return null
       else sleepSync(200)
     }

@@ -287,3 +287,37 @@ describe('bin/recallscope.cjs when the build fails', () => {
     }
   })
 })
+
+describe('bin/recallscope.cjs started twice at once', () => {
+  it('builds once (the other waits for the build lock), both run; a lock left by a dead build is taken over', async () => {
+    const tree = makeTree(['tsx'])
+    try {
+      // A lock left behind by a build that was killed: its process is gone.
+      const dead = spawnSync(process.execPath, ['-e', ''])
+      const lock = path.join(tree.dir, '.cache', 'build.lock')
+      fs.mkdirSync(lock, { recursive: true })
+      fs.writeFileSync(path.join(lock, 'pid'), String(dead.pid))
+
+      const run = () =>
+        new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+          const c = spawn(process.execPath, [path.join(tree.dir, 'bin', 'recallscope.cjs'), '--version'], { cwd: tree.dir, env: { ...process.env, RECALLSCOPE_HOME: tree.home } })
+          let stdout = ''
+          let stderr = ''
+          c.stdout.on('data', (d) => (stdout += d))
+          c.stderr.on('data', (d) => (stderr += d))
+          c.on('close', (code) => resolve({ code, stdout, stderr }))
+        })
+      const t0 = Date.now()
+      const [a, b] = await Promise.all([run(), run()])
+      expect(Date.now() - t0).toBeLessThan(90_000) // not the 3-minute wait for a live holder
+      for (const r of [a, b]) {
+        expect(r.code, r.stderr).toBe(0)
+        expect(r.stdout.trim()).toBe(version)
+      }
+      expect([a, b].filter((r) => /building the app first/.test(r.stderr))).toHaveLength(1)
+      expect(fs.existsSync(lock)).toBe(false)
+    } finally {
+      tree.cleanup()
+    }
+  })
+})
