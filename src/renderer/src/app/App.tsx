@@ -9,6 +9,7 @@ import { JobsIndicator } from './Jobs'
 /** A view's chunk could not be fetched (e.g. the browser-mode server was stopped). */
 class ViewLoadError extends Error {
   override name = 'ViewLoadError'
+  readonly code = 'VIEW_LOAD_FAILED'
 }
 
 /** React.lazy for a named export, with a failed chunk fetch tagged as ViewLoadError. */
