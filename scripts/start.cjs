@@ -13,8 +13,9 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { spawn, spawnSync } = require('node:child_process')
+const { spawn } = require('node:child_process')
 const S = require('./electronSupport.cjs')
+const B = require('./build.cjs')
 
 const USAGE = 'usage: npm start [-- FILE]   (FILE: an agent memory DB; none opens the demo DB; RECALLSCOPE_BROWSER=1 forces browser mode)'
 
@@ -85,34 +86,6 @@ function decideMode(f) {
   return { mode: 'electron', message: null }
 }
 
-/** Newest mtime under a folder (files only), 0 if absent. */
-function newestMtime(p) {
-  let st
-  try {
-    st = fs.statSync(p)
-  } catch {
-    return 0
-  }
-  if (!st.isDirectory()) return st.mtimeMs
-  let max = 0
-  for (const e of fs.readdirSync(p, { withFileTypes: true })) max = Math.max(max, newestMtime(path.join(p, e.name)))
-  return max
-}
-
-/**
- * Must `electron-vite build` run? Yes when an output is missing or any input
- * (src/, the build config, package.json) is newer than the oldest output.
- */
-function isBuildStale(p = S.paths()) {
-  const outputs = [path.join(p.root, 'out', 'main', 'index.js'), path.join(p.root, 'out', 'preload', 'index.js'), path.join(p.root, 'out', 'renderer', 'index.html')]
-  const missing = outputs.find((o) => !fs.existsSync(o))
-  if (missing) return { stale: true, reason: `${path.relative(p.root, missing)} is missing` }
-  const oldestOut = Math.min(...outputs.map((o) => fs.statSync(o).mtimeMs))
-  const inputs = [path.join(p.root, 'src'), path.join(p.root, 'electron.vite.config.mts'), path.join(p.root, 'package.json')]
-  const newestIn = Math.max(...inputs.map(newestMtime))
-  return newestIn > oldestOut ? { stale: true, reason: 'sources changed since the last build' } : { stale: false, reason: null }
-}
-
 /** How browser mode is started: the CLI's serve command (it prints the URL). */
 function browserCommand(file, p = S.paths()) {
   return { cmd: process.execPath, args: [p.cli, 'serve', ...(file ? ['--db', file] : ['--demo'])] }
@@ -133,12 +106,11 @@ function say(line) {
   process.stderr.write(`${line}\n`)
 }
 
+/** Rebuild out/ when src/ changed (scripts/build.cjs decides, as for the CLI). */
 function build(p) {
-  const s = isBuildStale(p)
-  if (!s.stale) return true
-  const r = spawnSync(process.execPath, [p.electronVite, 'build'], { cwd: p.root, encoding: 'utf8' })
-  if (r.status === 0) return true
-  say(`recallscope: the build failed (${s.reason}; electron-vite build):\n${r.stdout}${r.stderr}`)
+  const r = B.ensureBuild(p)
+  if (r.ok) return true
+  say(`recallscope: cannot start: ${r.reason}${r.output ? `\n${r.output}` : ''}`)
   return false
 }
 
@@ -222,4 +194,4 @@ if (require.main === module) {
   )
 }
 
-module.exports = { parseStartArgs, gatherFacts, decideMode, isBuildStale, browserCommand, electronCommand, USAGE }
+module.exports = { parseStartArgs, gatherFacts, decideMode, isBuildStale: B.isBuildStale, browserCommand, electronCommand, USAGE }

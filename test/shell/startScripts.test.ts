@@ -209,7 +209,7 @@ describe('arguments, build staleness, launch commands', () => {
   it('rebuilds when an output is missing or a source is newer than the oldest output', () => {
     const t = tmpDir()
     const p = S.paths(t.dir)
-    const outs = ['out/main/index.js', 'out/preload/index.js', 'out/renderer/index.html'].map((f) => path.join(t.dir, f))
+    const outs = ['out/main/index.js', 'out/main/cli.js', 'out/preload/index.js', 'out/renderer/index.html'].map((f) => path.join(t.dir, f))
     const src = path.join(t.dir, 'src', 'main', 'x.ts')
     fs.mkdirSync(path.dirname(src), { recursive: true })
     fs.writeFileSync(src, '')
@@ -225,8 +225,14 @@ describe('arguments, build staleness, launch commands', () => {
     expect(start.isBuildStale(p).stale).toBe(true)
     for (const o of outs) fs.utimesSync(o, 4000, 4000)
     expect(start.isBuildStale(p).stale).toBe(false)
-    fs.utimesSync(outs[1], 2500, 2500) // one output older than the source
+    fs.utimesSync(outs[2], 2500, 2500) // one output older than the source
     expect(start.isBuildStale(p).stale).toBe(true)
+    for (const o of outs) fs.utimesSync(o, 4000, 4000)
+    // The build config counts as a source, under its current name.
+    const config = path.join(t.dir, 'electron.vite.config.ts')
+    fs.writeFileSync(config, '')
+    fs.utimesSync(config, 5000, 5000)
+    expect(start.isBuildStale(p)).toMatchObject({ stale: true, reason: 'sources changed since the last build' })
     t.cleanup()
   })
 })

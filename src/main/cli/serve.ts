@@ -1,4 +1,6 @@
 import fs from 'node:fs'
+import path from 'node:path'
+import { RecallscopeError } from '../../shared/result'
 import { App } from '../api/app'
 import { createHandlers } from '../api/handlers'
 import { createDispatcher } from '../api/register'
@@ -13,6 +15,10 @@ export const serveCommand: Command = {
   usage: 'recallscope serve [--db FILE | --demo] [--port N] [--token T] [--json]',
   options: { db: { type: 'string' }, demo: { type: 'boolean' }, port: { type: 'string' }, token: { type: 'string' }, workspace: { type: 'string' } },
   async run(ctx) {
+    // Never print a URL that answers 500: refuse before listening (bin/recallscope.cjs builds out/ first).
+    const renderer = rendererDir()
+    if (!fs.existsSync(path.join(renderer, 'index.html')))
+      throw new RecallscopeError('NOT_FOUND', `the renderer is not built (${renderer} has no index.html): run \`npm run build\``)
     const app = new App({ mode: 'browser', version: appVersion() })
     if (ctx.values.demo && typeof ctx.values.db !== 'string' && !fs.existsSync(app.demoPath) && !ctx.json)
       ctx.io.err(`recallscope: generating the demo database in ${app.demoPath} (first run only, a few seconds)…`)
@@ -22,7 +28,7 @@ export const serveCommand: Command = {
     const server = await startServer({
       dispatch,
       jobs: app.jobs,
-      rendererDir: rendererDir(),
+      rendererDir: renderer,
       port: optionalInt(ctx, 'port', 0),
       token: typeof ctx.values.token === 'string' ? ctx.values.token : undefined,
     })

@@ -1,15 +1,70 @@
-import { useCallback, useEffect, useMemo, useState } from 'react'
+import { Component, lazy, Suspense, useCallback, useEffect, useMemo, useState, type ComponentType, type ReactNode } from 'react'
 import type { OpenInfo } from '../../../shared/contract'
 import { bridgeMode, call } from '../lib/api'
 import { AppContext, type AppState, type Nav, type Route } from './context'
 import { LibraryView } from '../features/library/LibraryView'
-import { BrowseView } from '../features/browse/BrowseView'
-import { RecallView } from '../features/recall/RecallView'
 import { EmbedStatus } from './EmbedStatus'
 import { JobsIndicator } from './Jobs'
-import { CompareView } from '../features/compare/CompareView'
-import { EvalView } from '../features/eval/EvalView'
-import { TraceView } from '../features/trace/TraceView'
+
+/** A view's chunk could not be fetched (e.g. the browser-mode server was stopped). */
+class ViewLoadError extends Error {
+  override name = 'ViewLoadError'
+  readonly code = 'VIEW_LOAD_FAILED'
+}
+
+/** React.lazy for a named export, with a failed chunk fetch tagged as ViewLoadError. */
+function lazyView<M>(load: () => Promise<M>, pick: (m: M) => ComponentType) {
+  return lazy(() =>
+    load().then(
+      (m) => ({ default: pick(m) }),
+      (e: unknown) => {
+        throw new ViewLoadError(e instanceof Error ? e.message : String(e))
+      },
+    ),
+  )
+}
+
+// The Library (the first screen) is in the entry chunk; every view behind an
+// open DB is its own chunk, loaded on first visit, so the table, chart
+// (recharts) and eval/trace code is not parsed before it is needed.
+const BrowseView = lazyView(() => import('../features/browse/BrowseView'), (m) => m.BrowseView)
+const RecallView = lazyView(() => import('../features/recall/RecallView'), (m) => m.RecallView)
+const CompareView = lazyView(() => import('../features/compare/CompareView'), (m) => m.CompareView)
+const EvalView = lazyView(() => import('../features/eval/EvalView'), (m) => m.EvalView)
+const TraceView = lazyView(() => import('../features/trace/TraceView'), (m) => m.TraceView)
+
+/** Shown while a view's chunk loads (a few ms over loopback or file://). */
+function ViewLoading() {
+  return (
+    <div className="page">
+      <div className="muted" role="status">
+        Loading…
+      </div>
+    </div>
+  )
+}
+
+/**
+ * A view whose chunk failed to load says so instead of unmounting the whole
+ * app. Only load failures: any other error goes on up, as before lazy loading.
+ * React.lazy remembers the failure, so the way out is a reload.
+ */
+class ViewLoadBoundary extends Component<{ children: ReactNode }, { error: Error | null }> {
+  override state: { error: Error | null } = { error: null }
+  static getDerivedStateFromError(error: Error) {
+    return { error }
+  }
+  override render() {
+    const { error } = this.state
+    if (!error) return this.props.children
+    if (!(error instanceof ViewLoadError)) throw error
+    return (
+      <div className="page">
+        <div className="error">Could not load this view ({error.message}). Reload the page to retry.</div>
+      </div>
+    )
+  }
+}
 
 const ROUTES: { route: Route; label: string; needsDb: boolean }[] = [
   { route: 'library', label: 'Library', needsDb: false },
@@ -96,11 +151,15 @@ export function App() {
         <main className="main">
           {bootError && <div className="page"><div className="error">Cannot reach recallscope's main process: {bootError}</div></div>}
           {!bootError && booted && nav.route === 'library' && <LibraryView />}
-          {!bootError && booted && nav.route === 'browse' && db && <BrowseView key={`${dbVersion}:${nav.params.memoryId ?? ''}`} />}
-          {!bootError && booted && nav.route === 'trace' && db && <TraceView key={`${dbVersion}:${nav.params.eventId ?? ''}:${nav.params.memoryId ?? ''}:${nav.params.query ?? ''}`} />}
-          {!bootError && booted && nav.route === 'recall' && db && <RecallView key={dbVersion} />}
-          {!bootError && booted && nav.route === 'compare' && db && <CompareView key={dbVersion} />}
-          {!bootError && booted && nav.route === 'eval' && db && <EvalView key={dbVersion} />}
+          <ViewLoadBoundary key={nav.route}>
+            <Suspense fallback={<ViewLoading />}>
+              {!bootError && booted && nav.route === 'browse' && db && <BrowseView key={`${dbVersion}:${nav.params.memoryId ?? ''}`} />}
+              {!bootError && booted && nav.route === 'trace' && db && <TraceView key={`${dbVersion}:${nav.params.eventId ?? ''}:${nav.params.memoryId ?? ''}:${nav.params.query ?? ''}`} />}
+              {!bootError && booted && nav.route === 'recall' && db && <RecallView key={dbVersion} />}
+              {!bootError && booted && nav.route === 'compare' && db && <CompareView key={dbVersion} />}
+              {!bootError && booted && nav.route === 'eval' && db && <EvalView key={dbVersion} />}
+            </Suspense>
+          </ViewLoadBoundary>
         </main>
       </div>
     </AppContext.Provider>

@@ -1,6 +1,7 @@
 /**
- * electron-vite build: out/main (Node, CJS), out/preload (sandboxed preload,
- * CJS, self-contained), out/renderer (React). `electron-vite build` needs no
+ * electron-vite build: out/main (Node, CJS: the app's main process and the
+ * CLI), out/preload (sandboxed preload, CJS, self-contained), out/renderer
+ * (React, minified, one chunk per heavy view). `electron-vite build` needs no
  * Electron binary, so `npm run build` works on machines where Electron could
  * not be downloaded; browser mode serves the same out/renderer.
  */
@@ -15,11 +16,20 @@ export default defineConfig({
     build: {
       // better-sqlite3 (native), zod, ollama… stay require()s of node_modules:
       // the native addon cannot be bundled, and the Electron-ABI build is picked
-      // at run time through `nativeBinding`.
+      // at run time through `nativeBinding`. Only `dependencies` are
+      // externalized, so whatever main or the CLI requires at run time must be
+      // listed there (renderer-only libraries are devDependencies).
       externalizeDeps: true,
       outDir: resolve(root, 'out/main'),
+      // The CLI (bin/recallscope.cjs) runs this output under the user's Node
+      // (package.json engines: >=20), not only under Electron's newer one.
+      target: 'node20',
       rolldownOptions: {
-        input: { index: resolve(root, 'src/main/index.ts') },
+        input: {
+          index: resolve(root, 'src/main/index.ts'),
+          // Exports main(argv); bin/recallscope.cjs requires it (built on first run).
+          cli: resolve(root, 'src/main/cli/index.ts'),
+        },
         output: { format: 'cjs' },
       },
     },
@@ -44,6 +54,9 @@ export default defineConfig({
     plugins: [react()],
     build: {
       outDir: resolve(root, 'out/renderer'),
+      // electron-vite leaves the renderer unminified by default; it is loaded
+      // over loopback HTTP in browser mode, so size matters there.
+      minify: true,
       rolldownOptions: { input: resolve(root, 'src/renderer/index.html') },
     },
   },

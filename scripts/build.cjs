@@ -1,0 +1,144 @@
+/**
+ * Is out/ up to date with the sources, and building it when it is not.
+ * Shared by `npm start` (scripts/start.cjs) and the CLI (bin/recallscope.cjs),
+ * so both decide the same way. Plain CommonJS with no dependencies: it runs
+ * before anything is built.
+ */
+'use strict'
+
+const fs = require('node:fs')
+const path = require('node:path')
+const { spawnSync } = require('node:child_process')
+const S = require('./electronSupport.cjs')
+
+/** What `electron-vite build` writes and the app, browser mode and the CLI load. */
+const OUTPUTS = ['out/main/index.js', 'out/main/cli.js', 'out/preload/index.js', 'out/renderer/index.html']
+/** What the build reads: a change in any of these makes out/ stale. */
+const INPUTS = ['src', 'electron.vite.config.ts', 'package.json']
+
+/** A build lock older than this is left over from a killed build. */
+const LOCK_STALE_MS = 5 * 60_000
+const LOCK_WAIT_MS = 3 * 60_000
+
+/** Newest mtime under a folder (files only), 0 if absent. */
+function newestMtime(p) {
+  let st
+  try {
+    st = fs.statSync(p)
+  } catch {
+    return 0
+  }
+  if (!st.isDirectory()) return st.mtimeMs
+  let max = 0
+  for (const e of fs.readdirSync(p, { withFileTypes: true })) max = Math.max(max, newestMtime(path.join(p, e.name)))
+  return max
+}
+
+/**
+ * Must `electron-vite build` run? Yes when an output is missing or any input
+ * (src/, the build config, package.json) is newer than the oldest output.
+ * @returns {{stale: boolean, reason: string|null, missing: boolean}}
+ */
+function isBuildStale(p = S.paths()) {
+  const outputs = OUTPUTS.map((o) => path.join(p.root, o))
+  const missing = outputs.find((o) => !fs.existsSync(o))
+  if (missing) return { stale: true, reason: `${path.relative(p.root, missing)} is missing`, missing: true }
+  const oldestOut = Math.min(...outputs.map((o) => fs.statSync(o).mtimeMs))
+  const newestIn = Math.max(...INPUTS.map((i) => newestMtime(path.join(p.root, i))))
+  return newestIn > oldestOut ? { stale: true, reason: 'sources changed since the last build', missing: false } : { stale: false, reason: null, missing: false }
+}
+
+function sleepSync(ms) {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
+}
+
+/** Is the process that took the lock still running? Unknown (no pid yet) counts as yes. */
+function holderAlive(lock) {
+  let pid
+  try {
+    pid = Number(fs.readFileSync(path.join(lock, 'pid'), 'utf8'))
+  } catch {
+    return true // just created, pid not written yet
+  }
+  if (!Number.isInteger(pid) || pid <= 0) return true
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return e.code === 'EPERM'
+  }
+}
+
+/**
+ * Hold .cache/build.lock while fn runs, so two CLIs started together do not
+ * both run electron-vite (which empties out/ while the other reads it).
+ * A lock whose process is gone, or older than LOCK_STALE_MS, is taken over.
+ * Returns null when another build held the lock too long.
+ */
+function withBuildLock(p, fn) {
+  const lock = path.join(p.cache, 'build.lock')
+  fs.mkdirSync(p.cache, { recursive: true })
+  const until = Date.now() + LOCK_WAIT_MS
+  for (;;) {
+    try {
+      fs.mkdirSync(lock)
+      fs.writeFileSync(path.join(lock, 'pid'), String(process.pid))
+      break
+    } catch (e) {
+      if (e.code !== 'EEXIST') throw e
+      let age = 0
+      try {
+        age = Date.now() - fs.statSync(lock).mtimeMs
+      } catch {
+        continue // released between the two calls
+      }
+      if (age > LOCK_STALE_MS || !holderAlive(lock)) fs.rmSync(lock, { recursive: true, force: true })
+      else if (Date.now() > until) return null
+      else sleepSync(200)
+    }
+  }
+  try {
+    return fn()
+  } finally {
+    fs.rmSync(lock, { recursive: true, force: true })
+  }
+}
+
+/**
+ * Build out/ if it is stale. `notice(reason)` is called once, just before a
+ * build starts, for the caller's one line. Never throws.
+ *
+ * When outputs exist but are older than the sources and electron-vite is not
+ * installed (an install without dev dependencies), the existing build is used:
+ * `stale` says so.
+ *
+ * @param {ReturnType<typeof S.paths>} [p]
+ * @param {{notice?: (reason: string) => void}} [o]
+ * @returns {{ok: true, built: boolean, stale?: string} | {ok: false, reason: string, output?: string}}
+ */
+function ensureBuild(p = S.paths(), o = {}) {
+  const first = isBuildStale(p)
+  if (!first.stale) return { ok: true, built: false }
+  if (!fs.existsSync(p.electronVite)) {
+    if (!first.missing) return { ok: true, built: false, stale: first.reason }
+    return { ok: false, reason: `${first.reason} and cannot be built: electron-vite is not installed (run npm install, with dev dependencies)` }
+  }
+  try {
+    const r = withBuildLock(p, () => {
+      // Another process may have built it while we waited for the lock.
+      const s = isBuildStale(p)
+      if (!s.stale) return { ok: true, built: false }
+      if (o.notice) o.notice(s.reason)
+      const b = spawnSync(process.execPath, [p.electronVite, 'build'], { cwd: p.root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
+      if (b.status === 0) return { ok: true, built: true }
+      const output = `${b.stdout || ''}${b.stderr || ''}`
+      const why = b.error ? b.error.message : S.firstErrorLine(b.stderr) || S.firstErrorLine(b.stdout) || `exit code ${b.status}`
+      return { ok: false, reason: `${s.reason} and electron-vite build failed: ${why}`, output }
+    })
+    return r || { ok: false, reason: `another build has held ${path.join(p.cache, 'build.lock')} for over ${LOCK_WAIT_MS / 60_000} minutes` }
+  } catch (e) {
+    return { ok: false, reason: `cannot build: ${(e && e.message) || e}` }
+  }
+}
+
+module.exports = { OUTPUTS, INPUTS, newestMtime, isBuildStale, ensureBuild }
