@@ -8,11 +8,12 @@
 import type { BrowserWindow, IpcMain, IpcMainInvokeEvent } from 'electron'
 import type { App } from './api/app'
 import { CHANNELS, type Dispatch } from './api/register'
+import { JOB_PROGRESS_CHANNEL } from '../shared/jobs'
 import { err } from '../shared/result'
 import { isAppUrl } from './security'
 
 /** Push channel for job progress (the preload listens on the same name). */
-export const JOB_PROGRESS_EVENT = 'jobs.progress'
+export const JOB_PROGRESS_EVENT = JOB_PROGRESS_CHANNEL
 
 export interface IpcOptions {
   ipcMain: Pick<IpcMain, 'handle' | 'removeHandler'>

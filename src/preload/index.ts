@@ -11,9 +11,8 @@
  */
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron'
 import type { JobProgress, RecallscopeApi } from '../shared/api'
-
-/** Main pushes job progress on this event channel (see src/main/ipc.ts). */
-const JOB_PROGRESS = 'jobs.progress'
+// The one runtime import from src/shared: a string constant, no dependencies.
+import { JOB_PROGRESS_CHANNEL as JOB_PROGRESS } from '../shared/jobs'
 
 const api = {
   // --- app -----------------------------------------------------------------

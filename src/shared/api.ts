@@ -4,22 +4,10 @@
  * over HTTP in browser mode. Types only.
  */
 import type { Channel, Input, Output } from './contract'
+import type { JobProgress } from './jobs'
 import type { Result } from './result'
 
-export interface JobProgress {
-  jobId: string
-  kind: string
-  label: string
-  state: 'running' | 'done' | 'failed' | 'cancelled'
-  done: number
-  total: number
-  message?: string
-  /** present when state is 'done' */
-  result?: unknown
-  error?: { code: string; message: string }
-  startedAt: number
-  updatedAt: number
-}
+export type { JobProgress } from './jobs'
 
 export type ChannelApi = { [C in Channel]: (input: Input<C>) => Promise<Result<Output<C>>> }
 

@@ -54,7 +54,7 @@ describe('preload (source)', () => {
   it('onJobProgress delivers the payload only (never the IPC event) and unsubscribes', () => {
     const seen: unknown[] = []
     const off = api.onJobProgress((p) => seen.push(p))
-    const p = { jobId: 'j1', kind: 'embed', label: 'x', state: 'running', done: 1, total: 2, startedAt: 0, updatedAt: 0 } satisfies JobProgress
+    const p = { jobId: 'j1', kind: 'embed.backfill', label: 'x', state: 'running', done: 1, total: 2, startedAt: 0, updatedAt: 0 } satisfies JobProgress
     fake.ipcRendererEmitter.emit('jobs.progress', { sender: 'ipc-event-object' }, p)
     expect(seen).toEqual([p])
     off()

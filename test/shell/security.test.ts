@@ -230,18 +230,18 @@ describe('IPC', () => {
 
   it('forwards job progress to the window', async () => {
     const { t, app, win, dispose } = setup()
-    app.jobs.start('test', 'a job', async ({ progress }) => {
+    app.jobs.start('eval', 'a job', async ({ progress }) => {
       progress(1, 2)
       progress(2, 2)
-      return 'done'
+      return 'done' as never
     })
     await vi.waitFor(() => expect(win.webContents.sent.some((s) => (s.args[0] as { state: string }).state === 'done')).toBe(true))
     expect(win.webContents.sent.every((s) => s.channel === JOB_PROGRESS_EVENT)).toBe(true)
-    expect(win.webContents.sent[0].args[0]).toMatchObject({ kind: 'test', label: 'a job', state: 'running' })
+    expect(win.webContents.sent[0].args[0]).toMatchObject({ kind: 'eval', label: 'a job', state: 'running' })
     // After dispose nothing more is sent.
     dispose()
     const n = win.webContents.sent.length
-    app.jobs.start('test', 'later', async () => 1)
+    app.jobs.start('eval', 'later', async () => 1 as never)
     await new Promise((r) => setTimeout(r, 20))
     expect(win.webContents.sent.length).toBe(n)
     t.cleanup()

@@ -7,7 +7,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { RecallscopeError } from '../../shared/result'
-import type { JobProgress } from '../../shared/api'
+import type { JobKind, JobProgress, JobResults } from '../../shared/jobs'
 import type { OpenInfo, RecentFile } from '../../shared/contract'
 import { openSource } from '../store/registry'
 import type { MemorySource } from '../store/source'
@@ -35,7 +35,7 @@ export function defaultDataDir(): string {
   return process.env.RECALLSCOPE_HOME ? path.resolve(process.env.RECALLSCOPE_HOME) : path.join(os.homedir(), '.recallscope')
 }
 
-type JobFn = (ctl: { progress: (done: number, total: number, message?: string) => void; signal: AbortSignal }) => Promise<unknown>
+type JobFn<K extends JobKind> = (ctl: { progress: (done: number, total: number, message?: string) => void; signal: AbortSignal }) => Promise<JobResults[K]>
 
 /** Background work with progress and cancel. Jobs yield to the event loop between chunks. */
 export class JobManager {
@@ -53,7 +53,7 @@ export class JobManager {
     for (const l of this.listeners) l({ ...p })
   }
 
-  start(kind: string, label: string, fn: JobFn): JobProgress {
+  start<K extends JobKind>(kind: K, label: string, fn: JobFn<K>): JobProgress {
     const jobId = `job-${++this.seq}-${Date.now().toString(36)}`
     const ac = new AbortController()
     const p: JobProgress = { jobId, kind, label, state: 'running', done: 0, total: 0, startedAt: Date.now(), updatedAt: Date.now() }

@@ -7,7 +7,7 @@
  * something to run on first open.
  */
 import path from 'node:path'
-import type { DemoTruth } from './generate'
+import type { DemoTruth } from './types'
 import { Workspace } from '../store/workspace/workspace'
 import { saveCase } from '../eval/cases'
 

@@ -8,6 +8,9 @@
 import { mulberry32 } from '../../shared/random'
 import { hashEmbed, HASHING_MODEL } from '../embed/hashing'
 import { addDemoEvents } from './events'
+import type { DemoContext, DemoSession, DemoTruth } from './types'
+
+export type { DemoContext, DemoSession, DemoTruth } from './types'
 import { writeDemoCases } from './cases'
 import { CANONICAL_FTS } from '../store/sqlite/schema'
 import { CanonicalWriter, type CanonicalMemoryRow } from '../store/sqlite/canonicalWriter'
@@ -33,34 +36,6 @@ export interface DemoOptions {
   cases?: boolean
 }
 
-export interface DemoContext {
-  seed: number
-  end: number
-  sessions: DemoSession[]
-  rng: () => number
-}
-
-/** What the generator knows is true: each (agent, user, topic)'s extracted knowledge, for demo eval cases. */
-export interface DemoTruth {
-  agentId: string
-  userId: string
-  topic: string
-  question: string
-  knowledge: { id: string; kind: string }[]
-}
-
-export interface DemoSession {
-  id: string
-  agentId: string
-  userId: string
-  tenantId: string
-  topic: string
-  startedAt: number
-  endedAt: number
-  memoryIds: string[]
-  /** (id, created_at, turn, role, text) of user turns, for event generation */
-  userTurns: { id: string; at: number; turn: number; text: string }[]
-}
 
 /** All demo data ends here (fixed, so output is deterministic). 2026-10-31T18:00:00Z */
 export const DEMO_END = Date.UTC(2026, 9, 31, 18, 0, 0)

@@ -15,27 +15,10 @@ import { ConfigPanel } from './ConfigPanel'
 import { ContextPreview } from './ContextPreview'
 import { ResultsList, toRows, GATE_TEXT, FEATURE_COLORS } from './ResultsList'
 import { useRecall, type RecallRequest } from './useRecall'
+import { presetOptions } from './presetOptions'
 import { RequestPanel, type RequestEditing } from './RequestPanel'
 import { CaseFromRecallButton } from '../eval/CaseFromRecall'
 import './recall.css'
-
-export interface PresetOption {
-  value: string
-  label: string
-  config: RecallConfig
-  requires: string[]
-}
-
-/** Presets and their variants as one flat list of options. */
-export function presetOptions(presets: readonly Preset[]): PresetOption[] {
-  const out: PresetOption[] = []
-  for (const p of presets) {
-    out.push({ value: p.name, label: `${p.label} (seed ${String(p.seed).padStart(3, '0')})`, config: p.config, requires: p.requires ?? [] })
-    for (const v of p.variants ?? [])
-      out.push({ value: `${p.name}:${v.name}`, label: `  ↳ ${v.label}`, config: mergeConfig(p.config, v.patch), requires: v.requires ?? p.requires ?? [] })
-  }
-  return out
-}
 
 /** Keep the user's scope picks when switching presets. */
 function withScope(config: RecallConfig, scope: RecallConfig['scope']): RecallConfig {

@@ -1,0 +1,23 @@
+/** Presets and their variants as one flat list of options for the preset pickers. */
+import { mergeConfig } from '../../../../shared/config'
+import type { Preset } from '../../../../shared/presets'
+import type { RecallConfig } from '../../../../shared/types'
+
+export interface PresetOption {
+  value: string
+  label: string
+  config: RecallConfig
+  requires: string[]
+}
+
+/** Presets and their variants as one flat list of options. */
+export function presetOptions(presets: readonly Preset[]): PresetOption[] {
+  const out: PresetOption[] = []
+  for (const p of presets) {
+    out.push({ value: p.name, label: `${p.label} (seed ${String(p.seed).padStart(3, '0')})`, config: p.config, requires: p.requires ?? [] })
+    for (const v of p.variants ?? [])
+      out.push({ value: `${p.name}:${v.name}`, label: `  ↳ ${v.label}`, config: mergeConfig(p.config, v.patch), requires: v.requires ?? p.requires ?? [] })
+  }
+  return out
+}
+
