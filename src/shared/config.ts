@@ -3,7 +3,6 @@
  * the merge rules for partial configs. DESIGN.md "RecallConfig".
  */
 import { z } from 'zod'
-import type { RecallConfig } from './types'
 
 const finite = z.number().refine(Number.isFinite, 'must be a finite number')
 const unit = finite.min(0).max(1)
@@ -18,9 +17,13 @@ export const scopeSchema = z.strictObject({
   tiers: z.array(z.string()).default(['working', 'long_term']),
   kinds: z.array(z.string()).optional(),
   roles: z.array(z.string()).optional(),
+  /** created_at >= after (ms) */
   after: finite.optional(),
+  /** created_at <= before (ms) */
   before: finite.optional(),
+  /** Dedupe against the live transcript (seed 004): dropped with gate `dedupe`. */
   excludeIds: z.array(z.string()).optional(),
+  /** Engram: also blend in this user's cross-session memories (user_id set, session_id NULL). */
   blendUserId: z.string().optional(),
 })
 
@@ -34,26 +37,40 @@ export const weightsSchema = z.strictObject({
 /** The full config: every field required (what the engine runs). */
 export const recallConfigSchema = z.strictObject({
   mode: z.enum(['hybrid', 'dense', 'lexical', 'recency', 'session']),
+  /** session = rank sessions by their summary vector (seed 000). @default 'memory' */
   unit: z.enum(['memory', 'session']),
+  /** Whose stored vectors the dense arm searches. @default the embedder's model */
   model: z.string().min(1).optional(),
   scope: scopeSchema,
+  /** Wide net: how many candidates each arm contributes. @default 30 */
   candidatePool: z.number().int().min(1).max(100_000),
   fusion: z.strictObject({ method: z.enum(['rrf', 'weighted']), rrfK: finite.min(0) }),
   weights: weightsSchema,
   recency: z.strictObject({ halfLifeHours: finite.gt(0), from: z.enum(['last_used', 'created']) }),
+  /** minmax = per-query min-max normalisation of each feature (Generative Agents). @default 'none' */
   normalize: z.enum(['none', 'minmax']),
+  /** Gate on raw cosine similarity, applied before scoring gates. null = off. */
   minSimilarity: finite.min(-1).max(1).nullable(),
+  /** Gate on the composite score. null = off. */
   floor: finite.nullable(),
   topK: nonNegInt.max(100_000),
+  /** Seed 000 takes topK then filters; seed 003 filters then takes topK. */
   gateOrder: z.enum(['floor-then-topk', 'topk-then-floor']),
   tokenBudget: nonNegInt.nullable(),
+  /** ceil4 = ceil(len/4); neo = floor((len+3)/4) (seed 004). */
   tokenEstimator: z.enum(['ceil4', 'neo']),
+  /** When the budget is exceeded: stop at the first that does not fit (seed 004) or skip it and keep trying. @default 'stop' */
   overflow: z.enum(['stop', 'skip']),
+  /** Return one result even if it alone exceeds the budget (seed 004). */
   atLeastOne: z.boolean(),
+  /** Simulate `last_used_at = now` for injected memories (seed 003). Written only in write mode. */
   refreshOnRecall: z.boolean(),
   template: z.enum(['plain', 'portal-episodic', 'portal-semantic', 'engram', 'fieldguide', 'neo']),
+  /** Which text each arm sees when a cue is given (seed 003: dense = cue, lexical = raw utterance). */
   cueUse: z.strictObject({ dense: z.enum(['cue', 'utterance']), lexical: z.enum(['cue', 'utterance']) }),
+  /** unit=session: inject summaries or full messages (seed 000 UseSessionSummaries). @default true */
   useSessionSummaries: z.boolean(),
+  /** Engram: with no embedder, fall back to keyword search (any word > 2 chars, newest first). */
   keywordFallback: z.boolean(),
   /** Optional (older configs lack it). Engram ranks unembedded rows at similarity 0. @default 'skip' */
   missingVector: z.enum(['skip', 'zero']).optional(),
@@ -89,6 +106,14 @@ export const partialConfigSchema = z.strictObject({
   tieBreak: z.enum(['newest', 'oldest']).optional(),
 })
 export type PartialRecallConfig = z.infer<typeof partialConfigSchema>
+
+/**
+ * RecallConfig: a public format (users paste it into their agents), DESIGN.md
+ * "RecallConfig". The type is the schema's: one definition, no casts.
+ */
+export type RecallConfig = z.infer<typeof recallConfigSchema>
+export type RecallScope = z.infer<typeof scopeSchema>
+export type Weights = z.infer<typeof weightsSchema>
 
 export const cueSchema = z.strictObject({
   goal: z.string().optional(),

@@ -126,88 +126,19 @@ export interface DbFacts {
 // Recall
 // ---------------------------------------------------------------------------
 
-export type RecallMode = 'hybrid' | 'dense' | 'lexical' | 'recency' | 'session'
+export type RecallMode = RecallConfig['mode']
 export type GateName = 'scope' | 'dedupe' | 'minSimilarity' | 'floor' | 'topK' | 'budget'
-export type TemplateName = 'plain' | 'portal-episodic' | 'portal-semantic' | 'engram' | 'fieldguide' | 'neo'
+export type TemplateName = RecallConfig['template']
 export type PresetName = 'portal-episodic' | 'portal-semantic' | 'engram' | 'fieldguide' | 'neo'
 
-export interface RecallScope {
-  agentId?: string
-  userId?: string
-  sessionId?: string
-  tenantId?: string
-  /** @default ['working','long_term'] */
-  tiers: string[]
-  kinds?: string[]
-  roles?: string[]
-  /** created_at >= after (ms) */
-  after?: number
-  /** created_at <= before (ms) */
-  before?: number
-  /** Dedupe against the live transcript (seed 004): dropped with gate `dedupe`. */
-  excludeIds?: string[]
-  /** Engram: also blend in this user's cross-session memories (user_id set, session_id NULL). */
-  blendUserId?: string
-}
 
-export interface Weights {
-  similarity: number
-  lexical: number
-  recency: number
-  salience: number
-}
 export const FEATURE_NAMES = ['similarity', 'lexical', 'recency', 'salience'] as const
 export type FeatureName = (typeof FEATURE_NAMES)[number]
 
-/** RecallConfig: a public format (users paste it into their agents). DESIGN.md "RecallConfig". */
-export interface RecallConfig {
-  mode: RecallMode
-  /** session = rank sessions by their summary vector (seed 000). @default 'memory' */
-  unit: 'memory' | 'session'
-  /** Whose stored vectors the dense arm searches. @default the embedder's model */
-  model?: string
-  scope: RecallScope
-  /** Wide net: how many candidates each arm contributes. @default 30 */
-  candidatePool: number
-  fusion: { method: 'rrf' | 'weighted'; rrfK: number }
-  weights: Weights
-  recency: { halfLifeHours: number; from: 'last_used' | 'created' }
-  /** minmax = per-query min-max normalisation of each feature (Generative Agents). @default 'none' */
-  normalize: 'none' | 'minmax'
-  /** Gate on raw cosine similarity, applied before scoring gates. null = off. */
-  minSimilarity: number | null
-  /** Gate on the composite score. null = off. */
-  floor: number | null
-  topK: number
-  /** Seed 000 takes topK then filters; seed 003 filters then takes topK. */
-  gateOrder: 'floor-then-topk' | 'topk-then-floor'
-  tokenBudget: number | null
-  /** ceil4 = ceil(len/4); neo = floor((len+3)/4) (seed 004). */
-  tokenEstimator: 'ceil4' | 'neo'
-  /** When the budget is exceeded: stop at the first that does not fit (seed 004) or skip it and keep trying. @default 'stop' */
-  overflow: 'stop' | 'skip'
-  /** Return one result even if it alone exceeds the budget (seed 004). */
-  atLeastOne: boolean
-  /** Simulate `last_used_at = now` for injected memories (seed 003). Written only in write mode. */
-  refreshOnRecall: boolean
-  template: TemplateName
-  /** Which text each arm sees when a cue is given (seed 003: dense = cue, lexical = raw utterance). */
-  cueUse: { dense: 'cue' | 'utterance'; lexical: 'cue' | 'utterance' }
-  /** unit=session: inject summaries or full messages (seed 000 UseSessionSummaries). @default true */
-  useSessionSummaries: boolean
-  /** Engram: with no embedder, fall back to keyword search (any word > 2 chars, newest first). */
-  keywordFallback: boolean
-  /**
-   * A scoped row with no usable vector: left out of the dense arm (vector stores, seeds 000/001/003/004)
-   * or ranked with similarity 0 (Engram, seed 002). @default 'skip'
-   */
-  missingVector?: 'skip' | 'zero'
-  /**
-   * Equal scores: newest first (Engram's stable sort over `ORDER BY timestamp DESC`) or oldest first
-   * (Neo's stable sort over thread order). @default 'newest'
-   */
-  tieBreak?: 'newest' | 'oldest'
-}
+import type { RecallConfig } from './config'
+
+/** RecallConfig, its scope and weights: inferred from the one zod schema (config.ts), validated once at the edge. */
+export type { RecallConfig, RecallScope, Weights } from './config'
 
 /** Seed 003 cue: what the agent is trying to do right now. */
 export interface Cue {

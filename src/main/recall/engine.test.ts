@@ -8,6 +8,7 @@ import { getPreset } from '../../shared/presets'
 import { canRerankLocally, rerank } from '../../shared/scoring'
 import type { RecallConfig } from '../../shared/types'
 import { tmpDir } from '../../../test/helpers/tmp'
+import { buildConfig } from './request'
 import { runRecall } from './engine'
 import { buildDb, DAY, downEmbedder, fixedEmbedder, openDb, T0, type MemSpec } from '../../../test/helpers/testDb'
 import { openSource } from '../store/registry'
@@ -147,7 +148,8 @@ describe('engine', () => {
   it('rejects what cannot run with a clear BAD_INPUT', async () => {
     await expect(runRecall(small, '', { ...getPreset('portal-episodic:session').config }, NOW, {})).rejects.toMatchObject({ code: 'BAD_INPUT' })
     await expect(runRecall(small, 'q', fg({ model: 'other-model' }), NOW, { embedder: fixedEmbedder() })).rejects.toMatchObject({ code: 'BAD_INPUT' })
-    await expect(runRecall(small, 'q', fg({ topK: -1 }), NOW, {})).rejects.toMatchObject({ code: 'BAD_INPUT' })
+    // A config is validated once, at the edge (CLI, channels, logged events), not by the engine.
+    expect(() => buildConfig({ preset: 'fieldguide', config: { topK: -1 } })).toThrow(expect.objectContaining({ code: 'BAD_INPUT' }))
     await expect(runRecall(small, 'q', fg(), Number.NaN, {})).rejects.toMatchObject({ code: 'BAD_INPUT' })
   })
 

@@ -21,7 +21,6 @@
  * for lexical-only hits from their stored vectors, bm25 for dense-only hits.
  */
 import { armTexts } from '../../shared/cue'
-import { validateConfig } from '../../shared/presets'
 import { renderResults } from '../../shared/render'
 import { RecallscopeError } from '../../shared/result'
 import { effectiveMode, rerank, utf8Length } from '../../shared/scoring'
@@ -104,7 +103,7 @@ export async function prepareVector(store: MemorySource, denseText: string, opts
  */
 export async function runRecall(store: MemorySource, query: string | RecallQuery, config: RecallConfig, now: number, opts: RecallOptions = {}): Promise<RecallTrace> {
   const t0 = performance.now()
-  const cfg = validateConfig(config)
+  const cfg = config
   const q = toQuery(query)
   const texts = armTexts(q.text, q.cue, cfg.cueUse)
   const prepared = await prepareVector(store, texts.dense, opts)
@@ -133,7 +132,9 @@ const armOff = (reason: string | null = null): ArmState => ({ ran: false, fetche
 export function runRecallSync(store: MemorySource, query: string | RecallQuery, config: RecallConfig, now: number, opts: SyncOptions): RecallTrace {
   const t0 = opts.startedAt ?? performance.now()
   if (!Number.isFinite(now)) throw new RecallscopeError('BAD_INPUT', `now must be epoch milliseconds (got ${String(now)})`)
-  const cfg = validateConfig(config)
+  // The config was validated once at the edge (request.ts buildConfig, resolveEventConfig, the
+  // handlers' schemas); the engine trusts its type and never re-parses it (eval runs thousands).
+  const cfg = config
   const q = toQuery(query)
   const texts = armTexts(q.text, q.cue, cfg.cueUse)
   if (cfg.mode === 'session') {

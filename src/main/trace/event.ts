@@ -47,13 +47,13 @@ export function resolveEventConfig(e: RecallEvent): ResolvedConfig {
   const base = getPreset(presetName).config
   if (e.config) {
     const full = recallConfigSchema.safeParse(e.config)
-    if (full.success) return { config: full.data as RecallConfig, source: 'logged', notes }
+    if (full.success) return { config: full.data, source: 'logged', notes }
     const partial = partialConfigSchema.safeParse(e.config)
     if (partial.success) {
       const merged = recallConfigSchema.safeParse(mergeConfig(base, partial.data))
       if (merged.success) {
         notes.push(`the logged config is partial: missing fields taken from preset ${presetName}${known ? '' : ` (logged preset ${e.preset ?? 'none'} is unknown)`}`)
-        return { config: merged.data as RecallConfig, source: 'partial', notes }
+        return { config: merged.data, source: 'partial', notes }
       }
     }
     const issue = (full.error.issues[0]?.path.join('.') || '(config)') + ': ' + (full.error.issues[0]?.message ?? 'rejected')
