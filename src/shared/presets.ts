@@ -8,7 +8,7 @@
  * and session modes); those are preset variants, named `preset:variant`.
  */
 import { mergeConfig, recallConfigSchema, type PartialRecallConfig } from './config'
-import { RecallscopeError } from './result'
+import { badInput, RecallscopeError } from './result'
 import type { PresetName, RecallConfig } from './types'
 
 export interface PresetVariant {
@@ -224,10 +224,7 @@ export function resolveConfig(presetName: string | null | undefined, patch?: Par
 /** Validate a full config (e.g. after `--set`), throwing BAD_INPUT with the first problem. */
 export function validateConfig(raw: unknown): RecallConfig {
   const parsed = recallConfigSchema.safeParse(raw)
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }))
-    throw new RecallscopeError('BAD_INPUT', `Invalid recall config: ${issues[0]?.path || '(config)'}: ${issues[0]?.message ?? 'rejected'}`, { issues })
-  }
+  if (!parsed.success) throw badInput('Invalid recall config', parsed.error, '(config)')
   return parsed.data
 }
 

@@ -67,3 +67,24 @@ export function unwrap<T>(r: Result<T>): T {
   if (r.ok) return r.data
   throw new RecallscopeError(r.error.code, r.error.message, r.error.details)
 }
+
+/** The shape of a schema error (zod's `error`), without importing zod here. */
+export interface SchemaIssues {
+  issues: readonly { path: readonly PropertyKey[]; message: string }[]
+}
+
+/** Every issue as `{path, message}` with a dotted path (what `details.issues` carries). */
+export function listIssues(e: SchemaIssues): { path: string; message: string }[] {
+  return e.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }))
+}
+
+/** One line naming the first failing field: `scope.tiers: expected array`. `what` stands in for an empty path. */
+export function describeIssues(e: SchemaIssues, what = '(input)'): string {
+  const first = listIssues(e)[0]
+  return first ? `${first.path || what}: ${first.message}` : 'rejected'
+}
+
+/** The one way a schema error becomes a typed error: BAD_INPUT, `prefix: field: message`, all issues in details. */
+export function badInput(prefix: string, e: SchemaIssues, what?: string): RecallscopeError {
+  return new RecallscopeError('BAD_INPUT', `${prefix}: ${describeIssues(e, what)}`, { issues: listIssues(e) })
+}

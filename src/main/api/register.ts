@@ -5,7 +5,7 @@
  */
 import { z } from 'zod'
 import { contract, type Channel, type Output, type ParsedInput } from '../../shared/contract'
-import { err, ok, RecallscopeError, toResultError, type Result } from '../../shared/result'
+import { badInput, err, ok, RecallscopeError, type Result, toResultError } from '../../shared/result'
 
 export type Handler<C extends Channel> = (input: ParsedInput<C>) => Output<C> | Promise<Output<C>>
 export type Handlers = { [C in Channel]: Handler<C> }
@@ -21,12 +21,8 @@ export function parseInput<C extends Channel>(channel: C, raw: unknown): { ok: t
   const schema = contract[channel].input as z.ZodType
   const parsed = schema.safeParse(raw === undefined ? {} : raw)
   if (parsed.success) return { ok: true, data: parsed.data as ParsedInput<C> }
-  const issues = parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }))
-  const first = issues[0]
-  return {
-    ok: false,
-    error: err('BAD_INPUT', `Invalid input for ${channel}: ${first ? `${first.path || '(input)'}: ${first.message}` : 'rejected'}`, { issues }),
-  }
+  const e = badInput(`Invalid input for ${channel}`, parsed.error)
+  return { ok: false, error: err('BAD_INPUT', e.message, e.details) }
 }
 
 /** A function that runs any channel by name: the same path for IPC and HTTP. */

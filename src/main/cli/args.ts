@@ -4,7 +4,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { cueSchema } from '../../shared/config'
-import { RecallscopeError } from '../../shared/result'
+import { badInput, RecallscopeError } from '../../shared/result'
 import type { Cue } from '../../shared/types'
 
 /** An option's value when it is a string, else undefined. */
@@ -40,6 +40,6 @@ export function readCue(arg: string): Cue {
     }
   } else raw = readJsonFile(s, '--cue')
   const parsed = cueSchema.safeParse(raw)
-  if (!parsed.success) throw new RecallscopeError('BAD_INPUT', `--cue: ${parsed.error.issues[0]?.path.join('.') || '(cue)'}: ${parsed.error.issues[0]?.message}`)
+  if (!parsed.success) throw badInput('--cue', parsed.error, '(cue)')
   return parsed.data
 }

@@ -10,7 +10,7 @@
  */
 import crypto from 'node:crypto'
 import { evalCaseInputSchema, type CasesImportReport, type CasesPage, type EvalCaseInput, type EvalCaseRow } from '../../shared/eval'
-import { RecallscopeError } from '../../shared/result'
+import { badInput, RecallscopeError } from '../../shared/result'
 import type { Cue, EvalCase } from '../../shared/types'
 import type { MemorySource } from '../store/source'
 import type { CaseFilter, Workspace } from '../store/workspace/workspace'
@@ -22,12 +22,7 @@ const MAX_ISSUES = 200
 /** Validate a case (UI or JSONL), throwing BAD_INPUT naming the field. */
 export function parseCase(raw: unknown): ReturnType<typeof evalCaseInputSchema.parse> {
   const p = evalCaseInputSchema.safeParse(raw)
-  if (!p.success) {
-    const i = p.error.issues[0]
-    throw new RecallscopeError('BAD_INPUT', `Invalid eval case: ${i?.path.join('.') || '(case)'}: ${i?.message ?? 'rejected'}`, {
-      issues: p.error.issues.map((x) => ({ path: x.path.join('.'), message: x.message })),
-    })
-  }
+  if (!p.success) throw badInput('Invalid eval case', p.error, '(case)')
   return p.data
 }
 

@@ -6,7 +6,7 @@
  */
 import { mergeConfig, partialConfigSchema, setByPath, type PartialRecallConfig } from '../../shared/config'
 import { DEFAULT_PRESET, getPreset, missingRequirements, validateConfig } from '../../shared/presets'
-import { RecallscopeError } from '../../shared/result'
+import { badInput, RecallscopeError } from '../../shared/result'
 import type { Cue, RecallConfig, RecallTrace } from '../../shared/types'
 import { createEmbedder, type EmbedderOptions } from '../embed/index'
 import type { MemorySource } from '../store/source'
@@ -30,10 +30,7 @@ export function buildConfig(req: ConfigRequest): { config: RecallConfig; preset:
   let partial: PartialRecallConfig | undefined
   if (req.config !== undefined && req.config !== null) {
     const parsed = partialConfigSchema.safeParse(req.config)
-    if (!parsed.success) {
-      const issues = parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }))
-      throw new RecallscopeError('BAD_INPUT', `Invalid config: ${issues[0]?.path || '(config)'}: ${issues[0]?.message ?? 'rejected'}`, { issues })
-    }
+    if (!parsed.success) throw badInput('Invalid config', parsed.error, '(config)')
     partial = parsed.data
   }
   let cfg: RecallConfig = mergeConfig(p.config, partial)

@@ -10,7 +10,7 @@ import { armTexts } from '../../shared/cue'
 import { mergeConfig, partialConfigSchema, recallConfigSchema } from '../../shared/config'
 import { DEFAULT_PRESET, getPreset, presetNames } from '../../shared/presets'
 import { renderResults } from '../../shared/render'
-import { RecallscopeError } from '../../shared/result'
+import { describeIssues, RecallscopeError } from '../../shared/result'
 import type { TraceEventDetail } from '../../shared/trace'
 import { estimateTokens } from '../../shared/scoring'
 import type { CandidateRaw, RecallConfig, RecallEvent, RecallTrace, TraceResult, UnitInfo } from '../../shared/types'
@@ -56,7 +56,7 @@ export function resolveEventConfig(e: RecallEvent): ResolvedConfig {
         return { config: merged.data, source: 'partial', notes }
       }
     }
-    const issue = (full.error.issues[0]?.path.join('.') || '(config)') + ': ' + (full.error.issues[0]?.message ?? 'rejected')
+    const issue = describeIssues(full.error, '(config)')
     notes.push(`the logged config is not a valid RecallConfig (${issue}): replaying preset ${presetName} instead`)
   } else notes.push(`no config was logged: replaying preset ${presetName}, scoped to the event's agent${getPreset(presetName).requires.includes('sessionId') ? ' and session' : ''}`)
   // A guess, and the notes say so: the event's own agent (and session when the preset needs one).

@@ -17,7 +17,7 @@
 import { armTexts } from '../../shared/cue'
 import { mergeConfig, partialConfigSchema, type PartialRecallConfig } from '../../shared/config'
 import { validateConfig } from '../../shared/presets'
-import { RecallscopeError } from '../../shared/result'
+import { badInput, RecallscopeError } from '../../shared/result'
 import type { Cause, ConfigChange, ReplayRow, ReplayStatus, TraceReplay } from '../../shared/trace'
 import { FEATURE_NAMES, type Memory, type RecallConfig, type RecallEvent, type RecallTrace } from '../../shared/types'
 import { createEmbedder } from '../embed/index'
@@ -62,7 +62,7 @@ export async function replayEventFull(store: MemorySource, eventId: string, opts
   let patch: PartialRecallConfig | undefined
   if (opts.config !== undefined && opts.config !== null) {
     const p = partialConfigSchema.safeParse(opts.config)
-    if (!p.success) throw new RecallscopeError('BAD_INPUT', `Invalid config: ${p.error.issues[0]?.path.join('.') || '(config)'}: ${p.error.issues[0]?.message}`)
+    if (!p.success) throw badInput('Invalid config', p.error, '(config)')
     patch = p.data
   }
   const config = validateConfig(mergeConfig(run.config, patch))
@@ -104,14 +104,8 @@ export function diffConfig(a: RecallConfig, b: RecallConfig): ConfigChange[] {
 
 const show = (v: unknown) => (v === null || v === undefined ? 'none' : typeof v === 'number' ? String(Number(v.toFixed(6))) : JSON.stringify(v))
 
-interface DiffRow {
-  id: string
-  status: ReplayStatus
-  logged: { rank: number; score: number } | null
-  replayed: { rank: number; score: number } | null
-  scoreDelta: number | null
-  shifted: boolean
-}
+/** A replay row before it is explained: the shared fields of ReplayRow. */
+type DiffRow = Pick<ReplayRow, 'id' | 'status' | 'logged' | 'replayed' | 'scoreDelta' | 'shifted'>
 
 /** Logged list vs replayed list: statuses by relative position among shared ids (see ReplayStatus). */
 export function diffResults(logged: readonly { id: string; score: number }[], replayed: readonly { id: string; score: number }[]): DiffRow[] {

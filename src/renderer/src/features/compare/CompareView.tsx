@@ -3,6 +3,7 @@
  * with the same query vector, side by side, with pairwise overlap (Jaccard,
  * rank-biased overlap) and each memory's rank per run.
  */
+import { describeIssues } from '../../../../shared/result'
 import { useMemo, useState } from 'react'
 import type { RecallCompare } from '../../../../shared/contract'
 import type { RecallScope } from '../../../../shared/types'
@@ -33,7 +34,7 @@ function parsePatch(text: string): { ok: true; value: PartialRecallConfig | unde
     return { ok: false, error: `not JSON: ${(e as Error).message}` }
   }
   const p = partialConfigSchema.safeParse(raw)
-  if (!p.success) return { ok: false, error: `${p.error.issues[0].path.join('.') || 'config'}: ${p.error.issues[0].message}` }
+  if (!p.success) return { ok: false, error: describeIssues(p.error, 'config') }
   return { ok: true, value: p.data }
 }
 

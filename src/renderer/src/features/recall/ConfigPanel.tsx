@@ -2,6 +2,7 @@
  * Controls for every RecallConfig field. Scoring knobs re-rank instantly from
  * cached features; the panel says when a change needs a new query.
  */
+import { describeIssues } from '../../../../shared/result'
 import { useState } from 'react'
 import type { FeatureName, RecallConfig } from '../../../../shared/types'
 import { mergeConfig, partialConfigSchema } from '../../../../shared/config'
@@ -231,10 +232,7 @@ function JsonEditor({ config, onChange }: { config: RecallConfig; onChange: (c: 
             }
             // The same schema main validates with: a partial config is merged over the current one.
             const parsed = partialConfigSchema.safeParse(raw)
-            if (!parsed.success) {
-              const i = parsed.error.issues[0]
-              return setError(`${i.path.join('.') || '(config)'}: ${i.message}`)
-            }
+            if (!parsed.success) return setError(describeIssues(parsed.error, '(config)'))
             setError(null)
             onChange(mergeConfig(config, parsed.data))
           }}

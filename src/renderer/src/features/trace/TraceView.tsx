@@ -8,6 +8,7 @@
  * that injected it and explain it), `query` (+ optional `preset`, `now`,
  * `config` JSON) for an ad-hoc why-not from the recall playground.
  */
+import { describeIssues } from '../../../../shared/result'
 import { useEffect, useMemo, useState } from 'react'
 import { partialConfigSchema, type PartialRecallConfig } from '../../../../shared/config'
 import type { TraceEventDetail, TraceReplay } from '../../../../shared/trace'
@@ -148,7 +149,7 @@ function EventPane({ eventId, whyId, onWhy, onOpenMemory, onSession }: { eventId
     }
     try {
       const r = partialConfigSchema.safeParse(JSON.parse(patchText))
-      if (!r.success) return setPatchError(`${r.error.issues[0].path.join('.') || 'config'}: ${r.error.issues[0].message}`)
+      if (!r.success) return setPatchError(describeIssues(r.error, 'config'))
       setApplied(r.data)
       setPatchError(null)
     } catch (err) {
