@@ -22,8 +22,13 @@ export interface FtsTable {
 }
 
 export interface SqliteCtx {
-  /** absolute path of the agent DB ('' for an in-memory materialised store) */
+  /** absolute path of the store the user opened (a file or a folder) */
   readonly path: string
+  /**
+   * false when `db` is an in-memory copy read from a non-SQLite store (a JSONL file, a folder):
+   * then there is no file to memory-map, snapshot or write.
+   */
+  readonly fileBacked: boolean
   readonly workspacePath: string
   /** agent connection (read-only unless write mode), with the workspace attached as `ws` */
   readonly db: Database.Database

@@ -36,7 +36,7 @@ export function contentSignature(ctx: SqliteCtx): string {
     }
   }
   const m = ctx.db.prepare(`SELECT count(*) AS n, max(_rid) AS r FROM (${ctx.sql.memoriesLite})`).get() as { n: number; r: number | null }
-  return `${ctx.sql.layout}|${m.n}|${m.r}|${ctx.path ? stat(ctx.path) : 'mem'}|${ctx.path ? stat(`${ctx.path}-wal`) : ''}`
+  return `${ctx.sql.layout}|${m.n}|${m.r}|${stat(ctx.path)}|${ctx.fileBacked ? stat(`${ctx.path}-wal`) : 'materialized'}`
 }
 
 function summary(ctx: SqliteCtx): Summary {
@@ -98,7 +98,7 @@ export function facts(ctx: SqliteCtx, vectors: SqliteVectors, evalCases: number)
   const recallEvents = ctx.sql.recallEvents ? (ctx.db.prepare(`SELECT count(*) FROM (${ctx.sql.recallEvents})`).pluck().get() as number) : 0
   let sizeBytes = 0
   try {
-    sizeBytes = ctx.path ? fs.statSync(ctx.path).size : 0
+    sizeBytes = fs.statSync(ctx.path).size
   } catch {
     /* deleted under us: report 0 */
   }

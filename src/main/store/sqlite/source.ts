@@ -60,6 +60,7 @@ export class SqliteSource implements MemorySource, SqliteCtx {
   readonly workspace: Workspace
   readonly malformed: MalformedCounts = emptyMalformed()
   readonly countCap: number
+  readonly fileBacked: boolean
   private readonly vec: SqliteVectors
   private wsAttached = false
   private memoState: Memo = { version: null, memories: new Map(), scopes: new Map() }
@@ -69,8 +70,14 @@ export class SqliteSource implements MemorySource, SqliteCtx {
    * Wrap open connections. `db` is the agent connection (or an in-memory DB a
    * non-SQLite store was read into); the workspace is opened and migrated here.
    */
-  constructor(opts: { path: string; workspacePath: string; write?: boolean; countCap?: number } & VectorOptions, db: Database.Database, ws: Database.Database, sql: SqlLayout) {
+  constructor(
+    opts: { path: string; workspacePath: string; write?: boolean; countCap?: number; fileBacked?: boolean } & VectorOptions,
+    db: Database.Database,
+    ws: Database.Database,
+    sql: SqlLayout,
+  ) {
     this.path = opts.path
+    this.fileBacked = opts.fileBacked ?? true
     this.workspacePath = opts.workspacePath
     this.readOnly = !opts.write
     this.countCap = opts.countCap ?? 100_000
@@ -119,6 +126,26 @@ export class SqliteSource implements MemorySource, SqliteCtx {
     return source
   }
 
+  /**
+   * A store read into an in-memory canonical DB (a materializer's output): read-only,
+   * with its workspace beside the original path.
+   */
+  static fromMemory(opts: Omit<SqliteOpenOptions, 'write'>, db: Database.Database, sql: SqlLayout): SqliteSource {
+    const abs = path.resolve(opts.path)
+    const wsPath = opts.workspacePath ? path.resolve(opts.workspacePath) : defaultWorkspacePath(abs, opts.fallbackDir)
+    let ws: Database.Database
+    try {
+      ws = openWorkspaceDb(wsPath, opts.nativeBinding)
+    } catch (e) {
+      db.close()
+      throw e
+    }
+    db.pragma('query_only = 1')
+    const source = new SqliteSource({ ...opts, path: abs, workspacePath: wsPath, fileBacked: false }, db, ws, sql)
+    source.attachWorkspace()
+    return source
+  }
+
   get layout(): string {
     return this.sql.layout
   }
@@ -146,7 +173,7 @@ export class SqliteSource implements MemorySource, SqliteCtx {
       denseSearchPushdown: false,
       recallEvents: this.sql.recallEvents !== null,
       readOnly: this.readOnly,
-      supportsWrite: this.sql.layout === 'canonical' && this.path !== '',
+      supportsWrite: this.sql.layout === 'canonical' && this.fileBacked,
     }
   }
 

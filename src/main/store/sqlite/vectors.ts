@@ -45,7 +45,7 @@ export class SqliteVectors {
     private readonly opts: VectorOptions,
   ) {
     this.load = opts.vectorLoad ?? {}
-    this.cacheMinRows = opts.vectorCache === false || !ctx.path ? null : (opts.vectorCache?.minRows ?? 100_000)
+    this.cacheMinRows = opts.vectorCache === false || !ctx.fileBacked ? null : (opts.vectorCache?.minRows ?? 100_000)
   }
 
   /**
@@ -137,7 +137,7 @@ export class SqliteVectors {
             ? String(ctx.db.pragma('data_version', { simple: true }))
             : `${ctx.db.pragma('data_version', { simple: true })}:${ctx.db.prepare('SELECT total_changes()').pluck().get()}`,
         unique: ctx.sql.layout === 'canonical' && uniqueEmbeddingKey(ctx.db),
-        openBulk: ctx.path ? () => this.openBulk(ctx.path) : undefined,
+        openBulk: ctx.fileBacked ? () => this.openBulk(ctx.path) : undefined,
       })
     }
     list.push({
