@@ -11,7 +11,7 @@ import { call } from '../../lib/api'
 import { useAsync } from '../../lib/useAsync'
 import { fmtDate, staleDbNow } from '../../lib/format'
 import { useApp } from '../../app/context'
-import { presetOptions } from '../recall/RecallView'
+import { presetOptions } from '../recall/presetOptions'
 import './compare.css'
 
 interface Slot {

@@ -4,7 +4,6 @@
  * context block. Slider moves re-rank locally from cached features.
  */
 import { useEffect, useMemo, useState } from 'react'
-import type { Preset } from '../../../../shared/presets'
 import type { RecallConfig } from '../../../../shared/types'
 import { mergeConfig, partialConfigSchema } from '../../../../shared/config'
 import { call } from '../../lib/api'
@@ -17,25 +16,8 @@ import { ResultsList, toRows, GATE_TEXT, FEATURE_COLORS } from './ResultsList'
 import { useRecall, type RecallRequest } from './useRecall'
 import { RequestPanel, type RequestEditing } from './RequestPanel'
 import { CaseFromRecallButton } from '../eval/CaseFromRecall'
+import { presetOptions } from './presetOptions'
 import './recall.css'
-
-export interface PresetOption {
-  value: string
-  label: string
-  config: RecallConfig
-  requires: string[]
-}
-
-/** Presets and their variants as one flat list of options. */
-export function presetOptions(presets: readonly Preset[]): PresetOption[] {
-  const out: PresetOption[] = []
-  for (const p of presets) {
-    out.push({ value: p.name, label: `${p.label} (seed ${String(p.seed).padStart(3, '0')})`, config: p.config, requires: p.requires ?? [] })
-    for (const v of p.variants ?? [])
-      out.push({ value: `${p.name}:${v.name}`, label: `  ↳ ${v.label}`, config: mergeConfig(p.config, v.patch), requires: v.requires ?? p.requires ?? [] })
-  }
-  return out
-}
 
 /** Keep the user's scope picks when switching presets. */
 function withScope(config: RecallConfig, scope: RecallConfig['scope']): RecallConfig {

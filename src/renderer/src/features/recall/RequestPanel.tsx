@@ -6,7 +6,7 @@ import { useAsync } from '../../lib/useAsync'
 import { fmtDate } from '../../lib/format'
 import { Toggle } from '../../components/controls'
 import type { RecallRequest } from './useRecall'
-import type { PresetOption } from './RecallView'
+import type { PresetOption } from './presetOptions'
 
 const EXAMPLES = ['deploy the tier migration', 'what does the user eat?', 'refund for a duplicate charge', 'flaky tests in CI']
 
