@@ -30,7 +30,7 @@ module.exports = {
       comment:
         'Database drivers (better-sqlite3, pg, sqlite-vec) are used only under src/main/store/: one layer owns every connection, ' +
         'so every query goes through the store interface with its read-only/write-mode guard, time limit and truncation ' +
-        '(Datasette\'s Database). A driver import elsewhere is a second, unguarded way into the agent\'s DB. ' +
+        "(Datasette's Database). A driver import elsewhere is a second, unguarded way into the agent's DB. " +
         'Ask the store for what you need (add a method to its interface) instead. Tests (*.test.ts) are exempt: checking ' +
         'that the store left a DB untouched, or building a fixture, needs a connection independent of the store under test.',
       from: { path: '^src/', pathNot: ['^src/main/store/', '[.]test[.]tsx?$'] },
@@ -91,9 +91,7 @@ module.exports = {
     {
       name: 'not-to-unresolvable',
       severity: 'error',
-      comment:
-        'An import that cannot be resolved is a typo or a dependency missing from package.json; the rules above cannot ' +
-        'check what they cannot see.',
+      comment: 'An import that cannot be resolved is a typo or a dependency missing from package.json; the rules above cannot ' + 'check what they cannot see.',
       from: { path: '^src/' },
       to: { couldNotResolve: true },
     },

@@ -97,8 +97,7 @@ export function scanSource(fileName: string, source: string): Finding[] {
     }
     if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && DRIVER_METHODS.has(n.expression.name.text)) {
       const method = n.expression.name.text
-      if (!(method === 'exec' && isRegex(n.expression.expression, regexes)))
-        out.push({ line: lineOf(n.expression.name), kind: 'call', text: `.${method}(` })
+      if (!(method === 'exec' && isRegex(n.expression.expression, regexes))) out.push({ line: lineOf(n.expression.name), kind: 'call', text: `.${method}(` })
     }
     ts.forEachChild(n, visit)
   }
@@ -129,14 +128,14 @@ describe('the SQL detector', () => {
     'SELECT 1',
     'INSERT INTO notes (owner_type, owner_id) VALUES (?, ?)',
     'INSERT OR REPLACE INTO embeddings VALUES (?)',
-    "UPDATE eval_runs SET name = ? WHERE id = ?",
+    'UPDATE eval_runs SET name = ? WHERE id = ?',
     'DELETE FROM eval_cases WHERE id = ?',
     'CREATE TABLE IF NOT EXISTS eval_runs (id TEXT PRIMARY KEY)',
     'CREATE VIRTUAL TABLE memories_fts USING fts5(content)',
     'CREATE UNIQUE INDEX ix ON t(a)',
     'DROP TABLE t',
     'PRAGMA journal_mode = WAL',
-    "ATTACH DATABASE ? AS ws",
+    'ATTACH DATABASE ? AS ws',
     "ATTACH 'file.db' AS ws",
     'WITH recent AS (SELECT id FROM memories) SELECT * FROM recent',
   ])('recognises %j', (sql) => expect(looksLikeSql(sql)).toBe(true))
@@ -200,7 +199,9 @@ describe('SQL only in src/main/store/', () => {
 
   it('no SQL statement and no .prepare/.exec/.pragma call outside the store', () => {
     const findings = files.flatMap((f) =>
-      scanSource(f, fs.readFileSync(path.join(ROOT, f), 'utf8')).map((x) => `${f}:${x.line}: ${x.kind === 'sql' ? `SQL ${JSON.stringify(x.text)}` : `driver call ${x.text}`}`),
+      scanSource(f, fs.readFileSync(path.join(ROOT, f), 'utf8')).map(
+        (x) => `${f}:${x.line}: ${x.kind === 'sql' ? `SQL ${JSON.stringify(x.text)}` : `driver call ${x.text}`}`,
+      ),
     )
     // The message is the list itself, one file:line per line, so a failing run says exactly what to move into src/main/store/.
     expect(findings, `SQL belongs in src/main/store/ (the one layer that owns the connection and its guards):\n${findings.join('\n')}\n`).toEqual([])

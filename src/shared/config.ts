@@ -24,7 +24,7 @@ export const scopeSchema = z.strictObject({
   blendUserId: z.string().optional(),
 })
 
-export const weightsSchema = z.strictObject({
+const weightsSchema = z.strictObject({
   similarity: finite.min(0),
   lexical: finite.min(0),
   recency: finite.min(0),

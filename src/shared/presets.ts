@@ -215,7 +215,7 @@ export function getPreset(name: string): { name: string; preset: Preset; config:
  * A full config from a preset name (default fieldguide) and an optional partial
  * config over it. Validates the result; a bad field is a BAD_INPUT naming it.
  */
-export function resolveConfig(presetName: string | null | undefined, patch?: PartialRecallConfig | null): RecallConfig {
+function resolveConfig(presetName: string | null | undefined, patch?: PartialRecallConfig | null): RecallConfig {
   const base = getPreset(presetName ?? DEFAULT_PRESET).config
   const merged = mergeConfig(base, patch ?? undefined)
   return validateConfig(merged)

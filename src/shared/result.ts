@@ -61,9 +61,3 @@ export function toResultError(e: unknown): ResultError {
   if (anyE?.code === 'ENOENT') return { code: 'NOT_FOUND', message }
   return { code: 'INTERNAL', message }
 }
-
-/** Unwrap a Result, throwing RecallscopeError on failure (for callers that prefer exceptions). */
-export function unwrap<T>(r: Result<T>): T {
-  if (r.ok) return r.data
-  throw new RecallscopeError(r.error.code, r.error.message, r.error.details)
-}

@@ -6,7 +6,7 @@
 import { RecallscopeError } from '../../shared/result'
 
 /** seed 002: Engram gives Ollama 5 s, then falls back to keyword search. */
-export const DEFAULT_TIMEOUT_MS = 5000
+const DEFAULT_TIMEOUT_MS = 5000
 
 /** Thrown by `withDeadline` when the deadline passed first. */
 export class DeadlineError extends Error {

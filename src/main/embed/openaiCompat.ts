@@ -14,7 +14,7 @@ import type { Embedder, EmbedderHealth, ServerModel } from './types'
 import { checkTimeout, DeadlineError, innermostMessage, networkCode, toVector, withDeadline } from './net'
 
 /** LM Studio's default server address; llama-server (8080) and vLLM (8000) need the base URL set. */
-export const OPENAI_DEFAULT_BASE_URL = 'http://127.0.0.1:1234/v1'
+const OPENAI_DEFAULT_BASE_URL = 'http://127.0.0.1:1234/v1'
 
 export interface OpenAiEmbedderOptions {
   /** Model id as the server knows it. */

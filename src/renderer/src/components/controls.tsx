@@ -4,15 +4,6 @@
  */
 import { useId, type ReactNode } from 'react'
 
-export function Field({ label, hint, children }: { label: ReactNode; hint?: string; children: ReactNode }) {
-  return (
-    <div className="field" title={hint}>
-      <div className="field-label">{label}</div>
-      {children}
-    </div>
-  )
-}
-
 export interface SliderProps {
   label: string
   value: number

@@ -10,7 +10,7 @@ import type { EvalRunSummary } from '../../../../shared/eval'
 import { fmtDate } from '../../lib/format'
 
 /** Measure the box's width; children draw at that width. */
-export function Sized({ height, children, label }: { height: number; children: (width: number) => ReactNode; label: string }) {
+function Sized({ height, children, label }: { height: number; children: (width: number) => ReactNode; label: string }) {
   const ref = useRef<HTMLDivElement>(null)
   const [w, setW] = useState(640)
   useEffect(() => {
