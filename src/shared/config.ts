@@ -6,7 +6,6 @@ import { z } from 'zod'
 import type { RecallConfig } from './types'
 
 const finite = z.number().refine(Number.isFinite, 'must be a finite number')
-const unit = finite.min(0).max(1)
 const nonNegInt = z.number().int().min(0)
 
 export const scopeSchema = z.strictObject({

@@ -66,7 +66,7 @@ const BASE: RecallConfig = {
   tieBreak: 'newest',
 }
 
-const preset = (patch: PartialRecallConfig): RecallConfig => recallConfigSchema.parse(mergeConfig(BASE, patch)) as RecallConfig
+const preset = (patch: PartialRecallConfig): RecallConfig => recallConfigSchema.parse(mergeConfig(BASE, patch))
 
 export const PRESETS: readonly Preset[] = [
   {
@@ -208,17 +208,7 @@ export function getPreset(name: string): { name: string; preset: Preset; config:
   if (variant === undefined) return { name, preset: p, config: structuredClone(p.config), requires: p.requires ?? [] }
   const v = p.variants?.find((x) => x.name === variant)
   if (!v) throw new RecallscopeError('BAD_INPUT', `Preset ${p.name} has no variant '${variant}'. Presets: ${presetNames().join(', ')}`)
-  return { name, preset: p, config: recallConfigSchema.parse(mergeConfig(p.config, v.patch)) as RecallConfig, requires: v.requires ?? p.requires ?? [] }
-}
-
-/**
- * A full config from a preset name (default fieldguide) and an optional partial
- * config over it. Validates the result; a bad field is a BAD_INPUT naming it.
- */
-function resolveConfig(presetName: string | null | undefined, patch?: PartialRecallConfig | null): RecallConfig {
-  const base = getPreset(presetName ?? DEFAULT_PRESET).config
-  const merged = mergeConfig(base, patch ?? undefined)
-  return validateConfig(merged)
+  return { name, preset: p, config: recallConfigSchema.parse(mergeConfig(p.config, v.patch)), requires: v.requires ?? p.requires ?? [] }
 }
 
 /** Validate a full config (e.g. after `--set`), throwing BAD_INPUT with the first problem. */
@@ -228,7 +218,7 @@ export function validateConfig(raw: unknown): RecallConfig {
     const issues = parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }))
     throw new RecallscopeError('BAD_INPUT', `Invalid recall config: ${issues[0]?.path || '(config)'}: ${issues[0]?.message ?? 'rejected'}`, { issues })
   }
-  return parsed.data as RecallConfig
+  return parsed.data
 }
 
 /** Scope fields missing for a preset's requirements (empty when satisfied). */

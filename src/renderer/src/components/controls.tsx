@@ -2,7 +2,7 @@
  * Small form controls with fixed geometry (values in tabular numerals, fixed
  * widths) so nothing shifts while a slider moves.
  */
-import { useId, type ReactNode } from 'react'
+import { useId } from 'react'
 
 export interface SliderProps {
   label: string
