@@ -8,16 +8,15 @@
  * Every rule turned off or down below says why; anything else found is a bug
  * to fix, or a single-line `eslint-disable-next-line <rule> -- why` at the spot.
  */
+import { defineConfig, globalIgnores } from 'eslint/config'
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 import reactHooks from 'eslint-plugin-react-hooks'
 import globals from 'globals'
 
-export default tseslint.config(
-  {
-    // Build output, dependencies and generated data are not ours to lint.
-    ignores: ['out/**', 'dist/**', 'coverage/**', 'node_modules/**', '.bench-cache/**', '.cache/**', 'test/e2e/__screenshots__/**'],
-  },
+export default defineConfig(
+  // Build output, dependencies and generated data are not ours to lint.
+  globalIgnores(['out/**', 'dist/**', 'coverage/**', 'node_modules/**', '.bench-cache/**', '.cache/**', 'test/e2e/__screenshots__/**']),
   {
     linterOptions: {
       // A disable comment that no longer suppresses anything is noise that hides the next real problem.
@@ -26,7 +25,7 @@ export default tseslint.config(
   },
 
   js.configs.recommended,
-  ...tseslint.configs.recommendedTypeChecked,
+  tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
       parserOptions: {
