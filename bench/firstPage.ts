@@ -22,7 +22,7 @@ export async function runFirstPage(): Promise<void> {
   const runs: { ms: number; pageMs: number; sessionsMs: number; rows: number; total: number; rss: number }[] = []
   for (let i = 0; i < 3; i++) {
     const out = execFileSync(process.execPath, ['--require', 'tsx/cjs', '-e', script], { encoding: 'utf8' })
-    runs.push(JSON.parse(out.trim().split('\n').pop()!))
+    runs.push(JSON.parse(out.trim().split('\n').pop()!) as (typeof runs)[number])
   }
   const ms = runs.map((r) => r.ms).sort((a, b) => a - b)[1]
   const rss = Math.max(...runs.map((r) => r.rss)) / 2 ** 20

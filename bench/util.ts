@@ -26,13 +26,3 @@ export function median(xs: number[]): number {
 export function fmtMs(ms: number): string {
   return ms < 1 ? `${(ms * 1000).toFixed(0)} µs` : ms < 100 ? `${ms.toFixed(2)} ms` : `${ms.toFixed(0)} ms`
 }
-
-export function timeIt(fn: () => void, runs: number): number[] {
-  const out: number[] = []
-  for (let i = 0; i < runs; i++) {
-    const t = performance.now()
-    fn()
-    out.push(performance.now() - t)
-  }
-  return out
-}

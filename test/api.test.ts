@@ -17,6 +17,9 @@ import { CONTENT_SECURITY_POLICY } from '../src/main/csp'
 import { generateDemo } from '../src/main/demo/generate'
 import { sha256File, tmpDir } from './helpers/tmp'
 
+/** The error code of a failed Result in an HTTP body. */
+const errorCode = (body: string): string => (JSON.parse(body) as { error: { code: string } }).error.code
+
 let t: ReturnType<typeof tmpDir>
 let db: string
 let app: App
@@ -150,7 +153,7 @@ describe('every channel rejects bad input with a typed error', () => {
         try {
           res = await dispatch(channel, typeof input === 'object' && input !== null && !Array.isArray(input) ? input : { value: input })
         } catch (e) {
-          throw new Error(`${channel} threw on ${JSON.stringify(input)?.slice(0, 200)}: ${e}`)
+          throw new Error(`${channel} threw on ${JSON.stringify(input)?.slice(0, 200)}: ${String(e)}`, { cause: e })
         }
         expect(typeof res.ok).toBe('boolean')
         if (!res.ok) expect(ERROR_CODES).toContain(res.error.code)
@@ -212,7 +215,7 @@ describe('the loopback HTTP bridge', () => {
   it('answers an authorised call with the Result', async () => {
     const r = await request({ method: 'POST', path: '/api/memories.page', headers: auth, body: JSON.stringify({ limit: 2 }) })
     expect(r.status).toBe(200)
-    const j = JSON.parse(r.body)
+    const j = JSON.parse(r.body) as { ok: boolean; data: { rows: unknown[] } }
     expect(j.ok).toBe(true)
     expect(j.data.rows).toHaveLength(2)
   })
@@ -220,7 +223,7 @@ describe('the loopback HTTP bridge', () => {
   it('refuses a missing or wrong token', async () => {
     const none = await request({ method: 'POST', path: '/api/app.info', body: '{}' })
     expect(none.status).toBe(401)
-    expect(JSON.parse(none.body).error.code).toBe('FORBIDDEN')
+    expect(errorCode(none.body)).toBe('FORBIDDEN')
     const wrong = await request({ method: 'POST', path: '/api/app.info', headers: { authorization: 'Bearer test-token-124' }, body: '{}' })
     expect(wrong.status).toBe(401)
     const sse = await request({ path: '/api/progress' })
@@ -239,7 +242,7 @@ describe('the loopback HTTP bridge', () => {
   it('rejects bad JSON, wrong methods and oversized bodies with clear errors', async () => {
     const bad = await request({ method: 'POST', path: '/api/app.info', headers: auth, body: '{not json' })
     expect(bad.status).toBe(400)
-    expect(JSON.parse(bad.body).error.code).toBe('BAD_INPUT')
+    expect(errorCode(bad.body)).toBe('BAD_INPUT')
     const get = await request({ path: '/api/app.info', headers: auth })
     expect(get.status).toBe(405)
     const big = await request({ method: 'POST', path: '/api/memories.page', headers: auth, body: JSON.stringify({ search: 'x'.repeat(100 * 1024) }) }).catch((e) => ({ status: 413, body: String(e), headers: {} }))

@@ -128,7 +128,7 @@ describe('backfill (core)', () => {
       const wrong = await startFakeOllama({ models: [{ name: 'hashing-256', dim: 8 }] })
       try {
         const e = createEmbedder('ollama:hashing-256', { ollamaHost: wrong.url })
-        await expect(backfillEmbeddings(store, e, {})).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringContaining('8-d vectors') })
+        await expect(backfillEmbeddings(store, e, {})).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringContaining('8-d vectors') as string })
       } finally {
         await wrong.close()
       }

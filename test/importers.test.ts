@@ -73,7 +73,7 @@ describe('LoCoMo quirks on the real dev file (../shared/data/locomo/locomo-dev.j
       const allRelevant = [...new Set(cases.flatMap((c) => (JSON.parse(c.relevant) as { id: string }[]).map((x) => x.id)))]
       expect(s.getMemories(allRelevant).size).toBe(allRelevant.length)
       const adversarial = raw.reduce((n, c) => n + c.qa.filter((q) => (q as unknown as { category: number }).category === 5).length, 0)
-      expect(cases.filter((c) => JSON.parse(c.tags).includes('adversarial')).length).toBe(adversarial)
+      expect(cases.filter((c) => (JSON.parse(c.tags) as string[]).includes('adversarial')).length).toBe(adversarial)
       const train = cases.filter((c) => c.split === 'train').length
       expect(train / cases.length).toBeGreaterThan(0.45)
       expect(train / cases.length).toBeLessThan(0.55)
@@ -118,10 +118,10 @@ describe('recallscope import (CLI)', () => {
     expect(sha256File(out)).toBe(hash)
     const forced = await run('import', 'engram', '--in', f.path, '--out', out, '--force', '--json', '--embed', 'hashing', '--model', 'nomic-embed-text')
     expect(forced.code).toBe(0)
-    const report = JSON.parse(forced.out)
+    const report = JSON.parse(forced.out) as { reasons: string[]; models: { model: string }[] }
     expect(report).toMatchObject({ ok: true, importer: 'engram', layout: 'engram-v1', written: { memories: f.rows.length } })
     expect(report.reasons.length).toBeGreaterThan(0)
-    expect(report.models.map((m: { model: string }) => m.model).sort()).toEqual(['hashing-256', 'nomic-embed-text'])
+    expect(report.models.map((m) => m.model).sort()).toEqual(['hashing-256', 'nomic-embed-text'])
   })
 
   it('usage errors exit 2 and leave nothing behind', async () => {
@@ -130,7 +130,7 @@ describe('recallscope import (CLI)', () => {
     const out = path.join(t.dir, 'junk.db')
     const r = await run('import', 'locomo', '--in', junk, '--out', out, '--json')
     expect(r.code).toBe(2)
-    expect(JSON.parse(r.out).error.code).toBe('BAD_INPUT')
+    expect((JSON.parse(r.out) as { error: { code: string } }).error.code).toBe('BAD_INPUT')
     expect(fs.readdirSync(t.dir).filter((x) => x.startsWith('junk.db'))).toEqual([])
     expect((await run('import', 'parquet', '--in', junk, '--out', out)).code).toBe(2)
     expect((await run('import', 'locomo', '--in', junk)).code).toBe(2)

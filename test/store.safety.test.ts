@@ -35,12 +35,12 @@ describe('read-only', () => {
     const must = async (ch: string, input: unknown) => {
       const r = await call(ch, input)
       if (!r.ok) throw new Error(`${ch}: ${r.error.code} ${r.error.message}`)
-      return r.data as any
+      return r.data
     }
     await must('store.open', { path: db })
     await must('store.facts', {})
     await must('memories.facets', {})
-    const page = await must('memories.page', { limit: 50 })
+    const page = (await must('memories.page', { limit: 50 })) as { rows: { id: string }[] }
     await must('memories.page', { search: 'deploy rollback', limit: 20 })
     await must('memories.page', { kinds: ['semantic'], sort: 'salience', dir: 'asc', limit: 20 })
     await must('sessions.page', { limit: 20 })
@@ -201,7 +201,7 @@ describe('write mode', () => {
 
     await call('store.open', { path: db, write: true })
     const direct = new Database(db, { readonly: true })
-    const useBefore = new Map(direct.prepare(`SELECT id, use_count FROM memories WHERE id IN (${ids.map(() => '?').join(',')})`).all(...ids).map((r: any) => [r.id, r.use_count]))
+    const useBefore = new Map(direct.prepare(`SELECT id, use_count FROM memories WHERE id IN (${ids.map(() => '?').join(',')})`).all(...ids).map((r) => [(r as { id: string }).id, (r as { use_count: number }).use_count]))
     direct.close()
     const at = Date.UTC(2026, 10, 1, 12)
     const wrote = await call('recall.refresh', { ids, now: at })

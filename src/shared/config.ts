@@ -5,7 +5,6 @@
 import { z } from 'zod'
 
 const finite = z.number().refine(Number.isFinite, 'must be a finite number')
-const unit = finite.min(0).max(1)
 const nonNegInt = z.number().int().min(0)
 
 export const scopeSchema = z.strictObject({
@@ -27,7 +26,7 @@ export const scopeSchema = z.strictObject({
   blendUserId: z.string().optional(),
 })
 
-export const weightsSchema = z.strictObject({
+const weightsSchema = z.strictObject({
   similarity: finite.min(0),
   lexical: finite.min(0),
   recency: finite.min(0),

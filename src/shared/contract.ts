@@ -184,7 +184,7 @@ export type ImportReportInfo = ImportReport
 // Input schemas
 // ---------------------------------------------------------------------------
 
-export const memoryFilterShape = {
+const memoryFilterShape = {
   agentId: z.string().optional(),
   userId: z.string().optional(),
   sessionId: z.string().optional(),

@@ -16,7 +16,7 @@ export function buildCue(cue: Cue): string {
 }
 
 /** True when a cue carries anything to embed. */
-export function hasCue(cue: Cue | null | undefined): cue is Cue {
+function hasCue(cue: Cue | null | undefined): cue is Cue {
   return !!cue && (!!cue.goal || !!cue.currentStep || (cue.openQuestions?.length ?? 0) > 0)
 }
 

@@ -11,9 +11,9 @@ import type { EvalCase, RecallConfig, EmbedderInfo } from './types'
 const finite = z.number().refine(Number.isFinite, 'must be a finite number')
 
 /** Grades: 1 = useful, 2 = important, 3 = essential (nDCG gain 2^g − 1). */
-export const gradeSchema = z.number().int().min(1, 'grade is 1–3').max(3, 'grade is 1–3')
+const gradeSchema = z.number().int().min(1, 'grade is 1–3').max(3, 'grade is 1–3')
 
-export const caseScopeSchema = z.strictObject({
+const caseScopeSchema = z.strictObject({
   agentId: z.string().max(1000).optional(),
   userId: z.string().max(1000).optional(),
   sessionId: z.string().max(1000).optional(),

@@ -93,12 +93,12 @@ export function parseMetricKey(key: string, defaultK?: number): { id: MetricId; 
 }
 
 /** Gain of a grade: 2^grade − 1 (grade 1 → 1, 2 → 3, 3 → 7). */
-export function gain(grade: number): number {
+function gain(grade: number): number {
   return Math.pow(2, grade) - 1
 }
 
 /** DCG of grades in rank order, first k: Σ (2^g − 1) / log2(rank + 1). */
-export function dcg(grades: ArrayLike<number>, k: number): number {
+function dcg(grades: ArrayLike<number>, k: number): number {
   let s = 0
   const n = Math.min(k, grades.length)
   for (let i = 0; i < n; i++) if (grades[i] > 0) s += gain(grades[i]) / Math.log2(i + 2)
@@ -106,7 +106,7 @@ export function dcg(grades: ArrayLike<number>, k: number): number {
 }
 
 /** Ideal DCG at k: the relevant grades sorted high → low. */
-export function idealDcg(relevantGrades: readonly number[], k: number): number {
+function idealDcg(relevantGrades: readonly number[], k: number): number {
   return dcg([...relevantGrades].sort((a, b) => b - a), k)
 }
 

@@ -56,7 +56,12 @@ export function rbo(a: readonly string[], b: readonly string[], p = 0.9): number
 export function rankTable(lists: readonly (readonly string[])[]): { id: string; ranks: (number | null)[]; deltas: (number | null)[] }[] {
   const order: string[] = []
   const seen = new Set<string>()
-  for (const list of lists) for (const id of list) if (!seen.has(id)) (seen.add(id), order.push(id))
+  for (const list of lists)
+    for (const id of list)
+      if (!seen.has(id)) {
+        seen.add(id)
+        order.push(id)
+      }
   const pos = lists.map((list) => new Map(list.map((id, i) => [id, i + 1])))
   return order.map((id) => {
     const ranks = pos.map((m) => m.get(id) ?? null)

@@ -2,7 +2,7 @@
  * The five seed systems as full RecallConfigs (DESIGN.md "Presets"). Each one
  * reproduces its seed exactly; tests in src/main/recall/*.test.ts are built from
  * each seed's own rules and numbers. A preset is a starting point: merge a
- * partial config over it (`resolveConfig`), the result is plain JSON.
+ * partial config over it (`mergeConfig`, recall/request.ts `buildConfig`), the result is plain JSON.
  *
  * Some seeds describe more than one recall call (seed 000 has semantic, recency
  * and session modes); those are preset variants, named `preset:variant`.
@@ -209,16 +209,6 @@ export function getPreset(name: string): { name: string; preset: Preset; config:
   const v = p.variants?.find((x) => x.name === variant)
   if (!v) throw new RecallscopeError('BAD_INPUT', `Preset ${p.name} has no variant '${variant}'. Presets: ${presetNames().join(', ')}`)
   return { name, preset: p, config: recallConfigSchema.parse(mergeConfig(p.config, v.patch)), requires: v.requires ?? p.requires ?? [] }
-}
-
-/**
- * A full config from a preset name (default fieldguide) and an optional partial
- * config over it. Validates the result; a bad field is a BAD_INPUT naming it.
- */
-export function resolveConfig(presetName: string | null | undefined, patch?: PartialRecallConfig | null): RecallConfig {
-  const base = getPreset(presetName ?? DEFAULT_PRESET).config
-  const merged = mergeConfig(base, patch ?? undefined)
-  return validateConfig(merged)
 }
 
 /** Validate a full config (e.g. after `--set`), throwing BAD_INPUT with the first problem. */

@@ -55,8 +55,8 @@ export function isoDate(ms: number | null): string {
   return new Date(ms).toISOString().slice(0, 10)
 }
 
-export const FIELDGUIDE_HEADER = 'Recalled memory (evidence, not policy):'
-export const NEO_HEADER = 'Relevant earlier in this conversation (the live exchange below is more current — it wins on any conflict):'
+const FIELDGUIDE_HEADER = 'Recalled memory (evidence, not policy):'
+const NEO_HEADER = 'Relevant earlier in this conversation (the live exchange below is more current — it wins on any conflict):'
 
 /** Render the items (in injected order) with a template. */
 export function renderContext(

@@ -62,12 +62,6 @@ export function toResultError(e: unknown): ResultError {
   return { code: 'INTERNAL', message }
 }
 
-/** Unwrap a Result, throwing RecallscopeError on failure (for callers that prefer exceptions). */
-export function unwrap<T>(r: Result<T>): T {
-  if (r.ok) return r.data
-  throw new RecallscopeError(r.error.code, r.error.message, r.error.details)
-}
-
 /** The shape of a schema error (zod's `error`), without importing zod here. */
 export interface SchemaIssues {
   issues: readonly { path: readonly PropertyKey[]; message: string }[]

@@ -52,7 +52,7 @@ describe('features', () => {
     const c = [cand('a', { similarity: 0.8, denseRank: 1, ageLastUsedMs: 168 * H, salience: 0.9 })]
     const r = rerank(c, cfg('fieldguide'), 'dense')
     expect(r.results[0].score).toBeCloseTo(0.6 * 0.8 + 0.25 * 0.5 + 0.15 * 0.9, 12)
-    expect(r.results[0].contributions).toEqual({ similarity: 0.6 * 0.8, lexical: 0, recency: 0.25 * 0.5, salience: expect.closeTo(0.135, 12) })
+    expect(r.results[0].contributions).toEqual({ similarity: 0.6 * 0.8, lexical: 0, recency: 0.25 * 0.5, salience: expect.closeTo(0.135, 12) as number })
   })
 })
 

@@ -265,7 +265,7 @@ export function rerank(candidates: readonly CandidateRaw[], config: RecallConfig
     selected = selected.filter((r) => r.gate === null)
   }
 
-  const results: TraceResult[] = new Array(selected.length)
+  const results = new Array<TraceResult>(selected.length)
   let injectedTokens = 0
   for (let i = 0; i < selected.length; i++) {
     const r = selected[i]
@@ -303,7 +303,10 @@ function selectGroup(rows: Row[], config: Pick<RecallConfig, 'minSimilarity' | '
     if (floor === null) return
     const next: Row[] = []
     // "below this, don't inject": a score equal to the floor survives (seed 000 `Score >= MinRecallScore`).
-    for (const r of live) (r.score < floor ? (r.gate = 'floor') : next.push(r))
+    for (const r of live) {
+      if (r.score < floor) r.gate = 'floor'
+      else next.push(r)
+    }
     live = next
   }
   const applyTopK = () => {

@@ -202,24 +202,6 @@ export interface Features {
   salience: number
 }
 
-export interface ScoredCandidate {
-  id: string
-  features: Features
-  contributions: Features
-  score: number
-  /** 1-based rank among all scored candidates (before gates) */
-  scoreRank: number
-  tokens: number
-  /** null = injected */
-  gate: GateName | null
-  /** final rank among injected results (1-based), null when dropped */
-  rank: number | null
-  /** Engram userId blend group */
-  group?: 'blend'
-  /** hybrid + RRF: the rank terms (k+1)/(k+rank) that stood in for similarity / lexical in the composite */
-  fused?: { dense: number; lexical: number }
-}
-
 export interface TraceResult {
   id: string
   rank: number

@@ -3,7 +3,6 @@
  * running a recall and grading it, run an eval, run a second config, compare
  * the two runs, run a short tune and apply its config (a third run appears).
  */
-import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { chromiumPath, openBrowser, rendererBuilt, servedDb, shot } from './harness'
 import { demoWithCases } from '../helpers/evalFixture'

@@ -23,6 +23,22 @@ export function rendererBuilt(): boolean {
   return fs.existsSync(path.join(ROOT, 'out/renderer/index.html'))
 }
 
+/**
+ * What the tests touch of a DOM element inside `evaluate`/`evaluateAll` callbacks. Those run in the page, but
+ * test/ is compiled with Node's libs only (no DOM types), so Playwright's `Element` is unresolved here: annotate
+ * the callback's parameter with this instead of letting it be `any`.
+ */
+export interface PageElement {
+  getAttribute(name: string): string | null
+  scrollIntoView(options?: { block?: 'start' | 'center' | 'end' | 'nearest' }): void
+}
+
+/** The page's globals a test reaches for inside `page.evaluate` (see PageElement for why they are declared here). */
+export interface PageGlobals {
+  document: { createElement(tag: string): { textContent: string | null }; body: { appendChild(node: unknown): unknown } }
+  [name: string]: unknown
+}
+
 export interface Served {
   url: string
   token: string
@@ -41,16 +57,16 @@ export async function serve(args: string[], env: Record<string, string> = {}): P
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let stderr = ''
-  proc.stderr!.on('data', (d) => (stderr += d))
+  proc.stderr.on('data', (d) => (stderr += d))
   const info = await new Promise<{ url: string; token: string; port: number }>((resolve, reject) => {
     let buf = ''
     const timer = setTimeout(() => reject(new Error(`serve did not start in 60 s. stderr:\n${stderr}`)), 60_000)
-    proc.stdout!.on('data', (d) => {
+    proc.stdout.on('data', (d) => {
       buf += d
       const line = buf.split('\n').find((l) => l.startsWith('{'))
       if (line) {
         clearTimeout(timer)
-        resolve(JSON.parse(line))
+        resolve(JSON.parse(line) as { url: string; token: string; port: number })
       }
     })
     proc.on('exit', (code) => reject(new Error(`serve exited with ${code}. stderr:\n${stderr}`)))

@@ -5,7 +5,7 @@
  */
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { chromiumPath, openBrowser, rendererBuilt, serve, shot, type Served } from './harness'
+import { chromiumPath, openBrowser, rendererBuilt, serve, shot, type PageElement, type Served } from './harness'
 import { generateDemo } from '../../src/main/demo/generate'
 import { openSource } from '../../src/main/store/registry'
 import type { SqliteSource } from '../../src/main/store/sqlite/source'
@@ -55,7 +55,7 @@ describe.skipIf(!ready)('decision trace: browser mode on the demo DB', () => {
       await expect.poll(() => page.getByTestId('event-count').textContent()).toBe(all)
       // filter the log to the coder agent, find the event
       await page.getByLabel('Agent').selectOption('agent-coder')
-      await expect.poll(async () => (await log.getByRole('option').evaluateAll((els) => els.map((e) => e.getAttribute('data-agent')))).every((a) => a === 'agent-coder')).toBe(true)
+      await expect.poll(async () => (await log.getByRole('option').evaluateAll((els: PageElement[]) => els.map((e) => e.getAttribute('data-agent')))).every((a) => a === 'agent-coder')).toBe(true)
       const row = log.locator(`[data-id="${eventId}"]`)
       await row.scrollIntoViewIfNeeded()
       await row.click()
@@ -75,7 +75,7 @@ describe.skipIf(!ready)('decision trace: browser mode on the demo DB', () => {
       await expect.poll(async () => (await today.getByRole('list', { name: 'Replay notes' }).textContent()) ?? '').toContain('config differs: weights.recency 0.25 → 0.4')
       await expect.poll(() => today.getByRole('status').textContent()).toContain('Differs from the log')
       expect(await today.locator('.tr-causes li').count()).toBeGreaterThan(0)
-      await today.getByRole('status').evaluate((el) => el.scrollIntoView({ block: 'start' }))
+      await today.getByRole('status').evaluate((el: PageElement) => el.scrollIntoView({ block: 'start' }))
       await shot(page, 'trace-replay-today')
 
       // why-not: pick a dropped candidate from the event's candidates

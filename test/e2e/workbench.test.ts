@@ -7,7 +7,7 @@
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { chromiumPath, openBrowser, rendererBuilt, servedDb, shot } from './harness'
+import { chromiumPath, openBrowser, rendererBuilt, servedDb, shot, type PageElement, type PageGlobals } from './harness'
 import { generateDemo } from '../../src/main/demo/generate'
 import { sha256File } from '../helpers/tmp'
 
@@ -15,7 +15,7 @@ const ready = chromiumPath() && rendererBuilt()
 if (!ready) console.warn('e2e skipped: needs /usr/bin/chromium (apt-get install -y chromium) and a built renderer (npm run build)')
 
 async function injectedOrder(page: Page): Promise<string[]> {
-  return page.locator('.result[data-gate="kept"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-id')!))
+  return page.locator('.result[data-gate="kept"]').evaluateAll((els: PageElement[]) => els.map((e) => e.getAttribute('data-id')!))
 }
 
 /** Drag a range input's thumb with the mouse from its current value to `to` (0..1 of its width). */
@@ -98,8 +98,8 @@ describe.skipIf(!ready)('workbench flow (browser mode, demo DB)', () => {
     try {
       await page.getByRole('table', { name: 'Memories' }).locator('tbody tr[data-id]').first().waitFor()
       const probe = await page.evaluate(async () => {
-        // Runs in the page (typed loosely: this file compiles without DOM types).
-        const w = globalThis as unknown as Record<string, unknown> & { document: any }
+        // Runs in the page; this file compiles without DOM types, so the page's globals are declared in the harness.
+        const w = globalThis as unknown as PageGlobals
         const s = w.document.createElement('script')
         s.textContent = 'window.__inlineRan = true'
         w.document.body.appendChild(s)

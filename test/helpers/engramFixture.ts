@@ -161,14 +161,38 @@ export function createEngramFixture(file: string, version: EngramVersion): Engra
     let role = roles[i % 2]
     let tier: string | null = v05 ? 'working' : null
     let consolidatedFrom: string | null = null
-    if (i === 2 || i === 5) (embedding = null), planted.nullEmbedding.push(id)
-    if (i === 7) (embedding = '[0.1, 0.2, '), planted.badJsonEmbedding.push(id)
-    if (i === 8) (embedding = JSON.stringify(fixtureVector(i, DIM - 3))), planted.wrongDimension.push(id)
-    if (i === 9) (embedding = JSON.stringify(fixtureVector(i).map((x, k) => (k === 3 ? NaN : x)))), planted.nullEntry.push(id)
-    if (i === 10) (embedding = JSON.stringify(fixtureVector(i).map((x, k) => (k === 1 ? 'NaN' : x)))), planted.stringEntry.push(id)
-    if (i === 11) (metadata = '{"channel": "chat",'), planted.badMetadata.push(id)
-    if (i === 13) (metadata = 'not json at all'), planted.badMetadata.push(id)
-    if (i === 15) (role = 'robot'), planted.unknownRole.push(id)
+    if (i === 2 || i === 5) {
+      embedding = null
+      planted.nullEmbedding.push(id)
+    }
+    if (i === 7) {
+      embedding = '[0.1, 0.2, '
+      planted.badJsonEmbedding.push(id)
+    }
+    if (i === 8) {
+      embedding = JSON.stringify(fixtureVector(i, DIM - 3))
+      planted.wrongDimension.push(id)
+    }
+    if (i === 9) {
+      embedding = JSON.stringify(fixtureVector(i).map((x, k) => (k === 3 ? NaN : x)))
+      planted.nullEntry.push(id)
+    }
+    if (i === 10) {
+      embedding = JSON.stringify(fixtureVector(i).map((x, k) => (k === 1 ? 'NaN' : x)))
+      planted.stringEntry.push(id)
+    }
+    if (i === 11) {
+      metadata = '{"channel": "chat",'
+      planted.badMetadata.push(id)
+    }
+    if (i === 13) {
+      metadata = 'not json at all'
+      planted.badMetadata.push(id)
+    }
+    if (i === 15) {
+      role = 'robot'
+      planted.unknownRole.push(id)
+    }
     if (v05 && i === 12) {
       role = 'system'
       tier = 'long_term'
@@ -196,8 +220,14 @@ export function createEngramFixture(file: string, version: EngramVersion): Engra
     facts.forEach((content, j) => {
       const id = `u-${String(j).padStart(2, '0')}`
       let embedding: string | null = JSON.stringify(fixtureVector(100 + j))
-      if (j === 1) (embedding = null), planted.nullEmbedding.push(id)
-      if (j === 2) (embedding = JSON.stringify(fixtureVector(100 + j, DIM + 4))), planted.wrongDimension.push(id)
+      if (j === 1) {
+        embedding = null
+        planted.nullEmbedding.push(id)
+      }
+      if (j === 2) {
+        embedding = JSON.stringify(fixtureVector(100 + j, DIM + 4))
+        planted.wrongDimension.push(id)
+      }
       rows.push({
         table: 'user_memories',
         id,
@@ -220,7 +250,10 @@ export function createEngramFixture(file: string, version: EngramVersion): Engra
     const key = r.table === 'memories' ? 'session_id' : 'user_id'
     const cols = ['id', key, 'content', 'role', 'timestamp', 'metadata', 'content_hash', 'embedding']
     const vals: unknown[] = [r.id, r.sessionId ?? r.userId, r.content, r.role, r.timestamp, r.metadata, hash(r.content), r.embedding]
-    if (v05) cols.push('tier', 'consolidated_from'), vals.push(r.tier, r.consolidatedFrom)
+    if (v05) {
+      cols.push('tier', 'consolidated_from')
+      vals.push(r.tier, r.consolidatedFrom)
+    }
     if (withV1 && r.v1) {
       cols.push('importance', 'certainty', 'reinforcement_count', 'last_verified', 'memory_type', 'status', 'contradicts')
       vals.push(r.v1.importance, r.v1.certainty, r.v1.reinforcementCount, r.v1.lastVerified, r.v1.memoryType, r.v1.status, r.v1.contradicts)

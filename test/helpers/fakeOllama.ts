@@ -122,7 +122,7 @@ async function startServer<S extends { delayMs: number; bodyDelayMs: number; han
       timers.delete(t)
     })
   }
-  const server = http.createServer(async (req, res) => {
+  const respond = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     const raw = await readBody(req)
     let body: unknown = undefined
     try {
@@ -153,6 +153,14 @@ async function startServer<S extends { delayMs: number; bodyDelayMs: number; han
       },
       req,
     )
+  }
+  // A handler that throws answers 500 with the message (a test then fails on the status), instead of leaving an
+  // unhandled rejection and a client waiting for its timeout.
+  const server = http.createServer((req, res) => {
+    respond(req, res).catch((e: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' })
+      res.end(`fake ollama: ${String(e)}`)
+    })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const port = (server.address() as AddressInfo).port

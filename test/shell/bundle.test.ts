@@ -14,6 +14,15 @@ import { appRoot } from '../../src/main/paths'
 import { ensureDemo } from '../../src/main/demoDb'
 import { tmpDir } from '../helpers/tmp'
 
+/** One line of test/shell/electronStub.cjs's report: which fields are set depends on `event`. */
+interface StubEvent {
+  event: string
+  webPreferences?: Record<string, unknown> & { preload: string }
+  file?: string
+  handlers?: string[]
+  result?: unknown
+}
+
 const root = appRoot()
 const bundle = path.join(root, 'out', 'main', 'index.js')
 
@@ -39,16 +48,16 @@ describe('built main bundle', () => {
         },
       })
       expect(r.status, r.stderr).toBe(0)
-      const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l))
-      const win = events.find((e) => e.event === 'window')
+      const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as StubEvent)
+      const win = events.find((e) => e.event === 'window')!
       expect(win.webPreferences).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false })
-      expect(win.webPreferences.preload).toBe(path.join(root, 'out', 'preload', 'index.js'))
-      expect(fs.existsSync(win.webPreferences.preload)).toBe(true)
-      const load = events.find((e) => e.event === 'loadFile')
+      expect(win.webPreferences!.preload).toBe(path.join(root, 'out', 'preload', 'index.js'))
+      expect(fs.existsSync(win.webPreferences!.preload)).toBe(true)
+      const load = events.find((e) => e.event === 'loadFile')!
       expect(load.file).toBe(path.join(root, 'out', 'renderer', 'index.html'))
-      expect(fs.existsSync(load.file)).toBe(true)
-      expect(load.handlers.sort()).toEqual(Object.keys(contract).sort())
-      const info = events.find((e) => e.event === 'app.info').result
+      expect(fs.existsSync(load.file!)).toBe(true)
+      expect(load.handlers!.sort()).toEqual(Object.keys(contract).sort())
+      const info = events.find((e) => e.event === 'app.info')!.result
       expect(info).toMatchObject({ ok: true, data: { mode: 'electron', current: { path: db, memories, readOnly: true } } })
     } finally {
       t.cleanup()

@@ -80,7 +80,7 @@ describe('main process boot', () => {
     expect(win.webContents.fire('will-navigate', { url: 'https://example.com' })).toBe(true)
 
     // A real round trip: preload function → IPC (sender check) → dispatcher → App → SQLite.
-    const info = (await api['app.info']({})) as Result<AppInfo>
+    const info = await api['app.info']({})
     expect(info.ok).toBe(true)
     if (!info.ok) return
     expect(info.data.mode).toBe('electron')
@@ -117,7 +117,7 @@ describe('main process boot', () => {
     const { api } = await boot(['/opt/electron', root])
     await ready()
     expect(fs.existsSync(demo)).toBe(true)
-    const info = (await api['app.info']({})) as Result<AppInfo>
+    const info = await api['app.info']({})
     expect(info.ok && info.data.current?.path).toBe(demo)
   })
 
@@ -132,7 +132,7 @@ describe('main process boot', () => {
     const { api } = await boot(['/opt/electron', root, agentDb])
     await ready()
     spy.mockRestore()
-    const info = (await api['app.info']({})) as Result<AppInfo>
+    const info = await api['app.info']({})
     expect(info.ok && info.data.current).toBe(null)
     expect(errors.join('')).toMatch(/could not open .*agent\.db/)
     // The window still opens, so the user can pick another file.

@@ -104,7 +104,13 @@ describe('preload (built bundle out/preload/index.js)', () => {
       throw new Error(`module not found in sandboxed preload: ${id}`)
     }
     const module = { exports: {} }
-    vm.runInNewContext(`(function (require, module, exports) {${fs.readFileSync(bundle, 'utf8')}\n})`, {}, { filename: bundle })(sandboxRequire, module, module.exports)
+    // The bundle wrapped the way Node wraps a CommonJS module: evaluating it yields that wrapper function.
+    const wrapper = vm.runInNewContext(`(function (require, module, exports) {${fs.readFileSync(bundle, 'utf8')}\n})`, {}, { filename: bundle }) as (
+      require: (id: string) => unknown,
+      module: { exports: object },
+      exports: object,
+    ) => void
+    wrapper(sandboxRequire, module, module.exports)
     const api = exposed.get('recallscope')!
     expect(Object.keys(api).sort()).toEqual([...channels, 'onJobProgress'].sort())
     for (const c of channels) (api[c] as (i: unknown) => unknown)({})

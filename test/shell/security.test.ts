@@ -76,7 +76,7 @@ describe('window', () => {
     expect(fs.existsSync(files.preload), files.preload).toBe(true)
     expect(fs.existsSync(path.join(root, 'out', 'main', 'index.js'))).toBe(true)
     // package.json "main" is what `electron .` runs.
-    expect(JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).main).toBe('./out/main/index.js')
+    expect((JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { main: string }).main).toBe('./out/main/index.js')
     // Relative asset URLs: the same index.html works over file:// and http://127.0.0.1.
     const html = fs.readFileSync(files.indexHtml, 'utf8')
     const srcs = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1])
@@ -170,7 +170,7 @@ describe('IPC', () => {
     const t = tmpDir()
     const app = new App({ mode: 'electron', dataDir: t.dir })
     const dispatch = vi.fn(createDispatcher(createHandlers(app)))
-    const win = new fake.BrowserWindow({}) as unknown as InstanceType<typeof fake.BrowserWindow>
+    const win = new fake.BrowserWindow({})
     win.webContents.mainFrame.url = files.indexUrl
     const dispose = registerIpc({ ipcMain: fake.ipcMain as never, app, dispatch, getWindow: () => win as unknown as BrowserWindow, appIndexUrl: files.indexUrl })
     const trusted = { sender: win.webContents, senderFrame: win.webContents.mainFrame }
@@ -199,7 +199,7 @@ describe('IPC', () => {
 
   it('refuses foreign senders with FORBIDDEN, without reaching a handler', async () => {
     const { t, dispatch, win, trusted } = setup()
-    const other = new fake.BrowserWindow({}) as unknown as InstanceType<typeof fake.BrowserWindow>
+    const other = new fake.BrowserWindow({})
     other.webContents.mainFrame.url = files.indexUrl
     const subFrame = { url: files.indexUrl, parent: win.webContents.mainFrame }
     const foreign: [string, unknown][] = [

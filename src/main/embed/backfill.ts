@@ -89,7 +89,6 @@ export async function backfillEmbeddings(store: MemorySource, embedder: Embedder
       else todo.push({ id, text: content })
     }
     const pageStart = visited
-    visited += rows.length - todo.length
     for (let i = 0; i < todo.length; i += batchSize) {
       if (signal?.aborted) throw cancelled(report)
       const batch = todo.slice(i, i + batchSize)

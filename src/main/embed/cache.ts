@@ -128,7 +128,7 @@ export function parseQueryVector(arg: string, opts: { cwd?: string } = {}): Floa
   if (arr.length === 0) throw new RecallscopeError('BAD_INPUT', `--query-vector: ${source} is an empty vector`)
   const v = new Float32Array(arr.length)
   for (let i = 0; i < arr.length; i++) {
-    const x = arr[i]
+    const x: unknown = arr[i]
     if (typeof x !== 'number') throw new RecallscopeError('BAD_INPUT', `--query-vector: element ${i} is not a number (${JSON.stringify(x)?.slice(0, 40)})`, { index: i })
     v[i] = x
     if (!Number.isFinite(v[i])) throw new RecallscopeError('BAD_INPUT', `--query-vector: element ${i} (${x}) is not finite as a float32`, { index: i })

@@ -7,7 +7,7 @@ import { HASHING_DIM, HASHING_MODEL, hashEmbed } from './hashing'
 import type { Embedder, EmbedderHealth } from './types'
 
 /** Said wherever hashing vectors are shown, so nobody mistakes them for semantic similarity. */
-export const HASHING_NOTE =
+const HASHING_NOTE =
   'Offline hashing embedder: similarity is lexical-level (shared words, bigrams and word pieces), not semantic. Use an Ollama or OpenAI-compatible model for semantic recall.'
 
 export class HashingEmbedder implements Embedder {
@@ -28,7 +28,7 @@ export class HashingEmbedder implements Embedder {
   }
 }
 
-export const NONE_NOTE = 'No embedder: the dense arm is off and recall uses the lexical or recency arms only.'
+const NONE_NOTE = 'No embedder: the dense arm is off and recall uses the lexical or recency arms only.'
 
 export class NoneEmbedder implements Embedder {
   readonly name = 'none'

@@ -10,7 +10,7 @@ import { OllamaEmbedder } from './ollama'
 import { OpenAiCompatEmbedder } from './openaiCompat'
 import type { Embedder } from './types'
 
-export type { Embedder, EmbedderHealth } from './types'
+export type { Embedder } from './types'
 
 export interface EmbedderOptions {
   /** Ollama address in any OLLAMA_HOST form. @default $OLLAMA_HOST, else http://127.0.0.1:11434 */

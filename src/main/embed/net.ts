@@ -6,7 +6,7 @@
 import { RecallscopeError } from '../../shared/result'
 
 /** seed 002: Engram gives Ollama 5 s, then falls back to keyword search. */
-export const DEFAULT_TIMEOUT_MS = 5000
+const DEFAULT_TIMEOUT_MS = 5000
 
 /** Thrown by `withDeadline` when the deadline passed first. */
 export class DeadlineError extends Error {
@@ -118,7 +118,7 @@ export function toVector(raw: unknown): Float32Array | string {
   if (raw.length === 0) return 'an empty vector'
   const v = new Float32Array(raw.length)
   for (let i = 0; i < raw.length; i++) {
-    const x = raw[i]
+    const x: unknown = raw[i]
     if (typeof x !== 'number' || !Number.isFinite(x)) return `a non-finite or non-numeric value at index ${i}`
     v[i] = x
     if (!Number.isFinite(v[i])) return `a value at index ${i} that overflows float32`

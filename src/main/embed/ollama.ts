@@ -18,8 +18,8 @@ import { RecallscopeError } from '../../shared/result'
 import type { Embedder, EmbedderHealth, ServerModel } from './types'
 import { checkTimeout, DeadlineError, fetchWithSignal, innermostMessage, networkCode, toVector, withDeadline } from './net'
 
-export const OLLAMA_DEFAULT_PORT = 11434
-export const OLLAMA_DEFAULT_HOST = `http://127.0.0.1:${OLLAMA_DEFAULT_PORT}`
+const OLLAMA_DEFAULT_PORT = 11434
+const OLLAMA_DEFAULT_HOST = `http://127.0.0.1:${OLLAMA_DEFAULT_PORT}`
 
 export interface OllamaEmbedderOptions {
   /** Model name as Ollama knows it, e.g. `nomic-embed-text`. */

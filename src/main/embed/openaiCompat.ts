@@ -14,7 +14,7 @@ import type { Embedder, EmbedderHealth, ServerModel } from './types'
 import { checkTimeout, DeadlineError, innermostMessage, networkCode, toVector, withDeadline } from './net'
 
 /** LM Studio's default server address; llama-server (8080) and vLLM (8000) need the base URL set. */
-export const OPENAI_DEFAULT_BASE_URL = 'http://127.0.0.1:1234/v1'
+const OPENAI_DEFAULT_BASE_URL = 'http://127.0.0.1:1234/v1'
 
 export interface OpenAiEmbedderOptions {
   /** Model id as the server knows it. */
@@ -187,7 +187,7 @@ export class OpenAiCompatEmbedder implements Embedder {
       const data = (res as { data?: unknown })?.data
       if (!Array.isArray(data)) throw this.badResponse('no "data" array')
       if (data.length !== chunk.length) throw this.badResponse(`${data.length} vectors for ${chunk.length} inputs`)
-      const rows: (Float32Array | undefined)[] = new Array(chunk.length)
+      const rows = new Array<Float32Array | undefined>(chunk.length)
       for (let j = 0; j < data.length; j++) {
         const item = data[j] as { embedding?: unknown; index?: unknown }
         const at = typeof item?.index === 'number' ? item.index : j
@@ -229,7 +229,7 @@ export class OpenAiCompatEmbedder implements Embedder {
       const res = await this.request('GET', '/models', undefined, opts.signal)
       h.reachable = true
       const data = (res as { data?: unknown })?.data
-      h.models = Array.isArray(data) ? data.map((m) => String((m as { id?: unknown })?.id ?? '')).filter(Boolean) : []
+      h.models = Array.isArray(data) ? data.map((m) => (m as { id?: unknown } | null)?.id).filter((id): id is string => typeof id === 'string' && id !== '') : []
       listed = h.models.includes(this.model)
       h.modelAvailable = listed
     } catch (e) {

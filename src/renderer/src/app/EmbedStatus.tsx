@@ -3,7 +3,7 @@
  * the model pulled, will recall run degraded (lexical arm only)? Click to pick
  * the embedder (models from Ollama's /api/tags) and the server address.
  */
-import { useEffect, useState } from 'react'
+import { useEffect, useEffectEvent, useState } from 'react'
 import { usePopover } from '../lib/usePopover'
 import type { EmbedStatus as Status } from '../../../shared/contract'
 import { call } from '../lib/api'
@@ -59,12 +59,15 @@ function EmbedPanel({ status, onChanged }: { status: Status | undefined; onChang
   const [spec, setSpec] = useState<string>('')
   const [error, setError] = useState<string | null>(null)
   const [saving, setSaving] = useState(false)
-  useEffect(() => {
+  // Fill the form once the saved settings arrive (adjusted during render, React's pattern for this: no effect).
+  const [settingsSeen, setSettingsSeen] = useState(settings.data)
+  if (settings.data !== settingsSeen) {
+    setSettingsSeen(settings.data)
     if (settings.data) {
       setHost(settings.data.ollamaHost ?? '')
       setSpec(settings.data.embedder)
     }
-  }, [settings.data])
+  }
   const models = useAsync(() => call('embed.models', { kind: 'ollama', ...(host ? { host } : {}) }), [host])
   const save = async () => {
     setSaving(true)
@@ -150,9 +153,9 @@ function Backfill({ spec, onDone }: { spec: string; onDone: () => void }) {
   const job = jobs.find((j) => j.jobId === jobId) ?? jobs.find((j) => j.kind === 'embed.backfill' && j.state === 'running')
   // New vectors change what the status reports (stored count, warnings): ask again when the job ends.
   const state = job?.state
+  const done = useEffectEvent(onDone)
   useEffect(() => {
-    if (state && state !== 'running') onDone()
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    if (state && state !== 'running') done()
   }, [state])
   return (
     <div className="backfill">

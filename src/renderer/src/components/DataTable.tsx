@@ -3,14 +3,14 @@
  * headers and sort state; TanStack Virtual for the rows). Only the pages around
  * the viewport are fetched, so a million rows scroll like a hundred.
  */
-import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from 'react'
+import { useEffect, useEffectEvent, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from 'react'
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { columnSizingFeature, rowSortingFeature, tableFeatures, useTable, type ColumnDef, type RowData, type SortingState } from '@tanstack/react-table'
 import type { Page } from '../../../shared/types'
 
 export const tableFeatureSet = tableFeatures({ columnSizingFeature, rowSortingFeature })
 export type Features = typeof tableFeatureSet
-export type Columns<T extends RowData> = ColumnDef<Features, T, any>[]
+export type Columns<T extends RowData> = ColumnDef<Features, T, unknown>[]
 
 const PAGE = 100
 const ROW_H = 32
@@ -54,10 +54,11 @@ export function DataTable<T extends RowData>(props: DataTableProps<T>) {
     setFocusIndex(0)
     scrollRef.current?.scrollTo({ top: 0 })
     void load(0)
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [queryKey, sortKey])
 
-  async function load(pageIndex: number) {
+  // An effect event: the effects above and below start loads, and each load must see the current fetchPage and
+  // sorting without those being reasons to re-run the effects (queryKey and sortKey are).
+  const load = useEffectEvent(async (pageIndex: number) => {
     if (inflight.current.has(pageIndex)) return
     inflight.current.add(pageIndex)
     const gen = generation.current
@@ -77,9 +78,12 @@ export function DataTable<T extends RowData>(props: DataTableProps<T>) {
     } finally {
       if (gen === generation.current) inflight.current.delete(pageIndex)
     }
-  }
+  })
 
   const count = Math.min(meta?.total ?? 0, MAX_ROWS)
+  // TanStack Virtual's API returns functions the React Compiler cannot memoise, so the compiler would skip this
+  // component. We do not run the compiler, and nothing here memoises what the virtualizer returns.
+  // eslint-disable-next-line react-hooks/incompatible-library -- not compiled; nothing memoises the virtualizer's results
   const virtualizer = useVirtualizer({
     count,
     getScrollElement: () => scrollRef.current,
@@ -97,13 +101,12 @@ export function DataTable<T extends RowData>(props: DataTableProps<T>) {
       for (let p = Math.floor(first / PAGE); p <= Math.floor(last / PAGE); p++) if (!pages.has(p)) void load(p)
     }, 40)
     return () => clearTimeout(t)
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [first, last, meta, pages])
 
   // The table sees only loaded rows; each keeps its absolute index.
   const data = useMemo(() => {
     const out: (T & { __i: number })[] = []
-    for (const [p, rows] of [...pages].sort((a, b) => a[0] - b[0])) rows.forEach((r, i) => out.push(Object.assign(Object.create(null), r, { __i: p * PAGE + i })))
+    for (const [p, rows] of [...pages].sort((a, b) => a[0] - b[0])) rows.forEach((r, i) => out.push(Object.assign(Object.create(null) as object, r, { __i: p * PAGE + i })))
     return out
   }, [pages])
 
@@ -118,11 +121,13 @@ export function DataTable<T extends RowData>(props: DataTableProps<T>) {
     enableMultiSort: false,
     enableSortingRemoval: false,
   })
+  // The row model is memoised by the table on its data, so its identity is what says the rows changed.
+  const rowModel = table.getRowModel()
   const rowsByIndex = useMemo(() => {
-    const m = new Map<number, ReturnType<typeof table.getRowModel>['rows'][number]>()
-    for (const r of table.getRowModel().rows) m.set(r.original.__i, r)
+    const m = new Map<number, (typeof rowModel.rows)[number]>()
+    for (const r of rowModel.rows) m.set(r.original.__i, r)
     return m
-  }, [table, data])
+  }, [rowModel])
 
   const rowAt = (i: number): T | undefined => pages.get(Math.floor(i / PAGE))?.[i % PAGE]
 

@@ -2,16 +2,7 @@
  * Small form controls with fixed geometry (values in tabular numerals, fixed
  * widths) so nothing shifts while a slider moves.
  */
-import { useId, type ReactNode } from 'react'
-
-export function Field({ label, hint, children }: { label: ReactNode; hint?: string; children: ReactNode }) {
-  return (
-    <div className="field" title={hint}>
-      <div className="field-label">{label}</div>
-      {children}
-    </div>
-  )
-}
+import { useId } from 'react'
 
 export interface SliderProps {
   label: string

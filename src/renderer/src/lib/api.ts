@@ -87,7 +87,7 @@ export const bridge: RecallscopeApi = typeof window !== 'undefined' && window.re
 export const bridgeMode: 'electron' | 'browser' = typeof window !== 'undefined' && window.recallscope ? 'electron' : 'browser'
 
 /** An error from main, with its stable code. */
-export class ApiError extends Error {
+class ApiError extends Error {
   override name = 'ApiError'
   constructor(readonly error: ResultError) {
     super(error.message)

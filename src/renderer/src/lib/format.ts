@@ -25,15 +25,6 @@ export function fmtBytes(n: number): string {
   return `${(n / 1024 ** 3).toFixed(2)} GiB`
 }
 
-/** "3 days ago" style age relative to `now`. */
-export function fmtAge(ms: number, now: number): string {
-  const d = now - ms
-  const abs = Math.abs(d)
-  const unit = abs < 3600_000 ? [60_000, 'min'] : abs < 86_400_000 ? [3600_000, 'h'] : [86_400_000, 'd']
-  const v = Math.round(abs / (unit[0] as number))
-  return d >= 0 ? `${v} ${unit[1]} ago` : `in ${v} ${unit[1]}`
-}
-
 /**
  * The clock to explore a DB at: just after its newest memory when that is more
  * than a day old (an export, the demo — recency against today's clock would be

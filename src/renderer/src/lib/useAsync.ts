@@ -21,6 +21,8 @@ export function useAsync<T>(fn: () => Promise<T>, deps: unknown[], opts: { enabl
   useEffect(() => {
     if (!enabled) return
     const mine = ++seq.current
+    // The request starts here, so this is where `loading` turns on; the previous data stays on screen meanwhile.
+    // eslint-disable-next-line react-hooks/set-state-in-effect -- marks the start of the request this effect sends
     setLoading(true)
     fn().then(
       (d) => {
@@ -35,7 +37,9 @@ export function useAsync<T>(fn: () => Promise<T>, deps: unknown[], opts: { enabl
         setLoading(false)
       },
     )
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // `deps` is the caller's list for `fn` (as with useEffect itself): the rule cannot read a spread, and `fn` is
+    // a new closure every render, so listing it would refetch on every render.
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the caller's deps stand for fn, see above
   }, [...deps, tick, enabled])
   return { data, error, loading, reload: () => setTick((t) => t + 1) }
 }

@@ -234,7 +234,7 @@ function CompareResult({ result, onOpen }: { result: RecallCompare; onOpen: (id:
                   <td key={i} className="mono">
                     {rk ?? '—'}
                     {i > 0 && row.deltas[i] !== null && row.deltas[i] !== 0 && (
-                      <span className={row.deltas[i]! < 0 ? 'up' : 'down'}> ({row.deltas[i]! > 0 ? '+' : ''}{row.deltas[i]})</span>
+                      <span className={row.deltas[i] < 0 ? 'up' : 'down'}> ({row.deltas[i] > 0 ? '+' : ''}{row.deltas[i]})</span>
                     )}
                   </td>
                 ))}

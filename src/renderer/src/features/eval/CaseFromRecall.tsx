@@ -17,7 +17,7 @@ export function parseTags(text: string): string[] {
     .filter(Boolean)
 }
 
-export const GRADE_LABELS = ['not relevant', 'useful', 'important', 'essential'] as const
+const GRADE_LABELS = ['not relevant', 'useful', 'important', 'essential'] as const
 
 /** A list of memories, each with a 0–3 grade picker. */
 export function GradeList({
@@ -110,7 +110,7 @@ function cleanScope(s: CaseFromRecallProps['scope']) {
   return out
 }
 
-export function CaseDialog(props: CaseFromRecallProps & { onClose: () => void; onSaved: (c: EvalCaseRow) => void }) {
+function CaseDialog(props: CaseFromRecallProps & { onClose: () => void; onSaved: (c: EvalCaseRow) => void }) {
   const { query, cue, scope, now, results, onClose, onSaved } = props
   const [name, setName] = useState(query.trim().slice(0, 80))
   const [grades, setGrades] = useState<Record<string, number>>({})

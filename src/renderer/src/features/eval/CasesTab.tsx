@@ -226,7 +226,7 @@ function toLocalInput(ms: number | null): string {
 }
 
 /** Edit or create a case; "Find candidates" runs the recall under the Evaluate settings (wide: topK 20, no floor). */
-export function CaseEditor({ initial, settings, onSaved, onDeleted, onCancel }: { initial: EvalCaseRow | null; settings: EvalSettings; onSaved: (c: EvalCaseRow) => void; onDeleted: () => void; onCancel: () => void }) {
+function CaseEditor({ initial, settings, onSaved, onDeleted, onCancel }: { initial: EvalCaseRow | null; settings: EvalSettings; onSaved: (c: EvalCaseRow) => void; onDeleted: () => void; onCancel: () => void }) {
   const facts = useAsync(() => call('memories.facets', {}), [])
   const [query, setQuery] = useState(initial?.query ?? '')
   const [name, setName] = useState(initial?.name ?? '')

@@ -10,7 +10,7 @@ import type { EvalRunSummary } from '../../../../shared/eval'
 import { fmtDate } from '../../lib/format'
 
 /** Measure the box's width; children draw at that width. */
-export function Sized({ height, children, label }: { height: number; children: (width: number) => ReactNode; label: string }) {
+function Sized({ height, children, label }: { height: number; children: (width: number) => ReactNode; label: string }) {
   const ref = useRef<HTMLDivElement>(null)
   const [w, setW] = useState(640)
   useEffect(() => {
@@ -50,7 +50,11 @@ export function MetricHistoryChart({ runs, metric, selectedId, onSelect }: { run
           <CartesianGrid stroke="var(--border)" strokeDasharray="3 3" />
           <XAxis dataKey="i" tick={tick} allowDecimals={false} />
           <YAxis tick={tick} domain={[0, 'auto']} />
-          <Tooltip contentStyle={{ fontSize: 11 }} formatter={(v) => [f3(v), metric]} labelFormatter={(_, p) => (p?.[0] ? `${p[0].payload.name} · ${p[0].payload.when}` : '')} />
+          <Tooltip contentStyle={{ fontSize: 11 }} formatter={(v) => [f3(v), metric]} labelFormatter={(_, p) => {
+              // recharts types the payload as any: it is one of our points
+              const pt = p?.[0]?.payload as (typeof data)[number] | undefined
+              return pt ? `${pt.name} · ${pt.when}` : ''
+            }} />
           <Line
             dataKey="value"
             stroke="var(--accent)"
@@ -141,7 +145,7 @@ export function ConvergenceChart({ curve, metric, base }: { curve: { trial: numb
           <CartesianGrid stroke="var(--border)" strokeDasharray="3 3" />
           <XAxis dataKey="trial" tick={tick} type="number" domain={[0, 'dataMax']} />
           <YAxis tick={tick} domain={[0, 'auto']} />
-          <Tooltip contentStyle={{ fontSize: 11 }} formatter={(v, n) => [f3(v), n]} labelFormatter={(l) => `trial ${l}`} />
+          <Tooltip contentStyle={{ fontSize: 11 }} formatter={(v, n) => [f3(v), n]} labelFormatter={(l) => `trial ${Number(l)}`} />
           {base !== null && <ReferenceLine y={base} stroke="var(--muted)" strokeDasharray="4 4" label={{ value: 'base', fontSize: 10, fill: 'var(--muted)', position: 'insideBottomRight' }} />}
           <Line dataKey="value" name="this config" stroke="var(--border)" dot={{ r: 1.5, fill: 'var(--muted)', stroke: 'none' }} strokeWidth={0} isAnimationActive={false} />
           <Line dataKey="best" name="best so far" stroke="var(--accent)" dot={false} strokeWidth={2} isAnimationActive={false} type="stepAfter" />

@@ -4,7 +4,7 @@
  * split) and runs it over the cases as a background job; the tabs hold the
  * cases, the saved runs, run comparison and auto-tune.
  */
-import { useCallback, useMemo, useState } from 'react'
+import { useMemo, useState } from 'react'
 import type { JobProgress } from '../../../../shared/api'
 import type { EvalRunSummary, TuneReport } from '../../../../shared/eval'
 import type { RecallConfig } from '../../../../shared/types'
@@ -48,15 +48,12 @@ export function EvalView() {
     return out
   }, [presets.data])
 
-  const onRunDone = useCallback(
-    (s: EvalRunSummary) => {
-      runs.reload()
-      setSelectedRun(s.id)
-      setTab('runs')
-    },
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-    [],
-  )
+  // A plain function: useJob reads the latest onDone when the job ends, so it needs no stable identity.
+  const onRunDone = (s: EvalRunSummary) => {
+    runs.reload()
+    setSelectedRun(s.id)
+    setTab('runs')
+  }
   const evalJob = useJob<EvalRunSummary>(onRunDone)
   const tuneJob = useJob<TuneReport>()
   const parsed = parseOverrides(settings.overrides)

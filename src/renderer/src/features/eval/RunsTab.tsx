@@ -18,7 +18,7 @@ export function runLabel(r: Pick<EvalRunSummary, 'name' | 'preset' | 'id'>): str
 }
 
 /** The metrics of a run as rows: value and 95% interval from its per-case values. */
-export function runIntervals(run: EvalRun): Record<string, { lo: number; hi: number } | null> {
+function runIntervals(run: EvalRun): Record<string, { lo: number; hi: number } | null> {
   const out: Record<string, { lo: number; hi: number } | null> = {}
   for (const id of METRIC_IDS) {
     if (LOWER_IS_BETTER.has(id)) continue
@@ -129,7 +129,7 @@ export function RunsTab({
 
 type CaseRow = CaseResult & { value: number | null; firstHit: number | null; tok: number }
 
-export function RunDetail({ id }: { id: string }) {
+function RunDetail({ id }: { id: string }) {
   const run = useAsync(() => call('runs.get', { id }), [id])
   const [metric, setMetric] = useState<MetricId>('ndcg')
   const [open, setOpen] = useState<CaseRow | null>(null)

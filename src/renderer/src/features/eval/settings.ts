@@ -21,7 +21,7 @@ export function parseOverrides(text: string): { ok: true; config: PartialRecallC
   try {
     const v = JSON.parse(text) as unknown
     if (!v || typeof v !== 'object' || Array.isArray(v)) return { ok: false, error: 'the config must be a JSON object' }
-    return { ok: true, config: v as PartialRecallConfig }
+    return { ok: true, config: v }
   } catch (e) {
     return { ok: false, error: `not valid JSON: ${(e as Error).message}` }
   }

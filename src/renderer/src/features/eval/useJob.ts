@@ -24,8 +24,11 @@ export function useJob<T>(onDone?: (result: T) => void): JobState<T> {
   const [result, setResult] = useState<T | null>(null)
   const [error, setError] = useState<string | null>(null)
   const current = useRef<string | null>(null)
+  // The latest onDone, read when a job ends (the caller's closure changes every render; the subscription must not).
   const doneRef = useRef(onDone)
-  doneRef.current = onDone
+  useEffect(() => {
+    doneRef.current = onDone
+  })
   const finished = useRef(new Set<string>())
 
   const accept = useCallback((p: JobProgress) => {
@@ -49,14 +52,16 @@ export function useJob<T>(onDone?: (result: T) => void): JobState<T> {
 
   useEffect(() => bridge.onJobProgress(accept), [accept])
 
+  // Poll only while running, and restart only when the job or its state changes (not on every progress event).
+  const jobId = job?.jobId
+  const running = job?.state === 'running'
   useEffect(() => {
-    if (!job || job.state !== 'running') return
-    const id = job.jobId
+    if (!jobId || !running) return
     const timer = setInterval(() => {
-      call('jobs.get', { jobId: id }).then(accept, () => undefined)
+      call('jobs.get', { jobId }).then(accept, () => undefined)
     }, 700)
     return () => clearInterval(timer)
-  }, [job?.jobId, job?.state, accept])
+  }, [jobId, running, accept])
 
   const start = useCallback(
     async (launch: () => Promise<JobProgress>) => {
@@ -81,5 +86,5 @@ export function useJob<T>(onDone?: (result: T) => void): JobState<T> {
     setResult(null)
     setError(null)
   }, [])
-  return { job, running: job?.state === 'running', result, error, start, cancel, reset }
+  return { job, running, result, error, start, cancel, reset }
 }

@@ -113,7 +113,7 @@ describe('ResultsList', () => {
     const bar = within(document.querySelector('[data-id="a"]') as HTMLElement).getByRole('img')
     // a: 0.6·0.9 = 0.54, 0.25·1 = 0.25, 0.15·0.5 = 0.075 of 0.865
     expect(bar).toHaveAttribute('aria-label', 'similarity 0.540, lexical 0.000, recency 0.250, salience 0.075')
-    const widths = [...bar.querySelectorAll('span')].map((s) => parseFloat((s as HTMLElement).style.width))
+    const widths = [...bar.querySelectorAll('span')].map((s) => parseFloat(s.style.width))
     expect(widths[0]).toBeCloseTo((100 * 0.54) / 0.865, 1)
     expect(widths.reduce((x, y) => x + y, 0)).toBeCloseTo(100, 1)
   })

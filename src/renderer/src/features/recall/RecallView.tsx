@@ -3,8 +3,7 @@
  * knob; the ranked candidates with their score breakdown and gates; the exact
  * context block. Slider moves re-rank locally from cached features.
  */
-import { useEffect, useMemo, useState } from 'react'
-import type { Preset } from '../../../../shared/presets'
+import { useMemo, useState } from 'react'
 import type { RecallConfig } from '../../../../shared/types'
 import { mergeConfig, partialConfigSchema } from '../../../../shared/config'
 import { call } from '../../lib/api'
@@ -38,40 +37,41 @@ export function RecallView() {
     embedder: null,
     preset: 'fieldguide',
   })
-  const [config, setConfig] = useState<RecallConfig | null>(null)
+  // Until the user edits it: the default preset's config, or a config handed over (e.g. "Open in Recall" from a
+  // tune). Derived from the loaded presets, not copied into state by an effect.
+  const initialConfig = useMemo(() => {
+    if (!options.length) return null
+    const base = options.find((o) => o.value === req.preset)?.config ?? options[0].config
+    if (!nav.params.config) return base
+    const parsed = partialConfigSchema.safeParse(JSON.parse(nav.params.config))
+    return parsed.success ? mergeConfig(base, parsed.data) : base
+  }, [options, req.preset, nav.params.config])
+  const [edited, setConfig] = useState<RecallConfig | null>(null)
+  const config = edited ?? initialConfig
   const [live, setLive] = useState(true)
   const [selected, setSelected] = useState<string | null>(null)
 
   // First load: the default preset's config, or a config handed over (e.g. "Open in Recall" from a tune).
-  useEffect(() => {
-    if (config || !options.length) return
-    const base = options.find((o) => o.value === req.preset)?.config ?? options[0].config
-    let handed: RecallConfig | null = null
-    if (nav.params.config) {
-      const parsed = partialConfigSchema.safeParse(JSON.parse(nav.params.config))
-      if (parsed.success) handed = mergeConfig(base, parsed.data)
-    }
-    setConfig(handed ?? base)
-  }, [options, config, req.preset, nav.params.config])
-
   // A DB whose newest memory is days old (an export, the demo) is explored at the time of its last write:
   // recency against today's clock would be ~0 for everything. Said on screen; "real now" undoes it.
   const facets = useAsync(() => call('memories.facets', {}), [])
   const [autoNow, setAutoNow] = useState(false)
-  useEffect(() => {
+  // Once, when the facets arrive (React's "adjust state when a value changes" pattern, during render: no effect).
+  const [facetsSeen, setFacetsSeen] = useState(facets.data)
+  if (facets.data !== facetsSeen) {
+    setFacetsSeen(facets.data)
     const stale = staleDbNow(facets.data?.timeRange?.max)
     if (stale !== null && req.now === null && !autoNow) {
       setAutoNow(true)
       setReq((r) => ({ ...r, now: stale }))
     }
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [facets.data])
+  }
 
   const choosePreset = (value: string) => {
     const o = options.find((x) => x.value === value)
     if (!o) return
     setReq((r) => ({ ...r, preset: value }))
-    setConfig((c) => withScope(o.config, c?.scope ?? o.config.scope))
+    setConfig(withScope(o.config, config?.scope ?? o.config.scope))
   }
 
   if (presets.error) return <div className="page error">{presets.error.message}</div>
@@ -129,7 +129,9 @@ function Playground({ req, setReq, config, setConfig, options, choosePreset, liv
   const sel = rows.find((x) => x.id === selected) ?? null
   const selCand = trace?.candidates.find((c) => c.id === selected)
   const selUnit = selected ? trace?.units[selected] : undefined
-  const now = req.now ?? trace?.now ?? Date.now()
+  // Before the first trace, ages are previewed against the clock as of mounting (read once, not every render).
+  const [mountedAt] = useState(() => Date.now())
+  const now = req.now ?? trace?.now ?? mountedAt
 
   return (
     <div className="recall">

@@ -78,7 +78,7 @@ function ChangeBadge({ change }: { change: RankChange | undefined }) {
 }
 
 /** Weighted contributions as a stacked bar; width scaled to `scale` (the largest score shown). */
-export const StackedBar = memo(function StackedBar({ c, scale }: { c: Features; scale: number }) {
+const StackedBar = memo(function StackedBar({ c, scale }: { c: Features; scale: number }) {
   const seg = (k: keyof Features) => Math.max(0, c[k]) / (scale || 1)
   return (
     <div className="stack" role="img" aria-label={`similarity ${c.similarity.toFixed(3)}, lexical ${c.lexical.toFixed(3)}, recency ${c.recency.toFixed(3)}, salience ${c.salience.toFixed(3)}`}>

@@ -1,8 +1,12 @@
-/** Presets and their variants as one flat list of options for the preset pickers. */
-import { mergeConfig } from '../../../../shared/config'
+/**
+ * The preset picker's options, shared by the recall and compare views (kept out
+ * of RecallView.tsx so RequestPanel can use the type without an import cycle).
+ */
 import type { Preset } from '../../../../shared/presets'
 import type { RecallConfig } from '../../../../shared/types'
+import { mergeConfig } from '../../../../shared/config'
 
+/** One entry of the preset picker: a preset, or one of its variants. */
 export interface PresetOption {
   value: string
   label: string
@@ -20,4 +24,3 @@ export function presetOptions(presets: readonly Preset[]): PresetOption[] {
   }
   return out
 }
-

@@ -74,9 +74,10 @@ export function useRecall(req: RecallRequest, config: RecallConfig, opts: { auto
   const [error, setError] = useState<string | null>(null)
   const [tick, setTick] = useState(0)
   const seq = useRef(0)
-  /** request key + config of the last request sent, and the request key of the trace we hold */
+  /** request key + config of the last request sent */
   const lastSent = useRef<string | null>(null)
-  const traceRequestKey = useRef<string | null>(null)
+  /** the request key of the trace we hold (state, not a ref: the render reads it for pendingReason) */
+  const [traceRequestKey, setTraceRequestKey] = useState<string | null>(null)
   /** the Run-button tick already acted on (a new tick forces a query) */
   const lastTick = useRef(0)
 
@@ -97,7 +98,7 @@ export function useRecall(req: RecallRequest, config: RecallConfig, opts: { auto
     if (!manual) {
       if (sendKey === lastSent.current) return
       // Same request, and the new config re-ranks from cached features: no round trip.
-      if (traceRequestKey.current === requestKey && local?.ok) return
+      if (traceRequestKey === requestKey && local?.ok) return
     }
     const hasQuery = req.query.trim() !== '' || (req.useCue && Object.values(req.cue).some((v) => (Array.isArray(v) ? v.length : v)))
     if (!hasQuery && config.mode !== 'recency' && config.mode !== 'session') return
@@ -116,7 +117,7 @@ export function useRecall(req: RecallRequest, config: RecallConfig, opts: { auto
         }).then(
           (t) => {
             if (mine !== seq.current) return
-            traceRequestKey.current = requestKey
+            setTraceRequestKey(requestKey)
             setTrace(t)
             setError(null)
             setLoading(false)
@@ -131,15 +132,21 @@ export function useRecall(req: RecallRequest, config: RecallConfig, opts: { auto
       manual ? 0 : 300,
     )
     return () => clearTimeout(timer)
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // req and config enter through requestKey and configKey (their JSON), so a re-render that rebuilds an equal
+    // request object does not send it again; the rule cannot see that the keys stand for them.
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- see above: keyed by content, not identity
   }, [requestKey, configKey, tick, opts.auto, local?.ok])
 
   const view = useMemo<RecallView | null>(() => {
     if (!trace) return null
     if (!local || !local.ok) return viewFromTrace(trace)
     if (JSON.stringify(trace.config) === JSON.stringify(effective)) return viewFromTrace(trace)
+    // The view shows how long the local re-rank took: timing this very computation is the point, and the
+    // number changes only when the memo recomputes.
+    // eslint-disable-next-line react-hooks/purity -- a measurement of this memo, see above
     const t0 = performance.now()
     const r = rerank(trace.candidates, effective, local.mode)
+    // eslint-disable-next-line react-hooks/purity -- a measurement of this memo, see above
     const rerankMs = performance.now() - t0
     const ctx = renderResults(r.results, { candidates: trace.candidates, units: trace.units, mode: local.mode }, effective)
     return {
@@ -154,24 +161,28 @@ export function useRecall(req: RecallRequest, config: RecallConfig, opts: { auto
     }
   }, [trace, effective, local])
 
-  // Rank changes between consecutive views.
-  const prev = useRef<Map<string, number> | null>(null)
-  const [changes, setChanges] = useState<Map<string, RankChange>>(new Map())
-  useEffect(() => {
-    if (!view) return
+  // Rank changes between consecutive views, worked out while rendering the new view (React's "adjust state when
+  // a value changes" pattern): no effect, so no paint with the previous view's arrows.
+  const [ranked, setRanked] = useState<{ view: RecallView | null; ranks: Map<string, number> | null; changes: Map<string, RankChange> }>({
+    view: null,
+    ranks: null,
+    changes: new Map(),
+  })
+  if (view && view !== ranked.view) {
     const now = new Map(view.results.map((r) => [r.id, r.rank]))
-    const before = prev.current
+    const before = ranked.ranks
+    let changes = ranked.changes
     if (before) {
       const ch = new Map<string, RankChange>()
       for (const [id, rank] of now) ch.set(id, { before: before.get(id) ?? null, after: rank })
       for (const [id, rank] of before) if (!now.has(id)) ch.set(id, { before: rank, after: null })
       // Keep the arrows of the last real change when nothing moved (e.g. a re-render).
-      const moved = [...ch.values()].some((c) => c.before !== c.after)
-      if (moved) setChanges(ch)
+      if ([...ch.values()].some((c) => c.before !== c.after)) changes = ch
     }
-    prev.current = now
-  }, [view])
+    setRanked({ view, ranks: now, changes })
+  }
+  const changes = ranked.changes
 
-  const pendingReason = !trace ? null : traceRequestKey.current !== requestKey ? 'query changed' : local && !local.ok ? local.reason : null
+  const pendingReason = !trace ? null : traceRequestKey !== requestKey ? 'query changed' : local && !local.ok ? local.reason : null
   return { trace, view, changes, loading, error, pendingReason, run: () => setTick((t) => t + 1) }
 }

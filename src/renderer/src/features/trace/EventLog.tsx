@@ -3,7 +3,7 @@
  * timeline of events by preset (click a bar to zoom into its window), and the
  * events newest first, paged.
  */
-import { useEffect, useMemo, useState, type KeyboardEvent } from 'react'
+import { useEffect, useEffectEvent, useMemo, useState, type KeyboardEvent } from 'react'
 import { Bar, BarChart, ResponsiveContainer, Tooltip, XAxis } from 'recharts'
 import type { Page, RecallEvent } from '../../../../shared/types'
 import { call } from '../../lib/api'
@@ -31,7 +31,7 @@ const PRESET_COLOR: Record<string, string> = {
 
 export function PresetTag({ preset }: { preset: string | null }) {
   const known = preset && PRESET_COLOR[preset.split(':')[0]]
-  return <span className={`tr-pst tr-pst-${known ? preset!.split(':')[0] : 'other'}`}>{preset ?? 'no preset'}</span>
+  return <span className={`tr-pst tr-pst-${known ? preset.split(':')[0] : 'other'}`}>{preset ?? 'no preset'}</span>
 }
 
 const PAGE = 100
@@ -39,37 +39,43 @@ const PAGE = 100
 export function EventLog({ filters, onFilters, selected, onSelect }: { filters: LogFilters; onFilters: (f: LogFilters) => void; selected: string | null; onSelect: (id: string) => void }) {
   const key = JSON.stringify(filters)
   const timeline = useAsync(() => call('trace.timeline', { ...filters, bins: 48 }), [key])
-  const [pages, setPages] = useState<Page<RecallEvent>[]>([])
-  const [error, setError] = useState<string | null>(null)
+  // Pages belong to the filters they were fetched for: new filters show nothing until their first page arrives.
+  // Derived from the key here, so there is no reset-in-an-effect and no page of the previous filters on screen.
+  const [loaded, setLoaded] = useState<{ key: string; pages: Page<RecallEvent>[]; error: string | null }>({ key: '', pages: [], error: null })
+  const current = loaded.key === key
+  const pages = useMemo(() => (current ? loaded.pages : []), [current, loaded.pages])
+  const error = current ? loaded.error : null
   const [searchText, setSearchText] = useState(filters.search ?? '')
 
   useEffect(() => {
     let live = true
-    setPages([])
-    setError(null)
-    call('events.page', { ...filters, limit: PAGE, offset: 0 }).then(
-      (p) => live && setPages([p]),
-      (e: Error) => live && setError(e.message),
+    // The filters from the key itself, so the key is this effect's whole input.
+    const f = JSON.parse(key) as LogFilters
+    call('events.page', { ...f, limit: PAGE, offset: 0 }).then(
+      (p) => live && setLoaded({ key, pages: [p], error: null }),
+      (e: Error) => live && setLoaded({ key, pages: [], error: e.message }),
     )
     return () => {
       live = false
     }
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key])
 
-  // Debounced text search.
+  // Debounced text search. Typing restarts the timer; the latest filters are read when it fires.
+  const commitSearch = useEffectEvent((text: string) => {
+    if ((filters.search ?? '') !== text) onFilters({ ...filters, search: text || undefined })
+  })
   useEffect(() => {
-    const t = setTimeout(() => {
-      if ((filters.search ?? '') !== searchText) onFilters({ ...filters, search: searchText || undefined })
-    }, 250)
+    const t = setTimeout(() => commitSearch(searchText), 250)
     return () => clearTimeout(t)
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [searchText])
 
   const events = useMemo(() => pages.flatMap((p) => p.rows), [pages])
   const total = pages[0]?.total ?? 0
   const more = () => {
-    call('events.page', { ...filters, limit: PAGE, offset: events.length }).then((p) => setPages((ps) => [...ps, p]), (e: Error) => setError(e.message))
+    call('events.page', { ...filters, limit: PAGE, offset: events.length }).then(
+      (p) => setLoaded((s) => (s.key === key ? { ...s, pages: [...s.pages, p] } : s)),
+      (e: Error) => setLoaded((s) => (s.key === key ? { ...s, error: e.message } : s)),
+    )
   }
 
   const tl = timeline.data

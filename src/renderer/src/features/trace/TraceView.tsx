@@ -9,7 +9,7 @@
  * `config` JSON) for an ad-hoc why-not from the recall playground.
  */
 import { describeIssues } from '../../../../shared/result'
-import { useEffect, useMemo, useState } from 'react'
+import { useMemo, useState } from 'react'
 import { partialConfigSchema, type PartialRecallConfig } from '../../../../shared/config'
 import type { TraceEventDetail, TraceReplay } from '../../../../shared/trace'
 import { call } from '../../lib/api'
@@ -30,7 +30,7 @@ export function TraceView() {
   const p = nav.params
   // Arriving with a memory (its detail pane, "Recalled in N events"): the log shows the events that injected it.
   const [filters, setFilters] = useState<LogFilters>(() => (p.memoryId && !p.query ? { memoryId: p.memoryId } : {}))
-  const [eventId, setEventId] = useState<string | null>(p.eventId ?? null)
+  const [picked, setPicked] = useState<string | null>(p.eventId ?? null)
   const [whyId, setWhyId] = useState<string | null>(p.memoryId ?? null)
   const [adhoc, setAdhoc] = useState<{ query: string; preset?: string; now?: number; config?: PartialRecallConfig } | null>(() =>
     p.query && !p.eventId ? { query: p.query, preset: p.preset, now: p.now ? Number(p.now) : undefined, config: parseConfigParam(p.config) } : null,
@@ -39,13 +39,11 @@ export function TraceView() {
 
   // With a memory but no event: open the newest event that injected it.
   const firstForMemory = useAsync(() => call('events.page', { memoryId: p.memoryId!, limit: 1 }), [p.memoryId], { enabled: !!p.memoryId && !p.eventId && !p.query })
-  useEffect(() => {
-    const e = firstForMemory.data?.rows[0]
-    if (e && !eventId) setEventId(e.id)
-  }, [firstForMemory.data, eventId])
+  // Derived, not copied into state by an effect: the user's pick wins once there is one.
+  const eventId = picked ?? firstForMemory.data?.rows[0]?.id ?? null
 
   const select = (id: string) => {
-    setEventId(id)
+    setPicked(id)
     setAdhoc(null)
   }
 
@@ -117,10 +115,12 @@ function AdhocHeader({ q }: { q: { query: string; preset?: string; now?: number 
 /** "Today": the DB's last write when it is stale (a demo, an export), else the clock. */
 function useToday(): { now: number; stale: boolean } {
   const facets = useAsync(() => call('memories.facets', {}), [])
+  // Read the clock once, when the view mounts (not on every render): replays and ages stay put while you look.
+  const [clock] = useState(() => Date.now())
   return useMemo(() => {
     const stale = staleDbNow(facets.data?.timeRange?.max)
-    return stale !== null ? { now: stale, stale: true } : { now: Date.now(), stale: false }
-  }, [facets.data])
+    return stale !== null ? { now: stale, stale: true } : { now: clock, stale: false }
+  }, [facets.data, clock])
 }
 
 function EventPane({ eventId, whyId, onWhy, onOpenMemory, onSession }: { eventId: string; whyId: string | null; onWhy: (id: string) => void; onOpenMemory: (id: string) => void; onSession: (s: string) => void }) {

@@ -1,0 +1,98 @@
+/**
+ * ESLint flat config. Type-aware (typescript-eslint `recommendedTypeChecked`
+ * through the TypeScript project service), so it catches what tsc does not:
+ * promises nobody awaits, async callbacks handed to void slots, `any` leaking
+ * out of JSON and IPC. Formatting is Prettier's job (.prettierrc.json): no
+ * stylistic rule is on here, which is what eslint-config-prettier would do.
+ *
+ * Every rule turned off or down below says why; anything else found is a bug
+ * to fix, or a single-line `eslint-disable-next-line <rule> -- why` at the spot.
+ */
+import { defineConfig, globalIgnores } from 'eslint/config'
+import js from '@eslint/js'
+import tseslint from 'typescript-eslint'
+import reactHooks from 'eslint-plugin-react-hooks'
+import globals from 'globals'
+
+export default defineConfig(
+  // Build output, dependencies and generated data are not ours to lint.
+  globalIgnores(['out/**', 'dist/**', 'coverage/**', 'node_modules/**', '.bench-cache/**', '.cache/**', 'test/e2e/__screenshots__/**']),
+  {
+    linterOptions: {
+      // A disable comment that no longer suppresses anything is noise that hides the next real problem.
+      reportUnusedDisableDirectives: 'error',
+    },
+  },
+
+  js.configs.recommended,
+  tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: {
+        // Finds the tsconfig (node or web, through tsconfig.json's references) that owns each file.
+        projectService: true,
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    rules: {
+      // Prettier owns line breaks; the one "stylistic" rule left in eslint:recommended
+      // (eslint-config-prettier turns it off for the same reason).
+      'no-unexpected-multiline': 'off',
+      // `_`-prefixed names are deliberately unused (positional parameters, destructured-away keys).
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
+      // Template literals with numbers are everywhere in messages and labels and are
+      // always meant; other non-string types (objects, unions with undefined) still fail.
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
+      // `async` without `await` is how a Promise-returning interface is implemented here (fakes of Electron's API,
+      // DataTable's fetchPage over data already in memory, bench runners): it also turns a synchronous throw into a
+      // rejection, which is what the callers handle. The bug this rule hunts, a forgotten `await`, is caught where it
+      // matters by no-floating-promises and no-misused-promises at the call site.
+      '@typescript-eslint/require-await': 'off',
+      // An async JSX handler (`onClick={async () => …}`, `onClick={save}`) is allowed: React ignores the returned
+      // promise, and each of ours wraps its body in try/catch and shows the error (checked when this was set up;
+      // a new one must do the same). Void-returning callbacks everywhere else (forEach, setTimeout, emitters,
+      // http.createServer…) are still checked.
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { attributes: false } }],
+    },
+  },
+
+  // --- Per-folder environments ---------------------------------------------
+  {
+    // Electron main, the CLI, the loopback server, preload (Node-flavoured sandbox), tests, benchmarks, tooling.
+    files: ['src/main/**', 'src/preload/**', 'test/**', 'bench/**', 'scripts/**', 'bin/**', '*.{js,mjs,cjs,ts,mts}'],
+    languageOptions: { globals: { ...globals.node } },
+  },
+  {
+    files: ['src/renderer/**'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
+    // The renderer's React hooks: rules-of-hooks, exhaustive-deps and the React Compiler checks.
+    files: ['src/renderer/**/*.{ts,tsx}'],
+    ...reactHooks.configs.flat['recommended-latest'],
+  },
+  {
+    // Shared code runs on both sides: only what ES2023 itself defines (no Node, no DOM).
+    files: ['src/shared/**'],
+    languageOptions: { globals: { ...globals.es2023 } },
+  },
+
+  // --- Plain JavaScript (CommonJS launch scripts, the bin shim) --------------
+  {
+    // Not part of any tsconfig, so no type information: the type-aware rules cannot run on them.
+    files: ['**/*.{js,cjs,mjs}'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: {
+      // These files are CommonJS on purpose: plain `node` runs them before anything is built
+      // (npm start, prestart, the bin shim, the Electron stub tests require()).
+      '@typescript-eslint/no-require-imports': 'off',
+    },
+  },
+)
