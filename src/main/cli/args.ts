@@ -1,8 +1,11 @@
 /**
- * Argument helpers shared by the commands: optional strings, JSON files, cues.
+ * What every command shares: the Command / CliContext types and the argument
+ * helpers (required strings, integers, JSON files, cues). Commands import this,
+ * never index.ts (which imports every command).
  */
 import fs from 'node:fs'
 import path from 'node:path'
+import type { ParseArgsConfig } from 'node:util'
 import { cueSchema } from '../../shared/config'
 import { badInput, RecallscopeError } from '../../shared/result'
 import type { Cue } from '../../shared/types'
@@ -42,4 +45,43 @@ export function readCue(arg: string): Cue {
   const parsed = cueSchema.safeParse(raw)
   if (!parsed.success) throw badInput('--cue', parsed.error, '(cue)')
   return parsed.data
+}
+
+export interface CliIo {
+  out: (s: string) => void
+  err: (s: string) => void
+}
+
+export interface CliContext {
+  /** parsed option values */
+  values: Record<string, string | boolean | (string | boolean)[] | undefined>
+  positionals: string[]
+  json: boolean
+  io: CliIo
+}
+
+export interface Command {
+  name: string
+  summary: string
+  usage: string
+  options: NonNullable<ParseArgsConfig['options']>
+  /** Allow positional arguments (sub-commands such as `import engram`). */
+  positionals?: boolean
+  run(ctx: CliContext): Promise<number> | number
+}
+
+
+/** A required string option; BAD_INPUT naming the flag and the usage otherwise. */
+export function requireString(ctx: CliContext, key: string, usage: string): string {
+  const v = ctx.values[key]
+  if (typeof v !== 'string' || v.trim() === '') throw new RecallscopeError('BAD_INPUT', `--${key} is required. Usage: ${usage}`)
+  return v
+}
+
+export function optionalInt(ctx: CliContext, key: string, min = 0): number | undefined {
+  const v = ctx.values[key]
+  if (v === undefined) return undefined
+  const n = Number(v)
+  if (typeof v !== 'string' || !Number.isInteger(n) || n < min) throw new RecallscopeError('BAD_INPUT', `--${key} must be an integer ≥ ${min} (got ${String(v)})`)
+  return n
 }

@@ -1,6 +1,6 @@
 import path from 'node:path'
 import { generateDemo } from '../demo/generate'
-import { optionalInt, requireString, type Command } from './index'
+import { optionalInt, requireString, type Command } from './args'
 
 export const demoCommand: Command = {
   name: 'demo',

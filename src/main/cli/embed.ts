@@ -3,7 +3,7 @@ import { backfillEmbeddings, type BackfillReport } from '../embed/backfill'
 import { createEmbedder, embedderUsage, parseEmbedderSpec } from '../embed/index'
 import { openSource } from '../store/registry'
 import type { MemorySource } from '../store/source'
-import { optionalInt, requireString, type Command } from './index'
+import { optionalInt, requireString, type Command } from './args'
 
 const USAGE = [
   'recallscope embed --db FILE --embedder SPEC [--batch N] [--agent ID] [--user ID] [--session ID] [--tenant ID]',

@@ -6,8 +6,7 @@ import { intervals } from '../eval/replay'
 import { parseNow } from '../recall/request'
 import { openSource } from '../store/registry'
 import type { MemorySource } from '../store/source'
-import { str, readJsonFile } from './args'
-import { optionalInt, requireString, type Command } from './index'
+import { type Command, optionalInt, readJsonFile, requireString, str } from './args'
 
 const USAGE = [
   'recallscope eval --db FILE [--preset NAME] [--config FILE] [--set key=value]… [--k N] [--split train|test|all]',

@@ -1,6 +1,6 @@
 import { RecallscopeError } from '../../shared/result'
 import { findImporter, IMPORTERS, type ImportReport } from '../store/importers'
-import { requireString, type Command } from './index'
+import { requireString, type Command } from './args'
 
 const USAGE = `recallscope import ${IMPORTERS.map((i) => i.name).join('|')} --in PATH --out FILE [--force] [--model NAME] [--embed hashing|none] [--json]`
 

@@ -5,9 +5,10 @@
  *
  * Commands are listed in COMMANDS (one file each), the same list a plugin would extend.
  */
-import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { parseArgs } from 'node:util'
 import { RecallscopeError, toResultError } from '../../shared/result'
 import { appVersion } from '../paths'
+import type { CliContext, CliIo, Command } from './args'
 import { demoCommand } from './demo'
 import { serveCommand } from './serve'
 import { infoCommand } from './info'
@@ -17,29 +18,6 @@ import { recallCommand } from './recall'
 import { traceCommand } from './trace'
 import { evalCommand } from './eval'
 import { tuneCommand } from './tune'
-
-export interface CliIo {
-  out: (s: string) => void
-  err: (s: string) => void
-}
-
-export interface CliContext {
-  /** parsed option values */
-  values: Record<string, string | boolean | (string | boolean)[] | undefined>
-  positionals: string[]
-  json: boolean
-  io: CliIo
-}
-
-export interface Command {
-  name: string
-  summary: string
-  usage: string
-  options: NonNullable<ParseArgsConfig['options']>
-  /** Allow positional arguments (sub-commands such as `import engram`). */
-  positionals?: boolean
-  run(ctx: CliContext): Promise<number> | number
-}
 
 export const COMMANDS: Command[] = [demoCommand, serveCommand, infoCommand, importCommand, embedCommand, recallCommand, evalCommand, tuneCommand, traceCommand]
 
@@ -103,17 +81,5 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
   }
 }
 
-/** Helpers for commands. */
-export function requireString(ctx: CliContext, key: string, usage: string): string {
-  const v = ctx.values[key]
-  if (typeof v !== 'string' || v.trim() === '') throw new RecallscopeError('BAD_INPUT', `--${key} is required. Usage: ${usage}`)
-  return v
-}
 
-export function optionalInt(ctx: CliContext, key: string, min = 0): number | undefined {
-  const v = ctx.values[key]
-  if (v === undefined) return undefined
-  const n = Number(v)
-  if (typeof v !== 'string' || !Number.isInteger(n) || n < min) throw new RecallscopeError('BAD_INPUT', `--${key} must be an integer ≥ ${min} (got ${String(v)})`)
-  return n
-}
+export type { CliContext, CliIo, Command } from './args'

@@ -1,6 +1,6 @@
 import { openSource } from '../store/registry'
 import type { MemorySource } from '../store/source'
-import { requireString, type Command } from './index'
+import { requireString, type Command } from './args'
 
 export const infoCommand: Command = {
   name: 'info',

@@ -1,4 +1,4 @@
-import { str, readJsonFile, readCue } from './args'
+import { type CliContext, type Command, readCue, readJsonFile, requireString, str } from './args'
 import { getPreset, PRESETS } from '../../shared/presets'
 import { RecallscopeError } from '../../shared/result'
 import type { RecallTrace } from '../../shared/types'
@@ -7,7 +7,6 @@ import { embedderUsage } from '../embed/index'
 import { openSource } from '../store/registry'
 import type { MemorySource } from '../store/source'
 import { parseNow, recallFromRequest } from '../recall/request'
-import { requireString, type CliContext, type Command } from './index'
 
 const USAGE = [
   'recallscope recall --db FILE --query TEXT [--cue JSON|FILE] [--preset NAME] [--config FILE] [--set key=value]…',

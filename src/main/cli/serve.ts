@@ -7,7 +7,7 @@ import { createDispatcher } from '../api/register'
 import { startServer } from '../server/http'
 import { appVersion, rendererDir } from '../paths'
 import { ensureDemo } from '../demoDb'
-import { optionalInt, type Command } from './index'
+import { optionalInt, type Command } from './args'
 
 export const serveCommand: Command = {
   name: 'serve',

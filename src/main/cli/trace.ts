@@ -14,8 +14,7 @@ import type { MemorySource } from '../store/source'
 import { eventDrivers } from '../trace/drivers'
 import { replayEvent } from '../trace/replay'
 import { fmtKnob, whyNot } from '../trace/why'
-import { str, readJsonFile, readCue } from './args'
-import { optionalInt, requireString, type CliContext, type Command } from './index'
+import { type CliContext, type Command, optionalInt, readCue, readJsonFile, requireString, str } from './args'
 
 const USAGE = [
   'recallscope trace list    --db FILE [--agent ID] [--user ID] [--session ID] [--memory ID] [--search TEXT] [--after ISO|ms] [--before ISO|ms] [--limit N] [--offset N]',

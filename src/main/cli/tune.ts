@@ -8,8 +8,7 @@ import { tune } from '../eval/tune'
 import { buildConfig, parseNow } from '../recall/request'
 import { openSource } from '../store/registry'
 import type { MemorySource } from '../store/source'
-import { str, readJsonFile } from './args'
-import { optionalInt, requireString, type Command } from './index'
+import { type Command, optionalInt, readJsonFile, requireString, str } from './args'
 
 const USAGE = [
   'recallscope tune --db FILE [--metric recall@10] [--budget N] [--out FILE] [--force]',
