@@ -78,7 +78,13 @@ export interface MalformedCounts {
   unknownTier: number
 }
 
-export type Layout = 'canonical' | 'engram-v0.2' | 'engram-v0.5' | 'engram-v1'
+export type Layout =
+  | 'canonical'
+  | 'engram-v0.2'
+  | 'engram-v0.5'
+  | 'engram-v1'
+  | 'mem0'
+  | 'mem0-history'
 
 export interface EmbeddingModelFacts {
   model: string
@@ -100,6 +106,8 @@ export interface EmbeddingModelFacts {
 export interface DbFacts {
   path: string
   layout: Layout
+  /** Which layout was detected and why (tables found); framework layouts say it. */
+  detectedBecause?: string
   readOnly: boolean
   workspacePath: string
   sizeBytes: number
@@ -126,7 +134,7 @@ export interface DbFacts {
 export type RecallMode = 'hybrid' | 'dense' | 'lexical' | 'recency' | 'session'
 export type GateName = 'scope' | 'dedupe' | 'minSimilarity' | 'floor' | 'topK' | 'budget'
 export type TemplateName = 'plain' | 'portal-episodic' | 'portal-semantic' | 'engram' | 'fieldguide' | 'neo'
-export type PresetName = 'portal-episodic' | 'portal-semantic' | 'engram' | 'fieldguide' | 'neo'
+export type PresetName = 'portal-episodic' | 'portal-semantic' | 'engram' | 'fieldguide' | 'neo' | 'mem0'
 
 export interface RecallScope {
   agentId?: string

@@ -8,6 +8,7 @@
  */
 import type Database from 'better-sqlite3'
 import type { Layout } from '../../shared/types'
+import { mem0Adapter } from './frameworks/mem0/adapter'
 
 export interface Source {
   layout: Layout
@@ -25,6 +26,13 @@ export interface Source {
   agentFts: string | null
   /** Default model name for vectors whose layout does not record one (Engram). */
   defaultModel: string | null
+  /** Which layout was detected and why (the tables found), for `info` and the Library. */
+  detectedBecause?: string
+  /**
+   * Run on every other connection to the file before it reads these sub-selects (the bulk
+   * vector loader's): attach sibling files, load sqlite-vec. The adapter already did it on `db`.
+   */
+  prepare?: (db: Database.Database) => void
 }
 
 export interface Adapter {
@@ -154,7 +162,11 @@ export const engramAdapter: Adapter = {
 }
 
 /** Built-in adapters, tried in order. */
-export const ADAPTERS: Adapter[] = [canonicalAdapter, engramAdapter]
+export const ADAPTERS: Adapter[] = [
+  canonicalAdapter,
+  engramAdapter,
+  mem0Adapter,
+]
 
 /** Table name → column names, from sqlite_master + PRAGMA table_info. */
 export function readTables(db: Database.Database): Map<string, Set<string>> {

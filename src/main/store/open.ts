@@ -13,6 +13,7 @@ import Database from 'better-sqlite3'
 import { RecallscopeError } from '../../shared/result'
 import type { DbFacts, EmbeddingModelFacts, MalformedCounts, Memory, Page, RecallEvent, Session } from '../../shared/types'
 import { ADAPTERS, readTables, type Source } from './adapters'
+import { findMaterializer, frameworkLookedFor, resolveFrameworkPath } from './frameworks'
 import { decodeMemory, decodeSession, decodeVector, emptyMalformed, encodeVector, parseJson, toMs } from './decode'
 import { makeSnippet, syncWorkspaceFts, toFtsQuery } from './fts'
 import { memoryOrder, memoryWhere, type MemoryFilter, type MemorySort } from './queries'
@@ -182,8 +183,15 @@ export class Store {
 
   static open(opts: OpenOptions): Store {
     if (typeof opts.path !== 'string' || opts.path.trim() === '') throw new RecallscopeError('BAD_INPUT', 'A database path is required')
-    const abs = path.resolve(opts.path)
-    assertSqliteFile(abs)
+    // Framework formats (frameworks/): a folder names the file inside it; a non-SQLite format is materialized in memory.
+    const given = path.resolve(opts.path)
+    const resolved = resolveFrameworkPath(given)
+    if (resolved === null)
+      throw new RecallscopeError('NOT_SQLITE', `${given} is a directory with no memory store recallscope knows (looked for: ${frameworkLookedFor().join('; ')})`)
+    const abs = resolved
+    const materializer = findMaterializer(abs)
+    const materialized = materializer ? materializer.materialize(abs, { nativeBinding: opts.nativeBinding }) : null
+    if (!materialized) assertSqliteFile(abs)
     const driverOpts: Database.Options = {
       readonly: !opts.write,
       fileMustExist: true,
@@ -192,8 +200,8 @@ export class Store {
     }
     let db: Database.Database
     try {
-      db = new Database(abs, driverOpts)
-      if (!opts.write) db.pragma('query_only = 1')
+      db = materialized ? materialized.db : new Database(abs, driverOpts)
+      if (!opts.write || materialized) db.pragma('query_only = 1')
     } catch (e) {
       throw new RecallscopeError('NOT_SQLITE', `Cannot open ${abs}: ${(e as Error).message}`)
     }
@@ -204,6 +212,7 @@ export class Store {
         source = a.detect(db, tables)
         if (source) break
       }
+      if (source && materialized) Object.assign(source, { layout: materialized.layout, detectedBecause: materialized.detectedBecause })
       if (!source)
         throw new RecallscopeError(
           'UNKNOWN_LAYOUT',
@@ -404,6 +413,7 @@ export class Store {
     return {
       path: this.path,
       layout: this.source.layout,
+      ...(this.source.detectedBecause ? { detectedBecause: this.source.detectedBecause } : {}),
       readOnly: this.readOnly,
       workspacePath: this.workspacePath,
       sizeBytes,
@@ -809,6 +819,7 @@ export class Store {
   private openBulk(file: string): Database.Database {
     const db = new Database(file, { readonly: true, fileMustExist: true, timeout: this.busyTimeoutMs, ...(this.nativeBinding ? { nativeBinding: this.nativeBinding } : {}) })
     db.pragma('mmap_size = 2147418112')
+    if (file === this.path) this.source.prepare?.(db)
     return db
   }
 

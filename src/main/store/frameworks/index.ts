@@ -1,0 +1,62 @@
+/**
+ * Framework formats beyond the SQL adapters: folders that hold a framework's files,
+ * and files that are not SQLite (read into an in-memory canonical DB, "materialized").
+ * Store.open consults these before it opens a path as SQLite.
+ */
+import fs from 'node:fs'
+import type Database from 'better-sqlite3'
+import type { Layout } from '../../../shared/types'
+import { resolveMem0Folder } from './mem0/adapter'
+
+export interface Materialized {
+  /** In-memory DB with the canonical schema (store/schema.ts), filled from the source. */
+  db: Database.Database
+  layout: Layout
+  detectedBecause: string
+}
+
+export interface Materializer {
+  name: string
+  /** Cheap check on a file (or folder) path: is it this format? */
+  sniff(p: string): boolean
+  /** Read the source (never written) into an in-memory canonical DB. */
+  materialize(p: string, opts: { nativeBinding?: string }): Materialized
+  /** What it looks for, for the "none of these" message. */
+  lookedFor: string
+}
+
+/** Folder → the file inside it to open, per framework (first match wins). */
+const FOLDER_RESOLVERS: { name: string; resolve: (dir: string) => string | null }[] = [{ name: 'mem0', resolve: resolveMem0Folder }]
+
+/** Non-SQLite formats, tried in order. */
+export const MATERIALIZERS: Materializer[] = []
+
+/** What the framework formats look for (for the unknown-file message). */
+export function frameworkLookedFor(): string[] {
+  return MATERIALIZERS.map((m) => m.lookedFor)
+}
+
+/**
+ * A folder: the framework file inside it to open, or null when none is recognised.
+ * A file: itself.
+ */
+export function resolveFrameworkPath(p: string): string | null {
+  let st: fs.Stats
+  try {
+    st = fs.statSync(p)
+  } catch {
+    return p
+  }
+  if (!st.isDirectory()) return p
+  for (const m of MATERIALIZERS) if (m.sniff(p)) return p
+  for (const r of FOLDER_RESOLVERS) {
+    const f = r.resolve(p)
+    if (f) return f
+  }
+  return null
+}
+
+/** The materializer that takes this path, or null (then it is opened as SQLite). */
+export function findMaterializer(p: string): Materializer | null {
+  return MATERIALIZERS.find((m) => m.sniff(p)) ?? null
+}
