@@ -85,6 +85,7 @@ export type Layout =
   | 'engram-v1'
   | 'mem0'
   | 'mem0-history'
+  | 'mcp-memory'
 
 export interface EmbeddingModelFacts {
   model: string

@@ -191,7 +191,16 @@ export class Store {
     const abs = resolved
     const materializer = findMaterializer(abs)
     const materialized = materializer ? materializer.materialize(abs, { nativeBinding: opts.nativeBinding }) : null
-    if (!materialized) assertSqliteFile(abs)
+    if (!materialized) {
+      try {
+        assertSqliteFile(abs)
+      } catch (e) {
+        // A file that is none of the formats: one line naming what was looked for.
+        if (e instanceof RecallscopeError && e.code === 'NOT_SQLITE')
+          throw new RecallscopeError('NOT_SQLITE', `${e.message}; looked for: a SQLite memory DB (canonical, Engram, framework layouts), ${frameworkLookedFor().join('; ')}`)
+        throw e
+      }
+    }
     const driverOpts: Database.Options = {
       readonly: !opts.write,
       fileMustExist: true,

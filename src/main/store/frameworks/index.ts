@@ -6,7 +6,8 @@
 import fs from 'node:fs'
 import type Database from 'better-sqlite3'
 import type { Layout } from '../../../shared/types'
-import { resolveMem0Folder } from './mem0/adapter'
+import { MEM0_LOOKED_FOR, resolveMem0Folder } from './mem0/adapter'
+import { mcpMemoryMaterializer, resolveMcpMemoryFolder } from './mcpMemory/materialize'
 
 export interface Materialized {
   /** In-memory DB with the canonical schema (store/schema.ts), filled from the source. */
@@ -26,14 +27,17 @@ export interface Materializer {
 }
 
 /** Folder → the file inside it to open, per framework (first match wins). */
-const FOLDER_RESOLVERS: { name: string; resolve: (dir: string) => string | null }[] = [{ name: 'mem0', resolve: resolveMem0Folder }]
+const FOLDER_RESOLVERS: { name: string; resolve: (dir: string) => string | null }[] = [
+  { name: 'mem0', resolve: resolveMem0Folder },
+  { name: 'mcp-memory', resolve: resolveMcpMemoryFolder },
+]
 
 /** Non-SQLite formats, tried in order. */
-export const MATERIALIZERS: Materializer[] = []
+export const MATERIALIZERS: Materializer[] = [mcpMemoryMaterializer]
 
 /** What the framework formats look for (for the unknown-file message). */
 export function frameworkLookedFor(): string[] {
-  return MATERIALIZERS.map((m) => m.lookedFor)
+  return [MEM0_LOOKED_FOR, ...MATERIALIZERS.map((m) => m.lookedFor)]
 }
 
 /**
@@ -48,7 +52,6 @@ export function resolveFrameworkPath(p: string): string | null {
     return p
   }
   if (!st.isDirectory()) return p
-  for (const m of MATERIALIZERS) if (m.sniff(p)) return p
   for (const r of FOLDER_RESOLVERS) {
     const f = r.resolve(p)
     if (f) return f
