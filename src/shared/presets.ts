@@ -226,6 +226,25 @@ const FRAMEWORK_PRESETS: Preset[] = [
       },
     ],
   },
+  {
+    name: 'langgraph-store',
+    seed: null,
+    framework: { name: 'LangGraph', source: 'langgraph libs/checkpoint-sqlite/langgraph/store/sqlite/base.py _prepare_batch_search_queries; BaseStore.search' },
+    label: 'LangGraph — store search',
+    description:
+      'SqliteStore.search(namespace_prefix, query=…): score = 1 − vec_distance_cosine(embedding, query) (cosine), best first, no threshold, limit 10, over the limit·2 = 20 best (item, field) rows. Not expressible: the max over several indexed fields of one item (one vector per item and model here) and namespace-prefix matching (scope by the exact namespace).',
+    config: preset({
+      mode: 'dense',
+      // store items only: the checkpointer's turns are not in the store
+      scope: { tiers: ['working', 'long_term'], kinds: ['semantic'] },
+      candidatePool: 20, // op.limit * 2  # Expanded limit for better results
+      weights: { similarity: 1, lexical: 0, recency: 0, salience: 0 }, // score_expr = "1.0 - vec_distance_cosine(sv.embedding, ?)"
+      minSimilarity: null,
+      floor: null,
+      topK: 10, // BaseStore.search(..., limit=10)
+      missingVector: 'skip', // JOIN store_vectors: items put with index=False are never returned
+    }),
+  },
 ]
 
 /** Seed presets, then the frameworks' own recall. */

@@ -86,6 +86,7 @@ export type Layout =
   | 'mem0'
   | 'mem0-history'
   | 'mcp-memory'
+  | 'langgraph'
 
 export interface EmbeddingModelFacts {
   model: string
@@ -135,7 +136,7 @@ export interface DbFacts {
 export type RecallMode = 'hybrid' | 'dense' | 'lexical' | 'recency' | 'session'
 export type GateName = 'scope' | 'dedupe' | 'minSimilarity' | 'floor' | 'topK' | 'budget'
 export type TemplateName = 'plain' | 'portal-episodic' | 'portal-semantic' | 'engram' | 'fieldguide' | 'neo'
-export type PresetName = 'portal-episodic' | 'portal-semantic' | 'engram' | 'fieldguide' | 'neo' | 'mem0'
+export type PresetName = 'portal-episodic' | 'portal-semantic' | 'engram' | 'fieldguide' | 'neo' | 'mem0' | 'langgraph-store'
 
 export interface RecallScope {
   agentId?: string

@@ -9,6 +9,7 @@
 import type Database from 'better-sqlite3'
 import type { Layout } from '../../shared/types'
 import { mem0Adapter } from './frameworks/mem0/adapter'
+import { langgraphAdapter } from './frameworks/langgraph/adapter'
 
 export interface Source {
   layout: Layout
@@ -166,6 +167,7 @@ export const ADAPTERS: Adapter[] = [
   canonicalAdapter,
   engramAdapter,
   mem0Adapter,
+  langgraphAdapter,
 ]
 
 /** Table name → column names, from sqlite_master + PRAGMA table_info. */

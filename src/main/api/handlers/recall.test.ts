@@ -54,6 +54,7 @@ describe('recall.* channels', () => {
       ['fieldguide', 3],
       ['neo', 4],
       ['mem0', null],
+      ['langgraph-store', null],
     ])
   })
 
