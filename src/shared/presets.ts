@@ -245,6 +245,33 @@ const FRAMEWORK_PRESETS: Preset[] = [
       missingVector: 'skip', // JOIN store_vectors: items put with index=False are never returned
     }),
   },
+  {
+    name: 'openai-agents',
+    seed: null,
+    framework: { name: 'OpenAI Agents SDK', source: 'openai-agents-python src/agents/memory/sqlite_session.py SQLiteSession.get_items' },
+    label: 'OpenAI Agents SDK — session items',
+    description:
+      "SQLiteSession.get_items(limit): the session's latest `limit` valid items (ORDER BY id DESC LIMIT n), no ranking; SessionSettings.limit defaults to None = every item, so topK is all — set it to your limit. Rows that are not JSON are skipped (they open as archived). Not expressible: the SDK hands them back oldest first; here they are listed newest first.",
+    config: preset({
+      mode: 'recency',
+      scope: { tiers: ['working', 'long_term'] },
+      candidatePool: ALL,
+      recency: { halfLifeHours: 7 * DAY_HOURS, from: 'created' }, // ORDER BY id: insertion order (created_at, then row id)
+      weights: { similarity: 0, lexical: 0, recency: 1, salience: 0 },
+      minSimilarity: null,
+      floor: null,
+      topK: ALL, // SessionSettings.limit = None → all items
+    }),
+    requires: ['sessionId'],
+    variants: [
+      {
+        name: 'last-10',
+        label: 'Last 10 items (get_items(limit=10))',
+        description: 'session.get_items(limit=10): the ten latest items of the session.',
+        patch: { topK: 10 },
+      },
+    ],
+  },
 ]
 
 /** Seed presets, then the frameworks' own recall. */

@@ -87,6 +87,7 @@ export type Layout =
   | 'mem0-history'
   | 'mcp-memory'
   | 'langgraph'
+  | 'openai-agents'
 
 export interface EmbeddingModelFacts {
   model: string
@@ -136,7 +137,7 @@ export interface DbFacts {
 export type RecallMode = 'hybrid' | 'dense' | 'lexical' | 'recency' | 'session'
 export type GateName = 'scope' | 'dedupe' | 'minSimilarity' | 'floor' | 'topK' | 'budget'
 export type TemplateName = 'plain' | 'portal-episodic' | 'portal-semantic' | 'engram' | 'fieldguide' | 'neo'
-export type PresetName = 'portal-episodic' | 'portal-semantic' | 'engram' | 'fieldguide' | 'neo' | 'mem0' | 'langgraph-store'
+export type PresetName = 'portal-episodic' | 'portal-semantic' | 'engram' | 'fieldguide' | 'neo' | 'mem0' | 'langgraph-store' | 'openai-agents'
 
 export interface RecallScope {
   agentId?: string

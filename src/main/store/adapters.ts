@@ -10,6 +10,7 @@ import type Database from 'better-sqlite3'
 import type { Layout } from '../../shared/types'
 import { mem0Adapter } from './frameworks/mem0/adapter'
 import { langgraphAdapter } from './frameworks/langgraph/adapter'
+import { openaiAgentsAdapter } from './frameworks/openaiAgents/adapter'
 
 export interface Source {
   layout: Layout
@@ -168,6 +169,7 @@ export const ADAPTERS: Adapter[] = [
   engramAdapter,
   mem0Adapter,
   langgraphAdapter,
+  openaiAgentsAdapter,
 ]
 
 /** Table name → column names, from sqlite_master + PRAGMA table_info. */

@@ -249,7 +249,8 @@ export class Store {
       db.close()
       throw new RecallscopeError('INTERNAL', `Cannot open workspace ${wsPath}: ${(e as Error).message}`)
     }
-    const store = new Store(opts, db, ws, source, wsPath)
+    // A folder opens as the framework file inside it: that file is the store's path (signature, bulk loads).
+    const store = new Store({ ...opts, path: abs }, db, ws, source, wsPath)
     store.attachWorkspace()
     return store
   }

@@ -55,6 +55,7 @@ describe('recall.* channels', () => {
       ['neo', 4],
       ['mem0', null],
       ['langgraph-store', null],
+      ['openai-agents', null],
     ])
   })
 

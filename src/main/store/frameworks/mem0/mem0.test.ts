@@ -145,6 +145,9 @@ describe('mem0 TypeScript OSS (vector_store.db + memory.db, written by mem0ai)',
       .sort((a, b) => b.score - a.score)
       .slice(0, 20)
     const below = raw.filter((r) => r.payload.user_id === 'alice' && cosine(q, r.vector) < 0.1).map((r) => r.id)
+    // the fixture exercises both sides of the threshold
+    expect(expected.length).toBeGreaterThan(1)
+    expect(below.length).toBeGreaterThan(0)
     const s = Store.open({ path: ts.vectorPath })
     try {
       const trace = await runRecall(s, query, withUser(getPreset('mem0:semantic').config, 'alice'), Date.now() + 60_000, { queryVector: q })
