@@ -245,6 +245,12 @@ function Facts() {
               {f.path} ({fmtBytes(f.sizeBytes)})
             </td>
           </tr>
+          {f.detectedBecause && (
+            <tr>
+              <td>Detected</td>
+              <td>{f.detectedBecause}</td>
+            </tr>
+          )}
           <tr>
             <td>Workspace</td>
             <td className="mono">{f.workspacePath}</td>
