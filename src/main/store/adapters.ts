@@ -35,6 +35,12 @@ export interface Source {
    * vector loader's): attach sibling files, load sqlite-vec. The adapter already did it on `db`.
    */
   prepare?: (db: Database.Database) => void
+  /**
+   * For layouts whose rows can be rewritten under the same `_rid` (an edited JSONL, a replayed
+   * history, re-decoded checkpoints): a key that changes with the content, so the workspace FTS
+   * index (incremental by `_rid`) is rebuilt instead of trusted. Read when the file is opened.
+   */
+  ftsKey?: string
 }
 
 export interface Adapter {

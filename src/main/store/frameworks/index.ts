@@ -14,6 +14,8 @@ export interface Materialized {
   db: Database.Database
   layout: Layout
   detectedBecause: string
+  /** Changes with the file's content (Source.ftsKey). */
+  ftsKey: string
 }
 
 export interface Materializer {

@@ -184,6 +184,8 @@ export const langgraphAdapter: Adapter = {
       recallEvents: null,
       agentFts: null,
       defaultModel,
+      // Turn row keys follow decode order: new checkpoints can move them.
+      ftsKey: cps ? String(db.prepare(`SELECT count(*) || ':' || coalesce(max(checkpoint_id), '') FROM checkpoints`).pluck().get()) : undefined,
       detectedBecause: `LangGraph SQLite ${[store && 'store', cps && 'checkpointer'].filter(Boolean).join(' + ')}: ${why.join('; ')}`,
     }
   },

@@ -148,6 +148,8 @@ function materialize(p: string, opts: { nativeBinding?: string }): Materialized 
   return {
     db,
     layout: 'mcp-memory',
+    // Row keys follow file order: any edit can move them.
+    ftsKey: crypto.createHash('sha1').update(text).digest('hex').slice(0, 16),
     detectedBecause: `MCP knowledge-graph memory (${path.basename(p)}): JSONL with ${g.entities.length} entity and ${g.relations.length} relation line(s), ${observations} observation(s)${skipped}`,
   }
 }

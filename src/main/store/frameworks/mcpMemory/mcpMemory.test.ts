@@ -129,6 +129,35 @@ describe('MCP knowledge-graph memory (memory.jsonl, written by @modelcontextprot
     expect(fs.readdirSync(path.dirname(fx.path)).filter((n) => !n.includes('.recallscope'))).toEqual(['memory.jsonl'])
   })
 
+  it('rebuilds the search index when the file is edited between opens (row keys follow file order)', () => {
+    const copy = path.join(t.dir, 'edit', 'memory.jsonl')
+    fs.mkdirSync(path.dirname(copy))
+    fs.copyFileSync(fx.path, copy)
+    const search = (word: string) => {
+      const s = Store.open({ path: copy })
+      try {
+        return s.memoriesPage({ search: word, limit: 10 }).rows.map((r) => r.content)
+      } finally {
+        s.close()
+      }
+    }
+    expect(search('peanuts')).toEqual(['Allergic to peanuts'])
+    // The server rewrites the whole file on every change: drop Ada's first observation and add one to Lisbon
+    // (same row count, every row after Ada's moved by one).
+    const edited = lines.map((l) =>
+      l.type === 'entity' && l.name === 'Ada'
+        ? { ...l, observations: (l.observations as string[]).slice(1) }
+        : l.type === 'entity' && l.name === 'Lisbon'
+          ? { ...l, observations: [...(l.observations as string[]), 'Trams climb its hills'] }
+          : l,
+    )
+    fs.writeFileSync(copy, edited.map((l) => JSON.stringify(l)).join('\n'))
+    expect(search('peanuts')).toEqual(['Allergic to peanuts'])
+    // the entity Compiler Club still matches through its summary; Ada's deleted observation does not
+    expect(search('compilers')).toEqual(['Meets every Thursday evening'])
+    expect(search('trams')).toEqual(['Trams climb its hills'])
+  })
+
   it('skips lines that are not entities or relations, counting them; rejects a JSONL of something else clearly', () => {
     const bad = path.join(t.dir, 'bad', 'memory.jsonl')
     fs.mkdirSync(path.dirname(bad))

@@ -160,6 +160,14 @@ function replayMemoriesSql(replay: string): string {
     WHERE coalesce(g.event, '') <> 'DELETE' AND coalesce(g.is_deleted, 0) = 0 AND g.new_memory IS NOT NULL`
 }
 
+/** Moves with every write mem0 makes (history rows are append-only; vectors are rewritten in place). */
+function ftsKey(db: Database.Database, vSchema: string | null, hSchema: string | null, flavor: HistoryFlavor | null): string {
+  const parts: string[] = []
+  if (hSchema && flavor) parts.push(String(db.prepare(`SELECT count(*) || '.' || coalesce(max(rowid), 0) FROM ${hSchema}.${flavor === 'ts' ? 'memory_history' : 'history'}`).pluck().get()))
+  if (vSchema) parts.push(String(db.prepare(`SELECT count(*) || '.' || coalesce(max(rowid), 0) FROM ${vSchema}.vectors`).pluck().get()))
+  return parts.join(':')
+}
+
 const SIB_VEC = 'mem0_vectors'
 const SIB_HIST = 'mem0_history'
 
@@ -227,6 +235,8 @@ export const mem0Adapter: Adapter = {
       agentFts: null,
       defaultModel,
       detectedBecause: `mem0 (${kind}): ${why.join('; ')}`,
+      // mem0 updates a memory in place (same row): every ADD/UPDATE/DELETE adds a history row.
+      ftsKey: ftsKey(db, vSchema, hSchema, flavor),
       prepare: attached.length ? (d) => attached.forEach((a) => attachSibling(d, a.file, a.name)) : undefined,
     }
   },
