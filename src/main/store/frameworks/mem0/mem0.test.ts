@@ -9,6 +9,7 @@ import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { getPreset } from '../../../../shared/presets'
 import type { RecallConfig } from '../../../../shared/types'
+import { main } from '../../../cli/index'
 import { runRecall } from '../../../recall/engine'
 import { Store } from '../../open'
 import { fakeUnitVector } from '../../../../../test/helpers/fakeOllama'
@@ -179,6 +180,25 @@ describe('mem0 TypeScript OSS (vector_store.db + memory.db, written by mem0ai)',
     } finally {
       s.close()
     }
+  })
+
+  it('works through the CLI on the folder: recall with the preset and an explicit query vector', async () => {
+    const raw = rawVectors(ts.vectorPath)
+    const query = 'green tea'
+    const q = fakeUnitVector(query, MEM0_DIM)
+    const expected = raw
+      .filter((r) => r.payload.user_id === 'alice')
+      .map((r) => ({ id: r.id, score: cosine(q, r.vector) }))
+      .filter((r) => r.score >= 0.1)
+      .sort((a, b) => b.score - a.score)
+      .map((r) => r.id)
+    let out = ''
+    const code = await main(['recall', '--db', ts.dir, '--preset', 'mem0:semantic', '--user', 'alice', '--query', query, '--query-vector', JSON.stringify(q), '--json'], {
+      out: (x) => (out += x),
+      err: () => undefined,
+    })
+    expect(code).toBe(0)
+    expect((JSON.parse(out) as { results: { id: string }[] }).results.map((r) => r.id)).toEqual(expected)
   })
 
   it('leaves every file of the folder byte-identical after a full session', async () => {

@@ -5,6 +5,7 @@
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { getPreset } from '../../../../shared/presets'
+import { main } from '../../../cli/index'
 import { runRecall } from '../../../recall/engine'
 import { Store } from '../../open'
 import { createAgentsSession, ITEMS, type AgentItem } from '../../../../../test/helpers/frameworks/openaiAgents'
@@ -115,6 +116,22 @@ describe('OpenAI Agents SDK SQLiteSession', () => {
     } finally {
       s.close()
     }
+  })
+
+  it('works through the CLI: info says why, recall runs the SDK preset', async () => {
+    const run = async (args: string[]) => {
+      let out = ''
+      const code = await main(args, { out: (x) => (out += `${x}\n`), err: () => undefined })
+      return { code, out }
+    }
+    const info = await run(['info', '--db', basic])
+    expect(info.code).toBe(0)
+    expect(info.out).toContain('detected: OpenAI Agents SDK SQLiteSession')
+    const r = await run(['recall', '--db', basic, '--preset', 'openai-agents:last-10', '--session', 'conv-2', '--query', 'anything', '--now', '2025-07-01T00:00:00Z', '--json'])
+    expect(r.code).toBe(0)
+    const trace = JSON.parse(r.out) as { results: { id: string }[] }
+    const conv2 = ITEMS.map((it, i) => ({ it, id: String(i + 1) })).filter((x) => x.it.session === 'conv-2')
+    expect(trace.results.map((x) => x.id)).toEqual(conv2.reverse().map((x) => x.id))
   })
 
   it('leaves both files byte-identical after a full session', async () => {
