@@ -4,29 +4,11 @@
  * Store.open consults these before it opens a path as SQLite.
  */
 import fs from 'node:fs'
-import type Database from 'better-sqlite3'
-import type { Layout } from '../../../shared/types'
 import { MEM0_LOOKED_FOR, resolveMem0Folder } from './mem0/adapter'
 import { mcpMemoryMaterializer, resolveMcpMemoryFolder } from './mcpMemory/materialize'
+import type { Materializer } from './types'
 
-export interface Materialized {
-  /** In-memory DB with the canonical schema (store/schema.ts), filled from the source. */
-  db: Database.Database
-  layout: Layout
-  detectedBecause: string
-  /** Changes with the file's content (Source.ftsKey). */
-  ftsKey: string
-}
-
-export interface Materializer {
-  name: string
-  /** Cheap check on a file (or folder) path: is it this format? */
-  sniff(p: string): boolean
-  /** Read the source (never written) into an in-memory canonical DB. */
-  materialize(p: string, opts: { nativeBinding?: string }): Materialized
-  /** What it looks for, for the "none of these" message. */
-  lookedFor: string
-}
+export type { Materialized, Materializer } from './types'
 
 /** Folder → the file inside it to open, per framework (first match wins). */
 const FOLDER_RESOLVERS: { name: string; resolve: (dir: string) => string | null }[] = [

@@ -27,7 +27,7 @@ import path from 'node:path'
 import Database from 'better-sqlite3'
 import { RecallscopeError } from '../../../../shared/result'
 import { CANONICAL_MIGRATIONS } from '../../schema'
-import type { Materialized, Materializer } from '../index'
+import type { Materialized, Materializer } from '../types'
 
 export const MCP_MEMORY_FILE = 'memory.jsonl'
 
