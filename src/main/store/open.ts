@@ -925,7 +925,7 @@ export class Store {
   /** The FTS table to query from the agent connection, building the workspace index first if needed. */
   ftsTable(onProgress?: (done: number, total: number) => boolean | void): { name: string; qualified: string } {
     if (this.source.agentFts) return { name: this.source.agentFts, qualified: this.source.agentFts }
-    syncWorkspaceFts(this.db, this.ws, this.memSql, `${this.source.layout}:${this.path}${this.source.ftsKey ? `:${this.source.ftsKey}` : ''}`, onProgress)
+    syncWorkspaceFts(this.db, this.ws, this.source.memoriesLite, `${this.source.layout}:${this.path}${this.source.ftsKey ? `:${this.source.ftsKey}` : ''}`, onProgress)
     this.attachWorkspace()
     return { name: 'ws_fts', qualified: 'ws.ws_fts' }
   }

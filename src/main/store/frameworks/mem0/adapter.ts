@@ -20,7 +20,7 @@
  *    payload.user_id / agent_id, session = payload.run_id, created = payload.created_at|createdAt,
  *    kind 'semantic' (mem0 stores extracted facts), tier 'long_term', source 'mem0'; metadata = the
  *    payload without data/textLemmatized, plus `history`: the memory's ADD/UPDATE/DELETE timeline from
- *    the history DB. The vector is the memory's embedding (no model recorded: labelled `mem0:<dim>`).
+ *    the history DB (on the full row: the detail and recall results; pages and scans leave it out). The vector is the memory's embedding (no model recorded: labelled `mem0:<dim>`).
  *  - Without one (Python `history.db` alone): current memories are the replay of the history
  *    events — per memory_id, the last event in insertion order; a DELETE (or is_deleted) removes it,
  *    otherwise content = its new_memory, created = its created_at (UPDATEs carry the original), role =
@@ -119,11 +119,22 @@ function historySql(schema: string, flavor: HistoryFlavor, cols: Set<string>): s
  * Per memory_id: the timeline (JSON array, insertion order) and the columns of the last event
  * (SQLite takes bare columns from the max() row when max() is the only min/max aggregate).
  */
-function replaySql(hist: string): string {
+function replaySql(hist: string, withEvents: boolean): string {
   return `SELECT max(seq) AS last_seq, memory_id, new_memory, event, is_deleted, created_at, updated_at, actor_id, role,
-      json_group_array(json_object('event', event, 'old_memory', old_memory, 'new_memory', new_memory, 'created_at', created_at,
-        'updated_at', updated_at, 'actor_id', actor_id, 'role', role)) AS events
+      ${withEvents ? `json_group_array(${EVENT_JSON})` : `'[]'`} AS events
     FROM (${hist} ORDER BY memory_id, seq) GROUP BY memory_id`
+}
+
+const EVENT_JSON = `json_object('event', event, 'old_memory', old_memory, 'new_memory', new_memory, 'created_at', created_at,
+  'updated_at', updated_at, 'actor_id', actor_id, 'role', role)`
+
+/**
+ * Every memory's timeline, joined on memory_id. mem0 creates no index on memory_id, so a per-row
+ * lookup would scan the history once per memory; this groups it once per statement instead. Only
+ * the full rows carry it (the detail, recall results); scans, counts and pages read memoriesLite.
+ */
+function timelinesSql(hist: string): string {
+  return `SELECT memory_id, json_group_array(${EVENT_JSON}) AS events FROM (${hist} ORDER BY memory_id, seq) GROUP BY memory_id`
 }
 
 function messagesSql(schema: string, tables: Tables): string | null {
@@ -136,26 +147,26 @@ function messagesSql(schema: string, tables: Tables): string | null {
     FROM ${schema}.messages msg`
 }
 
-function vectorMemoriesSql(vSchema: string, replay: string | null): string {
+function vectorMemoriesSql(vSchema: string, hist: string | null): string {
   // Malformed payload JSON would make json_extract raise: such rows keep their raw text as metadata (counted as bad).
   const p = (key: string) => `json_extract(v.p, '$.${key}')`
-  const history = replay ? `json(coalesce(hg.events, '[]'))` : `json('[]')`
+  const history = hist ? `json(coalesce(hg.events, '[]'))` : null
   return `SELECT v.rid * 2 AS _rid, v.id AS id, ${p('agent_id')} AS agent_id, coalesce(${p('user_id')}, ${p('userId')}) AS user_id,
       coalesce(${p('run_id')}, ${p('runId')}) AS session_id, ${p('role')} AS role, 'semantic' AS kind, 'long_term' AS tier,
       coalesce(${p('data')}, '') AS content, NULL AS summary, NULL AS salience,
       ${isoToMs(`coalesce(${p('created_at')}, ${p('createdAt')})`)} AS created_at, NULL AS last_used_at, NULL AS use_count, NULL AS turn,
       'mem0' AS source,
-      CASE WHEN v.p IS NULL THEN v.raw ELSE json_set(json_remove(v.p, '$.data', '$.textLemmatized'), '$.history', ${history}) END AS metadata,
+      CASE WHEN v.p IS NULL THEN v.raw ELSE ${history ? `json_set(json_remove(v.p, '$.data', '$.textLemmatized'), '$.history', ${history})` : `json_remove(v.p, '$.data', '$.textLemmatized')`} END AS metadata,
       NULL AS tenant_id
     FROM (SELECT rowid AS rid, id, payload AS raw, CASE WHEN json_valid(payload) THEN payload END AS p FROM ${vSchema}.vectors) v
-    ${replay ? `LEFT JOIN (${replay}) hg ON hg.memory_id = v.id` : ''}`
+    ${hist ? `LEFT JOIN (${timelinesSql(hist)}) hg ON hg.memory_id = v.id` : ''}`
 }
 
-function replayMemoriesSql(replay: string): string {
+function replayMemoriesSql(replay: string, withEvents: boolean): string {
   return `SELECT g.last_seq * 2 AS _rid, g.memory_id AS id, NULL AS agent_id, NULL AS user_id, NULL AS session_id, g.role AS role,
       'semantic' AS kind, 'long_term' AS tier, g.new_memory AS content, NULL AS summary, NULL AS salience,
       ${isoToMs('g.created_at')} AS created_at, NULL AS last_used_at, NULL AS use_count, NULL AS turn, 'mem0' AS source,
-      json_object('updated_at', g.updated_at, 'actor_id', g.actor_id, 'history', json(g.events)) AS metadata, NULL AS tenant_id
+      json_object('updated_at', g.updated_at, 'actor_id', g.actor_id${withEvents ? `, 'history', json(g.events)` : ''}) AS metadata, NULL AS tenant_id
     FROM (${replay}) g
     WHERE coalesce(g.event, '') <> 'DELETE' AND coalesce(g.is_deleted, 0) = 0 AND g.new_memory IS NOT NULL`
 }
@@ -199,22 +210,27 @@ export const mem0Adapter: Adapter = {
     } else return null
 
     const flavor = hTables ? historyFlavor(hTables) : null
-    let replay: string | null = null
+    let hist: string | null = null
     if (hSchema && hTables && flavor) {
       const table = flavor === 'ts' ? 'memory_history' : 'history'
-      replay = replaySql(historySql(hSchema, flavor, hTables.get(table)!))
+      hist = historySql(hSchema, flavor, hTables.get(table)!)
       const where = hSchema === 'main' ? main : `sibling ${path.basename(db.prepare(`SELECT file FROM pragma_database_list WHERE name = ?`).pluck().get(hSchema) as string)}`
       why.push(`${flavor === 'ts' ? 'memory_history(memory_id, previous_value, new_value, action)' : 'history(memory_id, old_memory, new_memory, event)'}${hTables.has('messages') ? ' + messages' : ''} in ${where}`)
     }
-    const parts: string[] = []
-    if (vSchema) parts.push(vectorMemoriesSql(vSchema, replay))
-    else if (replay) parts.push(replayMemoriesSql(replay))
     const msgs = hSchema && hTables ? messagesSql(hSchema, hTables) : null
-    if (msgs) parts.push(msgs)
-    const memories = parts.join(' UNION ALL ')
+    // Full rows carry the timeline; the lite ones (scans, counts, pages) do not.
+    const build = (full: boolean) => {
+      const parts: string[] = []
+      if (vSchema) parts.push(vectorMemoriesSql(vSchema, full ? hist : null))
+      else if (hist) parts.push(replayMemoriesSql(replaySql(hist, full), full))
+      if (msgs) parts.push(msgs)
+      return parts.join(' UNION ALL ')
+    }
+    const memories = build(true)
+    const memoriesLite = build(false)
     const sessions = `SELECT min(m._rid) AS _rid, m.session_id AS id, min(m.agent_id) AS agent_id, min(m.user_id) AS user_id, NULL AS tenant_id,
         min(m.created_at) AS started_at, max(m.created_at) AS ended_at, NULL AS summary, 0 AS is_archived
-      FROM (${memories}) m WHERE m.session_id IS NOT NULL GROUP BY m.session_id`
+      FROM (${memoriesLite}) m WHERE m.session_id IS NOT NULL GROUP BY m.session_id`
     let defaultModel: string | null = null
     if (vSchema) {
       const bytes = db.prepare(`SELECT length(vector) FROM ${vSchema}.vectors WHERE typeof(vector) = 'blob' LIMIT 1`).pluck().get() as number | undefined
@@ -226,7 +242,7 @@ export const mem0Adapter: Adapter = {
     return {
       layout: vSchema ? 'mem0' : 'mem0-history',
       memories,
-      memoriesLite: memories,
+      memoriesLite,
       sessions,
       embeddings: vSchema
         ? `SELECT v.rowid * 2 AS _rid, 'memory' AS owner_type, v.id AS owner_id, NULL AS model, NULL AS dim, v.vector AS vector FROM ${vSchema}.vectors v`
