@@ -45,6 +45,8 @@ export interface Source {
 
 export interface Adapter {
   name: string
+  /** The tables it recognises, for the message when no adapter takes a file. */
+  lookedFor?: string
   /** Return a Source when this adapter understands the file, else null. */
   detect(db: Database.Database, tables: Map<string, Set<string>>): Source | null
 }
@@ -77,6 +79,7 @@ function pick(alias: string, cols: Set<string>, name: string, fallback = 'NULL')
 
 export const canonicalAdapter: Adapter = {
   name: 'canonical',
+  lookedFor: 'canonical: memories(id, content, created_at)',
   detect(_db, tables) {
     const m = tables.get('memories')
     if (!m || !m.has('content') || !m.has('created_at') || !m.has('id')) return null
@@ -112,6 +115,10 @@ export const canonicalAdapter: Adapter = {
       recallEvents,
       agentFts: fts && fts.has('content') ? 'memories_fts' : null,
       defaultModel: null,
+      detectedBecause: `canonical: memories(id, content, created_at, …)${[s && 'sessions', embeddings && 'embeddings', recallEvents && 'recall_events', fts && 'memories_fts']
+        .filter(Boolean)
+        .map((x) => ` + ${x}`)
+        .join('')}`,
     }
   },
 }
@@ -125,6 +132,7 @@ export const canonicalAdapter: Adapter = {
  */
 export const engramAdapter: Adapter = {
   name: 'engram',
+  lookedFor: 'Engram: memories(id, session_id, content, timestamp)',
   detect(_db, tables) {
     const m = tables.get('memories')
     if (!m || !m.has('timestamp') || !m.has('session_id') || !m.has('content') || m.has('created_at')) return null
@@ -165,6 +173,7 @@ export const engramAdapter: Adapter = {
       recallEvents: null,
       agentFts: null,
       defaultModel: 'nomic-embed-text',
+      detectedBecause: `Engram ${layout.slice('engram-'.length)}: memories(id, session_id, content, timestamp${m.has('tier') ? ', tier' : ''}${m.has('memory_type') ? ', memory_type' : ''}${m.has('importance') ? ', importance' : ''})${parts.length > 1 ? ' + user_memories' : ''}`,
     }
   },
 }

@@ -225,8 +225,8 @@ export class Store {
       if (!source)
         throw new RecallscopeError(
           'UNKNOWN_LAYOUT',
-          `${path.basename(abs)} is SQLite but not a memory DB recallscope knows (tables: ${[...tables.keys()].join(', ') || 'none'})`,
-          { tables: [...tables.keys()] },
+          `${path.basename(abs)} is SQLite but not a memory DB recallscope knows (tables: ${[...tables.keys()].join(', ') || 'none'}; looked for: ${ADAPTERS.map((a) => a.lookedFor ?? a.name).join('; ')})`,
+          { tables: [...tables.keys()], lookedFor: ADAPTERS.map((a) => a.lookedFor ?? a.name) },
         )
       if (source.defaultModel && opts.engramModel) source.defaultModel = opts.engramModel
     } catch (e) {

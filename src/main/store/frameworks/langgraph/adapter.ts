@@ -119,6 +119,7 @@ function storeContent(v: string): string {
 
 export const langgraphAdapter: Adapter = {
   name: 'langgraph',
+  lookedFor: 'LangGraph: store(prefix, key, value) or checkpoints(thread_id, checkpoint_ns, checkpoint_id, type, checkpoint)',
   detect(db, tables: Tables): Source | null {
     const store = has(tables.get('store'), ['prefix', 'key', 'value', 'created_at'])
     const cps = has(tables.get('checkpoints'), ['thread_id', 'checkpoint_ns', 'checkpoint_id', 'type', 'checkpoint'])

@@ -151,7 +151,7 @@ function vectorMemoriesSql(vSchema: string, hist: string | null): string {
   // Malformed payload JSON would make json_extract raise: such rows keep their raw text as metadata (counted as bad).
   const p = (key: string) => `json_extract(v.p, '$.${key}')`
   const history = hist ? `json(coalesce(hg.events, '[]'))` : null
-  return `SELECT v.rid * 2 AS _rid, v.id AS id, ${p('agent_id')} AS agent_id, coalesce(${p('user_id')}, ${p('userId')}) AS user_id,
+  return `SELECT v.rid * 2 AS _rid, v.id AS id, coalesce(${p('agent_id')}, ${p('agentId')}) AS agent_id, coalesce(${p('user_id')}, ${p('userId')}) AS user_id,
       coalesce(${p('run_id')}, ${p('runId')}) AS session_id, ${p('role')} AS role, 'semantic' AS kind, 'long_term' AS tier,
       coalesce(${p('data')}, '') AS content, NULL AS summary, NULL AS salience,
       ${isoToMs(`coalesce(${p('created_at')}, ${p('createdAt')})`)} AS created_at, NULL AS last_used_at, NULL AS use_count, NULL AS turn,
@@ -184,6 +184,7 @@ const SIB_HIST = 'mem0_history'
 
 export const mem0Adapter: Adapter = {
   name: 'mem0',
+  lookedFor: 'mem0: vectors(id, vector, payload) or memory_history / history(memory_id, …, event)',
   detect(db, tables): Source | null {
     let vSchema: string | null = null
     let hSchema: string | null = null

@@ -54,6 +54,7 @@ function findTables(db: Database.Database, tables: Tables): { messages: string; 
 
 export const openaiAgentsAdapter: Adapter = {
   name: 'openai-agents',
+  lookedFor: 'OpenAI Agents SDK: agent_messages(id, session_id, message_data, created_at)',
   detect(db, tables): Source | null {
     const found = findTables(db, tables)
     if (!found) return null

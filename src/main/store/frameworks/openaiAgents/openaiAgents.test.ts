@@ -3,6 +3,7 @@
  * _insert_items writes them). Expected values come from the fixture items, read here.
  */
 import path from 'node:path'
+import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { getPreset } from '../../../../shared/presets'
 import { main } from '../../../cli/index'
@@ -132,6 +133,23 @@ describe('OpenAI Agents SDK SQLiteSession', () => {
     const trace = JSON.parse(r.out) as { results: { id: string }[] }
     const conv2 = ITEMS.map((it, i) => ({ it, id: String(i + 1) })).filter((x) => x.it.session === 'conv-2')
     expect(trace.results.map((x) => x.id)).toEqual(conv2.reverse().map((x) => x.id))
+  })
+
+  it('an unknown SQLite file is refused with one line naming every layout looked for', () => {
+    const p = path.join(t.dir, 'other.db')
+    const db = new Database(p)
+    db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)')
+    db.close()
+    let err: unknown
+    try {
+      Store.open({ path: p }).close()
+    } catch (e) {
+      err = e
+    }
+    expect(err).toMatchObject({ code: 'UNKNOWN_LAYOUT' })
+    const msg = (err as Error).message
+    expect(msg.split('\n')).toHaveLength(1)
+    for (const part of ['tables: notes', 'canonical: memories', 'Engram: memories', 'mem0: vectors', 'LangGraph: store', 'OpenAI Agents SDK: agent_messages']) expect(msg).toContain(part)
   })
 
   it('leaves both files byte-identical after a full session', async () => {
