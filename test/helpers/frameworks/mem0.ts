@@ -80,6 +80,37 @@ export async function createMem0TsFixture(dir: string): Promise<Mem0TsFixture> {
   }
 }
 
+export interface Mem0SearchHit {
+  id: string
+  memory: string
+  score: number
+  score_details: { semanticScore: number; bm25Score: number; entityBoost: number; maxPossibleScore: number; finalScore: number; threshold: number }
+}
+
+/**
+ * mem0's own Memory.search (explain: true) over a fixture, with the same fake embedder: the
+ * framework as the oracle for its preset. Call close() when done.
+ */
+export async function openMem0Search(fx: Mem0TsFixture): Promise<{ search(query: string, userId: string): Promise<Mem0SearchHit[]>; close(): Promise<void> }> {
+  process.env.MEM0_TELEMETRY = 'false'
+  const ollama = await startFakeOllama({ models: [{ name: MEM0_MODEL, dim: MEM0_DIM, embeddingLength: true }] })
+  const { Memory } = await import('mem0ai/oss')
+  const memory = new Memory({
+    version: 'v1.1',
+    embedder: { provider: 'ollama', config: { url: ollama.url, model: MEM0_MODEL, embeddingDims: MEM0_DIM } },
+    vectorStore: { provider: 'memory', config: { collectionName: 'memories', dimension: MEM0_DIM, dbPath: fx.vectorPath } },
+    llm: { provider: 'ollama', config: { url: ollama.url, model: 'unused-llm' } },
+    historyDbPath: fx.historyPath,
+  } as never)
+  return {
+    async search(query, userId) {
+      const r = (await memory.search(query, { filters: { user_id: userId }, explain: true } as never)) as { results: Mem0SearchHit[] }
+      return r.results
+    },
+    close: () => ollama.close(),
+  }
+}
+
 export interface Mem0PyFixture {
   path: string
   /** memory_id → expected current text (after replay) */
