@@ -182,6 +182,17 @@ describe('mem0 TypeScript OSS (vector_store.db + memory.db, written by mem0ai)',
     }
   })
 
+  it('loads vectors through the bulk connection too, with the sibling attached there', async () => {
+    // Opened from the history file: the vectors live in the sibling vector_store.db.
+    const s = Store.open({ path: ts.historyPath, vectorLoad: { bulkMinRows: 1 } })
+    try {
+      const idx = s.vectors(`mem0:${MEM0_DIM}`)
+      expect(idx.count).toBe(rawVectors(ts.vectorPath).length)
+    } finally {
+      s.close()
+    }
+  })
+
   it("agrees with mem0's own Memory.search (explain) where the engine can express it, and shows where it cannot", async () => {
     const mem0 = await openMem0Search(ts)
     const s = Store.open({ path: ts.vectorPath })
