@@ -250,7 +250,8 @@ export class Store {
       throw new RecallscopeError('INTERNAL', `Cannot open workspace ${wsPath}: ${(e as Error).message}`)
     }
     // A folder opens as the framework file inside it: that file is the store's path (signature, bulk loads).
-    const store = new Store({ ...opts, path: abs }, db, ws, source, wsPath)
+    // A materialized format is a copy in memory: never "write mode", whatever was asked.
+    const store = new Store({ ...opts, path: abs, write: opts.write && !materialized }, db, ws, source, wsPath)
     store.attachWorkspace()
     return store
   }

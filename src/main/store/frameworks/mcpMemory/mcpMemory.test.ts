@@ -55,6 +55,10 @@ describe('MCP knowledge-graph memory (memory.jsonl, written by @modelcontextprot
         expect(f.counts.sessions).toBe(entities().filter((e) => e.observations.length > 0).length)
         expect(f.counts.embeddings).toBe(0)
         expect(f.readOnly).toBe(true)
+        // write mode has nothing to write to: the memories are a copy in memory
+        const w = Store.open({ path: p, write: true })
+        expect(w.facts().readOnly).toBe(true)
+        w.close()
       } finally {
         s.close()
       }
