@@ -129,7 +129,9 @@ export function messagesOf(checkpoint: unknown): DecodedMessage[] | null {
   if (!checkpoint || typeof checkpoint !== 'object') return null
   const values = (checkpoint as { channel_values?: unknown }).channel_values
   if (!values || typeof values !== 'object') return null
-  const list = (values as Record<string, unknown>).messages
+  let list = (values as Record<string, unknown>).messages
+  // A delta channel's snapshot (JS `DeltaSnapshot {lg_name, value}`; Python ext 7 decodes to the value).
+  if (list && typeof list === 'object' && (list as { lg_name?: unknown }).lg_name === 'DeltaSnapshot') list = (list as { value?: unknown }).value
   if (!Array.isArray(list)) return null
   return list.map(toMessage).filter((m): m is DecodedMessage => m !== null)
 }
