@@ -117,6 +117,30 @@ describe.each([
   })
 })
 
+describe('LangGraph checkpointer read back by the framework itself', () => {
+  it("each thread's turns are what SqliteSaver.getTuple returns for its latest checkpoint", async () => {
+    const { SqliteSaver } = await import('@langchain/langgraph-checkpoint-sqlite')
+    const Database = (await import('better-sqlite3')).default
+    // a copy, so the framework's own connection (it sets WAL on setup) never touches the file under test
+    const copy = path.join(t.dir, 'readback.sqlite')
+    fs.copyFileSync(jsPath, copy)
+    const saver = new SqliteSaver(new Database(copy))
+    const s = Store.open({ path: jsPath })
+    try {
+      for (const th of THREADS) {
+        const tuple = await saver.getTuple({ configurable: { thread_id: th.threadId, checkpoint_ns: '' } })
+        const msgs = (tuple!.checkpoint.channel_values.messages as { id?: string; content: string; _getType(): string }[]).map((m) => [m.id, m._getType(), m.content])
+        const ours = s.memoriesPage({ sessionId: th.threadId, sort: 'turn', dir: 'asc', limit: 100 }).rows.map((r) => [r.id, r.role, r.content])
+        const role: Record<string, string> = { human: 'user', ai: 'assistant', system: 'system', tool: 'tool' }
+        expect(ours).toEqual(msgs.map(([id, type, content]) => [id, role[String(type)], content]))
+      }
+    } finally {
+      s.close()
+      saver.db.close()
+    }
+  })
+})
+
 describe('LangGraph SQLite store (+ checkpointer in the same file)', () => {
   it('maps namespaces to scope, values to content, expired items to archived, vectors to langgraph:<dim>', () => {
     const s = Store.open({ path: pyPath })
