@@ -185,9 +185,9 @@ export class Store {
     if (typeof opts.path !== 'string' || opts.path.trim() === '') throw new RecallscopeError('BAD_INPUT', 'A database path is required')
     // Framework formats (frameworks/): a folder names the file inside it; a non-SQLite format is materialized in memory.
     const given = path.resolve(opts.path)
-    const resolved = resolveFrameworkPath(given)
+    const resolved = resolveFrameworkPath(given, { nativeBinding: opts.nativeBinding })
     if (resolved === null)
-      throw new RecallscopeError('NOT_SQLITE', `${given} is a directory with no memory store recallscope knows (looked for: ${frameworkLookedFor().join('; ')})`)
+      throw new RecallscopeError('NOT_SQLITE', `${given} is a directory with no memory store recallscope knows (looked for: ${frameworkLookedFor().join('; ')}; one SQLite file of a known layout)`)
     const abs = resolved
     const materializer = findMaterializer(abs)
     const materialized = materializer ? materializer.materialize(abs, { nativeBinding: opts.nativeBinding }) : null

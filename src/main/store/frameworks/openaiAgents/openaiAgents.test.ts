@@ -2,6 +2,7 @@
  * OpenAI Agents SDK sessions opened in place (tables from the SDK's DDL, rows as its
  * _insert_items writes them). Expected values come from the fixture items, read here.
  */
+import fs from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -133,6 +134,21 @@ describe('OpenAI Agents SDK SQLiteSession', () => {
     const trace = JSON.parse(r.out) as { results: { id: string }[] }
     const conv2 = ITEMS.map((it, i) => ({ it, id: String(i + 1) })).filter((x) => x.it.session === 'conv-2')
     expect(trace.results.map((x) => x.id)).toEqual(conv2.reverse().map((x) => x.id))
+  })
+
+  it('opens a folder holding one session DB; names the files when it holds several', () => {
+    const dir = path.join(t.dir, 'folder')
+    fs.mkdirSync(dir)
+    fs.copyFileSync(basic, path.join(dir, 'session.db'))
+    fs.writeFileSync(path.join(dir, 'notes.txt'), 'not a DB')
+    const s = Store.open({ path: dir })
+    try {
+      expect(s.facts()).toMatchObject({ layout: 'openai-agents', path: path.join(dir, 'session.db') })
+    } finally {
+      s.close()
+    }
+    fs.copyFileSync(advanced, path.join(dir, 'advanced.db'))
+    expect(() => Store.open({ path: dir })).toThrow(expect.objectContaining({ code: 'BAD_INPUT', message: expect.stringContaining('advanced.db (openai-agents), session.db (openai-agents)') }))
   })
 
   it('an unknown SQLite file is refused with one line naming every layout looked for', () => {
