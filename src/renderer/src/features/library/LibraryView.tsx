@@ -45,7 +45,7 @@ export function LibraryView() {
               className="input mono"
               style={{ flex: 1 }}
               aria-label="Database path"
-              placeholder="/path/to/agent.db (canonical or Engram SQLite)"
+              placeholder="/path/to/agent.db, a mem0 / LangGraph / Agents SDK file, memory.jsonl, or their folder"
               value={path}
               onChange={(e) => setPath(e.target.value)}
             />
