@@ -22,8 +22,10 @@ export interface PresetVariant {
 
 export interface Preset {
   name: PresetName
-  /** seed document number (../shared/seeds/00N_*.txt) */
-  seed: number
+  /** seed document number (../shared/seeds/00N_*.txt); null for a framework's own recall */
+  seed: number | null
+  /** the framework whose recall this reproduces (framework presets), with the source read */
+  framework?: { name: string; source: string }
   label: string
   description: string
   config: RecallConfig
@@ -191,9 +193,93 @@ export const PRESETS: readonly Preset[] = [
   },
 ]
 
+/**
+ * What each framework does when it recalls, as a config (issue 14). Every constant cites the
+ * framework source it comes from; what the engine cannot express is said in the description.
+ */
+const FRAMEWORK_PRESETS: Preset[] = [
+  {
+    name: 'mem0',
+    seed: null,
+    framework: { name: 'mem0', source: 'mem0ai 3.3.1 dist/oss/index.js: Memory.search, utils/scoring.ts scoreAndRank' },
+    label: 'mem0 — search',
+    description:
+      'Memory.search: semantic candidates (cosine, internalLimit = max(topK·4, 60) = 80) below threshold 0.1 dropped, score = (semantic + BM25) / maxPossible with maxPossible = 2, topK 20. Approximation: mem0 squashes BM25 with a sigmoid (midpoint/steepness by query length) over its own lemmatized tokens and adds an entity boost (0.5·similarity of linked entities) — here lexical is FTS5 bm25 ÷ the best match, and there is no entity boost.',
+    config: preset({
+      mode: 'hybrid',
+      // search() reads the vector store only: not the messages buffer mem0 keeps for extraction.
+      scope: { tiers: ['working', 'long_term'], kinds: ['semantic'] },
+      candidatePool: 80, // internalLimit = Math.max(topK * 4, 60) with topK = 20
+      fusion: { method: 'weighted', rrfK: 60 },
+      weights: { similarity: 0.5, lexical: 0.5, recency: 0, salience: 0 }, // (semanticScore + bm25Score) / maxPossible, maxPossible = 1 + 1
+      minSimilarity: 0.1, // threshold = 0.1: `if (semanticScore < threshold) continue` (keyword-only hits never enter)
+      topK: 20, // topK = 20
+      missingVector: 'skip',
+      tieBreak: 'newest',
+    }),
+    variants: [
+      {
+        name: 'semantic',
+        label: 'Semantic only (no keyword or entity hit)',
+        description: 'What Memory.search returns when no BM25 or entity match exists (maxPossible = 1): cosine ≥ 0.1, top 20. Exact.',
+        patch: { mode: 'dense', weights: { similarity: 1, lexical: 0, recency: 0, salience: 0 } },
+      },
+    ],
+  },
+  {
+    name: 'langgraph-store',
+    seed: null,
+    framework: { name: 'LangGraph', source: 'langgraph libs/checkpoint-sqlite/langgraph/store/sqlite/base.py _prepare_batch_search_queries; BaseStore.search' },
+    label: 'LangGraph — store search',
+    description:
+      'SqliteStore.search(namespace_prefix, query=…): score = 1 − vec_distance_cosine(embedding, query) (cosine), best first, no threshold, limit 10, over the limit·2 = 20 best (item, field) rows. Not expressible: the max over several indexed fields of one item (one vector per item and model here) and namespace-prefix matching (scope by the exact namespace).',
+    config: preset({
+      mode: 'dense',
+      // store items only: the checkpointer's turns are not in the store
+      scope: { tiers: ['working', 'long_term'], kinds: ['semantic'] },
+      candidatePool: 20, // op.limit * 2  # Expanded limit for better results
+      weights: { similarity: 1, lexical: 0, recency: 0, salience: 0 }, // score_expr = "1.0 - vec_distance_cosine(sv.embedding, ?)"
+      minSimilarity: null,
+      floor: null,
+      topK: 10, // BaseStore.search(..., limit=10)
+      missingVector: 'skip', // JOIN store_vectors: items put with index=False are never returned
+    }),
+  },
+  {
+    name: 'openai-agents',
+    seed: null,
+    framework: { name: 'OpenAI Agents SDK', source: 'openai-agents-python src/agents/memory/sqlite_session.py SQLiteSession.get_items' },
+    label: 'OpenAI Agents SDK — session items',
+    description:
+      "SQLiteSession.get_items(limit): the session's latest `limit` valid items (ORDER BY id DESC LIMIT n), no ranking; SessionSettings.limit defaults to None = every item, so topK is all — set it to your limit. Rows that are not JSON are skipped (they open as archived). Not expressible: the SDK hands them back oldest first; here they are listed newest first.",
+    config: preset({
+      mode: 'recency',
+      scope: { tiers: ['working', 'long_term'] },
+      candidatePool: ALL,
+      recency: { halfLifeHours: 7 * DAY_HOURS, from: 'created' }, // ORDER BY id: insertion order (created_at, then row id)
+      weights: { similarity: 0, lexical: 0, recency: 1, salience: 0 },
+      minSimilarity: null,
+      floor: null,
+      topK: ALL, // SessionSettings.limit = None → all items
+    }),
+    requires: ['sessionId'],
+    variants: [
+      {
+        name: 'last-10',
+        label: 'Last 10 items (get_items(limit=10))',
+        description: 'session.get_items(limit=10): the ten latest items of the session.',
+        patch: { topK: 10 },
+      },
+    ],
+  },
+]
+
+/** Seed presets, then the frameworks' own recall. */
+export const ALL_PRESETS: readonly Preset[] = [...PRESETS, ...FRAMEWORK_PRESETS]
+
 export function presetNames(): string[] {
   const out: string[] = []
-  for (const p of PRESETS) {
+  for (const p of ALL_PRESETS) {
     out.push(p.name)
     for (const v of p.variants ?? []) out.push(`${p.name}:${v.name}`)
   }
@@ -203,7 +289,7 @@ export function presetNames(): string[] {
 /** A preset (or `preset:variant`) by name, with what it requires. Throws BAD_INPUT for an unknown name. */
 export function getPreset(name: string): { name: string; preset: Preset; config: RecallConfig; requires: ('agentId' | 'userId' | 'sessionId')[] } {
   const [base, variant] = name.split(':', 2)
-  const p = PRESETS.find((x) => x.name === base)
+  const p = ALL_PRESETS.find((x) => x.name === base)
   if (!p) throw new RecallscopeError('BAD_INPUT', `Unknown preset '${name}'. Presets: ${presetNames().join(', ')}`)
   if (variant === undefined) return { name, preset: p, config: structuredClone(p.config), requires: p.requires ?? [] }
   const v = p.variants?.find((x) => x.name === variant)

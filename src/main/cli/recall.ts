@@ -1,5 +1,5 @@
 import { type CliContext, type Command, readCue, readJsonFile, requireString, str } from './args'
-import { getPreset, PRESETS } from '../../shared/presets'
+import { ALL_PRESETS, getPreset } from '../../shared/presets'
 import { RecallscopeError } from '../../shared/result'
 import type { RecallTrace } from '../../shared/types'
 import { parseQueryVector } from '../embed/cache'
@@ -91,12 +91,12 @@ function listPresets(ctx: CliContext, name: string | undefined): number {
     return 0
   }
   if (ctx.json) {
-    ctx.io.out(JSON.stringify(PRESETS))
+    ctx.io.out(JSON.stringify(ALL_PRESETS))
     return 0
   }
-  const lines = ['Presets (each reproduces one seed system; start from one and edit with --set / --config):', '']
-  for (const p of PRESETS) {
-    lines.push(`  ${p.name.padEnd(16)} seed ${String(p.seed).padStart(3, '0')}  ${p.label}${p.requires?.length ? `  (needs --${p.requires.map((r) => r.replace('Id', '')).join(' --')})` : ''}`)
+  const lines = ["Presets (each reproduces one seed system or a framework's own recall; start from one and edit with --set / --config):", '']
+  for (const p of ALL_PRESETS) {
+    lines.push(`  ${p.name.padEnd(16)} ${p.seed === null ? 'framework' : `seed ${String(p.seed).padStart(3, '0')}`}  ${p.label}${p.requires?.length ? `  (needs --${p.requires.map((r) => r.replace('Id', '')).join(' --')})` : ''}`)
     lines.push(`  ${''.padEnd(16)}           ${p.description}`)
     for (const v of p.variants ?? []) lines.push(`  ${`${p.name}:${v.name}`.padEnd(26)} ${v.description}`)
     lines.push('')

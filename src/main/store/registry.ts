@@ -1,93 +1,80 @@
 /**
- * Opening a memory store: which source kind and layout a path (or URL) is.
- * Built-ins are registered in LAYOUTS and MATERIALIZERS, the same lists a third
- * party would extend (Datasette's DEFAULT_PLUGINS): a new store kept in SQLite
- * is one folder exporting an Adapter; a store kept in anything else (a JSONL
- * file, a folder of markdown files, a LanceDB table) exports a Materializer
- * that reads it, never writing it, into an in-memory canonical DB.
+ * Opening a memory store: which source kind and layout a path is. SQLite layouts
+ * are listed in layoutList.ts; stores kept in anything else (a JSONL file, a
+ * folder of markdown files, a LanceDB table) have a Materializer in
+ * frameworks/index.ts that reads them, never writing them, into an in-memory
+ * canonical DB behind the same SQLite source. A folder opens as the store file
+ * a framework keeps inside it.
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import type Database from 'better-sqlite3'
 import { RecallscopeError } from '../../shared/result'
-import { engramAdapter } from './engram/layout'
+import { findMaterializer, frameworkLookedFor, resolveFrameworkPath } from './frameworks'
+import type { Materialized } from './frameworks/types'
+import { LAYOUTS } from './layoutList'
 import type { MemorySource } from './source'
-import { isSqliteFile } from './sqlite/connection'
-import type { Adapter, SqlLayout } from './sqlite/layouts'
+import { assertSqliteFile } from './sqlite/connection'
 import { canonicalAdapter } from './sqlite/layouts'
-import { SqliteSource, type SqliteOpenOptions } from './sqlite/source'
-
-/** SQLite layouts, tried in order (the canonical schema first). */
-export const LAYOUTS: Adapter[] = [canonicalAdapter, engramAdapter]
-
-/** A store that is not a SQLite file, read into memory in the canonical shape. */
-export interface Materializer {
-  name: string
-  /** Cheap check (names, a few bytes): is this path mine? Never throws. */
-  sniff(p: string): boolean
-  /** Read the store (never writing it) into an in-memory canonical DB; the layout says what was found. */
-  materialize(p: string, opts: { nativeBinding?: string }): Promise<{ db: Database.Database; layout: SqlLayout }> | { db: Database.Database; layout: SqlLayout }
-}
-
-/** Non-SQLite stores, tried in order. */
-export const MATERIALIZERS: Materializer[] = []
+import { detectLayout, SqliteSource, type SqliteOpenOptions } from './sqlite/source'
 
 export type OpenOptions = SqliteOpenOptions
 
-/** What was looked for, for the error a user sees when nothing matches. */
+/** Every layout and format looked for, for the message when a path is none of them. */
 function lookedFor(): string {
-  return [...LAYOUTS.map((l) => l.name), ...MATERIALIZERS.map((m) => m.name)].join(', ')
+  return [...LAYOUTS.map((a) => a.lookedFor ?? a.name), ...frameworkLookedFor()].join('; ')
 }
 
-/** The materializer for a path that is not a SQLite file, or null. */
-export function materializerFor(p: string): Materializer | null {
-  return MATERIALIZERS.find((m) => m.sniff(p)) ?? null
-}
-
-function unknownStore(abs: string): RecallscopeError {
-  const kind = fs.statSync(abs).isDirectory() ? 'a folder' : 'a file'
-  return new RecallscopeError('UNKNOWN_LAYOUT', `${abs} is ${kind} recallscope cannot read as a memory store (looked for: ${lookedFor()})`)
-}
-
-function checkPath(opts: OpenOptions): string {
+/** The file (or folder) to open for a path: a folder names the store file inside it. */
+function resolvePath(opts: OpenOptions): string {
   if (typeof opts.path !== 'string' || opts.path.trim() === '') throw new RecallscopeError('BAD_INPUT', 'A database path is required')
-  const abs = path.resolve(opts.path)
-  if (!fs.existsSync(abs)) throw new RecallscopeError('NOT_FOUND', `No such file or folder: ${abs}`)
-  return abs
+  const given = path.resolve(opts.path)
+  const resolved = resolveFrameworkPath(given, { nativeBinding: opts.nativeBinding })
+  if (resolved === null) throw new RecallscopeError('NOT_SQLITE', `${given} is a directory with no memory store recallscope knows (looked for: ${lookedFor()})`)
+  return resolved
+}
+
+/** An in-memory copy of a non-SQLite store, as a read-only source. */
+function fromMaterialized(opts: OpenOptions, abs: string, m: Materialized): SqliteSource {
+  let sql
+  try {
+    sql = detectLayout(m.db, [canonicalAdapter])
+  } catch (e) {
+    m.db.close()
+    throw e
+  }
+  if (!sql) {
+    m.db.close()
+    throw new RecallscopeError('INTERNAL', `${abs}: the ${m.layout} reader produced no canonical tables`)
+  }
+  Object.assign(sql, { layout: m.layout, detectedBecause: m.detectedBecause, ftsKey: m.ftsKey })
+  return SqliteSource.fromMemory({ ...opts, path: abs }, m.db, sql)
 }
 
 /**
- * Open a memory store, synchronously: a SQLite file with a known layout, or a file
- * or folder whose materializer reads synchronously. Read-only unless `write`
- * (SQLite files only). Stores that can only be read asynchronously (LanceDB)
- * need openAnySource.
+ * Open a memory store read-only (unless `write`, SQLite files only), with its
+ * workspace: a SQLite file of a known layout, a file a materializer reads, or a
+ * folder holding one of them.
  */
 export function openSource(opts: OpenOptions): SqliteSource {
-  const abs = checkPath(opts)
-  if (isSqliteFile(abs) || fs.statSync(abs).isFile() && !materializerFor(abs)) return SqliteSource.open(opts, LAYOUTS)
-  const m = materializerFor(abs)
-  if (!m) throw unknownStore(abs)
-  if (opts.write) throw new RecallscopeError('READ_ONLY', `${m.name} stores open read-only (write mode is for SQLite stores)`)
-  const out = m.materialize(abs, { nativeBinding: opts.nativeBinding })
-  if (out instanceof Promise) {
-    out.then((r) => r.db.close(), () => undefined)
-    throw new RecallscopeError('BAD_INPUT', `${m.name} stores are read asynchronously: open them with openAnySource`)
+  const abs = resolvePath(opts)
+  const materializer = findMaterializer(abs)
+  if (materializer) {
+    // A copy in memory: never "write mode", whatever was asked.
+    return fromMaterialized(opts, abs, materializer.materialize(abs, { nativeBinding: opts.nativeBinding }))
   }
-  return SqliteSource.fromMemory(opts, out.db, out.layout)
+  try {
+    assertSqliteFile(abs)
+  } catch (e) {
+    // A file that is none of the formats: one line naming what was looked for.
+    if (e instanceof RecallscopeError && e.code === 'NOT_SQLITE') throw new RecallscopeError('NOT_SQLITE', `${e.message}; looked for: ${lookedFor()}`)
+    throw e
+  }
+  return SqliteSource.open({ ...opts, path: abs }, LAYOUTS)
 }
 
-/** Open any memory store (openSource, plus materializers that read asynchronously). */
-export async function openAnySource(opts: OpenOptions): Promise<SqliteSource> {
-  const abs = checkPath(opts)
-  if (isSqliteFile(abs)) return SqliteSource.open(opts, LAYOUTS)
-  const m = materializerFor(abs)
-  if (!m) {
-    if (fs.statSync(abs).isFile()) return SqliteSource.open(opts, LAYOUTS) // its typed "not SQLite" error
-    throw unknownStore(abs)
-  }
-  if (opts.write) throw new RecallscopeError('READ_ONLY', `${m.name} stores open read-only (write mode is for SQLite stores)`)
-  const { db, layout } = await m.materialize(abs, { nativeBinding: opts.nativeBinding })
-  return SqliteSource.fromMemory(opts, db, layout)
+/** Whether a path exists as something openSource could try (for callers that check before opening). */
+export function pathExists(p: string): boolean {
+  return fs.existsSync(path.resolve(p))
 }
 
 export type { MemorySource }

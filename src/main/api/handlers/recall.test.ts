@@ -45,7 +45,7 @@ describe('recall.* channels', () => {
     }
   })
 
-  it('recall.presets lists the five seeds', async () => {
+  it('recall.presets lists the five seeds, then the frameworks’ own recall', async () => {
     const r = await call('recall.presets', {})
     expect(r.ok && (r.data as Preset[]).map((p) => [p.name, p.seed])).toEqual([
       ['portal-episodic', 0],
@@ -53,6 +53,9 @@ describe('recall.* channels', () => {
       ['engram', 2],
       ['fieldguide', 3],
       ['neo', 4],
+      ['mem0', null],
+      ['langgraph-store', null],
+      ['openai-agents', null],
     ])
   })
 

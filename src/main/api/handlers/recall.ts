@@ -5,7 +5,7 @@
  */
 import type { RecallCompare } from '../../../shared/contract'
 import { jaccard, rankTable, rbo } from '../../../shared/overlap'
-import { PRESETS } from '../../../shared/presets'
+import { ALL_PRESETS } from '../../../shared/presets'
 import { RecallscopeError } from '../../../shared/result'
 import type { App } from '../app'
 import type { Handlers } from '../register'
@@ -36,7 +36,7 @@ export function recallHandlers(app: App): Pick<Handlers, RecallChannels> {
         queryVector: i.queryVector ?? null,
       })
     },
-    'recall.presets': () => PRESETS,
+    'recall.presets': () => ALL_PRESETS,
     'recall.compare': async (i): Promise<RecallCompare> => {
       const store = app.requireStore()
       const now = i.now ?? Date.now()

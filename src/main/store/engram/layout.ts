@@ -13,6 +13,7 @@ import type { Adapter, SqlLayout } from '../sqlite/layouts'
  */
 export const engramAdapter: Adapter = {
   name: 'engram',
+  lookedFor: 'Engram: memories(id, session_id, content, timestamp)',
   detect(_db, tables) {
     const m = tables.get('memories')
     if (!m || !m.has('timestamp') || !m.has('session_id') || !m.has('content') || m.has('created_at')) return null

@@ -27,10 +27,23 @@ export interface SqlLayout {
   agentFts: string | null
   /** Default model name for vectors whose layout does not record one (Engram). */
   defaultModel: string | null
+  /**
+   * Run on every other connection to the file before it reads these sub-selects (the bulk
+   * vector loader's): attach sibling files. The adapter already did it on `db`.
+   */
+  prepare?: (db: Database.Database) => void
+  /**
+   * For layouts whose rows can be rewritten under the same `_rid` (an edited JSONL, a replayed
+   * history, re-decoded checkpoints): a key that changes with the content, so the workspace FTS
+   * index (incremental by `_rid`) is rebuilt instead of trusted. Read when the store is opened.
+   */
+  ftsKey?: string
 }
 
 export interface Adapter {
   name: string
+  /** The tables it recognises, for the message when no adapter takes a file. */
+  lookedFor?: string
   /** Return a SqlLayout when this adapter understands the file, else null. */
   detect(db: Database.Database, tables: Map<string, Set<string>>): SqlLayout | null
 }
@@ -63,6 +76,7 @@ export function pick(alias: string, cols: Set<string>, name: string, fallback = 
 
 export const canonicalAdapter: Adapter = {
   name: 'canonical',
+  lookedFor: 'canonical: memories(id, content, created_at)',
   detect(_db, tables) {
     const m = tables.get('memories')
     if (!m || !m.has('content') || !m.has('created_at') || !m.has('id')) return null

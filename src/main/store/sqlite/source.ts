@@ -98,10 +98,11 @@ export class SqliteSource implements MemorySource, SqliteCtx {
       sql = detectLayout(db, layouts)
       if (!sql) {
         const tables = [...readTables(db).keys()]
-        throw new RecallscopeError('UNKNOWN_LAYOUT', `${path.basename(abs)} is SQLite but not a memory store recallscope knows (tables: ${tables.join(', ') || 'none'})`, {
-          tables,
-          lookedFor: layouts.map((l) => l.name),
-        })
+        throw new RecallscopeError(
+          'UNKNOWN_LAYOUT',
+          `${path.basename(abs)} is SQLite but not a memory store recallscope knows (tables: ${tables.join(', ') || 'none'}; looked for: ${layouts.map((a) => a.lookedFor ?? a.name).join('; ')})`,
+          { tables, lookedFor: layouts.map((a) => a.lookedFor ?? a.name) },
+        )
       }
       if (sql.defaultModel && opts.engramModel) sql.defaultModel = opts.engramModel
     } catch (e) {
@@ -130,7 +131,7 @@ export class SqliteSource implements MemorySource, SqliteCtx {
    * A store read into an in-memory canonical DB (a materializer's output): read-only,
    * with its workspace beside the original path.
    */
-  static fromMemory(opts: Omit<SqliteOpenOptions, 'write'>, db: Database.Database, sql: SqlLayout): SqliteSource {
+  static fromMemory(opts: SqliteOpenOptions, db: Database.Database, sql: SqlLayout): SqliteSource {
     const abs = path.resolve(opts.path)
     const wsPath = opts.workspacePath ? path.resolve(opts.workspacePath) : defaultWorkspacePath(abs, opts.fallbackDir)
     let ws: Database.Database
@@ -141,7 +142,7 @@ export class SqliteSource implements MemorySource, SqliteCtx {
       throw e
     }
     db.pragma('query_only = 1')
-    const source = new SqliteSource({ ...opts, path: abs, workspacePath: wsPath, fileBacked: false }, db, ws, sql)
+    const source = new SqliteSource({ ...opts, write: false, path: abs, workspacePath: wsPath, fileBacked: false }, db, ws, sql)
     source.attachWorkspace()
     return source
   }
@@ -210,7 +211,8 @@ export class SqliteSource implements MemorySource, SqliteCtx {
 
   ftsTable(onProgress?: (done: number, total: number) => boolean | void): FtsTable {
     if (this.sql.agentFts) return { name: this.sql.agentFts, qualified: this.sql.agentFts }
-    syncWorkspaceFts(this.db, this.ws, this.sql.memories, `${this.sql.layout}:${this.path}`, onProgress)
+    // The lean sub-select (no session join): the index needs only content and summary.
+    syncWorkspaceFts(this.db, this.ws, this.sql.memoriesLite, `${this.sql.layout}:${this.path}${this.sql.ftsKey ? `:${this.sql.ftsKey}` : ''}`, onProgress)
     this.attachWorkspace()
     return { name: 'ws_fts', qualified: 'ws.ws_fts' }
   }

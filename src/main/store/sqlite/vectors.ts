@@ -165,6 +165,8 @@ export class SqliteVectors {
       ...(this.opts.nativeBinding ? { nativeBinding: this.opts.nativeBinding } : {}),
     })
     db.pragma('mmap_size = 2147418112')
+    // Layouts that read sibling files (mem0's history DB) attach them on this connection too.
+    if (file === this.ctx.path) this.ctx.sql.prepare?.(db)
     return db
   }
 

@@ -45,7 +45,7 @@ export function LibraryView() {
               className="input mono"
               style={{ flex: 1 }}
               aria-label="Database path"
-              placeholder="/path/to/agent.db (canonical or Engram SQLite)"
+              placeholder="/path/to/agent.db, a mem0 / LangGraph / Agents SDK file, memory.jsonl, or their folder"
               value={path}
               onChange={(e) => setPath(e.target.value)}
             />
@@ -245,6 +245,12 @@ function Facts() {
               {f.path} ({fmtBytes(f.sizeBytes)})
             </td>
           </tr>
+          {f.detectedBecause && (
+            <tr>
+              <td>Detected</td>
+              <td>{f.detectedBecause}</td>
+            </tr>
+          )}
           <tr>
             <td>Workspace</td>
             <td className="mono">{f.workspacePath}</td>

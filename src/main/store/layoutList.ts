@@ -1,0 +1,13 @@
+/**
+ * Every SQLite layout recallscope opens in place, tried in order (the canonical
+ * schema first): the list a third party would extend (Datasette's DEFAULT_PLUGINS).
+ * Kept apart from registry.ts so the framework folder resolvers can use it
+ * without an import cycle.
+ */
+import { engramAdapter } from './engram/layout'
+import { langgraphAdapter } from './frameworks/langgraph/adapter'
+import { mem0Adapter } from './frameworks/mem0/adapter'
+import { openaiAgentsAdapter } from './frameworks/openaiAgents/adapter'
+import { canonicalAdapter, type Adapter } from './sqlite/layouts'
+
+export const LAYOUTS: Adapter[] = [canonicalAdapter, engramAdapter, mem0Adapter, langgraphAdapter, openaiAgentsAdapter]
