@@ -10,6 +10,7 @@ import { RecallscopeError } from '../../shared/result'
 import type { JobProgress } from '../../shared/api'
 import type { OpenInfo, RecentFile } from '../../shared/contract'
 import { Store } from '../store/open'
+import { writeFileAtomic } from '../safety/atomicWrite'
 
 export interface AppOptions {
   /** Folder for settings, the demo DB and fallback workspaces. @default $RECALLSCOPE_HOME or ~/.recallscope */
@@ -192,9 +193,7 @@ export class App {
   saveSettings(patch: Partial<Settings>): Settings {
     const s = { ...this.settings(), ...patch }
     this.settingsCache = s
-    const tmp = `${this.settingsPath}.tmp`
-    fs.writeFileSync(tmp, JSON.stringify(s, null, 2))
-    fs.renameSync(tmp, this.settingsPath)
+    writeFileAtomic(this.settingsPath, JSON.stringify(s, null, 2), { what: 'settings', overwrite: true }) // O_EXCL temp + rename, never an open DB
     return s
   }
 

@@ -8,6 +8,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { RecallscopeError, toResultError } from '../../shared/result'
 import { appVersion } from '../paths'
+import { EXIT_CODE_HELP, exitCodeFor } from './exitCodes'
 import { demoCommand } from './demo'
 import { serveCommand } from './serve'
 import { infoCommand } from './info'
@@ -57,6 +58,9 @@ function help(): string {
     '',
     ...COMMANDS.map((c) => `  ${c.name.padEnd(w)}  ${c.summary}`),
     '',
+    EXIT_CODE_HELP,
+    'Data: $RECALLSCOPE_HOME (default ~/.recallscope). The agent DB is opened read-only and never written unless --write.',
+    '',
   ].join('\n')
 }
 
@@ -99,7 +103,7 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     const re = toResultError(e)
     if (json) io.out(JSON.stringify({ ok: false, error: re }))
     else io.err(`recallscope ${cmd.name}: ${re.message}${re.code === 'INTERNAL' && e instanceof Error && e.stack ? `\n${e.stack}` : ''}`)
-    return re.code === 'BAD_INPUT' || re.code === 'CONFLICT' ? 2 : 1
+    return exitCodeFor(re.code)
   }
 }
 

@@ -17,6 +17,7 @@ import { decodeMemory, decodeSession, decodeVector, emptyMalformed, encodeVector
 import { makeSnippet, syncWorkspaceFts, toFtsQuery } from './fts'
 import { memoryOrder, memoryWhere, type MemoryFilter, type MemorySort } from './queries'
 import { WORKSPACE_MIGRATIONS } from './schema'
+import { assertWorkspaceTarget, registerOpenDb } from '../safety/fileIdentity'
 import { fileSignature, readSnapshot, snapshotPath, writeSnapshot } from './vectorCache'
 import { HELD_AGENT, HELD_WORKSPACE, refreshVectorIndex, VectorIndex, type RefreshOptions, type VectorSource } from './vectors'
 
@@ -165,6 +166,8 @@ export class Store {
   private dataVersionStmt: Database.Statement | null = null
   private memoState: { version: string | null; memories: Map<string, Memory>; scopes: Map<string, unknown> } = { version: null, memories: new Map(), scopes: new Map() }
   private closed = false
+  /** Unregisters this store's files from safety/fileIdentity's open-DB list (on close). */
+  private releaseOpen: (() => void)[] = []
 
   private constructor(opts: OpenOptions, db: Database.Database, ws: Database.Database, source: Source, workspacePath: string) {
     this.path = path.resolve(opts.path)
@@ -184,6 +187,8 @@ export class Store {
     if (typeof opts.path !== 'string' || opts.path.trim() === '') throw new RecallscopeError('BAD_INPUT', 'A database path is required')
     const abs = path.resolve(opts.path)
     assertSqliteFile(abs)
+    const wsPath = opts.workspacePath ? path.resolve(opts.workspacePath) : defaultWorkspacePath(abs, opts.fallbackDir)
+    assertWorkspaceTarget(wsPath, abs) // safety/fileIdentity: links, /proc aliases, side files; before anything is opened
     const driverOpts: Database.Options = {
       readonly: !opts.write,
       fileMustExist: true,
@@ -216,11 +221,6 @@ export class Store {
       if (e instanceof RecallscopeError) throw e
       throw new RecallscopeError('NOT_SQLITE', `Cannot read ${abs}: ${(e as Error).message}`)
     }
-    const wsPath = opts.workspacePath ? path.resolve(opts.workspacePath) : defaultWorkspacePath(abs, opts.fallbackDir)
-    if (wsPath === abs) {
-      db.close()
-      throw new RecallscopeError('BAD_INPUT', 'The workspace DB must not be the agent DB')
-    }
     let ws: Database.Database
     try {
       ws = new Database(wsPath, opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {})
@@ -233,6 +233,7 @@ export class Store {
     }
     const store = new Store(opts, db, ws, source, wsPath)
     store.attachWorkspace()
+    store.releaseOpen = [registerOpenDb(abs, 'agent DB'), registerOpenDb(wsPath, 'workspace DB')] // safety/fileIdentity registry
     return store
   }
 
@@ -246,6 +247,7 @@ export class Store {
     this.closed = true
     this.db.close()
     this.ws.close()
+    for (const release of this.releaseOpen) release()
   }
 
   get isClosed(): boolean {

@@ -17,6 +17,7 @@ import { GatherCache, gatherCases } from '../../eval/replay'
 import { compareRuns, deleteRuns, getRun, listRuns, renameRun } from '../../eval/runs'
 import { tune } from '../../eval/tune'
 import type { App } from '../app'
+import { writeFileAtomic } from '../../safety/atomicWrite'
 import type { Handlers } from '../register'
 
 type EvalChannels =
@@ -81,9 +82,7 @@ export function evalHandlers(app: App): Pick<Handlers, EvalChannels> {
       const r = exportJsonl(ws(), { split: i.split, tag: i.tag, ids: i.ids })
       let written: string | null = null
       if (i.path) {
-        written = path.resolve(i.path)
-        if (fs.existsSync(written) && !i.overwrite) throw new RecallscopeError('CONFLICT', `${written} exists (overwrite it with overwrite: true)`)
-        fs.writeFileSync(written, r.text)
+        written = writeFileAtomic(i.path, r.text, { what: 'cases.export', overwrite: i.overwrite }) // never an open DB; temp + rename
       }
       return { text: r.text, count: r.count, path: written }
     },
