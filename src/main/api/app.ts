@@ -11,6 +11,7 @@ import type { JobProgress } from '../../shared/api'
 import type { OpenInfo, RecentFile } from '../../shared/contract'
 import { Store } from '../store/open'
 import { writeFileAtomic } from '../safety/atomicWrite'
+import { PathGrants } from '../safety/pathGrants'
 
 export interface AppOptions {
   /** Folder for settings, the demo DB and fallback workspaces. @default $RECALLSCOPE_HOME or ~/.recallscope */
@@ -113,6 +114,8 @@ export class App {
   readonly version: string
   readonly pickFile?: () => Promise<string | null>
   readonly jobs = new JobManager()
+  /** Files the user chose outside the renderer (CLI, native dialog): the only ones cases.import/export take by path. */
+  readonly grants = new PathGrants()
   private store: Store | null = null
   private settingsCache: Settings | null = null
 

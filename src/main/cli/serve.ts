@@ -17,7 +17,11 @@ export const serveCommand: Command = {
     if (ctx.values.demo && typeof ctx.values.db !== 'string' && !fs.existsSync(app.demoPath) && !ctx.json)
       ctx.io.err(`recallscope: generating the demo database in ${app.demoPath} (first run only, a few seconds)…`)
     const db = typeof ctx.values.db === 'string' ? ctx.values.db : ctx.values.demo ? ensureDemo(app.demoPath) : undefined
-    if (db) app.open(db, { workspacePath: typeof ctx.values.workspace === 'string' ? ctx.values.workspace : undefined })
+    const workspace = typeof ctx.values.workspace === 'string' ? ctx.values.workspace : undefined
+    // What the user typed on the command line is theirs to name again from the browser.
+    app.grants.grant(db, 'command line')
+    app.grants.grant(workspace, 'command line')
+    if (db) app.open(db, { workspacePath: workspace })
     const dispatch = createDispatcher(createHandlers(app), { onError: (ch, e) => ctx.io.err(`[${ch}] ${(e as Error)?.stack ?? e}`) })
     const server = await startServer({
       dispatch,

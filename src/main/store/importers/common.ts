@@ -20,6 +20,7 @@ import { registerTemp } from '../../safety/tempFiles'
 /** The report types live in the shared contract: an import job's result crosses IPC as-is. */
 export type { ImportIssue, ImportReport } from '../../../shared/contract'
 import type { ImportIssue, ImportReport } from '../../../shared/contract'
+import { parseJsonSafe } from '../../safety/json'
 
 
 
@@ -166,11 +167,9 @@ export function mergeMetadata(raw: unknown, extras: Record<string, unknown>): { 
   let invalid = false
   if (raw !== null && raw !== undefined) {
     if (typeof raw === 'string') {
-      try {
-        parsed = JSON.parse(raw)
-      } catch {
-        invalid = true
-      }
+      const r = parseJsonSafe(raw) // too deep counts as invalid: kept verbatim as text
+      if (r.ok) parsed = r.value
+      else invalid = true
     } else parsed = raw
   }
   if (invalid) {

@@ -27,6 +27,7 @@ import {
   type Importer,
 } from './common'
 import { KIND_SET, ROLE_SET, TIER_SET } from '../decode'
+import { MAX_JSON_DEPTH, parseJsonSafe, valueDepth } from '../../safety/json'
 
 
 /** Lines of a file, read in 1 MiB chunks (never the whole file at once). 1-based line numbers; a leading BOM and CR of CRLF are dropped. */
@@ -261,14 +262,15 @@ export async function importJsonl(opts: ImportOptions): Promise<ImportReport> {
       for (const { line, text } of readLines(input)) {
         if (text.trim() === '') continue
         lines++
-        let o: unknown
-        try {
-          o = JSON.parse(text)
-        } catch (e) {
-          rb.skip('bad JSON', { line, detail: (e as Error).message })
+        // Depth-limited and never quoting the line (safety/json); deep metadata alone is dropped, not the memory.
+        const parsed = parseJsonLine(text)
+        if (!parsed.ok) {
+          rb.skip('bad JSON', { line, detail: parsed.reason })
           await tick(lines)
           continue
         }
+        const o = parsed.value
+        if (parsed.droppedMetadata) rb.repair('metadata nested too deep (dropped)', { line, detail: `deeper than ${MAX_JSON_DEPTH} levels` })
         const m = mapJsonlObject(o, line)
         if ('skip' in m) {
           rb.skip(m.skip, { line, ...(m.detail ? { detail: m.detail } : {}) })
@@ -341,4 +343,26 @@ export const jsonlImporter: Importer = {
   defaultEmbed: 'none',
   usesModel: true,
   run: importJsonl,
+}
+
+/**
+ * One JSONL line, parsed. V8 parses very deep nesting, but everything after (stringify,
+ * zod, IPC) recurses, so a value deeper than MAX_JSON_DEPTH is refused; when only the
+ * metadata is that deep it is dropped (and reported) and the memory kept.
+ */
+export function parseJsonLine(text: string): { ok: true; value: unknown; droppedMetadata: boolean } | { ok: false; reason: string } {
+  const strict = parseJsonSafe(text)
+  if (strict.ok) return { ok: true, value: strict.value, droppedMetadata: false }
+  if (!/nested deeper/.test(strict.reason)) return strict
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return strict
+  }
+  if (value && typeof value === 'object' && !Array.isArray(value) && 'metadata' in value) {
+    const { metadata: _deep, ...rest } = value as Record<string, unknown>
+    if (valueDepth(rest) <= MAX_JSON_DEPTH) return { ok: true, value: { ...rest, metadata: null }, droppedMetadata: true }
+  }
+  return strict
 }
