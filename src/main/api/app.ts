@@ -12,6 +12,7 @@ import type { OpenInfo, RecentFile } from '../../shared/contract'
 import { Store } from '../store/open'
 import { writeFileAtomic } from '../safety/atomicWrite'
 import { PathGrants } from '../safety/pathGrants'
+import { probeIntegrity, typedDbError } from '../safety/dbErrors'
 
 export interface AppOptions {
   /** Folder for settings, the demo DB and fallback workspaces. @default $RECALLSCOPE_HOME or ~/.recallscope */
@@ -153,14 +154,23 @@ export class App {
       nativeBinding: this.nativeBinding,
       fallbackDir: path.join(this.dataDir, 'workspaces'),
     })
+    // All-or-nothing: a damaged file fails here, while the previous DB is still the open one.
+    let info: OpenInfo
+    try {
+      probeIntegrity(next.db, next.path)
+      info = this.openInfo(0, next)!
+    } catch (e) {
+      next.close()
+      throw typedDbError(e, next.path)
+    }
     this.store?.close()
     this.store = next
     this.rememberRecent(next.path, next.source.layout)
-    return this.openInfo(performance.now() - t0)!
+    return { ...info, tookMs: performance.now() - t0 }
   }
 
-  openInfo(tookMs = 0): OpenInfo | null {
-    const s = this.current
+  openInfo(tookMs = 0, store: Store | null = this.current): OpenInfo | null {
+    const s = store
     if (!s) return null
     const memories = s.db.prepare(`SELECT count(*) FROM (${s.source.memoriesLite})`).pluck().get() as number
     const sessions = s.db.prepare(`SELECT count(*) FROM (${s.source.sessions})`).pluck().get() as number

@@ -21,6 +21,9 @@ export interface TimelineQuery {
 
 const NICE_MS = [60_000, 300_000, 900_000, 1_800_000, 3_600_000, 3 * 3_600_000, 6 * 3_600_000, 12 * 3_600_000, 86_400_000, 2 * 86_400_000, 7 * 86_400_000, 14 * 86_400_000, 30 * 86_400_000]
 
+/** A recall event time the timeline can bin: a number within Date's range (±8.64e15 ms). */
+const VALID_AT = `typeof(r.at) IN ('integer', 'real') AND r.at BETWEEN -8640000000000000 AND 8640000000000000`
+
 export function eventTimeline(store: Store, q: TimelineQuery = {}): TraceTimeline {
   const t0 = performance.now()
   const src = store.source.recallEvents
@@ -40,15 +43,19 @@ export function eventTimeline(store: Store, q: TimelineQuery = {}): TraceTimelin
     params.memId = q.memoryId
   }
   if (q.search) (parts.push(`(r.query LIKE @search ESCAPE '\\' OR r.cue LIKE @search ESCAPE '\\')`), (params.search = `%${likeEscape(q.search)}%`))
+  // Rows whose `at` is not a usable epoch-ms number are skipped and counted (issue 10), not binned.
+  const badWhere = `WHERE ${[...parts, `NOT (${VALID_AT})`].join(' AND ')}`
+  parts.push(VALID_AT)
   const where = parts.length ? `WHERE ${parts.join(' AND ')}` : ''
   const db = store.db
+  const badTimestamps = db.prepare(`SELECT count(*) FROM (${src}) r ${badWhere}`).pluck().get(params) as number
   const stats = db.prepare(`SELECT count(*) AS n, min(r.at) AS mn, max(r.at) AS mx FROM (${src}) r ${where}`).get(params) as { n: number; mn: number | null; mx: number | null }
   const facet = (col: string) =>
     (db.prepare(`SELECT DISTINCT ${col} AS v FROM (${src}) r WHERE ${col} IS NOT NULL ORDER BY 1 LIMIT 500`).pluck().all() as unknown[]).map(String)
   const agents = facet('r.agent_id')
   const users = facet('r.user_id')
   const presets = facet('r.preset')
-  if (!stats.n || stats.mn === null || stats.mx === null) return { ...empty, agents, users, presets, tookMs: performance.now() - t0 }
+  if (!stats.n || stats.mn === null || stats.mx === null) return { ...empty, agents, users, presets, badTimestamps, tookMs: performance.now() - t0 }
   const bins = Math.max(1, Math.min(500, q.bins ?? 60))
   const span = Math.max(1, stats.mx - stats.mn)
   const binMs = NICE_MS.find((w) => w * bins >= span) ?? Math.ceil(span / bins / 86_400_000) * 86_400_000
@@ -64,5 +71,5 @@ export function eventTimeline(store: Store, q: TimelineQuery = {}): TraceTimelin
     bin.count += r.n
     bin.byPreset[r.p] = (bin.byPreset[r.p] ?? 0) + r.n
   }
-  return { total: stats.n, truncated: false, range: { min: stats.mn, max: stats.mx }, binMs, bins: out, agents, users, presets, tookMs: performance.now() - t0 }
+  return { total: stats.n, truncated: false, range: { min: stats.mn, max: stats.mx }, binMs, bins: out, agents, users, presets, badTimestamps, tookMs: performance.now() - t0 }
 }
