@@ -126,7 +126,11 @@ export class App {
     this.nativeBinding = opts.nativeBinding
     this.version = opts.version ?? '0.0.0'
     this.pickFile = opts.pickFile
-    fs.mkdirSync(this.dataDir, { recursive: true })
+    try {
+      fs.mkdirSync(this.dataDir, { recursive: true })
+    } catch (e) {
+      throw new RecallscopeError('READ_ONLY', `Cannot create the data folder ${this.dataDir} (${(e as NodeJS.ErrnoException).code}): set $RECALLSCOPE_HOME to a writable folder`)
+    }
   }
 
   get demoPath(): string {

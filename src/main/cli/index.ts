@@ -9,6 +9,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { RecallscopeError, toResultError } from '../../shared/result'
 import { appVersion } from '../paths'
 import { EXIT_CODE_HELP, exitCodeFor } from './exitCodes'
+import { installTempCleanup, removeTemps } from '../safety/tempFiles'
 import { demoCommand } from './demo'
 import { serveCommand } from './serve'
 import { infoCommand } from './info'
@@ -66,6 +67,7 @@ function help(): string {
 
 /** Run the CLI; returns the exit code (never calls process.exit, so tests can call it). */
 export async function main(argv: string[], io: CliIo = defaultIo): Promise<number> {
+  if (io === defaultIo) installProcessGuards(argv[0] === 'serve')
   const [name, ...rest] = argv
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     io.out(help())
@@ -105,6 +107,24 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     else io.err(`recallscope ${cmd.name}: ${re.message}${re.code === 'INTERNAL' && e instanceof Error && e.stack ? `\n${e.stack}` : ''}`)
     return exitCodeFor(re.code)
   }
+}
+
+/**
+ * For the real process only (tests pass their own io): a reader that goes away
+ * (`| head -c 50`) ends the run quietly instead of an unhandled EPIPE; temp files are
+ * removed on exit and, except for `serve` (which stops itself), on SIGINT/SIGTERM.
+ */
+function installProcessGuards(serve: boolean): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EPIPE' || e.code === 'ERR_STREAM_DESTROYED') {
+        removeTemps()
+        process.exit(0)
+      }
+      throw e
+    })
+  }
+  installTempCleanup({ signals: !serve })
 }
 
 /** Helpers for commands. */
