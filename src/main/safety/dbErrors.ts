@@ -45,3 +45,16 @@ export function probeIntegrity(db: Database.Database, file: string): void {
   }
   if (result !== 'ok') throw new RecallscopeError('DB_CORRUPT', `${file}: database disk image is malformed (${String(result).replace(/\s+/g, " ").replace(/\*\*\* in database main \*\*\* /, "").trim().slice(0, 120)})`)
 }
+
+/** Why the workspace DB at `file` could not be opened, typed (it is a path the user may have typed). */
+export function workspaceOpenError(e: unknown, file: string): RecallscopeError {
+  const msg = String((e as Error)?.message ?? e)
+  const code = String((e as { code?: unknown })?.code ?? '')
+  if (/directory does not exist/i.test(msg) || code === 'ENOENT') return new RecallscopeError('NOT_FOUND', `Workspace ${file}: the folder does not exist`)
+  if (code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN' || code === 'EACCES' || code === 'EROFS')
+    return new RecallscopeError('READ_ONLY', `Workspace ${file} cannot be opened for writing (${msg}); pass another workspace path`)
+  if (code === 'SQLITE_NOTADB') return new RecallscopeError('NOT_SQLITE', `Workspace ${file} exists and is not a SQLite database: pass another workspace path`)
+  const typed = typedDbError(e, file)
+  if (typed instanceof RecallscopeError) return typed
+  return new RecallscopeError('BAD_INPUT', `Workspace ${file} cannot be used: ${msg}`)
+}

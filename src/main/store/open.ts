@@ -18,6 +18,7 @@ import { makeSnippet, syncWorkspaceFts, toFtsQuery } from './fts'
 import { memoryOrder, memoryWhere, type MemoryFilter, type MemorySort } from './queries'
 import { WORKSPACE_MIGRATIONS } from './schema'
 import { assertWorkspaceTarget, registerOpenDb } from '../safety/fileIdentity'
+import { workspaceOpenError } from '../safety/dbErrors'
 import { fileSignature, readSnapshot, snapshotPath, writeSnapshot } from './vectorCache'
 import { HELD_AGENT, HELD_WORKSPACE, refreshVectorIndex, VectorIndex, type RefreshOptions, type VectorSource } from './vectors'
 
@@ -236,7 +237,7 @@ export class Store {
       migrate(ws, WORKSPACE_MIGRATIONS)
     } catch (e) {
       db.close()
-      throw new RecallscopeError('INTERNAL', `Cannot open workspace ${wsPath}: ${(e as Error).message}`)
+      throw workspaceOpenError(e, wsPath) // typed: missing folder, read-only, damaged (safety/dbErrors)
     }
     const store = new Store(opts, db, ws, source, wsPath)
     store.attachWorkspace()
