@@ -60,3 +60,16 @@ describe('typed errors for the issue-10 inputs', () => {
     if (!r.ok) expect(r.error.code).not.toBe('INTERNAL')
   })
 })
+
+describe('inputs only IPC can carry', () => {
+  it('a 5000-deep object (structured clone has no depth limit) → BAD_INPUT, not a stack overflow', async () => {
+    let deep: unknown = 'x'
+    for (let i = 0; i < 5000; i++) deep = { a: deep }
+    const r = await call('cases.save', { case: { query: 'q', note: deep } })
+    expect(!r.ok && r.error.code).toBe('BAD_INPUT')
+    const cyc: Record<string, unknown> = { query: 'q' }
+    cyc.self = cyc
+    const r2 = await call('recall.run', cyc)
+    expect(r2.ok || r2.error.code !== 'INTERNAL').toBe(true)
+  })
+})
