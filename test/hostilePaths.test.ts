@@ -220,3 +220,21 @@ describe('hostile paths through the CLI', () => {
     expect(hashes()).toEqual(before)
   })
 })
+
+describe('planted links at temp names', () => {
+  it('an import whose predictable temp name is a symlink to the agent DB refuses instead of writing through it', async () => {
+    const { CanonicalWriter } = await import('../src/main/store/write')
+    const before = hashes()
+    const out = path.join(t.dir, `planted-${++n}.db`)
+    const realNow = Date.now
+    const fixed = realNow()
+    Date.now = () => fixed
+    try {
+      fs.symlinkSync(agent, `${out}.tmp-${process.pid}-${fixed}`)
+      expect(() => new CanonicalWriter(out)).toThrow(/already exists/)
+    } finally {
+      Date.now = realNow
+    }
+    expect(hashes()).toEqual(before)
+  })
+})

@@ -152,3 +152,20 @@ export function assertNotOpenDb(
 export function assertWorkspaceTarget(wsPath: string, agentPath: string): void {
   assertNotOpenDb(wsPath, 'workspace', { targetIsDb: true, roles: ['agent DB'], extra: [{ path: path.resolve(agentPath), role: 'agent DB' }] })
 }
+
+/**
+ * A temp DB about to be created at `tmp` (and its side files) must not exist yet: SQLite opens
+ * without O_EXCL, so a link planted at a predictable temp name would be written through.
+ */
+export function assertFreshTemp(tmp: string, what: string): void {
+  for (const suffix of SQLITE_SIDE_SUFFIXES) {
+    let exists = false
+    try {
+      fs.lstatSync(tmp + suffix)
+      exists = true
+    } catch {
+      /* free: good */
+    }
+    if (exists) throw new RecallscopeError('CONFLICT', `${what}: the temp file ${tmp + suffix} already exists; remove it or retry`)
+  }
+}

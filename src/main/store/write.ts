@@ -10,7 +10,7 @@ import { RecallscopeError } from '../../shared/result'
 import { CANONICAL_FTS, CANONICAL_MIGRATIONS } from './schema'
 import { migrate } from './open'
 import { encodeVector } from './decode'
-import { assertNotOpenDb } from '../safety/fileIdentity'
+import { assertFreshTemp, assertNotOpenDb } from '../safety/fileIdentity'
 import { registerTemp } from '../safety/tempFiles'
 
 export interface CanonicalMemoryRow {
@@ -79,6 +79,7 @@ export class CanonicalWriter {
     if (!fs.existsSync(dir)) throw new RecallscopeError('NOT_FOUND', `Folder does not exist: ${dir}`)
     assertNotOpenDb(abs, 'output', { targetIsDb: true }) // safety/fileIdentity: never replace an open DB
     this.tmp = `${abs}.tmp-${process.pid}-${Date.now()}`
+    assertFreshTemp(this.tmp, 'output') // never write through a link planted at the temp name
     this.releaseTemp = registerTemp(this.tmp, { sqlite: true }) // removed on SIGINT/SIGTERM (safety/tempFiles)
     this.db = new Database(this.tmp)
     // Bulk-load settings: the file is private until renamed, so durability can wait.

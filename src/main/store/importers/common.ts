@@ -14,7 +14,7 @@ import { RecallscopeError } from '../../../shared/result'
 import { migrate } from '../open'
 import { WORKSPACE_MIGRATIONS } from '../schema'
 import { CanonicalWriter } from '../write'
-import { assertNotOpenDb, findAlias } from '../../safety/fileIdentity'
+import { assertFreshTemp, assertNotOpenDb, findAlias } from '../../safety/fileIdentity'
 import { registerTemp } from '../../safety/tempFiles'
 
 /** The report types live in the shared contract: an import job's result crosses IPC as-is. */
@@ -218,6 +218,7 @@ export class WorkspaceWriter {
   constructor(readonly finalPath: string) {
     assertNotOpenDb(finalPath, 'import workspace', { targetIsDb: true })
     this.tmp = `${finalPath}.tmp-${process.pid}-${Date.now()}`
+    assertFreshTemp(this.tmp, 'import workspace')
     this.releaseTemp = registerTemp(this.tmp, { sqlite: true })
     this.db = new Database(this.tmp)
     migrate(this.db, WORKSPACE_MIGRATIONS)
