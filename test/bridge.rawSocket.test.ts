@@ -171,3 +171,35 @@ describe('raw-socket: size and time limits', () => {
     await expectAlive()
   })
 })
+
+describe('raw-socket fuzz', () => {
+  it('300 generated request heads (targets, percent-encodings, headers): every one answered, none kills the bridge', async () => {
+    const fc = (await import('fast-check')).default
+    const pct = fc.oneof(
+      fc.constantFrom('%', '%E0%A4%A', '%ZZ', '%00', '%2e%2e', '%C0%AF', '%ff', '%%', '%F0%9F%98'),
+      fc.integer({ min: 0, max: 255 }).map((b) => `%${b.toString(16).padStart(2, '0')}`),
+    )
+    const seg = fc.oneof(fc.string({ maxLength: 8 }).map((s) => s.replace(/[\s\r\n]/g, '')), pct, fc.constantFrom('..', '.', '', 'app.info', 'progress'))
+    const target = fc.oneof(
+      fc.array(seg, { maxLength: 4 }).map((p) => `/api/${p.join('')}`),
+      fc.array(seg, { maxLength: 4 }).map((p) => `/${p.join('/')}`),
+      fc.constantFrom('http://[/', 'http://127.0.0.1:1/api/app.info', '*', '//x', '/?a=%', '/#frag', '/\u00ff'),
+    )
+    const method = fc.constantFrom('GET', 'POST', 'HEAD', 'PUT', 'DELETE', 'OPTIONS', 'BREW', 'G ET')
+    const header = fc.oneof(
+      fc.constant(`Authorization: Bearer ${TOKEN}`),
+      fc.constantFrom('Content-Length: 5', 'Content-Length: abc', 'Transfer-Encoding: chunked', 'Origin: http://evil.example', 'Expect: 100-continue', 'Connection: keep-alive'),
+      fc.tuple(fc.string({ minLength: 1, maxLength: 10 }), fc.string({ maxLength: 20 })).map(([k, v]) => `${k.replace(/[\s:\r\n]/g, 'x') || 'x'}: ${v.replace(/[\r\n]/g, '')}`),
+    )
+    await fc.assert(
+      fc.asyncProperty(method, target, fc.array(header, { maxLength: 4 }), fc.string({ maxLength: 30 }), async (m, tgt, hs, body) => {
+        const head = `${m} ${tgt} HTTP/1.1\r\nHost: ${host()}\r\nConnection: close\r\n${hs.map((h) => `${h}\r\n`).join('')}\r\n${body}`
+        const r = await rawRequest(srv.port, [head], { waitMs: 3_000 })
+        // Answered with a status (or closed after a complete answer); never a dead server.
+        if (r.status !== null) expect(r.status).toBeLessThan(500)
+      }),
+      { numRuns: 300, seed: 10 },
+    )
+    await expectAlive()
+  }, 120_000)
+})

@@ -184,7 +184,7 @@ describe('hostile paths through the channels', () => {
 })
 
 describe('hostile paths through the CLI', () => {
-  it('recall / trace / info with --workspace aliasing --db exit 2, nothing written', async () => {
+  it('recall / trace / serve with --workspace aliasing --db exit 2, nothing written', async () => {
     const before = hashes()
     for (const db of [agent, walAgent]) {
       for (const target of [db, `${db}-wal`]) {
@@ -195,6 +195,9 @@ describe('hostile paths through the CLI', () => {
           expect(JSON.parse(r.out).error.code).toBe('FORBIDDEN')
           const tr = await cli('trace', 'list', '--db', db, '--workspace', alias)
           expect(tr.code, `${how}: ${tr.err}`).toBe(2)
+          // serve refuses before it listens (otherwise it would block here until a signal)
+          const sv = await cli('serve', '--db', db, '--workspace', alias, '--port', '0')
+          expect(sv.code, `${how}: ${sv.err}`).toBe(2)
         }
       }
     }
