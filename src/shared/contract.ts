@@ -43,6 +43,8 @@ export interface OpenInfo {
   layout: DbFacts['layout']
   readOnly: boolean
   workspacePath: string
+  /** Read from a private copy because the DB's folder is read-only (a snapshot: reopen to see newer commits). */
+  snapshot?: boolean
   memories: number
   sessions: number
   tookMs: number

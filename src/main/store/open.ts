@@ -19,6 +19,7 @@ import { memoryOrder, memoryWhere, type MemoryFilter, type MemorySort } from './
 import { WORKSPACE_MIGRATIONS } from './schema'
 import { assertWorkspaceTarget, registerOpenDb } from '../safety/fileIdentity'
 import { workspaceOpenError } from '../safety/dbErrors'
+import { makeSnapshot, needsSnapshot } from '../safety/readOnlySnapshot'
 import { fileSignature, readSnapshot, snapshotPath, writeSnapshot } from './vectorCache'
 import { HELD_AGENT, HELD_WORKSPACE, refreshVectorIndex, VectorIndex, type RefreshOptions, type VectorSource } from './vectors'
 
@@ -174,6 +175,8 @@ export class Store {
   private dataVersionStmt: Database.Statement | null = null
   private memoState: { version: string | null; memories: Map<string, Memory>; scopes: Map<string, unknown> } = { version: null, memories: new Map(), scopes: new Map() }
   private closed = false
+  /** The private copy actually read when the DB's folder is read-only (safety/readOnlySnapshot); null when read in place. */
+  snapshotPath: string | null = null
   /** Unregisters this store's files from safety/fileIdentity's open-DB list (on close). */
   private releaseOpen: (() => void)[] = []
 
@@ -203,9 +206,11 @@ export class Store {
       timeout: opts.busyTimeoutMs ?? 5000,
       ...(opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {}),
     }
+    // Read-only folder + WAL without -shm (or a -journal): read a private copy (safety/readOnlySnapshot).
+    const readPath = !opts.write && needsSnapshot(abs) ? makeSnapshot(abs, opts.fallbackDir ? path.dirname(opts.fallbackDir) : undefined, opts.nativeBinding) : abs
     let db: Database.Database
     try {
-      db = new Database(abs, driverOpts)
+      db = new Database(readPath, driverOpts)
       if (!opts.write) db.pragma('query_only = 1')
     } catch (e) {
       throw new RecallscopeError('NOT_SQLITE', `Cannot open ${abs}: ${(e as Error).message}`)
@@ -241,6 +246,7 @@ export class Store {
     }
     const store = new Store(opts, db, ws, source, wsPath)
     store.attachWorkspace()
+    store.snapshotPath = readPath === abs ? null : readPath
     store.releaseOpen = [registerOpenDb(abs, 'agent DB'), registerOpenDb(wsPath, 'workspace DB')] // safety/fileIdentity registry
     return store
   }
@@ -796,7 +802,7 @@ export class Store {
             ? String(this.db.pragma('data_version', { simple: true }))
             : `${this.db.pragma('data_version', { simple: true })}:${this.db.prepare('SELECT total_changes()').pluck().get()}`,
         unique: this.source.layout === 'canonical' && uniqueEmbeddingKey(this.db),
-        openBulk: () => this.openBulk(this.path),
+        openBulk: () => this.openBulk(this.snapshotPath ?? this.path),
       })
     }
     list.push({
