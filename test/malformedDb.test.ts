@@ -11,6 +11,7 @@ import { createHandlers } from '../src/main/api/handlers'
 import { createDispatcher, type Dispatch } from '../src/main/api/register'
 import { main } from '../src/main/cli/index'
 import { generateDemo } from '../src/main/store/demo'
+import { PRESETS } from '../src/shared/presets'
 import { damagedDb, damagePages, DEEP_JSON, truncateFile, withDeepMetadata } from './helpers/malformedDb'
 import { sha256File, tmpDir } from './helpers/tmp'
 
@@ -152,5 +153,55 @@ describe('bad recall_events.at', () => {
     } finally {
       app.close()
     }
+  })
+})
+
+describe('bad vectors and wrong types', () => {
+  it('NaN/Infinity/odd-length/text vectors and wrongly typed columns: every read channel answers, counted as malformed', async () => {
+    let ids: string[] = []
+    const db = damagedDb(path.join(t.dir, 'types.db'), (d) => {
+      ids = d.prepare(`SELECT id FROM memories ORDER BY created_at DESC LIMIT 8`).pluck().all() as string[]
+      const model = d.prepare(`SELECT model FROM embeddings WHERE owner_type = 'memory' LIMIT 1`).pluck().get() as string
+      const dim = d.prepare(`SELECT dim FROM embeddings WHERE owner_type = 'memory' LIMIT 1`).pluck().get() as number
+      const f = new Float32Array(dim).fill(0.1)
+      f[0] = Number.NaN
+      f[1] = Number.POSITIVE_INFINITY
+      const set = d.prepare(`UPDATE embeddings SET vector = ? WHERE owner_type = 'memory' AND owner_id = ? AND model = ?`)
+      set.run(Buffer.from(f.buffer), ids[0], model) // NaN / Infinity
+      set.run(Buffer.alloc(dim * 4 - 3), ids[1], model) // odd length
+      set.run('["a", "b"]', ids[2], model) // JSON text of strings
+      set.run(Buffer.alloc(8), ids[3], model) // wrong dimension
+      d.prepare(`UPDATE memories SET created_at = 'yesterday', salience = 'high' WHERE id = ?`).run(ids[4])
+      d.prepare(`UPDATE memories SET turn = x'00ff', use_count = -3.5, last_used_at = 'never' WHERE id = ?`).run(ids[5])
+      d.prepare(`UPDATE memories SET metadata = x'deadbeef', role = 42, kind = 'dream', tier = 'limbo' WHERE id = ?`).run(ids[6])
+      d.prepare(`UPDATE recall_events SET results = '{"not": "a list"}', config = 'nope', cue = '[[[' WHERE rowid = (SELECT min(rowid) FROM recall_events)`).run()
+    }, 200)
+    const before = sha256File(db)
+    const app = new App({ mode: 'browser', dataDir: path.join(t.dir, 'home-types') })
+    const call = createDispatcher(createHandlers(app))
+    try {
+      mustOk(await call('store.open', { path: db }))
+      const facts = mustOk<{ malformed: Record<string, number> }>(await call('store.facts', {}))
+      mustOk(await call('memories.page', { limit: 1000 }))
+      for (const id of ids) {
+        mustOk(await call('memories.get', { id }))
+        const sim = await call('memories.similar', { id, k: 5 })
+        expect(sim.ok || sim.error.code !== 'INTERNAL').toBe(true)
+      }
+      for (const preset of PRESETS.map((p) => p.name)) {
+        const r = await call('recall.run', { query: 'deploy staging', preset, config: { floor: 0 } })
+        expect(r.ok || r.error.code !== 'INTERNAL', r.ok ? '' : r.error.message).toBe(true)
+        expect(() => JSON.stringify(r)).not.toThrow()
+      }
+      mustOk(await call('events.page', { limit: 1000 }))
+      mustOk(await call('trace.timeline', {}))
+      const facts2 = mustOk<{ malformed: Record<string, number> }>(await call('store.facts', {}))
+      const bad = (m: Record<string, number>) => (m.nonFiniteVector ?? 0) + (m.badVectorShape ?? 0) + (m.wrongDimension ?? 0)
+      expect(bad(facts2.malformed)).toBeGreaterThanOrEqual(3)
+      expect(facts.malformed.unknownKind + facts.malformed.unknownTier).toBeGreaterThanOrEqual(2)
+    } finally {
+      app.close()
+    }
+    expect(sha256File(db)).toBe(before)
   })
 })
