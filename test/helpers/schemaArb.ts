@@ -61,7 +61,7 @@ function numberArb(s: JsonSchema, integer: boolean): fc.Arbitrary<number> {
 }
 
 /** The arbitrary for one JSON Schema node. */
-export function arbOf(s: JsonSchema, hints: Hints = {}, name = '', depth = 0): fc.Arbitrary<unknown> {
+function arbOf(s: JsonSchema, hints: Hints = {}, name = '', depth = 0): fc.Arbitrary<unknown> {
   if (name && hints[name]) return hints[name]()
   if (s.const !== undefined) return fc.constant(s.const)
   if (s.enum) return fc.constantFrom(...s.enum)
@@ -102,7 +102,7 @@ export function arbOf(s: JsonSchema, hints: Hints = {}, name = '', depth = 0): f
 }
 
 /** JSON Schema of a zod input schema (what a caller may send). */
-export function jsonSchemaOf(schema: z.ZodType): JsonSchema {
+function jsonSchemaOf(schema: z.ZodType): JsonSchema {
   return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema
 }
 

@@ -7,10 +7,8 @@
  */
 import type { ErrorCode } from '../../shared/result'
 
-export const EXIT_OK = 0
-export const EXIT_RUNTIME = 1
-export const EXIT_USAGE = 2
-export const EXIT_GATE = 3
+const EXIT_RUNTIME = 1
+const EXIT_USAGE = 2
 
 const USAGE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['BAD_INPUT', 'CONFLICT', 'FORBIDDEN', 'NOT_FOUND', 'NOT_SQLITE', 'UNKNOWN_LAYOUT', 'NO_DB'])
 

@@ -19,7 +19,7 @@ export interface AtomicWriteOptions {
 }
 
 /** Check that `target` may be written (not an open DB, folder exists, conflict rule); returns its absolute path. */
-export function checkWriteTarget(target: string, opts: AtomicWriteOptions): string {
+function checkWriteTarget(target: string, opts: AtomicWriteOptions): string {
   const abs = path.resolve(target)
   assertNotOpenDb(abs, opts.what, { extra: opts.protect })
   let st: fs.Stats | null = null

@@ -7,7 +7,7 @@ import type Database from 'better-sqlite3'
 import { RecallscopeError } from '../../shared/result'
 
 /** Files up to this size get a full `PRAGMA quick_check` at open (~100 ms per 32 MiB); bigger ones a cheaper probe. */
-export const QUICK_CHECK_MAX_BYTES = 32 * 1024 * 1024
+const QUICK_CHECK_MAX_BYTES = 32 * 1024 * 1024
 
 const isCorrupt = (e: unknown) => {
   const code = String((e as { code?: unknown })?.code ?? '')
@@ -43,7 +43,7 @@ export function probeIntegrity(db: Database.Database, file: string): void {
   } catch (e) {
     throw typedDbError(e, file)
   }
-  if (result !== 'ok') throw new RecallscopeError('DB_CORRUPT', `${file}: database disk image is malformed (${String(result).replace(/\s+/g, " ").replace(/\*\*\* in database main \*\*\* /, "").trim().slice(0, 120)})`)
+  if (result !== 'ok') throw new RecallscopeError('DB_CORRUPT', `${file}: database disk image is malformed (${String(result).replace(/\s+/g, ' ').replace(/\*\*\* in database main \*\*\* /, '').trim().slice(0, 120)})`)
 }
 
 /** Why the workspace DB at `file` could not be opened, typed (it is a path the user may have typed). */

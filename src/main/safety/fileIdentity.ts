@@ -24,7 +24,7 @@ export interface FileId {
 }
 
 /** dev/ino of what a path names (links followed), or null when nothing is there. */
-export function fileIdOf(p: string): FileId | null {
+function fileIdOf(p: string): FileId | null {
   try {
     const st = fs.statSync(p, { bigint: true })
     return { dev: st.dev, ino: st.ino }
@@ -33,7 +33,7 @@ export function fileIdOf(p: string): FileId | null {
   }
 }
 
-export function sameFileId(a: FileId | null, b: FileId | null): boolean {
+function sameFileId(a: FileId | null, b: FileId | null): boolean {
   return !!a && !!b && a.dev === b.dev && a.ino === b.ino
 }
 
@@ -41,7 +41,7 @@ export function sameFileId(a: FileId | null, b: FileId | null): boolean {
  * The canonical spelling of a path: realpath when it exists, else realpath of the
  * nearest existing ancestor joined with the remaining (normalised) segments.
  */
-export function canonicalPath(p: string, hops = 0): string {
+function canonicalPath(p: string, hops = 0): string {
   const abs = path.resolve(p)
   try {
     return fs.realpathSync.native(abs)

@@ -17,7 +17,7 @@ export type SafeJson = { ok: true; value: unknown } | { ok: false; reason: strin
  * Deepest `[`/`{` nesting of a JSON text, counted outside strings; stops counting once
  * `limit` is passed (so the cost is one linear scan, whatever the input).
  */
-export function jsonDepth(text: string, limit = Infinity): number {
+function jsonDepth(text: string, limit = Infinity): number {
   let depth = 0
   let max = 0
   let inString = false
@@ -40,7 +40,7 @@ export function jsonDepth(text: string, limit = Infinity): number {
 }
 
 /** The parse error, described without quoting the input ("at position N" when V8 gives one). */
-export function describeJsonError(e: unknown): string {
+function describeJsonError(e: unknown): string {
   const m = /position (\d+)/.exec(String((e as Error)?.message ?? ''))
   if (m) return `unexpected input at position ${m[1]}`
   if (/end of JSON input|Unterminated/i.test(String((e as Error)?.message ?? ''))) return 'unexpected end of input'

@@ -17,7 +17,7 @@ import Database from 'better-sqlite3'
 import { RecallscopeError } from '../../shared/result'
 
 /** recallscope's data folder: $RECALLSCOPE_HOME, else ~/.recallscope (the app's rule). */
-export function dataHome(): string {
+function dataHome(): string {
   return process.env.RECALLSCOPE_HOME ? path.resolve(process.env.RECALLSCOPE_HOME) : path.join(os.homedir(), '.recallscope')
 }
 

@@ -17,11 +17,6 @@ export function registerTemp(file: string, opts: { sqlite?: boolean } = {}): () 
   }
 }
 
-/** The temp files tracked right now. */
-export function trackedTemps(): string[] {
-  return [...temps]
-}
-
 /** Remove every tracked temp file (best effort, synchronous: safe in 'exit' handlers). */
 export function removeTemps(): number {
   let n = 0

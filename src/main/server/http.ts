@@ -95,7 +95,7 @@ function resultJson(r: unknown): { ok: true; text: string } | { ok: false; messa
  * A reply written straight to the socket, for requests Node's parser rejected before any
  * `req`/`res` exist (bad request line, huge headers, timeouts). Always closes the connection.
  */
-export function rawReply(socket: Duplex, status: number, reason: string, code: string, message: string): void {
+function rawReply(socket: Duplex, status: number, reason: string, code: string, message: string): void {
   if (!socket.writable || socket.destroyed) return void socket.destroy()
   const body = JSON.stringify({ ok: false, error: { code, message } })
   socket.end(
@@ -105,7 +105,7 @@ export function rawReply(socket: Duplex, status: number, reason: string, code: s
 }
 
 /** What a parser/socket error means for the client: status, reason phrase, code, message. */
-export function classifyClientError(e: NodeJS.ErrnoException): [number, string, string, string] {
+function classifyClientError(e: NodeJS.ErrnoException): [number, string, string, string] {
   switch (e.code) {
     case 'HPE_HEADER_OVERFLOW':
       return [431, 'Request Header Fields Too Large', 'BAD_INPUT', 'Request headers are too large']
