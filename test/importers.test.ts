@@ -137,7 +137,7 @@ describe('recallscope import (CLI)', () => {
     expect((await run('import', 'locomo', '--in', junk, '--out', out, '--model', 'x')).code).toBe(2)
     expect((await run('import', 'jsonl', '--in', junk, '--out', out, '--embed', 'ollama')).code).toBe(2)
     const missing = await run('import', 'jsonl', '--in', path.join(t.dir, 'nope.jsonl'), '--out', out)
-    expect(missing.code).toBe(1)
+    expect(missing.code).toBe(2) // issue 10 exit-code rule: a missing file is bad input
     expect(missing.err).toContain('No such file')
   })
 

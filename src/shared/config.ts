@@ -149,6 +149,9 @@ export function setByPath<T extends object>(obj: T, dotted: string, raw: string)
   }
   const keys = dotted.split('.').filter(Boolean)
   if (keys.length === 0) throw new Error(`Empty key in --set ${dotted}=${raw}`)
+  // `--set __proto__.x=1` would write Object.prototype (issue 10): no such config key exists.
+  const bad = keys.find((k) => k === '__proto__' || k === 'constructor' || k === 'prototype')
+  if (bad) throw new Error(`Cannot set ${dotted}: "${bad}" is not a config key`)
   const out = structuredClone(obj) as Record<string, unknown>
   let cur: Record<string, unknown> = out
   for (let i = 0; i < keys.length - 1; i++) {

@@ -18,7 +18,8 @@ import type { TraceDrivers, TraceEventDetail, TraceReplay, TraceTimeline, WhyNot
 const out = <T>() => undefined as unknown as T
 
 const id = z.string().min(1).max(1000)
-const ms = z.number().refine(Number.isFinite, 'must be a finite number')
+// Date's own range (±8.64e15 ms): beyond it `new Date(ms).toISOString()` throws (issue 10: now = 1e308).
+const ms = z.number().refine(Number.isFinite, 'must be a finite number').refine((v) => Math.abs(v) <= 8.64e15, 'must be within ±8.64e15 ms (a Date)')
 const offset = z.number().int().min(0).max(100_000_000).default(0)
 const limit = z.number().int().min(1).max(1000).default(50)
 const strList = z.array(z.string().max(1000)).max(10_000)
@@ -42,6 +43,8 @@ export interface OpenInfo {
   layout: DbFacts['layout']
   readOnly: boolean
   workspacePath: string
+  /** Read from a private copy because the DB's folder is read-only (a snapshot: reopen to see newer commits). */
+  snapshot?: boolean
   memories: number
   sessions: number
   tookMs: number

@@ -12,6 +12,7 @@ export const ERROR_CODES = [
   'UNKNOWN_LAYOUT', // SQLite, but neither canonical nor a known foreign layout
   'READ_ONLY', // a write was attempted without write mode
   'DB_BUSY', // the database stayed locked past the busy timeout
+  'DB_CORRUPT', // the file is SQLite but damaged ("database disk image is malformed")
   'EMBEDDER_UNAVAILABLE', // model server down, model missing, timeout
   'CANCELLED', // a job was cancelled
   'CONFLICT', // e.g. output file exists and --force was not given
@@ -58,6 +59,7 @@ export function toResultError(e: unknown): ResultError {
   if (anyE?.code === 'SQLITE_BUSY' || anyE?.code === 'SQLITE_LOCKED') return { code: 'DB_BUSY', message }
   if (anyE?.code === 'SQLITE_READONLY') return { code: 'READ_ONLY', message }
   if (anyE?.code === 'SQLITE_NOTADB') return { code: 'NOT_SQLITE', message }
+  if (anyE?.code === 'SQLITE_CORRUPT' || anyE?.code?.startsWith('SQLITE_CORRUPT_')) return { code: 'DB_CORRUPT', message }
   if (anyE?.code === 'ENOENT') return { code: 'NOT_FOUND', message }
   return { code: 'INTERNAL', message }
 }

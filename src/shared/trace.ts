@@ -311,5 +311,7 @@ export interface TraceTimeline {
   agents: string[]
   users: string[]
   presets: string[]
+  /** events skipped because `at` is not a usable time (text, NULL, out of range) */
+  badTimestamps?: number
   tookMs: number
 }

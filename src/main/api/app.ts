@@ -11,6 +11,9 @@ import type { JobKind, JobProgress, JobResults } from '../../shared/jobs'
 import type { OpenInfo, RecentFile } from '../../shared/contract'
 import { openSource } from '../store/registry'
 import type { MemorySource } from '../store/source'
+import { writeFileAtomic } from '../safety/atomicWrite'
+import { PathGrants } from '../safety/pathGrants'
+import { typedDbError } from '../store/sqlite/dbErrors'
 
 export interface AppOptions {
   /** Folder for settings, the demo DB and fallback workspaces. @default $RECALLSCOPE_HOME or ~/.recallscope */
@@ -113,6 +116,8 @@ export class App {
   readonly version: string
   readonly pickFile?: () => Promise<string | null>
   readonly jobs = new JobManager()
+  /** Files the user chose outside the renderer (CLI, native dialog): the only ones cases.import/export take by path. */
+  readonly grants = new PathGrants()
   private store: MemorySource | null = null
   private settingsCache: Settings | null = null
 
@@ -122,7 +127,11 @@ export class App {
     this.nativeBinding = opts.nativeBinding
     this.version = opts.version ?? '0.0.0'
     this.pickFile = opts.pickFile
-    fs.mkdirSync(this.dataDir, { recursive: true })
+    try {
+      fs.mkdirSync(this.dataDir, { recursive: true })
+    } catch (e) {
+      throw new RecallscopeError('READ_ONLY', `Cannot create the data folder ${this.dataDir} (${(e as NodeJS.ErrnoException).code}): set $RECALLSCOPE_HOME to a writable folder`)
+    }
   }
 
   get demoPath(): string {
@@ -150,17 +159,26 @@ export class App {
       nativeBinding: this.nativeBinding,
       fallbackDir: path.join(this.dataDir, 'workspaces'),
     })
+    // All-or-nothing: a damaged file fails here, while the previous DB is still the open one.
+    let info: OpenInfo
+    try {
+      next.checkIntegrity()
+      info = this.openInfo(0, next)!
+    } catch (e) {
+      next.close()
+      throw typedDbError(e, next.path)
+    }
     this.store?.close()
     this.store = next
     this.rememberRecent(next.path, next.layout)
-    return this.openInfo(performance.now() - t0)!
+    return { ...info, tookMs: performance.now() - t0 }
   }
 
-  openInfo(tookMs = 0): OpenInfo | null {
-    const s = this.current
+  openInfo(tookMs = 0, store: MemorySource | null = this.current): OpenInfo | null {
+    const s = store
     if (!s) return null
     const { memories, sessions } = s.counts()
-    return { path: s.path, layout: s.layout, readOnly: s.readOnly, workspacePath: s.workspace.path, memories, sessions, tookMs }
+    return { path: s.path, layout: s.layout, readOnly: s.readOnly, workspacePath: s.workspace.path, ...(s.snapshot ? { snapshot: true } : {}), memories, sessions, tookMs }
   }
 
   close(): boolean {
@@ -192,9 +210,7 @@ export class App {
   saveSettings(patch: Partial<Settings>): Settings {
     const s = { ...this.settings(), ...patch }
     this.settingsCache = s
-    const tmp = `${this.settingsPath}.tmp`
-    fs.writeFileSync(tmp, JSON.stringify(s, null, 2))
-    fs.renameSync(tmp, this.settingsPath)
+    writeFileAtomic(this.settingsPath, JSON.stringify(s, null, 2), { what: 'settings', overwrite: true }) // O_EXCL temp + rename, never an open DB
     return s
   }
 

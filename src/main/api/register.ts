@@ -6,6 +6,7 @@
 import { z } from 'zod'
 import { contract, type Channel, type Output, type ParsedInput } from '../../shared/contract'
 import { badInput, err, ok, RecallscopeError, type Result, toResultError } from '../../shared/result'
+import { MAX_JSON_DEPTH, valueDepth } from '../safety/json'
 
 export type Handler<C extends Channel> = (input: ParsedInput<C>) => Output<C> | Promise<Output<C>>
 export type Handlers = { [C in Channel]: Handler<C> }
@@ -33,6 +34,8 @@ export function createDispatcher(handlers: Handlers, opts: { onError?: (channel:
   if (missing.length) throw new Error(`No handler for channel(s): ${missing.join(', ')}`)
   return async (channel, raw) => {
     if (!isChannel(channel)) return err('NOT_FOUND', `Unknown channel: ${String(channel).slice(0, 100)}`)
+    // IPC's structured clone carries any depth; past this, serialising a result would overflow the stack.
+    if (valueDepth(raw) > MAX_JSON_DEPTH) return err('BAD_INPUT', `Invalid input for ${channel}: nested deeper than ${MAX_JSON_DEPTH} levels`)
     const input = parseInput(channel, raw)
     if (!input.ok) return input.error
     try {

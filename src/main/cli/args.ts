@@ -9,6 +9,7 @@ import type { ParseArgsConfig } from 'node:util'
 import { cueSchema } from '../../shared/config'
 import { badInput, RecallscopeError } from '../../shared/result'
 import type { Cue } from '../../shared/types'
+import { parseJsonSafe } from '../safety/json'
 
 /** An option's value when it is a string, else undefined. */
 export function str(x: unknown): string | undefined {
@@ -24,11 +25,9 @@ export function readJsonFile(file: string, flag: string): unknown {
   } catch (e) {
     throw new RecallscopeError((e as NodeJS.ErrnoException).code === 'ENOENT' ? 'NOT_FOUND' : 'BAD_INPUT', `${flag}: cannot read ${p}: ${(e as Error).message}`)
   }
-  try {
-    return JSON.parse(text)
-  } catch (e) {
-    throw new RecallscopeError('BAD_INPUT', `${flag}: ${p} is not valid JSON (${(e as Error).message})`)
-  }
+  const parsed = parseJsonSafe(text)
+  if (!parsed.ok) throw new RecallscopeError('BAD_INPUT', `${flag}: ${p} is not valid JSON (${parsed.reason})`)
+  return parsed.value
 }
 
 /** `--cue` takes inline JSON or a file: {"goal", "currentStep", "openQuestions": []}. */
@@ -36,11 +35,9 @@ export function readCue(arg: string): Cue {
   const s = arg.trim()
   let raw: unknown
   if (s.startsWith('{')) {
-    try {
-      raw = JSON.parse(s)
-    } catch (e) {
-      throw new RecallscopeError('BAD_INPUT', `--cue is not valid JSON (${(e as Error).message})`)
-    }
+    const parsed = parseJsonSafe(s)
+    if (!parsed.ok) throw new RecallscopeError('BAD_INPUT', `--cue is not valid JSON (${parsed.reason})`)
+    raw = parsed.value
   } else raw = readJsonFile(s, '--cue')
   const parsed = cueSchema.safeParse(raw)
   if (!parsed.success) throw badInput('--cue', parsed.error, '(cue)')

@@ -9,6 +9,8 @@ import { parseArgs } from 'node:util'
 import { RecallscopeError, toResultError } from '../../shared/result'
 import { appVersion } from '../paths'
 import type { CliContext, CliIo, Command } from './args'
+import { EXIT_CODE_HELP, exitCodeFor } from './exitCodes'
+import { installTempCleanup, removeTemps } from '../safety/tempFiles'
 import { demoCommand } from './demo'
 import { serveCommand } from './serve'
 import { infoCommand } from './info'
@@ -35,11 +37,15 @@ function help(): string {
     '',
     ...COMMANDS.map((c) => `  ${c.name.padEnd(w)}  ${c.summary}`),
     '',
+    EXIT_CODE_HELP,
+    'Data: $RECALLSCOPE_HOME (default ~/.recallscope). The agent DB is opened read-only and never written unless --write.',
+    '',
   ].join('\n')
 }
 
 /** Run the CLI; returns the exit code (never calls process.exit, so tests can call it). */
 export async function main(argv: string[], io: CliIo = defaultIo): Promise<number> {
+  if (io === defaultIo) installProcessGuards(argv[0] === 'serve')
   const [name, ...rest] = argv
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     io.out(help())
@@ -77,8 +83,26 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     const re = toResultError(e)
     if (json) io.out(JSON.stringify({ ok: false, error: re }))
     else io.err(`recallscope ${cmd.name}: ${re.message}${re.code === 'INTERNAL' && e instanceof Error && e.stack ? `\n${e.stack}` : ''}`)
-    return re.code === 'BAD_INPUT' || re.code === 'CONFLICT' ? 2 : 1
+    return exitCodeFor(re.code)
   }
+}
+
+/**
+ * For the real process only (tests pass their own io): a reader that goes away
+ * (`| head -c 50`) ends the run quietly instead of an unhandled EPIPE; temp files are
+ * removed on exit and, except for `serve` (which stops itself), on SIGINT/SIGTERM.
+ */
+function installProcessGuards(serve: boolean): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EPIPE' || e.code === 'ERR_STREAM_DESTROYED') {
+        removeTemps()
+        process.exit(0)
+      }
+      throw e
+    })
+  }
+  installTempCleanup({ signals: !serve })
 }
 
 

@@ -12,7 +12,7 @@ export const infoCommand: Command = {
     try {
       const f = store.facts()
       if (ctx.json) {
-        ctx.io.out(JSON.stringify(f))
+        ctx.io.out(JSON.stringify(store.snapshotPath ? { ...f, snapshot: store.snapshotPath } : f))
         return 0
       }
       const fmt = (xs: { key: string; count: number }[]) => xs.map((x) => `${x.key} ${x.count.toLocaleString('en-US')}`).join(', ')
@@ -29,6 +29,7 @@ export const infoCommand: Command = {
           `  models: ${f.models.map((m) => `${m.model} (${m.ownerType}, dim ${m.dim}, ${m.count}${m.backfilled ? ` + ${m.backfilled} backfilled` : ''})`).join(', ') || 'none'}`,
           `  malformed rows skipped: ${bad.length ? bad.map(([k, n]) => `${k} ${n}`).join(', ') : 'none'}`,
           `  full-text index: ${f.hasFts} · workspace: ${f.workspacePath}`,
+          ...(store.snapshotPath ? [`  note: the folder is read-only, so this is a snapshot (${store.snapshotPath}); rerun to see newer commits`] : []),
         ].join('\n'),
       )
       return 0

@@ -91,6 +91,6 @@ describe('recallscope recall', () => {
       expect(r.code).toBe(2)
       expect(JSON.parse(r.out).error.code).toBe('BAD_INPUT')
     }
-    expect((await run('recall', '--db', path.join(t.dir, 'missing.db'), '--query', 'q')).code).toBe(1)
+    expect((await run('recall', '--db', path.join(t.dir, 'missing.db'), '--query', 'q')).code).toBe(2) // issue 10: missing file = bad input
   })
 })

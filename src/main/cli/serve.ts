@@ -8,6 +8,7 @@ import { startServer } from '../server/http'
 import { appVersion, rendererDir } from '../paths'
 import { ensureDemo } from '../demoDb'
 import { optionalInt, type Command } from './args'
+import { removeTemps } from '../safety/tempFiles'
 
 export const serveCommand: Command = {
   name: 'serve',
@@ -15,23 +16,35 @@ export const serveCommand: Command = {
   usage: 'recallscope serve [--db FILE | --demo] [--port N] [--token T] [--json]',
   options: { db: { type: 'string' }, demo: { type: 'boolean' }, port: { type: 'string' }, token: { type: 'string' }, workspace: { type: 'string' } },
   async run(ctx) {
+    // Flags first, each refused in one line naming it (issue 10), before anything is opened.
+    const port = optionalInt(ctx, 'port', 0)
+    if (port !== undefined && port > 65535) throw new RecallscopeError('BAD_INPUT', `--port must be 0–65535 (got ${port}); 0 picks a free port`)
+    const token = typeof ctx.values.token === 'string' ? ctx.values.token : undefined
+    if (token !== undefined && (token.length < 8 || /\s/.test(token))) throw new RecallscopeError('BAD_INPUT', '--token must be at least 8 characters, without spaces')
     // Never print a URL that answers 500: refuse before listening (bin/recallscope.cjs builds out/ first).
     const renderer = rendererDir()
     if (!fs.existsSync(path.join(renderer, 'index.html')))
-      throw new RecallscopeError('NOT_FOUND', `the renderer is not built (${renderer} has no index.html): run \`npm run build\``)
+      throw new RecallscopeError('INTERNAL', `the renderer is not built (${renderer} has no index.html): run \`npm run build\``)
     const app = new App({ mode: 'browser', version: appVersion() })
     if (ctx.values.demo && typeof ctx.values.db !== 'string' && !fs.existsSync(app.demoPath) && !ctx.json)
       ctx.io.err(`recallscope: generating the demo database in ${app.demoPath} (first run only, a few seconds)…`)
     const db = typeof ctx.values.db === 'string' ? ctx.values.db : ctx.values.demo ? ensureDemo(app.demoPath) : undefined
-    if (db) app.open(db, { workspacePath: typeof ctx.values.workspace === 'string' ? ctx.values.workspace : undefined })
+    const workspace = typeof ctx.values.workspace === 'string' ? ctx.values.workspace : undefined
+    // What the user typed on the command line is theirs to name again from the browser.
+    app.grants.grant(db, 'command line')
+    app.grants.grant(workspace, 'command line')
+    if (db) app.open(db, { workspacePath: workspace })
     const dispatch = createDispatcher(createHandlers(app), { onError: (ch, e) => ctx.io.err(`[${ch}] ${(e as Error)?.stack ?? e}`) })
-    const server = await startServer({
-      dispatch,
-      jobs: app.jobs,
-      rendererDir: renderer,
-      port: optionalInt(ctx, 'port', 0),
-      token: typeof ctx.values.token === 'string' ? ctx.values.token : undefined,
-    })
+    let server: Awaited<ReturnType<typeof startServer>>
+    try {
+      server = await startServer({ dispatch, jobs: app.jobs, rendererDir: renderer, port, token })
+    } catch (e) {
+      app.close()
+      const code = (e as NodeJS.ErrnoException).code
+      if (code === 'EADDRINUSE') throw new RecallscopeError('CONFLICT', `--port ${port}: the port is in use; pick another or omit --port for a free one`)
+      if (code === 'EACCES') throw new RecallscopeError('FORBIDDEN', `--port ${port}: not allowed to listen there; use a port above 1023 or omit --port`)
+      throw e
+    }
     if (ctx.json) ctx.io.out(JSON.stringify({ ok: true, url: server.url, port: server.port, token: server.token, db: app.current?.path ?? null }))
     else ctx.io.out(`recallscope (browser mode) on ${server.url}${db ? `\n  database: ${app.current?.path}` : ''}\n  Ctrl+C to stop`)
     await new Promise<void>((resolve) => {
@@ -41,6 +54,7 @@ export const serveCommand: Command = {
     })
     await server.close()
     app.close()
+    removeTemps() // an import job cut short by Ctrl+C leaves nothing behind
     return 0
   },
 }

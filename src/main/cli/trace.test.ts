@@ -91,7 +91,7 @@ describe('recallscope trace', () => {
     expect(new Set(d.byInfluence)).toEqual(new Set(d.byShare))
   })
 
-  it('bad usage: exit 2 with a clear message; unknown event: exit 1 NOT_FOUND', async () => {
+  it('bad usage: exit 2 with a clear message; unknown event: exit 2 NOT_FOUND', async () => {
     expect((await run('trace', '--db', db)).code).toBe(2)
     expect((await run('trace', 'nope', '--db', db)).code).toBe(2)
     const noMem = await run('trace', 'why', '--db', db, '--event', ev.id)
@@ -100,7 +100,7 @@ describe('recallscope trace', () => {
     const logged = await run('trace', 'replay', '--db', db, '--event', ev.id, '--set', 'topK=2')
     expect(logged.code).toBe(2)
     const missing = await run('trace', 'replay', '--db', db, '--event', 'ev-nope', '--json')
-    expect(missing.code).toBe(1)
+    expect(missing.code).toBe(2) // issue 10: an unknown id is bad input
     expect(JSON.parse(missing.out).error.code).toBe('NOT_FOUND')
   })
 })

@@ -117,6 +117,8 @@ export const traceCommand: Command = {
           verify: v['no-verify'] === true ? 'none' : v['verify-all'] === true ? 'all' : 'best',
         })
       }
+      // An unknown memory/session id is bad input (exit 2), not an answer about nothing (issue 10).
+      if (w.status === 'not-found') throw new RecallscopeError('NOT_FOUND', `--memory: ${w.summary}`)
       ctx.io.out(ctx.json ? JSON.stringify(w) : formatWhy(w))
       return 0
     } finally {
@@ -152,8 +154,8 @@ function list(ctx: CliContext, store: MemorySource): number {
     sessionId: str(v.session),
     memoryId: str(v.memory),
     search: str(v.search),
-    after: v.after === undefined ? undefined : parseNow(str(v.after), 0),
-    before: v.before === undefined ? undefined : parseNow(str(v.before), 0),
+    after: v.after === undefined ? undefined : parseNow(str(v.after), 0, '--after'),
+    before: v.before === undefined ? undefined : parseNow(str(v.before), 0, '--before'),
     limit: optionalInt(ctx, 'limit', 1) ?? 50,
     offset: optionalInt(ctx, 'offset', 0) ?? 0,
   })

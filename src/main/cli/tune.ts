@@ -1,6 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type { TuneReport, TuneSpace } from '../../shared/eval'
+import { writeFileAtomic } from '../safety/atomicWrite'
 import { RecallscopeError } from '../../shared/result'
 import { evalEmbedder } from '../eval/evaluate'
 import { gatherCases } from '../eval/replay'
@@ -84,7 +85,7 @@ export const tuneCommand: Command = {
         gatherMs: performance.now() - t0,
         onProgress: progress('searching'),
       })
-      if (out) fs.writeFileSync(path.resolve(out), `${JSON.stringify(report.best.config, null, 2)}\n`)
+      if (out) writeFileAtomic(out, `${JSON.stringify(report.best.config, null, 2)}\n`, { what: '--out', overwrite: true })
       ctx.io.out(ctx.json ? JSON.stringify(report) : formatTune(report, out ? path.resolve(out) : null))
       return 0
     } finally {

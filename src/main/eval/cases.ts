@@ -15,6 +15,7 @@ import type { Cue, EvalCase } from '../../shared/types'
 import type { MemorySource } from '../store/source'
 import type { CaseFilter, Workspace } from '../store/workspace/workspace'
 import { LOCOMO_CATEGORIES, parseEvidence, splitOf } from '../store/importers/locomo'
+import { parseJsonSafe } from '../safety/json'
 
 const DAY = 86_400_000
 const MAX_ISSUES = 200
@@ -129,14 +130,13 @@ export function importJsonl(ws: Workspace, text: string, at: number): CasesImpor
   lines.forEach((line, i) => {
     const s = line.trim()
     if (s === '' || s.startsWith('//')) return
-    let raw: unknown
-    try {
-      raw = JSON.parse(s)
-    } catch (e) {
+    const parsed = parseJsonSafe(s) // depth-limited; the reason never quotes the line (safety/json)
+    if (!parsed.ok) {
       skipped++
-      issues.add(`line ${i + 1}`, `not JSON (${(e as Error).message})`)
+      issues.add(`line ${i + 1}`, `not JSON (${parsed.reason})`)
       return
     }
+    const raw = parsed.value
     if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
       skipped++
       issues.add(`line ${i + 1}`, 'not an object')
@@ -167,12 +167,9 @@ export function importJsonl(ws: Workspace, text: string, at: number): CasesImpor
  */
 export function importLocomoQa(store: MemorySource, text: string, at: number): CasesImportReport {
   const t0 = performance.now()
-  let data: unknown
-  try {
-    data = JSON.parse(text)
-  } catch (e) {
-    throw new RecallscopeError('BAD_INPUT', `Not valid JSON: ${(e as Error).message}`)
-  }
+  const parsed = parseJsonSafe(text) // the reason never quotes the text (safety/json)
+  if (!parsed.ok) throw new RecallscopeError('BAD_INPUT', `Not valid JSON (${parsed.reason})`)
+  const data: unknown = parsed.value
   const convs: unknown[] = Array.isArray(data) ? data : data && typeof data === 'object' && 'qa' in data ? [data] : []
   if (convs.length === 0) throw new RecallscopeError('BAD_INPUT', 'Not LoCoMo data: expected a list of {sample_id, conversation, qa}')
   const issues = new Issues()

@@ -68,16 +68,21 @@ export function defaultEmbedderSpec(store: MemorySource, owner: 'memory' | 'sess
 }
 
 /** `--now ISO|ms`: epoch ms or an ISO-8601 date. */
-export function parseNow(v: string | number | undefined | null, fallback: number): number {
+export function parseNow(v: string | number | undefined | null, fallback: number, flag = '--now'): number {
   if (v === undefined || v === null || v === '') return fallback
+  // Date's range: anything beyond it cannot be shown or compared as a time (1e308, 99999999999999999999).
+  const inRange = (n: number) => Number.isFinite(n) && Math.abs(n) <= 8.64e15
   if (typeof v === 'number') {
-    if (!Number.isFinite(v)) throw new RecallscopeError('BAD_INPUT', `now must be a finite number of ms (got ${v})`)
+    if (!inRange(v)) throw new RecallscopeError('BAD_INPUT', `${flag.replace(/^--/, '')} must be epoch ms within ±8.64e15 (got ${v})`)
     return v
   }
   const s = v.trim()
-  if (/^-?\d+(\.\d+)?$/.test(s)) return Number(s)
+  if (/^-?\d+(\.\d+)?$/.test(s)) {
+    if (!inRange(Number(s))) throw new RecallscopeError('BAD_INPUT', `${flag} must be epoch ms within ±8.64e15 or an ISO date (got "${s.slice(0, 40)}")`)
+    return Number(s)
+  }
   const t = Date.parse(s)
-  if (Number.isNaN(t)) throw new RecallscopeError('BAD_INPUT', `--now must be epoch ms or an ISO date such as 2026-10-20T12:00:00Z (got "${s}")`)
+  if (Number.isNaN(t)) throw new RecallscopeError('BAD_INPUT', `${flag} must be epoch ms or an ISO date such as 2026-10-20T12:00:00Z (got "${s.slice(0, 40)}")`)
   return t
 }
 

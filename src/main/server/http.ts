@@ -12,9 +12,12 @@ import fs from 'node:fs'
 import path from 'node:path'
 import crypto from 'node:crypto'
 import type { AddressInfo } from 'node:net'
+import type { Duplex } from 'node:stream'
+import { isChannel } from '../api/register'
 import type { Dispatch } from '../api/register'
 import type { JobManager } from '../api/app'
 import { CONTENT_SECURITY_POLICY } from '../csp'
+import { parseJsonSafe } from '../safety/json'
 
 export interface ServeOptions {
   dispatch: Dispatch
@@ -27,6 +30,13 @@ export interface ServeOptions {
   token?: string
   /** Largest accepted request body. @default 16 MiB */
   maxBodyBytes?: number
+  /**
+   * Bounds on slow clients (slowloris): all headers within `headersMs`, the whole request
+   * within `requestMs`, both checked every `checkMs`. @default { headersMs: 10_000, requestMs: 60_000, checkMs: 1_000 }
+   */
+  timeouts?: { headersMs?: number; requestMs?: number; checkMs?: number }
+  /** Largest accepted header block. @default 16 KiB */
+  maxHeaderBytes?: number
   log?: (line: string) => void
 }
 
@@ -68,7 +78,47 @@ function sendJson(res: http.ServerResponse, status: number, body: unknown): void
 }
 
 function sendError(res: http.ServerResponse, status: number, code: string, message: string): void {
+  if (res.headersSent || res.writableEnded || res.destroyed) return
   sendJson(res, status, { ok: false, error: { code, message } })
+}
+
+/** JSON for a channel's Result; a value JSON cannot hold (BigInt, a cycle) is a typed error, not a crash. */
+function resultJson(r: unknown): { ok: true; text: string } | { ok: false; message: string } {
+  try {
+    return { ok: true, text: JSON.stringify(r) }
+  } catch (e) {
+    return { ok: false, message: `The result could not be encoded (${(e as Error)?.name ?? 'error'})` }
+  }
+}
+
+/**
+ * A reply written straight to the socket, for requests Node's parser rejected before any
+ * `req`/`res` exist (bad request line, huge headers, timeouts). Always closes the connection.
+ */
+function rawReply(socket: Duplex, status: number, reason: string, code: string, message: string): void {
+  if (!socket.writable || socket.destroyed) return void socket.destroy()
+  const body = JSON.stringify({ ok: false, error: { code, message } })
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncache-control: no-store\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  )
+}
+
+/** What a parser/socket error means for the client: status, reason phrase, code, message. */
+function classifyClientError(e: NodeJS.ErrnoException): [number, string, string, string] {
+  switch (e.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return [431, 'Request Header Fields Too Large', 'BAD_INPUT', 'Request headers are too large']
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+    case 'ERR_HTTP_HEADERS_TIMEOUT':
+      return [408, 'Request Timeout', 'BAD_INPUT', 'The request did not arrive in time']
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+    case 'HPE_INVALID_CONTENT_LENGTH':
+    case 'HPE_UNEXPECTED_CONTENT_LENGTH':
+      return [400, 'Bad Request', 'BAD_INPUT', 'Bad request framing']
+    default:
+      return [400, 'Bad Request', 'BAD_INPUT', 'Malformed HTTP request']
+  }
 }
 
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
@@ -81,16 +131,53 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const allowedHosts = () => new Set([`127.0.0.1:${port}`, `localhost:${port}`])
   const allowedOrigins = () => new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`])
 
-  const server = http.createServer((req, res) => {
+  const headersMs = opts.timeouts?.headersMs ?? 10_000
+  const requestMs = Math.max(opts.timeouts?.requestMs ?? 60_000, headersMs)
+  const server = http.createServer(
+    {
+      maxHeaderSize: opts.maxHeaderBytes ?? 16 * 1024,
+      headersTimeout: headersMs,
+      requestTimeout: requestMs,
+      connectionsCheckingInterval: opts.timeouts?.checkMs ?? 1_000,
+    },
+    (req, res) => {
+      // Nothing a client sends may take the process down: every path below is contained.
+      req.on('error', () => {})
+      res.on('error', () => {})
+      try {
+        route(req, res)
+      } catch (e) {
+        const bad = e instanceof URIError || e instanceof TypeError
+        sendError(res, bad ? 400 : 500, bad ? 'BAD_INPUT' : 'INTERNAL', bad ? 'Malformed request' : 'The request could not be handled')
+        opts.log?.(`request failed: ${(e as Error)?.message ?? String(e)}`)
+      }
+    },
+  )
+  // Parser errors (bad request line, header overflow) and timeouts: a typed 4xx, never a crash.
+  server.on('clientError', (e: NodeJS.ErrnoException, socket: Duplex) => {
+    if (e.code === 'ECONNRESET' || e.code === 'EPIPE') return void socket.destroy()
+    const [status, reason, code, message] = classifyClientError(e)
+    rawReply(socket, status, reason, code, message)
+  })
+
+  function route(req: http.IncomingMessage, res: http.ServerResponse): void {
     // DNS rebinding: a page on evil.example resolving to 127.0.0.1 sends its own Host.
     if (!req.headers.host || !allowedHosts().has(req.headers.host)) return sendError(res, 403, 'FORBIDDEN', 'Bad Host header')
     const origin = req.headers.origin
     if (origin !== undefined && !allowedOrigins().has(origin)) return sendError(res, 403, 'FORBIDDEN', 'Cross-origin requests are not allowed')
-    const url = new URL(req.url ?? '/', `http://${req.headers.host}`)
+    // Only origin-form targets ("/path?query"): an absolute URL or "*" is not ours to parse.
+    const target = req.url ?? '/'
+    if (!target.startsWith('/') || target.startsWith('//')) return sendError(res, 400, 'BAD_INPUT', 'Bad request target')
+    let url: URL
+    try {
+      url = new URL(target, `http://127.0.0.1:${port}`)
+    } catch {
+      return sendError(res, 400, 'BAD_INPUT', 'Bad request target')
+    }
     if (url.pathname.startsWith('/api/')) return handleApi(req, res, url)
     if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, 'BAD_INPUT', 'Method not allowed')
     return serveStatic(res, url.pathname)
-  })
+  }
 
   function authorized(req: http.IncomingMessage): boolean {
     const h = req.headers.authorization ?? ''
@@ -100,38 +187,62 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
 
   function handleApi(req: http.IncomingMessage, res: http.ServerResponse, url: URL): void {
     if (!authorized(req)) return sendError(res, 401, 'FORBIDDEN', 'Missing or wrong token (Authorization: Bearer <token>)')
-    const channel = decodeURIComponent(url.pathname.slice('/api/'.length))
+    let channel: string
+    try {
+      channel = decodeURIComponent(url.pathname.slice('/api/'.length))
+    } catch {
+      return sendError(res, 400, 'BAD_INPUT', 'Bad percent-encoding in the channel name')
+    }
     if (channel === 'progress' && req.method === 'GET') return streamProgress(req, res)
     if (req.method !== 'POST') return sendError(res, 405, 'BAD_INPUT', 'Use POST /api/<channel>')
+    if (!isChannel(channel)) return sendError(res, 404, 'NOT_FOUND', `Unknown channel: ${channel.slice(0, 100)}`)
+    const tooBig = () => {
+      // Answer 413 and close; keep draining a little so the client reads the answer instead of a reset.
+      res.setHeader('connection', 'close')
+      sendError(res, 413, 'BAD_INPUT', `Request body over ${maxBody} bytes`)
+      req.removeAllListeners('data')
+      req.removeAllListeners('end')
+      let drained = 0
+      const stop = setTimeout(() => req.socket.destroy(), 2_000)
+      stop.unref()
+      req.on('data', (c: Buffer) => {
+        drained += c.length
+        if (drained > 4 * maxBody) req.socket.destroy()
+      })
+      req.on('end', () => clearTimeout(stop))
+      req.resume()
+    }
+    const declared = Number(req.headers['content-length'] ?? NaN)
+    if (Number.isFinite(declared) && declared > maxBody) return tooBig()
     const chunks: Buffer[] = []
     let size = 0
-    let tooBig = false
     req.on('data', (c: Buffer) => {
       size += c.length
-      if (size > maxBody) {
-        tooBig = true
-        req.destroy()
-        return
-      }
+      if (size > maxBody) return tooBig()
       chunks.push(c)
     })
-    req.on('error', () => {
-      if (tooBig && !res.headersSent) sendError(res, 413, 'BAD_INPUT', `Request body over ${maxBody} bytes`)
-    })
     req.on('end', () => {
-      if (tooBig) return sendError(res, 413, 'BAD_INPUT', `Request body over ${maxBody} bytes`)
       const text = Buffer.concat(chunks).toString('utf8')
       let input: unknown = {}
       if (text.trim() !== '') {
-        try {
-          input = JSON.parse(text)
-        } catch {
-          return sendJson(res, 400, { ok: false, error: { code: 'BAD_INPUT', message: 'Body is not valid JSON' } })
-        }
+        const parsed = parseJsonSafe(text)
+        if (!parsed.ok) return sendError(res, 400, 'BAD_INPUT', `Body is not valid JSON (${parsed.reason})`)
+        input = parsed.value
       }
       opts
         .dispatch(channel, input)
-        .then((r) => sendJson(res, 200, r))
+        .then((r) => {
+          const j = resultJson(r)
+          if (!j.ok) return sendError(res, 500, 'INTERNAL', j.message)
+          if (res.headersSent || res.destroyed) return
+          res.writeHead(200, {
+            'content-type': 'application/json; charset=utf-8',
+            'cache-control': 'no-store',
+            'x-content-type-options': 'nosniff',
+            'content-length': Buffer.byteLength(j.text),
+          })
+          res.end(j.text)
+        })
         .catch((e) => sendError(res, 500, 'INTERNAL', String((e as Error)?.message ?? e)))
     })
   }
@@ -156,7 +267,13 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     }
     let file = path.resolve(rendererDir, `.${rel}`)
     if (!file.startsWith(rendererDir + path.sep) && file !== rendererDir) return sendError(res, 403, 'FORBIDDEN', 'Outside the app folder')
-    if (!fs.existsSync(file) || fs.statSync(file).isDirectory()) file = path.join(rendererDir, 'index.html')
+    let isFile = false
+    try {
+      isFile = fs.statSync(file).isFile()
+    } catch {
+      /* missing: the app's index.html answers (client-side routes) */
+    }
+    if (!isFile) file = path.join(rendererDir, 'index.html')
     if (!fs.existsSync(file)) {
       res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' })
       return void res.end(`The renderer is not built: ${rendererDir} has no index.html. Run \`npm run build\`.`)
@@ -173,7 +290,10 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       headers['x-frame-options'] = 'DENY'
     }
     res.writeHead(200, headers)
-    fs.createReadStream(file).pipe(res)
+    // A file removed mid-read must end this response, not the process.
+    fs.createReadStream(file)
+      .on('error', () => res.destroy())
+      .pipe(res)
   }
 
   await new Promise<void>((resolve, reject) => {

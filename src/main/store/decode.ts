@@ -4,6 +4,7 @@
  * replaces with null.
  */
 import { KINDS, ROLES, TIERS, type Kind, type MalformedCounts, type Memory, type Role, type Session, type Tier } from '../../shared/types'
+import { parseJsonSafe } from '../safety/json'
 
 export function emptyMalformed(): MalformedCounts {
   return { badMetadata: 0, badVectorShape: 0, nonFiniteVector: 0, wrongDimension: 0, unknownRole: 0, unknownKind: 0, unknownTier: 0 }
@@ -41,11 +42,8 @@ export function toMs(v: unknown): number | null {
 export function parseJson(text: unknown): { ok: true; value: unknown } | { ok: false } {
   if (text === null || text === undefined) return { ok: true, value: null }
   if (typeof text !== 'string') return { ok: false }
-  try {
-    return { ok: true, value: JSON.parse(text) }
-  } catch {
-    return { ok: false }
-  }
+  const r = parseJsonSafe(text) // depth-limited (safety/json): 5000-deep metadata is malformed, not a stack overflow
+  return r.ok ? r : { ok: false }
 }
 
 export type MemoryRow = Record<string, unknown>

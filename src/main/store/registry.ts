@@ -29,7 +29,7 @@ function resolvePath(opts: OpenOptions): string {
   if (typeof opts.path !== 'string' || opts.path.trim() === '') throw new RecallscopeError('BAD_INPUT', 'A database path is required')
   const given = path.resolve(opts.path)
   const resolved = resolveFrameworkPath(given, { nativeBinding: opts.nativeBinding })
-  if (resolved === null) throw new RecallscopeError('NOT_SQLITE', `${given} is a directory with no memory store recallscope knows (looked for: ${lookedFor()})`)
+  if (resolved === null) throw new RecallscopeError('NOT_SQLITE', `${given} is a folder with no memory store recallscope knows (looked for: ${lookedFor()})`)
   return resolved
 }
 

@@ -131,6 +131,8 @@ export interface EventTimelineStats {
   agents: string[]
   users: string[]
   presets: string[]
+  /** events whose `at` is not a usable time: skipped, counted */
+  badTimestamps: number
   /** events per (bin, preset), bins of `binMs` from `range.min` */
   counts(binMs: number, start: number): { bin: number; preset: string; count: number }[]
 }
@@ -160,6 +162,10 @@ export interface MemorySource {
   /** the workbench's own file beside the store */
   readonly workspace: Workspace
   readonly isClosed: boolean
+  /** the view is a private snapshot (the store's folder is read-only): the UI says so */
+  readonly snapshot: boolean
+  /** Fail now, typed (DB_CORRUPT), when the store is damaged: opening is all-or-nothing. */
+  checkIntegrity(): void
   capabilities(): SourceCapabilities
   close(): void
 

@@ -20,7 +20,8 @@ export function eventTimeline(store: MemorySource, q: TimelineQuery = {}): Trace
   const { bins: wantBins, ...filter } = q
   const stats = store.eventTimeline(filter)
   const { agents, users, presets } = stats
-  if (!stats.total || !stats.range) return { ...empty, agents, users, presets, tookMs: performance.now() - t0 }
+  const { badTimestamps } = stats
+  if (!stats.total || !stats.range) return { ...empty, agents, users, presets, badTimestamps, tookMs: performance.now() - t0 }
   const bins = Math.max(1, Math.min(500, wantBins ?? 60))
   const span = Math.max(1, stats.range.max - stats.range.min)
   const binMs = NICE_MS.find((w) => w * bins >= span) ?? Math.ceil(span / bins / 86_400_000) * 86_400_000
@@ -33,5 +34,5 @@ export function eventTimeline(store: MemorySource, q: TimelineQuery = {}): Trace
     bin.count += r.count
     bin.byPreset[r.preset] = (bin.byPreset[r.preset] ?? 0) + r.count
   }
-  return { total: stats.total, truncated: false, range: stats.range, binMs, bins: out, agents, users, presets, tookMs: performance.now() - t0 }
+  return { total: stats.total, truncated: false, range: stats.range, binMs, bins: out, agents, users, presets, badTimestamps, tookMs: performance.now() - t0 }
 }

@@ -36,7 +36,12 @@ export function browseHandlers(app: App): Pick<Handlers, BrowseChannels> {
     'store.facts': () => app.requireStore().facts(),
     'store.recent': () => app.recent(),
     'store.close': () => ({ closed: app.close() }),
-    'store.pick': async () => (app.pickFile ? { supported: true, path: await app.pickFile() } : { supported: false, path: null }),
+    'store.pick': async () => {
+      if (!app.pickFile) return { supported: false, path: null }
+      const picked = await app.pickFile()
+      app.grants.grant(picked, 'file dialog') // main keeps what the user chose (safety/pathGrants)
+      return { supported: true, path: picked }
+    },
     'sessions.page': (i) => app.requireStore().sessionsPage(i),
     'sessions.get': (i) => {
       const s = app.requireStore().getSession(i.id)

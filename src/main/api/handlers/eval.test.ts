@@ -93,8 +93,11 @@ describe('eval channels', () => {
     expect(await ok('cases.import', { format: 'jsonl', text: jsonl })).toMatchObject({ added: 1 })
     const file = path.join(t.dir, 'cases.jsonl')
     fs.writeFileSync(file, jsonl)
-    expect(await ok('cases.import', { format: 'jsonl', path: file })).toMatchObject({ updated: 1 })
     const ex = path.join(t.dir, 'export.jsonl')
+    // By path only for files the user picked (native dialog / command line), issue 10.
+    app.grants.grant(file, 'file dialog')
+    app.grants.grant(ex, 'file dialog')
+    expect(await ok('cases.import', { format: 'jsonl', path: file })).toMatchObject({ updated: 1 })
     const e1 = await ok<{ count: number; path: string }>('cases.export', { path: ex })
     expect(e1.count).toBe(42)
     expect(fs.readFileSync(ex, 'utf8').trim().split('\n')).toHaveLength(42)

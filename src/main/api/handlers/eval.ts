@@ -17,6 +17,7 @@ import { GatherCache, gatherCases } from '../../eval/replay'
 import { compareRuns } from '../../eval/runs'
 import { tune } from '../../eval/tune'
 import type { App } from '../app'
+import { writeFileAtomic } from '../../safety/atomicWrite'
 import type { Handlers } from '../register'
 
 type EvalChannels =
@@ -74,16 +75,14 @@ export function evalHandlers(app: App): Pick<Handlers, EvalChannels> {
     'cases.delete': (i) => ({ deleted: ws().deleteCases(i.ids) }),
     'cases.import': (i) => {
       const store = app.requireStore()
-      const text = i.text ?? readText(i.path!)
+      const text = i.text ?? readText(app.grants.check(i.path!, 'cases.import')) // only files the user picked (safety/pathGrants)
       return i.format === 'jsonl' ? importJsonl(store.workspace, text, Date.now()) : importLocomoQa(store, text, Date.now())
     },
     'cases.export': (i) => {
       const r = exportJsonl(ws(), { split: i.split, tag: i.tag, ids: i.ids })
       let written: string | null = null
       if (i.path) {
-        written = path.resolve(i.path)
-        if (fs.existsSync(written) && !i.overwrite) throw new RecallscopeError('CONFLICT', `${written} exists (overwrite it with overwrite: true)`)
-        fs.writeFileSync(written, r.text)
+        written = writeFileAtomic(app.grants.check(i.path, 'cases.export'), r.text, { what: 'cases.export', overwrite: i.overwrite }) // never an open DB; temp + rename
       }
       return { text: r.text, count: r.count, path: written }
     },

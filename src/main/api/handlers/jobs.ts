@@ -11,6 +11,7 @@ import type { Handlers } from '../register'
 import { backfillEmbeddings } from '../../embed/backfill'
 import { createEmbedder, DEFAULT_EMBEDDER_SPEC, parseEmbedderSpec } from '../../embed/index'
 import { findImporter } from '../../store/importers'
+import { checkPaths } from '../../store/importers/common'
 
 type JobChannels = 'embed.backfill' | 'import.start'
 
@@ -39,6 +40,7 @@ export function jobHandlers(app: App): Pick<Handlers, JobChannels> {
     'import.start': (i) => {
       const imp = findImporter(i.kind)
       if (i.model !== undefined && !imp.usesModel) throw new RecallscopeError('BAD_INPUT', `model does not apply to ${imp.name} imports (they carry no stored vectors)`)
+      checkPaths({ input: i.in, output: i.out, embed: i.embed }) // typed errors now (not a failed job): missing input, output aliasing the input or an open DB
       return app.jobs.start('import', `Import ${i.kind} ${i.in.split(/[\\/]/).pop()} → ${i.out.split(/[\\/]/).pop()}`, async ({ progress, signal }): Promise<ImportReportInfo> =>
         imp.run({ input: i.in, output: i.out, force: i.force, model: i.model, embed: i.embed, signal, onProgress: progress }),
       )

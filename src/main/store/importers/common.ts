@@ -14,10 +14,13 @@ import { RecallscopeError } from '../../../shared/result'
 import { migrate } from '../sqlite/connection'
 import { WORKSPACE_MIGRATIONS } from '../sqlite/schema'
 import { CanonicalWriter } from '../sqlite/canonicalWriter'
+import { assertFreshTemp, assertNotOpenDb, findAlias } from '../../safety/fileIdentity'
+import { registerTemp } from '../../safety/tempFiles'
 
 /** The report types live in the shared contract: an import job's result crosses IPC as-is. */
 export type { ImportIssue, ImportReport } from '../../../shared/contract'
 import type { ImportIssue, ImportReport } from '../../../shared/contract'
+import { parseJsonSafe } from '../../safety/json'
 
 
 
@@ -122,7 +125,11 @@ export function checkPaths(opts: ImportOptions): { input: string; output: string
     throw new RecallscopeError('NOT_FOUND', `No such file: ${input}`)
   }
   if (!st.isFile()) throw new RecallscopeError('BAD_INPUT', `${input} is not a file`)
-  if (input === output || `${input}.recallscope` === output) throw new RecallscopeError('BAD_INPUT', 'The output must not be the input (imports never modify their input)')
+  // By file identity, not by name: a link or /proc alias of the input (or of any open DB) is refused.
+  if (findAlias(output, [{ path: input, role: 'input' }], { targetIsDb: true }) || findAlias(`${output}.recallscope`, [{ path: input, role: 'input' }], { targetIsDb: true }))
+    throw new RecallscopeError('BAD_INPUT', 'The output must not be the input (imports never modify their input)')
+  assertNotOpenDb(output, '--out', { targetIsDb: true })
+  assertNotOpenDb(`${output}.recallscope`, '--out (its workspace)', { targetIsDb: true })
   if (opts.embed !== undefined && opts.embed !== 'hashing' && opts.embed !== 'none')
     throw new RecallscopeError('BAD_INPUT', `--embed must be hashing or none (got ${String(opts.embed)})`)
   return { input, output }
@@ -160,11 +167,9 @@ export function mergeMetadata(raw: unknown, extras: Record<string, unknown>): { 
   let invalid = false
   if (raw !== null && raw !== undefined) {
     if (typeof raw === 'string') {
-      try {
-        parsed = JSON.parse(raw)
-      } catch {
-        invalid = true
-      }
+      const r = parseJsonSafe(raw) // too deep counts as invalid: kept verbatim as text
+      if (r.ok) parsed = r.value
+      else invalid = true
     } else parsed = raw
   }
   if (invalid) {
@@ -209,16 +214,22 @@ export function pruneMinorityDims(db: Database.Database, rb: ReportBuilder, wher
 export class WorkspaceWriter {
   readonly db: Database.Database
   readonly tmp: string
+  private readonly releaseTemp: () => void
   constructor(readonly finalPath: string) {
+    assertNotOpenDb(finalPath, 'import workspace', { targetIsDb: true })
     this.tmp = `${finalPath}.tmp-${process.pid}-${Date.now()}`
+    assertFreshTemp(this.tmp, 'import workspace')
+    this.releaseTemp = registerTemp(this.tmp, { sqlite: true })
     this.db = new Database(this.tmp)
     migrate(this.db, WORKSPACE_MIGRATIONS)
   }
   /** Close and rename into place (after the canonical DB's own rename, which clears stale workspaces). */
   finish(): string {
     this.db.close()
+    assertNotOpenDb(this.finalPath, 'import workspace', { targetIsDb: true })
     for (const suffix of ['', '-wal', '-shm']) fs.rmSync(this.finalPath + suffix, { force: true })
     fs.renameSync(this.tmp, this.finalPath)
+    this.releaseTemp()
     return this.finalPath
   }
   abort(): void {
@@ -227,7 +238,8 @@ export class WorkspaceWriter {
     } catch {
       /* already closed */
     }
-    fs.rmSync(this.tmp, { force: true })
+    for (const suffix of ['', '-journal', '-wal', '-shm']) fs.rmSync(this.tmp + suffix, { force: true })
+    this.releaseTemp()
   }
 }
 

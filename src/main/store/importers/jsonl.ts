@@ -10,7 +10,6 @@
  */
 import crypto from 'node:crypto'
 import fs from 'node:fs'
-import { StringDecoder } from 'node:string_decoder'
 import { hashEmbed, HASHING_MODEL } from '../../embed/hashing'
 import type { CanonicalMemoryRow } from '../sqlite/canonicalWriter'
 import {
@@ -27,35 +26,44 @@ import {
   type Importer,
 } from './common'
 import { KIND_SET, ROLE_SET, TIER_SET } from '../decode'
+import { MAX_JSON_DEPTH, parseJsonSafe, valueDepth } from '../../safety/json'
 
 
-/** Lines of a file, read in 1 MiB chunks (never the whole file at once). 1-based line numbers; a leading BOM and CR of CRLF are dropped. */
-export function* readLines(file: string): Generator<{ line: number; text: string }> {
+/**
+ * Lines of a file, read in 1 MiB chunks (never the whole file at once). 1-based line numbers;
+ * a leading BOM and CR of CRLF are dropped. Lines are split on bytes (0x0A never occurs inside
+ * a UTF-8 sequence) and decoded strictly, so a line with invalid UTF-8 is flagged (and its bad
+ * bytes shown as U+FFFD) instead of being silently replaced (issue 10).
+ */
+export function* readLines(file: string): Generator<{ line: number; text: string; invalidUtf8?: boolean }> {
   const fd = fs.openSync(file, 'r')
+  const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
+  const loose = new TextDecoder('utf-8', { ignoreBOM: true })
+  const decode = (b: Buffer, line: number): { line: number; text: string; invalidUtf8?: boolean } => {
+    if (line === 1 && b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) b = b.subarray(3)
+    if (b.length && b[b.length - 1] === 0x0d) b = b.subarray(0, b.length - 1)
+    try {
+      return { line, text: strict.decode(b) }
+    } catch {
+      return { line, text: loose.decode(b), invalidUtf8: true }
+    }
+  }
   try {
     const buf = Buffer.allocUnsafe(1 << 20)
-    const dec = new StringDecoder('utf8')
-    let rest = ''
+    let rest: Buffer = Buffer.alloc(0)
     let line = 0
-    let first = true
     for (;;) {
       const n = fs.readSync(fd, buf, 0, buf.length, null)
-      const chunk = n > 0 ? dec.write(buf.subarray(0, n)) : dec.end()
-      let s = rest + chunk
-      if (first && s.length) {
-        if (s.charCodeAt(0) === 0xfeff) s = s.slice(1)
-        first = false
-      }
+      if (n === 0) break
+      const s = rest.length ? Buffer.concat([rest, buf.subarray(0, n)]) : Buffer.from(buf.subarray(0, n))
       let start = 0
-      for (let i = s.indexOf('\n'); i !== -1; i = s.indexOf('\n', start)) {
-        const text = s.slice(start, i)
-        yield { line: ++line, text: text.endsWith('\r') ? text.slice(0, -1) : text }
+      for (let i = s.indexOf(0x0a); i !== -1; i = s.indexOf(0x0a, start)) {
+        yield decode(s.subarray(start, i), ++line)
         start = i + 1
       }
-      rest = s.slice(start)
-      if (n === 0) break
+      rest = s.subarray(start)
     }
-    if (rest.length) yield { line: ++line, text: rest.endsWith('\r') ? rest.slice(0, -1) : rest }
+    if (rest.length) yield decode(rest, ++line)
   } finally {
     fs.closeSync(fd)
   }
@@ -100,6 +108,8 @@ type LineResult =
       session: { tenant: string | null; summary: string | null; archived: boolean | null }
       repairs: { reason: string; detail?: string }[]
       unknownKeys: string[]
+      /** the line had no tier: imported as 'working' */
+      defaultedTier: boolean
     }
 
 /** One parsed JSON value → a canonical row, or why the line is skipped. Pure; exported for tests. */
@@ -167,7 +177,8 @@ export function mapJsonlObject(o: unknown, line: number): LineResult {
   }
   const role = enumOf(f.role, ROLE_SET, 'role')
   const kind = enumOf(f.kind, KIND_SET, 'kind')
-  const tier = enumOf(f.tier, TIER_SET, 'tier')
+  // No tier at all reads as live: 'working' (else no preset's scope would ever reach it; issue 10).
+  const tier = f.tier === null ? 'working' : enumOf(f.tier, TIER_SET, 'tier')
   let salience = f.salience
   if (salience !== null && (salience < 0 || salience > 1)) {
     repairs.push({ reason: 'salience outside 0..1 (clamped)', detail: String(salience) })
@@ -226,6 +237,7 @@ export function mapJsonlObject(o: unknown, line: number): LineResult {
     session: { tenant: f.tenant_id, summary: f.session_summary, archived: archivedRaw === undefined || archivedRaw === null ? null : Boolean(archivedRaw) },
     repairs,
     unknownKeys,
+    defaultedTier: f.tier === null,
   }
 }
 
@@ -258,17 +270,20 @@ export async function importJsonl(opts: ImportOptions): Promise<ImportReport> {
       let memories = 0
       let lines = 0
       let undated = 0
-      for (const { line, text } of readLines(input)) {
+      let noTier = 0
+      for (const { line, text, invalidUtf8 } of readLines(input)) {
         if (text.trim() === '') continue
         lines++
-        let o: unknown
-        try {
-          o = JSON.parse(text)
-        } catch (e) {
-          rb.skip('bad JSON', { line, detail: (e as Error).message })
+        if (invalidUtf8) rb.repair('invalid UTF-8 (bad bytes replaced with U+FFFD)', { line })
+        // Depth-limited and never quoting the line (safety/json); deep metadata alone is dropped, not the memory.
+        const parsed = parseJsonLine(text)
+        if (!parsed.ok) {
+          rb.skip('bad JSON', { line, detail: parsed.reason })
           await tick(lines)
           continue
         }
+        const o = parsed.value
+        if (parsed.droppedMetadata) rb.repair('metadata nested too deep (dropped)', { line, detail: `deeper than ${MAX_JSON_DEPTH} levels` })
         const m = mapJsonlObject(o, line)
         if ('skip' in m) {
           rb.skip(m.skip, { line, ...(m.detail ? { detail: m.detail } : {}) })
@@ -277,6 +292,7 @@ export async function importJsonl(opts: ImportOptions): Promise<ImportReport> {
         } else {
           for (const p of m.repairs) rb.repair(p.reason, { line, id: m.row.id, ...(p.detail ? { detail: p.detail } : {}) })
           for (const k of m.unknownKeys) unknownKeys.set(k, (unknownKeys.get(k) ?? 0) + 1)
+          if (m.defaultedTier) noTier++
           w.memory(m.row)
           memories++
           if (m.row.created_at === null) undated++
@@ -314,6 +330,7 @@ export async function importJsonl(opts: ImportOptions): Promise<ImportReport> {
       for (const [k, n] of unknownKeys) rb.notes.push(`unknown field '${k}' ignored on ${n} line${n === 1 ? '' : 's'}`)
       const models = pruneMinorityDims(w.db, rb, (ot, id) => (ot === 'memory' ? { id } : { id, session: id }))
       const embeddings = models.reduce((n, m) => n + m.count, 0)
+      if (noTier) rb.notes.push(`${noTier} memories have no tier: imported as working (a live tier), so the presets' scopes reach them`)
       if (undated) rb.notes.push(`${undated} memories have no createdAt (created_at NULL: recency ranks them as oldest)`)
       rb.notes.push(`${lines} non-blank lines read (${size} bytes)`)
       return { memories, sessions: sessions.size, embeddings, models }
@@ -341,4 +358,26 @@ export const jsonlImporter: Importer = {
   defaultEmbed: 'none',
   usesModel: true,
   run: importJsonl,
+}
+
+/**
+ * One JSONL line, parsed. V8 parses very deep nesting, but everything after (stringify,
+ * zod, IPC) recurses, so a value deeper than MAX_JSON_DEPTH is refused; when only the
+ * metadata is that deep it is dropped (and reported) and the memory kept.
+ */
+export function parseJsonLine(text: string): { ok: true; value: unknown; droppedMetadata: boolean } | { ok: false; reason: string } {
+  const strict = parseJsonSafe(text)
+  if (strict.ok) return { ok: true, value: strict.value, droppedMetadata: false }
+  if (!/nested deeper/.test(strict.reason)) return strict
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return strict
+  }
+  if (value && typeof value === 'object' && !Array.isArray(value) && 'metadata' in value) {
+    const { metadata: _deep, ...rest } = value as Record<string, unknown>
+    if (valueDepth(rest) <= MAX_JSON_DEPTH) return { ok: true, value: { ...rest, metadata: null }, droppedMetadata: true }
+  }
+  return strict
 }

@@ -41,6 +41,7 @@ import {
   type ImportReport,
   type Importer,
 } from './common'
+import { parseJsonSafe } from '../../safety/json'
 
 const MINUTE = 60_000
 const DAY = 86_400_000
@@ -138,12 +139,10 @@ export async function importLocomo(opts: ImportOptions): Promise<ImportReport> {
   const { input, output } = checkPaths(opts)
   const embed = opts.embed ?? 'hashing'
   const importedAt = opts.now ?? Date.now()
-  let data: unknown
-  try {
-    data = JSON.parse(fs.readFileSync(input, 'utf8'))
-  } catch (e) {
-    throw new RecallscopeError('BAD_INPUT', `${input} is not valid JSON: ${(e as Error).message}`)
-  }
+  // Never quote the file in the error (it may be any file the caller named), and bound its nesting.
+  const parsed = parseJsonSafe(fs.readFileSync(input, 'utf8'))
+  if (!parsed.ok) throw new RecallscopeError('BAD_INPUT', `${input} is not valid JSON (${parsed.reason})`)
+  const data: unknown = parsed.value
   // A single conversation object is accepted as a list of one.
   const convs: unknown[] = Array.isArray(data) ? data : isObj(data) && 'conversation' in data ? [data] : []
   if (!Array.isArray(data) && convs.length === 0)

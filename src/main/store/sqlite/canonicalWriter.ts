@@ -10,6 +10,8 @@ import { RecallscopeError } from '../../../shared/result'
 import { CANONICAL_FTS, CANONICAL_MIGRATIONS } from './schema'
 import { migrate } from './connection'
 import { encodeVector } from '../decode'
+import { assertFreshTemp, assertNotOpenDb } from '../../safety/fileIdentity'
+import { registerTemp } from '../../safety/tempFiles'
 
 export interface CanonicalMemoryRow {
   id: string
@@ -61,6 +63,7 @@ export class CanonicalWriter {
   readonly db: Database.Database
   private readonly tmp: string
   private finished = false
+  private readonly releaseTemp: () => void
   private readonly insMemory: Database.Statement
   private readonly insSession: Database.Statement
   private readonly insEmbedding: Database.Statement
@@ -74,7 +77,10 @@ export class CanonicalWriter {
     if (fs.existsSync(abs) && !opts.force) throw new RecallscopeError('CONFLICT', `${abs} already exists (pass --force to overwrite)`)
     const dir = path.dirname(abs)
     if (!fs.existsSync(dir)) throw new RecallscopeError('NOT_FOUND', `Folder does not exist: ${dir}`)
+    assertNotOpenDb(abs, 'output', { targetIsDb: true }) // safety/fileIdentity: never replace an open DB
     this.tmp = `${abs}.tmp-${process.pid}-${Date.now()}`
+    assertFreshTemp(this.tmp, 'output') // never write through a link planted at the temp name
+    this.releaseTemp = registerTemp(this.tmp, { sqlite: true }) // removed on SIGINT/SIGTERM (safety/tempFiles)
     this.db = new Database(this.tmp)
     // Bulk-load settings: the file is private until renamed, so durability can wait.
     this.db.pragma('journal_mode = OFF')
@@ -144,11 +150,13 @@ export class CanonicalWriter {
     this.db.pragma('journal_mode = DELETE')
     this.db.close()
     const abs = path.resolve(this.outPath)
+    assertNotOpenDb(abs, 'output', { targetIsDb: true }) // again at the rename: something may have opened it meanwhile
     for (const suffix of ['-wal', '-shm', '.recallscope', '.recallscope-wal', '.recallscope-shm']) fs.rmSync(abs + suffix, { force: true })
     // The old file's vector snapshots (store/vectorCache.ts) describe data that is gone.
     fs.rmSync(`${abs}.recallscope-vectors`, { recursive: true, force: true })
     fs.renameSync(this.tmp, abs)
     this.finished = true
+    this.releaseTemp()
     return abs
   }
 
@@ -160,6 +168,7 @@ export class CanonicalWriter {
     } catch {
       /* already closed */
     }
-    fs.rmSync(this.tmp, { force: true })
+    for (const suffix of ['', '-journal', '-wal', '-shm']) fs.rmSync(this.tmp + suffix, { force: true })
+    this.releaseTemp()
   }
 }

@@ -28,9 +28,10 @@ export function assertSqliteFile(p: string): void {
     throw new RecallscopeError('NOT_FOUND', `Cannot read ${p}: ${(e as Error).message}`)
   }
   try {
+    // A folder opens fine on Linux but reading it throws EISDIR: check before reading.
+    if (fs.fstatSync(fd).isDirectory()) throw new RecallscopeError('NOT_SQLITE', `${p} is a folder, not a SQLite database`)
     const buf = Buffer.alloc(16)
     const n = fs.readSync(fd, buf, 0, 16, 0)
-    if (fs.fstatSync(fd).isDirectory()) throw new RecallscopeError('NOT_SQLITE', `${p} is a directory`)
     if (n < 16 || buf.toString('latin1') !== SQLITE_MAGIC)
       throw new RecallscopeError('NOT_SQLITE', `${p} is not a SQLite database (${n === 0 ? 'empty file' : 'bad header'})`)
   } finally {
@@ -61,8 +62,17 @@ function dirWritable(dir: string): boolean {
 export function defaultWorkspacePath(agentPath: string, fallbackDir?: string): string {
   const abs = path.resolve(agentPath)
   if (dirWritable(path.dirname(abs))) return `${abs}.recallscope`
-  const dir = fallbackDir ?? path.join(os.homedir(), '.recallscope', 'workspaces')
-  fs.mkdirSync(dir, { recursive: true })
+  // $RECALLSCOPE_HOME like the app: the CLI and the app must find the same workspace.
+  const home = process.env.RECALLSCOPE_HOME ? path.resolve(process.env.RECALLSCOPE_HOME) : path.join(os.homedir(), '.recallscope')
+  const dir = fallbackDir ?? path.join(home, 'workspaces')
+  try {
+    fs.mkdirSync(dir, { recursive: true })
+  } catch (e) {
+    throw new RecallscopeError(
+      'READ_ONLY',
+      `${path.dirname(abs)} is read-only and the workspace folder ${dir} cannot be created (${(e as NodeJS.ErrnoException).code}): set $RECALLSCOPE_HOME or pass --workspace FILE`,
+    )
+  }
   const h = crypto.createHash('sha1').update(abs).digest('hex').slice(0, 12)
   return path.join(dir, `${path.basename(abs)}-${h}.recallscope`)
 }

@@ -29,6 +29,8 @@ export interface SqliteCtx {
    * then there is no file to memory-map, snapshot or write.
    */
   readonly fileBacked: boolean
+  /** the private copy read instead of `path` when its folder is read-only and it needed recovery; else null */
+  readonly snapshotPath: string | null
   readonly workspacePath: string
   /** agent connection (read-only unless write mode), with the workspace attached as `ws` */
   readonly db: Database.Database

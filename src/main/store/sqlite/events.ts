@@ -96,12 +96,21 @@ export function eventExtras(ctx: SqliteCtx, eventId: string): EventExtras {
   return out
 }
 
-/** Aggregates for the timeline under a filter: count, time range, facet values, and per-bin counts on demand. */
+/** A recall event time the timeline can bin: a number within Date's range (±8.64e15 ms). */
+const VALID_AT = `typeof(r.at) IN ('integer', 'real') AND r.at BETWEEN -8640000000000000 AND 8640000000000000`
+
+/**
+ * Aggregates for the timeline under a filter: count, time range, facet values, and
+ * per-bin counts on demand. Rows whose `at` is not a usable epoch-ms number are
+ * skipped and counted (`badTimestamps`), never binned.
+ */
 export function eventTimeline(ctx: SqliteCtx, f: EventFilter): EventTimelineStats {
   const src = ctx.sql.recallEvents
-  if (!src) return { total: 0, range: null, agents: [], users: [], presets: [], counts: () => [] }
-  const w = eventWhere(f)
+  if (!src) return { total: 0, range: null, agents: [], users: [], presets: [], badTimestamps: 0, counts: () => [] }
+  const filter = eventWhere(f)
+  const w = { sql: `${filter.sql} AND ${VALID_AT}`, params: filter.params }
   const db = ctx.db
+  const badTimestamps = db.prepare(`SELECT count(*) FROM (${src}) r WHERE ${filter.sql} AND NOT (${VALID_AT})`).pluck().get(filter.params) as number
   const stats = db.prepare(`SELECT count(*) AS n, min(r.at) AS mn, max(r.at) AS mx FROM (${src}) r WHERE ${w.sql}`).get(w.params) as { n: number; mn: unknown; mx: unknown }
   const facet = (col: string) => (db.prepare(`SELECT DISTINCT ${col} AS v FROM (${src}) r WHERE ${col} IS NOT NULL ORDER BY 1 LIMIT 500`).pluck().all() as unknown[]).map(String)
   const mn = toMs(stats.mn)
@@ -112,6 +121,7 @@ export function eventTimeline(ctx: SqliteCtx, f: EventFilter): EventTimelineStat
     agents: facet('r.agent_id'),
     users: facet('r.user_id'),
     presets: facet('r.preset'),
+    badTimestamps,
     counts: (binMs, start) =>
       (
         db

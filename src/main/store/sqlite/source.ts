@@ -29,7 +29,11 @@ import type { VectorIndex } from '../vectors/vectorIndex'
 import { openWorkspaceDb, Workspace } from '../workspace/workspace'
 import * as browse from './browse'
 import * as cand from './candidates'
-import { chunks, defaultWorkspacePath, openSqlite, readTables, type ConnectOptions } from './connection'
+import fs from 'node:fs'
+import { assertWorkspaceTarget, registerOpenDb } from '../../safety/fileIdentity'
+import { assertSqliteFile, chunks, defaultWorkspacePath, openSqlite, readTables, type ConnectOptions } from './connection'
+import { probeIntegrity } from './dbErrors'
+import { makeSnapshot, needsSnapshot } from './readOnlySnapshot'
 import type { FtsTable, Memo, SqliteCtx } from './context'
 import * as events from './events'
 import { contentSignature, facts, facets, quickCounts } from './facts'
@@ -65,6 +69,10 @@ export class SqliteSource implements MemorySource, SqliteCtx {
   private wsAttached = false
   private memoState: Memo = { version: null, memories: new Map(), scopes: new Map() }
   private closed = false
+  /** The private copy actually read when the DB's folder is read-only (readOnlySnapshot.ts); null when read in place. */
+  snapshotPath: string | null = null
+  /** Unregisters this store's files from safety/fileIdentity's open-DB list (on close). */
+  private releaseOpen: (() => void)[] = []
 
   /**
    * Wrap open connections. `db` is the agent connection (or an in-memory DB a
@@ -92,7 +100,13 @@ export class SqliteSource implements MemorySource, SqliteCtx {
   static open(opts: SqliteOpenOptions, layouts: readonly Adapter[]): SqliteSource {
     if (typeof opts.path !== 'string' || opts.path.trim() === '') throw new RecallscopeError('BAD_INPUT', 'A database path is required')
     const abs = path.resolve(opts.path)
-    const db = openSqlite(abs, opts)
+    assertSqliteFile(abs)
+    const wsPath = opts.workspacePath ? path.resolve(opts.workspacePath) : defaultWorkspacePath(abs, opts.fallbackDir)
+    // Links, /proc aliases and side files of the agent DB: refused before anything is opened.
+    assertWorkspaceTarget(wsPath, abs)
+    // Read-only folder + WAL without -shm (or a -journal): read a private copy.
+    const readPath = !opts.write && needsSnapshot(abs) ? makeSnapshot(abs, opts.fallbackDir ? path.dirname(opts.fallbackDir) : undefined, opts.nativeBinding) : abs
+    const db = openSqlite(readPath, opts)
     let sql: SqlLayout | null = null
     try {
       sql = detectLayout(db, layouts)
@@ -110,11 +124,6 @@ export class SqliteSource implements MemorySource, SqliteCtx {
       if (e instanceof RecallscopeError) throw e
       throw new RecallscopeError('NOT_SQLITE', `Cannot read ${abs}: ${(e as Error).message}`)
     }
-    const wsPath = opts.workspacePath ? path.resolve(opts.workspacePath) : defaultWorkspacePath(abs, opts.fallbackDir)
-    if (wsPath === abs) {
-      db.close()
-      throw new RecallscopeError('BAD_INPUT', 'The workspace DB must not be the agent DB')
-    }
     let ws: Database.Database
     try {
       ws = openWorkspaceDb(wsPath, opts.nativeBinding)
@@ -124,6 +133,8 @@ export class SqliteSource implements MemorySource, SqliteCtx {
     }
     const source = new SqliteSource({ ...opts, path: abs, workspacePath: wsPath }, db, ws, sql)
     source.attachWorkspace()
+    source.snapshotPath = readPath === abs ? null : readPath
+    source.releaseOpen = [registerOpenDb(abs, 'agent DB'), registerOpenDb(wsPath, 'workspace DB')]
     return source
   }
 
@@ -136,6 +147,7 @@ export class SqliteSource implements MemorySource, SqliteCtx {
     const wsPath = opts.workspacePath ? path.resolve(opts.workspacePath) : defaultWorkspacePath(abs, opts.fallbackDir)
     let ws: Database.Database
     try {
+      if (fs.statSync(abs).isFile()) assertWorkspaceTarget(wsPath, abs)
       ws = openWorkspaceDb(wsPath, opts.nativeBinding)
     } catch (e) {
       db.close()
@@ -144,6 +156,7 @@ export class SqliteSource implements MemorySource, SqliteCtx {
     db.pragma('query_only = 1')
     const source = new SqliteSource({ ...opts, write: false, path: abs, workspacePath: wsPath, fileBacked: false }, db, ws, sql)
     source.attachWorkspace()
+    source.releaseOpen = [registerOpenDb(wsPath, 'workspace DB')]
     return source
   }
 
@@ -165,6 +178,17 @@ export class SqliteSource implements MemorySource, SqliteCtx {
     this.closed = true
     this.db.close()
     this.ws.close()
+    for (const release of this.releaseOpen) release()
+  }
+
+  /** True when the view is a private copy (the agent's folder is read-only and its DB needed recovery). */
+  get snapshot(): boolean {
+    return this.snapshotPath !== null
+  }
+
+  /** SQLite's quick_check on small files: a damaged DB fails at open, as a typed DB_CORRUPT. */
+  checkIntegrity(): void {
+    if (this.fileBacked) probeIntegrity(this.db, this.path)
   }
 
   capabilities(): SourceCapabilities {

@@ -137,7 +137,7 @@ export class SqliteVectors {
             ? String(ctx.db.pragma('data_version', { simple: true }))
             : `${ctx.db.pragma('data_version', { simple: true })}:${ctx.db.prepare('SELECT total_changes()').pluck().get()}`,
         unique: ctx.sql.layout === 'canonical' && uniqueEmbeddingKey(ctx.db),
-        openBulk: ctx.fileBacked ? () => this.openBulk(ctx.path) : undefined,
+        openBulk: ctx.fileBacked ? () => this.openBulk(ctx.snapshotPath ?? ctx.path) : undefined,
       })
     }
     list.push({
@@ -166,7 +166,7 @@ export class SqliteVectors {
     })
     db.pragma('mmap_size = 2147418112')
     // Layouts that read sibling files (mem0's history DB) attach them on this connection too.
-    if (file === this.ctx.path) this.ctx.sql.prepare?.(db)
+    if (file === (this.ctx.snapshotPath ?? this.ctx.path)) this.ctx.sql.prepare?.(db)
     return db
   }
 

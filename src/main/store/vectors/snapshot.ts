@@ -16,6 +16,7 @@
  * Layout: "RSVEC001", u32 header length, header JSON, then 8-byte aligned
  * sections: data (count × dim float32), norms (f32), keys (f64), held (u8).
  */
+import { assertNotOpenDb } from '../../safety/fileIdentity'
 import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -61,6 +62,8 @@ export function writeSnapshot(file: string, idx: VectorIndex, signature: string)
   const tmp = `${file}.tmp-${process.pid}`
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true })
+    assertNotOpenDb(file, 'vector cache', { targetIsDb: true }) // safety/fileIdentity (a planted link at the cache path)
+    fs.rmSync(tmp, { force: true })
     const n = idx.count
     const idsJson = Buffer.from(JSON.stringify(idx.ids.slice(0, n)))
     const header: Header = {
@@ -76,7 +79,7 @@ export function writeSnapshot(file: string, idx: VectorIndex, signature: string)
       sync: idx.sync.map((s) => ({ total: s.total, maxRid: s.maxRid, rows: s.rows, rejected: [...s.rejected] })),
     }
     const head = Buffer.from(JSON.stringify(header))
-    const fd = fs.openSync(tmp, 'w')
+    const fd = fs.openSync(tmp, 'wx')
     try {
       const pre = Buffer.alloc(12)
       pre.write(MAGIC, 0, 'latin1')

@@ -11,6 +11,7 @@ import type { CasesPage, EvalCaseRow, EvalRun, EvalRunSummary } from '../../../s
 import { decodeVector, encodeVector } from '../decode'
 import { RecallscopeError } from '../../../shared/result'
 import { migrate, prep } from '../sqlite/connection'
+import { workspaceOpenError } from '../sqlite/dbErrors'
 import { WORKSPACE_MIGRATIONS } from '../sqlite/schema'
 import { caseFacets, deleteCases, getCase, listCases, loadCases, writeCases, type CaseFilter } from './cases'
 import { deleteRuns, getRun, listRuns, renameRun, saveRun, type NewRun } from './runs'
@@ -167,6 +168,6 @@ export function openWorkspaceDb(wsPath: string, nativeBinding?: string): Databas
     return ws
   } catch (e) {
     ws?.close()
-    throw new RecallscopeError('INTERNAL', `Cannot open workspace ${wsPath}: ${(e as Error).message}`)
+    throw workspaceOpenError(e, wsPath) // typed: missing folder, read-only, damaged
   }
 }
