@@ -8,6 +8,7 @@
  * and session modes); those are preset variants, named `preset:variant`.
  */
 import { mergeConfig, recallConfigSchema, type PartialRecallConfig } from './config'
+import { FRAMEWORK_PRESET_SPECS, type FrameworkPresetSpec } from './frameworkPresets'
 import { RecallscopeError } from './result'
 import type { PresetName, RecallConfig } from './types'
 
@@ -191,17 +192,27 @@ export const PRESETS: readonly Preset[] = [
   },
 ]
 
+/** Framework presets (issue 14, shared/frameworkPresets.ts): each framework's own recall as a full config. */
+export interface FrameworkPreset extends Omit<FrameworkPresetSpec, 'patch'> {
+  config: RecallConfig
+}
+
+export const FRAMEWORK_PRESETS: readonly FrameworkPreset[] = FRAMEWORK_PRESET_SPECS.map(({ patch, ...rest }) => ({ ...rest, config: preset(patch) }))
+
 export function presetNames(): string[] {
   const out: string[] = []
   for (const p of PRESETS) {
     out.push(p.name)
     for (const v of p.variants ?? []) out.push(`${p.name}:${v.name}`)
   }
+  for (const p of FRAMEWORK_PRESETS) out.push(p.name)
   return out
 }
 
 /** A preset (or `preset:variant`) by name, with what it requires. Throws BAD_INPUT for an unknown name. */
-export function getPreset(name: string): { name: string; preset: Preset; config: RecallConfig; requires: ('agentId' | 'userId' | 'sessionId')[] } {
+export function getPreset(name: string): { name: string; preset: Preset | FrameworkPreset; config: RecallConfig; requires: ('agentId' | 'userId' | 'sessionId')[] } {
+  const fw = FRAMEWORK_PRESETS.find((x) => x.name === name)
+  if (fw) return { name, preset: fw, config: structuredClone(fw.config), requires: fw.requires ?? [] }
   const [base, variant] = name.split(':', 2)
   const p = PRESETS.find((x) => x.name === base)
   if (!p) throw new RecallscopeError('BAD_INPUT', `Unknown preset '${name}'. Presets: ${presetNames().join(', ')}`)

@@ -78,7 +78,17 @@ export interface MalformedCounts {
   unknownTier: number
 }
 
-export type Layout = 'canonical' | 'engram-v0.2' | 'engram-v0.5' | 'engram-v1'
+export type Layout =
+  | 'canonical'
+  | 'engram-v0.2'
+  | 'engram-v0.5'
+  | 'engram-v1'
+  | 'crewai-lancedb'
+  | 'crewai-ltm'
+  | 'mcp-memory-service'
+  | 'basic-memory'
+  | 'letta'
+  | 'letta-code'
 
 export interface EmbeddingModelFacts {
   model: string
@@ -100,6 +110,8 @@ export interface EmbeddingModelFacts {
 export interface DbFacts {
   path: string
   layout: Layout
+  /** Why this layout was detected (tables or files found); absent for canonical/Engram. */
+  detectedBecause?: string
   readOnly: boolean
   workspacePath: string
   sizeBytes: number

@@ -1,5 +1,5 @@
 import { str, readJsonFile, readCue } from './args'
-import { getPreset, PRESETS } from '../../shared/presets'
+import { FRAMEWORK_PRESETS, getPreset, PRESETS } from '../../shared/presets'
 import { RecallscopeError } from '../../shared/result'
 import type { RecallTrace } from '../../shared/types'
 import { parseQueryVector } from '../embed/cache'
@@ -87,7 +87,7 @@ export const recallCommand: Command = {
 function listPresets(ctx: CliContext, name: string | undefined): number {
   if (name) {
     const p = getPreset(name)
-    ctx.io.out(JSON.stringify(ctx.json ? { name: p.name, seed: p.preset.seed, label: p.preset.label, requires: p.requires, config: p.config } : p.config, null, 2))
+    ctx.io.out(JSON.stringify(ctx.json ? { name: p.name, seed: 'seed' in p.preset ? p.preset.seed : null, ...('framework' in p.preset ? { framework: p.preset.framework, source: p.preset.source, gaps: p.preset.gaps } : {}), label: p.preset.label, requires: p.requires, config: p.config } : p.config, null, 2))
     return 0
   }
   if (ctx.json) {
@@ -101,6 +101,8 @@ function listPresets(ctx: CliContext, name: string | undefined): number {
     for (const v of p.variants ?? []) lines.push(`  ${`${p.name}:${v.name}`.padEnd(26)} ${v.description}`)
     lines.push('')
   }
+  lines.push('Framework presets (what each framework does when it recalls; see `gaps` in --json for what differs):', '')
+  for (const p of FRAMEWORK_PRESETS) lines.push(`  ${p.name.padEnd(26)} ${p.label}`, `  ${''.padEnd(26)} ${p.description}`, '')
   lines.push(`Default: fieldguide. Show one as JSON: recallscope recall --preset NAME. Embedders: ${embedderUsage()}`)
   ctx.io.out(lines.join('\n'))
   return 0

@@ -8,6 +8,7 @@
  */
 import type Database from 'better-sqlite3'
 import type { Layout } from '../../shared/types'
+import { crewaiLtmAdapter } from './frameworks/crewai/ltm'
 
 export interface Source {
   layout: Layout
@@ -25,6 +26,8 @@ export interface Source {
   agentFts: string | null
   /** Default model name for vectors whose layout does not record one (Engram). */
   defaultModel: string | null
+  /** Why the adapter matched (the tables/files found), shown by `info` and the Library. */
+  detectedBecause?: string
 }
 
 export interface Adapter {
@@ -154,7 +157,11 @@ export const engramAdapter: Adapter = {
 }
 
 /** Built-in adapters, tried in order. */
-export const ADAPTERS: Adapter[] = [canonicalAdapter, engramAdapter]
+export const ADAPTERS: Adapter[] = [
+  canonicalAdapter,
+  engramAdapter,
+  crewaiLtmAdapter, // issue 14: CrewAI legacy long_term_memories
+]
 
 /** Table name → column names, from sqlite_master + PRAGMA table_info. */
 export function readTables(db: Database.Database): Map<string, Set<string>> {

@@ -13,6 +13,8 @@ import Database from 'better-sqlite3'
 import { RecallscopeError } from '../../shared/result'
 import type { DbFacts, EmbeddingModelFacts, MalformedCounts, Memory, Page, RecallEvent, Session } from '../../shared/types'
 import { ADAPTERS, readTables, type Source } from './adapters'
+import { materializeForeign, resolveFolderDb } from './frameworks'
+import type { Materialized } from './frameworks/materialize'
 import { decodeMemory, decodeSession, decodeVector, emptyMalformed, encodeVector, parseJson, toMs } from './decode'
 import { makeSnippet, syncWorkspaceFts, toFtsQuery } from './fts'
 import { memoryOrder, memoryWhere, type MemoryFilter, type MemorySort } from './queries'
@@ -138,6 +140,31 @@ export function migrate(db: Database.Database, migrations: string[]): void {
   }
 }
 
+/** A non-SQLite framework store, materialized; write mode is refused (there is no file to write). */
+function materializeForeignFor(abs: string, opts: OpenOptions): Materialized | null {
+  let st: fs.Stats | null = null
+  try {
+    st = fs.statSync(abs)
+  } catch {
+    return null // assertSqliteFile reports the missing path
+  }
+  if (st.isFile()) {
+    // A SQLite file is never a framework folder; only read the header once.
+    try {
+      assertSqliteFile(abs)
+      return null
+    } catch {
+      /* not SQLite: let a materializer try */
+    }
+  }
+  const m = materializeForeign(abs, opts.nativeBinding)
+  if (m && opts.write) {
+    m.db.close()
+    throw new RecallscopeError('READ_ONLY', `${m.layout} stores open read-only: ${abs} is read, never written`)
+  }
+  return m
+}
+
 export class Store {
   readonly path: string
   readonly workspacePath: string
@@ -182,8 +209,13 @@ export class Store {
 
   static open(opts: OpenOptions): Store {
     if (typeof opts.path !== 'string' || opts.path.trim() === '') throw new RecallscopeError('BAD_INPUT', 'A database path is required')
-    const abs = path.resolve(opts.path)
-    assertSqliteFile(abs)
+    let abs = path.resolve(opts.path)
+    // Framework stores (issue 14): a folder holding a SQLite DB opens that file; a non-SQLite
+    // format (LanceDB, markdown folder) is read into an in-memory canonical DB, read-only.
+    const folderDb = resolveFolderDb(abs)
+    const foreign = folderDb ? null : materializeForeignFor(abs, opts)
+    if (folderDb) abs = folderDb
+    if (!foreign) assertSqliteFile(abs)
     const driverOpts: Database.Options = {
       readonly: !opts.write,
       fileMustExist: true,
@@ -192,7 +224,7 @@ export class Store {
     }
     let db: Database.Database
     try {
-      db = new Database(abs, driverOpts)
+      db = foreign ? foreign.db : new Database(abs, driverOpts)
       if (!opts.write) db.pragma('query_only = 1')
     } catch (e) {
       throw new RecallscopeError('NOT_SQLITE', `Cannot open ${abs}: ${(e as Error).message}`)
@@ -210,6 +242,7 @@ export class Store {
           `${path.basename(abs)} is SQLite but not a memory DB recallscope knows (tables: ${[...tables.keys()].join(', ') || 'none'})`,
           { tables: [...tables.keys()] },
         )
+      if (foreign) source = { ...source, layout: foreign.layout, detectedBecause: foreign.detectedBecause }
       if (source.defaultModel && opts.engramModel) source.defaultModel = opts.engramModel
     } catch (e) {
       db.close()
@@ -404,6 +437,7 @@ export class Store {
     return {
       path: this.path,
       layout: this.source.layout,
+      ...(this.source.detectedBecause ? { detectedBecause: this.source.detectedBecause } : {}),
       readOnly: this.readOnly,
       workspacePath: this.workspacePath,
       sizeBytes,

@@ -1,0 +1,28 @@
+/**
+ * sqlite-vec for reading `vec0` virtual tables (mcp-memory-service, LangGraph's
+ * store_vectors) on the agent's read-only connection. The extension comes from the
+ * `sqlite-vec` npm package; loading it registers functions and the vec0 module only,
+ * it writes nothing to the file.
+ */
+import type Database from 'better-sqlite3'
+import * as sqliteVec from 'sqlite-vec'
+import { RecallscopeError } from '../../shared/result'
+
+const loaded = new WeakSet<Database.Database>()
+
+/** Load sqlite-vec into `db` once. Throws INTERNAL with the reason when the platform has no build. */
+export function loadSqliteVec(db: Database.Database): void {
+  if (loaded.has(db)) return
+  try {
+    db.loadExtension(sqliteVec.getLoadablePath())
+  } catch (e) {
+    throw new RecallscopeError('INTERNAL', `Cannot load the sqlite-vec extension (needed for vec0 tables): ${(e as Error).message}`)
+  }
+  loaded.add(db)
+}
+
+/** True when the file declares a vec0 virtual table named `table`. */
+export function isVec0Table(db: Database.Database, table: string): boolean {
+  const sql = db.prepare(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?`).pluck().get(table) as string | undefined
+  return typeof sql === 'string' && /USING\s+vec0\s*\(/i.test(sql)
+}
