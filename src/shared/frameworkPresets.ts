@@ -28,6 +28,36 @@ const DAY_HOURS = 24
 
 export const FRAMEWORK_PRESET_SPECS: readonly FrameworkPresetSpec[] = [
   {
+    name: 'mcp-memory-service',
+    framework: 'mcp-memory-service (sqlite-vec backend)',
+    label: 'mcp-memory-service — hybrid search',
+    description:
+      'search_memories(mode="hybrid", limit=10) → retrieve_hybrid: BM25 (its trigram FTS) and vector top n_results·2 = 20 each, fused by weighted average 0.3·keyword + 0.7·semantic, sorted, first 10; superseded and deleted memories left out.',
+    source:
+      'doobidoo/mcp-memory-service @ 2e193783594cc9292682fcf4789328a6badbfd7d: src/mcp_memory_service/config.py (MCP_HYBRID_FUSION_METHOD=weighted_average, MCP_HYBRID_KEYWORD_WEIGHT=0.3, MCP_HYBRID_SEMANTIC_WEIGHT=0.7, MCP_HYBRID_RRF_K=60, MCP_HYBRID_RRF_CONSENSUS_BOOST=0.1); storage/sqlite_vec.py (retrieve_hybrid, _fuse_scores, _normalize_bm25_score, _search_bm25, retrieve); storage/base.py (search_memories limit=10)',
+    patch: {
+      mode: 'hybrid',
+      candidatePool: 20, // retrieve_hybrid: _search_bm25(query, n_results * 2) and retrieve(query, n_results * 2), n_results = limit = 10
+      fusion: { method: 'weighted', rrfK: 60 }, // MCP_HYBRID_FUSION_METHOD default 'weighted_average'
+      weights: { similarity: 0.7, lexical: 0.3, recency: 0, salience: 0 }, // MCP_HYBRID_SEMANTIC_WEIGHT, MCP_HYBRID_KEYWORD_WEIGHT
+      normalize: 'none',
+      minSimilarity: null,
+      floor: null,
+      topK: 10, // merged_results[:n_results]
+      tokenBudget: null,
+      refreshOnRecall: false,
+      missingVector: 'skip',
+      template: 'plain',
+    },
+    gaps: [
+      'semantic score: it uses 1 − cosine_distance/2 = (1+cos)/2 for memories in the vector list and 0 for BM25-only ones; the engine uses cosine. Same order for a dense-only ranking, different fused scores.',
+      'keyword score: it maps FTS5 bm25 (negative, more negative = better) through clamp(1 + bm25/10, 0, 1), which gives the strongest matches the lowest score; the engine uses −bm25 / max(−bm25) (best match = 1). No config reproduces that inversion.',
+      'keyword query: it searches the sanitised query as one quoted phrase (a substring over the trigram index); the engine ORs the query words over the same table.',
+      'MCP_HYBRID_FUSION_METHOD=rrf: 1/(60+rank) per list plus a consensus boost of 0.1 for memories in both lists; the engine has RRF (k=60, same order without the boost) but no consensus boost.',
+      'quality_boost, tag filters and time expressions of search_memories are not modelled.',
+    ],
+  },
+  {
     name: 'crewai',
     framework: 'CrewAI unified memory (crewai-lancedb)',
     label: 'CrewAI — composite recall',

@@ -9,6 +9,7 @@
 import type Database from 'better-sqlite3'
 import type { Layout } from '../../shared/types'
 import { crewaiLtmAdapter } from './frameworks/crewai/ltm'
+import { mcpMemoryServiceAdapter } from './frameworks/mcpMemoryService/adapter'
 
 export interface Source {
   layout: Layout
@@ -28,6 +29,8 @@ export interface Source {
   defaultModel: string | null
   /** Why the adapter matched (the tables/files found), shown by `info` and the Library. */
   detectedBecause?: string
+  /** The layout keeps vectors in sqlite-vec `vec0` tables: load the extension on every connection that reads them. */
+  needsSqliteVec?: boolean
 }
 
 export interface Adapter {
@@ -158,6 +161,7 @@ export const engramAdapter: Adapter = {
 
 /** Built-in adapters, tried in order. */
 export const ADAPTERS: Adapter[] = [
+  mcpMemoryServiceAdapter, // issue 14: before canonical (its `memories` has content + created_at too)
   canonicalAdapter,
   engramAdapter,
   crewaiLtmAdapter, // issue 14: CrewAI legacy long_term_memories

@@ -14,6 +14,7 @@ import { RecallscopeError } from '../../shared/result'
 import type { DbFacts, EmbeddingModelFacts, MalformedCounts, Memory, Page, RecallEvent, Session } from '../../shared/types'
 import { ADAPTERS, readTables, type Source } from './adapters'
 import { materializeForeign, resolveFolderDb } from './frameworks'
+import { loadSqliteVec, loadSqliteVecIfDeclared } from './sqliteVec'
 import type { Materialized } from './frameworks/materialize'
 import { decodeMemory, decodeSession, decodeVector, emptyMalformed, encodeVector, parseJson, toMs } from './decode'
 import { makeSnippet, syncWorkspaceFts, toFtsQuery } from './fts'
@@ -231,6 +232,7 @@ export class Store {
     }
     let source: Source | null = null
     try {
+      loadSqliteVecIfDeclared(db) // vec0 tables cannot even be listed without the module
       const tables = readTables(db)
       for (const a of ADAPTERS) {
         source = a.detect(db, tables)
@@ -843,6 +845,7 @@ export class Store {
   private openBulk(file: string): Database.Database {
     const db = new Database(file, { readonly: true, fileMustExist: true, timeout: this.busyTimeoutMs, ...(this.nativeBinding ? { nativeBinding: this.nativeBinding } : {}) })
     db.pragma('mmap_size = 2147418112')
+    if (this.source.needsSqliteVec && file === this.path) loadSqliteVec(db)
     return db
   }
 

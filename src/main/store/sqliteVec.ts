@@ -26,3 +26,14 @@ export function isVec0Table(db: Database.Database, table: string): boolean {
   const sql = db.prepare(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?`).pluck().get(table) as string | undefined
   return typeof sql === 'string' && /USING\s+vec0\s*\(/i.test(sql)
 }
+
+/**
+ * Load sqlite-vec when the file declares any vec0 table: without the module even
+ * `PRAGMA table_info` on such a table fails ("no such module: vec0"). Returns whether it did.
+ */
+export function loadSqliteVecIfDeclared(db: Database.Database): boolean {
+  const n = db.prepare(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND sql LIKE '%USING vec0%'`).pluck().get() as number
+  if (n === 0) return false
+  loadSqliteVec(db)
+  return true
+}
