@@ -10,6 +10,7 @@ import type Database from 'better-sqlite3'
 import type { Layout } from '../../shared/types'
 import { crewaiLtmAdapter } from './frameworks/crewai/ltm'
 import { mcpMemoryServiceAdapter } from './frameworks/mcpMemoryService/adapter'
+import { basicMemoryAdapter } from './frameworks/basicMemory/adapter'
 
 export interface Source {
   layout: Layout
@@ -165,6 +166,7 @@ export const ADAPTERS: Adapter[] = [
   canonicalAdapter,
   engramAdapter,
   crewaiLtmAdapter, // issue 14: CrewAI legacy long_term_memories
+  basicMemoryAdapter, // issue 14: basic-memory entity/observation/relation
 ]
 
 /** Table name → column names, from sqlite_master + PRAGMA table_info. */

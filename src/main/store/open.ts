@@ -210,7 +210,8 @@ export class Store {
 
   static open(opts: OpenOptions): Store {
     if (typeof opts.path !== 'string' || opts.path.trim() === '') throw new RecallscopeError('BAD_INPUT', 'A database path is required')
-    let abs = path.resolve(opts.path)
+    const given = path.resolve(opts.path)
+    let abs = given
     // Framework stores (issue 14): a folder holding a SQLite DB opens that file; a non-SQLite
     // format (LanceDB, markdown folder) is read into an in-memory canonical DB, read-only.
     const folderDb = resolveFolderDb(abs)
@@ -251,7 +252,8 @@ export class Store {
       if (e instanceof RecallscopeError) throw e
       throw new RecallscopeError('NOT_SQLITE', `Cannot read ${abs}: ${(e as Error).message}`)
     }
-    const wsPath = opts.workspacePath ? path.resolve(opts.workspacePath) : defaultWorkspacePath(abs, opts.fallbackDir)
+    // A folder's workspace sits beside the folder, so nothing is ever added inside it.
+    const wsPath = opts.workspacePath ? path.resolve(opts.workspacePath) : defaultWorkspacePath(given, opts.fallbackDir)
     if (wsPath === abs) {
       db.close()
       throw new RecallscopeError('BAD_INPUT', 'The workspace DB must not be the agent DB')

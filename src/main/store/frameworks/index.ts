@@ -3,6 +3,7 @@
  * (registered in ADAPTERS), non-SQLite formats as materializers, and folders that hold a
  * SQLite file (basic-memory's `.basic-memory/`) resolved to that file.
  */
+import { resolveBasicMemoryFolder } from './basicMemory/adapter'
 import { crewaiLanceMaterializer } from './crewai/lance'
 import type { Materialized, Materializer } from './materialize'
 
@@ -16,7 +17,7 @@ export function materializeForeign(p: string, nativeBinding?: string): Materiali
 }
 
 /** Folders that hold a SQLite memory DB: the folder → the file (null when `p` is not such a folder). */
-export const FOLDER_RESOLVERS: ((p: string) => string | null)[] = []
+export const FOLDER_RESOLVERS: ((p: string) => string | null)[] = [resolveBasicMemoryFolder]
 
 export function resolveFolderDb(p: string): string | null {
   for (const r of FOLDER_RESOLVERS) {
