@@ -11,6 +11,7 @@ import type { Layout } from '../../shared/types'
 import { crewaiLtmAdapter } from './frameworks/crewai/ltm'
 import { mcpMemoryServiceAdapter } from './frameworks/mcpMemoryService/adapter'
 import { basicMemoryAdapter } from './frameworks/basicMemory/adapter'
+import { lettaAdapter } from './frameworks/letta/server'
 
 export interface Source {
   layout: Layout
@@ -167,6 +168,7 @@ export const ADAPTERS: Adapter[] = [
   engramAdapter,
   crewaiLtmAdapter, // issue 14: CrewAI legacy long_term_memories
   basicMemoryAdapter, // issue 14: basic-memory entity/observation/relation
+  lettaAdapter, // issue 14: Letta server SQLite
 ]
 
 /** Table name → column names, from sqlite_master + PRAGMA table_info. */

@@ -5,10 +5,11 @@
  */
 import { resolveBasicMemoryFolder } from './basicMemory/adapter'
 import { crewaiLanceMaterializer } from './crewai/lance'
+import { lettaCodeMaterializer } from './letta/code'
 import type { Materialized, Materializer } from './materialize'
 
 /** Non-SQLite formats, tried in order on a path that is a folder or not SQLite. */
-export const MATERIALIZERS: Materializer[] = [crewaiLanceMaterializer]
+export const MATERIALIZERS: Materializer[] = [crewaiLanceMaterializer, lettaCodeMaterializer]
 
 /** The first materializer that recognises `p`, materialized; null when none does. */
 export function materializeForeign(p: string, nativeBinding?: string): Materialized | null {
