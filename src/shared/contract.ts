@@ -40,6 +40,8 @@ export interface AppInfo {
 export interface OpenInfo {
   path: string
   layout: DbFacts['layout']
+  /** Why this layout was detected (tables or files found), for framework stores. */
+  detectedBecause?: string
   readOnly: boolean
   workspacePath: string
   memories: number

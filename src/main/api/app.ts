@@ -160,7 +160,7 @@ export class App {
     if (!s) return null
     const memories = s.db.prepare(`SELECT count(*) FROM (${s.source.memoriesLite})`).pluck().get() as number
     const sessions = s.db.prepare(`SELECT count(*) FROM (${s.source.sessions})`).pluck().get() as number
-    return { path: s.path, layout: s.source.layout, readOnly: s.readOnly, workspacePath: s.workspacePath, memories, sessions, tookMs }
+    return { path: s.path, layout: s.source.layout, ...(s.source.detectedBecause ? { detectedBecause: s.source.detectedBecause } : {}), readOnly: s.readOnly, workspacePath: s.workspacePath, memories, sessions, tookMs }
   }
 
   close(): boolean {

@@ -19,6 +19,7 @@ export const infoCommand: Command = {
       ctx.io.out(
         [
           `${f.path} (${f.layout}, ${f.readOnly ? 'read-only' : 'WRITE MODE'})`,
+          ...(f.detectedBecause ? [`  detected: ${f.detectedBecause}`] : []),
           `  memories ${f.counts.memories.toLocaleString('en-US')} · sessions ${f.counts.sessions} · embeddings ${f.counts.embeddings} · recall events ${f.counts.recallEvents}`,
           `  agents: ${fmt(f.byAgent)}`,
           `  users: ${fmt(f.byUser)}`,

@@ -141,6 +141,14 @@ export function migrate(db: Database.Database, migrations: string[]): void {
   }
 }
 
+function isDirectory(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory()
+  } catch {
+    return false
+  }
+}
+
 /** A non-SQLite framework store, materialized; write mode is refused (there is no file to write). */
 function materializeForeignFor(abs: string, opts: OpenOptions): Materialized | null {
   let st: fs.Stats | null = null
@@ -217,6 +225,11 @@ export class Store {
     const folderDb = resolveFolderDb(abs)
     const foreign = folderDb ? null : materializeForeignFor(abs, opts)
     if (folderDb) abs = folderDb
+    if (!foreign && !folderDb && isDirectory(abs))
+      throw new RecallscopeError(
+        'NOT_SQLITE',
+        `${abs} is a folder recallscope does not recognise (looked for: a SQLite memory DB file; a LanceDB folder with memories.lance/ (CrewAI); a folder with memory.db (basic-memory); a Letta Code memory folder with system/)`,
+      )
     if (!foreign) assertSqliteFile(abs)
     const driverOpts: Database.Options = {
       readonly: !opts.write,
@@ -268,7 +281,8 @@ export class Store {
       db.close()
       throw new RecallscopeError('INTERNAL', `Cannot open workspace ${wsPath}: ${(e as Error).message}`)
     }
-    const store = new Store(opts, db, ws, source, wsPath)
+    // A folder holding a SQLite DB is that file from here on (stats, bulk loads); a materialized folder keeps its path.
+    const store = new Store({ ...opts, path: foreign ? given : abs }, db, ws, source, wsPath)
     store.attachWorkspace()
     return store
   }
