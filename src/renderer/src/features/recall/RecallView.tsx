@@ -4,7 +4,7 @@
  * context block. Slider moves re-rank locally from cached features.
  */
 import { useEffect, useMemo, useState } from 'react'
-import type { Preset } from '../../../../shared/presets'
+import { FRAMEWORK_PRESETS, type Preset } from '../../../../shared/presets'
 import type { RecallConfig } from '../../../../shared/types'
 import { mergeConfig, partialConfigSchema } from '../../../../shared/config'
 import { call } from '../../lib/api'
@@ -26,7 +26,7 @@ export interface PresetOption {
   requires: string[]
 }
 
-/** Presets and their variants as one flat list of options. */
+/** Presets and their variants as one flat list of options, then each framework's own recall (issue 14). */
 export function presetOptions(presets: readonly Preset[]): PresetOption[] {
   const out: PresetOption[] = []
   for (const p of presets) {
@@ -34,6 +34,7 @@ export function presetOptions(presets: readonly Preset[]): PresetOption[] {
     for (const v of p.variants ?? [])
       out.push({ value: `${p.name}:${v.name}`, label: `  ↳ ${v.label}`, config: mergeConfig(p.config, v.patch), requires: v.requires ?? p.requires ?? [] })
   }
+  for (const p of FRAMEWORK_PRESETS) out.push({ value: p.name, label: `${p.label} (framework)`, config: p.config, requires: p.requires ?? [] })
   return out
 }
 
