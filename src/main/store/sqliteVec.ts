@@ -4,16 +4,18 @@
  * `sqlite-vec` npm package; loading it registers functions and the vec0 module only,
  * it writes nothing to the file.
  */
+import { createRequire } from 'node:module'
 import type Database from 'better-sqlite3'
-import * as sqliteVec from 'sqlite-vec'
 import { RecallscopeError } from '../../shared/result'
 
 const loaded = new WeakSet<Database.Database>()
 
-/** Load sqlite-vec into `db` once. Throws INTERNAL with the reason when the platform has no build. */
+/** Load sqlite-vec into `db` once. Throws INTERNAL with the reason when the package or its platform build is missing. */
 export function loadSqliteVec(db: Database.Database): void {
   if (loaded.has(db)) return
   try {
+    // Resolved on first use, so a build without the package still opens every other layout.
+    const sqliteVec = createRequire(__filename)('sqlite-vec') as { getLoadablePath(): string }
     db.loadExtension(sqliteVec.getLoadablePath())
   } catch (e) {
     throw new RecallscopeError('INTERNAL', `Cannot load the sqlite-vec extension (needed for vec0 tables): ${(e as Error).message}`)
