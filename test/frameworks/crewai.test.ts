@@ -118,6 +118,39 @@ describe('CrewAI unified memory (LanceDB folder)', () => {
   })
 })
 
+describe('CrewAI LanceDB, reopened after CrewAI rewrote a record', () => {
+  it('rebuilds the workspace index: lexical hits still point at the right memories', async () => {
+    const dir = path.join(t.dir, 'memory-rw')
+    const rec = (id: string, content: string): CrewaiRecord => ({ id, content, createdAt: pyIsoUtc(NOW), embedding: at(0.5) })
+    await buildCrewaiLance(dir, 4, [rec('p', 'apples and pears'), rec('q', 'bicycles and trains'), rec('r', 'violins and cellos')])
+    const ws = path.join(t.dir, 'crewai-rw.ws')
+    const lexical = { ...getPreset('fieldguide').config, mode: 'lexical' as const, floor: null }
+    const open = () => Store.open({ path: dir, workspacePath: ws })
+    let store = open()
+    try {
+      expect((await runRecall(store, 'trains', lexical, NOW)).results.map((r) => r.id)).toEqual(['q'])
+    } finally {
+      store.close()
+    }
+    // Memory.update() = delete + add (lancedb_storage.py `update`): same row count, new row order.
+    const lancedb = await import('@lancedb/lancedb')
+    const db = await lancedb.connect(dir)
+    const table = await db.openTable('memories')
+    await table.delete("id = 'p'")
+    await table.add([{ id: 'p', content: 'apples and plums', scope: '/', categories_str: '[]', metadata_str: '{}', importance: 0.5, created_at: pyIsoUtc(NOW), last_accessed: pyIsoUtc(NOW), source: '', private: false, vector: at(0.5) }])
+    table.close()
+    db.close()
+    store = open()
+    try {
+      expect((await runRecall(store, 'trains', lexical, NOW)).results.map((r) => r.id)).toEqual(['q'])
+      expect((await runRecall(store, 'plums', lexical, NOW)).results.map((r) => r.id)).toEqual(['p'])
+      expect((await runRecall(store, 'pears', lexical, NOW)).results).toEqual([])
+    } finally {
+      store.close()
+    }
+  })
+})
+
 describe('CrewAI legacy long-term memory (SQLite)', () => {
   it('opens long_term_memories in place: detection, counts, browse, lexical recall; file unchanged', async () => {
     const file = buildCrewaiLtm(t.dir, [

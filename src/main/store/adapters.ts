@@ -31,6 +31,11 @@ export interface Source {
   defaultModel: string | null
   /** Why the adapter matched (the tables/files found), shown by `info` and the Library. */
   detectedBecause?: string
+  /**
+   * Content fingerprint of a materialized (in-memory) copy: its rowids are assigned on each read, so
+   * caches keyed on rowids (the workspace FTS, the facts cache) must rebuild when it changes.
+   */
+  fingerprint?: string
   /** The layout keeps vectors in sqlite-vec `vec0` tables: load the extension on every connection that reads them. */
   needsSqliteVec?: boolean
 }

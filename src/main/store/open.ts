@@ -258,7 +258,7 @@ export class Store {
           `${path.basename(abs)} is SQLite but not a memory DB recallscope knows (tables: ${[...tables.keys()].join(', ') || 'none'})`,
           { tables: [...tables.keys()] },
         )
-      if (foreign) source = { ...source, layout: foreign.layout, detectedBecause: foreign.detectedBecause }
+      if (foreign) source = { ...source, layout: foreign.layout, detectedBecause: foreign.detectedBecause, fingerprint: foreign.fingerprint }
       if (source.defaultModel && opts.engramModel) source.defaultModel = opts.engramModel
     } catch (e) {
       db.close()
@@ -282,7 +282,8 @@ export class Store {
       throw new RecallscopeError('INTERNAL', `Cannot open workspace ${wsPath}: ${(e as Error).message}`)
     }
     // A folder holding a SQLite DB is that file from here on (stats, bulk loads); a materialized folder keeps its path.
-    const store = new Store({ ...opts, path: foreign ? given : abs }, db, ws, source, wsPath)
+    // (A materialized copy has no file signature to key a vector snapshot on: no snapshot.)
+    const store = new Store({ ...opts, path: foreign ? given : abs, ...(foreign ? { vectorCache: false as const } : {}) }, db, ws, source, wsPath)
     store.attachWorkspace()
     return store
   }
@@ -355,7 +356,7 @@ export class Store {
       }
     }
     const m = this.db.prepare(`SELECT count(*) AS n, max(_rid) AS r FROM (${this.source.memoriesLite})`).get() as { n: number; r: number | null }
-    return `${this.source.layout}|${m.n}|${m.r}|${stat(this.path)}|${stat(`${this.path}-wal`)}`
+    return `${this.source.layout}|${m.n}|${m.r}|${stat(this.path)}|${stat(`${this.path}-wal`)}${this.source.fingerprint ? `|${this.source.fingerprint}` : ''}`
   }
 
   private cached<T>(key: string, compute: () => T): T {
@@ -957,7 +958,7 @@ export class Store {
   /** The FTS table to query from the agent connection, building the workspace index first if needed. */
   ftsTable(onProgress?: (done: number, total: number) => boolean | void): { name: string; qualified: string } {
     if (this.source.agentFts) return { name: this.source.agentFts, qualified: this.source.agentFts }
-    syncWorkspaceFts(this.db, this.ws, this.memSql, `${this.source.layout}:${this.path}`, onProgress)
+    syncWorkspaceFts(this.db, this.ws, this.memSql, `${this.source.layout}:${this.path}${this.source.fingerprint ? `:${this.source.fingerprint}` : ''}`, onProgress)
     this.attachWorkspace()
     return { name: 'ws_fts', qualified: 'ws.ws_fts' }
   }

@@ -3,6 +3,7 @@
  * are read into an in-memory canonical DB: the source is only read, never written,
  * and the Store then works on the copy exactly as on a canonical file (issue 14).
  */
+import crypto from 'node:crypto'
 import type Database from 'better-sqlite3'
 import DatabaseCtor from 'better-sqlite3'
 import type { Layout } from '../../../shared/types'
@@ -17,6 +18,8 @@ export interface Materialized {
   layout: Layout
   /** Which files/tables were found, for `info` and the Library. */
   detectedBecause: string
+  /** sha1 over every memory's id and content in rowid order (see Source.fingerprint). */
+  fingerprint: string
 }
 
 /** A non-SQLite format: `sniff` is cheap and never throws; `materialize` reads the path (file or folder). */
@@ -85,6 +88,14 @@ export class MemoryDbBuilder {
   done(): Database.Database {
     this.db.pragma('query_only = 1')
     return this.db
+  }
+
+  /** sha1 over (rowid, id, content, created_at) of every memory, in rowid order. */
+  fingerprint(): string {
+    const h = crypto.createHash('sha1')
+    for (const r of this.db.prepare(`SELECT rowid, id, content, created_at FROM memories ORDER BY rowid`).raw().iterate() as IterableIterator<unknown[]>)
+      h.update(`${r.join('\u0000')}\u0001`)
+    return h.digest('hex').slice(0, 16)
   }
 }
 

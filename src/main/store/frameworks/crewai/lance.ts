@@ -164,8 +164,10 @@ export const crewaiLanceMaterializer: Materializer = {
         }
       }
     })
+    const fingerprint = b.fingerprint()
     return {
       db: b.done(),
+      fingerprint,
       layout: 'crewai-lancedb',
       detectedBecause: `LanceDB folder with table '${TABLE}' (${rows.length} rows, ${vectors} with a vector): CrewAI unified memory`,
     }

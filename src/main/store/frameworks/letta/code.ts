@@ -155,8 +155,10 @@ export const lettaCodeMaterializer: Materializer = {
       }
     })
     const how = 'byPath' in git ? 'git history as each file’s timeline' : `no timeline: ${git.error}`
+    const fingerprint = b.fingerprint()
     return {
       db: b.done(),
+      fingerprint,
       layout: 'letta-code',
       detectedBecause: `folder with system/ and ${files.length} markdown memory file(s): Letta Code memory${agentId ? ` of agent ${agentId}` : ''} (${how})`,
     }
