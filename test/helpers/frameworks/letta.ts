@@ -68,6 +68,7 @@ export function buildLettaServer(dir: string, spec: LettaServerSpec): string {
       CONSTRAINT uq_passage_tag UNIQUE (passage_id, tag));
     INSERT INTO organizations (id, name, privileged_tools) VALUES ('org-1', 'default', 0);
   `)
+  db.exec('BEGIN')
   const agentIns = db.prepare(`INSERT INTO agents (id, name, agent_type, message_ids, organization_id) VALUES (?, ?, 'memgpt_v2_agent', '[]', 'org-1')`)
   const archIns = db.prepare(`INSERT INTO archives (id, name, vector_db_provider, organization_id) VALUES (?, ?, 'native', 'org-1')`)
   const aaIns = db.prepare(`INSERT INTO archives_agents (agent_id, archive_id, is_owner) VALUES (?, ?, 1)`)
@@ -99,6 +100,7 @@ export function buildLettaServer(dir: string, spec: LettaServerSpec): string {
     VALUES (?, ?, ?, ?, '[]', ?, ?, 'org-1', ?, ?)`)
   for (const m of spec.messages)
     mIns.run(m.id, m.role, m.text ?? null, JSON.stringify((m.parts ?? []).map((t) => ({ type: 'text', text: t }))), m.seq, m.conversation ?? null, m.agent, sqlaUtc(m.createdAt))
+  db.exec('COMMIT')
   db.close()
   return file
 }
