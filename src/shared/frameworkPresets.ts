@@ -58,6 +58,34 @@ export const FRAMEWORK_PRESET_SPECS: readonly FrameworkPresetSpec[] = [
     ],
   },
   {
+    name: 'mcp-memory-service:rrf',
+    framework: 'mcp-memory-service (sqlite-vec backend), MCP_HYBRID_FUSION_METHOD=rrf',
+    label: 'mcp-memory-service — hybrid search, RRF',
+    description:
+      'retrieve_hybrid with MCP_HYBRID_FUSION_METHOD=rrf: 20 per arm, score = Σ 1/(60 + rank) over both lists + 0.1 when a memory is in both, first 10. The engine sums (k+1)/(k+rank) with no boost: the same order (with 20 per list a memory in both lists always outscores one in a single list), scaled scores.',
+    source:
+      'doobidoo/mcp-memory-service @ 2e193783594cc9292682fcf4789328a6badbfd7d: src/mcp_memory_service/config.py (MCP_HYBRID_RRF_K=60, MCP_HYBRID_RRF_CONSENSUS_BOOST=0.1); storage/sqlite_vec.py (_fuse_rrf, retrieve_hybrid)',
+    patch: {
+      mode: 'hybrid',
+      candidatePool: 20, // n_results * 2 per list
+      fusion: { method: 'rrf', rrfK: 60 }, // MCP_HYBRID_RRF_K
+      weights: { similarity: 1, lexical: 1, recency: 0, salience: 0 }, // both lists count alike
+      normalize: 'none',
+      minSimilarity: null,
+      floor: null,
+      topK: 10, // ranked[:n_results]
+      tokenBudget: null,
+      refreshOnRecall: false,
+      missingVector: 'skip',
+      template: 'plain',
+    },
+    gaps: [
+      'scores: the engine reports (61/(60+rank)) per list and no +0.1 consensus boost; the order is the same (a memory in both top-20 lists scores at least 2/80 > 1/61), the numbers are 61× and without the boost.',
+      'keyword list: for a one-word query its quoted phrase and the engine\'s word query match the same rows of the same trigram index; for several words it searches the phrase, the engine ORs the words.',
+      'superseded memories: its RRF path fetches keyword-only hits without the superseded filter, so they can come back; the engine leaves them out (tier archived).',
+    ],
+  },
+  {
     name: 'crewai',
     framework: 'CrewAI unified memory (crewai-lancedb)',
     label: 'CrewAI — composite recall',

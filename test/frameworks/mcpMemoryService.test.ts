@@ -3,7 +3,9 @@
  * sqlite-vec extension, its own trigram FTS, soft deletes and supersession honoured), and the
  * `mcp-memory-service` preset pinned against its weighted fusion computed here.
  */
+import fs from 'node:fs'
 import path from 'node:path'
+import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { getPreset } from '../../src/shared/presets'
 import { runRecall } from '../../src/main/recall/engine'
@@ -100,5 +102,52 @@ describe('mcp-memory-service (sqlite-vec)', () => {
       store.close()
     }
     expect(sha256File(file)).toBe(before)
+  })
+})
+
+describe('mcp-memory-service:rrf preset', () => {
+  it("orders results exactly as its _fuse_rrf does (k=60, +0.1 consensus), computed here from its own BM25 query", async () => {
+    const dir = path.join(t.dir, 'rrf')
+    fs.mkdirSync(dir)
+    const specs = [
+      { content: 'alpha notes', cos: 0.95 },
+      { content: 'deploy deploy deploy checklist', cos: 0.9 },
+      { content: 'beta notes', cos: 0.8 },
+      { content: 'gamma notes', cos: 0.7 },
+      { content: 'how to deploy', cos: 0.6 },
+      { content: 'delta notes', cos: 0.5 },
+      { content: 'epsilon notes', cos: 0.4 },
+      { content: 'a very long note that mentions deploy once among many other words here', cos: 0.3 },
+    ]
+    const db = buildMcpMemoryService(dir, 4, specs.map((s, i) => ({ content: s.content, createdAt: SEC - i * 60, embedding: at(s.cos) })))
+    // Its two lists: vector by cosine distance (limit n_results*2 = 20), BM25 by its own SQL.
+    const vector = [...specs].sort((a, b) => b.cos - a.cos).map((s) => contentHash(s.content)).slice(0, 20)
+    const raw = new Database(db, { readonly: true })
+    const bm25 = (
+      raw
+        .prepare(`SELECT m.content_hash, bm25(memory_content_fts) as rank FROM memory_content_fts f JOIN memories m ON f.rowid = m.id
+                  WHERE memory_content_fts MATCH ? AND m.deleted_at IS NULL ORDER BY rank LIMIT ?`)
+        .all('"deploy"', 20) as { content_hash: string }[]
+    ).map((r) => r.content_hash)
+    raw.close()
+    expect(bm25).toHaveLength(3)
+    const scores = new Map<string, number>()
+    vector.forEach((h, i) => scores.set(h, (scores.get(h) ?? 0) + 1 / (60 + i + 1)))
+    bm25.forEach((h, i) => scores.set(h, (scores.get(h) ?? 0) + 1 / (60 + i + 1)))
+    for (const h of bm25) if (vector.includes(h)) scores.set(h, scores.get(h)! + 0.1)
+    const theirs = [...scores.entries()].sort((a, b) => b[1] - a[1]).slice(0, 10).map(([h]) => h)
+
+    const store = Store.open({ path: db })
+    try {
+      const trace = await runRecall(store, 'deploy', getPreset('mcp-memory-service:rrf').config, NOW, { queryVector: Q })
+      expect(trace.results.map((r) => r.id)).toEqual(theirs)
+      // engine score = 61/(60+rank) per list (no boost): the first result is the best consensus memory
+      const top = trace.results[0]
+      const rv = vector.indexOf(top.id) + 1
+      const rb = bm25.indexOf(top.id) + 1
+      expect(top.score).toBeCloseTo(61 / (60 + rv) + 61 / (60 + rb), 6)
+    } finally {
+      store.close()
+    }
   })
 })
