@@ -77,7 +77,7 @@ const lancedb = require(lancePath);
 `
 
 /** The LanceDB folder for a path: the database folder itself, or a `<table>.lance` folder inside it. */
-function lanceDir(p: string): string | null {
+function findLanceDir(p: string): string | null {
   try {
     if (!fs.statSync(p).isDirectory()) return null
     if (path.basename(p) === `${TABLE}.lance`) return path.dirname(p)
@@ -89,7 +89,7 @@ function lanceDir(p: string): string | null {
 
 /** Read every row of the `memories` table of a LanceDB folder (synchronously, via a child process). */
 export function readCrewaiLance(p: string): CrewaiLanceRow[] {
-  const dir = lanceDir(p)
+  const dir = findLanceDir(p)
   if (!dir) throw new RecallscopeError('NOT_FOUND', `${p} is not a LanceDB folder with a '${TABLE}' table (looked for ${TABLE}.lance/)`)
   let lancePath: string
   try {
@@ -130,7 +130,7 @@ function decodeVector(b64: string | null): Float32Array | null {
 
 export const crewaiLanceMaterializer: Materializer = {
   name: 'crewai-lancedb',
-  sniff: (p) => lanceDir(p) !== null,
+  sniff: (p) => findLanceDir(p) !== null,
   materialize(p, opts): Materialized {
     const rows = readCrewaiLance(p)
     const b = new MemoryDbBuilder(opts?.nativeBinding)

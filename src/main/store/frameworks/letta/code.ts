@@ -35,7 +35,7 @@ const isDir = (p: string) => {
 }
 
 /** The memory folder for a path: the folder itself (it has `system/`), or `<agent folder>/memory`. */
-export function lettaMemoryRoot(p: string): string | null {
+export function findLettaMemoryRoot(p: string): string | null {
   if (!isDir(p)) return null
   if (isDir(path.join(p, 'system')) && !fs.existsSync(path.join(p, 'memory.db'))) return p
   if (isDir(path.join(p, 'memory', 'system'))) return path.join(p, 'memory')
@@ -116,9 +116,9 @@ export function readGitTimeline(root: string): { byPath: Map<string, TimelineEnt
 
 export const lettaCodeMaterializer: Materializer = {
   name: 'letta-code',
-  sniff: (p) => lettaMemoryRoot(p) !== null,
+  sniff: (p) => findLettaMemoryRoot(p) !== null,
   materialize(p, opts): Materialized {
-    const root = lettaMemoryRoot(p)
+    const root = findLettaMemoryRoot(p)
     if (!root) throw new RecallscopeError('NOT_FOUND', `${p} is not a Letta Code memory folder (looked for system/ or memory/system/)`)
     const parts = path.resolve(root).split(path.sep)
     const agentId = parts.length >= 3 && parts[parts.length - 1] === 'memory' && parts[parts.length - 3] === 'agents' ? parts[parts.length - 2] : null
