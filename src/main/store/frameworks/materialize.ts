@@ -4,6 +4,7 @@
  * and the Store then works on the copy exactly as on a canonical file (issue 14).
  */
 import crypto from 'node:crypto'
+import os from 'node:os'
 import type Database from 'better-sqlite3'
 import DatabaseCtor from 'better-sqlite3'
 import type { Layout } from '../../../shared/types'
@@ -28,6 +29,8 @@ export interface Materializer {
   sniff(p: string): boolean
   materialize(p: string, opts?: { nativeBinding?: string }): Materialized
 }
+
+const LITTLE_ENDIAN = os.endianness() === 'LE'
 
 /** A fresh in-memory canonical DB with row writers. Call `done()` to get the connection. */
 export class MemoryDbBuilder {
@@ -76,7 +79,9 @@ export class MemoryDbBuilder {
   }
 
   embedding(ownerType: 'memory' | 'session', ownerId: string, model: string, vector: ArrayLike<number>): void {
-    this.insEmbedding.run(ownerType, ownerId, model, vector.length, encodeVector(vector))
+    // A Float32Array already holds the canonical bytes on little-endian hosts: no per-float copy.
+    const blob = vector instanceof Float32Array && LITTLE_ENDIAN ? Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength) : encodeVector(vector)
+    this.insEmbedding.run(ownerType, ownerId, model, vector.length, blob)
   }
 
   /** Run `fn` in one transaction (fast bulk inserts). */
