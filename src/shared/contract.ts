@@ -41,6 +41,8 @@ export interface AppInfo {
 export interface OpenInfo {
   path: string
   layout: DbFacts['layout']
+  /** Why this layout was detected (tables or files found), for framework stores. */
+  detectedBecause?: string
   readOnly: boolean
   workspacePath: string
   /** Read from a private copy because the DB's folder is read-only (a snapshot: reopen to see newer commits). */

@@ -8,6 +8,7 @@
  * and session modes); those are preset variants, named `preset:variant`.
  */
 import { mergeConfig, recallConfigSchema, type PartialRecallConfig } from './config'
+import { FRAMEWORK_PRESET_SPECS } from './frameworkPresets'
 import { badInput, RecallscopeError } from './result'
 import type { PresetName, RecallConfig } from './types'
 
@@ -197,7 +198,7 @@ export const PRESETS: readonly Preset[] = [
  * What each framework does when it recalls, as a config (issue 14). Every constant cites the
  * framework source it comes from; what the engine cannot express is said in the description.
  */
-const FRAMEWORK_PRESETS: Preset[] = [
+const FRAMEWORK_RECALL_PRESETS: Preset[] = [
   {
     name: 'mem0',
     seed: null,
@@ -274,6 +275,20 @@ const FRAMEWORK_PRESETS: Preset[] = [
   },
 ]
 
+/** The frameworks described as data in frameworkPresets.ts (CrewAI, mcp-memory-service), as presets. */
+const FRAMEWORK_SPEC_PRESETS: Preset[] = FRAMEWORK_PRESET_SPECS.map((x) => ({
+  name: x.name as PresetName,
+  seed: null,
+  framework: { name: x.framework, source: x.source },
+  label: x.label,
+  description: x.gaps.length ? `${x.description} Not expressible: ${x.gaps.join(' ')}` : x.description,
+  config: preset(x.patch),
+  requires: x.requires,
+}))
+
+/** Every framework's own recall. */
+export const FRAMEWORK_PRESETS: readonly Preset[] = [...FRAMEWORK_RECALL_PRESETS, ...FRAMEWORK_SPEC_PRESETS]
+
 /** Seed presets, then the frameworks' own recall. */
 export const ALL_PRESETS: readonly Preset[] = [...PRESETS, ...FRAMEWORK_PRESETS]
 
@@ -288,6 +303,9 @@ export function presetNames(): string[] {
 
 /** A preset (or `preset:variant`) by name, with what it requires. Throws BAD_INPUT for an unknown name. */
 export function getPreset(name: string): { name: string; preset: Preset; config: RecallConfig; requires: ('agentId' | 'userId' | 'sessionId')[] } {
+  // A framework preset's own name may hold a colon (`mcp-memory-service:rrf`): exact names first.
+  const exact = ALL_PRESETS.find((x) => x.name === name)
+  if (exact) return { name, preset: exact, config: structuredClone(exact.config), requires: exact.requires ?? [] }
   const [base, variant] = name.split(':', 2)
   const p = ALL_PRESETS.find((x) => x.name === base)
   if (!p) throw new RecallscopeError('BAD_INPUT', `Unknown preset '${name}'. Presets: ${presetNames().join(', ')}`)

@@ -129,7 +129,7 @@ export interface DbFacts {
 export type RecallMode = RecallConfig['mode']
 export type GateName = 'scope' | 'dedupe' | 'minSimilarity' | 'floor' | 'topK' | 'budget'
 export type TemplateName = RecallConfig['template']
-export type PresetName = 'portal-episodic' | 'portal-semantic' | 'engram' | 'fieldguide' | 'neo' | 'mem0' | 'langgraph-store' | 'openai-agents'
+export type PresetName = 'portal-episodic' | 'portal-semantic' | 'engram' | 'fieldguide' | 'neo' | 'mem0' | 'langgraph-store' | 'openai-agents' | 'crewai' | 'mcp-memory-service'
 
 
 export const FEATURE_NAMES = ['similarity', 'lexical', 'recency', 'salience'] as const

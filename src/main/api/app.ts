@@ -178,7 +178,7 @@ export class App {
     const s = store
     if (!s) return null
     const { memories, sessions } = s.counts()
-    return { path: s.path, layout: s.layout, readOnly: s.readOnly, workspacePath: s.workspace.path, ...(s.snapshot ? { snapshot: true } : {}), memories, sessions, tookMs }
+    return { path: s.path, layout: s.layout, ...(s.detectedBecause ? { detectedBecause: s.detectedBecause } : {}), readOnly: s.readOnly, workspacePath: s.workspace.path, ...(s.snapshot ? { snapshot: true } : {}), memories, sessions, tookMs }
   }
 
   close(): boolean {

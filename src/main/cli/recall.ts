@@ -87,7 +87,7 @@ export const recallCommand: Command = {
 function listPresets(ctx: CliContext, name: string | undefined): number {
   if (name) {
     const p = getPreset(name)
-    ctx.io.out(JSON.stringify(ctx.json ? { name: p.name, seed: p.preset.seed, label: p.preset.label, requires: p.requires, config: p.config } : p.config, null, 2))
+    ctx.io.out(JSON.stringify(ctx.json ? { name: p.name, seed: p.preset.seed, ...(p.preset.framework ? { framework: p.preset.framework } : {}), label: p.preset.label, description: p.preset.description, requires: p.requires, config: p.config } : p.config, null, 2))
     return 0
   }
   if (ctx.json) {

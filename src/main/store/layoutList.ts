@@ -5,9 +5,23 @@
  * without an import cycle.
  */
 import { engramAdapter } from './engram/layout'
+import { basicMemoryAdapter } from './frameworks/basicMemory/adapter'
+import { crewaiLtmAdapter } from './frameworks/crewai/ltm'
 import { langgraphAdapter } from './frameworks/langgraph/adapter'
+import { lettaAdapter } from './frameworks/letta/server'
+import { mcpMemoryServiceAdapter } from './frameworks/mcpMemoryService/adapter'
 import { mem0Adapter } from './frameworks/mem0/adapter'
 import { openaiAgentsAdapter } from './frameworks/openaiAgents/adapter'
 import { canonicalAdapter, type Adapter } from './sqlite/layouts'
 
-export const LAYOUTS: Adapter[] = [canonicalAdapter, engramAdapter, mem0Adapter, langgraphAdapter, openaiAgentsAdapter]
+export const LAYOUTS: Adapter[] = [
+  mcpMemoryServiceAdapter, // before canonical: its `memories` table has content + created_at too
+  canonicalAdapter,
+  engramAdapter,
+  mem0Adapter,
+  langgraphAdapter,
+  openaiAgentsAdapter,
+  crewaiLtmAdapter,
+  basicMemoryAdapter,
+  lettaAdapter,
+]

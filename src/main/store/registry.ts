@@ -13,7 +13,7 @@ import { findMaterializer, frameworkLookedFor, resolveFrameworkPath } from './fr
 import type { Materialized } from './frameworks/types'
 import { LAYOUTS } from './layoutList'
 import type { MemorySource } from './source'
-import { assertSqliteFile } from './sqlite/connection'
+import { assertSqliteFile, defaultWorkspacePath } from './sqlite/connection'
 import { canonicalAdapter } from './sqlite/layouts'
 import { detectLayout, SqliteSource, type SqliteOpenOptions } from './sqlite/source'
 
@@ -28,12 +28,14 @@ function lookedFor(): string {
 function resolvePath(opts: OpenOptions): string {
   if (typeof opts.path !== 'string' || opts.path.trim() === '') throw new RecallscopeError('BAD_INPUT', 'A database path is required')
   const given = path.resolve(opts.path)
+  // A folder that is itself a store (a LanceDB folder, a Letta Code memory folder) is read as it is.
+  if (findMaterializer(given)) return given
   const resolved = resolveFrameworkPath(given, { nativeBinding: opts.nativeBinding })
-  if (resolved === null) throw new RecallscopeError('NOT_SQLITE', `${given} is a folder with no memory store recallscope knows (looked for: ${lookedFor()})`)
+  if (resolved === null) throw new RecallscopeError('NOT_SQLITE', `${given} is a folder recallscope does not recognise (looked for: ${lookedFor()})`)
   return resolved
 }
 
-/** An in-memory copy of a non-SQLite store, as a read-only source. */
+/** An in-memory copy of a non-SQLite store, as a read-only source; its workspace sits beside the path the user gave. */
 function fromMaterialized(opts: OpenOptions, abs: string, m: Materialized): SqliteSource {
   let sql
   try {
@@ -57,9 +59,13 @@ function fromMaterialized(opts: OpenOptions, abs: string, m: Materialized): Sqli
  */
 export function openSource(opts: OpenOptions): SqliteSource {
   const abs = resolvePath(opts)
+  // A folder's workspace sits beside the folder, so nothing is ever added inside it.
+  const given = path.resolve(opts.path)
+  if (!opts.workspacePath && abs !== given) opts = { ...opts, workspacePath: defaultWorkspacePath(given, opts.fallbackDir) }
   const materializer = findMaterializer(abs)
   if (materializer) {
-    // A copy in memory: never "write mode", whatever was asked.
+    // A copy in memory: there is nothing to write to.
+    if (opts.write) throw new RecallscopeError('READ_ONLY', `${materializer.name} stores open read-only: ${abs} is read, never written`)
     return fromMaterialized(opts, abs, materializer.materialize(abs, { nativeBinding: opts.nativeBinding }))
   }
   try {

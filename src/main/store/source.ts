@@ -158,6 +158,8 @@ export interface MemorySource {
   readonly path: string
   /** the detected layout, e.g. 'canonical', 'engram-v1' */
   readonly layout: string
+  /** why that layout was detected (the tables or files found) */
+  readonly detectedBecause: string | null
   readonly readOnly: boolean
   /** the workbench's own file beside the store */
   readonly workspace: Workspace

@@ -12,6 +12,10 @@ import { readTables } from '../sqlite/connection'
 import { looksLikeSqlite } from './sql'
 import { MEM0_LOOKED_FOR, resolveMem0Folder } from './mem0/adapter'
 import { mcpMemoryMaterializer, resolveMcpMemoryFolder } from './mcpMemory/materialize'
+import { resolveBasicMemoryFolder } from './basicMemory/adapter'
+import { crewaiLanceMaterializer } from './crewai/lance'
+import { lettaCodeMaterializer } from './letta/code'
+import type { Materializer as FingerprintedMaterializer } from './materialize'
 import type { Materializer } from './types'
 
 export type { Materialized, Materializer } from './types'
@@ -19,6 +23,7 @@ export type { Materialized, Materializer } from './types'
 /** Folder → the file inside it to open, per framework (first match wins). */
 const FOLDER_RESOLVERS: { name: string; resolve: (dir: string, opts: { nativeBinding?: string }) => string | null }[] = [
   { name: 'mem0', resolve: resolveMem0Folder },
+  { name: 'basic-memory', resolve: resolveBasicMemoryFolder },
   { name: 'mcp-memory', resolve: resolveMcpMemoryFolder },
   { name: 'sqlite', resolve: resolveSqliteFolder },
 ]
@@ -61,8 +66,25 @@ function resolveSqliteFolder(dir: string, opts: { nativeBinding?: string }): str
   return found[0]?.file ?? null
 }
 
+/** A reader whose copy carries a content fingerprint: the fingerprint keys the FTS rebuild. */
+function keyed(m: FingerprintedMaterializer, lookedFor: string): Materializer {
+  return {
+    name: m.name,
+    lookedFor,
+    sniff: m.sniff,
+    materialize(p, opts) {
+      const x = m.materialize(p, opts)
+      return { db: x.db, layout: x.layout, detectedBecause: x.detectedBecause, ftsKey: x.fingerprint }
+    },
+  }
+}
+
 /** Non-SQLite formats, tried in order. */
-export const MATERIALIZERS: Materializer[] = [mcpMemoryMaterializer]
+export const MATERIALIZERS: Materializer[] = [
+  mcpMemoryMaterializer,
+  keyed(crewaiLanceMaterializer, 'CrewAI: a LanceDB folder with memories.lance/'),
+  keyed(lettaCodeMaterializer, 'Letta Code: a memory folder of markdown files (system/ …)'),
+]
 
 /** What the framework formats look for (for the unknown-file message). */
 export function frameworkLookedFor(): string[] {

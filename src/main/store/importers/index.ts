@@ -11,11 +11,12 @@ import type { Importer } from './common'
 import { engramImporter } from '../engram/importer'
 import { jsonlImporter } from './jsonl'
 import { locomoImporter } from './locomo'
+import { frameworkImporter } from '../frameworks/importer'
 
 export type { ImportIssue, ImportOptions, ImportReport, Importer } from './common'
 
 /** Built-in importers, in CLI help order. */
-export const IMPORTERS: Importer[] = [engramImporter, jsonlImporter, locomoImporter]
+export const IMPORTERS: Importer[] = [engramImporter, jsonlImporter, locomoImporter, frameworkImporter]
 
 /** The importer of a name, or a BAD_INPUT error listing the known ones. */
 export function findImporter(name: string): Importer {

@@ -36,7 +36,7 @@ export function contentSignature(ctx: SqliteCtx): string {
     }
   }
   const m = ctx.db.prepare(`SELECT count(*) AS n, max(_rid) AS r FROM (${ctx.sql.memoriesLite})`).get() as { n: number; r: number | null }
-  return `${ctx.sql.layout}|${m.n}|${m.r}|${stat(ctx.path)}|${ctx.fileBacked ? stat(`${ctx.path}-wal`) : 'materialized'}`
+  return `${ctx.sql.layout}|${m.n}|${m.r}|${stat(ctx.path)}|${ctx.fileBacked ? stat(`${ctx.path}-wal`) : 'materialized'}${ctx.sql.ftsKey ? `|${ctx.sql.ftsKey}` : ''}`
 }
 
 function summary(ctx: SqliteCtx): Summary {

@@ -38,6 +38,8 @@ export interface SqlLayout {
    * index (incremental by `_rid`) is rebuilt instead of trusted. Read when the store is opened.
    */
   ftsKey?: string
+  /** The layout keeps vectors in sqlite-vec `vec0` tables: load the extension on every connection that reads them. */
+  needsSqliteVec?: boolean
 }
 
 export interface Adapter {

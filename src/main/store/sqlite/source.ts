@@ -34,6 +34,7 @@ import { assertWorkspaceTarget, registerOpenDb } from '../../safety/fileIdentity
 import { assertSqliteFile, chunks, defaultWorkspacePath, openSqlite, readTables, type ConnectOptions } from './connection'
 import { probeIntegrity } from './dbErrors'
 import { makeSnapshot, needsSnapshot } from './readOnlySnapshot'
+import { loadSqliteVecIfDeclared } from '../sqliteVec'
 import type { FtsTable, Memo, SqliteCtx } from './context'
 import * as events from './events'
 import { contentSignature, facts, facets, quickCounts } from './facts'
@@ -109,6 +110,7 @@ export class SqliteSource implements MemorySource, SqliteCtx {
     const db = openSqlite(readPath, opts)
     let sql: SqlLayout | null = null
     try {
+      loadSqliteVecIfDeclared(db) // vec0 tables cannot even be listed without the module
       sql = detectLayout(db, layouts)
       if (!sql) {
         const tables = [...readTables(db).keys()]
@@ -162,6 +164,10 @@ export class SqliteSource implements MemorySource, SqliteCtx {
 
   get layout(): string {
     return this.sql.layout
+  }
+
+  get detectedBecause(): string | null {
+    return this.sql.detectedBecause ?? null
   }
 
   get isClosed(): boolean {

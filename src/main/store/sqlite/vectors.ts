@@ -13,6 +13,7 @@ import { fileSignature, readSnapshot, snapshotPath, writeSnapshot } from '../vec
 import { HELD_AGENT, HELD_WORKSPACE, VectorIndex } from '../vectors/vectorIndex'
 import type { Workspace } from '../workspace/workspace'
 import { agentModels, workspaceModels } from './candidates'
+import { loadSqliteVec } from '../sqliteVec'
 import { sqlString } from './connection'
 import type { SqliteCtx } from './context'
 
@@ -166,7 +167,10 @@ export class SqliteVectors {
     })
     db.pragma('mmap_size = 2147418112')
     // Layouts that read sibling files (mem0's history DB) attach them on this connection too.
-    if (file === (this.ctx.snapshotPath ?? this.ctx.path)) this.ctx.sql.prepare?.(db)
+    if (file === (this.ctx.snapshotPath ?? this.ctx.path)) {
+      if (this.ctx.sql.needsSqliteVec) loadSqliteVec(db)
+      this.ctx.sql.prepare?.(db)
+    }
     return db
   }
 

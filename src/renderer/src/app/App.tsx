@@ -128,7 +128,9 @@ export function App() {
                   write mode
                 </span>
               )}
-              <span className="badge">{db.layout}</span>
+              <span className="badge" title={db.detectedBecause}>
+                {db.layout}
+              </span>
             </>
           ) : (
             <span className="muted">no database open</span>

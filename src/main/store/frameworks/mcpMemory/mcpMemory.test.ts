@@ -55,10 +55,8 @@ describe('MCP knowledge-graph memory (memory.jsonl, written by @modelcontextprot
         expect(f.counts.sessions).toBe(entities().filter((e) => e.observations.length > 0).length)
         expect(f.counts.embeddings).toBe(0)
         expect(f.readOnly).toBe(true)
-        // write mode has nothing to write to: the memories are a copy in memory
-        const w = openSource({ path: p, write: true })
-        expect(w.facts().readOnly).toBe(true)
-        w.close()
+        // write mode has nothing to write to (the memories are a copy in memory): asked for, it is refused, typed
+        expect(() => openSource({ path: p, write: true })).toThrow(expect.objectContaining({ code: 'READ_ONLY' }))
       } finally {
         s.close()
       }

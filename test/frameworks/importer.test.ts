@@ -1,0 +1,90 @@
+/**
+ * `import framework`: any framework store → a canonical DB holding what the open-in-place
+ * view shows (same ids, contents, vectors), the input untouched and nothing written beside it.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { main } from '../../src/main/cli/index'
+import { openSource } from '../../src/main/store/registry'
+import { buildCrewaiLance, pyIsoUtc } from '../helpers/frameworks/crewai'
+import { buildLettaServer } from '../helpers/frameworks/letta'
+import { hashTree } from '../helpers/frameworks/hashTree'
+import { tmpDir } from '../helpers/tmp'
+
+const NOW = Date.UTC(2026, 5, 1, 12, 0, 0)
+let t: ReturnType<typeof tmpDir>
+beforeAll(() => {
+  t = tmpDir()
+})
+afterAll(() => t.cleanup())
+
+async function run(...args: string[]) {
+  let out = ''
+  let err = ''
+  const code = await main(args, { out: (s) => (out += `${s}\n`), err: (s) => (err += `${s}\n`) })
+  return { code, out, err }
+}
+
+/** id → [content, created_at, kind, tier, agent] as a store shows it. */
+function view(p: string, ws: string) {
+  const s = openSource({ path: p, workspacePath: ws })
+  try {
+    const rows = s.memoriesPage({ limit: 1000 }).rows
+    return {
+      layout: s.layout,
+      memories: Object.fromEntries(rows.map((r) => [r.id, [r.content, r.createdAt, r.kind, r.tier, r.agentId, r.metadata]])),
+      models: s.facts().models.map((m) => [m.model, m.dim, m.count]),
+    }
+  } finally {
+    s.close()
+  }
+}
+
+describe('import framework', () => {
+  it('copies a Letta server file: same memories and vectors as opened in place; input unchanged', async () => {
+    const dir = path.join(t.dir, 'letta')
+    fs.mkdirSync(dir)
+    const file = buildLettaServer(dir, {
+      agents: [{ id: 'agent-1', name: 'Sam' }],
+      blocks: [{ id: 'block-1', agent: 'agent-1', label: 'human', value: 'The user likes tea', createdAt: NOW - 3600_000 }],
+      passages: [{ id: 'passage-1', agent: 'agent-1', text: 'Allergic to peanuts', createdAt: NOW - 60_000, embedding: [1, 0, 0, 0], model: 'emb-4' }],
+      messages: [{ id: 'message-1', agent: 'agent-1', role: 'user', text: 'hello', createdAt: NOW, seq: 1 }],
+    })
+    const before = hashTree(dir)
+    const out = path.join(t.dir, 'letta-canonical.db')
+    const r = await run('import', 'framework', '--in', file, '--out', out, '--json')
+    expect(r.code).toBe(0)
+    const report = JSON.parse(r.out)
+    expect(report).toMatchObject({ importer: 'framework', layout: 'letta', written: { memories: 3, sessions: 1, embeddings: 1 } })
+    expect(report.notes.join(' ')).toMatch(/detected: tables agents, block, messages, archival_passages/)
+    expect(hashTree(dir)).toEqual(before) // nothing beside the input either (temp workspace)
+    const a = view(file, path.join(t.dir, 'a.ws'))
+    const b = view(out, path.join(t.dir, 'b.ws'))
+    expect(b.layout).toBe('canonical')
+    expect(b.memories).toEqual(a.memories)
+    expect(b.models).toEqual(a.models)
+  })
+
+  it('copies a CrewAI LanceDB folder, keeping its crewai:<dim> vector label', async () => {
+    const lance = await buildCrewaiLance(path.join(t.dir, 'memory'), 4, [
+      { id: 'x', content: 'deploy needs the VPN', createdAt: pyIsoUtc(NOW), embedding: [1, 0, 0, 0] },
+      { id: 'y', content: 'no vector here', createdAt: pyIsoUtc(NOW), embedding: null },
+    ])
+    const before = hashTree(lance)
+    const out = path.join(t.dir, 'crewai-canonical.db')
+    const r = await run('import', 'framework', '--in', lance, '--out', out, '--json')
+    expect(r.code).toBe(0)
+    expect(JSON.parse(r.out)).toMatchObject({ layout: 'crewai-lancedb', written: { memories: 2, embeddings: 1 }, models: [{ model: 'crewai:4', dim: 4, count: 1 }] })
+    expect(hashTree(lance)).toEqual(before)
+    expect(fs.existsSync(`${lance}.recallscope`)).toBe(false)
+    expect(view(out, path.join(t.dir, 'c.ws')).memories).toEqual(view(lance, path.join(t.dir, 'd.ws')).memories)
+  }, 60_000)
+
+  it('refuses an output inside the input folder', async () => {
+    const lance = path.join(t.dir, 'memory')
+    const r = await run('import', 'framework', '--in', lance, '--out', path.join(lance, 'x.db'))
+    expect(r.code).not.toBe(0)
+    expect(r.err).toMatch(/must not be the input or inside it/)
+  })
+})
