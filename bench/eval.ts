@@ -33,7 +33,8 @@ export async function runEvalBench(): Promise<void> {
   const store = openSource({ path: db })
   try {
     const cases = store.workspace.loadCases()
-    const config = { ...getPreset('fieldguide:hybrid').config, floor: null, topK: 10 }
+    // The default preset as a new user starts; tune searches the whole space (mode, pool, budget… included).
+    const config = getPreset('fieldguide').config
     const embedder = createEmbedder('hashing')
     const now = Date.UTC(2030, 0, 1)
 
@@ -55,7 +56,7 @@ export async function runEvalBench(): Promise<void> {
     }
     const rm = median(replay)
     const gm = median(cold)
-    console.log(`${cases.length} LoCoMo cases, hybrid (hashing-256 + FTS5 bm25), k = 10: recall@10 ${metrics['recall@10']?.toFixed(4)} · locomo@10 ${metrics['locomo@10']?.toFixed(4)}`)
+    console.log(`${cases.length} LoCoMo cases, default preset (hashing-256 + FTS5 bm25), k = 10: recall@10 ${metrics['recall@10']?.toFixed(4)} · locomo@10 ${metrics['locomo@10']?.toFixed(4)}`)
     console.log(`  engine pass (gather every case, vectors ready): median of 3 ${fmtMs(gm)}  (${fmtMs(gm / cases.length)} per case)`)
     console.log(`  replay from cached candidates (rerank + metrics, all cases): median of 5 ${fmtMs(rm)}  goal ≤ 1 s  ${rm <= 1000 ? 'OK' : 'OVER'}`)
 
