@@ -342,3 +342,33 @@ export interface TuneReport {
   embedder: EmbedderInfo
   timings: { gatherMs: number; searchMs: number; totalMs: number; configsPerSec: number }
 }
+
+/** A tune report as saved in the workspace. */
+export interface SavedTuneReport extends TuneReport {
+  id: string
+  createdAt: number
+  name: string
+  /** 'ui' | 'cli' */
+  source: string
+}
+
+/** A saved tune report without its body (the list beside runs). */
+export interface TuneReportSummary {
+  id: string
+  createdAt: number
+  name: string
+  source: string
+  metric: string
+  k: number
+  trials: number
+  cancelled: boolean
+  seed: number
+  split: TuneSplitInfo
+  baseTest: number | null
+  tunedTrain: number | null
+  tunedTest: number | null
+  /** 'tuned' or a baseline's name */
+  recommended: string
+  recommendedLabel: string
+  bestBaseline: { name: string; test: number | null } | null
+}

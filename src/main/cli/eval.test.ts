@@ -89,12 +89,28 @@ describe('recallscope tune', () => {
     expect(rep.best.train).toBeGreaterThanOrEqual(rep.base.train!)
     expect(rep.best.test).not.toBeNull()
     const written = JSON.parse(fs.readFileSync(out, 'utf8'))
-    expect(written).toEqual(rep.best.config)
+    // --out writes the recommended config (the tuned one unless a baseline did at least as well held out).
+    expect(written).toEqual(rep.recommended.config)
     expect(validateConfig(written)).toEqual(written)
+    // The baseline table is in the JSON: start, five presets, lexical-only, dense-only.
+    expect(rep.baselines.map((b) => b.kind)).toEqual(['start', 'preset', 'preset', 'preset', 'preset', 'preset', 'lexical', 'dense'])
+    // --json prints the report as saved in the workspace (reopenable by id, same JSON).
+    const saved = (rep as TuneReport & { id: string }).id
+    expect(saved).toMatch(/^tune-/)
+    const ws = openSource({ path: db })
+    try {
+      expect(JSON.parse(JSON.stringify(ws.workspace.getTuneReport(saved)))).toEqual(rep)
+      expect(ws.workspace.listTuneReports().map((x) => x.id)).toContain(saved)
+    } finally {
+      ws.close()
+    }
     expect((await run('tune', '--db', db, '--budget', '5', '--out', out)).code).toBe(2)
-    const human = await run('tune', '--db', db, '--budget', '20', '--fix', 'fusion,floor', '--out', out, '--force')
+    const human = await run('tune', '--db', db, '--budget', '20', '--fix', 'fusion,floor,mode', '--out', out, '--force', '--no-save')
     expect(human.code).toBe(0)
-    expect(human.out).toMatch(/best config +\S+ +\S+/)
+    expect(human.out).toMatch(/tuned config +\S+ +\S+/)
+    expect(human.out).toMatch(/held fixed: .*fusion.*floor/)
+    expect(human.out).toMatch(/Lexical only \(BM25\) +\S+ +\S+/)
     expect((await run('tune', '--db', db, '--fix', 'everything')).code).toBe(2)
+    expect((await run('tune', '--db', db, '--split', 'sideways')).code).toBe(2)
   })
 })
