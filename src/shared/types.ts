@@ -3,6 +3,9 @@
  * Field names of the canonical DB are snake_case (DESIGN.md, a public format);
  * in memory and over the wire we use camelCase.
  */
+import type { EmptyExplanation } from './explainEmpty'
+
+export type { EmptyExplanation }
 
 export const ROLES = ['user', 'assistant', 'system', 'tool'] as const
 export type Role = (typeof ROLES)[number]
@@ -391,6 +394,8 @@ export interface RecallTrace {
   arms?: { dense: ArmInfo; lexical: ArmInfo; recency: ArmInfo; order: ArmInfo }
   /** Total tokens of the injected results (per-unit estimates). */
   injectedTokens?: number
+  /** When nothing was injected: which gate dropped everything, by how much, and the knob to move (explainEmpty.ts). */
+  empty?: EmptyExplanation | null
 }
 
 // ---------------------------------------------------------------------------
