@@ -371,6 +371,7 @@ function WhyPane({
   onWhy: (id: string) => void
   onOpenMemory: (id: string) => void
 }) {
+  const { navigate } = useApp()
   const today = useToday()
   const logged = useAsync(() => call('trace.replay', { eventId: eventId!, mode: 'logged' }), [eventId], { enabled: !!eventId })
   const candidates: WhyCandidate[] = useMemo(() => {
@@ -395,7 +396,7 @@ function WhyPane({
       {!whyId && <div className="tr-empty">Pick a memory — from the injected list, the replay diff, the drivers, or any id — to see its scope, arm ranks, score, the gate that dropped it, and the smallest single change that would inject it.</div>}
       {why.error && <div className="error">{why.error.message}</div>}
       {why.loading && !why.data && <div className="muted">Explaining…</div>}
-      {ready && why.data && why.data.memoryId === whyId && <WhyResult why={why.data} onOpenMemory={onOpenMemory} />}
+      {ready && why.data && why.data.memoryId === whyId && <WhyResult why={why.data} onOpenMemory={onOpenMemory} onTryChange={(p) => navigate('recall', p)} />}
     </>
   )
 }
