@@ -188,6 +188,8 @@ export interface RunComparison {
     jaccard: (number | null)[]
     rbo: (number | null)[]
     retrieved: string[][]
+    /** relevant ids (the baseline run's judgment snapshot) */
+    relevant: string[]
   }[]
 }
 

@@ -279,6 +279,9 @@ export interface DriverRow {
     scoreLoss: number
     /** context tokens with it − without it */
     tokenDelta: number
+    /** the injected set without it: who comes in, and who else leaves (besides it) */
+    entered?: string[]
+    left?: string[]
   }
   unit: UnitInfo | null
 }

@@ -209,6 +209,9 @@ describe('DriversPanel', () => {
     expect(table.textContent).toContain('+ m-9')
     expect(table.textContent).toContain('nothing in')
     expect(table.textContent).toContain('top → m-2')
+    // Leave-one-out first: the rows follow byInfluence, and the "without it" column comes before share.
+    const heads = within(table).getAllByRole('columnheader').map((h) => h.textContent)
+    expect(heads.indexOf('without it')).toBeLessThan(heads.indexOf('share'))
     fireEvent.click(table.querySelector('tr[data-id="m-2"]')!)
     expect(onPick).toHaveBeenCalledWith('m-2')
   })
