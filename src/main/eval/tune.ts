@@ -337,6 +337,8 @@ export interface BaselineInput {
 
 const HL_MIN = 1
 const HL_MAX = 24 * 365
+/** half-life values random configs draw from (log-spaced from HL_MIN to HL_MAX); refinement moves continuously */
+const HL_GRID = 33
 const FLOOR_MAX = 0.8
 const MINSIM_MAX = 0.8
 const RRF_MIN = 1
@@ -581,7 +583,8 @@ export async function tune(gathered: readonly GatheredCase[], base: RecallConfig
     } else Object.assign(w, base.weights)
     return {
       weights: w,
-      halfLifeHours: space.halfLife ? HL_MIN * Math.pow(HL_MAX / HL_MIN, rnd()) : base.recency.halfLifeHours,
+      // Log-uniform on a grid of HL_GRID values: random configs that share a half-life share its recency values (see below).
+      halfLifeHours: space.halfLife ? HL_MIN * Math.pow(HL_MAX / HL_MIN, Math.floor(rnd() * HL_GRID) / (HL_GRID - 1)) : base.recency.halfLifeHours,
       floor: space.floor ? (rnd() < 0.4 ? null : rnd() * FLOOR_MAX) : base.floor,
       topK: space.topK ? 1 + Math.floor(rnd() * space.maxTopK) : base.topK,
       fusion: space.fusion && anyHybridArms ? { method: rnd() < 0.5 ? 'rrf' : 'weighted', rrfK: RRF_MIN * Math.pow(RRF_MAX / RRF_MIN, rnd()) } : { ...base.fusion },
@@ -614,8 +617,6 @@ export async function tune(gathered: readonly GatheredCase[], base: RecallConfig
           if (d <= 0) continue
           out.push({ ...p, weights: { ...p.weights, [a]: p.weights[a] + d, [b]: p.weights[b] - d } })
         }
-    if (space.halfLife && p.weights.recency > 0) for (const f of [hlF[L], 1 / hlF[L]]) out.push({ ...p, halfLifeHours: p.halfLifeHours * f })
-    if (space.ageSource && p.weights.recency > 0 && L === 0) out.push({ ...p, ageFrom: p.ageFrom === 'created' ? 'last_used' : 'created' })
     if (space.floor) {
       if (p.floor === null) out.push({ ...p, floor: 0.1 * (1 + rnd() * 3) })
       else {
@@ -642,6 +643,9 @@ export async function tune(gathered: readonly GatheredCase[], base: RecallConfig
       if (p.fusion.method === 'rrf') for (const f of [rrfF[L], 1 / rrfF[L]]) out.push({ ...p, fusion: { ...p.fusion, rrfK: p.fusion.rrfK * f } })
       if (L === 0) out.push({ ...p, fusion: { ...p.fusion, method: p.fusion.method === 'rrf' ? 'weighted' : 'rrf' } })
     }
+    // Recency moves last: every neighbour before them reuses the current half-life's recency values.
+    if (space.halfLife && p.weights.recency > 0) for (const f of [hlF[L], 1 / hlF[L]]) out.push({ ...p, halfLifeHours: p.halfLifeHours * f })
+    if (space.ageSource && p.weights.recency > 0 && L === 0) out.push({ ...p, ageFrom: p.ageFrom === 'created' ? 'last_used' : 'created' })
     return out
   }
 
@@ -651,7 +655,11 @@ export async function tune(gathered: readonly GatheredCase[], base: RecallConfig
   await tryParams(paramsOf(base), 'base')
   for (const b of baselines) if (servable(b) && pools.includes(b.config.candidatePool) && modes.includes(b.config.mode)) await tryParams(paramsOf(b.config), 'baseline')
   const nRandom = Math.max(0, Math.floor((budget - trials.length) * 0.5))
-  for (let i = 0; i < nRandom; i++) if (!(await tryParams(randomParams(), 'random'))) break
+  // Drawn first, scored grouped by age source and half-life: recency (Math.pow per row, most of a config's
+  // cost) is then computed once per group and case (CompiledCase.rec), not once per config.
+  const randoms = Array.from({ length: nRandom }, randomParams)
+  const order = randoms.map((p, i) => ({ p, i })).sort((a, b) => (a.p.ageFrom === b.p.ageFrom ? 0 : a.p.ageFrom === 'created' ? -1 : 1) || a.p.halfLifeHours - b.p.halfLifeHours || a.i - b.i)
+  for (const { p } of order) if (!(await tryParams(p, 'random'))) break
   // Coordinate refinement with restarts from the best trials so far.
   let restart = 0
   while (trials.length < budget && !cancelled) {

@@ -20,6 +20,8 @@ import { openSource } from '../store/registry'
 import type { SqliteSource } from '../store/sqlite/source'
 import { runEval } from './evaluate'
 import { runTune } from './tuneJob'
+import { caseConfig } from './replay'
+import { runRecall } from '../recall/engine'
 
 const shared = sharedDir()
 const input = shared ? path.join(shared, 'data/locomo/locomo-dev.json') : null
@@ -91,6 +93,27 @@ describe.skipIf(!shared)('LoCoMo: tuning from the default preset never loses to 
     expect(mine).toBeGreaterThanOrEqual(bestBaseline - 0.01)
     // The default preset is the start config here, and the tuner moved far from it.
     expect(report.base.test!).toBeLessThan(0.1)
+  }, 240_000)
+
+  it("explains the default preset's empty recalls: the 0.35 floor drops every candidate under the hashing embedder", async () => {
+    // The first case the default preset injects nothing for (most of them: it scores ~0.04).
+    let trace: Awaited<ReturnType<typeof runRecall>> | null = null
+    for (const c of store.workspace.loadCases().slice(0, 50)) {
+      const t = await runRecall(store, { text: c.query, cue: c.cue }, caseConfig(resolveConfig(null), c), c.now ?? 0, { embedder: createEmbedder('hashing') })
+      if (t.results.length === 0 && t.dropped.length > 0) {
+        trace = t
+        break
+      }
+    }
+    expect(trace).not.toBeNull()
+    if (!trace) return
+    // Independent of the explainer: the best composite among what the floor dropped.
+    const best = Math.max(...trace.dropped.filter((d) => d.gate === 'floor').map((d) => d.score))
+    expect(best).toBeLessThan(0.35)
+    expect(trace.empty).toMatchObject({ gate: 'floor', threshold: 0.35 })
+    expect(trace.empty!.best).toBeCloseTo(best, 12)
+    expect(trace.empty!.message).toContain(`${(0.35 - best).toFixed(3)} below floor 0.350`)
+    expect(trace.empty!.suggestion!.wouldInject).toBeGreaterThan(0)
   })
 
   it('says what it searched and what it held fixed', () => {
