@@ -113,4 +113,19 @@ describe('recallscope tune', () => {
     expect((await run('tune', '--db', db, '--fix', 'everything')).code).toBe(2)
     expect((await run('tune', '--db', db, '--split', 'sideways')).code).toBe(2)
   })
+
+  it('--folds K cross-validates the tune over whole conversations and reports each fold', async () => {
+    const r = await run('tune', '--db', db, '--budget', '30', '--folds', '2', '--json', '--no-save')
+    expect(r.code).toBe(0)
+    const rep = JSON.parse(r.out) as TuneReport
+    expect(rep.split.rule).toBe('group')
+    const f = rep.folds!
+    expect(f.perFold).toHaveLength(2)
+    // Every case held out exactly once; no conversation in both folds.
+    expect(f.perFold[0].cases + f.perFold[1].cases).toBe(rep.split.train + rep.split.test)
+    expect(f.perFold[0].groups.filter((g) => f.perFold[1].groups.includes(g))).toEqual([])
+    const mean = (xs: (number | null)[]) => xs.reduce<number>((a, b) => a + (b ?? 0), 0) / xs.length
+    expect(f.meanTuned).toBeCloseTo(mean(f.perFold.map((x) => x.tuned)), 12)
+    expect(f.meanBestBaseline).toBeCloseTo(mean(f.perFold.map((x) => x.bestBaseline.value)), 12)
+  })
 })

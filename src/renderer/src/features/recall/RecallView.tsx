@@ -8,6 +8,7 @@ import type { Preset } from '../../../../shared/presets'
 import type { RecallConfig } from '../../../../shared/types'
 import { mergeConfig, partialConfigSchema } from '../../../../shared/config'
 import { explainEmpty } from '../../../../shared/explainEmpty'
+import { EmptyNotice } from './EmptyNotice'
 import { call } from '../../lib/api'
 import { useAsync } from '../../lib/useAsync'
 import { fmtDate, fmtNum, staleDbNow } from '../../lib/format'
@@ -239,16 +240,7 @@ function Playground({ req, setReq, config, setConfig, options, choosePreset, liv
             {hl.rank ? <strong>is injected at rank {hl.rank}</strong> : hl.gate ? <strong>is still dropped ({hl.gate})</strong> : <strong>is not in the candidate pool</strong>}.
           </div>
         )}
-        {empty && (
-          <div className="notice small warn" role="status" aria-label="Why nothing was injected">
-            <strong>Nothing injected.</strong> {empty.message}{' '}
-            {empty.suggestion && (
-              <button className="btn small" onClick={() => setConfig(mergeConfig(config, empty.suggestion!.patch))}>
-                Apply: {empty.suggestion.label}
-              </button>
-            )}
-          </div>
-        )}
+        {empty && <EmptyNotice empty={empty} onApply={(patch) => setConfig(mergeConfig(config, patch))} />}
         {view && trace && (
           <ResultsList
             rows={rows}
