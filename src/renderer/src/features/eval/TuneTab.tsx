@@ -7,7 +7,7 @@
  * recommended config as JSON to copy, download, or apply. Every tune is saved
  * in the workspace; saved reports reopen here and export as JSON.
  */
-import { useState } from 'react'
+import { useEffect, useState } from 'react'
 import type { JobProgress } from '../../../../shared/api'
 import type { SavedTuneReport, TuneReport } from '../../../../shared/eval'
 import { LOWER_IS_BETTER, METRIC_IDS, metricKey, type MetricId } from '../../../../shared/metrics'
@@ -35,14 +35,30 @@ const KNOBS = [
   ['tokenBudget', 'token budget'],
 ] as const
 
-export function TuneTab({ settings, onApply, job }: { settings: EvalSettings; onApply: (config: RecallConfig, report: TuneReport) => void; job: ReturnType<typeof useJob<TuneReport>> }) {
+export function TuneTab({
+  settings,
+  onApply,
+  job,
+  openId,
+}: {
+  settings: EvalSettings
+  onApply: (config: RecallConfig, report: TuneReport) => void
+  job: ReturnType<typeof useJob<TuneReport>>
+  /** a saved report to show */
+  openId?: string | null
+}) {
   const [metricId, setMetricId] = useState<MetricId>('recall')
   const [k, setK] = useState(settings.k)
   const [trials, setTrials] = useState(1000)
   const [seed, setSeed] = useState(1)
   const [space, setSpace] = useState<Record<(typeof KNOBS)[number][0], boolean>>({ mode: true, fusion: true, pool: true, weights: true, halfLife: true, ageSource: true, floor: true, minSimilarity: true, topK: true, tokenBudget: true })
   const [opened, setOpened] = useState<SavedTuneReport | null>(null)
-  const saved = useAsync(() => call('tune.list', {}), [job.result])
+  // A fresh tune replaces whatever saved report was open.
+  useEffect(() => setOpened(null), [job.result])
+  // Opened from the Runs tab's list of tune reports.
+  useEffect(() => {
+    if (openId) void call('tune.get', { id: openId }).then(setOpened)
+  }, [openId])
   const [formError, setFormError] = useState<string | null>(null)
   const metric = metricKey(metricId, k)
   const start = () => {
@@ -109,6 +125,17 @@ export function TuneTab({ settings, onApply, job }: { settings: EvalSettings; on
         )}
         {(formError || job.error) && <div className="error">{formError ?? job.error}</div>}
       </section>
+      <SavedTuneReports refreshKey={job.result} onOpen={(id) => void call('tune.get', { id }).then(setOpened)} />
+      {(opened ?? job.result) && <TuneResults report={(opened ?? job.result)!} onApply={onApply} />}
+    </div>
+  )
+}
+
+/** Saved tune reports (newest first): open one, or export it as the JSON `tune --json` prints. Shown in the Tune tab and beside the runs. */
+export function SavedTuneReports({ onOpen, refreshKey }: { onOpen: (id: string) => void; refreshKey?: unknown }) {
+  const saved = useAsync(() => call('tune.list', {}), [refreshKey])
+  return (
+    <>
       {saved.data && saved.data.length > 0 && (
         <section className="card" aria-label="Saved tune reports">
           <h3>Saved tune reports</h3>
@@ -136,7 +163,7 @@ export function TuneTab({ settings, onApply, job }: { settings: EvalSettings; on
                   </td>
                   <td className="small">{t.recommendedLabel}</td>
                   <td>
-                    <button className="btn small" onClick={() => void call('tune.get', { id: t.id }).then(setOpened)}>
+                    <button className="btn small" onClick={() => onOpen(t.id)}>
                       Open
                     </button>{' '}
                     <button className="btn small" onClick={() => void call('tune.get', { id: t.id }).then((r) => downloadText(`${t.id}.json`, `${JSON.stringify(r, null, 2)}\n`, 'application/json'))}>
@@ -149,8 +176,7 @@ export function TuneTab({ settings, onApply, job }: { settings: EvalSettings; on
           </table>
         </section>
       )}
-      {(opened ?? job.result) && <TuneResults report={(opened ?? job.result)!} onApply={onApply} />}
-    </div>
+    </>
   )
 }
 
