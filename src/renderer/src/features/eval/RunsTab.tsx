@@ -276,7 +276,7 @@ function CaseResultView({ c, run }: { c: CaseRow; run: EvalRun }) {
     [c.id, ec.data ? 'y' : 'n'],
     { enabled: !!ec.data && c.retrieved.length === 0 && !c.expectEmpty && c.relevant.length > 0 },
   )
-  const whyParams = (memoryId: string) => ({ query: ec.data!.query, now: String(now), config: JSON.stringify(cfg), memoryId })
+  const whyParams = (memoryId: string) => ({ query: ec.data!.query, now: String(now), config: JSON.stringify(cfg), memoryId, from: `From eval case ${c.id}, under the config of run ${run.name || run.id}` })
   return (
     <div>
       <div className="mono small">{c.id}</div>

@@ -53,7 +53,7 @@ export function TraceView() {
       <EventLog filters={filters} onFilters={setFilters} selected={eventId} onSelect={select} />
       <main className="tr-main" aria-label="Event">
         {adhoc ? (
-          <AdhocHeader q={adhoc} />
+          <AdhocHeader q={adhoc} from={p.from} />
         ) : eventId ? (
           <EventPane key={eventId} eventId={eventId} whyId={whyId} onWhy={(id) => (setWhyId(id), setSide('why'))} onOpenMemory={(id) => navigate('browse', { memoryId: id })} onSession={(s) => setFilters({ ...filters, sessionId: s })} />
         ) : (
@@ -95,7 +95,7 @@ function parseConfigParam(s: string | undefined): PartialRecallConfig | undefine
   }
 }
 
-function AdhocHeader({ q }: { q: { query: string; preset?: string; now?: number } }) {
+function AdhocHeader({ q, from }: { q: { query: string; preset?: string; now?: number }; from?: string }) {
   return (
     <div className="tr-head">
       <h2>Ad-hoc why-not</h2>
@@ -108,7 +108,9 @@ function AdhocHeader({ q }: { q: { query: string; preset?: string; now?: number 
           now <b>{q.now ? fmtDate(q.now) : 'the clock in main'}</b>
         </span>
       </div>
-      <p className="muted small">From the recall playground: the memory is explained for this query. Pick a logged event on the left to trace a real recall instead.</p>
+      <p className="muted small">
+        {from ?? 'From the recall playground'}: the memory is explained for this query. Pick a logged event on the left to trace a real recall instead.
+      </p>
     </div>
   )
 }
