@@ -72,8 +72,11 @@ describe('the compiled scorer is rerank', () => {
 })
 
 describe('the compiled scorer is rerank across the whole space', () => {
-  it('random mode, pool, minSimilarity, age source and token budget (each compiled per mode × pool): same injected ids', async () => {
-    const base: RecallConfig = { ...getPreset('fieldguide').config, cueUse: { dense: 'utterance', lexical: 'utterance' } }
+  it.each([
+    ['no normalisation', 'none'],
+    ['min-max (normalised over the whole pool, before minSimilarity gates)', 'minmax'],
+  ] as const)('random mode, pool, minSimilarity, age source and token budget (each compiled per mode × pool), %s: same injected ids', async (_name, normalize) => {
+    const base: RecallConfig = { ...getPreset('fieldguide').config, normalize, cueUse: { dense: 'utterance', lexical: 'utterance' } }
     const cases = store.workspace.loadCases()
     const gathered = await gatherCases(store, cases, base, { embedder: createEmbedder('hashing'), now: FIXTURE_NOW, depth: 100 })
     const rnd = seededRandom(9)

@@ -14,11 +14,18 @@
  * this on random configs); cases it does not cover (order modes, Engram's user
  * blend, live-transcript dedupe) fall back to `rerank` itself.
  *
+ * Compiled sets are per (mode, pool): mode and pool decide pool membership,
+ * min-max ranges and RRF ranks. minSimilarity, the age source and the token
+ * budget are gates / inputs rankCompiled applies per config.
+ *
  * Search: the base config and every baseline the gather can serve (so the
- * tuner never starts below them on train), then random configs (Dirichlet(1) weights over the
- * features that vary, log-uniform half-life and rrfK, floor off or uniform,
- * uniform topK), then coordinate refinement from the best (moving weight mass
- * between two features, scaling half-life, nudging floor / topK / rrfK) with
+ * tuner never starts below them on train), then random configs (mode and pool
+ * uniform; Dirichlet(1) weights on a random face of the simplex of the
+ * features that vary; half-life log-uniform on a grid; rrfK log-uniform;
+ * floor / minSimilarity off or uniform; topK uniform; budget off or a step),
+ * scored grouped by half-life, then coordinate refinement from the best (one
+ * knob at a time: mode, pool step, weight mass between two features, floor,
+ * minSimilarity, topK, budget step, rrfK, half-life, age source) with
  * shrinking steps and restarts. Ties go to the config that injects fewer tokens.
  * Cancellable through an AbortSignal; progress after every slice.
  */
