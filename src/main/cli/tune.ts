@@ -132,12 +132,12 @@ export function formatTune(r: TuneReport & { id?: string }, out: string | null):
     `searched: ${Object.entries(r.searched ?? {}).map(([k, v]) => `${k} (${v})`).join('; ') || 'nothing'}`,
     `held fixed: ${r.pinned?.length ? r.pinned.join(', ') : 'nothing'}`,
     '',
-    `                           ${'train'.padStart(8)} ${'held-out'.padStart(9)}   95% CI          Δ tuned−this (95% CI)`,
-    `  tuned config             ${f4(r.best.train).padStart(8)} ${f4(r.best.test).padStart(9)}   ${r.best.testCI ? `${f4(r.best.testCI.lo)}–${f4(r.best.testCI.hi)}` : '—'}`,
+    `${''.padEnd(37)}${'train'.padStart(8)} ${'held-out'.padStart(9)}   95% CI          Δ tuned−this (95% CI)`,
+    `  ${'tuned config'.padEnd(34)} ${f4(r.best.train).padStart(8)} ${f4(r.best.test).padStart(9)}   ${r.best.testCI ? `${f4(r.best.testCI.lo)}–${f4(r.best.testCI.hi)}` : '—'}`,
   ]
   for (const b of r.baselines ?? [])
     lines.push(
-      `  ${b.label.slice(0, 24).padEnd(24)} ${f4(b.train).padStart(8)} ${f4(b.test).padStart(9)}   ${b.testCI ? `${f4(b.testCI.lo)}–${f4(b.testCI.hi)}` : '—'.padEnd(13)}   ${b.delta === null ? (b.note ?? 'n/a') : `${b.delta >= 0 ? '+' : ''}${b.delta.toFixed(4)} (${f4(b.deltaCI?.lo)} – ${f4(b.deltaCI?.hi)}) ${b.verdict}`}`,
+      `  ${b.label.slice(0, 34).padEnd(34)} ${f4(b.train).padStart(8)} ${f4(b.test).padStart(9)}   ${b.testCI ? `${f4(b.testCI.lo)}–${f4(b.testCI.hi)}` : '—'.padEnd(13)}   ${b.delta === null ? (b.note ?? 'n/a') : `${b.delta >= 0 ? '+' : ''}${b.delta.toFixed(4)} (${f4(b.deltaCI?.lo)} – ${f4(b.deltaCI?.hi)}) ${b.verdict}`}`,
     )
   lines.push(
     '',
