@@ -88,6 +88,9 @@ describe('the channel list', () => {
         'trace.replay',
         'trace.timeline',
         'trace.why',
+        'tune.delete',
+        'tune.get',
+        'tune.list',
       ].sort(),
     )
     // Every name is domain.verb.

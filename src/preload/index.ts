@@ -76,6 +76,9 @@ const api = {
   'runs.compare': (input) => ipcRenderer.invoke('runs.compare', input),
   'runs.rename': (input) => ipcRenderer.invoke('runs.rename', input),
   'runs.delete': (input) => ipcRenderer.invoke('runs.delete', input),
+  'tune.list': (input) => ipcRenderer.invoke('tune.list', input),
+  'tune.get': (input) => ipcRenderer.invoke('tune.get', input),
+  'tune.delete': (input) => ipcRenderer.invoke('tune.delete', input),
 
   // --- import --------------------------------------------------------------
   'import.start': (input) => ipcRenderer.invoke('import.start', input),

@@ -11,7 +11,7 @@ import type { RecallTrace } from './types'
 import { cueSchema, partialConfigSchema, scopeSchema } from './config'
 import type { Preset } from './presets'
 import type { JobProgress } from './jobs'
-import { evalCaseInputSchema, type CasesImportReport, type CasesPage, type EvalCaseRow, type EvalRun, type EvalRunSummary, type RunComparison } from './eval'
+import { evalCaseInputSchema, type CasesImportReport, type CasesPage, type EvalCaseRow, type EvalRun, type EvalRunSummary, type RunComparison, type SavedTuneReport, type TuneReportSummary } from './eval'
 import type { TraceDrivers, TraceEventDetail, TraceReplay, TraceTimeline, WhyNot } from './trace'
 
 /** Marker for an output type (no runtime value). */
@@ -639,7 +639,8 @@ export const contract = {
     output: out<JobProgress>(),
   },
   /**
-   * Tune weights (simplex), half-life, floor, topK and fusion on the train split; report train and
+   * Tune mode, fusion, pool, weights (simplex), half-life, age source, floor, minSimilarity, topK and
+   * budget on train conversations; rank with the baselines on held-out ones; report train and
    * held-out test side by side, a weight-simplex heatmap and the best config. A background job
    * (progress, cancel: the best so far is reported); the job's result is the TuneReport.
    */
@@ -661,11 +662,28 @@ export const contract = {
           topK: z.boolean().optional(),
           fusion: z.boolean().optional(),
           maxTopK: z.number().int().min(1).max(1000).optional(),
+          mode: z.boolean().optional(),
+          pool: z.boolean().optional(),
+          ageSource: z.boolean().optional(),
+          minSimilarity: z.boolean().optional(),
+          tokenBudget: z.boolean().optional(),
         })
         .optional(),
+      /** 'auto' (default): whole conversations / sessions held out when the cases name one */
+      splitRule: z.enum(['auto', 'group', 'case']).optional(),
+      /** share of cases held out (whole groups). @default 0.3 */
+      testFraction: z.number().gt(0).lt(1).optional(),
+      /** k-fold cross-validation of the tune besides the single split */
+      folds: z.number().int().min(2).max(20).optional(),
     }),
     output: out<JobProgress>(),
   },
+  /** Saved tune reports, newest first (summaries; listed beside runs). */
+  'tune.list': { input: z.strictObject({ limit: z.number().int().min(1).max(10_000).default(500) }), output: out<TuneReportSummary[]>() },
+  /** One saved tune report, whole (the JSON `tune --json` prints). */
+  'tune.get': { input: z.strictObject({ id }), output: out<SavedTuneReport>() },
+  /** Delete tune reports by id. */
+  'tune.delete': { input: z.strictObject({ ids: strList.min(1, 'ids is required') }), output: out<{ deleted: number }>() },
   /** Saved runs, newest first (config, embedder, metrics; no per-case results). */
   'runs.list': { input: z.strictObject({ limit: z.number().int().min(1).max(10_000).default(500) }), output: out<EvalRunSummary[]>() },
   /** One run with every case's injected list, judgment snapshot and metrics. */

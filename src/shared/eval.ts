@@ -188,6 +188,8 @@ export interface RunComparison {
     jaccard: (number | null)[]
     rbo: (number | null)[]
     retrieved: string[][]
+    /** relevant ids (the baseline run's judgment snapshot) */
+    relevant: string[]
   }[]
 }
 
@@ -195,7 +197,7 @@ export interface RunComparison {
 // Tune
 // ---------------------------------------------------------------------------
 
-/** What the tuner may move. */
+/** What the tuner may move (false = pinned at the start config's value). */
 export interface TuneSpace {
   /** weights on the simplex (sum 1) @default true */
   weights: boolean
@@ -209,7 +211,26 @@ export interface TuneSpace {
   fusion: boolean
   /** @default max(20, k) */
   maxTopK: number
+  /** retrieval mode: dense / lexical / hybrid (those the gathered arms can serve) @default true */
+  mode?: boolean
+  /** candidate pool from TUNE_POOLS (those the gather fetched deep enough) @default true */
+  pool?: boolean
+  /** recency measured from last use or from creation @default true */
+  ageSource?: boolean
+  /** cosine gate: off or in [0, 0.8] @default true */
+  minSimilarity?: boolean
+  /** token budget: off or one of TUNE_BUDGETS @default true */
+  tokenBudget?: boolean
 }
+
+/** Every knob name a tune can pin (CLI --fix, the Tune tab's checkboxes). */
+export const TUNE_KNOBS = ['mode', 'fusion', 'pool', 'weights', 'halfLife', 'ageSource', 'floor', 'minSimilarity', 'topK', 'tokenBudget'] as const
+export type TuneKnob = (typeof TUNE_KNOBS)[number]
+
+/** Candidate pools the tuner tries (plus the start config's own). */
+export const TUNE_POOLS = [5, 10, 20, 30, 50, 100] as const
+/** Token budgets the tuner tries besides "off" (plus the start config's own). */
+export const TUNE_BUDGETS = [250, 500, 1000, 2000, 4000] as const
 
 export interface TuneParams {
   weights: { similarity: number; lexical: number; recency: number; salience: number }
@@ -217,11 +238,50 @@ export interface TuneParams {
   floor: number | null
   topK: number
   fusion: { method: 'rrf' | 'weighted'; rrfK: number }
+  /** absent in reports written before these knobs were searched */
+  mode?: 'dense' | 'lexical' | 'hybrid' | 'recency' | 'session'
+  candidatePool?: number
+  ageFrom?: 'last_used' | 'created'
+  minSimilarity?: number | null
+  tokenBudget?: number | null
+}
+
+/** How the cases were split for a tune (README "Tuning: the split rule"). */
+export interface TuneSplitInfo {
+  /** 'group': whole conversations / sessions / users on one side; 'case': each case's own train/test field */
+  rule: 'group' | 'case'
+  /** what grouped the cases, e.g. "conversation (scope.agentId)"; null for rule 'case' */
+  by: string | null
+  train: number
+  test: number
+  trainGroups: string[]
+  testGroups: string[]
+}
+
+/** A config every tune also scores on the same held-out cases. */
+export interface TuneBaseline {
+  /** 'start', 'preset:<name>', 'lexical-bm25', 'dense-cosine' */
+  name: string
+  label: string
+  kind: 'start' | 'preset' | 'lexical' | 'dense'
+  config: RecallConfig
+  /** on the train cases (null when it was only gathered for the held-out ones) */
+  train: number | null
+  test: number | null
+  testCI: { lo: number; hi: number } | null
+  testTokens: number | null
+  /** tuned − baseline, mean over the held-out cases where both apply (paired) */
+  delta: number | null
+  /** 95% paired bootstrap interval of delta */
+  deltaCI: { lo: number; hi: number } | null
+  verdict: 'tuned-better' | 'within-noise' | 'baseline-better' | 'n/a'
+  /** why n/a, or what the baseline lacked (e.g. a preset needing sessionId) */
+  note: string | null
 }
 
 export interface TuneTrial {
   trial: number
-  phase: 'base' | 'random' | 'refine'
+  phase: 'base' | 'baseline' | 'random' | 'refine'
   params: TuneParams
   train: number
   /** tokens injected per train case */
@@ -250,7 +310,11 @@ export interface TuneReport {
   cancelled: boolean
   seed: number
   space: TuneSpace
-  split: { train: number; test: number }
+  split: TuneSplitInfo
+  /** knobs held at the start config's value (pinned, or nothing to search) */
+  pinned: string[]
+  /** knobs searched, with the values tried (for the report's "search space") */
+  searched: Record<string, string>
   base: { config: RecallConfig; train: number | null; test: number | null; trainTokens: number; testTokens: number }
   best: {
     config: RecallConfig
@@ -269,6 +333,44 @@ export interface TuneReport {
   /** best-so-far after each trial (downsampled to ≤ 400 points) */
   curve: { trial: number; best: number; value: number }[]
   heatmap: TuneHeatmap | null
+  /** the start config, every preset's default, lexical-only BM25 and dense-only cosine, on the same held-out cases */
+  baselines: TuneBaseline[]
+  /** tuned and baselines by held-out score (best first) */
+  ranking: { name: string; label: string; test: number | null; testCI: { lo: number; hi: number } | null }[]
+  /** what to ship: the best on held-out cases (ties to the tuned config), said plainly */
+  recommended: { name: string; label: string; config: RecallConfig; message: string }
+  /** k-fold cross-validation of the whole tune (optional) */
+  folds?: { by: string | null; perFold: { groups: string[]; cases: number; tuned: number | null; bestBaseline: { name: string; value: number | null } }[]; meanTuned: number | null; meanBestBaseline: number | null } | null
   embedder: EmbedderInfo
   timings: { gatherMs: number; searchMs: number; totalMs: number; configsPerSec: number }
+}
+
+/** A tune report as saved in the workspace. */
+export interface SavedTuneReport extends TuneReport {
+  id: string
+  createdAt: number
+  name: string
+  /** 'ui' | 'cli' */
+  source: string
+}
+
+/** A saved tune report without its body (the list beside runs). */
+export interface TuneReportSummary {
+  id: string
+  createdAt: number
+  name: string
+  source: string
+  metric: string
+  k: number
+  trials: number
+  cancelled: boolean
+  seed: number
+  split: TuneSplitInfo
+  baseTest: number | null
+  tunedTrain: number | null
+  tunedTest: number | null
+  /** 'tuned' or a baseline's name */
+  recommended: string
+  recommendedLabel: string
+  bestBaseline: { name: string; test: number | null } | null
 }

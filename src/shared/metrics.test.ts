@@ -106,11 +106,28 @@ describe('LoCoMo retrieval score', () => {
   })
 })
 
+describe('LongMemEval recall_any@k / recall_all@k', () => {
+  it('any = some relevant memory in the first k, all = every relevant memory in the first k', () => {
+    const j: Judgment = { relevant: [{ id: 'a', grade: 1 }, { id: 'b', grade: 3 }], expectEmpty: false }
+    const tok = [1, 1, 1, 1]
+    // Worked by hand: R_2 = [x, a] holds a but not b; R_4 = [x, a, y, b] holds both.
+    expect(caseMetrics(j, ['x', 'a', 'y', 'b'], tok, 2, 1e9)).toMatchObject({ recallAny: 1, recallAll: 0 })
+    expect(caseMetrics(j, ['x', 'a', 'y', 'b'], tok, 4, 1e9)).toMatchObject({ recallAny: 1, recallAll: 1 })
+    expect(caseMetrics(j, ['x', 'y'], [1, 1], 2, 1e9)).toMatchObject({ recallAny: 0, recallAll: 0 })
+    // They do not apply to expect-empty or unjudged cases, and summarize averages them over graded cases only.
+    expect(caseMetrics({ relevant: [], expectEmpty: true }, [], [], 2, 1e9).recallAll).toBeNull()
+    const s = summarize([caseMetrics(j, ['a', 'b'], [1, 1], 2, 1e9), caseMetrics(j, ['a'], [1], 2, 1e9), caseMetrics({ relevant: [], expectEmpty: false }, ['a'], [1], 2, 1e9)], 2)
+    expect(s.metrics['recallAll@2']).toBe(0.5)
+    expect(s.metrics['recallAny@2']).toBe(1)
+  })
+})
+
 describe('metric keys', () => {
   it('substitutes k where a metric has one', () => {
     expect(metricKey('ndcg', 10)).toBe('ndcg@10')
     expect(metricKey('mrr', 10)).toBe('mrr')
-    expect(metricKeys(5)).toEqual(['recall@5', 'precision@5', 'ndcg@5', 'mrr', 'hit@5', 'abstention', 'falseInjection', 'tokens', 'budgetRecall', 'locomo@5'])
+    expect(metricKeys(5)).toEqual(['recall@5', 'precision@5', 'ndcg@5', 'mrr', 'hit@5', 'abstention', 'falseInjection', 'tokens', 'budgetRecall', 'locomo@5', 'recallAny@5', 'recallAll@5'])
+    expect(parseMetricKey('recall_all@10')).toEqual({ id: 'recallAll', k: 10 })
     expect(parseMetricKey('NDCG@10')).toEqual({ id: 'ndcg', k: 10 })
     expect(parseMetricKey('recall@k', 7)).toEqual({ id: 'recall', k: 7 })
     expect(parseMetricKey('mrr')).toEqual({ id: 'mrr', k: null })

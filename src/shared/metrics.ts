@@ -23,6 +23,8 @@
  *  budgetRecall relevant memories inside the first B tokens of the injected list / |rel|
  *  locomo@k     LoCoMo's retrieval score: |evidence ∩ R_k| / |evidence|, 1 without evidence
  *               (every case but expect-empty), comparable with the paper's Table 3
+ *  recallAny@k  LongMemEval's recall_any@k: 1 when R_k holds at least one relevant memory   graded cases
+ *  recallAll@k  LongMemEval's recall_all@k: 1 when R_k holds every relevant memory          graded cases
  * where R_k = the first k injected memories. Means are macro averages over the
  * cases where the metric is defined; a metric with no such case is null.
  */
@@ -46,13 +48,17 @@ export interface CaseMetrics {
   tokens: number
   budgetRecall: number | null
   locomo: number | null
+  /** LongMemEval recall_any@k */
+  recallAny: number | null
+  /** LongMemEval recall_all@k */
+  recallAll: number | null
 }
 
-export const METRIC_IDS = ['recall', 'precision', 'ndcg', 'mrr', 'hit', 'abstention', 'falseInjection', 'tokens', 'budgetRecall', 'locomo'] as const
+export const METRIC_IDS = ['recall', 'precision', 'ndcg', 'mrr', 'hit', 'abstention', 'falseInjection', 'tokens', 'budgetRecall', 'locomo', 'recallAny', 'recallAll'] as const
 export type MetricId = (typeof METRIC_IDS)[number]
 
 /** Metrics whose key carries k (`recall@10`). */
-const AT_K: ReadonlySet<MetricId> = new Set<MetricId>(['recall', 'precision', 'ndcg', 'hit', 'locomo'])
+const AT_K: ReadonlySet<MetricId> = new Set<MetricId>(['recall', 'precision', 'ndcg', 'hit', 'locomo', 'recallAny', 'recallAll'])
 /** Lower is better for these; every other metric is higher-is-better in 0..1. */
 export const LOWER_IS_BETTER: ReadonlySet<MetricId> = new Set<MetricId>(['falseInjection', 'tokens'])
 
@@ -68,6 +74,8 @@ export const METRIC_INFO: Record<MetricId, { label: string; about: string }> = {
   tokens: { label: 'tokens', about: 'tokens injected per case (lower is cheaper)' },
   budgetRecall: { label: 'budget recall', about: 'relevant memories that fit in the first B tokens of the injected list / relevant' },
   locomo: { label: 'LoCoMo R', about: "LoCoMo's retrieval score: evidence among the first k / evidence; a case without evidence counts 1" },
+  recallAny: { label: 'recall_any', about: "LongMemEval's recall_any@k: 1 when any relevant memory is among the first k injected (graded cases)" },
+  recallAll: { label: 'recall_all', about: "LongMemEval's recall_all@k: 1 when every relevant memory is among the first k injected (graded cases)" },
 }
 
 /** The key of a metric at k: `recall@10`, `mrr`. */
@@ -82,7 +90,8 @@ export function metricKeys(k: number): string[] {
 
 /** `ndcg@10` → {id: 'ndcg', k: 10}; `mrr` → {id: 'mrr', k: null}. Also accepts `recall@k` with `defaultK`. null when unknown. */
 export function parseMetricKey(key: string, defaultK?: number): { id: MetricId; k: number | null } | null {
-  const m = /^([A-Za-z]+)(?:@(\d+|k))?$/.exec(key.trim())
+  // LongMemEval spells its metrics recall_any / recall_all: underscores are ignored.
+  const m = /^([A-Za-z]+)(?:@(\d+|k))?$/.exec(key.trim().replace(/_/g, ''))
   if (!m) return null
   const id = (METRIC_IDS as readonly string[]).find((x) => x.toLowerCase() === m[1].toLowerCase()) as MetricId | undefined
   if (!id) return null
@@ -158,6 +167,8 @@ export function metricsFromGrades(
     tokens,
     budgetRecall: null,
     locomo: null,
+    recallAny: null,
+    recallAll: null,
   }
   if (j.expectEmpty) {
     out.abstention = n === 0 ? 1 : 0
@@ -193,6 +204,8 @@ export function metricsFromGrades(
   out.hit = hits > 0 ? 1 : 0
   out.budgetRecall = inBudget / j.nRelevant
   out.locomo = out.recall
+  out.recallAny = hits > 0 ? 1 : 0
+  out.recallAll = hits === j.nRelevant ? 1 : 0
   return out
 }
 

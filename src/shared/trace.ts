@@ -13,7 +13,7 @@
  *    re-rendered from the logged results with today's memory text; with it,
  *    edited memory content becomes detectable (its text no longer appears).
  */
-import type { Cue, EmbedderInfo, Features, GateName, RecallConfig, RecallEvent, RecallTrace, UnitInfo } from './types'
+import type { Cue, EmbedderInfo, Features, GateName, Memory, RecallConfig, RecallEvent, RecallTrace, UnitInfo } from './types'
 
 // ---------------------------------------------------------------------------
 // trace.event
@@ -245,6 +245,8 @@ export interface WhyNot {
   /** What no scoring knob can fix (scope, dedupe, missing vector…). */
   notes: string[]
   mode: string
+  /** the memory asked about: its text and metadata (null when absent from the DB) */
+  memory: Memory | null
   /** setup = config + query vector; trace = the recall (and the deep one when needed); search = the knob re-ranks; verify = engine re-runs */
   timings: { totalMs: number; setupMs: number; traceMs: number; searchMs: number; verifyMs: number; evaluations: number; depth: number | null }
 }
@@ -277,6 +279,9 @@ export interface DriverRow {
     scoreLoss: number
     /** context tokens with it − without it */
     tokenDelta: number
+    /** the injected set without it: who comes in, and who else leaves (besides it) */
+    entered?: string[]
+    left?: string[]
   }
   unit: UnitInfo | null
 }

@@ -3,6 +3,8 @@
  * Field names of the canonical DB are snake_case (DESIGN.md, a public format);
  * in memory and over the wire we use camelCase.
  */
+import type { PartialRecallConfig } from './config'
+
 
 export const ROLES = ['user', 'assistant', 'system', 'tool'] as const
 export type Role = (typeof ROLES)[number]
@@ -304,6 +306,8 @@ export interface RecallTrace {
   arms?: { dense: ArmInfo; lexical: ArmInfo; recency: ArmInfo; order: ArmInfo }
   /** Total tokens of the injected results (per-unit estimates). */
   injectedTokens?: number
+  /** When nothing was injected: which gate dropped everything, by how much, and the knob to move (explainEmpty.ts). */
+  empty?: EmptyExplanation | null
 }
 
 // ---------------------------------------------------------------------------
@@ -340,4 +344,22 @@ export interface EvalCase {
   expectEmpty: boolean
   tags: string[]
   split: 'train' | 'test'
+}
+
+/** Why a recall injected nothing (explainEmpty.ts computes it). */
+export interface EmptyExplanation {
+  /** what stopped everything: a gate, no candidate in the pool, no arm that could run, nothing in scope */
+  gate: GateName | 'pool' | 'arm'
+  /** pool members dropped, by gate */
+  byGate: Partial<Record<GateName, number>>
+  /** pool size */
+  candidates: number
+  /** the best candidate's value on the deciding gate's measure (score for floor, cosine for minSimilarity, tokens for budget) */
+  best: number | null
+  /** the gate's setting */
+  threshold: number | null
+  /** one plain sentence: which gate, by how much, which knob */
+  message: string
+  /** a change that injects something (verified by re-scoring), or null when none is a knob away */
+  suggestion: { patch: PartialRecallConfig; label: string; wouldInject: number } | null
 }

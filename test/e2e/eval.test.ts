@@ -89,6 +89,12 @@ describe.skipIf(!ready)('evaluate: cases, runs, compare, tune', () => {
       // The applied config is the one under test now.
       expect(await page.getByLabel('Config overrides').inputValue()).toMatch(/"weights"/)
       await shot(page, 'eval-applied')
+      // The tune was saved: listed beside the runs, and reopens in the Tune tab.
+      const saved = page.getByRole('region', { name: 'Saved tune reports' })
+      await saved.getByRole('button', { name: 'Open' }).first().click()
+      await page.getByRole('tab', { name: 'Tune', selected: true }).waitFor()
+      await page.getByTestId('tune-verdict').waitFor()
+      expect(await page.getByTestId('tune-split').textContent()).toMatch(/^Split by conversation \(scope\.agentId\)/)
     } finally {
       await b.close()
     }

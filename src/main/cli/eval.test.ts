@@ -89,12 +89,43 @@ describe('recallscope tune', () => {
     expect(rep.best.train).toBeGreaterThanOrEqual(rep.base.train!)
     expect(rep.best.test).not.toBeNull()
     const written = JSON.parse(fs.readFileSync(out, 'utf8'))
-    expect(written).toEqual(rep.best.config)
+    // --out writes the recommended config (the tuned one unless a baseline did at least as well held out).
+    expect(written).toEqual(rep.recommended.config)
     expect(validateConfig(written)).toEqual(written)
+    // The baseline table is in the JSON: start, five presets, lexical-only, dense-only.
+    expect(rep.baselines.map((b) => b.kind)).toEqual(['start', 'preset', 'preset', 'preset', 'preset', 'preset', 'lexical', 'dense'])
+    // --json prints the report as saved in the workspace (reopenable by id, same JSON).
+    const saved = (rep as TuneReport & { id: string }).id
+    expect(saved).toMatch(/^tune-/)
+    const ws = openSource({ path: db })
+    try {
+      expect(JSON.parse(JSON.stringify(ws.workspace.getTuneReport(saved)))).toEqual(rep)
+      expect(ws.workspace.listTuneReports().map((x) => x.id)).toContain(saved)
+    } finally {
+      ws.close()
+    }
     expect((await run('tune', '--db', db, '--budget', '5', '--out', out)).code).toBe(2)
-    const human = await run('tune', '--db', db, '--budget', '20', '--fix', 'fusion,floor', '--out', out, '--force')
+    const human = await run('tune', '--db', db, '--budget', '20', '--fix', 'fusion,floor,mode', '--out', out, '--force', '--no-save')
     expect(human.code).toBe(0)
-    expect(human.out).toMatch(/best config +\S+ +\S+/)
+    expect(human.out).toMatch(/tuned config +\S+ +\S+/)
+    expect(human.out).toMatch(/held fixed: .*fusion.*floor/)
+    expect(human.out).toMatch(/Lexical only \(BM25\) +\S+ +\S+/)
     expect((await run('tune', '--db', db, '--fix', 'everything')).code).toBe(2)
+    expect((await run('tune', '--db', db, '--split', 'sideways')).code).toBe(2)
+  })
+
+  it('--folds K cross-validates the tune over whole conversations and reports each fold', async () => {
+    const r = await run('tune', '--db', db, '--budget', '30', '--folds', '2', '--json', '--no-save')
+    expect(r.code).toBe(0)
+    const rep = JSON.parse(r.out) as TuneReport
+    expect(rep.split.rule).toBe('group')
+    const f = rep.folds!
+    expect(f.perFold).toHaveLength(2)
+    // Every case held out exactly once; no conversation in both folds.
+    expect(f.perFold[0].cases + f.perFold[1].cases).toBe(rep.split.train + rep.split.test)
+    expect(f.perFold[0].groups.filter((g) => f.perFold[1].groups.includes(g))).toEqual([])
+    const mean = (xs: (number | null)[]) => xs.reduce<number>((a, b) => a + (b ?? 0), 0) / xs.length
+    expect(f.meanTuned).toBeCloseTo(mean(f.perFold.map((x) => x.tuned)), 12)
+    expect(f.meanBestBaseline).toBeCloseTo(mean(f.perFold.map((x) => x.bestBaseline.value)), 12)
   })
 })

@@ -79,6 +79,27 @@ describe('recallscope recall', () => {
     expect(r.out).toMatch(/--- context \(fieldguide, \d+ tokens\) ---/)
   })
 
+  it('an empty recall says which gate dropped everything, by how much, and the --set that fixes it', async () => {
+    const j = await run('recall', '--db', db, '--query', 'deploy to staging', '--now', NOW, '--set', 'floor=0.99', '--json')
+    const t = JSON.parse(j.out) as RecallTrace
+    expect(t.results).toEqual([])
+    expect(t.dropped.length).toBeGreaterThan(0)
+    // Independent: the best composite among the dropped candidates, and how far below 0.99 it is.
+    const best = Math.max(...t.dropped.map((d) => d.score))
+    expect(t.empty!.gate).toBe('floor')
+    expect(t.empty!.best).toBeCloseTo(best, 12)
+    const human = await run('recall', '--db', db, '--query', 'deploy to staging', '--now', NOW, '--set', 'floor=0.99')
+    expect(human.out).toContain(`why empty: All ${t.dropped.length} candidates were dropped`)
+    expect(human.out).toContain(`best score is ${best.toFixed(3)}, ${(0.99 - best).toFixed(3)} below floor 0.990`)
+    // The suggested --set really injects what it says.
+    const to = Math.floor(best * 100 + 1e-9) / 100
+    expect(human.out).toContain(`try: floor → ${to.toFixed(2)} (--set floor=${to})`)
+    const fixed = JSON.parse((await run('recall', '--db', db, '--query', 'deploy to staging', '--now', NOW, '--set', `floor=${to}`, '--json')).out) as RecallTrace
+    expect(fixed.results.length).toBe(t.empty!.suggestion!.wouldInject)
+    expect(fixed.results.length).toBeGreaterThan(0)
+    expect(fixed.empty).toBeNull()
+  })
+
   it('bad input exits 2 with a typed error: unknown preset, bad --set path, missing session for neo, bad --now', async () => {
     for (const args of [
       ['--preset', 'nope'],

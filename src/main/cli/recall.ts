@@ -113,6 +113,13 @@ function oneLine(s: string, n: number): string {
   return t.length > n ? `${t.slice(0, n - 1)}…` : t
 }
 
+/** A config patch as `--set` arguments (`floor=0.2 --set topK=5`). */
+function setArgs(patch: Record<string, unknown>): string {
+  return Object.entries(patch)
+    .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+    .join(' --set ')
+}
+
 /** Human output: header, results with their breakdown, dropped by gate, the context block. */
 export function formatTrace(t: RecallTrace): string {
   const out: string[] = []
@@ -132,6 +139,7 @@ export function formatTrace(t: RecallTrace): string {
     )
   }
   if (t.results.length === 0) out.push('    (nothing injected)')
+  if (t.empty) out.push('', `why empty: ${t.empty.message}`, ...(t.empty.suggestion ? [`  try: ${t.empty.suggestion.label} (--set ${setArgs(t.empty.suggestion.patch)}) → ${t.empty.suggestion.wouldInject} injected`] : []))
   if (t.dropped.length) {
     const byGate = new Map<string, number>()
     for (const d of t.dropped) byGate.set(d.gate, (byGate.get(d.gate) ?? 0) + 1)

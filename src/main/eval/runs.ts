@@ -50,6 +50,8 @@ export function compareRuns(ws: Workspace, ids: string[], opts: { metric?: strin
       jaccard: entries.map((e) => (e && b ? jaccard(b.c.retrieved, e.c.retrieved) : null)),
       rbo: entries.map((e) => (e && b ? rbo(b.c.retrieved, e.c.retrieved, p) : null)),
       retrieved: entries.map((e) => e?.c.retrieved ?? []),
+      // The judgment as the baseline run saw it (else the first run that has the case).
+      relevant: (b ?? entries.find(Boolean)!).c.relevant.map((r) => r.id),
     }
   })
 

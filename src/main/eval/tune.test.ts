@@ -71,6 +71,49 @@ describe('the compiled scorer is rerank', () => {
   })
 })
 
+describe('the compiled scorer is rerank across the whole space', () => {
+  it.each([
+    ['no normalisation', 'none'],
+    ['min-max (normalised over the whole pool, before minSimilarity gates)', 'minmax'],
+  ] as const)('random mode, pool, minSimilarity, age source and token budget (each compiled per mode × pool), %s: same injected ids', async (_name, normalize) => {
+    const base: RecallConfig = { ...getPreset('fieldguide').config, normalize, cueUse: { dense: 'utterance', lexical: 'utterance' } }
+    const cases = store.workspace.loadCases()
+    const gathered = await gatherCases(store, cases, base, { embedder: createEmbedder('hashing'), now: FIXTURE_NOW, depth: 100 })
+    const rnd = seededRandom(9)
+    const s = new Scratch()
+    const compiled = new Map<string, ReturnType<typeof compileCase>[]>()
+    let nonEmpty = 0
+    let gated = 0
+    for (let i = 0; i < 60; i++) {
+      const cfg0 = randomConfig(base, rnd)
+      const cfg = applyParams(base, {
+        weights: cfg0.weights,
+        halfLifeHours: cfg0.recency.halfLifeHours,
+        floor: cfg0.floor,
+        topK: cfg0.topK,
+        fusion: cfg0.fusion,
+        mode: (['dense', 'lexical', 'hybrid'] as const)[Math.floor(rnd() * 3)],
+        candidatePool: [5, 10, 20, 30, 50, 100][Math.floor(rnd() * 6)],
+        ageFrom: rnd() < 0.5 ? 'created' : 'last_used',
+        minSimilarity: rnd() < 0.5 ? null : rnd() * 0.5,
+        tokenBudget: rnd() < 0.5 ? null : [50, 200, 1000][Math.floor(rnd() * 3)],
+      })
+      const key = `${cfg.mode}|${cfg.candidatePool}`
+      let cs = compiled.get(key)
+      if (!cs) compiled.set(key, (cs = gathered.map((g) => compileCase(g, cfg, 10))))
+      for (const cc of cs) {
+        const want = scoreCase(cc.g, cfg)
+        expect(idsCompiled(cc, cfg, s), `${cc.g.case.id} config ${i} ${key}`).toEqual(want.ids)
+        if (want.ids.length) nonEmpty++
+        if (cfg.minSimilarity !== null || cfg.tokenBudget !== null) gated++
+      }
+    }
+    expect(compiled.size).toBeGreaterThan(5)
+    expect(nonEmpty).toBeGreaterThan(1000)
+    expect(gated).toBeGreaterThan(1000)
+  })
+})
+
 describe('tune', () => {
   let gathered: GatheredCase[]
   const base = { ...getPreset('fieldguide:hybrid').config }

@@ -1,7 +1,10 @@
 /**
- * Auto-tune: search weights (on the simplex), recency half-life, floor, topK and
- * hybrid fusion on the TRAIN split, then report the chosen config's score on the
- * held-out TEST split beside its train score, so an overfit shows.
+ * Auto-tune: search mode, fusion, candidate pool, weights (on the simplex),
+ * recency half-life and age source, floor, minSimilarity, topK and token budget
+ * on the TRAIN split, then report the chosen config's score on the held-out TEST
+ * split beside its train score, so an overfit shows, ranked with baselines
+ * (the start config, every preset's default, lexical-only BM25, dense-only
+ * cosine) scored on the same held-out cases with bootstrap intervals.
  *
  * Speed: candidates are gathered once per case by the engine (replay.ts); each
  * config then re-scores compiled per-case feature arrays (`compileCase` /
@@ -11,19 +14,28 @@
  * this on random configs); cases it does not cover (order modes, Engram's user
  * blend, live-transcript dedupe) fall back to `rerank` itself.
  *
- * Search: the base config, then random configs (Dirichlet(1) weights over the
- * features that vary, log-uniform half-life and rrfK, floor off or uniform,
- * uniform topK), then coordinate refinement from the best (moving weight mass
- * between two features, scaling half-life, nudging floor / topK / rrfK) with
+ * Compiled sets are per (mode, pool): mode and pool decide pool membership,
+ * min-max ranges and RRF ranks. minSimilarity, the age source and the token
+ * budget are gates / inputs rankCompiled applies per config.
+ *
+ * Search: the base config and every baseline the gather can serve (so the
+ * tuner never starts below them on train), then random configs (mode and pool
+ * uniform; Dirichlet(1) weights on a random face of the simplex of the
+ * features that vary; half-life log-uniform on a grid; rrfK log-uniform;
+ * floor / minSimilarity off or uniform; topK uniform; budget off or a step),
+ * scored grouped by half-life, then coordinate refinement from the best (one
+ * knob at a time: mode, pool step, weight mass between two features, floor,
+ * minSimilarity, topK, budget step, rrfK, half-life, age source) with
  * shrinking steps and restarts. Ties go to the config that injects fewer tokens.
  * Cancellable through an AbortSignal; progress after every slice.
  */
 import { compileJudgment, metricKey, metricsFromGrades, parseMetricKey, LOWER_IS_BETTER, METRIC_IDS, seededRandom, bootstrapMeanCI, type CaseMetrics, type CompiledJudgment, type MetricId } from '../../shared/metrics'
-import type { TuneHeatmap, TuneParams, TuneReport, TuneSpace, TuneTrial } from '../../shared/eval'
+import { TUNE_BUDGETS, TUNE_POOLS, type TuneBaseline, type TuneHeatmap, type TuneParams, type TuneReport, type TuneSpace, type TuneSplitInfo, type TuneTrial } from '../../shared/eval'
 import { RecallscopeError } from '../../shared/result'
 import { effectiveMode, estimateTokensFromLength, inPool, isOrderMode, recencyOf, rerank } from '../../shared/scoring'
 import { FEATURE_NAMES, type FeatureName, type RecallConfig } from '../../shared/types'
-import { caseConfig, canReuse, scoreGathered, type GatheredCase } from './replay'
+import { caseConfig, canReuse, scoreGathered, type GatheredCase, type Scored } from './replay'
+import type { CaseSplit } from './split'
 
 // ---------------------------------------------------------------------------
 // Compiled cases
@@ -33,14 +45,23 @@ import { caseConfig, canReuse, scoreGathered, type GatheredCase } from './replay
 export interface CompiledCase {
   g: GatheredCase
   judged: CompiledJudgment
-  /** pool members that pass minSimilarity (static in the tune space) */
+  /** pool members (minSimilarity is a gate in rankCompiled, as in rerank) */
   n: number
+  /** their ids, index-aligned */
+  ids: string[]
   /** feature values as rerank's `f` sees them (after min-max when the config normalises; recency is per config) */
   sim: Float64Array
   lex: Float64Array
   sal: Float64Array
-  /** age for recency (from last use or creation, per config.recency.from) */
-  age: Float64Array
+  /** raw cosine for the minSimilarity gate (NaN = no vector: never passes) */
+  rawSim: Float64Array
+  /** ages for recency, from creation and from last use (config.recency.from picks) */
+  ageC: Float64Array
+  ageL: Float64Array
+  /** recency under the last half-life / age source scored (a one-entry cache) */
+  rec: Float64Array
+  recHl: number
+  recFromLast: boolean
   /** arm ranks within the pool, 0 = not in that arm's pool (RRF terms) */
   dRank: Int32Array
   lRank: Int32Array
@@ -53,9 +74,9 @@ export interface CompiledCase {
   fallback: boolean
 }
 
-/** The parts of a config rankCompiled reads that tune never moves: they must match the compiled ones. */
+/** The parts of a config rankCompiled reads that tune never moves: they must match the compiled ones (mode and pool pick a compiled set). */
 function staticKey(c: RecallConfig): string {
-  return JSON.stringify([c.mode, c.candidatePool, c.normalize, c.minSimilarity, c.gateOrder, c.tokenBudget, c.tokenEstimator, c.overflow, c.atLeastOne, c.recency.from, c.tieBreak ?? 'newest', c.scope])
+  return JSON.stringify([c.normalize, c.gateOrder, c.tokenEstimator, c.overflow, c.atLeastOne, c.tieBreak ?? 'newest', c.scope])
 }
 
 export function compileCase(g: GatheredCase, config: RecallConfig, k: number): CompiledCase {
@@ -83,20 +104,22 @@ export function compileCase(g: GatheredCase, config: RecallConfig, k: number): C
   const simAll = mm(pool.map((c) => c.similarity ?? 0))
   const lexAll = mm(pool.map((c) => c.lexical))
   const salAll = mm(pool.map((c) => c.salience))
-  const minSim = cfg.minSimilarity
-  const keep: number[] = []
-  pool.forEach((c, i) => {
-    if (!(minSim !== null && (c.similarity === null || c.similarity < minSim))) keep.push(i)
-  })
-  const n = keep.length
+  const n = pool.length
+  const keep = pool.map((_, i) => i)
   const cc: CompiledCase = {
     g,
     judged,
     n,
+    ids: pool.map((c) => c.id),
     sim: new Float64Array(n),
     lex: new Float64Array(n),
     sal: new Float64Array(n),
-    age: new Float64Array(n),
+    rawSim: new Float64Array(n),
+    ageC: new Float64Array(n),
+    ageL: new Float64Array(n),
+    rec: new Float64Array(n),
+    recHl: NaN,
+    recFromLast: false,
     dRank: new Int32Array(n),
     lRank: new Int32Array(n),
     tie: new Int32Array(n),
@@ -105,13 +128,14 @@ export function compileCase(g: GatheredCase, config: RecallConfig, k: number): C
     hybrid: mode === 'hybrid',
     fallback,
   }
-  const fromLast = cfg.recency.from === 'last_used'
   keep.forEach((pi, j) => {
     const c = pool[pi]
     cc.sim[j] = simAll[pi]
     cc.lex[j] = lexAll[pi]
     cc.sal[j] = salAll[pi]
-    cc.age[j] = fromLast ? c.ageLastUsedMs : c.ageCreatedMs
+    cc.rawSim[j] = c.similarity ?? NaN
+    cc.ageC[j] = c.ageCreatedMs
+    cc.ageL[j] = c.ageLastUsedMs
     cc.dRank[j] = c.denseRank !== null && c.denseRank <= p ? c.denseRank : 0
     cc.lRank[j] = c.lexicalRank !== null && c.lexicalRank <= p ? c.lexicalRank : 0
     cc.tokens[j] = estimateTokensFromLength(c.textLength, c.textBytes ?? c.textLength, cfg.tokenEstimator)
@@ -165,19 +189,32 @@ export function rankCompiled(cc: CompiledCase, cfg: RecallConfig, s: Scratch): n
   const rrf = cc.hybrid && cfg.fusion.method === 'rrf'
   const K = cfg.fusion.rrfK
   const score = s.score
-  const rec = s.rec
-  for (let i = 0; i < n; i++) rec[i] = recencyOf(cc.age[i], hl)
-  if (cfg.normalize === 'minmax' && n > 0) {
-    // rerank normalises recency over the whole pool; compileCase keeps minSimilarity-dropped rows out,
-    // so normalisation with minSimilarity set is left to the fallback (see compileFor).
-    let lo = Infinity
-    let hi = -Infinity
-    for (let i = 0; i < n; i++) {
-      if (rec[i] < lo) lo = rec[i]
-      if (rec[i] > hi) hi = rec[i]
+  let rec: Float64Array = s.rec
+  const fromLast = cfg.recency.from === 'last_used'
+  // A zero recency weight multiplies recency to 0 whatever it is: skip the pow (the hot loop's cost).
+  const useRec = w.recency !== 0
+  if (useRec) {
+    // Math.pow is most of a config's cost: keep the last half-life's values per case (refinement
+    // moves one knob at a time, so most neighbours reuse them).
+    if (cc.recHl !== hl || cc.recFromLast !== fromLast) {
+      const age = fromLast ? cc.ageL : cc.ageC
+      for (let i = 0; i < n; i++) cc.rec[i] = recencyOf(age[i], hl)
+      cc.recHl = hl
+      cc.recFromLast = fromLast
     }
-    const r = hi - lo
-    for (let i = 0; i < n; i++) rec[i] = r === 0 ? 0.5 : (rec[i] - lo) / r
+    rec = cc.rec
+    if (cfg.normalize === 'minmax' && n > 0) {
+      // rerank normalises recency over the whole pool (minSimilarity gates later), as here.
+      let lo = Infinity
+      let hi = -Infinity
+      for (let i = 0; i < n; i++) {
+        if (rec[i] < lo) lo = rec[i]
+        if (rec[i] > hi) hi = rec[i]
+      }
+      const r = hi - lo
+      for (let i = 0; i < n; i++) s.rec[i] = r === 0 ? 0.5 : (rec[i] - lo) / r
+      rec = s.rec
+    }
   }
   for (let i = 0; i < n; i++) {
     let simTerm = cc.sim[i]
@@ -188,7 +225,7 @@ export function rankCompiled(cc: CompiledCase, cfg: RecallConfig, s: Scratch): n
       simTerm = d > 0 ? (K + 1) / (K + d) : 0
       lexTerm = l > 0 ? (K + 1) / (K + l) : 0
     }
-    score[i] = w.similarity * simTerm + w.lexical * lexTerm + w.recency * rec[i] + w.salience * cc.sal[i]
+    score[i] = w.similarity * simTerm + w.lexical * lexTerm + w.recency * (useRec ? rec[i] : 0) + w.salience * cc.sal[i]
   }
   const topK = cfg.topK
   const floor = cfg.floor
@@ -197,7 +234,11 @@ export function rankCompiled(cc: CompiledCase, cfg: RecallConfig, s: Scratch): n
   const sel = s.sel
   let m = 0
   const tie = cc.tie
+  const minSim = cfg.minSimilarity
+  const rawSim = cc.rawSim
   for (let i = 0; i < n && topK > 0; i++) {
+    // minSimilarity first (rerank's selectGroup); NaN (no vector) never passes.
+    if (minSim !== null && !(rawSim[i] >= minSim)) continue
     if (floorFirst && floor !== null && score[i] < floor) continue
     const si = score[i]
     const ti = tie[i]
@@ -258,32 +299,8 @@ export function scoreCompiled(cc: CompiledCase, cfg: RecallConfig, s: Scratch, b
 
 /** Injected ids of a compiled case under a config (for tests and reports). */
 export function idsCompiled(cc: CompiledCase, cfg: RecallConfig, s: Scratch): string[] {
-  const pool = poolIds(cc)
   const n = rankCompiled(cc, cfg, s)
-  return Array.from(s.outIdx.subarray(0, n), (i) => pool[i])
-}
-
-const poolCache = new WeakMap<CompiledCase, string[]>()
-function poolIds(cc: CompiledCase): string[] {
-  let ids = poolCache.get(cc)
-  if (ids) return ids
-  // Same filter as compileCase, to map indexes back to ids.
-  const cfg = caseConfig(cc.g.config, cc.g.case)
-  const mode = effectiveMode(cfg, { dense: cc.g.arms.dense.ran, lexical: cc.g.arms.lexical.ran })
-  const p = cfg.candidatePool
-  const minSim = cfg.minSimilarity
-  ids = cc.g.candidates
-    .filter((c) =>
-      mode === 'dense'
-        ? c.denseRank !== null && c.denseRank <= p
-        : mode === 'lexical'
-          ? c.lexicalRank !== null && c.lexicalRank <= p
-          : (c.denseRank !== null && c.denseRank <= p) || (c.lexicalRank !== null && c.lexicalRank <= p),
-    )
-    .filter((c) => !(minSim !== null && (c.similarity === null || c.similarity < minSim)))
-    .map((c) => c.id)
-  poolCache.set(cc, ids)
-  return ids
+  return Array.from(s.outIdx.subarray(0, n), (i) => cc.ids[i])
 }
 
 // ---------------------------------------------------------------------------
@@ -291,7 +308,7 @@ function poolIds(cc: CompiledCase): string[] {
 // ---------------------------------------------------------------------------
 
 export interface TuneOptions {
-  /** objective, higher is better: recall@k, precision@k, ndcg@k, mrr, hit@k, abstention, budgetRecall, locomo@k. @default 'recall@10' */
+  /** objective, higher is better: recall@k, precision@k, ndcg@k, mrr, hit@k, abstention, budgetRecall, locomo@k, recallAny@k, recallAll@k. @default 'recall@10' */
   metric?: string
   /** configs to score. @default 1000 */
   budget?: number
@@ -302,31 +319,77 @@ export interface TuneOptions {
   tokenBudget?: number
   /** heatmap grid steps per edge. @default 12 */
   heatmapSteps?: number
+  /** case id → side (split.ts); @default each case's own split field */
+  split?: CaseSplit
+  /** scored on the same held-out cases and ranked with the tuned config */
+  baselines?: BaselineInput[]
   signal?: AbortSignal
   onProgress?: (done: number, total: number, message?: string) => void
   /** what gathered the cases (for the report) */
   gatherMs?: number
 }
 
-const HL_MIN = 1
-const HL_MAX = 24 * 365
-const FLOOR_MAX = 0.8
-const RRF_MIN = 1
-const RRF_MAX = 120
-
-function paramsOf(c: RecallConfig): TuneParams {
-  return { weights: { ...c.weights }, halfLifeHours: c.recency.halfLifeHours, floor: c.floor, topK: c.topK, fusion: { ...c.fusion } }
+/** A baseline to score: from the tune's own gather when it can serve it, else from `gathered` (its own gather of the held-out cases). */
+export interface BaselineInput {
+  name: string
+  label: string
+  kind: TuneBaseline['kind']
+  config: RecallConfig
+  /** its own gather of (at least) the held-out cases; absent = the tune's gather must serve it */
+  gathered?: readonly GatheredCase[]
+  /** set when it could not be scored (kept in the report as n/a) */
+  error?: string
+  note?: string
 }
 
+const HL_MIN = 1
+const HL_MAX = 24 * 365
+/** half-life values random configs draw from (log-spaced from HL_MIN to HL_MAX); refinement moves continuously */
+const HL_GRID = 33
+const FLOOR_MAX = 0.8
+const MINSIM_MAX = 0.8
+const RRF_MIN = 1
+const RRF_MAX = 120
+const SEARCH_MODES = ['dense', 'lexical', 'hybrid'] as const
+
+function paramsOf(c: RecallConfig): TuneParams {
+  return {
+    weights: { ...c.weights },
+    halfLifeHours: c.recency.halfLifeHours,
+    floor: c.floor,
+    topK: c.topK,
+    fusion: { ...c.fusion },
+    mode: c.mode,
+    candidatePool: c.candidatePool,
+    ageFrom: c.recency.from,
+    minSimilarity: c.minSimilarity,
+    tokenBudget: c.tokenBudget,
+  }
+}
+
+/** The config `base` becomes with a tune's parameters (absent optional parameters keep the base's). */
 export function applyParams(base: RecallConfig, p: TuneParams): RecallConfig {
-  return { ...base, weights: { ...p.weights }, recency: { ...base.recency, halfLifeHours: p.halfLifeHours }, floor: p.floor, topK: p.topK, fusion: { ...p.fusion } }
+  return {
+    ...base,
+    mode: p.mode ?? base.mode,
+    candidatePool: p.candidatePool ?? base.candidatePool,
+    weights: { ...p.weights },
+    recency: { halfLifeHours: p.halfLifeHours, from: p.ageFrom ?? base.recency.from },
+    floor: p.floor,
+    minSimilarity: p.minSimilarity === undefined ? base.minSimilarity : p.minSimilarity,
+    topK: p.topK,
+    tokenBudget: p.tokenBudget === undefined ? base.tokenBudget : p.tokenBudget,
+    fusion: { ...p.fusion },
+  }
 }
 
 const r4 = (x: number) => Math.round(x * 1e4) / 1e4
 
 function keyOf(p: TuneParams): string {
   const w = p.weights
-  return [w.similarity, w.lexical, w.recency, w.salience, p.halfLifeHours, p.floor ?? 'x', p.topK, p.fusion.method, p.fusion.rrfK].map((v) => (typeof v === 'number' ? r4(v) : v)).join('|')
+  return [w.similarity, w.lexical, w.recency, w.salience, p.halfLifeHours, p.floor ?? 'x', p.topK, p.fusion.method, p.fusion.rrfK, p.mode, p.candidatePool, p.ageFrom, p.minSimilarity ?? 'x', p.tokenBudget ?? 'x']
+    .map((v) => (typeof v === 'number' ? r4(v) : v))
+    .join('|')
 }
 
 /** Weights on the simplex, rounded to 4 decimals (a config a person can read), the rounding error on the largest. */
@@ -351,44 +414,97 @@ function better(a: Evaluated, b: Evaluated): boolean {
   return a.tokens < b.tokens - 1e-9
 }
 
+/** Would every gathered case serve this config (an engine run per case otherwise)? Mode 'none' (an arm that never ran) serves as "nothing". */
+function serves(gathered: readonly GatheredCase[], cfg: RecallConfig): boolean {
+  for (const g of gathered) {
+    if (canReuse(g, cfg)) continue
+    const m = effectiveMode(caseConfig(cfg, g.case), { dense: g.arms.dense.ran, lexical: g.arms.lexical.ran })
+    if (m !== 'none') return false
+  }
+  return true
+}
+
+/** Per-case values of a metric, by case id (null where it does not apply). */
+function valuesById(perCase: readonly { id: string; metrics: Record<string, number | null> }[], metric: string): Map<string, number | null> {
+  return new Map(perCase.map((c) => [c.id, c.metrics[metric] ?? null]))
+}
+
+/** Mean of a per-case metric over the cases where it applies. */
+function meanOf(vals: Iterable<number | null>): number | null {
+  let s = 0
+  let n = 0
+  for (const v of vals)
+    if (v !== null) {
+      s += v
+      n++
+    }
+  return n ? s / n : null
+}
+
 /**
  * Tune over gathered cases (from `gatherCases` with `base`; the gather must be
- * able to serve every config in the space: same scope/arms, pool ≤ fetched).
+ * able to serve every config in the space: same scope/arms, pool ≤ fetched —
+ * knobs it cannot serve are pinned and listed in the report).
  */
 export async function tune(gathered: readonly GatheredCase[], base: RecallConfig, opts: TuneOptions = {}): Promise<TuneReport> {
   const t0 = performance.now()
   const metricStr = opts.metric ?? 'recall@10'
   const parsed = parseMetricKey(metricStr, 10)
   if (!parsed) throw new RecallscopeError('BAD_INPUT', `Unknown metric '${metricStr}'. Metrics: ${METRIC_IDS.map((m) => metricKey(m, 10)).join(', ')}`)
-  if (LOWER_IS_BETTER.has(parsed.id)) throw new RecallscopeError('BAD_INPUT', `tune maximises its metric: ${parsed.id} is lower-is-better; pick recall@k, ndcg@k, mrr, hit@k, precision@k, abstention, budgetRecall or locomo@k`)
+  if (LOWER_IS_BETTER.has(parsed.id)) throw new RecallscopeError('BAD_INPUT', `tune maximises its metric: ${parsed.id} is lower-is-better; pick recall@k, ndcg@k, mrr, hit@k, precision@k, abstention, budgetRecall, locomo@k, recallAny@k or recallAll@k`)
   const k = parsed.k ?? 10
   const metricId: MetricId = parsed.id
   const metric = metricKey(metricId, k)
   const budget = Math.max(1, Math.floor(opts.budget ?? 1000))
   const seed = opts.seed ?? 1
   const tokenBudget = opts.tokenBudget ?? base.tokenBudget ?? 2000
-  const space: TuneSpace = { weights: true, halfLife: true, floor: true, topK: true, fusion: true, maxTopK: Math.max(20, k), ...opts.space }
+  const space: Required<TuneSpace> = {
+    weights: true,
+    halfLife: true,
+    floor: true,
+    topK: true,
+    fusion: true,
+    mode: true,
+    pool: true,
+    ageSource: true,
+    minSimilarity: true,
+    tokenBudget: true,
+    ...Object.fromEntries(Object.entries(opts.space ?? {}).filter(([, v]) => v !== undefined)),
+    maxTopK: opts.space?.maxTopK ?? Math.max(20, k),
+  }
   if (space.maxTopK < 1) throw new RecallscopeError('BAD_INPUT', 'maxTopK must be ≥ 1')
 
   for (const g of gathered) if (!canReuse(g, base)) throw new RecallscopeError('INTERNAL', `case ${g.case.id} was not gathered for this config`)
-  const train = gathered.filter((g) => g.case.split === 'train')
-  const test = gathered.filter((g) => g.case.split === 'test')
+  const sideOf = (g: GatheredCase) => opts.split?.side.get(g.case.id) ?? g.case.split
+  const train = gathered.filter((g) => sideOf(g) === 'train')
+  const test = gathered.filter((g) => sideOf(g) === 'test')
   if (train.length === 0) throw new RecallscopeError('BAD_INPUT', 'No train cases: tune searches on the train split and reports the test split (mark some cases train)')
+  const splitInfo: TuneSplitInfo = opts.split?.info ?? { rule: 'case', by: null, train: train.length, test: test.length, trainGroups: [], testGroups: [] }
 
-  const compile = (gs: readonly GatheredCase[]) =>
-    gs.map((g) => {
-      const cc = compileCase(g, base, k)
-      // min-max with a minSimilarity gate normalises over rows compileCase leaves out: use rerank there.
-      if (base.normalize === 'minmax' && base.minSimilarity !== null) cc.fallback = true
-      return cc
-    })
-  const trainC = compile(train)
-  const testC = compile(test)
+  // What the gather can serve: modes whose arms ran, pools no deeper than fetched.
+  const modes: RecallConfig['mode'][] = space.mode && SEARCH_MODES.includes(base.mode as (typeof SEARCH_MODES)[number]) ? SEARCH_MODES.filter((m) => serves(gathered, { ...base, mode: m })) : [base.mode]
+  if (!modes.includes(base.mode)) modes.unshift(base.mode)
+  const pools = space.pool ? [...new Set([...TUNE_POOLS, base.candidatePool])].sort((a, b) => a - b).filter((p) => p === base.candidatePool || modes.every((m) => serves(gathered, { ...base, mode: m, candidatePool: p }))) : [base.candidatePool]
+  const budgets: (number | null)[] = space.tokenBudget ? [...new Set<number | null>([null, ...TUNE_BUDGETS, base.tokenBudget])] : [base.tokenBudget]
+  const budgetsSorted = [null, ...budgets.filter((b): b is number => b !== null).sort((a, b) => a - b)]
+  const anyHybridArms = modes.includes('hybrid')
+
+  const compiled = new Map<string, { train: CompiledCase[]; test: CompiledCase[] }>()
+  const compiledFor = (cfg: RecallConfig) => {
+    const key = `${cfg.mode}|${cfg.candidatePool}`
+    let c = compiled.get(key)
+    if (!c) {
+      const one = (gs: readonly GatheredCase[]) => gs.map((g) => compileCase(g, cfg, k))
+      compiled.set(key, (c = { train: one(train), test: one(test) }))
+    }
+    return c
+  }
   const scratch = new Scratch()
   const sKey = staticKey(base)
 
-  const evalSet = (cs: readonly CompiledCase[], cfg: RecallConfig): Evaluated & { n: number; values: number[] | null } => {
+  const evalSet = (which: 'train' | 'test', cfg: RecallConfig): Evaluated => {
     if (staticKey(cfg) !== sKey) throw new RecallscopeError('INTERNAL', 'tune changed a knob it does not compile')
+    const cs = compiledFor(cfg)[which]
     let sum = 0
     let n = 0
     let tok = 0
@@ -401,25 +517,21 @@ export async function tune(gathered: readonly GatheredCase[], base: RecallConfig
         n++
       }
     }
-    return { value: n ? sum / n : 0, tokens: cs.length ? tok / cs.length : 0, n, values: null }
+    return { value: n ? sum / n : 0, tokens: cs.length ? tok / cs.length : 0 }
   }
 
-  // Features that vary in some pool: weight on a constant feature only shifts every score alike.
+  // Features that vary in some pool (the widest hybrid-or-base pool): weight on a constant feature only shifts every score alike.
+  const probe = compiledFor({ ...base, mode: anyHybridArms ? 'hybrid' : base.mode, candidatePool: pools[pools.length - 1] }).train
   const active = FEATURE_NAMES.filter((f) => {
-    for (const cc of trainC) {
-      if (cc.n < 2 && f !== 'recency') continue
-      if (f === 'recency') {
-        for (let i = 1; i < cc.n; i++) if (cc.age[i] !== cc.age[0]) return true
-        continue
-      }
-      const arr = f === 'similarity' ? (cc.hybrid && base.fusion.method === 'rrf' ? null : cc.sim) : f === 'lexical' ? (cc.hybrid && base.fusion.method === 'rrf' ? null : cc.lex) : cc.sal
-      if (arr === null) return true // RRF terms always vary by rank
-      for (let i = 1; i < cc.n; i++) if (arr[i] !== arr[0]) return true
+    for (const cc of probe) {
+      if (cc.n < 2) continue
+      const arr = f === 'recency' ? cc.ageL : f === 'similarity' ? cc.sim : f === 'lexical' ? cc.lex : cc.sal
+      for (let i = 1; i < cc.n; i++) if (arr[i] !== arr[0] || (f === 'recency' && cc.ageC[i] !== cc.ageC[0])) return true
+      if (cc.hybrid && f !== 'salience' && f !== 'recency') return true // RRF terms vary by rank
     }
     return false
   })
   const weightDims: FeatureName[] = active.length ? active : ['similarity']
-  const anyHybrid = trainC.some((c) => c.hybrid)
   const rnd = seededRandom(seed)
 
   const trials: TuneTrial[] = []
@@ -430,22 +542,27 @@ export async function tune(gathered: readonly GatheredCase[], base: RecallConfig
   let lastYield = performance.now()
   const tSearch = performance.now()
 
+  const nearest = <T extends number | null>(xs: readonly T[], v: T): T => (xs.includes(v) ? v : v === null ? xs[0] : xs.reduce((a, b) => (b !== null && a !== null && Math.abs(b - v) < Math.abs(a - v) ? b : a)))
   const clampParams = (p: TuneParams): TuneParams => ({
     weights: tidyWeights(p.weights),
     halfLifeHours: Math.min(HL_MAX, Math.max(HL_MIN, r4(p.halfLifeHours))),
     floor: p.floor === null ? null : r4(Math.min(FLOOR_MAX, Math.max(0, p.floor))),
     topK: Math.min(space.maxTopK, Math.max(1, Math.round(p.topK))),
     fusion: { method: p.fusion.method, rrfK: r4(Math.min(RRF_MAX, Math.max(RRF_MIN, p.fusion.rrfK))) },
+    mode: modes.includes(p.mode ?? base.mode) ? (p.mode ?? base.mode) : base.mode,
+    candidatePool: nearest(pools, p.candidatePool ?? base.candidatePool),
+    ageFrom: p.ageFrom ?? base.recency.from,
+    minSimilarity: p.minSimilarity === null || p.minSimilarity === undefined ? (p.minSimilarity ?? base.minSimilarity) : r4(Math.min(1, Math.max(-1, p.minSimilarity))),
+    tokenBudget: p.tokenBudget === undefined ? base.tokenBudget : p.tokenBudget === null ? null : Math.max(0, Math.round(p.tokenBudget)),
   })
 
-  const baseParams = paramsOf(base)
   /** Score one config (cached by its rounded parameters); returns false when the budget is spent or cancelled. */
   const tryParams = async (raw: TuneParams, phase: TuneTrial['phase']): Promise<boolean> => {
     if (trials.length >= budget || cancelled) return false
-    const p = phase === 'base' ? raw : clampParams(raw)
+    const p = phase === 'base' || phase === 'baseline' ? raw : clampParams(raw)
     const key = keyOf(p)
     if (seen.has(key)) return true
-    const e = evalSet(trainC, applyParams(base, p))
+    const e = evalSet('train', applyParams(base, p))
     seen.set(key, e)
     trials.push({ trial: trials.length, phase, params: p, train: e.value, tokens: e.tokens })
     if (!best || better(e, best.e)) best = { params: p, e }
@@ -459,23 +576,30 @@ export async function tune(gathered: readonly GatheredCase[], base: RecallConfig
     return !cancelled
   }
 
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]
   const randomParams = (): TuneParams => {
     const w: Record<FeatureName, number> = { similarity: 0, lexical: 0, recency: 0, salience: 0 }
     if (space.weights) {
-      // Dirichlet(1, …, 1) = normalised exponentials: uniform over the simplex.
+      // Dirichlet(1, …, 1) over a random non-empty subset of the varying features: uniform on a face of the
+      // simplex. Faces matter: "lexical only" or "similarity + recency" are corners a full Dirichlet never hits.
+      const dims = weightDims.filter(() => rnd() < 0.6)
+      const use = dims.length ? dims : [pick(weightDims)]
       let s = 0
-      for (const f of weightDims) s += w[f] = -Math.log(1 - rnd())
-      for (const f of weightDims) w[f] /= s
+      for (const f of use) s += w[f] = -Math.log(1 - rnd())
+      for (const f of use) w[f] /= s
     } else Object.assign(w, base.weights)
     return {
       weights: w,
-      halfLifeHours: space.halfLife ? HL_MIN * Math.pow(HL_MAX / HL_MIN, rnd()) : base.recency.halfLifeHours,
-      floor: space.floor ? (rnd() < 0.3 ? null : rnd() * FLOOR_MAX) : base.floor,
+      // Log-uniform on a grid of HL_GRID values: random configs that share a half-life share its recency values (see below).
+      halfLifeHours: space.halfLife ? HL_MIN * Math.pow(HL_MAX / HL_MIN, Math.floor(rnd() * HL_GRID) / (HL_GRID - 1)) : base.recency.halfLifeHours,
+      floor: space.floor ? (rnd() < 0.4 ? null : rnd() * FLOOR_MAX) : base.floor,
       topK: space.topK ? 1 + Math.floor(rnd() * space.maxTopK) : base.topK,
-      fusion:
-        space.fusion && anyHybrid
-          ? { method: rnd() < 0.5 ? 'rrf' : 'weighted', rrfK: RRF_MIN * Math.pow(RRF_MAX / RRF_MIN, rnd()) }
-          : { ...base.fusion },
+      fusion: space.fusion && anyHybridArms ? { method: rnd() < 0.5 ? 'rrf' : 'weighted', rrfK: RRF_MIN * Math.pow(RRF_MAX / RRF_MIN, rnd()) } : { ...base.fusion },
+      mode: pick(modes),
+      candidatePool: pick(pools),
+      ageFrom: space.ageSource ? (rnd() < 0.5 ? 'last_used' : 'created') : base.recency.from,
+      minSimilarity: space.minSimilarity ? (rnd() < 0.6 ? null : rnd() * MINSIM_MAX) : base.minSimilarity,
+      tokenBudget: space.tokenBudget ? (rnd() < 0.5 ? null : pick(budgetsSorted)) : base.tokenBudget,
     }
   }
 
@@ -488,6 +612,10 @@ export async function tune(gathered: readonly GatheredCase[], base: RecallConfig
     const kS = [4, 2, 1, 1, 1]
     const rrfF = [2, 1.4, 1.2, 1.1, 1.05]
     const L = Math.min(lvl, 4)
+    if (L === 0) for (const m of modes) if (m !== p.mode) out.push({ ...p, mode: m })
+    const pi = pools.indexOf(p.candidatePool ?? base.candidatePool)
+    if (pi > 0) out.push({ ...p, candidatePool: pools[pi - 1] })
+    if (pi >= 0 && pi < pools.length - 1) out.push({ ...p, candidatePool: pools[pi + 1] })
     if (space.weights)
       for (const a of weightDims)
         for (const b of weightDims) {
@@ -496,7 +624,6 @@ export async function tune(gathered: readonly GatheredCase[], base: RecallConfig
           if (d <= 0) continue
           out.push({ ...p, weights: { ...p.weights, [a]: p.weights[a] + d, [b]: p.weights[b] - d } })
         }
-    if (space.halfLife) for (const f of [hlF[L], 1 / hlF[L]]) out.push({ ...p, halfLifeHours: p.halfLifeHours * f })
     if (space.floor) {
       if (p.floor === null) out.push({ ...p, floor: 0.1 * (1 + rnd() * 3) })
       else {
@@ -504,17 +631,42 @@ export async function tune(gathered: readonly GatheredCase[], base: RecallConfig
         if (L === 0) out.push({ ...p, floor: null })
       }
     }
+    if (space.minSimilarity) {
+      const ms = p.minSimilarity ?? null
+      if (ms === null) {
+        if (L === 0) out.push({ ...p, minSimilarity: 0.1 + rnd() * 0.3 })
+      } else {
+        out.push({ ...p, minSimilarity: ms + flS[L] }, { ...p, minSimilarity: ms - flS[L] })
+        if (L === 0) out.push({ ...p, minSimilarity: null })
+      }
+    }
     if (space.topK) out.push({ ...p, topK: p.topK + kS[L] }, { ...p, topK: p.topK - kS[L] })
-    if (space.fusion && anyHybrid) {
-      for (const f of [rrfF[L], 1 / rrfF[L]]) out.push({ ...p, fusion: { ...p.fusion, rrfK: p.fusion.rrfK * f } })
+    if (space.tokenBudget) {
+      const bi = budgetsSorted.indexOf(p.tokenBudget ?? null)
+      if (bi > 0) out.push({ ...p, tokenBudget: budgetsSorted[bi - 1] })
+      if (bi >= 0 && bi < budgetsSorted.length - 1) out.push({ ...p, tokenBudget: budgetsSorted[bi + 1] })
+    }
+    if (space.fusion && anyHybridArms && p.mode === 'hybrid') {
+      if (p.fusion.method === 'rrf') for (const f of [rrfF[L], 1 / rrfF[L]]) out.push({ ...p, fusion: { ...p.fusion, rrfK: p.fusion.rrfK * f } })
       if (L === 0) out.push({ ...p, fusion: { ...p.fusion, method: p.fusion.method === 'rrf' ? 'weighted' : 'rrf' } })
     }
+    // Recency moves last: every neighbour before them reuses the current half-life's recency values.
+    if (space.halfLife && p.weights.recency > 0) for (const f of [hlF[L], 1 / hlF[L]]) out.push({ ...p, halfLifeHours: p.halfLifeHours * f })
+    if (space.ageSource && p.weights.recency > 0 && L === 0) out.push({ ...p, ageFrom: p.ageFrom === 'created' ? 'last_used' : 'created' })
     return out
   }
 
-  await tryParams(baseParams, 'base')
-  const nRandom = Math.max(0, Math.floor((budget - 1) * 0.5))
-  for (let i = 0; i < nRandom; i++) if (!(await tryParams(randomParams(), 'random'))) break
+  // Baselines the gather serves (and whose fixed knobs match) start the search: the tuner never starts below them.
+  const baselines = opts.baselines ?? []
+  const servable = (b: BaselineInput) => !b.error && !b.gathered && staticKey(b.config) === sKey && serves(gathered, b.config)
+  await tryParams(paramsOf(base), 'base')
+  for (const b of baselines) if (servable(b) && pools.includes(b.config.candidatePool) && modes.includes(b.config.mode)) await tryParams(paramsOf(b.config), 'baseline')
+  const nRandom = Math.max(0, Math.floor((budget - trials.length) * 0.5))
+  // Drawn first, scored grouped by age source and half-life: recency (Math.pow per row, most of a config's
+  // cost) is then computed once per group and case (CompiledCase.rec), not once per config.
+  const randoms = Array.from({ length: nRandom }, randomParams)
+  const order = randoms.map((p, i) => ({ p, i })).sort((a, b) => (a.p.ageFrom === b.p.ageFrom ? 0 : a.p.ageFrom === 'created' ? -1 : 1) || a.p.halfLifeHours - b.p.halfLifeHours || a.i - b.i)
+  for (const { p } of order) if (!(await tryParams(p, 'random'))) break
   // Coordinate refinement with restarts from the best trials so far.
   let restart = 0
   while (trials.length < budget && !cancelled) {
@@ -546,7 +698,7 @@ export async function tune(gathered: readonly GatheredCase[], base: RecallConfig
     }
   }
   const searchMs = performance.now() - tSearch
-  opts.onProgress?.(trials.length, budget, cancelled ? 'cancelled: reporting the best so far' : 'scoring the held-out split')
+  opts.onProgress?.(trials.length, budget, cancelled ? 'cancelled: reporting the best so far' : 'scoring the held-out split and the baselines')
 
   const bestP = best!.params
   const bestCfg = applyParams(base, bestP)
@@ -555,18 +707,80 @@ export async function tune(gathered: readonly GatheredCase[], base: RecallConfig
   const bTest = full(test, bestCfg)
   const baseTrain = full(train, base)!
   const baseTest = full(test, base)
-  const testVals = bTest ? bTest.perCase.map((c) => c.metrics[metric]).filter((v): v is number => v !== null && v !== undefined) : []
+  const tunedVals = bTest ? valuesById(bTest.perCase, metric) : new Map<string, number | null>()
+  const testVals = [...tunedVals.values()].filter((v): v is number => v !== null)
   const ci = bootstrapMeanCI(testVals)
 
-  const ranked = [...trials].sort((a, b) => (better({ value: a.train, tokens: a.tokens }, { value: b.train, tokens: b.tokens }) ? -1 : 1)).slice(0, 10)
-  const top = ranked.map((t) => ({ ...t, test: testC.length ? evalSet(testC, applyParams(base, t.params)).value : null }))
+  // Baselines on the same held-out cases, each paired with the tuned config case by case.
+  const testIds = new Set(test.map((g) => g.case.id))
+  const baselineRows: TuneBaseline[] = baselines.map((b) => {
+    const row: TuneBaseline = { name: b.name, label: b.label, kind: b.kind, config: b.config, train: null, test: null, testCI: null, testTokens: null, delta: null, deltaCI: null, verdict: 'n/a', note: b.note ?? null }
+    if (b.error) {
+      row.note = b.error
+      return row
+    }
+    if (test.length === 0) {
+      row.note = 'no held-out cases'
+      return row
+    }
+    let perTest: Scored | null
+    try {
+      if (b.gathered) perTest = full(b.gathered.filter((g) => testIds.has(g.case.id)), b.config)
+      else {
+        perTest = full(test, b.config)
+        row.train = full(train, b.config)!.metrics[metric] ?? null
+      }
+    } catch (e) {
+      row.note = `could not be scored: ${(e as Error).message}`
+      return row
+    }
+    if (!perTest) return row
+    const vals = valuesById(perTest.perCase, metric)
+    row.test = meanOf(vals.values())
+    row.testTokens = perTest.metrics.tokens ?? null
+    const bci = bootstrapMeanCI([...vals.values()].filter((v): v is number => v !== null))
+    row.testCI = bci ? { lo: bci.lo, hi: bci.hi } : null
+    const diffs: number[] = []
+    for (const [id, tv] of tunedVals) {
+      const bv = vals.get(id)
+      if (tv !== null && bv !== null && bv !== undefined) diffs.push(tv - bv)
+    }
+    const d = bootstrapMeanCI(diffs, { seed: 7 })
+    if (d) {
+      row.delta = d.mean
+      row.deltaCI = { lo: d.lo, hi: d.hi }
+      row.verdict = d.lo > 0 ? 'tuned-better' : d.hi < 0 ? 'baseline-better' : 'within-noise'
+    }
+    return row
+  })
+  const ranking = [
+    { name: 'tuned', label: 'Tuned config', test: bTest?.metrics[metric] ?? null, testCI: ci ? { lo: ci.lo, hi: ci.hi } : null },
+    ...baselineRows.filter((b) => b.test !== null).map((b) => ({ name: b.name, label: b.label, test: b.test, testCI: b.testCI })),
+  ].sort((a, b) => (b.test ?? -1) - (a.test ?? -1))
+  const recommended = recommend(bestCfg, bTest?.metrics[metric] ?? null, baselineRows, metric, test.length)
 
-  const heatmap = space.weights && !cancelled ? buildHeatmap(base, bestP, weightDims, opts.heatmapSteps ?? 12, (cfg) => evalSet(trainC, cfg).value) : null
+  const ranked = [...trials].sort((a, b) => (better({ value: a.train, tokens: a.tokens }, { value: b.train, tokens: b.tokens }) ? -1 : 1)).slice(0, 10)
+  const top = ranked.map((t) => ({ ...t, test: test.length ? evalSet('test', applyParams(base, t.params)).value : null }))
+
+  const heatmap = space.weights && !cancelled && (opts.heatmapSteps ?? 12) > 0 ? buildHeatmap(base, bestP, weightDims, opts.heatmapSteps ?? 12, (cfg) => evalSet('train', cfg).value) : null
 
   // Curve: at most 400 points (first, last and evenly between).
   const step = Math.max(1, Math.ceil(curve.length / 400))
   const curveOut = curve.filter((_, i) => i % step === 0 || i === curve.length - 1)
   const totalMs = performance.now() - t0 + (opts.gatherMs ?? 0)
+  const searched: Record<string, string> = {}
+  const pinned: string[] = []
+  const note = (knob: string, on: boolean, what: string) => (on ? (searched[knob] = what) : pinned.push(knob))
+  note('mode', modes.length > 1, modes.join(' / '))
+  note('fusion', space.fusion && anyHybridArms, 'rrf (k 1–120, log) or weighted, in hybrid mode')
+  note('pool', pools.length > 1, pools.join(', '))
+  note('weights', space.weights, `simplex over ${weightDims.join(', ')}`)
+  note('halfLife', space.halfLife, `${HL_MIN} h – ${HL_MAX} h, log-uniform`)
+  note('ageSource', space.ageSource, 'last_used / created')
+  note('floor', space.floor, `off or 0–${FLOOR_MAX}`)
+  note('minSimilarity', space.minSimilarity, `off or 0–${MINSIM_MAX}`)
+  note('topK', space.topK, `1–${space.maxTopK}`)
+  note('tokenBudget', budgetsSorted.length > 1, budgetsSorted.map((b) => b ?? 'off').join(', '))
   return {
     metric,
     k,
@@ -575,7 +789,9 @@ export async function tune(gathered: readonly GatheredCase[], base: RecallConfig
     cancelled,
     seed,
     space,
-    split: { train: train.length, test: test.length },
+    split: { ...splitInfo, train: train.length, test: test.length },
+    pinned,
+    searched,
     base: {
       config: base,
       train: baseTrain.metrics[metric] ?? null,
@@ -597,8 +813,51 @@ export async function tune(gathered: readonly GatheredCase[], base: RecallConfig
     top,
     curve: curveOut,
     heatmap,
+    baselines: baselineRows,
+    ranking,
+    recommended,
     embedder: gathered.find((g) => !g.degraded)?.embedder ?? gathered[0]?.embedder ?? { name: 'none', model: null, available: false },
     timings: { gatherMs: opts.gatherMs ?? 0, searchMs, totalMs, configsPerSec: searchMs > 0 ? (trials.length / searchMs) * 1000 : 0 },
+  }
+}
+
+const f3 = (x: number) => x.toFixed(3)
+const ciText = (c: { lo: number; hi: number } | null) => (c ? ` (95% CI of the difference ${f3(c.lo)} to ${f3(c.hi)})` : '')
+
+/**
+ * What to ship, said plainly: the best on the held-out cases, ties to the tuned
+ * config. A baseline above the tuned config, or within noise of it, is named.
+ */
+export function recommend(tuned: RecallConfig, tunedTest: number | null, baselines: readonly TuneBaseline[], metric: string, nTest: number): TuneReport['recommended'] {
+  const scored = baselines.filter((b) => b.test !== null)
+  if (tunedTest === null || nTest === 0)
+    return { name: 'tuned', label: 'Tuned config', config: tuned, message: 'No held-out cases: the tuned config is chosen on train alone and its score there is optimistic; nothing was compared with the baselines.' }
+  const top = scored.reduce<TuneBaseline | null>((a, b) => (a === null || b.test! > a.test! ? b : a), null)
+  if (top && top.test! > tunedTest + 1e-12)
+    return {
+      name: top.name,
+      label: top.label,
+      config: top.config,
+      message:
+        top.verdict === 'baseline-better'
+          ? `Baseline "${top.label}" beats the tuned config on the ${nTest} held-out cases: ${metric} ${f3(top.test!)} vs ${f3(tunedTest)}${ciText(top.deltaCI)}. Use the baseline: it is the config offered here.`
+          : `Baseline "${top.label}" scores at least as well as the tuned config on the ${nTest} held-out cases: ${metric} ${f3(top.test!)} vs ${f3(tunedTest)}, within noise${ciText(top.deltaCI)}. The tuning did not beat it: the simpler baseline is the config offered here.`,
+    }
+  const close = scored.filter((b) => b.verdict === 'within-noise').sort((a, b) => b.test! - a.test!)
+  if (close.length)
+    return {
+      name: 'tuned',
+      label: 'Tuned config',
+      config: tuned,
+      message: `The tuned config scores ${metric} ${f3(tunedTest)} on the ${nTest} held-out cases, but baseline "${close[0].label}" (${f3(close[0].test!)}) is within noise of it${ciText(close[0].deltaCI)}: either is a fair choice, and the baseline is simpler.`,
+    }
+  return {
+    name: 'tuned',
+    label: 'Tuned config',
+    config: tuned,
+    message: top
+      ? `The tuned config beats every baseline on the ${nTest} held-out cases: ${metric} ${f3(tunedTest)} vs the best baseline "${top.label}" ${f3(top.test!)}${ciText(top.deltaCI)}.`
+      : `The tuned config scores ${metric} ${f3(tunedTest)} on the ${nTest} held-out cases (no baseline could be scored).`,
   }
 }
 

@@ -21,6 +21,7 @@
  * for lexical-only hits from their stored vectors, bm25 for dense-only hits.
  */
 import { armTexts } from '../../shared/cue'
+import { explainEmpty } from '../../shared/explainEmpty'
 import { renderResults } from '../../shared/render'
 import { RecallscopeError } from '../../shared/result'
 import { effectiveMode, rerank, utf8Length } from '../../shared/scoring'
@@ -205,6 +206,7 @@ export function runRecallSync(store: MemorySource, query: string | RecallQuery, 
     texts: { dense: prepared.vector ? (embedder.name === 'vector' ? null : texts.dense) : null, lexical: g.arms.lexical.ran ? texts.lexical : null },
     arms: g.arms,
     injectedTokens: rr.injectedTokens,
+    empty: explainEmpty({ results: rr.results, dropped: rr.dropped, candidates: g.candidates, config: cfg, mode: g.mode, inScope: g.inScopeCapped ? undefined : g.inScope, degradedReason: degraded ? (g.arms.dense.reason ?? null) : null }),
   }
 }
 

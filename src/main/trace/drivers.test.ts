@@ -70,6 +70,9 @@ describe('drivers on a hand-built DB', () => {
       expect(s.m0.loo.topAfter).toBe('m1')
       expect(s.m2.loo.topChanged).toBe(false)
       expect(s.m2.loo.after).toEqual(['m0', 'm1', 'm3'])
+      // The set change without m2, read off the two lists: m3 comes in, nobody else leaves.
+      expect(s.m2.loo.entered).toEqual(['m3'])
+      expect(s.m2.loo.left).toEqual([])
       // RBO is top-weighted: losing the top moves the list most.
       expect(s.m0.loo.rbo).toBeLessThan(s.m1.loo.rbo)
       expect(s.m1.loo.rbo).toBeLessThan(s.m2.loo.rbo)

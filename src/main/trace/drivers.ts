@@ -78,6 +78,8 @@ export function computeDrivers(trace: Pick<RecallTrace, 'candidates' | 'config' 
         replacement: entrant ? { id: entrant.id, score: entrant.score } : null,
         scoreLoss: total - afterTotal,
         tokenDelta: beforeTokens - rr.injectedTokens,
+        entered: after.filter((id) => !beforeSet.has(id)),
+        left: before.filter((id) => id !== r.id && !after.includes(id)),
       },
       unit: trace.units[r.id] ?? null,
     }

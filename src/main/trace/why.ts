@@ -100,6 +100,8 @@ export async function whyNot(store: MemorySource, req: WhyRequest): Promise<WhyN
   }
   const base: Omit<WhyNot, 'status' | 'summary' | 'scope'> = {
     memoryId: req.memoryId,
+    // The memory itself (text and metadata): the answer reads without a second lookup.
+    memory,
     unitId,
     eventId: s.eventId,
     query: s.query.text,

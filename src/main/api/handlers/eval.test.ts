@@ -74,6 +74,15 @@ describe('eval channels', () => {
     const rep = done.result as TuneReport
     expect(rep.trials).toBe(80)
     expect(rep.split.test).toBeGreaterThan(0)
+    // Saved in the workspace: listed, reopened whole, deleted.
+    const saved = rep as TuneReport & { id: string }
+    const list = await ok<{ id: string; metric: string; recommended: string }[]>('tune.list', {})
+    expect(list.map((x) => x.id)).toEqual([saved.id])
+    expect(list[0]).toMatchObject({ metric: 'ndcg@5', recommended: rep.recommended.name })
+    expect(await ok('tune.get', { id: saved.id })).toEqual(JSON.parse(JSON.stringify(rep)))
+    expect(await ok('tune.delete', { ids: [saved.id] })).toEqual({ deleted: 1 })
+    const gone = await call('tune.get', { id: saved.id })
+    expect(!gone.ok && gone.error.code).toBe('NOT_FOUND')
     const long = await ok<JobProgress>('eval.tune', { metric: 'mrr', trials: 100_000, now: FIXTURE_NOW })
     await new Promise((r) => setTimeout(r, 150))
     expect(await ok('jobs.cancel', { jobId: long.jobId })).toEqual({ cancelled: true })

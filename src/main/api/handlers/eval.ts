@@ -13,9 +13,9 @@ import { buildConfig } from '../../recall/request'
 import type { MemorySource } from '../../store/source'
 import { exportJsonl, importJsonl, importLocomoQa, saveCase } from '../../eval/cases'
 import { evalEmbedder, runEval } from '../../eval/evaluate'
-import { GatherCache, gatherCases } from '../../eval/replay'
+import { GatherCache } from '../../eval/replay'
 import { compareRuns } from '../../eval/runs'
-import { tune } from '../../eval/tune'
+import { runTune } from '../../eval/tuneJob'
 import type { App } from '../app'
 import { writeFileAtomic } from '../../safety/atomicWrite'
 import type { Handlers } from '../register'
@@ -34,6 +34,9 @@ type EvalChannels =
   | 'runs.compare'
   | 'runs.rename'
   | 'runs.delete'
+  | 'tune.list'
+  | 'tune.get'
+  | 'tune.delete'
   | 'jobs.list'
   | 'jobs.get'
   | 'jobs.cancel'
@@ -119,27 +122,26 @@ export function evalHandlers(app: App): Pick<Handlers, EvalChannels> {
       const { config } = buildConfig({ preset: i.preset, config: i.config })
       const cache = cacheOf(store, i.fresh)
       return app.jobs.start('tune', `Tune ${i.metric}`, async (ctl) => {
-        const t0 = performance.now()
         const cases = store.workspace.loadCases()
         if (cases.length === 0) throw new RecallscopeError('NOT_FOUND', 'No eval cases to tune on: create or import some first')
         const embedder = evalEmbedder(store, config, i.embedder ?? app.settings().embedder ?? null, embedderOptions())
-        const gathered = await gatherCases(store, cases, config, {
+        const report = await runTune(store, cases, config, {
           embedder,
           now: i.now ?? Date.now(),
-          cache,
-          signal: ctl.signal,
-          onProgress: (d, t) => ctl.progress(d, t, `gathering candidates: ${d} / ${t} cases`),
-        })
-        return tune(gathered, config, {
           metric: i.metric,
           budget: i.trials,
           seed: i.seed,
           space: i.space,
           tokenBudget: i.budget,
+          splitRule: i.splitRule,
+          testFraction: i.testFraction,
+          folds: i.folds,
+          cache,
           signal: ctl.signal,
           onProgress: ctl.progress,
-          gatherMs: performance.now() - t0,
         })
+        // Saved whole (listed beside runs, reopenable, exportable): the job's result is the saved report.
+        return store.workspace.saveTuneReport(report, { createdAt: Date.now(), name: `Tune ${report.metric}${report.cancelled ? ' (cancelled)' : ''}`, source: 'ui' })
       })
     },
     'runs.list': (i) => ws().listRuns({ limit: i.limit }),
@@ -147,6 +149,9 @@ export function evalHandlers(app: App): Pick<Handlers, EvalChannels> {
     'runs.compare': (i) => compareRuns(ws(), i.ids, { metric: i.metric, rboP: i.rboP }),
     'runs.rename': (i) => ws().renameRun(i.id, i.name),
     'runs.delete': (i) => ({ deleted: ws().deleteRuns(i.ids) }),
+    'tune.list': (i) => ws().listTuneReports({ limit: i.limit }),
+    'tune.get': (i) => ws().getTuneReport(i.id),
+    'tune.delete': (i) => ({ deleted: ws().deleteTuneReports(i.ids) }),
     'jobs.list': () => app.jobs.list().map(({ result: _, ...p }) => p),
     'jobs.get': (i) => app.jobs.get(i.jobId),
     'jobs.cancel': (i) => ({ cancelled: app.jobs.cancel(i.jobId) }),

@@ -159,4 +159,18 @@ export const WORKSPACE_MIGRATIONS: string[] = [
     PRIMARY KEY (owner_type, owner_id, model)
   );
   `,
+  // v4 (tune): saved tune reports, listed beside eval runs. The report is the JSON `tune --json` prints;
+  // summary holds what the list shows.
+  `
+  CREATE TABLE IF NOT EXISTS tune_reports (
+    id TEXT PRIMARY KEY,
+    created_at INTEGER NOT NULL,
+    name TEXT,
+    source TEXT NOT NULL,
+    metric TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    report TEXT NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS tune_reports_created ON tune_reports (created_at);
+  `,
 ]

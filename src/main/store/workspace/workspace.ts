@@ -7,7 +7,7 @@
  * One connection, owned here; callers use these methods (no SQL outside store/).
  */
 import Database from 'better-sqlite3'
-import type { CasesPage, EvalCaseRow, EvalRun, EvalRunSummary } from '../../../shared/eval'
+import type { CasesPage, EvalCaseRow, EvalRun, EvalRunSummary, SavedTuneReport, TuneReport, TuneReportSummary } from '../../../shared/eval'
 import { decodeVector, encodeVector } from '../decode'
 import { RecallscopeError } from '../../../shared/result'
 import { migrate, prep } from '../sqlite/connection'
@@ -15,6 +15,7 @@ import { workspaceOpenError } from '../sqlite/dbErrors'
 import { WORKSPACE_MIGRATIONS } from '../sqlite/schema'
 import { caseFacets, deleteCases, getCase, listCases, loadCases, writeCases, type CaseFilter } from './cases'
 import { deleteRuns, getRun, listRuns, renameRun, saveRun, type NewRun } from './runs'
+import { deleteTuneReports, getTuneReport, listTuneReports, saveTuneReport } from './tuneReports'
 
 export type { CaseFilter } from './cases'
 export type { NewRun } from './runs'
@@ -77,6 +78,20 @@ export class Workspace {
   }
   renameRun(id: string, name: string): EvalRunSummary {
     return renameRun(this.db, id, name)
+  }
+
+  /** Save a tune report (listed beside runs, reopened whole). */
+  saveTuneReport(report: TuneReport, meta: { createdAt: number; name: string; source: string; id?: string }): SavedTuneReport {
+    return saveTuneReport(this.db, report, meta)
+  }
+  listTuneReports(opts: { limit?: number } = {}): TuneReportSummary[] {
+    return listTuneReports(this.db, opts)
+  }
+  getTuneReport(id: string): SavedTuneReport {
+    return getTuneReport(this.db, id)
+  }
+  deleteTuneReports(ids: string[]): number {
+    return deleteTuneReports(this.db, ids)
   }
 
   // --- query-vector cache -------------------------------------------------

@@ -7,6 +7,7 @@
 import { useMemo, useState } from 'react'
 import type { EvalRunSummary, RunComparison } from '../../../../shared/eval'
 import { LOWER_IS_BETTER, METRIC_IDS, metricKey, parseMetricKey, type MetricId } from '../../../../shared/metrics'
+import { snapshotDiff, type DiffEntry, type DiffMark } from '../../../../shared/snapshotDiff'
 import type { Page } from '../../../../shared/types'
 import { call } from '../../lib/api'
 import { useAsync } from '../../lib/useAsync'
@@ -86,19 +87,62 @@ export function CompareSummary({ cmp }: { cmp: RunComparison }) {
 
 type Row = RunComparison['perCase'][number] & { maxAbs: number }
 
+/** One case's injected lists side by side, baseline vs each other run: moved / new / dropped, relevant flagged. */
+export function CaseDiff({ row, runs }: { row: RunComparison['perCase'][number]; runs: RunComparison['runs'] }) {
+  const markText = (m: DiffMark, shift: number | null) => (m === 'moved' ? (shift! > 0 ? `↓${shift}` : `↑${-shift!}`) : m === 'same' ? '' : m)
+  return (
+    <section className="case-diff" aria-label="Per-case diff">
+      <h4>
+        {row.id} <span className="small muted">{row.name}</span>
+      </h4>
+      {runs.slice(1).map((r, j) => {
+        const d = snapshotDiff(row.retrieved[0], row.retrieved[j + 1], row.relevant)
+        const side = (title: string, es: DiffEntry[]) => (
+          <div className="diff-side">
+            <div className="small muted">{title}</div>
+            <ol>
+              {es.map((e) => (
+                <li key={e.id} className={`diff-${e.mark}${e.relevant ? ' diff-rel' : ''}`} data-mark={e.mark}>
+                  <span className="mono">{e.id}</span> {e.relevant && <span className="badge ok">relevant</span>} {e.mark !== 'same' && <span className={`badge ${e.mark === 'dropped' ? 'danger' : e.mark === 'new' ? 'accent' : ''}`}>{markText(e.mark, e.shift)}</span>}
+                </li>
+              ))}
+              {es.length === 0 && <li className="muted">(nothing injected)</li>}
+            </ol>
+          </div>
+        )
+        return (
+          <div key={r.id} className="diff-pair" data-testid="case-diff">
+            <div className="small">
+              vs {runLabel(r)}: {d.counts.moved} moved · {d.counts.new} new · {d.counts.dropped} dropped · relevant injected {d.relevantHits.left} → {d.relevantHits.right}
+            </div>
+            <div className="grid2">
+              {side(`base: ${runLabel(runs[0])}`, d.left)}
+              {side(runLabel(r), d.right)}
+            </div>
+          </div>
+        )
+      })}
+    </section>
+  )
+}
+
 export function CompareTab({ runs, ids, setIds }: { runs: EvalRunSummary[] | undefined; ids: string[]; setIds: (ids: string[]) => void }) {
   const k = runs?.find((r) => r.id === ids[0])?.k ?? 10
   const [metricId, setMetricId] = useState<MetricId>('ndcg')
   const metric = metricKey(metricId, k)
-  const [onlyChanged, setOnlyChanged] = useState(true)
+  const [filter, setFilter] = useState<'changed' | 'worse' | 'all'>('changed')
+  const [open, setOpen] = useState<Row | null>(null)
   const [chartRun, setChartRun] = useState(1)
   const cmp = useAsync(() => (ids.length >= 2 ? call('runs.compare', { ids, metric }) : Promise.resolve(null)), [ids.join(','), metric])
   const c = cmp.data
   const rows: Row[] = useMemo(() => {
     if (!c) return []
     const all = c.perCase.map((r) => ({ ...r, maxAbs: Math.max(0, ...r.deltas.map((d) => (d === null ? 0 : Math.abs(d)))) }))
-    return (onlyChanged ? all.filter((r) => r.maxAbs > 1e-12 || r.jaccard.some((j) => j !== null && j < 1)) : all).sort((a, b) => b.maxAbs - a.maxAbs)
-  }, [c, onlyChanged])
+    // "Got worse": the metric moved the wrong way in any run against the baseline.
+    const worse = (r: Row) => r.deltas.some((d) => d !== null && Math.abs(d) > 1e-12 && d > 0 === LOWER_IS_BETTER.has(metricId))
+    const kept = filter === 'all' ? all : filter === 'worse' ? all.filter(worse) : all.filter((r) => r.maxAbs > 1e-12 || r.jaccard.some((j) => j !== null && j < 1))
+    return kept.sort((a, b) => b.maxAbs - a.maxAbs)
+  }, [c, filter, metricId])
   const toggle = (id: string) => setIds(ids.includes(id) ? ids.filter((x) => x !== id) : [...ids, id])
 
   const picker = (
@@ -206,14 +250,16 @@ export function CompareTab({ runs, ids, setIds }: { runs: EvalRunSummary[] | und
           <section className="card compare-cases">
             <div className="row">
               <h3 className="grow">Per case ({rows.length})</h3>
-              <label className="toggle">
-                <input type="checkbox" checked={onlyChanged} onChange={(e) => setOnlyChanged(e.target.checked)} />
-                only cases that changed
-              </label>
+              <select className="input" aria-label="Which cases" value={filter} onChange={(e) => setFilter(e.target.value as typeof filter)}>
+                <option value="changed">cases that changed</option>
+                <option value="worse">cases that got worse</option>
+                <option value="all">all cases</option>
+              </select>
             </div>
             <div className="compare-table">
-              <DataTable label="Per-case comparison" columns={columns} fetchPage={fetchPage} queryKey={`${ids.join(',')}:${metric}:${onlyChanged}:${rows.length}`} rowId={(x) => x.id} />
+              <DataTable label="Per-case comparison" columns={columns} fetchPage={fetchPage} queryKey={`${ids.join(',')}:${metric}:${filter}:${rows.length}`} rowId={(x) => x.id} selectedId={open?.id ?? null} onSelect={setOpen} />
             </div>
+            {open && <CaseDiff row={open} runs={c.runs} />}
           </section>
         </>
       )}

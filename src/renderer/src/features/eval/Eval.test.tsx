@@ -168,7 +168,22 @@ describe('CaseFromRecallButton', () => {
 
 describe('TuneResults', () => {
   const cfg = getPreset('fieldguide').config
-  const report = (train: number, test: number): TuneReport => ({
+  const lexCfg = { ...cfg, mode: 'lexical' as const, weights: { similarity: 0, lexical: 1, recency: 0, salience: 0 }, floor: null, topK: 10 }
+  const lexical = (test: number, delta: number, lo: number, hi: number): TuneReport['baselines'][number] => ({
+    name: 'lexical-bm25',
+    label: 'Lexical only (BM25)',
+    kind: 'lexical',
+    config: lexCfg,
+    train: 0.5,
+    test,
+    testCI: { lo: test - 0.04, hi: test + 0.04 },
+    testTokens: 300,
+    delta,
+    deltaCI: { lo, hi },
+    verdict: lo > 0 ? 'tuned-better' : hi < 0 ? 'baseline-better' : 'within-noise',
+    note: null,
+  })
+  const report = (train: number, test: number, baselines: TuneReport['baselines'] = [], recommended?: TuneReport['recommended']): TuneReport => ({
     metric: 'recall@10',
     k: 10,
     trials: 500,
@@ -176,7 +191,12 @@ describe('TuneResults', () => {
     cancelled: false,
     seed: 1,
     space: { weights: true, halfLife: true, floor: true, topK: true, fusion: true, maxTopK: 20 },
-    split: { train: 60, test: 40 },
+    split: { rule: 'group', by: 'conversation (scope.agentId)', train: 60, test: 40, trainGroups: ['conv-1', 'conv-2'], testGroups: ['conv-3'] },
+    pinned: ['fusion'],
+    searched: { mode: 'dense / lexical / hybrid' },
+    baselines,
+    ranking: [],
+    recommended: recommended ?? { name: 'tuned', label: 'Tuned config', config: { ...cfg, topK: 9 }, message: 'The tuned config beats every baseline.' },
     base: { config: cfg, train: 0.3, test: 0.31, trainTokens: 200, testTokens: 210 },
     best: {
       config: { ...cfg, topK: 9 },
@@ -203,12 +223,26 @@ describe('TuneResults', () => {
     const onApply = vi.fn()
     render(<TuneResults report={report(0.52, 0.4)} onApply={onApply} />)
     const t = screen.getByRole('table', { name: 'Train and test scores' })
-    expect(within(t).getAllByRole('row')[2].textContent).toMatch(/best config0\.5200\.400/)
+    expect(within(t).getAllByRole('row')[1].textContent).toMatch(/tuned config0\.5200\.400/)
     expect(screen.getByText(/Train beats test by 0\.120/)).toBeInTheDocument()
     expect(screen.getByText(/improves recall@10 by/)).toHaveTextContent('+0.0900')
-    expect(screen.getByLabelText('Best config JSON').textContent).toBe(JSON.stringify({ ...cfg, topK: 9 }, null, 2))
+    expect(screen.getByTestId('tune-split').textContent).toMatch(/Split by conversation \(scope\.agentId\): train conv-1, conv-2 · held out conv-3\. Held fixed: fusion\./)
+    expect(screen.getByLabelText('Recommended config JSON').textContent).toBe(JSON.stringify({ ...cfg, topK: 9 }, null, 2))
     fireEvent.click(screen.getByRole('button', { name: 'Apply this config' }))
     expect(onApply).toHaveBeenCalledWith({ ...cfg, topK: 9 }, expect.objectContaining({ metric: 'recall@10' }))
+  })
+
+  it('a baseline that beat the tuned config held out is said plainly, ranked, and offered as the config to apply', () => {
+    const onApply = vi.fn()
+    const b = lexical(0.47, -0.07, -0.11, -0.03)
+    const msg = 'Baseline "Lexical only (BM25)" beats the tuned config on the 40 held-out cases.'
+    render(<TuneResults report={report(0.52, 0.4, [b], { name: b.name, label: b.label, config: lexCfg, message: msg })} onApply={onApply} />)
+    expect(screen.getByTestId('tune-verdict').textContent).toBe(msg)
+    const row = within(screen.getByRole('table', { name: 'Train and test scores' })).getByText('Lexical only (BM25)').closest('tr')!
+    expect(row.textContent).toMatch(/0\.500.*0\.470.*-0\.0700 \(-0\.110 – -0\.030\)baseline better/)
+    expect(screen.getByLabelText('Recommended config JSON').textContent).toBe(JSON.stringify(lexCfg, null, 2))
+    fireEvent.click(screen.getByRole('button', { name: 'Apply this config' }))
+    expect(onApply).toHaveBeenCalledWith(lexCfg, expect.anything())
   })
 
   it('no overfit note when test holds up', () => {

@@ -15,7 +15,7 @@ import { useApp } from '../../app/context'
 import { CasesTab } from './CasesTab'
 import { CompareTab } from './CompareTab'
 import { RunsTab } from './RunsTab'
-import { TuneTab } from './TuneTab'
+import { SavedTuneReports, TuneTab } from './TuneTab'
 import { DEFAULT_SETTINGS, parseOverrides, type EvalSettings } from './settings'
 import { useJob } from './useJob'
 import './eval.css'
@@ -36,6 +36,7 @@ export function EvalView() {
   const presets = useAsync(() => call('recall.presets', {}), [])
   const runs = useAsync(() => call('runs.list', {}), [dbVersion])
   const [selectedRun, setSelectedRun] = useState<string | null>(null)
+  const [openTune, setOpenTune] = useState<string | null>(null)
   const [checked, setChecked] = useState<string[]>([])
   const [compareIds, setCompareIds] = useState<string[]>([])
 
@@ -174,8 +175,17 @@ export function EvalView() {
             }}
           />
         )}
+        {tab === 'runs' && (
+          <SavedTuneReports
+            refreshKey={tuneJob.result}
+            onOpen={(id) => {
+              setOpenTune(id)
+              setTab('tune')
+            }}
+          />
+        )}
         {tab === 'compare' && <CompareTab runs={runs.data} ids={compareIds} setIds={setCompareIds} />}
-        {tab === 'tune' && <TuneTab settings={settings} onApply={apply} job={tuneJob} />}
+        {tab === 'tune' && <TuneTab settings={settings} onApply={apply} job={tuneJob} openId={openTune} />}
       </div>
     </div>
   )

@@ -12,6 +12,8 @@ import { useAsync } from '../../lib/useAsync'
 import { fmtDate, fmtNum } from '../../lib/format'
 import { DataTable, type Columns } from '../../components/DataTable'
 import { DistributionChart, MetricBars, MetricHistoryChart } from './Charts'
+import { useOptionalApp } from '../../app/context'
+import type { RecallConfig } from '../../../../shared/types'
 
 export function runLabel(r: Pick<EvalRunSummary, 'name' | 'preset' | 'id'>): string {
   return r.name || r.preset || r.id
@@ -241,7 +243,7 @@ function RunDetail({ id }: { id: string }) {
             <DataTable label="Per-case results" columns={columns} fetchPage={fetchPage} queryKey={`${id}:${key}`} rowId={(x) => x.id} selectedId={open?.id ?? null} onSelect={setOpen} initialSorting={[]} />
           </div>
           <div className="run-case-detail" aria-label="Case result">
-            {open ? <CaseResultView c={open} /> : <div className="small muted">Select a case to see what it injected.</div>}
+            {open ? <CaseResultView c={open} run={r} /> : <div className="small muted">Select a case to see what it injected.</div>}
           </div>
         </div>
       </section>
@@ -249,17 +251,43 @@ function RunDetail({ id }: { id: string }) {
   )
 }
 
-function CaseResultView({ c }: { c: CaseRow }) {
+/** The config a case ran with in a run: the case's scope fields over the run's scope (as replay.ts caseConfig). */
+export function caseRunConfig(config: RecallConfig, scope: { agentId?: string; userId?: string; sessionId?: string; tenantId?: string }): RecallConfig {
+  const s = { ...config.scope }
+  for (const k of ['agentId', 'userId', 'sessionId', 'tenantId'] as const) if (scope[k]) s[k] = scope[k]
+  return { ...config, scope: s }
+}
+
+function CaseResultView({ c, run }: { c: CaseRow; run: EvalRun }) {
   const grade = new Map(c.relevant.map((r) => [r.id, r.grade]))
   const missed = c.relevant.filter((r) => !c.retrieved.includes(r.id))
   const ids = [...c.retrieved, ...missed.map((m) => m.id)]
   const mems = useAsync(() => (ids.length ? call('memories.page', { ids, limit: Math.min(1000, ids.length) }) : Promise.resolve(null)), [c.id, ids.join('\u0000')])
   const text = (id: string) => mems.data?.rows.find((m) => m.id === id)?.content
+  const navigate = useOptionalApp()?.navigate
+  // The case as it is now (query, scope, moment): the run keeps only its judgment.
+  const ec = useAsync(() => call('cases.get', { id: c.id }), [c.id])
+  const cfg = ec.data ? caseRunConfig(run.config, ec.data.scope) : null
+  // A case run without its own `now` ran at the caller's clock, i.e. when the run was made.
+  const now = ec.data?.now ?? run.createdAt
+  // Nothing injected where something should be: ask the engine which gate dropped everything.
+  const emptyWhy = useAsync(
+    () => call('recall.run', { query: ec.data!.query, cue: ec.data!.cue, now, config: cfg! }),
+    [c.id, ec.data ? 'y' : 'n'],
+    { enabled: !!ec.data && c.retrieved.length === 0 && !c.expectEmpty && c.relevant.length > 0 },
+  )
+  const whyParams = (memoryId: string) => ({ query: ec.data!.query, now: String(now), config: JSON.stringify(cfg), memoryId, from: `From eval case ${c.id}, under the config of run ${run.name || run.id}` })
   return (
     <div>
       <div className="mono small">{c.id}</div>
       <div>{c.name}</div>
       {c.expectEmpty && <div className="badge warn">expect empty: {c.retrieved.length === 0 ? 'abstained ✓' : `${c.retrieved.length} injected ✗`}</div>}
+      {emptyWhy.data?.empty && (
+        <div className="notice small warn" role="status" aria-label="Why nothing was injected">
+          <strong>Nothing injected.</strong> {emptyWhy.data.empty.message}
+          {emptyWhy.data.empty.suggestion && <> Try: {emptyWhy.data.empty.suggestion.label}.</>}
+        </div>
+      )}
       <ol className="injected">
         {c.retrieved.map((id, i) => (
           <li key={id} className={grade.has(id) ? 'hit' : undefined}>
@@ -275,7 +303,12 @@ function CaseResultView({ c }: { c: CaseRow }) {
           <ul className="missed">
             {missed.map((m) => (
               <li key={m.id}>
-                <span className="badge danger mono">{m.id}</span> <span className="small muted">grade {m.grade}</span>
+                <span className="badge danger mono">{m.id}</span> <span className="small muted">grade {m.grade}</span>{' '}
+                {navigate && ec.data && (
+                  <button className="btn small" aria-label={`why not ${m.id}?`} onClick={() => navigate('trace', whyParams(m.id))} title="Explain under this run's config: scope, arm ranks, score, the gate, the smallest change">
+                    why not?
+                  </button>
+                )}
                 {text(m.id) && <div className="small inj-text">{text(m.id)}</div>}
               </li>
             ))}

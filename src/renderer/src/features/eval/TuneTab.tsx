@@ -1,12 +1,15 @@
 /**
- * Tune: search the weights (on the simplex), half-life, floor, topK and fusion
- * on the train split as a background job (progress, cancel), then show train
- * and held-out test side by side, the convergence curve, the weight-simplex
- * heatmap, the best configs, and the winner as JSON to copy, download, or apply.
+ * Tune: search mode, fusion, pool, weights (on the simplex), half-life, age
+ * source, floor, minSimilarity, topK and budget on train conversations as a
+ * background job (progress, cancel), then rank the tuned config with the
+ * baselines on the held-out ones (bootstrap intervals, a plain verdict), show
+ * the convergence curve, the weight-simplex heatmap, the best configs, and the
+ * recommended config as JSON to copy, download, or apply. Every tune is saved
+ * in the workspace; saved reports reopen here and export as JSON.
  */
-import { useState } from 'react'
+import { useEffect, useState } from 'react'
 import type { JobProgress } from '../../../../shared/api'
-import type { TuneReport } from '../../../../shared/eval'
+import type { SavedTuneReport, TuneReport } from '../../../../shared/eval'
 import { LOWER_IS_BETTER, METRIC_IDS, metricKey, type MetricId } from '../../../../shared/metrics'
 import type { RecallConfig } from '../../../../shared/types'
 import { call } from '../../lib/api'
@@ -17,21 +20,45 @@ import { Heatmap } from './Heatmap'
 import { parseOverrides, type EvalSettings } from './settings'
 import { useJob } from './useJob'
 import { useOptionalApp } from '../../app/context'
+import { useAsync } from '../../lib/useAsync'
 
 const KNOBS = [
+  ['mode', 'mode'],
+  ['fusion', 'fusion'],
+  ['pool', 'pool'],
   ['weights', 'weights (simplex)'],
   ['halfLife', 'half-life'],
+  ['ageSource', 'age source'],
   ['floor', 'floor'],
+  ['minSimilarity', 'minSimilarity'],
   ['topK', 'topK'],
-  ['fusion', 'fusion'],
+  ['tokenBudget', 'token budget'],
 ] as const
 
-export function TuneTab({ settings, onApply, job }: { settings: EvalSettings; onApply: (config: RecallConfig, report: TuneReport) => void; job: ReturnType<typeof useJob<TuneReport>> }) {
+export function TuneTab({
+  settings,
+  onApply,
+  job,
+  openId,
+}: {
+  settings: EvalSettings
+  onApply: (config: RecallConfig, report: TuneReport) => void
+  job: ReturnType<typeof useJob<TuneReport>>
+  /** a saved report to show */
+  openId?: string | null
+}) {
   const [metricId, setMetricId] = useState<MetricId>('recall')
   const [k, setK] = useState(settings.k)
   const [trials, setTrials] = useState(1000)
   const [seed, setSeed] = useState(1)
-  const [space, setSpace] = useState<Record<(typeof KNOBS)[number][0], boolean>>({ weights: true, halfLife: true, floor: true, topK: true, fusion: true })
+  const [space, setSpace] = useState<Record<(typeof KNOBS)[number][0], boolean>>({ mode: true, fusion: true, pool: true, weights: true, halfLife: true, ageSource: true, floor: true, minSimilarity: true, topK: true, tokenBudget: true })
+  const [opened, setOpened] = useState<SavedTuneReport | null>(null)
+  // A fresh tune replaces whatever saved report was open.
+  useEffect(() => setOpened(null), [job.result])
+  // Opened from the Runs tab's list of tune reports.
+  useEffect(() => {
+    if (openId) void call('tune.get', { id: openId }).then(setOpened)
+  }, [openId])
   const [formError, setFormError] = useState<string | null>(null)
   const metric = metricKey(metricId, k)
   const start = () => {
@@ -87,8 +114,8 @@ export function TuneTab({ settings, onApply, job }: { settings: EvalSettings; on
           )}
         </div>
         <div className="small muted">
-          Searches on the <b>train</b> split starting from {settings.preset}
-          {settings.overrides.trim() ? ' + your config' : ''}; the held-out <b>test</b> split is only scored, never searched.
+          Searches on <b>train</b> cases starting from {settings.preset}
+          {settings.overrides.trim() ? ' + your config' : ''}; whole conversations (or sessions) are held out when the cases name them, and the held-out cases are only scored — with every baseline — never searched. Unticked knobs stay at the start config's value.
         </div>
         {p && p.state === 'running' && (
           <div className="progress" role="progressbar" aria-label="Tune progress" aria-valuemin={0} aria-valuemax={p.total || 1} aria-valuenow={p.done}>
@@ -98,41 +125,97 @@ export function TuneTab({ settings, onApply, job }: { settings: EvalSettings; on
         )}
         {(formError || job.error) && <div className="error">{formError ?? job.error}</div>}
       </section>
-      {job.result && <TuneResults report={job.result} onApply={onApply} />}
+      <SavedTuneReports refreshKey={job.result} onOpen={(id) => void call('tune.get', { id }).then(setOpened)} />
+      {(opened ?? job.result) && <TuneResults report={(opened ?? job.result)!} onApply={onApply} />}
     </div>
+  )
+}
+
+/** Saved tune reports (newest first): open one, or export it as the JSON `tune --json` prints. Shown in the Tune tab and beside the runs. */
+export function SavedTuneReports({ onOpen, refreshKey }: { onOpen: (id: string) => void; refreshKey?: unknown }) {
+  const saved = useAsync(() => call('tune.list', {}), [refreshKey])
+  return (
+    <>
+      {saved.data && saved.data.length > 0 && (
+        <section className="card" aria-label="Saved tune reports">
+          <h3>Saved tune reports</h3>
+          <table className="plain">
+            <thead>
+              <tr>
+                <th>when</th>
+                <th>metric</th>
+                <th>split</th>
+                <th>tuned (held-out)</th>
+                <th>best baseline</th>
+                <th>recommended</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {saved.data.map((t) => (
+                <tr key={t.id}>
+                  <td className="small">{new Date(t.createdAt).toISOString().slice(0, 16).replace('T', ' ')}</td>
+                  <td>{t.metric}</td>
+                  <td className="small">{t.split.rule === 'group' ? `by ${t.split.by?.split(' ')[0]}` : 'by case field'}</td>
+                  <td className="num">{fmtNum(t.tunedTest)}</td>
+                  <td className="small">
+                    {t.bestBaseline ? `${t.bestBaseline.name} ${fmtNum(t.bestBaseline.test)}` : '—'}
+                  </td>
+                  <td className="small">{t.recommendedLabel}</td>
+                  <td>
+                    <button className="btn small" onClick={() => onOpen(t.id)}>
+                      Open
+                    </button>{' '}
+                    <button className="btn small" onClick={() => void call('tune.get', { id: t.id }).then((r) => downloadText(`${t.id}.json`, `${JSON.stringify(r, null, 2)}\n`, 'application/json'))}>
+                      Export JSON
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      )}
+    </>
   )
 }
 
 export function TuneResults({ report: r, onApply }: { report: TuneReport; onApply: (config: RecallConfig, report: TuneReport) => void }) {
   const [copied, setCopied] = useState(false)
   const navigate = useOptionalApp()?.navigate
-  const json = JSON.stringify(r.best.config, null, 2)
+  const json = JSON.stringify(r.recommended?.config ?? r.best.config, null, 2)
   const w = r.best.params.weights
   const gap = r.best.train !== null && r.best.test !== null ? r.best.train - r.best.test : null
   return (
     <div className="tune-results">
+      {r.recommended && (
+        <div className={`notice ${r.recommended.name === 'tuned' ? '' : 'warn'}`} role="status" data-testid="tune-verdict">
+          {r.recommended.message}
+        </div>
+      )}
       <section className="card" aria-label="Train vs test">
         <h3>
-          {r.metric}: train vs held-out test <span className="small muted">· {r.trials} configs{r.cancelled ? ' (cancelled)' : ''} · {Math.round(r.timings.configsPerSec)} configs/s</span>
+          {r.metric}: train vs held-out <span className="small muted">· {r.trials} configs{r.cancelled ? ' (cancelled)' : ''} · {Math.round(r.timings.configsPerSec)} configs/s</span>
         </h3>
+        <div className="small muted" data-testid="tune-split">
+          {r.split.rule === 'group'
+            ? `Split by ${r.split.by}: train ${r.split.trainGroups.join(', ')} · held out ${r.split.testGroups.join(', ')}.`
+            : "Split by each case's own train/test field (the cases name no conversation or session)."}{' '}
+          {r.pinned && (r.pinned.length ? `Held fixed: ${r.pinned.join(', ')}.` : 'Nothing held fixed.')}
+        </div>
         <table className="plain tt" aria-label="Train and test scores">
           <thead>
             <tr>
               <th />
               <th>train ({r.split.train})</th>
-              <th>test ({r.split.test})</th>
-              <th>tokens / case</th>
+              <th>held-out ({r.split.test})</th>
+              <th>Δ tuned − this (95% CI)</th>
+              <th>verdict</th>
             </tr>
           </thead>
           <tbody>
-            <tr>
-              <td>base config</td>
-              <td className="num">{fmtNum(r.base.train)}</td>
-              <td className="num">{fmtNum(r.base.test)}</td>
-              <td className="num">{fmtNum(r.base.trainTokens, 0)}</td>
-            </tr>
             <tr className="best">
-              <td>best config</td>
+              <td>tuned config</td>
               <td className="num">{fmtNum(r.best.train)}</td>
               <td className="num" data-testid="tune-test">
                 {fmtNum(r.best.test)}
@@ -143,8 +226,28 @@ export function TuneResults({ report: r, onApply }: { report: TuneReport; onAppl
                   </span>
                 )}
               </td>
-              <td className="num">{fmtNum(r.best.trainTokens, 0)}</td>
+              <td />
+              <td />
             </tr>
+            {(r.baselines ?? []).map((b) => (
+              <tr key={b.name} className={r.recommended?.name === b.name ? 'best' : undefined} title={b.note ?? undefined}>
+                <td>{b.label}</td>
+                <td className="num">{fmtNum(b.train)}</td>
+                <td className="num">
+                  {fmtNum(b.test)}
+                  {b.testCI && (
+                    <span className="small muted">
+                      {' '}
+                      ({fmtNum(b.testCI.lo)}–{fmtNum(b.testCI.hi)})
+                    </span>
+                  )}
+                </td>
+                <td className="num small">
+                  {b.delta === null ? '' : `${b.delta >= 0 ? '+' : ''}${b.delta.toFixed(4)} (${fmtNum(b.deltaCI?.lo ?? null)} – ${fmtNum(b.deltaCI?.hi ?? null)})`}
+                </td>
+                <td className="small">{b.verdict === 'n/a' ? (b.note ?? 'n/a') : b.verdict.replace('-', ' ')}</td>
+              </tr>
+            ))}
           </tbody>
         </table>
         {gap !== null && gap > 0.05 && <div className="notice small">Train beats test by {gap.toFixed(3)}: part of the gain is fitted to the train cases; trust the test column.</div>}
@@ -159,9 +262,10 @@ export function TuneResults({ report: r, onApply }: { report: TuneReport; onAppl
           </div>
         )}
         <div className="params small">
-          weights: similarity {w.similarity.toFixed(3)} · lexical {w.lexical.toFixed(3)} · recency {w.recency.toFixed(3)} · salience {w.salience.toFixed(3)} · half-life {r.best.params.halfLifeHours.toFixed(1)} h · floor{' '}
+          mode {r.best.config.mode} · pool {r.best.config.candidatePool} · weights: similarity {w.similarity.toFixed(3)} · lexical {w.lexical.toFixed(3)} · recency {w.recency.toFixed(3)} · salience {w.salience.toFixed(3)} · half-life {r.best.params.halfLifeHours.toFixed(1)} h · floor{' '}
           {r.best.params.floor === null ? 'off' : r.best.params.floor.toFixed(3)} · topK {r.best.params.topK} · fusion {r.best.params.fusion.method}
-          {r.best.params.fusion.method === 'rrf' ? ` k=${r.best.params.fusion.rrfK.toFixed(1)}` : ''}
+          {r.best.params.fusion.method === 'rrf' ? ` k=${r.best.params.fusion.rrfK.toFixed(1)}` : ''} · age from {r.best.config.recency.from} · minSimilarity{' '}
+          {r.best.config.minSimilarity === null ? 'off' : r.best.config.minSimilarity.toFixed(3)} · budget {r.best.config.tokenBudget ?? 'off'}
         </div>
       </section>
       <div className="grid2">
@@ -215,7 +319,7 @@ export function TuneResults({ report: r, onApply }: { report: TuneReport; onAppl
       </section>
       <section className="card">
         <div className="row">
-          <h3 className="grow">Best config (RecallConfig JSON: paste it into your agent)</h3>
+          <h3 className="grow">Recommended config — {r.recommended?.label ?? 'Tuned config'} (RecallConfig JSON: paste it into your agent)</h3>
           <button
             className="btn"
             onClick={() => {
@@ -231,15 +335,15 @@ export function TuneResults({ report: r, onApply }: { report: TuneReport; onAppl
             Download
           </button>
           {navigate && (
-            <button className="btn" onClick={() => navigate('recall', { config: JSON.stringify(r.best.config) })} title="Explore the tuned config in the recall playground">
+            <button className="btn" onClick={() => navigate('recall', { config: json })} title="Explore the recommended config in the recall playground">
               Open in Recall
             </button>
           )}
-          <button className="btn primary" onClick={() => onApply(r.best.config, r)}>
+          <button className="btn primary" onClick={() => onApply(r.recommended?.config ?? r.best.config, r)}>
             Apply this config
           </button>
         </div>
-        <pre className="json tall" aria-label="Best config JSON">
+        <pre className="json tall" aria-label="Recommended config JSON">
           {json}
         </pre>
       </section>

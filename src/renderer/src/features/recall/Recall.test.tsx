@@ -21,6 +21,8 @@ vi.mock('../../lib/api', () => ({
 import { ResultsList, toRows, cutLines } from './ResultsList'
 import { ConfigPanel } from './ConfigPanel'
 import { decayPoints } from './DecayChart'
+import { EmptyNotice } from './EmptyNotice'
+import { explainEmpty } from '../../../../shared/explainEmpty'
 
 afterEach(cleanup)
 
@@ -170,5 +172,21 @@ describe('decay chart data', () => {
     expect(pts[1].recency).toBeCloseTo(0.5, 12)
     expect(pts[2].recency).toBeCloseTo(0.25, 12)
     expect(pts[0].recency).toBeCloseTo(Math.pow(0.5, 1 / 7), 12)
+  })
+})
+
+describe('EmptyNotice', () => {
+  it('floor 0.9 drops all six: says the best is a at 0.865 (0.035 short) and applies floor 0.86, which injects exactly a', () => {
+    const config = { ...fg, floor: 0.9 }
+    const r = rerank(cands, config, 'dense')
+    const e = explainEmpty({ results: r.results, dropped: r.dropped, candidates: cands, config, mode: 'dense', inScope: 6 })!
+    const onApply = vi.fn()
+    render(<EmptyNotice empty={e} onApply={onApply} />)
+    const box = screen.getByRole('status', { name: 'Why nothing was injected' })
+    expect(box.textContent).toContain('All 6 candidates were dropped (6 below the floor)')
+    expect(box.textContent).toContain('the best score is 0.865, 0.035 below floor 0.900')
+    fireEvent.click(within(box).getByRole('button', { name: 'Apply: floor → 0.86' }))
+    expect(onApply).toHaveBeenCalledWith({ floor: 0.86 })
+    expect(rerank(cands, { ...config, floor: 0.86 }, 'dense').results.map((x) => x.id)).toEqual(['a'])
   })
 })

@@ -6,6 +6,8 @@
 import { useMemo, useState } from 'react'
 import type { RecallConfig } from '../../../../shared/types'
 import { mergeConfig, partialConfigSchema } from '../../../../shared/config'
+import { explainEmpty } from '../../../../shared/explainEmpty'
+import { EmptyNotice } from './EmptyNotice'
 import { call } from '../../lib/api'
 import { useAsync } from '../../lib/useAsync'
 import { fmtDate, fmtNum, staleDbNow } from '../../lib/format'
@@ -33,7 +35,8 @@ export function RecallView() {
     query: nav.params.query ?? '',
     useCue: false,
     cue: { goal: '', currentStep: '', openQuestions: [] },
-    now: null,
+    // Handed over by "Try this change" (why-not) or an eval case: the case's moment.
+    now: nav.params.now && Number.isFinite(Number(nav.params.now)) ? Number(nav.params.now) : null,
     embedder: null,
     preset: 'fieldguide',
   })
@@ -49,7 +52,9 @@ export function RecallView() {
   const [edited, setConfig] = useState<RecallConfig | null>(null)
   const config = edited ?? initialConfig
   const [live, setLive] = useState(true)
-  const [selected, setSelected] = useState<string | null>(null)
+  // A memory handed over to look at (why-not's "Try this change"): selected and marked in the list.
+  const [selected, setSelected] = useState<string | null>(nav.params.highlight ?? null)
+  const highlight = nav.params.highlight ?? null
 
   // First load: the default preset's config, or a config handed over (e.g. "Open in Recall" from a tune).
   // A DB whose newest memory is days old (an export, the demo) is explored at the time of its last write:
@@ -77,7 +82,7 @@ export function RecallView() {
   if (presets.error) return <div className="page error">{presets.error.message}</div>
   if (!config) return <div className="page muted">Loading presets…</div>
   const timeTravelNote = autoNow && req.now !== null ? `Time-travelled to the newest memory (${fmtDate(req.now)} UTC): this DB's last write is in the past.` : null
-  return <Playground {...{ req, setReq, config, setConfig, options, choosePreset, live, setLive, selected, setSelected, navigate, timeTravelNote }} />
+  return <Playground {...{ req, setReq, config, setConfig, options, choosePreset, live, setLive, selected, setSelected, navigate, timeTravelNote, highlight, changeNote: nav.params.change ?? null }} />
 }
 
 interface PlaygroundProps extends RequestEditing {
@@ -85,6 +90,10 @@ interface PlaygroundProps extends RequestEditing {
   setSelected: (id: string | null) => void
   navigate: ReturnType<typeof useApp>['navigate']
   timeTravelNote: string | null
+  /** a memory to point out (handed over by why-not) */
+  highlight: string | null
+  /** the change that was applied on the way here, in words */
+  changeNote: string | null
 }
 
 /** refreshOnRecall: simulated in the trace; written only in write mode, on request. */
@@ -119,11 +128,20 @@ function RefreshBox({ ids, now }: { ids: string[]; now: number }) {
   )
 }
 
-function Playground({ req, setReq, config, setConfig, options, choosePreset, live, setLive, selected, setSelected, navigate, timeTravelNote }: PlaygroundProps) {
+function Playground({ req, setReq, config, setConfig, options, choosePreset, live, setLive, selected, setSelected, navigate, timeTravelNote, highlight, changeNote }: PlaygroundProps) {
   const r = useRecall(req, config, { auto: live })
   const trace = r.trace
   const view = r.view
   const rows = useMemo(() => (view ? toRows(view.results, view.dropped) : []), [view])
+  // Nothing injected: which gate dropped everything and the knob to move (recomputed after every local re-rank).
+  const empty = useMemo(
+    () =>
+      view && trace
+        ? explainEmpty({ results: view.results, dropped: view.dropped, candidates: trace.candidates, config, mode: trace.mode, inScope: trace.counts.inScopeCapped ? undefined : trace.counts.inScope, degradedReason: trace.degradedReason })
+        : null,
+    [view, trace, config],
+  )
+  const hl = highlight && view ? { id: highlight, rank: view.results.find((x) => x.id === highlight)?.rank ?? null, gate: view.dropped.find((x) => x.id === highlight)?.gate ?? null } : null
   const requires = options.find((o) => o.value === req.preset)?.requires ?? []
   const missing = requires.filter((k) => !(config.scope as unknown as Record<string, unknown>)[k])
   const sel = rows.find((x) => x.id === selected) ?? null
@@ -200,6 +218,14 @@ function Playground({ req, setReq, config, setConfig, options, choosePreset, liv
           ))}
           <span className="muted">bar = weighted contributions; dropped rows greyed with their gate</span>
         </div>
+        {hl && (
+          <div className={`notice small ${hl.rank ? 'ok' : 'warn'}`} role="status" aria-label="Highlighted memory" data-testid="highlight-status">
+            {changeNote ? `Applied: ${changeNote}. ` : ''}
+            Memory <span className="mono">{hl.id}</span>{' '}
+            {hl.rank ? <strong>is injected at rank {hl.rank}</strong> : hl.gate ? <strong>is still dropped ({hl.gate})</strong> : <strong>is not in the candidate pool</strong>}.
+          </div>
+        )}
+        {empty && <EmptyNotice empty={empty} onApply={(patch) => setConfig(mergeConfig(config, patch))} />}
         {view && trace && (
           <ResultsList
             rows={rows}

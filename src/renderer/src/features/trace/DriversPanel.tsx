@@ -1,7 +1,9 @@
 /**
  * Which memory drove the recall: the one that mattered most, then each injected
- * memory's share of the composite (stacked by feature) and what leaving it out
- * does — rank-biased overlap of the injected list without it, who takes its slot.
+ * memory by leave-one-out influence FIRST — what changes in the injected set
+ * and the context without it (who comes in, who else leaves, the new top,
+ * tokens), the rank-biased overlap — and its share of the composite SECOND
+ * (shares of similar memories are near-equal and tell them apart poorly).
  */
 import type { TraceDrivers } from '../../../../shared/trace'
 import { fmtNum } from '../../lib/format'
@@ -9,6 +11,8 @@ import { FEATURE_COLOR, FEATURE_KEYS, oneLine } from './traceFormat'
 
 export function DriversPanel({ drivers, onPick }: { drivers: TraceDrivers; onPick?: (id: string) => void }) {
   const maxShare = Math.max(0.0001, ...drivers.rows.map((r) => r.share))
+  const order = new Map(drivers.byInfluence.map((id, i) => [id, i]))
+  const rows = [...drivers.rows].sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0))
   return (
     <div className="tr-section" aria-label="Drivers">
       {drivers.mattersMost ? (
@@ -40,23 +44,23 @@ export function DriversPanel({ drivers, onPick }: { drivers: TraceDrivers; onPic
             <colgroup>
               <col style={{ width: 26 }} />
               <col />
-              <col style={{ width: 48 }} />
+              <col style={{ width: 140 }} />
               <col style={{ width: 44 }} />
-              <col style={{ width: 112 }} />
+              <col style={{ width: 48 }} />
             </colgroup>
             <thead>
               <tr>
-                <th>#</th>
+                <th title="injected rank">#</th>
                 <th title="bar: each feature's contribution; length: share of the injected composite">memory</th>
-                <th className="num">share</th>
+                <th title="leave-one-out: what changes in the injected set and the context without it">without it</th>
                 <th className="num" title="rank-biased overlap of the injected list with vs without it (1 = nothing moves)">
                   RBO
                 </th>
-                <th title="leave-one-out: who takes its slot, and the new top when it changes">without it</th>
+                <th className="num">share</th>
               </tr>
             </thead>
             <tbody>
-              {drivers.rows.map((r) => (
+              {rows.map((r) => (
                 <tr key={r.id} className={onPick ? 'pick' : undefined} onClick={() => onPick?.(r.id)} data-id={r.id}>
                   <td className="num">{r.rank}</td>
                   <td>
@@ -67,18 +71,20 @@ export function DriversPanel({ drivers, onPick }: { drivers: TraceDrivers; onPic
                       {FEATURE_KEYS.map((k) => (r.contributions[k] > 0 && r.score > 0 ? <span key={k} style={{ width: `${(100 * r.contributions[k]) / r.score}%`, background: FEATURE_COLOR[k] }} /> : null))}
                     </div>
                   </td>
-                  <td className="num">{(r.share * 100).toFixed(0)}%</td>
-                  <td className="num">{fmtNum(r.loo.rbo, 2)}</td>
                   <td className="small">
                     <div className="tr-nowrap">{r.loo.replacement ? <span className="mono">+ {r.loo.replacement.id}</span> : 'nothing in'}</div>
+                    {r.loo.left && r.loo.left.length > 0 && <div className="tr-nowrap mono">− {r.loo.left.join(', ')}</div>}
                     {r.loo.topChanged && <div className="muted tr-nowrap">top → {r.loo.topAfter ?? 'none'}</div>}
+                    <div className="muted tr-nowrap">context {r.loo.tokenDelta > 0 ? `−${r.loo.tokenDelta}` : r.loo.tokenDelta < 0 ? `+${-r.loo.tokenDelta}` : '±0'} tok</div>
                   </td>
+                  <td className="num">{fmtNum(r.loo.rbo, 2)}</td>
+                  <td className="num">{(r.share * 100).toFixed(0)}%</td>
                 </tr>
               ))}
             </tbody>
           </table>
           <p className="muted small" style={{ margin: 0 }}>
-            By influence: {drivers.byInfluence.join(' › ')}. Leave-one-out re-ranks the same candidates as if the memory did not exist (computed on the event-time replay).
+            Ordered by leave-one-out influence ({drivers.byInfluence.join(' › ')}); share of the composite is secondary. Leave-one-out re-ranks the same candidates as if the memory did not exist (computed on the event-time replay).
           </p>
         </>
       )}

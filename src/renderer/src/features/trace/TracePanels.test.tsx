@@ -107,12 +107,27 @@ function why(over: Partial<WhyNot> = {}): WhyNot {
     best: knobs[1].change,
     notes: [],
     mode: 'dense',
+    memory: { id: 'm-q', agentId: 'agent-a', userId: null, sessionId: 's-1', role: 'user', kind: 'episodic', tier: 'long_term', content: 'The staging deploy needs the VPN.', summary: null, salience: 0.4, createdAt: Date.UTC(2026, 8, 1), lastUsedAt: null, useCount: null, turn: null, source: null, metadata: null, tenantId: null },
     timings: { totalMs: 20, setupMs: 1, traceMs: 4, searchMs: 5, verifyMs: 10, evaluations: 40, depth: null },
     ...over,
   }
 }
 
 describe('WhyResult', () => {
+  it("shows the memory's text and metadata, and 'Try this change' hands Recall the changed config and the memory", () => {
+    const onTry = vi.fn()
+    render(<WhyResult why={why()} onTryChange={onTry} />)
+    expect(screen.getByTestId('why-memory-text').textContent).toBe('The staging deploy needs the VPN.')
+    expect(screen.getByTestId('why-memory-meta').textContent).toMatch(/kind episodic · role user · tier long_term · agent agent-a · session s-1 · created 2026-09-01/)
+    fireEvent.click(screen.getByRole('button', { name: 'Try this change' }))
+    const p = onTry.mock.calls[0][0] as Record<string, string>
+    expect(p.highlight).toBe('m-q')
+    expect(p.query).toBe('q')
+    expect(p.now).toBe(String(Date.UTC(2026, 9, 1)))
+    // The best change (recency weight 0.25 → 0.31) applied, nothing else moved.
+    expect(JSON.parse(p.config)).toEqual({ ...config, weights: { ...config.weights, recency: 0.31 } })
+  })
+
   it('stars the smallest change, says what it pushes out, and lists every knob', () => {
     render(<WhyResult why={why()} />)
     expect(screen.getByTestId('why-status').textContent).toBe('dropped by a gate')
@@ -194,6 +209,9 @@ describe('DriversPanel', () => {
     expect(table.textContent).toContain('+ m-9')
     expect(table.textContent).toContain('nothing in')
     expect(table.textContent).toContain('top → m-2')
+    // Leave-one-out first: the rows follow byInfluence, and the "without it" column comes before share.
+    const heads = within(table).getAllByRole('columnheader').map((h) => h.textContent)
+    expect(heads.indexOf('without it')).toBeLessThan(heads.indexOf('share'))
     fireEvent.click(table.querySelector('tr[data-id="m-2"]')!)
     expect(onPick).toHaveBeenCalledWith('m-2')
   })

@@ -52,7 +52,7 @@ export function TraceView() {
       <EventLog filters={filters} onFilters={setFilters} selected={eventId} onSelect={select} />
       <main className="tr-main" aria-label="Event">
         {adhoc ? (
-          <AdhocHeader q={adhoc} />
+          <AdhocHeader q={adhoc} from={p.from} />
         ) : eventId ? (
           <EventPane key={eventId} eventId={eventId} whyId={whyId} onWhy={(id) => (setWhyId(id), setSide('why'))} onOpenMemory={(id) => navigate('browse', { memoryId: id })} onSession={(s) => setFilters({ ...filters, sessionId: s })} />
         ) : (
@@ -94,7 +94,7 @@ function parseConfigParam(s: string | undefined): PartialRecallConfig | undefine
   }
 }
 
-function AdhocHeader({ q }: { q: { query: string; preset?: string; now?: number } }) {
+function AdhocHeader({ q, from }: { q: { query: string; preset?: string; now?: number }; from?: string }) {
   return (
     <div className="tr-head">
       <h2>Ad-hoc why-not</h2>
@@ -107,7 +107,9 @@ function AdhocHeader({ q }: { q: { query: string; preset?: string; now?: number 
           now <b>{q.now ? fmtDate(q.now) : 'the clock in main'}</b>
         </span>
       </div>
-      <p className="muted small">From the recall playground: the memory is explained for this query. Pick a logged event on the left to trace a real recall instead.</p>
+      <p className="muted small">
+        {from ?? 'From the recall playground'}: the memory is explained for this query. Pick a logged event on the left to trace a real recall instead.
+      </p>
     </div>
   )
 }
@@ -372,6 +374,7 @@ function WhyPane({
   onWhy: (id: string) => void
   onOpenMemory: (id: string) => void
 }) {
+  const { navigate } = useApp()
   const today = useToday()
   const logged = useAsync(() => call('trace.replay', { eventId: eventId!, mode: 'logged' }), [eventId], { enabled: !!eventId })
   const candidates: WhyCandidate[] = useMemo(() => {
@@ -396,7 +399,7 @@ function WhyPane({
       {!whyId && <div className="tr-empty">Pick a memory — from the injected list, the replay diff, the drivers, or any id — to see its scope, arm ranks, score, the gate that dropped it, and the smallest single change that would inject it.</div>}
       {why.error && <div className="error">{why.error.message}</div>}
       {why.loading && !why.data && <div className="muted">Explaining…</div>}
-      {ready && why.data && why.data.memoryId === whyId && <WhyResult why={why.data} onOpenMemory={onOpenMemory} />}
+      {ready && why.data && why.data.memoryId === whyId && <WhyResult why={why.data} onOpenMemory={onOpenMemory} onTryChange={(p) => navigate('recall', p)} />}
     </>
   )
 }

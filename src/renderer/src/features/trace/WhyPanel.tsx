@@ -5,7 +5,8 @@
  * verified by re-running the recall in main.
  */
 import { useState } from 'react'
-import type { WhyNot } from '../../../../shared/trace'
+import type { KnobName, WhyNot } from '../../../../shared/trace'
+import type { RecallConfig } from '../../../../shared/types'
 import { fmtDate, fmtNum } from '../../lib/format'
 import { FEATURE_COLOR, FEATURE_KEYS, KNOB_LABEL, WHY_LABEL, knobValue, oneLine, setFlag } from './traceFormat'
 
@@ -60,7 +61,28 @@ export function WhyPicker({ value, candidates, onExplain, busy }: { value: strin
   )
 }
 
-export function WhyResult({ why, onOpenMemory }: { why: WhyNot; onOpenMemory?: (id: string) => void }) {
+/** A config with one knob set (the why-not change), as the engine would run it. */
+export function configWithKnob(c: RecallConfig, knob: KnobName, v: number): RecallConfig {
+  if (knob.startsWith('weights.')) return { ...c, weights: { ...c.weights, [knob.slice(8)]: v } }
+  if (knob === 'recency.halfLifeHours') return { ...c, recency: { ...c.recency, halfLifeHours: v } }
+  return { ...c, [knob]: v }
+}
+
+/** Navigation params that open Recall with the why-not's best change applied and the memory highlighted. */
+export function tryChangeParams(why: WhyNot): Record<string, string> | null {
+  if (!why.best) return null
+  const b = why.best
+  return {
+    query: why.query,
+    now: String(why.now),
+    config: JSON.stringify(configWithKnob(why.config, b.knob, b.to)),
+    highlight: why.memoryId,
+    change: `${KNOB_LABEL[b.knob]} ${knobValue(b.from)} → ${knobValue(b.to)}`,
+  }
+}
+
+export function WhyResult({ why, onOpenMemory, onTryChange }: { why: WhyNot; onOpenMemory?: (id: string) => void; onTryChange?: (params: Record<string, string>) => void }) {
+  const m = why.memory
   const s = why.scored
   const c = why.candidate
   const total = s ? FEATURE_KEYS.reduce((a, k) => a + Math.max(0, s.contributions[k]), 0) : 0
@@ -81,6 +103,29 @@ export function WhyResult({ why, onOpenMemory }: { why: WhyNot; onOpenMemory?: (
         {why.summary}
       </div>
 
+      {m && (
+        <div className="tr-section" aria-label="The memory">
+          <div className="content-block small" data-testid="why-memory-text">
+            {m.content}
+          </div>
+          <div className="muted small" data-testid="why-memory-meta">
+            {[
+              m.kind && `kind ${m.kind}`,
+              m.role && `role ${m.role}`,
+              m.tier && `tier ${m.tier}`,
+              m.agentId && `agent ${m.agentId}`,
+              m.userId && `user ${m.userId}`,
+              m.sessionId && `session ${m.sessionId}`,
+              `created ${fmtDate(m.createdAt)}`,
+              `last used ${m.lastUsedAt === null ? 'never' : fmtDate(m.lastUsedAt)}`,
+              m.salience !== null && `salience ${fmtNum(m.salience, 2)}`,
+            ]
+              .filter(Boolean)
+              .join(' · ')}
+          </div>
+        </div>
+      )}
+
       {why.best && (
         <div className="tr-best" data-testid="why-best">
           <span className="small muted">Smallest single change{why.best.verified?.engine ? ' — verified by re-running the recall' : ''}</span>
@@ -94,6 +139,13 @@ export function WhyResult({ why, onOpenMemory }: { why: WhyNot; onOpenMemory?: (
           <span className="small">
             <code>{setFlag(why.best.knob, why.best.to)}</code>
           </span>
+          {onTryChange && why.config.unit === 'memory' && (
+            <span>
+              <button className="btn small primary" onClick={() => onTryChange(tryChangeParams(why)!)}>
+                Try this change
+              </button>
+            </span>
+          )}
         </div>
       )}
 
