@@ -35,7 +35,10 @@ export function electronNativeBinding(): string | undefined {
  */
 export function dbPathFromArgv(argv: string[], cwd: string, packaged = app.isPackaged): string | null {
   const args = argv.slice(packaged ? 1 : 2).filter((a) => !a.startsWith('-'))
-  return args.length ? path.resolve(cwd, args[args.length - 1]) : null
+  if (!args.length) return null
+  const last = args[args.length - 1]
+  // A postgres:// URL opens the Postgres source as is.
+  return /^postgres(ql)?:\/\//i.test(last) ? last : path.resolve(cwd, last)
 }
 
 function log(line: string): void {

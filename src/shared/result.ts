@@ -12,6 +12,9 @@ export const ERROR_CODES = [
   'UNKNOWN_LAYOUT', // SQLite, but neither canonical nor a known foreign layout
   'READ_ONLY', // a write was attempted without write mode
   'DB_BUSY', // the database stayed locked past the busy timeout
+  'DB_UNREACHABLE', // a database server could not be reached, or the connection dropped
+  'AUTH_FAILED', // a database server refused the credentials
+  'DB_TIMEOUT', // a statement ran past the statement timeout
   'EMBEDDER_UNAVAILABLE', // model server down, model missing, timeout
   'CANCELLED', // a job was cancelled
   'CONFLICT', // e.g. output file exists and --force was not given

@@ -9,7 +9,7 @@ import path from 'node:path'
 import { RecallscopeError } from '../../shared/result'
 import type { JobProgress } from '../../shared/api'
 import type { OpenInfo, RecentFile } from '../../shared/contract'
-import { openSource } from '../store/registry'
+import { openStore } from '../store/registry'
 import type { MemorySource } from '../store/source'
 
 export interface AppOptions {
@@ -143,7 +143,7 @@ export class App {
   /** Open a DB, closing the previous one only once the new one opened fine. */
   open(p: string, opts: { workspacePath?: string; write?: boolean } = {}): OpenInfo {
     const t0 = performance.now()
-    const next = openSource({
+    const next = openStore({
       path: p,
       workspacePath: opts.workspacePath,
       write: opts.write,
@@ -208,6 +208,7 @@ export class App {
   }
 
   recent(): RecentFile[] {
-    return this.settings().recent.map((r) => ({ ...r, exists: fs.existsSync(r.path) }))
+    // URLs (stored without their password) cannot be checked without connecting: listed as present.
+    return this.settings().recent.map((r) => ({ ...r, exists: /^postgres(ql)?:\/\//i.test(r.path) || fs.existsSync(r.path) }))
   }
 }

@@ -4,7 +4,7 @@ import { RecallscopeError } from '../../shared/result'
 import { runEval } from '../eval/evaluate'
 import { intervals } from '../eval/replay'
 import { parseNow } from '../recall/request'
-import { openSource } from '../store/registry'
+import { openStore } from '../store/registry'
 import type { MemorySource } from '../store/source'
 import { str, readJsonFile } from './args'
 import { optionalInt, requireString, type Command } from './index'
@@ -44,7 +44,7 @@ export const evalCommand: Command = {
     const k = optionalInt(ctx, 'k', 1) ?? 10
     const split = parseSplit(v.split)
     const gates = parseGates(v['fail-under'], k)
-    const store = openSource({ path: db, workspacePath: str(v.workspace) })
+    const store = openStore({ path: db, workspacePath: str(v.workspace) })
     try {
       const run = await runEval(store, {
         preset: str(v.preset),

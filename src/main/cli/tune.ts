@@ -6,7 +6,7 @@ import { evalEmbedder } from '../eval/evaluate'
 import { gatherCases } from '../eval/replay'
 import { tune } from '../eval/tune'
 import { buildConfig, parseNow } from '../recall/request'
-import { openSource } from '../store/registry'
+import { openStore } from '../store/registry'
 import type { MemorySource } from '../store/source'
 import { str, readJsonFile } from './args'
 import { optionalInt, requireString, type Command } from './index'
@@ -59,11 +59,11 @@ export const tuneCommand: Command = {
       config: typeof v.config === 'string' ? readJsonFile(v.config, '--config') : undefined,
       set: Array.isArray(v.set) ? v.set.map(String) : [],
     })
-    const store = openSource({ path: db, workspacePath: str(v.workspace) })
+    const store = openStore({ path: db, workspacePath: str(v.workspace) })
     try {
       const t0 = performance.now()
       const cases = store.workspace.loadCases()
-      if (cases.length === 0) throw new RecallscopeError('NOT_FOUND', `No eval cases in ${store.workspacePath}: import some (recallscope import locomo …) or create them in the app`)
+      if (cases.length === 0) throw new RecallscopeError('NOT_FOUND', `No eval cases in ${store.workspace.path}: import some (recallscope import locomo …) or create them in the app`)
       const embedder = evalEmbedder(store, config, str(v.embedder), { ollamaHost: str(v['ollama-host']), openaiBaseUrl: str(v['openai-base-url']) })
       let lastPct = -1
       const progress = (what: string) => (d: number, t: number) => {
