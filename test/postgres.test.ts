@@ -384,3 +384,29 @@ describe('the CLI takes a postgres:// URL', () => {
 function scopeOkAll(m: FixtureMemory): boolean {
   return m.tier === 'working' || m.tier === 'long_term'
 }
+
+describe('ANN when an HNSW index exists (last: it adds an index to canon)', () => {
+  it('exact stays exact with the index present; ?ann=hnsw uses it and the trace says so', async () => {
+    await srv.seed(`CREATE INDEX canon_emb_hnsw ON canon.embeddings USING hnsw (vector vector_cosine_ops)`)
+    const qv = randomQuery(21)
+    const want = cosineRanking(mems, qv, scopeOkAll)
+    const exact = await runRecall(pgs, 'q', denseConfig(), NOW, { queryVector: qv })
+    expect(denseRanking(exact).map((x) => x.id)).toEqual(want.slice(0, 100).map((x) => x.id))
+    expect(exact.arms!.dense.pushdown).toEqual({ kind: 'exact' })
+    const s = openStore({ path: url('schema=canon&ann=hnsw&ef_search=200'), workspacePath: ws('ann-ok') })
+    try {
+      const tr = await runRecall(s, 'q', denseConfig({ topK: 10, candidatePool: 10 }), NOW, { queryVector: qv })
+      expect(tr.arms!.dense.pushdown).toEqual({ kind: 'hnsw', index: 'canon_emb_hnsw', efSearch: 200, indexUsed: true })
+      const got = denseRanking(tr)
+      expect(got.length).toBeGreaterThan(0)
+      // whatever ANN returns carries its true cosine, best first
+      const sim = new Map(want.map((x) => [x.id, x.sim]))
+      got.forEach((x, i) => {
+        expect(x.sim!).toBeCloseTo(sim.get(x.id)!, 5)
+        if (i) expect(x.sim!).toBeLessThanOrEqual(got[i - 1].sim!)
+      })
+    } finally {
+      s.close()
+    }
+  })
+})

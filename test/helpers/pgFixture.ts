@@ -106,7 +106,7 @@ export function canonicalDdl(schema: string, vectorType: 'vector' | 'real[]' = '
   CREATE TABLE ${schema}.sessions (id text PRIMARY KEY, agent_id text, user_id text, tenant_id text, started_at bigint, ended_at bigint, summary text, is_archived int NOT NULL DEFAULT 0);
   CREATE TABLE ${schema}.memories (id text PRIMARY KEY, agent_id text, user_id text, session_id text, role text, kind text, tier text, content text NOT NULL,
     summary text, salience real, created_at bigint, last_used_at bigint, use_count int, turn int, source text, metadata text);
-  CREATE TABLE ${schema}.embeddings (owner_type text NOT NULL, owner_id text NOT NULL, model text NOT NULL, dim int NOT NULL, vector ${vectorType} NOT NULL,
+  CREATE TABLE ${schema}.embeddings (owner_type text NOT NULL, owner_id text NOT NULL, model text NOT NULL, dim int NOT NULL, vector ${vectorType === 'vector' ? `vector(${PG_DIM})` : vectorType} NOT NULL,
     PRIMARY KEY (owner_type, owner_id, model));
   CREATE TABLE ${schema}.recall_events (id text PRIMARY KEY, at bigint NOT NULL, agent_id text, user_id text, session_id text, turn int, query text, cue text, preset text, config text, results text);`
 }

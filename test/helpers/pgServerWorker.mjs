@@ -85,7 +85,11 @@ await new Promise((r) => fakeAuth.listen(0, '127.0.0.1', r))
 parentPort.on('message', async ({ id, cmd, sql, params }) => {
   try {
     let data = null
-    if (cmd === 'seed') await db.exec(`SET default_transaction_read_only = off; ${sql}`)
+    // Its own statement first: a multi-statement exec runs as one transaction, begun under the old default.
+    if (cmd === 'seed') {
+      await db.exec('SET default_transaction_read_only = off')
+      await db.exec(sql)
+    }
     else if (cmd === 'query') data = (await db.query(sql, params ?? [])).rows
     else if (cmd === 'log') data = [...statements]
     else if (cmd === 'clear') statements.splice(0)

@@ -138,8 +138,8 @@ export interface EventTimelineStats {
 /** How a pushed-down dense search ran (the trace shows it). */
 export type DenseMethod =
   | { kind: 'exact' }
-  | { kind: 'hnsw'; index?: string; efSearch: number }
-  | { kind: 'ivfflat'; index?: string; probes: number }
+  | { kind: 'hnsw'; index?: string; efSearch: number; indexUsed: boolean }
+  | { kind: 'ivfflat'; index?: string; probes: number; indexUsed: boolean }
 
 export interface DenseSearchRequest {
   /** the query, unit length */

@@ -71,7 +71,12 @@ async function run(req: Request): Promise<void> {
     client = await pool.connect()
     await session(client)
     let last: pg.QueryResult | null = null
-    for (const st of req.batch) last = await client.query({ text: st.sql, values: st.params ?? [], ...(req.rowMode ? { rowMode: req.rowMode } : {}) })
+    let kept: pg.QueryResult | null = null
+    for (const st of req.batch) {
+      last = await client.query({ text: st.sql, values: st.params ?? [], ...(req.rowMode ? { rowMode: req.rowMode } : {}) })
+      if (st.result) kept = last
+    }
+    last = kept ?? last
     reply({ id: req.id, ok: true, rows: last?.rows ?? [], fields: last?.fields.map((f) => f.name) ?? [] })
   } catch (e) {
     // A connection-level failure: drop the client rather than hand it out again.

@@ -23,6 +23,8 @@ export interface WorkerConfig {
 export interface Statement {
   sql: string
   params?: unknown[]
+  /** this statement's rows come back (default: the last statement's) */
+  result?: boolean
 }
 
 export interface Request {

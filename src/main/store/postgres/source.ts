@@ -109,6 +109,8 @@ export class PgSource implements MemorySource {
   private readonly lexTerms = new Map<string, boolean>()
   private readonly indexes = new Map<string, VectorIndex>()
   private modelsCache: EmbeddingModelFacts[] | null = null
+  /** whether the planner uses the ANN index for the dense query (EXPLAIN once, ANN mode only) */
+  private annIndexUsed: boolean | null = null
   /** keyset cursors: the last row of a page, keyed by the query without its offset */
   private readonly cursors = new Map<string, { offset: number; key: [number, string] }>()
   /** walkMemories ordinals → the id at that ordinal (keyset continuation) */
@@ -186,6 +188,13 @@ export class PgSource implements MemorySource {
   get workspacePath(): string {
     return this.workspace.path
   }
+  private get annEf(): number {
+    return this.url.options.efSearch ?? 100
+  }
+  private get annProbes(): number {
+    return this.url.options.probes ?? 10
+  }
+
   /** The method the dense arm uses: exact unless the URL chose an ANN index (checked at open). */
   get denseMethod(): 'exact' | 'hnsw' | 'ivfflat' {
     return this.url.options.ann
@@ -709,18 +718,28 @@ export class PgSource implements MemorySource {
         { rowMode: 'array' },
       )
     } else {
-      const set = method === 'hnsw' ? `SET hnsw.ef_search = ${this.url.options.efSearch ?? 100}` : `SET ivfflat.probes = ${this.url.options.probes ?? 10}`
-      rows = this.bridge.run<[string, number]>(
-        [
-          { sql: set },
-          {
-            sql: `SELECT m.id, (1 - (${v} <=> ${qv}::vector))::float8 AS sim FROM (${this.sql.embeddings}) e JOIN (${this.sql.memories}) m ON m.id = e.owner_id
-                  WHERE e.owner_type = 'memory' AND e.model = ${model} AND ${where} ORDER BY ${v} <=> ${qv}::vector LIMIT ${n}`,
-            params: ps.values,
-          },
-        ],
-        { rowMode: 'array' },
-      ).rows
+      // ANN: the index scan needs `ORDER BY <column> <=> $q` on the table itself, so the nearest rows of the model are read
+      // first (at most ef_search / probes-limited by the index), then the scope filters them: a selective scope may get fewer.
+      const set = method === 'hnsw' ? `SET hnsw.ef_search = ${this.annEf}` : `SET ivfflat.probes = ${this.annProbes}`
+      const vt = this.sql.vectorTable!
+      const col = `e.${ident(vt.column)}`
+      const fetch = ps.p(Math.max(Math.floor(req.limit), method === 'hnsw' ? this.annEf : Math.floor(req.limit)))
+      const modelWhere = this.sql.layout === 'canonical' ? `c.owner_type = 'memory' AND c.model = ${model}` : `${model}::text IS NOT NULL`
+      const ownerCols = this.sql.layout === 'canonical' ? 'e.owner_type, e.model' : 'NULL AS owner_type'
+      const idCol = this.sql.layout === 'canonical' ? 'e.owner_id' : 'e.id::text'
+      // The inner query has no WHERE, so the only way to serve its ORDER BY … LIMIT is the ANN index (a btree on the
+      // other columns cannot); rows of other models among those nearest are dropped by the outer filter.
+      const annSql = `SELECT c.id, (1 - c.dist)::float8 AS sim FROM (SELECT ${idCol} AS id, ${ownerCols}, (${col} <=> ${qv}::vector) AS dist FROM ${ident(this.sql.schema)}.${ident(vt.table)} e
+          ORDER BY ${col} <=> ${qv}::vector LIMIT ${fetch}) c JOIN (${this.sql.memories}) m ON m.id = c.id WHERE ${modelWhere} AND ${where} ORDER BY c.dist ASC, c.id ASC LIMIT ${n}`
+      // The user asked for ANN: steer the planner off the sequential scan for this statement only (set back after).
+      const steer = [{ sql: set }, { sql: 'SET enable_seqscan = off' }]
+      const unsteer = { sql: 'SET enable_seqscan = on' }
+      if (this.annIndexUsed === null) {
+        // Once per source: does the plan really use the index? The trace must not claim an ANN search that did not run.
+        const plan = this.bridge.run<{ 'QUERY PLAN': unknown }>([...steer, { sql: `EXPLAIN (FORMAT JSON) ${annSql}`, params: ps.values, result: true }, unsteer]).rows
+        this.annIndexUsed = JSON.stringify(plan).includes(this.annIndex?.name ?? '\u0000')
+      }
+      rows = this.bridge.run<[string, number]>([...steer, { sql: annSql, params: ps.values, result: true }, unsteer], { rowMode: 'array' }).rows
     }
     const c = this.countScope(req.filter)
     const hits = rows.map(([id, sim]) => ({ id: String(id), similarity: sim === null ? null : Number(sim) }))
@@ -729,7 +748,12 @@ export class PgSource implements MemorySource {
       exhausted: hits.length < req.limit,
       inScope: c.count,
       inScopeCapped: c.capped,
-      method: method === 'exact' ? { kind: 'exact' } : method === 'hnsw' ? { kind: 'hnsw', index: this.annIndex?.name, efSearch: this.url.options.efSearch ?? 100 } : { kind: 'ivfflat', index: this.annIndex?.name, probes: this.url.options.probes ?? 10 },
+      method:
+        method === 'exact'
+          ? { kind: 'exact' }
+          : method === 'hnsw'
+            ? { kind: 'hnsw', index: this.annIndex?.name, efSearch: this.annEf, indexUsed: this.annIndexUsed === true }
+            : { kind: 'ivfflat', index: this.annIndex?.name, probes: this.annProbes, indexUsed: this.annIndexUsed === true },
     }
   }
 
