@@ -14,6 +14,7 @@ import { ensureDemo } from './demoDb'
 import { registerIpc } from './ipc'
 import { appRoot, appVersion } from './paths'
 import { installSecurity } from './security'
+import { redactUrl } from './store/postgres/url'
 import { createMainWindow, loadApp, shellFiles } from './window'
 
 /**
@@ -53,7 +54,7 @@ function openInitial(core: App, dbPath: string | null): void {
   } catch (e) {
     // The window still opens: the library view shows recent files and lets the
     // user pick another; the reason goes to the terminal.
-    log(`could not open ${dbPath ?? core.demoPath}: ${(e as Error)?.message ?? e}`)
+    log(`could not open ${dbPath ? redactUrl(dbPath) : core.demoPath}: ${(e as Error)?.message ?? e}`)
   }
 }
 
