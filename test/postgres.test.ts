@@ -19,7 +19,7 @@ import type { SqliteSource } from '../src/main/store/sqlite/source'
 import { getPreset } from '../src/shared/presets'
 import { RecallscopeError } from '../src/shared/result'
 import type { RecallConfig, RecallTrace } from '../src/shared/types'
-import { canonicalDdl, canonicalInserts, cosineRanking, makeMemories, mem0Sql, PG_MODEL, PG_T0, randomQuery, uuidOf, writeSqlite, type FixtureMemory } from './helpers/pgFixture'
+import { canonicalDdl, canonicalInserts, cosineRanking, langgraphSql, makeMemories, mem0Sql, PG_MODEL, PG_T0, randomQuery, uuidOf, writeSqlite, type FixtureMemory } from './helpers/pgFixture'
 import { startPgServer, type PgTestServer } from './helpers/pgServer'
 import { tmpDir } from './helpers/tmp'
 
@@ -78,6 +78,7 @@ beforeAll(async () => {
   srv = await startPgServer()
   await srv.seed(`CREATE EXTENSION IF NOT EXISTS vector; ${canonicalDdl('canon')} ${canonicalInserts('canon', mems)}`)
   await srv.seed(mem0Sql('mem0', mems, uuidOf))
+  await srv.seed(langgraphSql('lg', mems))
   await srv.seed(`CREATE SCHEMA odd; CREATE TABLE odd.memories (id text, body text);`)
   await srv.clearLog()
   pgs = openStore({ path: url('schema=canon'), workspacePath: ws('canon') }) as PgSource
@@ -271,6 +272,28 @@ describe('the mem0 pgvector collection', () => {
       const want = cosineRanking(mems, qv, () => true)
         .slice(0, 100)
         .map((x) => uuid.get(x.id))
+      expect(denseRanking(tr).map((x) => x.id)).toEqual(want)
+      expect(tr.arms!.dense.pushdown).toEqual({ kind: 'exact' })
+    } finally {
+      s.close()
+    }
+  })
+})
+
+describe('a LangGraph PostgresStore', () => {
+  it('opens as langgraph: namespace → agent/user, value.content → text, store_vectors → dense recall in the database', async () => {
+    const s = openStore({ path: url('schema=lg'), workspacePath: ws('lg') })
+    try {
+      expect(s.layout).toBe('langgraph')
+      expect(s.counts().memories).toBe(N)
+      expect(s.getMemory(`${mems[7].agent}.${mems[7].user}:${mems[7].id}`)).toMatchObject({ content: mems[7].content, agentId: mems[7].agent, userId: mems[7].user, createdAt: mems[7].createdAt })
+      expect(s.capabilities().vectorModels).toEqual([{ ownerType: 'memory', model: 'langgraph:$', dim: 256 }])
+      const qv = randomQuery(14)
+      const tr = await runRecall(s, 'q', denseConfig({ scope: { tiers: ['(none)'], userId: 'user-2' } as RecallConfig['scope'] }), NOW, { queryVector: qv })
+      const key = new Map(mems.map((m) => [m.id, `${m.agent}.${m.user}:${m.id}`]))
+      const want = cosineRanking(mems, qv, (m) => m.user === 'user-2')
+        .slice(0, 100)
+        .map((x) => key.get(x.id))
       expect(denseRanking(tr).map((x) => x.id)).toEqual(want)
       expect(tr.arms!.dense.pushdown).toEqual({ kind: 'exact' })
     } finally {

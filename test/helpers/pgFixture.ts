@@ -169,3 +169,21 @@ export function randomQuery(seed: number, dim = PG_DIM): Float32Array {
   for (let i = 0; i < dim; i++) v[i] = r() * 2 - 1
   return v
 }
+
+/** LangGraph PostgresStore tables (DDL as in langgraph's store/postgres/base.py migrations) holding the set; namespace ('agent', 'user'). */
+export function langgraphSql(schema: string, mems: FixtureMemory[]): string {
+  const out = [
+    `CREATE SCHEMA ${schema};`,
+    `CREATE TABLE ${schema}.store (prefix text NOT NULL, key text NOT NULL, value jsonb NOT NULL, created_at TIMESTAMP WITH TIME ZONE DEFAULT CURRENT_TIMESTAMP,
+       updated_at TIMESTAMP WITH TIME ZONE DEFAULT CURRENT_TIMESTAMP, expires_at TIMESTAMP WITH TIME ZONE, ttl_minutes INT, PRIMARY KEY (prefix, key));`,
+    `CREATE TABLE ${schema}.store_vectors (prefix text NOT NULL, key text NOT NULL, field_name text NOT NULL, embedding vector(${PG_DIM}),
+       created_at TIMESTAMP WITH TIME ZONE DEFAULT CURRENT_TIMESTAMP, updated_at TIMESTAMP WITH TIME ZONE DEFAULT CURRENT_TIMESTAMP,
+       PRIMARY KEY (prefix, key, field_name), FOREIGN KEY (prefix, key) REFERENCES ${schema}.store(prefix, key) ON DELETE CASCADE);`,
+  ]
+  for (const m of mems) {
+    const prefix = `${m.agent}.${m.user}`
+    out.push(`INSERT INTO ${schema}.store (prefix, key, value, created_at) VALUES (${pgText(prefix)}, ${pgText(m.id)}, ${pgText(JSON.stringify({ content: m.content }))}::jsonb, to_timestamp(${m.createdAt / 1000}));`)
+    if (m.vector) out.push(`INSERT INTO ${schema}.store_vectors (prefix, key, field_name, embedding) VALUES (${pgText(prefix)}, ${pgText(m.id)}, '$', ${pgVector(m.vector)});`)
+  }
+  return out.join('\n')
+}

@@ -29,8 +29,18 @@ export interface PgColumn {
 
 export type VectorStorage = 'vector' | 'array' | 'bytea'
 
+/** How the ANN query reads the vector table itself (alias `e`), where an index can serve `ORDER BY column <=> $q`. */
+export interface AnnColumns {
+  table: string
+  column: string
+  /** the memory id, owner type and model of a row of that table */
+  id: string
+  ownerType: string
+  model: string
+}
+
 export interface PgLayout {
-  layout: 'canonical' | 'mem0'
+  layout: 'canonical' | 'mem0' | 'langgraph'
   detectedBecause: string
   /** the schema the tables live in */
   schema: string
@@ -42,8 +52,8 @@ export interface PgLayout {
   embeddings: string | null
   /** how `vec` is stored */
   vectorStorage: VectorStorage | null
-  /** the table and column an ANN index would be on (for index detection) */
-  vectorTable: { table: string; column: string } | null
+  /** the table and column an ANN index would be on (index detection, the ANN query) */
+  vectorTable: AnnColumns | null
   /** canonical recall_events columns, or null */
   recallEvents: string | null
   /** the memory table (for index lookups and the read-only grant in docs) */
@@ -130,9 +140,41 @@ export function detectPgLayout(schema: string, columns: PgColumn[], label: strin
       sessions,
       embeddings,
       vectorStorage: storage,
-      vectorTable: embeddings ? { table: 'embeddings', column: 'vector' } : null,
+      vectorTable: embeddings ? { table: 'embeddings', column: 'vector', id: 'e.owner_id::text', ownerType: 'e.owner_type::text', model: 'e.model::text' } : null,
       recallEvents,
       memoryTable: 'memories',
+    }
+  }
+  // LangGraph's PostgresStore: store(prefix, key, value jsonb, created_at, updated_at[, expires_at, ttl_minutes]) and, with an
+  // index config, store_vectors(prefix, key, field_name, embedding vector(d)) — langchain-ai/langgraph
+  // libs/checkpoint-postgres/langgraph/store/postgres/base.py MIGRATIONS / VECTOR_MIGRATIONS (commit 00752187d109a77fe3f85b2b396206a4529d06a9).
+  // The namespace tuple is stored joined by '.', so ("memories", "user-1") is prefix 'memories.user-1'.
+  const st = tables.get('store')
+  if (st && ['prefix', 'key', 'value'].every((c) => st.has(c)) && st.get('value')!.udt === 'jsonb') {
+    const sv = tables.get('store_vectors')
+    const vecOk = sv && ['prefix', 'key', 'field_name', 'embedding'].every((c) => sv.has(c)) && sv.get('embedding')!.udt === 'vector'
+    const idOf = (a: string) => `(${a}.prefix || ':' || ${a}.key)`
+    // The memory text: value.content / .text / .memory / .data when a string (langmem puts {content: {content}}), else the JSON.
+    const str = (path: string) => `(CASE WHEN jsonb_typeof(x.value #> '{${path}}') = 'string' THEN x.value #>> '{${path}}' END)`
+    const content = `coalesce(${str('content')}, ${str('content,content')}, ${str('text')}, ${str('memory')}, ${str('data')}, x.value::text)`
+    const memories = `SELECT ${idOf('x')} AS id, split_part(x.prefix, '.', 1) AS agent_id, nullif(split_part(x.prefix, '.', 2), '') AS user_id,
+        NULL::text AS session_id, NULL::text AS role, ${str('kind')} AS kind, NULL::text AS tier, ${content} AS content, NULL::text AS summary,
+        NULL::float8 AS salience, ${msExpr('x.created_at', st.get('created_at'))} AS created_at, NULL::float8 AS last_used_at, NULL::float8 AS use_count,
+        NULL::float8 AS turn, 'langgraph' AS source, x.value::text AS metadata, NULL::text AS tenant_id
+      FROM ${q('store')} x${st.has('expires_at') ? ' WHERE x.expires_at IS NULL OR x.expires_at > now()' : ''}`
+    return {
+      layout: 'langgraph',
+      detectedBecause: `${schema}.store(${[...st.keys()].join(', ')})${vecOk ? ', store_vectors (pgvector)' : ''}: a LangGraph PostgresStore (namespace → agent_id.user_id)`,
+      schema,
+      memories,
+      sessions: `SELECT NULL::text AS id, NULL::text AS agent_id, NULL::text AS user_id, NULL::text AS tenant_id, NULL::float8 AS started_at, NULL::float8 AS ended_at, NULL::text AS summary, 0 AS is_archived WHERE false`,
+      embeddings: vecOk
+        ? `SELECT 'memory'::text AS owner_type, ${idOf('v')} AS owner_id, ('langgraph:' || v.field_name)::text AS model, v.embedding AS vec FROM ${q('store_vectors')} v WHERE v.embedding IS NOT NULL`
+        : null,
+      vectorStorage: vecOk ? 'vector' : null,
+      vectorTable: vecOk ? { table: 'store_vectors', column: 'embedding', id: idOf('e'), ownerType: `'memory'::text`, model: `('langgraph:' || e.field_name)::text` } : null,
+      recallEvents: null,
+      memoryTable: 'store',
     }
   }
   // mem0: a table (id uuid, vector vector(d), payload jsonb). The collection's name is the user's; take the first that fits.
@@ -141,6 +183,7 @@ export function detectPgLayout(schema: string, columns: PgColumn[], label: strin
     const v = t.get('vector')
     const p = t.get('payload')
     if (!id || !v || !p || v.udt !== 'vector' || !['jsonb', 'json'].includes(p.udt)) continue
+    const mem0Model = `'mem0:${name.replace(/'/g, "''")}'`
     const pl = (k: string) => `(x.payload->>'${k}')`
     const ts = (k: string) => `(CASE WHEN ${pl(k)} IS NULL THEN NULL WHEN ${pl(k)} ~ '^[0-9]+(\\.[0-9]+)?$' THEN ${pl(k)}::float8 ELSE (extract(epoch from ${pl(k)}::timestamptz) * 1000)::float8 END)`
     const memories = `SELECT x.id::text AS id, ${pl('agent_id')} AS agent_id, ${pl('user_id')} AS user_id, ${pl('run_id')} AS session_id,
@@ -157,9 +200,9 @@ export function detectPgLayout(schema: string, columns: PgColumn[], label: strin
       schema,
       memories,
       sessions,
-      embeddings: `SELECT 'memory'::text AS owner_type, x.id::text AS owner_id, ${`'mem0:${name.replace(/'/g, "''")}'`}::text AS model, x.vector AS vec FROM ${q(name)} x WHERE x.vector IS NOT NULL`,
+      embeddings: `SELECT 'memory'::text AS owner_type, x.id::text AS owner_id, ${mem0Model}::text AS model, x.vector AS vec FROM ${q(name)} x WHERE x.vector IS NOT NULL`,
       vectorStorage: 'vector',
-      vectorTable: { table: name, column: 'vector' },
+      vectorTable: { table: name, column: 'vector', id: 'e.id::text', ownerType: `'memory'::text`, model: `${mem0Model}::text` },
       recallEvents: null,
       memoryTable: name,
     }
@@ -167,7 +210,7 @@ export function detectPgLayout(schema: string, columns: PgColumn[], label: strin
   const found = [...tables].map(([t, c]) => `${t}(${[...c.keys()].join(', ')})`)
   throw new RecallscopeError(
     'UNKNOWN_LAYOUT',
-    `${label}: schema "${schema}" holds no memory store recallscope knows (looked for canonical memories(id, content, created_at, …) or a mem0 collection (id uuid, vector vector(d), payload jsonb); found ${found.join('; ') || 'no tables'})`,
-    { schema, tables: [...tables.keys()], lookedFor: ['canonical', 'mem0'] },
+    `${label}: schema "${schema}" holds no memory store recallscope knows (looked for canonical memories(id, content, created_at, …) a LangGraph store(prefix, key, value jsonb), or a mem0 collection (id uuid, vector vector(d), payload jsonb); found ${found.join('; ') || 'no tables'})`,
+    { schema, tables: [...tables.keys()], lookedFor: ['canonical', 'langgraph', 'mem0'] },
   )
 }

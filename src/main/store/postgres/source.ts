@@ -724,13 +724,11 @@ export class PgSource implements MemorySource {
       const vt = this.sql.vectorTable!
       const col = `e.${ident(vt.column)}`
       const fetch = ps.p(Math.max(Math.floor(req.limit), method === 'hnsw' ? this.annEf : Math.floor(req.limit)))
-      const modelWhere = this.sql.layout === 'canonical' ? `c.owner_type = 'memory' AND c.model = ${model}` : `${model}::text IS NOT NULL`
-      const ownerCols = this.sql.layout === 'canonical' ? 'e.owner_type, e.model' : 'NULL AS owner_type'
-      const idCol = this.sql.layout === 'canonical' ? 'e.owner_id' : 'e.id::text'
       // The inner query has no WHERE, so the only way to serve its ORDER BY … LIMIT is the ANN index (a btree on the
       // other columns cannot); rows of other models among those nearest are dropped by the outer filter.
-      const annSql = `SELECT c.id, (1 - c.dist)::float8 AS sim FROM (SELECT ${idCol} AS id, ${ownerCols}, (${col} <=> ${qv}::vector) AS dist FROM ${ident(this.sql.schema)}.${ident(vt.table)} e
-          ORDER BY ${col} <=> ${qv}::vector LIMIT ${fetch}) c JOIN (${this.sql.memories}) m ON m.id = c.id WHERE ${modelWhere} AND ${where} ORDER BY c.dist ASC, c.id ASC LIMIT ${n}`
+      const annSql = `SELECT c.id, (1 - c.dist)::float8 AS sim FROM (SELECT ${vt.id} AS id, ${vt.ownerType} AS owner_type, ${vt.model} AS model, (${col} <=> ${qv}::vector) AS dist
+          FROM ${ident(this.sql.schema)}.${ident(vt.table)} e ORDER BY ${col} <=> ${qv}::vector LIMIT ${fetch}) c
+        JOIN (${this.sql.memories}) m ON m.id = c.id WHERE c.owner_type = 'memory' AND c.model = ${model} AND ${where} ORDER BY c.dist ASC, c.id ASC LIMIT ${n}`
       // The user asked for ANN: steer the planner off the sequential scan for this statement only (set back after).
       const steer = [{ sql: set }, { sql: 'SET enable_seqscan = off' }]
       const unsteer = { sql: 'SET enable_seqscan = on' }
