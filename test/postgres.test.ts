@@ -13,6 +13,8 @@ import { runEval } from '../src/main/eval/evaluate'
 import { saveCase } from '../src/main/eval/cases'
 import { runRecall } from '../src/main/recall/engine'
 import { main } from '../src/main/cli/index'
+import { App } from '../src/main/api/app'
+import fs from 'node:fs'
 import { openSource, openStore } from '../src/main/store/registry'
 import { PgSource } from '../src/main/store/postgres/source'
 import type { SqliteSource } from '../src/main/store/sqlite/source'
@@ -109,6 +111,23 @@ describe('opening a canonical store in Postgres', () => {
     expect(f.byKind).toEqual(lite.facts().byKind)
     expect(f.timeRange).toEqual({ min: PG_T0, max: PG_T0 + (N - 1) * 60_000 })
     expect(JSON.stringify(f)).not.toContain('secret-pw')
+  })
+
+  it('the app (store.open, recent files) keeps the URL without its password, and reopening it works', () => {
+    const app = new App({ mode: 'browser', dataDir: path.join(t.dir, 'apphome') })
+    try {
+      const info = app.open(url('schema=canon'))
+      expect(info.layout).toBe('canonical')
+      expect(info.path).not.toContain('secret-pw')
+      expect(info.workspacePath.startsWith(path.join(t.dir, 'apphome', 'workspaces'))).toBe(true)
+      const recent = app.recent()
+      expect(recent[0]).toMatchObject({ path: info.path, exists: true, layout: 'canonical' })
+      expect(fs.readFileSync(path.join(t.dir, 'apphome', 'settings.json'), 'utf8')).not.toContain('secret-pw')
+      // the shown URL keeps ?schema=, so the recent entry reopens the same store (the password then comes from PGPASSWORD / .pgpass)
+      expect(app.open(recent[0].path).memories).toBe(N)
+    } finally {
+      app.close()
+    }
   })
 
   it('browses: pages (keyset after the first) and filters equal the SQLite store', () => {

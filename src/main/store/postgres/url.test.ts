@@ -14,7 +14,7 @@ describe('Postgres URLs', () => {
     const p = parsePgUrl('postgres://me:s3cr%40t@db.example:6543/agents?sslmode=require&schema=mem&ann=hnsw&ef_search=64&statement_timeout_ms=5000')
     expect(p.password).toBe('s3cr@t')
     expect(p.connectionString).toBe('postgres://me:s3cr%40t@db.example:6543/agents?sslmode=require')
-    expect(p.redacted).toBe('postgres://me@db.example:6543/agents?sslmode=require')
+    expect(p.redacted).toBe('postgres://me@db.example:6543/agents?sslmode=require&schema=mem&ann=hnsw&ef_search=64&statement_timeout_ms=5000')
     expect(p.options).toEqual({ schema: 'mem', ann: 'hnsw', efSearch: 64, probes: null, statementTimeoutMs: 5000 })
     expect(p.identity).toBe('db.example:6543/agents#mem')
   })

@@ -23,7 +23,7 @@ export interface PgUrlOptions {
 export interface ParsedPgUrl {
   /** for pg: the URL without our parameters (password kept) */
   connectionString: string
-  /** shown everywhere: no password, no our-parameters */
+  /** shown everywhere (path, recent files, errors): the URL without its password */
   redacted: string
   password: string | null
   /** host:port/db, for the workspace file name */
@@ -53,11 +53,12 @@ export function parsePgUrl(raw: string): ParsedPgUrl {
   const ann = (get('ann') ?? 'exact').toLowerCase()
   if (!['exact', 'hnsw', 'ivfflat'].includes(ann)) throw new RecallscopeError('BAD_INPUT', `ann must be exact, hnsw or ivfflat (got ${ann})`)
   const options: PgUrlOptions = { schema: get('schema'), ann: ann as PgUrlOptions['ann'], efSearch: int('ef_search'), probes: int('probes'), statementTimeoutMs: int('statement_timeout_ms') }
+  // Shown (and kept in recent files) with our parameters, so reopening it opens the same view; never the password.
+  const shown = new URL(u.toString())
+  shown.password = ''
   for (const k of OURS) u.searchParams.delete(k)
   const password = u.password ? decodeURIComponent(u.password) : null
   const connectionString = u.toString()
-  const shown = new URL(connectionString)
-  shown.password = ''
   const db = decodeURIComponent(u.pathname.replace(/^\//, '')) || process.env.PGDATABASE || ''
   const identity = `${u.hostname || process.env.PGHOST || 'localhost'}:${u.port || process.env.PGPORT || '5432'}/${db}${options.schema ? `#${options.schema}` : ''}`
   return { connectionString, redacted: shown.toString(), password, identity, options }
