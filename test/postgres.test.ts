@@ -81,6 +81,7 @@ beforeAll(async () => {
   await srv.seed(`CREATE EXTENSION IF NOT EXISTS vector; ${canonicalDdl('canon')} ${canonicalInserts('canon', mems)}`)
   await srv.seed(mem0Sql('mem0', mems, uuidOf))
   await srv.seed(langgraphSql('lg', mems))
+  await srv.seed(`${canonicalDdl('arr', 'real[]')} ${canonicalInserts('arr', mems, 'real[]')}`)
   await srv.seed(`CREATE SCHEMA odd; CREATE TABLE odd.memories (id text, body text);`)
   await srv.clearLog()
   pgs = openStore({ path: url('schema=canon'), workspacePath: ws('canon') }) as PgSource
@@ -299,6 +300,21 @@ describe('the mem0 pgvector collection', () => {
   })
 })
 
+describe('vectors stored as real[]', () => {
+  it('with pgvector installed, the dense arm is still pushed down (cast to vector) and exact', async () => {
+    const s = openStore({ path: url('schema=arr'), workspacePath: ws('arr') })
+    try {
+      expect(s.capabilities().denseSearchPushdown).toBe(true)
+      const qv = randomQuery(15)
+      const tr = await runRecall(s, 'q', denseConfig(), NOW, { queryVector: qv })
+      expect(denseRanking(tr).map((x) => x.id)).toEqual(cosineRanking(mems, qv, scopeOkAll).slice(0, 100).map((x) => x.id))
+      expect(tr.arms!.dense.pushdown).toEqual({ kind: 'exact' })
+    } finally {
+      s.close()
+    }
+  })
+})
+
 describe('a LangGraph PostgresStore', () => {
   it('opens as langgraph: namespace → agent/user, value.content → text, store_vectors → dense recall in the database', async () => {
     const s = openStore({ path: url('schema=lg'), workspacePath: ws('lg') })
@@ -450,5 +466,35 @@ describe('ANN when an HNSW index exists (last: it adds an index to canon)', () =
     } finally {
       s.close()
     }
+  })
+})
+
+describe('a server without the pgvector extension', () => {
+  let bare: PgTestServer
+  beforeAll(async () => {
+    bare = await startPgServer({ vector: false })
+    await bare.seed(`${canonicalDdl('arr', 'real[]')} ${canonicalInserts('arr', mems, 'real[]')}`)
+  }, 180_000)
+  afterAll(async () => {
+    await bare?.stop()
+  })
+
+  it('real[] vectors: no push-down; the engine ranks the vectors it loads over the wire, still exact', async () => {
+    const s = openStore({ path: `${bare.url}&schema=arr`, workspacePath: ws('bare') })
+    try {
+      expect(s.capabilities().denseSearchPushdown).toBe(false)
+      expect(s.facts().detectedBecause).toContain('pgvector not installed')
+      const qv = randomQuery(16)
+      const tr = await runRecall(s, 'q', denseConfig(), NOW, { queryVector: qv })
+      expect(denseRanking(tr).map((x) => x.id)).toEqual(cosineRanking(mems, qv, scopeOkAll).slice(0, 100).map((x) => x.id))
+      expect(tr.arms!.dense.pushdown).toBeUndefined()
+    } finally {
+      s.close()
+    }
+  })
+
+  it('asking for ANN there → BAD_INPUT naming the missing extension', () => {
+    const e = expectCode(() => openStore({ path: `${bare.url}&schema=arr&ann=hnsw`, workspacePath: ws('bare-ann') }), 'BAD_INPUT')
+    expect(e.message).toContain('pgvector extension is not installed')
   })
 })
