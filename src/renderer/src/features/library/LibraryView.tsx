@@ -45,7 +45,7 @@ export function LibraryView() {
               className="input mono"
               style={{ flex: 1 }}
               aria-label="Database path"
-              placeholder="/path/to/agent.db (canonical or Engram SQLite)"
+              placeholder="/path/to/agent.db (canonical or Engram SQLite) or postgres://user@host/db?schema=… (password from PGPASSWORD)"
               value={path}
               onChange={(e) => setPath(e.target.value)}
             />
