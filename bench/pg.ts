@@ -12,7 +12,8 @@
  * PGlite is Postgres compiled to WebAssembly, single-threaded: much slower than
  * a native server, and the load of 100k × 768 text vectors takes long on a
  * shared 2-core box. N defaults to 20,000; RECALLSCOPE_BENCH_PG_N=100000 runs
- * the issue's full size. Numbers are printed, never assumed.
+ * the issue's full size (RECALLSCOPE_BENCH_PG_ANN=0 skips the HNSW build, which
+ * takes minutes in PGlite). Numbers are printed, never assumed.
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -144,9 +145,10 @@ export async function runPg(): Promise<void> {
     console.log(`first page of memories (100 rows, newest first, capped count), median of 5: SQLite ${fmtMs(page(lite))} · Postgres/PGlite ${fmtMs(page(pg))}`)
     pg.close()
 
-    // ANN: an HNSW index, then recall@30 against the exact answer.
+    // ANN: an HNSW index, then recall@30 against the exact answer (RECALLSCOPE_BENCH_PG_ANN=0 skips it: the build is slow in PGlite).
     const ti = performance.now()
-    try {
+    if (process.env.RECALLSCOPE_BENCH_PG_ANN === '0') console.log('ANN skipped (RECALLSCOPE_BENCH_PG_ANN=0)')
+    else try {
       await srv.seed(`SET maintenance_work_mem = '256MB'; CREATE INDEX emb_hnsw ON b.embeddings USING hnsw (vector vector_cosine_ops) WITH (m = 16, ef_construction = 64);`)
       console.log(`HNSW index (m 16, ef_construction 64) built in ${fmtMs(performance.now() - ti)}`)
       for (const ef of [40, 100]) {
