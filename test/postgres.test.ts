@@ -229,8 +229,13 @@ describe('recall pushed down to Postgres', () => {
       }
     }
     const req = { preset: 'fieldguide' as const, config: { mode: 'dense' as const }, k: 5, embedder: 'hashing', now: NOW, createdAt: 1 }
+    await srv.clearLog()
     const a = await runEval(pgs, req)
     const b = await runEval(lite, req)
+    // the eval's dense arm ran in the database too (no vector index loaded over the wire)
+    const sent = await srv.statements()
+    expect(sent.some((q) => /ORDER BY d\.dist ASC/.test(q))).toBe(true)
+    expect(sent.some((q) => /ORDER BY e\.owner_id LIMIT 20000/.test(q))).toBe(false)
     expect(a.perCase.map((c) => c.retrieved)).toEqual(b.perCase.map((c) => c.retrieved))
     expect(a.metrics).toEqual(b.metrics)
     expect(a.perCase.every((c) => c.retrieved.length > 0)).toBe(true)

@@ -150,7 +150,8 @@ export function runRecallSync(store: MemorySource, query: string | RecallQuery, 
     throw new RecallscopeError('BAD_INPUT', `config.model is ${cfg.model} but the embedder ${embedder.name} makes ${embedder.model} vectors; drop model or pick the matching embedder`)
   const vec = prepared.vector
   // Push-down stores (Postgres + pgvector) rank in the database: no vector index is loaded here.
-  const pushModels = typeof store.denseSearch === 'function' && !opts.vectors && store.capabilities().denseSearchPushdown ? store.capabilities().vectorModels.filter((m) => m.ownerType === owner) : null
+  // (`opts.vectors` — eval's shared indexes — does not apply to them: nothing is loaded.)
+  const pushModels = typeof store.denseSearch === 'function' && store.capabilities().denseSearchPushdown ? store.capabilities().vectorModels.filter((m) => m.ownerType === owner) : null
   if (vec && !model)
     model = pushModels
       ? (pushModels.find((m) => m.dim === vec.length)?.model ?? null)
