@@ -376,8 +376,8 @@ describe('bad input: one typed error each, nothing retried forever', () => {
     }
   })
 
-  it('a dropped connection → DB_UNREACHABLE for that call; the next call reconnects', async () => {
-    const s = openStore({ path: url('schema=canon'), workspacePath: ws('drop') }) as PgSource
+  it('a dropped connection → DB_UNREACHABLE (or DB_TIMEOUT when the drop goes unnoticed) for that call; the next call reconnects', async () => {
+    const s = openStore({ path: url('schema=canon&statement_timeout_ms=3000'), workspacePath: ws('drop') }) as PgSource
     try {
       expect(s.counts().memories).toBe(N)
       await srv.dropConnections()
@@ -387,8 +387,9 @@ describe('bad input: one typed error each, nothing retried forever', () => {
       } catch (e) {
         first = e
       }
-      // The pool may notice the drop before handing the client out (then the call simply reconnects).
-      if (first) expect((first as RecallscopeError).code).toBe('DB_UNREACHABLE')
+      // The pool may notice the drop before handing the client out (then the call simply reconnects); a client that
+      // does not learn of it in time (a loaded machine, like a silent network partition) fails at the statement timeout.
+      if (first) expect(['DB_UNREACHABLE', 'DB_TIMEOUT']).toContain((first as RecallscopeError).code)
       expect(s.memoriesPage({ limit: 5 }).rows).toHaveLength(5)
     } finally {
       s.close()
