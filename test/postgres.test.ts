@@ -22,7 +22,7 @@ import { getPreset } from '../src/shared/presets'
 import { RecallscopeError } from '../src/shared/result'
 import type { RecallConfig, RecallTrace } from '../src/shared/types'
 import { canonicalDdl, canonicalInserts, cosineRanking, langgraphSql, makeMemories, mem0Sql, PG_MODEL, PG_T0, randomQuery, uuidOf, writeSqlite, type FixtureMemory } from './helpers/pgFixture'
-import { startPgServer, type PgTestServer } from './helpers/pgServer'
+import { pgVector, startPgServer, type PgTestServer } from './helpers/pgServer'
 import { tmpDir } from './helpers/tmp'
 
 const N = 400
@@ -82,6 +82,10 @@ beforeAll(async () => {
   await srv.seed(mem0Sql('mem0', mems, uuidOf))
   await srv.seed(langgraphSql('lg', mems))
   await srv.seed(`${canonicalDdl('arr', 'real[]')} ${canonicalInserts('arr', mems, 'real[]')}`)
+  await srv.seed(
+    `${canonicalDdl('sess')} ${canonicalInserts('sess', mems)} ` +
+      [0, 1, 2, 3, 4].map((k) => `INSERT INTO sess.embeddings VALUES ('session', 's${k}', '${PG_MODEL}', 256, ${pgVector(sessionVector(k))});`).join('\n'),
+  )
   await srv.seed(`CREATE SCHEMA odd; CREATE TABLE odd.memories (id text, body text);`)
   await srv.clearLog()
   pgs = openStore({ path: url('schema=canon'), workspacePath: ws('canon') }) as PgSource
@@ -320,6 +324,30 @@ describe('vectors stored as real[]', () => {
   })
 })
 
+describe('session units', () => {
+  it('sessions rank by their summary vectors, cosine computed in the database', async () => {
+    const s = openStore({ path: url('schema=sess'), workspacePath: ws('sess') })
+    try {
+      const qv = randomQuery(17)
+      const cfg = { ...denseConfig(), unit: 'session', topK: 5 } as RecallConfig
+      const tr = await runRecall(s, 'q', cfg, NOW, { queryVector: qv })
+      const cos = (v: Float32Array) => {
+        let d = 0
+        let a = 0
+        let b = 0
+        for (let i = 0; i < v.length; i++) (d += v[i] * qv[i]), (a += v[i] * v[i]), (b += qv[i] * qv[i])
+        return d / Math.sqrt(a * b)
+      }
+      const want = [0, 1, 2, 3, 4].map((k) => ({ id: `s${k}`, sim: cos(sessionVector(k)) })).sort((x, y) => y.sim - x.sim)
+      const got = denseRanking(tr)
+      expect(got.map((x) => x.id)).toEqual(want.map((x) => x.id))
+      got.forEach((x, i) => expect(x.sim!).toBeCloseTo(want[i].sim, 5))
+    } finally {
+      s.close()
+    }
+  })
+})
+
 describe('a LangGraph PostgresStore', () => {
   it('opens as langgraph: namespace → agent/user, value.content → text, store_vectors → dense recall in the database', async () => {
     const s = openStore({ path: url('schema=lg'), workspacePath: ws('lg') })
@@ -444,6 +472,11 @@ describe('the CLI takes a postgres:// URL', () => {
     expect(r.out + r.err).not.toContain('pw-x')
   })
 })
+
+/** A session's summary vector (seeded). */
+function sessionVector(k: number): Float32Array {
+  return randomQuery(100 + k)
+}
 
 function scopeOkAll(m: FixtureMemory): boolean {
   return m.tier === 'working' || m.tier === 'long_term'

@@ -35,5 +35,4 @@ export function openStore(opts: OpenOptions): MemorySource {
   return openSource(opts)
 }
 
-export { isPostgresUrl }
 export type { MemorySource }
