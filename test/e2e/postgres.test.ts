@@ -2,8 +2,8 @@
  * A Postgres store from the Library, in Chromium against browser mode: the
  * server (PGlite + pgvector over the wire, test/helpers/pgServer.ts) holds the
  * canonical tables; the page types the URL (no password: browser mode takes it
- * from the environment, PGPASSWORD here), browses the memories, and runs a
- * recall whose dense arm runs in the database.
+ * from the environment, PGPASSWORD here), browses the memories, runs a recall
+ * whose dense arm runs in the database, grades a case from it and runs an eval.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromiumPath, openBrowser, rendererBuilt, serve, shot, type Served } from './harness'
@@ -27,7 +27,7 @@ describe.skipIf(!ready)('Postgres from the Library (browser mode)', () => {
     await pg?.stop()
   })
 
-  it('connect → browse → recall with breakdown; the password never reaches the page', async () => {
+  it('connect → browse → recall with breakdown → eval; the password never reaches the page', async () => {
     const url = `${pg.url.replace(':secret-pw@', '@')}&schema=canon`
     const b = await openBrowser(srv.url)
     const { page } = b
@@ -61,6 +61,23 @@ describe.skipIf(!ready)('Postgres from the Library (browser mode)', () => {
       expect(await page.locator('.result[data-gate="topK"]').count()).toBeGreaterThan(0)
       await shot(page, 'postgres-recall')
       expect(await page.content()).not.toContain('secret-pw')
+
+      // Evaluate: a case graded from a recall on the Postgres store, then an eval run (cases live in the local workspace).
+      await page.getByRole('button', { name: 'Evaluate' }).click()
+      await page.getByRole('button', { name: 'New case' }).click()
+      const editor = page.getByRole('complementary', { name: 'Case editor' })
+      await editor.getByLabel('Case query').fill('coffee in paris')
+      await editor.getByRole('button', { name: 'Find candidates' }).click()
+      const list = editor.getByRole('list', { name: 'Grade the recalled memories' })
+      await list.locator('li').first().waitFor({ timeout: 30_000 })
+      await list.locator('li').nth(0).getByRole('button', { name: '3' }).click()
+      await editor.getByRole('button', { name: 'Save case' }).click()
+      await expect.poll(() => page.getByTestId('case-facets').textContent()).toMatch(/^1 case/)
+      await page.getByLabel('Run name').fill('postgres')
+      await page.getByRole('button', { name: 'Run eval' }).click()
+      await page.getByTestId('run-metrics').getByText('ndcg@10').waitFor({ timeout: 60_000 })
+      await page.getByRole('table', { name: 'Per-case results' }).locator('tbody tr[data-id]').first().waitFor()
+      await shot(page, 'postgres-eval')
     } finally {
       await b.close()
     }
