@@ -29,6 +29,8 @@ export default defineConfig({
           index: resolve(root, 'src/main/index.ts'),
           // Exports main(argv); bin/recallscope.cjs requires it (built on first run).
           cli: resolve(root, 'src/main/cli/index.ts'),
+          // The Postgres pool's worker thread (store/postgres/bridge.ts loads out/main/pgWorker.js).
+          pgWorker: resolve(root, 'src/main/store/postgres/pgWorker.ts'),
         },
         output: { format: 'cjs' },
       },

@@ -1,6 +1,7 @@
 import { runDense } from './dense'
 import { runEvalBench } from './eval'
 import { runFirstPage } from './firstPage'
+import { runPg } from './pg'
 import { runRerank } from './rerank'
 
 export interface Bench {
@@ -15,4 +16,5 @@ export const BENCHES: Bench[] = [
   { name: 'dense', title: 'dense top-30 on 100k × 768: ours vs plain JS scan, sqlite-vec, Engram-style JSON scan, memory bandwidth', run: runDense },
   { name: 'rerank', title: 're-rank 1,000 candidates with the shared scoring code', run: runRerank },
   { name: 'eval', title: 'LoCoMo eval: replay 999 cases, tune 1,000 configs', run: runEvalBench },
+  { name: 'pg', title: 'Postgres + pgvector (PGlite): exact pushed-down top-30 vs the SQLite engine, first page, full recall, HNSW recall@30', run: runPg },
 ]

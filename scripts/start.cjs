@@ -162,8 +162,10 @@ async function main(argv = process.argv.slice(2)) {
     return 2
   }
   // npm runs scripts in the package folder; a relative FILE means the caller's folder.
-  const file = args.file ? path.resolve(process.env.INIT_CWD || process.cwd(), args.file) : null
-  if (file && !fs.existsSync(file)) {
+  // A postgres:// URL is passed through as is (its password, if any, never echoed).
+  const isUrl = !!args.file && /^postgres(ql)?:\/\//i.test(args.file)
+  const file = args.file ? (isUrl ? args.file : path.resolve(process.env.INIT_CWD || process.cwd(), args.file)) : null
+  if (file && !isUrl && !fs.existsSync(file)) {
     say(`recallscope: no such file: ${file}`)
     return 2
   }

@@ -14,6 +14,7 @@ import { ensureDemo } from './demoDb'
 import { registerIpc } from './ipc'
 import { appRoot, appVersion } from './paths'
 import { installSecurity } from './security'
+import { redactUrl } from './store/postgres/url'
 import { createMainWindow, loadApp, shellFiles } from './window'
 
 /**
@@ -35,7 +36,10 @@ export function electronNativeBinding(): string | undefined {
  */
 export function dbPathFromArgv(argv: string[], cwd: string, packaged = app.isPackaged): string | null {
   const args = argv.slice(packaged ? 1 : 2).filter((a) => !a.startsWith('-'))
-  return args.length ? path.resolve(cwd, args[args.length - 1]) : null
+  if (!args.length) return null
+  const last = args[args.length - 1]
+  // A postgres:// URL opens the Postgres source as is.
+  return /^postgres(ql)?:\/\//i.test(last) ? last : path.resolve(cwd, last)
 }
 
 function log(line: string): void {
@@ -50,7 +54,7 @@ function openInitial(core: App, dbPath: string | null): void {
   } catch (e) {
     // The window still opens: the library view shows recent files and lets the
     // user pick another; the reason goes to the terminal.
-    log(`could not open ${dbPath ?? core.demoPath}: ${(e as Error)?.message ?? e}`)
+    log(`could not open ${dbPath ? redactUrl(dbPath) : core.demoPath}: ${(e as Error)?.message ?? e}`)
   }
 }
 

@@ -13,6 +13,9 @@ export const ERROR_CODES = [
   'READ_ONLY', // a write was attempted without write mode
   'DB_BUSY', // the database stayed locked past the busy timeout
   'DB_CORRUPT', // the file is SQLite but damaged ("database disk image is malformed")
+  'DB_UNREACHABLE', // a database server could not be reached, or the connection dropped
+  'AUTH_FAILED', // a database server refused the credentials
+  'DB_TIMEOUT', // a statement ran past the statement timeout
   'EMBEDDER_UNAVAILABLE', // model server down, model missing, timeout
   'CANCELLED', // a job was cancelled
   'CONFLICT', // e.g. output file exists and --force was not given

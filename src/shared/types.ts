@@ -265,6 +265,8 @@ export interface ArmInfo {
   exhausted: boolean
   /** why it did not run, when it did not */
   reason: string | null
+  /** the dense arm ran inside the database (Postgres + pgvector): exact, or which ANN index with its setting */
+  pushdown?: { kind: 'exact' } | { kind: 'hnsw'; index?: string; efSearch: number; indexUsed: boolean } | { kind: 'ivfflat'; index?: string; probes: number; indexUsed: boolean }
 }
 
 /** DESIGN.md "recall --json": the trace. Extra fields beyond the documented ones are additive. */

@@ -9,7 +9,7 @@ import path from 'node:path'
 import { RecallscopeError } from '../../shared/result'
 import type { JobKind, JobProgress, JobResults } from '../../shared/jobs'
 import type { OpenInfo, RecentFile } from '../../shared/contract'
-import { openSource } from '../store/registry'
+import { openStore } from '../store/registry'
 import type { MemorySource } from '../store/source'
 import { writeFileAtomic } from '../safety/atomicWrite'
 import { PathGrants } from '../safety/pathGrants'
@@ -152,7 +152,7 @@ export class App {
   /** Open a DB, closing the previous one only once the new one opened fine. */
   open(p: string, opts: { workspacePath?: string; write?: boolean } = {}): OpenInfo {
     const t0 = performance.now()
-    const next = openSource({
+    const next = openStore({
       path: p,
       workspacePath: opts.workspacePath,
       write: opts.write,
@@ -178,7 +178,7 @@ export class App {
     const s = store
     if (!s) return null
     const { memories, sessions } = s.counts()
-    return { path: s.path, layout: s.layout, ...(s.detectedBecause ? { detectedBecause: s.detectedBecause } : {}), readOnly: s.readOnly, workspacePath: s.workspace.path, ...(s.snapshot ? { snapshot: true } : {}), memories, sessions, tookMs }
+    return { path: s.path, layout: s.layout, ...(s.detectedBecause ? { detectedBecause: s.detectedBecause } : {}), readOnly: s.readOnly, workspacePath: s.workspace.path, ...(s.snapshotPath ? { snapshot: true } : {}), memories, sessions, tookMs }
   }
 
   close(): boolean {
@@ -224,6 +224,7 @@ export class App {
   }
 
   recent(): RecentFile[] {
-    return this.settings().recent.map((r) => ({ ...r, exists: fs.existsSync(r.path) }))
+    // URLs (stored without their password) cannot be checked without connecting: listed as present.
+    return this.settings().recent.map((r) => ({ ...r, exists: /^postgres(ql)?:\/\//i.test(r.path) || fs.existsSync(r.path) }))
   }
 }

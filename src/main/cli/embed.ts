@@ -1,7 +1,7 @@
 import { RecallscopeError } from '../../shared/result'
 import { backfillEmbeddings, type BackfillReport } from '../embed/backfill'
 import { createEmbedder, embedderUsage, parseEmbedderSpec } from '../embed/index'
-import { openSource } from '../store/registry'
+import { openStore } from '../store/registry'
 import type { MemorySource } from '../store/source'
 import { optionalInt, requireString, type Command } from './args'
 
@@ -45,7 +45,7 @@ export const embedCommand: Command = {
     const timeoutMs = optionalInt(ctx, 'timeout', 50) ?? 30_000
     const str = (k: string) => (typeof v[k] === 'string' ? (v[k] as string) : undefined)
     const embedder = createEmbedder(spec.spec, { ollamaHost: str('ollama-host'), openaiBaseUrl: str('openai-base-url'), timeoutMs })
-    const store = openSource({ path: db, workspacePath: str('workspace') })
+    const store = openStore({ path: db, workspacePath: str('workspace') })
     const ac = new AbortController()
     const onSigint = () => ac.abort()
     process.once('SIGINT', onSigint)

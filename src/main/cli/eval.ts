@@ -4,7 +4,7 @@ import { RecallscopeError } from '../../shared/result'
 import { runEval } from '../eval/evaluate'
 import { intervals } from '../eval/replay'
 import { parseNow } from '../recall/request'
-import { openSource } from '../store/registry'
+import { openStore } from '../store/registry'
 import type { MemorySource } from '../store/source'
 import { type Command, optionalInt, readJsonFile, requireString, str } from './args'
 
@@ -43,7 +43,7 @@ export const evalCommand: Command = {
     const k = optionalInt(ctx, 'k', 1) ?? 10
     const split = parseSplit(v.split)
     const gates = parseGates(v['fail-under'], k)
-    const store = openSource({ path: db, workspacePath: str(v.workspace) })
+    const store = openStore({ path: db, workspacePath: str(v.workspace) })
     try {
       const run = await runEval(store, {
         preset: str(v.preset),

@@ -1,4 +1,4 @@
-import { openSource } from '../store/registry'
+import { openStore } from '../store/registry'
 import type { MemorySource } from '../store/source'
 import { requireString, type Command } from './args'
 
@@ -8,7 +8,7 @@ export const infoCommand: Command = {
   usage: 'recallscope info --db FILE [--json]',
   options: { db: { type: 'string' } },
   run(ctx) {
-    const store = openSource({ path: requireString(ctx, 'db', this.usage) })
+    const store = openStore({ path: requireString(ctx, 'db', this.usage) })
     try {
       const f = store.facts()
       if (ctx.json) {

@@ -4,7 +4,7 @@ import { RecallscopeError } from '../../shared/result'
 import type { RecallTrace } from '../../shared/types'
 import { parseQueryVector } from '../embed/cache'
 import { embedderUsage } from '../embed/index'
-import { openSource } from '../store/registry'
+import { openStore } from '../store/registry'
 import type { MemorySource } from '../store/source'
 import { parseNow, recallFromRequest } from '../recall/request'
 
@@ -55,7 +55,7 @@ export const recallCommand: Command = {
     const configFile = typeof v.config === 'string' ? readJsonFile(v.config, '--config') : undefined
     const now = parseNow(typeof v.now === 'string' ? v.now : undefined, Date.now())
     // --write: the one case where recall touches the agent DB (refreshOnRecall for real).
-    const store = openSource({ path: db, workspacePath: typeof v.workspace === 'string' ? v.workspace : undefined, write: v.write === true })
+    const store = openStore({ path: db, workspacePath: typeof v.workspace === 'string' ? v.workspace : undefined, write: v.write === true })
     try {
       const trace = await recallFromRequest(store, {
         preset: presetName,

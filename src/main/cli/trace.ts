@@ -9,7 +9,7 @@ import type { TraceDrivers, TraceReplay, WhyNot } from '../../shared/trace'
 import type { RecallEvent } from '../../shared/types'
 import { parseQueryVector } from '../embed/cache'
 import { buildConfig, parseNow } from '../recall/request'
-import { openSource } from '../store/registry'
+import { openStore } from '../store/registry'
 import type { MemorySource } from '../store/source'
 import { eventDrivers } from '../trace/drivers'
 import { replayEvent } from '../trace/replay'
@@ -64,7 +64,7 @@ export const traceCommand: Command = {
     if (extra.length) throw new RecallscopeError('BAD_INPUT', `Unexpected argument "${extra[0]}". Usage:\n${USAGE}`)
     const v = ctx.values
     const db = requireString(ctx, 'db', USAGE)
-    const store = openSource({ path: db, workspacePath: str(v.workspace) })
+    const store = openStore({ path: db, workspacePath: str(v.workspace) })
     const embedderOptions = { ollamaHost: str(v['ollama-host']), openaiBaseUrl: str(v['openai-base-url']) }
     try {
       if (sub === 'list') return list(ctx, store)

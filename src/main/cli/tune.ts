@@ -7,7 +7,7 @@ import { evalEmbedder } from '../eval/evaluate'
 import { runTune } from '../eval/tuneJob'
 import type { SplitRule } from '../eval/split'
 import { buildConfig, parseNow } from '../recall/request'
-import { openSource } from '../store/registry'
+import { openStore } from '../store/registry'
 import type { MemorySource } from '../store/source'
 import { type Command, optionalInt, readJsonFile, requireString, str } from './args'
 
@@ -71,10 +71,10 @@ export const tuneCommand: Command = {
       config: typeof v.config === 'string' ? readJsonFile(v.config, '--config') : undefined,
       set: Array.isArray(v.set) ? v.set.map(String) : [],
     })
-    const store = openSource({ path: db, workspacePath: str(v.workspace) })
+    const store = openStore({ path: db, workspacePath: str(v.workspace) })
     try {
       const cases = store.workspace.loadCases()
-      if (cases.length === 0) throw new RecallscopeError('NOT_FOUND', `No eval cases in ${store.workspacePath}: import some (recallscope import locomo …) or create them in the app`)
+      if (cases.length === 0) throw new RecallscopeError('NOT_FOUND', `No eval cases in ${store.workspace.path}: import some (recallscope import locomo …) or create them in the app`)
       const embedder = evalEmbedder(store, config, str(v.embedder), { ollamaHost: str(v['ollama-host']), openaiBaseUrl: str(v['openai-base-url']) })
       let lastPct = -1
       const progress = (what: string) => (d: number, t: number) => {

@@ -28,7 +28,7 @@ import { effectiveMode, rerank, utf8Length } from '../../shared/scoring'
 import type { ArmInfo, CandidateRaw, Cue, EffectiveMode, EmbedderInfo, Memory, RecallConfig, RecallTrace, Session, UnitInfo } from '../../shared/types'
 import { embedQueryOrDegrade } from '../embed/cache'
 import type { Embedder } from '../embed/types'
-import type { MemoryFilter, MemorySource } from '../store/source'
+import type { DenseMethod, MemoryFilter, MemorySource } from '../store/source'
 import type { VectorIndex } from '../store/vectors/vectorIndex'
 import { denseArm, dotRow, normalizeQuery } from './dense'
 import { blendFilter, engramKeywords, scopeFilter } from './scope'
@@ -151,28 +151,39 @@ export function runRecallSync(store: MemorySource, query: string | RecallQuery, 
   if (cfg.model && embedder.name !== 'vector' && embedder.model && embedder.model !== cfg.model)
     throw new RecallscopeError('BAD_INPUT', `config.model is ${cfg.model} but the embedder ${embedder.name} makes ${embedder.model} vectors; drop model or pick the matching embedder`)
   const vec = prepared.vector
+  // Push-down stores (Postgres + pgvector) rank in the database: no vector index is loaded here.
+  // (`opts.vectors` — eval's shared indexes — does not apply to them: nothing is loaded.)
+  const pushModels = typeof store.denseSearch === 'function' && store.capabilities().denseSearchPushdown ? store.capabilities().vectorModels.filter((m) => m.ownerType === owner) : null
   if (vec && !model)
-    model = store.storedModels(owner).find((m) => (opts.vectors ? opts.vectors(m, owner) : store.vectors(m, owner)).dim === vec.length) ?? null
+    model = pushModels
+      ? (pushModels.find((m) => m.dim === vec.length)?.model ?? null)
+      : (store.storedModels(owner).find((m) => (opts.vectors ? opts.vectors(m, owner) : store.vectors(m, owner)).dim === vec.length) ?? null)
   if (embedder.name === 'vector') embedder.model = model
 
   let denseReason: string | null = prepared.reason
   let idx: VectorIndex | null = null
+  let push: string | null = null
   let qn: Float64Array | null = null
   if (vec) {
     qn = normalizeQuery(vec)
     if (!qn) denseReason = 'the query vector is all zeros or not finite'
     else if (!model) denseReason = `no stored ${owner} vectors of length ${vec.length}`
-    else {
+    else if (pushModels) {
+      const m = pushModels.find((x) => x.model === model)
+      if (!m) denseReason = `no stored ${owner} vectors for model ${model}`
+      else if (m.dim !== vec.length) denseReason = `query vector has ${vec.length} dimensions, stored ${model} vectors have ${m.dim}`
+      else push = model
+    } else {
       const i = opts.vectors ? opts.vectors(model, owner) : store.vectors(model, owner)
       if (i.count === 0) denseReason = `no stored ${owner} vectors for model ${model}`
       else if (i.dim !== vec.length) denseReason = `query vector has ${vec.length} dimensions, stored ${model} vectors have ${i.dim}`
       else idx = i
     }
   }
-  if (!idx) qn = null
+  if (!idx && !push) qn = null
 
   const depth = Math.min(100_000, Math.max(cfg.candidatePool, Math.floor(opts.depth ?? fetchDepth(cfg.candidatePool))))
-  const input: GatherInput = { store, texts, cfg, now, idx, qn, denseReason, depth }
+  const input: GatherInput = { store, texts, cfg, now, idx, push, qn, denseReason, depth }
   const g = cfg.unit === 'session' ? gatherSessions(input) : gatherMemories(input)
 
   const ts = performance.now()
@@ -250,12 +261,20 @@ interface GatherInput {
   cfg: RecallConfig
   now: number
   idx: VectorIndex | null
+  /** the model whose dense search runs inside the store (push-down), or null */
+  push: string | null
   qn: Float64Array | null
   denseReason: string | null
   depth: number
 }
 
-function gatherMemories({ store, texts, cfg, now, idx, qn, denseReason, depth }: GatherInput): Gathered {
+/** The dense arm of one group, in the store (push-down): same shape as denseArm's answer. */
+function pushedDense(store: MemorySource, model: string, qn: Float64Array, filter: MemoryFilter, n: number, missingZero: boolean) {
+  const r = store.denseSearch!({ vector: qn, model, ownerType: 'memory', filter, limit: n, missingZero })
+  return { hits: r.hits, scope: null, exhausted: r.exhausted, inScope: r.inScope, inScopeCapped: r.inScopeCapped, method: r.method as DenseMethod }
+}
+
+function gatherMemories({ store, texts, cfg, now, idx, push, qn, denseReason, depth }: GatherInput): Gathered {
   const groups: { filter: MemoryFilter; group: 'blend' | undefined }[] = [{ filter: scopeFilter(cfg.scope, now), group: undefined }]
   const bf = blendFilter(cfg.scope, now)
   if (bf) groups.push({ filter: bf, group: 'blend' })
@@ -272,10 +291,11 @@ function gatherMemories({ store, texts, cfg, now, idx, qn, denseReason, depth }:
 
   // Dense arm.
   const td = performance.now()
-  if (idx && qn) {
+  if ((idx || push) && qn) {
     arms.dense = { ran: true, fetched: 0, exhausted: true, reason: null }
     for (const { filter, group } of groups) {
-      const r = denseArm(store, idx, qn, filter, depth, cfg.missingVector === 'zero')
+      const r = push ? pushedDense(store, push, qn, filter, depth, cfg.missingVector === 'zero') : denseArm(store, idx!, qn, filter, depth, cfg.missingVector === 'zero')
+      if ('method' in r) arms.dense.pushdown = r.method
       if (r.scope) scopes.set(group ?? '', r.scope)
       else bigScopes.add(group ?? '')
       r.hits.forEach((h, i) => {
@@ -383,6 +403,10 @@ function gatherMemories({ store, texts, cfg, now, idx, qn, denseReason, depth }:
       const row = idx.rowOf.get(d.id)
       d.similarity = row === undefined ? null : dotRow(idx.data, row, idx.dim, qn)
     }
+  } else if (push && qn) {
+    const need = [...drafts.values()].filter((d) => d.denseRank === null).map((d) => d.id)
+    const sims = store.similarities!(need, qn, push, 'memory')
+    for (const id of need) drafts.get(id)!.similarity = sims.get(id) ?? null
   }
   if (arms.lexical.ran) {
     const t2 = performance.now()
@@ -476,7 +500,7 @@ export function unitOfMemory(m: Memory): UnitInfo {
 }
 
 /** seed 000: episodes (sessions) ranked by the cosine of their summary vector. */
-function gatherSessions({ store, texts, cfg, now, idx, qn, denseReason, depth }: GatherInput): Gathered {
+function gatherSessions({ store, texts, cfg, now, idx, push, qn, denseReason, depth }: GatherInput): Gathered {
   const sessions = store.sessionsForRecall(cfg.scope, now)
   const drafts = new Map<string, Draft>()
   const arms = {
@@ -487,11 +511,13 @@ function gatherSessions({ store, texts, cfg, now, idx, qn, denseReason, depth }:
   }
   const td = performance.now()
   let denseCount = 0
-  if (idx && qn) {
+  // Push-down stores: the similarity of every candidate session, computed in the database (ties then break by id).
+  const pushed = push && qn ? store.similarities!(sessions.map((s) => s.id), qn, push, 'session') : null
+  if ((idx || pushed) && qn) {
     const scored: { s: Session; row: number; sim: number | null }[] = []
     for (const s of sessions) {
-      const row = idx.rowOf.get(s.id)
-      if (row !== undefined) scored.push({ s, row, sim: dotRow(idx.data, row, idx.dim, qn) })
+      const row = pushed ? (pushed.has(s.id) ? 0 : undefined) : idx!.rowOf.get(s.id)
+      if (row !== undefined) scored.push({ s, row, sim: pushed ? pushed.get(s.id)! : dotRow(idx!.data, row, idx!.dim, qn) })
       else if (cfg.missingVector === 'zero') scored.push({ s, row: Infinity, sim: null }) // seed 000 requires SummaryEmbedding != null
     }
     scored.sort((a, b) => (b.sim ?? 0) - (a.sim ?? 0) || a.row - b.row || (a.s.id < b.s.id ? -1 : 1))
@@ -517,11 +543,15 @@ function gatherSessions({ store, texts, cfg, now, idx, qn, denseReason, depth }:
     hits.forEach((s, i) => (draftOf(drafts, s.id, undefined)!.orderKey = i + 1))
     arms.order = { ran: true, fetched: hits.length, exhausted: hits.length < depth, reason: null }
   }
-  if (idx && qn)
+  if ((idx || pushed) && qn)
     for (const d of drafts.values()) {
       if (d.denseRank !== null) continue
-      const row = idx.rowOf.get(d.id)
-      d.similarity = row === undefined ? null : dotRow(idx.data, row, idx.dim, qn)
+      if (pushed) {
+        d.similarity = pushed.get(d.id) ?? null
+        continue
+      }
+      const row = idx!.rowOf.get(d.id)
+      d.similarity = row === undefined ? null : dotRow(idx!.data, row, idx!.dim, qn)
     }
   const byId = new Map(sessions.map((s) => [s.id, s]))
   const messages = cfg.useSessionSummaries ? null : store.sessionMessages([...drafts.keys()], now)

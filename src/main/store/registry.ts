@@ -4,7 +4,8 @@
  * folder of markdown files, a LanceDB table) have a Materializer in
  * frameworks/index.ts that reads them, never writing them, into an in-memory
  * canonical DB behind the same SQLite source. A folder opens as the store file
- * a framework keeps inside it.
+ * a framework keeps inside it. A `postgres://` / `postgresql://` URL opens the
+ * Postgres source (store/postgres/), whose layouts come from information_schema.
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -12,6 +13,8 @@ import { RecallscopeError } from '../../shared/result'
 import { findMaterializer, frameworkLookedFor, resolveFrameworkPath } from './frameworks'
 import type { Materialized } from './frameworks/types'
 import { LAYOUTS } from './layoutList'
+import { PgSource } from './postgres/source'
+import { isPostgresUrl } from './postgres/url'
 import type { MemorySource } from './source'
 import { assertSqliteFile, defaultWorkspacePath } from './sqlite/connection'
 import { canonicalAdapter } from './sqlite/layouts'
@@ -81,6 +84,17 @@ export function openSource(opts: OpenOptions): SqliteSource {
 /** Whether a path exists as something openSource could try (for callers that check before opening). */
 export function pathExists(p: string): boolean {
   return fs.existsSync(path.resolve(p))
+}
+
+/**
+ * Open any memory store by path or URL: a SQLite file, or a `postgres://` URL
+ * (read-only, search pushed down). What the CLI, `serve`, the app and the
+ * Library use.
+ */
+export function openStore(opts: OpenOptions): MemorySource {
+  if (isPostgresUrl(opts.path))
+    return PgSource.open({ url: opts.path, workspacePath: opts.workspacePath, fallbackDir: opts.fallbackDir, nativeBinding: opts.nativeBinding, write: opts.write, countCap: opts.countCap })
+  return openSource(opts)
 }
 
 export type { MemorySource }

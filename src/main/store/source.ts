@@ -137,6 +137,33 @@ export interface EventTimelineStats {
   counts(binMs: number, start: number): { bin: number; preset: string; count: number }[]
 }
 
+/** How a pushed-down dense search ran (the trace shows it). */
+export type DenseMethod =
+  | { kind: 'exact' }
+  | { kind: 'hnsw'; index?: string; efSearch: number; indexUsed: boolean }
+  | { kind: 'ivfflat'; index?: string; probes: number; indexUsed: boolean }
+
+export interface DenseSearchRequest {
+  /** the query, unit length */
+  vector: Float64Array
+  model: string
+  ownerType: 'memory' | 'session'
+  filter: MemoryFilter
+  limit: number
+  /** in-scope rows without a vector rank at similarity 0 (seed 002) */
+  missingZero: boolean
+}
+
+export interface DenseSearchResult {
+  /** best first; ties by id */
+  hits: { id: string; similarity: number | null }[]
+  /** every in-scope row with a vector was returned */
+  exhausted: boolean
+  inScope: number
+  inScopeCapped: boolean
+  method: DenseMethod
+}
+
 /** What a source can do; the engine and the UI ask instead of guessing. */
 export interface SourceCapabilities {
   /** a full-text index exists in the store ('agent'), was built in the workspace ('workspace'), or neither yet */
@@ -164,8 +191,8 @@ export interface MemorySource {
   /** the workbench's own file beside the store */
   readonly workspace: Workspace
   readonly isClosed: boolean
-  /** the view is a private snapshot (the store's folder is read-only): the UI says so */
-  readonly snapshot: boolean
+  /** the private copy read instead of the store when its folder is read-only (the UI says so); null when read in place */
+  readonly snapshotPath: string | null
   /** Fail now, typed (DB_CORRUPT), when the store is damaged: opening is all-or-nothing. */
   checkIntegrity(): void
   capabilities(): SourceCapabilities
@@ -219,6 +246,10 @@ export interface MemorySource {
   vectorInfo(ownerId: string, ownerType?: 'memory' | 'session'): VectorInfo[]
   /** Forget loaded vector indexes (the next use reloads). */
   reloadVectors(): void
+  /** The dense arm inside the store (only when capabilities().denseSearchPushdown). */
+  denseSearch?(req: DenseSearchRequest): DenseSearchResult
+  /** Cosine similarity of these owners' stored vectors of `model` (push-down stores); ids without one are absent. */
+  similarities?(ids: string[], vector: ArrayLike<number>, model: string, ownerType?: 'memory' | 'session'): Map<string, number>
 
   // --- recall log ---------------------------------------------------------
   eventsPage(q?: EventPageQuery): Page<RecallEvent>

@@ -187,11 +187,6 @@ export class SqliteSource implements MemorySource, SqliteCtx {
     for (const release of this.releaseOpen) release()
   }
 
-  /** True when the view is a private copy (the agent's folder is read-only and its DB needed recovery). */
-  get snapshot(): boolean {
-    return this.snapshotPath !== null
-  }
-
   /** SQLite's quick_check on small files: a damaged DB fails at open, as a typed DB_CORRUPT. */
   checkIntegrity(): void {
     if (this.fileBacked) probeIntegrity(this.db, this.path)

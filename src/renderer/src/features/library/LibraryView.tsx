@@ -45,7 +45,7 @@ export function LibraryView() {
               className="input mono"
               style={{ flex: 1 }}
               aria-label="Database path"
-              placeholder="/path/to/agent.db, a mem0 / LangGraph / Agents SDK file, memory.jsonl, or their folder"
+              placeholder="/path/to/agent.db, a mem0 / LangGraph / CrewAI / Letta store or its folder, memory.jsonl, or postgres://user@host/db"
               value={path}
               onChange={(e) => setPath(e.target.value)}
             />

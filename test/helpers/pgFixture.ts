@@ -1,0 +1,189 @@
+/**
+ * Test helper: one deterministic memory set written twice — into a canonical
+ * SQLite file (CanonicalWriter) and into Postgres (canonical tables in one
+ * schema, a mem0 pgvector collection in another) — so a test can compare the
+ * two sources and recompute every cosine itself.
+ *
+ * Vectors are rounded to float32 before they are written, so both stores hold
+ * the same numbers; salience values are multiples of 1/8 (exact in `real`).
+ */
+import { hashEmbed, HASHING_DIM, HASHING_MODEL } from '../../src/main/embed/hashing'
+import { CanonicalWriter } from '../../src/main/store/sqlite/canonicalWriter'
+import { pgText, pgVector } from './pgServer'
+
+/** The hashing embedder's vectors (offline, deterministic): evals and CLI recalls can embed queries the same way. */
+export const PG_MODEL = HASHING_MODEL
+export const PG_DIM = HASHING_DIM
+export const PG_T0 = Date.UTC(2026, 0, 1)
+const WORDS = ['coffee', 'paris', 'dentist', 'guitar', 'birthday', 'budget', 'marathon', 'sister', 'garden', 'python', 'invoice', 'flight', 'allergy', 'piano', 'museum', 'recipe']
+
+export interface FixtureMemory {
+  id: string
+  agent: string
+  user: string
+  session: string
+  content: string
+  createdAt: number
+  salience: number
+  kind: string
+  tier: string
+  vector: Float32Array | null
+}
+
+/** mulberry32: a tiny seeded PRNG (the same data on every run). */
+function rng(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+export function makeMemories(n: number, seed = 7): FixtureMemory[] {
+  const r = rng(seed)
+  const out: FixtureMemory[] = []
+  for (let i = 0; i < n; i++) {
+    const w = () => WORDS[Math.floor(r() * WORDS.length)]
+    const content = `note ${i}: ${w()} and ${w()} then ${w()}`
+    out.push({
+      id: `m${String(i).padStart(5, '0')}`,
+      agent: i % 3 === 0 ? 'agent-b' : 'agent-a',
+      user: i % 2 === 0 ? 'user-1' : 'user-2',
+      session: `s${i % 5}`,
+      content,
+      createdAt: PG_T0 + i * 60_000,
+      salience: Math.floor(r() * 9) / 8,
+      kind: i % 4 === 0 ? 'semantic' : 'episodic',
+      tier: i % 7 === 0 ? 'long_term' : 'working',
+      // every 10th memory has no vector
+      vector: i % 10 === 9 ? null : hashEmbed(content),
+    })
+  }
+  return out
+}
+
+/** Write the set into a canonical SQLite file. */
+export function writeSqlite(file: string, mems: FixtureMemory[]): string {
+  const w = new CanonicalWriter(file, { force: true })
+  try {
+    for (let s = 0; s < 5; s++)
+      w.session({ id: `s${s}`, agent_id: 'agent-a', user_id: 'user-1', tenant_id: null, started_at: PG_T0, ended_at: PG_T0 + 1000, summary: `session ${s}`, is_archived: 0 } as never)
+    for (const m of mems) {
+      w.memory({
+        id: m.id,
+        agent_id: m.agent,
+        user_id: m.user,
+        session_id: m.session,
+        role: 'user',
+        kind: m.kind,
+        tier: m.tier,
+        content: m.content,
+        summary: null,
+        salience: m.salience,
+        created_at: m.createdAt,
+        last_used_at: null,
+        use_count: 0,
+        turn: null,
+        source: null,
+        metadata: null,
+      } as never)
+      if (m.vector) w.embedding('memory', m.id, PG_MODEL, m.vector)
+    }
+    return w.finish()
+  } catch (e) {
+    w.abort()
+    throw e
+  }
+}
+
+/** DDL of the canonical schema in Postgres (vectors as pgvector `vector`, or `real[]`). */
+export function canonicalDdl(schema: string, vectorType: 'vector' | 'real[]' = 'vector'): string {
+  return `
+  CREATE SCHEMA ${schema};
+  CREATE TABLE ${schema}.sessions (id text PRIMARY KEY, agent_id text, user_id text, tenant_id text, started_at bigint, ended_at bigint, summary text, is_archived int NOT NULL DEFAULT 0);
+  CREATE TABLE ${schema}.memories (id text PRIMARY KEY, agent_id text, user_id text, session_id text, role text, kind text, tier text, content text NOT NULL,
+    summary text, salience real, created_at bigint, last_used_at bigint, use_count int, turn int, source text, metadata text);
+  CREATE TABLE ${schema}.embeddings (owner_type text NOT NULL, owner_id text NOT NULL, model text NOT NULL, dim int NOT NULL, vector ${vectorType === 'vector' ? `vector(${PG_DIM})` : vectorType} NOT NULL,
+    PRIMARY KEY (owner_type, owner_id, model));
+  CREATE TABLE ${schema}.recall_events (id text PRIMARY KEY, at bigint NOT NULL, agent_id text, user_id text, session_id text, turn int, query text, cue text, preset text, config text, results text);`
+}
+
+/** INSERTs of the set into canonical tables. */
+export function canonicalInserts(schema: string, mems: FixtureMemory[], vectorType: 'vector' | 'real[]' = 'vector'): string {
+  const out: string[] = []
+  for (let s = 0; s < 5; s++) out.push(`INSERT INTO ${schema}.sessions VALUES ('s${s}', 'agent-a', 'user-1', NULL, ${PG_T0}, ${PG_T0 + 1000}, 'session ${s}', 0);`)
+  for (const m of mems) {
+    out.push(
+      `INSERT INTO ${schema}.memories VALUES (${pgText(m.id)}, ${pgText(m.agent)}, ${pgText(m.user)}, ${pgText(m.session)}, 'user', ${pgText(m.kind)}, ${pgText(m.tier)}, ${pgText(m.content)}, NULL, ${m.salience}, ${m.createdAt}, NULL, 0, NULL, NULL, NULL);`,
+    )
+    if (m.vector) {
+      const lit = vectorType === 'vector' ? pgVector(m.vector) : `ARRAY[${Array.from(m.vector).join(',')}]::real[]`
+      out.push(`INSERT INTO ${schema}.embeddings VALUES ('memory', ${pgText(m.id)}, '${PG_MODEL}', ${m.vector.length}, ${lit});`)
+    }
+  }
+  return out.join('\n')
+}
+
+/** mem0's collection (DDL as in mem0ai's PGVector.createCol) holding the memories that have a vector. */
+export function mem0Sql(schema: string, mems: FixtureMemory[], uuidOf: (i: number) => string): string {
+  const out = [`CREATE SCHEMA ${schema};`, `CREATE TABLE ${schema}.memories (id UUID PRIMARY KEY, vector vector(${PG_DIM}), payload JSONB);`]
+  mems.forEach((m, i) => {
+    if (!m.vector) return
+    const payload = { data: m.content, hash: `h${i}`, user_id: m.user, agent_id: m.agent, run_id: m.session, created_at: new Date(m.createdAt).toISOString() }
+    out.push(`INSERT INTO ${schema}.memories VALUES ('${uuidOf(i)}', ${pgVector(m.vector)}, ${pgText(JSON.stringify(payload))}::jsonb);`)
+  })
+  return out.join('\n')
+}
+
+/** A deterministic UUID per index. */
+export function uuidOf(i: number): string {
+  const h = i.toString(16).padStart(12, '0')
+  return `00000000-0000-4000-8000-${h}`
+}
+
+/** Exact cosine (float64) of a query against each vector: the test's own ranking. */
+export function cosineRanking(mems: FixtureMemory[], q: ArrayLike<number>, keep: (m: FixtureMemory) => boolean): { id: string; sim: number }[] {
+  let qq = 0
+  for (let i = 0; i < q.length; i++) qq += q[i] * q[i]
+  const out: { id: string; sim: number }[] = []
+  for (const m of mems) {
+    if (!m.vector || !keep(m)) continue
+    let dot = 0
+    let vv = 0
+    for (let i = 0; i < q.length; i++) {
+      dot += m.vector[i] * q[i]
+      vv += m.vector[i] * m.vector[i]
+    }
+    out.push({ id: m.id, sim: dot / Math.sqrt(qq * vv) })
+  }
+  return out.sort((a, b) => b.sim - a.sim || (a.id < b.id ? -1 : 1))
+}
+
+/** A dense pseudo-random query (seeded): its cosines against the sparse hashing vectors have no ties. */
+export function randomQuery(seed: number, dim = PG_DIM): Float32Array {
+  const r = rng(seed)
+  const v = new Float32Array(dim)
+  for (let i = 0; i < dim; i++) v[i] = r() * 2 - 1
+  return v
+}
+
+/** LangGraph PostgresStore tables (DDL as in langgraph's store/postgres/base.py migrations) holding the set; namespace ('agent', 'user'). */
+export function langgraphSql(schema: string, mems: FixtureMemory[]): string {
+  const out = [
+    `CREATE SCHEMA ${schema};`,
+    `CREATE TABLE ${schema}.store (prefix text NOT NULL, key text NOT NULL, value jsonb NOT NULL, created_at TIMESTAMP WITH TIME ZONE DEFAULT CURRENT_TIMESTAMP,
+       updated_at TIMESTAMP WITH TIME ZONE DEFAULT CURRENT_TIMESTAMP, expires_at TIMESTAMP WITH TIME ZONE, ttl_minutes INT, PRIMARY KEY (prefix, key));`,
+    `CREATE TABLE ${schema}.store_vectors (prefix text NOT NULL, key text NOT NULL, field_name text NOT NULL, embedding vector(${PG_DIM}),
+       created_at TIMESTAMP WITH TIME ZONE DEFAULT CURRENT_TIMESTAMP, updated_at TIMESTAMP WITH TIME ZONE DEFAULT CURRENT_TIMESTAMP,
+       PRIMARY KEY (prefix, key, field_name), FOREIGN KEY (prefix, key) REFERENCES ${schema}.store(prefix, key) ON DELETE CASCADE);`,
+  ]
+  for (const m of mems) {
+    const prefix = `${m.agent}.${m.user}`
+    out.push(`INSERT INTO ${schema}.store (prefix, key, value, created_at) VALUES (${pgText(prefix)}, ${pgText(m.id)}, ${pgText(JSON.stringify({ content: m.content }))}::jsonb, to_timestamp(${m.createdAt / 1000}));`)
+    if (m.vector) out.push(`INSERT INTO ${schema}.store_vectors (prefix, key, field_name, embedding) VALUES (${pgText(prefix)}, ${pgText(m.id)}, '$', ${pgVector(m.vector)});`)
+  }
+  return out.join('\n')
+}

@@ -1,0 +1,539 @@
+/**
+ * The Postgres source over the real wire: PGlite + pgvector served on a
+ * loopback port (test/helpers/pgServer.ts), the same memory set loaded into a
+ * canonical SQLite file and into Postgres (canonical schema and a mem0
+ * collection). Expectations come from the test's own cosine computation, from
+ * Postgres queried directly, or from the SQLite engine on the same data.
+ */
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { hashEmbed } from '../src/main/embed/hashing'
+import { runEval } from '../src/main/eval/evaluate'
+import { saveCase } from '../src/main/eval/cases'
+import { runRecall } from '../src/main/recall/engine'
+import { main } from '../src/main/cli/index'
+import { App } from '../src/main/api/app'
+import fs from 'node:fs'
+import { openSource, openStore } from '../src/main/store/registry'
+import { PgSource } from '../src/main/store/postgres/source'
+import type { SqliteSource } from '../src/main/store/sqlite/source'
+import { getPreset } from '../src/shared/presets'
+import { RecallscopeError } from '../src/shared/result'
+import type { RecallConfig, RecallTrace } from '../src/shared/types'
+import { canonicalDdl, canonicalInserts, cosineRanking, langgraphSql, makeMemories, mem0Sql, PG_MODEL, PG_T0, randomQuery, uuidOf, writeSqlite, type FixtureMemory } from './helpers/pgFixture'
+import { pgVector, startPgServer, type PgTestServer } from './helpers/pgServer'
+import { tmpDir } from './helpers/tmp'
+
+const N = 400
+const NOW = PG_T0 + 30 * 86_400_000
+let srv: PgTestServer
+let t: ReturnType<typeof tmpDir>
+let mems: FixtureMemory[]
+let lite: SqliteSource
+let pgs: PgSource
+
+const url = (params: string) => `${srv.url}&${params}`
+const ws = (name: string) => path.join(t.dir, `${name}.recallscope`)
+
+function denseConfig(extra: Partial<RecallConfig> = {}): RecallConfig {
+  const base = getPreset('fieldguide').config
+  return { ...base, mode: 'dense', topK: 30, candidatePool: 100, minSimilarity: null, ...extra } as RecallConfig
+}
+
+/** The trace's dense ranking (denseRank 1…n). */
+function denseRanking(tr: RecallTrace): { id: string; sim: number | null }[] {
+  return tr.candidates
+    .filter((c) => c.denseRank !== null)
+    .sort((a, b) => a.denseRank! - b.denseRank!)
+    .map((c) => ({ id: c.id, sim: c.similarity }))
+}
+
+/**
+ * A ranking equals the independent one up to exact ties: at every rank, the returned id's own cosine
+ * equals the expected cosine at that rank (float32 storage makes equal-within-1e-6 cosines a tie).
+ */
+function expectRankingUpToTies(got: string[], want: { id: string; sim: number }[]): void {
+  const sim = new Map(want.map((x) => [x.id, x.sim]))
+  expect(got.length).toBe(Math.min(want.length, got.length))
+  got.forEach((id, i) => {
+    expect(sim.has(id)).toBe(true)
+    expect(Math.abs(sim.get(id)! - want[i].sim)).toBeLessThan(1e-6)
+  })
+}
+
+function expectCode(f: () => unknown, code: string): RecallscopeError {
+  try {
+    f()
+  } catch (e) {
+    expect(e).toBeInstanceOf(RecallscopeError)
+    expect((e as RecallscopeError).code).toBe(code)
+    return e as RecallscopeError
+  }
+  throw new Error(`expected ${code}, nothing was thrown`)
+}
+
+beforeAll(async () => {
+  t = tmpDir()
+  mems = makeMemories(N)
+  lite = openSource({ path: writeSqlite(path.join(t.dir, 'same.db'), mems), workspacePath: ws('lite') })
+  srv = await startPgServer()
+  await srv.seed(`CREATE EXTENSION IF NOT EXISTS vector; ${canonicalDdl('canon')} ${canonicalInserts('canon', mems)}`)
+  await srv.seed(mem0Sql('mem0', mems, uuidOf))
+  await srv.seed(langgraphSql('lg', mems))
+  await srv.seed(`${canonicalDdl('arr', 'real[]')} ${canonicalInserts('arr', mems, 'real[]')}`)
+  await srv.seed(
+    `${canonicalDdl('sess')} ${canonicalInserts('sess', mems)} ` +
+      [0, 1, 2, 3, 4].map((k) => `INSERT INTO sess.embeddings VALUES ('session', 's${k}', '${PG_MODEL}', 256, ${pgVector(sessionVector(k))});`).join('\n'),
+  )
+  await srv.seed(`CREATE SCHEMA odd; CREATE TABLE odd.memories (id text, body text);`)
+  await srv.clearLog()
+  pgs = openStore({ path: url('schema=canon'), workspacePath: ws('canon') }) as PgSource
+}, 180_000)
+
+afterAll(async () => {
+  pgs?.close()
+  lite?.close()
+  await srv?.stop()
+  t?.cleanup()
+})
+
+describe('opening a canonical store in Postgres', () => {
+  it('detects the layout from information_schema and never shows the password', () => {
+    expect(pgs).toBeInstanceOf(PgSource)
+    expect(pgs.layout).toBe('canonical')
+    expect(pgs.path).not.toContain('secret-pw')
+    expect(pgs.path).toMatch(/^postgres:\/\/recallscope_test@127\.0\.0\.1:\d+\/postgres/)
+    const caps = pgs.capabilities()
+    expect(caps.denseSearchPushdown).toBe(true)
+    expect(caps.readOnly).toBe(true)
+    expect(caps.vectorModels).toEqual([{ ownerType: 'memory', model: PG_MODEL, dim: 256 }])
+    const f = pgs.facts()
+    expect(f.counts.memories).toBe(N)
+    expect(f.counts.embeddings).toBe(mems.filter((m) => m.vector).length)
+    expect(f.counts.sessions).toBe(5)
+    expect(f.byAgent).toEqual(lite.facts().byAgent)
+    expect(f.byKind).toEqual(lite.facts().byKind)
+    expect(f.timeRange).toEqual({ min: PG_T0, max: PG_T0 + (N - 1) * 60_000 })
+    expect(JSON.stringify(f)).not.toContain('secret-pw')
+  })
+
+  it('the app (store.open, recent files) keeps the URL without its password, and reopening it works', () => {
+    const app = new App({ mode: 'browser', dataDir: path.join(t.dir, 'apphome') })
+    try {
+      const info = app.open(url('schema=canon'))
+      expect(info.layout).toBe('canonical')
+      expect(info.path).not.toContain('secret-pw')
+      expect(info.workspacePath.startsWith(path.join(t.dir, 'apphome', 'workspaces'))).toBe(true)
+      const recent = app.recent()
+      expect(recent[0]).toMatchObject({ path: info.path, exists: true, layout: 'canonical' })
+      expect(fs.readFileSync(path.join(t.dir, 'apphome', 'settings.json'), 'utf8')).not.toContain('secret-pw')
+      // the shown URL keeps ?schema=, so the recent entry reopens the same store (the password then comes from PGPASSWORD / .pgpass)
+      expect(app.open(recent[0].path).memories).toBe(N)
+    } finally {
+      app.close()
+    }
+  })
+
+  it('browses: pages (keyset after the first) and filters equal the SQLite store', () => {
+    const q = { limit: 50, agentId: 'agent-a' }
+    for (const offset of [0, 50, 100]) {
+      const a = pgs.memoriesPage({ ...q, offset })
+      const b = lite.memoriesPage({ ...q, offset })
+      expect(a.rows.map((r) => r.id)).toEqual(b.rows.map((r) => r.id))
+      expect(a.total).toBe(b.total)
+      expect(a.rows.map((r) => r.hasEmbedding)).toEqual(b.rows.map((r) => r.hasEmbedding))
+    }
+    expect(pgs.facets().agents).toEqual(['agent-a', 'agent-b'])
+    const s = pgs.sessionsPage({ limit: 10 })
+    expect(s.rows.map((r) => r.id).sort()).toEqual(['s0', 's1', 's2', 's3', 's4'])
+    expect(s.rows.find((r) => r.id === 's0')!.memoryCount).toBe(mems.filter((m) => m.session === 's0').length)
+  })
+
+  it('caps counts with truncated', () => {
+    const capped = openStore({ path: url('schema=canon'), workspacePath: ws('capped'), countCap: 100 })
+    try {
+      const p = capped.memoriesPage({ limit: 10 })
+      expect(p).toMatchObject({ total: 100, truncated: true })
+      expect(capped.countWhere({ userId: 'user-1' })).toEqual({ total: 100, truncated: true })
+      expect(capped.countWhere({ userId: 'user-1', agentId: 'agent-b', kinds: ['semantic'] })).toEqual({
+        total: mems.filter((m) => m.user === 'user-1' && m.agent === 'agent-b' && m.kind === 'semantic').length,
+        truncated: false,
+      })
+    } finally {
+      capped.close()
+    }
+  })
+
+  it('full-text search in the browser finds exactly the rows with the word', () => {
+    const p = pgs.memoriesPage({ search: 'dentist', limit: 500 })
+    const want = mems.filter((m) => /\bdentist\b/.test(m.content)).map((m) => m.id)
+    expect(p.rows.map((r) => r.id).sort()).toEqual(want.sort())
+    expect(p.total).toBe(want.length)
+  })
+})
+
+describe('recall pushed down to Postgres', () => {
+  const scopeOk = (m: FixtureMemory) => m.tier === 'working' || m.tier === 'long_term'
+
+  it('exact dense top-30 equals an independent cosine ranking and the SQLite engine', async () => {
+    const qv = randomQuery(11)
+    const cfg = denseConfig()
+    const tr = await runRecall(pgs, 'coffee in paris with my sister', cfg, NOW, { queryVector: qv })
+    const want = cosineRanking(mems, qv, scopeOk).slice(0, 100)
+    const got = denseRanking(tr)
+    expect(got.map((x) => x.id)).toEqual(want.map((x) => x.id))
+    got.forEach((x, i) => expect(x.sim!).toBeCloseTo(want[i].sim, 5))
+    expect(tr.arms!.dense.pushdown).toEqual({ kind: 'exact' })
+    const sq = await runRecall(lite, 'coffee in paris with my sister', cfg, NOW, { queryVector: qv })
+    expect(denseRanking(sq).map((x) => x.id)).toEqual(got.map((x) => x.id))
+    expect(sq.arms!.dense.pushdown).toBeUndefined()
+    expect(tr.results.slice(0, 30).map((r) => r.id)).toEqual(sq.results.slice(0, 30).map((r) => r.id))
+  })
+
+  it('scope filters become WHERE clauses (agent, kind, time)', async () => {
+    const qv = randomQuery(13)
+    const cfg = denseConfig({ scope: { ...getPreset('fieldguide').config.scope, agentId: 'agent-b', kinds: ['semantic'], before: PG_T0 + 200 * 60_000 } })
+    const tr = await runRecall(pgs, 'guitar museum budget', cfg, NOW, { queryVector: qv })
+    const want = cosineRanking(mems, qv, (m) => scopeOk(m) && m.agent === 'agent-b' && m.kind === 'semantic' && m.createdAt <= PG_T0 + 200 * 60_000)
+    expect(denseRanking(tr).map((x) => x.id)).toEqual(want.map((x) => x.id))
+    expect(tr.arms!.dense.exhausted).toBe(true)
+  })
+
+  it('hybrid: lexical bm25 is −ts_rank_cd (checked against Postgres directly) and lexical-only hits get their cosine', async () => {
+    const text = 'dentist invoice'
+    const qv = hashEmbed('marathon piano')
+    const cfg = { ...getPreset('fieldguide').config, mode: 'hybrid', candidatePool: 100, topK: 10 } as RecallConfig
+    const tr = await runRecall(pgs, text, cfg, NOW, { queryVector: qv })
+    expect(tr.arms!.lexical.ran).toBe(true)
+    const lex = tr.candidates.filter((c) => c.lexicalRank !== null)
+    expect(lex.length).toBeGreaterThan(0)
+    const direct = await srv.query<{ id: string; r: number }>(
+      `SELECT id, ts_rank_cd(to_tsvector('english', content || ' '), websearch_to_tsquery('english', $1))::float8 AS r FROM canon.memories
+       WHERE to_tsvector('english', content || ' ') @@ websearch_to_tsquery('english', $1) AND tier IN ('working', 'long_term')`,
+      [text],
+    )
+    const byId = new Map(direct.map((r) => [r.id, r.r]))
+    expect(lex.length).toBe(Math.min(byId.size, 100))
+    for (const c of lex) expect(c.bm25).toBeCloseTo(-byId.get(c.id)!, 6)
+    const cos = new Map(cosineRanking(mems, qv, () => true).map((x) => [x.id, x.sim]))
+    for (const c of tr.candidates) {
+      if (cos.has(c.id)) expect(c.similarity!).toBeCloseTo(cos.get(c.id)!, 5)
+      else expect(c.similarity).toBeNull()
+    }
+    expect(tr.results.length).toBeGreaterThan(0)
+    expect(tr.results[0]).toHaveProperty('contributions')
+  })
+
+  it('eval runs on Postgres and scores the same as on SQLite in dense mode', async () => {
+    for (const s of [pgs, lite]) {
+      for (const [i, q] of ['coffee paris', 'dentist allergy', 'piano museum'].entries()) {
+        const top = cosineRanking(mems, hashEmbed(q), scopeOk)[0].id
+        saveCase(s.workspace, { id: `c${i}`, query: q, now: NOW, relevant: [{ id: top, grade: 1 }] }, 1)
+      }
+    }
+    const req = { preset: 'fieldguide' as const, config: { mode: 'dense' as const }, k: 5, embedder: 'hashing', now: NOW, createdAt: 1 }
+    await srv.clearLog()
+    const a = await runEval(pgs, req)
+    const b = await runEval(lite, req)
+    // the eval's dense arm ran in the database too (no vector index loaded over the wire)
+    const sent = await srv.statements()
+    expect(sent.some((q) => /ORDER BY d\.dist ASC/.test(q))).toBe(true)
+    expect(sent.some((q) => /ORDER BY e\.owner_id LIMIT 20000/.test(q))).toBe(false)
+    expect(a.perCase.map((c) => c.retrieved)).toEqual(b.perCase.map((c) => c.retrieved))
+    expect(a.metrics).toEqual(b.metrics)
+    expect(a.perCase.every((c) => c.retrieved.length > 0)).toBe(true)
+  })
+})
+
+describe('read-only on the wire', () => {
+  it('only SELECT, SET and SHOW statements reach the server (logged by the proxy, not by our code)', async () => {
+    await srv.clearLog()
+    const s = openStore({ path: url('schema=canon'), workspacePath: ws('proof') })
+    try {
+      s.facts()
+      s.facets()
+      s.memoriesPage({ limit: 20 })
+      s.memoriesPage({ limit: 20, offset: 20 })
+      s.memoriesPage({ search: 'garden', limit: 20 })
+      s.sessionsPage({})
+      s.getMemory('m00001')
+      s.eventsPage({})
+      s.ageHistogram({}, NOW, 'last_used')
+      await runRecall(s, 'garden recipe', { ...getPreset('fieldguide').config, mode: 'hybrid' } as RecallConfig, NOW, { queryVector: hashEmbed('garden recipe') })
+      saveCase(s.workspace, { id: 'p1', query: 'garden', now: NOW, relevant: [{ id: 'm00001', grade: 1 }] }, 1)
+      await runEval(s, { preset: 'fieldguide', k: 5, embedder: 'hashing', now: NOW, createdAt: 1 })
+    } finally {
+      s.close()
+    }
+    const sent = await srv.statements()
+    expect(sent.length).toBeGreaterThan(20)
+    const bad = sent.filter((q) => !/^[\s(]*(SELECT|SET|SHOW)\b/i.test(q))
+    expect(bad).toEqual([])
+    expect(sent).toContain('SET default_transaction_read_only = on')
+    expect(sent.some((q) => /^SET statement_timeout = \d+$/.test(q))).toBe(true)
+    expect(sent.some((q) => /ORDER BY d\.dist ASC/.test(q))).toBe(true) // the dense arm ran in the database
+  })
+
+  it('the session itself refuses writes (READ_ONLY), so a bug could not write either', () => {
+    expectCode(() => pgs.bridge.query('CREATE TABLE canon.nope (a int)'), 'READ_ONLY')
+    expectCode(() => pgs.applyRefresh(), 'READ_ONLY')
+    expectCode(() => openStore({ path: url('schema=canon'), write: true }), 'BAD_INPUT')
+  })
+})
+
+describe('the mem0 pgvector collection', () => {
+  it('opens as mem0 and recalls with the same dense ranking as an independent cosine', async () => {
+    const s = openStore({ path: url('schema=mem0'), workspacePath: ws('mem0') })
+    try {
+      expect(s.layout).toBe('mem0')
+      const withVec = mems.filter((m) => m.vector)
+      expect(s.counts().memories).toBe(withVec.length)
+      const m5 = s.getMemory(uuidOf(5))!
+      expect(m5).toMatchObject({ content: mems[5].content, userId: mems[5].user, agentId: mems[5].agent, sessionId: mems[5].session, createdAt: mems[5].createdAt })
+      const model = s.capabilities().vectorModels[0].model
+      expect(model).toBe('mem0:memories')
+      const qv = randomQuery(12)
+      // mem0 rows carry no tier: scope every tier, including none
+      const cfg = denseConfig({ scope: { tiers: ['working', 'long_term', '(none)'] } as RecallConfig['scope'] })
+      const tr = await runRecall(s, 'flight allergy', cfg, NOW, { queryVector: qv })
+      const uuid = new Map(mems.map((m, i) => [m.id, uuidOf(i)]))
+      const want = cosineRanking(mems, qv, () => true)
+        .slice(0, 100)
+        .map((x) => uuid.get(x.id))
+      expect(denseRanking(tr).map((x) => x.id)).toEqual(want)
+      expect(tr.arms!.dense.pushdown).toEqual({ kind: 'exact' })
+    } finally {
+      s.close()
+    }
+  })
+})
+
+describe('vectors stored as real[]', () => {
+  it('with pgvector installed, the dense arm is still pushed down (cast to vector) and exact', async () => {
+    const s = openStore({ path: url('schema=arr'), workspacePath: ws('arr') })
+    try {
+      expect(s.capabilities().denseSearchPushdown).toBe(true)
+      const qv = randomQuery(15)
+      const tr = await runRecall(s, 'q', denseConfig(), NOW, { queryVector: qv })
+      expect(denseRanking(tr).map((x) => x.id)).toEqual(cosineRanking(mems, qv, scopeOkAll).slice(0, 100).map((x) => x.id))
+      expect(tr.arms!.dense.pushdown).toEqual({ kind: 'exact' })
+    } finally {
+      s.close()
+    }
+  })
+})
+
+describe('session units', () => {
+  it('sessions rank by their summary vectors, cosine computed in the database', async () => {
+    const s = openStore({ path: url('schema=sess'), workspacePath: ws('sess') })
+    try {
+      const qv = randomQuery(17)
+      const cfg = { ...denseConfig(), unit: 'session', topK: 5 } as RecallConfig
+      const tr = await runRecall(s, 'q', cfg, NOW, { queryVector: qv })
+      const cos = (v: Float32Array) => {
+        let d = 0
+        let a = 0
+        let b = 0
+        for (let i = 0; i < v.length; i++) (d += v[i] * qv[i]), (a += v[i] * v[i]), (b += qv[i] * qv[i])
+        return d / Math.sqrt(a * b)
+      }
+      const want = [0, 1, 2, 3, 4].map((k) => ({ id: `s${k}`, sim: cos(sessionVector(k)) })).sort((x, y) => y.sim - x.sim)
+      const got = denseRanking(tr)
+      expect(got.map((x) => x.id)).toEqual(want.map((x) => x.id))
+      got.forEach((x, i) => expect(x.sim!).toBeCloseTo(want[i].sim, 5))
+    } finally {
+      s.close()
+    }
+  })
+})
+
+describe('a LangGraph PostgresStore', () => {
+  it('opens as langgraph: namespace → agent/user, value.content → text, store_vectors → dense recall in the database', async () => {
+    const s = openStore({ path: url('schema=lg'), workspacePath: ws('lg') })
+    try {
+      expect(s.layout).toBe('langgraph')
+      expect(s.counts().memories).toBe(N)
+      expect(s.getMemory(`${mems[7].agent}.${mems[7].user}:${mems[7].id}`)).toMatchObject({ content: mems[7].content, agentId: mems[7].agent, userId: mems[7].user, createdAt: mems[7].createdAt })
+      expect(s.capabilities().vectorModels).toEqual([{ ownerType: 'memory', model: 'langgraph:$', dim: 256 }])
+      const qv = randomQuery(14)
+      const tr = await runRecall(s, 'q', denseConfig({ scope: { tiers: ['(none)'], userId: 'user-2' } as RecallConfig['scope'] }), NOW, { queryVector: qv })
+      const key = new Map(mems.map((m) => [m.id, `${m.agent}.${m.user}:${m.id}`]))
+      const want = cosineRanking(mems, qv, (m) => m.user === 'user-2')
+        .slice(0, 100)
+        .map((x) => key.get(x.id))
+      expect(denseRanking(tr).map((x) => x.id)).toEqual(want)
+      expect(tr.arms!.dense.pushdown).toEqual({ kind: 'exact' })
+    } finally {
+      s.close()
+    }
+  })
+})
+
+describe('bad input: one typed error each, nothing retried forever', () => {
+  it('unreachable host → DB_UNREACHABLE, fast', () => {
+    const t0 = performance.now()
+    const e = expectCode(() => openStore({ path: 'postgres://u:topsecret@127.0.0.1:1/db', workspacePath: ws('x') }), 'DB_UNREACHABLE')
+    expect(e.message).not.toContain('topsecret')
+    expect(performance.now() - t0).toBeLessThan(15_000)
+  })
+
+  it('wrong password → AUTH_FAILED (a server that answers the startup with SQLSTATE 28P01, as Postgres does)', () => {
+    const e = expectCode(() => openStore({ path: `postgres://u:hunter2-wrong@127.0.0.1:${srv.fakeAuthPort}/db?sslmode=disable`, workspacePath: ws('auth') }), 'AUTH_FAILED')
+    expect(e.message).not.toContain('hunter2-wrong')
+  })
+
+  it('a schema whose tables lack the expected columns → UNKNOWN_LAYOUT naming what was found', () => {
+    const e = expectCode(() => openStore({ path: url('schema=odd'), workspacePath: ws('odd') }), 'UNKNOWN_LAYOUT')
+    expect(e.message).toContain('memories(id, body)')
+  })
+
+  it('asking for ANN without such an index → BAD_INPUT', () => {
+    expectCode(() => openStore({ path: url('schema=canon&ann=hnsw'), workspacePath: ws('ann') }), 'BAD_INPUT')
+  })
+
+  it('a statement over the timeout → DB_TIMEOUT, and the source answers again after', () => {
+    const s = openStore({ path: url('schema=canon&statement_timeout_ms=500'), workspacePath: ws('slow') }) as PgSource
+    try {
+      const t0 = performance.now()
+      expectCode(() => s.bridge.query('SELECT pg_sleep(4)'), 'DB_TIMEOUT')
+      expect(performance.now() - t0).toBeLessThan(4000)
+      expect(s.counts().memories).toBe(N)
+    } finally {
+      s.close()
+    }
+  })
+
+  it('a dropped connection → DB_UNREACHABLE (or DB_TIMEOUT when the drop goes unnoticed) for that call; the next call reconnects', async () => {
+    const s = openStore({ path: url('schema=canon&statement_timeout_ms=3000'), workspacePath: ws('drop') }) as PgSource
+    try {
+      expect(s.counts().memories).toBe(N)
+      await srv.dropConnections()
+      let first: unknown = null
+      try {
+        s.memoriesPage({ limit: 5 })
+      } catch (e) {
+        first = e
+      }
+      // The pool may notice the drop before handing the client out (then the call simply reconnects); a client that
+      // does not learn of it in time (a loaded machine, like a silent network partition) fails at the statement timeout.
+      if (first) expect(['DB_UNREACHABLE', 'DB_TIMEOUT']).toContain((first as RecallscopeError).code)
+      expect(s.memoriesPage({ limit: 5 }).rows).toHaveLength(5)
+    } finally {
+      s.close()
+    }
+  })
+})
+
+describe('the CLI takes a postgres:// URL', () => {
+  async function run(...args: string[]) {
+    let out = ''
+    let err = ''
+    const home = process.env.HOME
+    process.env.HOME = t.dir // the workspace of a URL store goes under ~/.recallscope/workspaces
+    try {
+      const code = await main(args, { out: (s) => (out += `${s}\n`), err: (s) => (err += `${s}\n`) })
+      return { code, out, err }
+    } finally {
+      process.env.HOME = home
+    }
+  }
+
+  it('info --json', async () => {
+    const r = await run('info', '--db', url('schema=canon'), '--json')
+    expect(r.err).toBe('')
+    expect(r.code).toBe(0)
+    const f = JSON.parse(r.out)
+    expect(f.layout).toBe('canonical')
+    expect(f.counts.memories).toBe(N)
+    expect(r.out).not.toContain('secret-pw')
+    expect(f.workspacePath.startsWith(path.join(t.dir, '.recallscope', 'workspaces'))).toBe(true)
+    void os
+  })
+
+  it('recall --json: the hashing embedder ranks in the database', async () => {
+    const r = await run('recall', '--db', url('schema=canon'), '--query', 'coffee paris', '--set', 'mode=dense', '--now', String(NOW), '--json')
+    expect(r.err).toBe('')
+    expect(r.code).toBe(0)
+    const tr = JSON.parse(r.out) as RecallTrace
+    expect(tr.arms!.dense.pushdown).toEqual({ kind: 'exact' })
+    // hashing vectors are sparse: many cosines tie exactly, so compare up to ties
+    expectRankingUpToTies(
+      denseRanking(tr).map((x) => x.id),
+      cosineRanking(mems, hashEmbed('coffee paris'), scopeOkAll),
+    )
+    expect(denseRanking(tr)).toHaveLength(100)
+  })
+
+  it('an unreachable URL exits 1 with the code in --json', async () => {
+    const r = await run('info', '--db', 'postgres://u:pw-x@127.0.0.1:1/db', '--json')
+    expect(r.code).toBe(1)
+    expect(r.out + r.err).toContain('DB_UNREACHABLE')
+    expect(r.out + r.err).not.toContain('pw-x')
+  })
+})
+
+/** A session's summary vector (seeded). */
+function sessionVector(k: number): Float32Array {
+  return randomQuery(100 + k)
+}
+
+function scopeOkAll(m: FixtureMemory): boolean {
+  return m.tier === 'working' || m.tier === 'long_term'
+}
+
+describe('ANN when an HNSW index exists (last: it adds an index to canon)', () => {
+  it('exact stays exact with the index present; ?ann=hnsw uses it and the trace says so', async () => {
+    await srv.seed(`CREATE INDEX canon_emb_hnsw ON canon.embeddings USING hnsw (vector vector_cosine_ops)`)
+    const qv = randomQuery(21)
+    const want = cosineRanking(mems, qv, scopeOkAll)
+    const exact = await runRecall(pgs, 'q', denseConfig(), NOW, { queryVector: qv })
+    expect(denseRanking(exact).map((x) => x.id)).toEqual(want.slice(0, 100).map((x) => x.id))
+    expect(exact.arms!.dense.pushdown).toEqual({ kind: 'exact' })
+    const s = openStore({ path: url('schema=canon&ann=hnsw&ef_search=200'), workspacePath: ws('ann-ok') })
+    try {
+      const tr = await runRecall(s, 'q', denseConfig({ topK: 10, candidatePool: 10 }), NOW, { queryVector: qv })
+      expect(tr.arms!.dense.pushdown).toEqual({ kind: 'hnsw', index: 'canon_emb_hnsw', efSearch: 200, indexUsed: true })
+      const got = denseRanking(tr)
+      expect(got.length).toBeGreaterThan(0)
+      // whatever ANN returns carries its true cosine, best first
+      const sim = new Map(want.map((x) => [x.id, x.sim]))
+      got.forEach((x, i) => {
+        expect(x.sim!).toBeCloseTo(sim.get(x.id)!, 5)
+        if (i) expect(x.sim!).toBeLessThanOrEqual(got[i - 1].sim!)
+      })
+    } finally {
+      s.close()
+    }
+  })
+})
+
+describe('a server without the pgvector extension', () => {
+  let bare: PgTestServer
+  beforeAll(async () => {
+    bare = await startPgServer({ vector: false })
+    await bare.seed(`${canonicalDdl('arr', 'real[]')} ${canonicalInserts('arr', mems, 'real[]')}`)
+  }, 180_000)
+  afterAll(async () => {
+    await bare?.stop()
+  })
+
+  it('real[] vectors: no push-down; the engine ranks the vectors it loads over the wire, still exact', async () => {
+    const s = openStore({ path: `${bare.url}&schema=arr`, workspacePath: ws('bare') })
+    try {
+      expect(s.capabilities().denseSearchPushdown).toBe(false)
+      expect(s.facts().detectedBecause).toContain('pgvector not installed')
+      const qv = randomQuery(16)
+      const tr = await runRecall(s, 'q', denseConfig(), NOW, { queryVector: qv })
+      expect(denseRanking(tr).map((x) => x.id)).toEqual(cosineRanking(mems, qv, scopeOkAll).slice(0, 100).map((x) => x.id))
+      expect(tr.arms!.dense.pushdown).toBeUndefined()
+    } finally {
+      s.close()
+    }
+  })
+
+  it('asking for ANN there → BAD_INPUT naming the missing extension', () => {
+    const e = expectCode(() => openStore({ path: `${bare.url}&schema=arr&ann=hnsw`, workspacePath: ws('bare-ann') }), 'BAD_INPUT')
+    expect(e.message).toContain('pgvector extension is not installed')
+  })
+})
