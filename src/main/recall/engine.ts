@@ -30,6 +30,7 @@ import { embedQueryOrDegrade } from '../embed/cache'
 import type { Embedder } from '../embed/types'
 import type { DenseMethod, MemoryFilter, MemorySource } from '../store/source'
 import type { VectorIndex } from '../store/vectors/vectorIndex'
+import { isUnlabelledModel } from './models'
 import { denseArm, dotRow, normalizeQuery } from './dense'
 import { blendFilter, engramKeywords, scopeFilter } from './scope'
 
@@ -159,6 +160,21 @@ export function runRecallSync(store: MemorySource, query: string | RecallQuery, 
       ? (pushModels.find((m) => m.dim === vec.length)?.model ?? null)
       : (store.storedModels(owner).find((m) => (opts.vectors ? opts.vectors(m, owner) : store.vectors(m, owner)).dim === vec.length) ?? null)
   if (embedder.name === 'vector') embedder.model = model
+  // A store that records no model name (its vectors are labelled `<source>:<dim>`): the embedder the
+  // user picked is taken to be the one that wrote them when the lengths agree; the arm says so.
+  let unlabelledNote: string | null = null
+  if (vec && model && !cfg.model && embedder.name !== 'vector') {
+    const own = pushModels ? pushModels.some((m) => m.model === model) : store.storedModels(owner).includes(model)
+    if (!own) {
+      const label = pushModels
+        ? pushModels.find((m) => isUnlabelledModel(m.model) && m.dim === vec.length)?.model
+        : store.storedModels(owner).find((m) => isUnlabelledModel(m) && (opts.vectors ? opts.vectors(m, owner) : store.vectors(m, owner)).dim === vec.length)
+      if (label) {
+        unlabelledNote = `the store does not record which model made its vectors (${label}); ${embedder.model}'s ${vec.length}-d query is compared with them`
+        model = label
+      }
+    }
+  }
 
   let denseReason: string | null = prepared.reason
   let idx: VectorIndex | null = null
@@ -185,6 +201,7 @@ export function runRecallSync(store: MemorySource, query: string | RecallQuery, 
   const depth = Math.min(100_000, Math.max(cfg.candidatePool, Math.floor(opts.depth ?? fetchDepth(cfg.candidatePool))))
   const input: GatherInput = { store, texts, cfg, now, idx, push, qn, denseReason, depth }
   const g = cfg.unit === 'session' ? gatherSessions(input) : gatherMemories(input)
+  if (unlabelledNote && g.arms.dense.ran) g.arms.dense.reason = unlabelledNote
 
   const ts = performance.now()
   const rr = rerank(g.candidates, cfg, g.mode)

@@ -11,6 +11,7 @@ import type { Cue, RecallConfig, RecallTrace } from '../../shared/types'
 import { createEmbedder, type EmbedderOptions } from '../embed/index'
 import type { MemorySource } from '../store/source'
 import { runRecall } from './engine'
+import { isUnlabelledModel } from './models'
 
 export interface ConfigRequest {
   /** preset or `preset:variant`. @default fieldguide */
@@ -63,7 +64,10 @@ export function checkRequirements(preset: string, requires: readonly string[], c
 export function defaultEmbedderSpec(store: MemorySource, owner: 'memory' | 'session' = 'memory'): string {
   const models = store.storedModels(owner)
   if (models.some((m) => m.startsWith('hashing'))) return 'hashing'
-  if (models.length > 0) return `ollama:${models[0]}`
+  // Vectors whose store records no model (`mem0:1536`): the embedder that made them is unknown,
+  // so there is no default to guess — lexical recall until the user picks one (any of that length works).
+  const named = models.filter((m) => !isUnlabelledModel(m))
+  if (named.length > 0) return `ollama:${named[0]}`
   return 'none'
 }
 
