@@ -28,7 +28,7 @@ import { runRecall } from '../src/main/recall/engine'
 import { denseArm, dotAll, normalizeQuery } from '../src/main/recall/dense'
 import { scopeFilter } from '../src/main/recall/scope'
 import { openSource } from '../src/main/store/registry'
-import type { MemorySource } from '../src/main/store/source'
+
 import { topKRows } from '../src/main/store/vectors/vectorIndex'
 import { mulberry32 } from '../src/shared/random'
 import { CanonicalWriter } from '../src/main/store/sqlite/canonicalWriter'

@@ -14,7 +14,7 @@ import { gatherCases, scoreGathered } from '../src/main/eval/replay'
 import { tune } from '../src/main/eval/tune'
 import { importLocomo } from '../src/main/store/importers/locomo'
 import { openSource } from '../src/main/store/registry'
-import type { MemorySource } from '../src/main/store/source'
+
 import { CACHE, fmtMs, median } from './util'
 
 export async function runEvalBench(): Promise<void> {

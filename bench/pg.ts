@@ -66,7 +66,7 @@ export async function runPg(): Promise<void> {
   if (!fs.existsSync(file)) {
     const w = new CanonicalWriter(file, { force: true })
     for (let r = 0; r < N; r++) {
-      w.memory({ id: memId(r), agent_id: 'a', user_id: `u${r % 50}`, session_id: null, role: 'user', kind: 'episodic', tier: 'working', content: `memory ${r}`, summary: null, salience: 0.5, created_at: T0 + r * 1000, last_used_at: null, use_count: 0, turn: null, source: null, metadata: null } as never)
+      w.memory({ id: memId(r), agent_id: 'a', user_id: `u${r % 50}`, session_id: null, role: 'user', kind: 'episodic', tier: 'working', content: `memory ${r}`, summary: null, salience: 0.5, created_at: T0 + r * 1000, last_used_at: null, use_count: 0, turn: null, source: null, metadata: null })
       w.embedding('memory', memId(r), MODEL, rowOf(all, r))
     }
     w.finish()

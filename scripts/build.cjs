@@ -86,7 +86,7 @@ function withBuildLock(p, fn) {
       break
     } catch (e) {
       if (e.code !== 'EEXIST') throw e
-      let age = 0
+      let age
       try {
         age = Date.now() - fs.statSync(lock).mtimeMs
       } catch {

@@ -113,7 +113,7 @@ describe('contract fuzzing', () => {
           try {
             r = await call(channel, input)
           } catch (e) {
-            throw new Error(`${channel} threw across the boundary: ${(e as Error).message}`)
+            throw new Error(`${channel} threw across the boundary: ${(e as Error).message}`, { cause: e })
           }
           expect(() => JSON.stringify(r)).not.toThrow()
           if (!r.ok && r.error.code === 'INTERNAL') {

@@ -7,7 +7,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openSource } from '../src/main/store/registry'
-import type { SqliteSource } from '../src/main/store/sqlite/source'
+
 import { createEngramFixture, validVectorIds, type EngramFixture, type EngramVersion } from './helpers/engramFixture'
 import { sha256File, tmpDir } from './helpers/tmp'
 
@@ -178,7 +178,7 @@ describe('read-only bytes: a full session over an Engram file leaves it byte-ide
         s.vectors('nomic-embed-text')
         s.vectorInfo('m-00')
         s.vectorInfo(f.planted.nullEntry[0])
-        s.lexicalPass({ text: 'backups verified', filter: {}, limit: 5 }).hits
+        void s.lexicalPass({ text: 'backups verified', filter: {}, limit: 5 }).hits
         s.idsWhere({ roles: ['user'] })
         s.countWhere({ tiers: ['working', 'long_term'] })
         // The agent connection refuses writes outright.

@@ -14,7 +14,7 @@ import { createDispatcher, type Dispatch } from '../src/main/api/register'
 import { main } from '../src/main/cli/index'
 import { generateDemo } from '../src/main/demo/generate'
 import { openSource } from '../src/main/store/registry'
-import type { SqliteSource } from '../src/main/store/sqlite/source'
+
 import { openDbPaths } from '../src/main/safety/fileIdentity'
 import { sha256File, tmpDir } from './helpers/tmp'
 

@@ -10,7 +10,7 @@ import { main } from '../src/main/cli/index'
 import { IMPORTERS } from '../src/main/store/importers'
 import { importLocomo } from '../src/main/store/importers/locomo'
 import { openSource } from '../src/main/store/registry'
-import type { SqliteSource } from '../src/main/store/sqlite/source'
+
 import { cosineAll, topKRows } from '../src/main/store/vectors/vectorIndex'
 import { hashEmbed } from '../src/main/embed/hashing'
 import { createEngramFixture } from './helpers/engramFixture'

@@ -30,7 +30,7 @@ async function cli(...args: string[]) {
   return { code, out, err }
 }
 
-function mustOk<T = any>(r: Awaited<ReturnType<Dispatch>>): T {
+function mustOk<T = unknown>(r: Awaited<ReturnType<Dispatch>>): T {
   if (!r.ok) throw new Error(`${r.error.code}: ${r.error.message}`)
   // What IPC and the bridge do with every result: it must serialise (a 5000-deep value does not).
   expect(() => JSON.stringify(r)).not.toThrow()

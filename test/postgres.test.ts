@@ -38,7 +38,7 @@ const ws = (name: string) => path.join(t.dir, `${name}.recallscope`)
 
 function denseConfig(extra: Partial<RecallConfig> = {}): RecallConfig {
   const base = getPreset('fieldguide').config
-  return { ...base, mode: 'dense', topK: 30, candidatePool: 100, minSimilarity: null, ...extra } as RecallConfig
+  return { ...base, mode: 'dense', topK: 30, candidatePool: 100, minSimilarity: null, ...extra }
 }
 
 /** The trace's dense ranking (denseRank 1…n). */
@@ -260,7 +260,7 @@ describe('read-only on the wire', () => {
       s.getMemory('m00001')
       s.eventsPage({})
       s.ageHistogram({}, NOW, 'last_used')
-      await runRecall(s, 'garden recipe', { ...getPreset('fieldguide').config, mode: 'hybrid' } as RecallConfig, NOW, { queryVector: hashEmbed('garden recipe') })
+      await runRecall(s, 'garden recipe', { ...getPreset('fieldguide').config, mode: 'hybrid' }, NOW, { queryVector: hashEmbed('garden recipe') })
       saveCase(s.workspace, { id: 'p1', query: 'garden', now: NOW, relevant: [{ id: 'm00001', grade: 1 }] }, 1)
       await runEval(s, { preset: 'fieldguide', k: 5, embedder: 'hashing', now: NOW, createdAt: 1 })
     } finally {
@@ -295,7 +295,7 @@ describe('the mem0 pgvector collection', () => {
       expect(model).toBe('mem0:memories')
       const qv = randomQuery(12)
       // mem0 rows carry no tier: scope every tier, including none
-      const cfg = denseConfig({ scope: { tiers: ['working', 'long_term', '(none)'] } as RecallConfig['scope'] })
+      const cfg = denseConfig({ scope: { tiers: ['working', 'long_term', '(none)'] } })
       const tr = await runRecall(s, 'flight allergy', cfg, NOW, { queryVector: qv })
       const uuid = new Map(mems.map((m, i) => [m.id, uuidOf(i)]))
       const want = cosineRanking(mems, qv, () => true)
@@ -335,7 +335,11 @@ describe('session units', () => {
         let d = 0
         let a = 0
         let b = 0
-        for (let i = 0; i < v.length; i++) (d += v[i] * qv[i]), (a += v[i] * v[i]), (b += qv[i] * qv[i])
+        for (let i = 0; i < v.length; i++) {
+      d += v[i] * qv[i]
+      a += v[i] * v[i]
+      b += qv[i] * qv[i]
+    }
         return d / Math.sqrt(a * b)
       }
       const want = [0, 1, 2, 3, 4].map((k) => ({ id: `s${k}`, sim: cos(sessionVector(k)) })).sort((x, y) => y.sim - x.sim)
@@ -357,7 +361,7 @@ describe('a LangGraph PostgresStore', () => {
       expect(s.getMemory(`${mems[7].agent}.${mems[7].user}:${mems[7].id}`)).toMatchObject({ content: mems[7].content, agentId: mems[7].agent, userId: mems[7].user, createdAt: mems[7].createdAt })
       expect(s.capabilities().vectorModels).toEqual([{ ownerType: 'memory', model: 'langgraph:$', dim: 256 }])
       const qv = randomQuery(14)
-      const tr = await runRecall(s, 'q', denseConfig({ scope: { tiers: ['(none)'], userId: 'user-2' } as RecallConfig['scope'] }), NOW, { queryVector: qv })
+      const tr = await runRecall(s, 'q', denseConfig({ scope: { tiers: ['(none)'], userId: 'user-2' } }), NOW, { queryVector: qv })
       const key = new Map(mems.map((m) => [m.id, `${m.agent}.${m.user}:${m.id}`]))
       const want = cosineRanking(mems, qv, (m) => m.user === 'user-2')
         .slice(0, 100)

@@ -9,7 +9,7 @@ import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { generateDemo } from '../src/main/demo/generate'
 import { openSource } from '../src/main/store/registry'
-import type { SqliteSource } from '../src/main/store/sqlite/source'
+
 import { migrate } from '../src/main/store/sqlite/connection'
 import { CANONICAL_MIGRATIONS } from '../src/main/store/sqlite/schema'
 import { encodeVector } from '../src/main/store/decode'

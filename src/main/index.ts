@@ -113,7 +113,7 @@ function boot(): void {
     })
     openInitial(core, dbPathFromArgv(process.argv, process.cwd()))
     const dispatch = createDispatcher(createHandlers(core), {
-      onError: (channel, e) => log(`[${channel}] ${(e as Error)?.stack ?? e}`),
+      onError: (channel, e) => log(`[${channel}] ${e instanceof Error ? (e.stack ?? e.message) : JSON.stringify(e)}`),
     })
     // Handlers exist before the page loads, so its first call never races them.
     disposeIpc = registerIpc({ ipcMain, app: core, dispatch, getWindow: () => win, appIndexUrl: files.indexUrl })

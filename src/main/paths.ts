@@ -15,7 +15,7 @@ export function appRoot(): string {
     const pkg = path.join(dir, 'package.json')
     if (fs.existsSync(pkg)) {
       try {
-        if (JSON.parse(fs.readFileSync(pkg, 'utf8')).name === 'recallscope') return (cached = dir)
+        if ((JSON.parse(fs.readFileSync(pkg, 'utf8')) as { name?: unknown }).name === 'recallscope') return (cached = dir)
       } catch {
         /* keep walking */
       }
@@ -33,7 +33,7 @@ export function rendererDir(): string {
 
 export function appVersion(): string {
   try {
-    return JSON.parse(fs.readFileSync(path.join(appRoot(), 'package.json'), 'utf8')).version as string
+    return (JSON.parse(fs.readFileSync(path.join(appRoot(), 'package.json'), 'utf8')) as { version: string }).version
   } catch {
     return '0.0.0'
   }

@@ -215,8 +215,7 @@ export const eventFilterShape = {
   after: ms.optional(),
   before: ms.optional(),
 }
-const eventFilterSchema = z.object(eventFilterShape)
-export type EventFilter = z.infer<typeof eventFilterSchema>
+export type EventFilter = z.infer<z.ZodObject<typeof eventFilterShape>>
 
 /** An http(s) URL (Ollama host, OpenAI-compatible base URL). */
 const httpUrl = z

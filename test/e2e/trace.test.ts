@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromiumPath, openBrowser, rendererBuilt, serve, shot, type PageElement, type Served } from './harness'
 import { generateDemo } from '../../src/main/demo/generate'
 import { openSource } from '../../src/main/store/registry'
-import type { SqliteSource } from '../../src/main/store/sqlite/source'
+
 import { sha256File, tmpDir } from '../helpers/tmp'
 
 const ready = chromiumPath() && rendererBuilt()

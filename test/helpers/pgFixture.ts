@@ -70,7 +70,7 @@ export function writeSqlite(file: string, mems: FixtureMemory[]): string {
   const w = new CanonicalWriter(file, { force: true })
   try {
     for (let s = 0; s < 5; s++)
-      w.session({ id: `s${s}`, agent_id: 'agent-a', user_id: 'user-1', tenant_id: null, started_at: PG_T0, ended_at: PG_T0 + 1000, summary: `session ${s}`, is_archived: 0 } as never)
+      w.session({ id: `s${s}`, agent_id: 'agent-a', user_id: 'user-1', tenant_id: null, started_at: PG_T0, ended_at: PG_T0 + 1000, summary: `session ${s}`, is_archived: 0 })
     for (const m of mems) {
       w.memory({
         id: m.id,
@@ -89,7 +89,7 @@ export function writeSqlite(file: string, mems: FixtureMemory[]): string {
         turn: null,
         source: null,
         metadata: null,
-      } as never)
+      })
       if (m.vector) w.embedding('memory', m.id, PG_MODEL, m.vector)
     }
     return w.finish()

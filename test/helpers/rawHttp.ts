@@ -42,13 +42,13 @@ export function rawRequest(
       finish(true)
     })
     sock.on('close', () => finish(true))
-    sock.on('connect', async () => {
+    sock.on('connect', () => void (async () => {
       for (const c of chunks) {
         if (done) return
         if (typeof c === 'object' && !Buffer.isBuffer(c)) await new Promise((r) => setTimeout(r, c.pauseMs))
         else if (!sock.destroyed) sock.write(c)
       }
-    })
+    })())
   })
 }
 

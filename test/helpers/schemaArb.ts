@@ -53,7 +53,7 @@ function numberArb(s: JsonSchema, integer: boolean): fc.Arbitrary<number> {
   }
   min ??= -1e15
   max ??= 1e15
-  const edges = [min, max, 0, 1, -1, 0.5, 1e-300].filter((x) => x >= min! && x <= max!)
+  const edges = [min, max, 0, 1, -1, 0.5, 1e-300].filter((x) => x >= min && x <= max)
   return fc.oneof(
     { weight: 4, arbitrary: fc.double({ min, max, noNaN: true, noDefaultInfinity: true }) },
     { weight: 1, arbitrary: fc.constantFrom(...edges) },
@@ -118,7 +118,7 @@ export function channelInputArb(schema: z.ZodType, hints: Hints = {}): fc.Arbitr
       if (!v || typeof v !== 'object' || Array.isArray(v)) return x
       const keys = Object.keys(v)
       const key = keys.length && k.length % 2 === 0 ? keys[k.length % keys.length] : k
-      return { ...(v as object), [key]: x }
+      return { ...(v), [key]: x }
     }),
   )
   return fc.oneof({ weight: 7, arbitrary: valid }, { weight: 3, arbitrary: broken })

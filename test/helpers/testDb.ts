@@ -50,7 +50,7 @@ export function buildDb(dir: string, spec: { memories?: MemSpec[]; sessions?: Se
         summary: `summary of ${s.id}`,
         is_archived: 0,
         ...s,
-      } as CanonicalSessionRow)
+      })
       if (s.sim !== undefined) w.embedding('session', s.id, MODEL, unitAt(s.sim))
     }
     let n = 0
@@ -73,7 +73,7 @@ export function buildDb(dir: string, spec: { memories?: MemSpec[]; sessions?: Se
         source: null,
         metadata: null,
         ...m,
-      } as CanonicalMemoryRow
+      }
       delete (row as unknown as Record<string, unknown>).sim
       delete (row as unknown as Record<string, unknown>).vector
       w.memory(row)

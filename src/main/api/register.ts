@@ -39,7 +39,7 @@ export function createDispatcher(handlers: Handlers, opts: { onError?: (channel:
     const input = parseInput(channel, raw)
     if (!input.ok) return input.error
     try {
-      const data = await (handlers[channel] as Handler<Channel>)(input.data as never)
+      const data = await (handlers[channel] as Handler<Channel>)(input.data)
       return ok(data)
     } catch (e) {
       const re = toResultError(e)

@@ -6,7 +6,7 @@ import { validateConfig } from '../../shared/presets'
 import { sha256File, tmpDir } from '../../../test/helpers/tmp'
 import { demoWithCases, FIXTURE_NOW } from '../../../test/helpers/evalFixture'
 import { openSource } from '../store/registry'
-import type { SqliteSource } from '../store/sqlite/source'
+
 import { main } from './index'
 
 let t: ReturnType<typeof tmpDir>

@@ -5,7 +5,7 @@ import { runEval } from '../eval/evaluate'
 import { intervals } from '../eval/replay'
 import { parseNow } from '../recall/request'
 import { openStore } from '../store/registry'
-import type { MemorySource } from '../store/source'
+
 import { type Command, optionalInt, readJsonFile, requireString, str } from './args'
 
 const USAGE = [
@@ -94,13 +94,13 @@ export const evalCommand: Command = {
 export function parseSplit(v: unknown): 'train' | 'test' | 'all' {
   if (v === undefined) return 'all'
   if (v === 'train' || v === 'test' || v === 'all') return v
-  throw new RecallscopeError('BAD_INPUT', `--split must be train, test or all (got ${String(v)})`)
+  throw new RecallscopeError('BAD_INPUT', `--split must be train, test or all (got ${JSON.stringify(v)})`)
 }
 
 
 /** `--fail-under ndcg@10=0.4` (also `recall@k=…` with --k): higher-is-better metrics only. */
 export function parseGates(raw: unknown, k: number): { key: string; threshold: number }[] {
-  const list = raw === undefined ? [] : Array.isArray(raw) ? raw.map(String) : [String(raw)]
+  const list = raw === undefined ? [] : Array.isArray(raw) ? raw.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))) : [typeof raw === 'string' ? raw : JSON.stringify(raw)]
   return list.map((g) => {
     const eq = g.lastIndexOf('=')
     if (eq <= 0) throw new RecallscopeError('BAD_INPUT', `--fail-under takes metric=value, e.g. ndcg@10=0.4 (got "${g}")`)

@@ -75,8 +75,8 @@ export const importCommand: Command = {
       input,
       output,
       force: Boolean(ctx.values.force),
-      embed: embed as 'hashing' | 'none' | undefined,
-      model: model as string | undefined,
+      embed: embed,
+      model: model,
       onProgress: (done, total) => {
         if (ctx.json || total <= 0) return
         const pct = Math.floor((100 * done) / total)

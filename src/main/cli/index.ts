@@ -6,9 +6,9 @@
  * Commands are listed in COMMANDS (one file each), the same list a plugin would extend.
  */
 import { parseArgs } from 'node:util'
-import { RecallscopeError, toResultError } from '../../shared/result'
+import { toResultError } from '../../shared/result'
 import { appVersion } from '../paths'
-import type { CliContext, CliIo, Command } from './args'
+import type { CliIo, Command } from './args'
 import { EXIT_CODE_HELP, exitCodeFor } from './exitCodes'
 import { installTempCleanup, removeTemps } from '../safety/tempFiles'
 import { demoCommand } from './demo'
@@ -78,7 +78,7 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
   }
   const json = Boolean(parsed.values.json)
   try {
-    return await cmd.run({ values: parsed.values as CliContext['values'], positionals: parsed.positionals, json, io })
+    return await cmd.run({ values: parsed.values, positionals: parsed.positionals, json, io })
   } catch (e) {
     const re = toResultError(e)
     if (json) io.out(JSON.stringify({ ok: false, error: re }))

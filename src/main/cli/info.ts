@@ -1,5 +1,5 @@
 import { openStore } from '../store/registry'
-import type { MemorySource } from '../store/source'
+
 import { requireString, type Command } from './args'
 
 export const infoCommand: Command = {

@@ -5,7 +5,7 @@ import type { RecallTrace } from '../../shared/types'
 import { parseQueryVector } from '../embed/cache'
 import { embedderUsage } from '../embed/index'
 import { openStore } from '../store/registry'
-import type { MemorySource } from '../store/source'
+
 import { parseNow, recallFromRequest } from '../recall/request'
 
 const USAGE = [

@@ -34,7 +34,7 @@ export const serveCommand: Command = {
     app.grants.grant(db, 'command line')
     app.grants.grant(workspace, 'command line')
     if (db) app.open(db, { workspacePath: workspace })
-    const dispatch = createDispatcher(createHandlers(app), { onError: (ch, e) => ctx.io.err(`[${ch}] ${(e as Error)?.stack ?? e}`) })
+    const dispatch = createDispatcher(createHandlers(app), { onError: (ch, e) => ctx.io.err(`[${ch}] ${e instanceof Error ? (e.stack ?? e.message) : JSON.stringify(e)}`) })
     let server: Awaited<ReturnType<typeof startServer>>
     try {
       server = await startServer({ dispatch, jobs: app.jobs, rendererDir: renderer, port, token })

@@ -5,7 +5,7 @@ import type { TraceDrivers, TraceReplay, WhyNot } from '../../shared/trace'
 import { sha256File, tmpDir } from '../../../test/helpers/tmp'
 import { generateDemo } from '../demo/generate'
 import { openSource } from '../store/registry'
-import type { SqliteSource } from '../store/sqlite/source'
+
 import { main } from './index'
 
 let t: ReturnType<typeof tmpDir>

@@ -8,7 +8,7 @@ import { runTune } from '../eval/tuneJob'
 import type { SplitRule } from '../eval/split'
 import { buildConfig, parseNow } from '../recall/request'
 import { openStore } from '../store/registry'
-import type { MemorySource } from '../store/source'
+
 import { type Command, optionalInt, readJsonFile, requireString, str } from './args'
 
 const USAGE = [

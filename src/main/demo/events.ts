@@ -23,7 +23,7 @@ import type { Cue, PresetName, RecallConfig, RecallScope } from '../../shared/ty
 import { HASHING_MODEL, hashEmbed } from '../embed/hashing'
 import type { DemoContext } from './types'
 import { openSource } from '../store/registry'
-import type { MemorySource } from '../store/source'
+
 import type { VectorIndex } from '../store/vectors/vectorIndex'
 import type { CanonicalEventRow, CanonicalWriter } from '../store/sqlite/canonicalWriter'
 import { runRecallSync } from '../recall/engine'

@@ -13,7 +13,7 @@ import type { DemoContext, DemoSession, DemoTruth } from './types'
 
 export type { DemoContext, DemoSession, DemoTruth } from './types'
 import { writeDemoCases } from './cases'
-import { CANONICAL_FTS } from '../store/sqlite/schema'
+
 import { CanonicalWriter, type CanonicalMemoryRow } from '../store/sqlite/canonicalWriter'
 
 export interface DemoOptions {

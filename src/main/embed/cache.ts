@@ -47,7 +47,7 @@ async function lookupOrEmbed(ws: Workspace, embedder: Embedder, text: string, op
   if (!vector || vector.length === 0) throw new RecallscopeError('EMBEDDER_UNAVAILABLE', `${embedder.name} returned no vector for the query`, { errorCode: 'BAD_RESPONSE' })
   if (useCache) {
     try {
-      ws.cacheQueryVector(key!, text, vector, opts.now ?? Date.now(), opts.maxEntries ?? 20_000)
+      ws.cacheQueryVector(key, text, vector, opts.now ?? Date.now(), opts.maxEntries ?? 20_000)
     } catch {
       /* the cache is an optimisation: a busy or read-only workspace must not fail the recall */
     }

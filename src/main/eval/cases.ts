@@ -9,9 +9,9 @@
  * that relevant ids exist (LoCoMo) and never modified.
  */
 import crypto from 'node:crypto'
-import { evalCaseInputSchema, type CasesImportReport, type CasesPage, type EvalCaseInput, type EvalCaseRow } from '../../shared/eval'
+import { evalCaseInputSchema, type CasesImportReport, type EvalCaseInput, type EvalCaseRow } from '../../shared/eval'
 import { badInput, RecallscopeError } from '../../shared/result'
-import type { Cue, EvalCase } from '../../shared/types'
+import type { EvalCase } from '../../shared/types'
 import type { MemorySource } from '../store/source'
 import type { CaseFilter, Workspace } from '../store/workspace/workspace'
 import { LOCOMO_CATEGORIES, parseEvidence, splitOf } from '../store/importers/locomo'
@@ -102,7 +102,7 @@ function camelize(v: unknown): unknown {
 /** Leniencies a hand-written JSONL line gets: relevant as bare ids (grade 1), `now` as an ISO date. */
 function coerceLine(o: Record<string, unknown>): Record<string, unknown> {
   const out = { ...o }
-  if (Array.isArray(out.relevant)) out.relevant = out.relevant.map((r) => (typeof r === 'string' ? { id: r, grade: 1 } : r))
+  if (Array.isArray(out.relevant)) out.relevant = (out.relevant as unknown[]).map((r) => (typeof r === 'string' ? { id: r, grade: 1 } : r))
   if (typeof out.now === 'string') {
     const t = /^-?\d+$/.test(out.now.trim()) ? Number(out.now) : Date.parse(out.now)
     if (Number.isFinite(t)) out.now = t

@@ -108,7 +108,7 @@ function checkAbort(signal?: AbortSignal): void {
  * stays responsive; cancellable.
  */
 export async function gatherCases(store: MemorySource, cases: readonly EvalCaseRow[], config: RecallConfig, opts: GatherOptions): Promise<GatheredCase[]> {
-  const out: GatheredCase[] = new Array(cases.length)
+  const out = new Array<GatheredCase>(cases.length)
   // One VectorIndex per (model, owner) for the whole replay: the engine's default re-checks the DB per call.
   const indexes = new Map<string, VectorIndex>()
   const vectors = (model: string, owner: 'memory' | 'session') => {

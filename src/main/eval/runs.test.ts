@@ -3,7 +3,7 @@ import type { CaseResult, EvalRun } from '../../shared/eval'
 import { jaccard, rbo } from '../../shared/overlap'
 import { getPreset } from '../../shared/presets'
 import { tmpDir } from '../../../test/helpers/tmp'
-import { openSource } from '../store/registry'
+
 import type { SqliteSource } from '../store/sqlite/source'
 import { runEval } from './evaluate'
 import { GatherCache } from './replay'

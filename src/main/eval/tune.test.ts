@@ -50,7 +50,7 @@ describe('the compiled scorer is rerank', () => {
     ['dense + created + oldest', { mode: 'dense', recency: { halfLifeHours: 100, from: 'created' }, tieBreak: 'oldest' }],
   ]
   it.each(variants)('%s: same injected ids for 40 random configs on every case', async (_name, patch) => {
-    const base: RecallConfig = { ...getPreset('fieldguide').config, ...patch, cueUse: { dense: 'utterance', lexical: 'utterance' } } as RecallConfig
+    const base: RecallConfig = { ...getPreset('fieldguide').config, ...patch, cueUse: { dense: 'utterance', lexical: 'utterance' } }
     const cases = store.workspace.loadCases()
     const gathered = await gatherCases(store, cases, base, { embedder: createEmbedder('hashing'), now: FIXTURE_NOW })
     const compiled = gathered.map((g) => compileCase(g, base, 10))

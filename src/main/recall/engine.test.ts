@@ -11,7 +11,7 @@ import { tmpDir } from '../../../test/helpers/tmp'
 import { buildConfig } from './request'
 import { runRecall } from './engine'
 import { buildDb, DAY, downEmbedder, fixedEmbedder, openDb, T0, type MemSpec } from '../../../test/helpers/testDb'
-import { openSource } from '../store/registry'
+
 import type { SqliteSource } from '../store/sqlite/source'
 
 let t: ReturnType<typeof tmpDir>

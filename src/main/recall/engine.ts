@@ -28,7 +28,7 @@ import { effectiveMode, rerank, utf8Length } from '../../shared/scoring'
 import type { ArmInfo, CandidateRaw, Cue, EffectiveMode, EmbedderInfo, Memory, RecallConfig, RecallTrace, Session, UnitInfo } from '../../shared/types'
 import { embedQueryOrDegrade } from '../embed/cache'
 import type { Embedder } from '../embed/types'
-import type { DenseMethod, MemoryFilter, MemorySource } from '../store/source'
+import type { MemoryFilter, MemorySource } from '../store/source'
 import type { VectorIndex } from '../store/vectors/vectorIndex'
 import { isUnlabelledModel } from './models'
 import { denseArm, dotRow, normalizeQuery } from './dense'
@@ -288,7 +288,7 @@ interface GatherInput {
 /** The dense arm of one group, in the store (push-down): same shape as denseArm's answer. */
 function pushedDense(store: MemorySource, model: string, qn: Float64Array, filter: MemoryFilter, n: number, missingZero: boolean) {
   const r = store.denseSearch!({ vector: qn, model, ownerType: 'memory', filter, limit: n, missingZero })
-  return { hits: r.hits, scope: null, exhausted: r.exhausted, inScope: r.inScope, inScopeCapped: r.inScopeCapped, method: r.method as DenseMethod }
+  return { hits: r.hits, scope: null, exhausted: r.exhausted, inScope: r.inScope, inScopeCapped: r.inScopeCapped, method: r.method }
 }
 
 function gatherMemories({ store, texts, cfg, now, idx, push, qn, denseReason, depth }: GatherInput): Gathered {
@@ -460,7 +460,8 @@ function gatherMemories({ store, texts, cfg, now, idx, push, qn, denseReason, de
       const m = mems.get(d.id)
       if (!m) continue
       const list = primaryByContent.get(m.content)
-      list ? list.push(d.id) : primaryByContent.set(m.content, [d.id])
+      if (list) list.push(d.id)
+      else primaryByContent.set(m.content, [d.id])
     }
 
   const candidates: CandidateRaw[] = []

@@ -14,7 +14,7 @@ import type { RecallConfig } from '../../shared/types'
 import { sha256File, tmpDir } from '../../../test/helpers/tmp'
 import { runRecall } from './engine'
 import { buildDb, DAY, fixedEmbedder, openDb, T0 } from '../../../test/helpers/testDb'
-import { openSource } from '../store/registry'
+
 import type { SqliteSource } from '../store/sqlite/source'
 
 let t: ReturnType<typeof tmpDir>

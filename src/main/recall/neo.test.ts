@@ -13,7 +13,7 @@ import { tmpDir } from '../../../test/helpers/tmp'
 import { createEmbedder } from '../embed/index'
 import { runRecall } from './engine'
 import { buildDb, downEmbedder, fixedEmbedder, openDb, T0, DAY, type MemSpec } from '../../../test/helpers/testDb'
-import { openSource } from '../store/registry'
+
 import type { SqliteSource } from '../store/sqlite/source'
 
 let t: ReturnType<typeof tmpDir>

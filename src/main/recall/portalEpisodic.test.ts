@@ -9,7 +9,7 @@ import { getPreset } from '../../shared/presets'
 import { tmpDir } from '../../../test/helpers/tmp'
 import { runRecall } from './engine'
 import { buildDb, DAY, fixedEmbedder, openDb, QUERY, T0 } from '../../../test/helpers/testDb'
-import { openSource } from '../store/registry'
+
 import type { SqliteSource } from '../store/sqlite/source'
 
 let t: ReturnType<typeof tmpDir>

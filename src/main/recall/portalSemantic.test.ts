@@ -9,7 +9,7 @@ import type { RecallConfig } from '../../shared/types'
 import { tmpDir } from '../../../test/helpers/tmp'
 import { runRecall } from './engine'
 import { buildDb, fixedEmbedder, openDb, T0, DAY } from '../../../test/helpers/testDb'
-import { openSource } from '../store/registry'
+
 import type { SqliteSource } from '../store/sqlite/source'
 
 let t: ReturnType<typeof tmpDir>

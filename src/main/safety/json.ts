@@ -66,7 +66,7 @@ export function valueDepth(v: unknown, limit = MAX_JSON_DEPTH): number {
     if (x === null || typeof x !== 'object') continue
     if (d > max) max = d
     if (max > limit) return max
-    for (const y of Array.isArray(x) ? x : Object.values(x as object)) stack.push([y, d + 1])
+    for (const y of Array.isArray(x) ? x : Object.values(x)) stack.push([y, d + 1])
   }
   return max
 }

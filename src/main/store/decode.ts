@@ -25,7 +25,19 @@ function num(v: unknown): number | null {
 
 function str(v: unknown): string | null {
   if (v === null || v === undefined) return null
-  return typeof v === 'string' ? v : String(v)
+  return typeof v === 'string' ? v : cellText(v)
+}
+
+/**
+ * A SQLite cell as text: the driver hands back strings, numbers, bigints, Buffers
+ * (BLOBs, read as UTF-8) or null; anything else (a value built by a reader) is JSON.
+ */
+export function cellText(v: unknown): string {
+  if (typeof v === 'string') return v
+  if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return String(v)
+  if (Buffer.isBuffer(v)) return v.toString('utf8')
+  if (v === null || v === undefined) return ''
+  return JSON.stringify(v) ?? ''
 }
 
 /** Timestamps: epoch ms as number; ISO strings are accepted too (some agents write them). */
@@ -124,7 +136,7 @@ export function decodeVector(raw: unknown, expectedDim: number | null): Float32A
     if (!Array.isArray(arr) || arr.length === 0) return 'badVectorShape'
     v = new Float32Array(arr.length)
     for (let i = 0; i < arr.length; i++) {
-      const x = arr[i]
+      const x: unknown = arr[i]
       if (typeof x !== 'number') return x === null ? 'nonFiniteVector' : 'badVectorShape'
       v[i] = x
     }

@@ -266,7 +266,7 @@ function dbSignature(p: string): string {
 
 export async function loggedReplay(store: MemorySource, event: RecallEvent, opts: PrepareOptions = {}): Promise<{ run: EventRun; trace: RecallTrace }> {
   let m = loggedCache.get(store)
-  if (!m) loggedCache.set(store, (m = new Map()))
+  if (!m) loggedCache.set(store, (m = new Map<string, { until: number; value: { run: EventRun; trace: RecallTrace } }>()))
   const key = JSON.stringify([event.id, event.at, event.config, event.results, opts.embedder ?? null, opts.embedderOptions ?? null, dbSignature(store.path)])
   const clock = performance.now()
   const hit = m.get(key)

@@ -388,7 +388,10 @@ function halfLifeCandidates(pool: readonly CandidateRaw[], rows: Map<string, Row
         for (let k = 0; k < 50; k++) {
           const m = (a + b) / 2
           const ym = g(Math.exp(m))
-          if (Math.sign(ym) === Math.sign(ya)) (a = m), (ya = ym)
+          if (Math.sign(ym) === Math.sign(ya)) {
+      a = m
+      ya = ym
+    }
           else b = m
         }
         out.push(Math.exp(a), Math.exp(b))

@@ -16,7 +16,7 @@ import { hashEmbed } from '../embed/hashing'
 import { runRecall } from '../recall/engine'
 import { generateDemo } from '../demo/generate'
 import { openSource } from '../store/registry'
-import type { SqliteSource } from '../store/sqlite/source'
+
 import { diffConfig, diffResults, replayEvent } from './replay'
 
 const HOUR = 3_600_000

@@ -32,7 +32,7 @@ export interface ReplayOptions extends PrepareOptions {
   /** @default 'logged' */
   mode?: 'logged' | 'current'
   /** current mode: a partial config merged over the logged one */
-  config?: PartialRecallConfig | unknown
+  config?: unknown
   /** current mode: "today" (epoch ms). Required there: the core reads no clock. */
   now?: number
 }

@@ -27,7 +27,10 @@ export function eventTimeline(store: MemorySource, q: TimelineQuery = {}): Trace
   const binMs = NICE_MS.find((w) => w * bins >= span) ?? Math.ceil(span / bins / 86_400_000) * 86_400_000
   const start = Math.floor(stats.range.min / binMs) * binMs
   const nb = Math.floor((stats.range.max - start) / binMs) + 1
-  const out = Array.from({ length: nb }, (_, i) => ({ start: start + i * binMs, count: 0, byPreset: {} as Record<string, number> }))
+  const out = Array.from({ length: nb }, (_, i) => {
+    const byPreset: Record<string, number> = {}
+    return { start: start + i * binMs, count: 0, byPreset }
+  })
   for (const r of stats.counts(binMs, start)) {
     const bin = out[r.bin]
     if (!bin) continue

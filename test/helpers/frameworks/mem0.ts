@@ -55,7 +55,7 @@ export async function createMem0TsFixture(dir: string): Promise<Mem0TsFixture> {
       vectorStore: { provider: 'memory', config: { collectionName: 'memories', dimension: MEM0_DIM, dbPath: vectorPath } },
       llm: { provider: 'ollama', config: { url: ollama.url, model: 'unused-llm' } },
       historyDbPath: historyPath,
-    } as never)
+    })
     const ids: Record<string, string> = {}
     for (const a of ADDS) {
       const r = (await memory.add([{ role: 'user', content: a.text }], {
@@ -63,13 +63,13 @@ export async function createMem0TsFixture(dir: string): Promise<Mem0TsFixture> {
         ...(a.agentId ? { agentId: a.agentId } : {}),
         ...(a.runId ? { runId: a.runId } : {}),
         infer: false,
-      } as never)) as { results: { id: string }[] }
+      })) as { results: { id: string }[] }
       ids[a.label] = r.results[0].id
       // distinct createdAt milliseconds, so "newest first" has one answer
       await new Promise((res) => setTimeout(res, 3))
     }
     const after = 'Prefers oat milk in coffee, no sugar'
-    await memory.update(ids.coffee, after as never)
+    await memory.update(ids.coffee, after)
     await memory.delete(ids.gone)
     const current: Mem0TsFixture['current'] = {}
     for (const a of ADDS) if (a.label !== 'gone') current[a.label] = { text: a.label === 'coffee' ? after : a.text, userId: a.userId, agentId: a.agentId, runId: a.runId }
@@ -101,10 +101,10 @@ export async function openMem0Search(fx: Mem0TsFixture): Promise<{ search(query:
     vectorStore: { provider: 'memory', config: { collectionName: 'memories', dimension: MEM0_DIM, dbPath: fx.vectorPath } },
     llm: { provider: 'ollama', config: { url: ollama.url, model: 'unused-llm' } },
     historyDbPath: fx.historyPath,
-  } as never)
+  })
   return {
     async search(query, userId) {
-      const r = (await memory.search(query, { filters: { user_id: userId }, explain: true } as never)) as { results: Mem0SearchHit[] }
+      const r = (await memory.search(query, { filters: { user_id: userId }, explain: true })) as { results: Mem0SearchHit[] }
       return r.results
     },
     close: () => ollama.close(),
@@ -156,13 +156,20 @@ export function createMem0PyHistory(file: string): Mem0PyFixture {
   const events = new Map<string, string[]>()
   const log = (id: string, ev: string) => events.set(id, [...(events.get(id) ?? []), ev])
   // Insertion order is the real order; the UUID primary key says nothing about it.
-  ins.run(uuid(), m1, null, 'Name is Ana', 'ADD', t(1), null, 0, 'ana', 'user'), log(m1, 'ADD')
-  ins.run(uuid(), m2, null, 'Likes jazz', 'ADD', t(2), null, 0, 'ana', 'user'), log(m2, 'ADD')
-  ins.run(uuid(), m3, null, 'Is vegetarian', 'ADD', t(3), null, 0, null, 'user'), log(m3, 'ADD')
-  ins.run(uuid(), m2, 'Likes jazz', 'Likes jazz and blues', 'UPDATE', t(2), t(30), 0, 'ana', 'user'), log(m2, 'UPDATE')
-  ins.run(uuid(), m3, 'Is vegetarian', null, 'DELETE', null, null, 1, null, 'user'), log(m3, 'DELETE')
-  ins.run(uuid(), m4, null, 'Assistant promised a reminder', 'ADD', t(40), null, 0, null, 'assistant'), log(m4, 'ADD')
-  ins.run(uuid(), m2, 'Likes jazz and blues', 'Likes jazz, blues and soul', 'UPDATE', t(2), t(50), 0, 'ana', 'user'), log(m2, 'UPDATE')
+  ins.run(uuid(), m1, null, 'Name is Ana', 'ADD', t(1), null, 0, 'ana', 'user')
+  log(m1, 'ADD')
+  ins.run(uuid(), m2, null, 'Likes jazz', 'ADD', t(2), null, 0, 'ana', 'user')
+  log(m2, 'ADD')
+  ins.run(uuid(), m3, null, 'Is vegetarian', 'ADD', t(3), null, 0, null, 'user')
+  log(m3, 'ADD')
+  ins.run(uuid(), m2, 'Likes jazz', 'Likes jazz and blues', 'UPDATE', t(2), t(30), 0, 'ana', 'user')
+  log(m2, 'UPDATE')
+  ins.run(uuid(), m3, 'Is vegetarian', null, 'DELETE', null, null, 1, null, 'user')
+  log(m3, 'DELETE')
+  ins.run(uuid(), m4, null, 'Assistant promised a reminder', 'ADD', t(40), null, 0, null, 'assistant')
+  log(m4, 'ADD')
+  ins.run(uuid(), m2, 'Likes jazz and blues', 'Likes jazz, blues and soul', 'UPDATE', t(2), t(50), 0, 'ana', 'user')
+  log(m2, 'UPDATE')
   const messages = [
     { id: uuid(), scope: 'user_id=ana', role: 'user', content: 'I really like soul music too', createdAt: '2025-03-03T02:15:30.000001+00:00' },
     { id: uuid(), scope: 'user_id=ana', role: 'assistant', content: 'Noted, soul it is', createdAt: '2025-03-03T02:15:31.000001+00:00' },

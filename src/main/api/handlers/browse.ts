@@ -28,10 +28,10 @@ type BrowseChannels =
 export function browseHandlers(app: App): Pick<Handlers, BrowseChannels> {
   return {
     'app.info': () => ({ version: app.version, mode: app.mode, current: app.openInfo(), demoPath: app.demoPath }),
-    'store.open': (i) => app.open(i.path, { workspacePath: i.workspacePath, write: i.write })!,
+    'store.open': (i) => app.open(i.path, { workspacePath: i.workspacePath, write: i.write }),
     'store.openDemo': (i) => {
       ensureDemo(app.demoPath, { regenerate: i.regenerate, beforeReplace: () => app.close() })
-      return app.open(app.demoPath)!
+      return app.open(app.demoPath)
     },
     'store.facts': () => app.requireStore().facts(),
     'store.recent': () => app.recent(),
@@ -59,7 +59,7 @@ export function browseHandlers(app: App): Pick<Handlers, BrowseChannels> {
         session: memory.sessionId ? store.getSession(memory.sessionId) : null,
         vectors: store.vectorInfo(i.id),
         appearances: store.eventsForMemory(i.id),
-        rawMetadata: raw == null ? null : String(raw),
+        rawMetadata: raw == null ? null : typeof raw === 'string' ? raw : Buffer.isBuffer(raw) ? raw.toString('utf8') : JSON.stringify(raw),
       }
     },
     'memories.similar': (i): SimilarResult => {

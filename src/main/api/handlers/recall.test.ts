@@ -56,6 +56,9 @@ describe('recall.* channels', () => {
       ['mem0', null],
       ['langgraph-store', null],
       ['openai-agents', null],
+      ['mcp-memory-service', null],
+      ['mcp-memory-service:rrf', null],
+      ['crewai', null],
     ])
   })
 

@@ -16,7 +16,7 @@ import { RecallscopeError } from '../../../shared/result'
 import { hashEmbed, HASHING_MODEL } from '../../embed/hashing'
 import { readTables } from '../sqlite/connection'
 import { engramAdapter } from './layout'
-import { decodeVector } from '../decode'
+import { decodeVector, cellText } from '../decode'
 import { assertSqliteFile } from '../sqlite/connection'
 import type { CanonicalMemoryRow } from '../sqlite/canonicalWriter'
 import {
@@ -51,7 +51,7 @@ export function mapEngramRow(
 
   // Roles: Engram's CHECK allows user/assistant/system; files written with the
   // check off (or by other tools) can hold anything else. Keep the memory, clear the role.
-  let role: string | null = r.role == null ? null : String(r.role)
+  let role: string | null = r.role == null ? null : cellText(r.role)
   if (role !== null && !ROLE_SET.has(role)) {
     problems.push({ action: 'repaired', reason: 'unknown role (kept, role cleared)', detail: role })
     imp.role = role
@@ -60,12 +60,12 @@ export function mapEngramRow(
   // kind: the adapter maps memory_type onto the canonical kinds, anything else → episodic.
   let kind = 'episodic'
   if (cols.has('memory_type') && r.memory_type != null) {
-    const mt = String(r.memory_type)
+    const mt = cellText(r.memory_type)
     if (KIND_SET.has(mt)) kind = mt
     else engram.memoryType = mt
   }
   // tier: v0.2 has none (everything was working memory).
-  let tier: string | null = cols.has('tier') ? (r.tier == null ? null : String(r.tier)) : 'working'
+  let tier: string | null = cols.has('tier') ? (r.tier == null ? null : cellText(r.tier)) : 'working'
   if (tier !== null && !TIER_SET.has(tier)) {
     problems.push({ action: 'repaired', reason: 'unknown tier (kept, tier cleared)', detail: tier })
     imp.tier = tier
@@ -92,9 +92,9 @@ export function mapEngramRow(
 
   if (cols.has('consolidated_from') && r.consolidated_from != null) {
     try {
-      engram.consolidatedFrom = JSON.parse(String(r.consolidated_from))
+      engram.consolidatedFrom = JSON.parse(cellText(r.consolidated_from))
     } catch {
-      engram.consolidatedFrom = String(r.consolidated_from)
+      engram.consolidatedFrom = cellText(r.consolidated_from)
     }
   }
   for (const [col, key] of [
@@ -111,8 +111,8 @@ export function mapEngramRow(
   const meta = mergeMetadata(r.metadata, extras)
   if (meta.invalid) problems.push({ action: 'repaired', reason: 'metadata is not valid JSON (kept as text under _import.invalidMetadata)' })
 
-  const sid = table === 'memories' && r.session_id != null ? String(r.session_id) : null
-  const uid = table === 'user_memories' && r.user_id != null ? String(r.user_id) : null
+  const sid = table === 'memories' && r.session_id != null ? cellText(r.session_id) : null
+  const uid = table === 'user_memories' && r.user_id != null ? cellText(r.user_id) : null
   return {
     row: {
       id: String(id),
@@ -186,7 +186,7 @@ export async function importEngram(opts: ImportOptions): Promise<ImportReport> {
           const hasEmb = cols.has('embedding')
           for (const r of src.prepare(`SELECT * FROM ${table} ORDER BY rowid`).iterate() as Iterable<Record<string, unknown>>) {
             done++
-            const at = { table, id: r.id == null ? undefined : String(r.id) }
+            const at = { table, id: r.id == null ? undefined : cellText(r.id) }
             const m = mapEngramRow(r, table, cols)
             if ('skip' in m) {
               rb.skip(m.skip, at)

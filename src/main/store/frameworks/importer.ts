@@ -14,7 +14,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { RecallscopeError } from '../../../shared/result'
 import { hashEmbed, HASHING_MODEL } from '../../embed/hashing'
-import { decodeVector } from '../decode'
+import { decodeVector, cellText } from '../decode'
 import { openSource } from '../registry'
 import type { SqliteSource } from '../sqlite/source'
 import { checkCancel, makeTicker, pruneMinorityDims, ReportBuilder, withOutput, type ImportOptions, type ImportReport, type Importer } from '../importers/common'
@@ -52,12 +52,12 @@ export async function importFramework(opts: ImportOptions): Promise<ImportReport
         let done = 0
         for (const r of s.db.prepare(`SELECT ${MEMORY_COLS.join(', ')} FROM (${src.memoriesLite}) ORDER BY _rid`).iterate() as Iterable<Record<string, unknown>>) {
           done++
-          const id = r.id == null ? null : String(r.id)
+          const id = r.id == null ? null : cellText(r.id)
           if (id === null) rb.skip('missing id')
           else if (seen.has(id)) rb.skip('duplicate id (first kept)', { id })
           else {
             seen.add(id)
-            const content = r.content == null ? '' : String(r.content)
+            const content = r.content == null ? '' : cellText(r.content)
             w.memory({ ...(r as unknown as CanonicalMemoryRow), id, content })
             if (opts.embed === 'hashing') w.embedding('memory', id, HASHING_MODEL, hashEmbed(content))
             memories++
@@ -67,7 +67,7 @@ export async function importFramework(opts: ImportOptions): Promise<ImportReport
         let sessions = 0
         for (const r of s.db.prepare(`SELECT ${SESSION_COLS.join(', ')} FROM (${src.sessions})`).iterate() as Iterable<Record<string, unknown>>) {
           if (r.id == null) continue
-          w.session({ ...(r as unknown as CanonicalSessionRow), id: String(r.id), is_archived: r.is_archived ? 1 : 0 })
+          w.session({ ...(r as unknown as CanonicalSessionRow), id: cellText(r.id), is_archived: r.is_archived ? 1 : 0 })
           sessions++
         }
         if (src.embeddings) {

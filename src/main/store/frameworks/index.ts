@@ -71,7 +71,7 @@ function keyed(m: FingerprintedMaterializer, lookedFor: string): Materializer {
   return {
     name: m.name,
     lookedFor,
-    sniff: m.sniff,
+    sniff: (p) => m.sniff(p),
     materialize(p, opts) {
       const x = m.materialize(p, opts)
       return { db: x.db, layout: x.layout, detectedBecause: x.detectedBecause, ftsKey: x.fingerprint }

@@ -8,7 +8,7 @@ import os from 'node:os'
 import type Database from 'better-sqlite3'
 import DatabaseCtor from 'better-sqlite3'
 import type { Layout } from '../../../shared/types'
-import { encodeVector } from '../decode'
+import { encodeVector, cellText } from '../decode'
 import { CANONICAL_MIGRATIONS } from '../sqlite/schema'
 import type { CanonicalMemoryRow, CanonicalSessionRow } from '../sqlite/canonicalWriter'
 
@@ -113,7 +113,7 @@ export function toEpochMs(v: unknown): number | null {
     return n < 1e11 ? Math.round(n * 1000) : Math.round(n)
   }
   if (v instanceof Date) return v.getTime()
-  const s = String(v).trim()
+  const s = cellText(v).trim()
   if (/^-?\d+(\.\d+)?$/.test(s)) return toEpochMs(Number(s))
   const hasZone = /([zZ]|[+-]\d\d:?\d\d)$/.test(s)
   const iso = s.includes('T') || !/^\d{4}-\d\d-\d\d \d/.test(s) ? s : s.replace(' ', 'T')

@@ -178,7 +178,7 @@ export function mergeMetadata(raw: unknown, extras: Record<string, unknown>): { 
   }
   if (!has) return { text: raw === null || raw === undefined ? null : typeof raw === 'string' ? raw : JSON.stringify(raw), invalid: false }
   if (parsed === null) return { text: JSON.stringify(extras), invalid: false }
-  if (typeof parsed === 'object' && !Array.isArray(parsed)) return { text: JSON.stringify({ ...(parsed as object), ...extras }), invalid: false }
+  if (typeof parsed === 'object' && !Array.isArray(parsed)) return { text: JSON.stringify({ ...(parsed), ...extras }), invalid: false }
   return { text: JSON.stringify({ value: parsed, ...extras }), invalid: false }
 }
 

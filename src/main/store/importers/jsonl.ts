@@ -197,7 +197,7 @@ export function mapJsonlObject(o: unknown, line: number): LineResult {
     else {
       const v = new Float32Array(emb.length)
       for (let i = 0; i < emb.length && !vector; i++) {
-        const x = emb[i]
+        const x: unknown = emb[i]
         if (typeof x !== 'number') vector = { problem: x === null ? 'embedding has NaN/null/infinite values' : 'embedding is not a non-empty array of numbers' }
         else v[i] = x
       }

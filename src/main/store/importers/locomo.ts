@@ -26,6 +26,7 @@
  * - split: train/test from the parity of sha1(case id): stable whatever order or
  *   subset of conversations is imported, and every category lands in both halves.
  */
+import { cellText } from '../decode'
 import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -256,7 +257,7 @@ export async function importLocomo(opts: ImportOptions): Promise<ImportReport> {
             const caption = typeof t.blip_caption === 'string' && t.blip_caption.trim() ? t.blip_caption.trim() : null
             const text = typeof t.text === 'string' ? t.text : null
             if (text === null && caption === null) {
-              rb.skip('turn without text', { id: sample, session: sk, detail: String(t.dia_id ?? `position ${i + 1}`) })
+              rb.skip('turn without text', { id: sample, session: sk, detail: cellText(t.dia_id ?? `position ${i + 1}`) })
               continue
             }
             let dia = typeof t.dia_id === 'string' ? normalizeDiaId(t.dia_id) : null
@@ -338,7 +339,7 @@ export async function importLocomo(opts: ImportOptions): Promise<ImportReport> {
           continue
         }
         for (let qi = 0; qi < qa.length; qi++) {
-          const q = qa[qi]
+          const q: unknown = qa[qi]
           const caseId = `${sample}#${qi}`
           if (!isObj(q) || typeof q.question !== 'string' || q.question.trim() === '') {
             rb.skip('QA item without a question', { qa: caseId })

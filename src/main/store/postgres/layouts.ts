@@ -102,7 +102,7 @@ export function detectPgLayout(schema: string, columns: PgColumn[], label: strin
   const tables = new Map<string, Map<string, PgColumn>>()
   for (const c of columns) {
     let t = tables.get(c.table)
-    if (!t) tables.set(c.table, (t = new Map()))
+    if (!t) tables.set(c.table, (t = new Map<string, PgColumn>()))
     t.set(c.column, c)
   }
   const q = (t: string) => `${ident(schema)}.${ident(t)}`

@@ -471,7 +471,7 @@ export class PgSource implements MemorySource {
   walkMemories(f: MemoryFilter, afterKey: number, limit: number): { key: number; id: string; content: string }[] {
     const sig = JSON.stringify(f)
     let keys = this.walkKeys.get(sig)
-    if (!keys) this.walkKeys.set(sig, (keys = new Map()))
+    if (!keys) this.walkKeys.set(sig, (keys = new Map<number, string>()))
     const ps = new Params()
     let where = memoryWhere(f, ps, this.sql.embeddings)
     const lastId = afterKey > 0 ? keys.get(afterKey) : undefined
@@ -545,7 +545,10 @@ export class PgSource implements MemorySource {
     )
     const hits: { id: string; bm25: number }[] = []
     const alsoMap = new Map<string, number>()
-    for (const [id, r, a] of rows) (a ? alsoMap.set(String(id), -Number(r)) : hits.push({ id: String(id), bm25: -Number(r) }))
+    for (const [id, r, a] of rows) {
+      if (a) alsoMap.set(String(id), -Number(r))
+      else hits.push({ id: String(id), bm25: -Number(r) })
+    }
     return { hits, also: alsoMap, alsoKnown: true, path: 'join' }
   }
 

@@ -5,7 +5,7 @@
  */
 import type { MemoryRow } from '../../../shared/contract'
 import type { Memory, Page, Session } from '../../../shared/types'
-import { decodeMemory, decodeSession } from '../decode'
+import { decodeMemory, decodeSession, cellText } from '../decode'
 import type { MemoryFilter, MemoryPageQuery, SessionPageQuery } from '../source'
 import { chunks, clampLimit, likeEscape, prep } from './connection'
 import { memSqlFor, type SqliteCtx } from './context'
@@ -18,11 +18,23 @@ export function sessionsPage(ctx: SqliteCtx, q: SessionPageQuery = {}): Page<Ses
   const t0 = performance.now()
   const parts: string[] = []
   const params: Record<string, unknown> = {}
-  if (q.agentId !== undefined) (parts.push('s.agent_id = @agentId'), (params.agentId = q.agentId))
-  if (q.userId !== undefined) (parts.push('s.user_id = @userId'), (params.userId = q.userId))
-  if (q.tenantId !== undefined) (parts.push('s.tenant_id = @tenantId'), (params.tenantId = q.tenantId))
+  if (q.agentId !== undefined) {
+    parts.push('s.agent_id = @agentId')
+    params.agentId = q.agentId
+  }
+  if (q.userId !== undefined) {
+    parts.push('s.user_id = @userId')
+    params.userId = q.userId
+  }
+  if (q.tenantId !== undefined) {
+    parts.push('s.tenant_id = @tenantId')
+    params.tenantId = q.tenantId
+  }
   if (!q.includeArchived && q.includeArchived !== undefined) parts.push('coalesce(s.is_archived, 0) = 0')
-  if (q.search) (parts.push(`(s.summary LIKE @search ESCAPE '\\' OR s.id LIKE @search ESCAPE '\\')`), (params.search = `%${likeEscape(q.search)}%`))
+  if (q.search) {
+    parts.push(`(s.summary LIKE @search ESCAPE '\\' OR s.id LIKE @search ESCAPE '\\')`)
+    params.search = `%${likeEscape(q.search)}%`
+  }
   const where = parts.length ? `WHERE ${parts.join(' AND ')}` : ''
   const limit = clampLimit(q.limit)
   const offset = Math.max(0, q.offset ?? 0)
@@ -173,7 +185,7 @@ export function memoriesWhere(ctx: SqliteCtx, f: MemoryFilter, opts: { limit?: n
 /** Ids matching a filter (cheap: ids only), capped. */
 export function idsWhere(ctx: SqliteCtx, f: MemoryFilter, cap = 5_000_000): string[] {
   const where = memoryWhere(f, ctx.embeddingOwners)
-  return (ctx.db.prepare(`SELECT m.id FROM (${memSqlFor(ctx, f)}) m WHERE ${where.sql} LIMIT ${cap}`).pluck().all(where.params) as unknown[]).map(String)
+  return (ctx.db.prepare(`SELECT m.id FROM (${memSqlFor(ctx, f)}) m WHERE ${where.sql} LIMIT ${cap}`).pluck().all(where.params)).map(String)
 }
 
 /** How many memories match a filter, capped. */
@@ -192,7 +204,7 @@ export function walkMemories(ctx: SqliteCtx, f: MemoryFilter, afterKey: number, 
   const rows = prep(ctx.db, `SELECT m._rid, m.id, m.content FROM (${memSqlFor(ctx, f)}) m WHERE ${where.sql} AND m._rid > @after ORDER BY m._rid LIMIT ${Math.max(1, Math.floor(limit))}`)
     .raw(true)
     .all({ ...where.params, after: afterKey }) as [number, unknown, unknown][]
-  return rows.map(([key, id, content]) => ({ key: Number(key), id: String(id), content: content == null ? '' : String(content) }))
+  return rows.map(([key, id, content]) => ({ key: Number(key), id: cellText(id), content: content == null ? '' : cellText(content) }))
 }
 
 /** Exact row count of a walk's filter (same meaning of `hasEmbedding` as walkMemories). */

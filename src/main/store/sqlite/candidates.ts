@@ -243,7 +243,7 @@ export function keywordSearch(ctx: SqliteCtx, f: MemoryFilter, keywords: string[
     ctx.db
       .prepare(`SELECT m.id FROM (${memSqlFor(ctx, f)}) m WHERE ${where.sql}${kw} ORDER BY m.created_at DESC, m._rid DESC LIMIT ${Math.max(0, Math.floor(limit))}`)
       .pluck()
-      .all(params) as unknown[]
+      .all(params)
   ).map(String)
 }
 
@@ -257,13 +257,31 @@ export function keywordSearch(ctx: SqliteCtx, f: MemoryFilter, keywords: string[
 export function sessionsForRecall(ctx: SqliteCtx, scope: RecallScope, now: number): Session[] {
   const parts: string[] = []
   const params: Record<string, unknown> = { now }
-  if (scope.agentId !== undefined) (parts.push('s.agent_id = @agentId'), (params.agentId = scope.agentId))
-  if (scope.userId !== undefined) (parts.push('s.user_id = @userId'), (params.userId = scope.userId))
-  if (scope.tenantId !== undefined) (parts.push('s.tenant_id = @tenantId'), (params.tenantId = scope.tenantId))
-  if (scope.sessionId !== undefined) (parts.push('s.id = @sessionId'), (params.sessionId = scope.sessionId))
+  if (scope.agentId !== undefined) {
+    parts.push('s.agent_id = @agentId')
+    params.agentId = scope.agentId
+  }
+  if (scope.userId !== undefined) {
+    parts.push('s.user_id = @userId')
+    params.userId = scope.userId
+  }
+  if (scope.tenantId !== undefined) {
+    parts.push('s.tenant_id = @tenantId')
+    params.tenantId = scope.tenantId
+  }
+  if (scope.sessionId !== undefined) {
+    parts.push('s.id = @sessionId')
+    params.sessionId = scope.sessionId
+  }
   if (!scope.tiers.includes('archived')) parts.push('coalesce(s.is_archived, 0) = 0')
-  if (scope.after !== undefined) (parts.push('s.started_at >= @after'), (params.after = scope.after))
-  if (scope.before !== undefined) (parts.push('s.started_at <= @before'), (params.before = scope.before))
+  if (scope.after !== undefined) {
+    parts.push('s.started_at >= @after')
+    params.after = scope.after
+  }
+  if (scope.before !== undefined) {
+    parts.push('s.started_at <= @before')
+    params.before = scope.before
+  }
   parts.push('coalesce(s.ended_at, s.started_at) <= @now')
   const rows = ctx.db
     .prepare(`SELECT s.*, 0 AS memory_count FROM (${ctx.sql.sessions}) s WHERE ${parts.join(' AND ')} ORDER BY s.started_at DESC, s.id ASC LIMIT 100000`)

@@ -134,7 +134,7 @@ const stmtCache = new WeakMap<Database.Database, Map<string, Database.Statement>
 /** A prepared statement, reused across calls (SQL text is the key; at most 256 per connection). */
 export function prep(db: Database.Database, sql: string): Database.Statement {
   let m = stmtCache.get(db)
-  if (!m) stmtCache.set(db, (m = new Map()))
+  if (!m) stmtCache.set(db, (m = new Map<string, Database.Statement>()))
   let st = m.get(sql)
   if (!st) {
     if (m.size >= 256) m.delete(m.keys().next().value!)

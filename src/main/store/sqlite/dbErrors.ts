@@ -10,14 +10,20 @@ import { RecallscopeError } from '../../../shared/result'
 const QUICK_CHECK_MAX_BYTES = 32 * 1024 * 1024
 
 const isCorrupt = (e: unknown) => {
-  const code = String((e as { code?: unknown })?.code ?? '')
+  const code = errCode(e)
   return code.startsWith('SQLITE_CORRUPT') || /malformed/i.test(String((e as Error)?.message ?? ''))
 }
 
 /** A SQLite failure while reading `file`, as a typed error that names it; other errors pass through. */
+/** An error's `code` (SQLite's SQLITE_CORRUPT, Node's ENOENT…) as text, '' when absent. */
+function errCode(e: unknown): string {
+  const c = (e as { code?: unknown } | null)?.code
+  return typeof c === 'string' || typeof c === 'number' ? String(c) : ''
+}
+
 export function typedDbError(e: unknown, file: string): unknown {
   if (e instanceof RecallscopeError) return e
-  const code = String((e as { code?: unknown })?.code ?? '')
+  const code = errCode(e)
   if (isCorrupt(e)) return new RecallscopeError('DB_CORRUPT', `${file}: database disk image is malformed`)
   if (code === 'SQLITE_NOTADB') return new RecallscopeError('NOT_SQLITE', `${file}: file is not a database`)
   if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return new RecallscopeError('DB_BUSY', `${file}: the database stayed locked (${(e as Error).message})`)
@@ -30,7 +36,7 @@ export function typedDbError(e: unknown, file: string): unknown {
  * small files, else nothing more (the first reads find it, and are typed by the dispatcher).
  */
 export function probeIntegrity(db: Database.Database, file: string): void {
-  let size = 0
+  let size: number
   try {
     size = fs.statSync(file).size
   } catch {
@@ -49,7 +55,7 @@ export function probeIntegrity(db: Database.Database, file: string): void {
 /** Why the workspace DB at `file` could not be opened, typed (it is a path the user may have typed). */
 export function workspaceOpenError(e: unknown, file: string): RecallscopeError {
   const msg = String((e as Error)?.message ?? e)
-  const code = String((e as { code?: unknown })?.code ?? '')
+  const code = errCode(e)
   if (/directory does not exist/i.test(msg) || code === 'ENOENT') return new RecallscopeError('NOT_FOUND', `Workspace ${file}: the folder does not exist`)
   if (code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN' || code === 'EACCES' || code === 'EROFS')
     return new RecallscopeError('READ_ONLY', `Workspace ${file} cannot be opened for writing (${msg}); pass another workspace path`)

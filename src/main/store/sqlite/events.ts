@@ -5,7 +5,7 @@
  */
 import type { EventFilter } from '../../../shared/contract'
 import type { Page, RecallEvent } from '../../../shared/types'
-import { decodeVector, parseJson, toMs } from '../decode'
+import { decodeVector, parseJson, toMs, cellText } from '../decode'
 import type { EventExtras, EventPageQuery, EventRef, EventTimelineStats } from '../source'
 import { clampLimit } from './connection'
 import type { SqliteCtx } from './context'
@@ -25,14 +25,14 @@ export function decodeEvent(r: Record<string, unknown>): RecallEvent {
   return {
     id: String(r.id),
     at: toMs(r.at) ?? 0,
-    agentId: r.agent_id == null ? null : String(r.agent_id),
-    userId: r.user_id == null ? null : String(r.user_id),
-    sessionId: r.session_id == null ? null : String(r.session_id),
+    agentId: r.agent_id == null ? null : cellText(r.agent_id),
+    userId: r.user_id == null ? null : cellText(r.user_id),
+    sessionId: r.session_id == null ? null : cellText(r.session_id),
     turn: r.turn == null ? null : Number(r.turn),
-    query: r.query == null ? null : String(r.query),
-    cue: cue.ok && cue.value && typeof cue.value === 'object' ? (cue.value as RecallEvent['cue']) : null,
-    preset: r.preset == null ? null : String(r.preset),
-    config: cfg.ok && cfg.value && typeof cfg.value === 'object' ? (cfg.value as RecallEvent['config']) : null,
+    query: r.query == null ? null : cellText(r.query),
+    cue: cue.ok && cue.value && typeof cue.value === 'object' ? (cue.value) : null,
+    preset: r.preset == null ? null : cellText(r.preset),
+    config: cfg.ok && cfg.value && typeof cfg.value === 'object' ? (cfg.value) : null,
     results,
   }
 }
@@ -112,7 +112,7 @@ export function eventTimeline(ctx: SqliteCtx, f: EventFilter): EventTimelineStat
   const db = ctx.db
   const badTimestamps = db.prepare(`SELECT count(*) FROM (${src}) r WHERE ${filter.sql} AND NOT (${VALID_AT})`).pluck().get(filter.params) as number
   const stats = db.prepare(`SELECT count(*) AS n, min(r.at) AS mn, max(r.at) AS mx FROM (${src}) r WHERE ${w.sql}`).get(w.params) as { n: number; mn: unknown; mx: unknown }
-  const facet = (col: string) => (db.prepare(`SELECT DISTINCT ${col} AS v FROM (${src}) r WHERE ${col} IS NOT NULL ORDER BY 1 LIMIT 500`).pluck().all() as unknown[]).map(String)
+  const facet = (col: string) => (db.prepare(`SELECT DISTINCT ${col} AS v FROM (${src}) r WHERE ${col} IS NOT NULL ORDER BY 1 LIMIT 500`).pluck().all()).map(String)
   const mn = toMs(stats.mn)
   const mx = toMs(stats.mx)
   return {

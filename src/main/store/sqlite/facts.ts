@@ -7,7 +7,7 @@
 import fs from 'node:fs'
 import type { Facets } from '../../../shared/contract'
 import type { DbFacts, MalformedCounts } from '../../../shared/types'
-import { toMs } from '../decode'
+import { toMs, cellText } from '../decode'
 import type { SqliteCtx } from './context'
 import type { SqliteVectors } from './vectors'
 
@@ -44,7 +44,7 @@ function summary(ctx: SqliteCtx): Summary {
     const src = ctx.sql.memoriesLite
     const tally = (col: string) =>
       (ctx.db.prepare(`SELECT ${col} AS k, count(*) AS n FROM (${src}) GROUP BY 1`).all() as { k: unknown; n: number }[])
-        .map((r) => ({ key: r.k === null ? '(none)' : String(r.k), count: r.n }))
+        .map((r) => ({ key: r.k === null ? '(none)' : cellText(r.k), count: r.n }))
         .sort((x, y) => y.count - x.count || x.key.localeCompare(y.key))
     const byAgent = tally('agent_id')
     const tr = ctx.db.prepare(`SELECT min(created_at) AS mn, max(created_at) AS mx FROM (${src})`).get() as { mn: unknown; mx: unknown }

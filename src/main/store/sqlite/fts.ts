@@ -102,7 +102,7 @@ export function makeSnippet(text: string, query: string, width = 160): { text: s
   const hits: [number, number][] = []
   for (const m of text.matchAll(re)) {
     const w = m[0].toLowerCase()
-    if (toks.some((t) => w.startsWith(t))) hits.push([m.index!, m.index! + m[0].length])
+    if (toks.some((t) => w.startsWith(t))) hits.push([m.index, m.index + m[0].length])
   }
   let start = 0
   if (hits.length && hits[0][0] > width / 3) start = Math.max(0, hits[0][0] - Math.floor(width / 3))

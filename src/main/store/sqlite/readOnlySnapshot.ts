@@ -34,7 +34,7 @@ function writable(dir: string): boolean {
 export function needsSnapshot(abs: string): boolean {
   if (writable(path.dirname(abs))) return false
   if (fs.existsSync(`${abs}-journal`)) return true
-  let wal = false
+  let wal: boolean
   try {
     const fd = fs.openSync(abs, 'r')
     try {

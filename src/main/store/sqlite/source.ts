@@ -108,7 +108,7 @@ export class SqliteSource implements MemorySource, SqliteCtx {
     // Read-only folder + WAL without -shm (or a -journal): read a private copy.
     const readPath = !opts.write && needsSnapshot(abs) ? makeSnapshot(abs, opts.fallbackDir ? path.dirname(opts.fallbackDir) : undefined, opts.nativeBinding) : abs
     const db = openSqlite(readPath, opts)
-    let sql: SqlLayout | null = null
+    let sql: SqlLayout | null
     try {
       loadSqliteVecIfDeclared(db) // vec0 tables cannot even be listed without the module
       sql = detectLayout(db, layouts)
@@ -218,7 +218,7 @@ export class SqliteSource implements MemorySource, SqliteCtx {
    */
   memo(): Memo {
     const dv = this.db.prepare('PRAGMA data_version').pluck()
-    const v = this.readOnly ? String(dv.get()) : `${dv.get()}:${this.db.prepare('SELECT total_changes()').pluck().get()}`
+    const v = this.readOnly ? String(dv.get()) : `${dv.get() as number}:${this.db.prepare('SELECT total_changes()').pluck().get() as number}`
     if (v !== this.memoState.version) this.memoState = { version: v, memories: new Map(), scopes: new Map() }
     return this.memoState
   }

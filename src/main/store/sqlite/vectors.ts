@@ -136,7 +136,7 @@ export class SqliteVectors {
         version: () =>
           ctx.readOnly
             ? String(ctx.db.pragma('data_version', { simple: true }))
-            : `${ctx.db.pragma('data_version', { simple: true })}:${ctx.db.prepare('SELECT total_changes()').pluck().get()}`,
+            : `${ctx.db.pragma('data_version', { simple: true }) as number}:${ctx.db.prepare('SELECT total_changes()').pluck().get() as number}`,
         unique: ctx.sql.layout === 'canonical' && uniqueEmbeddingKey(ctx.db),
         openBulk: ctx.fileBacked ? () => this.openBulk(ctx.snapshotPath ?? ctx.path) : undefined,
       })
@@ -146,7 +146,7 @@ export class SqliteVectors {
       db: ctx.ws,
       embeddings: WS_EMBEDDINGS_SQL,
       defaultModel: null,
-      version: () => `${ctx.ws.pragma('data_version', { simple: true })}:${this.workspace.vectorWrites}`,
+      version: () => `${ctx.ws.pragma('data_version', { simple: true }) as number}:${this.workspace.vectorWrites}`,
       unique: true,
       openBulk: () => this.openBulk(ctx.workspacePath),
     })

@@ -78,11 +78,26 @@ export function memoryOrder(by: MemorySort, dir: 'asc' | 'desc', hasRelevance: b
 export function eventWhere(f: EventFilter): Where {
   const parts: string[] = []
   const params: Record<string, unknown> = {}
-  if (f.agentId !== undefined) (parts.push('r.agent_id = @agentId'), (params.agentId = f.agentId))
-  if (f.userId !== undefined) (parts.push('r.user_id = @userId'), (params.userId = f.userId))
-  if (f.sessionId !== undefined) (parts.push('r.session_id = @sessionId'), (params.sessionId = f.sessionId))
-  if (f.after !== undefined) (parts.push('r.at >= @after'), (params.after = f.after))
-  if (f.before !== undefined) (parts.push('r.at <= @before'), (params.before = f.before))
+  if (f.agentId !== undefined) {
+    parts.push('r.agent_id = @agentId')
+    params.agentId = f.agentId
+  }
+  if (f.userId !== undefined) {
+    parts.push('r.user_id = @userId')
+    params.userId = f.userId
+  }
+  if (f.sessionId !== undefined) {
+    parts.push('r.session_id = @sessionId')
+    params.sessionId = f.sessionId
+  }
+  if (f.after !== undefined) {
+    parts.push('r.at >= @after')
+    params.after = f.after
+  }
+  if (f.before !== undefined) {
+    parts.push('r.at <= @before')
+    params.before = f.before
+  }
   if (f.memoryId !== undefined) {
     parts.push(
       `r.results LIKE @memLike ESCAPE '\\' AND json_valid(r.results) AND EXISTS (SELECT 1 FROM json_each(r.results) j WHERE (CASE j.type WHEN 'object' THEN json_extract(j.value, '$.id') ELSE j.value END) = @memId)`,
@@ -90,6 +105,9 @@ export function eventWhere(f: EventFilter): Where {
     params.memLike = `%"${likeEscape(f.memoryId)}"%`
     params.memId = f.memoryId
   }
-  if (f.search) (parts.push(`(r.query LIKE @search ESCAPE '\\' OR r.cue LIKE @search ESCAPE '\\')`), (params.search = `%${likeEscape(f.search)}%`))
+  if (f.search) {
+    parts.push(`(r.query LIKE @search ESCAPE '\\' OR r.cue LIKE @search ESCAPE '\\')`)
+    params.search = `%${likeEscape(f.search)}%`
+  }
   return { sql: parts.length ? parts.join(' AND ') : '1', params }
 }

@@ -183,7 +183,7 @@ const chunkableCache = new WeakMap<Database.Database, Map<string, boolean>>()
 /** Does `_rid > ? AND _rid <= ?` use the rowid (so a chunk costs its own rows, not a table scan)? */
 function chunkable(db: Database.Database, src: VectorSourceSql, where: string): boolean {
   let m = chunkableCache.get(db)
-  if (!m) chunkableCache.set(db, (m = new Map()))
+  if (!m) chunkableCache.set(db, (m = new Map<string, boolean>()))
   const key = `${src.embeddings}\u0000${where}`
   let ok = m.get(key)
   if (ok === undefined) {

@@ -36,8 +36,6 @@
  * sum of its row lengths; anything unusual (JSON text, wrong length) is read
  * row by row exactly as before.
  */
-import type Database from 'better-sqlite3'
-import { decodeVector, LITTLE_ENDIAN } from '../decode'
 import { dotKernel, dotKernelAvailable, wasmMemory, type DotAll, type WasmMemory } from './dotKernel'
 import type { MalformedCounts } from '../../../shared/types'
 

@@ -5,7 +5,7 @@
 import type Database from 'better-sqlite3'
 import type { CasesPage, EvalCaseRow } from '../../../shared/eval'
 import { RecallscopeError } from '../../../shared/result'
-import type { Cue, EvalCase } from '../../../shared/types'
+import type { Cue } from '../../../shared/types'
 
 export interface CaseRowDb {
   id: string
@@ -41,10 +41,10 @@ export function rowToCase(r: CaseRowDb): EvalCaseRow {
     name: r.name ?? '',
     query: r.query ?? '',
     cue: parseOr<Cue | null>(r.cue, null),
-    scope: scope && typeof scope === 'object' && !Array.isArray(scope) ? (scope as EvalCase['scope']) : {},
+    scope: scope && typeof scope === 'object' && !Array.isArray(scope) ? (scope) : {},
     now: typeof r.now === 'number' && Number.isFinite(r.now) ? r.now : null,
     relevant: Array.isArray(relevant)
-      ? relevant.filter((x): x is { id: string; grade: number } => !!x && typeof x.id === 'string' && typeof x.grade === 'number').map((x) => ({ id: x.id, grade: x.grade }))
+      ? (relevant as unknown[]).filter((x): x is { id: string; grade: number } => !!x && typeof (x as { id?: unknown }).id === 'string' && typeof (x as { grade?: unknown }).grade === 'number').map((x) => ({ id: x.id, grade: x.grade }))
       : [],
     expectEmpty: r.expect_empty === 1,
     tags: Array.isArray(tags) ? tags.filter((t): t is string => typeof t === 'string') : [],
@@ -102,10 +102,10 @@ export function naturalCompare(a: string, b: string): number {
   return collator.compare(a, b) || (a < b ? -1 : a > b ? 1 : 0)
 }
 
-const SORTS = { id: 'id', name: 'name', split: 'split', relevant: 'relevant', now: 'now' } as const
+type CaseSort = 'id' | 'name' | 'split' | 'relevant' | 'now'
 
 /** A page of cases plus facets over all of them. */
-export function listCases(ws: Database.Database, q: CaseFilter & { offset?: number; limit?: number; sort?: keyof typeof SORTS; dir?: 'asc' | 'desc' } = {}): CasesPage {
+export function listCases(ws: Database.Database, q: CaseFilter & { offset?: number; limit?: number; sort?: CaseSort; dir?: 'asc' | 'desc' } = {}): CasesPage {
   const t0 = performance.now()
   const offset = Math.max(0, q.offset ?? 0)
   const limit = Math.min(1000, Math.max(1, q.limit ?? 100))
@@ -192,7 +192,10 @@ export function writeCases(ws: Database.Database, rows: readonly EvalCaseRow[], 
   let added = 0
   let updated = 0
   ws.transaction(() => {
-    for (const r of rows) (writeCase(ws, r, noteAt) === 'added' ? added++ : updated++)
+    for (const r of rows) {
+      if (writeCase(ws, r, noteAt) === 'added') added++
+      else updated++
+    }
   })()
   return { added, updated }
 }

@@ -9,7 +9,7 @@
 import Database from 'better-sqlite3'
 import type { CasesPage, EvalCaseRow, EvalRun, EvalRunSummary, SavedTuneReport, TuneReport, TuneReportSummary } from '../../../shared/eval'
 import { decodeVector, encodeVector } from '../decode'
-import { RecallscopeError } from '../../../shared/result'
+
 import { migrate, prep } from '../sqlite/connection'
 import { workspaceOpenError } from '../sqlite/dbErrors'
 import { WORKSPACE_MIGRATIONS } from '../sqlite/schema'

@@ -109,7 +109,7 @@ export function toMessage(x: unknown): DecodedMessage | null {
   if (o.lc === 1 && o.type === 'constructor' && Array.isArray(o.id)) {
     cls = String(o.id[o.id.length - 1])
     k = o.kwargs && typeof o.kwargs === 'object' ? (o.kwargs as Record<string, unknown>) : {}
-  } else if (typeof o[CLASS] === 'string') cls = o[CLASS] as string
+  } else if (typeof o[CLASS] === 'string') cls = o[CLASS]
   if (!('content' in k)) return null
   const t = typeof k.type === 'string' ? k.type : null
   const role = (cls && roleOfClass(cls)) ?? (t && ROLE_BY_TYPE[t]) ?? (typeof k.role === 'string' ? (ROLE_BY_TYPE[k.role] ?? k.role) : null)

@@ -38,7 +38,7 @@ const ITEMS: StoreItem[] = [
   { namespace: ['profile'], key: 'p1', value: { name: 'Alice', age: 31 }, vectors: null, createdAt: '2025-04-07 10:00:00' },
 ]
 const itemText = (it: StoreItem): string => {
-  const v = it.value as Record<string, unknown>
+  const v = it.value
   if (typeof v.content === 'string') return v.content
   if (v.content && typeof (v.content as { content?: unknown }).content === 'string') return (v.content as { content: string }).content
   if (typeof v.text === 'string') return v.text

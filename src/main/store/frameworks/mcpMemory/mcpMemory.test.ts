@@ -99,7 +99,11 @@ describe('MCP knowledge-graph memory (memory.jsonl, written by @modelcontextprot
         let d = 0
         let na = 0
         let nb = 0
-        for (let i = 0; i < a.length; i++) (d += a[i] * b[i]), (na += a[i] * a[i]), (nb += b[i] * b[i])
+        for (let i = 0; i < a.length; i++) {
+    d += a[i] * b[i]
+    na += a[i] * a[i]
+    nb += b[i] * b[i]
+  }
         return na && nb ? d / Math.sqrt(na * nb) : 0
       }
       const all = entities().flatMap((en) => en.observations.map((o) => ({ text: o, sim: cos(q, hashEmbed(o)) })))

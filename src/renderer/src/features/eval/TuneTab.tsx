@@ -53,8 +53,12 @@ export function TuneTab({
   const [seed, setSeed] = useState(1)
   const [space, setSpace] = useState<Record<(typeof KNOBS)[number][0], boolean>>({ mode: true, fusion: true, pool: true, weights: true, halfLife: true, ageSource: true, floor: true, minSimilarity: true, topK: true, tokenBudget: true })
   const [opened, setOpened] = useState<SavedTuneReport | null>(null)
-  // A fresh tune replaces whatever saved report was open.
-  useEffect(() => setOpened(null), [job.result])
+  // A fresh tune replaces whatever saved report was open (adjusted during render, not in an effect).
+  const [seenResult, setSeenResult] = useState(job.result)
+  if (seenResult !== job.result) {
+    setSeenResult(job.result)
+    setOpened(null)
+  }
   // Opened from the Runs tab's list of tune reports.
   useEffect(() => {
     if (openId) void call('tune.get', { id: openId }).then(setOpened)
