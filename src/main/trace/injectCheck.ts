@@ -136,7 +136,8 @@ export function makeInjectCheck(byNeed: readonly { c: CandidateRaw; need: number
     const hl = cfg.recency.halfLifeHours
     const fromLast = cfg.recency.from === 'last_used'
     const rrf = mode === 'hybrid' && cfg.fusion.method === 'rrf'
-    const fk = `${m}|${hl}|${fromLast}|${cfg.normalize}|${rrf}|${cfg.fusion.rrfK}`
+    // RRF terms depend on the pool value itself (an arm rank ≤ p), not only on which rows it admits.
+    const fk = `${m}|${hl}|${fromLast}|${cfg.normalize}|${rrf ? `${p}|${cfg.fusion.rrfK}` : ''}`
     if (fk !== featKey) {
       featKey = fk
       fGen++

@@ -25,6 +25,13 @@
  *    the membership changes nearest first, at most 300.
  * A found value is then rounded to a readable one (3 decimals, else 4, away from
  * the current value) when that still injects the memory.
+ *
+ * Each tried value is decided by an exact O(n) injected-or-not check over the known
+ * features (injectCheck.ts: the target's own gates, the rows that sort ahead of it,
+ * the budget walk over those), which stops as soon as topK rows are ahead; only a value
+ * that injects is re-ranked for real. Same values tried in the same order as a full
+ * re-rank per value (`fast: false`, the reference in knobs.test.ts), so the same answer:
+ * a 5,000-row pool went from ~1 min to well under a second.
  */
 import { inPool, rerank } from '../../shared/scoring'
 import { makeInjectCheck } from './injectCheck'
