@@ -224,7 +224,11 @@ export function searchKnobs(inp: KnobSearchInput): KnobSearch {
   /** Try values nearest-first; the first that injects the target wins, then a rounder value near it if that also injects. */
   const tryValues = (k: KnobName, values: number[], cur: number | null, dist: (v: number) => number, round?: (v: number) => number[], cap = maxEval): KnobResult => {
     const s = spec(k)
-    const uniq = [...new Set(values.filter((v) => Number.isFinite(v) && v !== cur))].sort((a, b) => dist(a) - dist(b) || a - b)
+    // Nearest first (ties: smaller value first); each value's distance computed once, not per comparison.
+    const uniq = [...new Set(values.filter((v) => Number.isFinite(v) && v !== cur))]
+      .map((v) => ({ v, d: dist(v) }))
+      .sort((a, b) => a.d - b.d || a.v - b.v)
+      .map((x) => x.v)
     let n = 0
     for (const v of uniq) {
       if (n >= cap) return { knob: k, current: cur, change: null, reason: `not found within ${cap} tries`, evaluations: n }
