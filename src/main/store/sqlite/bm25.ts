@@ -89,11 +89,19 @@ export function bm25IndexFor(ctx: SqliteCtx, fts: FtsTable): Bm25Index | null {
   try {
     idx = build(fts.qualified.startsWith('ws.') ? ctx.workspacePath : ctx.path, fts.name)
   } catch {
-    idx = null // an unreadable index or a missing tokenizer: FTS5 answers instead
+    idx = null // an unreadable index, no ln(), a missing tokenizer: FTS5 answers instead
   }
+  // The previous version's index (and its private connection) is done with.
+  const prev = live.get(ctx)?.get(key)
+  if (prev && prev !== idx) prev.close()
+  if (!live.has(ctx)) live.set(ctx, new Map())
+  live.get(ctx)!.set(key, idx)
   memo.scopes.set(key, idx)
   return idx
 }
+
+/** The index last built per source and table, to close its connection when a newer version replaces it. */
+const live = new WeakMap<SqliteCtx, Map<string, Bm25Index | null>>()
 
 function build(file: string, table: string): Bm25Index | null {
   // A private read-only connection: temp tables (the vocab view, the tokenizer) need one without query_only.
