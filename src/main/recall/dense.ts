@@ -87,6 +87,44 @@ export interface DenseArmResult {
 
 const VERIFY_CHUNK = 500
 
+/**
+ * The first `n` of `rows` sorted by `cmp` (a total order), without sorting them all: a bounded
+ * heap keeps the n best seen (its root the worst of them), then those n are sorted. Same
+ * answer as `rows.sort(cmp).slice(0, n)`.
+ */
+export function firstInOrder<T>(rows: T[], n: number, cmp: (a: T, b: T) => number): T[] {
+  if (n <= 0) return []
+  if (rows.length <= 2 * n) return rows.sort(cmp).slice(0, n)
+  const heap: T[] = []
+  const down = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1
+      const r = l + 1
+      let w = i
+      if (l < heap.length && cmp(heap[l], heap[w]) > 0) w = l
+      if (r < heap.length && cmp(heap[r], heap[w]) > 0) w = r
+      if (w === i) return
+      ;[heap[i], heap[w]] = [heap[w], heap[i]]
+      i = w
+    }
+  }
+  for (const x of rows) {
+    if (heap.length < n) {
+      heap.push(x)
+      for (let i = heap.length - 1; i > 0; ) {
+        const p = (i - 1) >> 1
+        if (cmp(heap[i], heap[p]) <= 0) break
+        ;[heap[i], heap[p]] = [heap[p], heap[i]]
+        i = p
+      }
+    } else if (cmp(x, heap[0]) < 0) {
+      heap[0] = x
+      down(0)
+    }
+  }
+  return heap.sort(cmp)
+}
+
 /** One similarity buffer reused across calls on this thread (read before the next call). */
 let simBuf = new Float64Array(0)
 function simScratch(n: number): Float64Array {
@@ -123,9 +161,10 @@ export function denseArm(store: MemorySource, idx: VectorIndex, q: Float64Array,
       if (row !== undefined) rows.push({ id, key: keys[row], sim: all ? all[row] : dotRow(idx.data, row, idx.dim, q) })
       else if (missingZero) rows.push({ id, key: Infinity, sim: null })
     }
-    rows.sort((a, b) => (b.sim ?? 0) - (a.sim ?? 0) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    const cmp = (a: (typeof rows)[number], b: (typeof rows)[number]) =>
+      (b.sim ?? 0) - (a.sim ?? 0) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
     return {
-      hits: rows.slice(0, n).map((r) => ({ id: r.id, similarity: r.sim })),
+      hits: firstInOrder(rows, n, cmp).map((r) => ({ id: r.id, similarity: r.sim })),
       exhausted: rows.length <= n,
       scope,
       inScope: ids.length,
