@@ -32,6 +32,7 @@ import { openSource } from '../src/main/store/registry'
 import { topKRows } from '../src/main/store/vectors/vectorIndex'
 import { mulberry32 } from '../src/shared/random'
 import { CanonicalWriter } from '../src/main/store/sqlite/canonicalWriter'
+import { runCFloor } from './cfloor'
 import { CACHE, fmtMs, median } from './util'
 
 const N = 100_000
@@ -265,6 +266,9 @@ export async function runDense(): Promise<void> {
       new Uint8Array(plain.buffer, rowOfId(id) * DIM * 4, DIM * 4).set(v)
     db.close()
   }
+  // The C floor runs once before the JS methods and once after (a shared machine's load drifts):
+  // the ratios use the median over both runs.
+  const floorBefore = runCFloor(plain, N, DIM, queries, K)
   const copy = new Float32Array(plain.length)
   const selectiveUser = 'user-7'
   const selectiveRows = Int32Array.from({ length: N / USERS }, (_, i) => i * USERS + 7)
@@ -362,6 +366,12 @@ export async function runDense(): Promise<void> {
   store.close()
   vdb.close()
   edb.close()
+  // The hardware floor: the same scan in C (compiled now with the system cc), same matrix, same queries.
+  const floorAfter = runCFloor(plain, N, DIM, queries, K)
+  const floor =
+    'skipped' in floorBefore || 'skipped' in floorAfter
+      ? floorBefore
+      : { ...floorAfter, ms: [...floorBefore.ms, ...floorAfter.ms], rows: [...floorBefore.rows, ...floorAfter.rows] }
 
   // --- report ---------------------------------------------------------------------------------
   const med = (name: string) => median(R[name].ms)
@@ -387,6 +397,16 @@ export async function runDense(): Promise<void> {
     const ref = name.includes('one user') ? R['plain JS scan, one user (rows given)'].ids : R['plain JS scan'].ids
     const bad = R[name].ids.map((ids, i) => (same(ids, ref[i]) ? -1 : i)).filter((i) => i >= 0)
     console.log(`    ${name.padEnd(w)}  ${bad.length === 0 ? `yes (${R[name].ids.length}/${R[name].ids.length})` : `NO: queries ${bad.join(', ')} differ`}`)
+  }
+  if ('skipped' in floor) console.log(`  C floor (cc -O3 -march=native scan + top-${K}): skipped: ${floor.skipped}`)
+  else {
+    const cMs = median(floor.ms)
+    const cSame = floor.rows.filter((rows, i) => same(rows.map(memId), R['plain JS scan'].ids[i % QUERIES])).length
+    console.log(`  C floor (${floor.compiler}; -O3 -march=native, one core; ${QUERIES} queries before and after the JS methods): median ${fmtMs(cMs)}, ${((bytes / 1e9) / (cMs / 1000)).toFixed(1)} GB/s; same top-${K} as the plain scan on ${cSame}/${floor.rows.length} queries`)
+    for (const name of ['ours: runRecall, whole DB', 'ours: dense arm, whole DB', 'ours: scan + top-30, SIMD kernel', 'plain JS scan']) {
+      const m = med(name)
+      console.log(`    ${name.padEnd(w)}  ${fmtMs(m).padStart(9)}  ${(m / cMs).toFixed(2).padStart(6)}× the C floor${name === 'ours: runRecall, whole DB' ? `  (goal ≤ 1.5×: ${m <= 1.5 * cMs ? 'OK' : 'OVER'})` : ''}`)
+    }
   }
   const ours = med('ours: dense arm, whole DB')
   console.log(`  goal: a correct exact engine at least as fast as the plain scan — ${ours <= plainMs ? 'OK' : 'SLOWER'} (dense arm ${fmtMs(ours)} vs plain ${fmtMs(plainMs)})`)

@@ -14,7 +14,8 @@ import { gatherCases, scoreGathered } from '../src/main/eval/replay'
 import { tune } from '../src/main/eval/tune'
 import { importLocomo } from '../src/main/store/importers/locomo'
 import { openSource } from '../src/main/store/registry'
-
+import { bm25Settings } from '../src/main/store/sqlite/bm25'
+import type { MemorySource } from '../src/main/store/source'
 import { CACHE, fmtMs, median } from './util'
 
 export async function runEvalBench(): Promise<void> {
@@ -40,13 +41,52 @@ export async function runEvalBench(): Promise<void> {
 
     // Warm-up pass: query vectors embedded (hashing-256, in-process) and prepared statements compiled.
     await gatherCases(store, cases, config, { embedder, now })
+    // The lexical arm two ways: FTS5's bm25() (the reference) and the same formula in JS over the
+    // index's own numbers (src/main/store/sqlite/bm25.ts, used for small scopes). Timed alternately.
+    const coldFts: number[] = []
     const cold: number[] = []
     let gathered = await gatherCases(store, cases, config, { embedder, now })
+    let reference = gathered
     for (let i = 0; i < 3; i++) {
-      const t0 = performance.now()
+      bm25Settings.enabled = false
+      let t0 = performance.now()
+      reference = await gatherCases(store, cases, config, { embedder, now })
+      coldFts.push(performance.now() - t0)
+      bm25Settings.enabled = true
+      t0 = performance.now()
       gathered = await gatherCases(store, cases, config, { embedder, now })
       cold.push(performance.now() - t0)
     }
+    // Every case's lexical top-k (ids in lexical-rank order) compared; each difference printed.
+    const lexTop = (g: (typeof gathered)[number]) =>
+      g.candidates
+        .filter((c) => c.lexicalRank !== null)
+        .sort((a, b) => a.lexicalRank! - b.lexicalRank!)
+        .map((c) => c.id)
+    let diffs = 0
+    let maxRel = 0
+    for (let i = 0; i < gathered.length; i++) {
+      const a = lexTop(reference[i])
+      const b = lexTop(gathered[i])
+      if (a.length !== b.length || a.some((id, j) => id !== b[j])) {
+        diffs++
+        const at = a.findIndex((id, j) => id !== b[j])
+        console.log(`  lexical difference, case ${gathered[i].case.id}: from rank ${at + 1}, FTS5 ${a.slice(at, at + 3).join(' ')} vs JS ${b.slice(at, at + 3).join(' ')}`)
+      }
+      const bmA = new Map(reference[i].candidates.map((c) => [c.id, c.bm25]))
+      for (const c of gathered[i].candidates) {
+        const r = bmA.get(c.id)
+        if (c.bm25 !== null && r !== null && r !== undefined && r !== 0) maxRel = Math.max(maxRel, Math.abs((c.bm25 - r) / r))
+      }
+    }
+    const mFts = scoreGathered(reference, config, { k: 10, budget: 2000 }).metrics
+    const mJs = scoreGathered(gathered, config, { k: 10, budget: 2000 }).metrics
+    const dR = Math.abs((mJs['recall@10'] ?? 0) - (mFts['recall@10'] ?? 0)) * 100
+    console.log(
+      `  lexical arm, JS bm25 vs FTS5 bm25(): ${cases.length - diffs}/${cases.length} cases with the same top-k in the same order; largest relative bm25 difference ${maxRel.toExponential(1)}; recall@10 ${mJs['recall@10']?.toFixed(4)} vs ${mFts['recall@10']?.toFixed(4)} (Δ ${dR.toFixed(2)} points, goal ≤ 0.1 ${dR <= 0.1 ? 'OK' : 'OVER'})`,
+    )
+    const gf = median(coldFts)
+    console.log(`  engine pass with FTS5 bm25() (the old path): median of 3 ${fmtMs(gf)}`)
     const replay: number[] = []
     let metrics: Record<string, number | null> = {}
     for (let i = 0; i < 5; i++) {
@@ -57,7 +97,7 @@ export async function runEvalBench(): Promise<void> {
     const rm = median(replay)
     const gm = median(cold)
     console.log(`${cases.length} LoCoMo cases, default preset (hashing-256 + FTS5 bm25), k = 10: recall@10 ${metrics['recall@10']?.toFixed(4)} · locomo@10 ${metrics['locomo@10']?.toFixed(4)}`)
-    console.log(`  engine pass (gather every case, vectors ready): median of 3 ${fmtMs(gm)}  (${fmtMs(gm / cases.length)} per case)`)
+    console.log(`  engine pass (gather every case, vectors ready): median of 3 ${fmtMs(gm)}  (${fmtMs(gm / cases.length)} per case; ${(gf / gm).toFixed(2)}× faster than FTS5 bm25())  goal ≤ 1 s  ${gm <= 1000 ? 'OK' : 'OVER'}`)
     console.log(`  replay from cached candidates (rerank + metrics, all cases): median of 5 ${fmtMs(rm)}  goal ≤ 1 s  ${rm <= 1000 ? 'OK' : 'OVER'}`)
 
     // Tune: every case on the train side, so each config scores all 999.

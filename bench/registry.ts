@@ -3,6 +3,7 @@ import { runEvalBench } from './eval'
 import { runFirstPage } from './firstPage'
 import { runPg } from './pg'
 import { runRerank } from './rerank'
+import { runWhyBench } from './why'
 
 export interface Bench {
   name: string
@@ -15,6 +16,7 @@ export const BENCHES: Bench[] = [
   { name: 'firstpage', title: 'open a 1M-memory DB and show the first page', run: runFirstPage },
   { name: 'dense', title: 'dense top-30 on 100k × 768: ours vs plain JS scan, sqlite-vec, Engram-style JSON scan, memory bandwidth', run: runDense },
   { name: 'rerank', title: 're-rank 1,000 candidates with the shared scoring code', run: runRerank },
+  { name: 'why', title: 'why-not at candidate pools of 1,000 / 3,000 / 5,000 (demo DB)', run: runWhyBench },
   { name: 'eval', title: 'LoCoMo eval: replay 999 cases, tune 1,000 configs', run: runEvalBench },
   { name: 'pg', title: 'Postgres + pgvector (PGlite): exact pushed-down top-30 vs the SQLite engine, first page, full recall, HNSW recall@30', run: runPg },
 ]

@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { dotKernelAvailable } from '../store/vectors/dotKernel'
 import { VectorIndex } from '../store/vectors/vectorIndex'
-import { dotAll, dotRow, normalizeQuery } from './dense'
+import { dotAll, dotRow, firstInOrder, normalizeQuery } from './dense'
 
 function rng(seed: number): () => number {
   let s = seed >>> 0 || 1
@@ -90,5 +90,19 @@ describe('dense scan', () => {
     const a = dotAll(plain, q)
     const b = dotAll(fast, q)
     for (let i = 0; i < 300; i++) expect(Object.is(a[i], b[i])).toBe(true)
+  })
+})
+
+describe('firstInOrder', () => {
+  it('equals a full sort then slice, with ties broken by the comparator', () => {
+    let seed = 3
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648)
+    for (let t = 0; t < 300; t++) {
+      const rows = Array.from({ length: Math.floor(rnd() * 200) }, (_, i) => ({ id: `r${i}`, sim: Math.round(rnd() * 20) / 20, key: Math.floor(rnd() * 10) }))
+      const cmp = (a: (typeof rows)[number], b: (typeof rows)[number]) => b.sim - a.sim || a.key - b.key || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+      const n = Math.floor(rnd() * 40)
+      const want = [...rows].sort(cmp).slice(0, n)
+      expect(firstInOrder([...rows], n, cmp)).toEqual(want)
+    }
   })
 })

@@ -15,7 +15,8 @@ import { decodeSession } from '../decode'
 import type { LexicalPass, LexicalRequest, MemoryFilter, ScopeRows } from '../source'
 import { prep } from './connection'
 import { memSqlFor, type FtsTable, type SqliteCtx } from './context'
-import { toFtsQuery } from './fts'
+import { bm25IndexFor, rankBm25 } from './bm25'
+import { ftsTokens, toFtsQuery } from './fts'
 import { memoryWhere } from './where'
 
 /** Ids and row keys (`_rid`) of a scope, at most `cap` (cap + 1 rows tell "more"). */
@@ -86,7 +87,7 @@ export function lexicalPass(ctx: SqliteCtx, req: LexicalRequest): LexicalPass {
   if (!q || limit <= 0) return empty
   const fts = ctx.ftsTable()
   limit = Math.floor(limit)
-  if (listed && ridRange && alsoIds.length === 0) return listedPass(ctx, fts, q, limit, ridRange, listed)
+  if (listed && ridRange && alsoIds.length === 0) return listedPass(ctx, fts, q, ftsTokens(text), limit, ridRange, listed)
   if (!ridRange && ctx.sql.layout === 'canonical' && !f.ids) return prefixPass(ctx, fts, q, f, limit, alsoIds)
   const hits = joinPass(ctx, fts, q, f, limit, ridRange)
   const also = new Map<string, number>()
@@ -118,11 +119,24 @@ const ridMaps = new WeakMap<{ rids: number[] }, Map<number, string>>()
  * listed rows are exactly the scope, and a filtered prefix of the range's order
  * is a prefix of the scope's order.
  */
-function listedPass(ctx: SqliteCtx, fts: Fts, q: string, limit: number, range: [number, number], listed: ScopeRows): LexicalPass {
+function listedPass(ctx: SqliteCtx, fts: Fts, q: string, words: string[], limit: number, range: [number, number], listed: ScopeRows): LexicalPass {
   let byRid = ridMaps.get(listed)
   if (!byRid) {
     byRid = new Map(listed.rids.map((r, i) => [r, listed.ids[i]]))
     ridMaps.set(listed, byRid)
+  }
+  // A small index: FTS5's bm25 computed from its own numbers over the range's postings only (bm25.ts).
+  const idx = bm25IndexFor(ctx, fts)
+  const ranked = idx ? rankBm25(idx, words, range[0], range[1]) : null
+  if (ranked) {
+    const hits: { id: string; bm25: number }[] = []
+    for (const r of ranked) {
+      const id = byRid.get(r.rid)
+      if (id === undefined) continue
+      hits.push({ id, bm25: r.bm25 })
+      if (hits.length >= limit) break
+    }
+    return { hits, also: new Map(), alsoKnown: true, path: 'range' }
   }
   const st = prep(
     ctx.db,

@@ -1,0 +1,62 @@
+/**
+ * Issue 13 goal 1 (its algorithmic half): why-not ("why was memory X not recalled?")
+ * at candidate pools of 1,000 / 3,000 / 5,000 on the 6,000-memory demo DB, for memories
+ * the recall scored and dropped; goal ≤ 1 s at 5,000. The knob search decides each tried
+ * value with an exact O(n) check and re-ranks only a value that injects; the reference
+ * (a full re-rank per tried value, the old path) is timed on the same candidates at a
+ * pool of 1,000 and must give the identical answer.
+ */
+import { buildConfig } from '../src/main/recall/request'
+import { createEmbedder } from '../src/main/embed/index'
+import { prepareVector, runRecallSync } from '../src/main/recall/engine'
+import { openSource } from '../src/main/store/registry'
+import { searchKnobs } from '../src/main/trace/knobs'
+import { whyNot } from '../src/main/trace/why'
+import { demoDb, fmtMs, median } from './util'
+
+export async function runWhyBench(): Promise<void> {
+  const store = openSource({ path: demoDb(6000) })
+  try {
+    const ev = store.eventsPage({ limit: 1000 }).rows.find((e) => e.preset === 'fieldguide' && e.query && e.agentId && e.results.length >= 3)
+    if (!ev) throw new Error('no fieldguide event in the demo DB')
+    const embedder = createEmbedder('hashing')
+    const prepared = await prepareVector(store, ev.query!, { embedder })
+    const runs = [1000, 3000, 5000].map((pool) => ({ pool, scope: { agentId: ev.agentId! } as Record<string, string>, label: 'one agent' }))
+    // the whole DB (every agent), so a pool of 5,000 really holds 5,000+ candidates
+    runs.push({ pool: 5000, scope: {}, label: 'whole DB' })
+    for (const { pool, scope, label } of runs) {
+      const partial = { candidatePool: pool, scope }
+      const { config } = buildConfig({ preset: 'fieldguide', config: partial })
+      const trace = runRecallSync(store, { text: ev.query!, cue: null }, config, ev.at, { prepared })
+      const dropped = trace.dropped.map((d) => d.id)
+      const picks = [0, 0.25, 0.5, 0.75, 1].map((f) => dropped[Math.min(dropped.length - 1, Math.floor(f * dropped.length))]).filter((x, i, a) => x && a.indexOf(x) === i)
+      const total: number[] = []
+      const search: number[] = []
+      let evals = 0
+      for (const id of picks) {
+        const w = await whyNot(store, { memoryId: id, query: ev.query!, preset: 'fieldguide', config: partial, now: ev.at, embedder: 'hashing' })
+        total.push(w.timings.totalMs)
+        search.push(w.timings.searchMs)
+        evals += w.timings.evaluations
+      }
+      const m = median(total)
+      console.log(
+        `  ${label}, pool ${String(pool).padStart(5)} (${trace.candidates.length} candidates, ${picks.length} dropped memories, ${Math.round(evals / picks.length)} knob values tried each): why-not median ${fmtMs(m)} (search ${fmtMs(median(search))}), max ${fmtMs(Math.max(...total))}${pool === 5000 ? `  goal ≤ 1 s  ${m <= 1000 ? 'OK' : 'OVER'}` : ''}`,
+      )
+      if (pool === 1000 && label === 'one agent' && picks.length) {
+        // The old path on the same candidates: a full re-rank for every tried value.
+        const mode = trace.mode ?? 'none'
+        const t0 = performance.now()
+        const slow = searchKnobs({ candidates: trace.candidates, config, mode, target: picks[0], fast: false })
+        const slowMs = performance.now() - t0
+        const t1 = performance.now()
+        const fast = searchKnobs({ candidates: trace.candidates, config, mode, target: picks[0] })
+        const fastMs = performance.now() - t1
+        const same = JSON.stringify(slow) === JSON.stringify(fast)
+        console.log(`    reference (full re-rank per value, ${slow.evaluations} re-ranks): ${fmtMs(slowMs)} vs ${fmtMs(fastMs)} — ${(slowMs / fastMs).toFixed(0)}× faster, same answer: ${same ? 'yes' : 'NO'}`)
+      }
+    }
+  } finally {
+    store.close()
+  }
+}

@@ -1,0 +1,266 @@
+/**
+ * FTS5's bm25 for small scopes, computed in JS from the FTS index's own numbers.
+ *
+ * Why: FTS5's bm25() computes each query phrase's IDF by walking the phrase's whole
+ * doclist (once per query, whatever the rowid range), so an OR-query full of stop-words
+ * ("what did … the … to …") costs a walk over nearly every row even when the scope is a
+ * few hundred rows. Here the index is read once per data version (fts5vocab `instance`:
+ * every (term, row) occurrence; `%_docsize`: each row's token count; the averages record
+ * in `%_data`: the row count and total tokens — exactly what bm25() reads), query words
+ * are tokenized by FTS5's own tokenizer (a one-column temp FTS5 table with the same
+ * `tokenize=` option), and the formula is FTS5's (fts5_aux.c, fts5Bm25Function:
+ * k1 = 1.2, b = 0.75, IDF = ln((N − n + ½)/(n + ½)) clamped to 1e-6, phrases summed in
+ * query order, the logarithm taken with SQLite's ln() so it is the same libm log). The
+ * order it yields is FTS5's (bm25, then rowid), ties included; the eval bench still
+ * compares every case's top-k with FTS5's and prints any difference.
+ *
+ * Used only when the index has at most MAX_ROWS rows (built on the caller's thread in
+ * ~0.1 s per 1,000 rows) and every query word is exactly one token; otherwise null and
+ * the caller asks FTS5.
+ */
+import Database from 'better-sqlite3'
+import type { FtsTable, SqliteCtx } from './context'
+
+/** Indexes above this many rows keep FTS5 (the JS postings would cost memory and build time). */
+export const MAX_ROWS = 20_000
+
+/** Flip to compare against FTS5 (the eval bench does; nothing else should). */
+export const bm25Settings = { enabled: true }
+
+const K1 = 1.2
+const B = 0.75
+
+interface Postings {
+  rids: Int32Array
+  /** tf·(k1 + 1), per posting */
+  num: Float64Array
+  /** tf + k1·(1 − b + b·D/avgdl), per posting (D: the row's token count) */
+  den: Float64Array
+}
+
+export interface Bm25Index {
+  nRow: number
+  avgdl: number
+  docLen: Map<number, number>
+  postings: Map<string, Postings>
+  /** word → its single token, or null when the tokenizer makes zero or several tokens of it */
+  tokenOf(words: string[]): (string | null)[]
+  /** FTS5's IDF of a phrase found in `nHit` rows, with SQLite's own ln() (the same libm log bm25() calls) */
+  idfOf(nHit: number): number
+  close(): void
+}
+
+/** SQLite's big-endian varint (as FTS5 writes its records). */
+function readVarints(buf: Uint8Array): number[] {
+  const out: number[] = []
+  let i = 0
+  while (i < buf.length) {
+    let v = 0
+    for (let k = 0; k < 9 && i < buf.length; k++) {
+      const b = buf[i++]
+      if (k === 8) {
+        v = v * 256 + b
+        break
+      }
+      v = v * 128 + (b & 0x7f)
+      if (!(b & 0x80)) break
+    }
+    out.push(v)
+  }
+  return out
+}
+
+/** The FTS table's `tokenize=` option from its CREATE statement (FTS5's default otherwise). */
+function tokenizeOption(db: Database.Database, name: string): string {
+  const sql = (db.prepare(`SELECT sql FROM sqlite_master WHERE name = ?`).pluck().get(name) as string | undefined) ?? ''
+  const m = /tokenize\s*=\s*(?:'((?:[^']|'')*)'|"((?:[^"]|"")*)")/i.exec(sql)
+  return m ? (m[1] ?? m[2]).replace(/''/g, "'").replace(/""/g, '"') : 'unicode61'
+}
+
+const quoteIdent = (s: string) => `"${s.replace(/"/g, '""')}"`
+
+/** Build (or fetch from the per-version memo) the JS index of `fts`; null when not applicable. */
+export function bm25IndexFor(ctx: SqliteCtx, fts: FtsTable): Bm25Index | null {
+  if (!bm25Settings.enabled || !ctx.fileBacked) return null
+  // Valid for one data version of the store (the per-version memo's), kept beside it rather than in
+  // it: the memo's scope map is cleared when it grows, and a rebuild costs ~0.1 s per 1,000 rows.
+  const version = ctx.memo().version
+  const key = fts.qualified
+  let perCtx = live.get(ctx)
+  if (!perCtx) live.set(ctx, (perCtx = new Map()))
+  const prev = perCtx.get(key)
+  if (prev && prev.version === version) return prev.idx
+  let idx: Bm25Index | null = null
+  try {
+    idx = build(fts.qualified.startsWith('ws.') ? ctx.workspacePath : ctx.path, fts.name)
+  } catch {
+    idx = null // an unreadable index, no ln(), a missing tokenizer: FTS5 answers instead
+  }
+  // The previous version's index (and its private connection) is done with.
+  prev?.idx?.close()
+  perCtx.set(key, { version, idx })
+  return idx
+}
+
+/** The index last built per source and table, to close its connection when a newer version replaces it. */
+const live = new WeakMap<SqliteCtx, Map<string, { version: string | null; idx: Bm25Index | null }>>()
+
+function build(file: string, table: string): Bm25Index | null {
+  // A private read-only connection: temp tables (the vocab view, the tokenizer) need one without query_only.
+  const db = new Database(file, { readonly: true, fileMustExist: true })
+  try {
+    const avg = db.prepare(`SELECT block FROM ${quoteIdent(`${table}_data`)} WHERE id = 1`).pluck().get() as Uint8Array | undefined
+    if (!avg) return null
+    const totals = readVarints(avg)
+    const nRow = totals[0]
+    if (!nRow || nRow > MAX_ROWS) return null
+    let nTok = 0
+    for (let i = 1; i < totals.length; i++) nTok += totals[i]
+    const avgdl = nTok / nRow
+    const docLen = new Map<number, number>()
+    for (const [id, sz] of db.prepare(`SELECT id, sz FROM ${quoteIdent(`${table}_docsize`)}`).raw(true).iterate() as Iterable<[number, Uint8Array]>) {
+      let d = 0
+      for (const x of readVarints(sz)) d += x
+      docLen.set(Number(id), d)
+    }
+    db.exec(`CREATE VIRTUAL TABLE temp.rs_vocab USING fts5vocab(main, ${quoteIdent(table)}, instance)`)
+    const counts = new Map<string, Map<number, number>>()
+    for (const [term, doc] of db.prepare(`SELECT term, doc FROM temp.rs_vocab`).raw(true).iterate() as Iterable<[string, number]>) {
+      let m = counts.get(term)
+      if (!m) counts.set(term, (m = new Map()))
+      const d = Number(doc)
+      m.set(d, (m.get(d) ?? 0) + 1)
+    }
+    const postings = new Map<string, Postings>()
+    for (const [term, m] of counts) {
+      const rids = Int32Array.from([...m.keys()].sort((a, b) => a - b))
+      // The per-row parts of FTS5's expression, precomputed with its very operations and order.
+      const num = new Float64Array(rids.length)
+      const den = new Float64Array(rids.length)
+      for (let i = 0; i < rids.length; i++) {
+        const f = m.get(rids[i])!
+        const D = docLen.get(rids[i]) ?? 0
+        num[i] = f * (K1 + 1.0)
+        den[i] = f + K1 * (1 - B + (B * D) / avgdl)
+      }
+      postings.set(term, { rids, num, den })
+    }
+    const tok = tokenizeOption(db, table).replace(/'/g, "''")
+    db.exec(`CREATE VIRTUAL TABLE temp.rs_tok USING fts5(x, tokenize='${tok}'); CREATE VIRTUAL TABLE temp.rs_tokv USING fts5vocab(temp, rs_tok, instance);`)
+    const ins = db.prepare(`INSERT INTO temp.rs_tok (rowid, x) VALUES (?, ?)`)
+    const read = db.prepare(`SELECT doc, term FROM temp.rs_tokv`).raw(true)
+    const clear = db.prepare(`DELETE FROM temp.rs_tok`)
+    const cache = new Map<string, string | null>()
+    const tokenOf = (words: string[]): (string | null)[] => {
+      const todo = [...new Set(words.filter((w) => !cache.has(w)))]
+      if (todo.length) {
+        clear.run()
+        todo.forEach((w, i) => ins.run(i + 1, w))
+        const got: string[][] = todo.map(() => [])
+        for (const [doc, term] of read.all() as [number, string][]) got[Number(doc) - 1].push(term)
+        todo.forEach((w, i) => cache.set(w, got[i].length === 1 ? got[i][0] : null))
+      }
+      return words.map((w) => cache.get(w) ?? null)
+    }
+    // JS's Math.log and the C library's log can differ in the last bit, and that bit decides exact
+    // ties in bm25 order: take the logarithm from SQLite's ln(), which calls the same log().
+    const ln = db.prepare(`SELECT ln(?)`).pluck()
+    const idfs = new Map<number, number>()
+    const idfOf = (nHit: number): number => {
+      let idf = idfs.get(nHit)
+      if (idf === undefined) {
+        idf = ln.get((nRow - nHit + 0.5) / (nHit + 0.5)) as number | null ?? 0
+        if (idf <= 0.0) idf = 1e-6
+        idfs.set(nHit, idf)
+      }
+      return idf
+    }
+    const out: Bm25Index = { nRow, avgdl, docLen, postings, tokenOf, idfOf, close: () => db.close() }
+    return out
+  } catch (e) {
+    db.close()
+    throw e
+  }
+}
+
+/**
+ * bm25 (FTS5's sign: lower is better) of every row in [lo, hi] matching any word, in
+ * (bm25, rowid) order; null when a word is not exactly one token (the caller asks FTS5).
+ * `words`: the query's words in query order, unique (ftsTokens), as FTS5 sees the phrases.
+ */
+export function rankBm25(idx: Bm25Index, words: string[], lo: number, hi: number): { rid: number; bm25: number }[] | null {
+  const terms = idx.tokenOf(words)
+  if (terms.some((t) => t === null)) return null
+  const n = terms.length
+  const idf = new Float64Array(n)
+  const lists: (Postings | undefined)[] = terms.map((t) => idx.postings.get(t!))
+  for (let i = 0; i < n; i++) {
+    idf[i] = idx.idfOf(lists[i]?.rids.length ?? 0)
+  }
+  // FTS5 sums the phrases in query order; a phrase absent from a row adds exactly 0, so adding each
+  // phrase's postings in query order gives the same sum, bit for bit.
+  const width = hi - lo + 1
+  const dense = width <= 1 << 22
+  const acc = dense ? scratch(width) : null
+  const sparse = dense ? null : new Map<number, number>()
+  const touched: number[] = []
+  for (let i = 0; i < n; i++) {
+    const p = lists[i]
+    if (!p) continue
+    // first posting ≥ lo
+    let a = 0
+    let b = p.rids.length
+    while (a < b) {
+      const m = (a + b) >> 1
+      if (p.rids[m] < lo) a = m + 1
+      else b = m
+    }
+    const w = idf[i]
+    for (let j = a; j < p.rids.length && p.rids[j] <= hi; j++) {
+      const rid = p.rids[j]
+      const term = w * (p.num[j] / p.den[j])
+      if (acc) {
+        const k = rid - lo
+        if (acc[k] === 0 && !seen(k)) touched.push(rid)
+        acc[k] += term
+      } else {
+        const v = sparse!.get(rid)
+        if (v === undefined) touched.push(rid)
+        sparse!.set(rid, (v ?? 0) + term)
+      }
+    }
+  }
+  const out: { rid: number; bm25: number }[] = new Array(touched.length)
+  for (let t = 0; t < touched.length; t++) {
+    const rid = touched[t]
+    const score = acc ? acc[rid - lo] : sparse!.get(rid)!
+    if (acc) acc[rid - lo] = 0
+    out[t] = { rid, bm25: -1.0 * score }
+  }
+  clearSeen()
+  out.sort((x, y) => x.bm25 - y.bm25 || x.rid - y.rid)
+  return out
+}
+
+// Reused accumulators (one query at a time on this thread): scores by rid − lo, and a seen mark
+// (a score can stay 0 when every IDF term underflows, so 0 alone does not mean "not seen").
+let accBuf = new Float64Array(0)
+let seenBuf = new Uint8Array(0)
+const seenList: number[] = []
+function scratch(width: number): Float64Array {
+  if (accBuf.length < width) {
+    accBuf = new Float64Array(width)
+    seenBuf = new Uint8Array(width)
+  }
+  return accBuf
+}
+function seen(k: number): boolean {
+  if (seenBuf[k]) return true
+  seenBuf[k] = 1
+  seenList.push(k)
+  return false
+}
+function clearSeen(): void {
+  for (const k of seenList) seenBuf[k] = 0
+  seenList.length = 0
+}
