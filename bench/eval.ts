@@ -15,7 +15,6 @@ import { tune } from '../src/main/eval/tune'
 import { importLocomo } from '../src/main/store/importers/locomo'
 import { openSource } from '../src/main/store/registry'
 import { bm25Settings } from '../src/main/store/sqlite/bm25'
-import type { MemorySource } from '../src/main/store/source'
 import { CACHE, fmtMs, median } from './util'
 
 export async function runEvalBench(): Promise<void> {

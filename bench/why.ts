@@ -21,7 +21,7 @@ export async function runWhyBench(): Promise<void> {
     if (!ev) throw new Error('no fieldguide event in the demo DB')
     const embedder = createEmbedder('hashing')
     const prepared = await prepareVector(store, ev.query!, { embedder })
-    const runs = [1000, 3000, 5000].map((pool) => ({ pool, scope: { agentId: ev.agentId! } as Record<string, string>, label: 'one agent' }))
+    const runs: { pool: number; scope: { agentId?: string }; label: string }[] = [1000, 3000, 5000].map((pool) => ({ pool, scope: { agentId: ev.agentId! }, label: 'one agent' }))
     // the whole DB (every agent), so a pool of 5,000 really holds 5,000+ candidates
     runs.push({ pool: 5000, scope: {}, label: 'whole DB' })
     for (const { pool, scope, label } of runs) {

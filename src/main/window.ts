@@ -32,7 +32,7 @@ export function secureWebPreferences(preload: string): WebPreferences {
   }
 }
 
-export function windowOptions(preload: string): BrowserWindowConstructorOptions {
+function windowOptions(preload: string): BrowserWindowConstructorOptions {
   return {
     width: 1400,
     height: 900,

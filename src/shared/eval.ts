@@ -225,7 +225,6 @@ export interface TuneSpace {
 
 /** Every knob name a tune can pin (CLI --fix, the Tune tab's checkboxes). */
 export const TUNE_KNOBS = ['mode', 'fusion', 'pool', 'weights', 'halfLife', 'ageSource', 'floor', 'minSimilarity', 'topK', 'tokenBudget'] as const
-export type TuneKnob = (typeof TUNE_KNOBS)[number]
 
 /** Candidate pools the tuner tries (plus the start config's own). */
 export const TUNE_POOLS = [5, 10, 20, 30, 50, 100] as const

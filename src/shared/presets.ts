@@ -287,7 +287,7 @@ const FRAMEWORK_SPEC_PRESETS: Preset[] = FRAMEWORK_PRESET_SPECS.map((x) => ({
 }))
 
 /** Every framework's own recall. */
-export const FRAMEWORK_PRESETS: readonly Preset[] = [...FRAMEWORK_RECALL_PRESETS, ...FRAMEWORK_SPEC_PRESETS]
+const FRAMEWORK_PRESETS: readonly Preset[] = [...FRAMEWORK_RECALL_PRESETS, ...FRAMEWORK_SPEC_PRESETS]
 
 /** Seed presets, then the frameworks' own recall. */
 export const ALL_PRESETS: readonly Preset[] = [...PRESETS, ...FRAMEWORK_PRESETS]

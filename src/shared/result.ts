@@ -73,7 +73,7 @@ export interface SchemaIssues {
 }
 
 /** Every issue as `{path, message}` with a dotted path (what `details.issues` carries). */
-export function listIssues(e: SchemaIssues): { path: string; message: string }[] {
+function listIssues(e: SchemaIssues): { path: string; message: string }[] {
   return e.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }))
 }
 

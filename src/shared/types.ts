@@ -128,7 +128,6 @@ export interface DbFacts {
 // Recall
 // ---------------------------------------------------------------------------
 
-export type RecallMode = RecallConfig['mode']
 export type GateName = 'scope' | 'dedupe' | 'minSimilarity' | 'floor' | 'topK' | 'budget'
 export type TemplateName = RecallConfig['template']
 export type PresetName = 'portal-episodic' | 'portal-semantic' | 'engram' | 'fieldguide' | 'neo' | 'mem0' | 'langgraph-store' | 'openai-agents' | 'crewai' | 'mcp-memory-service'

@@ -34,7 +34,7 @@ export interface Settings {
   openaiBaseUrl?: string
 }
 
-export function defaultDataDir(): string {
+function defaultDataDir(): string {
   return process.env.RECALLSCOPE_HOME ? path.resolve(process.env.RECALLSCOPE_HOME) : path.join(os.homedir(), '.recallscope')
 }
 

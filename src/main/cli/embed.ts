@@ -12,7 +12,7 @@ const USAGE = [
 
 const n = (x: number) => x.toLocaleString('en-US')
 
-export function formatBackfill(r: BackfillReport): string {
+function formatBackfill(r: BackfillReport): string {
   return [
     `Backfilled ${n(r.embedded)} ${r.model} vectors${r.dim ? ` (${r.dim}-d)` : ''} with ${r.embedder} in ${(r.tookMs / 1000).toFixed(1)} s → the workspace DB`,
     `  in scope ${n(r.inScope)} · already embedded ${n(r.alreadyEmbedded)} · empty content ${n(r.skippedEmpty)}${r.rejected ? ` · rejected (empty/NaN vectors) ${n(r.rejected)}` : ''} · ${n(r.batches)} embedding calls`,

@@ -91,7 +91,7 @@ export const evalCommand: Command = {
 }
 
 
-export function parseSplit(v: unknown): 'train' | 'test' | 'all' {
+function parseSplit(v: unknown): 'train' | 'test' | 'all' {
   if (v === undefined) return 'all'
   if (v === 'train' || v === 'test' || v === 'all') return v
   throw new RecallscopeError('BAD_INPUT', `--split must be train, test or all (got ${JSON.stringify(v)})`)
@@ -99,7 +99,7 @@ export function parseSplit(v: unknown): 'train' | 'test' | 'all' {
 
 
 /** `--fail-under ndcg@10=0.4` (also `recall@k=…` with --k): higher-is-better metrics only. */
-export function parseGates(raw: unknown, k: number): { key: string; threshold: number }[] {
+function parseGates(raw: unknown, k: number): { key: string; threshold: number }[] {
   const list = raw === undefined ? [] : Array.isArray(raw) ? raw.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))) : [typeof raw === 'string' ? raw : JSON.stringify(raw)]
   return list.map((g) => {
     const eq = g.lastIndexOf('=')

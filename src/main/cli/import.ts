@@ -18,7 +18,7 @@ const HELP = [
 const n = (x: number) => x.toLocaleString('en-US')
 
 /** Human summary: counts, then every skip/repair reason with its total and a first example. */
-export function formatImportReport(r: ImportReport): string {
+function formatImportReport(r: ImportReport): string {
   const lines = [
     `Imported ${r.input} → ${r.output}${r.layout ? ` (${r.layout})` : ''} in ${(r.tookMs / 1000).toFixed(1)} s`,
     `  memories ${n(r.written.memories)} · sessions ${n(r.written.sessions)} · embeddings ${n(r.written.embeddings)}${

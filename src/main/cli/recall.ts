@@ -121,7 +121,7 @@ function setArgs(patch: Record<string, unknown>): string {
 }
 
 /** Human output: header, results with their breakdown, dropped by gate, the context block. */
-export function formatTrace(t: RecallTrace): string {
+function formatTrace(t: RecallTrace): string {
   const out: string[] = []
   const when = Number.isFinite(t.now) ? new Date(t.now).toISOString() : String(t.now)
   out.push(`recall ${JSON.stringify(oneLine(t.query, 80))}${t.cue ? ' (with cue)' : ''} · preset ${t.preset ?? '—'} · mode ${t.mode ?? t.config.mode} · unit ${t.config.unit} · now ${when}`)

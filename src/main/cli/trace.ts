@@ -179,7 +179,7 @@ function oneLine(s: string, n: number): string {
 }
 const queryOf = (e: RecallEvent) => e.query ?? (e.cue?.currentStep ? `[cue] ${e.cue.currentStep}` : '')
 
-export function formatReplay(r: TraceReplay): string {
+function formatReplay(r: TraceReplay): string {
   const out: string[] = []
   const e = r.event
   out.push(`replay ${e.id} (${r.mode}) · ${when(e.at)} · ${e.agentId ?? '—'} · preset ${e.preset ?? '—'} · ${JSON.stringify(oneLine(queryOf(e), 70))}`)
@@ -202,7 +202,7 @@ export function formatReplay(r: TraceReplay): string {
   return out.join('\n')
 }
 
-export function formatWhy(w: WhyNot): string {
+function formatWhy(w: WhyNot): string {
   const out: string[] = [`why ${w.memoryId}${w.unitId !== w.memoryId ? ` (session ${w.unitId})` : ''} · ${w.eventId ? `event ${w.eventId}` : 'ad-hoc query'} · now ${when(w.now)} · mode ${w.mode}`, '', w.summary, '']
   if (!w.scope.inScope && w.scope.failures.length) {
     out.push('scope:')
@@ -233,7 +233,7 @@ function bestOf(w: WhyNot) {
   return w.best ? w.knobs.find((k) => k.change === w.best || (k.knob === w.best!.knob && k.change?.to === w.best!.to)) : undefined
 }
 
-export function formatDrivers(d: TraceDrivers): string {
+function formatDrivers(d: TraceDrivers): string {
   const out: string[] = [`drivers of ${d.eventId}${d.identical ? '' : ' (replay differs from the log)'} · Σ score ${f3(d.total)}`]
   for (const n of d.notes) out.push(`  note: ${n}`)
   if (d.mattersMost) out.push('', `mattered most: ${d.mattersMost.id} — ${d.mattersMost.why}`)

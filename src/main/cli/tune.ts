@@ -120,7 +120,7 @@ export const tuneCommand: Command = {
 
 const f4 = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(4))
 
-export function formatTune(r: TuneReport & { id?: string }, out: string | null): string {
+function formatTune(r: TuneReport & { id?: string }, out: string | null): string {
   const p = r.best.params
   const w = p.weights
   const sp = r.split

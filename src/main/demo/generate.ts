@@ -11,7 +11,7 @@ import { addDemoEvents } from './events'
 import { ASSISTANT_CLOSERS, ASSISTANT_OPENERS, DEMO_AGENTS, DEMO_USERS, dress, fill, id, pick, SLOTS, USER_CLOSERS, USER_OPENERS, type AgentDef, type Topic } from './corpus'
 import type { DemoContext, DemoSession, DemoTruth } from './types'
 
-export type { DemoContext, DemoSession, DemoTruth } from './types'
+export type { DemoContext } from './types'
 import { writeDemoCases } from './cases'
 
 import { CanonicalWriter, type CanonicalMemoryRow } from '../store/sqlite/canonicalWriter'

@@ -21,7 +21,7 @@ const DAY = 86_400_000
 const MAX_ISSUES = 200
 
 /** Validate a case (UI or JSONL), throwing BAD_INPUT naming the field. */
-export function parseCase(raw: unknown): ReturnType<typeof evalCaseInputSchema.parse> {
+function parseCase(raw: unknown): ReturnType<typeof evalCaseInputSchema.parse> {
   const p = evalCaseInputSchema.safeParse(raw)
   if (!p.success) throw badInput('Invalid eval case', p.error, '(case)')
   return p.data

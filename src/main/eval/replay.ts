@@ -23,7 +23,7 @@ import type { MemorySource } from '../store/source'
 import type { VectorIndex } from '../store/vectors/vectorIndex'
 
 /** Budget-aware recall's B when neither the caller nor the config sets one: seed 001's SemanticContextMaxTokens. */
-export const DEFAULT_EVAL_BUDGET = 2000
+const DEFAULT_EVAL_BUDGET = 2000
 
 /** What one case's engine run left for re-scoring. */
 export interface GatheredCase {

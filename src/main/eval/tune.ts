@@ -181,7 +181,7 @@ export class Scratch {
  * score (same arithmetic), order (score desc, then the static tie order),
  * floor / topK in gateOrder, then the token budget.
  */
-export function rankCompiled(cc: CompiledCase, cfg: RecallConfig, s: Scratch): number {
+function rankCompiled(cc: CompiledCase, cfg: RecallConfig, s: Scratch): number {
   const n = cc.n
   s.ensure(n)
   const w = cfg.weights
@@ -282,7 +282,7 @@ export function rankCompiled(cc: CompiledCase, cfg: RecallConfig, s: Scratch): n
 }
 
 /** Metrics of a compiled case under a config (the fast path, or rerank for a fallback case). */
-export function scoreCompiled(cc: CompiledCase, cfg: RecallConfig, s: Scratch, budget: number): CaseMetrics {
+function scoreCompiled(cc: CompiledCase, cfg: RecallConfig, s: Scratch, budget: number): CaseMetrics {
   if (cc.fallback) {
     const c = caseConfig(cfg, cc.g.case)
     const rr = rerank(cc.g.candidates, c, effectiveMode(c, { dense: cc.g.arms.dense.ran, lexical: cc.g.arms.lexical.ran }))
@@ -828,7 +828,7 @@ const ciText = (c: { lo: number; hi: number } | null) => (c ? ` (95% CI of the d
  * What to ship, said plainly: the best on the held-out cases, ties to the tuned
  * config. A baseline above the tuned config, or within noise of it, is named.
  */
-export function recommend(tuned: RecallConfig, tunedTest: number | null, baselines: readonly TuneBaseline[], metric: string, nTest: number): TuneReport['recommended'] {
+function recommend(tuned: RecallConfig, tunedTest: number | null, baselines: readonly TuneBaseline[], metric: string, nTest: number): TuneReport['recommended'] {
   const scored = baselines.filter((b) => b.test !== null)
   if (tunedTest === null || nTest === 0)
     return { name: 'tuned', label: 'Tuned config', config: tuned, message: 'No held-out cases: the tuned config is chosen on train alone and its score there is optimistic; nothing was compared with the baselines.' }

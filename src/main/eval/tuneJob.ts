@@ -42,7 +42,7 @@ export interface RunTuneOptions {
  * floor, no minSimilarity, no budget) and inject max(k, start topK) memories,
  * so a metric at k sees a full list.
  */
-export function baselineConfigs(start: RecallConfig, k: number, cases: readonly Pick<EvalCaseRow, 'scope'>[]): BaselineInput[] {
+function baselineConfigs(start: RecallConfig, k: number, cases: readonly Pick<EvalCaseRow, 'scope'>[]): BaselineInput[] {
   const topK = Math.max(k, start.topK)
   const plain = (mode: 'lexical' | 'dense'): RecallConfig => ({
     ...start,

@@ -60,11 +60,6 @@ export function dotAll(idx: VectorIndex, q: Float64Array, out?: Float64Array, op
   return sims
 }
 
-/** Similarity of one id, or null when it has no usable vector. */
-export function similarityOf(idx: VectorIndex, q: Float64Array, id: string): number | null {
-  const row = idx.rowOf.get(id)
-  return row === undefined ? null : dotRow(idx.data, row, idx.dim, q)
-}
 
 export interface DenseHit {
   id: string
@@ -147,7 +142,7 @@ function simScratch(n: number): Float64Array {
 }
 
 /** Scopes up to this many rows are listed and scored directly; larger ones are scanned. */
-export function selectiveThreshold(vectors: number): number {
+function selectiveThreshold(vectors: number): number {
   // Listing a scope costs ~1.5 µs a row; the SIMD scan ~0.1 µs a 256-d vector (~0.3 µs at 768-d): list below ~1/16 of the index.
   return Math.max(5000, Math.floor(vectors / 16))
 }

@@ -7,7 +7,6 @@
  * a framework keeps inside it. A `postgres://` / `postgresql://` URL opens the
  * Postgres source (store/postgres/), whose layouts come from information_schema.
  */
-import fs from 'node:fs'
 import path from 'node:path'
 import { RecallscopeError } from '../../shared/result'
 import { findMaterializer, frameworkLookedFor, resolveFrameworkPath } from './frameworks'
@@ -81,10 +80,6 @@ export function openSource(opts: OpenOptions): SqliteSource {
   return SqliteSource.open({ ...opts, path: abs }, LAYOUTS)
 }
 
-/** Whether a path exists as something openSource could try (for callers that check before opening). */
-export function pathExists(p: string): boolean {
-  return fs.existsSync(path.resolve(p))
-}
 
 /**
  * Open any memory store by path or URL: a SQLite file, or a `postgres://` URL

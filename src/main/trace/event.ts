@@ -23,7 +23,7 @@ import type { EventExtras, MemorySource } from '../store/source'
 
 export type { EventExtras } from '../store/source'
 
-export function eventExtras(store: MemorySource, eventId: string): EventExtras {
+function eventExtras(store: MemorySource, eventId: string): EventExtras {
   return store.eventExtras(eventId)
 }
 
@@ -40,7 +40,7 @@ export interface ResolvedConfig {
 }
 
 /** The config an event ran with: the logged full config, else a partial completed from its preset, else its preset. */
-export function resolveEventConfig(e: RecallEvent): ResolvedConfig {
+function resolveEventConfig(e: RecallEvent): ResolvedConfig {
   const known = e.preset !== null && presetNames().includes(e.preset)
   const presetName = known ? e.preset! : DEFAULT_PRESET
   const notes: string[] = []
@@ -72,7 +72,7 @@ export function resolveEventConfig(e: RecallEvent): ResolvedConfig {
  * the current setting when it makes that model; else Ollama (the default server
  * kind for a stored model, recall/request.ts defaultEmbedderSpec).
  */
-export function embedderSpecForModel(store: MemorySource, model: string | null | undefined, current: string | null | undefined, owner: 'memory' | 'session'): string {
+function embedderSpecForModel(store: MemorySource, model: string | null | undefined, current: string | null | undefined, owner: 'memory' | 'session'): string {
   if (!model) return current ?? defaultEmbedderSpec(store, owner)
   if (model === HASHING_MODEL || model.startsWith('hashing')) return 'hashing'
   if (current) {
@@ -103,7 +103,7 @@ export interface PrepareOptions {
 }
 
 /** Everything to re-run an event as logged: config, `now` = its `at`, the query vector. */
-export async function prepareLoggedRun(store: MemorySource, event: RecallEvent, opts: PrepareOptions = {}): Promise<EventRun> {
+async function prepareLoggedRun(store: MemorySource, event: RecallEvent, opts: PrepareOptions = {}): Promise<EventRun> {
   const resolved = resolveEventConfig(event)
   const extras = eventExtras(store, event.id)
   const config = resolved.config
@@ -127,7 +127,7 @@ export async function prepareLoggedRun(store: MemorySource, event: RecallEvent, 
 }
 
 /** Run the engine for a prepared event run (optionally another config / depth). */
-export function runEvent(store: MemorySource, run: Pick<EventRun, 'query' | 'config' | 'now' | 'prepared' | 'event'>, over: { config?: RecallConfig; now?: number; depth?: number } = {}): RecallTrace {
+function runEvent(store: MemorySource, run: Pick<EventRun, 'query' | 'config' | 'now' | 'prepared' | 'event'>, over: { config?: RecallConfig; now?: number; depth?: number } = {}): RecallTrace {
   return runRecallSync(store, run.query, over.config ?? run.config, over.now ?? run.now, {
     preset: run.event.preset,
     prepared: run.prepared,

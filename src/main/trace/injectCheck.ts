@@ -36,7 +36,7 @@ export function makeInjectCheck(byNeed: readonly { c: CandidateRaw; need: number
   const order = new Float64Array(n)
   const dRank = new Float64Array(n) // Infinity when null
   const lRank = new Float64Array(n)
-  const ids: string[] = new Array(n)
+  const ids = new Array<string>(n)
   const excluded = new Uint8Array(n)
   for (let i = 0; i < n; i++) {
     const c = byNeed[i].c

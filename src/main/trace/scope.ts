@@ -4,7 +4,7 @@
  * uses (recall/scope.ts scopeFilter / blendFilter) has the final word; this
  * module names the failing fields.
  */
-import { RecallscopeError } from '../../shared/result'
+
 import type { ScopeFailure } from '../../shared/trace'
 import type { Memory, RecallConfig, Session } from '../../shared/types'
 import { blendFilter, scopeFilter } from '../recall/scope'
@@ -21,7 +21,7 @@ const iso = (ms: number | null | undefined) => (ms === null || ms === undefined 
 const list = (xs: readonly string[]) => `[${xs.join(', ')}]`
 
 /** Each scope filter the memory fails, in the engine's order (time travel first). */
-export function memoryScopeFailures(m: Memory, scope: RecallConfig['scope'], now: number): ScopeFailure[] {
+function memoryScopeFailures(m: Memory, scope: RecallConfig['scope'], now: number): ScopeFailure[] {
   const out: ScopeFailure[] = []
   if (m.createdAt > now) out.push({ field: 'now', value: `created ${iso(m.createdAt)}`, expected: `created by ${iso(now)}`, fix: `recall at or after ${iso(m.createdAt)} (it did not exist yet)` })
   const eq = (field: 'agentId' | 'userId' | 'sessionId' | 'tenantId', v: string | null) => {
@@ -86,9 +86,3 @@ export function checkSessionScope(store: MemorySource, s: Session, config: Recal
   return { inScope: false, failures, viaBlend: false }
 }
 
-export function requireMemoryOrSession(store: MemorySource, id: string): { memory: Memory | null; session: Session | null } {
-  const memory = store.getMemory(id)
-  const session = memory ? null : store.getSession(id)
-  if (!memory && !session) throw new RecallscopeError('NOT_FOUND', `No memory or session ${id}`)
-  return { memory, session }
-}

@@ -1,7 +1,6 @@
 /**
  * Handlers for opening DBs and browsing them: app, store, sessions, memories, events.
  */
-import fs from 'node:fs'
 import { RecallscopeError } from '../../../shared/result'
 import type { MemoryDetail, SimilarResult } from '../../../shared/contract'
 import type { App } from '../app'
@@ -88,11 +87,3 @@ export function browseHandlers(app: App): Pick<Handlers, BrowseChannels> {
   }
 }
 
-/** Exists for the Library screen: does a path look openable? */
-export function fileExists(p: string): boolean {
-  try {
-    return fs.statSync(p).isFile()
-  } catch {
-    return false
-  }
-}

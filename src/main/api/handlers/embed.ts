@@ -22,7 +22,7 @@ function serverOptions(s: Settings, kind: string, host: string | undefined, time
   return o
 }
 
-export function settingsView(s: Settings, env: Record<string, string | undefined> = process.env): SettingsView {
+function settingsView(s: Settings, env: Record<string, string | undefined> = process.env): SettingsView {
   const safe = (f: () => string, fallback: string) => {
     try {
       return f()

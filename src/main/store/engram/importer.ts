@@ -37,7 +37,7 @@ import { KIND_SET, ROLE_SET, TIER_SET } from '../decode'
 type EngramTable = 'memories' | 'user_memories'
 
 /** Raw Engram row → canonical row + what went wrong. Pure; exported for tests. */
-export function mapEngramRow(
+function mapEngramRow(
   r: Record<string, unknown>,
   table: EngramTable,
   cols: Set<string>,

@@ -24,7 +24,7 @@ const MEMORY_COLS = ['id', 'agent_id', 'user_id', 'session_id', 'role', 'kind', 
 const SESSION_COLS = ['id', 'agent_id', 'user_id', 'tenant_id', 'started_at', 'ended_at', 'summary', 'is_archived'] as const
 
 /** Copy one opened framework store into a canonical DB. */
-export async function importFramework(opts: ImportOptions): Promise<ImportReport> {
+async function importFramework(opts: ImportOptions): Promise<ImportReport> {
   const t0 = performance.now()
   if (typeof opts.input !== 'string' || opts.input.trim() === '') throw new RecallscopeError('BAD_INPUT', 'An input file or folder is required (--in)')
   if (typeof opts.output !== 'string' || opts.output.trim() === '') throw new RecallscopeError('BAD_INPUT', 'An output file is required (--out)')

@@ -18,7 +18,7 @@ import { lettaCodeMaterializer } from './letta/code'
 import type { Materializer as FingerprintedMaterializer } from './materialize'
 import type { Materializer } from './types'
 
-export type { Materialized, Materializer } from './types'
+export type { Materializer } from './types'
 
 /** Folder → the file inside it to open, per framework (first match wins). */
 const FOLDER_RESOLVERS: { name: string; resolve: (dir: string, opts: { nativeBinding?: string }) => string | null }[] = [
@@ -80,7 +80,7 @@ function keyed(m: FingerprintedMaterializer, lookedFor: string): Materializer {
 }
 
 /** Non-SQLite formats, tried in order. */
-export const MATERIALIZERS: Materializer[] = [
+const MATERIALIZERS: Materializer[] = [
   mcpMemoryMaterializer,
   keyed(crewaiLanceMaterializer, 'CrewAI: a LanceDB folder with memories.lance/'),
   keyed(lettaCodeMaterializer, 'Letta Code: a memory folder of markdown files (system/ …)'),

@@ -15,10 +15,6 @@ export function isoToMs(expr: string): string {
   return `(CASE typeof(${expr}) WHEN 'text' THEN CAST(round((julianday(${expr}) - 2440587.5) * 86400000.0) AS INTEGER) ELSE ${expr} END)`
 }
 
-/** A single-quoted SQL string literal. */
-export function sqlLit(s: string): string {
-  return `'${s.replace(/'/g, "''")}'`
-}
 
 /** The file behind a connection's main database ('' for in-memory). */
 export function mainFile(db: Database.Database): string {
@@ -26,7 +22,7 @@ export function mainFile(db: Database.Database): string {
 }
 
 /** Table → columns of an attached schema. */
-export function readSchemaTables(db: Database.Database, schema: string): Map<string, Set<string>> {
+function readSchemaTables(db: Database.Database, schema: string): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>()
   const names = db.prepare(`SELECT name FROM ${schema}.sqlite_master WHERE type IN ('table','view')`).pluck().all() as string[]
   for (const name of names) {

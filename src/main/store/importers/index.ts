@@ -13,7 +13,7 @@ import { jsonlImporter } from './jsonl'
 import { locomoImporter } from './locomo'
 import { frameworkImporter } from '../frameworks/importer'
 
-export type { ImportIssue, ImportOptions, ImportReport, Importer } from './common'
+export type { ImportReport, Importer } from './common'
 
 /** Built-in importers, in CLI help order. */
 export const IMPORTERS: Importer[] = [engramImporter, jsonlImporter, locomoImporter, frameworkImporter]

@@ -113,7 +113,7 @@ type LineResult =
     }
 
 /** One parsed JSON value → a canonical row, or why the line is skipped. Pure; exported for tests. */
-export function mapJsonlObject(o: unknown, line: number): LineResult {
+function mapJsonlObject(o: unknown, line: number): LineResult {
   if (o === null || typeof o !== 'object' || Array.isArray(o)) return { skip: 'not a JSON object' }
   const r = o as Record<string, unknown>
   const content = get(r, 'content')
@@ -365,7 +365,7 @@ export const jsonlImporter: Importer = {
  * zod, IPC) recurses, so a value deeper than MAX_JSON_DEPTH is refused; when only the
  * metadata is that deep it is dropped (and reported) and the memory kept.
  */
-export function parseJsonLine(text: string): { ok: true; value: unknown; droppedMetadata: boolean } | { ok: false; reason: string } {
+function parseJsonLine(text: string): { ok: true; value: unknown; droppedMetadata: boolean } | { ok: false; reason: string } {
   const strict = parseJsonSafe(text)
   if (strict.ok) return { ok: true, value: strict.value, droppedMetadata: false }
   if (!/nested deeper/.test(strict.reason)) return strict

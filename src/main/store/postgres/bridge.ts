@@ -37,7 +37,7 @@ function workerScript(): { code: string; eval: boolean } {
 }
 
 /** Map a driver / server error onto our stable codes; `secret` (the password) is scrubbed from the message. */
-export function toPgError(e: WireError, secret: string | null, where: string): RecallscopeError {
+function toPgError(e: WireError, secret: string | null, where: string): RecallscopeError {
   const clean = (s: string) => (secret ? s.split(secret).join('***') : s)
   const msg = clean(e.message)
   const code = e.code ?? ''

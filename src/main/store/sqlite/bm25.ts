@@ -22,7 +22,7 @@ import Database from 'better-sqlite3'
 import type { FtsTable, SqliteCtx } from './context'
 
 /** Indexes above this many rows keep FTS5 (the JS postings would cost memory and build time). */
-export const MAX_ROWS = 20_000
+const MAX_ROWS = 20_000
 
 /** Flip to compare against FTS5 (the eval bench does; nothing else should). */
 export const bm25Settings = { enabled: true }
@@ -87,10 +87,10 @@ export function bm25IndexFor(ctx: SqliteCtx, fts: FtsTable): Bm25Index | null {
   const version = ctx.memo().version
   const key = fts.qualified
   let perCtx = live.get(ctx)
-  if (!perCtx) live.set(ctx, (perCtx = new Map()))
+  if (!perCtx) live.set(ctx, (perCtx = new Map<string, { version: string | null; idx: Bm25Index | null }>()))
   const prev = perCtx.get(key)
   if (prev && prev.version === version) return prev.idx
-  let idx: Bm25Index | null = null
+  let idx: Bm25Index | null
   try {
     idx = build(fts.qualified.startsWith('ws.') ? ctx.workspacePath : ctx.path, fts.name)
   } catch {
@@ -127,7 +127,7 @@ function build(file: string, table: string): Bm25Index | null {
     const counts = new Map<string, Map<number, number>>()
     for (const [term, doc] of db.prepare(`SELECT term, doc FROM temp.rs_vocab`).raw(true).iterate() as Iterable<[string, number]>) {
       let m = counts.get(term)
-      if (!m) counts.set(term, (m = new Map()))
+      if (!m) counts.set(term, (m = new Map<number, number>()))
       const d = Number(doc)
       m.set(d, (m.get(d) ?? 0) + 1)
     }
@@ -230,7 +230,7 @@ export function rankBm25(idx: Bm25Index, words: string[], lo: number, hi: number
       }
     }
   }
-  const out: { rid: number; bm25: number }[] = new Array(touched.length)
+  const out = new Array<{ rid: number; bm25: number }>(touched.length)
   for (let t = 0; t < touched.length; t++) {
     const rid = touched[t]
     const score = acc ? acc[rid - lo] : sparse!.get(rid)!

@@ -50,7 +50,7 @@ function scopeRowsUncached(ctx: SqliteCtx, f: MemoryFilter, cap: number): ScopeR
  * bm25 over the raw utterance within a filter, best first (FTS5: lower = better;
  * ties: lower `_rid` first). See lexicalPass for how.
  */
-export function lexicalArm(ctx: SqliteCtx, text: string, f: MemoryFilter, limit: number, ridRange?: [number, number] | null): { id: string; bm25: number }[] {
+function lexicalArm(ctx: SqliteCtx, text: string, f: MemoryFilter, limit: number, ridRange?: [number, number] | null): { id: string; bm25: number }[] {
   return lexicalPass(ctx, { text, filter: f, limit, ridRange: ridRange ?? null }).hits
 }
 

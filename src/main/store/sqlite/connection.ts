@@ -39,15 +39,6 @@ export function assertSqliteFile(p: string): void {
   }
 }
 
-/** Whether a path is a SQLite file (no throw; for sniffing). */
-export function isSqliteFile(p: string): boolean {
-  try {
-    assertSqliteFile(p)
-    return true
-  } catch {
-    return false
-  }
-}
 
 function dirWritable(dir: string): boolean {
   try {
@@ -113,10 +104,6 @@ export function openSqlite(abs: string, opts: ConnectOptions = {}): Database.Dat
   }
 }
 
-/** An in-memory canonical DB (for stores materialised from non-SQLite files). */
-export function openMemoryDb(nativeBinding?: string): Database.Database {
-  return new Database(':memory:', nativeBinding ? { nativeBinding } : {})
-}
 
 /** Table name → column names, from sqlite_master + PRAGMA table_info. */
 export function readTables(db: Database.Database): Map<string, Set<string>> {

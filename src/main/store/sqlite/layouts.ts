@@ -50,7 +50,7 @@ export interface Adapter {
   detect(db: Database.Database, tables: Map<string, Set<string>>): SqlLayout | null
 }
 
-export const MEMORY_COLUMNS = [
+const MEMORY_COLUMNS = [
   'id',
   'agent_id',
   'user_id',
@@ -68,11 +68,11 @@ export const MEMORY_COLUMNS = [
   'source',
   'metadata',
 ] as const
-export const SESSION_COLUMNS = ['id', 'agent_id', 'user_id', 'tenant_id', 'started_at', 'ended_at', 'summary', 'is_archived'] as const
-export const EVENT_COLUMNS = ['id', 'at', 'agent_id', 'user_id', 'session_id', 'turn', 'query', 'cue', 'preset', 'config', 'results'] as const
+const SESSION_COLUMNS = ['id', 'agent_id', 'user_id', 'tenant_id', 'started_at', 'ended_at', 'summary', 'is_archived'] as const
+const EVENT_COLUMNS = ['id', 'at', 'agent_id', 'user_id', 'session_id', 'turn', 'query', 'cue', 'preset', 'config', 'results'] as const
 
 /** Select a column when it exists, NULL AS it otherwise: tolerant of agents that write a subset. */
-export function pick(alias: string, cols: Set<string>, name: string, fallback = 'NULL'): string {
+function pick(alias: string, cols: Set<string>, name: string, fallback = 'NULL'): string {
   return cols.has(name) ? `${alias}.${name} AS ${name}` : `${fallback} AS ${name}`
 }
 

@@ -18,7 +18,7 @@ import { sqlString } from './connection'
 import type { SqliteCtx } from './context'
 
 /** The workspace's backfilled vectors in the canonical embeddings shape (`_rid` = rowid). */
-export const WS_EMBEDDINGS_SQL = `SELECT w.rowid AS _rid, w.owner_type AS owner_type, w.owner_id AS owner_id, w.model AS model, w.dim AS dim, w.vector AS vector FROM ws_embeddings w`
+const WS_EMBEDDINGS_SQL = `SELECT w.rowid AS _rid, w.owner_type AS owner_type, w.owner_id AS owner_id, w.model AS model, w.dim AS dim, w.vector AS vector FROM ws_embeddings w`
 
 export interface VectorOptions {
   /** How vector indexes load (bulk threshold, chunking); tests use it to exercise every path. @default {} */

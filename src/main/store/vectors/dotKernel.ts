@@ -119,7 +119,7 @@ const BODY = [
 const FUNC = [...vec([[...uleb(5), I32], [...uleb(2), V128], [...uleb(1), F64]]), ...BODY]
 
 /** The module: imports env.mem, exports dotAll(data, n, dim, q, out). */
-export const DOT_KERNEL_WASM = Uint8Array.from([
+const DOT_KERNEL_WASM = Uint8Array.from([
   0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0,
   ...section(1, vec([[0x60, ...vec([[I32], [I32], [I32], [I32], [I32]]), 0]])), // type: (i32 ×5) → ()
   ...section(2, vec([[...name('env'), ...name('mem'), 0x02, 0x00, 1]])), // import memory, min 1 page

@@ -32,7 +32,7 @@ function parseOr<T>(s: string | null | undefined, fallback: T): T {
 }
 
 /** A DB row → a case. Malformed JSON columns read as empty (a hand-edited workspace never crashes a run). */
-export function rowToCase(r: CaseRowDb): EvalCaseRow {
+function rowToCase(r: CaseRowDb): EvalCaseRow {
   const relevant = parseOr<unknown>(r.relevant, [])
   const scope = parseOr<unknown>(r.scope, {})
   const tags = parseOr<unknown>(r.tags, [])
@@ -98,7 +98,7 @@ export function loadCases(ws: Database.Database, f: CaseFilter = {}): EvalCaseRo
 }
 
 const collator = new Intl.Collator('en', { numeric: true })
-export function naturalCompare(a: string, b: string): number {
+function naturalCompare(a: string, b: string): number {
   return collator.compare(a, b) || (a < b ? -1 : a > b ? 1 : 0)
 }
 
@@ -143,7 +143,7 @@ export function getCase(ws: Database.Database, id: string): EvalCaseRow {
   return rowToCase(r)
 }
 
-export function writeCase(ws: Database.Database, c: EvalCaseRow, noteAt: number): 'added' | 'updated' {
+function writeCase(ws: Database.Database, c: EvalCaseRow, noteAt: number): 'added' | 'updated' {
   const existed = ws.prepare(`SELECT 1 FROM eval_cases WHERE id = ?`).get(c.id) !== undefined
   ws.prepare(
     `INSERT INTO eval_cases (id, name, query, cue, scope, now, relevant, expect_empty, tags, split) VALUES (@id, @name, @query, @cue, @scope, @now, @relevant, @expectEmpty, @tags, @split)

@@ -122,7 +122,7 @@ function findLanceDir(p: string): string | null {
 }
 
 /** Read every row of the `memories` table of a LanceDB folder (synchronously, via a child process), with its vectors. */
-export function readCrewaiLance(p: string): { rows: CrewaiLanceRow[]; vectors: Buffer } {
+function readCrewaiLance(p: string): { rows: CrewaiLanceRow[]; vectors: Buffer } {
   const dir = findLanceDir(p)
   if (!dir) throw new RecallscopeError('NOT_FOUND', `${p} is not a LanceDB folder with a '${TABLE}' table (looked for ${TABLE}.lance/)`)
   let lancePath: string

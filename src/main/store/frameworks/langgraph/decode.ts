@@ -12,7 +12,7 @@
  */
 import { decode, ExtensionCodec } from '@msgpack/msgpack'
 
-export const CLASS = '__class'
+const CLASS = '__class'
 
 function makeCodec(): ExtensionCodec {
   const codec = new ExtensionCodec()

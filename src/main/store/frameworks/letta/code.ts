@@ -35,7 +35,7 @@ const isDir = (p: string) => {
 }
 
 /** The memory folder for a path: the folder itself (it has `system/`), or `<agent folder>/memory`. */
-export function findLettaMemoryRoot(p: string): string | null {
+function findLettaMemoryRoot(p: string): string | null {
   if (!isDir(p)) return null
   if (isDir(path.join(p, 'system')) && !fs.existsSync(path.join(p, 'memory.db'))) return p
   if (isDir(path.join(p, 'memory', 'system'))) return path.join(p, 'memory')
@@ -48,7 +48,7 @@ interface Frontmatter {
 }
 
 /** The frontmatter block Letta Code's pre-commit hook validates (`---` … `---`), flat `key: value` lines. */
-export function parseFrontmatter(text: string): Frontmatter {
+function parseFrontmatter(text: string): Frontmatter {
   const lines = text.split(/\r?\n/)
   if (lines[0] !== '---') return { fields: {}, body: text }
   const end = lines.indexOf('---', 1)
@@ -87,7 +87,7 @@ export interface TimelineEntry {
  * Per file (path relative to `root`, posix), its commits newest first, from one `git log`.
  * null with the reason when git is missing or the folder is not a repository.
  */
-export function readGitTimeline(root: string): { byPath: Map<string, TimelineEntry[]> } | { error: string } {
+function readGitTimeline(root: string): { byPath: Map<string, TimelineEntry[]> } | { error: string } {
   const r = spawnSync('git', ['--no-pager', 'log', '--format=%x1e%H%x1f%at%x1f%an%x1f%s', '--name-only', '--relative', '--no-renames', '--', '.'], {
     cwd: root,
     encoding: 'utf8',

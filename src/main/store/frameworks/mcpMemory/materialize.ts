@@ -29,7 +29,7 @@ import { RecallscopeError } from '../../../../shared/result'
 import { CANONICAL_MIGRATIONS } from '../../sqlite/schema'
 import type { Materialized, Materializer } from '../types'
 
-export const MCP_MEMORY_FILE = 'memory.jsonl'
+const MCP_MEMORY_FILE = 'memory.jsonl'
 
 interface Entity {
   name: string
@@ -43,7 +43,7 @@ interface Relation {
 }
 
 /** Parse memory.jsonl the way loadGraph does, but skipping (and counting) bad lines instead of failing. */
-export function parseGraph(text: string): { entities: Entity[]; relations: Relation[]; skipped: number } {
+function parseGraph(text: string): { entities: Entity[]; relations: Relation[]; skipped: number } {
   const entities: Entity[] = []
   const relations: Relation[] = []
   const seen = new Set<string>()
@@ -71,7 +71,7 @@ export function parseGraph(text: string): { entities: Entity[]; relations: Relat
 }
 
 /** The stable memory id of one observation. */
-export function observationId(entity: string, observation: string): string {
+function observationId(entity: string, observation: string): string {
   return `${entity}#${crypto.createHash('sha1').update(observation).digest('hex').slice(0, 10)}`
 }
 

@@ -40,7 +40,7 @@ import type { Adapter, SqlLayout as Source } from '../../sqlite/layouts'
 import { attachSibling, isoToMs, looksLikeSqlite, mainFile } from '../sql'
 
 /** Files mem0 writes by default, in the order a folder is searched. */
-export const MEM0_FILE_NAMES = ['vector_store.db', 'memory.db', 'history.db'] as const
+const MEM0_FILE_NAMES = ['vector_store.db', 'memory.db', 'history.db'] as const
 
 type Tables = Map<string, Set<string>>
 type HistoryFlavor = 'ts' | 'py'

@@ -88,7 +88,7 @@ export function CompareSummary({ cmp }: { cmp: RunComparison }) {
 type Row = RunComparison['perCase'][number] & { maxAbs: number }
 
 /** One case's injected lists side by side, baseline vs each other run: moved / new / dropped, relevant flagged. */
-export function CaseDiff({ row, runs }: { row: RunComparison['perCase'][number]; runs: RunComparison['runs'] }) {
+function CaseDiff({ row, runs }: { row: RunComparison['perCase'][number]; runs: RunComparison['runs'] }) {
   const markText = (m: DiffMark, shift: number | null) => (m === 'moved' ? (shift! > 0 ? `↓${shift}` : `↑${-shift!}`) : m === 'same' ? '' : m)
   return (
     <section className="case-diff" aria-label="Per-case diff">

@@ -252,7 +252,7 @@ function RunDetail({ id }: { id: string }) {
 }
 
 /** The config a case ran with in a run: the case's scope fields over the run's scope (as replay.ts caseConfig). */
-export function caseRunConfig(config: RecallConfig, scope: { agentId?: string; userId?: string; sessionId?: string; tenantId?: string }): RecallConfig {
+function caseRunConfig(config: RecallConfig, scope: { agentId?: string; userId?: string; sessionId?: string; tenantId?: string }): RecallConfig {
   const s = { ...config.scope }
   for (const k of ['agentId', 'userId', 'sessionId', 'tenantId'] as const) if (scope[k]) s[k] = scope[k]
   return { ...config, scope: s }

@@ -62,14 +62,14 @@ export function WhyPicker({ value, candidates, onExplain, busy }: { value: strin
 }
 
 /** A config with one knob set (the why-not change), as the engine would run it. */
-export function configWithKnob(c: RecallConfig, knob: KnobName, v: number): RecallConfig {
+function configWithKnob(c: RecallConfig, knob: KnobName, v: number): RecallConfig {
   if (knob.startsWith('weights.')) return { ...c, weights: { ...c.weights, [knob.slice(8)]: v } }
   if (knob === 'recency.halfLifeHours') return { ...c, recency: { ...c.recency, halfLifeHours: v } }
   return { ...c, [knob]: v }
 }
 
 /** Navigation params that open Recall with the why-not's best change applied and the memory highlighted. */
-export function tryChangeParams(why: WhyNot): Record<string, string> | null {
+function tryChangeParams(why: WhyNot): Record<string, string> | null {
   if (!why.best) return null
   const b = why.best
   return {
