@@ -77,7 +77,15 @@ export function runCFloor(matrix: Float32Array, n: number, dim: number, queries:
   const bin = path.join(CACHE, 'cfloor')
   fs.writeFileSync(src, C_SOURCE)
   const build = spawnSync(cc, ['-O3', '-march=native', '-std=c11', '-o', bin, src], { encoding: 'utf8' })
-  if (build.status !== 0) return { skipped: `cc failed: ${(build.stderr || build.error?.message || '').trim().split('\n').find((l) => l.includes('error')) ?? build.stderr}` }
+  if (build.status !== 0)
+    return {
+      skipped: `cc failed: ${
+        (build.stderr || build.error?.message || '')
+          .trim()
+          .split('\n')
+          .find((l) => l.includes('error')) ?? build.stderr
+      }`,
+    }
   // The matrix file is reused while its size matches (the fixture is deterministic).
   const mFile = path.join(CACHE, `cfloor-${n}x${dim}.f32`)
   const bytes = n * dim * 4

@@ -127,7 +127,9 @@ function ensureFixtures(): void {
     db.exec(`CREATE TABLE memories (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, content TEXT NOT NULL, role TEXT, timestamp INTEGER NOT NULL,
       metadata TEXT, content_hash TEXT NOT NULL, embedding TEXT, tier TEXT NOT NULL DEFAULT 'working', consolidated_from TEXT);
       CREATE INDEX idx_session_ts ON memories (session_id, timestamp DESC);`)
-    const ins = db.prepare(`INSERT INTO memories (id, session_id, content, role, timestamp, metadata, content_hash, embedding, tier) VALUES (?, ?, ?, ?, ?, NULL, ?, ?, 'long_term')`)
+    const ins = db.prepare(
+      `INSERT INTO memories (id, session_id, content, role, timestamp, metadata, content_hash, embedding, tier) VALUES (?, ?, ?, ?, ?, NULL, ?, ?, 'long_term')`,
+    )
     db.exec('BEGIN')
     for (let r = 0; r < N; r++) {
       const parts = new Array<string>(DIM)
@@ -317,9 +319,17 @@ export async function runDense(): Promise<void> {
   for (const q of queries) {
     const qn = normalizeQuery(q)!
     let r1 = await timeAsync(() => runRecall(store, '', cfg, NOW, { queryVector: q }))
-    rec('ours: runRecall, whole DB', r1.ms, r1.out.results.map((x) => x.id))
+    rec(
+      'ours: runRecall, whole DB',
+      r1.ms,
+      r1.out.results.map((x) => x.id),
+    )
     const a1 = time(() => denseArm(store, idx, qn, filterAll, K, false))
-    rec('ours: dense arm, whole DB', a1.ms, a1.out.hits.map((h) => h.id))
+    rec(
+      'ours: dense arm, whole DB',
+      a1.ms,
+      a1.out.hits.map((h) => h.id),
+    )
     // The scan alone (no scope check), through the SIMD kernel and through the JS loop.
     const sims = new Float64Array(idx.count)
     const k1 = time(() => topKRows(dotAll(idx, qn, sims), idx.count, K, undefined, idx.keys).map((r) => idx.ids[r]))
@@ -327,15 +337,27 @@ export async function runDense(): Promise<void> {
     const k2 = time(() => topKRows(dotAll(idx, qn, sims, { simd: false }), idx.count, K, undefined, idx.keys).map((r) => idx.ids[r]))
     rec('ours: scan + top-30, JS loop', k2.ms, k2.out)
     r1 = await timeAsync(() => runRecall(store, '', cfgSel, NOW, { queryVector: q }))
-    rec('ours: runRecall, one user', r1.ms, r1.out.results.map((x) => x.id))
+    rec(
+      'ours: runRecall, one user',
+      r1.ms,
+      r1.out.results.map((x) => x.id),
+    )
     const a2 = time(() => denseArm(store, idx, qn, filterSel, K, false))
-    rec('ours: dense arm, one user', a2.ms, a2.out.hits.map((h) => h.id))
+    rec(
+      'ours: dense arm, one user',
+      a2.ms,
+      a2.out.hits.map((h) => h.id),
+    )
     const p = time(() => plainTopK(plain, q, K))
     rec('plain JS scan', p.ms, p.out.map(memId))
     const ps = time(() => plainTopK(plain, q, K, selectiveRows))
     rec('plain JS scan, one user (rows given)', ps.ms, ps.out.map(memId))
     const v = time(() => knn.all(Buffer.from(q.buffer)) as [number | bigint, number][])
-    rec('sqlite-vec KNN', v.ms, v.out.map((x) => memId(Number(x[0]) - 1)))
+    rec(
+      'sqlite-vec KNN',
+      v.ms,
+      v.out.map((x) => memId(Number(x[0]) - 1)),
+    )
     const b = time(() => bandwidthPass(plain))
     rec('bandwidth (sum the bytes)', b.ms, [])
     const c = time(() => copy.set(plain))
@@ -378,7 +400,9 @@ export async function runDense(): Promise<void> {
   const plainMs = med('plain JS scan')
   const bwMs = med('bandwidth (sum the bytes)')
   const bytes = N * DIM * 4
-  console.log(`${N.toLocaleString('en-US')} memories × ${DIM}-d float32 (${(bytes / 2 ** 20).toFixed(0)} MiB), top-${K}, median of ${QUERIES} queries (Engram: ${ENGRAM_QUERIES})`)
+  console.log(
+    `${N.toLocaleString('en-US')} memories × ${DIM}-d float32 (${(bytes / 2 ** 20).toFixed(0)} MiB), top-${K}, median of ${QUERIES} queries (Engram: ${ENGRAM_QUERIES})`,
+  )
   console.log(
     `  index: load from SQL ${fmtMs(sqlLoad)}; reopen (workspace snapshot) ${fmtMs(load.ms)} (${loadPath}); staleness check when nothing changed: median ${fmtMs(median(checks))}; SIMD kernel ${idx.simd ? 'on' : 'off'}`,
   )
@@ -386,7 +410,7 @@ export async function runDense(): Promise<void> {
   console.log(`  ${'method'.padEnd(w)}  ${'median'.padStart(9)}  ${'vs plain'.padStart(9)}  ${'vs bandwidth'.padStart(12)}  GB/s`)
   for (const name of Object.keys(R)) {
     const m = med(name)
-    const gbs = name.includes('one user') ? '' : ((bytes / 1e9) / (m / 1000)).toFixed(1)
+    const gbs = name.includes('one user') ? '' : (bytes / 1e9 / (m / 1000)).toFixed(1)
     console.log(`  ${name.padEnd(w)}  ${fmtMs(m).padStart(9)}  ${(m / plainMs).toFixed(2).padStart(8)}×  ${(m / bwMs).toFixed(2).padStart(11)}×  ${gbs}`)
   }
   // Exactness: every method's top-30 (ids, in order) against the plain scan's, query by query.
@@ -402,12 +426,18 @@ export async function runDense(): Promise<void> {
   else {
     const cMs = median(floor.ms)
     const cSame = floor.rows.filter((rows, i) => same(rows.map(memId), R['plain JS scan'].ids[i % QUERIES])).length
-    console.log(`  C floor (${floor.compiler}; -O3 -march=native, one core; ${QUERIES} queries before and after the JS methods): median ${fmtMs(cMs)}, ${((bytes / 1e9) / (cMs / 1000)).toFixed(1)} GB/s; same top-${K} as the plain scan on ${cSame}/${floor.rows.length} queries`)
+    console.log(
+      `  C floor (${floor.compiler}; -O3 -march=native, one core; ${QUERIES} queries before and after the JS methods): median ${fmtMs(cMs)}, ${(bytes / 1e9 / (cMs / 1000)).toFixed(1)} GB/s; same top-${K} as the plain scan on ${cSame}/${floor.rows.length} queries`,
+    )
     for (const name of ['ours: runRecall, whole DB', 'ours: dense arm, whole DB', 'ours: scan + top-30, SIMD kernel', 'plain JS scan']) {
       const m = med(name)
-      console.log(`    ${name.padEnd(w)}  ${fmtMs(m).padStart(9)}  ${(m / cMs).toFixed(2).padStart(6)}× the C floor${name === 'ours: runRecall, whole DB' ? `  (goal ≤ 1.5×: ${m <= 1.5 * cMs ? 'OK' : 'OVER'})` : ''}`)
+      console.log(
+        `    ${name.padEnd(w)}  ${fmtMs(m).padStart(9)}  ${(m / cMs).toFixed(2).padStart(6)}× the C floor${name === 'ours: runRecall, whole DB' ? `  (goal ≤ 1.5×: ${m <= 1.5 * cMs ? 'OK' : 'OVER'})` : ''}`,
+      )
     }
   }
   const ours = med('ours: dense arm, whole DB')
-  console.log(`  goal: a correct exact engine at least as fast as the plain scan — ${ours <= plainMs ? 'OK' : 'SLOWER'} (dense arm ${fmtMs(ours)} vs plain ${fmtMs(plainMs)})`)
+  console.log(
+    `  goal: a correct exact engine at least as fast as the plain scan — ${ours <= plainMs ? 'OK' : 'SLOWER'} (dense arm ${fmtMs(ours)} vs plain ${fmtMs(plainMs)})`,
+  )
 }

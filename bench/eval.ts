@@ -70,7 +70,9 @@ export async function runEvalBench(): Promise<void> {
       if (a.length !== b.length || a.some((id, j) => id !== b[j])) {
         diffs++
         const at = a.findIndex((id, j) => id !== b[j])
-        console.log(`  lexical difference, case ${gathered[i].case.id}: from rank ${at + 1}, FTS5 ${a.slice(at, at + 3).join(' ')} vs JS ${b.slice(at, at + 3).join(' ')}`)
+        console.log(
+          `  lexical difference, case ${gathered[i].case.id}: from rank ${at + 1}, FTS5 ${a.slice(at, at + 3).join(' ')} vs JS ${b.slice(at, at + 3).join(' ')}`,
+        )
       }
       const bmA = new Map(reference[i].candidates.map((c) => [c.id, c.bm25]))
       for (const c of gathered[i].candidates) {
@@ -95,8 +97,12 @@ export async function runEvalBench(): Promise<void> {
     }
     const rm = median(replay)
     const gm = median(cold)
-    console.log(`${cases.length} LoCoMo cases, default preset (hashing-256 + FTS5 bm25), k = 10: recall@10 ${metrics['recall@10']?.toFixed(4)} · locomo@10 ${metrics['locomo@10']?.toFixed(4)}`)
-    console.log(`  engine pass (gather every case, vectors ready): median of 3 ${fmtMs(gm)}  (${fmtMs(gm / cases.length)} per case; ${(gf / gm).toFixed(2)}× faster than FTS5 bm25())  goal ≤ 1 s  ${gm <= 1000 ? 'OK' : 'OVER'}`)
+    console.log(
+      `${cases.length} LoCoMo cases, default preset (hashing-256 + FTS5 bm25), k = 10: recall@10 ${metrics['recall@10']?.toFixed(4)} · locomo@10 ${metrics['locomo@10']?.toFixed(4)}`,
+    )
+    console.log(
+      `  engine pass (gather every case, vectors ready): median of 3 ${fmtMs(gm)}  (${fmtMs(gm / cases.length)} per case; ${(gf / gm).toFixed(2)}× faster than FTS5 bm25())  goal ≤ 1 s  ${gm <= 1000 ? 'OK' : 'OVER'}`,
+    )
     console.log(`  replay from cached candidates (rerank + metrics, all cases): median of 5 ${fmtMs(rm)}  goal ≤ 1 s  ${rm <= 1000 ? 'OK' : 'OVER'}`)
 
     // Tune: every case on the train side, so each config scores all 999.

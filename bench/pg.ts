@@ -66,7 +66,24 @@ export async function runPg(): Promise<void> {
   if (!fs.existsSync(file)) {
     const w = new CanonicalWriter(file, { force: true })
     for (let r = 0; r < N; r++) {
-      w.memory({ id: memId(r), agent_id: 'a', user_id: `u${r % 50}`, session_id: null, role: 'user', kind: 'episodic', tier: 'working', content: `memory ${r}`, summary: null, salience: 0.5, created_at: T0 + r * 1000, last_used_at: null, use_count: 0, turn: null, source: null, metadata: null })
+      w.memory({
+        id: memId(r),
+        agent_id: 'a',
+        user_id: `u${r % 50}`,
+        session_id: null,
+        role: 'user',
+        kind: 'episodic',
+        tier: 'working',
+        content: `memory ${r}`,
+        summary: null,
+        salience: 0.5,
+        created_at: T0 + r * 1000,
+        last_used_at: null,
+        use_count: 0,
+        turn: null,
+        source: null,
+        metadata: null,
+      })
       w.embedding('memory', memId(r), MODEL, rowOf(all, r))
     }
     w.finish()
@@ -87,7 +104,9 @@ export async function runPg(): Promise<void> {
       const mem: string[] = []
       const emb: string[] = []
       for (let r = s; r < Math.min(N, s + BATCH); r++) {
-        mem.push(`('${memId(r)}', 'a', 'u${r % 50}', NULL, 'user', 'episodic', 'working', 'memory ${r}', NULL, 0.5, ${T0 + r * 1000}, NULL, 0, NULL, NULL, NULL)`)
+        mem.push(
+          `('${memId(r)}', 'a', 'u${r % 50}', NULL, 'user', 'episodic', 'working', 'memory ${r}', NULL, 0.5, ${T0 + r * 1000}, NULL, 0, NULL, NULL, NULL)`,
+        )
         emb.push(`('memory', '${memId(r)}', '${MODEL}', ${DIM}, '[${Array.from(rowOf(all, r)).join(',')}]')`)
       }
       await srv.seed(`INSERT INTO b.memories VALUES ${mem.join(',')}; INSERT INTO b.embeddings VALUES ${emb.join(',')};`)
@@ -148,28 +167,36 @@ export async function runPg(): Promise<void> {
     // ANN: an HNSW index, then recall@30 against the exact answer (RECALLSCOPE_BENCH_PG_ANN=0 skips it: the build is slow in PGlite).
     const ti = performance.now()
     if (process.env.RECALLSCOPE_BENCH_PG_ANN === '0') console.log('ANN skipped (RECALLSCOPE_BENCH_PG_ANN=0)')
-    else try {
-      await srv.seed(`SET maintenance_work_mem = '256MB'; CREATE INDEX emb_hnsw ON b.embeddings USING hnsw (vector vector_cosine_ops) WITH (m = 16, ef_construction = 64);`)
-      console.log(`HNSW index (m 16, ef_construction 64) built in ${fmtMs(performance.now() - ti)}`)
-      for (const ef of [40, 100]) {
-        const ann = openStore({ path: `${srv.url}&schema=b&ann=hnsw&ef_search=${ef}&statement_timeout_ms=600000`, workspacePath: path.join(CACHE, `pg-${N}.recallscope`) })
-        await top(ann, queries[0])
-        const ms: number[] = []
-        let hit = 0
-        let method = ''
-        for (const [i, q] of queries.entries()) {
-          const r = await top(ann, q)
-          ms.push(r.ms)
-          method = JSON.stringify(r.tr.arms?.dense.pushdown)
-          const want = new Set(exact[i])
-          hit += r.ids.filter((id) => want.has(id)).length
+    else
+      try {
+        await srv.seed(
+          `SET maintenance_work_mem = '256MB'; CREATE INDEX emb_hnsw ON b.embeddings USING hnsw (vector vector_cosine_ops) WITH (m = 16, ef_construction = 64);`,
+        )
+        console.log(`HNSW index (m 16, ef_construction 64) built in ${fmtMs(performance.now() - ti)}`)
+        for (const ef of [40, 100]) {
+          const ann = openStore({
+            path: `${srv.url}&schema=b&ann=hnsw&ef_search=${ef}&statement_timeout_ms=600000`,
+            workspacePath: path.join(CACHE, `pg-${N}.recallscope`),
+          })
+          await top(ann, queries[0])
+          const ms: number[] = []
+          let hit = 0
+          let method = ''
+          for (const [i, q] of queries.entries()) {
+            const r = await top(ann, q)
+            ms.push(r.ms)
+            method = JSON.stringify(r.tr.arms?.dense.pushdown)
+            const want = new Set(exact[i])
+            hit += r.ids.filter((id) => want.has(id)).length
+          }
+          console.log(
+            `ANN hnsw ef_search ${ef}: recall@${K} vs exact ${((hit / (K * QUERIES)) * 100).toFixed(1)}% · median recall ${fmtMs(median(ms))} · trace ${method}`,
+          )
+          ann.close()
         }
-        console.log(`ANN hnsw ef_search ${ef}: recall@${K} vs exact ${((hit / (K * QUERIES)) * 100).toFixed(1)}% · median recall ${fmtMs(median(ms))} · trace ${method}`)
-        ann.close()
+      } catch (e) {
+        console.log(`ANN skipped: ${(e as Error).message}`)
       }
-    } catch (e) {
-      console.log(`ANN skipped: ${(e as Error).message}`)
-    }
     lite.close()
   } finally {
     await srv.stop()

@@ -21,7 +21,11 @@ export async function runWhyBench(): Promise<void> {
     if (!ev) throw new Error('no fieldguide event in the demo DB')
     const embedder = createEmbedder('hashing')
     const prepared = await prepareVector(store, ev.query!, { embedder })
-    const runs: { pool: number; scope: { agentId?: string }; label: string }[] = [1000, 3000, 5000].map((pool) => ({ pool, scope: { agentId: ev.agentId! }, label: 'one agent' }))
+    const runs: { pool: number; scope: { agentId?: string }; label: string }[] = [1000, 3000, 5000].map((pool) => ({
+      pool,
+      scope: { agentId: ev.agentId! },
+      label: 'one agent',
+    }))
     // the whole DB (every agent), so a pool of 5,000 really holds 5,000+ candidates
     runs.push({ pool: 5000, scope: {}, label: 'whole DB' })
     for (const { pool, scope, label } of runs) {
@@ -29,7 +33,9 @@ export async function runWhyBench(): Promise<void> {
       const { config } = buildConfig({ preset: 'fieldguide', config: partial })
       const trace = runRecallSync(store, { text: ev.query!, cue: null }, config, ev.at, { prepared })
       const dropped = trace.dropped.map((d) => d.id)
-      const picks = [0, 0.25, 0.5, 0.75, 1].map((f) => dropped[Math.min(dropped.length - 1, Math.floor(f * dropped.length))]).filter((x, i, a) => x && a.indexOf(x) === i)
+      const picks = [0, 0.25, 0.5, 0.75, 1]
+        .map((f) => dropped[Math.min(dropped.length - 1, Math.floor(f * dropped.length))])
+        .filter((x, i, a) => x && a.indexOf(x) === i)
       const total: number[] = []
       const search: number[] = []
       let evals = 0
@@ -53,7 +59,9 @@ export async function runWhyBench(): Promise<void> {
         const fast = searchKnobs({ candidates: trace.candidates, config, mode, target: picks[0] })
         const fastMs = performance.now() - t1
         const same = JSON.stringify(slow) === JSON.stringify(fast)
-        console.log(`    reference (full re-rank per value, ${slow.evaluations} re-ranks): ${fmtMs(slowMs)} vs ${fmtMs(fastMs)} — ${(slowMs / fastMs).toFixed(0)}× faster, same answer: ${same ? 'yes' : 'NO'}`)
+        console.log(
+          `    reference (full re-rank per value, ${slow.evaluations} re-ranks): ${fmtMs(slowMs)} vs ${fmtMs(fastMs)} — ${(slowMs / fastMs).toFixed(0)}× faster, same answer: ${same ? 'yes' : 'NO'}`,
+        )
       }
     }
   } finally {

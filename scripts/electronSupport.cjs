@@ -204,7 +204,11 @@ function abiBuildState(p = paths()) {
   if (!info || !info.abi) return { ok: false, reason: 'the electron package is not installed' }
   if (!stamp) return { ok: false, reason: 'not built yet' }
   if (stamp.electronVersion !== info.version || stamp.betterSqlite3Version !== bsq || String(stamp.abi) !== String(info.abi)) {
-    return { ok: false, reason: `built for Electron ${stamp.electronVersion} / better-sqlite3 ${stamp.betterSqlite3Version}, now ${info.version} / ${bsq}`, stale: true }
+    return {
+      ok: false,
+      reason: `built for Electron ${stamp.electronVersion} / better-sqlite3 ${stamp.betterSqlite3Version}, now ${info.version} / ${bsq}`,
+      stale: true,
+    }
   }
   if (!stamp.ok) return { ok: false, reason: stamp.reason || 'the last build failed', failedAt: stamp.at }
   if (!hasAbiSymbol(p.abiBinary, info.abi)) return { ok: false, reason: `${p.abiBinary} is missing or not built for ABI ${info.abi}`, stale: true }
@@ -270,7 +274,9 @@ async function ensureAbiBuild(o) {
   const log = []
   const attempts = []
   const record = (step, r) => {
-    log.push(`$ ${step}\nexit ${r.code}${r.signal ? ` (${r.signal})` : ''}${r.timedOut ? ' (timed out)' : ''}${r.error ? ` ${r.error}` : ''}\n${r.stdout}\n${r.stderr}\n`)
+    log.push(
+      `$ ${step}\nexit ${r.code}${r.signal ? ` (${r.signal})` : ''}${r.timedOut ? ' (timed out)' : ''}${r.error ? ` ${r.error}` : ''}\n${r.stdout}\n${r.stderr}\n`,
+    )
   }
 
   fs.rmSync(p.abiWork, { recursive: true, force: true })
@@ -312,7 +318,16 @@ async function ensureAbiBuild(o) {
     if (!gyp) attempts.push('node-gyp: not found')
     else {
       fs.rmSync(path.join(pkgDir, 'build'), { recursive: true, force: true })
-      const args = [gyp, 'rebuild', '--release', `--target=${info.version}`, `--arch=${process.arch}`, '--dist-url=https://electronjs.org/headers', '--runtime=electron', '--jobs=max']
+      const args = [
+        gyp,
+        'rebuild',
+        '--release',
+        `--target=${info.version}`,
+        `--arch=${process.arch}`,
+        '--dist-url=https://electronjs.org/headers',
+        '--runtime=electron',
+        '--jobs=max',
+      ]
       const r = await run(process.execPath, args, { cwd: pkgDir, env, timeoutMs: 30 * 60_000, slowNotice })
       record(`node-gyp ${args.slice(1).join(' ')}`, r)
       if (r.code === 0 && fs.existsSync(built)) method = 'node-gyp'
@@ -342,7 +357,17 @@ async function ensureAbiBuild(o) {
     reason = attempts.join('; ')
   }
 
-  const stamp = { ok: !reason, electronVersion: info.version, abi: info.abi, betterSqlite3Version: bsq, method, sqliteVersion, at: now, reason: reason || undefined, attempts }
+  const stamp = {
+    ok: !reason,
+    electronVersion: info.version,
+    abi: info.abi,
+    betterSqlite3Version: bsq,
+    method,
+    sqliteVersion,
+    at: now,
+    reason: reason || undefined,
+    attempts,
+  }
   if (!reason) {
     const tmp = `${p.abiBinary}.${process.pid}.tmp`
     fs.copyFileSync(built, tmp)

@@ -45,7 +45,9 @@ async function ensureElectron(p = S.paths(), run = S.runCommand) {
     })
     bin = S.electronBinary(p)
     if (!bin) {
-      const why = r.timedOut ? `timed out after ${Math.round(ELECTRON_INSTALL_TIMEOUT_MS / 1000)} s` : S.firstErrorLine(r.stderr || r.stdout) || r.error || `install-electron exited ${r.code}`
+      const why = r.timedOut
+        ? `timed out after ${Math.round(ELECTRON_INSTALL_TIMEOUT_MS / 1000)} s`
+        : S.firstErrorLine(r.stderr || r.stdout) || r.error || `install-electron exited ${r.code}`
       return { ok: false, reason: why }
     }
     downloaded = true
@@ -82,7 +84,11 @@ if (require.main === module) {
         say(`could not record prestart status: ${e.message}`)
       }
       if (process.argv.includes('--rebuild-abi') && status.abi) {
-        say(status.abi.ok ? `Electron-ABI better-sqlite3 ready (${status.abi.method || 'cached'})` : `Electron-ABI better-sqlite3 not built: ${status.abi.reason}`)
+        say(
+          status.abi.ok
+            ? `Electron-ABI better-sqlite3 ready (${status.abi.method || 'cached'})`
+            : `Electron-ABI better-sqlite3 not built: ${status.abi.reason}`,
+        )
       }
       // Never fail `npm start`: start.cjs reads the status and falls back.
       process.exitCode = 0

@@ -80,9 +80,12 @@ function decideMode(f) {
   if (f.forceBrowser) return { mode: 'browser', message: 'recallscope: RECALLSCOPE_BROWSER=1, starting browser mode.' }
   if (!f.electron.ok && f.electron.missing) return fallback(`Electron could not be downloaded on this machine (${f.electron.reason})`)
   if (!f.electron.ok) return fallback(`Electron ${f.electron.version || ''} is installed but cannot start (${f.electron.reason})`.replace('  ', ' '))
-  if (!f.abi.ok) return fallback(`better-sqlite3 could not be built for Electron ${f.electron.version || ''} (${f.abi.reason}; retry: npm run rebuild:electron-abi)`.replace('  ', ' '))
+  if (!f.abi.ok)
+    return fallback(
+      `better-sqlite3 could not be built for Electron ${f.electron.version || ''} (${f.abi.reason}; retry: npm run rebuild:electron-abi)`.replace('  ', ' '),
+    )
   if (!f.display.ok) return fallback(`there is no display to open a window on (${f.display.reason})`)
-  if (f.root) return fallback("Chromium refuses to run as root unless its sandbox is switched off, and recallscope keeps it on")
+  if (f.root) return fallback('Chromium refuses to run as root unless its sandbox is switched off, and recallscope keeps it on')
   return { mode: 'electron', message: null }
 }
 

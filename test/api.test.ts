@@ -129,7 +129,9 @@ function junk(r: () => number, depth = 0): unknown {
     case 7:
       return depth > 2 ? [] : Array.from({ length: Math.floor(r() * 4) }, () => junk(r, depth + 1))
     case 8:
-      return depth > 2 ? {} : { [['id', 'path', 'query', 'limit', 'offset', 'config', 'scope', '__proto__', 'constructor'][Math.floor(r() * 9)]]: junk(r, depth + 1) }
+      return depth > 2
+        ? {}
+        : { [['id', 'path', 'query', 'limit', 'offset', 'config', 'scope', '__proto__', 'constructor'][Math.floor(r() * 9)]]: junk(r, depth + 1) }
     case 9:
       return -1
     case 10:
@@ -194,7 +196,12 @@ describe('the loopback HTTP bridge', () => {
   })
   afterAll(async () => srv?.close())
 
-  function request(opts: { method?: string; path: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  function request(opts: {
+    method?: string
+    path: string
+    headers?: Record<string, string>
+    body?: string
+  }): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
     return new Promise((resolve, reject) => {
       const req = http.request(
         { host: '127.0.0.1', port: srv.port, method: opts.method ?? 'GET', path: opts.path, headers: { host: `127.0.0.1:${srv.port}`, ...opts.headers } },
@@ -248,7 +255,9 @@ describe('the loopback HTTP bridge', () => {
     expect(errorCode(bad.body)).toBe('BAD_INPUT')
     const get = await request({ path: '/api/app.info', headers: auth })
     expect(get.status).toBe(405)
-    const big = await request({ method: 'POST', path: '/api/memories.page', headers: auth, body: JSON.stringify({ search: 'x'.repeat(100 * 1024) }) }).catch((e) => ({ status: 413, body: String(e), headers: {} }))
+    const big = await request({ method: 'POST', path: '/api/memories.page', headers: auth, body: JSON.stringify({ search: 'x'.repeat(100 * 1024) }) }).catch(
+      (e) => ({ status: 413, body: String(e), headers: {} }),
+    )
     expect(big.status).toBe(413)
   })
 

@@ -78,7 +78,16 @@ describe('backfill (core)', () => {
       const seen: [number, number][] = []
       const embedder = createEmbedder(`ollama:${MODEL}`, { ollamaHost: srv.url })
       const r = await backfillEmbeddings(store, embedder, { batchSize: 16, now: 123, onProgress: (d, n) => seen.push([d, n]) })
-      expect(r).toMatchObject({ model: MODEL, embedder: `ollama:${MODEL}`, dim: DIM, inScope: text.size, alreadyEmbedded: 0, embedded: text.size, skippedEmpty: 0, rejected: 0 })
+      expect(r).toMatchObject({
+        model: MODEL,
+        embedder: `ollama:${MODEL}`,
+        dim: DIM,
+        inScope: text.size,
+        alreadyEmbedded: 0,
+        embedded: text.size,
+        skippedEmpty: 0,
+        rejected: 0,
+      })
       expect(r.batches).toBe(Math.ceil(text.size / 16))
       // Progress: starts at 0, never goes back, ends at the total.
       expect(seen[0]).toEqual([0, text.size])
@@ -94,7 +103,16 @@ describe('backfill (core)', () => {
       }
 
       // Dense recall with that embedder: the top results are the memories whose text is closest to the query's.
-      const cfg = { ...getPreset('fieldguide').config, mode: 'dense' as const, weights: { similarity: 1, lexical: 0, recency: 0, salience: 0 }, topK: 5, floor: null, minSimilarity: null, tokenBudget: null, scope: { tiers: ['working', 'long_term', 'archived'] } }
+      const cfg = {
+        ...getPreset('fieldguide').config,
+        mode: 'dense' as const,
+        weights: { similarity: 1, lexical: 0, recency: 0, salience: 0 },
+        topK: 5,
+        floor: null,
+        minSimilarity: null,
+        tokenBudget: null,
+        scope: { tiers: ['working', 'long_term', 'archived'] },
+      }
       const query = 'the deploy rollback plan'
       const trace = await runRecall(store, query, cfg, NOW, { embedder })
       expect(trace.degraded).toBe(false)
@@ -194,7 +212,10 @@ describe('jobs channels', () => {
     await new Promise((r) => setTimeout(r, 200))
     expect(srv.requests.length).toBe(asked)
     // What was written is whole: full batches of valid vectors, each the server's vector for that memory's text.
-    const kept = (app.requireStore() as SqliteSource).ws.prepare(`SELECT owner_id AS id, vector FROM ws_embeddings WHERE model = ?`).all(MODEL) as { id: string; vector: Buffer }[]
+    const kept = (app.requireStore() as SqliteSource).ws.prepare(`SELECT owner_id AS id, vector FROM ws_embeddings WHERE model = ?`).all(MODEL) as {
+      id: string
+      vector: Buffer
+    }[]
     expect(kept.length).toBeGreaterThan(0)
     expect(kept.length).toBeLessThan(total)
     expect(kept.length % 8).toBe(0)
@@ -213,7 +234,13 @@ describe('jobs channels', () => {
     const facts = await ok<{ models: { model: string; backfilled?: number }[] }>('store.facts', {})
     expect(facts.models.find((m) => m.model === MODEL)?.backfilled).toBe(total)
     // Dense recall through the channel now runs on the backfilled vectors.
-    const trace = await ok<{ degraded: boolean; results: { id: string }[] }>('recall.run', { query: 'deploy', embedder: `ollama:${MODEL}`, preset: 'fieldguide', config: { mode: 'dense' }, now: NOW })
+    const trace = await ok<{ degraded: boolean; results: { id: string }[] }>('recall.run', {
+      query: 'deploy',
+      embedder: `ollama:${MODEL}`,
+      preset: 'fieldguide',
+      config: { mode: 'dense' },
+      now: NOW,
+    })
     expect(trace.degraded).toBe(false)
     expect(trace.results.length).toBeGreaterThan(0)
     expect(sha256File(db)).toBe(before)
@@ -230,7 +257,9 @@ describe('jobs channels', () => {
 
   it('import.start runs an importer as a job whose result is the report; bad kinds are rejected', async () => {
     const jsonl = path.join(t.dir, 'in.jsonl')
-    const lines = Array.from({ length: 50 }, (_, i) => JSON.stringify({ id: `j${i}`, content: `line ${i} about deploys`, createdAt: 1_700_000_000_000 + i, sessionId: 's1' }))
+    const lines = Array.from({ length: 50 }, (_, i) =>
+      JSON.stringify({ id: `j${i}`, content: `line ${i} about deploys`, createdAt: 1_700_000_000_000 + i, sessionId: 's1' }),
+    )
     fs.writeFileSync(jsonl, `${lines.join('\n')}\n{not json\n`)
     const out = path.join(t.dir, 'imported.db')
     const events: JobProgress[] = []
@@ -273,7 +302,10 @@ describe('recallscope embed', () => {
     d.close()
     expect(out.join('\n')).toContain(`Backfilled ${coder.toLocaleString('en-US')} ${MODEL} vectors`)
     const json: string[] = []
-    const code2 = await main(['embed', '--db', db, '--embedder', `ollama:${MODEL}`, '--ollama-host', srv.url, '--json'], { out: (s) => json.push(s), err: () => undefined })
+    const code2 = await main(['embed', '--db', db, '--embedder', `ollama:${MODEL}`, '--ollama-host', srv.url, '--json'], {
+      out: (s) => json.push(s),
+      err: () => undefined,
+    })
     expect(code2).toBe(0)
     const report = JSON.parse(json[0]) as BackfillReport & { ok: boolean }
     expect(report).toMatchObject({ ok: true, alreadyEmbedded: coder, embedded: contents(db).size - coder })

@@ -91,7 +91,10 @@ describe('raw-socket: malformed requests get 400, the bridge lives', () => {
     ['space in a header name', `GET / HTTP/1.1\r\nHo st: x\r\n\r\n`],
     ['two content-lengths', `POST /api/app.info HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}`],
     ['negative content-length', `POST /api/app.info HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n`],
-    ['bad chunk size', () => `POST /api/app.info HTTP/1.1\r\nHost: ${host()}\r\nAuthorization: Bearer ${TOKEN}\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`],
+    [
+      'bad chunk size',
+      () => `POST /api/app.info HTTP/1.1\r\nHost: ${host()}\r\nAuthorization: Bearer ${TOKEN}\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`,
+    ],
     ['binary noise', Buffer.from([0x16, 0x03, 0x01, 0x00, 0xff, 0x01, 0x00, 0x00, 0xfb, 0x0d, 0x0a, 0x0d, 0x0a])],
   ] as [string, string | Buffer | (() => string), number?][])('%s → 4xx', async (_name, bytes, status = 400) => {
     const r = await rawRequest(srv.port, [typeof bytes === 'function' ? bytes() : bytes])
@@ -101,7 +104,9 @@ describe('raw-socket: malformed requests get 400, the bridge lives', () => {
 
   it('asterisk-form and scheme-relative targets → 400, not a parse crash', async () => {
     for (const target of ['*', '//evil.example/api/app.info', 'http://127.0.0.1/api/app.info']) {
-      const r = await rawRequest(srv.port, [`POST ${target} HTTP/1.1\r\nHost: ${host()}\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`])
+      const r = await rawRequest(srv.port, [
+        `POST ${target} HTTP/1.1\r\nHost: ${host()}\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`,
+      ])
       expectTyped(r, 400)
     }
     await expectAlive()
@@ -179,7 +184,11 @@ describe('raw-socket fuzz', () => {
       fc.constantFrom('%', '%E0%A4%A', '%ZZ', '%00', '%2e%2e', '%C0%AF', '%ff', '%%', '%F0%9F%98'),
       fc.integer({ min: 0, max: 255 }).map((b) => `%${b.toString(16).padStart(2, '0')}`),
     )
-    const seg = fc.oneof(fc.string({ maxLength: 8 }).map((s) => s.replace(/[\s\r\n]/g, '')), pct, fc.constantFrom('..', '.', '', 'app.info', 'progress'))
+    const seg = fc.oneof(
+      fc.string({ maxLength: 8 }).map((s) => s.replace(/[\s\r\n]/g, '')),
+      pct,
+      fc.constantFrom('..', '.', '', 'app.info', 'progress'),
+    )
     const target = fc.oneof(
       fc.array(seg, { maxLength: 4 }).map((p) => `/api/${p.join('')}`),
       fc.array(seg, { maxLength: 4 }).map((p) => `/${p.join('/')}`),
@@ -188,8 +197,17 @@ describe('raw-socket fuzz', () => {
     const method = fc.constantFrom('GET', 'POST', 'HEAD', 'PUT', 'DELETE', 'OPTIONS', 'BREW', 'G ET')
     const header = fc.oneof(
       fc.constant(`Authorization: Bearer ${TOKEN}`),
-      fc.constantFrom('Content-Length: 5', 'Content-Length: abc', 'Transfer-Encoding: chunked', 'Origin: http://evil.example', 'Expect: 100-continue', 'Connection: keep-alive'),
-      fc.tuple(fc.string({ minLength: 1, maxLength: 10 }), fc.string({ maxLength: 20 })).map(([k, v]) => `${k.replace(/[\s:\r\n]/g, 'x') || 'x'}: ${v.replace(/[\r\n]/g, '')}`),
+      fc.constantFrom(
+        'Content-Length: 5',
+        'Content-Length: abc',
+        'Transfer-Encoding: chunked',
+        'Origin: http://evil.example',
+        'Expect: 100-continue',
+        'Connection: keep-alive',
+      ),
+      fc
+        .tuple(fc.string({ minLength: 1, maxLength: 10 }), fc.string({ maxLength: 20 }))
+        .map(([k, v]) => `${k.replace(/[\s:\r\n]/g, 'x') || 'x'}: ${v.replace(/[\r\n]/g, '')}`),
     )
     await fc.assert(
       fc.asyncProperty(method, target, fc.array(header, { maxLength: 4 }), fc.string({ maxLength: 30 }), async (m, tgt, hs, body) => {

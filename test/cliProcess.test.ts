@@ -35,7 +35,9 @@ afterAll(() => t.cleanup())
 
 describe('the CLI process', () => {
   it('piped into `head -c 50`: exits quietly, no EPIPE', async () => {
-    const child = spawn(process.execPath, [BIN, 'recall', '--db', db, '--query', 'deploy', '--json', '--set', 'topK=200', '--set', 'floor=0'], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [BIN, 'recall', '--db', db, '--query', 'deploy', '--json', '--set', 'topK=200', '--set', 'floor=0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let err = ''
     child.stderr.on('data', (d) => (err += d))
     // What `head -c 50` does once it has its 50 bytes: close the pipe. Closing it before the
@@ -58,7 +60,10 @@ describe('the CLI process', () => {
       // wait until the temp output exists, i.e. the import is under way
       const t0 = Date.now()
       while (!fs.readdirSync(outDir).some((f) => f.includes('.tmp-')) && Date.now() - t0 < 20_000) await new Promise((r) => setTimeout(r, 20))
-      expect(fs.readdirSync(outDir).some((f) => f.includes('.tmp-')), err).toBe(true)
+      expect(
+        fs.readdirSync(outDir).some((f) => f.includes('.tmp-')),
+        err,
+      ).toBe(true)
       await new Promise((r) => setTimeout(r, 150))
       child.kill(sig)
       const code = await closed

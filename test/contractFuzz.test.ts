@@ -76,7 +76,17 @@ function hints(): Hints {
   const ids = (known: string[]) => () => fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...known) }, { weight: 1, arbitrary: fc.string({ maxLength: 20 }) })
   const unreachable = () => fc.constantFrom('http://127.0.0.1:1', 'http://127.0.0.1:1/v1')
   // Paths: the agent DB and its aliases where a write would be fatal; never a system path in a written field.
-  const writeTargets = () => fc.constantFrom('out-a.db', 'sub/none/out.db', agent, `${agent}-wal`, `${agent}.recallscope`, path.join(t.dir, 'agent-link.db'), `/proc/self/root${agent}`, `${t.dir}/x/../agent.db`)
+  const writeTargets = () =>
+    fc.constantFrom(
+      'out-a.db',
+      'sub/none/out.db',
+      agent,
+      `${agent}-wal`,
+      `${agent}.recallscope`,
+      path.join(t.dir, 'agent-link.db'),
+      `/proc/self/root${agent}`,
+      `${t.dir}/x/../agent.db`,
+    )
   return {
     id: ids(memIds),
     memoryId: ids(memIds),

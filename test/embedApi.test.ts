@@ -68,7 +68,14 @@ describe('settings.get / settings.set', () => {
   })
 
   it('rejects a non-http(s) host, an unknown embedder and stray fields with BAD_INPUT, saving nothing', BOUND, async () => {
-    for (const bad of [{ ollamaHost: 'ftp://x' }, { ollamaHost: '127.0.0.1:11434' }, { openaiBaseUrl: 'javascript:alert(1)' }, { embedder: 'bert' }, { embedder: 'ollama:' }, { apiKey: 'sk' }]) {
+    for (const bad of [
+      { ollamaHost: 'ftp://x' },
+      { ollamaHost: '127.0.0.1:11434' },
+      { openaiBaseUrl: 'javascript:alert(1)' },
+      { embedder: 'bert' },
+      { embedder: 'ollama:' },
+      { apiKey: 'sk' },
+    ]) {
       const r = await call('settings.set', bad)
       expect(r.ok, JSON.stringify(bad)).toBe(false)
       if (!r.ok) expect(r.error.code).toBe('BAD_INPUT')

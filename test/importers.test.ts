@@ -23,7 +23,10 @@ afterAll(() => t.cleanup())
 const shared = sharedDir()
 const locomoDev = shared ? path.join(shared, 'data', 'locomo', 'locomo-dev.json') : null
 const haveLocomo = locomoDev !== null && fs.existsSync(locomoDev)
-if (!haveLocomo) console.warn('[importers.test] ../shared/data/locomo/locomo-dev.json not found: the real-data LoCoMo test is skipped (quirk tests on generated files still run)')
+if (!haveLocomo)
+  console.warn(
+    '[importers.test] ../shared/data/locomo/locomo-dev.json not found: the real-data LoCoMo test is skipped (quirk tests on generated files still run)',
+  )
 
 describe('LoCoMo quirks on the real dev file (../shared/data/locomo/locomo-dev.json)', () => {
   it.skipIf(!haveLocomo)('imports 144 sessions, 2,760 turns and 999 QA items, every quirk reported, in under 10 s', async () => {

@@ -24,7 +24,10 @@ describe('JSONL trust', () => {
     const input = path.join(t.dir, 'min.jsonl')
     // createdAt given: undated rows are a separate matter (the scope's `before: now` skips NULL created_at)
     const at = Date.parse('2026-01-01T00:00:00Z')
-    fs.writeFileSync(input, `${JSON.stringify({ content: 'the staging deploy uses blue green switching', createdAt: at })}\n${JSON.stringify({ content: 'lunch is at noon', createdAt: at })}\n`)
+    fs.writeFileSync(
+      input,
+      `${JSON.stringify({ content: 'the staging deploy uses blue green switching', createdAt: at })}\n${JSON.stringify({ content: 'lunch is at noon', createdAt: at })}\n`,
+    )
     const out = path.join(t.dir, 'min.db')
     const imp = await cli('import', 'jsonl', '--in', input, '--out', out, '--json')
     expect(imp.code, imp.err).toBe(0)

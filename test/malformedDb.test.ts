@@ -143,7 +143,9 @@ describe('bad recall_events.at', () => {
     try {
       app.open(db)
       const before = sha256File(db)
-      const tl = mustOk<{ total: number; range: { min: number; max: number } | null; bins: { count: number }[]; badTimestamps?: number }>(await call('trace.timeline', {}))
+      const tl = mustOk<{ total: number; range: { min: number; max: number } | null; bins: { count: number }[]; badTimestamps?: number }>(
+        await call('trace.timeline', {}),
+      )
       const events = mustOk<{ total: number }>(await call('events.page', { limit: 1 })).total
       expect(tl.badTimestamps).toBe(2)
       expect(tl.total).toBe(events - 2)
@@ -159,23 +161,29 @@ describe('bad recall_events.at', () => {
 describe('bad vectors and wrong types', () => {
   it('NaN/Infinity/odd-length/text vectors and wrongly typed columns: every read channel answers, counted as malformed', async () => {
     let ids: string[] = []
-    const db = damagedDb(path.join(t.dir, 'types.db'), (d) => {
-      ids = d.prepare(`SELECT id FROM memories ORDER BY created_at DESC LIMIT 8`).pluck().all() as string[]
-      const model = d.prepare(`SELECT model FROM embeddings WHERE owner_type = 'memory' LIMIT 1`).pluck().get() as string
-      const dim = d.prepare(`SELECT dim FROM embeddings WHERE owner_type = 'memory' LIMIT 1`).pluck().get() as number
-      const f = new Float32Array(dim).fill(0.1)
-      f[0] = Number.NaN
-      f[1] = Number.POSITIVE_INFINITY
-      const set = d.prepare(`UPDATE embeddings SET vector = ? WHERE owner_type = 'memory' AND owner_id = ? AND model = ?`)
-      set.run(Buffer.from(f.buffer), ids[0], model) // NaN / Infinity
-      set.run(Buffer.alloc(dim * 4 - 3), ids[1], model) // odd length
-      set.run('["a", "b"]', ids[2], model) // JSON text of strings
-      set.run(Buffer.alloc(8), ids[3], model) // wrong dimension
-      d.prepare(`UPDATE memories SET created_at = 'yesterday', salience = 'high' WHERE id = ?`).run(ids[4])
-      d.prepare(`UPDATE memories SET turn = x'00ff', use_count = -3.5, last_used_at = 'never' WHERE id = ?`).run(ids[5])
-      d.prepare(`UPDATE memories SET metadata = x'deadbeef', role = 42, kind = 'dream', tier = 'limbo' WHERE id = ?`).run(ids[6])
-      d.prepare(`UPDATE recall_events SET results = '{"not": "a list"}', config = 'nope', cue = '[[[' WHERE rowid = (SELECT min(rowid) FROM recall_events)`).run()
-    }, 200)
+    const db = damagedDb(
+      path.join(t.dir, 'types.db'),
+      (d) => {
+        ids = d.prepare(`SELECT id FROM memories ORDER BY created_at DESC LIMIT 8`).pluck().all() as string[]
+        const model = d.prepare(`SELECT model FROM embeddings WHERE owner_type = 'memory' LIMIT 1`).pluck().get() as string
+        const dim = d.prepare(`SELECT dim FROM embeddings WHERE owner_type = 'memory' LIMIT 1`).pluck().get() as number
+        const f = new Float32Array(dim).fill(0.1)
+        f[0] = Number.NaN
+        f[1] = Number.POSITIVE_INFINITY
+        const set = d.prepare(`UPDATE embeddings SET vector = ? WHERE owner_type = 'memory' AND owner_id = ? AND model = ?`)
+        set.run(Buffer.from(f.buffer), ids[0], model) // NaN / Infinity
+        set.run(Buffer.alloc(dim * 4 - 3), ids[1], model) // odd length
+        set.run('["a", "b"]', ids[2], model) // JSON text of strings
+        set.run(Buffer.alloc(8), ids[3], model) // wrong dimension
+        d.prepare(`UPDATE memories SET created_at = 'yesterday', salience = 'high' WHERE id = ?`).run(ids[4])
+        d.prepare(`UPDATE memories SET turn = x'00ff', use_count = -3.5, last_used_at = 'never' WHERE id = ?`).run(ids[5])
+        d.prepare(`UPDATE memories SET metadata = x'deadbeef', role = 42, kind = 'dream', tier = 'limbo' WHERE id = ?`).run(ids[6])
+        d.prepare(
+          `UPDATE recall_events SET results = '{"not": "a list"}', config = 'nope', cue = '[[[' WHERE rowid = (SELECT min(rowid) FROM recall_events)`,
+        ).run()
+      },
+      200,
+    )
     const before = sha256File(db)
     const app = new App({ mode: 'browser', dataDir: path.join(t.dir, 'home-types') })
     const call = createDispatcher(createHandlers(app))

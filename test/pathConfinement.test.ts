@@ -17,7 +17,13 @@ let db: string
 let secret: string
 const MARK = 'S3CRET'
 /** Lines shaped like /etc/passwd and a private key: each carries MARK, none is JSON. */
-const SECRET_TEXT = [`root${MARK}:x:0:0:root:/root:/bin/bash`, `-----BEGIN ${MARK} PRIVATE KEY-----`, `api_key=${MARK}abcdef0123456789`, `{"unterminated": "${MARK}`, `[${MARK}]`].join('\n')
+const SECRET_TEXT = [
+  `root${MARK}:x:0:0:root:/root:/bin/bash`,
+  `-----BEGIN ${MARK} PRIVATE KEY-----`,
+  `api_key=${MARK}abcdef0123456789`,
+  `{"unterminated": "${MARK}`,
+  `[${MARK}]`,
+].join('\n')
 
 beforeAll(() => {
   t = tmpDir()

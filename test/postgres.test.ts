@@ -21,7 +21,20 @@ import type { SqliteSource } from '../src/main/store/sqlite/source'
 import { getPreset } from '../src/shared/presets'
 import { RecallscopeError } from '../src/shared/result'
 import type { RecallConfig, RecallTrace } from '../src/shared/types'
-import { canonicalDdl, canonicalInserts, cosineRanking, langgraphSql, makeMemories, mem0Sql, PG_MODEL, PG_T0, randomQuery, uuidOf, writeSqlite, type FixtureMemory } from './helpers/pgFixture'
+import {
+  canonicalDdl,
+  canonicalInserts,
+  cosineRanking,
+  langgraphSql,
+  makeMemories,
+  mem0Sql,
+  PG_MODEL,
+  PG_T0,
+  randomQuery,
+  uuidOf,
+  writeSqlite,
+  type FixtureMemory,
+} from './helpers/pgFixture'
 import { pgVector, startPgServer, type PgTestServer } from './helpers/pgServer'
 import { tmpDir } from './helpers/tmp'
 
@@ -290,7 +303,13 @@ describe('the mem0 pgvector collection', () => {
       const withVec = mems.filter((m) => m.vector)
       expect(s.counts().memories).toBe(withVec.length)
       const m5 = s.getMemory(uuidOf(5))!
-      expect(m5).toMatchObject({ content: mems[5].content, userId: mems[5].user, agentId: mems[5].agent, sessionId: mems[5].session, createdAt: mems[5].createdAt })
+      expect(m5).toMatchObject({
+        content: mems[5].content,
+        userId: mems[5].user,
+        agentId: mems[5].agent,
+        sessionId: mems[5].session,
+        createdAt: mems[5].createdAt,
+      })
       const model = s.capabilities().vectorModels[0].model
       expect(model).toBe('mem0:memories')
       const qv = randomQuery(12)
@@ -316,7 +335,11 @@ describe('vectors stored as real[]', () => {
       expect(s.capabilities().denseSearchPushdown).toBe(true)
       const qv = randomQuery(15)
       const tr = await runRecall(s, 'q', denseConfig(), NOW, { queryVector: qv })
-      expect(denseRanking(tr).map((x) => x.id)).toEqual(cosineRanking(mems, qv, scopeOkAll).slice(0, 100).map((x) => x.id))
+      expect(denseRanking(tr).map((x) => x.id)).toEqual(
+        cosineRanking(mems, qv, scopeOkAll)
+          .slice(0, 100)
+          .map((x) => x.id),
+      )
       expect(tr.arms!.dense.pushdown).toEqual({ kind: 'exact' })
     } finally {
       s.close()
@@ -336,10 +359,10 @@ describe('session units', () => {
         let a = 0
         let b = 0
         for (let i = 0; i < v.length; i++) {
-      d += v[i] * qv[i]
-      a += v[i] * v[i]
-      b += qv[i] * qv[i]
-    }
+          d += v[i] * qv[i]
+          a += v[i] * v[i]
+          b += qv[i] * qv[i]
+        }
         return d / Math.sqrt(a * b)
       }
       const want = [0, 1, 2, 3, 4].map((k) => ({ id: `s${k}`, sim: cos(sessionVector(k)) })).sort((x, y) => y.sim - x.sim)
@@ -358,7 +381,12 @@ describe('a LangGraph PostgresStore', () => {
     try {
       expect(s.layout).toBe('langgraph')
       expect(s.counts().memories).toBe(N)
-      expect(s.getMemory(`${mems[7].agent}.${mems[7].user}:${mems[7].id}`)).toMatchObject({ content: mems[7].content, agentId: mems[7].agent, userId: mems[7].user, createdAt: mems[7].createdAt })
+      expect(s.getMemory(`${mems[7].agent}.${mems[7].user}:${mems[7].id}`)).toMatchObject({
+        content: mems[7].content,
+        agentId: mems[7].agent,
+        userId: mems[7].user,
+        createdAt: mems[7].createdAt,
+      })
       expect(s.capabilities().vectorModels).toEqual([{ ownerType: 'memory', model: 'langgraph:$', dim: 256 }])
       const qv = randomQuery(14)
       const tr = await runRecall(s, 'q', denseConfig({ scope: { tiers: ['(none)'], userId: 'user-2' } }), NOW, { queryVector: qv })
@@ -383,7 +411,10 @@ describe('bad input: one typed error each, nothing retried forever', () => {
   })
 
   it('wrong password → AUTH_FAILED (a server that answers the startup with SQLSTATE 28P01, as Postgres does)', () => {
-    const e = expectCode(() => openStore({ path: `postgres://u:hunter2-wrong@127.0.0.1:${srv.fakeAuthPort}/db?sslmode=disable`, workspacePath: ws('auth') }), 'AUTH_FAILED')
+    const e = expectCode(
+      () => openStore({ path: `postgres://u:hunter2-wrong@127.0.0.1:${srv.fakeAuthPort}/db?sslmode=disable`, workspacePath: ws('auth') }),
+      'AUTH_FAILED',
+    )
     expect(e.message).not.toContain('hunter2-wrong')
   })
 
@@ -529,7 +560,11 @@ describe('a server without the pgvector extension', () => {
       expect(s.facts().detectedBecause).toContain('pgvector not installed')
       const qv = randomQuery(16)
       const tr = await runRecall(s, 'q', denseConfig(), NOW, { queryVector: qv })
-      expect(denseRanking(tr).map((x) => x.id)).toEqual(cosineRanking(mems, qv, scopeOkAll).slice(0, 100).map((x) => x.id))
+      expect(denseRanking(tr).map((x) => x.id)).toEqual(
+        cosineRanking(mems, qv, scopeOkAll)
+          .slice(0, 100)
+          .map((x) => x.id),
+      )
       expect(tr.arms!.dense.pushdown).toBeUndefined()
     } finally {
       s.close()

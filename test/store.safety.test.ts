@@ -191,7 +191,10 @@ describe('write mode', () => {
     const call = createDispatcher(createHandlers(app))
     const open = (await call('store.open', { path: db })) as { ok: boolean }
     expect(open.ok).toBe(true)
-    const trace = (await call('recall.run', { query: 'deploy the tier migration', preset: 'fieldguide', config: { floor: null } })) as { ok: true; data: { refreshed: string[]; now: number } }
+    const trace = (await call('recall.run', { query: 'deploy the tier migration', preset: 'fieldguide', config: { floor: null } })) as {
+      ok: true
+      data: { refreshed: string[]; now: number }
+    }
     expect(trace.ok).toBe(true)
     const ids = trace.data.refreshed
     expect(ids.length).toBe(5) // fieldguide: top 5, refresh on recall
@@ -201,15 +204,27 @@ describe('write mode', () => {
 
     await call('store.open', { path: db, write: true })
     const direct = new Database(db, { readonly: true })
-    const useBefore = new Map(direct.prepare(`SELECT id, use_count FROM memories WHERE id IN (${ids.map(() => '?').join(',')})`).all(...ids).map((r) => [(r as { id: string }).id, (r as { use_count: number }).use_count]))
+    const useBefore = new Map(
+      direct
+        .prepare(`SELECT id, use_count FROM memories WHERE id IN (${ids.map(() => '?').join(',')})`)
+        .all(...ids)
+        .map((r) => [(r as { id: string }).id, (r as { use_count: number }).use_count]),
+    )
     direct.close()
     const at = Date.UTC(2026, 10, 1, 12)
     const wrote = await call('recall.refresh', { ids, now: at })
     expect(wrote).toEqual({ ok: true, data: { updated: 5 } })
     app.close()
     const after = new Database(db, { readonly: true })
-    const rows = after.prepare(`SELECT id, last_used_at, use_count FROM memories WHERE id IN (${ids.map(() => '?').join(',')})`).all(...ids) as { id: string; last_used_at: number; use_count: number }[]
-    const untouched = after.prepare(`SELECT count(*) FROM memories WHERE last_used_at = ? AND id NOT IN (${ids.map(() => '?').join(',')})`).pluck().get(at, ...ids)
+    const rows = after.prepare(`SELECT id, last_used_at, use_count FROM memories WHERE id IN (${ids.map(() => '?').join(',')})`).all(...ids) as {
+      id: string
+      last_used_at: number
+      use_count: number
+    }[]
+    const untouched = after
+      .prepare(`SELECT count(*) FROM memories WHERE last_used_at = ? AND id NOT IN (${ids.map(() => '?').join(',')})`)
+      .pluck()
+      .get(at, ...ids)
     after.close()
     for (const r of rows) {
       expect(r.last_used_at).toBe(at)

@@ -23,7 +23,24 @@ beforeAll(() => {
   db = path.join(t.dir, 'unlabelled.db')
   const w = new CanonicalWriter(db, { force: true })
   for (const [id, sim] of Object.entries(SIMS)) {
-    w.memory({ id, agent_id: 'a', user_id: 'u', session_id: null, role: 'user', kind: 'semantic', tier: 'long_term', content: `note ${id}`, summary: null, salience: 0.5, created_at: T0, last_used_at: null, use_count: 0, turn: null, source: null, metadata: null })
+    w.memory({
+      id,
+      agent_id: 'a',
+      user_id: 'u',
+      session_id: null,
+      role: 'user',
+      kind: 'semantic',
+      tier: 'long_term',
+      content: `note ${id}`,
+      summary: null,
+      salience: 0.5,
+      created_at: T0,
+      last_used_at: null,
+      use_count: 0,
+      turn: null,
+      source: null,
+      metadata: null,
+    })
     w.embedding('memory', id, 'mem0:4', unitAt(sim))
   }
   w.finish()
@@ -39,7 +56,9 @@ describe('vectors with no recorded model', () => {
       expect(trace.arms?.dense.ran).toBe(true)
       expect(trace.arms?.dense.reason).toMatch(/does not record which model.*mem0:4/)
       // unitAt(s) has cosine s with the query: the order is by the given similarities.
-      const bySim = Object.entries(SIMS).sort((x, y) => y[1] - x[1]).map(([id]) => id)
+      const bySim = Object.entries(SIMS)
+        .sort((x, y) => y[1] - x[1])
+        .map(([id]) => id)
       expect(trace.results.map((r) => r.id)).toEqual(bySim)
       for (const r of trace.results) expect(r.features.similarity).toBeCloseTo(SIMS[r.id as keyof typeof SIMS], 5)
     } finally {

@@ -90,42 +90,45 @@ function boot(): void {
     } else if (app.isReady()) showWindow()
   })
 
-  app.whenReady().then(() => {
-    installSecurity(files.indexUrl)
-    core = new App({
-      mode: 'electron',
-      version: appVersion(),
-      // RECALLSCOPE_HOME wins, as in browser mode and the CLI.
-      dataDir: process.env.RECALLSCOPE_HOME ? undefined : app.getPath('userData'),
-      nativeBinding: electronNativeBinding(),
-      pickFile: async () => {
-        const opts: Electron.OpenDialogOptions = {
-          title: 'Open a memory database',
-          properties: ['openFile'],
-          filters: [
-            { name: 'SQLite databases', extensions: ['db', 'sqlite', 'sqlite3', 'db3'] },
-            { name: 'All files', extensions: ['*'] },
-          ],
-        }
-        const r = win ? await dialog.showOpenDialog(win, opts) : await dialog.showOpenDialog(opts)
-        return r.canceled ? null : (r.filePaths[0] ?? null)
-      },
+  app
+    .whenReady()
+    .then(() => {
+      installSecurity(files.indexUrl)
+      core = new App({
+        mode: 'electron',
+        version: appVersion(),
+        // RECALLSCOPE_HOME wins, as in browser mode and the CLI.
+        dataDir: process.env.RECALLSCOPE_HOME ? undefined : app.getPath('userData'),
+        nativeBinding: electronNativeBinding(),
+        pickFile: async () => {
+          const opts: Electron.OpenDialogOptions = {
+            title: 'Open a memory database',
+            properties: ['openFile'],
+            filters: [
+              { name: 'SQLite databases', extensions: ['db', 'sqlite', 'sqlite3', 'db3'] },
+              { name: 'All files', extensions: ['*'] },
+            ],
+          }
+          const r = win ? await dialog.showOpenDialog(win, opts) : await dialog.showOpenDialog(opts)
+          return r.canceled ? null : (r.filePaths[0] ?? null)
+        },
+      })
+      openInitial(core, dbPathFromArgv(process.argv, process.cwd()))
+      const dispatch = createDispatcher(createHandlers(core), {
+        onError: (channel, e) => log(`[${channel}] ${e instanceof Error ? (e.stack ?? e.message) : JSON.stringify(e)}`),
+      })
+      // Handlers exist before the page loads, so its first call never races them.
+      disposeIpc = registerIpc({ ipcMain, app: core, dispatch, getWindow: () => win, appIndexUrl: files.indexUrl })
+      showWindow()
+      app.on('activate', () => {
+        // macOS: clicking the dock icon with no window open.
+        if (BrowserWindow.getAllWindows().length === 0) showWindow()
+      })
     })
-    openInitial(core, dbPathFromArgv(process.argv, process.cwd()))
-    const dispatch = createDispatcher(createHandlers(core), {
-      onError: (channel, e) => log(`[${channel}] ${e instanceof Error ? (e.stack ?? e.message) : JSON.stringify(e)}`),
+    .catch((e) => {
+      log(`failed to start: ${(e as Error)?.stack ?? e}`)
+      app.exit(1)
     })
-    // Handlers exist before the page loads, so its first call never races them.
-    disposeIpc = registerIpc({ ipcMain, app: core, dispatch, getWindow: () => win, appIndexUrl: files.indexUrl })
-    showWindow()
-    app.on('activate', () => {
-      // macOS: clicking the dock icon with no window open.
-      if (BrowserWindow.getAllWindows().length === 0) showWindow()
-    })
-  }).catch((e) => {
-    log(`failed to start: ${(e as Error)?.stack ?? e}`)
-    app.exit(1)
-  })
 
   app.on('window-all-closed', () => {
     if (process.platform !== 'darwin') app.quit()

@@ -11,7 +11,17 @@ import type { RecallTrace } from './types'
 import { cueSchema, partialConfigSchema, scopeSchema } from './config'
 import type { Preset } from './presets'
 import type { JobProgress } from './jobs'
-import { evalCaseInputSchema, type CasesImportReport, type CasesPage, type EvalCaseRow, type EvalRun, type EvalRunSummary, type RunComparison, type SavedTuneReport, type TuneReportSummary } from './eval'
+import {
+  evalCaseInputSchema,
+  type CasesImportReport,
+  type CasesPage,
+  type EvalCaseRow,
+  type EvalRun,
+  type EvalRunSummary,
+  type RunComparison,
+  type SavedTuneReport,
+  type TuneReportSummary,
+} from './eval'
 import type { TraceDrivers, TraceEventDetail, TraceReplay, TraceTimeline, WhyNot } from './trace'
 
 /** Marker for an output type (no runtime value). */
@@ -19,7 +29,10 @@ const out = <T>() => undefined as unknown as T
 
 const id = z.string().min(1).max(1000)
 // Date's own range (±8.64e15 ms): beyond it `new Date(ms).toISOString()` throws (issue 10: now = 1e308).
-const ms = z.number().refine(Number.isFinite, 'must be a finite number').refine((v) => Math.abs(v) <= 8.64e15, 'must be within ±8.64e15 ms (a Date)')
+const ms = z
+  .number()
+  .refine(Number.isFinite, 'must be a finite number')
+  .refine((v) => Math.abs(v) <= 8.64e15, 'must be within ±8.64e15 ms (a Date)')
 const offset = z.number().int().min(0).max(100_000_000).default(0)
 const limit = z.number().int().min(1).max(1000).default(50)
 const strList = z.array(z.string().max(1000)).max(10_000)
@@ -548,7 +561,10 @@ export const contract = {
         embedder: z.string().trim().min(1).max(300).optional(),
         queryVector: z.array(z.number().refine(Number.isFinite, 'must be finite')).min(1).max(65_536).optional(),
       })
-      .refine((v) => v.eventId !== undefined || (v.query ?? '').trim() !== '' || !!v.cue, { message: 'give eventId, or a query (or cue) for an ad-hoc why-not', path: ['eventId'] }),
+      .refine((v) => v.eventId !== undefined || (v.query ?? '').trim() !== '' || !!v.cue, {
+        message: 'give eventId, or a query (or cue) for an ad-hoc why-not',
+        path: ['eventId'],
+      }),
     output: out<WhyNot>(),
   },
   /** Which injected memory drove an event: share of the composite and leave-one-out influence. */
@@ -651,7 +667,12 @@ export const contract = {
       /** configs to score. @default 1000 */
       trials: z.number().int().min(1).max(100_000).default(1000),
       /** @default 1 */
-      seed: z.number().int().min(0).max(2 ** 31).default(1),
+      seed: z
+        .number()
+        .int()
+        .min(0)
+        .max(2 ** 31)
+        .default(1),
       /** what may move (each @default true); maxTopK @default max(20, k) */
       space: z
         .strictObject({

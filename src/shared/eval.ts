@@ -339,7 +339,12 @@ export interface TuneReport {
   /** what to ship: the best on held-out cases (ties to the tuned config), said plainly */
   recommended: { name: string; label: string; config: RecallConfig; message: string }
   /** k-fold cross-validation of the whole tune (optional) */
-  folds?: { by: string | null; perFold: { groups: string[]; cases: number; tuned: number | null; bestBaseline: { name: string; value: number | null } }[]; meanTuned: number | null; meanBestBaseline: number | null } | null
+  folds?: {
+    by: string | null
+    perFold: { groups: string[]; cases: number; tuned: number | null; bestBaseline: { name: string; value: number | null } }[]
+    meanTuned: number | null
+    meanBestBaseline: number | null
+  } | null
   embedder: EmbedderInfo
   timings: { gatherMs: number; searchMs: number; totalMs: number; configsPerSec: number }
 }

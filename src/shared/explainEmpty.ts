@@ -15,7 +15,6 @@ import type { CandidateRaw, EffectiveMode, EmptyExplanation, GateName, RecallCon
 
 export type { EmptyExplanation } from './types'
 
-
 export interface EmptyInput {
   results: readonly unknown[]
   dropped: readonly TraceDropped[]
@@ -55,7 +54,14 @@ export function explainEmpty(t: EmptyInput): EmptyExplanation | null {
   }
 
   if (t.inScope === 0)
-    return { ...base, gate: 'scope', best: null, threshold: null, message: 'Nothing is in scope: no memory matches the scope filters (agent / user / session, tiers, kinds, roles, dates). Widen the scope.', suggestion: null }
+    return {
+      ...base,
+      gate: 'scope',
+      best: null,
+      threshold: null,
+      message: 'Nothing is in scope: no memory matches the scope filters (agent / user / session, tiers, kinds, roles, dates). Widen the scope.',
+      suggestion: null,
+    }
   if (mode === 'none')
     return {
       ...base,
@@ -74,7 +80,15 @@ export function explainEmpty(t: EmptyInput): EmptyExplanation | null {
       message: `No candidate reached the pool: the ${mode} arm matched nothing for this query${mode === 'lexical' ? ' (no query word occurs in scope)' : ''}. Try another mode (hybrid uses both arms).`,
       suggestion: null,
     }
-  if (cfg.topK === 0) return { ...base, gate: 'topK', best: null, threshold: 0, message: `topK is 0: nothing can be injected. Raise topK.`, suggestion: verify({ topK: 5 }, 'topK → 5') }
+  if (cfg.topK === 0)
+    return {
+      ...base,
+      gate: 'topK',
+      best: null,
+      threshold: 0,
+      message: `topK is 0: nothing can be injected. Raise topK.`,
+      suggestion: verify({ topK: 5 }, 'topK → 5'),
+    }
 
   // The deciding gate: the one that dropped the best-ranked candidate (what a relaxed knob must get past first).
   const top = [...t.dropped].sort((a, b) => (a.scoreRank ?? 0) - (b.scoreRank ?? 0))[0]
@@ -104,7 +118,9 @@ export function explainEmpty(t: EmptyInput): EmptyExplanation | null {
       const known = sims.filter((x): x is number => x !== null)
       const best = known.length ? Math.max(...known) : null
       const ms = cfg.minSimilarity ?? 0
-      const s = (best !== null ? verify({ minSimilarity: down2(best) }, `minSimilarity → ${down2(best).toFixed(2)}`) : null) ?? verify({ minSimilarity: null }, 'minSimilarity → off')
+      const s =
+        (best !== null ? verify({ minSimilarity: down2(best) }, `minSimilarity → ${down2(best).toFixed(2)}`) : null) ??
+        verify({ minSimilarity: null }, 'minSimilarity → off')
       return {
         ...base,
         gate: 'minSimilarity',

@@ -81,7 +81,7 @@ export const FRAMEWORK_PRESET_SPECS: readonly FrameworkPresetSpec[] = [
     },
     gaps: [
       'scores: the engine reports (61/(60+rank)) per list and no +0.1 consensus boost; the order is the same (a memory in both top-20 lists scores at least 2/80 > 1/61), the numbers are 61× and without the boost.',
-      'keyword list: for a one-word query its quoted phrase and the engine\'s word query match the same rows of the same trigram index; for several words it searches the phrase, the engine ORs the words.',
+      "keyword list: for a one-word query its quoted phrase and the engine's word query match the same rows of the same trigram index; for several words it searches the phrase, the engine ORs the words.",
       'superseded memories: its RRF path fetches keyword-only hits without the superseded filter, so they can come back; the engine leaves them out (tier archived).',
     ],
   },

@@ -5,7 +5,6 @@
  */
 import type { EvalRunSummary, TuneReport } from './eval'
 
-
 /**
  * The result of an `embed.backfill` job (`JobProgress.result` when done). Vectors go
  * to the workspace DB, never to the agent DB; a valid agent vector wins over them.

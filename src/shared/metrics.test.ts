@@ -4,7 +4,14 @@ import { bootstrapMeanCI, caseMetrics, metricKey, metricKeys, parseMetricKey, si
 // Every expected number below is worked out by hand in the comment beside it.
 
 describe('graded nDCG', () => {
-  const j: Judgment = { relevant: [{ id: 'a', grade: 3 }, { id: 'b', grade: 1 }, { id: 'c', grade: 2 }], expectEmpty: false }
+  const j: Judgment = {
+    relevant: [
+      { id: 'a', grade: 3 },
+      { id: 'b', grade: 1 },
+      { id: 'c', grade: 2 },
+    ],
+    expectEmpty: false,
+  }
 
   it('uses gain 2^g − 1, discount log2(rank + 1), ideal = relevant sorted by grade', () => {
     // injected: x, c, a
@@ -33,7 +40,13 @@ describe('graded nDCG', () => {
 })
 
 describe('MRR, recall, precision, hit', () => {
-  const j: Judgment = { relevant: [{ id: 'r1', grade: 1 }, { id: 'r2', grade: 1 }], expectEmpty: false }
+  const j: Judgment = {
+    relevant: [
+      { id: 'r1', grade: 1 },
+      { id: 'r2', grade: 1 },
+    ],
+    expectEmpty: false,
+  }
 
   it('MRR is 0 with no hit, and only the first relevant counts', () => {
     expect(caseMetrics(j, ['x', 'y', 'z'], [1, 1, 1], 10, 1000).mrr).toBe(0)
@@ -63,7 +76,15 @@ describe('abstention and false injection', () => {
   const empty: Judgment = { relevant: [], expectEmpty: true }
 
   it('an expect-empty case is right iff nothing is injected', () => {
-    expect(caseMetrics(empty, [], [], 5, 1000)).toMatchObject({ abstention: 1, falseInjection: 0, tokens: 0, recall: null, ndcg: null, mrr: null, locomo: null })
+    expect(caseMetrics(empty, [], [], 5, 1000)).toMatchObject({
+      abstention: 1,
+      falseInjection: 0,
+      tokens: 0,
+      recall: null,
+      ndcg: null,
+      mrr: null,
+      locomo: null,
+    })
     expect(caseMetrics(empty, ['m1', 'm2'], [30, 12], 5, 1000)).toMatchObject({ abstention: 0, falseInjection: 2, tokens: 42 })
   })
 
@@ -89,7 +110,13 @@ describe('abstention and false injection', () => {
 
 describe('budget-aware recall', () => {
   it('counts only relevant memories inside the first B tokens of the injected order', () => {
-    const j: Judgment = { relevant: [{ id: 'a', grade: 1 }, { id: 'b', grade: 1 }], expectEmpty: false }
+    const j: Judgment = {
+      relevant: [
+        { id: 'a', grade: 1 },
+        { id: 'b', grade: 1 },
+      ],
+      expectEmpty: false,
+    }
     // tokens 60 (a) + 50 (x) = 110 ≤ 120; + 30 (b) = 140 > 120 → only a fits → 1/2
     expect(caseMetrics(j, ['a', 'x', 'b'], [60, 50, 30], 10, 120).budgetRecall).toBe(0.5)
     expect(caseMetrics(j, ['a', 'x', 'b'], [60, 50, 30], 10, 140).budgetRecall).toBe(1)
@@ -100,7 +127,14 @@ describe('budget-aware recall', () => {
 
 describe('LoCoMo retrieval score', () => {
   it('is the fraction of evidence in the top k, and 1 for a question without evidence', () => {
-    const j: Judgment = { relevant: [{ id: 'D1:3', grade: 1 }, { id: 'D2:8', grade: 1 }, { id: 'D4:1', grade: 1 }], expectEmpty: false }
+    const j: Judgment = {
+      relevant: [
+        { id: 'D1:3', grade: 1 },
+        { id: 'D2:8', grade: 1 },
+        { id: 'D4:1', grade: 1 },
+      ],
+      expectEmpty: false,
+    }
     expect(caseMetrics(j, ['D2:8', 'x', 'D4:1', 'D1:3'], [1, 1, 1, 1], 3, 1e9).locomo).toBeCloseTo(2 / 3, 12)
     expect(caseMetrics({ relevant: [], expectEmpty: false }, ['x'], [1], 3, 1e9).locomo).toBe(1)
   })
@@ -108,7 +142,13 @@ describe('LoCoMo retrieval score', () => {
 
 describe('LongMemEval recall_any@k / recall_all@k', () => {
   it('any = some relevant memory in the first k, all = every relevant memory in the first k', () => {
-    const j: Judgment = { relevant: [{ id: 'a', grade: 1 }, { id: 'b', grade: 3 }], expectEmpty: false }
+    const j: Judgment = {
+      relevant: [
+        { id: 'a', grade: 1 },
+        { id: 'b', grade: 3 },
+      ],
+      expectEmpty: false,
+    }
     const tok = [1, 1, 1, 1]
     // Worked by hand: R_2 = [x, a] holds a but not b; R_4 = [x, a, y, b] holds both.
     expect(caseMetrics(j, ['x', 'a', 'y', 'b'], tok, 2, 1e9)).toMatchObject({ recallAny: 1, recallAll: 0 })
@@ -116,7 +156,10 @@ describe('LongMemEval recall_any@k / recall_all@k', () => {
     expect(caseMetrics(j, ['x', 'y'], [1, 1], 2, 1e9)).toMatchObject({ recallAny: 0, recallAll: 0 })
     // They do not apply to expect-empty or unjudged cases, and summarize averages them over graded cases only.
     expect(caseMetrics({ relevant: [], expectEmpty: true }, [], [], 2, 1e9).recallAll).toBeNull()
-    const s = summarize([caseMetrics(j, ['a', 'b'], [1, 1], 2, 1e9), caseMetrics(j, ['a'], [1], 2, 1e9), caseMetrics({ relevant: [], expectEmpty: false }, ['a'], [1], 2, 1e9)], 2)
+    const s = summarize(
+      [caseMetrics(j, ['a', 'b'], [1, 1], 2, 1e9), caseMetrics(j, ['a'], [1], 2, 1e9), caseMetrics({ relevant: [], expectEmpty: false }, ['a'], [1], 2, 1e9)],
+      2,
+    )
     expect(s.metrics['recallAll@2']).toBe(0.5)
     expect(s.metrics['recallAny@2']).toBe(1)
   })
@@ -126,7 +169,20 @@ describe('metric keys', () => {
   it('substitutes k where a metric has one', () => {
     expect(metricKey('ndcg', 10)).toBe('ndcg@10')
     expect(metricKey('mrr', 10)).toBe('mrr')
-    expect(metricKeys(5)).toEqual(['recall@5', 'precision@5', 'ndcg@5', 'mrr', 'hit@5', 'abstention', 'falseInjection', 'tokens', 'budgetRecall', 'locomo@5', 'recallAny@5', 'recallAll@5'])
+    expect(metricKeys(5)).toEqual([
+      'recall@5',
+      'precision@5',
+      'ndcg@5',
+      'mrr',
+      'hit@5',
+      'abstention',
+      'falseInjection',
+      'tokens',
+      'budgetRecall',
+      'locomo@5',
+      'recallAny@5',
+      'recallAll@5',
+    ])
     expect(parseMetricKey('recall_all@10')).toEqual({ id: 'recallAll', k: 10 })
     expect(parseMetricKey('NDCG@10')).toEqual({ id: 'ndcg', k: 10 })
     expect(parseMetricKey('recall@k', 7)).toEqual({ id: 'recall', k: 7 })

@@ -54,7 +54,20 @@ export interface CaseMetrics {
   recallAll: number | null
 }
 
-export const METRIC_IDS = ['recall', 'precision', 'ndcg', 'mrr', 'hit', 'abstention', 'falseInjection', 'tokens', 'budgetRecall', 'locomo', 'recallAny', 'recallAll'] as const
+export const METRIC_IDS = [
+  'recall',
+  'precision',
+  'ndcg',
+  'mrr',
+  'hit',
+  'abstention',
+  'falseInjection',
+  'tokens',
+  'budgetRecall',
+  'locomo',
+  'recallAny',
+  'recallAll',
+] as const
 export type MetricId = (typeof METRIC_IDS)[number]
 
 /** Metrics whose key carries k (`recall@10`). */
@@ -116,7 +129,10 @@ function dcg(grades: ArrayLike<number>, k: number): number {
 
 /** Ideal DCG at k: the relevant grades sorted high → low. */
 function idealDcg(relevantGrades: readonly number[], k: number): number {
-  return dcg([...relevantGrades].sort((a, b) => b - a), k)
+  return dcg(
+    [...relevantGrades].sort((a, b) => b - a),
+    k,
+  )
 }
 
 /**
@@ -265,7 +281,10 @@ export const seededRandom = mulberry32
  * Percentile bootstrap interval of the mean (resampling cases with replacement).
  * null for an empty sample. @param level @default 0.95 @param iterations @default 1000
  */
-export function bootstrapMeanCI(values: readonly number[], opts: { level?: number; iterations?: number; seed?: number } = {}): { mean: number; lo: number; hi: number } | null {
+export function bootstrapMeanCI(
+  values: readonly number[],
+  opts: { level?: number; iterations?: number; seed?: number } = {},
+): { mean: number; lo: number; hi: number } | null {
   const n = values.length
   if (n === 0) return null
   const level = opts.level ?? 0.95

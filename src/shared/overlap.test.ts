@@ -23,7 +23,12 @@ describe('overlap', () => {
   })
 
   it('rank table with deltas vs the first list', () => {
-    expect(rankTable([['a', 'b'], ['b', 'c']])).toEqual([
+    expect(
+      rankTable([
+        ['a', 'b'],
+        ['b', 'c'],
+      ]),
+    ).toEqual([
       { id: 'a', ranks: [1, null], deltas: [0, null] },
       { id: 'b', ranks: [2, 1], deltas: [0, -1] },
       { id: 'c', ranks: [null, 2], deltas: [null, null] },

@@ -37,16 +37,40 @@ describe('templates', () => {
 
   it('portal-semantic (seed 001): "[Retrieved Knowledge]\\n" even for zero records; null source prints empty', () => {
     expect(render('portal-semantic', []).text).toBe('[Retrieved Knowledge]\n')
-    expect(render('portal-semantic', [item(unit('a', { source: 'wiki/deploy.md', content: 'Deploys need a green staging run.' })), item(unit('b', { content: 'x' }))]).text).toBe(
-      '[Retrieved Knowledge]\nSource: wiki/deploy.md\nDeploys need a green staging run.\n---\nSource: \nx\n---\n',
-    )
+    expect(
+      render('portal-semantic', [
+        item(unit('a', { source: 'wiki/deploy.md', content: 'Deploys need a green staging run.' })),
+        item(unit('b', { content: 'x' })),
+      ]).text,
+    ).toBe('[Retrieved Knowledge]\nSource: wiki/deploy.md\nDeploys need a green staging run.\n---\nSource: \nx\n---\n')
   })
 
   it('engram (seed 002): the MCP tool’s JSON.stringify(entries, null, 2)', () => {
-    const t = render('engram', [item(unit('a', { metadata: { k: 1 } }), 0.25), item(unit('u', { sessionId: null, userId: 'jeff', tier: 'long_term' }), 0.5, 'blend')]).text
+    const t = render('engram', [
+      item(unit('a', { metadata: { k: 1 } }), 0.25),
+      item(unit('u', { sessionId: null, userId: 'jeff', tier: 'long_term' }), 0.5, 'blend'),
+    ]).text
     const expected = [
-      { id: 'a', sessionId: 's1', content: 'content a', role: 'user', timestamp: '2026-01-02T03:04:05.000Z', tier: 'working', metadata: { k: 1 }, similarity: 0.25 },
-      { id: 'u', sessionId: 'user:jeff', content: 'content u', role: 'user', timestamp: '2026-01-02T03:04:05.000Z', tier: 'long_term', metadata: { _userMemory: true, userId: 'jeff' }, similarity: 0.5 },
+      {
+        id: 'a',
+        sessionId: 's1',
+        content: 'content a',
+        role: 'user',
+        timestamp: '2026-01-02T03:04:05.000Z',
+        tier: 'working',
+        metadata: { k: 1 },
+        similarity: 0.25,
+      },
+      {
+        id: 'u',
+        sessionId: 'user:jeff',
+        content: 'content u',
+        role: 'user',
+        timestamp: '2026-01-02T03:04:05.000Z',
+        tier: 'long_term',
+        metadata: { _userMemory: true, userId: 'jeff' },
+        similarity: 0.5,
+      },
     ]
     expect(t).toBe(JSON.stringify(expected, null, 2))
     expect(renderContext([item(unit('a'), null)], { template: 'engram', tokenEstimator: 'ceil4' }, { semantic: false }).text).not.toContain('similarity')
@@ -66,7 +90,15 @@ describe('templates', () => {
   })
 
   it('neo (seed 004): "- User:" / "- Neo:", text trimmed, empty turns skipped, "" when nothing survives', () => {
-    const t = render('neo', [item(unit('a', { content: '  how do I deploy an ERC-20 ' })), item(unit('b', { role: 'assistant', content: 'call paxeer-net deploy_token...' })), item(unit('c', { role: 'system', content: '   ' }))], 'neo')
+    const t = render(
+      'neo',
+      [
+        item(unit('a', { content: '  how do I deploy an ERC-20 ' })),
+        item(unit('b', { role: 'assistant', content: 'call paxeer-net deploy_token...' })),
+        item(unit('c', { role: 'system', content: '   ' })),
+      ],
+      'neo',
+    )
     expect(t.text).toBe(
       'Relevant earlier in this conversation (the live exchange below is more current — it wins on any conflict):\n- User: how do I deploy an ERC-20\n- Neo: call paxeer-net deploy_token...\n',
     )

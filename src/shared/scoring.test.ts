@@ -39,7 +39,11 @@ describe('features', () => {
   })
 
   it('min-max normalisation per query; a flat feature maps to 0.5 (Generative Agents)', () => {
-    const c = [cand('a', { similarity: 0.2, denseRank: 1, salience: 0.3 }), cand('b', { similarity: 0.6, denseRank: 2, salience: 0.3 }), cand('c', { similarity: 0.4, denseRank: 3, salience: 0.3 })]
+    const c = [
+      cand('a', { similarity: 0.2, denseRank: 1, salience: 0.3 }),
+      cand('b', { similarity: 0.6, denseRank: 2, salience: 0.3 }),
+      cand('c', { similarity: 0.4, denseRank: 3, salience: 0.3 }),
+    ]
     const r = rerank(c, cfg('fieldguide', { normalize: 'minmax', floor: null }), 'dense')
     const f = Object.fromEntries([...r.results, ...r.dropped].map((s) => [s.id, s.features]))
     expect(f.a.similarity).toBe(0)
@@ -77,7 +81,11 @@ describe('gates', () => {
   })
 
   it('minSimilarity gates raw cosine; a candidate without a vector cannot pass it', () => {
-    const c = [cand('a', { similarity: 0.71, denseRank: 1 }), cand('b', { similarity: 0.69, denseRank: 2 }), cand('c', { similarity: null, lexicalRank: 1, lexical: 1 })]
+    const c = [
+      cand('a', { similarity: 0.71, denseRank: 1 }),
+      cand('b', { similarity: 0.69, denseRank: 2 }),
+      cand('c', { similarity: null, lexicalRank: 1, lexical: 1 }),
+    ]
     const r = rerank(c, cfg('portal-semantic', { mode: 'hybrid', tokenBudget: null }), 'hybrid')
     expect(r.results.map((x) => x.id)).toEqual(['a'])
     expect(Object.fromEntries(r.dropped.map((d) => [d.id, d.gate]))).toEqual({ b: 'minSimilarity', c: 'minSimilarity' })
@@ -103,7 +111,12 @@ describe('gates', () => {
   })
 
   it('Engram blend: ceil(limit/2) user rows, identical content skipped, whole list cut to limit', () => {
-    const c = [...dense([0.9, 0.8]), ...[0.95, 0.7, 0.6, 0.5].map((s, i) => cand(`u${i + 1}`, { similarity: s, denseRank: i + 1, group: 'blend', sameContentAs: i === 0 ? ['m2'] : undefined }))]
+    const c = [
+      ...dense([0.9, 0.8]),
+      ...[0.95, 0.7, 0.6, 0.5].map((s, i) =>
+        cand(`u${i + 1}`, { similarity: s, denseRank: i + 1, group: 'blend', sameContentAs: i === 0 ? ['m2'] : undefined }),
+      ),
+    ]
     const r = rerank(c, cfg('engram', { topK: 4 }), 'dense')
     // ceil(4/2) = 2 → u1, u2 taken; u1 duplicates m2 → skipped; m1, m2, u2
     expect(r.results.map((x) => x.id)).toEqual(['m1', 'm2', 'u2'])
@@ -113,10 +126,15 @@ describe('gates', () => {
 
 describe('pool, fusion, order', () => {
   it('only candidates within candidatePool of an arm of the mode are scored', () => {
-    const c = [cand('d1', { denseRank: 1, similarity: 0.5 }), cand('d2', { denseRank: 2, similarity: 0.4 }), cand('l1', { lexicalRank: 1, lexical: 1 }), cand('l3', { lexicalRank: 3, lexical: 0.2 })]
+    const c = [
+      cand('d1', { denseRank: 1, similarity: 0.5 }),
+      cand('d2', { denseRank: 2, similarity: 0.4 }),
+      cand('l1', { lexicalRank: 1, lexical: 1 }),
+      cand('l3', { lexicalRank: 3, lexical: 0.2 }),
+    ]
     const base = cfg('fieldguide', { candidatePool: 2, floor: null })
     expect(rerank(c, base, 'dense').pool).toBe(2)
-    expect([...rerank(c, base, "hybrid").results, ...rerank(c, base, "hybrid").dropped].map((s) => s.id).sort()).toEqual(['d1', 'd2', 'l1'])
+    expect([...rerank(c, base, 'hybrid').results, ...rerank(c, base, 'hybrid').dropped].map((s) => s.id).sort()).toEqual(['d1', 'd2', 'l1'])
   })
 
   it('RRF: each arm contributes (k+1)/(k+rank) in place of its raw feature', () => {

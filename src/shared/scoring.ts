@@ -22,16 +22,7 @@
  *  5. gates     — minSimilarity → floor/topK in `gateOrder` → (Engram blend) →
  *                 token budget → dedupe against the live transcript.
  */
-import type {
-  CandidateRaw,
-  EffectiveMode,
-  Features,
-  GateName,
-  RecallConfig,
-  RecallTrace,
-  TraceDropped,
-  TraceResult,
-} from './types'
+import type { CandidateRaw, EffectiveMode, Features, GateName, RecallConfig, RecallTrace, TraceDropped, TraceResult } from './types'
 
 const HOUR_MS = 3_600_000
 
@@ -280,7 +271,15 @@ export function rerank(candidates: readonly CandidateRaw[], config: RecallConfig
   for (const group of [primary, blend])
     for (const r of group) {
       if (r.kept) continue
-      const td: TraceDropped = { id: r.c.id, score: r.score, features: r.f, contributions: r.k, gate: r.gate ?? 'topK', tokens: r.tokens, scoreRank: r.scoreRank }
+      const td: TraceDropped = {
+        id: r.c.id,
+        score: r.score,
+        features: r.f,
+        contributions: r.k,
+        gate: r.gate ?? 'topK',
+        tokens: r.tokens,
+        scoreRank: r.scoreRank,
+      }
       if (r.c.group) td.group = r.c.group
       if (r.fused) td.fused = r.fused
       dropped.push(td)
@@ -363,7 +362,8 @@ export function canRerankLocally(
   const arms = trace.arms
   const mode = effectiveMode(next, { dense: arms.dense.ran, lexical: arms.lexical.ran })
   const wasOrder = trace.mode === 'session' || trace.mode === 'keyword'
-  if ((mode === 'session' || mode === 'keyword' || wasOrder) && mode !== trace.mode) return { ok: false, reason: `mode ${trace.mode} → ${mode} needs new candidates` }
+  if ((mode === 'session' || mode === 'keyword' || wasOrder) && mode !== trace.mode)
+    return { ok: false, reason: `mode ${trace.mode} → ${mode} needs new candidates` }
   const deep = (a: { ran: boolean; fetched: number; exhausted: boolean }) => a.ran && (a.exhausted || a.fetched >= next.candidatePool)
   const need: [string, { ran: boolean; fetched: number; exhausted: boolean }][] = []
   if (mode === 'dense' || mode === 'hybrid') need.push(['dense', arms.dense])
@@ -401,7 +401,7 @@ export function sameScope(a: RecallConfig['scope'], b: RecallConfig['scope']): b
  */
 export function benchRerank(config: RecallConfig, n = 1000, iterations = 200): { n: number; msPerCall: number; results: number } {
   let s = 12345
-  const rnd = () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 4294967296)
+  const rnd = () => (s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 4294967296
   const cands: CandidateRaw[] = []
   for (let i = 0; i < n; i++) {
     cands.push({

@@ -5,7 +5,6 @@
  */
 import type { PartialRecallConfig } from './config'
 
-
 export const ROLES = ['user', 'assistant', 'system', 'tool'] as const
 export type Role = (typeof ROLES)[number]
 export const KINDS = ['episodic', 'semantic', 'procedural', 'reflection'] as const
@@ -130,8 +129,8 @@ export interface DbFacts {
 
 export type GateName = 'scope' | 'dedupe' | 'minSimilarity' | 'floor' | 'topK' | 'budget'
 export type TemplateName = RecallConfig['template']
-export type PresetName = 'portal-episodic' | 'portal-semantic' | 'engram' | 'fieldguide' | 'neo' | 'mem0' | 'langgraph-store' | 'openai-agents' | 'crewai' | 'mcp-memory-service'
-
+export type PresetName =
+  'portal-episodic' | 'portal-semantic' | 'engram' | 'fieldguide' | 'neo' | 'mem0' | 'langgraph-store' | 'openai-agents' | 'crewai' | 'mcp-memory-service'
 
 export const FEATURE_NAMES = ['similarity', 'lexical', 'recency', 'salience'] as const
 export type FeatureName = (typeof FEATURE_NAMES)[number]
@@ -265,7 +264,10 @@ export interface ArmInfo {
   /** why it did not run, when it did not */
   reason: string | null
   /** the dense arm ran inside the database (Postgres + pgvector): exact, or which ANN index with its setting */
-  pushdown?: { kind: 'exact' } | { kind: 'hnsw'; index?: string; efSearch: number; indexUsed: boolean } | { kind: 'ivfflat'; index?: string; probes: number; indexUsed: boolean }
+  pushdown?:
+    | { kind: 'exact' }
+    | { kind: 'hnsw'; index?: string; efSearch: number; indexUsed: boolean }
+    | { kind: 'ivfflat'; index?: string; probes: number; indexUsed: boolean }
 }
 
 /** DESIGN.md "recall --json": the trace. Extra fields beyond the documented ones are additive. */

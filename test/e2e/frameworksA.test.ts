@@ -50,7 +50,9 @@ describe.skipIf(!ready)('framework stores in the browser', () => {
           .filter((x) => x.it.session === 'conv-1' && typeof x.it.item !== 'string')
           .reverse()
           .map((x) => x.id)
-        await expect.poll(() => page.locator('.result[data-gate="kept"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-id'))), { timeout: 20_000 }).toEqual(expected)
+        await expect
+          .poll(() => page.locator('.result[data-gate="kept"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-id'))), { timeout: 20_000 })
+          .toEqual(expected)
         await page.locator('.result[data-gate="kept"]').first().click()
         await expect.poll(() => page.getByRole('region', { name: 'Candidate detail' }).textContent()).toMatch(/recency/i)
         await shot(page, 'frameworks-agents-recall')

@@ -72,8 +72,20 @@ const CASES: Case[] = [
     layout: 'basic-memory',
     make: (dir) =>
       buildBasicMemory(path.join(dir, '.basic-memory'), 'main', [
-        { title: 'Deploys', permalink: 'deploys', createdAt: NOW - HOUR, updatedAt: NOW - HOUR, observations: [{ content: 'Staging deploys need the VPN', category: 'fact' }] },
-        { title: 'Office', permalink: 'office', createdAt: NOW - 2 * HOUR, updatedAt: NOW - 2 * HOUR, observations: [{ content: 'Lunch is at noon', category: 'fact' }] },
+        {
+          title: 'Deploys',
+          permalink: 'deploys',
+          createdAt: NOW - HOUR,
+          updatedAt: NOW - HOUR,
+          observations: [{ content: 'Staging deploys need the VPN', category: 'fact' }],
+        },
+        {
+          title: 'Office',
+          permalink: 'office',
+          createdAt: NOW - 2 * HOUR,
+          updatedAt: NOW - 2 * HOUR,
+          observations: [{ content: 'Lunch is at noon', category: 'fact' }],
+        },
       ]),
     rows: 2,
     query: 'VPN',

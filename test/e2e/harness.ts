@@ -98,7 +98,15 @@ export async function openBrowser(url: string, opts: { dark?: boolean; width?: n
   const context = await chromium.launchPersistentContext(dir, {
     executablePath: exe,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
+    ],
     viewport: { width: opts.width ?? 1440, height: opts.height ?? 900 },
     colorScheme: opts.dark ? 'dark' : 'light',
   })

@@ -55,7 +55,11 @@ describe.skipIf(!ready)('decision trace: browser mode on the demo DB', () => {
       await expect.poll(() => page.getByTestId('event-count').textContent()).toBe(all)
       // filter the log to the coder agent, find the event
       await page.getByLabel('Agent').selectOption('agent-coder')
-      await expect.poll(async () => (await log.getByRole('option').evaluateAll((els: PageElement[]) => els.map((e) => e.getAttribute('data-agent')))).every((a) => a === 'agent-coder')).toBe(true)
+      await expect
+        .poll(async () =>
+          (await log.getByRole('option').evaluateAll((els: PageElement[]) => els.map((e) => e.getAttribute('data-agent')))).every((a) => a === 'agent-coder'),
+        )
+        .toBe(true)
       const row = log.locator(`[data-id="${eventId}"]`)
       await row.scrollIntoViewIfNeeded()
       await row.click()
@@ -72,7 +76,9 @@ describe.skipIf(!ready)('decision trace: browser mode on the demo DB', () => {
       await main.getByLabel('Config edits').fill('{"weights": {"recency": 0.4}}')
       await main.getByRole('button', { name: 'Replay with these edits' }).click()
       const today = main.getByTestId('replay-current')
-      await expect.poll(async () => (await today.getByRole('list', { name: 'Replay notes' }).textContent()) ?? '').toContain('config differs: weights.recency 0.25 → 0.4')
+      await expect
+        .poll(async () => (await today.getByRole('list', { name: 'Replay notes' }).textContent()) ?? '')
+        .toContain('config differs: weights.recency 0.25 → 0.4')
       await expect.poll(() => today.getByRole('status').textContent()).toContain('Differs from the log')
       expect(await today.locator('.tr-causes li').count()).toBeGreaterThan(0)
       await today.getByRole('status').evaluate((el: PageElement) => el.scrollIntoView({ block: 'start' }))
@@ -97,7 +103,6 @@ describe.skipIf(!ready)('decision trace: browser mode on the demo DB', () => {
       await side.getByTestId('mattered-most').waitFor()
       expect(await side.getByRole('table', { name: 'Drivers table' }).locator('tbody tr').count()).toBeGreaterThanOrEqual(4)
       await shot(page, 'trace-drivers')
-
     } finally {
       await b.close()
     }
@@ -114,7 +119,10 @@ describe.skipIf(!ready)('decision trace: browser mode on the demo DB', () => {
       await row.scrollIntoViewIfNeeded()
       await row.click()
       const injected = page.getByRole('table', { name: 'Injected memories' })
-      await injected.locator(`tr[data-id="${injectedId}"]`).getByRole('button', { name: `open memory ${injectedId}` }).click()
+      await injected
+        .locator(`tr[data-id="${injectedId}"]`)
+        .getByRole('button', { name: `open memory ${injectedId}` })
+        .click()
       const detail = page.getByRole('complementary', { name: 'Memory detail' })
       await detail.getByText(injectedId, { exact: true }).waitFor()
       await detail.getByText(/Recalled in \d+ events?/).waitFor()

@@ -29,9 +29,19 @@ beforeAll(() => {
         { content: 'Staging deploys need the VPN', category: 'requirement', tags: ['deploy', 'vpn'] },
         { content: 'Rollbacks take about ten minutes', category: 'fact' },
       ],
-      relations: [{ type: 'owned_by', to: 'dana' }, { type: 'relates_to', to: 'not-written-yet' }],
+      relations: [
+        { type: 'owned_by', to: 'dana' },
+        { type: 'relates_to', to: 'not-written-yet' },
+      ],
     },
-    { title: 'Dana', permalink: 'dana', noteType: 'person', createdAt: NOW - 24 * HOUR, updatedAt: NOW - 24 * HOUR, observations: [{ content: 'Dana owns billing', category: 'role' }] },
+    {
+      title: 'Dana',
+      permalink: 'dana',
+      noteType: 'person',
+      createdAt: NOW - 24 * HOUR,
+      updatedAt: NOW - 24 * HOUR,
+      observations: [{ content: 'Dana owns billing', category: 'role' }],
+    },
   ])
 })
 afterAll(() => t.cleanup())
@@ -77,7 +87,11 @@ describe('basic-memory', () => {
     // only those may appear, and the WAL stays empty.
     const after = hashTree(folder)
     for (const [f, h] of Object.entries(before)) expect(after[f]).toBe(h)
-    expect(Object.keys(after).filter((f) => !(f in before)).every((f) => f === 'memory.db-wal' || f === 'memory.db-shm')).toBe(true)
+    expect(
+      Object.keys(after)
+        .filter((f) => !(f in before))
+        .every((f) => f === 'memory.db-wal' || f === 'memory.db-shm'),
+    ).toBe(true)
     if (after['memory.db-wal']) expect(fs.statSync(path.join(folder, 'memory.db-wal')).size).toBe(0)
   })
 

@@ -46,7 +46,20 @@ describe('CLI on framework stores', () => {
     expect(info.out).toMatch(/crewai-lancedb, read-only/)
     expect(info.out).toMatch(/detected: LanceDB folder with table 'memories' \(2 rows, 2 with a vector\)/)
 
-    const r = await run('recall', '--db', lance, '--query', 'vpn', '--preset', 'crewai', '--query-vector', '[1,0,0,0]', '--now', new Date(NOW).toISOString(), '--json')
+    const r = await run(
+      'recall',
+      '--db',
+      lance,
+      '--query',
+      'vpn',
+      '--preset',
+      'crewai',
+      '--query-vector',
+      '[1,0,0,0]',
+      '--now',
+      new Date(NOW).toISOString(),
+      '--json',
+    )
     expect(r.code).toBe(0)
     const trace = JSON.parse(r.out) as RecallTrace
     expect(trace.preset).toBe('crewai')
@@ -72,7 +85,20 @@ describe('CLI on framework stores', () => {
   })
 
   it('recall --preset mcp-memory-service on its sqlite-vec DB', async () => {
-    const r = await run('recall', '--db', mcp, '--query', 'VPN', '--preset', 'mcp-memory-service', '--query-vector', '[1,0,0,0]', '--now', new Date(NOW).toISOString(), '--json')
+    const r = await run(
+      'recall',
+      '--db',
+      mcp,
+      '--query',
+      'VPN',
+      '--preset',
+      'mcp-memory-service',
+      '--query-vector',
+      '[1,0,0,0]',
+      '--now',
+      new Date(NOW).toISOString(),
+      '--json',
+    )
     expect(r.code).toBe(0)
     const trace = JSON.parse(r.out) as RecallTrace
     expect(trace.results).toHaveLength(1)

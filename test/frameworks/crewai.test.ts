@@ -79,7 +79,9 @@ describe('CrewAI unified memory (LanceDB folder)', () => {
       const trace = await runRecall(store, 'deploy', getPreset('crewai').config, NOW, { preset: 'crewai', queryVector: Q })
       // CrewAI's compute_composite_score, computed here with the engine's similarity (cosine):
       // 0.5·sim + 0.3·0.5^(age_days/30) + 0.2·importance
-      const expected = SPEC.map((s) => ({ id: s.id, score: 0.5 * s.cos + 0.3 * 0.5 ** (s.ageDays / 30) + 0.2 * s.importance })).sort((x, y) => y.score - x.score)
+      const expected = SPEC.map((s) => ({ id: s.id, score: 0.5 * s.cos + 0.3 * 0.5 ** (s.ageDays / 30) + 0.2 * s.importance })).sort(
+        (x, y) => y.score - x.score,
+      )
       expect(trace.results.map((r) => r.id)).toEqual(expected.map((e) => e.id))
       for (const [i, r] of trace.results.entries()) {
         expect(r.score).toBeCloseTo(expected[i].score, 5)
@@ -99,7 +101,9 @@ describe('CrewAI unified memory (LanceDB folder)', () => {
     } finally {
       store.close()
     }
-    expect(() => openSource({ path: lanceDir, write: true, workspacePath: path.join(t.dir, 'crewai3.ws') })).toThrow(expect.objectContaining({ code: 'READ_ONLY' }))
+    expect(() => openSource({ path: lanceDir, write: true, workspacePath: path.join(t.dir, 'crewai3.ws') })).toThrow(
+      expect.objectContaining({ code: 'READ_ONLY' }),
+    )
   })
 
   it("documents the gap: CrewAI's own similarity 1/(1+L2²) reorders c and e", async () => {
@@ -137,7 +141,21 @@ describe('CrewAI LanceDB, reopened after CrewAI rewrote a record', () => {
     const db = await lancedb.connect(dir)
     const table = await db.openTable('memories')
     await table.delete("id = 'p'")
-    await table.add([{ id: 'p', content: 'apples and plums', scope: '/', categories_str: '[]', metadata_str: '{}', importance: 0.5, created_at: pyIsoUtc(NOW), last_accessed: pyIsoUtc(NOW), source: '', private: false, vector: at(0.5) }])
+    await table.add([
+      {
+        id: 'p',
+        content: 'apples and plums',
+        scope: '/',
+        categories_str: '[]',
+        metadata_str: '{}',
+        importance: 0.5,
+        created_at: pyIsoUtc(NOW),
+        last_accessed: pyIsoUtc(NOW),
+        source: '',
+        private: false,
+        vector: at(0.5),
+      },
+    ])
     table.close()
     db.close()
     store = open()
@@ -154,8 +172,18 @@ describe('CrewAI LanceDB, reopened after CrewAI rewrote a record', () => {
 describe('CrewAI legacy long-term memory (SQLite)', () => {
   it('opens long_term_memories in place: detection, counts, browse, lexical recall; file unchanged', async () => {
     const file = buildCrewaiLtm(t.dir, [
-      { task: 'Research the billing API rate limits', metadata: { suggestions: ['cache tokens'], quality: 8, agent: 'Researcher', expected_output: 'a list' }, datetime: String((NOW - 2 * DAY) / 1000), score: 8 },
-      { task: 'Write the deploy checklist', metadata: { suggestions: [], quality: 5, agent: 'Writer', expected_output: 'markdown' }, datetime: '2026-05-30 12:00:00.250000', score: 5 },
+      {
+        task: 'Research the billing API rate limits',
+        metadata: { suggestions: ['cache tokens'], quality: 8, agent: 'Researcher', expected_output: 'a list' },
+        datetime: String((NOW - 2 * DAY) / 1000),
+        score: 8,
+      },
+      {
+        task: 'Write the deploy checklist',
+        metadata: { suggestions: [], quality: 5, agent: 'Writer', expected_output: 'markdown' },
+        datetime: '2026-05-30 12:00:00.250000',
+        score: 5,
+      },
     ])
     const before = sha256File(file)
     const store = openSource({ path: file })

@@ -75,7 +75,11 @@ describe('import framework', () => {
     const out = path.join(t.dir, 'crewai-canonical.db')
     const r = await run('import', 'framework', '--in', lance, '--out', out, '--json')
     expect(r.code).toBe(0)
-    expect(JSON.parse(r.out)).toMatchObject({ layout: 'crewai-lancedb', written: { memories: 2, embeddings: 1 }, models: [{ model: 'crewai:4', dim: 4, count: 1 }] })
+    expect(JSON.parse(r.out)).toMatchObject({
+      layout: 'crewai-lancedb',
+      written: { memories: 2, embeddings: 1 },
+      models: [{ model: 'crewai:4', dim: 4, count: 1 }],
+    })
     expect(hashTree(lance)).toEqual(before)
     expect(fs.existsSync(`${lance}.recallscope`)).toBe(false)
     expect(view(out, path.join(t.dir, 'c.ws')).memories).toEqual(view(lance, path.join(t.dir, 'd.ws')).memories)

@@ -43,9 +43,25 @@ describe('Letta server (SQLite)', () => {
         { id: 'block-tpl', agent: 'agent-1', label: 'template', value: 'a template', createdAt: NOW - 60 * MIN, isTemplate: true },
       ],
       passages: [
-        { id: 'passage-1', agent: 'agent-1', text: 'The user is allergic to peanuts', createdAt: NOW - 20 * MIN, tags: ['health'], embedding: at(0.9), model: 'text-embedding-3-small' },
+        {
+          id: 'passage-1',
+          agent: 'agent-1',
+          text: 'The user is allergic to peanuts',
+          createdAt: NOW - 20 * MIN,
+          tags: ['health'],
+          embedding: at(0.9),
+          model: 'text-embedding-3-small',
+        },
         { id: 'passage-2', agent: 'agent-1', text: 'The user lives in Lisbon', createdAt: NOW - 10 * MIN, embedding: at(0.4), model: 'text-embedding-3-small' },
-        { id: 'passage-3', agent: 'agent-1', text: 'deleted passage', createdAt: NOW - 5 * MIN, embedding: at(0.99), model: 'text-embedding-3-small', deleted: true },
+        {
+          id: 'passage-3',
+          agent: 'agent-1',
+          text: 'deleted passage',
+          createdAt: NOW - 5 * MIN,
+          embedding: at(0.99),
+          model: 'text-embedding-3-small',
+          deleted: true,
+        },
       ],
       messages: [
         { id: 'message-1', agent: 'agent-1', role: 'user', parts: ['hi, any snack ideas?'], createdAt: NOW - 4 * MIN, seq: 1 },
@@ -63,7 +79,13 @@ describe('Letta server (SQLite)', () => {
       expect(Object.fromEntries(f.byTier.map((x) => [x.key, x.count]))).toEqual({ working: 1, long_term: 4 })
 
       const persona = store.getMemory('block-persona')!
-      expect(persona).toMatchObject({ tier: 'working', summary: 'persona', content: 'I am Sam, a concise assistant.', agentId: 'agent-1', createdAt: NOW - 60 * MIN })
+      expect(persona).toMatchObject({
+        tier: 'working',
+        summary: 'persona',
+        content: 'I am Sam, a concise assistant.',
+        agentId: 'agent-1',
+        createdAt: NOW - 60 * MIN,
+      })
       expect(persona.metadata).toMatchObject({
         pinned: true,
         label: 'persona',
@@ -84,7 +106,13 @@ describe('Letta server (SQLite)', () => {
       ])
       expect(store.sessionsPage({}).rows[0]).toMatchObject({ id: 'agent-1', summary: 'Sam', memoryCount: 2 })
 
-      const trace = await runRecall(store, 'food allergies', { ...getPreset('fieldguide').config, floor: null, weights: { similarity: 1, lexical: 0, recency: 0, salience: 0 } }, NOW, { queryVector: Q })
+      const trace = await runRecall(
+        store,
+        'food allergies',
+        { ...getPreset('fieldguide').config, floor: null, weights: { similarity: 1, lexical: 0, recency: 0, salience: 0 } },
+        NOW,
+        { queryVector: Q },
+      )
       expect(trace.results.map((r) => r.id)).toEqual(['passage-1', 'passage-2'])
       expect(trace.results[0].features.similarity).toBeCloseTo(0.9, 5)
     } finally {
@@ -128,7 +156,13 @@ describe.skipIf(!hasGit())('Letta Code memory folder', () => {
         expect(f.detectedBecause).toMatch(/3 markdown memory file\(s\).*agent-abc.*git history/)
         expect(f.counts.memories).toBe(3)
         const human = store.getMemory('system/human.md')!
-        expect(human).toMatchObject({ content: 'The user prefers TypeScript and short answers.', summary: 'The user', tier: 'working', agentId: 'agent-abc', createdAt: T1 * 1000 })
+        expect(human).toMatchObject({
+          content: 'The user prefers TypeScript and short answers.',
+          summary: 'The user',
+          tier: 'working',
+          agentId: 'agent-abc',
+          createdAt: T1 * 1000,
+        })
         expect(human.metadata).toMatchObject({
           pinned: true,
           updated_at: T2 * 1000,
@@ -151,7 +185,12 @@ describe.skipIf(!hasGit())('Letta Code memory folder', () => {
   })
 
   it('without git history (not a repository) falls back to file times, no timeline', () => {
-    const root = buildLettaCodeMemory(path.join(t.dir, 'home2'), 'agent-nogit', [{ at: 0, message: '', files: [{ path: 'system/persona.md', description: 'Who', body: 'plain' }] }], false)
+    const root = buildLettaCodeMemory(
+      path.join(t.dir, 'home2'),
+      'agent-nogit',
+      [{ at: 0, message: '', files: [{ path: 'system/persona.md', description: 'Who', body: 'plain' }] }],
+      false,
+    )
     const mtime = Date.UTC(2026, 0, 2, 3, 4, 5)
     fs.utimesSync(path.join(root, 'system/persona.md'), mtime / 1000, mtime / 1000)
     const store = openSource({ path: root, workspacePath: path.join(t.dir, 'lc-nogit.ws') })

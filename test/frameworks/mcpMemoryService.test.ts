@@ -106,7 +106,7 @@ describe('mcp-memory-service (sqlite-vec)', () => {
 })
 
 describe('mcp-memory-service:rrf preset', () => {
-  it("orders results exactly as its _fuse_rrf does (k=60, +0.1 consensus), computed here from its own BM25 query", async () => {
+  it('orders results exactly as its _fuse_rrf does (k=60, +0.1 consensus), computed here from its own BM25 query', async () => {
     const dir = path.join(t.dir, 'rrf')
     fs.mkdirSync(dir)
     const specs = [
@@ -119,14 +119,23 @@ describe('mcp-memory-service:rrf preset', () => {
       { content: 'epsilon notes', cos: 0.4 },
       { content: 'a very long note that mentions deploy once among many other words here', cos: 0.3 },
     ]
-    const db = buildMcpMemoryService(dir, 4, specs.map((s, i) => ({ content: s.content, createdAt: SEC - i * 60, embedding: at(s.cos) })))
+    const db = buildMcpMemoryService(
+      dir,
+      4,
+      specs.map((s, i) => ({ content: s.content, createdAt: SEC - i * 60, embedding: at(s.cos) })),
+    )
     // Its two lists: vector by cosine distance (limit n_results*2 = 20), BM25 by its own SQL.
-    const vector = [...specs].sort((a, b) => b.cos - a.cos).map((s) => contentHash(s.content)).slice(0, 20)
+    const vector = [...specs]
+      .sort((a, b) => b.cos - a.cos)
+      .map((s) => contentHash(s.content))
+      .slice(0, 20)
     const raw = new Database(db, { readonly: true })
     const bm25 = (
       raw
-        .prepare(`SELECT m.content_hash, bm25(memory_content_fts) as rank FROM memory_content_fts f JOIN memories m ON f.rowid = m.id
-                  WHERE memory_content_fts MATCH ? AND m.deleted_at IS NULL ORDER BY rank LIMIT ?`)
+        .prepare(
+          `SELECT m.content_hash, bm25(memory_content_fts) as rank FROM memory_content_fts f JOIN memories m ON f.rowid = m.id
+                  WHERE memory_content_fts MATCH ? AND m.deleted_at IS NULL ORDER BY rank LIMIT ?`,
+        )
         .all('"deploy"', 20) as { content_hash: string }[]
     ).map((r) => r.content_hash)
     raw.close()
@@ -135,7 +144,10 @@ describe('mcp-memory-service:rrf preset', () => {
     vector.forEach((h, i) => scores.set(h, (scores.get(h) ?? 0) + 1 / (60 + i + 1)))
     bm25.forEach((h, i) => scores.set(h, (scores.get(h) ?? 0) + 1 / (60 + i + 1)))
     for (const h of bm25) if (vector.includes(h)) scores.set(h, scores.get(h)! + 0.1)
-    const theirs = [...scores.entries()].sort((a, b) => b[1] - a[1]).slice(0, 10).map(([h]) => h)
+    const theirs = [...scores.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 10)
+      .map(([h]) => h)
 
     const store = openSource({ path: db })
     try {

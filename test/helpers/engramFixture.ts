@@ -34,7 +34,15 @@ export interface FixtureRow {
   tier: string | null
   consolidatedFrom: string | null
   /** v1 columns as stored (defaults applied for rows written before the ALTER) */
-  v1: { importance: number; certainty: number; reinforcementCount: number; lastVerified: number | null; memoryType: string; status: string; contradicts: string | null } | null
+  v1: {
+    importance: number
+    certainty: number
+    reinforcementCount: number
+    lastVerified: number | null
+    memoryType: string
+    status: string
+    contradicts: string | null
+  } | null
 }
 
 export interface EngramFixture {
@@ -323,6 +331,12 @@ export function createEngramFixture(file: string, version: EngramVersion): Engra
 
 /** Ids whose stored embedding is a well-formed vector of the fixture's dimension. */
 export function validVectorIds(f: EngramFixture): string[] {
-  const bad = new Set([...f.planted.nullEmbedding, ...f.planted.badJsonEmbedding, ...f.planted.wrongDimension, ...f.planted.nullEntry, ...f.planted.stringEntry])
+  const bad = new Set([
+    ...f.planted.nullEmbedding,
+    ...f.planted.badJsonEmbedding,
+    ...f.planted.wrongDimension,
+    ...f.planted.nullEntry,
+    ...f.planted.stringEntry,
+  ])
   return f.rows.filter((r) => !bad.has(r.id)).map((r) => r.id)
 }

@@ -18,7 +18,9 @@ export function demoWithCases(dir: string, opts: { memories?: number; cases?: nu
   generateDemo({ out: db, memories: opts.memories ?? 1500, events: false, cases: false, seed: opts.seed ?? 7 })
   const store = openSource({ path: db })
   const rnd = mulberry32(opts.seed ?? 11)
-  const rows = store.db.prepare(`SELECT id, agent_id AS agentId, session_id AS sessionId, content FROM memories WHERE tier != 'archived' ORDER BY rowid`).all() as {
+  const rows = store.db
+    .prepare(`SELECT id, agent_id AS agentId, session_id AS sessionId, content FROM memories WHERE tier != 'archived' ORDER BY rowid`)
+    .all() as {
     id: string
     agentId: string
     sessionId: string
@@ -30,7 +32,18 @@ export function demoWithCases(dir: string, opts: { memories?: number; cases?: nu
   for (let i = 0; i < n; i++) {
     const kind = i % 10 === 9 ? 'empty' : i % 20 === 8 ? 'unjudged' : 'graded'
     if (kind === 'empty') {
-      saveCase(store.workspace, { id: `t-${i}`, query: `zebra quasar lattice ${i} marmalade`, scope: { agentId: rows[0].agentId }, now: FIXTURE_NOW, expectEmpty: true, tags: ['off-topic'] }, 0)
+      saveCase(
+        store.workspace,
+        {
+          id: `t-${i}`,
+          query: `zebra quasar lattice ${i} marmalade`,
+          scope: { agentId: rows[0].agentId },
+          now: FIXTURE_NOW,
+          expectEmpty: true,
+          tags: ['off-topic'],
+        },
+        0,
+      )
       continue
     }
     const m = rows[Math.floor(rnd() * rows.length)]

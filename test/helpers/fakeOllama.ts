@@ -103,7 +103,15 @@ async function readBody(req: http.IncomingMessage): Promise<string> {
 /** Start a server on 127.0.0.1:<random port>; `handle` returns [status, body] or sends itself. */
 async function startServer<S extends { delayMs: number; bodyDelayMs: number; hangUp: boolean }>(
   initial: S,
-  handle: (state: S, method: string, path: string, body: unknown, raw: string, req: http.IncomingMessage, res: http.ServerResponse) => [number, unknown] | 'sent',
+  handle: (
+    state: S,
+    method: string,
+    path: string,
+    body: unknown,
+    raw: string,
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+  ) => [number, unknown] | 'sent',
 ): Promise<FakeServer<S>> {
   const state = { ...initial }
   const requests: RecordedRequest[] = []
@@ -246,7 +254,16 @@ export function startFakeOllama(init: Partial<FakeOllamaSwitches> = {}): Promise
       const input = b.input
       const texts = typeof input === 'string' ? (input === '' ? [] : [input]) : input === undefined ? [] : input
       if (!Array.isArray(texts) || texts.some((t) => typeof t !== 'string')) return [400, { error: 'invalid input type' }]
-      return [200, { model, embeddings: (texts as string[]).map((t) => fakeUnitVector(t, m.dim)), total_duration: 14143917, load_duration: 1019500, prompt_eval_count: texts.length }]
+      return [
+        200,
+        {
+          model,
+          embeddings: (texts as string[]).map((t) => fakeUnitVector(t, m.dim)),
+          total_duration: 14143917,
+          load_duration: 1019500,
+          prompt_eval_count: texts.length,
+        },
+      ]
     }
     res.writeHead(404, { 'Content-Type': 'text/plain' })
     res.end('404 page not found')
@@ -297,7 +314,17 @@ export function startFakeOpenAi(init: Partial<FakeOpenAiSwitches> = {}): Promise
       const id = typeof b.model === 'string' ? b.model : ''
       const m = s.models.find((x) => x.id === id) ?? (s.anyModel ? s.models[0] : undefined)
       if (!m)
-        return [404, { error: { message: `The model \`${id}\` does not exist or you do not have access to it.`, type: 'invalid_request_error', param: null, code: 'model_not_found' } }]
+        return [
+          404,
+          {
+            error: {
+              message: `The model \`${id}\` does not exist or you do not have access to it.`,
+              type: 'invalid_request_error',
+              param: null,
+              code: 'model_not_found',
+            },
+          },
+        ]
       const texts = typeof b.input === 'string' ? [b.input] : b.input
       if (!Array.isArray(texts) || texts.some((t) => typeof t !== 'string'))
         return [400, { error: { message: "'input' must be a string or an array of strings", type: 'invalid_request_error', param: 'input', code: null } }]

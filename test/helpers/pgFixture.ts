@@ -15,7 +15,24 @@ import { pgText, pgVector } from './pgServer'
 export const PG_MODEL = HASHING_MODEL
 export const PG_DIM = HASHING_DIM
 export const PG_T0 = Date.UTC(2026, 0, 1)
-const WORDS = ['coffee', 'paris', 'dentist', 'guitar', 'birthday', 'budget', 'marathon', 'sister', 'garden', 'python', 'invoice', 'flight', 'allergy', 'piano', 'museum', 'recipe']
+const WORDS = [
+  'coffee',
+  'paris',
+  'dentist',
+  'guitar',
+  'birthday',
+  'budget',
+  'marathon',
+  'sister',
+  'garden',
+  'python',
+  'invoice',
+  'flight',
+  'allergy',
+  'piano',
+  'museum',
+  'recipe',
+]
 
 export interface FixtureMemory {
   id: string
@@ -70,7 +87,16 @@ export function writeSqlite(file: string, mems: FixtureMemory[]): string {
   const w = new CanonicalWriter(file, { force: true })
   try {
     for (let s = 0; s < 5; s++)
-      w.session({ id: `s${s}`, agent_id: 'agent-a', user_id: 'user-1', tenant_id: null, started_at: PG_T0, ended_at: PG_T0 + 1000, summary: `session ${s}`, is_archived: 0 })
+      w.session({
+        id: `s${s}`,
+        agent_id: 'agent-a',
+        user_id: 'user-1',
+        tenant_id: null,
+        started_at: PG_T0,
+        ended_at: PG_T0 + 1000,
+        summary: `session ${s}`,
+        is_archived: 0,
+      })
     for (const m of mems) {
       w.memory({
         id: m.id,
@@ -114,7 +140,8 @@ export function canonicalDdl(schema: string, vectorType: 'vector' | 'real[]' = '
 /** INSERTs of the set into canonical tables. */
 export function canonicalInserts(schema: string, mems: FixtureMemory[], vectorType: 'vector' | 'real[]' = 'vector'): string {
   const out: string[] = []
-  for (let s = 0; s < 5; s++) out.push(`INSERT INTO ${schema}.sessions VALUES ('s${s}', 'agent-a', 'user-1', NULL, ${PG_T0}, ${PG_T0 + 1000}, 'session ${s}', 0);`)
+  for (let s = 0; s < 5; s++)
+    out.push(`INSERT INTO ${schema}.sessions VALUES ('s${s}', 'agent-a', 'user-1', NULL, ${PG_T0}, ${PG_T0 + 1000}, 'session ${s}', 0);`)
   for (const m of mems) {
     out.push(
       `INSERT INTO ${schema}.memories VALUES (${pgText(m.id)}, ${pgText(m.agent)}, ${pgText(m.user)}, ${pgText(m.session)}, 'user', ${pgText(m.kind)}, ${pgText(m.tier)}, ${pgText(m.content)}, NULL, ${m.salience}, ${m.createdAt}, NULL, 0, NULL, NULL, NULL);`,
@@ -182,8 +209,13 @@ export function langgraphSql(schema: string, mems: FixtureMemory[]): string {
   ]
   for (const m of mems) {
     const prefix = `${m.agent}.${m.user}`
-    out.push(`INSERT INTO ${schema}.store (prefix, key, value, created_at) VALUES (${pgText(prefix)}, ${pgText(m.id)}, ${pgText(JSON.stringify({ content: m.content }))}::jsonb, to_timestamp(${m.createdAt / 1000}));`)
-    if (m.vector) out.push(`INSERT INTO ${schema}.store_vectors (prefix, key, field_name, embedding) VALUES (${pgText(prefix)}, ${pgText(m.id)}, '$', ${pgVector(m.vector)});`)
+    out.push(
+      `INSERT INTO ${schema}.store (prefix, key, value, created_at) VALUES (${pgText(prefix)}, ${pgText(m.id)}, ${pgText(JSON.stringify({ content: m.content }))}::jsonb, to_timestamp(${m.createdAt / 1000}));`,
+    )
+    if (m.vector)
+      out.push(
+        `INSERT INTO ${schema}.store_vectors (prefix, key, field_name, embedding) VALUES (${pgText(prefix)}, ${pgText(m.id)}, '$', ${pgVector(m.vector)});`,
+      )
   }
   return out.join('\n')
 }

@@ -89,8 +89,7 @@ parentPort.on('message', async ({ id, cmd, sql, params }) => {
     if (cmd === 'seed') {
       await db.exec('SET default_transaction_read_only = off')
       await db.exec(sql)
-    }
-    else if (cmd === 'query') data = (await db.query(sql, params ?? [])).rows
+    } else if (cmd === 'query') data = (await db.query(sql, params ?? [])).rows
     else if (cmd === 'log') data = [...statements]
     else if (cmd === 'clear') statements.splice(0)
     else if (cmd === 'drop') {

@@ -15,11 +15,7 @@ export interface RawResult {
   reset: boolean
 }
 
-export function rawRequest(
-  port: number,
-  chunks: (string | Buffer | { pauseMs: number })[],
-  opts: { waitMs?: number } = {},
-): Promise<RawResult> {
+export function rawRequest(port: number, chunks: (string | Buffer | { pauseMs: number })[], opts: { waitMs?: number } = {}): Promise<RawResult> {
   const waitMs = opts.waitMs ?? 5_000
   return new Promise((resolve) => {
     const t0 = Date.now()
@@ -42,13 +38,17 @@ export function rawRequest(
       finish(true)
     })
     sock.on('close', () => finish(true))
-    sock.on('connect', () => void (async () => {
-      for (const c of chunks) {
-        if (done) return
-        if (typeof c === 'object' && !Buffer.isBuffer(c)) await new Promise((r) => setTimeout(r, c.pauseMs))
-        else if (!sock.destroyed) sock.write(c)
-      }
-    })())
+    sock.on(
+      'connect',
+      () =>
+        void (async () => {
+          for (const c of chunks) {
+            if (done) return
+            if (typeof c === 'object' && !Buffer.isBuffer(c)) await new Promise((r) => setTimeout(r, c.pauseMs))
+            else if (!sock.destroyed) sock.write(c)
+          }
+        })(),
+    )
   })
 }
 

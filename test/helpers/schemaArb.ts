@@ -31,7 +31,29 @@ type JsonSchema = {
 export type Hints = Record<string, () => fc.Arbitrary<unknown>>
 
 /** Strings that break naive code: traversal, NUL, SQL, LIKE/FTS syntax, prototype keys, odd Unicode. */
-const NASTY = ['', ' ', '..', '../../../../etc/passwd', '%', '_', '\\', '"', "'", "'; DROP TABLE memories;--", 'NEAR(', 'a OR b', '*', '^', '\u0000', '__proto__', 'constructor', '\u202e', '\ud800', '🙂'.repeat(5), 'x'.repeat(300)]
+const NASTY = [
+  '',
+  ' ',
+  '..',
+  '../../../../etc/passwd',
+  '%',
+  '_',
+  '\\',
+  '"',
+  "'",
+  "'; DROP TABLE memories;--",
+  'NEAR(',
+  'a OR b',
+  '*',
+  '^',
+  '\u0000',
+  '__proto__',
+  'constructor',
+  '\u202e',
+  '\ud800',
+  '🙂'.repeat(5),
+  'x'.repeat(300),
+]
 
 const clampLen = (min: number | undefined, max: number | undefined) => ({ minLength: min ?? 0, maxLength: Math.max(min ?? 0, Math.min(max ?? 24, 24)) })
 
@@ -49,15 +71,15 @@ function numberArb(s: JsonSchema, integer: boolean): fc.Arbitrary<number> {
     const lo = Math.max(min ?? -1e12, Number.MIN_SAFE_INTEGER)
     const hi = Math.min(max ?? 1e12, Number.MAX_SAFE_INTEGER)
     const edges = [lo, hi, 0, 1].filter((x) => x >= lo && x <= hi)
-    return fc.oneof({ weight: 4, arbitrary: fc.integer({ min: Math.ceil(lo), max: Math.floor(hi) }) }, { weight: 1, arbitrary: fc.constantFrom(...edges.map(Math.round)) })
+    return fc.oneof(
+      { weight: 4, arbitrary: fc.integer({ min: Math.ceil(lo), max: Math.floor(hi) }) },
+      { weight: 1, arbitrary: fc.constantFrom(...edges.map(Math.round)) },
+    )
   }
   min ??= -1e15
   max ??= 1e15
   const edges = [min, max, 0, 1, -1, 0.5, 1e-300].filter((x) => x >= min && x <= max)
-  return fc.oneof(
-    { weight: 4, arbitrary: fc.double({ min, max, noNaN: true, noDefaultInfinity: true }) },
-    { weight: 1, arbitrary: fc.constantFrom(...edges) },
-  )
+  return fc.oneof({ weight: 4, arbitrary: fc.double({ min, max, noNaN: true, noDefaultInfinity: true }) }, { weight: 1, arbitrary: fc.constantFrom(...edges) })
 }
 
 /** The arbitrary for one JSON Schema node. */
@@ -118,7 +140,7 @@ export function channelInputArb(schema: z.ZodType, hints: Hints = {}): fc.Arbitr
       if (!v || typeof v !== 'object' || Array.isArray(v)) return x
       const keys = Object.keys(v)
       const key = keys.length && k.length % 2 === 0 ? keys[k.length % keys.length] : k
-      return { ...(v), [key]: x }
+      return { ...v, [key]: x }
     }),
   )
   return fc.oneof({ weight: 7, arbitrary: valid }, { weight: 3, arbitrary: broken })

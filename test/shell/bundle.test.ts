@@ -48,7 +48,10 @@ describe('built main bundle', () => {
         },
       })
       expect(r.status, r.stderr).toBe(0)
-      const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as StubEvent)
+      const events = r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as StubEvent)
       const win = events.find((e) => e.event === 'window')!
       expect(win.webPreferences).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false })
       expect(win.webPreferences!.preload).toBe(path.join(root, 'out', 'preload', 'index.js'))

@@ -29,7 +29,17 @@ interface Tree {
 /** A copy of what `npm install` gives a user (no out/), with some packages not installed. */
 function makeTree(without: string[]): Tree {
   const t = tmpDir('recallscope-tree-')
-  for (const f of ['bin', 'scripts', 'src', 'package.json', 'electron.vite.config.ts', 'tsconfig.json', 'tsconfig.base.json', 'tsconfig.node.json', 'tsconfig.web.json'])
+  for (const f of [
+    'bin',
+    'scripts',
+    'src',
+    'package.json',
+    'electron.vite.config.ts',
+    'tsconfig.json',
+    'tsconfig.base.json',
+    'tsconfig.node.json',
+    'tsconfig.web.json',
+  ])
     fs.cpSync(path.join(root, f), path.join(t.dir, f), { recursive: true })
   const nm = path.join(t.dir, 'node_modules')
   fs.mkdirSync(nm)
@@ -108,12 +118,16 @@ describe('bin/recallscope.cjs on a fresh install (tsx not installed)', () => {
     expect(first.stdout.trim()).toBe(version)
     expect(stderrLines(first.stderr)).toHaveLength(1)
     expect(first.stderr).toMatch(/^recallscope: building the app first \(out\/\S+ is missing; electron-vite build/)
-    for (const o of ['out/main/cli.js', 'out/main/index.js', 'out/preload/index.js', 'out/renderer/index.html']) expect(fs.existsSync(path.join(tree.dir, o)), o).toBe(true)
+    for (const o of ['out/main/cli.js', 'out/main/index.js', 'out/preload/index.js', 'out/renderer/index.html'])
+      expect(fs.existsSync(path.join(tree.dir, o)), o).toBe(true)
 
     // Up to date now: no build, nothing on stderr; and what ran is out/main/cli.js, no TypeScript.
     const loaded = path.join(tree.dir, 'loaded.json')
     const hook = path.join(tree.dir, 'record-loaded.cjs')
-    fs.writeFileSync(hook, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(loaded)}, JSON.stringify(Object.keys(require.cache))))\n`)
+    fs.writeFileSync(
+      hook,
+      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(loaded)}, JSON.stringify(Object.keys(require.cache))))\n`,
+    )
     const again = runBin(tree, ['--help'], ['--require', hook])
     expect(again.status, again.stderr).toBe(0)
     expect(again.stderr).toBe('')
@@ -172,36 +186,53 @@ describe('bin/recallscope.cjs on a fresh install (tsx not installed)', () => {
     const chunks = fs.readdirSync(path.join(rendererDir, 'assets')).filter((f) => f.endsWith('.js'))
     expect(chunks.length).toBeGreaterThan(1)
     const entry = fs.readFileSync(path.join(rendererDir, entryName), 'utf8')
-    const others = chunks.map((f) => `assets/${f}`).filter((f) => f !== entryName).map((f) => fs.readFileSync(path.join(rendererDir, f), 'utf8'))
+    const others = chunks
+      .map((f) => `assets/${f}`)
+      .filter((f) => f !== entryName)
+      .map((f) => fs.readFileSync(path.join(rendererDir, f), 'utf8'))
     // Literals from the Evaluate view (CompareTab, TuneTab), the Decision-trace view, and recharts.
     const markers = ['Metric deltas vs the baseline', 'Weight simplex', 'Ad-hoc why-not', 'Computing leave-one-out', 'recharts-wrapper']
     for (const m of markers) {
       expect(entry.includes(m), `${m} in the entry chunk`).toBe(false)
       // …and it is in the build at all (else this test would prove nothing).
-      expect(others.some((c) => c.includes(m)), `${m} in a lazy chunk`).toBe(true)
+      expect(
+        others.some((c) => c.includes(m)),
+        `${m} in a lazy chunk`,
+      ).toBe(true)
     }
     // Minified: the entry chunk (react-dom, the shell, the Library) stays well under a megabyte.
     expect(entry.length).toBeLessThan(600_000)
   })
   it('package.json: what out/main requires at run time is a dependency; what the renderer bundles is not', () => {
     if (!fs.existsSync(path.join(tree.dir, 'out', 'main', 'cli.js'))) expect(runBin(tree, ['--version']).status).toBe(0)
-    const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> }
+    const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>
+      devDependencies: Record<string, string>
+    }
     const deps = new Set(Object.keys(pkg.dependencies))
-    const pkgName = (spec: string) => spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/')
+    const pkgName = (spec: string) =>
+      spec
+        .split('/')
+        .slice(0, spec.startsWith('@') ? 2 : 1)
+        .join('/')
     const bare = (spec: string) => !spec.startsWith('.') && !spec.startsWith('node:') && !path.isAbsolute(spec)
     const walk = (dir: string, re: RegExp): string[] =>
-      fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name), re) : re.test(e.name) ? [path.join(dir, e.name)] : []))
+      fs
+        .readdirSync(dir, { withFileTypes: true })
+        .flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name), re) : re.test(e.name) ? [path.join(dir, e.name)] : []))
 
     const required = new Set<string>()
     for (const f of walk(path.join(tree.dir, 'out', 'main'), /\.js$/))
-      for (const m of fs.readFileSync(f, 'utf8').matchAll(/\brequire\(\s*["']([^"']+)["']\s*\)/g)) if (bare(m[1]) && m[1] !== 'electron') required.add(pkgName(m[1]))
+      for (const m of fs.readFileSync(f, 'utf8').matchAll(/\brequire\(\s*["']([^"']+)["']\s*\)/g))
+        if (bare(m[1]) && m[1] !== 'electron') required.add(pkgName(m[1]))
     expect(required.size).toBeGreaterThan(0)
     expect([...required].filter((r) => !deps.has(r))).toEqual([])
 
     // Bare imports of the renderer's sources that main/shared never import: bundled into out/renderer.
     const importsOf = (dir: string, re: RegExp) => {
       const out = new Set<string>()
-      for (const f of walk(dir, re)) for (const m of fs.readFileSync(f, 'utf8').matchAll(/^import\s[^;]*?from\s+['"]([^'"]+)['"]/gm)) if (bare(m[1])) out.add(pkgName(m[1]))
+      for (const f of walk(dir, re))
+        for (const m of fs.readFileSync(f, 'utf8').matchAll(/^import\s[^;]*?from\s+['"]([^'"]+)['"]/gm)) if (bare(m[1])) out.add(pkgName(m[1]))
       return out
     }
     const serverSide = new Set([...importsOf(path.join(root, 'src', 'main'), /\.ts$/), ...importsOf(path.join(root, 'src', 'shared'), /\.ts$/)])
@@ -300,7 +331,10 @@ describe('bin/recallscope.cjs started twice at once', () => {
 
       const run = () =>
         new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-          const c = spawn(process.execPath, [path.join(tree.dir, 'bin', 'recallscope.cjs'), '--version'], { cwd: tree.dir, env: { ...process.env, RECALLSCOPE_HOME: tree.home } })
+          const c = spawn(process.execPath, [path.join(tree.dir, 'bin', 'recallscope.cjs'), '--version'], {
+            cwd: tree.dir,
+            env: { ...process.env, RECALLSCOPE_HOME: tree.home },
+          })
           let stdout = ''
           let stderr = ''
           c.stdout.on('data', (d) => (stdout += d))

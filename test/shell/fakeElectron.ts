@@ -64,7 +64,8 @@ export function createFakeElectron() {
     userData: '/nonexistent-userData',
     quitCalls: 0,
     exitCodes: [] as number[],
-    headersHook: null as null | ((details: { url: string; responseHeaders?: Record<string, string[]> }, cb: (r: { responseHeaders?: Record<string, string[]> }) => void) => void),
+    headersHook: null as
+      null | ((details: { url: string; responseHeaders?: Record<string, string[]> }, cb: (r: { responseHeaders?: Record<string, string[]> }) => void) => void),
     permissionRequest: null as null | ((wc: unknown, permission: string, cb: (granted: boolean) => void, details?: unknown) => void),
     permissionCheck: null as null | ((wc: unknown, permission: string, origin: string, details?: unknown) => boolean),
   }

@@ -70,7 +70,12 @@ describe('main process boot', () => {
     const { api } = await boot(['/opt/electron', root, agentDb])
     await ready()
     const win = fake.windows[0]
-    expect(win.options.webPreferences).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, preload: path.join(root, 'out', 'preload', 'index.js') })
+    expect(win.options.webPreferences).toMatchObject({
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      preload: path.join(root, 'out', 'preload', 'index.js'),
+    })
     expect(win.loadedFiles).toEqual([path.join(root, 'out', 'renderer', 'index.html')])
     expect([...fake.handlers.keys()].sort()).toEqual(Object.keys(contract).sort())
     // Guards installed before the window existed.
@@ -204,7 +209,8 @@ describe('main helpers', () => {
         if (e.isDirectory()) walk(p)
         else if (/\.tsx?$/.test(e.name) && !/\.test\.tsx?$/.test(e.name)) {
           const src = fs.readFileSync(p, 'utf8')
-          if (/^import\s+(?!type\s)[^;]*from\s+['"]electron['"]/m.test(src) || /require\(\s*['"]electron['"]\s*\)/.test(src)) offenders.push(path.relative(root, p))
+          if (/^import\s+(?!type\s)[^;]*from\s+['"]electron['"]/m.test(src) || /require\(\s*['"]electron['"]\s*\)/.test(src))
+            offenders.push(path.relative(root, p))
         }
       }
     }

@@ -53,7 +53,14 @@ describe('window', () => {
 
   it('no webPreference weakens the sandbox, whatever is added later', () => {
     const prefs = secureWebPreferences('/x/preload.js') as Record<string, unknown>
-    for (const risky of ['nodeIntegration', 'nodeIntegrationInWorker', 'nodeIntegrationInSubFrames', 'allowRunningInsecureContent', 'webviewTag', 'experimentalFeatures']) {
+    for (const risky of [
+      'nodeIntegration',
+      'nodeIntegrationInWorker',
+      'nodeIntegrationInSubFrames',
+      'allowRunningInsecureContent',
+      'webviewTag',
+      'experimentalFeatures',
+    ]) {
       expect(prefs[risky], risky).not.toBe(true)
     }
     expect(prefs.contextIsolation).toBe(true)
@@ -137,7 +144,14 @@ describe('navigation guards', () => {
 
   it('prevents navigation and redirects away from the app page, in any frame', () => {
     const wc = guarded()
-    const away = ['https://example.com/', 'http://127.0.0.1:1234/', 'file:///etc/passwd', `${indexUrl.replace('index.html', 'other.html')}`, 'data:text/html,hi', 'not a url']
+    const away = [
+      'https://example.com/',
+      'http://127.0.0.1:1234/',
+      'file:///etc/passwd',
+      `${indexUrl.replace('index.html', 'other.html')}`,
+      'data:text/html,hi',
+      'not a url',
+    ]
     for (const ev of ['will-navigate', 'will-redirect', 'will-frame-navigate']) {
       for (const url of away) expect(wc.fire(ev, { url }, url), `${ev} ${url}`).toBe(true)
       // Same document (a hash route) is not "away".
@@ -172,7 +186,13 @@ describe('IPC', () => {
     const dispatch = vi.fn(createDispatcher(createHandlers(app)))
     const win = new fake.BrowserWindow({})
     win.webContents.mainFrame.url = files.indexUrl
-    const dispose = registerIpc({ ipcMain: fake.ipcMain as never, app, dispatch, getWindow: () => win as unknown as BrowserWindow, appIndexUrl: files.indexUrl })
+    const dispose = registerIpc({
+      ipcMain: fake.ipcMain as never,
+      app,
+      dispatch,
+      getWindow: () => win as unknown as BrowserWindow,
+      appIndexUrl: files.indexUrl,
+    })
     const trusted = { sender: win.webContents, senderFrame: win.webContents.mainFrame }
     return { t, app, dispatch, win, dispose, trusted }
   }

@@ -14,7 +14,10 @@ import { sha256File, tmpDir } from '../helpers/tmp'
 const require = createRequire(import.meta.url)
 const root = appRoot()
 
-type Paths = Record<'root' | 'cache' | 'status' | 'abiDir' | 'abiBinary' | 'abiStamp' | 'abiLog' | 'abiWork' | 'electronDir' | 'betterSqlite3Dir' | 'electronVite' | 'cli', string>
+type Paths = Record<
+  'root' | 'cache' | 'status' | 'abiDir' | 'abiBinary' | 'abiStamp' | 'abiLog' | 'abiWork' | 'electronDir' | 'betterSqlite3Dir' | 'electronVite' | 'cli',
+  string
+>
 interface RunResult {
   code: number | null
   signal: string | null
@@ -23,7 +26,11 @@ interface RunResult {
   timedOut: boolean
   error?: string
 }
-type Run = (cmd: string, args: string[], opts: { cwd?: string; env?: Record<string, string | undefined>; timeoutMs?: number; slowNotice?: () => void }) => Promise<RunResult>
+type Run = (
+  cmd: string,
+  args: string[],
+  opts: { cwd?: string; env?: Record<string, string | undefined>; timeoutMs?: number; slowNotice?: () => void },
+) => Promise<RunResult>
 interface Facts {
   forceBrowser: boolean
   electron: { ok: boolean; missing: boolean; version: string | null; reason: string | null; bin: string | null }
@@ -34,11 +41,23 @@ interface Facts {
 
 const start = require('../../scripts/start.cjs') as {
   parseStartArgs(argv: string[]): { file: string | null; browser: boolean; help: boolean; error: string | null }
-  gatherFacts(o: { paths?: Paths; env?: Record<string, string | undefined>; platform?: string; uid?: number; probe?: (bin: string) => { ok: boolean; version?: string; reason?: string }; browserFlag?: boolean }): Facts
+  gatherFacts(o: {
+    paths?: Paths
+    env?: Record<string, string | undefined>
+    platform?: string
+    uid?: number
+    probe?: (bin: string) => { ok: boolean; version?: string; reason?: string }
+    browserFlag?: boolean
+  }): Facts
   decideMode(f: Facts): { mode: 'electron' | 'browser'; message: string | null }
   isBuildStale(p: Paths): { stale: boolean; reason: string | null }
   browserCommand(file: string | null, p?: Paths): { cmd: string; args: string[] }
-  electronCommand(bin: string, file: string | null, p?: Paths, env?: Record<string, string | undefined>): { cmd: string; args: string[]; env: Record<string, string | undefined> }
+  electronCommand(
+    bin: string,
+    file: string | null,
+    p?: Paths,
+    env?: Record<string, string | undefined>,
+  ): { cmd: string; args: string[]; env: Record<string, string | undefined> }
 }
 const S = require('../../scripts/electronSupport.cjs') as {
   paths(root?: string): Paths
@@ -47,7 +66,15 @@ const S = require('../../scripts/electronSupport.cjs') as {
   firstErrorLine(text: string): string
   electronBinary(p: Paths, env?: Record<string, string | undefined>): string | null
   abiBuildState(p: Paths): { ok: boolean; reason?: string }
-  ensureAbiBuild(o: { electronBin: string; force?: boolean; paths: Paths; run: Run; now?: number; env?: Record<string, string | undefined>; notice?: (l: string) => void }): Promise<{ ok: boolean; reason?: string; skipped?: boolean; method?: string }>
+  ensureAbiBuild(o: {
+    electronBin: string
+    force?: boolean
+    paths: Paths
+    run: Run
+    now?: number
+    env?: Record<string, string | undefined>
+    notice?: (l: string) => void
+  }): Promise<{ ok: boolean; reason?: string; skipped?: boolean; method?: string }>
   RETRY_FAILED_AFTER_MS: number
 }
 const prestartMod = require('../../scripts/prestart.cjs') as {
@@ -70,10 +97,26 @@ describe('decideMode', () => {
 
   it('falls back to browser mode in one line that names the reason', () => {
     const cases: [string, (f: Facts) => void, RegExp][] = [
-      ['no binary', (f) => (f.electron = { ok: false, missing: true, version: '45.5.0', reason: 'fetch failed', bin: null }), /^recallscope: Electron could not be downloaded on this machine \(fetch failed\); starting browser mode instead\.$/],
-      ['binary does not start', (f) => (f.electron = { ok: false, missing: false, version: '45.5.0', reason: 'libnss3.so: cannot open shared object file', bin: '/x' }), /^recallscope: Electron 45\.5\.0 is installed but cannot start \(libnss3\.so: cannot open shared object file\); starting browser mode instead\.$/],
-      ['no ABI build', (f) => (f.abi = { ok: false, reason: 'prebuild-install: getaddrinfo ENOTFOUND github.com' }), /^recallscope: better-sqlite3 could not be built for Electron 45\.5\.0 \(prebuild-install: getaddrinfo ENOTFOUND github\.com; retry: npm run rebuild:electron-abi\); starting browser mode instead\.$/],
-      ['no display', (f) => (f.display = { ok: false, reason: 'neither DISPLAY nor WAYLAND_DISPLAY is set' }), /^recallscope: there is no display to open a window on \(neither DISPLAY nor WAYLAND_DISPLAY is set\); starting browser mode instead\.$/],
+      [
+        'no binary',
+        (f) => (f.electron = { ok: false, missing: true, version: '45.5.0', reason: 'fetch failed', bin: null }),
+        /^recallscope: Electron could not be downloaded on this machine \(fetch failed\); starting browser mode instead\.$/,
+      ],
+      [
+        'binary does not start',
+        (f) => (f.electron = { ok: false, missing: false, version: '45.5.0', reason: 'libnss3.so: cannot open shared object file', bin: '/x' }),
+        /^recallscope: Electron 45\.5\.0 is installed but cannot start \(libnss3\.so: cannot open shared object file\); starting browser mode instead\.$/,
+      ],
+      [
+        'no ABI build',
+        (f) => (f.abi = { ok: false, reason: 'prebuild-install: getaddrinfo ENOTFOUND github.com' }),
+        /^recallscope: better-sqlite3 could not be built for Electron 45\.5\.0 \(prebuild-install: getaddrinfo ENOTFOUND github\.com; retry: npm run rebuild:electron-abi\); starting browser mode instead\.$/,
+      ],
+      [
+        'no display',
+        (f) => (f.display = { ok: false, reason: 'neither DISPLAY nor WAYLAND_DISPLAY is set' }),
+        /^recallscope: there is no display to open a window on \(neither DISPLAY nor WAYLAND_DISPLAY is set\); starting browser mode instead\.$/,
+      ],
       ['root', (f) => (f.root = true), /^recallscope: Chromium refuses to run as root .*; starting browser mode instead\.$/],
     ]
     for (const [what, mutate, re] of cases) {
@@ -191,7 +234,10 @@ describe('arguments, build staleness, launch commands', () => {
 
   it('browser mode runs the CLI serve command on the file, or on the demo', () => {
     const p = S.paths()
-    expect(start.browserCommand('/d/agent.db', p)).toEqual({ cmd: process.execPath, args: [path.join(root, 'bin', 'recallscope.cjs'), 'serve', '--db', '/d/agent.db'] })
+    expect(start.browserCommand('/d/agent.db', p)).toEqual({
+      cmd: process.execPath,
+      args: [path.join(root, 'bin', 'recallscope.cjs'), 'serve', '--db', '/d/agent.db'],
+    })
     expect(start.browserCommand(null, p).args.slice(1)).toEqual(['serve', '--demo'])
   })
 
@@ -260,7 +306,14 @@ describe('Electron-ABI better-sqlite3 build', () => {
   }
   const electronAddon = () => Buffer.concat([Buffer.from('\x7fELF fake addon '), Buffer.from('node_register_module_v150\0')])
   const tool = (args: string[]) => (args[0]?.includes('prebuild-install') ? 'prebuild' : args[0]?.endsWith('node-gyp.js') ? 'gyp' : 'verify')
-  const baseEnv = () => ({ PATH: process.env.PATH, npm_config_node_gyp: '/fake/node-gyp.js', npm_config_nodedir: '/usr', NPM_CONFIG_NODEDIR: '/usr', npm_config_target: '20.20.2', npm_config_https_proxy: 'http://proxy:3128' })
+  const baseEnv = () => ({
+    PATH: process.env.PATH,
+    npm_config_node_gyp: '/fake/node-gyp.js',
+    npm_config_nodedir: '/usr',
+    NPM_CONFIG_NODEDIR: '/usr',
+    npm_config_target: '20.20.2',
+    npm_config_https_proxy: 'http://proxy:3128',
+  })
 
   it('offline: both attempts fail fast, the reason names both, nothing is installed', async () => {
     const gyp = path.join(t.dir, 'node-gyp.js')
@@ -289,7 +342,10 @@ describe('Electron-ABI better-sqlite3 build', () => {
 
     // A failure is not retried on every start (an hour), unless forced.
     const again = vi.fn(run)
-    expect(await S.ensureAbiBuild({ electronBin: '/x/electron', paths: p, run: again, env: baseEnv(), now: 1_000 + 60_000 })).toMatchObject({ ok: false, skipped: true })
+    expect(await S.ensureAbiBuild({ electronBin: '/x/electron', paths: p, run: again, env: baseEnv(), now: 1_000 + 60_000 })).toMatchObject({
+      ok: false,
+      skipped: true,
+    })
     expect(again).not.toHaveBeenCalled()
     await S.ensureAbiBuild({ electronBin: '/x/electron', paths: p, run: again, env: baseEnv(), now: 1_000 + S.RETRY_FAILED_AFTER_MS + 1 })
     expect(again).toHaveBeenCalled()
@@ -400,7 +456,17 @@ describe('prestart', () => {
 
 describe('support helpers', () => {
   it('strips every npm config but proxies from the build environment', () => {
-    const env = S.cleanBuildEnv({ PATH: '/bin', HOME: '/root', npm_config_nodedir: '/usr', NPM_CONFIG_NODEDIR: '/usr', npm_config_runtime: 'node', npm_config_dist_url: 'x', npm_package_config_node_gyp_nodedir: '/usr', npm_config_proxy: 'http://p', ELECTRON_RUN_AS_NODE: '1' })
+    const env = S.cleanBuildEnv({
+      PATH: '/bin',
+      HOME: '/root',
+      npm_config_nodedir: '/usr',
+      NPM_CONFIG_NODEDIR: '/usr',
+      npm_config_runtime: 'node',
+      npm_config_dist_url: 'x',
+      npm_package_config_node_gyp_nodedir: '/usr',
+      npm_config_proxy: 'http://p',
+      ELECTRON_RUN_AS_NODE: '1',
+    })
     expect(env).toEqual({ PATH: '/bin', HOME: '/root', npm_config_proxy: 'http://p' })
   })
 
@@ -415,7 +481,9 @@ describe('support helpers', () => {
 
   it('keeps the first meaningful line of tool output', () => {
     expect(S.firstErrorLine('TypeError: fetch failed\n    at x (y:1:2)')).toBe('fetch failed')
-    expect(S.firstErrorLine('prebuild-install info begin\nprebuild-install warn install getaddrinfo ENOTFOUND github.com')).toBe('getaddrinfo ENOTFOUND github.com')
+    expect(S.firstErrorLine('prebuild-install info begin\nprebuild-install warn install getaddrinfo ENOTFOUND github.com')).toBe(
+      'getaddrinfo ENOTFOUND github.com',
+    )
     expect(S.firstErrorLine('')).toBe('')
   })
 

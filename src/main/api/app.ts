@@ -130,7 +130,10 @@ export class App {
     try {
       fs.mkdirSync(this.dataDir, { recursive: true })
     } catch (e) {
-      throw new RecallscopeError('READ_ONLY', `Cannot create the data folder ${this.dataDir} (${(e as NodeJS.ErrnoException).code}): set $RECALLSCOPE_HOME to a writable folder`)
+      throw new RecallscopeError(
+        'READ_ONLY',
+        `Cannot create the data folder ${this.dataDir} (${(e as NodeJS.ErrnoException).code}): set $RECALLSCOPE_HOME to a writable folder`,
+      )
     }
   }
 
@@ -178,7 +181,17 @@ export class App {
     const s = store
     if (!s) return null
     const { memories, sessions } = s.counts()
-    return { path: s.path, layout: s.layout, ...(s.detectedBecause ? { detectedBecause: s.detectedBecause } : {}), readOnly: s.readOnly, workspacePath: s.workspace.path, ...(s.snapshotPath ? { snapshot: true } : {}), memories, sessions, tookMs }
+    return {
+      path: s.path,
+      layout: s.layout,
+      ...(s.detectedBecause ? { detectedBecause: s.detectedBecause } : {}),
+      readOnly: s.readOnly,
+      workspacePath: s.workspace.path,
+      ...(s.snapshotPath ? { snapshot: true } : {}),
+      memories,
+      sessions,
+      tookMs,
+    }
   }
 
   close(): boolean {

@@ -67,7 +67,6 @@ export interface Command {
   run(ctx: CliContext): Promise<number> | number
 }
 
-
 /** A required string option; BAD_INPUT naming the flag and the usage otherwise. */
 export function requireString(ctx: CliContext, key: string, usage: string): string {
   const v = ctx.values[key]
@@ -79,6 +78,7 @@ export function optionalInt(ctx: CliContext, key: string, min = 0): number | und
   const v = ctx.values[key]
   if (v === undefined) return undefined
   const n = Number(v)
-  if (typeof v !== 'string' || !Number.isInteger(n) || n < min) throw new RecallscopeError('BAD_INPUT', `--${key} must be an integer ≥ ${min} (got ${String(v)})`)
+  if (typeof v !== 'string' || !Number.isInteger(n) || n < min)
+    throw new RecallscopeError('BAD_INPUT', `--${key} must be an integer ≥ ${min} (got ${String(v)})`)
   return n
 }

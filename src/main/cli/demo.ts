@@ -28,7 +28,10 @@ export const demoCommand: Command = {
     })
     const tookMs = Math.round(performance.now() - t0)
     if (ctx.json) ctx.io.out(JSON.stringify({ ok: true, ...r, tookMs }))
-    else ctx.io.out(`Wrote ${r.path}: ${r.memories.toLocaleString('en-US')} memories, ${r.sessions} sessions, ${r.events} recall events in ${(tookMs / 1000).toFixed(1)} s`)
+    else
+      ctx.io.out(
+        `Wrote ${r.path}: ${r.memories.toLocaleString('en-US')} memories, ${r.sessions} sessions, ${r.events} recall events in ${(tookMs / 1000).toFixed(1)} s`,
+      )
     return 0
   },
 }

@@ -43,7 +43,7 @@ export const embedCommand: Command = {
     const batchSize = optionalInt(ctx, 'batch', 1) ?? 32
     if (batchSize > 1024) throw new RecallscopeError('BAD_INPUT', `--batch must be at most 1024 (got ${batchSize})`)
     const timeoutMs = optionalInt(ctx, 'timeout', 50) ?? 30_000
-    const str = (k: string) => (typeof v[k] === 'string' ? (v[k]) : undefined)
+    const str = (k: string) => (typeof v[k] === 'string' ? v[k] : undefined)
     const embedder = createEmbedder(spec.spec, { ollamaHost: str('ollama-host'), openaiBaseUrl: str('openai-base-url'), timeoutMs })
     const store = openStore({ path: db, workspacePath: str('workspace') })
     const ac = new AbortController()

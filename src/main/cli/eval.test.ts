@@ -58,7 +58,13 @@ describe('recallscope eval', () => {
   })
 
   it('bad gates and splits are usage errors (exit 2)', async () => {
-    for (const args of [['--fail-under', 'ndcg@10'], ['--fail-under', 'tokens=3'], ['--fail-under', 'wat@3=0.1'], ['--fail-under', 'mrr=abc'], ['--split', 'dev']]) {
+    for (const args of [
+      ['--fail-under', 'ndcg@10'],
+      ['--fail-under', 'tokens=3'],
+      ['--fail-under', 'wat@3=0.1'],
+      ['--fail-under', 'mrr=abc'],
+      ['--split', 'dev'],
+    ]) {
       const r = await run('eval', '--db', db, ...args, '--json')
       expect(r.code, args.join(' ')).toBe(2)
       expect(JSON.parse(r.out).error.code).toBe('BAD_INPUT')

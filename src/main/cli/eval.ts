@@ -82,7 +82,9 @@ export const evalCommand: Command = {
       ctx.io.out(ctx.json ? JSON.stringify(out) : formatEval(out, run, Boolean(v['per-case'])))
       const failed = checked.filter((g) => !g.passed)
       if (failed.length && !ctx.json)
-        ctx.io.err(failed.map((g) => `FAIL ${g.metric} = ${g.value === null ? 'n/a (no case where it applies)' : g.value.toFixed(4)} < ${g.threshold}`).join('\n'))
+        ctx.io.err(
+          failed.map((g) => `FAIL ${g.metric} = ${g.value === null ? 'n/a (no case where it applies)' : g.value.toFixed(4)} < ${g.threshold}`).join('\n'),
+        )
       return failed.length ? 3 : 0
     } finally {
       store.close()
@@ -90,25 +92,30 @@ export const evalCommand: Command = {
   },
 }
 
-
 function parseSplit(v: unknown): 'train' | 'test' | 'all' {
   if (v === undefined) return 'all'
   if (v === 'train' || v === 'test' || v === 'all') return v
   throw new RecallscopeError('BAD_INPUT', `--split must be train, test or all (got ${JSON.stringify(v)})`)
 }
 
-
 /** `--fail-under ndcg@10=0.4` (also `recall@k=…` with --k): higher-is-better metrics only. */
 function parseGates(raw: unknown, k: number): { key: string; threshold: number }[] {
-  const list = raw === undefined ? [] : Array.isArray(raw) ? raw.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))) : [typeof raw === 'string' ? raw : JSON.stringify(raw)]
+  const list =
+    raw === undefined
+      ? []
+      : Array.isArray(raw)
+        ? raw.map((x) => (typeof x === 'string' ? x : JSON.stringify(x)))
+        : [typeof raw === 'string' ? raw : JSON.stringify(raw)]
   return list.map((g) => {
     const eq = g.lastIndexOf('=')
     if (eq <= 0) throw new RecallscopeError('BAD_INPUT', `--fail-under takes metric=value, e.g. ndcg@10=0.4 (got "${g}")`)
     const p = parseMetricKey(g.slice(0, eq), k)
-    if (!p) throw new RecallscopeError('BAD_INPUT', `--fail-under: unknown metric "${g.slice(0, eq)}". Metrics: ${METRIC_IDS.map((m) => metricKey(m, k)).join(', ')}`)
+    if (!p)
+      throw new RecallscopeError('BAD_INPUT', `--fail-under: unknown metric "${g.slice(0, eq)}". Metrics: ${METRIC_IDS.map((m) => metricKey(m, k)).join(', ')}`)
     if (LOWER_IS_BETTER.has(p.id)) throw new RecallscopeError('BAD_INPUT', `--fail-under: ${p.id} is lower-is-better; gate a higher-is-better metric`)
     const threshold = Number(g.slice(eq + 1))
-    if (g.slice(eq + 1).trim() === '' || !Number.isFinite(threshold)) throw new RecallscopeError('BAD_INPUT', `--fail-under: "${g.slice(eq + 1)}" is not a number`)
+    if (g.slice(eq + 1).trim() === '' || !Number.isFinite(threshold))
+      throw new RecallscopeError('BAD_INPUT', `--fail-under: "${g.slice(eq + 1)}" is not a number`)
     return { key: metricKey(p.id, p.k ?? k), threshold }
   })
 }
@@ -139,14 +146,19 @@ function formatEval(o: EvalJson, run: EvalRun, perCase: boolean): string {
   const w = Math.max(...Object.keys(o.metrics).map((m) => m.length))
   for (const [m, val] of Object.entries(o.metrics)) {
     const ci = o.intervals[m]
-    lines.push(`  ${m.padEnd(w)}  ${f4(val).padStart(9)}${ci ? `   95% CI ${f4(ci.lo)} – ${f4(ci.hi)}` : ''}${m === 'budgetRecall' ? `   (B = ${o.budget} tokens)` : ''}`)
+    lines.push(
+      `  ${m.padEnd(w)}  ${f4(val).padStart(9)}${ci ? `   95% CI ${f4(ci.lo)} – ${f4(ci.hi)}` : ''}${m === 'budgetRecall' ? `   (B = ${o.budget} tokens)` : ''}`,
+    )
   }
   for (const g of o.gates ?? []) lines.push(`  gate ${g.metric} ≥ ${g.threshold}: ${g.passed ? 'pass' : 'FAIL'}`)
   if (run.id) lines.push('', `saved as run ${run.id}`)
   if (perCase) {
     const key = metricKey('ndcg', o.k)
     lines.push('', `per case (${key}, injected ids):`)
-    for (const c of run.perCase) lines.push(`  ${c.id.padEnd(18)} ${f4(c.metrics[key]).padStart(7)}  ${c.expectEmpty ? '[expect empty] ' : ''}${c.retrieved.slice(0, 8).join(' ')}${c.retrieved.length > 8 ? ' …' : ''}`)
+    for (const c of run.perCase)
+      lines.push(
+        `  ${c.id.padEnd(18)} ${f4(c.metrics[key]).padStart(7)}  ${c.expectEmpty ? '[expect empty] ' : ''}${c.retrieved.slice(0, 8).join(' ')}${c.retrieved.length > 8 ? ' …' : ''}`,
+      )
   }
   return lines.join('\n')
 }

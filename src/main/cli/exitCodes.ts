@@ -18,4 +18,5 @@ export function exitCodeFor(code: ErrorCode): number {
 }
 
 /** The rule as printed by `--help` and the README. */
-export const EXIT_CODE_HELP = 'Exit codes: 0 ok · 2 bad input or usage (missing/invalid file, bad flag, refused path) · 1 runtime failure · 3 quality gate failed (eval --fail-under)'
+export const EXIT_CODE_HELP =
+  'Exit codes: 0 ok · 2 bad input or usage (missing/invalid file, bad flag, refused path) · 1 runtime failure · 3 quality gate failed (eval --fail-under)'

@@ -66,9 +66,11 @@ export const importCommand: Command = {
     const input = requireString(ctx, 'in', USAGE)
     const output = requireString(ctx, 'out', USAGE)
     const embed = ctx.values.embed
-    if (embed !== undefined && embed !== 'hashing' && embed !== 'none') throw new RecallscopeError('BAD_INPUT', `--embed must be hashing or none (got ${String(embed)})`)
+    if (embed !== undefined && embed !== 'hashing' && embed !== 'none')
+      throw new RecallscopeError('BAD_INPUT', `--embed must be hashing or none (got ${String(embed)})`)
     const model = ctx.values.model
-    if (model !== undefined && !imp.usesModel) throw new RecallscopeError('BAD_INPUT', `--model does not apply to ${imp.name} imports (they carry no stored vectors)`)
+    if (model !== undefined && !imp.usesModel)
+      throw new RecallscopeError('BAD_INPUT', `--model does not apply to ${imp.name} imports (they carry no stored vectors)`)
     if (model !== undefined && (typeof model !== 'string' || model.trim() === '')) throw new RecallscopeError('BAD_INPUT', '--model needs a name')
     let lastPct = -1
     const report = await imp.run({

@@ -105,5 +105,4 @@ function installProcessGuards(serve: boolean): void {
   installTempCleanup({ signals: !serve })
 }
 
-
 export type { CliContext, CliIo, Command } from './args'

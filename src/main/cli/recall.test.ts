@@ -39,7 +39,22 @@ describe('recallscope recall', () => {
   })
 
   it('--set edits any field by dotted path; --now takes ms too', async () => {
-    const r = await run('recall', '--db', db, '--query', 'deploy', '--set', 'topK=2', '--set', 'weights.salience=0', '--set', 'floor=null', '--now', String(Date.parse(NOW)), '--json')
+    const r = await run(
+      'recall',
+      '--db',
+      db,
+      '--query',
+      'deploy',
+      '--set',
+      'topK=2',
+      '--set',
+      'weights.salience=0',
+      '--set',
+      'floor=null',
+      '--now',
+      String(Date.parse(NOW)),
+      '--json',
+    )
     const trace = JSON.parse(r.out) as RecallTrace
     expect(trace.config.topK).toBe(2)
     expect(trace.config.weights.salience).toBe(0)
@@ -54,7 +69,11 @@ describe('recallscope recall', () => {
     const r = await run('recall', '--db', db, '--query', 'refund', '--preset', 'portal-semantic', '--config', file, '--now', NOW, '--json')
     const trace = JSON.parse(r.out) as RecallTrace
     expect(trace.preset).toBe('portal-semantic')
-    expect(trace.config).toEqual({ ...getPreset('portal-semantic').config, topK: 3, scope: { ...getPreset('portal-semantic').config.scope, tiers: ['working'] } })
+    expect(trace.config).toEqual({
+      ...getPreset('portal-semantic').config,
+      topK: 3,
+      scope: { ...getPreset('portal-semantic').config.scope, tiers: ['working'] },
+    })
   })
 
   it('--query-vector replaces the embedder', async () => {
@@ -94,7 +113,9 @@ describe('recallscope recall', () => {
     // The suggested --set really injects what it says.
     const to = Math.floor(best * 100 + 1e-9) / 100
     expect(human.out).toContain(`try: floor → ${to.toFixed(2)} (--set floor=${to})`)
-    const fixed = JSON.parse((await run('recall', '--db', db, '--query', 'deploy to staging', '--now', NOW, '--set', `floor=${to}`, '--json')).out) as RecallTrace
+    const fixed = JSON.parse(
+      (await run('recall', '--db', db, '--query', 'deploy to staging', '--now', NOW, '--set', `floor=${to}`, '--json')).out,
+    ) as RecallTrace
     expect(fixed.results.length).toBe(t.empty!.suggestion!.wouldInject)
     expect(fixed.results.length).toBeGreaterThan(0)
     expect(fixed.empty).toBeNull()

@@ -81,13 +81,26 @@ export const recallCommand: Command = {
   },
 }
 
-
-
-
 function listPresets(ctx: CliContext, name: string | undefined): number {
   if (name) {
     const p = getPreset(name)
-    ctx.io.out(JSON.stringify(ctx.json ? { name: p.name, seed: p.preset.seed, ...(p.preset.framework ? { framework: p.preset.framework } : {}), label: p.preset.label, description: p.preset.description, requires: p.requires, config: p.config } : p.config, null, 2))
+    ctx.io.out(
+      JSON.stringify(
+        ctx.json
+          ? {
+              name: p.name,
+              seed: p.preset.seed,
+              ...(p.preset.framework ? { framework: p.preset.framework } : {}),
+              label: p.preset.label,
+              description: p.preset.description,
+              requires: p.requires,
+              config: p.config,
+            }
+          : p.config,
+        null,
+        2,
+      ),
+    )
     return 0
   }
   if (ctx.json) {
@@ -96,7 +109,9 @@ function listPresets(ctx: CliContext, name: string | undefined): number {
   }
   const lines = ["Presets (each reproduces one seed system or a framework's own recall; start from one and edit with --set / --config):", '']
   for (const p of ALL_PRESETS) {
-    lines.push(`  ${p.name.padEnd(16)} ${p.seed === null ? 'framework' : `seed ${String(p.seed).padStart(3, '0')}`}  ${p.label}${p.requires?.length ? `  (needs --${p.requires.map((r) => r.replace('Id', '')).join(' --')})` : ''}`)
+    lines.push(
+      `  ${p.name.padEnd(16)} ${p.seed === null ? 'framework' : `seed ${String(p.seed).padStart(3, '0')}`}  ${p.label}${p.requires?.length ? `  (needs --${p.requires.map((r) => r.replace('Id', '')).join(' --')})` : ''}`,
+    )
     lines.push(`  ${''.padEnd(16)}           ${p.description}`)
     for (const v of p.variants ?? []) lines.push(`  ${`${p.name}:${v.name}`.padEnd(26)} ${v.description}`)
     lines.push('')
@@ -124,14 +139,18 @@ function setArgs(patch: Record<string, unknown>): string {
 function formatTrace(t: RecallTrace): string {
   const out: string[] = []
   const when = Number.isFinite(t.now) ? new Date(t.now).toISOString() : String(t.now)
-  out.push(`recall ${JSON.stringify(oneLine(t.query, 80))}${t.cue ? ' (with cue)' : ''} · preset ${t.preset ?? '—'} · mode ${t.mode ?? t.config.mode} · unit ${t.config.unit} · now ${when}`)
+  out.push(
+    `recall ${JSON.stringify(oneLine(t.query, 80))}${t.cue ? ' (with cue)' : ''} · preset ${t.preset ?? '—'} · mode ${t.mode ?? t.config.mode} · unit ${t.config.unit} · now ${when}`,
+  )
   out.push(
     `embedder ${t.embedder.name}${t.embedder.model ? ` (${t.embedder.model})` : ''}${t.embedder.available ? '' : ' UNAVAILABLE'} · in scope ${t.counts.inScope}${t.counts.inScopeCapped ? '+' : ''} · pool ${t.counts.pool} · ${t.results.length} injected · ${t.contextTokens} tokens · ${t.timings.totalMs.toFixed(1)} ms`,
   )
   if (t.degraded) out.push(`DEGRADED: ${t.degradedReason}`)
   out.push('')
   const cands = new Map(t.candidates.map((c) => [c.id, c]))
-  out.push(` #  ${'id'.padEnd(14)} ${'score'.padStart(7)} ${'sim'.padStart(7)} ${'lex'.padStart(6)} ${'rec'.padStart(6)} ${'sal'.padStart(6)} ${'tok'.padStart(5)}  text`)
+  out.push(
+    ` #  ${'id'.padEnd(14)} ${'score'.padStart(7)} ${'sim'.padStart(7)} ${'lex'.padStart(6)} ${'rec'.padStart(6)} ${'sal'.padStart(6)} ${'tok'.padStart(5)}  text`,
+  )
   for (const r of t.results) {
     const c = cands.get(r.id)
     out.push(
@@ -139,12 +158,21 @@ function formatTrace(t: RecallTrace): string {
     )
   }
   if (t.results.length === 0) out.push('    (nothing injected)')
-  if (t.empty) out.push('', `why empty: ${t.empty.message}`, ...(t.empty.suggestion ? [`  try: ${t.empty.suggestion.label} (--set ${setArgs(t.empty.suggestion.patch)}) → ${t.empty.suggestion.wouldInject} injected`] : []))
+  if (t.empty)
+    out.push(
+      '',
+      `why empty: ${t.empty.message}`,
+      ...(t.empty.suggestion
+        ? [`  try: ${t.empty.suggestion.label} (--set ${setArgs(t.empty.suggestion.patch)}) → ${t.empty.suggestion.wouldInject} injected`]
+        : []),
+    )
   if (t.dropped.length) {
     const byGate = new Map<string, number>()
     for (const d of t.dropped) byGate.set(d.gate, (byGate.get(d.gate) ?? 0) + 1)
     out.push('')
-    out.push(`dropped ${t.dropped.length}: ${[...byGate].map(([g, n]) => `${g} ${n}`).join(' · ')} (best ${Math.min(8, t.dropped.length)} shown; --json for all)`)
+    out.push(
+      `dropped ${t.dropped.length}: ${[...byGate].map(([g, n]) => `${g} ${n}`).join(' · ')} (best ${Math.min(8, t.dropped.length)} shown; --json for all)`,
+    )
     for (const d of t.dropped.slice(0, 8))
       out.push(`    ${d.id.padEnd(14)} ${f3(d.score).padStart(7)}  ${d.gate.padEnd(13)} ${oneLine(t.units[d.id]?.content ?? '', 60)}`)
   }

@@ -20,7 +20,8 @@ export const serveCommand: Command = {
     const port = optionalInt(ctx, 'port', 0)
     if (port !== undefined && port > 65535) throw new RecallscopeError('BAD_INPUT', `--port must be 0–65535 (got ${port}); 0 picks a free port`)
     const token = typeof ctx.values.token === 'string' ? ctx.values.token : undefined
-    if (token !== undefined && (token.length < 8 || /\s/.test(token))) throw new RecallscopeError('BAD_INPUT', '--token must be at least 8 characters, without spaces')
+    if (token !== undefined && (token.length < 8 || /\s/.test(token)))
+      throw new RecallscopeError('BAD_INPUT', '--token must be at least 8 characters, without spaces')
     // Never print a URL that answers 500: refuse before listening (bin/recallscope.cjs builds out/ first).
     const renderer = rendererDir()
     if (!fs.existsSync(path.join(renderer, 'index.html')))
@@ -34,7 +35,9 @@ export const serveCommand: Command = {
     app.grants.grant(db, 'command line')
     app.grants.grant(workspace, 'command line')
     if (db) app.open(db, { workspacePath: workspace })
-    const dispatch = createDispatcher(createHandlers(app), { onError: (ch, e) => ctx.io.err(`[${ch}] ${e instanceof Error ? (e.stack ?? e.message) : JSON.stringify(e)}`) })
+    const dispatch = createDispatcher(createHandlers(app), {
+      onError: (ch, e) => ctx.io.err(`[${ch}] ${e instanceof Error ? (e.stack ?? e.message) : JSON.stringify(e)}`),
+    })
     let server: Awaited<ReturnType<typeof startServer>>
     try {
       server = await startServer({ dispatch, jobs: app.jobs, rendererDir: renderer, port, token })

@@ -75,7 +75,23 @@ describe('recallscope trace', () => {
   })
 
   it('why for an ad-hoc query takes the recall flags', async () => {
-    const r = await run('trace', 'why', '--db', db, '--memory', dropped, '--query', ev.query!, '--agent', ev.agentId!, '--set', 'topK=1', '--now', '2026-10-31T00:00:00Z', '--json')
+    const r = await run(
+      'trace',
+      'why',
+      '--db',
+      db,
+      '--memory',
+      dropped,
+      '--query',
+      ev.query!,
+      '--agent',
+      ev.agentId!,
+      '--set',
+      'topK=1',
+      '--now',
+      '2026-10-31T00:00:00Z',
+      '--json',
+    )
     expect(r.code).toBe(0)
     const w = JSON.parse(r.out) as WhyNot
     expect(w.eventId).toBeNull()

@@ -60,7 +60,8 @@ export const traceCommand: Command = {
   },
   async run(ctx) {
     const [sub, ...extra] = ctx.positionals
-    if (!sub || !['list', 'replay', 'why', 'drivers'].includes(sub)) throw new RecallscopeError('BAD_INPUT', `trace needs a sub-command: list, replay, why or drivers. Usage:\n${USAGE}`)
+    if (!sub || !['list', 'replay', 'why', 'drivers'].includes(sub))
+      throw new RecallscopeError('BAD_INPUT', `trace needs a sub-command: list, replay, why or drivers. Usage:\n${USAGE}`)
     if (extra.length) throw new RecallscopeError('BAD_INPUT', `Unexpected argument "${extra[0]}". Usage:\n${USAGE}`)
     const v = ctx.values
     const db = requireString(ctx, 'db', USAGE)
@@ -71,7 +72,11 @@ export const traceCommand: Command = {
       if (sub === 'replay') {
         const eventId = requireString(ctx, 'event', USAGE)
         const current = v.current === true
-        if (!current && (v.set || v.config || v.now)) throw new RecallscopeError('BAD_INPUT', '--set, --config and --now change a replay only with --current (a logged replay runs the logged config at the event’s own time)')
+        if (!current && (v.set || v.config || v.now))
+          throw new RecallscopeError(
+            'BAD_INPUT',
+            '--set, --config and --now change a replay only with --current (a logged replay runs the logged config at the event’s own time)',
+          )
         const r = await replayEvent(store, eventId, {
           mode: current ? 'current' : 'logged',
           config: current ? partialFrom(v) : undefined,
@@ -92,8 +97,15 @@ export const traceCommand: Command = {
       const eventId = str(v.event)
       let w: WhyNot
       if (eventId) {
-        if (v.query !== undefined || v.set || v.config || v.preset) throw new RecallscopeError('BAD_INPUT', 'with --event, the query and config are the logged ones: drop --query/--preset/--config/--set')
-        w = await whyNot(store, { memoryId, eventId, embedder: str(v.embedder) ?? null, embedderOptions, verify: v['no-verify'] === true ? 'none' : v['verify-all'] === true ? 'all' : 'best' })
+        if (v.query !== undefined || v.set || v.config || v.preset)
+          throw new RecallscopeError('BAD_INPUT', 'with --event, the query and config are the logged ones: drop --query/--preset/--config/--set')
+        w = await whyNot(store, {
+          memoryId,
+          eventId,
+          embedder: str(v.embedder) ?? null,
+          embedderOptions,
+          verify: v['no-verify'] === true ? 'none' : v['verify-all'] === true ? 'all' : 'best',
+        })
       } else {
         const query = str(v.query)
         const cue = v.cue === undefined ? null : readCue(String(v.cue))
@@ -127,13 +139,11 @@ export const traceCommand: Command = {
   },
 }
 
-
-
-
 /** `--config FILE` then `--set a.b=v` edits, as a partial config (merged over the logged one by replay). */
 function partialFrom(v: CliContext['values']): unknown {
   let p: Record<string, unknown> = typeof v.config === 'string' ? (readJsonFile(v.config, '--config') as Record<string, unknown>) : {}
-  if (p === null || typeof p !== 'object' || Array.isArray(p)) throw new RecallscopeError('BAD_INPUT', '--config must hold a JSON object (a partial RecallConfig)')
+  if (p === null || typeof p !== 'object' || Array.isArray(p))
+    throw new RecallscopeError('BAD_INPUT', '--config must hold a JSON object (a partial RecallConfig)')
   for (const edit of Array.isArray(v.set) ? v.set.map(String) : []) {
     const eq = edit.indexOf('=')
     if (eq <= 0) throw new RecallscopeError('BAD_INPUT', `--set takes key=value (got "${edit}")`)
@@ -163,9 +173,15 @@ function list(ctx: CliContext, store: MemorySource): number {
     ctx.io.out(JSON.stringify(page))
     return 0
   }
-  const out = [`${page.total}${page.truncated ? '+' : ''} event${page.total === 1 ? '' : 's'} (showing ${page.rows.length} from ${page.offset}; newest first)`, '']
+  const out = [
+    `${page.total}${page.truncated ? '+' : ''} event${page.total === 1 ? '' : 's'} (showing ${page.rows.length} from ${page.offset}; newest first)`,
+    '',
+  ]
   out.push(`${'id'.padEnd(12)} ${'at (UTC)'.padEnd(16)} ${'agent'.padEnd(16)} ${'preset'.padEnd(16)} ${'inj'.padStart(3)}  query`)
-  for (const e of page.rows) out.push(`${e.id.padEnd(12)} ${when(e.at).padEnd(16)} ${(e.agentId ?? '—').padEnd(16)} ${(e.preset ?? '—').padEnd(16)} ${String(e.results.length).padStart(3)}  ${oneLine(queryOf(e), 70)}`)
+  for (const e of page.rows)
+    out.push(
+      `${e.id.padEnd(12)} ${when(e.at).padEnd(16)} ${(e.agentId ?? '—').padEnd(16)} ${(e.preset ?? '—').padEnd(16)} ${String(e.results.length).padStart(3)}  ${oneLine(queryOf(e), 70)}`,
+    )
   if (page.rows.length === 0) out.push('  (none)')
   ctx.io.out(out.join('\n'))
   return 0
@@ -184,10 +200,12 @@ function formatReplay(r: TraceReplay): string {
   const e = r.event
   out.push(`replay ${e.id} (${r.mode}) · ${when(e.at)} · ${e.agentId ?? '—'} · preset ${e.preset ?? '—'} · ${JSON.stringify(oneLine(queryOf(e), 70))}`)
   out.push(
-    `${r.identical ? 'IDENTICAL to the log' : 'DIFFERS from the log'}: ${Object.entries(r.counts)
-      .filter(([, n]) => n > 0)
-      .map(([k, n]) => `${n} ${k}`)
-      .join(' · ') || 'nothing logged, nothing recalled'} · now ${when(r.now)} · vector ${r.vector.source} · ${r.tookMs.toFixed(1)} ms`,
+    `${r.identical ? 'IDENTICAL to the log' : 'DIFFERS from the log'}: ${
+      Object.entries(r.counts)
+        .filter(([, n]) => n > 0)
+        .map(([k, n]) => `${n} ${k}`)
+        .join(' · ') || 'nothing logged, nothing recalled'
+    } · now ${when(r.now)} · vector ${r.vector.source} · ${r.tookMs.toFixed(1)} ms`,
   )
   for (const n of r.notes) out.push(`  note: ${n.text}`)
   out.push('')
@@ -203,15 +221,25 @@ function formatReplay(r: TraceReplay): string {
 }
 
 function formatWhy(w: WhyNot): string {
-  const out: string[] = [`why ${w.memoryId}${w.unitId !== w.memoryId ? ` (session ${w.unitId})` : ''} · ${w.eventId ? `event ${w.eventId}` : 'ad-hoc query'} · now ${when(w.now)} · mode ${w.mode}`, '', w.summary, '']
+  const out: string[] = [
+    `why ${w.memoryId}${w.unitId !== w.memoryId ? ` (session ${w.unitId})` : ''} · ${w.eventId ? `event ${w.eventId}` : 'ad-hoc query'} · now ${when(w.now)} · mode ${w.mode}`,
+    '',
+    w.summary,
+    '',
+  ]
   if (!w.scope.inScope && w.scope.failures.length) {
     out.push('scope:')
     for (const f of w.scope.failures) out.push(`  ${f.field}: ${f.value} (wants ${f.expected}) → ${f.fix}`)
   } else out.push(`scope: in${w.scope.viaBlend ? ' (through the userId blend)' : ''}`)
-  if (w.candidate) out.push(`arms: similarity ${f3(w.candidate.similarity)} · dense rank ${w.candidate.denseRank ?? '—'} · bm25 ${f3(w.candidate.bm25)} · lexical rank ${w.candidate.lexicalRank ?? '—'} · pool ${w.config.candidatePool}${w.candidate.inPool ? ' (in)' : ` (needs ≥ ${w.candidate.poolNeeded ?? '—'})`}`)
+  if (w.candidate)
+    out.push(
+      `arms: similarity ${f3(w.candidate.similarity)} · dense rank ${w.candidate.denseRank ?? '—'} · bm25 ${f3(w.candidate.bm25)} · lexical rank ${w.candidate.lexicalRank ?? '—'} · pool ${w.config.candidatePool}${w.candidate.inPool ? ' (in)' : ` (needs ≥ ${w.candidate.poolNeeded ?? '—'})`}`,
+    )
   if (w.scored) {
     const s = w.scored
-    out.push(`score ${f3(s.score)} (#${s.scoreRank}) = sim ${f3(s.contributions.similarity)} + lex ${f3(s.contributions.lexical)} + rec ${f3(s.contributions.recency)} + sal ${f3(s.contributions.salience)}; features sim ${f3(s.features.similarity)} lex ${f3(s.features.lexical)} rec ${f3(s.features.recency)} sal ${f3(s.features.salience)} · ${s.tokens} tokens`)
+    out.push(
+      `score ${f3(s.score)} (#${s.scoreRank}) = sim ${f3(s.contributions.similarity)} + lex ${f3(s.contributions.lexical)} + rec ${f3(s.contributions.recency)} + sal ${f3(s.contributions.salience)}; features sim ${f3(s.features.similarity)} lex ${f3(s.features.lexical)} rec ${f3(s.features.recency)} sal ${f3(s.features.salience)} · ${s.tokens} tokens`,
+    )
   }
   if (w.gate) out.push(`gate: ${w.gate.name} — ${w.gate.detail}`)
   if (w.knobs.length) {
@@ -220,12 +248,17 @@ function formatWhy(w: WhyNot): string {
       const cur = k.current === null ? 'off' : fmtKnob(k.current)
       if (k.change) {
         const v = k.change.verified ? (k.change.verified.engine ? 'verified' : 'NOT confirmed by the engine') : 're-rank only'
-        out.push(`  ${k === bestOf(w) ? '★' : ' '} ${k.knob.padEnd(22)} ${cur.padStart(8)} → ${fmtKnob(k.change.to).padEnd(8)} Δ ${f3(k.change.normalized)} (normalised) · rank ${k.change.rank} · pushes out ${k.change.pushedOut.join(', ') || 'nothing'} · ${v}`)
+        out.push(
+          `  ${k === bestOf(w) ? '★' : ' '} ${k.knob.padEnd(22)} ${cur.padStart(8)} → ${fmtKnob(k.change.to).padEnd(8)} Δ ${f3(k.change.normalized)} (normalised) · rank ${k.change.rank} · pushes out ${k.change.pushedOut.join(', ') || 'nothing'} · ${v}`,
+        )
       } else out.push(`    ${k.knob.padEnd(22)} ${cur.padStart(8)}   ${k.reason ?? 'no change found'}`)
     }
   }
   for (const n of w.notes) out.push(`note: ${n}`)
-  out.push('', `injected: ${w.injected.map((r) => r.id).join(', ') || '(nothing)'} · ${w.timings.totalMs.toFixed(1)} ms (search ${w.timings.searchMs.toFixed(1)} ms, ${w.timings.evaluations} re-ranks; verify ${w.timings.verifyMs.toFixed(1)} ms)`)
+  out.push(
+    '',
+    `injected: ${w.injected.map((r) => r.id).join(', ') || '(nothing)'} · ${w.timings.totalMs.toFixed(1)} ms (search ${w.timings.searchMs.toFixed(1)} ms, ${w.timings.evaluations} re-ranks; verify ${w.timings.verifyMs.toFixed(1)} ms)`,
+  )
   return out.join('\n')
 }
 
@@ -237,9 +270,14 @@ function formatDrivers(d: TraceDrivers): string {
   const out: string[] = [`drivers of ${d.eventId}${d.identical ? '' : ' (replay differs from the log)'} · Σ score ${f3(d.total)}`]
   for (const n of d.notes) out.push(`  note: ${n}`)
   if (d.mattersMost) out.push('', `mattered most: ${d.mattersMost.id} — ${d.mattersMost.why}`)
-  out.push('', `${'#'.padStart(2)}  ${'id'.padEnd(14)} ${'score'.padStart(7)} ${'share'.padStart(6)} ${'LOO rbo'.padStart(8)} ${'loss'.padStart(7)}  replaced by`)
+  out.push(
+    '',
+    `${'#'.padStart(2)}  ${'id'.padEnd(14)} ${'score'.padStart(7)} ${'share'.padStart(6)} ${'LOO rbo'.padStart(8)} ${'loss'.padStart(7)}  replaced by`,
+  )
   for (const r of d.rows)
-    out.push(`${String(r.rank).padStart(2)}  ${r.id.padEnd(14)} ${f3(r.score).padStart(7)} ${(r.share * 100).toFixed(0).padStart(5)}% ${f3(r.loo.rbo).padStart(8)} ${f3(r.loo.scoreLoss).padStart(7)}  ${r.loo.replacement ? `${r.loo.replacement.id} (${f3(r.loo.replacement.score)})` : '—'}`)
+    out.push(
+      `${String(r.rank).padStart(2)}  ${r.id.padEnd(14)} ${f3(r.score).padStart(7)} ${(r.share * 100).toFixed(0).padStart(5)}% ${f3(r.loo.rbo).padStart(8)} ${f3(r.loo.scoreLoss).padStart(7)}  ${r.loo.replacement ? `${r.loo.replacement.id} (${f3(r.loo.replacement.score)})` : '—'}`,
+    )
   if (d.rows.length === 0) out.push('  (nothing injected)')
   return out.join('\n')
 }

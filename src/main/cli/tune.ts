@@ -22,7 +22,8 @@ const USAGE = [
 
 export const tuneCommand: Command = {
   name: 'tune',
-  summary: 'Search mode, fusion, pool, weights, half-life, floor, minSimilarity, topK and budget on train conversations; rank with baselines on held-out ones; write the recommended config',
+  summary:
+    'Search mode, fusion, pool, weights, half-life, floor, minSimilarity, topK and budget on train conversations; rank with baselines on held-out ones; write the recommended config',
   usage: USAGE,
   options: {
     db: { type: 'string' },
@@ -53,8 +54,12 @@ export const tuneCommand: Command = {
     const out = str(v.out)
     if (out && fs.existsSync(path.resolve(out)) && !v.force) throw new RecallscopeError('CONFLICT', `${path.resolve(out)} exists (--force replaces it)`)
     const space: Partial<TuneSpace> = {}
-    for (const f of (str(v.fix) ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
-      if (!(TUNE_KNOBS as readonly string[]).includes(f)) throw new RecallscopeError('BAD_INPUT', `--fix takes a comma list of ${TUNE_KNOBS.join(', ')} (got "${f}")`)
+    for (const f of (str(v.fix) ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
+      if (!(TUNE_KNOBS as readonly string[]).includes(f))
+        throw new RecallscopeError('BAD_INPUT', `--fix takes a comma list of ${TUNE_KNOBS.join(', ')} (got "${f}")`)
       space[f as (typeof TUNE_KNOBS)[number]] = false
     }
     const splitRule = str(v.split) ?? 'auto'
@@ -62,7 +67,8 @@ export const tuneCommand: Command = {
     let testFraction: number | undefined
     if (v['test-fraction'] !== undefined) {
       testFraction = Number(str(v['test-fraction']))
-      if (!(testFraction > 0 && testFraction < 1)) throw new RecallscopeError('BAD_INPUT', `--test-fraction must be between 0 and 1 (got "${str(v['test-fraction'])}")`)
+      if (!(testFraction > 0 && testFraction < 1))
+        throw new RecallscopeError('BAD_INPUT', `--test-fraction must be between 0 and 1 (got "${str(v['test-fraction'])}")`)
     }
     const maxTopK = optionalInt(ctx, 'max-topk', 1)
     if (maxTopK !== undefined) space.maxTopK = maxTopK
@@ -74,7 +80,8 @@ export const tuneCommand: Command = {
     const store = openStore({ path: db, workspacePath: str(v.workspace) })
     try {
       const cases = store.workspace.loadCases()
-      if (cases.length === 0) throw new RecallscopeError('NOT_FOUND', `No eval cases in ${store.workspace.path}: import some (recallscope import locomo …) or create them in the app`)
+      if (cases.length === 0)
+        throw new RecallscopeError('NOT_FOUND', `No eval cases in ${store.workspace.path}: import some (recallscope import locomo …) or create them in the app`)
       const embedder = evalEmbedder(store, config, str(v.embedder), { ollamaHost: str(v['ollama-host']), openaiBaseUrl: str(v['openai-base-url']) })
       let lastPct = -1
       const progress = (what: string) => (d: number, t: number) => {
@@ -117,7 +124,6 @@ export const tuneCommand: Command = {
   },
 }
 
-
 const f4 = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(4))
 
 function formatTune(r: TuneReport & { id?: string }, out: string | null): string {
@@ -129,7 +135,11 @@ function formatTune(r: TuneReport & { id?: string }, out: string | null): string
     sp.rule === 'group'
       ? `split by ${sp.by}: train ${sp.train} cases (${sp.trainGroups.join(', ')}) · held-out ${sp.test} cases (${sp.testGroups.join(', ')})`
       : `split by each case's train/test field (the cases name no conversation or session): train ${sp.train} · held-out ${sp.test}`,
-    `searched: ${Object.entries(r.searched ?? {}).map(([k, v]) => `${k} (${v})`).join('; ') || 'nothing'}`,
+    `searched: ${
+      Object.entries(r.searched ?? {})
+        .map(([k, v]) => `${k} (${v})`)
+        .join('; ') || 'nothing'
+    }`,
     `held fixed: ${r.pinned?.length ? r.pinned.join(', ') : 'nothing'}`,
     '',
     `${''.padEnd(37)}${'train'.padStart(8)} ${'held-out'.padStart(9)}   95% CI          Δ tuned−this (95% CI)`,
@@ -147,10 +157,18 @@ function formatTune(r: TuneReport & { id?: string }, out: string | null): string
   if (r.best.train !== null && r.best.test !== null && r.best.train - r.best.test > 0.05)
     lines.push('', `  note: train beats held-out by ${(r.best.train - r.best.test).toFixed(3)}: some of the gain is overfit to the train cases`)
   if (r.folds) {
-    lines.push('', `  ${r.folds.perFold.length}-fold by ${r.folds.by ?? 'case'}: tuned ${f4(r.folds.meanTuned)} vs best baseline per fold ${f4(r.folds.meanBestBaseline)}`)
-    for (const f of r.folds.perFold) lines.push(`    ${f.groups.join(', ')} (${f.cases}): tuned ${f4(f.tuned)} · ${f.bestBaseline.name} ${f4(f.bestBaseline.value)}`)
+    lines.push(
+      '',
+      `  ${r.folds.perFold.length}-fold by ${r.folds.by ?? 'case'}: tuned ${f4(r.folds.meanTuned)} vs best baseline per fold ${f4(r.folds.meanBestBaseline)}`,
+    )
+    for (const f of r.folds.perFold)
+      lines.push(`    ${f.groups.join(', ')} (${f.cases}): tuned ${f4(f.tuned)} · ${f.bestBaseline.name} ${f4(f.bestBaseline.value)}`)
   }
   lines.push('', `  ${r.recommended.message}`)
-  lines.push('', out ? `recommended config (${r.recommended.label}) written to ${out}` : `recommended config (${r.recommended.label}; --out FILE writes it):`, ...(out ? [] : [JSON.stringify(r.recommended.config, null, 2)]))
+  lines.push(
+    '',
+    out ? `recommended config (${r.recommended.label}) written to ${out}` : `recommended config (${r.recommended.label}; --out FILE writes it):`,
+    ...(out ? [] : [JSON.stringify(r.recommended.config, null, 2)]),
+  )
   return lines.join('\n')
 }

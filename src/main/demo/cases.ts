@@ -39,7 +39,11 @@ export function writeDemoCases(dbPath: string, truths: readonly DemoTruth[], now
       const agents = [...new Set(sorted.map((t) => t.agentId))]
       for (const agentId of agents)
         for (const [i, q] of OFF_TOPIC.entries()) {
-          saveCase(ws, { id: `demo:${agentId}:off-topic-${i + 1}`, name: q, query: q, scope: { agentId }, now, expectEmpty: true, tags: ['demo', 'off-topic', agentId] }, now)
+          saveCase(
+            ws,
+            { id: `demo:${agentId}:off-topic-${i + 1}`, name: q, query: q, scope: { agentId }, now, expectEmpty: true, tags: ['demo', 'off-topic', agentId] },
+            now,
+          )
           n++
         }
     }

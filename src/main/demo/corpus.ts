@@ -53,8 +53,14 @@ const CODER: AgentDef = {
         'Production deploys are now gated on the staging smoke suite for {svc}.',
       ],
       facts: ['Production deploys of {svc} are gated on the staging check.', '{svc} runs in {env} with {n} replicas.', 'Deploy windows are {day} mornings.'],
-      procedures: ['To deploy {svc}: tag the release, run the staging check, then promote to {env}.', 'Rollback: redeploy the last green tag and run migrations down.'],
-      reflections: ['The user seems to prefer small, frequent deploys of {svc} over big releases.', 'Staging failures for {svc} usually come from stale {lib} config.'],
+      procedures: [
+        'To deploy {svc}: tag the release, run the staging check, then promote to {env}.',
+        'Rollback: redeploy the last green tag and run migrations down.',
+      ],
+      reflections: [
+        'The user seems to prefer small, frequent deploys of {svc} over big releases.',
+        'Staging failures for {svc} usually come from stale {lib} config.',
+      ],
     },
     {
       name: 'migration',
@@ -72,9 +78,19 @@ const CODER: AgentDef = {
         'The tier migration backfill finished; {n} rows updated.',
         'The last migration rollback left an orphaned index on {svc}; I dropped it.',
       ],
-      facts: ['{svc} uses {lib} as its primary store.', 'Schema migrations must be backward compatible for one release.', 'The tier column defaults to working.'],
-      procedures: ['Migration apply checklist: backup, dry run on staging, apply, verify row counts.', 'Backfills run in batches of {n} rows with a pause between batches.'],
-      reflections: ['Migrations on {svc} tend to need a batched backfill; plan for it upfront.', 'The user cares more about zero downtime than migration speed.'],
+      facts: [
+        '{svc} uses {lib} as its primary store.',
+        'Schema migrations must be backward compatible for one release.',
+        'The tier column defaults to working.',
+      ],
+      procedures: [
+        'Migration apply checklist: backup, dry run on staging, apply, verify row counts.',
+        'Backfills run in batches of {n} rows with a pause between batches.',
+      ],
+      reflections: [
+        'Migrations on {svc} tend to need a batched backfill; plan for it upfront.',
+        'The user cares more about zero downtime than migration speed.',
+      ],
     },
     {
       name: 'flaky-tests',
@@ -132,7 +148,11 @@ const CONCIERGE: AgentDef = {
         'Booked a hotel in {city} near the old town for {n} euros a night.',
         'Reserved a {food} restaurant in {city} for {day} at 8 pm.',
       ],
-      facts: ['The user likes window seats on flights.', 'The user prefers hotels within walking distance of the centre.', 'The user travels to {city} for work every quarter.'],
+      facts: [
+        'The user likes window seats on flights.',
+        'The user prefers hotels within walking distance of the centre.',
+        'The user travels to {city} for work every quarter.',
+      ],
       procedures: ['When booking travel: confirm dates, compare three options, then book the refundable one.'],
       reflections: ['The user values refundable bookings over the lowest price.'],
     },
@@ -158,27 +178,31 @@ const CONCIERGE: AgentDef = {
       name: 'schedule',
       question: 'When does the user take meetings and keep focus time?',
       summary: 'Calendar and meetings: weekly planning, the {day} standup and protecting focus time.',
-      userLines: [
-        'Move my {day} standup to the afternoon.',
-        'Block two hours of focus time every morning.',
-        'What meetings do I have on {day}?',
-      ],
+      userLines: ['Move my {day} standup to the afternoon.', 'Block two hours of focus time every morning.', 'What meetings do I have on {day}?'],
       assistantLines: [
         'Moved the {day} standup to 2 pm and told the attendees.',
         'Blocked focus time from 9 to 11 every weekday.',
         'On {day} you have {n} meetings; the first is at 10.',
       ],
       facts: ['The user does not take meetings before 10 am.', 'Focus time is 9 to 11 every weekday.', 'The user has a standing 1:1 on {day}.'],
-      procedures: ['When rescheduling: check attendees\' calendars, propose two slots, then confirm.'],
+      procedures: ["When rescheduling: check attendees' calendars, propose two slots, then confirm."],
       reflections: ['The user protects mornings for deep work; afternoon slots are safer.'],
     },
     {
       name: 'gifts',
       question: "What gifts and budget suit the user's family birthdays?",
       summary: 'Birthdays and gifts: ideas for family birthdays and a budget of {n} dollars.',
-      userLines: ['My sister\'s birthday is on the {n}th, any gift ideas?', 'Keep the gift budget under {n} dollars.', 'Remind me a week before my mother\'s birthday.'],
-      assistantLines: ['Gift ideas: a cooking class, a book set, or a plant; all under {n} dollars.', 'Reminder set for a week before the birthday.', 'Ordered the book set; it arrives {day}.'],
-      facts: ['The user\'s sister likes cooking.', 'Gift budget is {n} dollars per person.'],
+      userLines: [
+        "My sister's birthday is on the {n}th, any gift ideas?",
+        'Keep the gift budget under {n} dollars.',
+        "Remind me a week before my mother's birthday.",
+      ],
+      assistantLines: [
+        'Gift ideas: a cooking class, a book set, or a plant; all under {n} dollars.',
+        'Reminder set for a week before the birthday.',
+        'Ordered the book set; it arrives {day}.',
+      ],
+      facts: ["The user's sister likes cooking.", 'Gift budget is {n} dollars per person.'],
       procedures: ['For birthdays: remind 7 days before, suggest three gifts, order after approval.'],
       reflections: ['The user prefers experiences over objects as gifts.'],
     },
@@ -192,7 +216,11 @@ const HELPDESK: AgentDef = {
       name: 'billing',
       question: 'What plan is the customer on and how are refunds handled?',
       summary: 'Billing question on the {plan} plan: a duplicate charge and a refund of {n} dollars.',
-      userLines: ['I was charged twice this month on the {plan} plan.', 'When will I get my refund of {n} dollars?', 'Can I switch from {plan} to annual billing?'],
+      userLines: [
+        'I was charged twice this month on the {plan} plan.',
+        'When will I get my refund of {n} dollars?',
+        'Can I switch from {plan} to annual billing?',
+      ],
       assistantLines: [
         'I see a duplicate charge on your {plan} invoice; I issued a refund of {n} dollars.',
         'Refunds take 5 to 10 business days to appear.',
@@ -206,7 +234,11 @@ const HELPDESK: AgentDef = {
       name: 'password',
       question: 'How do we handle locked accounts and two-factor problems?',
       summary: 'Account access: password reset, two-factor codes not arriving, locked account.',
-      userLines: ['I cannot log in, the password reset email never arrives.', 'My two-factor code is not arriving by SMS.', 'My account got locked after {n} attempts.'],
+      userLines: [
+        'I cannot log in, the password reset email never arrives.',
+        'My two-factor code is not arriving by SMS.',
+        'My account got locked after {n} attempts.',
+      ],
       assistantLines: [
         'I resent the password reset email; please check the spam folder.',
         'I switched your two-factor method to the authenticator app.',
@@ -214,7 +246,7 @@ const HELPDESK: AgentDef = {
       ],
       facts: ['Accounts lock after {n} failed login attempts.', 'The customer uses an authenticator app for two-factor.'],
       procedures: ['Locked account: verify identity with two facts, unlock, force a password reset.'],
-      reflections: ['SMS delivery problems are common for this customer\'s region.'],
+      reflections: ["SMS delivery problems are common for this customer's region."],
     },
     {
       name: 'shipping',
@@ -242,7 +274,7 @@ const HELPDESK: AgentDef = {
       ],
       facts: ['The customer integrates via webhooks into {svc}.', 'API keys overlap for {n} hours after rotation.'],
       procedures: ['Webhook signature failures: compare the secret, check the clock skew, resend a test event.'],
-      reflections: ['This customer\'s engineers prefer exact error codes over explanations.'],
+      reflections: ["This customer's engineers prefer exact error codes over explanations."],
     },
   ],
 }
@@ -277,7 +309,16 @@ export function fill(rng: () => number, tpl: string, fixed: Record<string, strin
 export const USER_OPENERS = ['', '', '', 'Hey, ', 'Also, ', 'One more thing: ', 'Quick question: ', 'Sorry to bother you again, ', 'Following up: ', 'Okay so ']
 export const USER_CLOSERS = ['', '', '', ' Thanks!', ' It is a bit urgent.', ' No rush.', ' Let me know.', ' (same as last time)', ' before {day} if possible.']
 export const ASSISTANT_OPENERS = ['', '', '', 'Done: ', 'Update: ', 'Sure. ', 'Good news: ', 'Heads up: ', 'Checked it. ', 'All right, ']
-export const ASSISTANT_CLOSERS = ['', '', '', ' Anything else?', ' I noted it for next time.', ' I will keep an eye on it.', ' Details are in the log.', ' Tell me if that is not what you meant.']
+export const ASSISTANT_CLOSERS = [
+  '',
+  '',
+  '',
+  ' Anything else?',
+  ' I noted it for next time.',
+  ' I will keep an eye on it.',
+  ' Details are in the log.',
+  ' Tell me if that is not what you meant.',
+]
 
 export function dress(rng: () => number, line: string, openers: string[], closers: string[]): string {
   const open = pick(rng, openers)
@@ -291,4 +332,3 @@ export function dress(rng: () => number, line: string, openers: string[], closer
 export function id(prefix: string, n: number): string {
   return `${prefix}-${n.toString(36).padStart(5, '0')}`
 }
-

@@ -8,7 +8,21 @@
 import { mulberry32 } from '../../shared/random'
 import { hashEmbed, HASHING_MODEL } from '../embed/hashing'
 import { addDemoEvents } from './events'
-import { ASSISTANT_CLOSERS, ASSISTANT_OPENERS, DEMO_AGENTS, DEMO_USERS, dress, fill, id, pick, SLOTS, USER_CLOSERS, USER_OPENERS, type AgentDef, type Topic } from './corpus'
+import {
+  ASSISTANT_CLOSERS,
+  ASSISTANT_OPENERS,
+  DEMO_AGENTS,
+  DEMO_USERS,
+  dress,
+  fill,
+  id,
+  pick,
+  SLOTS,
+  USER_CLOSERS,
+  USER_OPENERS,
+  type AgentDef,
+  type Topic,
+} from './corpus'
 import type { DemoContext, DemoSession, DemoTruth } from './types'
 
 export type { DemoContext } from './types'
@@ -37,11 +51,9 @@ export interface DemoOptions {
   cases?: boolean
 }
 
-
 /** All demo data ends here (fixed, so output is deterministic). 2026-10-31T18:00:00Z */
 export const DEMO_END = Date.UTC(2026, 9, 31, 18, 0, 0)
 const DAY = 86_400_000
-
 
 /** Generate the demo DB. Returns the path written and what it contains. */
 export function generateDemo(opts: DemoOptions): { path: string; memories: number; sessions: number; events: number; cases: number } {
@@ -133,7 +145,15 @@ export function generateDemo(opts: DemoOptions): { path: string; memories: numbe
           salience = 0.3 + rng() * 0.5
         }
         // Tiers: recent sessions are working memory, older ones consolidated.
-        const tier = archived ? 'archived' : ageDays < 14 ? (kind === 'episodic' ? 'working' : 'long_term') : kind === 'episodic' && rng() < 0.6 ? 'working' : 'long_term'
+        const tier = archived
+          ? 'archived'
+          : ageDays < 14
+            ? kind === 'episodic'
+              ? 'working'
+              : 'long_term'
+            : kind === 'episodic' && rng() < 0.6
+              ? 'working'
+              : 'long_term'
         const used = rng() < 0.35
         const lastUsed = used ? Math.min(DEMO_END, t + Math.floor(rng() * (DEMO_END - t))) : null
         let metadata: string | null = JSON.stringify({ topic: topic.name, channel: pair.agent.id === 'agent-helpdesk' ? 'chat' : 'app' })

@@ -50,7 +50,8 @@ function cancelled(report: BackfillReport): RecallscopeError {
 /** Embed every in-scope memory that has no usable vector of `embedder.model`. */
 export async function backfillEmbeddings(store: MemorySource, embedder: Embedder, opts: BackfillOptions = {}): Promise<BackfillReport> {
   const t0 = performance.now()
-  if (!embedder.enabled || !embedder.model) throw new RecallscopeError('BAD_INPUT', `Embedder "${embedder.name}" makes no vectors: pick one with a model (e.g. ollama:nomic-embed-text)`)
+  if (!embedder.enabled || !embedder.model)
+    throw new RecallscopeError('BAD_INPUT', `Embedder "${embedder.name}" makes no vectors: pick one with a model (e.g. ollama:nomic-embed-text)`)
   const model = embedder.model
   const batchSize = Math.max(1, Math.min(1024, Math.floor(opts.batchSize ?? 32)))
   const spec = opts.spec ?? (embedder.name === model ? model : `${embedder.name}:${model}`)
@@ -101,10 +102,14 @@ export async function backfillEmbeddings(store: MemorySource, embedder: Embedder
       } catch (e) {
         if (signal?.aborted || (e instanceof RecallscopeError && e.code === 'CANCELLED')) throw cancelled(report)
         if (e instanceof RecallscopeError)
-          throw new RecallscopeError(e.code, `${e.message} (after ${report.embedded.toLocaleString('en-US')} new vectors, which are kept)`, { ...(e.details as object), report })
+          throw new RecallscopeError(e.code, `${e.message} (after ${report.embedded.toLocaleString('en-US')} new vectors, which are kept)`, {
+            ...(e.details as object),
+            report,
+          })
         throw e
       }
-      if (vectors.length !== batch.length) throw new RecallscopeError('EMBEDDER_UNAVAILABLE', `The embedder returned ${vectors.length} vectors for ${batch.length} texts`, { report })
+      if (vectors.length !== batch.length)
+        throw new RecallscopeError('EMBEDDER_UNAVAILABLE', `The embedder returned ${vectors.length} vectors for ${batch.length} texts`, { report })
       const keep: { id: string; vector: Float32Array }[] = []
       for (let j = 0; j < batch.length; j++) {
         const v = vectors[j]

@@ -39,7 +39,13 @@ describe('embedQueryCached', () => {
     expect(srv.requests).toHaveLength(1)
     expect([...b]).toEqual([...a])
 
-    const row = ws.db.prepare('SELECT model, text, dim, vector, created_at FROM query_cache').get() as { model: string; text: string; dim: number; vector: Buffer; created_at: number }
+    const row = ws.db.prepare('SELECT model, text, dim, vector, created_at FROM query_cache').get() as {
+      model: string
+      text: string
+      dim: number
+      vector: Buffer
+      created_at: number
+    }
     expect(row).toMatchObject({ model: 'ollama:nomic-embed-text', text: 'why did the deploy fail?', dim: 8, created_at: 1_700_000_000_000 })
     const want = fakeUnitVector('why did the deploy fail?', 8)
     readBlob(row.vector).forEach((x, i) => expect(Math.abs(x - want[i])).toBeLessThan(1e-6))
@@ -70,7 +76,9 @@ describe('embedQueryCached', () => {
 
   it('a damaged cache row is replaced, never served', BOUND, async () => {
     const e = createEmbedder('ollama:nomic-embed-text', { ollamaHost: srv.url, timeoutMs: T })
-    ws.db.prepare('INSERT INTO query_cache (model, text, dim, vector, created_at) VALUES (?, ?, ?, ?, ?)').run('ollama:nomic-embed-text', 'q', 8, Buffer.from([1, 2, 3]), 0)
+    ws.db
+      .prepare('INSERT INTO query_cache (model, text, dim, vector, created_at) VALUES (?, ?, ?, ?, ?)')
+      .run('ollama:nomic-embed-text', 'q', 8, Buffer.from([1, 2, 3]), 0)
     const v = await embedQueryCached(ws, e, 'q')
     expect(srv.requests).toHaveLength(1)
     const want = fakeUnitVector('q', 8)
@@ -123,7 +131,9 @@ describe('embedQueryOrDegrade: an unavailable embedder is an answer, within the 
     srv.set({ delayMs: 3000 })
     const ac = new AbortController()
     setTimeout(() => ac.abort(), 30)
-    await expect(embedQueryOrDegrade(ws, createEmbedder('ollama:nomic-embed-text', { ollamaHost: srv.url, timeoutMs: 2000 }), 'x', { signal: ac.signal })).rejects.toMatchObject({
+    await expect(
+      embedQueryOrDegrade(ws, createEmbedder('ollama:nomic-embed-text', { ollamaHost: srv.url, timeoutMs: 2000 }), 'x', { signal: ac.signal }),
+    ).rejects.toMatchObject({
       code: 'CANCELLED',
     })
   })

@@ -36,7 +36,8 @@ export async function embedQueryCached(ws: Workspace, embedder: Embedder, text: 
 }
 
 async function lookupOrEmbed(ws: Workspace, embedder: Embedder, text: string, opts: EmbedQueryOptions): Promise<{ vector: Float32Array; cached: boolean }> {
-  if (!embedder.enabled) throw new RecallscopeError('EMBEDDER_UNAVAILABLE', `The embedder "${embedder.name}" is off: no query vector`, { errorCode: 'DISABLED' })
+  if (!embedder.enabled)
+    throw new RecallscopeError('EMBEDDER_UNAVAILABLE', `The embedder "${embedder.name}" is off: no query vector`, { errorCode: 'DISABLED' })
   const key = cacheKeyOf(embedder)
   const useCache = embedder.cacheable !== false && key !== null
   if (useCache) {
@@ -44,7 +45,8 @@ async function lookupOrEmbed(ws: Workspace, embedder: Embedder, text: string, op
     if (hit) return { vector: hit, cached: true }
   }
   const [vector] = await embedder.embed([text], { signal: opts.signal })
-  if (!vector || vector.length === 0) throw new RecallscopeError('EMBEDDER_UNAVAILABLE', `${embedder.name} returned no vector for the query`, { errorCode: 'BAD_RESPONSE' })
+  if (!vector || vector.length === 0)
+    throw new RecallscopeError('EMBEDDER_UNAVAILABLE', `${embedder.name} returned no vector for the query`, { errorCode: 'BAD_RESPONSE' })
   if (useCache) {
     try {
       ws.cacheQueryVector(key, text, vector, opts.now ?? Date.now(), opts.maxEntries ?? 20_000)
@@ -123,13 +125,13 @@ export function parseQueryVector(arg: string, opts: { cwd?: string } = {}): Floa
     throw new RecallscopeError('BAD_INPUT', `--query-vector: ${source} is not valid JSON (${(e as Error).message})`)
   }
   const arr = unwrapVector(parsed)
-  if (!Array.isArray(arr))
-    throw new RecallscopeError('BAD_INPUT', `--query-vector: ${source} must be a JSON array of numbers (or {"embedding": [...]})`)
+  if (!Array.isArray(arr)) throw new RecallscopeError('BAD_INPUT', `--query-vector: ${source} must be a JSON array of numbers (or {"embedding": [...]})`)
   if (arr.length === 0) throw new RecallscopeError('BAD_INPUT', `--query-vector: ${source} is an empty vector`)
   const v = new Float32Array(arr.length)
   for (let i = 0; i < arr.length; i++) {
     const x: unknown = arr[i]
-    if (typeof x !== 'number') throw new RecallscopeError('BAD_INPUT', `--query-vector: element ${i} is not a number (${JSON.stringify(x)?.slice(0, 40)})`, { index: i })
+    if (typeof x !== 'number')
+      throw new RecallscopeError('BAD_INPUT', `--query-vector: element ${i} is not a number (${JSON.stringify(x)?.slice(0, 40)})`, { index: i })
     v[i] = x
     if (!Number.isFinite(v[i])) throw new RecallscopeError('BAD_INPUT', `--query-vector: element ${i} (${x}) is not finite as a float32`, { index: i })
   }

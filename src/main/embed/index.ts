@@ -71,15 +71,15 @@ export const EMBEDDERS: EmbedderFactory[] = [
     usage: 'openai:MODEL',
     description: 'any OpenAI-compatible /v1/embeddings server (LM Studio, llama.cpp, vLLM, OpenAI)',
     needsModel: true,
-    create: (model, o) =>
-      new OpenAiCompatEmbedder({ model: model!, baseUrl: o.openaiBaseUrl, apiKey: o.openaiApiKey, timeoutMs: o.timeoutMs, env: o.env }),
+    create: (model, o) => new OpenAiCompatEmbedder({ model: model!, baseUrl: o.openaiBaseUrl, apiKey: o.openaiApiKey, timeoutMs: o.timeoutMs, env: o.env }),
   },
 ]
 
 /** Add an embedder kind (a plugin). A kind or alias that is already taken is a BAD_INPUT error. */
 export function registerEmbedder(f: EmbedderFactory): void {
   const names = [f.kind, ...(f.aliases ?? [])].map((n) => n.toLowerCase())
-  if (names.some((n) => !/^[a-z][a-z0-9_-]*$/.test(n))) throw new RecallscopeError('BAD_INPUT', `Embedder kind "${f.kind}" must be lower-case letters, digits, - or _`)
+  if (names.some((n) => !/^[a-z][a-z0-9_-]*$/.test(n)))
+    throw new RecallscopeError('BAD_INPUT', `Embedder kind "${f.kind}" must be lower-case letters, digits, - or _`)
   const taken = names.find((n) => findFactory(n))
   if (taken) throw new RecallscopeError('BAD_INPUT', `An embedder named "${taken}" is already registered`)
   EMBEDDERS.push({ ...f, kind: f.kind.toLowerCase() })

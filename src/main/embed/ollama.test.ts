@@ -1,14 +1,33 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { RecallscopeError } from '../../shared/result'
 import { OllamaEmbedder, resolveOllamaHost, canonicalModelName } from './ollama'
-import { closedPort, fakeLegacyVector, fakeRawVector, fakeUnitVector, LEGACY_SCALE, startFakeOllama, type FakeServer, type FakeOllamaSwitches } from '../../../test/helpers/fakeOllama'
+import {
+  closedPort,
+  fakeLegacyVector,
+  fakeRawVector,
+  fakeUnitVector,
+  LEGACY_SCALE,
+  startFakeOllama,
+  type FakeServer,
+  type FakeOllamaSwitches,
+} from '../../../test/helpers/fakeOllama'
 
 // Short deadlines keep the failure paths fast; every test is also bounded by vitest's own timeout.
 const T = 300
 const BOUND = { timeout: 5_000 }
 
 let srv: FakeServer<FakeOllamaSwitches>
-const initial = () => ({ models: [{ name: 'nomic-embed-text:latest', dim: 8, embeddingLength: true }, { name: 'all-minilm:l6-v2', dim: 6 }], fail500: null, delayMs: 0, bodyDelayMs: 0, hangUp: false, noEmbedEndpoint: false })
+const initial = () => ({
+  models: [
+    { name: 'nomic-embed-text:latest', dim: 8, embeddingLength: true },
+    { name: 'all-minilm:l6-v2', dim: 6 },
+  ],
+  fail500: null,
+  delayMs: 0,
+  bodyDelayMs: 0,
+  hangUp: false,
+  noEmbedEndpoint: false,
+})
 beforeAll(async () => {
   srv = await startFakeOllama()
 })

@@ -56,7 +56,10 @@ export interface OllamaEmbedderOptions {
  */
 export function resolveOllamaHost(raw?: string | null, env: Record<string, string | undefined> = process.env): string {
   const given = raw != null && raw.trim() !== '' ? raw : env.OLLAMA_HOST
-  let s = (given ?? '').trim().replace(/^["']+|["']+$/g, '').trim()
+  let s = (given ?? '')
+    .trim()
+    .replace(/^["']+|["']+$/g, '')
+    .trim()
   if (s === '') return OLLAMA_DEFAULT_HOST
   const bad = (why: string) =>
     new RecallscopeError('BAD_INPUT', `Bad Ollama host "${s}": ${why}. Use a form like 127.0.0.1:11434 or http://host:11434`, { host: s })
@@ -151,8 +154,7 @@ export class OllamaEmbedder implements Embedder {
   /** Map anything a request threw to a stable code and a message that says what to do. */
   describe(e: unknown, endpoint: string): Failure {
     const host = this.host
-    if (e instanceof DeadlineError)
-      return { errorCode: 'TIMEOUT', message: `Ollama at ${host} did not answer ${endpoint} within ${e.timeoutMs} ms (timeout).` }
+    if (e instanceof DeadlineError) return { errorCode: 'TIMEOUT', message: `Ollama at ${host} did not answer ${endpoint} within ${e.timeoutMs} ms (timeout).` }
     if (isResponseError(e)) {
       const status = e.status_code
       const said = String(e.error ?? e.message).trim()
@@ -170,7 +172,8 @@ export class OllamaEmbedder implements Embedder {
     const code = networkCode(e)
     if (code === 'ECONNREFUSED')
       return { errorCode: 'ECONNREFUSED', message: `Ollama is not reachable at ${host} (connection refused). Start it with \`ollama serve\`.` }
-    if (code === 'ENOTFOUND') return { errorCode: 'ENOTFOUND', message: `Ollama host not found: ${host} (DNS lookup failed). Check OLLAMA_HOST or the Ollama host setting.` }
+    if (code === 'ENOTFOUND')
+      return { errorCode: 'ENOTFOUND', message: `Ollama host not found: ${host} (DNS lookup failed). Check OLLAMA_HOST or the Ollama host setting.` }
     if (code === 'ECONNRESET') return { errorCode: 'ECONNRESET', message: `Ollama at ${host} closed the connection before answering ${endpoint}.` }
     if (code === 'ETIMEDOUT') return { errorCode: 'TIMEOUT', message: `Ollama at ${host} did not answer ${endpoint} (network timeout).` }
     if (code) return { errorCode: code, message: `Ollama at ${host} could not be reached (${code}): ${innermostMessage(e)}` }
@@ -192,8 +195,7 @@ export class OllamaEmbedder implements Embedder {
   }
 
   async embed(texts: string[], opts: { signal?: AbortSignal } = {}): Promise<Float32Array[]> {
-    if (!Array.isArray(texts) || texts.some((t) => typeof t !== 'string'))
-      throw new RecallscopeError('BAD_INPUT', 'embed() takes an array of strings')
+    if (!Array.isArray(texts) || texts.some((t) => typeof t !== 'string')) throw new RecallscopeError('BAD_INPUT', 'embed() takes an array of strings')
     if (texts.length === 0) return []
     return this.legacy ? this.embedLegacy(texts, opts.signal) : this.embedBatch(texts, opts.signal)
   }
@@ -252,7 +254,13 @@ export class OllamaEmbedder implements Embedder {
     }
     if (!Array.isArray(tags?.models)) throw this.badResponse('/api/tags', 'no "models" array')
     return tags.models.flatMap((m: unknown): ServerModel[] => {
-      const o = (m ?? {}) as { name?: unknown; model?: unknown; size?: unknown; details?: { embedding_length?: unknown; family?: unknown }; capabilities?: unknown }
+      const o = (m ?? {}) as {
+        name?: unknown
+        model?: unknown
+        size?: unknown
+        details?: { embedding_length?: unknown; family?: unknown }
+        capabilities?: unknown
+      }
       const name = typeof o.name === 'string' ? o.name : typeof o.model === 'string' ? o.model : ''
       if (!name) return []
       // Newer servers add details.embedding_length and capabilities (both omitempty).
@@ -278,15 +286,12 @@ export class OllamaEmbedder implements Embedder {
     const fail = (e: unknown) => {
       const d = e instanceof RecallscopeError ? (e.details as { errorCode?: string } | undefined) : undefined
       h.errorCode = d?.errorCode ?? (e instanceof RecallscopeError ? e.code : 'UNKNOWN')
-      h.error = e instanceof RecallscopeError && e.code === 'CANCELLED' ? 'Cancelled' : (e as Error)?.message ?? String(e)
+      h.error = e instanceof RecallscopeError && e.code === 'CANCELLED' ? 'Cancelled' : ((e as Error)?.message ?? String(e))
     }
     let list: ServerModel[]
     try {
       // /api/version is informational: its failure must not hide the /api/tags answer.
-      const [models, version] = await Promise.all([
-        this.listModels(opts),
-        this.call(opts.signal, (c) => c.version()).catch(() => null),
-      ])
+      const [models, version] = await Promise.all([this.listModels(opts), this.call(opts.signal, (c) => c.version()).catch(() => null)])
       list = models
       h.version = typeof version?.version === 'string' ? version.version : null
     } catch (e) {

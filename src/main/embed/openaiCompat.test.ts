@@ -15,7 +15,17 @@ beforeAll(async () => {
 })
 afterAll(() => srv.close())
 beforeEach(() => {
-  srv.set({ models: [{ id: MODEL, dim: 8 }], apiKey: null, fail500: null, delayMs: 0, bodyDelayMs: 0, hangUp: false, shuffle: true, noModelsEndpoint: false, anyModel: false })
+  srv.set({
+    models: [{ id: MODEL, dim: 8 }],
+    apiKey: null,
+    fail500: null,
+    delayMs: 0,
+    bodyDelayMs: 0,
+    hangUp: false,
+    shuffle: true,
+    noModelsEndpoint: false,
+    anyModel: false,
+  })
   srv.requests.length = 0
 })
 

@@ -146,7 +146,10 @@ export class OpenAiCompatEmbedder implements Embedder {
           message: `Model "${this.model}" is not available on ${base}: load or download it in the server (${e.said})`,
         }
       if (e.status === 401 || e.status === 403)
-        return { errorCode: `HTTP_${e.status}`, message: `The embeddings server at ${base} refused the API key (HTTP ${e.status}): ${e.said}. Set OPENAI_API_KEY.` }
+        return {
+          errorCode: `HTTP_${e.status}`,
+          message: `The embeddings server at ${base} refused the API key (HTTP ${e.status}): ${e.said}. Set OPENAI_API_KEY.`,
+        }
       return { errorCode: `HTTP_${e.status}`, message: `The embeddings server at ${base} answered ${endpoint} with HTTP ${e.status}: ${e.said}` }
     }
     const code = networkCode(e)
@@ -156,10 +159,12 @@ export class OpenAiCompatEmbedder implements Embedder {
         message: `No OpenAI-compatible server is reachable at ${base} (connection refused). Start it (LM Studio's server, llama-server, vLLM) or set the base URL.`,
       }
     if (code === 'ENOTFOUND') return { errorCode: 'ENOTFOUND', message: `Host not found: ${base} (DNS lookup failed).` }
-    if (code === 'ECONNRESET') return { errorCode: 'ECONNRESET', message: `The embeddings server at ${base} closed the connection before answering ${endpoint}.` }
+    if (code === 'ECONNRESET')
+      return { errorCode: 'ECONNRESET', message: `The embeddings server at ${base} closed the connection before answering ${endpoint}.` }
     if (code === 'ETIMEDOUT') return { errorCode: 'TIMEOUT', message: `The embeddings server at ${base} did not answer ${endpoint} (network timeout).` }
     if (code) return { errorCode: code, message: `The embeddings server at ${base} could not be reached (${code}): ${innermostMessage(e)}` }
-    if (e instanceof SyntaxError) return { errorCode: 'BAD_RESPONSE', message: `The embeddings server at ${base} sent an answer that is not JSON (${e.message})` }
+    if (e instanceof SyntaxError)
+      return { errorCode: 'BAD_RESPONSE', message: `The embeddings server at ${base} sent an answer that is not JSON (${e.message})` }
     return { errorCode: 'UNKNOWN', message: `The embeddings server at ${base} failed on ${endpoint}: ${innermostMessage(e)}` }
   }
 
@@ -172,8 +177,7 @@ export class OpenAiCompatEmbedder implements Embedder {
   }
 
   async embed(texts: string[], opts: { signal?: AbortSignal } = {}): Promise<Float32Array[]> {
-    if (!Array.isArray(texts) || texts.some((t) => typeof t !== 'string'))
-      throw new RecallscopeError('BAD_INPUT', 'embed() takes an array of strings')
+    if (!Array.isArray(texts) || texts.some((t) => typeof t !== 'string')) throw new RecallscopeError('BAD_INPUT', 'embed() takes an array of strings')
     const out: Float32Array[] = []
     for (let i = 0; i < texts.length; i += this.batchSize) {
       const chunk = texts.slice(i, i + this.batchSize)
@@ -214,7 +218,8 @@ export class OpenAiCompatEmbedder implements Embedder {
       throw this.unavailable(this.describe(e, '/models'))
     }
     const data = (res as { data?: unknown })?.data
-    if (!Array.isArray(data)) throw this.unavailable({ errorCode: 'BAD_RESPONSE', message: `The server at ${this.baseUrl} sent a /models answer without "data"` })
+    if (!Array.isArray(data))
+      throw this.unavailable({ errorCode: 'BAD_RESPONSE', message: `The server at ${this.baseUrl} sent a /models answer without "data"` })
     return data.flatMap((m): ServerModel[] => {
       const id = (m as { id?: unknown })?.id
       return typeof id === 'string' && id ? [{ name: id, dim: null, embedding: null, capabilities: null, family: null, sizeBytes: null }] : []
@@ -223,13 +228,24 @@ export class OpenAiCompatEmbedder implements Embedder {
 
   async health(opts: { signal?: AbortSignal; probeDim?: boolean } = {}): Promise<EmbedderHealth> {
     const t0 = performance.now()
-    const h: EmbedderHealth = { reachable: false, modelAvailable: false, dim: null, models: [], error: null, errorCode: null, host: this.baseUrl, version: null }
+    const h: EmbedderHealth = {
+      reachable: false,
+      modelAvailable: false,
+      dim: null,
+      models: [],
+      error: null,
+      errorCode: null,
+      host: this.baseUrl,
+      version: null,
+    }
     let listed = false
     try {
       const res = await this.request('GET', '/models', undefined, opts.signal)
       h.reachable = true
       const data = (res as { data?: unknown })?.data
-      h.models = Array.isArray(data) ? data.map((m) => (m as { id?: unknown } | null)?.id).filter((id): id is string => typeof id === 'string' && id !== '') : []
+      h.models = Array.isArray(data)
+        ? data.map((m) => (m as { id?: unknown } | null)?.id).filter((id): id is string => typeof id === 'string' && id !== '')
+        : []
       listed = h.models.includes(this.model)
       h.modelAvailable = listed
     } catch (e) {

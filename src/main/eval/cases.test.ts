@@ -25,10 +25,27 @@ afterAll(() => {
 describe('eval cases', () => {
   it('saves, reads back, edits and deletes a case; the agent DB is untouched', () => {
     const before = sha256File(db)
-    const c = saveCase(store.workspace, { query: 'deploy to staging', scope: { agentId: 'agent-coder' }, now: 1000, relevant: [{ id: 'm1', grade: 3 }, { id: 'm2', grade: 1 }, { id: 'm1', grade: 2 }], tags: ['smoke'] }, 5)
+    const c = saveCase(
+      store.workspace,
+      {
+        query: 'deploy to staging',
+        scope: { agentId: 'agent-coder' },
+        now: 1000,
+        relevant: [
+          { id: 'm1', grade: 3 },
+          { id: 'm2', grade: 1 },
+          { id: 'm1', grade: 2 },
+        ],
+        tags: ['smoke'],
+      },
+      5,
+    )
     expect(c.id).toMatch(/^case-/)
     expect(c.name).toBe('deploy to staging') // defaults to the query
-    expect(c.relevant).toEqual([{ id: 'm1', grade: 3 }, { id: 'm2', grade: 1 }]) // a repeated id keeps its best grade
+    expect(c.relevant).toEqual([
+      { id: 'm1', grade: 3 },
+      { id: 'm2', grade: 1 },
+    ]) // a repeated id keeps its best grade
     expect(['train', 'test']).toContain(c.split)
     const edited = saveCase(store.workspace, { ...c, name: 'renamed', relevant: [], expectEmpty: true, note: 'off-topic on purpose' }, 6)
     expect(store.workspace.getCase(c.id)).toEqual({ ...edited, name: 'renamed', expectEmpty: true, relevant: [], note: 'off-topic on purpose' })
@@ -43,12 +60,22 @@ describe('eval cases', () => {
     expect(() => saveCase(store.workspace, { query: '   ' }, 0)).toThrow(/query/)
     expect(() => saveCase(store.workspace, { query: 'q', relevant: [{ id: 'a', grade: 4 }] }, 0)).toThrow(/relevant\.0\.grade/)
     expect(() => saveCase(store.workspace, { query: 'q', relevant: [{ id: 'a', grade: 1 }], expectEmpty: true }, 0)).toThrow(/expect-empty/)
-    expect(() => saveCase(store.workspace, { query: 'q', split: 'dev' as 'train' }, 0)).toThrow(expect.objectContaining({ code: 'BAD_INPUT', message: expect.stringMatching(/split/) }))
+    expect(() => saveCase(store.workspace, { query: 'q', split: 'dev' as 'train' }, 0)).toThrow(
+      expect.objectContaining({ code: 'BAD_INPUT', message: expect.stringMatching(/split/) }),
+    )
   })
 
   it('JSONL: imports lenient lines, reports bad ones by line, and round-trips through export', () => {
     const text = [
-      JSON.stringify({ id: 'j1', query: 'refund policy', scope: { agent_id: 'agent-support' }, relevant: ['m7', { id: 'm8', grade: 2 }], tags: ['billing'], split: 'test', now: '2026-10-01T00:00:00Z' }),
+      JSON.stringify({
+        id: 'j1',
+        query: 'refund policy',
+        scope: { agent_id: 'agent-support' },
+        relevant: ['m7', { id: 'm8', grade: 2 }],
+        tags: ['billing'],
+        split: 'test',
+        now: '2026-10-01T00:00:00Z',
+      }),
       '{ not json',
       JSON.stringify({ query: 'nothing here', expect_empty: true }),
       JSON.stringify({ id: 'j3', query: 'x', relevant: [{ id: 'a', grade: 9 }] }),
@@ -59,7 +86,15 @@ describe('eval cases', () => {
     expect(r).toMatchObject({ format: 'jsonl', added: 2, updated: 0, skipped: 3 })
     expect(r.issues.map((i) => i.where)).toEqual(['line 2', 'line 4', 'line 6'])
     const j1 = store.workspace.getCase('j1')
-    expect(j1).toMatchObject({ scope: { agentId: 'agent-support' }, relevant: [{ id: 'm7', grade: 1 }, { id: 'm8', grade: 2 }], split: 'test', now: Date.parse('2026-10-01T00:00:00Z') })
+    expect(j1).toMatchObject({
+      scope: { agentId: 'agent-support' },
+      relevant: [
+        { id: 'm7', grade: 1 },
+        { id: 'm8', grade: 2 },
+      ],
+      split: 'test',
+      now: Date.parse('2026-10-01T00:00:00Z'),
+    })
     // Re-importing the same file updates instead of duplicating (ids by content for id-less lines).
     expect(importJsonl(store.workspace, text, 2)).toMatchObject({ added: 0, updated: 2 })
     const exported = exportJsonl(store.workspace)
@@ -80,7 +115,19 @@ describe('eval cases', () => {
   })
 
   it('lists with filters, paging and facets', () => {
-    for (let i = 0; i < 12; i++) saveCase(store.workspace, { id: `p-${i}`, query: `question ${i}`, relevant: i % 3 ? [{ id: `m${i}`, grade: 1 }] : [], expectEmpty: i % 3 === 0 && i % 2 === 0, tags: i < 4 ? ['early'] : [], split: i % 2 ? 'test' : 'train' }, 0)
+    for (let i = 0; i < 12; i++)
+      saveCase(
+        store.workspace,
+        {
+          id: `p-${i}`,
+          query: `question ${i}`,
+          relevant: i % 3 ? [{ id: `m${i}`, grade: 1 }] : [],
+          expectEmpty: i % 3 === 0 && i % 2 === 0,
+          tags: i < 4 ? ['early'] : [],
+          split: i % 2 ? 'test' : 'train',
+        },
+        0,
+      )
     const page = store.workspace.listCases({ search: 'question', limit: 5, offset: 5 })
     expect(page.total).toBe(12)
     // natural order: p-2 before p-10
@@ -130,7 +177,7 @@ describe.skipIf(!shared)('LoCoMo QA into an open DB', () => {
 })
 
 describe('demo eval cases', () => {
-  it('the demo ships judged cases whose relevant memories are that pair\'s knowledge on the topic, plus off-topic expect-empty ones', async () => {
+  it("the demo ships judged cases whose relevant memories are that pair's knowledge on the topic, plus off-topic expect-empty ones", async () => {
     const { generateDemo: gen } = await import('../demo/generate')
     const t3 = tmpDir()
     try {

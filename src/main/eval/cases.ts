@@ -30,7 +30,11 @@ function parseCase(raw: unknown): ReturnType<typeof evalCaseInputSchema.parse> {
 /** An id for a case saved without one: random from the UI, by content for an import (re-importing updates instead of duplicating). */
 function newId(c: { query: string; scope: object; now: number | null }, byContent: boolean): string {
   if (!byContent) return `case-${crypto.randomUUID().slice(0, 13)}`
-  return `case-${crypto.createHash('sha1').update(JSON.stringify([c.query, c.scope, c.now])).digest('hex').slice(0, 12)}`
+  return `case-${crypto
+    .createHash('sha1')
+    .update(JSON.stringify([c.query, c.scope, c.now]))
+    .digest('hex')
+    .slice(0, 12)}`
 }
 
 function dedupeRelevant(rel: { id: string; grade: number }[]): { id: string; grade: number }[] {
@@ -91,7 +95,15 @@ export function exportJsonl(ws: Workspace, f: CaseFilter = {}): { text: string; 
   return { text: lines.length ? `${lines.join('\n')}\n` : '', count: rows.length }
 }
 
-const SNAKE: Record<string, string> = { expect_empty: 'expectEmpty', agent_id: 'agentId', user_id: 'userId', session_id: 'sessionId', tenant_id: 'tenantId', current_step: 'currentStep', open_questions: 'openQuestions' }
+const SNAKE: Record<string, string> = {
+  expect_empty: 'expectEmpty',
+  agent_id: 'agentId',
+  user_id: 'userId',
+  session_id: 'sessionId',
+  tenant_id: 'tenantId',
+  current_step: 'currentStep',
+  open_questions: 'openQuestions',
+}
 
 function camelize(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(camelize)
@@ -225,7 +237,10 @@ export function importLocomoQa(store: MemorySource, text: string, at: number): C
       if (relevant.length === 0) tags.push('no-evidence')
       const ans = item.answer ?? null
       const adv = item.adversarial_answer ?? null
-      const note = [ans !== null ? `Answer: ${typeof ans === 'string' ? ans : JSON.stringify(ans)}` : null, adv !== null ? `Adversarial answer: ${typeof adv === 'string' ? adv : JSON.stringify(adv)}` : null]
+      const note = [
+        ans !== null ? `Answer: ${typeof ans === 'string' ? ans : JSON.stringify(ans)}` : null,
+        adv !== null ? `Adversarial answer: ${typeof adv === 'string' ? adv : JSON.stringify(adv)}` : null,
+      ]
         .filter(Boolean)
         .join('\n')
       const q = item.question.trim()

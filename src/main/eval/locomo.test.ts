@@ -57,7 +57,12 @@ describe.skipIf(!shared)('LoCoMo: the lexical arm agrees with an independent BM2
     // --- independent BM25 -------------------------------------------------
     const conn = new Database(db, { readonly: true })
     try {
-      const rows = conn.prepare(`SELECT rowid AS rid, id, agent_id AS agent, created_at AS at FROM memories`).all() as { rid: number; id: string; agent: string; at: number }[]
+      const rows = conn.prepare(`SELECT rowid AS rid, id, agent_id AS agent, created_at AS at FROM memories`).all() as {
+        rid: number
+        id: string
+        agent: string
+        at: number
+      }[]
       conn.exec(`CREATE VIRTUAL TABLE temp.vi USING fts5vocab(main, 'memories_fts', 'instance')`)
       const tf = new Map<number, Map<string, number>>() // doc → term → count
       const len = new Map<number, number>()
@@ -98,7 +103,10 @@ describe.skipIf(!shared)('LoCoMo: the lexical arm agrees with an independent BM2
       for (const c of cases) {
         // The engine ORs every distinct word of the question (letters and digits); each is one phrase.
         const words = [...new Set(c.query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])]
-        const phrases = words.map(stems).filter((s) => s.length === 1).map((s) => s[0])
+        const phrases = words
+          .map(stems)
+          .filter((s) => s.length === 1)
+          .map((s) => s[0])
         const scored: { r: (typeof rows)[number]; s: number }[] = []
         for (const r of rows) {
           if (r.agent !== c.scope.agentId) continue

@@ -237,6 +237,10 @@ export function intervals(perCase: readonly CaseResult[], k: number): Record<str
 }
 
 /** Recompute a stored case result's metrics at another k (runs keep their judgment snapshot). */
-export function caseMetricsAt(c: Pick<CaseResult, 'relevant' | 'expectEmpty' | 'retrieved' | 'tokens'>, k: number, budget: number): Record<string, number | null> {
+export function caseMetricsAt(
+  c: Pick<CaseResult, 'relevant' | 'expectEmpty' | 'retrieved' | 'tokens'>,
+  k: number,
+  budget: number,
+): Record<string, number | null> {
   return keyed(caseMetrics({ relevant: c.relevant, expectEmpty: c.expectEmpty }, c.retrieved, c.tokens, k, budget), k)
 }

@@ -23,7 +23,17 @@ afterAll(() => {
 })
 
 function caseResult(id: string, retrieved: string[], relevant: string[]): CaseResult {
-  return { id, name: id, retrieved, tokens: retrieved.map(() => 10), relevant: relevant.map((r) => ({ id: r, grade: 1 })), expectEmpty: false, split: 'train', tags: [], metrics: {} }
+  return {
+    id,
+    name: id,
+    retrieved,
+    tokens: retrieved.map(() => 10),
+    relevant: relevant.map((r) => ({ id: r, grade: 1 })),
+    expectEmpty: false,
+    split: 'train',
+    tags: [],
+    metrics: {},
+  }
 }
 
 function fakeRun(name: string, perCase: CaseResult[], createdAt: number): Omit<EvalRun, 'id'> {
@@ -49,8 +59,14 @@ describe('runs', () => {
     // Three cases, each with one relevant memory "r". Metric: hit@3.
     // base:  c1 [r,a,b] hit 1 · c2 [a,b,c] hit 0 · c3 [a,r,b] hit 1
     // other: c1 [a,b,c] hit 0 · c2 [r,a,b] hit 1 · c3 [a,r,b] hit 1 (same list)
-    const a = store.workspace.saveRun({ ...fakeRun('base', [caseResult('c1', ['r', 'a', 'b'], ['r']), caseResult('c2', ['a', 'b', 'c'], ['r']), caseResult('c3', ['a', 'r', 'b'], ['r'])], 1), id: 'A' })
-    const b = store.workspace.saveRun({ ...fakeRun('other', [caseResult('c1', ['a', 'b', 'c'], ['r']), caseResult('c2', ['r', 'a', 'b'], ['r']), caseResult('c3', ['a', 'r', 'b'], ['r'])], 2), id: 'B' })
+    const a = store.workspace.saveRun({
+      ...fakeRun('base', [caseResult('c1', ['r', 'a', 'b'], ['r']), caseResult('c2', ['a', 'b', 'c'], ['r']), caseResult('c3', ['a', 'r', 'b'], ['r'])], 1),
+      id: 'A',
+    })
+    const b = store.workspace.saveRun({
+      ...fakeRun('other', [caseResult('c1', ['a', 'b', 'c'], ['r']), caseResult('c2', ['r', 'a', 'b'], ['r']), caseResult('c3', ['a', 'r', 'b'], ['r'])], 2),
+      id: 'B',
+    })
     const cmp = compareRuns(store.workspace, [a.id, b.id], { metric: 'hit@3' })
     expect(cmp.metric).toBe('hit@3')
     expect(cmp.perCase.map((c) => c.values)).toEqual([
@@ -84,10 +100,27 @@ describe('runs', () => {
 
   it('an eval run is saved with its config, metrics and per-case lists; list, rename and delete', async () => {
     const cache = new GatherCache(store)
-    const r1 = await runEval(store, { preset: 'fieldguide', k: 5, now: FIXTURE_NOW, createdAt: 100, embedder: 'hashing', cache, save: { name: 'fg', source: 'test' } })
+    const r1 = await runEval(store, {
+      preset: 'fieldguide',
+      k: 5,
+      now: FIXTURE_NOW,
+      createdAt: 100,
+      embedder: 'hashing',
+      cache,
+      save: { name: 'fg', source: 'test' },
+    })
     expect(cache.size).toBe(40)
     // A scoring-only change re-scores the cached candidates: no new gather.
-    const r2 = await runEval(store, { preset: 'fieldguide', config: { floor: null, weights: { similarity: 1, recency: 0, salience: 0 } }, k: 5, now: FIXTURE_NOW, createdAt: 200, embedder: 'hashing', cache, save: { name: 'no floor', source: 'test' } })
+    const r2 = await runEval(store, {
+      preset: 'fieldguide',
+      config: { floor: null, weights: { similarity: 1, recency: 0, salience: 0 } },
+      k: 5,
+      now: FIXTURE_NOW,
+      createdAt: 200,
+      embedder: 'hashing',
+      cache,
+      save: { name: 'no floor', source: 'test' },
+    })
     expect(r2.timings.gatherMs).toBeLessThan(r1.timings.gatherMs)
     expect(r1.counts).toMatchObject({ cases: 40 })
     expect(r1.counts.expectEmpty).toBe(4)

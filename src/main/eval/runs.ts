@@ -36,7 +36,9 @@ export function compareRuns(ws: Workspace, ids: string[], opts: { metric?: strin
   const base = maps[0]
   const order = runs[0].perCase.map((c) => c.id)
   const seen = new Set(order)
-  for (let i = 1; i < runs.length; i++) for (const c of runs[i].perCase) if (!seen.has(c.id)) {
+  for (let i = 1; i < runs.length; i++)
+    for (const c of runs[i].perCase)
+      if (!seen.has(c.id)) {
         seen.add(c.id)
         order.push(c.id)
       }

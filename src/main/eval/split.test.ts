@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest'
 import { groupField, kFolds, splitCases } from './split'
 
 // 5 conversations of 10, 20, 30, 40, 50 cases (150 in all); each case also carries its own split field.
-const cases = [10, 20, 30, 40, 50].flatMap((n, g) => Array.from({ length: n }, (_, i) => ({ id: `c${g}-${i}`, scope: { agentId: `conv-${g}`, sessionId: `s-${g}-${i % 3}` }, split: i % 2 ? ('test' as const) : ('train' as const) })))
+const cases = [10, 20, 30, 40, 50].flatMap((n, g) =>
+  Array.from({ length: n }, (_, i) => ({
+    id: `c${g}-${i}`,
+    scope: { agentId: `conv-${g}`, sessionId: `s-${g}-${i % 3}` },
+    split: i % 2 ? ('test' as const) : ('train' as const),
+  })),
+)
 
 describe('honest splits', () => {
   it('groups by conversation (agentId) before session, and holds out whole conversations, ≥ 30 % of the cases', () => {

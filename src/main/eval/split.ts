@@ -46,7 +46,9 @@ function hash(s: string, seed: number): number {
 }
 
 /** The scope field cases are grouped by, or null when none has ≥ 2 distinct values over every case. */
-export function groupField(cases: readonly Pick<EvalCaseRow, 'scope'>[]): { field: (typeof GROUP_FIELDS)[number][0]; label: (typeof GROUP_FIELDS)[number][1] } | null {
+export function groupField(
+  cases: readonly Pick<EvalCaseRow, 'scope'>[],
+): { field: (typeof GROUP_FIELDS)[number][0]; label: (typeof GROUP_FIELDS)[number][1] } | null {
   for (const [field, label] of GROUP_FIELDS) {
     const vals = new Set<string>()
     let all = true
@@ -85,7 +87,8 @@ export function splitCases(cases: readonly Pick<EvalCaseRow, 'id' | 'scope' | 's
   if (!(frac > 0 && frac < 1)) throw new RecallscopeError('BAD_INPUT', `testFraction must be between 0 and 1 (got ${frac})`)
   const side = new Map<string, 'train' | 'test'>()
   const g = rule === 'case' ? null : groupField(cases)
-  if (rule === 'group' && !g) throw new RecallscopeError('BAD_INPUT', 'split by group: the cases carry no agentId / sessionId / userId / tenantId with at least two values')
+  if (rule === 'group' && !g)
+    throw new RecallscopeError('BAD_INPUT', 'split by group: the cases carry no agentId / sessionId / userId / tenantId with at least two values')
   if (!g) {
     for (const c of cases) side.set(c.id, c.split)
     const test = cases.filter((c) => c.split === 'test').length
@@ -108,14 +111,30 @@ export function splitCases(cases: readonly Pick<EvalCaseRow, 'id' | 'scope' | 's
       for (const id of gr.ids) side.set(id, 'train')
     }
   }
-  return { side, info: { rule: 'group', by: `${g.label} (scope.${g.field})`, train: cases.length - held, test: held, trainGroups: trainGroups.sort(), testGroups: testGroups.sort() } }
+  return {
+    side,
+    info: {
+      rule: 'group',
+      by: `${g.label} (scope.${g.field})`,
+      train: cases.length - held,
+      test: held,
+      trainGroups: trainGroups.sort(),
+      testGroups: testGroups.sort(),
+    },
+  }
 }
 
 /** K folds of whole groups (or of cases, when they carry no group), balanced by case count. */
-export function kFolds(cases: readonly Pick<EvalCaseRow, 'id' | 'scope'>[], k: number, seed = 1): { by: string | null; folds: { groups: string[]; ids: Set<string> }[] } {
+export function kFolds(
+  cases: readonly Pick<EvalCaseRow, 'id' | 'scope'>[],
+  k: number,
+  seed = 1,
+): { by: string | null; folds: { groups: string[]; ids: Set<string> }[] } {
   if (!Number.isInteger(k) || k < 2) throw new RecallscopeError('BAD_INPUT', `folds must be an integer ≥ 2 (got ${k})`)
   const g = groupField(cases)
-  const groups = g ? orderedGroups(cases, g.field, seed) : cases.map((c) => ({ name: c.id, ids: [c.id] })).sort((a, b) => hash(a.name, seed) - hash(b.name, seed))
+  const groups = g
+    ? orderedGroups(cases, g.field, seed)
+    : cases.map((c) => ({ name: c.id, ids: [c.id] })).sort((a, b) => hash(a.name, seed) - hash(b.name, seed))
   if (groups.length < k) throw new RecallscopeError('BAD_INPUT', `${k} folds need at least ${k} ${g ? `${g.label}s` : 'cases'} (there are ${groups.length})`)
   const folds = Array.from({ length: k }, () => ({ groups: [] as string[], ids: new Set<string>() }))
   // Largest groups first, each to the lightest fold: folds of similar size.

@@ -75,43 +75,46 @@ describe('the compiled scorer is rerank across the whole space', () => {
   it.each([
     ['no normalisation', 'none'],
     ['min-max (normalised over the whole pool, before minSimilarity gates)', 'minmax'],
-  ] as const)('random mode, pool, minSimilarity, age source and token budget (each compiled per mode × pool), %s: same injected ids', async (_name, normalize) => {
-    const base: RecallConfig = { ...getPreset('fieldguide').config, normalize, cueUse: { dense: 'utterance', lexical: 'utterance' } }
-    const cases = store.workspace.loadCases()
-    const gathered = await gatherCases(store, cases, base, { embedder: createEmbedder('hashing'), now: FIXTURE_NOW, depth: 100 })
-    const rnd = seededRandom(9)
-    const s = new Scratch()
-    const compiled = new Map<string, ReturnType<typeof compileCase>[]>()
-    let nonEmpty = 0
-    let gated = 0
-    for (let i = 0; i < 60; i++) {
-      const cfg0 = randomConfig(base, rnd)
-      const cfg = applyParams(base, {
-        weights: cfg0.weights,
-        halfLifeHours: cfg0.recency.halfLifeHours,
-        floor: cfg0.floor,
-        topK: cfg0.topK,
-        fusion: cfg0.fusion,
-        mode: (['dense', 'lexical', 'hybrid'] as const)[Math.floor(rnd() * 3)],
-        candidatePool: [5, 10, 20, 30, 50, 100][Math.floor(rnd() * 6)],
-        ageFrom: rnd() < 0.5 ? 'created' : 'last_used',
-        minSimilarity: rnd() < 0.5 ? null : rnd() * 0.5,
-        tokenBudget: rnd() < 0.5 ? null : [50, 200, 1000][Math.floor(rnd() * 3)],
-      })
-      const key = `${cfg.mode}|${cfg.candidatePool}`
-      let cs = compiled.get(key)
-      if (!cs) compiled.set(key, (cs = gathered.map((g) => compileCase(g, cfg, 10))))
-      for (const cc of cs) {
-        const want = scoreCase(cc.g, cfg)
-        expect(idsCompiled(cc, cfg, s), `${cc.g.case.id} config ${i} ${key}`).toEqual(want.ids)
-        if (want.ids.length) nonEmpty++
-        if (cfg.minSimilarity !== null || cfg.tokenBudget !== null) gated++
+  ] as const)(
+    'random mode, pool, minSimilarity, age source and token budget (each compiled per mode × pool), %s: same injected ids',
+    async (_name, normalize) => {
+      const base: RecallConfig = { ...getPreset('fieldguide').config, normalize, cueUse: { dense: 'utterance', lexical: 'utterance' } }
+      const cases = store.workspace.loadCases()
+      const gathered = await gatherCases(store, cases, base, { embedder: createEmbedder('hashing'), now: FIXTURE_NOW, depth: 100 })
+      const rnd = seededRandom(9)
+      const s = new Scratch()
+      const compiled = new Map<string, ReturnType<typeof compileCase>[]>()
+      let nonEmpty = 0
+      let gated = 0
+      for (let i = 0; i < 60; i++) {
+        const cfg0 = randomConfig(base, rnd)
+        const cfg = applyParams(base, {
+          weights: cfg0.weights,
+          halfLifeHours: cfg0.recency.halfLifeHours,
+          floor: cfg0.floor,
+          topK: cfg0.topK,
+          fusion: cfg0.fusion,
+          mode: (['dense', 'lexical', 'hybrid'] as const)[Math.floor(rnd() * 3)],
+          candidatePool: [5, 10, 20, 30, 50, 100][Math.floor(rnd() * 6)],
+          ageFrom: rnd() < 0.5 ? 'created' : 'last_used',
+          minSimilarity: rnd() < 0.5 ? null : rnd() * 0.5,
+          tokenBudget: rnd() < 0.5 ? null : [50, 200, 1000][Math.floor(rnd() * 3)],
+        })
+        const key = `${cfg.mode}|${cfg.candidatePool}`
+        let cs = compiled.get(key)
+        if (!cs) compiled.set(key, (cs = gathered.map((g) => compileCase(g, cfg, 10))))
+        for (const cc of cs) {
+          const want = scoreCase(cc.g, cfg)
+          expect(idsCompiled(cc, cfg, s), `${cc.g.case.id} config ${i} ${key}`).toEqual(want.ids)
+          if (want.ids.length) nonEmpty++
+          if (cfg.minSimilarity !== null || cfg.tokenBudget !== null) gated++
+        }
       }
-    }
-    expect(compiled.size).toBeGreaterThan(5)
-    expect(nonEmpty).toBeGreaterThan(1000)
-    expect(gated).toBeGreaterThan(1000)
-  })
+      expect(compiled.size).toBeGreaterThan(5)
+      expect(nonEmpty).toBeGreaterThan(1000)
+      expect(gated).toBeGreaterThan(1000)
+    },
+  )
 })
 
 describe('tune', () => {
@@ -187,8 +190,27 @@ describe('tune finds a planted optimum', () => {
       const p = buildDb(dir.dir, { memories: mems })
       const s = openSource({ path: p, workspacePath: `${p}.ws` })
       try {
-        for (let q = 0; q < 20; q++) saveCase(s.workspace, { id: `c${q}`, query: `note ${q}`, scope: { agentId: `a${q}` }, now: T0 + 11 * DAY, relevant: [{ id: `q${q}-m3`, grade: 1 }], split: q % 4 === 0 ? 'test' : 'train' }, 0)
-        const base: RecallConfig = { ...getPreset('fieldguide').config, floor: null, topK: 1, cueUse: { dense: 'utterance', lexical: 'utterance' }, weights: { similarity: 1, lexical: 0, recency: 0, salience: 0 }, tieBreak: 'oldest' }
+        for (let q = 0; q < 20; q++)
+          saveCase(
+            s.workspace,
+            {
+              id: `c${q}`,
+              query: `note ${q}`,
+              scope: { agentId: `a${q}` },
+              now: T0 + 11 * DAY,
+              relevant: [{ id: `q${q}-m3`, grade: 1 }],
+              split: q % 4 === 0 ? 'test' : 'train',
+            },
+            0,
+          )
+        const base: RecallConfig = {
+          ...getPreset('fieldguide').config,
+          floor: null,
+          topK: 1,
+          cueUse: { dense: 'utterance', lexical: 'utterance' },
+          weights: { similarity: 1, lexical: 0, recency: 0, salience: 0 },
+          tieBreak: 'oldest',
+        }
         const g = await gatherCases(s, s.workspace.loadCases(), base, { embedder: fixedEmbedder(), now: T0 })
         const r = await tune(g, base, { metric: 'hit@1', budget: 200, space: { topK: false, floor: false, fusion: false } })
         expect(r.base.train).toBe(0) // ties → oldest first: never the planted one

@@ -29,8 +29,30 @@
  * shrinking steps and restarts. Ties go to the config that injects fewer tokens.
  * Cancellable through an AbortSignal; progress after every slice.
  */
-import { compileJudgment, metricKey, metricsFromGrades, parseMetricKey, LOWER_IS_BETTER, METRIC_IDS, seededRandom, bootstrapMeanCI, type CaseMetrics, type CompiledJudgment, type MetricId } from '../../shared/metrics'
-import { TUNE_BUDGETS, TUNE_POOLS, type TuneBaseline, type TuneHeatmap, type TuneParams, type TuneReport, type TuneSpace, type TuneSplitInfo, type TuneTrial } from '../../shared/eval'
+import {
+  compileJudgment,
+  metricKey,
+  metricsFromGrades,
+  parseMetricKey,
+  LOWER_IS_BETTER,
+  METRIC_IDS,
+  seededRandom,
+  bootstrapMeanCI,
+  type CaseMetrics,
+  type CompiledJudgment,
+  type MetricId,
+} from '../../shared/metrics'
+import {
+  TUNE_BUDGETS,
+  TUNE_POOLS,
+  type TuneBaseline,
+  type TuneHeatmap,
+  type TuneParams,
+  type TuneReport,
+  type TuneSpace,
+  type TuneSplitInfo,
+  type TuneTrial,
+} from '../../shared/eval'
 import { RecallscopeError } from '../../shared/result'
 import { effectiveMode, estimateTokensFromLength, inPool, isOrderMode, recencyOf, rerank } from '../../shared/scoring'
 import { FEATURE_NAMES, type FeatureName, type RecallConfig } from '../../shared/types'
@@ -87,7 +109,8 @@ export function compileCase(g: GatheredCase, config: RecallConfig, k: number): C
   // Only score-ordered modes compile; the others fall back to rerank below.
   const scored = mode === 'dense' || mode === 'lexical' || mode === 'hybrid'
   const pool = scored ? g.candidates.filter((c) => inPool(c, mode, p)) : []
-  const fallback = isOrderMode(mode) || mode === 'none' || g.candidates.some((c) => c.group === 'blend' || c.excluded) || (cfg.scope.excludeIds?.length ?? 0) > 0
+  const fallback =
+    isOrderMode(mode) || mode === 'none' || g.candidates.some((c) => c.group === 'blend' || c.excluded) || (cfg.scope.excludeIds?.length ?? 0) > 0
   // rerank normalises over the whole pool (before minSimilarity): do the same for the static features.
   const norm = cfg.normalize === 'minmax'
   const mm = (vals: number[]) => {
@@ -387,7 +410,22 @@ const r4 = (x: number) => Math.round(x * 1e4) / 1e4
 
 function keyOf(p: TuneParams): string {
   const w = p.weights
-  return [w.similarity, w.lexical, w.recency, w.salience, p.halfLifeHours, p.floor ?? 'x', p.topK, p.fusion.method, p.fusion.rrfK, p.mode, p.candidatePool, p.ageFrom, p.minSimilarity ?? 'x', p.tokenBudget ?? 'x']
+  return [
+    w.similarity,
+    w.lexical,
+    w.recency,
+    w.salience,
+    p.halfLifeHours,
+    p.floor ?? 'x',
+    p.topK,
+    p.fusion.method,
+    p.fusion.rrfK,
+    p.mode,
+    p.candidatePool,
+    p.ageFrom,
+    p.minSimilarity ?? 'x',
+    p.tokenBudget ?? 'x',
+  ]
     .map((v) => (typeof v === 'number' ? r4(v) : v))
     .join('|')
 }
@@ -451,7 +489,11 @@ export async function tune(gathered: readonly GatheredCase[], base: RecallConfig
   const metricStr = opts.metric ?? 'recall@10'
   const parsed = parseMetricKey(metricStr, 10)
   if (!parsed) throw new RecallscopeError('BAD_INPUT', `Unknown metric '${metricStr}'. Metrics: ${METRIC_IDS.map((m) => metricKey(m, 10)).join(', ')}`)
-  if (LOWER_IS_BETTER.has(parsed.id)) throw new RecallscopeError('BAD_INPUT', `tune maximises its metric: ${parsed.id} is lower-is-better; pick recall@k, ndcg@k, mrr, hit@k, precision@k, abstention, budgetRecall, locomo@k, recallAny@k or recallAll@k`)
+  if (LOWER_IS_BETTER.has(parsed.id))
+    throw new RecallscopeError(
+      'BAD_INPUT',
+      `tune maximises its metric: ${parsed.id} is lower-is-better; pick recall@k, ndcg@k, mrr, hit@k, precision@k, abstention, budgetRecall, locomo@k, recallAny@k or recallAll@k`,
+    )
   const k = parsed.k ?? 10
   const metricId: MetricId = parsed.id
   const metric = metricKey(metricId, k)
@@ -478,13 +520,21 @@ export async function tune(gathered: readonly GatheredCase[], base: RecallConfig
   const sideOf = (g: GatheredCase) => opts.split?.side.get(g.case.id) ?? g.case.split
   const train = gathered.filter((g) => sideOf(g) === 'train')
   const test = gathered.filter((g) => sideOf(g) === 'test')
-  if (train.length === 0) throw new RecallscopeError('BAD_INPUT', 'No train cases: tune searches on the train split and reports the test split (mark some cases train)')
+  if (train.length === 0)
+    throw new RecallscopeError('BAD_INPUT', 'No train cases: tune searches on the train split and reports the test split (mark some cases train)')
   const splitInfo: TuneSplitInfo = opts.split?.info ?? { rule: 'case', by: null, train: train.length, test: test.length, trainGroups: [], testGroups: [] }
 
   // What the gather can serve: modes whose arms ran, pools no deeper than fetched.
-  const modes: RecallConfig['mode'][] = space.mode && SEARCH_MODES.includes(base.mode as (typeof SEARCH_MODES)[number]) ? SEARCH_MODES.filter((m) => serves(gathered, { ...base, mode: m })) : [base.mode]
+  const modes: RecallConfig['mode'][] =
+    space.mode && SEARCH_MODES.includes(base.mode as (typeof SEARCH_MODES)[number])
+      ? SEARCH_MODES.filter((m) => serves(gathered, { ...base, mode: m }))
+      : [base.mode]
   if (!modes.includes(base.mode)) modes.unshift(base.mode)
-  const pools = space.pool ? [...new Set([...TUNE_POOLS, base.candidatePool])].sort((a, b) => a - b).filter((p) => p === base.candidatePool || modes.every((m) => serves(gathered, { ...base, mode: m, candidatePool: p }))) : [base.candidatePool]
+  const pools = space.pool
+    ? [...new Set([...TUNE_POOLS, base.candidatePool])]
+        .sort((a, b) => a - b)
+        .filter((p) => p === base.candidatePool || modes.every((m) => serves(gathered, { ...base, mode: m, candidatePool: p })))
+    : [base.candidatePool]
   const budgets: (number | null)[] = space.tokenBudget ? [...new Set<number | null>([null, ...TUNE_BUDGETS, base.tokenBudget])] : [base.tokenBudget]
   const budgetsSorted = [null, ...budgets.filter((b): b is number => b !== null).sort((a, b) => a - b)]
   const anyHybridArms = modes.includes('hybrid')
@@ -542,7 +592,8 @@ export async function tune(gathered: readonly GatheredCase[], base: RecallConfig
   let lastYield = performance.now()
   const tSearch = performance.now()
 
-  const nearest = <T extends number | null>(xs: readonly T[], v: T): T => (xs.includes(v) ? v : v === null ? xs[0] : xs.reduce((a, b) => (b !== null && a !== null && Math.abs(b - v) < Math.abs(a - v) ? b : a)))
+  const nearest = <T extends number | null>(xs: readonly T[], v: T): T =>
+    xs.includes(v) ? v : v === null ? xs[0] : xs.reduce((a, b) => (b !== null && a !== null && Math.abs(b - v) < Math.abs(a - v) ? b : a))
   const clampParams = (p: TuneParams): TuneParams => ({
     weights: tidyWeights(p.weights),
     halfLifeHours: Math.min(HL_MAX, Math.max(HL_MIN, r4(p.halfLifeHours))),
@@ -552,7 +603,8 @@ export async function tune(gathered: readonly GatheredCase[], base: RecallConfig
     mode: modes.includes(p.mode ?? base.mode) ? (p.mode ?? base.mode) : base.mode,
     candidatePool: nearest(pools, p.candidatePool ?? base.candidatePool),
     ageFrom: p.ageFrom ?? base.recency.from,
-    minSimilarity: p.minSimilarity === null || p.minSimilarity === undefined ? (p.minSimilarity ?? base.minSimilarity) : r4(Math.min(1, Math.max(-1, p.minSimilarity))),
+    minSimilarity:
+      p.minSimilarity === null || p.minSimilarity === undefined ? (p.minSimilarity ?? base.minSimilarity) : r4(Math.min(1, Math.max(-1, p.minSimilarity))),
     tokenBudget: p.tokenBudget === undefined ? base.tokenBudget : p.tokenBudget === null ? null : Math.max(0, Math.round(p.tokenBudget)),
   })
 
@@ -594,7 +646,8 @@ export async function tune(gathered: readonly GatheredCase[], base: RecallConfig
       halfLifeHours: space.halfLife ? HL_MIN * Math.pow(HL_MAX / HL_MIN, Math.floor(rnd() * HL_GRID) / (HL_GRID - 1)) : base.recency.halfLifeHours,
       floor: space.floor ? (rnd() < 0.4 ? null : rnd() * FLOOR_MAX) : base.floor,
       topK: space.topK ? 1 + Math.floor(rnd() * space.maxTopK) : base.topK,
-      fusion: space.fusion && anyHybridArms ? { method: rnd() < 0.5 ? 'rrf' : 'weighted', rrfK: RRF_MIN * Math.pow(RRF_MAX / RRF_MIN, rnd()) } : { ...base.fusion },
+      fusion:
+        space.fusion && anyHybridArms ? { method: rnd() < 0.5 ? 'rrf' : 'weighted', rrfK: RRF_MIN * Math.pow(RRF_MAX / RRF_MIN, rnd()) } : { ...base.fusion },
       mode: pick(modes),
       candidatePool: pick(pools),
       ageFrom: space.ageSource ? (rnd() < 0.5 ? 'last_used' : 'created') : base.recency.from,
@@ -660,12 +713,15 @@ export async function tune(gathered: readonly GatheredCase[], base: RecallConfig
   const baselines = opts.baselines ?? []
   const servable = (b: BaselineInput) => !b.error && !b.gathered && staticKey(b.config) === sKey && serves(gathered, b.config)
   await tryParams(paramsOf(base), 'base')
-  for (const b of baselines) if (servable(b) && pools.includes(b.config.candidatePool) && modes.includes(b.config.mode)) await tryParams(paramsOf(b.config), 'baseline')
+  for (const b of baselines)
+    if (servable(b) && pools.includes(b.config.candidatePool) && modes.includes(b.config.mode)) await tryParams(paramsOf(b.config), 'baseline')
   const nRandom = Math.max(0, Math.floor((budget - trials.length) * 0.5))
   // Drawn first, scored grouped by age source and half-life: recency (Math.pow per row, most of a config's
   // cost) is then computed once per group and case (CompiledCase.rec), not once per config.
   const randoms = Array.from({ length: nRandom }, randomParams)
-  const order = randoms.map((p, i) => ({ p, i })).sort((a, b) => (a.p.ageFrom === b.p.ageFrom ? 0 : a.p.ageFrom === 'created' ? -1 : 1) || a.p.halfLifeHours - b.p.halfLifeHours || a.i - b.i)
+  const order = randoms
+    .map((p, i) => ({ p, i }))
+    .sort((a, b) => (a.p.ageFrom === b.p.ageFrom ? 0 : a.p.ageFrom === 'created' ? -1 : 1) || a.p.halfLifeHours - b.p.halfLifeHours || a.i - b.i)
   for (const { p } of order) if (!(await tryParams(p, 'random'))) break
   // Coordinate refinement with restarts from the best trials so far.
   let restart = 0
@@ -714,7 +770,20 @@ export async function tune(gathered: readonly GatheredCase[], base: RecallConfig
   // Baselines on the same held-out cases, each paired with the tuned config case by case.
   const testIds = new Set(test.map((g) => g.case.id))
   const baselineRows: TuneBaseline[] = baselines.map((b) => {
-    const row: TuneBaseline = { name: b.name, label: b.label, kind: b.kind, config: b.config, train: null, test: null, testCI: null, testTokens: null, delta: null, deltaCI: null, verdict: 'n/a', note: b.note ?? null }
+    const row: TuneBaseline = {
+      name: b.name,
+      label: b.label,
+      kind: b.kind,
+      config: b.config,
+      train: null,
+      test: null,
+      testCI: null,
+      testTokens: null,
+      delta: null,
+      deltaCI: null,
+      verdict: 'n/a',
+      note: b.note ?? null,
+    }
     if (b.error) {
       row.note = b.error
       return row
@@ -725,7 +794,11 @@ export async function tune(gathered: readonly GatheredCase[], base: RecallConfig
     }
     let perTest: Scored | null
     try {
-      if (b.gathered) perTest = full(b.gathered.filter((g) => testIds.has(g.case.id)), b.config)
+      if (b.gathered)
+        perTest = full(
+          b.gathered.filter((g) => testIds.has(g.case.id)),
+          b.config,
+        )
       else {
         perTest = full(test, b.config)
         row.train = full(train, b.config)!.metrics[metric] ?? null
@@ -762,7 +835,10 @@ export async function tune(gathered: readonly GatheredCase[], base: RecallConfig
   const ranked = [...trials].sort((a, b) => (better({ value: a.train, tokens: a.tokens }, { value: b.train, tokens: b.tokens }) ? -1 : 1)).slice(0, 10)
   const top = ranked.map((t) => ({ ...t, test: test.length ? evalSet('test', applyParams(base, t.params)).value : null }))
 
-  const heatmap = space.weights && !cancelled && (opts.heatmapSteps ?? 12) > 0 ? buildHeatmap(base, bestP, weightDims, opts.heatmapSteps ?? 12, (cfg) => evalSet('train', cfg).value) : null
+  const heatmap =
+    space.weights && !cancelled && (opts.heatmapSteps ?? 12) > 0
+      ? buildHeatmap(base, bestP, weightDims, opts.heatmapSteps ?? 12, (cfg) => evalSet('train', cfg).value)
+      : null
 
   // Curve: at most 400 points (first, last and evenly between).
   const step = Math.max(1, Math.ceil(curve.length / 400))
@@ -828,10 +904,21 @@ const ciText = (c: { lo: number; hi: number } | null) => (c ? ` (95% CI of the d
  * What to ship, said plainly: the best on the held-out cases, ties to the tuned
  * config. A baseline above the tuned config, or within noise of it, is named.
  */
-function recommend(tuned: RecallConfig, tunedTest: number | null, baselines: readonly TuneBaseline[], metric: string, nTest: number): TuneReport['recommended'] {
+function recommend(
+  tuned: RecallConfig,
+  tunedTest: number | null,
+  baselines: readonly TuneBaseline[],
+  metric: string,
+  nTest: number,
+): TuneReport['recommended'] {
   const scored = baselines.filter((b) => b.test !== null)
   if (tunedTest === null || nTest === 0)
-    return { name: 'tuned', label: 'Tuned config', config: tuned, message: 'No held-out cases: the tuned config is chosen on train alone and its score there is optimistic; nothing was compared with the baselines.' }
+    return {
+      name: 'tuned',
+      label: 'Tuned config',
+      config: tuned,
+      message: 'No held-out cases: the tuned config is chosen on train alone and its score there is optimistic; nothing was compared with the baselines.',
+    }
   const top = scored.reduce<TuneBaseline | null>((a, b) => (a === null || b.test! > a.test! ? b : a), null)
   if (top && top.test! > tunedTest + 1e-12)
     return {

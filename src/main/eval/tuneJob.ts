@@ -80,7 +80,13 @@ function depthFor(config: RecallConfig): number {
  * For each baseline the main gather cannot serve: gather `cases` under its own
  * config (cached per baseline name for k-fold reuse). Errors become n/a rows.
  */
-async function gatherBaselines(store: MemorySource, main: readonly GatheredCase[], cases: readonly EvalCaseRow[], list: BaselineInput[], opts: RunTuneOptions): Promise<BaselineInput[]> {
+async function gatherBaselines(
+  store: MemorySource,
+  main: readonly GatheredCase[],
+  cases: readonly EvalCaseRow[],
+  list: BaselineInput[],
+  opts: RunTuneOptions,
+): Promise<BaselineInput[]> {
   const out: BaselineInput[] = []
   for (const b of list) {
     if (main.every((g) => canReuse(g, b.config))) {
@@ -136,7 +142,10 @@ async function crossValidate(
   const perFold: NonNullable<TuneReport['folds']>['perFold'] = []
   for (const fold of f.folds) {
     const side = new Map<string, 'train' | 'test'>(cases.map((c) => [c.id, fold.ids.has(c.id) ? 'test' : 'train']))
-    const split: CaseSplit = { side, info: { rule: f.by ? 'group' : 'case', by: f.by, train: cases.length - fold.ids.size, test: fold.ids.size, trainGroups: [], testGroups: fold.groups } }
+    const split: CaseSplit = {
+      side,
+      info: { rule: f.by ? 'group' : 'case', by: f.by, train: cases.length - fold.ids.size, test: fold.ids.size, trainGroups: [], testGroups: fold.groups },
+    }
     const r = await tune(gathered, config, { ...common, split, baselines, heatmapSteps: 0 })
     const top = r.baselines.filter((b) => b.test !== null).sort((a, b) => b.test! - a.test!)[0]
     perFold.push({ groups: fold.groups, cases: fold.ids.size, tuned: r.best.test, bestBaseline: { name: top?.name ?? '—', value: top?.test ?? null } })

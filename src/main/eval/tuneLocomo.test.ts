@@ -40,7 +40,13 @@ describe.skipIf(!shared)('LoCoMo: tuning from the default preset never loses to 
     store = openSource({ path: db })
     const start = getPreset(DEFAULT_PRESET).config // the default preset, as a new user starts
     const t0 = performance.now()
-    report = await runTune(store, store.workspace.loadCases(), start, { embedder: createEmbedder('hashing'), now: 0, metric: 'recall@10', budget: 1000, seed: 1 })
+    report = await runTune(store, store.workspace.loadCases(), start, {
+      embedder: createEmbedder('hashing'),
+      now: 0,
+      metric: 'recall@10',
+      budget: 1000,
+      seed: 1,
+    })
     tookMs = performance.now() - t0
   }, 300_000)
   afterAll(() => {
@@ -60,21 +66,36 @@ describe.skipIf(!shared)('LoCoMo: tuning from the default preset never loses to 
     for (const g of test) expect(train.has(g)).toBe(false)
     expect(report.split.train + report.split.test).toBe(cases.length)
     expect(report.split.test).toBe(cases.filter((c) => test.has(c.scope.agentId!)).length)
-    console.log(`tune from default: ${report.trials} configs in ${(tookMs / 1000).toFixed(1)} s · split ${report.split.by}: train ${report.split.trainGroups.join(',')} / test ${report.split.testGroups.join(',')}`)
+    console.log(
+      `tune from default: ${report.trials} configs in ${(tookMs / 1000).toFixed(1)} s · split ${report.split.by}: train ${report.split.trainGroups.join(',')} / test ${report.split.testGroups.join(',')}`,
+    )
   })
 
   it('the written config scores at least the best reported baseline on the held-out conversations (within 1 point of recall@10)', async () => {
     const testConvs = new Set(report.split.testGroups)
-    const caseIds = store.workspace.loadCases().filter((c) => testConvs.has(c.scope.agentId!)).map((c) => c.id)
+    const caseIds = store.workspace
+      .loadCases()
+      .filter((c) => testConvs.has(c.scope.agentId!))
+      .map((c) => c.id)
     // What `tune --out` writes, read back as a user's agent would.
     const file = path.join(t.dir, 'tuned.json')
     fs.writeFileSync(file, JSON.stringify(report.recommended.config))
     const written = validateConfig(JSON.parse(fs.readFileSync(file, 'utf8')))
-    const evalOf = async (config: typeof written) => (await runEval(store, { config, k: 10, embedder: 'hashing', now: 0, createdAt: 0, caseIds })).metrics['recall@10']!
+    const evalOf = async (config: typeof written) =>
+      (await runEval(store, { config, k: 10, embedder: 'hashing', now: 0, createdAt: 0, caseIds })).metrics['recall@10']!
     const mine = await evalOf(written)
     // The baseline table is in the JSON, and each row is what a plain eval of its config gives on the same cases.
     const json = JSON.parse(JSON.stringify(report)) as TuneReport
-    expect(json.baselines.map((b) => b.name)).toEqual(['start', 'preset:portal-episodic', 'preset:portal-semantic', 'preset:engram', 'preset:fieldguide', 'preset:neo', 'lexical-bm25', 'dense-cosine'])
+    expect(json.baselines.map((b) => b.name)).toEqual([
+      'start',
+      'preset:portal-episodic',
+      'preset:portal-semantic',
+      'preset:engram',
+      'preset:fieldguide',
+      'preset:neo',
+      'lexical-bm25',
+      'dense-cosine',
+    ])
     let bestBaseline = -1
     for (const b of json.baselines) {
       if (b.test === null) continue
@@ -99,7 +120,9 @@ describe.skipIf(!shared)('LoCoMo: tuning from the default preset never loses to 
     // The first case the default preset injects nothing for (most of them: it scores ~0.04).
     let trace: Awaited<ReturnType<typeof runRecall>> | null = null
     for (const c of store.workspace.loadCases().slice(0, 50)) {
-      const t = await runRecall(store, { text: c.query, cue: c.cue }, caseConfig(getPreset(DEFAULT_PRESET).config, c), c.now ?? 0, { embedder: createEmbedder('hashing') })
+      const t = await runRecall(store, { text: c.query, cue: c.cue }, caseConfig(getPreset(DEFAULT_PRESET).config, c), c.now ?? 0, {
+        embedder: createEmbedder('hashing'),
+      })
       if (t.results.length === 0 && t.dropped.length > 0) {
         trace = t
         break
@@ -117,7 +140,9 @@ describe.skipIf(!shared)('LoCoMo: tuning from the default preset never loses to 
   })
 
   it('says what it searched and what it held fixed', () => {
-    expect(Object.keys(report.searched)).toEqual(expect.arrayContaining(['mode', 'pool', 'weights', 'halfLife', 'ageSource', 'floor', 'minSimilarity', 'topK', 'tokenBudget', 'fusion']))
+    expect(Object.keys(report.searched)).toEqual(
+      expect.arrayContaining(['mode', 'pool', 'weights', 'halfLife', 'ageSource', 'floor', 'minSimilarity', 'topK', 'tokenBudget', 'fusion']),
+    )
     expect(report.pinned).toEqual([])
   })
 })

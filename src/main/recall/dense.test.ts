@@ -96,7 +96,7 @@ describe('dense scan', () => {
 describe('firstInOrder', () => {
   it('equals a full sort then slice, with ties broken by the comparator', () => {
     let seed = 3
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648)
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648
     for (let t = 0; t < 300; t++) {
       const rows = Array.from({ length: Math.floor(rnd() * 200) }, (_, i) => ({ id: `r${i}`, sim: Math.round(rnd() * 20) / 20, key: Math.floor(rnd() * 10) }))
       const cmp = (a: (typeof rows)[number], b: (typeof rows)[number]) => b.sim - a.sim || a.key - b.key || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)

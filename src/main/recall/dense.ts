@@ -60,7 +60,6 @@ export function dotAll(idx: VectorIndex, q: Float64Array, out?: Float64Array, op
   return sims
 }
 
-
 export interface DenseHit {
   id: string
   /** null: no usable vector (ranked at 0 under missingVector 'zero') */
@@ -106,7 +105,7 @@ export function firstInOrder<T>(rows: T[], n: number, cmp: (a: T, b: T) => numbe
   for (const x of rows) {
     if (heap.length < n) {
       heap.push(x)
-      for (let i = heap.length - 1; i > 0; ) {
+      for (let i = heap.length - 1; i > 0;) {
         const p = (i - 1) >> 1
         if (cmp(heap[i], heap[p]) <= 0) break
         ;[heap[i], heap[p]] = [heap[p], heap[i]]

@@ -100,13 +100,21 @@ describe('engine', () => {
         .slice(0, 30)
         .map((x) => x.id)
     const all = [...bigVectors.keys()].filter((id) => Number(id.slice(1)) % 10 !== 0)
-    const scan = await runRecall(big, 'q', fg({ weights: { similarity: 1, lexical: 0, recency: 0, salience: 0 }, topK: 30 }), NOW, { embedder: fixedEmbedder() })
+    const scan = await runRecall(big, 'q', fg({ weights: { similarity: 1, lexical: 0, recency: 0, salience: 0 }, topK: 30 }), NOW, {
+      embedder: fixedEmbedder(),
+    })
     expect(scan.counts.inScopeCapped).toBe(true) // 5,400 > 5,000: scanned, then verified against the scope
     expect(scan.results.map((r) => r.id)).toEqual(expectTop(all))
     const even = all.filter((id) => Number(id.slice(1)) % 2 === 0)
-    const sel = await runRecall(big, 'q', fg({ weights: { similarity: 1, lexical: 0, recency: 0, salience: 0 }, topK: 30, scope: { tiers: ['working', 'long_term'], userId: 'even' } }), NOW, {
-      embedder: fixedEmbedder(),
-    })
+    const sel = await runRecall(
+      big,
+      'q',
+      fg({ weights: { similarity: 1, lexical: 0, recency: 0, salience: 0 }, topK: 30, scope: { tiers: ['working', 'long_term'], userId: 'even' } }),
+      NOW,
+      {
+        embedder: fixedEmbedder(),
+      },
+    )
     expect(sel.counts.inScopeCapped).toBe(false)
     expect(sel.counts.inScope).toBe(even.length)
     expect(sel.results.map((r) => r.id)).toEqual(expectTop(even))
@@ -115,7 +123,8 @@ describe('engine', () => {
 
   it('has the DESIGN.md trace shape', async () => {
     const trace = await runRecall(small, 'deploy', fg({ floor: 0.5 }), NOW, { embedder: fixedEmbedder(), preset: 'fieldguide' })
-    for (const k of ['query', 'now', 'preset', 'config', 'embedder', 'degraded', 'results', 'dropped', 'context', 'contextTokens']) expect(trace).toHaveProperty(k)
+    for (const k of ['query', 'now', 'preset', 'config', 'embedder', 'degraded', 'results', 'dropped', 'context', 'contextTokens'])
+      expect(trace).toHaveProperty(k)
     expect(trace.embedder).toEqual({ name: 'fixed', model: 'test-4', available: true })
     for (const r of trace.results) {
       expect(Object.keys(r)).toEqual(expect.arrayContaining(['id', 'rank', 'score', 'features', 'contributions', 'tokens']))

@@ -96,14 +96,25 @@ export async function prepareVector(store: MemorySource, denseText: string, opts
   if (denseText.trim() === '') return { vector: null, embedder: info, reason: 'empty query: nothing to embed', embedMs: 0 }
   const r = await embedQueryOrDegrade(store.workspace, e, denseText, { signal: opts.signal })
   if (!r.vector) info.available = false
-  return { vector: r.vector, embedder: info, reason: r.vector ? null : `embedder ${e.name}${e.model ? `:${e.model}` : ''} unavailable: ${r.reason ?? 'no vector'}`, embedMs: r.tookMs }
+  return {
+    vector: r.vector,
+    embedder: info,
+    reason: r.vector ? null : `embedder ${e.name}${e.model ? `:${e.model}` : ''} unavailable: ${r.reason ?? 'no vector'}`,
+    embedMs: r.tookMs,
+  }
 }
 
 /**
  * Run one recall. `now` is explicit (epoch ms): rows created after it are out of
  * scope and a last use after it counts as none, so a logged event replays at its own time.
  */
-export async function runRecall(store: MemorySource, query: string | RecallQuery, config: RecallConfig, now: number, opts: RecallOptions = {}): Promise<RecallTrace> {
+export async function runRecall(
+  store: MemorySource,
+  query: string | RecallQuery,
+  config: RecallConfig,
+  now: number,
+  opts: RecallOptions = {},
+): Promise<RecallTrace> {
   const t0 = performance.now()
   const cfg = config
   const q = toQuery(query)
@@ -150,11 +161,17 @@ export function runRecallSync(store: MemorySource, query: string | RecallQuery, 
   // Which stored vectors: the config's model, else the embedder's; an explicit vector takes the first model of its length.
   let model: string | null = cfg.model ?? (embedder.name === 'vector' ? null : embedder.model)
   if (cfg.model && embedder.name !== 'vector' && embedder.model && embedder.model !== cfg.model)
-    throw new RecallscopeError('BAD_INPUT', `config.model is ${cfg.model} but the embedder ${embedder.name} makes ${embedder.model} vectors; drop model or pick the matching embedder`)
+    throw new RecallscopeError(
+      'BAD_INPUT',
+      `config.model is ${cfg.model} but the embedder ${embedder.name} makes ${embedder.model} vectors; drop model or pick the matching embedder`,
+    )
   const vec = prepared.vector
   // Push-down stores (Postgres + pgvector) rank in the database: no vector index is loaded here.
   // (`opts.vectors` — eval's shared indexes — does not apply to them: nothing is loaded.)
-  const pushModels = typeof store.denseSearch === 'function' && store.capabilities().denseSearchPushdown ? store.capabilities().vectorModels.filter((m) => m.ownerType === owner) : null
+  const pushModels =
+    typeof store.denseSearch === 'function' && store.capabilities().denseSearchPushdown
+      ? store.capabilities().vectorModels.filter((m) => m.ownerType === owner)
+      : null
   if (vec && !model)
     model = pushModels
       ? (pushModels.find((m) => m.dim === vec.length)?.model ?? null)
@@ -234,7 +251,15 @@ export function runRecallSync(store: MemorySource, query: string | RecallQuery, 
     texts: { dense: prepared.vector ? (embedder.name === 'vector' ? null : texts.dense) : null, lexical: g.arms.lexical.ran ? texts.lexical : null },
     arms: g.arms,
     injectedTokens: rr.injectedTokens,
-    empty: explainEmpty({ results: rr.results, dropped: rr.dropped, candidates: g.candidates, config: cfg, mode: g.mode, inScope: g.inScopeCapped ? undefined : g.inScope, degradedReason: degraded ? (g.arms.dense.reason ?? null) : null }),
+    empty: explainEmpty({
+      results: rr.results,
+      dropped: rr.dropped,
+      candidates: g.candidates,
+      config: cfg,
+      mode: g.mode,
+      inScope: g.inScopeCapped ? undefined : g.inScope,
+      degradedReason: degraded ? (g.arms.dense.reason ?? null) : null,
+    }),
   }
 }
 
@@ -311,7 +336,9 @@ function gatherMemories({ store, texts, cfg, now, idx, push, qn, denseReason, de
   if ((idx || push) && qn) {
     arms.dense = { ran: true, fetched: 0, exhausted: true, reason: null }
     for (const { filter, group } of groups) {
-      const r = push ? pushedDense(store, push, qn, filter, depth, cfg.missingVector === 'zero') : denseArm(store, idx!, qn, filter, depth, cfg.missingVector === 'zero')
+      const r = push
+        ? pushedDense(store, push, qn, filter, depth, cfg.missingVector === 'zero')
+        : denseArm(store, idx!, qn, filter, depth, cfg.missingVector === 'zero')
       if ('method' in r) arms.dense.pushdown = r.method
       if (r.scope) scopes.set(group ?? '', r.scope)
       else bigScopes.add(group ?? '')
@@ -353,7 +380,10 @@ function gatherMemories({ store, texts, cfg, now, idx, push, qn, denseReason, de
       }
       // A big scope's pass also returns the bm25 of this group's dense hits (store lexicalPass): no second pass.
       const dense = sc ? [] : [...drafts.values()].filter((d) => d.denseRank !== null && d.group === group).map((d) => d.id)
-      const pass = sc && sc.ids.length === 0 ? null : store.lexicalPass({ text: texts.lexical, filter, limit: read, ridRange: sc ? ridRange(sc.rids) : null, alsoIds: dense, listed: sc ?? undefined })
+      const pass =
+        sc && sc.ids.length === 0
+          ? null
+          : store.lexicalPass({ text: texts.lexical, filter, limit: read, ridRange: sc ? ridRange(sc.rids) : null, alsoIds: dense, listed: sc ?? undefined })
       const hits = pass?.hits ?? []
       for (const h of hits) knownBm25.set(h.id, h.bm25)
       if (pass?.alsoKnown) {
@@ -393,7 +423,8 @@ function gatherMemories({ store, texts, cfg, now, idx, push, qn, denseReason, de
     const keywords = engramKeywords(texts.lexical)
     for (const { filter, group } of groups) {
       // seed 000 GetBySessionAsync: the session's messages in order; seed 002 keyword fallback: newest first.
-      const ids = mode === 'session' ? store.memoriesWhere(filter, { limit: depth, order: 'turn' }).map((m) => m.id) : store.keywordSearch(filter, keywords, depth)
+      const ids =
+        mode === 'session' ? store.memoriesWhere(filter, { limit: depth, order: 'turn' }).map((m) => m.id) : store.keywordSearch(filter, keywords, depth)
       ids.forEach((id, i) => {
         const d = draftOf(drafts, id, group)
         if (d) d.orderKey = i + 1
@@ -530,7 +561,15 @@ function gatherSessions({ store, texts, cfg, now, idx, push, qn, denseReason, de
   const td = performance.now()
   let denseCount = 0
   // Push-down stores: the similarity of every candidate session, computed in the database (ties then break by id).
-  const pushed = push && qn ? store.similarities!(sessions.map((s) => s.id), qn, push, 'session') : null
+  const pushed =
+    push && qn
+      ? store.similarities!(
+          sessions.map((s) => s.id),
+          qn,
+          push,
+          'session',
+        )
+      : null
   if ((idx || pushed) && qn) {
     const scored: { s: Session; row: number; sim: number | null }[] = []
     for (const s of sessions) {

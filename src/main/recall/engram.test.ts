@@ -66,7 +66,17 @@ beforeAll(() => {
   const ins = (table: string, owner: string, r: Row) =>
     db
       .prepare(`INSERT INTO ${table} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)`)
-      .run(r.id, owner, r.content, r.role ?? 'user', r.ts, r.id === 'e1' ? '{"k":1}' : null, 'h', r.emb === null ? null : typeof r.emb === 'string' ? r.emb : JSON.stringify(r.emb), r.tier ?? 'working')
+      .run(
+        r.id,
+        owner,
+        r.content,
+        r.role ?? 'user',
+        r.ts,
+        r.id === 'e1' ? '{"k":1}' : null,
+        'h',
+        r.emb === null ? null : typeof r.emb === 'string' ? r.emb : JSON.stringify(r.emb),
+        r.tier ?? 'working',
+      )
   for (const r of SESSION) ins('memories', 'sess-1', r)
   ins('memories', 'sess-2', { id: 'x1', content: 'deploy elsewhere', emb: [5, 0, 0], ts: T })
   for (const r of USER) ins('user_memories', 'u-1', r)
@@ -128,7 +138,14 @@ describe('preset engram (seed 002)', () => {
     expect(trace.dropped.find((d) => d.id === 'u2')?.gate).toBe('dedupe')
     const entries = JSON.parse(trace.context) as Record<string, unknown>[]
     expect(entries[6]).toMatchObject({ id: 'u1', sessionId: 'user:u-1', content: 'fact A', metadata: { _userMemory: true, userId: 'u-1' } })
-    expect(entries[0]).toMatchObject({ id: 'e1', sessionId: 'sess-1', role: 'user', tier: 'working', metadata: { k: 1 }, timestamp: new Date(T + 1000).toISOString() })
+    expect(entries[0]).toMatchObject({
+      id: 'e1',
+      sessionId: 'sess-1',
+      role: 'user',
+      tier: 'working',
+      metadata: { k: 1 },
+      timestamp: new Date(T + 1000).toISOString(),
+    })
     expect(entries[0].similarity as number).toBeCloseTo(1, 6)
   })
 

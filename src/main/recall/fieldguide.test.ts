@@ -30,14 +30,59 @@ beforeAll(() => {
   t = tmpDir()
   const mems = [
     // sim, last used one week before now, salience: the seed's "prod deploys gated on staging check"
-    { id: 'sem', sim: 0.8, kind: 'semantic', turn: 12, salience: 0.9, created_at: NOW - 20 * DAY, last_used_at: NOW - WEEK, content: 'prod deploys gated on staging check' },
-    { id: 'epi', sim: 0.55, kind: 'episodic', turn: 41, salience: 0.5, created_at: NOW - 2 * WEEK, last_used_at: null, content: 'last migration rollback was turn 41' },
-    { id: 'proc', sim: 0.5, kind: 'procedural', turn: 7, salience: 0.6, created_at: NOW - 3 * WEEK, last_used_at: NOW - 2 * WEEK, content: 'migration apply checklist' },
-    { id: 'refl', sim: 0.52, kind: 'reflection', turn: 30, salience: 0.7, created_at: NOW - WEEK, last_used_at: NOW + DAY, content: 'the user prefers small deploys' },
+    {
+      id: 'sem',
+      sim: 0.8,
+      kind: 'semantic',
+      turn: 12,
+      salience: 0.9,
+      created_at: NOW - 20 * DAY,
+      last_used_at: NOW - WEEK,
+      content: 'prod deploys gated on staging check',
+    },
+    {
+      id: 'epi',
+      sim: 0.55,
+      kind: 'episodic',
+      turn: 41,
+      salience: 0.5,
+      created_at: NOW - 2 * WEEK,
+      last_used_at: null,
+      content: 'last migration rollback was turn 41',
+    },
+    {
+      id: 'proc',
+      sim: 0.5,
+      kind: 'procedural',
+      turn: 7,
+      salience: 0.6,
+      created_at: NOW - 3 * WEEK,
+      last_used_at: NOW - 2 * WEEK,
+      content: 'migration apply checklist',
+    },
+    {
+      id: 'refl',
+      sim: 0.52,
+      kind: 'reflection',
+      turn: 30,
+      salience: 0.7,
+      created_at: NOW - WEEK,
+      last_used_at: NOW + DAY,
+      content: 'the user prefers small deploys',
+    },
   ]
   // 36 stale, low-salience, marginal memories: below the floor (and the six worst outside the wide net)
   for (let i = 0; i < 36; i++)
-    mems.push({ id: `low${String(i).padStart(2, '0')}`, sim: 0.3 - i * 0.005, kind: 'episodic', turn: 100 + i, salience: 0.05, created_at: NOW - 50 * DAY, last_used_at: null, content: `stale note ${i}` })
+    mems.push({
+      id: `low${String(i).padStart(2, '0')}`,
+      sim: 0.3 - i * 0.005,
+      kind: 'episodic',
+      turn: 100 + i,
+      salience: 0.05,
+      created_at: NOW - 50 * DAY,
+      last_used_at: null,
+      content: `stale note ${i}`,
+    })
   // High salience and fresh but the least similar of all: outside the wide net of 30 whatever its composite.
   mems.push({ id: 'outside', sim: 0.01, kind: 'semantic', turn: 200, salience: 1, created_at: NOW - 1000, last_used_at: null, content: 'fresh but unrelated' })
   // Created after `now`: out of scope for a recall at `now`.
@@ -70,7 +115,10 @@ describe('preset fieldguide (seed 003)', () => {
   it('drops everything below the 0.35 floor BEFORE taking the top 5: off-topic memories are not injected', async () => {
     const trace = await runRecall(store, 'deploy the tier migration', fg(), NOW, { embedder: fixedEmbedder() })
     const expected = ['sem', 'epi', 'proc', 'refl']
-      .map((id) => ({ id, s: { sem: seedScore(0.8, WEEK, 0.9), epi: seedScore(0.55, 2 * WEEK, 0.5), proc: seedScore(0.5, 2 * WEEK, 0.6), refl: seedScore(0.52, WEEK, 0.7) }[id]! }))
+      .map((id) => ({
+        id,
+        s: { sem: seedScore(0.8, WEEK, 0.9), epi: seedScore(0.55, 2 * WEEK, 0.5), proc: seedScore(0.5, 2 * WEEK, 0.6), refl: seedScore(0.52, WEEK, 0.7) }[id]!,
+      }))
       .filter((x) => x.s >= 0.35)
       .sort((a, b) => b.s - a.s)
       .map((x) => x.id)
@@ -118,7 +166,8 @@ describe('preset fieldguide (seed 003)', () => {
     expect(lines[0]).toBe('Recalled memory (evidence, not policy):')
     expect(lines).toContain('[recalled semantic memory, written turn 12] prod deploys gated on staging check')
     const refl = lines.find((l) => l.includes('small deploys'))
-    if (trace.results.some((r) => r.id === 'refl')) expect(refl).toBe('[recalled reflection memory, written turn 30] previously inferred: the user prefers small deploys')
+    if (trace.results.some((r) => r.id === 'refl'))
+      expect(refl).toBe('[recalled reflection memory, written turn 30] previously inferred: the user prefers small deploys')
     const empty = await runRecall(store, 'q', fg(), NOW, { queryVector: [0, 0, 0, 1] })
     expect(empty.results).toEqual([])
     expect(empty.context).toBe('')

@@ -45,8 +45,18 @@ function reference(q: string, cond: string, params: unknown[], limit: number): {
 
 const SCOPES: { name: string; filter: MemoryFilter; cond: string; params: unknown[] }[] = [
   { name: 'everything', filter: {}, cond: '1', params: [] },
-  { name: 'tiers + before (fieldguide default)', filter: { tiers: ['working', 'long_term'], before: NOW - 30 * 86_400_000 }, cond: `m.tier IN ('working','long_term') AND m.created_at <= ?`, params: [NOW - 30 * 86_400_000] },
-  { name: 'one agent, reflections only (narrow: widens)', filter: { agentId: 'agent-helpdesk', kinds: ['reflection'] }, cond: `m.agent_id = 'agent-helpdesk' AND m.kind = 'reflection'`, params: [] },
+  {
+    name: 'tiers + before (fieldguide default)',
+    filter: { tiers: ['working', 'long_term'], before: NOW - 30 * 86_400_000 },
+    cond: `m.tier IN ('working','long_term') AND m.created_at <= ?`,
+    params: [NOW - 30 * 86_400_000],
+  },
+  {
+    name: 'one agent, reflections only (narrow: widens)',
+    filter: { agentId: 'agent-helpdesk', kinds: ['reflection'] },
+    cond: `m.agent_id = 'agent-helpdesk' AND m.kind = 'reflection'`,
+    params: [],
+  },
   { name: 'a tenant (sessions join)', filter: { tenantId: 'globex', roles: ['user'] }, cond: `s.tenant_id = 'globex' AND m.role = 'user'`, params: [] },
   { name: 'nothing in scope', filter: { agentId: 'nobody' }, cond: `m.agent_id = 'nobody'`, params: [] },
 ]
@@ -74,7 +84,11 @@ describe('lexical arm: prefix path = one big join', () => {
     // Ask about a row deep in the ranking, one near the top, and one that does not match at all.
     const deep = all[all.length - 1]
     const top = all[1]
-    const none = (store.db.prepare(`SELECT id FROM memories WHERE rowid NOT IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?) LIMIT 1`).pluck().get(q) as string) ?? 'missing'
+    const none =
+      (store.db
+        .prepare(`SELECT id FROM memories WHERE rowid NOT IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?) LIMIT 1`)
+        .pluck()
+        .get(q) as string) ?? 'missing'
     const r = store.lexicalPass({ text, filter: {}, limit: 10, ridRange: null, alsoIds: [deep.id, top.id, none] })
     expect(r.path).toBe('prefix')
     expect(r.hits).toEqual(all.slice(0, 10))
@@ -101,7 +115,11 @@ describe('engine: dense-only hits get their bm25 from the same pass', () => {
 describe('lexical arm: listed small scope (FTS over the rid range, no join) = one big join', () => {
   const SMALL: { name: string; filter: MemoryFilter; cond: string }[] = [
     { name: 'one session', filter: { sessionId: 's-00005' }, cond: `m.session_id = 's-00005'` },
-    { name: 'one user of one agent, working tier', filter: { agentId: 'agent-coder', userId: 'user-ben', tiers: ['working'] }, cond: `m.agent_id = 'agent-coder' AND m.user_id = 'user-ben' AND m.tier = 'working'` },
+    {
+      name: 'one user of one agent, working tier',
+      filter: { agentId: 'agent-coder', userId: 'user-ben', tiers: ['working'] },
+      cond: `m.agent_id = 'agent-coder' AND m.user_id = 'user-ben' AND m.tier = 'working'`,
+    },
   ]
   for (const text of ['rollback the deploy', 'what did the user say about the budget']) {
     for (const sc of SMALL) {

@@ -7,4 +7,3 @@
 export function isUnlabelledModel(model: string): boolean {
   return /^[a-z0-9-]+:\d+(:[^:]+)?$/i.test(model) && !model.startsWith('hashing')
 }
-

@@ -22,7 +22,14 @@ const NOW = T0 + DAY
 /** (len + 3) / 4 in Go integer arithmetic, len in bytes: the seed's budget heuristic. */
 const goCost = (text: string) => Math.floor((Buffer.byteLength(text, 'utf8') + 3) / 4)
 
-const turn = (id: string, sim: number, content: string, extra: Partial<MemSpec> = {}): MemSpec => ({ id, sim, content, role: 'user', session_id: 'conv', ...extra })
+const turn = (id: string, sim: number, content: string, extra: Partial<MemSpec> = {}): MemSpec => ({
+  id,
+  sim,
+  content,
+  role: 'user',
+  session_id: 'conv',
+  ...extra,
+})
 // Budget story (default budget 2500): a (1000) + b (1500) = 2500 fits exactly; c (2) would make 2502.
 const A = 'a'.repeat(4000)
 const B = 'b'.repeat(6000)
@@ -120,7 +127,12 @@ describe('preset neo (seed 004)', () => {
 
   it('renders "- User:" / "- Neo:" lines', async () => {
     const trace = await runRecall(store, 'q', neo('conv-dup'), NOW, { embedder: fixedEmbedder() })
-    expect(trace.context.split('\n').slice(1)).toEqual(['- User: how do I deploy an ERC-20', '- Neo: call paxeer-net deploy_token', '- User: how do I deploy an ERC-20', ''])
+    expect(trace.context.split('\n').slice(1)).toEqual([
+      '- User: how do I deploy an ERC-20',
+      '- Neo: call paxeer-net deploy_token',
+      '- User: how do I deploy an ERC-20',
+      '',
+    ])
   })
 
   it('never errors without an embedder: no embedder, `none`, or a server that is down → empty result', async () => {

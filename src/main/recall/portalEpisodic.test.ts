@@ -112,7 +112,9 @@ describe('preset portal-episodic (seed 000)', () => {
     const cfg = getPreset('portal-episodic:full').config
     const trace = await runRecall(store, 'q', { ...cfg, scope: { ...cfg.scope, ...scope } }, NOW, { embedder: fixedEmbedder() })
     expect(trace.units['ep-066'].content).toBe('user: Book the hotel.\nassistant: Booked it.\nuser: Thanks.')
-    const summary = await runRecall(store, 'q', { ...getPreset('portal-episodic').config, scope: { ...cfg.scope, ...scope } }, NOW, { embedder: fixedEmbedder() })
+    const summary = await runRecall(store, 'q', { ...getPreset('portal-episodic').config, scope: { ...cfg.scope, ...scope } }, NOW, {
+      embedder: fixedEmbedder(),
+    })
     expect(trace.results.find((r) => r.id === 'ep-066')!.tokens).toBeGreaterThan(summary.results.find((r) => r.id === 'ep-066')!.tokens)
   })
 })

@@ -18,7 +18,15 @@ const NOW = T0 + 10 * DAY
 
 beforeAll(() => {
   t = tmpDir()
-  const fact = (id: string, sim: number, extra: Record<string, unknown> = {}) => ({ id, sim, kind: 'semantic', role: 'system', source: `doc-${id}`, content: `fact ${id}`, ...extra })
+  const fact = (id: string, sim: number, extra: Record<string, unknown> = {}) => ({
+    id,
+    sim,
+    kind: 'semantic',
+    role: 'system',
+    source: `doc-${id}`,
+    content: `fact ${id}`,
+    ...extra,
+  })
   const p = buildDb(t.dir, {
     sessions: [
       { id: 's1', tenant_id: 'tenant-a' },
@@ -72,7 +80,10 @@ describe('preset portal-semantic (seed 001)', () => {
   })
 
   it('bounds the injected chunks by SemanticContextMaxTokens = 2000 (ceil(len/4))', async () => {
-    const cfg = { ...withTenant(getPreset('portal-semantic').config), scope: { ...withTenant(getPreset('portal-semantic').config).scope, tiers: ['working', 'long_term', 'archived'] } }
+    const cfg = {
+      ...withTenant(getPreset('portal-semantic').config),
+      scope: { ...withTenant(getPreset('portal-semantic').config).scope, tiers: ['working', 'long_term', 'archived'] },
+    }
     const trace = await runRecall(store, 'q', cfg, NOW, { embedder: fixedEmbedder() })
     // big1 (750 tokens) + k95…k80: each "fact kNN" is 8 chars → 2 tokens; 750 + 4 × 2 = 758 ≤ 2000
     expect(trace.results[0].id).toBe('big1')

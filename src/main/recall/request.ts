@@ -55,9 +55,13 @@ export function checkRequirements(preset: string, requires: readonly string[], c
   const missing = missingRequirements(requires, config.scope)
   if (missing.length === 0) return
   const flag: Record<string, string> = { sessionId: '--session ID', agentId: '--agent ID', userId: '--user ID' }
-  throw new RecallscopeError('BAD_INPUT', `Preset ${preset} recalls within scope.${missing.join(', scope.')}: pass ${missing.map((m) => flag[m] ?? m).join(' ')} (or --set scope.${missing[0]}=…)`, {
-    missing,
-  })
+  throw new RecallscopeError(
+    'BAD_INPUT',
+    `Preset ${preset} recalls within scope.${missing.join(', scope.')}: pass ${missing.map((m) => flag[m] ?? m).join(' ')} (or --set scope.${missing[0]}=…)`,
+    {
+      missing,
+    },
+  )
 }
 
 /** `hashing` when the DB holds hashing vectors, else the first stored model via Ollama, else `none`. */

@@ -43,4 +43,3 @@ export function engramKeywords(query: string): string[] {
     .split(/\s+/)
     .filter((k) => k.length > 2)
 }
-

@@ -55,7 +55,10 @@ export function writeFileAtomic(target: string, data: string | Uint8Array, opts:
     fs.rmSync(tmp, { force: true })
     if (e instanceof RecallscopeError) throw e
     const code = (e as NodeJS.ErrnoException).code
-    throw new RecallscopeError(code === 'ENOENT' ? 'NOT_FOUND' : code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? 'FORBIDDEN' : 'BAD_INPUT', `${opts.what}: cannot write ${abs} (${code ?? 'error'})`)
+    throw new RecallscopeError(
+      code === 'ENOENT' ? 'NOT_FOUND' : code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? 'FORBIDDEN' : 'BAD_INPUT',
+      `${opts.what}: cannot write ${abs} (${code ?? 'error'})`,
+    )
   } finally {
     release()
   }

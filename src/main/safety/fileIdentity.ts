@@ -108,7 +108,11 @@ export function openDbPaths(): { path: string; role: OpenDbRole }[] {
  * side files would write, if any. `targetIsDb`: the target will itself be a SQLite DB, so
  * its `-wal`/`-journal` are written too and are checked as well.
  */
-export function findAlias(target: string, protectedDbs: { path: string; role: string }[], opts: { targetIsDb?: boolean } = {}): { path: string; role: string; via: string } | null {
+export function findAlias(
+  target: string,
+  protectedDbs: { path: string; role: string }[],
+  opts: { targetIsDb?: boolean } = {},
+): { path: string; role: string; via: string } | null {
   const targets = (opts.targetIsDb ? SQLITE_SIDE_SUFFIXES : ([''] as const)).map((s) => path.resolve(target) + s)
   for (const db of protectedDbs) {
     for (const suffix of SQLITE_SIDE_SUFFIXES) {
@@ -116,7 +120,8 @@ export function findAlias(target: string, protectedDbs: { path: string; role: st
       const fileId = fileIdOf(file)
       const fileCanon = canonicalPath(file).toLowerCase()
       for (const t of targets) {
-        if (sameFileId(fileIdOf(t), fileId) || canonicalPath(t).toLowerCase() === fileCanon) return { path: file, role: suffix ? `${db.role} ${suffix} file` : db.role, via: t }
+        if (sameFileId(fileIdOf(t), fileId) || canonicalPath(t).toLowerCase() === fileCanon)
+          return { path: file, role: suffix ? `${db.role} ${suffix} file` : db.role, via: t }
       }
     }
   }

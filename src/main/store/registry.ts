@@ -80,7 +80,6 @@ export function openSource(opts: OpenOptions): SqliteSource {
   return SqliteSource.open({ ...opts, path: abs }, LAYOUTS)
 }
 
-
 /**
  * Open any memory store by path or URL: a SQLite file, or a `postgres://` URL
  * (read-only, search pushed down). What the CLI, `serve`, the app and the
@@ -88,7 +87,14 @@ export function openSource(opts: OpenOptions): SqliteSource {
  */
 export function openStore(opts: OpenOptions): MemorySource {
   if (isPostgresUrl(opts.path))
-    return PgSource.open({ url: opts.path, workspacePath: opts.workspacePath, fallbackDir: opts.fallbackDir, nativeBinding: opts.nativeBinding, write: opts.write, countCap: opts.countCap })
+    return PgSource.open({
+      url: opts.path,
+      workspacePath: opts.workspacePath,
+      fallbackDir: opts.fallbackDir,
+      nativeBinding: opts.nativeBinding,
+      write: opts.write,
+      countCap: opts.countCap,
+    })
   return openSource(opts)
 }
 

@@ -111,7 +111,11 @@ describe('has a vector', () => {
       const id = direct.prepare('SELECT id FROM memories ORDER BY rowid LIMIT 1').pluck().get() as string
       direct.close()
       // A memory whose only vector is in the workspace (as a backfill writes it) still "has a vector".
-      s.ws.prepare(`INSERT INTO ws_embeddings (owner_type, owner_id, model, dim, vector, embedder, created_at) VALUES ('memory', 'ws-only', 'm', 2, x'0000803f00000000', 'test', 0)`).run()
+      s.ws
+        .prepare(
+          `INSERT INTO ws_embeddings (owner_type, owner_id, model, dim, vector, embedder, created_at) VALUES ('memory', 'ws-only', 'm', 2, x'0000803f00000000', 'test', 0)`,
+        )
+        .run()
       expect(s.idsWithEmbedding([id, 'ws-only', 'nope'])).toEqual(new Set([id, 'ws-only']))
     } finally {
       s.close()

@@ -51,7 +51,9 @@ describe('withoutCandidate', () => {
 describe('drivers on a hand-built DB', () => {
   it('shares sum to 1; leaving one out promotes the next best by score', async () => {
     // similarity only: score = similarity; topK 3 injects .9, .8, .7; the 4th (.6) replaces whichever leaves.
-    const store = openDb(buildDb(t.dir, { name: 'drivers.db', memories: [0.9, 0.8, 0.7, 0.6, 0.3].map((sim, i) => ({ id: `m${i}`, sim, content: `note ${i}` })) }))
+    const store = openDb(
+      buildDb(t.dir, { name: 'drivers.db', memories: [0.9, 0.8, 0.7, 0.6, 0.3].map((sim, i) => ({ id: `m${i}`, sim, content: `note ${i}` })) }),
+    )
     try {
       const cfg = validateConfig({ ...getPreset('engram').config, model: MODEL, topK: 3, scope: { tiers: ['working', 'long_term'] } })
       const trace = await runRecall(store, 'q', cfg, T0 + 86_400_000, { queryVector: QUERY })
@@ -99,7 +101,10 @@ describe('on the demo DB', () => {
     expect(d.identical).toBe(true)
     expect(d.rows.map((r) => r.id)).toEqual(ev.results.map((r) => r.id))
     expect(d.rows.map((r) => r.score)).toEqual(ev.results.map((r) => r.score))
-    expect(d.total).toBeCloseTo(ev.results.reduce((a, r) => a + r.score, 0), 12)
+    expect(d.total).toBeCloseTo(
+      ev.results.reduce((a, r) => a + r.score, 0),
+      12,
+    )
     expect(d.mattersMost).not.toBeNull()
     for (const r of d.rows) expect(r.loo.after).not.toContain(r.id)
   })

@@ -95,7 +95,11 @@ export function computeDrivers(trace: Pick<RecallTrace, 'candidates' | 'config' 
     const top = rows.find((r) => r.id === byInfluence[0])!
     const bits = [`without it the injected list keeps ${(top.loo.rbo * 100).toFixed(0)}% rank-biased overlap`]
     if (top.loo.topChanged) bits.push(`the top result becomes ${top.loo.topAfter ?? 'nothing'}`)
-    bits.push(top.loo.replacement ? `${top.loo.replacement.id} takes its slot (score ${top.loo.replacement.score.toFixed(3)} vs ${top.score.toFixed(3)})` : 'nothing takes its slot')
+    bits.push(
+      top.loo.replacement
+        ? `${top.loo.replacement.id} takes its slot (score ${top.loo.replacement.score.toFixed(3)} vs ${top.score.toFixed(3)})`
+        : 'nothing takes its slot',
+    )
     bits.push(`it carries ${(top.share * 100).toFixed(0)}% of the injected composite${byShare[0] === top.id ? ' (the largest share)' : ''}`)
     mattersMost = { id: top.id, why: bits.join('; ') }
   }

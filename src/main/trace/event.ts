@@ -29,7 +29,11 @@ function eventExtras(store: MemorySource, eventId: string): EventExtras {
 
 export function requireEvent(store: MemorySource, eventId: string): RecallEvent {
   const e = store.getEvent(eventId)
-  if (!e) throw new RecallscopeError('NOT_FOUND', store.capabilities().recallEvents ? `No recall event ${eventId}` : `This database logs no recall events (layout ${store.layout})`)
+  if (!e)
+    throw new RecallscopeError(
+      'NOT_FOUND',
+      store.capabilities().recallEvents ? `No recall event ${eventId}` : `This database logs no recall events (layout ${store.layout})`,
+    )
   return e
 }
 
@@ -52,13 +56,18 @@ function resolveEventConfig(e: RecallEvent): ResolvedConfig {
     if (partial.success) {
       const merged = recallConfigSchema.safeParse(mergeConfig(base, partial.data))
       if (merged.success) {
-        notes.push(`the logged config is partial: missing fields taken from preset ${presetName}${known ? '' : ` (logged preset ${e.preset ?? 'none'} is unknown)`}`)
+        notes.push(
+          `the logged config is partial: missing fields taken from preset ${presetName}${known ? '' : ` (logged preset ${e.preset ?? 'none'} is unknown)`}`,
+        )
         return { config: merged.data, source: 'partial', notes }
       }
     }
     const issue = describeIssues(full.error, '(config)')
     notes.push(`the logged config is not a valid RecallConfig (${issue}): replaying preset ${presetName} instead`)
-  } else notes.push(`no config was logged: replaying preset ${presetName}, scoped to the event's agent${getPreset(presetName).requires.includes('sessionId') ? ' and session' : ''}`)
+  } else
+    notes.push(
+      `no config was logged: replaying preset ${presetName}, scoped to the event's agent${getPreset(presetName).requires.includes('sessionId') ? ' and session' : ''}`,
+    )
   // A guess, and the notes say so: the event's own agent (and session when the preset needs one).
   const config = structuredClone(base)
   if (e.agentId) config.scope.agentId = e.agentId
@@ -118,7 +127,8 @@ async function prepareLoggedRun(store: MemorySource, event: RecallEvent, opts: P
     const spec = embedderSpecForModel(store, config.model, opts.embedder, owner)
     const embedder = createEmbedder(spec, opts.embedderOptions ?? {})
     // The logged model is what the dense arm searches; an embedder of another model would be refused by the engine.
-    if (config.model && embedder.model && embedder.model !== config.model) throw new RecallscopeError('INTERNAL', `embedder ${spec} does not make ${config.model} vectors`)
+    if (config.model && embedder.model && embedder.model !== config.model)
+      throw new RecallscopeError('INTERNAL', `embedder ${spec} does not make ${config.model} vectors`)
     const texts = armTexts(query.text, query.cue, config.cueUse)
     prepared = await prepareVector(store, texts.dense, { embedder })
     vectorSource = prepared.vector ? 'embedder' : 'none'
@@ -127,7 +137,11 @@ async function prepareLoggedRun(store: MemorySource, event: RecallEvent, opts: P
 }
 
 /** Run the engine for a prepared event run (optionally another config / depth). */
-function runEvent(store: MemorySource, run: Pick<EventRun, 'query' | 'config' | 'now' | 'prepared' | 'event'>, over: { config?: RecallConfig; now?: number; depth?: number } = {}): RecallTrace {
+function runEvent(
+  store: MemorySource,
+  run: Pick<EventRun, 'query' | 'config' | 'now' | 'prepared' | 'event'>,
+  over: { config?: RecallConfig; now?: number; depth?: number } = {},
+): RecallTrace {
   return runRecallSync(store, run.query, over.config ?? run.config, over.now ?? run.now, {
     preset: run.event.preset,
     prepared: run.prepared,
@@ -152,7 +166,21 @@ export function unitsOf(store: MemorySource, ids: string[], unit: 'memory' | 'se
       out.set(
         id,
         s
-          ? { id, content: s.summary ?? '', kind: null, role: null, tier: s.isArchived ? 'archived' : null, sessionId: id, userId: s.userId, agentId: s.agentId, createdAt: s.startedAt, lastUsedAt: s.endedAt, turn: null, source: null, salience: null }
+          ? {
+              id,
+              content: s.summary ?? '',
+              kind: null,
+              role: null,
+              tier: s.isArchived ? 'archived' : null,
+              sessionId: id,
+              userId: s.userId,
+              agentId: s.agentId,
+              createdAt: s.startedAt,
+              lastUsedAt: s.endedAt,
+              turn: null,
+              source: null,
+              salience: null,
+            }
           : null,
       )
     }
@@ -171,8 +199,15 @@ export function unitsOf(store: MemorySource, ids: string[], unit: 'memory' | 'se
  * logged results rendered with the logged template and today's memory text (the
  * similarity Engram prints comes from the replay).
  */
-export function eventContext(event: RecallEvent, config: RecallConfig, extras: EventExtras, replay: RecallTrace, units: Map<string, UnitInfo | null>): TraceEventDetail['context'] {
-  if (extras.context !== null) return { text: extras.context, tokens: extras.context === '' ? 0 : estimateTokens(extras.context, config.tokenEstimator), source: 'logged', note: null }
+export function eventContext(
+  event: RecallEvent,
+  config: RecallConfig,
+  extras: EventExtras,
+  replay: RecallTrace,
+  units: Map<string, UnitInfo | null>,
+): TraceEventDetail['context'] {
+  if (extras.context !== null)
+    return { text: extras.context, tokens: extras.context === '' ? 0 : estimateTokens(extras.context, config.tokenEstimator), source: 'logged', note: null }
   const zero = { similarity: 0, lexical: 0, recency: 0, salience: 0 }
   const results: TraceResult[] = event.results.map((r, i) => ({ id: r.id, rank: i + 1, score: r.score, features: zero, contributions: zero, tokens: 0 }))
   const allUnits: Record<string, UnitInfo> = { ...replay.units }
@@ -188,12 +223,25 @@ export function eventContext(event: RecallEvent, config: RecallConfig, extras: E
     }
     // Not among today's candidates (out of scope now…): render its row anyway, without a similarity.
     allUnits[r.id] = u
-    candidates.push({ id: r.id, similarity: null, lexical: 0, bm25: null, ageLastUsedMs: 0, ageCreatedMs: 0, salience: 0, denseRank: null, lexicalRank: null, recencyRank: null, textLength: u.content.length })
+    candidates.push({
+      id: r.id,
+      similarity: null,
+      lexical: 0,
+      bm25: null,
+      ageLastUsedMs: 0,
+      ageCreatedMs: 0,
+      salience: 0,
+      denseRank: null,
+      lexicalRank: null,
+      recencyRank: null,
+      textLength: u.content.length,
+    })
     have.add(r.id)
   }
   const r = renderResults(results, { candidates, units: allUnits, mode: replay.mode }, config)
   const parts = ['re-rendered from the logged results with today’s memory text (this log stores no context block)']
-  if (lost.length) parts.push(`${lost.length} logged id${lost.length === 1 ? ' is' : 's are'} no longer in the DB and not shown: ${lost.slice(0, 5).join(', ')}`)
+  if (lost.length)
+    parts.push(`${lost.length} logged id${lost.length === 1 ? ' is' : 's are'} no longer in the DB and not shown: ${lost.slice(0, 5).join(', ')}`)
   return { text: r.text, tokens: r.tokens, source: 'rerendered', note: parts.join('; ') }
 }
 

@@ -38,7 +38,8 @@ export function lookup(trace: RecallTrace): Lookup {
 }
 
 export const fmt = (x: number | null | undefined, d = 3) => (x === null || x === undefined || !Number.isFinite(x) ? '—' : x.toFixed(d))
-export const day = (ms: number | null | undefined) => (ms === null || ms === undefined || !Number.isFinite(ms) ? 'none' : new Date(ms).toISOString().slice(0, 16).replace('T', ' '))
+export const day = (ms: number | null | undefined) =>
+  ms === null || ms === undefined || !Number.isFinite(ms) ? 'none' : new Date(ms).toISOString().slice(0, 16).replace('T', ' ')
 /** Two times at a precision that shows they differ (minutes, else seconds, else milliseconds). */
 export function dayPair(a: number, b: number): [string, string] {
   const iso = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '')
@@ -74,15 +75,33 @@ export function gateOf(L: Lookup, id: string): { gate: GateName | 'pool' | 'abse
   if (d) {
     switch (d.gate) {
       case 'minSimilarity':
-        return { gate: d.gate, text: c?.similarity === null || c?.similarity === undefined ? `no vector: cannot pass minSimilarity ${fmt(cfg.minSimilarity)}` : `similarity ${fmt(c.similarity)} < minSimilarity ${fmt(cfg.minSimilarity)}` }
+        return {
+          gate: d.gate,
+          text:
+            c?.similarity === null || c?.similarity === undefined
+              ? `no vector: cannot pass minSimilarity ${fmt(cfg.minSimilarity)}`
+              : `similarity ${fmt(c.similarity)} < minSimilarity ${fmt(cfg.minSimilarity)}`,
+        }
       case 'floor':
         return { gate: d.gate, text: `score ${fmt(d.score)} < floor ${fmt(cfg.floor)}` }
       case 'topK':
-        return { gate: d.gate, text: `ranked #${d.scoreRank ?? '?'} by score (${fmt(d.score)}); topK ${cfg.topK}${cfg.gateOrder === 'topk-then-floor' ? ' (taken before the floor)' : ''}` }
+        return {
+          gate: d.gate,
+          text: `ranked #${d.scoreRank ?? '?'} by score (${fmt(d.score)}); topK ${cfg.topK}${cfg.gateOrder === 'topk-then-floor' ? ' (taken before the floor)' : ''}`,
+        }
       case 'budget':
-        return { gate: d.gate, text: `token budget ${cfg.tokenBudget}: ${t.injectedTokens ?? 0} tokens injected, its ${d.tokens} did not fit${cfg.overflow === 'stop' ? ' (stops at the first that does not fit)' : ''}` }
+        return {
+          gate: d.gate,
+          text: `token budget ${cfg.tokenBudget}: ${t.injectedTokens ?? 0} tokens injected, its ${d.tokens} did not fit${cfg.overflow === 'stop' ? ' (stops at the first that does not fit)' : ''}`,
+        }
       case 'dedupe':
-        return { gate: d.gate, text: d.group === 'blend' ? 'same content as an injected session memory (Engram blend skips it)' : 'already in the live transcript (scope.excludeIds): dropped after selection' }
+        return {
+          gate: d.gate,
+          text:
+            d.group === 'blend'
+              ? 'same content as an injected session memory (Engram blend skips it)'
+              : 'already in the live transcript (scope.excludeIds): dropped after selection',
+        }
       case 'scope':
         return { gate: d.gate, text: 'out of scope' }
     }
@@ -122,7 +141,12 @@ export function attributeScoreDelta(logged: number, s: Scored, cand: CandidateRa
   const cfg = a.config
   const head = `logged score ${fmt(logged)}, replayed ${fmt(s.score)} (Δ ${delta < 0 ? '+' : ''}${fmt(-delta)})`
   if (cfg.normalize === 'minmax')
-    return [cause('relative', `${head}; its features are min-max normalised over the pool, so a change to any candidate moves it (single inputs cannot be told apart)`)]
+    return [
+      cause(
+        'relative',
+        `${head}; its features are min-max normalised over the pool, so a change to any candidate moves it (single inputs cannot be told apart)`,
+      ),
+    ]
   const rrf = a.mode === 'hybrid' && cfg.fusion.method === 'rrf'
   const w = cfg.weights
   const m = a.memory
@@ -147,7 +171,12 @@ export function attributeScoreDelta(logged: number, s: Scored, cand: CandidateRa
     if (rrf) {
       const term = (s.fused?.dense ?? 0) + delta / w.similarity
       if (term > 0 && term <= 1 + 1e-9)
-        options.push(cause('vector-changed', `its dense-arm rank changed: the logged score implies dense rank ≈ ${impliedRank(term, cfg.fusion.rrfK)}, today ${cand?.denseRank ?? 'none'} — its vector (or a competitor's) changed since`))
+        options.push(
+          cause(
+            'vector-changed',
+            `its dense-arm rank changed: the logged score implies dense rank ≈ ${impliedRank(term, cfg.fusion.rrfK)}, today ${cand?.denseRank ?? 'none'} — its vector (or a competitor's) changed since`,
+          ),
+        )
     } else {
       const implied = s.features.similarity + delta / w.similarity
       if (plausible(implied, -1, 1))
@@ -163,11 +192,21 @@ export function attributeScoreDelta(logged: number, s: Scored, cand: CandidateRa
     if (rrf) {
       const term = (s.fused?.lexical ?? 0) + delta / w.lexical
       if (term > 0 && term <= 1 + 1e-9)
-        options.push(cause('lexical-changed', `its lexical-arm rank changed: the logged score implies lexical rank ≈ ${impliedRank(term, cfg.fusion.rrfK)}, today ${cand?.lexicalRank ?? 'none'} — its content (or a competitor's) changed since`))
+        options.push(
+          cause(
+            'lexical-changed',
+            `its lexical-arm rank changed: the logged score implies lexical rank ≈ ${impliedRank(term, cfg.fusion.rrfK)}, today ${cand?.lexicalRank ?? 'none'} — its content (or a competitor's) changed since`,
+          ),
+        )
     } else {
       const implied = s.features.lexical + delta / w.lexical
       if (plausible(implied, 0, 1))
-        options.push(cause('lexical-changed', `lexical match changed: the logged score implies ${fmt(implied)} (normalised bm25), today ${fmt(s.features.lexical)} — its content, or the best match in scope, changed since`))
+        options.push(
+          cause(
+            'lexical-changed',
+            `lexical match changed: the logged score implies ${fmt(implied)} (normalised bm25), today ${fmt(s.features.lexical)} — its content, or the best match in scope, changed since`,
+          ),
+        )
     }
   }
   if (w.recency > 0) {
@@ -185,9 +224,16 @@ export function attributeScoreDelta(logged: number, s: Scored, cand: CandidateRa
   }
   if (w.salience > 0) {
     const implied = s.features.salience + delta / w.salience
-    if (plausible(implied, 0, 1)) options.push(cause('salience-changed', `salience changed since: today ${fmt(s.features.salience)}, the logged score implies ${fmt(implied)}`))
+    if (plausible(implied, 0, 1))
+      options.push(cause('salience-changed', `salience changed since: today ${fmt(s.features.salience)}, the logged score implies ${fmt(implied)}`))
   }
-  if (options.length === 0) return [cause('unexplained', `${head}; no single input explains it: several changed (e.g. content and vector), or the config that ran differs from the one logged`)]
+  if (options.length === 0)
+    return [
+      cause(
+        'unexplained',
+        `${head}; no single input explains it: several changed (e.g. content and vector), or the config that ran differs from the one logged`,
+      ),
+    ]
   if (options.length === 1) return options
   return [cause('unexplained', `${head}; any ONE of these would explain it (the log keeps only the total):`), ...options]
 }

@@ -22,7 +22,12 @@ export type InjectCheck = (cfg: RecallConfig) => boolean
  * Build the oracle. `byNeed` are the candidates with their smallest admitting pool,
  * sorted ascending by it, so the pool `p` is always a prefix (rows with need ≤ p).
  */
-export function makeInjectCheck(byNeed: readonly { c: CandidateRaw; need: number }[], base: RecallConfig, mode: EffectiveMode, target: string): InjectCheck | null {
+export function makeInjectCheck(
+  byNeed: readonly { c: CandidateRaw; need: number }[],
+  base: RecallConfig,
+  mode: EffectiveMode,
+  target: string,
+): InjectCheck | null {
   if (byNeed.some((x) => x.c.group === 'blend')) return null
   const ti = byNeed.findIndex((x) => x.c.id === target)
   const n = byNeed.length

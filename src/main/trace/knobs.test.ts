@@ -70,10 +70,16 @@ function randomCase(r: () => number) {
   for (let i = 1; i < n; i++)
     if (r() < 0.2) {
       const a = cands[i - 1]
-      Object.assign(cands[i], { similarity: a.similarity, lexical: a.lexical, ageLastUsedMs: a.ageLastUsedMs, ageCreatedMs: a.ageCreatedMs, salience: a.salience })
+      Object.assign(cands[i], {
+        similarity: a.similarity,
+        lexical: a.lexical,
+        ageLastUsedMs: a.ageLastUsedMs,
+        ageCreatedMs: a.ageCreatedMs,
+        salience: a.salience,
+      })
     }
   const mode = MODES[Math.floor(r() * MODES.length)]
-  const pick = <T,>(xs: T[]) => xs[Math.floor(r() * xs.length)]
+  const pick = <T>(xs: T[]) => xs[Math.floor(r() * xs.length)]
   const config: RecallConfig = validateConfig({
     ...getPreset('fieldguide').config,
     candidatePool: 1 + Math.floor(r() * n),
@@ -174,11 +180,20 @@ describe('why-not at a candidate pool of 5,000 (demo DB)', () => {
 
   it('answers a dropped memory in well under the old minute, and its best change is engine-verified', async () => {
     const ev = store.eventsPage({ limit: 1000 }).rows.find((e) => e.preset === 'fieldguide' && e.query && e.agentId && e.results.length >= 3)!
-    const req = { query: ev.query!, preset: 'fieldguide', config: { candidatePool: 5000, scope: { agentId: ev.agentId } }, now: ev.at, embedder: 'hashing' as const }
+    const req = {
+      query: ev.query!,
+      preset: 'fieldguide',
+      config: { candidatePool: 5000, scope: { agentId: ev.agentId } },
+      now: ev.at,
+      embedder: 'hashing' as const,
+    }
     const first = await whyNot(store, { ...req, memoryId: ev.results[0].id, verify: 'none' })
     const injected = new Set(first.injected.map((x) => x.id))
     // memories the same recall scored and dropped: take them from a second why-not's scored candidates
-    const ids = store.memoriesWhere({ agentId: ev.agentId!, before: ev.at }, { limit: 200 }).map((m) => m.id).filter((id) => !injected.has(id))
+    const ids = store
+      .memoriesWhere({ agentId: ev.agentId!, before: ev.at }, { limit: 200 })
+      .map((m) => m.id)
+      .filter((id) => !injected.has(id))
     let timed = 0
     let searched = 0
     for (const id of ids) {

@@ -123,7 +123,6 @@ function normalizedChange(k: KnobName, from: number | null, to: number): number 
   return Math.abs(Math.log(b / a)) / Math.log(s.hi / s.lo)
 }
 
-
 /** The smallest candidatePool that puts a candidate in the pool under a mode (null: no arm of the mode ranked it). */
 export function poolNeeded(c: CandidateRaw, mode: EffectiveMode): number | null {
   const min = (...xs: (number | null | undefined)[]) => {
@@ -222,7 +221,14 @@ export function searchKnobs(inp: KnobSearchInput): KnobSearch {
     return run(cfg, k === 'candidatePool' ? upTo(v) : pool)
   }
   /** Try values nearest-first; the first that injects the target wins, then a rounder value near it if that also injects. */
-  const tryValues = (k: KnobName, values: number[], cur: number | null, dist: (v: number) => number, round?: (v: number) => number[], cap = maxEval): KnobResult => {
+  const tryValues = (
+    k: KnobName,
+    values: number[],
+    cur: number | null,
+    dist: (v: number) => number,
+    round?: (v: number) => number[],
+    cap = maxEval,
+  ): KnobResult => {
     const s = spec(k)
     // Nearest first (ties: smaller value first); each value's distance computed once, not per comparison.
     const uniq = [...new Set(values.filter((v) => Number.isFinite(v) && v !== cur))]
@@ -277,7 +283,10 @@ export function searchKnobs(inp: KnobSearchInput): KnobSearch {
         for (const x of byNeed) if (x.need <= 100_000 && (own === null || x.need >= own)) ranks.add(x.need)
       }
       res = tryValues(k, [...ranks], cur, (v) => Math.abs(Math.log(v / (cur ?? 1))), undefined, k === 'candidatePool' ? 300 : undefined)
-      if (!res.change) res.reason = all.some((c) => c.id === target) ? 'no pool size injects it (other gates or competitors keep it out)' : 'no arm ranked it within the fetched depth'
+      if (!res.change)
+        res.reason = all.some((c) => c.id === target)
+          ? 'no pool size injects it (other gates or competitors keep it out)'
+          : 'no arm ranked it within the fetched depth'
     } else if (!targetInPool) {
       res = { knob: k, current: cur, change: null, reason: 'not in the candidate pool: only candidatePool (or scope) changes reach it', evaluations: 0 }
     } else if (k.startsWith('weights.')) {
@@ -291,13 +300,17 @@ export function searchKnobs(inp: KnobSearchInput): KnobSearch {
       res = tryValues(k, values, cur, lin, roundAway(cur))
       if (!res.change) res.reason = `no ${f} weight in [${s.lo}, ${hi}] injects it`
     } else if (k === 'recency.halfLifeHours') {
-      if (config.weights.recency === 0) res = { knob: k, current: cur, change: null, reason: 'the recency weight is 0: the half-life has no effect', evaluations: 0 }
+      if (config.weights.recency === 0)
+        res = { knob: k, current: cur, change: null, reason: 'the recency weight is 0: the half-life has no effect', evaluations: 0 }
       else {
         const values = halfLifeCandidates(pool, rows, target, config)
         const logd = (v: number) => Math.abs(Math.log(v / (cur as number)))
         res = tryValues(k, values, cur, logd, (v) => {
           const up = v > (cur as number)
-          return [v >= 100 ? (up ? Math.ceil(v) : Math.floor(v)) : up ? Math.ceil(v * 10) / 10 : Math.floor(v * 10) / 10, up ? Math.ceil(v * 100) / 100 : Math.floor(v * 100) / 100]
+          return [
+            v >= 100 ? (up ? Math.ceil(v) : Math.floor(v)) : up ? Math.ceil(v * 10) / 10 : Math.floor(v * 10) / 10,
+            up ? Math.ceil(v * 100) / 100 : Math.floor(v * 100) / 100,
+          ]
         })
         if (!res.change) res.reason = `no half-life in [${s.lo}, ${s.hi}] h injects it`
       }
@@ -308,13 +321,25 @@ export function searchKnobs(inp: KnobSearchInput): KnobSearch {
         for (const r of rows.values()) vals.push(r.score, r.score - NUDGE, r.score + NUDGE)
         vals.push(Math.min(s.lo, ...vals))
         // Only lowering can let a memory in.
-        res = tryValues(k, vals.filter((v) => v < cur), cur, lin, roundAway(cur))
+        res = tryValues(
+          k,
+          vals.filter((v) => v < cur),
+          cur,
+          lin,
+          roundAway(cur),
+        )
         if (!res.change) res.reason = 'lowering the floor does not inject it'
       }
     } else if (k === 'minSimilarity') {
       const vals: number[] = [-1]
       for (const c of pool) if (c.similarity !== null) vals.push(c.similarity, c.similarity - NUDGE, c.similarity + NUDGE)
-      res = tryValues(k, vals.filter((v) => v >= -1 && v <= 1), cur, lin, roundAway(cur))
+      res = tryValues(
+        k,
+        vals.filter((v) => v >= -1 && v <= 1),
+        cur,
+        lin,
+        roundAway(cur),
+      )
       if (!res.change) res.reason = cur === null ? 'no minSimilarity gate injects it' : 'no minSimilarity in [-1, 1] injects it'
     } else if (k === 'topK') {
       const vals: number[] = []
@@ -338,7 +363,12 @@ export function searchKnobs(inp: KnobSearchInput): KnobSearch {
           }
           // skip overflow: a smaller earlier row may be skipped instead; also try the target's own size on top of the current budget
           vals.push(cur + open.results[at].tokens)
-          res = tryValues(k, vals.filter((v) => v > cur), cur, lin)
+          res = tryValues(
+            k,
+            vals.filter((v) => v > cur),
+            cur,
+            lin,
+          )
           if (!res.change) res.reason = 'no larger budget injects it'
         }
       }
@@ -428,10 +458,9 @@ function halfLifeCandidates(pool: readonly CandidateRaw[], rows: Map<string, Row
           const m = (a + b) / 2
           const ym = g(Math.exp(m))
           if (Math.sign(ym) === Math.sign(ya)) {
-      a = m
-      ya = ym
-    }
-          else b = m
+            a = m
+            ya = ym
+          } else b = m
         }
         out.push(Math.exp(a), Math.exp(b))
       }
@@ -442,10 +471,17 @@ function halfLifeCandidates(pool: readonly CandidateRaw[], rows: Map<string, Row
   for (const id of rows.keys()) {
     const fo = fn(id)
     const foGrid = gridH.map(fo)
-    if (id !== target) roots((h) => ft(h) - fo(h), (i) => ftGrid[i] - foGrid[i])
+    if (id !== target)
+      roots(
+        (h) => ft(h) - fo(h),
+        (i) => ftGrid[i] - foGrid[i],
+      )
     if (config.floor !== null) {
       const floor = config.floor
-      roots((h) => fo(h) - floor, (i) => foGrid[i] - floor)
+      roots(
+        (h) => fo(h) - floor,
+        (i) => foGrid[i] - floor,
+      )
     }
   }
   const withNudge: number[] = []

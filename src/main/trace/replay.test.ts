@@ -129,7 +129,9 @@ describe('replay of the demo log', () => {
       }
       expect(compared).toBeGreaterThan(100)
       ms.sort((a, b) => a - b)
-      console.log(`replay: ${events.length} events, median ${ms[ms.length >> 1].toFixed(1)} ms, p95 ${ms[Math.floor(ms.length * 0.95)].toFixed(1)} ms, max ${ms[ms.length - 1].toFixed(1)} ms`)
+      console.log(
+        `replay: ${events.length} events, median ${ms[ms.length >> 1].toFixed(1)} ms, p95 ${ms[Math.floor(ms.length * 0.95)].toFixed(1)} ms, max ${ms[ms.length - 1].toFixed(1)} ms`,
+      )
     } finally {
       store.close()
     }
@@ -155,8 +157,20 @@ describe('replay after the DB changed', () => {
     store1.close()
     expect(logged.results.some((r) => r.id === target)).toBe(true)
     const ev: RecallEvent = { ...src, id: 'ev-agent-1', results: logged.results.map((r) => ({ id: r.id, score: r.score })) }
-    w.prepare(`INSERT INTO recall_events (id, at, agent_id, user_id, session_id, turn, query, cue, preset, config, results) VALUES (?,?,?,?,?,?,?,?,?,?,?)`).run(
-      ev.id, ev.at, ev.agentId, ev.userId, ev.sessionId, ev.turn, ev.query, JSON.stringify(ev.cue), ev.preset, JSON.stringify(cfg), JSON.stringify(ev.results),
+    w.prepare(
+      `INSERT INTO recall_events (id, at, agent_id, user_id, session_id, turn, query, cue, preset, config, results) VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
+    ).run(
+      ev.id,
+      ev.at,
+      ev.agentId,
+      ev.userId,
+      ev.sessionId,
+      ev.turn,
+      ev.query,
+      JSON.stringify(ev.cue),
+      ev.preset,
+      JSON.stringify(cfg),
+      JSON.stringify(ev.results),
     )
     const laterUse = src.at + 24 * HOUR
     w.prepare('UPDATE memories SET last_used_at = ? WHERE id = ?').run(laterUse, target)

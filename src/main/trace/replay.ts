@@ -55,7 +55,18 @@ export async function replayEventFull(store: MemorySource, eventId: string, opts
   const event = requireEvent(store, eventId)
   const { run, trace: loggedTrace } = await loggedReplay(store, event, opts)
   if (mode === 'logged') {
-    const replay = buildReplay(store, { mode, event, run, loggedTrace, trace: loggedTrace, config: run.config, now: event.at, prepared: run.prepared, vectorSource: run.vectorSource, t0 })
+    const replay = buildReplay(store, {
+      mode,
+      event,
+      run,
+      loggedTrace,
+      trace: loggedTrace,
+      config: run.config,
+      now: event.at,
+      prepared: run.prepared,
+      vectorSource: run.vectorSource,
+      t0,
+    })
     return { replay, run, loggedTrace }
   }
   if (opts.now === undefined || !Number.isFinite(opts.now)) throw new RecallscopeError('BAD_INPUT', 'a current-mode replay needs `now` (epoch ms)')
@@ -125,7 +136,14 @@ export function diffResults(logged: readonly { id: string; score: number }[], re
     const r = replayed[j]
     const delta = r.score - l.score
     const status: ReplayStatus = commonL.get(l.id) !== commonR.get(l.id) ? 'reordered' : Math.abs(delta) > SCORE_EPS ? 'rescored' : 'same'
-    rows.push({ id: l.id, status, logged: { rank: i + 1, score: l.score }, replayed: { rank: j + 1, score: r.score }, scoreDelta: delta, shifted: status !== 'reordered' && i !== j })
+    rows.push({
+      id: l.id,
+      status,
+      logged: { rank: i + 1, score: l.score },
+      replayed: { rank: j + 1, score: r.score },
+      scoreDelta: delta,
+      shifted: status !== 'reordered' && i !== j,
+    })
   })
   replayed.forEach((r, j) => {
     if (!lSet.has(r.id)) rows.push({ id: r.id, status: 'extra', logged: null, replayed: { rank: j + 1, score: r.score }, scoreDelta: null, shifted: false })
@@ -152,32 +170,61 @@ function buildReplay(store: MemorySource, b: BuildInput): TraceReplay {
   const diff = diffResults(event.results, trace.results)
   const ids = diff.map((d) => d.id)
   const units = unitsOf(store, ids, unit, trace)
-  for (const [id, u] of unitsOf(store, ids.filter((id) => !units.get(id)), unit, loggedTrace)) units.set(id, u)
+  for (const [id, u] of unitsOf(
+    store,
+    ids.filter((id) => !units.get(id)),
+    unit,
+    loggedTrace,
+  ))
+    units.set(id, u)
   const mems = unit === 'memory' ? store.getMemories(ids) : new Map<string, Memory>()
   const A = lookup(loggedTrace)
   const B = lookup(trace)
   const loggedModel = run.config.model ?? loggedTrace.embedder.model ?? null
   const todayModel = trace.embedder.model ?? config.model ?? null
-  const reembedded = run.vectorSource === 'embedder' && loggedTrace.embedder.name !== 'hashing' ? `${loggedTrace.embedder.name}${loggedTrace.embedder.model ? `:${loggedTrace.embedder.model}` : ''}` : null
+  const reembedded =
+    run.vectorSource === 'embedder' && loggedTrace.embedder.name !== 'hashing'
+      ? `${loggedTrace.embedder.name}${loggedTrace.embedder.model ? `:${loggedTrace.embedder.model}` : ''}`
+      : null
   const configChanges = mode === 'current' ? diffConfig(run.config, config) : []
-  const embedderChanged = mode === 'current' && loggedModel !== todayModel ? `logged ${loggedModel ?? 'none'}, now ${todayModel ?? 'none'}${trace.embedder.name !== 'vector' ? ` (${trace.embedder.name})` : ''}` : null
+  const embedderChanged =
+    mode === 'current' && loggedModel !== todayModel
+      ? `logged ${loggedModel ?? 'none'}, now ${todayModel ?? 'none'}${trace.embedder.name !== 'vector' ? ` (${trace.embedder.name})` : ''}`
+      : null
 
   const notes: Cause[] = []
   for (const n of run.resolved.notes) notes.push(cause('config-differs', n))
   if (run.extras.queryVectorProblem) notes.push(cause('embedder-differs', run.extras.queryVectorProblem))
-  if (b.vectorSource === 'logged') notes.push(cause('embedder-differs', `the event's logged query vector was used (${(b.prepared.vector?.length ?? 0)} dimensions, model ${loggedModel ?? 'unknown'})`))
-  else if (reembedded && mode === 'logged') notes.push(cause('embedder-differs', `no logged query vector: the query was re-embedded with ${reembedded}; if that model changed since the event, every similarity shifts`))
+  if (b.vectorSource === 'logged')
+    notes.push(
+      cause('embedder-differs', `the event's logged query vector was used (${b.prepared.vector?.length ?? 0} dimensions, model ${loggedModel ?? 'unknown'})`),
+    )
+  else if (reembedded && mode === 'logged')
+    notes.push(
+      cause(
+        'embedder-differs',
+        `no logged query vector: the query was re-embedded with ${reembedded}; if that model changed since the event, every similarity shifts`,
+      ),
+    )
   if (trace.degraded) notes.push(cause('embedder-differs', `the dense arm did not run: ${trace.degradedReason}`))
   if (mode === 'current') {
     const days = (b.now - event.at) / 86_400_000
-    notes.push(cause('time-passed', `replayed at ${day(b.now)}, ${fmt(days, 1)} days after the event (${day(event.at)}): recency is measured from then, later memories and uses count`))
+    notes.push(
+      cause(
+        'time-passed',
+        `replayed at ${day(b.now)}, ${fmt(days, 1)} days after the event (${day(event.at)}): recency is measured from then, later memories and uses count`,
+      ),
+    )
     for (const c of configChanges) notes.push(cause('config-differs', `config differs: ${c.path} ${show(c.logged)} → ${show(c.replay)}`))
     if (embedderChanged) notes.push(cause('embedder-differs', `embedder differs: ${embedderChanged}`))
   }
 
   const ownCause = new Set<string>()
   const rows: ReplayRow[] = diff.map((d) => {
-    const causes = d.status === 'same' ? [] : explainRow(store, d, { A, B, mode, event, run, config, now: b.now, mem: mems.get(d.id) ?? null, unit, reembedded, configChanges, embedderChanged })
+    const causes =
+      d.status === 'same'
+        ? []
+        : explainRow(store, d, { A, B, mode, event, run, config, now: b.now, mem: mems.get(d.id) ?? null, unit, reembedded, configChanges, embedderChanged })
     if (causes.some((c) => c.code !== 'gate' && c.code !== 'displaced')) ownCause.add(d.id)
     const g = d.replayed ? null : gateOf(B, d.id).gate
     return { ...d, replayGate: g, causes, unit: units.get(d.id) ?? null }
@@ -197,7 +244,12 @@ function buildReplay(store: MemorySource, b: BuildInput): TraceReplay {
       for (const r of logged) {
         if (inBlock(mems.get(r.id)!.content)) continue
         edited++
-        r.causes.unshift(cause('content-changed', `its current text is not in the logged context block: content edited since the event (now: "${oneLine(mems.get(r.id)!.content, 80)}")`))
+        r.causes.unshift(
+          cause(
+            'content-changed',
+            `its current text is not in the logged context block: content edited since the event (now: "${oneLine(mems.get(r.id)!.content, 80)}")`,
+          ),
+        )
         ownCause.add(r.id)
       }
       if (edited) notes.push(cause('content-changed', `${edited} injected memor${edited === 1 ? 'y’s' : 'ies’'} text differs from the logged context block`))
@@ -209,9 +261,16 @@ function buildReplay(store: MemorySource, b: BuildInput): TraceReplay {
     if (ownCause.has(r.id)) continue
     const own = r.logged && r.replayed ? Math.abs(r.replayed.score - r.logged.score) <= SCORE_EPS : false
     if (r.status === 'same' && r.shifted)
-      r.causes.push(cause('displaced', `rank ${r.logged!.rank} → ${r.replayed!.rank} only because ${movers.length ? movers.join(', ') : 'other ids'} left or came in`))
+      r.causes.push(
+        cause('displaced', `rank ${r.logged!.rank} → ${r.replayed!.rank} only because ${movers.length ? movers.join(', ') : 'other ids'} left or came in`),
+      )
     else if (r.status === 'reordered' && own)
-      r.causes.unshift(cause('displaced', `its own score is unchanged (${fmt(r.logged!.score)}); it moved because ${movers.length ? movers.join(', ') : 'other memories'} changed`))
+      r.causes.unshift(
+        cause(
+          'displaced',
+          `its own score is unchanged (${fmt(r.logged!.score)}); it moved because ${movers.length ? movers.join(', ') : 'other memories'} changed`,
+        ),
+      )
     else if (r.status === 'missing' && r.causes.every((c) => c.code === 'gate') && movers.length)
       r.causes.unshift(cause('displaced', `pushed out by ${movers.join(', ')}`))
     else if (r.status === 'extra' && r.causes.every((c) => c.code === 'gate' || c.code === 'displaced') && mode === 'logged')
@@ -267,16 +326,24 @@ function explainRow(store: MemorySource, d: DiffRow, x: RowContext): Cause[] {
   const at = x.event.at
   const m = x.mem
   if (x.unit === 'memory' && !m) return [cause('deleted', 'deleted since the event: no longer in the DB')]
-  if (x.unit === 'session' && !x.A.cand.has(d.id) && !x.B.cand.has(d.id) && !store.getSession(d.id)) return [cause('deleted', 'session deleted since the event')]
+  if (x.unit === 'session' && !x.A.cand.has(d.id) && !x.B.cand.has(d.id) && !store.getSession(d.id))
+    return [cause('deleted', 'session deleted since the event')]
 
   // Layer A: the log vs the event-time replay (same config, same `now`): what changed in the data.
   let ac = x.A.cand.get(d.id)
   if (d.logged) {
     if (m && m.createdAt > at)
-      out.push(cause('created-after', `created_at is now ${day(m.createdAt)}, after the event (${day(at)}): it did not exist then, so created_at was rewritten since (or the log is inconsistent)`))
+      out.push(
+        cause(
+          'created-after',
+          `created_at is now ${day(m.createdAt)}, after the event (${day(at)}): it did not exist then, so created_at was rewritten since (or the log is inconsistent)`,
+        ),
+      )
     else if (m && !ac) {
       const sc = checkMemoryScope(store, m, x.run.config, at)
-      if (!sc.inScope) for (const f of sc.failures) out.push(cause('out-of-scope', `out of the logged scope now: ${f.field} is ${f.value}, the scope wants ${f.expected} — changed since the event`))
+      if (!sc.inScope)
+        for (const f of sc.failures)
+          out.push(cause('out-of-scope', `out of the logged scope now: ${f.field} is ${f.value}, the scope wants ${f.expected} — changed since the event`))
       // In scope but deeper than the arms fetched: measure it directly to read its logged score.
       else ac = measureCandidate(store, x.A.trace, x.run.prepared, d.id) ?? undefined
     }
@@ -286,7 +353,12 @@ function explainRow(store: MemorySource, d: DiffRow, x: RowContext): Cause[] {
   if (d.logged) {
     if (a) out.push(...attributeScoreDelta(d.logged.score, a, ac, { config: x.run.config, mode: x.A.trace.mode, at, memory: m, reembedded: x.reembedded }))
     else if (out.length === 0 && x.A.cand.has(d.id))
-      out.push(cause('unexplained', `at the event's time it is now ${gateOf(x.A, d.id).text}: its inputs changed since (the log keeps only its score ${fmt(d.logged.score)})`))
+      out.push(
+        cause(
+          'unexplained',
+          `at the event's time it is now ${gateOf(x.A, d.id).text}: its inputs changed since (the log keeps only its score ${fmt(d.logged.score)})`,
+        ),
+      )
   }
 
   // Layer B (current mode): the event-time replay vs today.
@@ -299,9 +371,19 @@ function explainRow(store: MemorySource, d: DiffRow, x: RowContext): Cause[] {
     if (a && bs) {
       const rf = x.config.recency.from === 'last_used'
       if (rf && m && m.lastUsedAt !== null && m.lastUsedAt > at && m.lastUsedAt <= x.now && Math.abs(a.features.recency - bs.features.recency) > SCORE_EPS)
-        out.push(cause('last-used-changed', `last_used_at changed since: now ${day(m.lastUsedAt)}, after the event (recency ${fmt(a.features.recency)} → ${fmt(bs.features.recency)})`))
+        out.push(
+          cause(
+            'last-used-changed',
+            `last_used_at changed since: now ${day(m.lastUsedAt)}, after the event (recency ${fmt(a.features.recency)} → ${fmt(bs.features.recency)})`,
+          ),
+        )
       else if (Math.abs(a.features.recency - bs.features.recency) > SCORE_EPS && x.config.weights.recency > 0)
-        out.push(cause('time-passed', `recency decayed: ${fmt((x.now - at) / 86_400_000, 1)} days later (recency ${fmt(a.features.recency)} → ${fmt(bs.features.recency)})`))
+        out.push(
+          cause(
+            'time-passed',
+            `recency decayed: ${fmt((x.now - at) / 86_400_000, 1)} days later (recency ${fmt(a.features.recency)} → ${fmt(bs.features.recency)})`,
+          ),
+        )
       if (Math.abs(a.features.similarity - bs.features.similarity) > SCORE_EPS)
         out.push(
           x.embedderChanged
@@ -319,7 +401,8 @@ function explainRow(store: MemorySource, d: DiffRow, x: RowContext): Cause[] {
     }
     if (!bs && m && !x.B.cand.has(d.id)) {
       const sc = checkMemoryScope(store, m, x.config, x.now)
-      if (!sc.inScope) for (const f of sc.failures) out.push(cause('out-of-scope', `out of today's scope: ${f.field} is ${f.value}, the scope wants ${f.expected}`))
+      if (!sc.inScope)
+        for (const f of sc.failures) out.push(cause('out-of-scope', `out of today's scope: ${f.field} is ${f.value}, the scope wants ${f.expected}`))
     }
   }
 
@@ -344,7 +427,6 @@ function absentWhy(store: MemorySource, t: RecallTrace, id: string): string {
   if (t.arms?.lexical.ran) bits.push('no lexical match in the fetched depth')
   return `not gathered: ${bits.join('; ') || 'no arm reached it'}`
 }
-
 
 function oneLine(s: string, n: number): string {
   const t = s.replace(/\s+/g, ' ').trim()

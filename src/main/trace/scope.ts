@@ -23,10 +23,22 @@ const list = (xs: readonly string[]) => `[${xs.join(', ')}]`
 /** Each scope filter the memory fails, in the engine's order (time travel first). */
 function memoryScopeFailures(m: Memory, scope: RecallConfig['scope'], now: number): ScopeFailure[] {
   const out: ScopeFailure[] = []
-  if (m.createdAt > now) out.push({ field: 'now', value: `created ${iso(m.createdAt)}`, expected: `created by ${iso(now)}`, fix: `recall at or after ${iso(m.createdAt)} (it did not exist yet)` })
+  if (m.createdAt > now)
+    out.push({
+      field: 'now',
+      value: `created ${iso(m.createdAt)}`,
+      expected: `created by ${iso(now)}`,
+      fix: `recall at or after ${iso(m.createdAt)} (it did not exist yet)`,
+    })
   const eq = (field: 'agentId' | 'userId' | 'sessionId' | 'tenantId', v: string | null) => {
     const want = scope[field]
-    if (want !== undefined && v !== want) out.push({ field: `scope.${field}`, value: v ?? 'none', expected: want, fix: v === null ? `remove scope.${field}` : `remove scope.${field} (or set it to ${v})` })
+    if (want !== undefined && v !== want)
+      out.push({
+        field: `scope.${field}`,
+        value: v ?? 'none',
+        expected: want,
+        fix: v === null ? `remove scope.${field}` : `remove scope.${field} (or set it to ${v})`,
+      })
   }
   eq('agentId', m.agentId)
   eq('userId', m.userId)
@@ -43,9 +55,19 @@ function memoryScopeFailures(m: Memory, scope: RecallConfig['scope'], now: numbe
   inList('kinds', m.kind)
   inList('roles', m.role)
   if (scope.after !== undefined && m.createdAt < scope.after)
-    out.push({ field: 'scope.after', value: `created ${iso(m.createdAt)}`, expected: `≥ ${iso(scope.after)}`, fix: `set scope.after ≤ ${m.createdAt} or remove it` })
+    out.push({
+      field: 'scope.after',
+      value: `created ${iso(m.createdAt)}`,
+      expected: `≥ ${iso(scope.after)}`,
+      fix: `set scope.after ≤ ${m.createdAt} or remove it`,
+    })
   if (scope.before !== undefined && m.createdAt > scope.before)
-    out.push({ field: 'scope.before', value: `created ${iso(m.createdAt)}`, expected: `≤ ${iso(scope.before)}`, fix: `set scope.before ≥ ${m.createdAt} or remove it` })
+    out.push({
+      field: 'scope.before',
+      value: `created ${iso(m.createdAt)}`,
+      expected: `≤ ${iso(scope.before)}`,
+      fix: `set scope.before ≥ ${m.createdAt} or remove it`,
+    })
   return out
 }
 
@@ -75,14 +97,23 @@ export function checkSessionScope(store: MemorySource, s: Session, config: Recal
   eq('agentId', s.agentId)
   eq('userId', s.userId)
   eq('tenantId', s.tenantId)
-  if (sc.sessionId !== undefined && sc.sessionId !== s.id) failures.push({ field: 'scope.sessionId', value: s.id, expected: sc.sessionId, fix: 'remove scope.sessionId' })
-  if (s.isArchived && !sc.tiers.includes('archived')) failures.push({ field: 'scope.tiers', value: 'archived session', expected: list(sc.tiers), fix: "add 'archived' to scope.tiers" })
+  if (sc.sessionId !== undefined && sc.sessionId !== s.id)
+    failures.push({ field: 'scope.sessionId', value: s.id, expected: sc.sessionId, fix: 'remove scope.sessionId' })
+  if (s.isArchived && !sc.tiers.includes('archived'))
+    failures.push({ field: 'scope.tiers', value: 'archived session', expected: list(sc.tiers), fix: "add 'archived' to scope.tiers" })
   const end = s.endedAt ?? s.startedAt
   // seed 000: a session's summary (and its vector) exists once it has ended.
-  if (end !== null && end > now) failures.push({ field: 'now', value: `ended ${iso(end)}`, expected: `ended by ${iso(now)}`, fix: 'recall after the session ended (its summary did not exist yet)' })
-  if (sc.after !== undefined && (s.startedAt ?? 0) < sc.after) failures.push({ field: 'scope.after', value: `started ${iso(s.startedAt)}`, expected: `≥ ${iso(sc.after)}`, fix: 'lower scope.after' })
-  if (sc.before !== undefined && (s.startedAt ?? 0) > sc.before) failures.push({ field: 'scope.before', value: `started ${iso(s.startedAt)}`, expected: `≤ ${iso(sc.before)}`, fix: 'raise scope.before' })
+  if (end !== null && end > now)
+    failures.push({
+      field: 'now',
+      value: `ended ${iso(end)}`,
+      expected: `ended by ${iso(now)}`,
+      fix: 'recall after the session ended (its summary did not exist yet)',
+    })
+  if (sc.after !== undefined && (s.startedAt ?? 0) < sc.after)
+    failures.push({ field: 'scope.after', value: `started ${iso(s.startedAt)}`, expected: `≥ ${iso(sc.after)}`, fix: 'lower scope.after' })
+  if (sc.before !== undefined && (s.startedAt ?? 0) > sc.before)
+    failures.push({ field: 'scope.before', value: `started ${iso(s.startedAt)}`, expected: `≤ ${iso(sc.before)}`, fix: 'raise scope.before' })
   if (failures.length === 0) failures.push({ field: 'scope', value: s.id, expected: JSON.stringify(sc), fix: 'the scope filter excludes it' })
   return { inScope: false, failures, viaBlend: false }
 }
-

@@ -12,7 +12,21 @@ export interface TimelineQuery extends EventFilter {
   bins?: number
 }
 
-const NICE_MS = [60_000, 300_000, 900_000, 1_800_000, 3_600_000, 3 * 3_600_000, 6 * 3_600_000, 12 * 3_600_000, 86_400_000, 2 * 86_400_000, 7 * 86_400_000, 14 * 86_400_000, 30 * 86_400_000]
+const NICE_MS = [
+  60_000,
+  300_000,
+  900_000,
+  1_800_000,
+  3_600_000,
+  3 * 3_600_000,
+  6 * 3_600_000,
+  12 * 3_600_000,
+  86_400_000,
+  2 * 86_400_000,
+  7 * 86_400_000,
+  14 * 86_400_000,
+  30 * 86_400_000,
+]
 
 export function eventTimeline(store: MemorySource, q: TimelineQuery = {}): TraceTimeline {
   const t0 = performance.now()

@@ -60,8 +60,10 @@ describe('why-not on a hand-built DB (closed-form breakpoints)', () => {
   })
   afterAll(() => store.close())
 
-  const why = (id: string, cfg = fixtureConfig()) => whyNot(store, { memoryId: id, query: 'anything', config: cfg, now: NOW, queryVector: QUERY, verify: 'all' })
-  const injects = async (cfg: RecallConfig, id: string) => (await runRecall(store, 'anything', cfg, NOW, { queryVector: QUERY })).results.some((r) => r.id === id)
+  const why = (id: string, cfg = fixtureConfig()) =>
+    whyNot(store, { memoryId: id, query: 'anything', config: cfg, now: NOW, queryVector: QUERY, verify: 'all' })
+  const injects = async (cfg: RecallConfig, id: string) =>
+    (await runRecall(store, 'anything', cfg, NOW, { queryVector: QUERY })).results.some((r) => r.id === id)
 
   it('finds each knob’s smallest change exactly where the lines cross', async () => {
     const w = await why('d')
@@ -141,7 +143,10 @@ describe('why-not on the demo DB', () => {
 
   it('every minimal change found for a logged event, applied and re-run through runRecall, injects the memory; a slightly smaller one does not', async () => {
     const hashing = createEmbedder('hashing')
-    const events = store.eventsPage({ limit: 1000 }).rows.filter((e) => e.preset === 'fieldguide' && e.results.length >= 3).slice(0, 4)
+    const events = store
+      .eventsPage({ limit: 1000 })
+      .rows.filter((e) => e.preset === 'fieldguide' && e.results.length >= 3)
+      .slice(0, 4)
     expect(events.length).toBeGreaterThan(1)
     let checked = 0
     let strict = 0
@@ -171,7 +176,10 @@ describe('why-not on the demo DB', () => {
             const step = int ? 1 : 0.0011
             const less = k.change.to - Math.sign(k.change.to - cur) * step
             const r2 = await runRecall(store, { text: ev.query!, cue: ev.cue }, setKnob(cfg, k.knob, less), ev.at, { embedder: hashing })
-            expect(r2.results.map((x) => x.id), `${k.knob} ${less} should not inject ${d.id}`).not.toContain(d.id)
+            expect(
+              r2.results.map((x) => x.id),
+              `${k.knob} ${less} should not inject ${d.id}`,
+            ).not.toContain(d.id)
             strict++
           }
         }
@@ -181,7 +189,9 @@ describe('why-not on the demo DB', () => {
     expect(checked).toBeGreaterThan(5)
     expect(strict).toBeGreaterThan(3)
     ms.sort((a, b) => a - b)
-    console.log(`why-not: ${ms.length} memories, median ${ms[ms.length >> 1].toFixed(1)} ms, max ${ms[ms.length - 1].toFixed(1)} ms; ${checked} changes verified, ${strict} checked minimal`)
+    console.log(
+      `why-not: ${ms.length} memories, median ${ms[ms.length >> 1].toFixed(1)} ms, max ${ms[ms.length - 1].toFixed(1)} ms; ${checked} changes verified, ${strict} checked minimal`,
+    )
   })
 
   it('ranks a memory far outside the pool (deeper than the arms fetch) by an independent cosine count', async () => {
@@ -204,7 +214,9 @@ describe('why-not on the demo DB', () => {
         })
         .sort((a, b) => b.sim - a.sim)
       // deeper than the 100 rows an arm fetches, with no ties around it
-      const pick = sims.findIndex((s, i) => i >= 105 && Math.abs(s.sim - sims[i - 1].sim) > 1e-6 && (i + 1 === sims.length || Math.abs(s.sim - sims[i + 1].sim) > 1e-6))
+      const pick = sims.findIndex(
+        (s, i) => i >= 105 && Math.abs(s.sim - sims[i - 1].sim) > 1e-6 && (i + 1 === sims.length || Math.abs(s.sim - sims[i + 1].sim) > 1e-6),
+      )
       if (pick < 0) continue
       const w = await whyNot(store, { memoryId: sims[pick].id, eventId: ev.id })
       expect(w.status).toBe('outside-pool')
@@ -221,7 +233,9 @@ describe('why-not on the demo DB', () => {
       expect(dc.denseRank).toBe(pick + 1)
       const pool = w.knobs.find((k) => k.knob === 'candidatePool')!
       if (pool.change) {
-        const r = await runRecall(store, { text: ev.query!, cue: ev.cue }, setKnob(cfg, 'candidatePool', pool.change.to), ev.at, { embedder: createEmbedder('hashing') })
+        const r = await runRecall(store, { text: ev.query!, cue: ev.cue }, setKnob(cfg, 'candidatePool', pool.change.to), ev.at, {
+          embedder: createEmbedder('hashing'),
+        })
         expect(r.results.map((x) => x.id)).toContain(sims[pick].id)
       }
       return

@@ -72,7 +72,9 @@ async function setup(store: MemorySource, req: WhyRequest): Promise<Setup> {
     const owner = config.unit === 'session' ? 'session' : 'memory'
     const embedder = createEmbedder(req.embedder ?? defaultEmbedderSpec(store, owner), req.embedderOptions ?? {})
     if (config.model && embedder.model && embedder.model !== config.model) {
-      notes.push(`config.model ${config.model} replaced by the embedder's ${embedder.model} (the dense arm searches the vectors of the model that embeds the query)`)
+      notes.push(
+        `config.model ${config.model} replaced by the embedder's ${embedder.model} (the dense arm searches the vectors of the model that embeds the query)`,
+      )
       config.model = embedder.model
     }
     prepared = await prepareVector(store, armTexts(text, cue, config.cueUse).dense, { embedder })
@@ -85,7 +87,8 @@ export async function whyNot(store: MemorySource, req: WhyRequest): Promise<WhyN
   const s = await setup(store, req)
   const setupMs = performance.now() - t0
   const cfg = s.config
-  const run = (config: RecallConfig, depth?: number): RecallTrace => runRecallSync(store, s.query, config, s.now, { preset: s.preset, prepared: s.prepared, depth })
+  const run = (config: RecallConfig, depth?: number): RecallTrace =>
+    runRecallSync(store, s.query, config, s.now, { preset: s.preset, prepared: s.prepared, depth })
   const notes: string[] = [...(s.notes ?? [])]
 
   // Which unit is ranked: the memory, or (session-unit recall, seed 000) its session.
@@ -124,7 +127,12 @@ export async function whyNot(store: MemorySource, req: WhyRequest): Promise<WhyN
     return finish({
       ...base,
       status: 'not-found',
-      summary: cfg.unit === 'session' ? `No session ${unitId} (this recall ranks sessions)` : store.getSession(req.memoryId) ? `${req.memoryId} is a session; this recall ranks memories` : `No memory ${req.memoryId} in this DB`,
+      summary:
+        cfg.unit === 'session'
+          ? `No session ${unitId} (this recall ranks sessions)`
+          : store.getSession(req.memoryId)
+            ? `${req.memoryId} is a session; this recall ranks memories`
+            : `No memory ${req.memoryId} in this DB`,
       scope: noScope,
     })
 
@@ -135,7 +143,9 @@ export async function whyNot(store: MemorySource, req: WhyRequest): Promise<WhyN
     return finish({
       ...base,
       status: future ? 'not-yet-created' : 'out-of-scope',
-      summary: future ? `${unitId} did not exist yet at ${iso(s.now)} (${future.value})` : `${unitId} is out of scope: ${scope.failures.map((f) => `${f.field} is ${f.value}, not ${f.expected}`).join('; ')}`,
+      summary: future
+        ? `${unitId} did not exist yet at ${iso(s.now)} (${future.value})`
+        : `${unitId} is out of scope: ${scope.failures.map((f) => `${f.field} is ${f.value}, not ${f.expected}`).join('; ')}`,
       scope,
       gate: { name: 'scope', detail: scope.failures.map((f) => `${f.field}: ${f.value} ∉ ${f.expected}`).join('; ') },
     })
@@ -161,14 +171,31 @@ export async function whyNot(store: MemorySource, req: WhyRequest): Promise<WhyN
   const pn = c ? poolNeeded(c, mode) : null
   let scored: WhyNot['scored'] = null
   const entry = L.result.get(unitId) ?? L.dropped.get(unitId)
-  if (entry) scored = { score: entry.score, scoreRank: entry.scoreRank ?? 0, features: entry.features, contributions: entry.contributions, tokens: entry.tokens, gate: L.dropped.get(unitId)?.gate ?? null, rank: L.result.get(unitId)?.rank ?? null }
+  if (entry)
+    scored = {
+      score: entry.score,
+      scoreRank: entry.scoreRank ?? 0,
+      features: entry.features,
+      contributions: entry.contributions,
+      tokens: entry.tokens,
+      gate: L.dropped.get(unitId)?.gate ?? null,
+      rank: L.result.get(unitId)?.rank ?? null,
+    }
   else if (c && pn !== null && pn <= 100_000) {
     // Scored as if the pool reached it: the (deep) trace holds every row an arm ranked up to `pn`,
     // so re-ranking its candidates with that pool is what the engine would do.
     const t2 = rerank(trace.candidates, { ...cfg, candidatePool: pn }, mode)
     const e2 = t2.results.find((r) => r.id === unitId) ?? t2.dropped.find((d) => d.id === unitId)
     if (e2) {
-      scored = { score: e2.score, scoreRank: e2.scoreRank ?? 0, features: e2.features, contributions: e2.contributions, tokens: e2.tokens, gate: null, rank: null }
+      scored = {
+        score: e2.score,
+        scoreRank: e2.scoreRank ?? 0,
+        features: e2.features,
+        contributions: e2.contributions,
+        tokens: e2.tokens,
+        gate: null,
+        rank: null,
+      }
       notes.push(`scored as if candidatePool were ${pn} (it is outside the pool of ${cfg.candidatePool})`)
     }
   }
@@ -190,9 +217,20 @@ export async function whyNot(store: MemorySource, req: WhyRequest): Promise<WhyN
         poolNeeded: pn,
       }
     : counted && (counted.dense !== null || counted.lexical !== null)
-      ? { similarity: null, bm25: null, denseRank: counted.dense, lexicalRank: counted.lexical, recencyRank: null, inPool: false, poolNeeded: counted.depth || null }
+      ? {
+          similarity: null,
+          bm25: null,
+          denseRank: counted.dense,
+          lexicalRank: counted.lexical,
+          recencyRank: null,
+          inPool: false,
+          poolNeeded: counted.depth || null,
+        }
       : null
-  if (status === 'excluded') notes.push('it is in the live transcript (scope.excludeIds, or the same text): the agent drops it after selection — no scoring knob changes that; remove it from scope.excludeIds')
+  if (status === 'excluded')
+    notes.push(
+      'it is in the live transcript (scope.excludeIds, or the same text): the agent drops it after selection — no scoring knob changes that; remove it from scope.excludeIds',
+    )
   if (status === 'not-candidate' && !c) {
     const why = absentReason(store, trace, unitId)
     notes.push(why)
@@ -214,7 +252,10 @@ export async function whyNot(store: MemorySource, req: WhyRequest): Promise<WhyN
       ch.verified = { engine: i >= 0, pushedOut: [...baseIds].filter((id) => !now.has(id)), rank: i >= 0 ? i + 1 : null }
     }
     // Smallest first: with 'best', re-run until one change is confirmed (each run is a full recall).
-    const changes = search.knobs.map((k) => k.change).filter((x): x is KnobChange => !!x).sort((a, b) => a.normalized - b.normalized)
+    const changes = search.knobs
+      .map((k) => k.change)
+      .filter((x): x is KnobChange => !!x)
+      .sort((a, b) => a.normalized - b.normalized)
     for (const ch of changes) {
       if (verify === 'all' || (verify === 'best' && !best)) check(ch)
       if (!best && (verify === 'none' || ch.verified?.engine)) best = ch
@@ -295,7 +336,10 @@ function reach(store: MemorySource, trace: RecallTrace, s: Setup, unitId: string
   const notes: string[] = []
   const owner = trace.unit === 'session' ? 'session' : 'memory'
   const cfg = s.config
-  const group = memory && trace.config.scope.blendUserId && memory.userId === trace.config.scope.blendUserId && memory.sessionId === null ? blendFilter(cfg.scope, s.now) : null
+  const group =
+    memory && trace.config.scope.blendUserId && memory.userId === trace.config.scope.blendUserId && memory.sessionId === null
+      ? blendFilter(cfg.scope, s.now)
+      : null
   const filter = group ?? scopeFilter(cfg.scope, s.now)
   let dense: number | null = null
   let lexical: number | null = null
@@ -332,7 +376,17 @@ function reach(store: MemorySource, trace: RecallTrace, s: Setup, unitId: string
   if (memory && owner === 'memory') recency = store.countWhere({ ...filter, after: memory.createdAt + 1 }).total + 1
   const m = trace.mode
   const need =
-    m === 'dense' ? dense : m === 'lexical' ? lexical : m === 'hybrid' ? Math.min(dense ?? Infinity, lexical ?? Infinity) : m === 'recency' ? recency : m === 'session' || m === 'keyword' ? cap : null
+    m === 'dense'
+      ? dense
+      : m === 'lexical'
+        ? lexical
+        : m === 'hybrid'
+          ? Math.min(dense ?? Infinity, lexical ?? Infinity)
+          : m === 'recency'
+            ? recency
+            : m === 'session' || m === 'keyword'
+              ? cap
+              : null
   const depth = need === null || !Number.isFinite(need) ? 0 : need
   if (depth > cap) notes.push(`it ranks below ${cap.toLocaleString('en-US')} in this mode's arms (the largest candidatePool)`)
   return { dense, lexical, recency, depth: Math.min(cap, depth), note: notes.length ? notes.join('; ') : null }
@@ -341,7 +395,8 @@ function reach(store: MemorySource, trace: RecallTrace, s: Setup, unitId: string
 function absentReason(store: MemorySource, trace: RecallTrace, id: string): string {
   const bits: string[] = []
   const owner = trace.unit === 'session' ? 'session' : 'memory'
-  if (trace.arms?.dense.ran && trace.embedder.model && !store.vectors(trace.embedder.model, owner).rowOf.has(id)) bits.push(`no stored ${trace.embedder.model} vector`)
+  if (trace.arms?.dense.ran && trace.embedder.model && !store.vectors(trace.embedder.model, owner).rowOf.has(id))
+    bits.push(`no stored ${trace.embedder.model} vector`)
   if (!trace.arms?.dense.ran) bits.push(`the dense arm did not run (${trace.arms?.dense.reason ?? trace.degradedReason ?? 'no query vector'})`)
   if (trace.arms?.lexical.ran) bits.push('no lexical match')
   else if (trace.mode === 'lexical' || trace.mode === 'hybrid') bits.push(`the lexical arm did not run (${trace.arms?.lexical.reason ?? '—'})`)

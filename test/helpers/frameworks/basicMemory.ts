@@ -73,11 +73,13 @@ export function buildBasicMemory(dir: string, project: string, notes: BmNote[]):
   `)
   const now = sqlaLocal(Date.now())
   db.prepare(`INSERT INTO project VALUES (1, 'p-ext', ?, NULL, ?, ?, 1, 1, ?, ?, NULL, NULL)`).run(project, project, `/home/u/${project}`, now, now)
-  const insE = db.prepare(`INSERT INTO entity (id, external_id, title, note_type, entity_metadata, content_type, project_id, permalink, file_path, checksum, created_at, updated_at)
+  const insE =
+    db.prepare(`INSERT INTO entity (id, external_id, title, note_type, entity_metadata, content_type, project_id, permalink, file_path, checksum, created_at, updated_at)
     VALUES (?, ?, ?, ?, '{}', 'text/markdown', 1, ?, ?, 'c', ?, ?)`)
   const insO = db.prepare(`INSERT INTO observation (project_id, entity_id, content, category, context, tags) VALUES (1, ?, ?, ?, ?, ?)`)
   const insR = db.prepare(`INSERT INTO relation (project_id, from_id, to_id, to_name, relation_type, context) VALUES (1, ?, ?, ?, ?, ?)`)
-  const insS = db.prepare(`INSERT INTO search_index (id, title, content_stems, content_snippet, permalink, file_path, type, project_id, entity_id, category, created_at, updated_at)
+  const insS =
+    db.prepare(`INSERT INTO search_index (id, title, content_stems, content_snippet, permalink, file_path, type, project_id, entity_id, category, created_at, updated_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`)
   notes.forEach((n, i) => {
     const id = i + 1
@@ -85,7 +87,19 @@ export function buildBasicMemory(dir: string, project: string, notes: BmNote[]):
     insS.run(id, n.title, n.title, n.title, n.permalink, `${n.permalink}.md`, 'entity', null, null, sqlaLocal(n.createdAt), sqlaLocal(n.updatedAt))
     for (const o of n.observations) {
       const r = insO.run(id, o.content, o.category, o.context ?? null, JSON.stringify(o.tags ?? []))
-      insS.run(r.lastInsertRowid, n.title, o.content, o.content, `${n.permalink}/observations/${o.category}`, `${n.permalink}.md`, 'observation', id, o.category, sqlaLocal(n.createdAt), sqlaLocal(n.updatedAt))
+      insS.run(
+        r.lastInsertRowid,
+        n.title,
+        o.content,
+        o.content,
+        `${n.permalink}/observations/${o.category}`,
+        `${n.permalink}.md`,
+        'observation',
+        id,
+        o.category,
+        sqlaLocal(n.createdAt),
+        sqlaLocal(n.updatedAt),
+      )
     }
   })
   notes.forEach((n, i) => {

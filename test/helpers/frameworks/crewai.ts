@@ -31,7 +31,10 @@ export interface CrewaiRecord {
 
 /** Python's `datetime.utcnow().isoformat()` for an epoch ms (naive, microseconds). */
 export function pyIsoUtc(ms: number): string {
-  return new Date(ms).toISOString().replace('Z', '').replace(/\.(\d{3})$/, '.$1000')
+  return new Date(ms)
+    .toISOString()
+    .replace('Z', '')
+    .replace(/\.(\d{3})$/, '.$1000')
 }
 
 /** Write a CrewAI LanceDB memory folder at `dir` (the `memory/` folder CrewAI uses). */

@@ -151,14 +151,19 @@ export function createLangGraphPyCheckpoints(file: string, threads: ThreadSpec[]
         PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
     );`)
   const codec = pyCodec()
-  const ins = db.prepare(`INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata) VALUES (?, '', ?, ?, 'msgpack', ?, ?)`)
+  const ins = db.prepare(
+    `INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata) VALUES (?, '', ?, ?, 'msgpack', ?, ?)`,
+  )
   for (const th of threads) {
     const msgs: Turn[] = []
     let parent: string | null = null
     for (let i = 0; i < th.steps.length; i++) {
       msgs.push(...th.steps[i])
       // uuid6-shaped, time-ordered ids as Python's checkpoint ids sort
-      const id = `1f0${String(i).padStart(5, '0')}-0000-6000-8000-${th.threadId.padEnd(12, '0').slice(0, 12).replace(/[^0-9a-f]/g, '0')}`
+      const id = `1f0${String(i).padStart(5, '0')}-0000-6000-8000-${th.threadId
+        .padEnd(12, '0')
+        .slice(0, 12)
+        .replace(/[^0-9a-f]/g, '0')}`
       const checkpoint = {
         v: 4,
         // Python writes ts as a plain isoformat() string with +00:00
@@ -231,7 +236,8 @@ export function createLangGraphStore(file: string, items: StoreItem[]): void {
     // _namespace_to_text: ".".join(namespace); orjson.dumps: compact JSON
     const prefix = it.namespace.join('.')
     put.run(prefix, it.key, JSON.stringify(it.value), it.createdAt, it.createdAt, it.expiresAt ?? null, it.ttlMinutes ?? null)
-    for (const [field, v] of Object.entries(it.vectors ?? {})) vec.run(prefix, it.key, field, Buffer.from(new Float32Array(v).buffer), it.createdAt, it.createdAt)
+    for (const [field, v] of Object.entries(it.vectors ?? {}))
+      vec.run(prefix, it.key, field, Buffer.from(new Float32Array(v).buffer), it.createdAt, it.createdAt)
   }
   db.close()
 }

@@ -18,14 +18,27 @@ import path from 'node:path'
 import Database from 'better-sqlite3'
 
 /** SQLAlchemy's SQLite DateTime text of a UTC instant. */
-export const sqlaUtc = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '').replace(/\.(\d{3})$/, '.$1000')
+export const sqlaUtc = (ms: number) =>
+  new Date(ms)
+    .toISOString()
+    .replace('T', ' ')
+    .replace('Z', '')
+    .replace(/\.(\d{3})$/, '.$1000')
 
 const COMMON = `created_at DATETIME DEFAULT (CURRENT_TIMESTAMP), updated_at DATETIME DEFAULT (CURRENT_TIMESTAMP), is_deleted BOOLEAN DEFAULT (FALSE),
   _created_by_id VARCHAR, _last_updated_by_id VARCHAR`
 
 export interface LettaServerSpec {
   agents: { id: string; name: string }[]
-  blocks: { id: string; agent: string; label: string; value: string; createdAt: number; history?: { value: string; at: number; actor: string }[]; isTemplate?: boolean }[]
+  blocks: {
+    id: string
+    agent: string
+    label: string
+    value: string
+    createdAt: number
+    history?: { value: string; at: number; actor: string }[]
+    isTemplate?: boolean
+  }[]
   passages: { id: string; agent: string; text: string; createdAt: number; tags?: string[]; embedding?: number[] | null; model?: string; deleted?: boolean }[]
   messages: { id: string; agent: string; role: string; text?: string | null; parts?: string[]; createdAt: number; seq: number; conversation?: string | null }[]
 }
@@ -87,7 +100,8 @@ export function buildLettaServer(dir: string, spec: LettaServerSpec): string {
     baIns.run(b.agent, b.id, b.label)
     b.history?.forEach((h, i) => bhIns.run(`block_hist-${b.id}-${i}`, b.label, h.value, h.actor, b.id, i + 1, sqlaUtc(h.at)))
   }
-  const pIns = db.prepare(`INSERT INTO archival_passages (id, text, embedding_config, metadata_, tags, embedding, organization_id, archive_id, created_at, is_deleted)
+  const pIns =
+    db.prepare(`INSERT INTO archival_passages (id, text, embedding_config, metadata_, tags, embedding, organization_id, archive_id, created_at, is_deleted)
     VALUES (?, ?, ?, '{}', ?, ?, 'org-1', ?, ?, ?)`)
   const tIns = db.prepare(`INSERT INTO passage_tags (id, tag, passage_id, archive_id, organization_id) VALUES (?, ?, ?, ?, 'org-1')`)
   for (const p of spec.passages) {
@@ -99,7 +113,16 @@ export function buildLettaServer(dir: string, spec: LettaServerSpec): string {
   const mIns = db.prepare(`INSERT INTO messages (id, role, text, content, tool_calls, sequence_id, conversation_id, organization_id, agent_id, created_at)
     VALUES (?, ?, ?, ?, '[]', ?, ?, 'org-1', ?, ?)`)
   for (const m of spec.messages)
-    mIns.run(m.id, m.role, m.text ?? null, JSON.stringify((m.parts ?? []).map((t) => ({ type: 'text', text: t }))), m.seq, m.conversation ?? null, m.agent, sqlaUtc(m.createdAt))
+    mIns.run(
+      m.id,
+      m.role,
+      m.text ?? null,
+      JSON.stringify((m.parts ?? []).map((t) => ({ type: 'text', text: t }))),
+      m.seq,
+      m.conversation ?? null,
+      m.agent,
+      sqlaUtc(m.createdAt),
+    )
   db.exec('COMMIT')
   db.close()
   return file
@@ -110,7 +133,14 @@ export function git(cwd: string, args: string[], env: Record<string, string> = {
   const r = spawnSync('git', args, {
     cwd,
     encoding: 'utf8',
-    env: { ...process.env, GIT_AUTHOR_NAME: 'Letta Code', GIT_AUTHOR_EMAIL: 'agent@letta.test', GIT_COMMITTER_NAME: 'Letta Code', GIT_COMMITTER_EMAIL: 'agent@letta.test', ...env },
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 'Letta Code',
+      GIT_AUTHOR_EMAIL: 'agent@letta.test',
+      GIT_COMMITTER_NAME: 'Letta Code',
+      GIT_COMMITTER_EMAIL: 'agent@letta.test',
+      ...env,
+    },
   })
   if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`)
   return r.stdout

@@ -27,7 +27,12 @@ export interface McpMemory {
 
 export const contentHash = (content: string) => crypto.createHash('sha256').update(content).digest('hex')
 
-export function buildMcpMemoryService(dir: string, dim: number, memories: McpMemory[], edges: { from: string; to: string; type: string; similarity: number }[] = []): string {
+export function buildMcpMemoryService(
+  dir: string,
+  dim: number,
+  memories: McpMemory[],
+  edges: { from: string; to: string; type: string; similarity: number }[] = [],
+): string {
   const file = path.join(dir, 'sqlite_vec.db')
   const db = new Database(file)
   db.loadExtension(sqliteVec.getLoadablePath())
@@ -95,11 +100,23 @@ export function buildMcpMemoryService(dir: string, dim: number, memories: McpMem
   const later = db.prepare(`UPDATE memories SET confidence = ?, last_accessed = ?, deleted_at = ?, superseded_by = ? WHERE id = ?`)
   for (const m of memories) {
     const iso = new Date(m.createdAt * 1000).toISOString()
-    const r = insMem.run(contentHash(m.content), m.content, (m.tags ?? []).join(','), m.memoryType ?? 'note', JSON.stringify(m.metadata ?? {}), m.createdAt, m.createdAt, iso, iso)
+    const r = insMem.run(
+      contentHash(m.content),
+      m.content,
+      (m.tags ?? []).join(','),
+      m.memoryType ?? 'note',
+      JSON.stringify(m.metadata ?? {}),
+      m.createdAt,
+      m.createdAt,
+      iso,
+      iso,
+    )
     insVec.run(BigInt(r.lastInsertRowid), Buffer.from(new Float32Array(m.embedding).buffer))
     later.run(m.confidence ?? 1.0, m.lastAccessed ?? null, m.deletedAt ?? null, m.supersededBy ?? null, r.lastInsertRowid)
   }
-  const insEdge = db.prepare(`INSERT INTO memory_graph (source_hash, target_hash, similarity, connection_types, metadata, created_at, relationship_type) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+  const insEdge = db.prepare(
+    `INSERT INTO memory_graph (source_hash, target_hash, similarity, connection_types, metadata, created_at, relationship_type) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  )
   for (const e of edges) insEdge.run(e.from, e.to, e.similarity, JSON.stringify(['semantic']), '{}', 1_700_000_000, e.type)
   db.pragma('wal_checkpoint(TRUNCATE)')
   db.close()

@@ -72,7 +72,8 @@ export async function createMem0TsFixture(dir: string): Promise<Mem0TsFixture> {
     await memory.update(ids.coffee, after)
     await memory.delete(ids.gone)
     const current: Mem0TsFixture['current'] = {}
-    for (const a of ADDS) if (a.label !== 'gone') current[a.label] = { text: a.label === 'coffee' ? after : a.text, userId: a.userId, agentId: a.agentId, runId: a.runId }
+    for (const a of ADDS)
+      if (a.label !== 'gone') current[a.label] = { text: a.label === 'coffee' ? after : a.text, userId: a.userId, agentId: a.agentId, runId: a.runId }
     // Let mem0's handles go: its better-sqlite3 connections close with the process; WAL is not used.
     return { dir, vectorPath, historyPath, ids, current, deleted: [ids.gone], updated: { label: 'coffee', before: ADDS[0].text, after } }
   } finally {
@@ -145,7 +146,9 @@ export function createMem0PyHistory(file: string): Mem0PyFixture {
         name TEXT,
         created_at DATETIME
     );`)
-  const ins = db.prepare(`INSERT INTO history (id, memory_id, old_memory, new_memory, event, created_at, updated_at, is_deleted, actor_id, role) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+  const ins = db.prepare(
+    `INSERT INTO history (id, memory_id, old_memory, new_memory, event, created_at, updated_at, is_deleted, actor_id, role) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  )
   const uuid = () => crypto.randomUUID()
   // isoformat() of datetime.now(pytz.timezone("US/Pacific")): microseconds and an offset.
   const t = (h: number) => `2025-03-0${1 + Math.floor(h / 24)}T${String(h % 24).padStart(2, '0')}:15:30.123456-08:00`

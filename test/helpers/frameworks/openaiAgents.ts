@@ -31,11 +31,27 @@ export const ITEMS: AgentItem[] = [
   { session: 'conv-1', item: { type: 'function_call_output', call_id: 'call_1', output: 'Sunny, 21C' }, at: '2025-06-01 08:00:01' },
   {
     session: 'conv-1',
-    item: { id: 'msg_1', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'It is sunny and 21C in Oslo.', annotations: [] }] },
+    item: {
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      status: 'completed',
+      content: [{ type: 'output_text', text: 'It is sunny and 21C in Oslo.', annotations: [] }],
+    },
     at: '2025-06-01 08:00:02',
   },
   { session: 'conv-2', item: { role: 'developer', content: 'Answer briefly.' }, at: '2025-06-02 09:00:00' },
-  { session: 'conv-2', item: { role: 'user', content: [{ type: 'input_text', text: 'Summarise this' }, { type: 'input_text', text: 'and that' }] }, at: '2025-06-02 09:00:05' },
+  {
+    session: 'conv-2',
+    item: {
+      role: 'user',
+      content: [
+        { type: 'input_text', text: 'Summarise this' },
+        { type: 'input_text', text: 'and that' },
+      ],
+    },
+    at: '2025-06-02 09:00:05',
+  },
   { session: 'conv-1', item: 'not json {', at: '2025-06-01 08:00:03' },
   { session: 'conv-1', item: { role: 'user', content: 'Thanks!' }, at: '2025-06-01 08:00:03' },
 ]

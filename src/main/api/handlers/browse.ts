@@ -86,4 +86,3 @@ export function browseHandlers(app: App): Pick<Handlers, BrowseChannels> {
     'events.page': (i) => app.requireStore().eventsPage(i),
   }
 }
-

@@ -96,11 +96,27 @@ export function embedHandlers(app: App): Pick<Handlers, EmbedChannels> {
       const host = (e as { host?: string; baseUrl?: string }).host ?? (e as { baseUrl?: string }).baseUrl ?? null
       if (!e.listModels) {
         const h = await e.health()
-        return { kinds, kind, host, reachable: h.reachable, models: h.models.map((name) => ({ name, dim: h.dim, embedding: true, family: null, sizeBytes: null })), error: null, errorCode: null }
+        return {
+          kinds,
+          kind,
+          host,
+          reachable: h.reachable,
+          models: h.models.map((name) => ({ name, dim: h.dim, embedding: true, family: null, sizeBytes: null })),
+          error: null,
+          errorCode: null,
+        }
       }
       try {
         const models = await e.listModels()
-        return { kinds, kind, host, reachable: true, models: models.map(({ name, dim, embedding, family, sizeBytes }) => ({ name, dim, embedding, family, sizeBytes })), error: null, errorCode: null }
+        return {
+          kinds,
+          kind,
+          host,
+          reachable: true,
+          models: models.map(({ name, dim, embedding, family, sizeBytes }) => ({ name, dim, embedding, family, sizeBytes })),
+          error: null,
+          errorCode: null,
+        }
       } catch (err) {
         if (!(err instanceof RecallscopeError) || err.code !== 'EMBEDDER_UNAVAILABLE') throw err
         const code = (err.details as { errorCode?: string } | undefined)?.errorCode ?? 'UNKNOWN'

@@ -56,7 +56,8 @@ describe('eval channels', () => {
     const summary = done.result as EvalRunSummary
     expect(summary).toMatchObject({ name: 'first', k: 5, source: 'ui', counts: { cases: 40 } })
     expect(events.some((e) => e.jobId === start.jobId && e.state === 'done')).toBe(true)
-    const second = (await waitJob((await ok<JobProgress>('eval.run', { preset: 'fieldguide', config: { floor: 0.5 }, k: 5, now: FIXTURE_NOW })).jobId)).result as EvalRunSummary
+    const second = (await waitJob((await ok<JobProgress>('eval.run', { preset: 'fieldguide', config: { floor: 0.5 }, k: 5, now: FIXTURE_NOW })).jobId))
+      .result as EvalRunSummary
     const runs = await ok<EvalRunSummary[]>('runs.list', {})
     expect(runs.map((r) => r.id)).toEqual([second.id, summary.id])
     const full = await ok<EvalRun>('runs.get', { id: summary.id })

@@ -72,7 +72,8 @@ export function evalHandlers(app: App): Pick<Handlers, EvalChannels> {
   const ws = () => app.requireStore().workspace
 
   return {
-    'cases.list': (i) => ws().listCases({ split: i.split, tag: i.tag, search: i.search, kind: i.kind, sort: i.sort, dir: i.dir, offset: i.offset, limit: i.limit }),
+    'cases.list': (i) =>
+      ws().listCases({ split: i.split, tag: i.tag, search: i.search, kind: i.kind, sort: i.sort, dir: i.dir, offset: i.offset, limit: i.limit }),
     'cases.get': (i) => ws().getCase(i.id),
     'cases.save': (i) => saveCase(ws(), i.case, Date.now()),
     'cases.delete': (i) => ({ deleted: ws().deleteCases(i.ids) }),
@@ -141,7 +142,11 @@ export function evalHandlers(app: App): Pick<Handlers, EvalChannels> {
           onProgress: ctl.progress,
         })
         // Saved whole (listed beside runs, reopenable, exportable): the job's result is the saved report.
-        return store.workspace.saveTuneReport(report, { createdAt: Date.now(), name: `Tune ${report.metric}${report.cancelled ? ' (cancelled)' : ''}`, source: 'ui' })
+        return store.workspace.saveTuneReport(report, {
+          createdAt: Date.now(),
+          name: `Tune ${report.metric}${report.cancelled ? ' (cancelled)' : ''}`,
+          source: 'ui',
+        })
       })
     },
     'runs.list': (i) => ws().listRuns({ limit: i.limit }),

@@ -27,7 +27,8 @@ export function jobHandlers(app: App): Pick<Handlers, JobChannels> {
         openaiBaseUrl: spec.kind === 'openai' && host ? host : s.openaiBaseUrl,
         timeoutMs: i.timeoutMs,
       })
-      if (!embedder.enabled || !embedder.model) throw new RecallscopeError('BAD_INPUT', `Embedder "${spec.spec}" makes no vectors: pick one with a model (e.g. ollama:nomic-embed-text)`)
+      if (!embedder.enabled || !embedder.model)
+        throw new RecallscopeError('BAD_INPUT', `Embedder "${spec.spec}" makes no vectors: pick one with a model (e.g. ollama:nomic-embed-text)`)
       // One backfill per DB and model at a time: a second would embed the same memories twice.
       const label = `Embed ${store.path.split(/[\\/]/).pop()} with ${spec.spec}`
       const busy = app.jobs.list().find((j) => j.kind === 'embed.backfill' && j.state === 'running' && j.label === label)
@@ -39,10 +40,14 @@ export function jobHandlers(app: App): Pick<Handlers, JobChannels> {
 
     'import.start': (i) => {
       const imp = findImporter(i.kind)
-      if (i.model !== undefined && !imp.usesModel) throw new RecallscopeError('BAD_INPUT', `model does not apply to ${imp.name} imports (they carry no stored vectors)`)
+      if (i.model !== undefined && !imp.usesModel)
+        throw new RecallscopeError('BAD_INPUT', `model does not apply to ${imp.name} imports (they carry no stored vectors)`)
       checkPaths({ input: i.in, output: i.out, embed: i.embed }) // typed errors now (not a failed job): missing input, output aliasing the input or an open DB
-      return app.jobs.start('import', `Import ${i.kind} ${i.in.split(/[\\/]/).pop()} → ${i.out.split(/[\\/]/).pop()}`, async ({ progress, signal }): Promise<ImportReportInfo> =>
-        imp.run({ input: i.in, output: i.out, force: i.force, model: i.model, embed: i.embed, signal, onProgress: progress }),
+      return app.jobs.start(
+        'import',
+        `Import ${i.kind} ${i.in.split(/[\\/]/).pop()} → ${i.out.split(/[\\/]/).pop()}`,
+        async ({ progress, signal }): Promise<ImportReportInfo> =>
+          imp.run({ input: i.in, output: i.out, force: i.force, model: i.model, embed: i.embed, signal, onProgress: progress }),
       )
     },
   }

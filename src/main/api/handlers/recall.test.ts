@@ -38,7 +38,14 @@ describe('recall.* channels', () => {
   })
 
   it('recall.run rejects bad input with BAD_INPUT, never a crash', async () => {
-    for (const bad of [{ query: 1 }, { query: 'q', config: { topK: -1 } }, { query: 'q', config: { nope: 1 } }, { query: 'q', preset: 'nope' }, { query: 'q', queryVector: [] }, { query: 'q', preset: 'engram' }]) {
+    for (const bad of [
+      { query: 1 },
+      { query: 'q', config: { topK: -1 } },
+      { query: 'q', config: { nope: 1 } },
+      { query: 'q', preset: 'nope' },
+      { query: 'q', queryVector: [] },
+      { query: 'q', preset: 'engram' },
+    ]) {
       const r = await call('recall.run', bad)
       expect(r.ok).toBe(false)
       if (!r.ok) expect(r.error.code).toBe('BAD_INPUT')

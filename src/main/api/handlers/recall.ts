@@ -57,7 +57,11 @@ export function recallHandlers(app: App): Pick<Handlers, RecallChannels> {
         const key = `${owner}\u0000${texts.dense}`
         let prepared = vectors.get(key)
         if (!prepared) vectors.set(key, (prepared = await prepareVector(store, texts.dense, { embedder, queryVector: i.queryVector ?? null })))
-        runs.push({ label: b.label, preset: b.preset, trace: runRecallSync(store, { text: i.query, cue: i.cue ?? null }, b.config, now, { preset: b.preset, prepared }) })
+        runs.push({
+          label: b.label,
+          preset: b.preset,
+          trace: runRecallSync(store, { text: i.query, cue: i.cue ?? null }, b.config, now, { preset: b.preset, prepared }),
+        })
       }
       const lists = runs.map((r) => r.trace.results.map((x) => x.id))
       const overlap: RecallCompare['overlap'] = []

@@ -19,7 +19,10 @@ beforeAll(() => {
   app = new App({ dataDir: path.join(t.dir, 'data'), mode: 'browser' })
   app.open(db)
   call = createDispatcher(createHandlers(app))
-  ev = app.requireStore().eventsPage({ limit: 1000 }).rows.find((e) => e.preset === 'fieldguide' && e.results.length >= 2)!
+  ev = app
+    .requireStore()
+    .eventsPage({ limit: 1000 })
+    .rows.find((e) => e.preset === 'fieldguide' && e.results.length >= 2)!
 })
 afterAll(() => {
   app.close()

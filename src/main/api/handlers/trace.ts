@@ -24,7 +24,12 @@ export function traceHandlers(app: App): Pick<Handlers, TraceChannels> {
     'trace.event': async (i): Promise<TraceEventDetail> => {
       const store = app.requireStore()
       const { replay, run } = await replayEventFull(store, i.eventId, { ...embedding(), mode: 'logged' })
-      const units = unitsOf(store, run.event.results.map((r) => r.id), run.config.unit, replay.trace)
+      const units = unitsOf(
+        store,
+        run.event.results.map((r) => r.id),
+        run.config.unit,
+        replay.trace,
+      )
       return {
         event: run.event,
         config: run.config,

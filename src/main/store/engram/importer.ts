@@ -33,7 +33,6 @@ import {
 } from '../importers/common'
 import { KIND_SET, ROLE_SET, TIER_SET } from '../decode'
 
-
 type EngramTable = 'memories' | 'user_memories'
 
 /** Raw Engram row → canonical row + what went wrong. Pure; exported for tests. */
@@ -88,7 +87,8 @@ function mapEngramRow(
     problems.push({ action: 'repaired', reason: 'bad timestamp (kept, created_at NULL)', detail: String(r.timestamp) })
     imp.timestamp = r.timestamp ?? null
   }
-  const useCount = cols.has('reinforcement_count') && r.reinforcement_count != null && Number.isFinite(Number(r.reinforcement_count)) ? Number(r.reinforcement_count) : null
+  const useCount =
+    cols.has('reinforcement_count') && r.reinforcement_count != null && Number.isFinite(Number(r.reinforcement_count)) ? Number(r.reinforcement_count) : null
 
   if (cols.has('consolidated_from') && r.consolidated_from != null) {
     try {
@@ -226,7 +226,9 @@ export async function importEngram(opts: ImportOptions): Promise<ImportReport> {
         const nodes = tables.has('graph_nodes') ? (src.prepare(`SELECT count(*) FROM graph_nodes`).pluck().get() as number) : 0
         const edges = tables.has('graph_edges') ? (src.prepare(`SELECT count(*) FROM graph_edges`).pluck().get() as number) : 0
         if (nodes || edges)
-          rb.notes.push(`graph tables not imported (${nodes} node${nodes === 1 ? '' : 's'}, ${edges} edge${edges === 1 ? '' : 's'}): the canonical schema has no graph`)
+          rb.notes.push(
+            `graph tables not imported (${nodes} node${nodes === 1 ? '' : 's'}, ${edges} edge${edges === 1 ? '' : 's'}): the canonical schema has no graph`,
+          )
         const embeddings = models.reduce((n, m) => n + m.count, 0)
         return { memories, sessions: sessions.size, embeddings, models }
       },

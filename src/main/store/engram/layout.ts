@@ -58,4 +58,3 @@ export const engramAdapter: Adapter = {
     }
   },
 }
-

@@ -17,10 +17,36 @@ import { hashEmbed, HASHING_MODEL } from '../../embed/hashing'
 import { decodeVector, cellText } from '../decode'
 import { openSource } from '../registry'
 import type { SqliteSource } from '../sqlite/source'
-import { checkCancel, makeTicker, pruneMinorityDims, ReportBuilder, withOutput, type ImportOptions, type ImportReport, type Importer } from '../importers/common'
+import {
+  checkCancel,
+  makeTicker,
+  pruneMinorityDims,
+  ReportBuilder,
+  withOutput,
+  type ImportOptions,
+  type ImportReport,
+  type Importer,
+} from '../importers/common'
 import type { CanonicalMemoryRow, CanonicalSessionRow } from '../sqlite/canonicalWriter'
 
-const MEMORY_COLS = ['id', 'agent_id', 'user_id', 'session_id', 'role', 'kind', 'tier', 'content', 'summary', 'salience', 'created_at', 'last_used_at', 'use_count', 'turn', 'source', 'metadata'] as const
+const MEMORY_COLS = [
+  'id',
+  'agent_id',
+  'user_id',
+  'session_id',
+  'role',
+  'kind',
+  'tier',
+  'content',
+  'summary',
+  'salience',
+  'created_at',
+  'last_used_at',
+  'use_count',
+  'turn',
+  'source',
+  'metadata',
+] as const
 const SESSION_COLS = ['id', 'agent_id', 'user_id', 'tenant_id', 'started_at', 'ended_at', 'summary', 'is_archived'] as const
 
 /** Copy one opened framework store into a canonical DB. */
@@ -31,7 +57,8 @@ async function importFramework(opts: ImportOptions): Promise<ImportReport> {
   const input = path.resolve(opts.input)
   const output = path.resolve(opts.output)
   if (!fs.existsSync(input)) throw new RecallscopeError('NOT_FOUND', `No such file or folder: ${input}`)
-  if (input === output || output.startsWith(`${input}${path.sep}`)) throw new RecallscopeError('BAD_INPUT', 'The output must not be the input or inside it (imports never modify their input)')
+  if (input === output || output.startsWith(`${input}${path.sep}`))
+    throw new RecallscopeError('BAD_INPUT', 'The output must not be the input or inside it (imports never modify their input)')
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'recallscope-import-'))
   let store: SqliteSource | null = null
   try {
@@ -50,7 +77,9 @@ async function importFramework(opts: ImportOptions): Promise<ImportReport> {
         const seen = new Set<string>()
         let memories = 0
         let done = 0
-        for (const r of s.db.prepare(`SELECT ${MEMORY_COLS.join(', ')} FROM (${src.memoriesLite}) ORDER BY _rid`).iterate() as Iterable<Record<string, unknown>>) {
+        for (const r of s.db.prepare(`SELECT ${MEMORY_COLS.join(', ')} FROM (${src.memoriesLite}) ORDER BY _rid`).iterate() as Iterable<
+          Record<string, unknown>
+        >) {
           done++
           const id = r.id == null ? null : cellText(r.id)
           if (id === null) rb.skip('missing id')
@@ -72,7 +101,9 @@ async function importFramework(opts: ImportOptions): Promise<ImportReport> {
         }
         if (src.embeddings) {
           let n = 0
-          for (const e of s.db.prepare(`SELECT owner_type, owner_id, model, dim, vector FROM (${src.embeddings})`).iterate() as Iterable<Record<string, unknown>>) {
+          for (const e of s.db.prepare(`SELECT owner_type, owner_id, model, dim, vector FROM (${src.embeddings})`).iterate() as Iterable<
+            Record<string, unknown>
+          >) {
             if (++n % 5000 === 0) checkCancel(opts.signal)
             const ownerId = String(e.owner_id)
             if (e.owner_type === 'memory' && !seen.has(ownerId)) continue
@@ -109,7 +140,8 @@ async function importFramework(opts: ImportOptions): Promise<ImportReport> {
 
 export const frameworkImporter: Importer = {
   name: 'framework',
-  summary: 'Any framework store recallscope opens directly (CrewAI LanceDB/LTM, mcp-memory-service, basic-memory, Letta, Letta Code): memories, sessions, vectors → canonical',
+  summary:
+    'Any framework store recallscope opens directly (CrewAI LanceDB/LTM, mcp-memory-service, basic-memory, Letta, Letta Code): memories, sessions, vectors → canonical',
   defaultEmbed: 'none',
   usesModel: false,
   run: importFramework,

@@ -40,7 +40,10 @@ function resolveSqliteFolder(dir: string, opts: { nativeBinding?: string }): str
     return null
   }
   const found: { file: string; layout: string }[] = []
-  for (const n of names.filter((x) => /\.(db|sqlite3?|sqlite)$/i.test(x) && !x.includes('.recallscope')).sort().slice(0, 24)) {
+  for (const n of names
+    .filter((x) => /\.(db|sqlite3?|sqlite)$/i.test(x) && !x.includes('.recallscope'))
+    .sort()
+    .slice(0, 24)) {
     const file = path.join(dir, n)
     if (!looksLikeSqlite(file)) continue
     let db: Database.Database | null = null
@@ -62,7 +65,10 @@ function resolveSqliteFolder(dir: string, opts: { nativeBinding?: string }): str
     }
   }
   if (found.length > 1)
-    throw new RecallscopeError('BAD_INPUT', `${dir} holds several memory stores: ${found.map((f) => `${path.basename(f.file)} (${f.layout})`).join(', ')}; open one of them`)
+    throw new RecallscopeError(
+      'BAD_INPUT',
+      `${dir} holds several memory stores: ${found.map((f) => `${path.basename(f.file)} (${f.layout})`).join(', ')}; open one of them`,
+    )
   return found[0]?.file ?? null
 }
 

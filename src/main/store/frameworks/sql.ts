@@ -15,7 +15,6 @@ export function isoToMs(expr: string): string {
   return `(CASE typeof(${expr}) WHEN 'text' THEN CAST(round((julianday(${expr}) - 2440587.5) * 86400000.0) AS INTEGER) ELSE ${expr} END)`
 }
 
-
 /** The file behind a connection's main database ('' for in-memory). */
 export function mainFile(db: Database.Database): string {
   return db.name === ':memory:' ? '' : path.resolve(db.name)

@@ -22,8 +22,6 @@ export type { ImportIssue, ImportReport } from '../../../shared/contract'
 import type { ImportIssue, ImportReport } from '../../../shared/contract'
 import { parseJsonSafe } from '../../safety/json'
 
-
-
 export interface ImportOptions {
   /** input file */
   input: string
@@ -126,7 +124,10 @@ export function checkPaths(opts: ImportOptions): { input: string; output: string
   }
   if (!st.isFile()) throw new RecallscopeError('BAD_INPUT', `${input} is not a file`)
   // By file identity, not by name: a link or /proc alias of the input (or of any open DB) is refused.
-  if (findAlias(output, [{ path: input, role: 'input' }], { targetIsDb: true }) || findAlias(`${output}.recallscope`, [{ path: input, role: 'input' }], { targetIsDb: true }))
+  if (
+    findAlias(output, [{ path: input, role: 'input' }], { targetIsDb: true }) ||
+    findAlias(`${output}.recallscope`, [{ path: input, role: 'input' }], { targetIsDb: true })
+  )
     throw new RecallscopeError('BAD_INPUT', 'The output must not be the input (imports never modify their input)')
   assertNotOpenDb(output, '--out', { targetIsDb: true })
   assertNotOpenDb(`${output}.recallscope`, '--out (its workspace)', { targetIsDb: true })
@@ -178,7 +179,7 @@ export function mergeMetadata(raw: unknown, extras: Record<string, unknown>): { 
   }
   if (!has) return { text: raw === null || raw === undefined ? null : typeof raw === 'string' ? raw : JSON.stringify(raw), invalid: false }
   if (parsed === null) return { text: JSON.stringify(extras), invalid: false }
-  if (typeof parsed === 'object' && !Array.isArray(parsed)) return { text: JSON.stringify({ ...(parsed), ...extras }), invalid: false }
+  if (typeof parsed === 'object' && !Array.isArray(parsed)) return { text: JSON.stringify({ ...parsed, ...extras }), invalid: false }
   return { text: JSON.stringify({ value: parsed, ...extras }), invalid: false }
 }
 
@@ -187,7 +188,11 @@ export function mergeMetadata(raw: unknown, extras: Record<string, unknown>): { 
  * majority length (ties: the length written first) and delete the rest, reporting
  * each deleted owner. Returns the per-model facts of what remains.
  */
-export function pruneMinorityDims(db: Database.Database, rb: ReportBuilder, where: (ownerType: string, ownerId: string) => Omit<ImportIssue, 'action' | 'reason'>): ImportReport['models'] {
+export function pruneMinorityDims(
+  db: Database.Database,
+  rb: ReportBuilder,
+  where: (ownerType: string, ownerId: string) => Omit<ImportIssue, 'action' | 'reason'>,
+): ImportReport['models'] {
   const groups = db
     .prepare(`SELECT owner_type ot, model m, dim d, count(*) n, min(rowid) first FROM embeddings GROUP BY 1, 2, 3 ORDER BY 1, 2, n DESC, first ASC`)
     .all() as { ot: 'memory' | 'session'; m: string; d: number; n: number; first: number }[]
@@ -200,7 +205,10 @@ export function pruneMinorityDims(db: Database.Database, rb: ReportBuilder, wher
   for (const g of groups) {
     const k = keep.get(`${g.ot}\u0000${g.m}`)!
     if (k.dim === g.d) continue
-    const owners = db.prepare(`SELECT owner_id FROM embeddings WHERE owner_type = ? AND model = ? AND dim = ? ORDER BY rowid`).pluck().all(g.ot, g.m, g.d) as string[]
+    const owners = db
+      .prepare(`SELECT owner_id FROM embeddings WHERE owner_type = ? AND model = ? AND dim = ? ORDER BY rowid`)
+      .pluck()
+      .all(g.ot, g.m, g.d) as string[]
     for (const o of owners) rb.skip('vector of the wrong dimension', { ...where(g.ot, o), detail: `${g.m}: ${g.d} values, the model's vectors have ${k.dim}` })
     del.run(g.ot, g.m, g.d)
   }

@@ -17,15 +17,53 @@ const vec = (seed: number, dim = 4) => Array.from({ length: dim }, (_, i) => Mat
 /** Lines of a JSONL file, each with what it exercises. Line numbers are 1-based positions here. */
 function fixtureLines(): { text: string; note: string }[] {
   return [
-    { text: JSON.stringify({ id: 'a1', agentId: 'bot', userId: 'u1', sessionId: 's1', role: 'user', kind: 'episodic', tier: 'working', content: 'camelCase row', createdAt: T, embedding: vec(1), model: 'm4' }), note: 'camel' },
-    { text: JSON.stringify({ id: 'a2', agent_id: 'bot', user_id: 'u1', session_id: 's1', role: 'assistant', content: 'snake_case row', created_at: '2025-03-01T12:05:00Z', last_used_at: T + 3600_000, use_count: 2, turn: 2, salience: 0.4, source: 'chat', metadata: { topic: 'x' }, embedding: vec(2), model: 'm4', session_summary: 'first session' }), note: 'snake' },
+    {
+      text: JSON.stringify({
+        id: 'a1',
+        agentId: 'bot',
+        userId: 'u1',
+        sessionId: 's1',
+        role: 'user',
+        kind: 'episodic',
+        tier: 'working',
+        content: 'camelCase row',
+        createdAt: T,
+        embedding: vec(1),
+        model: 'm4',
+      }),
+      note: 'camel',
+    },
+    {
+      text: JSON.stringify({
+        id: 'a2',
+        agent_id: 'bot',
+        user_id: 'u1',
+        session_id: 's1',
+        role: 'assistant',
+        content: 'snake_case row',
+        created_at: '2025-03-01T12:05:00Z',
+        last_used_at: T + 3600_000,
+        use_count: 2,
+        turn: 2,
+        salience: 0.4,
+        source: 'chat',
+        metadata: { topic: 'x' },
+        embedding: vec(2),
+        model: 'm4',
+        session_summary: 'first session',
+      }),
+      note: 'snake',
+    },
     { text: '', note: 'blank' },
     { text: '{"id": "a3", "content": "broken', note: 'bad JSON' },
     { text: JSON.stringify({ id: 'a4', role: 'user' }), note: 'missing content' },
     { text: JSON.stringify({ id: 'a5', content: 'salience as text', salience: 'high' }), note: 'wrong type' },
     { text: JSON.stringify({ id: 'a1', content: 'duplicate of the first id' }), note: 'duplicate id' },
     { text: JSON.stringify({ content: 'no id here', sessionId: 's2', createdAt: '2025-03-02 08:00:00', tenantId: 'acme' }), note: 'derived id, zone-less ISO' },
-    { text: JSON.stringify({ id: 'a8', content: 'wrong dimension vector', sessionId: 's2', createdAt: T + 86_400_000 * 2, embedding: vec(8, 6), model: 'm4' }), note: 'wrong dim' },
+    {
+      text: JSON.stringify({ id: 'a8', content: 'wrong dimension vector', sessionId: 's2', createdAt: T + 86_400_000 * 2, embedding: vec(8, 6), model: 'm4' }),
+      note: 'wrong dim',
+    },
     { text: JSON.stringify({ id: 'a9', content: 'vector with a NaN', embedding: [0.1, null, 0.3, 0.4], model: 'm4' }), note: 'NaN vector' },
     { text: JSON.stringify({ id: 'a10', content: 'robot speaks', role: 'robot', metadata: '{"ok": true}' }), note: 'unknown role' },
     { text: JSON.stringify({ id: 'a11', content: 'bad metadata text', metadata: 'not {json', role: 'USER' }), note: 'bad metadata string' },
@@ -38,7 +76,14 @@ function fixtureLines(): { text: string; note: string }[] {
 
 function writeFixture(name: string, eol = '\n', bom = false): string {
   const p = path.join(t.dir, name)
-  fs.writeFileSync(p, (bom ? '\ufeff' : '') + fixtureLines().map((l) => l.text).join(eol) + eol)
+  fs.writeFileSync(
+    p,
+    (bom ? '\ufeff' : '') +
+      fixtureLines()
+        .map((l) => l.text)
+        .join(eol) +
+      eol,
+  )
   return p
 }
 
@@ -63,7 +108,9 @@ describe('JSONL import: malformed rows are skipped and counted, never fatal', ()
     ])
     expect(r.issues.find((i) => i.reason === 'vector of the wrong dimension')!.id).toBe('a8')
     const lines = fixtureLines()
-    const good = lines.filter((l) => !['blank', 'whitespace only', 'bad JSON', 'missing content', 'wrong type', 'duplicate id', 'not an object', 'bad date'].includes(l.note))
+    const good = lines.filter(
+      (l) => !['blank', 'whitespace only', 'bad JSON', 'missing content', 'wrong type', 'duplicate id', 'not an object', 'bad date'].includes(l.note),
+    )
     expect(r.written.memories).toBe(good.length)
     expect(r.written.sessions).toBe(2)
     expect(r.repaired).toBe(2)
@@ -141,7 +188,9 @@ describe('JSONL import: malformed rows are skipped and counted, never fatal', ()
     fs.writeFileSync(p, Array.from({ length: 5000 }, (_, i) => JSON.stringify({ id: `x${i}`, content: `memory number ${i}` })).join('\n'))
     const ac = new AbortController()
     const out = path.join(t.dir, 'big.db')
-    await expect(importJsonl({ input: p, output: out, signal: ac.signal, onProgress: (done) => (done >= 2000 ? ac.abort() : undefined) })).rejects.toMatchObject({
+    await expect(
+      importJsonl({ input: p, output: out, signal: ac.signal, onProgress: (done) => (done >= 2000 ? ac.abort() : undefined) }),
+    ).rejects.toMatchObject({
       code: 'CANCELLED',
     })
     expect(fs.readdirSync(t.dir).filter((x) => x.startsWith('big.db'))).toEqual([])

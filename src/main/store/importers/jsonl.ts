@@ -28,7 +28,6 @@ import {
 import { KIND_SET, ROLE_SET, TIER_SET } from '../decode'
 import { MAX_JSON_DEPTH, parseJsonSafe, valueDepth } from '../../safety/json'
 
-
 /**
  * Lines of a file, read in 1 MiB chunks (never the whole file at once). 1-based line numbers;
  * a leading BOM and CR of CRLF are dropped. Lines are split on bytes (0x0A never occurs inside
@@ -129,7 +128,8 @@ function mapJsonlObject(o: unknown, line: number): LineResult {
   const numOf = (f: keyof typeof FIELDS, integer: boolean): number | null | Error => {
     const v = get(r, f)
     if (v === undefined || v === null) return null
-    if (typeof v !== 'number' || !Number.isFinite(v) || (integer && !Number.isInteger(v))) return new Error(`${FIELDS[f][1]} must be ${integer ? 'an integer' : 'a number'}`)
+    if (typeof v !== 'number' || !Number.isFinite(v) || (integer && !Number.isInteger(v)))
+      return new Error(`${FIELDS[f][1]} must be ${integer ? 'an integer' : 'a number'}`)
     return v
   }
   const timeOf = (f: keyof typeof FIELDS): number | null | Error => {
@@ -324,7 +324,16 @@ export async function importJsonl(opts: ImportOptions): Promise<ImportReport> {
         await tick(lines)
       }
       for (const [id, s] of sessions) {
-        w.session({ id, agent_id: s.agent, user_id: s.user, tenant_id: s.tenant, started_at: s.min, ended_at: s.max, summary: s.summary, is_archived: s.archived ? 1 : 0 })
+        w.session({
+          id,
+          agent_id: s.agent,
+          user_id: s.user,
+          tenant_id: s.tenant,
+          started_at: s.min,
+          ended_at: s.max,
+          summary: s.summary,
+          is_archived: s.archived ? 1 : 0,
+        })
         if (embed === 'hashing' && s.summary) w.embedding('session', id, HASHING_MODEL, hashEmbed(s.summary))
       }
       for (const [k, n] of unknownKeys) rb.notes.push(`unknown field '${k}' ignored on ${n} line${n === 1 ? '' : 's'}`)

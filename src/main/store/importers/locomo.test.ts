@@ -194,7 +194,12 @@ describe('LoCoMo quirks: import of a generated file', () => {
       expect(cases.get('conv-a#2')).toMatchObject({ relevant: [], tags: ['category:3', 'conv:conv-a', 'open-domain', 'no-evidence'] })
       expect(cases.get('conv-a#3')!.tags).toEqual(['category:5', 'conv:conv-a', 'adversarial'])
       expect(cases.get('conv-a#4')!.relevant).toEqual(['conv-a:D1:1', 'conv-a:D2:1', 'conv-a:D1:3', 'conv-a:D2:3'].map((id) => ({ id, grade: 1 })))
-      const notes = new Map((ws.prepare(`SELECT owner_id, text FROM notes WHERE owner_type = 'eval_case'`).all() as { owner_id: string; text: string }[]).map((n) => [n.owner_id, n.text]))
+      const notes = new Map(
+        (ws.prepare(`SELECT owner_id, text FROM notes WHERE owner_type = 'eval_case'`).all() as { owner_id: string; text: string }[]).map((n) => [
+          n.owner_id,
+          n.text,
+        ]),
+      )
       expect(notes.get('conv-a#1')).toBe('Answer: 1')
       expect(notes.get('conv-a#3')).toBe('Adversarial answer: A puppy')
     } finally {

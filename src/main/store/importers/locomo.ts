@@ -32,16 +32,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { RecallscopeError } from '../../../shared/result'
 import { hashEmbed, HASHING_MODEL } from '../../embed/hashing'
-import {
-  checkPaths,
-  makeTicker,
-  pruneMinorityDims,
-  ReportBuilder,
-  withOutput,
-  type ImportOptions,
-  type ImportReport,
-  type Importer,
-} from './common'
+import { checkPaths, makeTicker, pruneMinorityDims, ReportBuilder, withOutput, type ImportOptions, type ImportReport, type Importer } from './common'
 import { parseJsonSafe } from '../../safety/json'
 
 const MINUTE = 60_000
@@ -263,7 +254,11 @@ export async function importLocomo(opts: ImportOptions): Promise<ImportReport> {
             let dia = typeof t.dia_id === 'string' ? normalizeDiaId(t.dia_id) : null
             if (dia === null) {
               dia = `D${n}:${i + 1}`
-              rb.repair('turn without a valid dia_id (numbered by position)', { id: sample, session: sk, detail: `${JSON.stringify(t.dia_id ?? null)} → ${dia}` })
+              rb.repair('turn without a valid dia_id (numbered by position)', {
+                id: sample,
+                session: sk,
+                detail: `${JSON.stringify(t.dia_id ?? null)} → ${dia}`,
+              })
             } else if (dia !== t.dia_id) rb.repair('turn dia_id normalised', { id: sample, session: sk, detail: `${String(t.dia_id)} → ${dia}` })
             const mid = `${sample}:${dia}`
             if (memIds.has(mid)) {

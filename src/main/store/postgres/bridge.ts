@@ -46,14 +46,19 @@ function toPgError(e: WireError, secret: string | null, where: string): Recallsc
   if (code === '57014') return new RecallscopeError('DB_TIMEOUT', `${where}: a statement ran past the statement timeout and was cancelled (${msg})`, details)
   if (code === '25006') return new RecallscopeError('READ_ONLY', `${where}: the connection is read-only (${msg})`, details)
   if (code === '3D000') return new RecallscopeError('NOT_FOUND', `${where}: no such database (${msg})`, details)
-  if (code === '42P01' || code === '42703') return new RecallscopeError('UNKNOWN_LAYOUT', `${where}: a table or column the layout needs is missing (${msg})`, details)
+  if (code === '42P01' || code === '42703')
+    return new RecallscopeError('UNKNOWN_LAYOUT', `${where}: a table or column the layout needs is missing (${msg})`, details)
   if (
     ['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ETIMEDOUT', 'ECONNRESET', 'EAI_AGAIN', 'EPIPE'].includes(code) ||
     code.startsWith('08') ||
     code === '57P01' ||
     /terminated|timeout exceeded when trying to connect|Connection terminated|connect ECONN|socket hang up/i.test(msg)
   )
-    return new RecallscopeError('DB_UNREACHABLE', `${where}: ${/terminated unexpectedly/i.test(msg) ? 'the connection dropped' : 'cannot reach the server'} (${msg})`, details)
+    return new RecallscopeError(
+      'DB_UNREACHABLE',
+      `${where}: ${/terminated unexpectedly/i.test(msg) ? 'the connection dropped' : 'cannot reach the server'} (${msg})`,
+      details,
+    )
   if (/Query read timeout/i.test(msg)) return new RecallscopeError('DB_TIMEOUT', `${where}: no answer within the statement timeout (${msg})`, details)
   if (code === '22P02' || code === '42601' || code === '42883') return new RecallscopeError('BAD_INPUT', `${where}: ${msg}`, details)
   return new RecallscopeError('INTERNAL', `${where}: ${msg}`, details)

@@ -60,7 +60,24 @@ export interface PgLayout {
   memoryTable: string
 }
 
-const MEMORY_COLUMNS = ['id', 'agent_id', 'user_id', 'session_id', 'role', 'kind', 'tier', 'content', 'summary', 'salience', 'created_at', 'last_used_at', 'use_count', 'turn', 'source', 'metadata'] as const
+const MEMORY_COLUMNS = [
+  'id',
+  'agent_id',
+  'user_id',
+  'session_id',
+  'role',
+  'kind',
+  'tier',
+  'content',
+  'summary',
+  'salience',
+  'created_at',
+  'last_used_at',
+  'use_count',
+  'turn',
+  'source',
+  'metadata',
+] as const
 const TIME_COLUMNS = new Set(['created_at', 'last_used_at', 'started_at', 'ended_at', 'at'])
 const SESSION_COLUMNS = ['id', 'agent_id', 'user_id', 'tenant_id', 'started_at', 'ended_at', 'summary', 'is_archived'] as const
 const EVENT_COLUMNS = ['id', 'at', 'agent_id', 'user_id', 'session_id', 'turn', 'query', 'cue', 'preset', 'config', 'results'] as const
@@ -124,10 +141,14 @@ export function detectPgLayout(schema: string, columns: PgColumn[], label: strin
     if (e && ['owner_type', 'owner_id', 'model', 'vector'].every((c) => e.has(c))) {
       storage = vectorStorageOf(e.get('vector')!)
       if (!storage)
-        throw new RecallscopeError('UNKNOWN_LAYOUT', `${label}: embeddings.vector is ${e.get('vector')!.udt}; recallscope reads pgvector vector, real[] or bytea (float32)`, {
-          column: 'embeddings.vector',
-          type: e.get('vector')!.udt,
-        })
+        throw new RecallscopeError(
+          'UNKNOWN_LAYOUT',
+          `${label}: embeddings.vector is ${e.get('vector')!.udt}; recallscope reads pgvector vector, real[] or bytea (float32)`,
+          {
+            column: 'embeddings.vector',
+            type: e.get('vector')!.udt,
+          },
+        )
       embeddings = `SELECT e.owner_type::text AS owner_type, e.owner_id::text AS owner_id, e.model::text AS model, e.${ident('vector')} AS vec FROM ${q('embeddings')} e`
     }
     const r = tables.get('recall_events')
@@ -140,7 +161,9 @@ export function detectPgLayout(schema: string, columns: PgColumn[], label: strin
       sessions,
       embeddings,
       vectorStorage: storage,
-      vectorTable: embeddings ? { table: 'embeddings', column: 'vector', id: 'e.owner_id::text', ownerType: 'e.owner_type::text', model: 'e.model::text' } : null,
+      vectorTable: embeddings
+        ? { table: 'embeddings', column: 'vector', id: 'e.owner_id::text', ownerType: 'e.owner_type::text', model: 'e.model::text' }
+        : null,
       recallEvents,
       memoryTable: 'memories',
     }
@@ -172,7 +195,9 @@ export function detectPgLayout(schema: string, columns: PgColumn[], label: strin
         ? `SELECT 'memory'::text AS owner_type, ${idOf('v')} AS owner_id, ('langgraph:' || v.field_name)::text AS model, v.embedding AS vec FROM ${q('store_vectors')} v WHERE v.embedding IS NOT NULL`
         : null,
       vectorStorage: vecOk ? 'vector' : null,
-      vectorTable: vecOk ? { table: 'store_vectors', column: 'embedding', id: idOf('e'), ownerType: `'memory'::text`, model: `('langgraph:' || e.field_name)::text` } : null,
+      vectorTable: vecOk
+        ? { table: 'store_vectors', column: 'embedding', id: idOf('e'), ownerType: `'memory'::text`, model: `('langgraph:' || e.field_name)::text` }
+        : null,
       recallEvents: null,
       memoryTable: 'store',
     }
@@ -185,7 +210,8 @@ export function detectPgLayout(schema: string, columns: PgColumn[], label: strin
     if (!id || !v || !p || v.udt !== 'vector' || !['jsonb', 'json'].includes(p.udt)) continue
     const mem0Model = `'mem0:${name.replace(/'/g, "''")}'`
     const pl = (k: string) => `(x.payload->>'${k}')`
-    const ts = (k: string) => `(CASE WHEN ${pl(k)} IS NULL THEN NULL WHEN ${pl(k)} ~ '^[0-9]+(\\.[0-9]+)?$' THEN ${pl(k)}::float8 ELSE (extract(epoch from ${pl(k)}::timestamptz) * 1000)::float8 END)`
+    const ts = (k: string) =>
+      `(CASE WHEN ${pl(k)} IS NULL THEN NULL WHEN ${pl(k)} ~ '^[0-9]+(\\.[0-9]+)?$' THEN ${pl(k)}::float8 ELSE (extract(epoch from ${pl(k)}::timestamptz) * 1000)::float8 END)`
     const memories = `SELECT x.id::text AS id, ${pl('agent_id')} AS agent_id, ${pl('user_id')} AS user_id, ${pl('run_id')} AS session_id,
         ${pl('role')} AS role, NULL::text AS kind, NULL::text AS tier, coalesce(${pl('data')}, '') AS content, NULL::text AS summary,
         NULL::float8 AS salience, coalesce(${ts('created_at')}, 0) AS created_at, NULL::float8 AS last_used_at, NULL::float8 AS use_count,

@@ -116,7 +116,14 @@ export class PgSource implements MemorySource {
   /** walkMemories ordinals → the id at that ordinal (keyset continuation) */
   private readonly walkKeys = new Map<string, Map<number, string>>()
 
-  private constructor(url: ParsedPgUrl, bridge: PgBridge, sql: PgLayout, ws: Workspace, info: { pgvector: string | null; version: string; ann: AnnIndex | null }, countCap: number) {
+  private constructor(
+    url: ParsedPgUrl,
+    bridge: PgBridge,
+    sql: PgLayout,
+    ws: Workspace,
+    info: { pgvector: string | null; version: string; ann: AnnIndex | null },
+    countCap: number,
+  ) {
     this.url = url
     this.path = url.redacted
     this.bridge = bridge
@@ -168,7 +175,10 @@ export class PgSource implements MemorySource {
       if (url.options.ann !== 'exact') {
         if (!head.vec) throw new RecallscopeError('BAD_INPUT', `ann=${url.options.ann}: the pgvector extension is not installed in this database`)
         if (!ann || ann.method !== url.options.ann)
-          throw new RecallscopeError('BAD_INPUT', `ann=${url.options.ann}: no ${url.options.ann} index on ${sql.schema}.${sql.vectorTable?.table ?? '(no vectors)'}${ann ? ` (there is ${ann.method} ${ann.name})` : ''}`)
+          throw new RecallscopeError(
+            'BAD_INPUT',
+            `ann=${url.options.ann}: no ${url.options.ann} index on ${sql.schema}.${sql.vectorTable?.table ?? '(no vectors)'}${ann ? ` (there is ${ann.method} ${ann.name})` : ''}`,
+          )
       }
       const wsPath = opts.workspacePath ? path.resolve(opts.workspacePath) : defaultPgWorkspacePath(url.identity, opts.fallbackDir)
       const ws = Workspace.open(wsPath, opts.nativeBinding)
@@ -253,15 +263,22 @@ export class PgSource implements MemorySource {
     const byKind = this.tally('kind')
     const byTier = this.tally('tier')
     const byRole = this.tally('role')
-    const tr = this.q<{ mn: number | null; mx: number | null; n: string }>(`SELECT min(m.created_at) AS mn, max(m.created_at) AS mx, count(*) AS n FROM (${this.sql.memories}) m`)[0]
+    const tr = this.q<{ mn: number | null; mx: number | null; n: string }>(
+      `SELECT min(m.created_at) AS mn, max(m.created_at) AS mx, count(*) AS n FROM (${this.sql.memories}) m`,
+    )[0]
     let badMetadata = 0
     try {
       // pg_input_is_valid: Postgres 16+; older servers report 0 here (decoding still tolerates bad JSON).
-      badMetadata = Number(this.q<{ n: string }>(`SELECT count(*) AS n FROM (${this.sql.memories}) m WHERE m.metadata IS NOT NULL AND NOT pg_input_is_valid(m.metadata, 'jsonb')`)[0].n)
+      badMetadata = Number(
+        this.q<{ n: string }>(
+          `SELECT count(*) AS n FROM (${this.sql.memories}) m WHERE m.metadata IS NOT NULL AND NOT pg_input_is_valid(m.metadata, 'jsonb')`,
+        )[0].n,
+      )
     } catch (e) {
       if (!(e instanceof RecallscopeError) || e.code === 'DB_UNREACHABLE' || e.code === 'DB_TIMEOUT') throw e
     }
-    const known = (list: { key: string; count: number }[], ok: readonly string[]) => list.filter((x) => x.key !== '(none)' && !ok.includes(x.key)).reduce((n, x) => n + x.count, 0)
+    const known = (list: { key: string; count: number }[], ok: readonly string[]) =>
+      list.filter((x) => x.key !== '(none)' && !ok.includes(x.key)).reduce((n, x) => n + x.count, 0)
     const models = this.vectorModels()
     const malformed: MalformedCounts = {
       ...this.malformed,
@@ -274,7 +291,9 @@ export class PgSource implements MemorySource {
     }
     const sessions = Number(this.q<{ n: string }>(`SELECT count(*) AS n FROM (${this.sql.sessions}) s`)[0].n)
     const recallEvents = this.sql.recallEvents ? Number(this.q<{ n: string }>(`SELECT count(*) AS n FROM (${this.sql.recallEvents}) r`)[0].n) : 0
-    const size = this.q<{ b: string | null }>(`SELECT pg_total_relation_size(to_regclass($1)) AS b`, [`${ident(this.sql.schema)}.${ident(this.sql.memoryTable)}`])[0]
+    const size = this.q<{ b: string | null }>(`SELECT pg_total_relation_size(to_regclass($1)) AS b`, [
+      `${ident(this.sql.schema)}.${ident(this.sql.memoryTable)}`,
+    ])[0]
     return {
       path: this.path,
       layout: this.sql.layout,
@@ -298,13 +317,23 @@ export class PgSource implements MemorySource {
 
   /** Distinct values from bounded queries (500 each). */
   facets(): Facets {
-    const keys = (c: string) => this.q<{ k: string }>(`SELECT DISTINCT m.${c} AS k FROM (${this.sql.memories}) m WHERE m.${c} IS NOT NULL ORDER BY 1 LIMIT 500`).map((r) => String(r.k))
+    const keys = (c: string) =>
+      this.q<{ k: string }>(`SELECT DISTINCT m.${c} AS k FROM (${this.sql.memories}) m WHERE m.${c} IS NOT NULL ORDER BY 1 LIMIT 500`).map((r) => String(r.k))
     const tr = this.q<{ mn: number | null; mx: number | null }>(`SELECT min(m.created_at) AS mn, max(m.created_at) AS mx FROM (${this.sql.memories}) m`)[0]
-    return { agents: keys('agent_id'), users: keys('user_id'), kinds: keys('kind'), tiers: keys('tier'), roles: keys('role'), timeRange: tr.mn !== null && tr.mx !== null ? { min: Number(tr.mn), max: Number(tr.mx) } : null }
+    return {
+      agents: keys('agent_id'),
+      users: keys('user_id'),
+      kinds: keys('kind'),
+      tiers: keys('tier'),
+      roles: keys('role'),
+      timeRange: tr.mn !== null && tr.mx !== null ? { min: Number(tr.mn), max: Number(tr.mx) } : null,
+    }
   }
 
   counts(): { memories: number; sessions: number } {
-    const r = this.q<{ m: string; s: string }>(`SELECT (SELECT count(*) FROM (${this.sql.memories}) m) AS m, (SELECT count(*) FROM (${this.sql.sessions}) s) AS s`)[0]
+    const r = this.q<{ m: string; s: string }>(
+      `SELECT (SELECT count(*) FROM (${this.sql.memories}) m) AS m, (SELECT count(*) FROM (${this.sql.sessions}) s) AS s`,
+    )[0]
     return { memories: Number(r.m), sessions: Number(r.s) }
   }
 
@@ -400,7 +429,10 @@ export class PgSource implements MemorySource {
       const cps = new Params()
       count = this.cappedCount(`FROM (${this.sql.memories}) m WHERE ${memoryWhere(q, cps, this.sql.embeddings)}`, cps.values)
     } else {
-      rows = this.q(`SELECT m.* FROM (${this.sql.memories}) m WHERE ${where} ORDER BY ${memoryOrder(sort, dir, false)} LIMIT ${limit} OFFSET ${offset}`, ps.values)
+      rows = this.q(
+        `SELECT m.* FROM (${this.sql.memories}) m WHERE ${where} ORDER BY ${memoryOrder(sort, dir, false)} LIMIT ${limit} OFFSET ${offset}`,
+        ps.values,
+      )
       count = this.cappedCount(`FROM (${this.sql.memories}) m WHERE ${where}`, ps.values)
     }
     const embedded = this.idsWithEmbedding(rows.map((r) => String(r.id)))
@@ -443,7 +475,11 @@ export class PgSource implements MemorySource {
   idsWithEmbedding(ids: string[]): Set<string> {
     const out = new Set<string>()
     if (ids.length === 0 || !this.sql.embeddings) return out
-    for (const r of this.q<{ id: string }>(`SELECT DISTINCT e.owner_id AS id FROM (${this.sql.embeddings}) e WHERE e.owner_type = 'memory' AND e.owner_id = ANY($1::text[])`, [ids])) out.add(r.id)
+    for (const r of this.q<{ id: string }>(
+      `SELECT DISTINCT e.owner_id AS id FROM (${this.sql.embeddings}) e WHERE e.owner_type = 'memory' AND e.owner_id = ANY($1::text[])`,
+      [ids],
+    ))
+      out.add(r.id)
     return out
   }
 
@@ -451,7 +487,11 @@ export class PgSource implements MemorySource {
     const ps = new Params()
     const where = memoryWhere(f, ps, this.sql.embeddings)
     const order =
-      opts.order === 'created_asc' ? 'm.created_at ASC, m.id ASC' : opts.order === 'turn' ? 'm.turn ASC NULLS LAST, m.created_at ASC, m.id ASC' : 'm.created_at DESC, m.id DESC'
+      opts.order === 'created_asc'
+        ? 'm.created_at ASC, m.id ASC'
+        : opts.order === 'turn'
+          ? 'm.turn ASC NULLS LAST, m.created_at ASC, m.id ASC'
+          : 'm.created_at DESC, m.id DESC'
     const limit = opts.limit !== undefined ? `LIMIT ${Math.max(0, Math.floor(opts.limit))}` : ''
     return this.q(`SELECT m.* FROM (${this.sql.memories}) m WHERE ${where} ORDER BY ${order} ${limit}`, ps.values).map((r) => decodeMemory(r))
   }
@@ -459,7 +499,9 @@ export class PgSource implements MemorySource {
   idsWhere(f: MemoryFilter, cap = 5_000_000): string[] {
     const ps = new Params()
     const where = memoryWhere(f, ps, this.sql.embeddings)
-    return this.bridge.query<[string]>(`SELECT m.id FROM (${this.sql.memories}) m WHERE ${where} LIMIT ${Math.max(0, Math.floor(cap))}`, ps.values, { rowMode: 'array' }).map((r) => String(r[0]))
+    return this.bridge
+      .query<[string]>(`SELECT m.id FROM (${this.sql.memories}) m WHERE ${where} LIMIT ${Math.max(0, Math.floor(cap))}`, ps.values, { rowMode: 'array' })
+      .map((r) => String(r[0]))
   }
 
   countWhere(f: MemoryFilter): { total: number; truncated: boolean } {
@@ -503,14 +545,23 @@ export class PgSource implements MemorySource {
   scopeRows(f: MemoryFilter, cap: number): ScopeRows {
     const ps = new Params()
     const ids = this.bridge
-      .query<[string]>(`SELECT m.id FROM (${this.sql.memories}) m WHERE ${memoryWhere(f, ps, this.sql.embeddings)} ORDER BY m.id LIMIT ${Math.max(0, Math.floor(cap))}`, ps.values, { rowMode: 'array' })
+      .query<[string]>(
+        `SELECT m.id FROM (${this.sql.memories}) m WHERE ${memoryWhere(f, ps, this.sql.embeddings)} ORDER BY m.id LIMIT ${Math.max(0, Math.floor(cap))}`,
+        ps.values,
+        { rowMode: 'array' },
+      )
       .map((r) => String(r[0]))
     return { ids, rids: ids.map((_, i) => i) }
   }
 
   countScope(f: MemoryFilter, cap = 10_000): { count: number; capped: boolean } {
     const ps = new Params()
-    const n = Number(this.q<{ n: string }>(`SELECT count(*) AS n FROM (SELECT 1 FROM (${this.sql.memories}) m WHERE ${memoryWhere(f, ps, this.sql.embeddings)} LIMIT ${cap + 1}) t`, ps.values)[0].n)
+    const n = Number(
+      this.q<{ n: string }>(
+        `SELECT count(*) AS n FROM (SELECT 1 FROM (${this.sql.memories}) m WHERE ${memoryWhere(f, ps, this.sql.embeddings)} LIMIT ${cap + 1}) t`,
+        ps.values,
+      )[0].n,
+    )
     return n > cap ? { count: cap, capped: true } : { count: n, capped: false }
   }
 
@@ -570,7 +621,11 @@ export class PgSource implements MemorySource {
     const where = memoryWhere(f, ps, this.sql.embeddings)
     const kw = keywords.length ? ` AND (${keywords.map((k) => `lower(m.content) LIKE ${ps.p(`%${k}%`)}`).join(' OR ')})` : ''
     return this.bridge
-      .query<[string]>(`SELECT m.id FROM (${this.sql.memories}) m WHERE ${where}${kw} ORDER BY m.created_at DESC, m.id DESC LIMIT ${Math.max(0, Math.floor(limit))}`, ps.values, { rowMode: 'array' })
+      .query<[string]>(
+        `SELECT m.id FROM (${this.sql.memories}) m WHERE ${where}${kw} ORDER BY m.created_at DESC, m.id DESC LIMIT ${Math.max(0, Math.floor(limit))}`,
+        ps.values,
+        { rowMode: 'array' },
+      )
       .map((r) => String(r[0]))
   }
 
@@ -585,7 +640,10 @@ export class PgSource implements MemorySource {
     if (scope.after !== undefined) parts.push(`s.started_at >= ${ps.p(scope.after)}::float8`)
     if (scope.before !== undefined) parts.push(`s.started_at <= ${ps.p(scope.before)}::float8`)
     parts.push(`coalesce(s.ended_at, s.started_at) <= ${ps.p(now)}::float8`)
-    return this.q(`SELECT s.*, 0 AS memory_count FROM (${this.sql.sessions}) s WHERE ${parts.join(' AND ')} ORDER BY s.started_at DESC, s.id ASC LIMIT 100000`, ps.values).map(decodeSession)
+    return this.q(
+      `SELECT s.*, 0 AS memory_count FROM (${this.sql.sessions}) s WHERE ${parts.join(' AND ')} ORDER BY s.started_at DESC, s.id ASC LIMIT 100000`,
+      ps.values,
+    ).map(decodeSession)
   }
 
   sessionMessages(sessionIds: string[], now: number): Map<string, { role: string | null; content: string }[]> {
@@ -605,7 +663,10 @@ export class PgSource implements MemorySource {
     const ps = new Params()
     const where = memoryWhere(f, ps, this.sql.embeddings)
     const hnow = ps.p(now)
-    const t = from === 'last_used' ? `(CASE WHEN m.last_used_at IS NOT NULL AND m.last_used_at <= ${hnow}::float8 THEN m.last_used_at ELSE m.created_at END)` : 'm.created_at'
+    const t =
+      from === 'last_used'
+        ? `(CASE WHEN m.last_used_at IS NOT NULL AND m.last_used_at <= ${hnow}::float8 THEN m.last_used_at ELSE m.created_at END)`
+        : 'm.created_at'
     const st = this.q<{ n: string; mx: number | null; never: string | null }>(
       `SELECT count(*) AS n, max(${hnow}::float8 - ${t}) AS mx, sum(CASE WHEN m.last_used_at IS NULL OR m.last_used_at > ${hnow}::float8 THEN 1 ELSE 0 END) AS never
        FROM (${this.sql.memories}) m WHERE ${where}`,
@@ -617,7 +678,10 @@ export class PgSource implements MemorySource {
     const binH = NICE.find((h) => h >= hours) ?? Math.ceil(hours / 8760) * 8760
     const binMs = binH * 3_600_000
     const w = ps.p(binMs)
-    const counts = this.q<{ b: number; n: string }>(`SELECT floor((${hnow}::float8 - ${t}) / ${w}::float8)::int AS b, count(*) AS n FROM (${this.sql.memories}) m WHERE ${where} GROUP BY 1 ORDER BY 1`, ps.values)
+    const counts = this.q<{ b: number; n: string }>(
+      `SELECT floor((${hnow}::float8 - ${t}) / ${w}::float8)::int AS b, count(*) AS n FROM (${this.sql.memories}) m WHERE ${where} GROUP BY 1 ORDER BY 1`,
+      ps.values,
+    )
     const nb = Math.max(1, Math.floor(maxAgeMs / binMs) + 1)
     const bins = Array.from({ length: nb }, (_, i) => ({ startMs: i * binMs, endMs: (i + 1) * binMs, count: 0 }))
     for (const c of counts) if (c.b >= 0 && c.b < nb) bins[c.b].count += Number(c.n)
@@ -631,7 +695,11 @@ export class PgSource implements MemorySource {
     if (this.modelsCache) return this.modelsCache
     if (!this.sql.embeddings) return (this.modelsCache = [])
     const dimExpr =
-      this.sql.vectorStorage === 'vector' ? 'vector_dims(e.vec)' : this.sql.vectorStorage === 'array' ? 'cardinality(e.vec)' : `(CASE WHEN length(e.vec) % 4 = 0 THEN length(e.vec) / 4 ELSE -1 END)`
+      this.sql.vectorStorage === 'vector'
+        ? 'vector_dims(e.vec)'
+        : this.sql.vectorStorage === 'array'
+          ? 'cardinality(e.vec)'
+          : `(CASE WHEN length(e.vec) % 4 = 0 THEN length(e.vec) / 4 ELSE -1 END)`
     const rows = this.q<{ o: string; m: string; d: number; n: string }>(
       `SELECT e.owner_type AS o, e.model AS m, ${dimExpr} AS d, count(*) AS n FROM (${this.sql.embeddings}) e GROUP BY 1, 2, 3 ORDER BY 4 DESC`,
     )
@@ -744,7 +812,11 @@ export class PgSource implements MemorySource {
       const unsteer = { sql: 'SET enable_seqscan = on' }
       if (this.annIndexUsed === null) {
         // Once per source: does the plan really use the index? The trace must not claim an ANN search that did not run.
-        const plan = this.bridge.run<{ 'QUERY PLAN': unknown }>([...steer, { sql: `EXPLAIN (FORMAT JSON) ${annSql}`, params: ps.values, result: true }, unsteer]).rows
+        const plan = this.bridge.run<{ 'QUERY PLAN': unknown }>([
+          ...steer,
+          { sql: `EXPLAIN (FORMAT JSON) ${annSql}`, params: ps.values, result: true },
+          unsteer,
+        ]).rows
         this.annIndexUsed = JSON.stringify(plan).includes(this.annIndex?.name ?? '\u0000')
       }
       rows = this.bridge.run<[string, number]>([...steer, { sql: annSql, params: ps.values, result: true }, unsteer], { rowMode: 'array' }).rows
@@ -788,7 +860,10 @@ export class PgSource implements MemorySource {
 
   vectorInfo(ownerId: string, ownerType: 'memory' | 'session' = 'memory'): VectorInfo[] {
     if (!this.sql.embeddings) return []
-    const rows = this.q<{ model: string; v: unknown }>(`SELECT e.model, ${this.vecSelect('e')} AS v FROM (${this.sql.embeddings}) e WHERE e.owner_type = $1 AND e.owner_id = $2`, [ownerType, ownerId])
+    const rows = this.q<{ model: string; v: unknown }>(
+      `SELECT e.model, ${this.vecSelect('e')} AS v FROM (${this.sql.embeddings}) e WHERE e.owner_type = $1 AND e.owner_id = $2`,
+      [ownerType, ownerId],
+    )
     return rows.map((r) => {
       const facts = this.vectorModels().find((m) => m.model === r.model && m.ownerType === ownerType)
       const v = decodeVector(r.v, facts?.dim ?? null)
@@ -842,8 +917,12 @@ export class PgSource implements MemorySource {
     if (!src) return { total: 0, range: null, agents: [], users: [], presets: [], badTimestamps: 0, counts: () => [] }
     const ps = new Params()
     const w = eventWhere(f, ps)
-    const st = this.q<{ n: string; mn: unknown; mx: unknown }>(`SELECT count(*) AS n, min(r.at) AS mn, max(r.at) AS mx FROM (${src}) r WHERE ${w}`, ps.values)[0]
-    const facet = (c: string) => this.q<{ v: string }>(`SELECT DISTINCT ${c} AS v FROM (${src}) r WHERE ${c} IS NOT NULL ORDER BY 1 LIMIT 500`).map((r) => String(r.v))
+    const st = this.q<{ n: string; mn: unknown; mx: unknown }>(
+      `SELECT count(*) AS n, min(r.at) AS mn, max(r.at) AS mx FROM (${src}) r WHERE ${w}`,
+      ps.values,
+    )[0]
+    const facet = (c: string) =>
+      this.q<{ v: string }>(`SELECT DISTINCT ${c} AS v FROM (${src}) r WHERE ${c} IS NOT NULL ORDER BY 1 LIMIT 500`).map((r) => String(r.v))
     const mn = toMs(st.mn)
     const mx = toMs(st.mx)
     const total = Number(st.n)
@@ -877,4 +956,3 @@ function defaultPgWorkspacePath(identity: string, fallbackDir?: string): string 
   const safe = identity.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 60)
   return path.join(dir, `${safe}-${identityHash(identity)}.recallscope`)
 }
-

@@ -52,7 +52,13 @@ export function parsePgUrl(raw: string): ParsedPgUrl {
   }
   const ann = (get('ann') ?? 'exact').toLowerCase()
   if (!['exact', 'hnsw', 'ivfflat'].includes(ann)) throw new RecallscopeError('BAD_INPUT', `ann must be exact, hnsw or ivfflat (got ${ann})`)
-  const options: PgUrlOptions = { schema: get('schema'), ann: ann as PgUrlOptions['ann'], efSearch: int('ef_search'), probes: int('probes'), statementTimeoutMs: int('statement_timeout_ms') }
+  const options: PgUrlOptions = {
+    schema: get('schema'),
+    ann: ann as PgUrlOptions['ann'],
+    efSearch: int('ef_search'),
+    probes: int('probes'),
+    statementTimeoutMs: int('statement_timeout_ms'),
+  }
   // Shown (and kept in recent files) with our parameters, so reopening it opens the same view; never the password.
   const shown = new URL(u.toString())
   shown.password = ''

@@ -11,7 +11,28 @@ import { ftsTokens, toFtsQuery } from './fts'
 import { bm25IndexFor, bm25Settings, rankBm25 } from './bm25'
 import type { SqliteSource } from './source'
 
-const WORDS = ['the', 'a', 'to', 'and', 'of', 'what', 'did', 'deploy', 'deploys', 'deploying', 'caroline', 'painting', 'paint', 'sunrise', 'dance', 'studio', 'café', 'naïve', 'x1', 'adoption']
+const WORDS = [
+  'the',
+  'a',
+  'to',
+  'and',
+  'of',
+  'what',
+  'did',
+  'deploy',
+  'deploys',
+  'deploying',
+  'caroline',
+  'painting',
+  'paint',
+  'sunrise',
+  'dance',
+  'studio',
+  'café',
+  'naïve',
+  'x1',
+  'adoption',
+]
 
 function rng(seed: number): () => number {
   let a = seed >>> 0
@@ -47,7 +68,9 @@ describe('JS bm25 = FTS5 bm25()', () => {
     const fts = ctx.ftsTable()
     const idx = bm25IndexFor(ctx, fts)
     expect(idx).not.toBeNull()
-    const sql = ctx.db.prepare(`SELECT rowid, bm25(${fts.name}) FROM ${fts.qualified} WHERE ${fts.name} MATCH ? AND rowid BETWEEN ? AND ? ORDER BY 2 ASC, 1 ASC`).raw(true)
+    const sql = ctx.db
+      .prepare(`SELECT rowid, bm25(${fts.name}) FROM ${fts.qualified} WHERE ${fts.name} MATCH ? AND rowid BETWEEN ? AND ? ORDER BY 2 ASC, 1 ASC`)
+      .raw(true)
     let compared = 0
     let rows = 0
     for (let qn = 0; qn < 300; qn++) {
@@ -56,9 +79,15 @@ describe('JS bm25 = FTS5 bm25()', () => {
       const hi = r() < 0.3 ? 1e9 : lo + Math.floor(r() * 150)
       const want = sql.all(toFtsQuery(q), lo, hi) as [number, number][]
       const got = rankBm25(idx!, ftsTokens(q), lo, hi)!
-      expect(got.map((x) => x.rid), q).toEqual(want.map((x) => Number(x[0])))
+      expect(
+        got.map((x) => x.rid),
+        q,
+      ).toEqual(want.map((x) => Number(x[0])))
       // bit for bit: the same operations in the same order, and the same libm log
-      expect(got.map((x) => x.bm25), q).toEqual(want.map((x) => x[1]))
+      expect(
+        got.map((x) => x.bm25),
+        q,
+      ).toEqual(want.map((x) => x[1]))
       compared++
       rows += want.length
     }

@@ -109,7 +109,10 @@ function build(file: string, table: string): Bm25Index | null {
   // A private read-only connection: temp tables (the vocab view, the tokenizer) need one without query_only.
   const db = new Database(file, { readonly: true, fileMustExist: true })
   try {
-    const avg = db.prepare(`SELECT block FROM ${quoteIdent(`${table}_data`)} WHERE id = 1`).pluck().get() as Uint8Array | undefined
+    const avg = db
+      .prepare(`SELECT block FROM ${quoteIdent(`${table}_data`)} WHERE id = 1`)
+      .pluck()
+      .get() as Uint8Array | undefined
     if (!avg) return null
     const totals = readVarints(avg)
     const nRow = totals[0]
@@ -118,7 +121,10 @@ function build(file: string, table: string): Bm25Index | null {
     for (let i = 1; i < totals.length; i++) nTok += totals[i]
     const avgdl = nTok / nRow
     const docLen = new Map<number, number>()
-    for (const [id, sz] of db.prepare(`SELECT id, sz FROM ${quoteIdent(`${table}_docsize`)}`).raw(true).iterate() as Iterable<[number, Uint8Array]>) {
+    for (const [id, sz] of db
+      .prepare(`SELECT id, sz FROM ${quoteIdent(`${table}_docsize`)}`)
+      .raw(true)
+      .iterate() as Iterable<[number, Uint8Array]>) {
       let d = 0
       for (const x of readVarints(sz)) d += x
       docLen.set(Number(id), d)
@@ -169,7 +175,7 @@ function build(file: string, table: string): Bm25Index | null {
     const idfOf = (nHit: number): number => {
       let idf = idfs.get(nHit)
       if (idf === undefined) {
-        idf = ln.get((nRow - nHit + 0.5) / (nHit + 0.5)) as number | null ?? 0
+        idf = (ln.get((nRow - nHit + 0.5) / (nHit + 0.5)) as number | null) ?? 0
         if (idf <= 0.0) idf = 1e-6
         idfs.set(nHit, idf)
       }

@@ -101,12 +101,17 @@ export function memoriesPage(ctx: SqliteCtx, q: MemoryPageQuery = {}): Page<Memo
     const keys = ctx.db.prepare(`SELECT m._rid ${lite} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`).pluck().all(where.params) as number[]
     const byRid = new Map<number, Record<string, unknown>>()
     if (keys.length)
-      for (const r of ctx.db.prepare(`SELECT m.* FROM (${ctx.sql.memories}) m WHERE m._rid IN (SELECT value FROM json_each(?))`).all(JSON.stringify(keys)) as Record<string, unknown>[])
+      for (const r of ctx.db
+        .prepare(`SELECT m.* FROM (${ctx.sql.memories}) m WHERE m._rid IN (SELECT value FROM json_each(?))`)
+        .all(JSON.stringify(keys)) as Record<string, unknown>[])
         byRid.set(Number(r._rid), r)
     rows = keys.map((k) => byRid.get(k)).filter((r): r is Record<string, unknown> => r !== undefined)
     count = ctx.cappedCount(lite, where.params)
   }
-  const embedded = idsWithEmbedding(ctx, rows.map((r) => String(r.id)))
+  const embedded = idsWithEmbedding(
+    ctx,
+    rows.map((r) => String(r.id)),
+  )
   const out = rows.map((r) => {
     const m: MemoryRow = decodeMemory(r, undefined)
     m.hasEmbedding = embedded.has(m.id)
@@ -122,7 +127,9 @@ export function idsWithEmbedding(ctx: SqliteCtx, ids: string[]): Set<string> {
   if (ids.length === 0) return out
   const st = prep(
     ctx.db,
-    ctx.embeddingOwners.map((src) => `SELECT owner_id FROM (${src}) WHERE owner_type = 'memory' AND owner_id IN (SELECT value FROM json_each(@ids))`).join(' UNION '),
+    ctx.embeddingOwners
+      .map((src) => `SELECT owner_id FROM (${src}) WHERE owner_type = 'memory' AND owner_id IN (SELECT value FROM json_each(@ids))`)
+      .join(' UNION '),
   ).pluck()
   for (const chunk of chunks(ids, 5000)) for (const id of st.all({ ids: JSON.stringify(chunk) }) as string[]) out.add(String(id))
   return out
@@ -178,14 +185,21 @@ export function memoriesWhere(ctx: SqliteCtx, f: MemoryFilter, opts: { limit?: n
         ? 'm.turn IS NULL, m.turn ASC, m.created_at ASC, m._rid ASC'
         : 'm.created_at DESC, m._rid DESC'
   const limit = opts.limit !== undefined ? `LIMIT ${Math.max(0, Math.floor(opts.limit))}` : ''
-  const rows = ctx.db.prepare(`SELECT m.* FROM (${ctx.sql.memories}) m WHERE ${where.sql} ORDER BY ${order} ${limit}`).all(where.params) as Record<string, unknown>[]
+  const rows = ctx.db.prepare(`SELECT m.* FROM (${ctx.sql.memories}) m WHERE ${where.sql} ORDER BY ${order} ${limit}`).all(where.params) as Record<
+    string,
+    unknown
+  >[]
   return rows.map((r) => decodeMemory(r))
 }
 
 /** Ids matching a filter (cheap: ids only), capped. */
 export function idsWhere(ctx: SqliteCtx, f: MemoryFilter, cap = 5_000_000): string[] {
   const where = memoryWhere(f, ctx.embeddingOwners)
-  return (ctx.db.prepare(`SELECT m.id FROM (${memSqlFor(ctx, f)}) m WHERE ${where.sql} LIMIT ${cap}`).pluck().all(where.params)).map(String)
+  return ctx.db
+    .prepare(`SELECT m.id FROM (${memSqlFor(ctx, f)}) m WHERE ${where.sql} LIMIT ${cap}`)
+    .pluck()
+    .all(where.params)
+    .map(String)
 }
 
 /** How many memories match a filter, capped. */
@@ -201,7 +215,10 @@ export function countWhere(ctx: SqliteCtx, f: MemoryFilter): { total: number; tr
  */
 export function walkMemories(ctx: SqliteCtx, f: MemoryFilter, afterKey: number, limit: number): { key: number; id: string; content: string }[] {
   const where = memoryWhere(f, ctx.sql.embeddings)
-  const rows = prep(ctx.db, `SELECT m._rid, m.id, m.content FROM (${memSqlFor(ctx, f)}) m WHERE ${where.sql} AND m._rid > @after ORDER BY m._rid LIMIT ${Math.max(1, Math.floor(limit))}`)
+  const rows = prep(
+    ctx.db,
+    `SELECT m._rid, m.id, m.content FROM (${memSqlFor(ctx, f)}) m WHERE ${where.sql} AND m._rid > @after ORDER BY m._rid LIMIT ${Math.max(1, Math.floor(limit))}`,
+  )
     .raw(true)
     .all({ ...where.params, after: afterKey }) as [number, unknown, unknown][]
   return rows.map(([key, id, content]) => ({ key: Number(key), id: cellText(id), content: content == null ? '' : cellText(content) }))
@@ -210,5 +227,7 @@ export function walkMemories(ctx: SqliteCtx, f: MemoryFilter, afterKey: number, 
 /** Exact row count of a walk's filter (same meaning of `hasEmbedding` as walkMemories). */
 export function walkCount(ctx: SqliteCtx, f: MemoryFilter): number {
   const where = memoryWhere(f, ctx.sql.embeddings)
-  return prep(ctx.db, `SELECT count(*) FROM (${memSqlFor(ctx, f)}) m WHERE ${where.sql}`).pluck().get(where.params) as number
+  return prep(ctx.db, `SELECT count(*) FROM (${memSqlFor(ctx, f)}) m WHERE ${where.sql}`)
+    .pluck()
+    .get(where.params) as number
 }

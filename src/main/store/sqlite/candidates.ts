@@ -188,10 +188,9 @@ function prefixPass(ctx: SqliteCtx, fts: Fts, q: string, f: MemoryFilter, limit:
      WHERE ${fts.name} MATCH @ftsq ORDER BY a DESC, b ASC, rowid ASC LIMIT @lim`,
   ).raw(true)
   // CROSS JOIN: probe memories by rowid for each candidate (else SQLite may scan an index of the whole scope).
-  const inScope = prep(
-    ctx.db,
-    `SELECT m._rid, m.id FROM json_each(@rids) j CROSS JOIN (${memSqlFor(ctx, f)}) m ON m._rid = j.value WHERE ${where.sql}`,
-  ).raw(true)
+  const inScope = prep(ctx.db, `SELECT m._rid, m.id FROM json_each(@rids) j CROSS JOIN (${memSqlFor(ctx, f)}) m ON m._rid = j.value WHERE ${where.sql}`).raw(
+    true,
+  )
   const also = new Map<string, number>()
   let n = Math.max(2 * limit, 64)
   for (let round = 0; ; round++) {
@@ -208,7 +207,8 @@ function prefixPass(ctx: SqliteCtx, fts: Fts, q: string, f: MemoryFilter, limit:
     const merged = exhausted || !last ? [...main, ...alsoRows] : [...main, ...alsoRows.filter((x) => before(x, last))]
     merged.sort((x, y) => x[1] - y[1] || x[0] - y[0])
     const ok = new Map<number, string>()
-    for (const [rid, id] of inScope.all({ ...where.params, rids: JSON.stringify(merged.map((x) => x[0])) }) as [number, unknown][]) ok.set(Number(rid), String(id))
+    for (const [rid, id] of inScope.all({ ...where.params, rids: JSON.stringify(merged.map((x) => x[0])) }) as [number, unknown][])
+      ok.set(Number(rid), String(id))
     const hits: { id: string; bm25: number }[] = []
     for (const [rid, b] of merged) {
       const id = ok.get(rid)
@@ -229,7 +229,9 @@ export function countScope(ctx: SqliteCtx, f: MemoryFilter, cap = 10_000): { cou
   const hit = memo.get(key) as { count: number; capped: boolean } | undefined
   if (hit) return hit
   const where = memoryWhere(f, ctx.embeddingOwners)
-  const n = prep(ctx.db, `SELECT count(*) FROM (SELECT 1 FROM (${memSqlFor(ctx, f)}) m WHERE ${where.sql} LIMIT ${cap + 1})`).pluck().get(where.params) as number
+  const n = prep(ctx.db, `SELECT count(*) FROM (SELECT 1 FROM (${memSqlFor(ctx, f)}) m WHERE ${where.sql} LIMIT ${cap + 1})`)
+    .pluck()
+    .get(where.params) as number
   const out = n > cap ? { count: cap, capped: true } : { count: n, capped: false }
   if (memo.size > 500) memo.clear()
   memo.set(key, out)
@@ -253,12 +255,13 @@ export function keywordSearch(ctx: SqliteCtx, f: MemoryFilter, keywords: string[
       })
       .join(' OR ')})`
   }
-  return (
-    ctx.db
-      .prepare(`SELECT m.id FROM (${memSqlFor(ctx, f)}) m WHERE ${where.sql}${kw} ORDER BY m.created_at DESC, m._rid DESC LIMIT ${Math.max(0, Math.floor(limit))}`)
-      .pluck()
-      .all(params)
-  ).map(String)
+  return ctx.db
+    .prepare(
+      `SELECT m.id FROM (${memSqlFor(ctx, f)}) m WHERE ${where.sql}${kw} ORDER BY m.created_at DESC, m._rid DESC LIMIT ${Math.max(0, Math.floor(limit))}`,
+    )
+    .pluck()
+    .all(params)
+    .map(String)
 }
 
 /**
@@ -322,8 +325,6 @@ export function sessionMessages(ctx: SqliteCtx, sessionIds: string[], now: numbe
   return out
 }
 
-
-
 const NICE_BINS_H = [1, 2, 3, 6, 12, 24, 48, 72, 168, 336, 720, 1440, 2160, 4320, 8760]
 
 /**
@@ -333,9 +334,7 @@ const NICE_BINS_H = [1, 2, 3, 6, 12, 24, 48, 72, 168, 336, 720, 1440, 2160, 4320
 export function ageHistogram(ctx: SqliteCtx, f: MemoryFilter, now: number, from: 'last_used' | 'created', maxBins = 40): RecallAges {
   const where = memoryWhere(f, ctx.embeddingOwners)
   const t =
-    from === 'last_used'
-      ? `(CASE WHEN m.last_used_at IS NOT NULL AND m.last_used_at <= @hnow THEN m.last_used_at ELSE m.created_at END)`
-      : `m.created_at`
+    from === 'last_used' ? `(CASE WHEN m.last_used_at IS NOT NULL AND m.last_used_at <= @hnow THEN m.last_used_at ELSE m.created_at END)` : `m.created_at`
   const params = { ...where.params, hnow: now }
   const db = ctx.db
   const stats = db
@@ -367,9 +366,11 @@ export function agentModels(ctx: SqliteCtx, owner: 'memory' | 'session'): string
   if (!e) return []
   const dm = ctx.sql.defaultModel
   const expr = dm ? `coalesce(e.model, @dm)` : 'e.model'
-  return (prep(ctx.db, `SELECT ${expr} AS m, count(*) AS n FROM (${e}) e WHERE e.owner_type = @owner GROUP BY 1 ORDER BY n DESC, 1`).all({ owner, dm: dm ?? '' }) as { m: string }[]).map(
-    (r) => String(r.m),
-  )
+  return (
+    prep(ctx.db, `SELECT ${expr} AS m, count(*) AS n FROM (${e}) e WHERE e.owner_type = @owner GROUP BY 1 ORDER BY n DESC, 1`).all({ owner, dm: dm ?? '' }) as {
+      m: string
+    }[]
+  ).map((r) => String(r.m))
 }
 
 /** The workspace's backfilled models of an owner type, most vectors first. */

@@ -39,7 +39,6 @@ export function assertSqliteFile(p: string): void {
   }
 }
 
-
 function dirWritable(dir: string): boolean {
   try {
     fs.accessSync(dir, fs.constants.W_OK)
@@ -103,7 +102,6 @@ export function openSqlite(abs: string, opts: ConnectOptions = {}): Database.Dat
     throw new RecallscopeError('NOT_SQLITE', `Cannot open ${abs}: ${(e as Error).message}`)
   }
 }
-
 
 /** Table name → column names, from sqlite_master + PRAGMA table_info. */
 export function readTables(db: Database.Database): Map<string, Set<string>> {

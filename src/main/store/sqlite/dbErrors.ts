@@ -26,8 +26,10 @@ export function typedDbError(e: unknown, file: string): unknown {
   const code = errCode(e)
   if (isCorrupt(e)) return new RecallscopeError('DB_CORRUPT', `${file}: database disk image is malformed`)
   if (code === 'SQLITE_NOTADB') return new RecallscopeError('NOT_SQLITE', `${file}: file is not a database`)
-  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return new RecallscopeError('DB_BUSY', `${file}: the database stayed locked (${(e as Error).message})`)
-  if (code === 'SQLITE_IOERR' || code.startsWith('SQLITE_IOERR_')) return new RecallscopeError('DB_CORRUPT', `${file}: cannot be read (${(e as Error).message})`)
+  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED')
+    return new RecallscopeError('DB_BUSY', `${file}: the database stayed locked (${(e as Error).message})`)
+  if (code === 'SQLITE_IOERR' || code.startsWith('SQLITE_IOERR_'))
+    return new RecallscopeError('DB_CORRUPT', `${file}: cannot be read (${(e as Error).message})`)
   return e
 }
 
@@ -49,7 +51,15 @@ export function probeIntegrity(db: Database.Database, file: string): void {
   } catch (e) {
     throw typedDbError(e, file)
   }
-  if (result !== 'ok') throw new RecallscopeError('DB_CORRUPT', `${file}: database disk image is malformed (${String(result).replace(/\s+/g, ' ').replace(/\*\*\* in database main \*\*\* /, '').trim().slice(0, 120)})`)
+  if (result !== 'ok')
+    throw new RecallscopeError(
+      'DB_CORRUPT',
+      `${file}: database disk image is malformed (${String(result)
+        .replace(/\s+/g, ' ')
+        .replace(/\*\*\* in database main \*\*\* /, '')
+        .trim()
+        .slice(0, 120)})`,
+    )
 }
 
 /** Why the workspace DB at `file` could not be opened, typed (it is a path the user may have typed). */

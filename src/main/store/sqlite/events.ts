@@ -30,9 +30,9 @@ export function decodeEvent(r: Record<string, unknown>): RecallEvent {
     sessionId: r.session_id == null ? null : cellText(r.session_id),
     turn: r.turn == null ? null : Number(r.turn),
     query: r.query == null ? null : cellText(r.query),
-    cue: cue.ok && cue.value && typeof cue.value === 'object' ? (cue.value) : null,
+    cue: cue.ok && cue.value && typeof cue.value === 'object' ? cue.value : null,
     preset: r.preset == null ? null : cellText(r.preset),
-    config: cfg.ok && cfg.value && typeof cfg.value === 'object' ? (cfg.value) : null,
+    config: cfg.ok && cfg.value && typeof cfg.value === 'object' ? cfg.value : null,
     results,
   }
 }
@@ -45,7 +45,9 @@ export function eventsPage(ctx: SqliteCtx, q: EventPageQuery = {}): Page<RecallE
   if (!src) return { rows: [], offset, limit, total: 0, truncated: false, tookMs: 0 }
   const w = eventWhere(q)
   const dir = q.dir === 'asc' ? 'ASC' : 'DESC'
-  const rows = ctx.db.prepare(`SELECT r.* FROM (${src}) r WHERE ${w.sql} ORDER BY r.at ${dir}, r.id ${dir} LIMIT ${limit} OFFSET ${offset}`).all(w.params) as Record<string, unknown>[]
+  const rows = ctx.db
+    .prepare(`SELECT r.* FROM (${src}) r WHERE ${w.sql} ORDER BY r.at ${dir}, r.id ${dir} LIMIT ${limit} OFFSET ${offset}`)
+    .all(w.params) as Record<string, unknown>[]
   const count = ctx.cappedCount(`FROM (${src}) r WHERE ${w.sql}`, w.params)
   return { rows: rows.map(decodeEvent), offset, limit, ...count, tookMs: performance.now() - t0 }
 }
@@ -111,8 +113,13 @@ export function eventTimeline(ctx: SqliteCtx, f: EventFilter): EventTimelineStat
   const w = { sql: `${filter.sql} AND ${VALID_AT}`, params: filter.params }
   const db = ctx.db
   const badTimestamps = db.prepare(`SELECT count(*) FROM (${src}) r WHERE ${filter.sql} AND NOT (${VALID_AT})`).pluck().get(filter.params) as number
-  const stats = db.prepare(`SELECT count(*) AS n, min(r.at) AS mn, max(r.at) AS mx FROM (${src}) r WHERE ${w.sql}`).get(w.params) as { n: number; mn: unknown; mx: unknown }
-  const facet = (col: string) => (db.prepare(`SELECT DISTINCT ${col} AS v FROM (${src}) r WHERE ${col} IS NOT NULL ORDER BY 1 LIMIT 500`).pluck().all()).map(String)
+  const stats = db.prepare(`SELECT count(*) AS n, min(r.at) AS mn, max(r.at) AS mx FROM (${src}) r WHERE ${w.sql}`).get(w.params) as {
+    n: number
+    mn: unknown
+    mx: unknown
+  }
+  const facet = (col: string) =>
+    db.prepare(`SELECT DISTINCT ${col} AS v FROM (${src}) r WHERE ${col} IS NOT NULL ORDER BY 1 LIMIT 500`).pluck().all().map(String)
   const mn = toMs(stats.mn)
   const mx = toMs(stats.mx)
   return {
@@ -125,7 +132,9 @@ export function eventTimeline(ctx: SqliteCtx, f: EventFilter): EventTimelineStat
     counts: (binMs, start) =>
       (
         db
-          .prepare(`SELECT CAST((r.at - @start) / @w AS INTEGER) AS b, coalesce(r.preset, '(none)') AS p, count(*) AS n FROM (${src}) r WHERE ${w.sql} GROUP BY 1, 2 ORDER BY 1`)
+          .prepare(
+            `SELECT CAST((r.at - @start) / @w AS INTEGER) AS b, coalesce(r.preset, '(none)') AS p, count(*) AS n FROM (${src}) r WHERE ${w.sql} GROUP BY 1, 2 ORDER BY 1`,
+          )
           .all({ ...w.params, start, w: binMs }) as { b: number; p: string; n: number }[]
       ).map((r) => ({ bin: r.b, preset: r.p, count: r.n })),
   }

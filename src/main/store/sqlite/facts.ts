@@ -132,7 +132,14 @@ export function facets(ctx: SqliteCtx): Facets {
       .filter((k) => k !== '(none)')
       .sort()
       .slice(0, 500)
-  return { agents: keys(sum.byAgent), users: keys(sum.byUser), kinds: keys(sum.byKind), tiers: keys(sum.byTier), roles: keys(sum.byRole), timeRange: sum.timeRange }
+  return {
+    agents: keys(sum.byAgent),
+    users: keys(sum.byUser),
+    kinds: keys(sum.byKind),
+    tiers: keys(sum.byTier),
+    roles: keys(sum.byRole),
+    timeRange: sum.timeRange,
+  }
 }
 
 /** Small counts for the app's header without the full facts. */

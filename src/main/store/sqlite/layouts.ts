@@ -102,8 +102,7 @@ export const canonicalAdapter: Adapter = {
           } AS dim, e.vector AS vector FROM embeddings e`
         : null
     const r = tables.get('recall_events')
-    const recallEvents =
-      r && r.has('id') && r.has('at') ? `SELECT ${EVENT_COLUMNS.map((c) => pick('r', r, c)).join(', ')} FROM recall_events r` : null
+    const recallEvents = r && r.has('id') && r.has('at') ? `SELECT ${EVENT_COLUMNS.map((c) => pick('r', r, c)).join(', ')} FROM recall_events r` : null
     const fts = tables.get('memories_fts')
     return {
       layout: 'canonical',
@@ -118,4 +117,3 @@ export const canonicalAdapter: Adapter = {
     }
   },
 }
-

@@ -70,7 +70,10 @@ export function makeSnapshot(abs: string, home = dataHome(), nativeBinding?: str
     }
   } catch (e) {
     if ((e as { code?: string }).code?.startsWith('SQLITE_')) throw new RecallscopeError('NOT_SQLITE', `${abs}: cannot be read (${(e as Error).message})`)
-    throw new RecallscopeError('READ_ONLY', `${abs} is in a read-only folder and needs a snapshot to be read, but ${dir} cannot be written (${(e as NodeJS.ErrnoException).code}): set $RECALLSCOPE_HOME`)
+    throw new RecallscopeError(
+      'READ_ONLY',
+      `${abs} is in a read-only folder and needs a snapshot to be read, but ${dir} cannot be written (${(e as NodeJS.ErrnoException).code}): set $RECALLSCOPE_HOME`,
+    )
   }
   return copy
 }

@@ -106,7 +106,8 @@ export class SqliteSource implements MemorySource, SqliteCtx {
     // Links, /proc aliases and side files of the agent DB: refused before anything is opened.
     assertWorkspaceTarget(wsPath, abs)
     // Read-only folder + WAL without -shm (or a -journal): read a private copy.
-    const readPath = !opts.write && needsSnapshot(abs) ? makeSnapshot(abs, opts.fallbackDir ? path.dirname(opts.fallbackDir) : undefined, opts.nativeBinding) : abs
+    const readPath =
+      !opts.write && needsSnapshot(abs) ? makeSnapshot(abs, opts.fallbackDir ? path.dirname(opts.fallbackDir) : undefined, opts.nativeBinding) : abs
     const db = openSqlite(readPath, opts)
     let sql: SqlLayout | null
     try {
@@ -247,7 +248,10 @@ export class SqliteSource implements MemorySource, SqliteCtx {
     if (fromWhere === `FROM (${this.sql.memoriesLite}) m WHERE 1`)
       return { total: this.db.prepare(`SELECT count(*) FROM (${this.sql.memoriesLite})`).pluck().get() as number, truncated: false }
     const cap = this.countCap
-    const n = this.db.prepare(`SELECT count(*) FROM (SELECT 1 ${fromWhere} LIMIT ${cap + 1})`).pluck().get(params) as number
+    const n = this.db
+      .prepare(`SELECT count(*) FROM (SELECT 1 ${fromWhere} LIMIT ${cap + 1})`)
+      .pluck()
+      .get(params) as number
     return n > cap ? { total: cap, truncated: true } : { total: n, truncated: false }
   }
 
@@ -418,4 +422,3 @@ export function detectLayout(db: Database.Database, layouts: readonly Adapter[])
   }
   return null
 }
-

@@ -200,7 +200,12 @@ export class SqliteVectors {
     const modelExpr = dm ? `coalesce(model, ${sqlString(dm)})` : 'model'
     const lenExpr = `CASE WHEN typeof(vector) = 'blob' THEN (CASE WHEN length(vector) % 4 = 0 THEN length(vector) / 4 ELSE -1 END)
       WHEN json_valid(vector) THEN json_array_length(vector) ELSE -1 END`
-    const rows = this.ctx.db.prepare(`SELECT owner_type ot, ${modelExpr} m, ${lenExpr} d, count(*) n FROM (${e}) GROUP BY 1, 2, 3`).all() as { ot: string; m: string; d: number; n: number }[]
+    const rows = this.ctx.db.prepare(`SELECT owner_type ot, ${modelExpr} m, ${lenExpr} d, count(*) n FROM (${e}) GROUP BY 1, 2, 3`).all() as {
+      ot: string
+      m: string
+      d: number
+      n: number
+    }[]
     const byKey = new Map<string, ModelFacts & { best: number }>()
     for (const r of rows) {
       if (r.ot !== 'memory' && r.ot !== 'session') continue
@@ -208,7 +213,8 @@ export class SqliteVectors {
       const cur = byKey.get(key)
       const valid = r.d > 0
       const bad = valid ? 0 : r.n
-      if (!cur) byKey.set(key, { model: String(r.m), ownerType: r.ot, dim: valid ? Number(r.d) : 0, count: r.n, best: valid ? r.n : 0, badShape: bad, malformed: 0 })
+      if (!cur)
+        byKey.set(key, { model: String(r.m), ownerType: r.ot, dim: valid ? Number(r.d) : 0, count: r.n, best: valid ? r.n : 0, badShape: bad, malformed: 0 })
       else {
         cur.count += r.n
         cur.badShape += bad

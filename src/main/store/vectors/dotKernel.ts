@@ -116,7 +116,14 @@ const BODY = [
   ...end,
 ] // prettier-ignore
 
-const FUNC = [...vec([[...uleb(5), I32], [...uleb(2), V128], [...uleb(1), F64]]), ...BODY]
+const FUNC = [
+  ...vec([
+    [...uleb(5), I32],
+    [...uleb(2), V128],
+    [...uleb(1), F64],
+  ]),
+  ...BODY,
+]
 
 /** The module: imports env.mem, exports dotAll(data, n, dim, q, out). */
 const DOT_KERNEL_WASM = Uint8Array.from([

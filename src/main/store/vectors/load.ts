@@ -108,7 +108,18 @@ interface ApplyStats {
  * index is known not to hold this id (first source of a full load, unique keys),
  * which saves a Map lookup per row on a million-row load.
  */
-function applyRow(idx: VectorIndex, src: VectorSource, st: SourceState, rid: number, id: string, raw: unknown, acc: ApplyStats, f: Float32Array | null, off: number, fresh: boolean): void {
+function applyRow(
+  idx: VectorIndex,
+  src: VectorSource,
+  st: SourceState,
+  rid: number,
+  id: string,
+  raw: unknown,
+  acc: ApplyStats,
+  f: Float32Array | null,
+  off: number,
+  fresh: boolean,
+): void {
   acc.read++
   const row = fresh ? undefined : idx.rowOf.get(id)
   const hadValid = row !== undefined && (idx.held[row] & src.bit) !== 0
@@ -146,7 +157,16 @@ const NO_RID = Number.MIN_SAFE_INTEGER
  * Chunked (one SQL row per ~1,000 source rows) when the source's `_rid` is a
  * rowid range and the vectors are BLOBs; row by row otherwise.
  */
-function readRows(idx: VectorIndex, src: VectorSource, st: SourceState, db: Database.Database, after: number | null, upto: number | null, opts: RefreshOptions, fresh = false): ApplyStats {
+function readRows(
+  idx: VectorIndex,
+  src: VectorSource,
+  st: SourceState,
+  db: Database.Database,
+  after: number | null,
+  upto: number | null,
+  opts: RefreshOptions,
+  fresh = false,
+): ApplyStats {
   const acc: ApplyStats = { read: 0, replaced: 0, mustReload: false }
   if (upto === null) return acc
   const { where, params } = modelFilter(src, idx)
@@ -157,7 +177,9 @@ function readRows(idx: VectorIndex, src: VectorSource, st: SourceState, db: Data
     readChunked(idx, src, st, db, where, p, chunkRows, acc, fresh)
     return acc
   }
-  const stmt = db.prepare(`SELECT e._rid, e.owner_id, e.vector FROM (${src.embeddings}) e WHERE ${where} AND e._rid > @after AND e._rid <= @upto ORDER BY e._rid`).raw(true)
+  const stmt = db
+    .prepare(`SELECT e._rid, e.owner_id, e.vector FROM (${src.embeddings}) e WHERE ${where} AND e._rid > @after AND e._rid <= @upto ORDER BY e._rid`)
+    .raw(true)
   let scratch: Float32Array | null = null
   for (const row of stmt.iterate(p) as Iterable<unknown[]>) {
     const raw = row[2]
@@ -203,7 +225,17 @@ function chunkable(db: Database.Database, src: VectorSourceSql, where: string): 
   return ok
 }
 
-function readChunked(idx: VectorIndex, src: VectorSource, st: SourceState, db: Database.Database, where: string, p: Record<string, unknown>, chunkRows: number, acc: ApplyStats, fresh: boolean): void {
+function readChunked(
+  idx: VectorIndex,
+  src: VectorSource,
+  st: SourceState,
+  db: Database.Database,
+  where: string,
+  p: Record<string, unknown>,
+  chunkRows: number,
+  acc: ApplyStats,
+  fresh: boolean,
+): void {
   const dim = idx.dim
   const bytes = dim * 4
   const fast = `typeof(e.vector) = 'blob' AND length(e.vector) = ${bytes}`
@@ -252,7 +284,10 @@ function readChunked(idx: VectorIndex, src: VectorSource, st: SourceState, db: D
 
 function countModel(db: Database.Database, src: VectorSourceSql, idx: VectorIndex, extra = '', extraParams: Record<string, unknown> = {}): number {
   const { where, params } = modelFilter(src, idx)
-  return db.prepare(`SELECT count(*) FROM (${src.embeddings}) e WHERE ${where}${extra}`).pluck().get({ ...params, ...extraParams }) as number
+  return db
+    .prepare(`SELECT count(*) FROM (${src.embeddings}) e WHERE ${where}${extra}`)
+    .pluck()
+    .get({ ...params, ...extraParams }) as number
 }
 
 /** Lengths of decodable vectors: a sample (first 256 rows), or every row. */

@@ -86,7 +86,9 @@ function agent(fn: (d: Database.Database) => void): void {
 }
 
 const putRow = (d: Database.Database, id: string, v: number[] | Buffer | string, verb = 'INSERT OR REPLACE') =>
-  d.prepare(`${verb} INTO embeddings (owner_type, owner_id, model, dim, vector) VALUES ('memory', ?, ?, ?, ?)`).run(id, MODEL, DIM, Array.isArray(v) ? encodeVector(v) : v)
+  d
+    .prepare(`${verb} INTO embeddings (owner_type, owner_id, model, dim, vector) VALUES ('memory', ?, ?, ?, ?)`)
+    .run(id, MODEL, DIM, Array.isArray(v) ? encodeVector(v) : v)
 
 /** The index must hold exactly `truth`, each row as its unit vector. */
 function expectTruth(idx: VectorIndex): void {
@@ -289,7 +291,14 @@ describe('incremental refresh stays exact', () => {
     const d = new Database(db)
     d.exec(`CREATE TABLE memories (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, content TEXT NOT NULL, role TEXT, timestamp INTEGER NOT NULL,
       metadata TEXT, content_hash TEXT NOT NULL, embedding TEXT, tier TEXT NOT NULL DEFAULT 'working')`)
-    for (const i of [1, 2, 3]) d.prepare(`INSERT INTO memories VALUES (?, 's', ?, 'user', ?, NULL, ?, ?, 'working')`).run(`e${i}`, `text ${i}`, 1000 + i, `h${i}`, i === 2 ? null : JSON.stringify(raw(i)))
+    for (const i of [1, 2, 3])
+      d.prepare(`INSERT INTO memories VALUES (?, 's', ?, 'user', ?, NULL, ?, ?, 'working')`).run(
+        `e${i}`,
+        `text ${i}`,
+        1000 + i,
+        `h${i}`,
+        i === 2 ? null : JSON.stringify(raw(i)),
+      )
     d.close()
     const s = openSource({ path: db })
     try {
@@ -344,7 +353,24 @@ describe('load paths', () => {
     const w = new CanonicalWriter(db, { force: true })
     // 300 short vectors first (the sample sees only these), then 400 of the majority length.
     for (let i = 0; i < 700; i++) {
-      w.memory({ id: `m${i}`, agent_id: null, user_id: null, session_id: null, role: null, kind: null, tier: 'working', content: `c${i}`, summary: null, salience: null, created_at: i, last_used_at: null, use_count: null, turn: null, source: null, metadata: null })
+      w.memory({
+        id: `m${i}`,
+        agent_id: null,
+        user_id: null,
+        session_id: null,
+        role: null,
+        kind: null,
+        tier: 'working',
+        content: `c${i}`,
+        summary: null,
+        salience: null,
+        created_at: i,
+        last_used_at: null,
+        use_count: null,
+        turn: null,
+        source: null,
+        metadata: null,
+      })
       w.embedding('memory', `m${i}`, MODEL, raw(i, i < 300 ? 4 : 6))
     }
     w.finish()
@@ -367,10 +393,16 @@ describe('workspace (backfilled) vectors', () => {
     const s = openSource({ path: db })
     try {
       const idx = s.vectors(MODEL)
-      s.workspace.putVectors('memory', MODEL, [
-        { id: 'm3', vector: raw(300) }, // the agent has m3: ignored while it does
-        { id: 'm4', vector: raw(400) },
-      ], 'test', 5)
+      s.workspace.putVectors(
+        'memory',
+        MODEL,
+        [
+          { id: 'm3', vector: raw(300) }, // the agent has m3: ignored while it does
+          { id: 'm4', vector: raw(400) },
+        ],
+        'test',
+        5,
+      )
       s.vectors(MODEL)
       expect(idx.last.path).toBe('append')
       expect(Array.from(idx.get('m3')!)).toEqual(unit(raw(3)))
@@ -380,7 +412,9 @@ describe('workspace (backfilled) vectors', () => {
       expect(idx.backfilled).toBe(1)
       // The memory detail lists the workspace vector, marked; m3 shows both, the agent's unmarked.
       const norm = Math.hypot(...Float32Array.from(raw(400)))
-      expect(s.vectorInfo('m4')).toEqual([{ model: MODEL, dim: DIM, norm: expect.closeTo(norm, 5), problem: null, preview: Array.from(Float32Array.from(raw(400))), backfilled: true }])
+      expect(s.vectorInfo('m4')).toEqual([
+        { model: MODEL, dim: DIM, norm: expect.closeTo(norm, 5), problem: null, preview: Array.from(Float32Array.from(raw(400))), backfilled: true },
+      ])
       expect(s.vectorInfo('m3').map((v) => v.backfilled ?? false)).toEqual([false, true])
       const facts = s.facts().models.find((m) => m.model === MODEL && m.ownerType === 'memory')!
       expect(facts).toMatchObject({ count: 3, backfilled: 2 })

@@ -41,10 +41,15 @@ function rowToCase(r: CaseRowDb): EvalCaseRow {
     name: r.name ?? '',
     query: r.query ?? '',
     cue: parseOr<Cue | null>(r.cue, null),
-    scope: scope && typeof scope === 'object' && !Array.isArray(scope) ? (scope) : {},
+    scope: scope && typeof scope === 'object' && !Array.isArray(scope) ? scope : {},
     now: typeof r.now === 'number' && Number.isFinite(r.now) ? r.now : null,
     relevant: Array.isArray(relevant)
-      ? (relevant as unknown[]).filter((x): x is { id: string; grade: number } => !!x && typeof (x as { id?: unknown }).id === 'string' && typeof (x as { grade?: unknown }).grade === 'number').map((x) => ({ id: x.id, grade: x.grade }))
+      ? (relevant as unknown[])
+          .filter(
+            (x): x is { id: string; grade: number } =>
+              !!x && typeof (x as { id?: unknown }).id === 'string' && typeof (x as { grade?: unknown }).grade === 'number',
+          )
+          .map((x) => ({ id: x.id, grade: x.grade }))
       : [],
     expectEmpty: r.expect_empty === 1,
     tags: Array.isArray(tags) ? tags.filter((t): t is string => typeof t === 'string') : [],
@@ -113,7 +118,18 @@ export function listCases(ws: Database.Database, q: CaseFilter & { offset?: numb
   const dir = q.dir === 'desc' ? -1 : 1
   const sort = q.sort ?? 'id'
   if (sort !== 'id' || dir === -1) {
-    const key = (c: EvalCaseRow): string | number => (sort === 'relevant' ? (c.expectEmpty ? -1 : c.relevant.length) : sort === 'now' ? (c.now ?? -Infinity) : sort === 'name' ? c.name : sort === 'split' ? c.split : c.id)
+    const key = (c: EvalCaseRow): string | number =>
+      sort === 'relevant'
+        ? c.expectEmpty
+          ? -1
+          : c.relevant.length
+        : sort === 'now'
+          ? (c.now ?? -Infinity)
+          : sort === 'name'
+            ? c.name
+            : sort === 'split'
+              ? c.split
+              : c.id
     all.sort((a, b) => {
       const x = key(a)
       const y = key(b)
@@ -132,7 +148,9 @@ export function caseFacets(ws: Database.Database): CasesPage['facets'] {
     )
     .get() as Record<string, number | null>
   const tags = ws
-    .prepare(`SELECT t.value AS tag, count(*) AS count FROM eval_cases c, json_each(CASE WHEN json_valid(c.tags) THEN c.tags ELSE '[]' END) t GROUP BY t.value ORDER BY count DESC, tag LIMIT 200`)
+    .prepare(
+      `SELECT t.value AS tag, count(*) AS count FROM eval_cases c, json_each(CASE WHEN json_valid(c.tags) THEN c.tags ELSE '[]' END) t GROUP BY t.value ORDER BY count DESC, tag LIMIT 200`,
+    )
     .all() as { tag: string; count: number }[]
   return { total: f.total ?? 0, train: f.train ?? 0, test: f.test ?? 0, expectEmpty: f.expectEmpty ?? 0, unjudged: f.unjudged ?? 0, tags }
 }
@@ -164,11 +182,9 @@ function writeCase(ws: Database.Database, c: EvalCaseRow, noteAt: number): 'adde
   if (c.note !== undefined) {
     if (c.note === null || c.note === '') ws.prepare(`DELETE FROM notes WHERE owner_type = 'eval_case' AND owner_id = ?`).run(c.id)
     else
-      ws.prepare(`INSERT INTO notes (owner_type, owner_id, text, updated_at) VALUES ('eval_case', ?, ?, ?) ON CONFLICT(owner_type, owner_id) DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at`).run(
-        c.id,
-        c.note,
-        noteAt,
-      )
+      ws.prepare(
+        `INSERT INTO notes (owner_type, owner_id, text, updated_at) VALUES ('eval_case', ?, ?, ?) ON CONFLICT(owner_type, owner_id) DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at`,
+      ).run(c.id, c.note, noteAt)
   }
   return existed ? 'updated' : 'added'
 }
@@ -185,7 +201,6 @@ export function deleteCases(ws: Database.Database, ids: string[]): number {
   })()
   return n
 }
-
 
 /** Upsert cases in one transaction. */
 export function writeCases(ws: Database.Database, rows: readonly EvalCaseRow[], noteAt: number): { added: number; updated: number } {

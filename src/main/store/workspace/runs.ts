@@ -65,16 +65,29 @@ export type NewRun = Omit<EvalRun, 'id' | 'createdAt'> & { id?: string; createdA
 export function saveRun(ws: Database.Database, run: NewRun): EvalRun {
   const id = run.id ?? `run-${run.createdAt.toString(36)}-${crypto.randomBytes(3).toString('hex')}`
   const meta: RunMeta = { preset: run.preset, budget: run.budget, counts: run.counts, source: run.source, timings: run.timings }
-  ws.prepare(
-    `INSERT INTO eval_runs (id, created_at, name, config, embedder, k, split, metrics, per_case, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(id, run.createdAt, run.name, JSON.stringify(run.config), JSON.stringify(run.embedder), run.k, run.split, JSON.stringify(run.metrics), JSON.stringify(run.perCase), JSON.stringify(meta))
+  ws.prepare(`INSERT INTO eval_runs (id, created_at, name, config, embedder, k, split, metrics, per_case, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+    id,
+    run.createdAt,
+    run.name,
+    JSON.stringify(run.config),
+    JSON.stringify(run.embedder),
+    run.k,
+    run.split,
+    JSON.stringify(run.metrics),
+    JSON.stringify(run.perCase),
+    JSON.stringify(meta),
+  )
   return { ...run, id }
 }
 
 /** Runs, newest first, without per-case results. */
 export function listRuns(ws: Database.Database, opts: { limit?: number } = {}): EvalRunSummary[] {
   const limit = Math.min(10_000, Math.max(1, opts.limit ?? 500))
-  return (ws.prepare(`SELECT id, created_at, name, config, embedder, k, split, metrics, meta FROM eval_runs ORDER BY created_at DESC, id DESC LIMIT ?`).all(limit) as RunRowDb[]).map(toSummary)
+  return (
+    ws
+      .prepare(`SELECT id, created_at, name, config, embedder, k, split, metrics, meta FROM eval_runs ORDER BY created_at DESC, id DESC LIMIT ?`)
+      .all(limit) as RunRowDb[]
+  ).map(toSummary)
 }
 
 export function getRun(ws: Database.Database, id: string): EvalRun {
@@ -96,4 +109,3 @@ export function renameRun(ws: Database.Database, id: string, name: string): Eval
   if (ws.prepare(`UPDATE eval_runs SET name = ? WHERE id = ?`).run(name, id).changes === 0) throw new RecallscopeError('NOT_FOUND', `No eval run ${id}`)
   return toSummary(ws.prepare(`SELECT id, created_at, name, config, embedder, k, split, metrics, meta FROM eval_runs WHERE id = ?`).get(id) as RunRowDb)
 }
-

@@ -41,7 +41,9 @@ function summaryOf(r: TuneReport): Omit<TuneReportSummary, 'id' | 'createdAt' | 
     tunedTest: r.best.test,
     recommended: r.recommended.name,
     recommendedLabel: r.recommended.label,
-    bestBaseline: r.baselines.filter((b) => b.test !== null).reduce<{ name: string; test: number | null } | null>((a, b) => (a === null || b.test! > (a.test ?? -1) ? { name: b.name, test: b.test } : a), null),
+    bestBaseline: r.baselines
+      .filter((b) => b.test !== null)
+      .reduce<{ name: string; test: number | null } | null>((a, b) => (a === null || b.test! > (a.test ?? -1) ? { name: b.name, test: b.test } : a), null),
   }
 }
 
@@ -50,7 +52,11 @@ function toSummary(r: TuneRowDb): TuneReportSummary {
 }
 
 /** Store a tune report; returns it with its id. */
-export function saveTuneReport(ws: Database.Database, report: TuneReport, meta: { createdAt: number; name: string; source: string; id?: string }): SavedTuneReport {
+export function saveTuneReport(
+  ws: Database.Database,
+  report: TuneReport,
+  meta: { createdAt: number; name: string; source: string; id?: string },
+): SavedTuneReport {
   const id = meta.id ?? `tune-${meta.createdAt.toString(36)}-${crypto.randomBytes(3).toString('hex')}`
   ws.prepare(`INSERT INTO tune_reports (id, created_at, name, source, metric, summary, report) VALUES (?, ?, ?, ?, ?, ?, ?)`).run(
     id,
@@ -67,7 +73,9 @@ export function saveTuneReport(ws: Database.Database, report: TuneReport, meta: 
 /** Tune reports, newest first, without their bodies. */
 export function listTuneReports(ws: Database.Database, opts: { limit?: number } = {}): TuneReportSummary[] {
   const limit = Math.min(10_000, Math.max(1, opts.limit ?? 500))
-  return (ws.prepare(`SELECT id, created_at, name, source, metric, summary FROM tune_reports ORDER BY created_at DESC, id DESC LIMIT ?`).all(limit) as TuneRowDb[]).map(toSummary)
+  return (
+    ws.prepare(`SELECT id, created_at, name, source, metric, summary FROM tune_reports ORDER BY created_at DESC, id DESC LIMIT ?`).all(limit) as TuneRowDb[]
+  ).map(toSummary)
 }
 
 /** One saved report, whole. NOT_FOUND when absent. */

@@ -107,14 +107,26 @@ export class Workspace {
 
   /** Store a query vector; keeps at most `maxEntries` per key (oldest go first). */
   cacheQueryVector(key: string, text: string, vector: Float32Array, at: number, maxEntries: number): void {
-    prep(this.db, 'INSERT OR REPLACE INTO query_cache (model, text, dim, vector, created_at) VALUES (?, ?, ?, ?, ?)').run(key, text, vector.length, encodeVector(vector), at)
+    prep(this.db, 'INSERT OR REPLACE INTO query_cache (model, text, dim, vector, created_at) VALUES (?, ?, ?, ?, ?)').run(
+      key,
+      text,
+      vector.length,
+      encodeVector(vector),
+      at,
+    )
     const n = prep(this.db, 'SELECT count(*) FROM query_cache WHERE model = ?').pluck().get(key) as number
-    if (n > maxEntries) prep(this.db, 'DELETE FROM query_cache WHERE rowid IN (SELECT rowid FROM query_cache WHERE model = ? ORDER BY created_at ASC LIMIT ?)').run(key, n - maxEntries)
+    if (n > maxEntries)
+      prep(this.db, 'DELETE FROM query_cache WHERE rowid IN (SELECT rowid FROM query_cache WHERE model = ? ORDER BY created_at ASC LIMIT ?)').run(
+        key,
+        n - maxEntries,
+      )
   }
 
   /** Forget cached query vectors (all, or one cache key). Returns the rows removed. */
   clearQueryCache(key?: string): number {
-    return key === undefined ? this.db.prepare('DELETE FROM query_cache').run().changes : this.db.prepare('DELETE FROM query_cache WHERE model = ?').run(key).changes
+    return key === undefined
+      ? this.db.prepare('DELETE FROM query_cache').run().changes
+      : this.db.prepare('DELETE FROM query_cache WHERE model = ?').run(key).changes
   }
 
   // --- cached summaries ---------------------------------------------------
@@ -131,7 +143,9 @@ export class Workspace {
    * transaction per call; replaces earlier workspace vectors of the same ids.
    */
   putVectors(ownerType: 'memory' | 'session', model: string, rows: { id: string; vector: ArrayLike<number> }[], embedder: string | null, now: number): number {
-    const ins = this.db.prepare(`INSERT OR REPLACE INTO ws_embeddings (owner_type, owner_id, model, dim, vector, embedder, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+    const ins = this.db.prepare(
+      `INSERT OR REPLACE INTO ws_embeddings (owner_type, owner_id, model, dim, vector, embedder, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    )
     this.db.transaction(() => {
       for (const r of rows) ins.run(ownerType, r.id, model, r.vector.length, encodeVector(r.vector), embedder, now)
     })()

@@ -27,11 +27,26 @@ function lazyView<M>(load: () => Promise<M>, pick: (m: M) => ComponentType) {
 // The Library (the first screen) is in the entry chunk; every view behind an
 // open DB is its own chunk, loaded on first visit, so the table, chart
 // (recharts) and eval/trace code is not parsed before it is needed.
-const BrowseView = lazyView(() => import('../features/browse/BrowseView'), (m) => m.BrowseView)
-const RecallView = lazyView(() => import('../features/recall/RecallView'), (m) => m.RecallView)
-const CompareView = lazyView(() => import('../features/compare/CompareView'), (m) => m.CompareView)
-const EvalView = lazyView(() => import('../features/eval/EvalView'), (m) => m.EvalView)
-const TraceView = lazyView(() => import('../features/trace/TraceView'), (m) => m.TraceView)
+const BrowseView = lazyView(
+  () => import('../features/browse/BrowseView'),
+  (m) => m.BrowseView,
+)
+const RecallView = lazyView(
+  () => import('../features/recall/RecallView'),
+  (m) => m.RecallView,
+)
+const CompareView = lazyView(
+  () => import('../features/compare/CompareView'),
+  (m) => m.CompareView,
+)
+const EvalView = lazyView(
+  () => import('../features/eval/EvalView'),
+  (m) => m.EvalView,
+)
+const TraceView = lazyView(
+  () => import('../features/trace/TraceView'),
+  (m) => m.TraceView,
+)
 
 /** Shown while a view's chunk loads (a few ms over loopback or file://). */
 function ViewLoading() {
@@ -151,12 +166,18 @@ export function App() {
           {!db && <div className="navhint">Open a database to browse it.</div>}
         </nav>
         <main className="main">
-          {bootError && <div className="page"><div className="error">Cannot reach recallscope's main process: {bootError}</div></div>}
+          {bootError && (
+            <div className="page">
+              <div className="error">Cannot reach recallscope's main process: {bootError}</div>
+            </div>
+          )}
           {!bootError && booted && nav.route === 'library' && <LibraryView />}
           <ViewLoadBoundary key={nav.route}>
             <Suspense fallback={<ViewLoading />}>
               {!bootError && booted && nav.route === 'browse' && db && <BrowseView key={`${dbVersion}:${nav.params.memoryId ?? ''}`} />}
-              {!bootError && booted && nav.route === 'trace' && db && <TraceView key={`${dbVersion}:${nav.params.eventId ?? ''}:${nav.params.memoryId ?? ''}:${nav.params.query ?? ''}`} />}
+              {!bootError && booted && nav.route === 'trace' && db && (
+                <TraceView key={`${dbVersion}:${nav.params.eventId ?? ''}:${nav.params.memoryId ?? ''}:${nav.params.query ?? ''}`} />
+              )}
               {!bootError && booted && nav.route === 'recall' && db && <RecallView key={dbVersion} />}
               {!bootError && booted && nav.route === 'compare' && db && <CompareView key={dbVersion} />}
               {!bootError && booted && nav.route === 'eval' && db && <EvalView key={dbVersion} />}

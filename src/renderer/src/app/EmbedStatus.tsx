@@ -91,11 +91,29 @@ function EmbedPanel({ status, onChanged }: { status: Status | undefined; onChang
           </div>
           <table className="kv small">
             <tbody>
-              <tr><td>server</td><td className="mono">{status.health.host ?? 'in-process'}</td></tr>
-              <tr><td>reachable</td><td>{status.health.reachable ? 'yes' : 'no'}</td></tr>
-              <tr><td>model pulled</td><td>{status.health.modelAvailable ? 'yes' : 'no'}</td></tr>
-              <tr><td>dimension</td><td>{status.health.dim ?? '—'}{status.storedDim !== null ? ` (DB vectors: ${status.storedDim})` : ''}</td></tr>
-              <tr><td>stored vectors</td><td>{status.storedVectors ?? '—'}</td></tr>
+              <tr>
+                <td>server</td>
+                <td className="mono">{status.health.host ?? 'in-process'}</td>
+              </tr>
+              <tr>
+                <td>reachable</td>
+                <td>{status.health.reachable ? 'yes' : 'no'}</td>
+              </tr>
+              <tr>
+                <td>model pulled</td>
+                <td>{status.health.modelAvailable ? 'yes' : 'no'}</td>
+              </tr>
+              <tr>
+                <td>dimension</td>
+                <td>
+                  {status.health.dim ?? '—'}
+                  {status.storedDim !== null ? ` (DB vectors: ${status.storedDim})` : ''}
+                </td>
+              </tr>
+              <tr>
+                <td>stored vectors</td>
+                <td>{status.storedVectors ?? '—'}</td>
+              </tr>
             </tbody>
           </table>
           {status.health.note && <p className="small muted">{status.health.note}</p>}
@@ -131,7 +149,11 @@ function EmbedPanel({ status, onChanged }: { status: Status | undefined; onChang
           onChange={(e) => setHost(e.target.value)}
         />
         <span className="small muted">
-          {models.data ? (models.data.reachable ? `${models.data.models.length} models on ${models.data.host}` : (models.data.error ?? 'not reachable')) : 'asking…'}
+          {models.data
+            ? models.data.reachable
+              ? `${models.data.models.length} models on ${models.data.host}`
+              : (models.data.error ?? 'not reachable')
+            : 'asking…'}
         </span>
       </div>
       <div className="row">

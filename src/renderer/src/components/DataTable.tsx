@@ -106,7 +106,8 @@ export function DataTable<T extends RowData>(props: DataTableProps<T>) {
   // The table sees only loaded rows; each keeps its absolute index.
   const data = useMemo(() => {
     const out: (T & { __i: number })[] = []
-    for (const [p, rows] of [...pages].sort((a, b) => a[0] - b[0])) rows.forEach((r, i) => out.push(Object.assign(Object.create(null) as object, r, { __i: p * PAGE + i })))
+    for (const [p, rows] of [...pages].sort((a, b) => a[0] - b[0]))
+      rows.forEach((r, i) => out.push(Object.assign(Object.create(null) as object, r, { __i: p * PAGE + i })))
     return out
   }, [pages])
 
@@ -230,9 +231,7 @@ export function DataTable<T extends RowData>(props: DataTableProps<T>) {
           <span className="error">{error}</span>
         ) : meta ? (
           <>
-            <span data-testid="table-total">
-              {meta.truncated ? `${meta.total.toLocaleString('en-US')}+` : meta.total.toLocaleString('en-US')} rows
-            </span>
+            <span data-testid="table-total">{meta.truncated ? `${meta.total.toLocaleString('en-US')}+` : meta.total.toLocaleString('en-US')} rows</span>
             {count < meta.total && <span>(scroll shows the first {count.toLocaleString('en-US')}; narrow the filters)</span>}
             <span className="spacer" style={{ flex: 1 }} />
             <span>page query {Math.round(meta.tookMs)} ms</span>

@@ -26,16 +26,7 @@ export function Slider({ label, value, min, max, step, onChange, format, hint, s
         {swatch && <span className="swatch" style={{ background: swatch }} />}
         {label}
       </label>
-      <input
-        id={id}
-        type="range"
-        min={min}
-        max={max}
-        step={step}
-        value={value}
-        disabled={disabled}
-        onChange={(e) => onChange(Number(e.target.value))}
-      />
+      <input id={id} type="range" min={min} max={max} step={step} value={value} disabled={disabled} onChange={(e) => onChange(Number(e.target.value))} />
       <output htmlFor={id} className="slider-value">
         {format ? format(value) : value}
       </output>
@@ -44,19 +35,22 @@ export function Slider({ label, value, min, max, step, onChange, format, hint, s
 }
 
 /** A slider that can be switched off (null), e.g. floor or token budget. */
-export function OptionalSlider(props: Omit<SliderProps, 'value' | 'onChange'> & { value: number | null; onChange: (v: number | null) => void; offValue: number }) {
+export function OptionalSlider(
+  props: Omit<SliderProps, 'value' | 'onChange'> & { value: number | null; onChange: (v: number | null) => void; offValue: number },
+) {
   const { value, onChange, offValue, label, ...rest } = props
   const id = useId()
   return (
     <div className="optslider">
-      <input
-        id={id}
-        type="checkbox"
-        aria-label={`${label} on`}
-        checked={value !== null}
-        onChange={(e) => onChange(e.target.checked ? offValue : null)}
+      <input id={id} type="checkbox" aria-label={`${label} on`} checked={value !== null} onChange={(e) => onChange(e.target.checked ? offValue : null)} />
+      <Slider
+        {...rest}
+        label={label}
+        value={value ?? offValue}
+        disabled={value === null}
+        onChange={(v) => onChange(v)}
+        format={value === null ? () => 'off' : rest.format}
       />
-      <Slider {...rest} label={label} value={value ?? offValue} disabled={value === null} onChange={(v) => onChange(v)} format={value === null ? () => 'off' : rest.format} />
     </div>
   )
 }

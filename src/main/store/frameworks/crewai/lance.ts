@@ -141,9 +141,11 @@ function readCrewaiLance(p: string): { rows: CrewaiLanceRow[]; vectors: Buffer }
       timeout: 300_000,
     })
     if (r.error) throw new RecallscopeError('INTERNAL', `Cannot read ${dir} with LanceDB: ${r.error.message}`)
-    if (r.status !== 0) throw new RecallscopeError('NOT_SQLITE', `Cannot read ${dir} with LanceDB: ${(r.stderr || '').trim().split('\n')[0] || `exit ${r.status}`}`)
+    if (r.status !== 0)
+      throw new RecallscopeError('NOT_SQLITE', `Cannot read ${dir} with LanceDB: ${(r.stderr || '').trim().split('\n')[0] || `exit ${r.status}`}`)
     const out = JSON.parse(r.stdout) as { rows?: CrewaiLanceRow[]; missing?: boolean; tables?: string[] }
-    if (out.missing) throw new RecallscopeError('UNKNOWN_LAYOUT', `${dir} is a LanceDB folder without a '${TABLE}' table (tables: ${(out.tables ?? []).join(', ') || 'none'})`)
+    if (out.missing)
+      throw new RecallscopeError('UNKNOWN_LAYOUT', `${dir} is a LanceDB folder without a '${TABLE}' table (tables: ${(out.tables ?? []).join(', ') || 'none'})`)
     return { rows: out.rows ?? [], vectors: fs.existsSync(vecFile) ? fs.readFileSync(vecFile) : Buffer.alloc(0) }
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true })

@@ -44,7 +44,7 @@ export const crewaiLtmAdapter: Adapter = {
       recallEvents: null,
       agentFts: null,
       defaultModel: null,
-      detectedBecause: "table long_term_memories(id, task_description, metadata, datetime, score): CrewAI legacy long-term memory",
+      detectedBecause: 'table long_term_memories(id, task_description, metadata, datetime, score): CrewAI legacy long-term memory',
     }
   },
 }

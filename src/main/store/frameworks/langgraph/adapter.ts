@@ -80,7 +80,14 @@ function readTurns(db: Database.Database): { rows: TurnRow[]; threads: number; c
         content: m.content,
         turn: i,
         created_at: (m.id ? cur!.firstSeen.get(m.id) : undefined) ?? cur!.firstSeen.get(`#${i}`) ?? cur!.ts,
-        metadata: JSON.stringify({ thread_id: cur!.thread, checkpoint_id: cur!.latestId, message_id: m.id, type: m.type, name: m.name, tool_calls: m.toolCalls }),
+        metadata: JSON.stringify({
+          thread_id: cur!.thread,
+          checkpoint_id: cur!.latestId,
+          message_id: m.id,
+          type: m.type,
+          name: m.name,
+          tool_calls: m.toolCalls,
+        }),
       })
     })
   }
@@ -144,7 +151,9 @@ export const langgraphAdapter: Adapter = {
       why.push(`store(${['prefix', 'key', 'value', 'created_at', 'updated_at', 'expires_at', 'ttl_minutes'].filter((c) => s.has(c)).join(', ')})`)
       if (has(tables.get('store_vectors'), ['prefix', 'key', 'field_name', 'embedding'])) {
         const f = db
-          .prepare(`SELECT count(DISTINCT field_name) AS fields, (SELECT length(embedding) FROM store_vectors WHERE typeof(embedding) = 'blob' LIMIT 1) AS bytes FROM store_vectors`)
+          .prepare(
+            `SELECT count(DISTINCT field_name) AS fields, (SELECT length(embedding) FROM store_vectors WHERE typeof(embedding) = 'blob' LIMIT 1) AS bytes FROM store_vectors`,
+          )
           .get() as { fields: number; bytes: number | null }
         const dim = f.bytes && f.bytes % 4 === 0 ? f.bytes / 4 : 0
         const label = dim ? `langgraph:${dim}` : 'langgraph'

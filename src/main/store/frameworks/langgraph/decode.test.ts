@@ -14,7 +14,11 @@ class Ext {
 }
 const codec = new ExtensionCodec()
 for (const type of [0, 1, 2, 3, 4, 5, 7])
-  codec.register({ type, encode: (o: unknown) => (o instanceof Ext && o.type === type ? encode(o.tuple, { extensionCodec: codec }) : null), decode: () => null })
+  codec.register({
+    type,
+    encode: (o: unknown) => (o instanceof Ext && o.type === type ? encode(o.tuple, { extensionCodec: codec }) : null),
+    decode: () => null,
+  })
 const pack = (v: unknown) => encode(v, { extensionCodec: codec })
 
 describe('LangGraph checkpoint decoding', () => {
@@ -26,7 +30,18 @@ describe('LangGraph checkpoint decoding', () => {
         channel_values: {
           messages: [
             new Ext(5, ['langchain_core.messages.human', 'HumanMessage', { content: 'hi', type: 'human', id: 'a' }, 'model_validate_json']),
-            new Ext(4, ['langchain_core.messages.ai', 'AIMessage', { content: [{ type: 'text', text: 'hello' }, { type: 'text', text: 'there' }], type: 'ai', id: 'b' }]),
+            new Ext(4, [
+              'langchain_core.messages.ai',
+              'AIMessage',
+              {
+                content: [
+                  { type: 'text', text: 'hello' },
+                  { type: 'text', text: 'there' },
+                ],
+                type: 'ai',
+                id: 'b',
+              },
+            ]),
           ],
           when: new Ext(3, ['datetime', 'datetime', '2025-01-01T00:00:00+00:00', 'fromisoformat']),
           uid: new Ext(0, ['uuid', 'UUID', 'abcd']),
@@ -52,12 +67,17 @@ describe('LangGraph checkpoint decoding', () => {
     // ext 7 carries the value itself
     expect(py).toEqual({ channel_values: { messages: [{ role: 'user', content: 'x' }] } })
     expect(messagesOf(py)?.map((m) => m.role)).toEqual(['user'])
-    const js = decodeTyped('json', Buffer.from(JSON.stringify({ channel_values: { messages: { lg_name: 'DeltaSnapshot', value: [{ type: 'ai', content: 'y' }] } } })))
+    const js = decodeTyped(
+      'json',
+      Buffer.from(JSON.stringify({ channel_values: { messages: { lg_name: 'DeltaSnapshot', value: [{ type: 'ai', content: 'y' }] } } })),
+    )
     expect(messagesOf(js)?.map((m) => [m.role, m.content])).toEqual([['assistant', 'y']])
   })
 
   it('maps message shapes to roles and text; refuses what is not a message', () => {
-    expect(toMessage({ lc: 1, type: 'constructor', id: ['langchain_core', 'messages', 'ToolMessage'], kwargs: { content: 'ok', tool_call_id: 'c' } })?.role).toBe('tool')
+    expect(
+      toMessage({ lc: 1, type: 'constructor', id: ['langchain_core', 'messages', 'ToolMessage'], kwargs: { content: 'ok', tool_call_id: 'c' } })?.role,
+    ).toBe('tool')
     expect(toMessage({ role: 'developer', content: 'be brief' })?.role).toBe('system')
     expect(toMessage({ type: 'function', content: 'f' })?.role).toBe('tool')
     expect(toMessage({ hello: 1 })).toBeNull()

@@ -93,7 +93,9 @@ function roleOfClass(cls: string): string | null {
 export function contentText(c: unknown): string {
   if (typeof c === 'string') return c
   if (Array.isArray(c)) {
-    const parts = c.map((b) => (typeof b === 'string' ? b : b && typeof b === 'object' && typeof (b as { text?: unknown }).text === 'string' ? (b as { text: string }).text : null))
+    const parts = c.map((b) =>
+      typeof b === 'string' ? b : b && typeof b === 'object' && typeof (b as { text?: unknown }).text === 'string' ? (b as { text: string }).text : null,
+    )
     const texts = parts.filter((p): p is string => p !== null)
     return texts.length ? texts.join('\n') : JSON.stringify(c)
   }

@@ -11,7 +11,13 @@ import type { RecallConfig } from '../../../../shared/types'
 import { runRecall } from '../../../recall/engine'
 import { openSource } from '../../registry'
 import { fakeUnitVector } from '../../../../../test/helpers/fakeOllama'
-import { createLangGraphJsCheckpoints, createLangGraphPyCheckpoints, createLangGraphStore, THREADS, type StoreItem } from '../../../../../test/helpers/frameworks/langgraph'
+import {
+  createLangGraphJsCheckpoints,
+  createLangGraphPyCheckpoints,
+  createLangGraphStore,
+  THREADS,
+  type StoreItem,
+} from '../../../../../test/helpers/frameworks/langgraph'
 import { sha256File, tmpDir } from '../../../../../test/helpers/tmp'
 
 const DIM = 8
@@ -21,9 +27,27 @@ let pyPath: string
 
 const vec = (text: string) => fakeUnitVector(text, DIM)
 const ITEMS: StoreItem[] = [
-  { namespace: ['memories', 'alice'], key: 'm1', value: { content: 'Alice is vegetarian' }, vectors: { $: vec('Alice is vegetarian') }, createdAt: '2025-04-01 10:00:00' },
-  { namespace: ['memories', 'alice'], key: 'm2', value: { kind: 'Memory', content: { content: 'Alice runs every morning' } }, vectors: { $: vec('Alice runs every morning') }, createdAt: '2025-04-02 10:00:00' },
-  { namespace: ['memories', 'alice'], key: 'm3', value: { text: 'Alice works in Porto' }, vectors: { $: vec('Alice works in Porto') }, createdAt: '2025-04-03 10:00:00' },
+  {
+    namespace: ['memories', 'alice'],
+    key: 'm1',
+    value: { content: 'Alice is vegetarian' },
+    vectors: { $: vec('Alice is vegetarian') },
+    createdAt: '2025-04-01 10:00:00',
+  },
+  {
+    namespace: ['memories', 'alice'],
+    key: 'm2',
+    value: { kind: 'Memory', content: { content: 'Alice runs every morning' } },
+    vectors: { $: vec('Alice runs every morning') },
+    createdAt: '2025-04-02 10:00:00',
+  },
+  {
+    namespace: ['memories', 'alice'],
+    key: 'm3',
+    value: { text: 'Alice works in Porto' },
+    vectors: { $: vec('Alice works in Porto') },
+    createdAt: '2025-04-03 10:00:00',
+  },
   { namespace: ['memories', 'alice'], key: 'm4', value: { text: 'Alice dislikes olives' }, vectors: null, createdAt: '2025-04-04 10:00:00' },
   {
     namespace: ['memories', 'alice'],
@@ -34,7 +58,13 @@ const ITEMS: StoreItem[] = [
     expiresAt: '2025-04-06 10:00:00',
     ttlMinutes: 1440,
   },
-  { namespace: ['memories', 'bob'], key: 'b1', value: { content: 'Bob plays chess' }, vectors: { $: vec('Bob plays chess') }, createdAt: '2025-04-06 10:00:00' },
+  {
+    namespace: ['memories', 'bob'],
+    key: 'b1',
+    value: { content: 'Bob plays chess' },
+    vectors: { $: vec('Bob plays chess') },
+    createdAt: '2025-04-06 10:00:00',
+  },
   { namespace: ['profile'], key: 'p1', value: { name: 'Alice', age: 31 }, vectors: null, createdAt: '2025-04-07 10:00:00' },
 ]
 const itemText = (it: StoreItem): string => {
@@ -104,9 +134,19 @@ describe.each([
     const before = sha256File(file())
     const s = openSource({ path: file() })
     try {
-      const cfg: RecallConfig = { ...getPreset('neo').config, mode: 'session', tokenBudget: null, topK: 100, scope: { tiers: ['working'], sessionId: 'thread-a' } }
+      const cfg: RecallConfig = {
+        ...getPreset('neo').config,
+        mode: 'session',
+        tokenBudget: null,
+        topK: 100,
+        scope: { tiers: ['working'], sessionId: 'thread-a' },
+      }
       const trace = await runRecall(s, '', cfg, Date.parse('2025-06-01T00:00:00Z'))
-      expect(trace.results.map((r) => r.id)).toEqual(expectedTurns().filter((x) => x.thread === 'thread-a').map((x) => x.id))
+      expect(trace.results.map((r) => r.id)).toEqual(
+        expectedTurns()
+          .filter((x) => x.thread === 'thread-a')
+          .map((x) => x.id),
+      )
       s.facts()
       s.memoriesPage({ search: 'Lisbon' })
       s.sessionsPage({})
@@ -129,7 +169,11 @@ describe('LangGraph checkpointer read back by the framework itself', () => {
     try {
       for (const th of THREADS) {
         const tuple = await saver.getTuple({ configurable: { thread_id: th.threadId, checkpoint_ns: '' } })
-        const msgs = (tuple!.checkpoint.channel_values.messages as { id?: string; content: string; _getType(): string }[]).map((m) => [m.id, m._getType(), m.content])
+        const msgs = (tuple!.checkpoint.channel_values.messages as { id?: string; content: string; _getType(): string }[]).map((m) => [
+          m.id,
+          m._getType(),
+          m.content,
+        ])
         const ours = s.memoriesPage({ sessionId: th.threadId, sort: 'turn', dir: 'asc', limit: 100 }).rows.map((r) => [r.id, r.role, r.content])
         const role: Record<string, string> = { human: 'user', ai: 'assistant', system: 'system', tool: 'tool' }
         expect(ours).toEqual(msgs.map(([id, type, content]) => [id, role[String(type)], content]))
@@ -146,8 +190,12 @@ describe('LangGraph SQLite store (+ checkpointer in the same file)', () => {
     const s = openSource({ path: pyPath })
     try {
       const f = s.facts()
-      expect(f.detectedBecause).toMatch(/^LangGraph SQLite store \+ checkpointer: store\(prefix, key, value, created_at, updated_at, expires_at, ttl_minutes\); store_vectors\(prefix, key, field_name, embedding\) with 1 indexed field/)
-      expect(f.models).toEqual([{ model: `langgraph:${DIM}`, ownerType: 'memory', dim: DIM, count: ITEMS.filter((i) => i.vectors).length, malformed: 0, badShape: 0 }])
+      expect(f.detectedBecause).toMatch(
+        /^LangGraph SQLite store \+ checkpointer: store\(prefix, key, value, created_at, updated_at, expires_at, ttl_minutes\); store_vectors\(prefix, key, field_name, embedding\) with 1 indexed field/,
+      )
+      expect(f.models).toEqual([
+        { model: `langgraph:${DIM}`, ownerType: 'memory', dim: DIM, count: ITEMS.filter((i) => i.vectors).length, malformed: 0, badShape: 0 },
+      ])
       const page = s.memoriesPage({ kinds: ['semantic'], limit: 100 })
       expect(page.total).toBe(ITEMS.length)
       for (const it of ITEMS) {
@@ -168,7 +216,8 @@ describe('LangGraph SQLite store (+ checkpointer in the same file)', () => {
   it('preset langgraph-store: cosine over the indexed items of the namespace, best first, top 10, no threshold', async () => {
     const query = 'what does Alice eat'
     const q = vec(query)
-    const cos = (a: number[], b: number[]) => a.reduce((n, x, i) => n + x * b[i], 0) / Math.sqrt(a.reduce((n, x) => n + x * x, 0) * b.reduce((n, x) => n + x * x, 0))
+    const cos = (a: number[], b: number[]) =>
+      a.reduce((n, x, i) => n + x * b[i], 0) / Math.sqrt(a.reduce((n, x) => n + x * x, 0) * b.reduce((n, x) => n + x * x, 0))
     // store.search(("memories", "alice"), query=…): indexed, unexpired items of the namespace
     const expected = ITEMS.filter((i) => i.namespace.join('.') === 'memories.alice' && i.vectors && !i.expiresAt)
       .map((i) => ({ id: `memories.alice/${i.key}`, score: cos(q, i.vectors!.$) }))
@@ -177,7 +226,9 @@ describe('LangGraph SQLite store (+ checkpointer in the same file)', () => {
     const s = openSource({ path: pyPath })
     try {
       const cfg = getPreset('langgraph-store').config
-      const trace = await runRecall(s, query, { ...cfg, scope: { ...cfg.scope, userId: 'memories.alice' } }, Date.parse('2025-06-01T00:00:00Z'), { queryVector: q })
+      const trace = await runRecall(s, query, { ...cfg, scope: { ...cfg.scope, userId: 'memories.alice' } }, Date.parse('2025-06-01T00:00:00Z'), {
+        queryVector: q,
+      })
       expect(trace.results.map((r) => r.id)).toEqual(expected.map((r) => r.id))
       trace.results.forEach((r, i) => expect(r.score).toBeCloseTo(expected[i].score, 5))
     } finally {
@@ -187,10 +238,17 @@ describe('LangGraph SQLite store (+ checkpointer in the same file)', () => {
 
   it('labels each field when several are indexed', () => {
     const p = path.join(t.dir, 'multi.sqlite')
-    createLangGraphStore(p, [{ namespace: ['docs'], key: 'd1', value: { title: 'A', body: 'B' }, vectors: { title: vec('A'), body: vec('B') }, createdAt: '2025-01-01 00:00:00' }])
+    createLangGraphStore(p, [
+      { namespace: ['docs'], key: 'd1', value: { title: 'A', body: 'B' }, vectors: { title: vec('A'), body: vec('B') }, createdAt: '2025-01-01 00:00:00' },
+    ])
     const s = openSource({ path: p })
     try {
-      expect(s.facts().models.map((m) => m.model).sort()).toEqual([`langgraph:${DIM}:body`, `langgraph:${DIM}:title`])
+      expect(
+        s
+          .facts()
+          .models.map((m) => m.model)
+          .sort(),
+      ).toEqual([`langgraph:${DIM}:body`, `langgraph:${DIM}:title`])
     } finally {
       s.close()
     }
@@ -198,7 +256,13 @@ describe('LangGraph SQLite store (+ checkpointer in the same file)', () => {
 
   it('leaves every file of the folder byte-identical after a full session', async () => {
     const dir = path.dirname(pyPath)
-    const hash = () => new Map(fs.readdirSync(dir).filter((n) => !n.includes('.recallscope')).map((n) => [n, sha256File(path.join(dir, n))]))
+    const hash = () =>
+      new Map(
+        fs
+          .readdirSync(dir)
+          .filter((n) => !n.includes('.recallscope'))
+          .map((n) => [n, sha256File(path.join(dir, n))]),
+      )
     const before = hash()
     const s = openSource({ path: pyPath })
     try {
@@ -206,7 +270,9 @@ describe('LangGraph SQLite store (+ checkpointer in the same file)', () => {
       s.facets()
       s.memoriesPage({ search: 'Alice', limit: 20 })
       s.sessionsPage({})
-      await runRecall(s, 'Porto', { ...getPreset('langgraph-store').config, scope: { tiers: ['long_term'], userId: 'memories.alice' } }, Date.now(), { queryVector: vec('Porto') })
+      await runRecall(s, 'Porto', { ...getPreset('langgraph-store').config, scope: { tiers: ['long_term'], userId: 'memories.alice' } }, Date.now(), {
+        queryVector: vec('Porto'),
+      })
     } finally {
       s.close()
     }

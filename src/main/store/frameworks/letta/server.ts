@@ -101,7 +101,9 @@ export const lettaAdapter: Adapter = {
             FROM messages m WHERE ${live(msg, 'm')} GROUP BY ${session}) s
       LEFT JOIN agents ag ON ag.id = s.agent_id`
     const hasEmb = p.has('embedding')
-    const firstDim = hasEmb ? ((db.prepare(`SELECT length(embedding) / 4 FROM archival_passages WHERE embedding IS NOT NULL LIMIT 1`).pluck().get() as number | undefined) ?? null) : null
+    const firstDim = hasEmb
+      ? ((db.prepare(`SELECT length(embedding) / 4 FROM archival_passages WHERE embedding IS NOT NULL LIMIT 1`).pluck().get() as number | undefined) ?? null)
+      : null
     const embeddings = hasEmb
       ? `SELECT p.rowid * 3 AS _rid, 'memory' AS owner_type, p.id AS owner_id,
            ${p.has('embedding_config') ? "CASE WHEN json_valid(p.embedding_config) THEN json_extract(p.embedding_config, '$.embedding_model') END" : 'NULL'} AS model,

@@ -33,12 +33,19 @@ afterAll(() => t.cleanup())
 
 const entities = () => lines.filter((l) => l.type === 'entity') as { name: string; entityType: string; observations: string[] }[]
 const relations = () =>
-  (lines.filter((l) => l.type === 'relation') as { from: string; to: string; relationType: string }[]).map(({ from, to, relationType }) => ({ from, to, relationType }))
+  (lines.filter((l) => l.type === 'relation') as { from: string; to: string; relationType: string }[]).map(({ from, to, relationType }) => ({
+    from,
+    to,
+    relationType,
+  }))
 
 describe('MCP knowledge-graph memory (memory.jsonl, written by @modelcontextprotocol/server-memory)', () => {
   it('the server wrote the graph the tools were asked for', () => {
     expect(new Map(entities().map((e) => [e.name, { entityType: e.entityType, observations: e.observations }]))).toEqual(
-      new Map([...fx.observations, ...fx.bare.map((b): [string, { entityType: string; observations: string[] }] => [b, { entityType: 'weekday', observations: [] }])]),
+      new Map([
+        ...fx.observations,
+        ...fx.bare.map((b): [string, { entityType: string; observations: string[] }] => [b, { entityType: 'weekday', observations: [] }]),
+      ]),
     )
     expect(relations()).toEqual(fx.relations)
   })
@@ -100,15 +107,21 @@ describe('MCP knowledge-graph memory (memory.jsonl, written by @modelcontextprot
         let na = 0
         let nb = 0
         for (let i = 0; i < a.length; i++) {
-    d += a[i] * b[i]
-    na += a[i] * a[i]
-    nb += b[i] * b[i]
-  }
+          d += a[i] * b[i]
+          na += a[i] * a[i]
+          nb += b[i] * b[i]
+        }
         return na && nb ? d / Math.sqrt(na * nb) : 0
       }
       const all = entities().flatMap((en) => en.observations.map((o) => ({ text: o, sim: cos(q, hashEmbed(o)) })))
       const expected = all.sort((a, b) => b.sim - a.sim).slice(0, 3)
-      const cfg: RecallConfig = { ...getPreset('fieldguide').config, mode: 'dense', weights: { similarity: 1, lexical: 0, recency: 0, salience: 0 }, floor: null, topK: 3 }
+      const cfg: RecallConfig = {
+        ...getPreset('fieldguide').config,
+        mode: 'dense',
+        weights: { similarity: 1, lexical: 0, recency: 0, salience: 0 },
+        floor: null,
+        topK: 3,
+      }
       const trace = await runRecall(s, query, cfg, Date.now() + 60_000, { embedder: e })
       const page = s.memoriesPage({ limit: 100 })
       const text = new Map(page.rows.map((r) => [r.id, r.content]))

@@ -174,7 +174,15 @@ function replayMemoriesSql(replay: string, withEvents: boolean): string {
 /** Moves with every write mem0 makes (history rows are append-only; vectors are rewritten in place). */
 function ftsKey(db: Database.Database, vSchema: string | null, hSchema: string | null, flavor: HistoryFlavor | null): string {
   const parts: string[] = []
-  if (hSchema && flavor) parts.push(String(db.prepare(`SELECT count(*) || '.' || coalesce(max(rowid), 0) FROM ${hSchema}.${flavor === 'ts' ? 'memory_history' : 'history'}`).pluck().get()))
+  if (hSchema && flavor)
+    parts.push(
+      String(
+        db
+          .prepare(`SELECT count(*) || '.' || coalesce(max(rowid), 0) FROM ${hSchema}.${flavor === 'ts' ? 'memory_history' : 'history'}`)
+          .pluck()
+          .get(),
+      ),
+    )
   if (vSchema) parts.push(String(db.prepare(`SELECT count(*) || '.' || coalesce(max(rowid), 0) FROM ${vSchema}.vectors`).pluck().get()))
   return parts.join(':')
 }
@@ -215,8 +223,13 @@ export const mem0Adapter: Adapter = {
     if (hSchema && hTables && flavor) {
       const table = flavor === 'ts' ? 'memory_history' : 'history'
       hist = historySql(hSchema, flavor, hTables.get(table)!)
-      const where = hSchema === 'main' ? main : `sibling ${path.basename(db.prepare(`SELECT file FROM pragma_database_list WHERE name = ?`).pluck().get(hSchema) as string)}`
-      why.push(`${flavor === 'ts' ? 'memory_history(memory_id, previous_value, new_value, action)' : 'history(memory_id, old_memory, new_memory, event)'}${hTables.has('messages') ? ' + messages' : ''} in ${where}`)
+      const where =
+        hSchema === 'main'
+          ? main
+          : `sibling ${path.basename(db.prepare(`SELECT file FROM pragma_database_list WHERE name = ?`).pluck().get(hSchema) as string)}`
+      why.push(
+        `${flavor === 'ts' ? 'memory_history(memory_id, previous_value, new_value, action)' : 'history(memory_id, old_memory, new_memory, event)'}${hTables.has('messages') ? ' + messages' : ''} in ${where}`,
+      )
     }
     const msgs = hSchema && hTables ? messagesSql(hSchema, hTables) : null
     // Full rows carry the timeline; the lite ones (scans, counts, pages) do not.
@@ -239,7 +252,7 @@ export const mem0Adapter: Adapter = {
     }
     const kind = vSchema ? 'vector store' : 'history replayed'
     // The same siblings on any other connection to this file (the bulk vector loader's).
-    const attached = (db.prepare(`SELECT name, file FROM pragma_database_list WHERE name IN (?, ?)`).all(SIB_VEC, SIB_HIST) as { name: string; file: string }[])
+    const attached = db.prepare(`SELECT name, file FROM pragma_database_list WHERE name IN (?, ?)`).all(SIB_VEC, SIB_HIST) as { name: string; file: string }[]
     return {
       layout: vSchema ? 'mem0' : 'mem0-history',
       memories,

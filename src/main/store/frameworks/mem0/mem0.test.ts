@@ -13,7 +13,14 @@ import { main } from '../../../cli/index'
 import { runRecall } from '../../../recall/engine'
 import { openSource } from '../../registry'
 import { fakeUnitVector } from '../../../../../test/helpers/fakeOllama'
-import { createMem0PyHistory, createMem0TsFixture, MEM0_DIM, openMem0Search, type Mem0PyFixture, type Mem0TsFixture } from '../../../../../test/helpers/frameworks/mem0'
+import {
+  createMem0PyHistory,
+  createMem0TsFixture,
+  MEM0_DIM,
+  openMem0Search,
+  type Mem0PyFixture,
+  type Mem0TsFixture,
+} from '../../../../../test/helpers/frameworks/mem0'
 import { sha256File, tmpDir } from '../../../../../test/helpers/tmp'
 
 let t: ReturnType<typeof tmpDir>
@@ -240,10 +247,13 @@ describe('mem0 TypeScript OSS (vector_store.db + memory.db, written by mem0ai)',
       .sort((a, b) => b.score - a.score)
       .map((r) => r.id)
     let out = ''
-    const code = await main(['recall', '--db', ts.dir, '--preset', 'mem0:semantic', '--user', 'alice', '--query', query, '--query-vector', JSON.stringify(q), '--json'], {
-      out: (x) => (out += x),
-      err: () => undefined,
-    })
+    const code = await main(
+      ['recall', '--db', ts.dir, '--preset', 'mem0:semantic', '--user', 'alice', '--query', query, '--query-vector', JSON.stringify(q), '--json'],
+      {
+        out: (x) => (out += x),
+        err: () => undefined,
+      },
+    )
     expect(code).toBe(0)
     expect((JSON.parse(out) as { results: { id: string }[] }).results.map((r) => r.id)).toEqual(expected)
   })
@@ -298,7 +308,12 @@ describe('mem0 Python OSS history.db (replayed)', () => {
     const before = sha256File(py.path)
     const s = openSource({ path: path.dirname(py.path) })
     try {
-      const cfg: RecallConfig = { ...getPreset('mem0').config, mode: 'lexical', minSimilarity: null, weights: { similarity: 0, lexical: 1, recency: 0, salience: 0 } }
+      const cfg: RecallConfig = {
+        ...getPreset('mem0').config,
+        mode: 'lexical',
+        minSimilarity: null,
+        weights: { similarity: 0, lexical: 1, recency: 0, salience: 0 },
+      }
       const trace = await runRecall(s, 'jazz', cfg, Date.parse('2025-04-01T00:00:00Z'))
       const expected = [...py.current].filter(([, c]) => /jazz/i.test(c.text)).map(([id]) => id)
       expect(trace.results.map((r) => r.id)).toEqual(expected)

@@ -32,14 +32,24 @@ const EXPECTED: [string | null, string][] = [
 ]
 
 const ADVANCED: AgentItem[] = [
-  { session: 'conv-1', item: { role: 'user', content: 'Plan a trip' }, at: '2025-06-03 10:00:00', structure: { branch: 'main', type: 'user', seq: 1, userTurn: 1, branchTurn: 1, tool: null } },
+  {
+    session: 'conv-1',
+    item: { role: 'user', content: 'Plan a trip' },
+    at: '2025-06-03 10:00:00',
+    structure: { branch: 'main', type: 'user', seq: 1, userTurn: 1, branchTurn: 1, tool: null },
+  },
   {
     session: 'conv-1',
     item: { type: 'function_call', call_id: 'c', name: 'search_flights', arguments: '{}' },
     at: '2025-06-03 10:00:01',
     structure: { branch: 'main', type: 'function_call', seq: 2, userTurn: 1, branchTurn: 1, tool: 'search_flights' },
   },
-  { session: 'conv-1', item: { role: 'user', content: 'Plan a cheaper trip' }, at: '2025-06-03 10:05:00', structure: { branch: 'alt', type: 'user', seq: 1, userTurn: 1, branchTurn: 1, tool: null } },
+  {
+    session: 'conv-1',
+    item: { role: 'user', content: 'Plan a cheaper trip' },
+    at: '2025-06-03 10:05:00',
+    structure: { branch: 'alt', type: 'user', seq: 1, userTurn: 1, branchTurn: 1, tool: null },
+  },
 ]
 
 beforeAll(() => {
@@ -57,7 +67,9 @@ describe('OpenAI Agents SDK SQLiteSession', () => {
     try {
       const f = s.facts()
       expect(f.layout).toBe('openai-agents')
-      expect(f.detectedBecause).toBe('OpenAI Agents SDK SQLiteSession: agent_sessions(session_id, …) + agent_messages(id, session_id, message_data, created_at)')
+      expect(f.detectedBecause).toBe(
+        'OpenAI Agents SDK SQLiteSession: agent_sessions(session_id, …) + agent_messages(id, session_id, message_data, created_at)',
+      )
       expect(f.counts.memories).toBe(ITEMS.length)
       expect(f.counts.sessions).toBe(new Set(ITEMS.map((i) => i.session)).size)
       const page = s.memoriesPage({ limit: 100, tiers: ['working', 'archived'] })
@@ -66,7 +78,13 @@ describe('OpenAI Agents SDK SQLiteSession', () => {
         const m = page.rows.find((r) => r.id === String(i + 1))!
         const turn = position.get(it.session) ?? 0
         position.set(it.session, turn + 1)
-        expect([m.role, m.content, m.sessionId, m.createdAt, m.turn, m.tier]).toEqual([...EXPECTED[i], it.session, utc(it.at), turn, isJson(it.item) ? 'working' : 'archived'])
+        expect([m.role, m.content, m.sessionId, m.createdAt, m.turn, m.tier]).toEqual([
+          ...EXPECTED[i],
+          it.session,
+          utc(it.at),
+          turn,
+          isJson(it.item) ? 'working' : 'archived',
+        ])
         if (isJson(it.item)) expect((m.metadata as { item: unknown }).item).toEqual(it.item)
       })
       const conv1 = s.getSession('conv-1')!
@@ -90,7 +108,12 @@ describe('OpenAI Agents SDK SQLiteSession', () => {
       const cfg = getPreset('openai-agents:last-10').config
       const trace = await runRecall(s, '', { ...cfg, topK: n, scope: { ...cfg.scope, sessionId: 'conv-1' } }, utc('2025-07-01 00:00:00'))
       expect(trace.results.map((r) => r.id)).toEqual(expected)
-      const all = await runRecall(s, '', { ...getPreset('openai-agents').config, scope: { tiers: ['working', 'long_term'], sessionId: 'conv-1' } }, utc('2025-07-01 00:00:00'))
+      const all = await runRecall(
+        s,
+        '',
+        { ...getPreset('openai-agents').config, scope: { tiers: ['working', 'long_term'], sessionId: 'conv-1' } },
+        utc('2025-07-01 00:00:00'),
+      )
       expect(all.results).toHaveLength(ITEMS.filter((i) => i.session === 'conv-1' && isJson(i.item)).length)
     } finally {
       s.close()
@@ -114,7 +137,12 @@ describe('OpenAI Agents SDK SQLiteSession', () => {
         expect(meta.tool_name).toBe(it.structure!.tool)
         expect(meta.usage?.total_tokens ?? null).toBe(it.structure!.branch === 'main' ? 150 : null)
       })
-      expect(s.sessionsPage({}).rows.map((r) => r.id).sort()).toEqual(['conv-1', 'conv-1@alt'])
+      expect(
+        s
+          .sessionsPage({})
+          .rows.map((r) => r.id)
+          .sort(),
+      ).toEqual(['conv-1', 'conv-1@alt'])
     } finally {
       s.close()
     }
@@ -129,7 +157,20 @@ describe('OpenAI Agents SDK SQLiteSession', () => {
     const info = await run(['info', '--db', basic])
     expect(info.code).toBe(0)
     expect(info.out).toContain('detected: OpenAI Agents SDK SQLiteSession')
-    const r = await run(['recall', '--db', basic, '--preset', 'openai-agents:last-10', '--session', 'conv-2', '--query', 'anything', '--now', '2025-07-01T00:00:00Z', '--json'])
+    const r = await run([
+      'recall',
+      '--db',
+      basic,
+      '--preset',
+      'openai-agents:last-10',
+      '--session',
+      'conv-2',
+      '--query',
+      'anything',
+      '--now',
+      '2025-07-01T00:00:00Z',
+      '--json',
+    ])
     expect(r.code).toBe(0)
     const trace = JSON.parse(r.out) as { results: { id: string }[] }
     const conv2 = ITEMS.map((it, i) => ({ it, id: String(i + 1) })).filter((x) => x.it.session === 'conv-2')
@@ -148,7 +189,9 @@ describe('OpenAI Agents SDK SQLiteSession', () => {
       s.close()
     }
     fs.copyFileSync(advanced, path.join(dir, 'advanced.db'))
-    expect(() => openSource({ path: dir })).toThrow(expect.objectContaining({ code: 'BAD_INPUT', message: expect.stringContaining('advanced.db (openai-agents), session.db (openai-agents)') }))
+    expect(() => openSource({ path: dir })).toThrow(
+      expect.objectContaining({ code: 'BAD_INPUT', message: expect.stringContaining('advanced.db (openai-agents), session.db (openai-agents)') }),
+    )
   })
 
   it('an unknown SQLite file is refused with one line naming every layout looked for', () => {
@@ -165,7 +208,8 @@ describe('OpenAI Agents SDK SQLiteSession', () => {
     expect(err).toMatchObject({ code: 'UNKNOWN_LAYOUT' })
     const msg = (err as Error).message
     expect(msg.split('\n')).toHaveLength(1)
-    for (const part of ['tables: notes', 'canonical: memories', 'Engram: memories', 'mem0: vectors', 'LangGraph: store', 'OpenAI Agents SDK: agent_messages']) expect(msg).toContain(part)
+    for (const part of ['tables: notes', 'canonical: memories', 'Engram: memories', 'mem0: vectors', 'LangGraph: store', 'OpenAI Agents SDK: agent_messages'])
+      expect(msg).toContain(part)
   })
 
   it('leaves both files byte-identical after a full session', async () => {

@@ -12,7 +12,13 @@ import { MemoryDetailPane } from './MemoryDetailPane'
 const helper = createColumnHelper<typeof tableFeatureSet, MemoryRow>()
 const columns = helper.columns([
   helper.accessor('createdAt', { id: 'created_at', header: 'Created', size: 142, cell: (c) => fmtDate(c.getValue()) }),
-  helper.accessor('kind', { id: 'kind', header: 'Kind', size: 84, enableSorting: false, cell: (c) => <span className="pill-kind">{c.getValue() ?? '—'}</span> }),
+  helper.accessor('kind', {
+    id: 'kind',
+    header: 'Kind',
+    size: 84,
+    enableSorting: false,
+    cell: (c) => <span className="pill-kind">{c.getValue() ?? '—'}</span>,
+  }),
   helper.accessor('role', { id: 'role', header: 'Role', size: 74, enableSorting: false, cell: (c) => c.getValue() ?? '—' }),
   helper.accessor('content', {
     id: 'content',
@@ -44,7 +50,17 @@ interface Filters {
   before?: number
 }
 
-function Select({ label, value, options, onChange }: { label: string; value: string | undefined; options: string[]; onChange: (v: string | undefined) => void }) {
+function Select({
+  label,
+  value,
+  options,
+  onChange,
+}: {
+  label: string
+  value: string | undefined
+  options: string[]
+  onChange: (v: string | undefined) => void
+}) {
   return (
     <select className="input" aria-label={label} value={value ?? ''} onChange={(e) => onChange(e.target.value || undefined)}>
       <option value="">{label}: all</option>
@@ -196,10 +212,20 @@ function SessionsColumn({
 }) {
   const [limit, setLimit] = useState(100)
   const [search, setSearch] = useState('')
-  const page = useAsync(() => call('sessions.page', { agentId, userId, search: search || undefined, limit, includeArchived: true }), [agentId, userId, search, limit])
+  const page = useAsync(
+    () => call('sessions.page', { agentId, userId, search: search || undefined, limit, includeArchived: true }),
+    [agentId, userId, search, limit],
+  )
   return (
     <div className="col">
-      <input className="input" type="search" aria-label="Filter sessions" placeholder="Filter sessions…" value={search} onChange={(e) => setSearch(e.target.value)} />
+      <input
+        className="input"
+        type="search"
+        aria-label="Filter sessions"
+        placeholder="Filter sessions…"
+        value={search}
+        onChange={(e) => setSearch(e.target.value)}
+      />
       <div className="sessions" role="listbox" aria-label="Sessions">
         {page.error && <div className="error">{page.error.message}</div>}
         {page.data?.rows.map((s) => (

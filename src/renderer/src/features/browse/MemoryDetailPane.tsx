@@ -59,14 +59,44 @@ export function MemoryDetailPane({ id, onOpen }: { id: string | null; onOpen: (i
       <h3>Fields</h3>
       <table className="kv">
         <tbody>
-          <tr><td>agent / user</td><td>{m.agentId ?? '—'} / {m.userId ?? '—'}</td></tr>
-          <tr><td>session · turn</td><td>{m.sessionId ?? <em>cross-session user fact</em>} · {m.turn ?? '—'}</td></tr>
-          <tr><td>role</td><td>{m.role ?? '—'}</td></tr>
-          <tr><td>tenant</td><td>{m.tenantId ?? '—'}</td></tr>
-          <tr><td>created</td><td>{fmtDate(m.createdAt)}</td></tr>
-          <tr><td>last used · uses</td><td>{fmtDate(m.lastUsedAt)} · {m.useCount ?? '—'}</td></tr>
-          <tr><td>salience</td><td>{fmtNum(m.salience, 3)}</td></tr>
-          <tr><td>source</td><td>{m.source ?? '—'}</td></tr>
+          <tr>
+            <td>agent / user</td>
+            <td>
+              {m.agentId ?? '—'} / {m.userId ?? '—'}
+            </td>
+          </tr>
+          <tr>
+            <td>session · turn</td>
+            <td>
+              {m.sessionId ?? <em>cross-session user fact</em>} · {m.turn ?? '—'}
+            </td>
+          </tr>
+          <tr>
+            <td>role</td>
+            <td>{m.role ?? '—'}</td>
+          </tr>
+          <tr>
+            <td>tenant</td>
+            <td>{m.tenantId ?? '—'}</td>
+          </tr>
+          <tr>
+            <td>created</td>
+            <td>{fmtDate(m.createdAt)}</td>
+          </tr>
+          <tr>
+            <td>last used · uses</td>
+            <td>
+              {fmtDate(m.lastUsedAt)} · {m.useCount ?? '—'}
+            </td>
+          </tr>
+          <tr>
+            <td>salience</td>
+            <td>{fmtNum(m.salience, 3)}</td>
+          </tr>
+          <tr>
+            <td>source</td>
+            <td>{m.source ?? '—'}</td>
+          </tr>
         </tbody>
       </table>
       {d.session?.summary && (
@@ -123,7 +153,9 @@ export function MemoryDetailPane({ id, onOpen }: { id: string | null; onOpen: (i
           </li>
         ))}
       </ol>
-      <h3>Recalled in {d.appearances.length} event{d.appearances.length === 1 ? '' : 's'}</h3>
+      <h3>
+        Recalled in {d.appearances.length} event{d.appearances.length === 1 ? '' : 's'}
+      </h3>
       {d.appearances.length === 0 ? (
         <span className="muted">No logged recall injected this memory.</span>
       ) : (

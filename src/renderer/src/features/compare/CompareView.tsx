@@ -49,7 +49,10 @@ export function CompareView() {
   const [result, setResult] = useState<RecallCompare | null>(null)
   const [error, setError] = useState<string | null>(null)
   const [busy, setBusy] = useState(false)
-  const sessions = useAsync(() => call('sessions.page', { agentId: scope.agentId, userId: scope.userId, limit: 200, includeArchived: true }), [scope.agentId, scope.userId])
+  const sessions = useAsync(
+    () => call('sessions.page', { agentId: scope.agentId, userId: scope.userId, limit: 200, includeArchived: true }),
+    [scope.agentId, scope.userId],
+  )
 
   const run = async () => {
     setError(null)
@@ -77,20 +80,42 @@ export function CompareView() {
       <section className="card">
         <h2>Compare presets</h2>
         <div className="compare-form">
-          <input className="input" style={{ flex: '1 1 320px' }} aria-label="Compare query" value={query} onChange={(e) => setQuery(e.target.value)} placeholder="query" />
-          <select className="input" aria-label="Compare agent" value={scope.agentId ?? ''} onChange={(e) => setScope({ ...scope, agentId: e.target.value || undefined, sessionId: undefined })}>
+          <input
+            className="input"
+            style={{ flex: '1 1 320px' }}
+            aria-label="Compare query"
+            value={query}
+            onChange={(e) => setQuery(e.target.value)}
+            placeholder="query"
+          />
+          <select
+            className="input"
+            aria-label="Compare agent"
+            value={scope.agentId ?? ''}
+            onChange={(e) => setScope({ ...scope, agentId: e.target.value || undefined, sessionId: undefined })}
+          >
             <option value="">any agent</option>
             {facets.data?.agents.map((a) => (
               <option key={a}>{a}</option>
             ))}
           </select>
-          <select className="input" aria-label="Compare user" value={scope.userId ?? ''} onChange={(e) => setScope({ ...scope, userId: e.target.value || undefined, sessionId: undefined })}>
+          <select
+            className="input"
+            aria-label="Compare user"
+            value={scope.userId ?? ''}
+            onChange={(e) => setScope({ ...scope, userId: e.target.value || undefined, sessionId: undefined })}
+          >
             <option value="">any user</option>
             {facets.data?.users.map((u) => (
               <option key={u}>{u}</option>
             ))}
           </select>
-          <select className="input" aria-label="Compare session" value={scope.sessionId ?? ''} onChange={(e) => setScope({ ...scope, sessionId: e.target.value || undefined })}>
+          <select
+            className="input"
+            aria-label="Compare session"
+            value={scope.sessionId ?? ''}
+            onChange={(e) => setScope({ ...scope, sessionId: e.target.value || undefined })}
+          >
             <option value="">any session</option>
             {sessions.data?.rows.map((s) => (
               <option key={s.id} value={s.id}>
@@ -178,7 +203,12 @@ function CompareResult({ result, onOpen }: { result: RecallCompare; onOpen: (id:
                   {i + 1}. {r.label}
                 </th>
                 {result.runs.map((_, j) => {
-                  if (i === j) return <td key={j} className="muted">—</td>
+                  if (i === j)
+                    return (
+                      <td key={j} className="muted">
+                        —
+                      </td>
+                    )
                   const o = pair(i, j)
                   return (
                     <td key={j} title="Jaccard of the injected sets · rank-biased overlap (p = 0.9)">
@@ -234,7 +264,11 @@ function CompareResult({ result, onOpen }: { result: RecallCompare; onOpen: (id:
                   <td key={i} className="mono">
                     {rk ?? '—'}
                     {i > 0 && row.deltas[i] !== null && row.deltas[i] !== 0 && (
-                      <span className={row.deltas[i] < 0 ? 'up' : 'down'}> ({row.deltas[i] > 0 ? '+' : ''}{row.deltas[i]})</span>
+                      <span className={row.deltas[i] < 0 ? 'up' : 'down'}>
+                        {' '}
+                        ({row.deltas[i] > 0 ? '+' : ''}
+                        {row.deltas[i]})
+                      </span>
                     )}
                   </td>
                 ))}

@@ -50,7 +50,15 @@ export function GradeList({
             </div>
             <div className="grades" role="group" aria-label={`Grade for ${it.id}`}>
               {[0, 1, 2, 3].map((n) => (
-                <button key={n} type="button" className={`grade g${n}`} aria-pressed={g === n} disabled={disabled} title={GRADE_LABELS[n]} onClick={() => onGrade(it.id, n)}>
+                <button
+                  key={n}
+                  type="button"
+                  className={`grade g${n}`}
+                  aria-pressed={g === n}
+                  disabled={disabled}
+                  title={GRADE_LABELS[n]}
+                  onClick={() => onGrade(it.id, n)}
+                >
                   {n}
                 </button>
               ))}
@@ -81,7 +89,13 @@ export function CaseFromRecallButton(props: CaseFromRecallProps) {
   const [saved, setSaved] = useState<EvalCaseRow | null>(null)
   return (
     <>
-      <button type="button" className="btn" onClick={() => setOpen(true)} disabled={props.query.trim() === '' && !props.cue} title="Grade these results and keep them as an eval case">
+      <button
+        type="button"
+        className="btn"
+        onClick={() => setOpen(true)}
+        disabled={props.query.trim() === '' && !props.cue}
+        title="Grade these results and keep them as an eval case"
+      >
         {props.label ?? 'Save as eval case'}
       </button>
       {saved && !open && (
@@ -180,7 +194,11 @@ function CaseDialog(props: CaseFromRecallProps & { onClose: () => void; onSaved:
             </select>
           </label>
         </div>
-        {!expectEmpty && relevant.length === 0 && <div className="notice small">Grade at least one result 1–3, or mark the case expect-empty. An ungraded case is kept but only counts for tokens and the LoCoMo score.</div>}
+        {!expectEmpty && relevant.length === 0 && (
+          <div className="notice small">
+            Grade at least one result 1–3, or mark the case expect-empty. An ungraded case is kept but only counts for tokens and the LoCoMo score.
+          </div>
+        )}
         {error && <div className="error">{error}</div>}
         <div className="row end">
           <button type="button" className="btn" onClick={onClose}>

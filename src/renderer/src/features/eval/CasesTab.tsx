@@ -39,7 +39,14 @@ const columns: Columns<EvalCaseRow> = [
     },
   },
   { id: 'split', accessorKey: 'split', header: 'split', size: 70 },
-  { id: 'tags', header: 'tags', size: 220, enableSorting: false, accessorFn: (r) => r.tags.join(', '), cell: (c) => <span className="small muted">{c.getValue() as string}</span> },
+  {
+    id: 'tags',
+    header: 'tags',
+    size: 220,
+    enableSorting: false,
+    accessorFn: (r) => r.tags.join(', '),
+    cell: (c) => <span className="small muted">{c.getValue() as string}</span>,
+  },
 ]
 
 export function CasesTab({ settings, dbVersion }: { settings: EvalSettings; dbVersion: number }) {
@@ -101,7 +108,14 @@ export function CasesTab({ settings, dbVersion }: { settings: EvalSettings; dbVe
     <div className="cases">
       <div className="cases-main">
         <div className="toolbar">
-          <input className="input" type="search" placeholder="Search id, name, query" aria-label="Search cases" value={search} onChange={(e) => setSearch(e.target.value)} />
+          <input
+            className="input"
+            type="search"
+            placeholder="Search id, name, query"
+            aria-label="Search cases"
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
+          />
           <select className="input" aria-label="Split" value={split} onChange={(e) => setSplit(e.target.value as typeof split)}>
             <option value="all">all splits</option>
             <option value="train">train</option>
@@ -214,7 +228,9 @@ export function CasesTab({ settings, dbVersion }: { settings: EvalSettings; dbVe
             }}
           />
         ) : (
-          <div className="muted small">Select a case to edit it, or create a new one: type a query, find candidates with the recall engine, and grade them.</div>
+          <div className="muted small">
+            Select a case to edit it, or create a new one: type a query, find candidates with the recall engine, and grade them.
+          </div>
         )}
       </aside>
     </div>
@@ -226,7 +242,19 @@ function toLocalInput(ms: number | null): string {
 }
 
 /** Edit or create a case; "Find candidates" runs the recall under the Evaluate settings (wide: topK 20, no floor). */
-function CaseEditor({ initial, settings, onSaved, onDeleted, onCancel }: { initial: EvalCaseRow | null; settings: EvalSettings; onSaved: (c: EvalCaseRow) => void; onDeleted: () => void; onCancel: () => void }) {
+function CaseEditor({
+  initial,
+  settings,
+  onSaved,
+  onDeleted,
+  onCancel,
+}: {
+  initial: EvalCaseRow | null
+  settings: EvalSettings
+  onSaved: (c: EvalCaseRow) => void
+  onDeleted: () => void
+  onCancel: () => void
+}) {
   const facts = useAsync(() => call('memories.facets', {}), [])
   const [query, setQuery] = useState(initial?.query ?? '')
   const [name, setName] = useState(initial?.name ?? '')
@@ -257,7 +285,10 @@ function CaseEditor({ initial, settings, onSaved, onDeleted, onCancel }: { initi
   // Content of graded ids that the last recall did not show (one paged query).
   const gradedIds = Object.keys(grades).filter((id) => (grades[id] ?? 0) > 0)
   const missing = gradedIds.filter((id) => !found.some((f) => f.id === id))
-  const extra = useAsync(() => (missing.length ? call('memories.page', { ids: missing, limit: Math.min(1000, missing.length) }) : Promise.resolve(null)), [missing.join('\u0000')])
+  const extra = useAsync(
+    () => (missing.length ? call('memories.page', { ids: missing, limit: Math.min(1000, missing.length) }) : Promise.resolve(null)),
+    [missing.join('\u0000')],
+  )
   const items = [
     ...found,
     ...missing.map((id) => ({ id, content: extra.data?.rows.find((m) => m.id === id)?.content ?? (extra.loading ? '…' : '(not in this DB)'), rank: null })),
@@ -358,7 +389,13 @@ function CaseEditor({ initial, settings, onSaved, onDeleted, onCancel }: { initi
       <div className="grid3">
         <label>
           <span className="field-label">Now (UTC)</span>
-          <input className="input" type="datetime-local" value={nowText} onChange={(e) => setNowText(e.target.value)} title={defaultNow ? `empty: ${fmtDate(defaultNow)} (newest memory)` : ''} />
+          <input
+            className="input"
+            type="datetime-local"
+            value={nowText}
+            onChange={(e) => setNowText(e.target.value)}
+            title={defaultNow ? `empty: ${fmtDate(defaultNow)} (newest memory)` : ''}
+          />
         </label>
         <label>
           <span className="field-label">Split</span>

@@ -37,7 +37,17 @@ const tick = { fontSize: 10 }
 const f3 = (v: unknown) => (typeof v === 'number' ? v.toFixed(3) : String(v))
 
 /** The chosen metric for every run that has it, oldest → newest. */
-export function MetricHistoryChart({ runs, metric, selectedId, onSelect }: { runs: readonly EvalRunSummary[]; metric: string; selectedId?: string | null; onSelect?: (id: string) => void }) {
+export function MetricHistoryChart({
+  runs,
+  metric,
+  selectedId,
+  onSelect,
+}: {
+  runs: readonly EvalRunSummary[]
+  metric: string
+  selectedId?: string | null
+  onSelect?: (id: string) => void
+}) {
   const data = [...runs]
     .filter((r) => r.metrics[metric] !== undefined && r.metrics[metric] !== null)
     .sort((a, b) => a.createdAt - b.createdAt)
@@ -46,22 +56,40 @@ export function MetricHistoryChart({ runs, metric, selectedId, onSelect }: { run
   return (
     <Sized height={190} label={`${metric} over runs`}>
       {(w) => (
-        <LineChart width={w} height={190} data={data} margin={{ top: 8, right: 12, bottom: 4, left: -14 }} onClick={(e) => onSelect && typeof e?.activeIndex === 'number' && onSelect(data[e.activeIndex]?.id)}>
+        <LineChart
+          width={w}
+          height={190}
+          data={data}
+          margin={{ top: 8, right: 12, bottom: 4, left: -14 }}
+          onClick={(e) => onSelect && typeof e?.activeIndex === 'number' && onSelect(data[e.activeIndex]?.id)}
+        >
           <CartesianGrid stroke="var(--border)" strokeDasharray="3 3" />
           <XAxis dataKey="i" tick={tick} allowDecimals={false} />
           <YAxis tick={tick} domain={[0, 'auto']} />
-          <Tooltip contentStyle={{ fontSize: 11 }} formatter={(v) => [f3(v), metric]} labelFormatter={(_, p) => {
+          <Tooltip
+            contentStyle={{ fontSize: 11 }}
+            formatter={(v) => [f3(v), metric]}
+            labelFormatter={(_, p) => {
               // recharts types the payload as any: it is one of our points
               const pt = p?.[0]?.payload as (typeof data)[number] | undefined
               return pt ? `${pt.name} · ${pt.when}` : ''
-            }} />
+            }}
+          />
           <Line
             dataKey="value"
             stroke="var(--accent)"
             strokeWidth={2}
             isAnimationActive={false}
             dot={(props: { cx?: number; cy?: number; payload?: { id: string } }) => (
-              <circle key={props.payload?.id} cx={props.cx} cy={props.cy} r={props.payload?.id === selectedId ? 5 : 3} fill={props.payload?.id === selectedId ? 'var(--accent)' : 'var(--panel)'} stroke="var(--accent)" strokeWidth={2} />
+              <circle
+                key={props.payload?.id}
+                cx={props.cx}
+                cy={props.cy}
+                r={props.payload?.id === selectedId ? 5 : 3}
+                fill={props.payload?.id === selectedId ? 'var(--accent)' : 'var(--panel)'}
+                stroke="var(--accent)"
+                strokeWidth={2}
+              />
             )}
           />
         </LineChart>
@@ -146,8 +174,22 @@ export function ConvergenceChart({ curve, metric, base }: { curve: { trial: numb
           <XAxis dataKey="trial" tick={tick} type="number" domain={[0, 'dataMax']} />
           <YAxis tick={tick} domain={[0, 'auto']} />
           <Tooltip contentStyle={{ fontSize: 11 }} formatter={(v, n) => [f3(v), n]} labelFormatter={(l) => `trial ${Number(l)}`} />
-          {base !== null && <ReferenceLine y={base} stroke="var(--muted)" strokeDasharray="4 4" label={{ value: 'base', fontSize: 10, fill: 'var(--muted)', position: 'insideBottomRight' }} />}
-          <Line dataKey="value" name="this config" stroke="var(--border)" dot={{ r: 1.5, fill: 'var(--muted)', stroke: 'none' }} strokeWidth={0} isAnimationActive={false} />
+          {base !== null && (
+            <ReferenceLine
+              y={base}
+              stroke="var(--muted)"
+              strokeDasharray="4 4"
+              label={{ value: 'base', fontSize: 10, fill: 'var(--muted)', position: 'insideBottomRight' }}
+            />
+          )}
+          <Line
+            dataKey="value"
+            name="this config"
+            stroke="var(--border)"
+            dot={{ r: 1.5, fill: 'var(--muted)', stroke: 'none' }}
+            strokeWidth={0}
+            isAnimationActive={false}
+          />
           <Line dataKey="best" name="best so far" stroke="var(--accent)" dot={false} strokeWidth={2} isAnimationActive={false} type="stepAfter" />
         </LineChart>
       )}

@@ -64,7 +64,11 @@ export function CompareSummary({ cmp }: { cmp: RunComparison }) {
               <td>{runLabel(cmp.runs[v.run])}</td>
               <td className="num">{v.cases}</td>
               <td className="num">{fmtNum(v.mean)}</td>
-              <td className={`num ${v.delta && v.delta !== 0 ? ((v.delta > 0) !== LOWER_IS_BETTER.has(parseMetricKey(cmp.metric)?.id ?? 'recall') ? 'pos' : 'neg') : ''}`}>{sign(v.delta)}</td>
+              <td
+                className={`num ${v.delta && v.delta !== 0 ? (v.delta > 0 !== LOWER_IS_BETTER.has(parseMetricKey(cmp.metric)?.id ?? 'recall') ? 'pos' : 'neg') : ''}`}
+              >
+                {sign(v.delta)}
+              </td>
               <td className="num small">{v.deltaCI ? `${sign(v.deltaCI.lo)} … ${sign(v.deltaCI.hi)}` : '—'}</td>
               <td className="num">{v.wins}</td>
               <td className="num">{v.losses}</td>
@@ -103,7 +107,10 @@ function CaseDiff({ row, runs }: { row: RunComparison['perCase'][number]; runs: 
             <ol>
               {es.map((e) => (
                 <li key={e.id} className={`diff-${e.mark}${e.relevant ? ' diff-rel' : ''}`} data-mark={e.mark}>
-                  <span className="mono">{e.id}</span> {e.relevant && <span className="badge ok">relevant</span>} {e.mark !== 'same' && <span className={`badge ${e.mark === 'dropped' ? 'danger' : e.mark === 'new' ? 'accent' : ''}`}>{markText(e.mark, e.shift)}</span>}
+                  <span className="mono">{e.id}</span> {e.relevant && <span className="badge ok">relevant</span>}{' '}
+                  {e.mark !== 'same' && (
+                    <span className={`badge ${e.mark === 'dropped' ? 'danger' : e.mark === 'new' ? 'accent' : ''}`}>{markText(e.mark, e.shift)}</span>
+                  )}
                 </li>
               ))}
               {es.length === 0 && <li className="muted">(nothing injected)</li>}
@@ -113,7 +120,8 @@ function CaseDiff({ row, runs }: { row: RunComparison['perCase'][number]; runs: 
         return (
           <div key={r.id} className="diff-pair" data-testid="case-diff">
             <div className="small">
-              vs {runLabel(r)}: {d.counts.moved} moved · {d.counts.new} new · {d.counts.dropped} dropped · relevant injected {d.relevantHits.left} → {d.relevantHits.right}
+              vs {runLabel(r)}: {d.counts.moved} moved · {d.counts.new} new · {d.counts.dropped} dropped · relevant injected {d.relevantHits.left} →{' '}
+              {d.relevantHits.right}
             </div>
             <div className="grid2">
               {side(`base: ${runLabel(runs[0])}`, d.left)}
@@ -140,7 +148,8 @@ export function CompareTab({ runs, ids, setIds }: { runs: EvalRunSummary[] | und
     const all = c.perCase.map((r) => ({ ...r, maxAbs: Math.max(0, ...r.deltas.map((d) => (d === null ? 0 : Math.abs(d)))) }))
     // "Got worse": the metric moved the wrong way in any run against the baseline.
     const worse = (r: Row) => r.deltas.some((d) => d !== null && Math.abs(d) > 1e-12 && d > 0 === LOWER_IS_BETTER.has(metricId))
-    const kept = filter === 'all' ? all : filter === 'worse' ? all.filter(worse) : all.filter((r) => r.maxAbs > 1e-12 || r.jaccard.some((j) => j !== null && j < 1))
+    const kept =
+      filter === 'all' ? all : filter === 'worse' ? all.filter(worse) : all.filter((r) => r.maxAbs > 1e-12 || r.jaccard.some((j) => j !== null && j < 1))
     return kept.sort((a, b) => b.maxAbs - a.maxAbs)
   }, [c, filter, metricId])
   const toggle = (id: string) => setIds(ids.includes(id) ? ids.filter((x) => x !== id) : [...ids, id])
@@ -192,7 +201,14 @@ export function CompareTab({ runs, ids, setIds }: { runs: EvalRunSummary[] | und
       cell: (x: { row: { original: Row } }) => <span className="num small">{fmtNum(x.row.original.jaccard[j + 1], 2)}</span>,
     })),
   ] as Columns<Row>
-  const fetchPage = async (offset: number, limit: number): Promise<Page<Row>> => ({ rows: rows.slice(offset, offset + limit), offset, limit, total: rows.length, truncated: false, tookMs: 0 })
+  const fetchPage = async (offset: number, limit: number): Promise<Page<Row>> => ({
+    rows: rows.slice(offset, offset + limit),
+    offset,
+    limit,
+    total: rows.length,
+    truncated: false,
+    tookMs: 0,
+  })
   const chosen = c?.vsBaseline[Math.min(chartRun, c.vsBaseline.length) - 1]
   const deltaRows = chosen
     ? Object.entries(chosen.metrics)
@@ -237,11 +253,13 @@ export function CompareTab({ runs, ids, setIds }: { runs: EvalRunSummary[] | und
             <DeltaBars rows={deltaRows} />
             {chosen && (
               <div className="small muted">
-                tokens per case {fmtNum(chosen.metrics.tokens?.baseline ?? null, 0)} → {fmtNum(chosen.metrics.tokens?.value ?? null, 0)} ({sign(chosen.metrics.tokens?.delta ?? null, 0)})
+                tokens per case {fmtNum(chosen.metrics.tokens?.baseline ?? null, 0)} → {fmtNum(chosen.metrics.tokens?.value ?? null, 0)} (
+                {sign(chosen.metrics.tokens?.delta ?? null, 0)})
                 {chosen.metrics.falseInjection?.delta !== null && chosen.metrics.falseInjection?.delta !== undefined && (
                   <>
                     {' '}
-                    · memories injected per expect-empty case {fmtNum(chosen.metrics.falseInjection.baseline, 2)} → {fmtNum(chosen.metrics.falseInjection.value, 2)}
+                    · memories injected per expect-empty case {fmtNum(chosen.metrics.falseInjection.baseline, 2)} →{' '}
+                    {fmtNum(chosen.metrics.falseInjection.value, 2)}
                   </>
                 )}
               </div>
@@ -257,7 +275,15 @@ export function CompareTab({ runs, ids, setIds }: { runs: EvalRunSummary[] | und
               </select>
             </div>
             <div className="compare-table">
-              <DataTable label="Per-case comparison" columns={columns} fetchPage={fetchPage} queryKey={`${ids.join(',')}:${metric}:${filter}:${rows.length}`} rowId={(x) => x.id} selectedId={open?.id ?? null} onSelect={setOpen} />
+              <DataTable
+                label="Per-case comparison"
+                columns={columns}
+                fetchPage={fetchPage}
+                queryKey={`${ids.join(',')}:${metric}:${filter}:${rows.length}`}
+                rowId={(x) => x.id}
+                selectedId={open?.id ?? null}
+                onSelect={setOpen}
+              />
             </div>
             {open && <CaseDiff row={open} runs={c.runs} />}
           </section>

@@ -98,7 +98,9 @@ describe('CompareSummary', () => {
     const cmp: RunComparison = { metric: 'ndcg@10', k: 10, runs: [summary('a', 'base run'), summary('b', 'candidate')], vsBaseline: [v({})], perCase: [] }
     render(<CompareSummary cmp={cmp} />)
     const row = screen.getByRole('table', { name: 'Comparison summary' }).querySelector('tr[data-run="b"]') as HTMLElement
-    const cells = within(row).getAllByRole('cell').map((c) => c.textContent)
+    const cells = within(row)
+      .getAllByRole('cell')
+      .map((c) => c.textContent)
     expect(cells.slice(0, 8)).toEqual(['candidate', '100', '0.450', '+0.0500', '+0.0200 … +0.0800', '30', '10', '60'])
     expect(screen.getByText(/candidate beats the baseline on ndcg@10 by \+0\.0500/)).toHaveTextContent(/unlikely to be chance/)
     expect(verdict('ndcg@10', 'x', v({ deltaCI: { lo: -0.01, hi: 0.1 }, p: 0.2 }))).toMatch(/within noise/)
@@ -200,7 +202,13 @@ describe('TuneResults', () => {
     base: { config: cfg, train: 0.3, test: 0.31, trainTokens: 200, testTokens: 210 },
     best: {
       config: { ...cfg, topK: 9 },
-      params: { weights: { similarity: 0.5, lexical: 0.3, recency: 0.2, salience: 0 }, halfLifeHours: 48, floor: null, topK: 9, fusion: { method: 'rrf', rrfK: 60 } },
+      params: {
+        weights: { similarity: 0.5, lexical: 0.3, recency: 0.2, salience: 0 },
+        halfLifeHours: 48,
+        floor: null,
+        topK: 9,
+        fusion: { method: 'rrf', rrfK: 60 },
+      },
       train,
       test,
       trainTokens: 150,
@@ -226,7 +234,9 @@ describe('TuneResults', () => {
     expect(within(t).getAllByRole('row')[1].textContent).toMatch(/tuned config0\.5200\.400/)
     expect(screen.getByText(/Train beats test by 0\.120/)).toBeInTheDocument()
     expect(screen.getByText(/improves recall@10 by/)).toHaveTextContent('+0.0900')
-    expect(screen.getByTestId('tune-split').textContent).toMatch(/Split by conversation \(scope\.agentId\): train conv-1, conv-2 · held out conv-3\. Held fixed: fusion\./)
+    expect(screen.getByTestId('tune-split').textContent).toMatch(
+      /Split by conversation \(scope\.agentId\): train conv-1, conv-2 · held out conv-3\. Held fixed: fusion\./,
+    )
     expect(screen.getByLabelText('Recommended config JSON').textContent).toBe(JSON.stringify({ ...cfg, topK: 9 }, null, 2))
     fireEvent.click(screen.getByRole('button', { name: 'Apply this config' }))
     expect(onApply).toHaveBeenCalledWith({ ...cfg, topK: 9 }, expect.objectContaining({ metric: 'recall@10' }))
@@ -238,7 +248,9 @@ describe('TuneResults', () => {
     const msg = 'Baseline "Lexical only (BM25)" beats the tuned config on the 40 held-out cases.'
     render(<TuneResults report={report(0.52, 0.4, [b], { name: b.name, label: b.label, config: lexCfg, message: msg })} onApply={onApply} />)
     expect(screen.getByTestId('tune-verdict').textContent).toBe(msg)
-    const row = within(screen.getByRole('table', { name: 'Train and test scores' })).getByText('Lexical only (BM25)').closest('tr')!
+    const row = within(screen.getByRole('table', { name: 'Train and test scores' }))
+      .getByText('Lexical only (BM25)')
+      .closest('tr')!
     expect(row.textContent).toMatch(/0\.500.*0\.470.*-0\.0700 \(-0\.110 – -0\.030\)baseline better/)
     expect(screen.getByLabelText('Recommended config JSON').textContent).toBe(JSON.stringify(lexCfg, null, 2))
     fireEvent.click(screen.getByRole('button', { name: 'Apply this config' }))

@@ -62,9 +62,8 @@ export function EvalView() {
   const runEval = (over?: { overrides: string; name: string }) => {
     const o = parseOverrides(over?.overrides ?? settings.overrides)
     if (!o.ok) return
-    void evalJob.start(
-      (): Promise<JobProgress> =>
-        call('eval.run', { preset: settings.preset, config: o.config, k: settings.k, split: settings.split, name: (over?.name ?? runName.trim()) || undefined }),
+    void evalJob.start((): Promise<JobProgress> =>
+      call('eval.run', { preset: settings.preset, config: o.config, k: settings.k, split: settings.split, name: (over?.name ?? runName.trim()) || undefined }),
     )
   }
   const apply = (config: RecallConfig, report: TuneReport) => {
@@ -91,11 +90,24 @@ export function EvalView() {
           </label>
           <label>
             <span className="field-label">k</span>
-            <input className="input num" type="number" min={1} max={1000} aria-label="Eval k" value={settings.k} onChange={(e) => setSettings((s) => ({ ...s, k: Math.max(1, Number(e.target.value) || 1) }))} />
+            <input
+              className="input num"
+              type="number"
+              min={1}
+              max={1000}
+              aria-label="Eval k"
+              value={settings.k}
+              onChange={(e) => setSettings((s) => ({ ...s, k: Math.max(1, Number(e.target.value) || 1) }))}
+            />
           </label>
           <label>
             <span className="field-label">Split</span>
-            <select className="input" aria-label="Eval split" value={settings.split} onChange={(e) => setSettings((s) => ({ ...s, split: e.target.value as EvalSettings['split'] }))}>
+            <select
+              className="input"
+              aria-label="Eval split"
+              value={settings.split}
+              onChange={(e) => setSettings((s) => ({ ...s, split: e.target.value as EvalSettings['split'] }))}
+            >
               <option value="all">all</option>
               <option value="train">train</option>
               <option value="test">test</option>

@@ -75,7 +75,14 @@ export function Heatmap({ map, best, metric }: { map: TuneHeatmap; best: { [feat
     <figure className="heatmap">
       <svg viewBox={`0 0 ${W} ${H}`} width="100%" style={{ maxWidth: W }} role="img" aria-label={`${metric} over the weights of ${map.axes.join(', ')}`}>
         {tris.map((t, k) => (
-          <polygon key={k} points={t.pts.map((p) => `${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(' ')} fill={heatColor(norm(t.v))} stroke={heatColor(norm(t.v))} strokeWidth={0.5} data-value={t.v}>
+          <polygon
+            key={k}
+            points={t.pts.map((p) => `${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(' ')}
+            fill={heatColor(norm(t.v))}
+            stroke={heatColor(norm(t.v))}
+            strokeWidth={0.5}
+            data-value={t.v}
+          >
             <title>{`${map.axes[0]} ${f2(t.w[0])} · ${map.axes[1]} ${f2(t.w[1])} · ${map.axes[2]} ${f2(t.w[2])} → ${metric} ${t.v.toFixed(4)}`}</title>
           </polygon>
         ))}

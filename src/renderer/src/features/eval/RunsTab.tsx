@@ -155,8 +155,20 @@ function RunDetail({ id }: { id: string }) {
     { id: 'id', accessorKey: 'id', header: 'case', size: 120, cell: (c) => <span className="mono">{c.getValue() as string}</span> },
     { id: 'name', accessorKey: 'name', header: 'question', size: 280 },
     { id: 'value', accessorKey: 'value', header: key, size: 90, cell: (c) => <span className="num">{fmtNum(c.getValue() as number | null)}</span> },
-    { id: 'firstHit', accessorKey: 'firstHit', header: 'first hit', size: 80, cell: (c) => <span className="num">{(c.getValue() as number | null) ?? '—'}</span> },
-    { id: 'retrieved', header: 'injected', size: 80, accessorFn: (x) => x.retrieved.length, cell: (c) => <span className="num">{c.getValue() as number}</span> },
+    {
+      id: 'firstHit',
+      accessorKey: 'firstHit',
+      header: 'first hit',
+      size: 80,
+      cell: (c) => <span className="num">{(c.getValue() as number | null) ?? '—'}</span>,
+    },
+    {
+      id: 'retrieved',
+      header: 'injected',
+      size: 80,
+      accessorFn: (x) => x.retrieved.length,
+      cell: (c) => <span className="num">{c.getValue() as number}</span>,
+    },
     { id: 'tok', accessorKey: 'tok', header: 'tokens', size: 80, cell: (c) => <span className="num">{c.getValue() as number}</span> },
     {
       id: 'judged',
@@ -177,7 +189,14 @@ function RunDetail({ id }: { id: string }) {
     let list = rows
     if (sort) {
       const get = (x: CaseRow): number | string => {
-        const v = sort.id === 'retrieved' ? x.retrieved.length : sort.id === 'judged' ? (x.expectEmpty ? -1 : x.relevant.length) : (x as unknown as Record<string, unknown>)[sort.id]
+        const v =
+          sort.id === 'retrieved'
+            ? x.retrieved.length
+            : sort.id === 'judged'
+              ? x.expectEmpty
+                ? -1
+                : x.relevant.length
+              : (x as unknown as Record<string, unknown>)[sort.id]
         return v === null || v === undefined ? -Infinity : (v as number | string)
       }
       list = [...rows].sort((a, b) => {
@@ -195,8 +214,11 @@ function RunDetail({ id }: { id: string }) {
       <section className="card run-detail" aria-label="Run results">
         <div className="row">
           <h3 className="grow">
-            {runLabel(r)} <span className="small muted">· {fmtDate(r.createdAt)} · {r.preset ?? 'custom'} · {r.config.mode} · embedder {r.embedder.name}
-              {r.embedder.model ? ` (${r.embedder.model})` : ''} · k {r.k} · split {r.split} · B {r.budget} tokens</span>
+            {runLabel(r)}{' '}
+            <span className="small muted">
+              · {fmtDate(r.createdAt)} · {r.preset ?? 'custom'} · {r.config.mode} · embedder {r.embedder.name}
+              {r.embedder.model ? ` (${r.embedder.model})` : ''} · k {r.k} · split {r.split} · B {r.budget} tokens
+            </span>
           </h3>
         </div>
         <div className="metric-cards" data-testid="run-metrics">
@@ -218,7 +240,8 @@ function RunDetail({ id }: { id: string }) {
         </div>
         <div className="small muted">
           {r.counts.cases} cases: {r.counts.graded} graded, {r.counts.expectEmpty} expect-empty, {r.counts.unjudged} unjudged
-          {r.counts.degraded ? ` · dense arm off for ${r.counts.degraded} (embedder unavailable)` : ''} · gather {Math.round(r.timings.gatherMs)} ms · score {Math.round(r.timings.scoreMs)} ms
+          {r.counts.degraded ? ` · dense arm off for ${r.counts.degraded} (embedder unavailable)` : ''} · gather {Math.round(r.timings.gatherMs)} ms · score{' '}
+          {Math.round(r.timings.scoreMs)} ms
         </div>
         <div className="grid2">
           <MetricBars metrics={r.metrics} intervals={intervals} />
@@ -240,7 +263,16 @@ function RunDetail({ id }: { id: string }) {
       <section className="card run-cases">
         <div className="run-cases-grid">
           <div className="run-cases-table">
-            <DataTable label="Per-case results" columns={columns} fetchPage={fetchPage} queryKey={`${id}:${key}`} rowId={(x) => x.id} selectedId={open?.id ?? null} onSelect={setOpen} initialSorting={[]} />
+            <DataTable
+              label="Per-case results"
+              columns={columns}
+              fetchPage={fetchPage}
+              queryKey={`${id}:${key}`}
+              rowId={(x) => x.id}
+              selectedId={open?.id ?? null}
+              onSelect={setOpen}
+              initialSorting={[]}
+            />
           </div>
           <div className="run-case-detail" aria-label="Case result">
             {open ? <CaseResultView c={open} run={r} /> : <div className="small muted">Select a case to see what it injected.</div>}
@@ -262,7 +294,10 @@ function CaseResultView({ c, run }: { c: CaseRow; run: EvalRun }) {
   const grade = new Map(c.relevant.map((r) => [r.id, r.grade]))
   const missed = c.relevant.filter((r) => !c.retrieved.includes(r.id))
   const ids = [...c.retrieved, ...missed.map((m) => m.id)]
-  const mems = useAsync(() => (ids.length ? call('memories.page', { ids, limit: Math.min(1000, ids.length) }) : Promise.resolve(null)), [c.id, ids.join('\u0000')])
+  const mems = useAsync(
+    () => (ids.length ? call('memories.page', { ids, limit: Math.min(1000, ids.length) }) : Promise.resolve(null)),
+    [c.id, ids.join('\u0000')],
+  )
   const text = (id: string) => mems.data?.rows.find((m) => m.id === id)?.content
   const navigate = useOptionalApp()?.navigate
   // The case as it is now (query, scope, moment): the run keeps only its judgment.
@@ -271,12 +306,16 @@ function CaseResultView({ c, run }: { c: CaseRow; run: EvalRun }) {
   // A case run without its own `now` ran at the caller's clock, i.e. when the run was made.
   const now = ec.data?.now ?? run.createdAt
   // Nothing injected where something should be: ask the engine which gate dropped everything.
-  const emptyWhy = useAsync(
-    () => call('recall.run', { query: ec.data!.query, cue: ec.data!.cue, now, config: cfg! }),
-    [c.id, ec.data ? 'y' : 'n'],
-    { enabled: !!ec.data && c.retrieved.length === 0 && !c.expectEmpty && c.relevant.length > 0 },
-  )
-  const whyParams = (memoryId: string) => ({ query: ec.data!.query, now: String(now), config: JSON.stringify(cfg), memoryId, from: `From eval case ${c.id}, under the config of run ${run.name || run.id}` })
+  const emptyWhy = useAsync(() => call('recall.run', { query: ec.data!.query, cue: ec.data!.cue, now, config: cfg! }), [c.id, ec.data ? 'y' : 'n'], {
+    enabled: !!ec.data && c.retrieved.length === 0 && !c.expectEmpty && c.relevant.length > 0,
+  })
+  const whyParams = (memoryId: string) => ({
+    query: ec.data!.query,
+    now: String(now),
+    config: JSON.stringify(cfg),
+    memoryId,
+    from: `From eval case ${c.id}, under the config of run ${run.name || run.id}`,
+  })
   return (
     <div>
       <div className="mono small">{c.id}</div>
@@ -305,7 +344,12 @@ function CaseResultView({ c, run }: { c: CaseRow; run: EvalRun }) {
               <li key={m.id}>
                 <span className="badge danger mono">{m.id}</span> <span className="small muted">grade {m.grade}</span>{' '}
                 {navigate && ec.data && (
-                  <button className="btn small" aria-label={`why not ${m.id}?`} onClick={() => navigate('trace', whyParams(m.id))} title="Explain under this run's config: scope, arm ranks, score, the gate, the smallest change">
+                  <button
+                    className="btn small"
+                    aria-label={`why not ${m.id}?`}
+                    onClick={() => navigate('trace', whyParams(m.id))}
+                    title="Explain under this run's config: scope, arm ranks, score, the gate, the smallest change"
+                  >
                     why not?
                   </button>
                 )}

@@ -51,7 +51,18 @@ export function TuneTab({
   const [k, setK] = useState(settings.k)
   const [trials, setTrials] = useState(1000)
   const [seed, setSeed] = useState(1)
-  const [space, setSpace] = useState<Record<(typeof KNOBS)[number][0], boolean>>({ mode: true, fusion: true, pool: true, weights: true, halfLife: true, ageSource: true, floor: true, minSimilarity: true, topK: true, tokenBudget: true })
+  const [space, setSpace] = useState<Record<(typeof KNOBS)[number][0], boolean>>({
+    mode: true,
+    fusion: true,
+    pool: true,
+    weights: true,
+    halfLife: true,
+    ageSource: true,
+    floor: true,
+    minSimilarity: true,
+    topK: true,
+    tokenBudget: true,
+  })
   const [opened, setOpened] = useState<SavedTuneReport | null>(null)
   // A fresh tune replaces whatever saved report was open (adjusted during render, not in an effect).
   const [seenResult, setSeenResult] = useState(job.result)
@@ -88,11 +99,27 @@ export function TuneTab({
           </label>
           <label>
             <span className="field-label">k</span>
-            <input className="input num" type="number" min={1} max={200} value={k} aria-label="Tune k" onChange={(e) => setK(Math.max(1, Number(e.target.value) || 1))} />
+            <input
+              className="input num"
+              type="number"
+              min={1}
+              max={200}
+              value={k}
+              aria-label="Tune k"
+              onChange={(e) => setK(Math.max(1, Number(e.target.value) || 1))}
+            />
           </label>
           <label>
             <span className="field-label">Configs to try</span>
-            <input className="input num" type="number" min={1} max={100000} value={trials} aria-label="Configs to try" onChange={(e) => setTrials(Math.max(1, Number(e.target.value) || 1))} />
+            <input
+              className="input num"
+              type="number"
+              min={1}
+              max={100000}
+              value={trials}
+              aria-label="Configs to try"
+              onChange={(e) => setTrials(Math.max(1, Number(e.target.value) || 1))}
+            />
           </label>
           <label>
             <span className="field-label">Seed</span>
@@ -119,7 +146,8 @@ export function TuneTab({
         </div>
         <div className="small muted">
           Searches on <b>train</b> cases starting from {settings.preset}
-          {settings.overrides.trim() ? ' + your config' : ''}; whole conversations (or sessions) are held out when the cases name them, and the held-out cases are only scored — with every baseline — never searched. Unticked knobs stay at the start config's value.
+          {settings.overrides.trim() ? ' + your config' : ''}; whole conversations (or sessions) are held out when the cases name them, and the held-out cases
+          are only scored — with every baseline — never searched. Unticked knobs stay at the start config's value.
         </div>
         {p && p.state === 'running' && (
           <div className="progress" role="progressbar" aria-label="Tune progress" aria-valuemin={0} aria-valuemax={p.total || 1} aria-valuenow={p.done}>
@@ -162,15 +190,18 @@ export function SavedTuneReports({ onOpen, refreshKey }: { onOpen: (id: string) 
                   <td>{t.metric}</td>
                   <td className="small">{t.split.rule === 'group' ? `by ${t.split.by?.split(' ')[0]}` : 'by case field'}</td>
                   <td className="num">{fmtNum(t.tunedTest)}</td>
-                  <td className="small">
-                    {t.bestBaseline ? `${t.bestBaseline.name} ${fmtNum(t.bestBaseline.test)}` : '—'}
-                  </td>
+                  <td className="small">{t.bestBaseline ? `${t.bestBaseline.name} ${fmtNum(t.bestBaseline.test)}` : '—'}</td>
                   <td className="small">{t.recommendedLabel}</td>
                   <td>
                     <button className="btn small" onClick={() => onOpen(t.id)}>
                       Open
                     </button>{' '}
-                    <button className="btn small" onClick={() => void call('tune.get', { id: t.id }).then((r) => downloadText(`${t.id}.json`, `${JSON.stringify(r, null, 2)}\n`, 'application/json'))}>
+                    <button
+                      className="btn small"
+                      onClick={() =>
+                        void call('tune.get', { id: t.id }).then((r) => downloadText(`${t.id}.json`, `${JSON.stringify(r, null, 2)}\n`, 'application/json'))
+                      }
+                    >
                       Export JSON
                     </button>
                   </td>
@@ -199,7 +230,10 @@ export function TuneResults({ report: r, onApply }: { report: TuneReport; onAppl
       )}
       <section className="card" aria-label="Train vs test">
         <h3>
-          {r.metric}: train vs held-out <span className="small muted">· {r.trials} configs{r.cancelled ? ' (cancelled)' : ''} · {Math.round(r.timings.configsPerSec)} configs/s</span>
+          {r.metric}: train vs held-out{' '}
+          <span className="small muted">
+            · {r.trials} configs{r.cancelled ? ' (cancelled)' : ''} · {Math.round(r.timings.configsPerSec)} configs/s
+          </span>
         </h3>
         <div className="small muted" data-testid="tune-split">
           {r.split.rule === 'group'
@@ -247,17 +281,22 @@ export function TuneResults({ report: r, onApply }: { report: TuneReport; onAppl
                   )}
                 </td>
                 <td className="num small">
-                  {b.delta === null ? '' : `${b.delta >= 0 ? '+' : ''}${b.delta.toFixed(4)} (${fmtNum(b.deltaCI?.lo ?? null)} – ${fmtNum(b.deltaCI?.hi ?? null)})`}
+                  {b.delta === null
+                    ? ''
+                    : `${b.delta >= 0 ? '+' : ''}${b.delta.toFixed(4)} (${fmtNum(b.deltaCI?.lo ?? null)} – ${fmtNum(b.deltaCI?.hi ?? null)})`}
                 </td>
                 <td className="small">{b.verdict === 'n/a' ? (b.note ?? 'n/a') : b.verdict.replace('-', ' ')}</td>
               </tr>
             ))}
           </tbody>
         </table>
-        {gap !== null && gap > 0.05 && <div className="notice small">Train beats test by {gap.toFixed(3)}: part of the gain is fitted to the train cases; trust the test column.</div>}
+        {gap !== null && gap > 0.05 && (
+          <div className="notice small">Train beats test by {gap.toFixed(3)}: part of the gain is fitted to the train cases; trust the test column.</div>
+        )}
         {r.best.test !== null && r.base.test !== null && (
           <div className="small">
-            On held-out cases the tuned config {r.best.test > r.base.test ? 'improves' : r.best.test < r.base.test ? 'worsens' : 'does not change'} {r.metric} by{' '}
+            On held-out cases the tuned config {r.best.test > r.base.test ? 'improves' : r.best.test < r.base.test ? 'worsens' : 'does not change'} {r.metric}{' '}
+            by{' '}
             <b>
               {r.best.test - r.base.test >= 0 ? '+' : ''}
               {(r.best.test - r.base.test).toFixed(4)}
@@ -266,7 +305,8 @@ export function TuneResults({ report: r, onApply }: { report: TuneReport; onAppl
           </div>
         )}
         <div className="params small">
-          mode {r.best.config.mode} · pool {r.best.config.candidatePool} · weights: similarity {w.similarity.toFixed(3)} · lexical {w.lexical.toFixed(3)} · recency {w.recency.toFixed(3)} · salience {w.salience.toFixed(3)} · half-life {r.best.params.halfLifeHours.toFixed(1)} h · floor{' '}
+          mode {r.best.config.mode} · pool {r.best.config.candidatePool} · weights: similarity {w.similarity.toFixed(3)} · lexical {w.lexical.toFixed(3)} ·
+          recency {w.recency.toFixed(3)} · salience {w.salience.toFixed(3)} · half-life {r.best.params.halfLifeHours.toFixed(1)} h · floor{' '}
           {r.best.params.floor === null ? 'off' : r.best.params.floor.toFixed(3)} · topK {r.best.params.topK} · fusion {r.best.params.fusion.method}
           {r.best.params.fusion.method === 'rrf' ? ` k=${r.best.params.fusion.rrfK.toFixed(1)}` : ''} · age from {r.best.config.recency.from} · minSimilarity{' '}
           {r.best.config.minSimilarity === null ? 'off' : r.best.config.minSimilarity.toFixed(3)} · budget {r.best.config.tokenBudget ?? 'off'}
@@ -279,7 +319,11 @@ export function TuneResults({ report: r, onApply }: { report: TuneReport; onAppl
         </section>
         <section className="card">
           <h3>Weight simplex</h3>
-          {r.heatmap ? <Heatmap map={r.heatmap} best={r.best.params.weights} metric={r.metric} /> : <div className="notice">No heatmap (weights were not searched, or the search was cancelled).</div>}
+          {r.heatmap ? (
+            <Heatmap map={r.heatmap} best={r.best.params.weights} metric={r.metric} />
+          ) : (
+            <div className="notice">No heatmap (weights were not searched, or the search was cancelled).</div>
+          )}
         </section>
       </div>
       <section className="card">

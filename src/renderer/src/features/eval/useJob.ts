@@ -63,20 +63,17 @@ export function useJob<T>(onDone?: (result: T) => void): JobState<T> {
     return () => clearInterval(timer)
   }, [jobId, running, accept])
 
-  const start = useCallback(
-    async (launch: () => Promise<JobProgress>) => {
-      setError(null)
-      setResult(null)
-      try {
-        const p = await launch()
-        current.current = p.jobId
-        setJob(p)
-      } catch (e) {
-        setError((e as Error).message)
-      }
-    },
-    [],
-  )
+  const start = useCallback(async (launch: () => Promise<JobProgress>) => {
+    setError(null)
+    setResult(null)
+    try {
+      const p = await launch()
+      current.current = p.jobId
+      setJob(p)
+    } catch (e) {
+      setError((e as Error).message)
+    }
+  }, [])
   const cancel = useCallback(() => {
     if (current.current) void call('jobs.cancel', { jobId: current.current }).catch(() => undefined)
   }, [])

@@ -66,13 +66,18 @@ export function LibraryView() {
               </button>
             )}
           </form>
-          <label className="toggle" title="Write mode lets the Recall screen write refreshOnRecall's last_used_at to the agent DB. Everything else stays read-only.">
+          <label
+            className="toggle"
+            title="Write mode lets the Recall screen write refreshOnRecall's last_used_at to the agent DB. Everything else stays read-only."
+          >
             <input type="checkbox" checked={write} onChange={(e) => setWrite(e.target.checked)} /> write mode (allow writing last_used_at on refresh-on-recall)
           </label>
-          {write && <div className="notice small">Write mode: the agent DB can be changed (only by “Write refresh” in Recall). Leave it off to inspect safely.</div>}
+          {write && (
+            <div className="notice small">Write mode: the agent DB can be changed (only by “Write refresh” in Recall). Leave it off to inspect safely.</div>
+          )}
           <p className="muted small">
-            Opened read-only unless write mode is on: recallscope never writes to the agent's DB on its own. Its own state (eval cases, runs, caches, the search index when the DB
-            has none) lives in a workspace file beside it.
+            Opened read-only unless write mode is on: recallscope never writes to the agent's DB on its own. Its own state (eval cases, runs, caches, the search
+            index when the DB has none) lives in a workspace file beside it.
           </p>
           <div className="row">
             <button className="btn" disabled={busy} onClick={() => void open(() => call('store.openDemo', {}))}>
@@ -160,8 +165,22 @@ function ImportCard({ onOpen }: { onOpen: (path: string) => void }) {
           <option value="engram">Engram</option>
           <option value="locomo">LoCoMo</option>
         </select>
-        <input className="input mono" style={{ flex: '2 1 260px' }} aria-label="Import from" placeholder="input file" value={input} onChange={(e) => setInput(e.target.value)} />
-        <input className="input mono" style={{ flex: '2 1 260px' }} aria-label="Import to" placeholder={outPath || 'output .db'} value={out} onChange={(e) => setOut(e.target.value)} />
+        <input
+          className="input mono"
+          style={{ flex: '2 1 260px' }}
+          aria-label="Import from"
+          placeholder="input file"
+          value={input}
+          onChange={(e) => setInput(e.target.value)}
+        />
+        <input
+          className="input mono"
+          style={{ flex: '2 1 260px' }}
+          aria-label="Import to"
+          placeholder={outPath || 'output .db'}
+          value={out}
+          onChange={(e) => setOut(e.target.value)}
+        />
         <label className="toggle">
           <input type="checkbox" checked={force} onChange={(e) => setForce(e.target.checked)} /> overwrite
         </label>
@@ -178,8 +197,11 @@ function ImportCard({ onOpen }: { onOpen: (path: string) => void }) {
         <div className="import-report" role="status">
           <div className="row">
             <span className="small">
-              Wrote {Object.entries(report.written).map(([k, n]) => `${n.toLocaleString('en-US')} ${k}`).join(', ')} in {(report.tookMs / 1000).toFixed(1)} s ·{' '}
-              {report.skipped} skipped · {report.repaired} repaired
+              Wrote{' '}
+              {Object.entries(report.written)
+                .map(([k, n]) => `${n.toLocaleString('en-US')} ${k}`)
+                .join(', ')}{' '}
+              in {(report.tookMs / 1000).toFixed(1)} s · {report.skipped} skipped · {report.repaired} repaired
             </span>
             <button className="btn small primary" onClick={() => onOpen(report.output)}>
               Open it

@@ -155,7 +155,14 @@ export function ConfigPanel({ config, onChange, ages }: ConfigPanelProps) {
             ]}
             onChange={(v) => set('unit', v)}
           />
-          <NumberInput label="Pool" value={config.candidatePool} min={1} max={100000} onChange={(v) => set('candidatePool', v)} hint="Wide net: candidates per arm" />
+          <NumberInput
+            label="Pool"
+            value={config.candidatePool}
+            min={1}
+            max={100000}
+            onChange={(v) => set('candidatePool', v)}
+            hint="Wide net: candidates per arm"
+          />
           <Select
             label="Fusion"
             value={config.fusion.method}
@@ -194,7 +201,12 @@ export function ConfigPanel({ config, onChange, ages }: ConfigPanelProps) {
             onChange={(v) => set('refreshOnRecall', v)}
           />
           <Toggle label="session summaries" checked={config.useSessionSummaries} onChange={(v) => set('useSessionSummaries', v)} />
-          <Toggle label="keyword fallback" hint="Engram: with no embedder, match words longer than 2 chars, newest first" checked={config.keywordFallback} onChange={(v) => set('keywordFallback', v)} />
+          <Toggle
+            label="keyword fallback"
+            hint="Engram: with no embedder, match words longer than 2 chars, newest first"
+            checked={config.keywordFallback}
+            onChange={(v) => set('keywordFallback', v)}
+          />
         </div>
       </section>
 

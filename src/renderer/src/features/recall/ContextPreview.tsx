@@ -26,7 +26,11 @@ export function ContextPreview({ text, tokens, budget, template }: { text: strin
       ) : (
         <p className="muted small">Nothing would be injected (an empty recall is the correct answer when nothing is relevant).</p>
       )}
-      {over && <p className="small" style={{ color: 'var(--warn)' }}>The block is over budget: the budget gate counts per-memory estimates; headers and separators add tokens.</p>}
+      {over && (
+        <p className="small" style={{ color: 'var(--warn)' }}>
+          The block is over budget: the budget gate counts per-memory estimates; headers and separators add tokens.
+        </p>
+      )}
     </section>
   )
 }

@@ -15,21 +15,38 @@ import { fmtHours } from './weights'
 const DAY = 86_400_000
 
 /** Histogram bins → chart points: age in days, count, and recency at the bin's middle age. */
-export function decayPoints(bins: readonly { startMs: number; endMs: number; count: number }[], halfLifeHours: number): { day: number; count: number; recency: number }[] {
+export function decayPoints(
+  bins: readonly { startMs: number; endMs: number; count: number }[],
+  halfLifeHours: number,
+): { day: number; count: number; recency: number }[] {
   return bins.map((b) => {
     const mid = (b.startMs + b.endMs) / 2
     return { day: mid / DAY, count: b.count, recency: recencyOf(mid, halfLifeHours) }
   })
 }
 
-export function DecayChart({ scope, now, from, halfLifeHours }: { scope: RecallConfig['scope']; now: number; from: 'last_used' | 'created'; halfLifeHours: number }) {
+export function DecayChart({
+  scope,
+  now,
+  from,
+  halfLifeHours,
+}: {
+  scope: RecallConfig['scope']
+  now: number
+  from: 'last_used' | 'created'
+  halfLifeHours: number
+}) {
   const key = JSON.stringify({ scope, now: Math.round(now / 60_000), from })
   const ages = useAsync(() => call('recall.ages', { scope, now, from, bins: 30 }), [key])
   const data = useMemo(() => (ages.data ? decayPoints(ages.data.bins, halfLifeHours) : []), [ages.data, halfLifeHours])
   return (
     <div className="decay" aria-label="Decay curve over memory ages">
       <div className="small muted">
-        {ages.data ? `${ages.data.total.toLocaleString('en-US')} memories in scope; half-life ${fmtHours(halfLifeHours)}` : ages.error ? ages.error.message : 'loading ages…'}
+        {ages.data
+          ? `${ages.data.total.toLocaleString('en-US')} memories in scope; half-life ${fmtHours(halfLifeHours)}`
+          : ages.error
+            ? ages.error.message
+            : 'loading ages…'}
       </div>
       <div style={{ width: '100%', height: 120 }}>
         <ResponsiveContainer>

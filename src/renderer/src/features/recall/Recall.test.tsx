@@ -12,7 +12,17 @@ import { rerank } from '../../../../shared/scoring'
 vi.mock('../../lib/api', () => ({
   call: vi.fn(async (channel: string) => {
     if (channel === 'recall.ages')
-      return { now: 0, from: 'last_used', binMs: 86_400_000, bins: [{ startMs: 0, endMs: 86_400_000, count: 4 }, { startMs: 86_400_000, endMs: 2 * 86_400_000, count: 2 }], total: 6, neverUsed: 1 }
+      return {
+        now: 0,
+        from: 'last_used',
+        binMs: 86_400_000,
+        bins: [
+          { startMs: 0, endMs: 86_400_000, count: 4 },
+          { startMs: 86_400_000, endMs: 2 * 86_400_000, count: 2 },
+        ],
+        total: 6,
+        neverUsed: 1,
+      }
     throw new Error(`unexpected ${channel}`)
   }),
   bridge: { onJobProgress: () => () => undefined },
@@ -28,10 +38,36 @@ afterEach(cleanup)
 
 const DAY = 86_400_000
 function cand(id: string, similarity: number, ageDays: number, salience: number, denseRank: number): CandidateRaw {
-  return { id, similarity, lexical: 0, bm25: null, ageLastUsedMs: ageDays * DAY, ageCreatedMs: ageDays * DAY, salience, denseRank, lexicalRank: null, recencyRank: null, textLength: 40 }
+  return {
+    id,
+    similarity,
+    lexical: 0,
+    bm25: null,
+    ageLastUsedMs: ageDays * DAY,
+    ageCreatedMs: ageDays * DAY,
+    salience,
+    denseRank,
+    lexicalRank: null,
+    recencyRank: null,
+    textLength: 40,
+  }
 }
 function unit(id: string): UnitInfo {
-  return { id, content: `memory ${id}`, kind: 'semantic', role: null, tier: 'long_term', sessionId: null, userId: null, agentId: null, createdAt: 0, lastUsedAt: null, turn: 1, source: null, salience: 0.5 }
+  return {
+    id,
+    content: `memory ${id}`,
+    kind: 'semantic',
+    role: null,
+    tier: 'long_term',
+    sessionId: null,
+    userId: null,
+    agentId: null,
+    createdAt: 0,
+    lastUsedAt: null,
+    turn: 1,
+    source: null,
+    salience: 0.5,
+  }
 }
 
 // fieldguide: 0.6·sim + 0.25·recency (7-day half-life) + 0.15·salience, floor 0.35 before top 5.
@@ -43,7 +79,14 @@ const fg = getPreset('fieldguide').config
 //  d: 0.6·0.5 + 0.25·0.25 + 0.15·0 = 0.3625
 //  e: 0.6·0.45 + 0.25·0.25 + 0.15·0 = 0.3325  (below the floor)
 //  f: 0.6·0.3 + 0 + 0 ≈ 0.18 (age 365 d)         (below the floor)
-const cands = [cand('a', 0.9, 0, 0.5, 1), cand('b', 0.8, 7, 0.2, 2), cand('c', 0.7, 14, 0, 3), cand('d', 0.5, 14, 0, 4), cand('e', 0.45, 14, 0, 5), cand('f', 0.3, 365, 0, 6)]
+const cands = [
+  cand('a', 0.9, 0, 0.5, 1),
+  cand('b', 0.8, 7, 0.2, 2),
+  cand('c', 0.7, 14, 0, 3),
+  cand('d', 0.5, 14, 0, 4),
+  cand('e', 0.45, 14, 0, 5),
+  cand('f', 0.3, 365, 0, 6),
+]
 const units = Object.fromEntries(cands.map((c) => [c.id, unit(c.id)]))
 
 function renderList(config: RecallConfig, changes = new Map()) {
@@ -74,7 +117,12 @@ describe('ResultsList', () => {
 
   it('draws the topK line where topK cuts, after the floor', () => {
     renderList({ ...fg, topK: 2 })
-    expect(cutLines(toRows(rerank(cands, { ...fg, topK: 2 }, 'dense').results, rerank(cands, { ...fg, topK: 2 }, 'dense').dropped), { ...fg, topK: 2 }).map((l) => [l.gate, l.before])).toEqual([
+    expect(
+      cutLines(toRows(rerank(cands, { ...fg, topK: 2 }, 'dense').results, rerank(cands, { ...fg, topK: 2 }, 'dense').dropped), { ...fg, topK: 2 }).map((l) => [
+        l.gate,
+        l.before,
+      ]),
+    ).toEqual([
       ['topK', 2],
       ['floor', 4],
     ])
@@ -103,7 +151,9 @@ describe('ResultsList', () => {
     cleanup()
     const r = rerank(cands, fg, 'dense')
     const onSelect2 = vi.fn()
-    render(<ResultsList rows={toRows(r.results, r.dropped)} units={units} config={fg} changes={new Map()} selectedId="b" onSelect={onSelect2} onOpen={onOpen} />)
+    render(
+      <ResultsList rows={toRows(r.results, r.dropped)} units={units} config={fg} changes={new Map()} selectedId="b" onSelect={onSelect2} onOpen={onOpen} />,
+    )
     fireEvent.keyDown(screen.getByRole('list', { name: 'Recall results' }), { key: 'ArrowDown' })
     expect(onSelect2).toHaveBeenLastCalledWith('c')
     fireEvent.keyDown(screen.getByRole('list', { name: 'Recall results' }), { key: 'Enter' })

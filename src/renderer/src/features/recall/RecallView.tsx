@@ -81,8 +81,28 @@ export function RecallView() {
 
   if (presets.error) return <div className="page error">{presets.error.message}</div>
   if (!config) return <div className="page muted">Loading presets…</div>
-  const timeTravelNote = autoNow && req.now !== null ? `Time-travelled to the newest memory (${fmtDate(req.now)} UTC): this DB's last write is in the past.` : null
-  return <Playground {...{ req, setReq, config, setConfig, options, choosePreset, live, setLive, selected, setSelected, navigate, timeTravelNote, highlight, changeNote: nav.params.change ?? null }} />
+  const timeTravelNote =
+    autoNow && req.now !== null ? `Time-travelled to the newest memory (${fmtDate(req.now)} UTC): this DB's last write is in the past.` : null
+  return (
+    <Playground
+      {...{
+        req,
+        setReq,
+        config,
+        setConfig,
+        options,
+        choosePreset,
+        live,
+        setLive,
+        selected,
+        setSelected,
+        navigate,
+        timeTravelNote,
+        highlight,
+        changeNote: nav.params.change ?? null,
+      }}
+    />
+  )
 }
 
 interface PlaygroundProps extends RequestEditing {
@@ -128,7 +148,22 @@ function RefreshBox({ ids, now }: { ids: string[]; now: number }) {
   )
 }
 
-function Playground({ req, setReq, config, setConfig, options, choosePreset, live, setLive, selected, setSelected, navigate, timeTravelNote, highlight, changeNote }: PlaygroundProps) {
+function Playground({
+  req,
+  setReq,
+  config,
+  setConfig,
+  options,
+  choosePreset,
+  live,
+  setLive,
+  selected,
+  setSelected,
+  navigate,
+  timeTravelNote,
+  highlight,
+  changeNote,
+}: PlaygroundProps) {
   const r = useRecall(req, config, { auto: live })
   const trace = r.trace
   const view = r.view
@@ -137,11 +172,22 @@ function Playground({ req, setReq, config, setConfig, options, choosePreset, liv
   const empty = useMemo(
     () =>
       view && trace
-        ? explainEmpty({ results: view.results, dropped: view.dropped, candidates: trace.candidates, config, mode: trace.mode, inScope: trace.counts.inScopeCapped ? undefined : trace.counts.inScope, degradedReason: trace.degradedReason })
+        ? explainEmpty({
+            results: view.results,
+            dropped: view.dropped,
+            candidates: trace.candidates,
+            config,
+            mode: trace.mode,
+            inScope: trace.counts.inScopeCapped ? undefined : trace.counts.inScope,
+            degradedReason: trace.degradedReason,
+          })
         : null,
     [view, trace, config],
   )
-  const hl = highlight && view ? { id: highlight, rank: view.results.find((x) => x.id === highlight)?.rank ?? null, gate: view.dropped.find((x) => x.id === highlight)?.gate ?? null } : null
+  const hl =
+    highlight && view
+      ? { id: highlight, rank: view.results.find((x) => x.id === highlight)?.rank ?? null, gate: view.dropped.find((x) => x.id === highlight)?.gate ?? null }
+      : null
   const requires = options.find((o) => o.value === req.preset)?.requires ?? []
   const missing = requires.filter((k) => !(config.scope as unknown as Record<string, unknown>)[k])
   const sel = rows.find((x) => x.id === selected) ?? null
@@ -154,7 +200,17 @@ function Playground({ req, setReq, config, setConfig, options, choosePreset, liv
   return (
     <div className="recall">
       <aside className="recall-left" aria-label="Query and configuration">
-        <RequestPanel req={req} setReq={setReq} config={config} setConfig={setConfig} options={options} choosePreset={choosePreset} live={live} setLive={setLive} onRun={r.run} />
+        <RequestPanel
+          req={req}
+          setReq={setReq}
+          config={config}
+          setConfig={setConfig}
+          options={options}
+          choosePreset={choosePreset}
+          live={live}
+          setLive={setLive}
+          onRun={r.run}
+        />
         {timeTravelNote && (
           <div className="notice small" role="status">
             {timeTravelNote}
@@ -170,7 +226,11 @@ function Playground({ req, setReq, config, setConfig, options, choosePreset, liv
 
       <section className="recall-center" aria-label="Ranking">
         <div className="recall-summary">
-          {r.error && <div className="error" role="alert">{r.error}</div>}
+          {r.error && (
+            <div className="error" role="alert">
+              {r.error}
+            </div>
+          )}
           {trace?.degraded && (
             <div className="badge warn" role="status" title={trace.degradedReason ?? ''}>
               degraded: {trace.degradedReason}
@@ -222,7 +282,14 @@ function Playground({ req, setReq, config, setConfig, options, choosePreset, liv
           <div className={`notice small ${hl.rank ? 'ok' : 'warn'}`} role="status" aria-label="Highlighted memory" data-testid="highlight-status">
             {changeNote ? `Applied: ${changeNote}. ` : ''}
             Memory <span className="mono">{hl.id}</span>{' '}
-            {hl.rank ? <strong>is injected at rank {hl.rank}</strong> : hl.gate ? <strong>is still dropped ({hl.gate})</strong> : <strong>is not in the candidate pool</strong>}.
+            {hl.rank ? (
+              <strong>is injected at rank {hl.rank}</strong>
+            ) : hl.gate ? (
+              <strong>is still dropped ({hl.gate})</strong>
+            ) : (
+              <strong>is not in the candidate pool</strong>
+            )}
+            .
           </div>
         )}
         {empty && <EmptyNotice empty={empty} onApply={(patch) => setConfig(mergeConfig(config, patch))} />}

@@ -31,17 +31,7 @@ export interface RequestEditing {
   setLive: (v: boolean) => void
 }
 
-export function RequestPanel({
-  req,
-  setReq,
-  config,
-  setConfig,
-  options,
-  choosePreset,
-  live,
-  setLive,
-  onRun,
-}: RequestEditing & { onRun: () => void }) {
+export function RequestPanel({ req, setReq, config, setConfig, options, choosePreset, live, setLive, onRun }: RequestEditing & { onRun: () => void }) {
   const facets = useAsync(() => call('memories.facets', {}), [])
   const scope = config.scope
   const sessions = useAsync(
@@ -101,7 +91,13 @@ export function RequestPanel({
       />
       {req.useCue && (
         <div className="cue">
-          <input className="input" aria-label="Goal" placeholder="Goal" value={req.cue.goal ?? ''} onChange={(e) => setReq((r) => ({ ...r, cue: { ...r.cue, goal: e.target.value } }))} />
+          <input
+            className="input"
+            aria-label="Goal"
+            placeholder="Goal"
+            value={req.cue.goal ?? ''}
+            onChange={(e) => setReq((r) => ({ ...r, cue: { ...r.cue, goal: e.target.value } }))}
+          />
           <input
             className="input"
             aria-label="Current step"
@@ -121,19 +117,34 @@ export function RequestPanel({
       )}
 
       <div className="scope" role="group" aria-label="Scope">
-        <select className="input" aria-label="Scope agent" value={scope.agentId ?? ''} onChange={(e) => setScope({ agentId: e.target.value || undefined, sessionId: undefined })}>
+        <select
+          className="input"
+          aria-label="Scope agent"
+          value={scope.agentId ?? ''}
+          onChange={(e) => setScope({ agentId: e.target.value || undefined, sessionId: undefined })}
+        >
           <option value="">any agent</option>
           {facets.data?.agents.map((a) => (
             <option key={a}>{a}</option>
           ))}
         </select>
-        <select className="input" aria-label="Scope user" value={scope.userId ?? ''} onChange={(e) => setScope({ userId: e.target.value || undefined, sessionId: undefined })}>
+        <select
+          className="input"
+          aria-label="Scope user"
+          value={scope.userId ?? ''}
+          onChange={(e) => setScope({ userId: e.target.value || undefined, sessionId: undefined })}
+        >
           <option value="">any user</option>
           {facets.data?.users.map((u) => (
             <option key={u}>{u}</option>
           ))}
         </select>
-        <select className="input" aria-label="Scope session" value={scope.sessionId ?? ''} onChange={(e) => setScope({ sessionId: e.target.value || undefined })}>
+        <select
+          className="input"
+          aria-label="Scope session"
+          value={scope.sessionId ?? ''}
+          onChange={(e) => setScope({ sessionId: e.target.value || undefined })}
+        >
           <option value="">any session</option>
           {sessions.data?.rows.map((s) => (
             <option key={s.id} value={s.id}>
@@ -141,7 +152,13 @@ export function RequestPanel({
             </option>
           ))}
         </select>
-        <input className="input" aria-label="Scope tenant" placeholder="tenant" value={scope.tenantId ?? ''} onChange={(e) => setScope({ tenantId: e.target.value || undefined })} />
+        <input
+          className="input"
+          aria-label="Scope tenant"
+          placeholder="tenant"
+          value={scope.tenantId ?? ''}
+          onChange={(e) => setScope({ tenantId: e.target.value || undefined })}
+        />
         <div className="checks" aria-label="Tiers">
           {tiers.map((t) => (
             <label key={t}>

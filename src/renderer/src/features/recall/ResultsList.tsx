@@ -67,8 +67,18 @@ export function cutLines(rows: readonly Row[], config: Pick<RecallConfig, 'floor
 
 function ChangeBadge({ change }: { change: RankChange | undefined }) {
   if (!change || change.before === change.after) return <span className="chg" />
-  if (change.before === null) return <span className="chg new" title="newly injected">NEW</span>
-  if (change.after === null) return <span className="chg out" title={`was rank ${change.before}`}>OUT</span>
+  if (change.before === null)
+    return (
+      <span className="chg new" title="newly injected">
+        NEW
+      </span>
+    )
+  if (change.after === null)
+    return (
+      <span className="chg out" title={`was rank ${change.before}`}>
+        OUT
+      </span>
+    )
   const d = change.before - change.after
   return (
     <span className={`chg ${d > 0 ? 'up' : 'down'}`} title={`was rank ${change.before}`}>
@@ -81,7 +91,11 @@ function ChangeBadge({ change }: { change: RankChange | undefined }) {
 const StackedBar = memo(function StackedBar({ c, scale }: { c: Features; scale: number }) {
   const seg = (k: keyof Features) => Math.max(0, c[k]) / (scale || 1)
   return (
-    <div className="stack" role="img" aria-label={`similarity ${c.similarity.toFixed(3)}, lexical ${c.lexical.toFixed(3)}, recency ${c.recency.toFixed(3)}, salience ${c.salience.toFixed(3)}`}>
+    <div
+      className="stack"
+      role="img"
+      aria-label={`similarity ${c.similarity.toFixed(3)}, lexical ${c.lexical.toFixed(3)}, recency ${c.recency.toFixed(3)}, salience ${c.salience.toFixed(3)}`}
+    >
       {(['similarity', 'lexical', 'recency', 'salience'] as const).map((k) => (
         <span key={k} style={{ width: `${(100 * seg(k)).toFixed(2)}%`, background: FEATURE_COLORS[k] }} />
       ))}
@@ -166,7 +180,11 @@ export function ResultsList({ rows, units, config, changes, selectedId, onSelect
           </li>
         )
       })}
-      {rows.length > limit && <li className="muted small" style={{ padding: 8 }}>… {rows.length - limit} more candidates (lower scores)</li>}
+      {rows.length > limit && (
+        <li className="muted small" style={{ padding: 8 }}>
+          … {rows.length - limit} more candidates (lower scores)
+        </li>
+      )}
       {outIds.length > 0 && !outIds.every((id) => rows.some((r) => r.id === id)) && (
         <li className="muted small" style={{ padding: 8 }}>
           {outIds.filter((id) => !rows.some((r) => r.id === id)).length} previously injected memories are no longer candidates.

@@ -18,7 +18,12 @@ export interface PresetOption {
 export function presetOptions(presets: readonly Preset[]): PresetOption[] {
   const out: PresetOption[] = []
   for (const p of presets) {
-    out.push({ value: p.name, label: `${p.label} (${p.seed === null ? `${p.framework?.name ?? 'framework'}'s own recall` : `seed ${String(p.seed).padStart(3, '0')}`})`, config: p.config, requires: p.requires ?? [] })
+    out.push({
+      value: p.name,
+      label: `${p.label} (${p.seed === null ? `${p.framework?.name ?? 'framework'}'s own recall` : `seed ${String(p.seed).padStart(3, '0')}`})`,
+      config: p.config,
+      requires: p.requires ?? [],
+    })
     for (const v of p.variants ?? [])
       out.push({ value: `${p.name}:${v.name}`, label: `  ↳ ${v.label}`, config: mergeConfig(p.config, v.patch), requires: v.requires ?? p.requires ?? [] })
   }

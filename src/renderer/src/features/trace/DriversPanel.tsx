@@ -68,14 +68,20 @@ export function DriversPanel({ drivers, onPick }: { drivers: TraceDrivers; onPic
                       {r.id} <span className="muted">{r.unit ? oneLine(r.unit.content, 40) : ''}</span>
                     </div>
                     <div className="tr-bar" style={{ width: `${(100 * r.share) / maxShare}%` }} aria-label={`${r.id} contributions`}>
-                      {FEATURE_KEYS.map((k) => (r.contributions[k] > 0 && r.score > 0 ? <span key={k} style={{ width: `${(100 * r.contributions[k]) / r.score}%`, background: FEATURE_COLOR[k] }} /> : null))}
+                      {FEATURE_KEYS.map((k) =>
+                        r.contributions[k] > 0 && r.score > 0 ? (
+                          <span key={k} style={{ width: `${(100 * r.contributions[k]) / r.score}%`, background: FEATURE_COLOR[k] }} />
+                        ) : null,
+                      )}
                     </div>
                   </td>
                   <td className="small">
                     <div className="tr-nowrap">{r.loo.replacement ? <span className="mono">+ {r.loo.replacement.id}</span> : 'nothing in'}</div>
                     {r.loo.left && r.loo.left.length > 0 && <div className="tr-nowrap mono">− {r.loo.left.join(', ')}</div>}
                     {r.loo.topChanged && <div className="muted tr-nowrap">top → {r.loo.topAfter ?? 'none'}</div>}
-                    <div className="muted tr-nowrap">context {r.loo.tokenDelta > 0 ? `−${r.loo.tokenDelta}` : r.loo.tokenDelta < 0 ? `+${-r.loo.tokenDelta}` : '±0'} tok</div>
+                    <div className="muted tr-nowrap">
+                      context {r.loo.tokenDelta > 0 ? `−${r.loo.tokenDelta}` : r.loo.tokenDelta < 0 ? `+${-r.loo.tokenDelta}` : '±0'} tok
+                    </div>
                   </td>
                   <td className="num">{fmtNum(r.loo.rbo, 2)}</td>
                   <td className="num">{(r.share * 100).toFixed(0)}%</td>
@@ -84,7 +90,8 @@ export function DriversPanel({ drivers, onPick }: { drivers: TraceDrivers; onPic
             </tbody>
           </table>
           <p className="muted small" style={{ margin: 0 }}>
-            Ordered by leave-one-out influence ({drivers.byInfluence.join(' › ')}); share of the composite is secondary. Leave-one-out re-ranks the same candidates as if the memory did not exist (computed on the event-time replay).
+            Ordered by leave-one-out influence ({drivers.byInfluence.join(' › ')}); share of the composite is secondary. Leave-one-out re-ranks the same
+            candidates as if the memory did not exist (computed on the event-time replay).
           </p>
         </>
       )}

@@ -36,7 +36,17 @@ export function PresetTag({ preset }: { preset: string | null }) {
 
 const PAGE = 100
 
-export function EventLog({ filters, onFilters, selected, onSelect }: { filters: LogFilters; onFilters: (f: LogFilters) => void; selected: string | null; onSelect: (id: string) => void }) {
+export function EventLog({
+  filters,
+  onFilters,
+  selected,
+  onSelect,
+}: {
+  filters: LogFilters
+  onFilters: (f: LogFilters) => void
+  selected: string | null
+  onSelect: (id: string) => void
+}) {
   const key = JSON.stringify(filters)
   const timeline = useAsync(() => call('trace.timeline', { ...filters, bins: 48 }), [key])
   // Pages belong to the filters they were fetched for: new filters show nothing until their first page arrives.
@@ -102,19 +112,36 @@ export function EventLog({ filters, onFilters, selected, onSelect }: { filters: 
   return (
     <aside className="tr-log" aria-label="Recall log">
       <div className="tr-filters">
-        <select className="input" aria-label="Agent" value={filters.agentId ?? ''} onChange={(e) => onFilters({ ...filters, agentId: e.target.value || undefined })}>
+        <select
+          className="input"
+          aria-label="Agent"
+          value={filters.agentId ?? ''}
+          onChange={(e) => onFilters({ ...filters, agentId: e.target.value || undefined })}
+        >
           <option value="">agent: all</option>
           {(tl?.agents ?? []).map((a) => (
             <option key={a}>{a}</option>
           ))}
         </select>
-        <select className="input" aria-label="User" value={filters.userId ?? ''} onChange={(e) => onFilters({ ...filters, userId: e.target.value || undefined })}>
+        <select
+          className="input"
+          aria-label="User"
+          value={filters.userId ?? ''}
+          onChange={(e) => onFilters({ ...filters, userId: e.target.value || undefined })}
+        >
           <option value="">user: all</option>
           {(tl?.users ?? []).map((a) => (
             <option key={a}>{a}</option>
           ))}
         </select>
-        <input className="input wide" type="search" aria-label="Search queries" placeholder="search queries and cues" value={searchText} onChange={(e) => setSearchText(e.target.value)} />
+        <input
+          className="input wide"
+          type="search"
+          aria-label="Search queries"
+          placeholder="search queries and cues"
+          value={searchText}
+          onChange={(e) => setSearchText(e.target.value)}
+        />
         {(filters.sessionId || filters.memoryId || filters.after !== undefined) && (
           <div className="wide row" style={{ gap: 4 }}>
             {filters.sessionId && (
@@ -148,14 +175,30 @@ export function EventLog({ filters, onFilters, selected, onSelect }: { filters: 
         {data.length > 0 && (
           <ResponsiveContainer width="100%" height="100%">
             <BarChart data={data} margin={{ top: 4, right: 4, bottom: 0, left: 4 }}>
-              <XAxis dataKey="start" tickFormatter={(v: number) => new Date(v).toISOString().slice(5, 10)} tick={{ fontSize: 10 }} minTickGap={28} height={16} tickLine={false} axisLine={false} />
+              <XAxis
+                dataKey="start"
+                tickFormatter={(v: number) => new Date(v).toISOString().slice(5, 10)}
+                tick={{ fontSize: 10 }}
+                minTickGap={28}
+                height={16}
+                tickLine={false}
+                axisLine={false}
+              />
               <Tooltip
                 labelFormatter={(v) => `${fmtDate(Number(v))} UTC`}
                 contentStyle={{ fontSize: 11, background: 'var(--panel)', border: '1px solid var(--border)' }}
                 cursor={{ fill: 'var(--accent-soft)' }}
               />
               {presets.map((p) => (
-                <Bar key={p} dataKey={p} stackId="a" fill={PRESET_COLOR[p.split(':')[0]] ?? '#646b78'} isAnimationActive={false} cursor="zoom-in" onClick={zoom} />
+                <Bar
+                  key={p}
+                  dataKey={p}
+                  stackId="a"
+                  fill={PRESET_COLOR[p.split(':')[0]] ?? '#646b78'}
+                  isAnimationActive={false}
+                  cursor="zoom-in"
+                  onClick={zoom}
+                />
               ))}
             </BarChart>
           </ResponsiveContainer>

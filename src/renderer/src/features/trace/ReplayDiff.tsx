@@ -8,7 +8,19 @@ import type { TraceReplay } from '../../../../shared/trace'
 import { fmtNum } from '../../lib/format'
 import { CAUSE_LABEL, STATUS_HINT, STATUS_LABEL, oneLine } from './traceFormat'
 
-const STRONG = new Set(['deleted', 'created-after', 'out-of-scope', 'last-used-changed', 'vector-changed', 'salience-changed', 'recency-input-changed', 'lexical-changed', 'content-changed', 'embedder-differs', 'config-differs'])
+const STRONG = new Set([
+  'deleted',
+  'created-after',
+  'out-of-scope',
+  'last-used-changed',
+  'vector-changed',
+  'salience-changed',
+  'recency-input-changed',
+  'lexical-changed',
+  'content-changed',
+  'embedder-differs',
+  'config-differs',
+])
 
 export function ReplayDiff({ replay, selectedId, onPick }: { replay: TraceReplay; selectedId?: string | null; onPick?: (id: string) => void }) {
   const c = replay.counts
@@ -20,7 +32,8 @@ export function ReplayDiff({ replay, selectedId, onPick }: { replay: TraceReplay
         <span className="muted small">{parts.join(' · ') || 'nothing logged, nothing recalled'}</span>
         <span className="spacer" />
         <span className="muted small">
-          {replay.mode === 'logged' ? 'at the event’s own time' : `today: ${new Date(replay.now).toISOString().slice(0, 16).replace('T', ' ')}`} · vector {replay.vector.source} · {fmtNum(replay.tookMs, 1)} ms
+          {replay.mode === 'logged' ? 'at the event’s own time' : `today: ${new Date(replay.now).toISOString().slice(0, 16).replace('T', ' ')}`} · vector{' '}
+          {replay.vector.source} · {fmtNum(replay.tookMs, 1)} ms
         </span>
       </div>
       {replay.notes.length > 0 && (
@@ -51,7 +64,13 @@ export function ReplayDiff({ replay, selectedId, onPick }: { replay: TraceReplay
           <tbody>
             {replay.rows.map((r) => (
               <Fragment key={r.id}>
-                <tr className={`${onPick ? 'pick' : ''}${r.causes.length ? ' tr-has-causes' : ''}`} aria-selected={selectedId === r.id} onClick={() => onPick?.(r.id)} data-status={r.status} data-id={r.id}>
+                <tr
+                  className={`${onPick ? 'pick' : ''}${r.causes.length ? ' tr-has-causes' : ''}`}
+                  aria-selected={selectedId === r.id}
+                  onClick={() => onPick?.(r.id)}
+                  data-status={r.status}
+                  data-id={r.id}
+                >
                   <td>
                     <span className={`tr-st tr-st-${r.status}`} title={STATUS_HINT[r.status]}>
                       {STATUS_LABEL[r.status]}

@@ -12,8 +12,27 @@ import { DriversPanel } from './DriversPanel'
 
 afterEach(cleanup)
 
-const unit = (id: string, content: string): UnitInfo => ({ id, content, kind: 'episodic', role: 'user', tier: 'working', sessionId: 's1', userId: 'u', agentId: 'a', createdAt: 0, lastUsedAt: null, turn: 1, source: null, salience: 0.5 })
-const config = { weights: { similarity: 0.6, lexical: 0, recency: 0.25, salience: 0.15 }, candidatePool: 30, unit: 'memory', topK: 5 } as unknown as RecallConfig
+const unit = (id: string, content: string): UnitInfo => ({
+  id,
+  content,
+  kind: 'episodic',
+  role: 'user',
+  tier: 'working',
+  sessionId: 's1',
+  userId: 'u',
+  agentId: 'a',
+  createdAt: 0,
+  lastUsedAt: null,
+  turn: 1,
+  source: null,
+  salience: 0.5,
+})
+const config = {
+  weights: { similarity: 0.6, lexical: 0, recency: 0.25, salience: 0.15 },
+  candidatePool: 30,
+  unit: 'memory',
+  topK: 5,
+} as unknown as RecallConfig
 
 function replay(over: Partial<TraceReplay> = {}): TraceReplay {
   return {
@@ -29,7 +48,17 @@ function replay(over: Partial<TraceReplay> = {}): TraceReplay {
     identical: false,
     counts: { same: 1, rescored: 0, reordered: 0, missing: 1, extra: 1 },
     rows: [
-      { id: 'm-a', status: 'same', logged: { rank: 1, score: 0.9 }, replayed: { rank: 1, score: 0.9 }, scoreDelta: 0, shifted: false, replayGate: null, causes: [], unit: unit('m-a', 'deploy staging') },
+      {
+        id: 'm-a',
+        status: 'same',
+        logged: { rank: 1, score: 0.9 },
+        replayed: { rank: 1, score: 0.9 },
+        scoreDelta: 0,
+        shifted: false,
+        replayGate: null,
+        causes: [],
+        unit: unit('m-a', 'deploy staging'),
+      },
       {
         id: 'm-b',
         status: 'missing',
@@ -44,7 +73,17 @@ function replay(over: Partial<TraceReplay> = {}): TraceReplay {
         ],
         unit: unit('m-b', 'rollback plan'),
       },
-      { id: 'm-c', status: 'extra', logged: null, replayed: { rank: 2, score: 0.75 }, scoreDelta: null, shifted: false, replayGate: null, causes: [{ code: 'displaced', text: 'not injected in the log; it takes the slot freed by m-b' }], unit: null },
+      {
+        id: 'm-c',
+        status: 'extra',
+        logged: null,
+        replayed: { rank: 2, score: 0.75 },
+        scoreDelta: null,
+        shifted: false,
+        replayGate: null,
+        causes: [{ code: 'displaced', text: 'not injected in the log; it takes the slot freed by m-b' }],
+        unit: null,
+      },
     ],
     notes: [{ code: 'config-differs', text: 'config differs: weights.recency 0.25 → 0.4' }],
     trace: {} as RecallTrace,
@@ -72,7 +111,11 @@ describe('ReplayDiff', () => {
   })
 
   it('an identical replay says so', () => {
-    render(<ReplayDiff replay={replay({ identical: true, counts: { same: 1, rescored: 0, reordered: 0, missing: 0, extra: 0 }, rows: replay().rows.slice(0, 1), notes: [] })} />)
+    render(
+      <ReplayDiff
+        replay={replay({ identical: true, counts: { same: 1, rescored: 0, reordered: 0, missing: 0, extra: 0 }, rows: replay().rows.slice(0, 1), notes: [] })}
+      />,
+    )
     expect(screen.getByRole('status').textContent).toContain('Identical to the log')
     expect(screen.queryByRole('list', { name: 'Replay notes' })).toBeNull()
   })
@@ -81,7 +124,20 @@ describe('ReplayDiff', () => {
 const knob = (k: KnobResult['knob'], current: number | null, to: number | null, normalized = 0.1, pushedOut: string[] = []): KnobResult => ({
   knob: k,
   current,
-  change: to === null ? null : { knob: k, from: current, to, delta: to - (current ?? 0), normalized, rank: 5, pushedOut, pulledIn: [], verified: { engine: true, pushedOut, rank: 5 } },
+  change:
+    to === null
+      ? null
+      : {
+          knob: k,
+          from: current,
+          to,
+          delta: to - (current ?? 0),
+          normalized,
+          rank: 5,
+          pushedOut,
+          pulledIn: [],
+          verified: { engine: true, pushedOut, rank: 5 },
+        },
   reason: to === null ? 'no lexical weight in [0, 1] injects it' : null,
   evaluations: 3,
 })
@@ -100,14 +156,40 @@ function why(over: Partial<WhyNot> = {}): WhyNot {
     summary: 'm-q was scored 0.500 and dropped: ranked #7 by score (0.500); topK 5.',
     scope: { inScope: true, failures: [], viaBlend: false },
     candidate: { similarity: 0.6, bm25: -3, denseRank: 4, lexicalRank: 9, recencyRank: null, inPool: true, poolNeeded: 4 },
-    scored: { score: 0.5, scoreRank: 7, features: { similarity: 0.6, lexical: 0.2, recency: 0.5, salience: 0.4 }, contributions: { similarity: 0.36, lexical: 0, recency: 0.125, salience: 0.06 }, tokens: 12, gate: 'topK', rank: null },
+    scored: {
+      score: 0.5,
+      scoreRank: 7,
+      features: { similarity: 0.6, lexical: 0.2, recency: 0.5, salience: 0.4 },
+      contributions: { similarity: 0.36, lexical: 0, recency: 0.125, salience: 0.06 },
+      tokens: 12,
+      gate: 'topK',
+      rank: null,
+    },
     gate: { name: 'topK', detail: 'ranked #7 by score (0.500); topK 5' },
     injected: [],
     knobs,
     best: knobs[1].change,
     notes: [],
     mode: 'dense',
-    memory: { id: 'm-q', agentId: 'agent-a', userId: null, sessionId: 's-1', role: 'user', kind: 'episodic', tier: 'long_term', content: 'The staging deploy needs the VPN.', summary: null, salience: 0.4, createdAt: Date.UTC(2026, 8, 1), lastUsedAt: null, useCount: null, turn: null, source: null, metadata: null, tenantId: null },
+    memory: {
+      id: 'm-q',
+      agentId: 'agent-a',
+      userId: null,
+      sessionId: 's-1',
+      role: 'user',
+      kind: 'episodic',
+      tier: 'long_term',
+      content: 'The staging deploy needs the VPN.',
+      summary: null,
+      salience: 0.4,
+      createdAt: Date.UTC(2026, 8, 1),
+      lastUsedAt: null,
+      useCount: null,
+      turn: null,
+      source: null,
+      metadata: null,
+      tenantId: null,
+    },
     timings: { totalMs: 20, setupMs: 1, traceMs: 4, searchMs: 5, verifyMs: 10, evaluations: 40, depth: null },
     ...over,
   }
@@ -118,7 +200,9 @@ describe('WhyResult', () => {
     const onTry = vi.fn()
     render(<WhyResult why={why()} onTryChange={onTry} />)
     expect(screen.getByTestId('why-memory-text').textContent).toBe('The staging deploy needs the VPN.')
-    expect(screen.getByTestId('why-memory-meta').textContent).toMatch(/kind episodic · role user · tier long_term · agent agent-a · session s-1 · created 2026-09-01/)
+    expect(screen.getByTestId('why-memory-meta').textContent).toMatch(
+      /kind episodic · role user · tier long_term · agent agent-a · session s-1 · created 2026-09-01/,
+    )
     fireEvent.click(screen.getByRole('button', { name: 'Try this change' }))
     const p = onTry.mock.calls[0][0] as Record<string, string>
     expect(p.highlight).toBe('m-q')
@@ -151,7 +235,11 @@ describe('WhyResult', () => {
         why={why({
           status: 'out-of-scope',
           summary: 'm-q is out of scope',
-          scope: { inScope: false, failures: [{ field: 'scope.tiers', value: 'archived', expected: '[working, long_term]', fix: "add 'archived' to scope.tiers" }], viaBlend: false },
+          scope: {
+            inScope: false,
+            failures: [{ field: 'scope.tiers', value: 'archived', expected: '[working, long_term]', fix: "add 'archived' to scope.tiers" }],
+            viaBlend: false,
+          },
           candidate: null,
           scored: null,
           knobs: [],
@@ -187,7 +275,15 @@ describe('DriversPanel', () => {
       share,
       contributions: { similarity: share * 0.7, lexical: 0, recency: share * 0.3, salience: 0 },
       featureShares: { similarity: 0.7, lexical: 0, recency: 0.3, salience: 0 },
-      loo: { after: [], rbo, topAfter: rank === 1 ? 'm-2' : 'm-1', topChanged: rank === 1, replacement: repl ? { id: repl, score: 0.1 } : null, scoreLoss: 0.2, tokenDelta: 3 },
+      loo: {
+        after: [],
+        rbo,
+        topAfter: rank === 1 ? 'm-2' : 'm-1',
+        topChanged: rank === 1,
+        replacement: repl ? { id: repl, score: 0.1 } : null,
+        scoreLoss: 0.2,
+        tokenDelta: 3,
+      },
       unit: unit(id, `text ${id}`),
     })
     const d: TraceDrivers = {
@@ -210,7 +306,9 @@ describe('DriversPanel', () => {
     expect(table.textContent).toContain('nothing in')
     expect(table.textContent).toContain('top → m-2')
     // Leave-one-out first: the rows follow byInfluence, and the "without it" column comes before share.
-    const heads = within(table).getAllByRole('columnheader').map((h) => h.textContent)
+    const heads = within(table)
+      .getAllByRole('columnheader')
+      .map((h) => h.textContent)
     expect(heads.indexOf('without it')).toBeLessThan(heads.indexOf('share'))
     fireEvent.click(table.querySelector('tr[data-id="m-2"]')!)
     expect(onPick).toHaveBeenCalledWith('m-2')

@@ -38,7 +38,9 @@ export function TraceView() {
   const [side, setSide] = useState<Side>('why')
 
   // With a memory but no event: open the newest event that injected it.
-  const firstForMemory = useAsync(() => call('events.page', { memoryId: p.memoryId!, limit: 1 }), [p.memoryId], { enabled: !!p.memoryId && !p.eventId && !p.query })
+  const firstForMemory = useAsync(() => call('events.page', { memoryId: p.memoryId!, limit: 1 }), [p.memoryId], {
+    enabled: !!p.memoryId && !p.eventId && !p.query,
+  })
   // Derived, not copied into state by an effect: the user's pick wins once there is one.
   const eventId = picked ?? firstForMemory.data?.rows[0]?.id ?? null
 
@@ -54,7 +56,14 @@ export function TraceView() {
         {adhoc ? (
           <AdhocHeader q={adhoc} from={p.from} />
         ) : eventId ? (
-          <EventPane key={eventId} eventId={eventId} whyId={whyId} onWhy={(id) => (setWhyId(id), setSide('why'))} onOpenMemory={(id) => navigate('browse', { memoryId: id })} onSession={(s) => setFilters({ ...filters, sessionId: s })} />
+          <EventPane
+            key={eventId}
+            eventId={eventId}
+            whyId={whyId}
+            onWhy={(id) => (setWhyId(id), setSide('why'))}
+            onOpenMemory={(id) => navigate('browse', { memoryId: id })}
+            onSession={(s) => setFilters({ ...filters, sessionId: s })}
+          />
         ) : (
           <div className="tr-empty">
             Pick a logged recall on the left to see what it injected and why, replay it at its own time, and ask why a memory was not recalled.
@@ -74,7 +83,14 @@ export function TraceView() {
         </div>
         <div className="tr-pane">
           {side === 'why' ? (
-            <WhyPane key={`${adhoc ? 'adhoc' : eventId}`} eventId={adhoc ? null : eventId} adhoc={adhoc} whyId={whyId} onWhy={setWhyId} onOpenMemory={(id) => navigate('browse', { memoryId: id })} />
+            <WhyPane
+              key={`${adhoc ? 'adhoc' : eventId}`}
+              eventId={adhoc ? null : eventId}
+              adhoc={adhoc}
+              whyId={whyId}
+              onWhy={setWhyId}
+              onOpenMemory={(id) => navigate('browse', { memoryId: id })}
+            />
           ) : eventId ? (
             <DriversPane eventId={eventId} onPick={(id) => (setWhyId(id), setSide('why'))} />
           ) : null}
@@ -125,7 +141,19 @@ function useToday(): { now: number; stale: boolean } {
   }, [facets.data, clock])
 }
 
-function EventPane({ eventId, whyId, onWhy, onOpenMemory, onSession }: { eventId: string; whyId: string | null; onWhy: (id: string) => void; onOpenMemory: (id: string) => void; onSession: (s: string) => void }) {
+function EventPane({
+  eventId,
+  whyId,
+  onWhy,
+  onOpenMemory,
+  onSession,
+}: {
+  eventId: string
+  whyId: string | null
+  onWhy: (id: string) => void
+  onOpenMemory: (id: string) => void
+  onSession: (s: string) => void
+}) {
   const detail = useAsync(() => call('trace.event', { eventId }), [eventId])
   const logged = useAsync(() => call('trace.replay', { eventId, mode: 'logged' }), [eventId])
   const [mode, setMode] = useState<'logged' | 'current'>('logged')
@@ -136,7 +164,9 @@ function EventPane({ eventId, whyId, onWhy, onOpenMemory, onSession }: { eventId
   const [applied, setApplied] = useState<PartialRecallConfig | undefined>(undefined)
   const [patchError, setPatchError] = useState<string | null>(null)
   const now = clockNow ?? today.now
-  const current = useAsync(() => call('trace.replay', { eventId, mode: 'current', now, config: applied }), [eventId, now, JSON.stringify(applied ?? null)], { enabled: mode === 'current' })
+  const current = useAsync(() => call('trace.replay', { eventId, mode: 'current', now, config: applied }), [eventId, now, JSON.stringify(applied ?? null)], {
+    enabled: mode === 'current',
+  })
 
   if (detail.error) return <div className="error">{detail.error.message}</div>
   const d = detail.data
@@ -247,7 +277,8 @@ function EventPane({ eventId, whyId, onWhy, onOpenMemory, onSession }: { eventId
             </span>
             {today.stale && (
               <label className="toggle small">
-                <input type="checkbox" checked={clockNow !== null} onChange={(x) => setClockNow(x.target.checked ? Date.now() : null)} /> real clock (this DB’s last write is {fmtDate(today.now - 60_000)})
+                <input type="checkbox" checked={clockNow !== null} onChange={(x) => setClockNow(x.target.checked ? Date.now() : null)} /> real clock (this DB’s
+                last write is {fmtDate(today.now - 60_000)})
               </label>
             )}
             <textarea
@@ -335,7 +366,8 @@ function InjectedTable({
                   {r.unit ? oneLine(r.unit.content, 120) : 'no longer in the DB'}
                 </div>
                 <div className="muted small">
-                  {r.unit?.kind ?? ''} {r.unit?.createdAt ? `· created ${fmtDate(r.unit.createdAt)}` : ''} {rr !== null && rr !== r.rank ? `· replay #${rr}` : ''}
+                  {r.unit?.kind ?? ''} {r.unit?.createdAt ? `· created ${fmtDate(r.unit.createdAt)}` : ''}{' '}
+                  {rr !== null && rr !== r.rank ? `· replay #${rr}` : ''}
                 </div>
               </td>
               <td>
@@ -380,7 +412,10 @@ function WhyPane({
   const candidates: WhyCandidate[] = useMemo(() => {
     const t = logged.data?.trace
     if (!t) return []
-    const rows = [...t.results.map((r) => ({ id: r.id, score: r.score, tag: `injected #${r.rank}`, sr: r.scoreRank ?? r.rank })), ...t.dropped.map((d) => ({ id: d.id, score: d.score, tag: d.gate, sr: d.scoreRank ?? 1e9 }))]
+    const rows = [
+      ...t.results.map((r) => ({ id: r.id, score: r.score, tag: `injected #${r.rank}`, sr: r.scoreRank ?? r.rank })),
+      ...t.dropped.map((d) => ({ id: d.id, score: d.score, tag: d.gate, sr: d.scoreRank ?? 1e9 })),
+    ]
     rows.sort((a, b) => a.sr - b.sr)
     return rows.slice(0, 60).map((r) => ({ id: r.id, label: `${r.id} · ${fmtNum(r.score, 3)} · ${r.tag} · ${oneLine(t.units[r.id]?.content ?? '', 40)}` }))
   }, [logged.data])
@@ -396,7 +431,12 @@ function WhyPane({
   return (
     <>
       <WhyPicker value={whyId} candidates={candidates} onExplain={onWhy} busy={why.loading} />
-      {!whyId && <div className="tr-empty">Pick a memory — from the injected list, the replay diff, the drivers, or any id — to see its scope, arm ranks, score, the gate that dropped it, and the smallest single change that would inject it.</div>}
+      {!whyId && (
+        <div className="tr-empty">
+          Pick a memory — from the injected list, the replay diff, the drivers, or any id — to see its scope, arm ranks, score, the gate that dropped it, and
+          the smallest single change that would inject it.
+        </div>
+      )}
       {why.error && <div className="error">{why.error.message}</div>}
       {why.loading && !why.data && <div className="muted">Explaining…</div>}
       {ready && why.data && why.data.memoryId === whyId && <WhyResult why={why.data} onOpenMemory={onOpenMemory} onTryChange={(p) => navigate('recall', p)} />}

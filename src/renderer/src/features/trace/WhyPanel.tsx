@@ -15,7 +15,17 @@ export interface WhyCandidate {
   label: string
 }
 
-export function WhyPicker({ value, candidates, onExplain, busy }: { value: string | null; candidates: WhyCandidate[]; onExplain: (id: string) => void; busy?: boolean }) {
+export function WhyPicker({
+  value,
+  candidates,
+  onExplain,
+  busy,
+}: {
+  value: string | null
+  candidates: WhyCandidate[]
+  onExplain: (id: string) => void
+  busy?: boolean
+}) {
   const [text, setText] = useState(value ?? '')
   const [last, setLast] = useState(value)
   if (value !== last) {
@@ -32,7 +42,14 @@ export function WhyPicker({ value, candidates, onExplain, busy }: { value: strin
           if (text.trim()) onExplain(text.trim())
         }}
       >
-        <input className="input" aria-label="Memory id" placeholder="memory id, e.g. m-000qe" value={text} onChange={(e) => setText(e.target.value)} list="tr-why-candidates" />
+        <input
+          className="input"
+          aria-label="Memory id"
+          placeholder="memory id, e.g. m-000qe"
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          list="tr-why-candidates"
+        />
         <button className="btn primary" type="submit" disabled={!text.trim() || busy}>
           Explain
         </button>
@@ -81,7 +98,15 @@ function tryChangeParams(why: WhyNot): Record<string, string> | null {
   }
 }
 
-export function WhyResult({ why, onOpenMemory, onTryChange }: { why: WhyNot; onOpenMemory?: (id: string) => void; onTryChange?: (params: Record<string, string>) => void }) {
+export function WhyResult({
+  why,
+  onOpenMemory,
+  onTryChange,
+}: {
+  why: WhyNot
+  onOpenMemory?: (id: string) => void
+  onTryChange?: (params: Record<string, string>) => void
+}) {
   const m = why.memory
   const s = why.scored
   const c = why.candidate
@@ -133,8 +158,20 @@ export function WhyResult({ why, onOpenMemory, onTryChange }: { why: WhyNot; onO
             {KNOB_LABEL[why.best.knob]} {knobValue(why.best.from)} → {knobValue(why.best.to)}
           </span>
           <span className="small">
-            injects it at rank {why.best.rank}; {why.best.pushedOut.length ? <>pushes out <b className="mono">{why.best.pushedOut.join(', ')}</b></> : 'pushes nothing out'}
-            {why.best.pulledIn.length > 0 && <> · also brings in <span className="mono">{why.best.pulledIn.join(', ')}</span></>}
+            injects it at rank {why.best.rank};{' '}
+            {why.best.pushedOut.length ? (
+              <>
+                pushes out <b className="mono">{why.best.pushedOut.join(', ')}</b>
+              </>
+            ) : (
+              'pushes nothing out'
+            )}
+            {why.best.pulledIn.length > 0 && (
+              <>
+                {' '}
+                · also brings in <span className="mono">{why.best.pulledIn.join(', ')}</span>
+              </>
+            )}
           </span>
           <span className="small">
             <code>{setFlag(why.best.knob, why.best.to)}</code>
@@ -212,7 +249,11 @@ export function WhyResult({ why, onOpenMemory, onTryChange }: { why: WhyNot; onO
       {s && (
         <div className="tr-section">
           <div className="tr-bar" title="weighted contributions" aria-label="Contributions">
-            {FEATURE_KEYS.map((k) => (total > 0 && s.contributions[k] > 0 ? <span key={k} style={{ width: `${(100 * s.contributions[k]) / total}%`, background: FEATURE_COLOR[k] }} /> : null))}
+            {FEATURE_KEYS.map((k) =>
+              total > 0 && s.contributions[k] > 0 ? (
+                <span key={k} style={{ width: `${(100 * s.contributions[k]) / total}%`, background: FEATURE_COLOR[k] }} />
+              ) : null,
+            )}
           </div>
           <table className="tr-table" aria-label="Features">
             <colgroup>
@@ -296,7 +337,12 @@ export function WhyResult({ why, onOpenMemory, onTryChange }: { why: WhyNot; onO
           </tbody>
         </table>
       )}
-      {why.knobs.length > 0 && <p className="muted small" style={{ margin: 0 }}>Each knob is moved alone, the others stay (weights are free, not renormalised). Δ is the change on the knob’s range (weights, floor: absolute; topK, budget, pool, half-life: log ratio), so knobs compare.</p>}
+      {why.knobs.length > 0 && (
+        <p className="muted small" style={{ margin: 0 }}>
+          Each knob is moved alone, the others stay (weights are free, not renormalised). Δ is the change on the knob’s range (weights, floor: absolute; topK,
+          budget, pool, half-life: log ratio), so knobs compare.
+        </p>
+      )}
 
       {why.notes.length > 0 && (
         <ul className="tr-notes">
@@ -306,7 +352,8 @@ export function WhyResult({ why, onOpenMemory, onTryChange }: { why: WhyNot; onO
         </ul>
       )}
       <div className="muted small">
-        {why.eventId ? `event ${why.eventId}` : 'ad-hoc query'} · now {fmtDate(why.now)} · {why.mode} · {fmtNum(why.timings.totalMs, 0)} ms ({why.timings.evaluations} re-ranks)
+        {why.eventId ? `event ${why.eventId}` : 'ad-hoc query'} · now {fmtDate(why.now)} · {why.mode} · {fmtNum(why.timings.totalMs, 0)} ms (
+        {why.timings.evaluations} re-ranks)
       </div>
     </div>
   )
