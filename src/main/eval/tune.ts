@@ -28,6 +28,10 @@
  * minSimilarity, topK, budget step, rrfK, half-life, age source) with
  * shrinking steps and restarts. Ties go to the config that injects fewer tokens.
  * Cancellable through an AbortSignal; progress after every slice.
+ *
+ * Length: one file on purpose — the compiled scorer, the search and the report share
+ * private state types and the exactness argument that ties them; split, each half
+ * would need the other's internals.
  */
 import {
   compileJudgment,

@@ -19,6 +19,9 @@
  *            fallback, newest first (keyword mode).
  * Every feature is measured for every candidate whichever arm found it: cosine
  * for lexical-only hits from their stored vectors, bm25 for dense-only hits.
+ *
+ * Length: the two gatherers (memory and session units) share the draft/arm state
+ * and the scope strategy; they stay with runRecallSync, which is their only caller.
  */
 import { armTexts } from '../../shared/cue'
 import { explainEmpty } from '../../shared/explainEmpty'

@@ -58,10 +58,11 @@ export function parseJson(text: unknown): { ok: true; value: unknown } | { ok: f
   return r.ok ? r : { ok: false }
 }
 
-export type MemoryRow = Record<string, unknown>
+/** A row as the driver returns it (canonical column names), before decoding. */
+export type RawRow = Record<string, unknown>
 
 /** Decode one canonical memory row. `counts` (optional) is incremented for malformed fields. */
-export function decodeMemory(r: MemoryRow, counts?: MalformedCounts): Memory {
+export function decodeMemory(r: RawRow, counts?: MalformedCounts): Memory {
   const meta = parseJson(r.metadata)
   if (!meta.ok && counts) counts.badMetadata++
   const role = str(r.role)
@@ -92,7 +93,7 @@ export function decodeMemory(r: MemoryRow, counts?: MalformedCounts): Memory {
   }
 }
 
-export function decodeSession(r: MemoryRow): Session {
+export function decodeSession(r: RawRow): Session {
   return {
     id: String(r.id),
     agentId: str(r.agent_id),

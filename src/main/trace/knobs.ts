@@ -32,6 +32,9 @@
  * that injects is re-ranked for real. Same values tried in the same order as a full
  * re-rank per value (`fast: false`, the reference in knobs.test.ts), so the same answer:
  * a 5,000-row pool went from ~1 min to well under a second.
+ *
+ * Length: one search per kind of knob (linear weights, half-life roots, gates,
+ * integer knobs) behind one entry point; each needs the others' breakpoint helpers.
  */
 import { inPool, rerank } from '../../shared/scoring'
 import { makeInjectCheck } from './injectCheck'

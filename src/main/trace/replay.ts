@@ -13,6 +13,9 @@
  * config with edits merged over it. Differences are explained in two layers:
  * log → the event-time replay (the data changed), then event-time replay →
  * today (time passed, config, embedder, new memories, later uses).
+ *
+ * Length: replay, diff and the per-row explanation (seven causes) read one shared
+ * context; splitting them would only move that context into a parameter object.
  */
 import { armTexts } from '../../shared/cue'
 import { mergeConfig, partialConfigSchema, type PartialRecallConfig } from '../../shared/config'

@@ -21,6 +21,9 @@
  *
  * Rows have no integer row key in Postgres: ties break by id, and the keys the
  * interface asks for (ScopeRows.rids, walkMemories) are ordinals of the id order.
+ *
+ * Length: one class implementing every MemorySource method over SQL text built
+ * here (browse, recall passes, log, vectors); the bridge, URL and layouts live beside it.
  */
 import fs from 'node:fs'
 import os from 'node:os'

@@ -4,6 +4,9 @@
  * bring their own), plus its workspace. The query modules beside this file
  * hold the SQL; this class keeps the connections and caches and lists the
  * MemorySource methods.
+ *
+ * Length: the class is the MemorySource method list (one delegating line each);
+ * the SQL lives in the query modules beside it.
  */
 import path from 'node:path'
 import Database from 'better-sqlite3'
