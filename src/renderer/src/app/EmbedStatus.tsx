@@ -8,7 +8,8 @@ import { usePopover } from '../lib/usePopover'
 import type { EmbedStatus as Status } from '../../../shared/contract'
 import { call } from '../lib/api'
 import { useAsync } from '../lib/useAsync'
-import { JobBar, useJobs } from './Jobs'
+import { useJobs } from '../lib/jobs'
+import { JobBar } from './Jobs'
 
 const STATE_TEXT: Record<Status['state'], string> = {
   ok: 'embedder ready',

@@ -3,28 +3,10 @@
  * indicator with a progress bar per job and Cancel. Progress arrives as events
  * (IPC in the desktop app, a server-sent stream in browser mode).
  */
-import { useEffect, useState } from 'react'
 import { usePopover } from '../lib/usePopover'
 import type { JobProgress } from '../../../shared/api'
-import { bridge, call } from '../lib/api'
-
-/** All jobs known to this window, kept up to date from progress events. */
-export function useJobs(): JobProgress[] {
-  const [jobs, setJobs] = useState<Map<string, JobProgress>>(new Map())
-  useEffect(() => {
-    let alive = true
-    call('jobs.list', {}).then(
-      (list) => alive && setJobs((m) => new Map([...list.map((j) => [j.jobId, j] as const), ...m])),
-      () => undefined,
-    )
-    const off = bridge.onJobProgress((p) => setJobs((m) => new Map(m).set(p.jobId, p)))
-    return () => {
-      alive = false
-      off()
-    }
-  }, [])
-  return [...jobs.values()].sort((a, b) => b.startedAt - a.startedAt)
-}
+import { call } from '../lib/api'
+import { useJobs } from '../lib/jobs'
 
 export function JobBar({ job, onCancel }: { job: JobProgress; onCancel?: () => void }) {
   const pct = job.total > 0 ? Math.min(100, (100 * job.done) / job.total) : job.state === 'running' ? 0 : 100

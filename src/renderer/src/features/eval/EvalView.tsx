@@ -17,7 +17,7 @@ import { CompareTab } from './CompareTab'
 import { RunsTab } from './RunsTab'
 import { SavedTuneReports, TuneTab } from './TuneTab'
 import { DEFAULT_SETTINGS, parseOverrides, type EvalSettings } from './settings'
-import { useJob } from './useJob'
+import { useJob } from '../../lib/jobs'
 import './eval.css'
 
 type Tab = 'cases' | 'runs' | 'compare' | 'tune'
@@ -55,8 +55,8 @@ export function EvalView() {
     setSelectedRun(s.id)
     setTab('runs')
   }
-  const evalJob = useJob<EvalRunSummary>(onRunDone)
-  const tuneJob = useJob<TuneReport>()
+  const evalJob = useJob<'eval'>(onRunDone)
+  const tuneJob = useJob<'tune'>()
   const parsed = parseOverrides(settings.overrides)
 
   const runEval = (over?: { overrides: string; name: string }) => {

@@ -18,7 +18,7 @@ import { ConvergenceChart } from './Charts'
 import { downloadText } from './CasesTab'
 import { Heatmap } from './Heatmap'
 import { parseOverrides, type EvalSettings } from './settings'
-import { useJob } from './useJob'
+import type { JobState } from '../../lib/jobs'
 import { useOptionalApp } from '../../app/context'
 import { useAsync } from '../../lib/useAsync'
 
@@ -43,7 +43,7 @@ export function TuneTab({
 }: {
   settings: EvalSettings
   onApply: (config: RecallConfig, report: TuneReport) => void
-  job: ReturnType<typeof useJob<TuneReport>>
+  job: JobState<'tune'>
   /** a saved report to show */
   openId?: string | null
 }) {

@@ -5,7 +5,8 @@ import { bridgeMode, call } from '../../lib/api'
 import { useAsync } from '../../lib/useAsync'
 import { fmtBytes, fmtDate, fmtInt } from '../../lib/format'
 import { useApp } from '../../app/context'
-import { JobBar, useJobs } from '../../app/Jobs'
+import { JobBar } from '../../app/Jobs'
+import { useJobs } from '../../lib/jobs'
 
 /** Library: open a DB (path field; a dialog in the desktop app), recent files, the demo DB, facts about what is open. */
 export function LibraryView() {
