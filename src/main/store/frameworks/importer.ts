@@ -9,6 +9,7 @@
  * shows them, `<source>:<dim>` labels included). What the canonical columns do not hold is
  * already in each memory's metadata; the layout and why it was detected go to the report.
  */
+import { MEMORY_COLUMNS, SESSION_COLUMNS } from '../canonical'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -28,26 +29,6 @@ import {
   type Importer,
 } from '../importers/common'
 import type { CanonicalMemoryRow, CanonicalSessionRow } from '../sqlite/canonicalWriter'
-
-const MEMORY_COLS = [
-  'id',
-  'agent_id',
-  'user_id',
-  'session_id',
-  'role',
-  'kind',
-  'tier',
-  'content',
-  'summary',
-  'salience',
-  'created_at',
-  'last_used_at',
-  'use_count',
-  'turn',
-  'source',
-  'metadata',
-] as const
-const SESSION_COLS = ['id', 'agent_id', 'user_id', 'tenant_id', 'started_at', 'ended_at', 'summary', 'is_archived'] as const
 
 /** Copy one opened framework store into a canonical DB. */
 async function importFramework(opts: ImportOptions): Promise<ImportReport> {
@@ -77,7 +58,7 @@ async function importFramework(opts: ImportOptions): Promise<ImportReport> {
         const seen = new Set<string>()
         let memories = 0
         let done = 0
-        for (const r of s.db.prepare(`SELECT ${MEMORY_COLS.join(', ')} FROM (${src.memoriesLite}) ORDER BY _rid`).iterate() as Iterable<
+        for (const r of s.db.prepare(`SELECT ${MEMORY_COLUMNS.join(', ')} FROM (${src.memoriesLite}) ORDER BY _rid`).iterate() as Iterable<
           Record<string, unknown>
         >) {
           done++
@@ -94,7 +75,7 @@ async function importFramework(opts: ImportOptions): Promise<ImportReport> {
           await tick(done, 'memories')
         }
         let sessions = 0
-        for (const r of s.db.prepare(`SELECT ${SESSION_COLS.join(', ')} FROM (${src.sessions})`).iterate() as Iterable<Record<string, unknown>>) {
+        for (const r of s.db.prepare(`SELECT ${SESSION_COLUMNS.join(', ')} FROM (${src.sessions})`).iterate() as Iterable<Record<string, unknown>>) {
           if (r.id == null) continue
           w.session({ ...(r as unknown as CanonicalSessionRow), id: cellText(r.id), is_archived: r.is_archived ? 1 : 0 })
           sessions++

@@ -15,6 +15,7 @@
  *    with the memory text in payload.data, user_id / agent_id / run_id, and ISO
  *    created_at / updated_at in the payload (collection name default "memories").
  */
+import { EVENT_COLUMNS, MEMORY_COLUMNS, SESSION_COLUMNS } from '../canonical'
 import { RecallscopeError } from '../../../shared/result'
 
 /** One column as information_schema describes it. */
@@ -60,27 +61,7 @@ export interface PgLayout {
   memoryTable: string
 }
 
-const MEMORY_COLUMNS = [
-  'id',
-  'agent_id',
-  'user_id',
-  'session_id',
-  'role',
-  'kind',
-  'tier',
-  'content',
-  'summary',
-  'salience',
-  'created_at',
-  'last_used_at',
-  'use_count',
-  'turn',
-  'source',
-  'metadata',
-] as const
 const TIME_COLUMNS = new Set(['created_at', 'last_used_at', 'started_at', 'ended_at', 'at'])
-const SESSION_COLUMNS = ['id', 'agent_id', 'user_id', 'tenant_id', 'started_at', 'ended_at', 'summary', 'is_archived'] as const
-const EVENT_COLUMNS = ['id', 'at', 'agent_id', 'user_id', 'session_id', 'turn', 'query', 'cue', 'preset', 'config', 'results'] as const
 
 /** A quoted identifier. */
 export function ident(name: string): string {

@@ -6,6 +6,7 @@
  * Built-ins are registered in store/registry.ts, the same list a third party would
  * extend (Datasette's DEFAULT_PLUGINS).
  */
+import { EVENT_COLUMNS, MEMORY_COLUMNS, SESSION_COLUMNS } from '../canonical'
 import type Database from 'better-sqlite3'
 
 export interface SqlLayout {
@@ -49,27 +50,6 @@ export interface Adapter {
   /** Return a SqlLayout when this adapter understands the file, else null. */
   detect(db: Database.Database, tables: Map<string, Set<string>>): SqlLayout | null
 }
-
-const MEMORY_COLUMNS = [
-  'id',
-  'agent_id',
-  'user_id',
-  'session_id',
-  'role',
-  'kind',
-  'tier',
-  'content',
-  'summary',
-  'salience',
-  'created_at',
-  'last_used_at',
-  'use_count',
-  'turn',
-  'source',
-  'metadata',
-] as const
-const SESSION_COLUMNS = ['id', 'agent_id', 'user_id', 'tenant_id', 'started_at', 'ended_at', 'summary', 'is_archived'] as const
-const EVENT_COLUMNS = ['id', 'at', 'agent_id', 'user_id', 'session_id', 'turn', 'query', 'cue', 'preset', 'config', 'results'] as const
 
 /** Select a column when it exists, NULL AS it otherwise: tolerant of agents that write a subset. */
 function pick(alias: string, cols: Set<string>, name: string, fallback = 'NULL'): string {
