@@ -10,9 +10,9 @@ export async function runFirstPage(): Promise<void> {
   const db = demoDb(1_000_000)
   // A fresh process, so module caches and a warm store do not flatter the number.
   const script = `
-    const { Store } = require(${JSON.stringify(path.resolve(__dirname, '../src/main/store/open.ts'))})
+    const { openSource } = require(${JSON.stringify(path.resolve(__dirname, '../src/main/store/registry.ts'))})
     const t0 = performance.now()
-    const s = Store.open({ path: ${JSON.stringify(db)} })
+    const s = openSource({ path: ${JSON.stringify(db)} })
     const page = s.memoriesPage({ limit: 100 })
     const sessions = s.sessionsPage({ limit: 100 })
     const t1 = performance.now()
