@@ -82,7 +82,14 @@ function withBuildLock(p, fn) {
   for (;;) {
     try {
       fs.mkdirSync(lock)
-      fs.writeFileSync(path.join(lock, 'pid'), String(process.pid))
+      try {
+        fs.writeFileSync(path.join(lock, 'pid'), String(process.pid))
+      } catch (e) {
+        // Another process judged the previous (dead) holder's lock stale and removed it just after we
+        // created ours: we lost that race, so try again rather than fail the build.
+        if (e.code === 'ENOENT') continue
+        throw e
+      }
       break
     } catch (e) {
       if (e.code !== 'EEXIST') throw e
