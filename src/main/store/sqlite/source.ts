@@ -34,7 +34,7 @@ import * as browse from './browse'
 import * as cand from './candidates'
 import fs from 'node:fs'
 import { assertWorkspaceTarget, registerOpenDb } from '../../safety/fileIdentity'
-import { assertSqliteFile, chunks, defaultWorkspacePath, openSqlite, readTables, type ConnectOptions } from './connection'
+import { assertSqliteFile, chunks, defaultWorkspacePath, openSqlite, prep, readTables, type ConnectOptions } from './connection'
 import { probeIntegrity } from './dbErrors'
 import { makeSnapshot, needsSnapshot } from './readOnlySnapshot'
 import { loadSqliteVecIfDeclared } from '../sqliteVec'
@@ -221,8 +221,8 @@ export class SqliteSource implements MemorySource, SqliteCtx {
    * (PRAGMA data_version, plus our own writes in write mode) empties it.
    */
   memo(): Memo {
-    const dv = this.db.prepare('PRAGMA data_version').pluck()
-    const v = this.readOnly ? String(dv.get()) : `${dv.get() as number}:${this.db.prepare('SELECT total_changes()').pluck().get() as number}`
+    const dv = prep(this.db, 'PRAGMA data_version').pluck()
+    const v = this.readOnly ? String(dv.get()) : `${dv.get() as number}:${prep(this.db, 'SELECT total_changes()').pluck().get() as number}`
     if (v !== this.memoState.version) this.memoState = { version: v, memories: new Map(), scopes: new Map() }
     return this.memoState
   }
