@@ -49,7 +49,7 @@ import type {
   SourceCapabilities,
 } from '../source'
 import { decodeEvent } from '../sqlite/events'
-import { makeSnippet } from '../sqlite/fts'
+import { toMemoryRows } from '../memoryRows'
 import { VectorIndex } from '../vectors/vectorIndex'
 import { Workspace } from '../workspace/workspace'
 import { PgBridge } from './bridge'
@@ -439,13 +439,7 @@ export class PgSource implements MemorySource {
       count = this.cappedCount(`FROM (${this.sql.memories}) m WHERE ${where}`, ps.values)
     }
     const embedded = this.idsWithEmbedding(rows.map((r) => String(r.id)))
-    const out = rows.map((r) => {
-      const m: MemoryRow = decodeMemory(r, undefined)
-      m.hasEmbedding = embedded.has(m.id)
-      if (q.search) m.snippet = makeSnippet(m.content, q.search)
-      return m
-    })
-    return { rows: out, offset, limit, ...count, tookMs: performance.now() - t0 }
+    return { rows: toMemoryRows(rows, embedded, q.search), offset, limit, ...count, tookMs: performance.now() - t0 }
   }
 
   getMemory(id: string): Memory | null {

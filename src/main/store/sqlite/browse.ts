@@ -9,7 +9,8 @@ import { decodeMemory, decodeSession, cellText } from '../decode'
 import type { MemoryFilter, MemoryPageQuery, SessionPageQuery } from '../source'
 import { chunks, clampLimit, likeEscape, prep } from './connection'
 import { memSqlFor, type SqliteCtx } from './context'
-import { makeSnippet, toFtsQuery } from './fts'
+import { toFtsQuery } from './fts'
+import { toMemoryRows } from '../memoryRows'
 import { memoryOrder, memoryWhere } from './where'
 
 const memoryCount = (ctx: SqliteCtx) => `(SELECT count(*) FROM (${ctx.sql.memoriesLite}) m WHERE m.session_id = s.id) AS memory_count`
@@ -112,13 +113,7 @@ export function memoriesPage(ctx: SqliteCtx, q: MemoryPageQuery = {}): Page<Memo
     ctx,
     rows.map((r) => String(r.id)),
   )
-  const out = rows.map((r) => {
-    const m: MemoryRow = decodeMemory(r, undefined)
-    m.hasEmbedding = embedded.has(m.id)
-    if (q.search) m.snippet = makeSnippet(m.content, q.search)
-    return m
-  })
-  return { rows: out, offset, limit, ...count, tookMs: performance.now() - t0 }
+  return { rows: toMemoryRows(rows, embedded, q.search), offset, limit, ...count, tookMs: performance.now() - t0 }
 }
 
 /** Which of these ids have at least one stored vector (the agent's or a backfilled one). */
