@@ -97,8 +97,8 @@ describe('embed.status', () => {
   it('unavailable (not an error) when the port is closed or the model is missing; within the timeout', BOUND, async () => {
     const port = await closedPort()
     const t0 = performance.now()
-    const down = await call('embed.status', { embedder: 'ollama:nomic-embed-text', host: `http://127.0.0.1:${port}`, timeoutMs: 300 })
-    expect(performance.now() - t0).toBeLessThan(300)
+    const down = await call('embed.status', { embedder: 'ollama:nomic-embed-text', host: `http://127.0.0.1:${port}`, timeoutMs: 4000 })
+    expect(performance.now() - t0).toBeLessThan(1000) // refused at once, not at the deadline
     expect(down.ok && down.data.state).toBe('unavailable')
     expect(down.ok && down.data.health.errorCode).toBe('ECONNREFUSED')
     const missing = await call('embed.status', { embedder: 'ollama:mxbai-embed-large', host: srv.url })
@@ -106,7 +106,7 @@ describe('embed.status', () => {
     srv.set({ delayMs: 2000 })
     const t1 = performance.now()
     const slow = await call('embed.status', { embedder: 'ollama:nomic-embed-text', host: srv.url, timeoutMs: 300 })
-    expect(performance.now() - t1).toBeLessThan(800)
+    expect(performance.now() - t1).toBeLessThan(1300) // the 300 ms deadline, not the server's 2 s (slack for a loaded CI machine)
     expect(slow.ok && slow.data.health.errorCode).toBe('TIMEOUT')
   })
 
