@@ -67,7 +67,7 @@ function readLayout(label: string): SavedLayout {
   try {
     const raw = localStorage.getItem(layoutKey(label))
     const v = raw ? (JSON.parse(raw) as unknown) : null
-    return v && typeof v === 'object' ? (v as SavedLayout) : {}
+    return v && typeof v === 'object' ? v : {}
   } catch {
     return {}
   }

@@ -160,9 +160,12 @@ describe('JSONL export', () => {
   it('writes one object per line that parses back to the row', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.record({ id: fc.string({ maxLength: 6 }), text: fc.string(), n: fc.option(fc.double({ noNaN: true, noDefaultInfinity: true }), { nil: null }) }), {
-          maxLength: 30,
-        }),
+        fc.array(
+          fc.record({ id: fc.string({ maxLength: 6 }), text: fc.string(), n: fc.option(fc.double({ noNaN: true, noDefaultInfinity: true }), { nil: null }) }),
+          {
+            maxLength: 30,
+          },
+        ),
         async (rows) => {
           const { parts } = await collectExport({ columns, toJson: (r) => r }, 'jsonl', pagesOf(rows).source, { pageSize: 4 })
           const lines = parts.join('').split('\n')

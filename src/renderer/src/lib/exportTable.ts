@@ -60,6 +60,11 @@ export function jsonlRecords<T>(rows: readonly T[], toJson: (row: T) => unknown)
 /** A page fetcher: rows from `offset`, at most `limit`. Fewer than `limit` rows means the end. */
 export type PageSource<T> = (offset: number, limit: number) => Promise<readonly T[]>
 
+/** An in-memory list (runs, a trace's candidates) as export pages. */
+export function listSource<T>(rows: readonly T[]): PageSource<T> {
+  return (offset, limit) => Promise.resolve(rows.slice(offset, offset + limit))
+}
+
 export interface ExportSpec<T> {
   columns: readonly ExportColumn<T>[]
   /** The JSONL object for a row. @default the columns as `{ header: value }` */
