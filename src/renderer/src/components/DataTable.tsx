@@ -283,7 +283,8 @@ export function DataTable<T extends RowData>(props: DataTableProps<T>) {
                       className="dt-resize"
                       role="separator"
                       aria-orientation="vertical"
-                      aria-label={`Resize ${columnName(h.column.columnDef)}`}
+                      // not "Resize Kind": a label holding the column name would also answer to a search for the Kind filter
+                      aria-label="Resize column"
                       title="Drag to resize; double-click for the default width"
                       onPointerDown={(e) => startResize(e, h.id, widths.get(h.id) ?? h.getSize(), min)}
                       onClick={(e) => e.stopPropagation()}

@@ -15,7 +15,7 @@ const helper = createColumnHelper<typeof tableFeatureSet, MemoryRow>()
 // Default widths fit their longest usual value at 13 px ("2026-03-04 12:34", "procedural", "assistant");
 // Content takes the spare width. Tier, last used, user and turn start hidden (the Columns chooser shows them).
 const columns = helper.columns([
-  helper.accessor('createdAt', { id: 'created_at', header: 'Created', size: 130, minSize: 90, cell: (c) => fmtDate(c.getValue()) }),
+  helper.accessor('createdAt', { id: 'created_at', header: 'Created', size: 142, minSize: 90, cell: (c) => fmtDate(c.getValue()) }),
   helper.accessor('kind', {
     id: 'kind',
     header: 'Kind',
@@ -29,7 +29,7 @@ const columns = helper.columns([
     id: 'content',
     header: 'Content',
     size: 260,
-    minSize: 180,
+    minSize: 150,
     enableSorting: false,
     cell: (c) => {
       const snip = c.row.original.snippet
@@ -38,7 +38,7 @@ const columns = helper.columns([
   }),
   helper.accessor('salience', { id: 'salience', header: 'Salience', size: 82, minSize: 60, cell: (c) => fmtNum(c.getValue(), 2) }),
   helper.accessor('tier', { id: 'tier', header: 'Tier', size: 90, minSize: 50, enableSorting: false, cell: (c) => c.getValue() ?? '—' }),
-  helper.accessor('lastUsedAt', { id: 'last_used_at', header: 'Last used', size: 130, minSize: 90, cell: (c) => fmtDate(c.getValue()) }),
+  helper.accessor('lastUsedAt', { id: 'last_used_at', header: 'Last used', size: 142, minSize: 90, cell: (c) => fmtDate(c.getValue()) }),
   helper.accessor('userId', { id: 'user', header: 'User', size: 100, minSize: 50, enableSorting: false, cell: (c) => c.getValue() ?? '—' }),
   helper.accessor('turn', { id: 'turn', header: 'Turn', size: 60, minSize: 44, cell: (c) => c.getValue() ?? '—' }),
 ])
