@@ -253,6 +253,48 @@ describe.skipIf(!ready)('views: export, duplicates, compare ids, tune survives',
     expect(sha256File(f.db)).toBe(f.before)
   })
 
+  it('trace timeline: preset colours of their own, a legend and a y-axis', async () => {
+    for (const dark of [false, true]) {
+      const b = await openBrowser(f.srv.url, { width: 1440, height: 900, dark })
+      const { page } = b
+      try {
+        await page.getByRole('table', { name: 'Memories' }).locator('tbody tr[data-id]').first().waitFor()
+        await page.getByRole('button', { name: 'Decision trace' }).click()
+        const legend = page.getByRole('list', { name: 'Presets in the timeline' })
+        await legend.locator('li').first().waitFor()
+        const colours = await page.evaluate(() => {
+          const w = globalThis as unknown as {
+            document: { documentElement: unknown; querySelectorAll(s: string): ArrayLike<unknown> }
+            getComputedStyle(e: unknown): { getPropertyValue(n: string): string; backgroundColor: string }
+          }
+          const probe = (v: string) => {
+            const root = w.getComputedStyle(w.document.documentElement)
+            return root.getPropertyValue(v).trim().toLowerCase()
+          }
+          const features = ['--f-sim', '--f-lex', '--f-rec', '--f-sal'].map(probe)
+          const legend = Array.from(w.document.querySelectorAll('.tr-legend i')).map((e) => w.getComputedStyle(e).backgroundColor)
+          const bars = Array.from(w.document.querySelectorAll('.tr-chart .recharts-bar-rectangle path')).map((e) =>
+            w.getComputedStyle(e).getPropertyValue('fill'),
+          )
+          return { features, legend, bars }
+        })
+        const rgb = (hex: string) => `rgb(${[1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(', ')})`
+        const featureRgb = colours.features.map(rgb)
+        expect(colours.legend.length).toBeGreaterThan(0)
+        for (const c of [...colours.legend, ...colours.bars]) expect(featureRgb).not.toContain(c)
+        // presets are told apart from each other too
+        expect(new Set(colours.legend).size).toBe(colours.legend.length)
+        // a y-axis with counts
+        const yTicks = await page.locator('.tr-chart .recharts-yAxis-tick-labels text').allTextContents()
+        expect(yTicks.length).toBeGreaterThan(1)
+        for (const t of yTicks) expect(t).toMatch(/^\d+$/)
+        await shot(page, `views-trace-timeline${dark ? '-dark' : ''}`)
+      } finally {
+        await b.close()
+      }
+    }
+  })
+
   it('first paint: measured, and the first screen loads no charting code', async () => {
     const b = await openBrowser(f.srv.url, { width: 1440, height: 900 })
     const { page } = b

@@ -86,6 +86,8 @@ export function MetricHistoryChart({
             angle={-28}
             textAnchor="end"
             height={62}
+            // inset the first and last runs so their points and (slanted) names are not cut at the edges
+            padding={{ left: 48, right: 24 }}
             label={{ value: 'run (oldest → newest)', position: 'insideBottomRight', offset: 0, fontSize: 10, fill: 'var(--muted)' }}
           />
           <YAxis
@@ -94,7 +96,6 @@ export function MetricHistoryChart({
             domain={unit ? [0, 1] : [0, 'auto']}
             ticks={unit ? [0, 0.25, 0.5, 0.75, 1] : undefined}
             tickFormatter={(v: number) => (unit ? v.toFixed(2) : String(v))}
-            label={{ value: metric, angle: -90, position: 'insideLeft', offset: 10, fontSize: 10, fill: 'var(--muted)' }}
           />
           <Tooltip
             contentStyle={{ fontSize: 11 }}
