@@ -295,6 +295,25 @@ describe.skipIf(!ready)('views: export, duplicates, compare ids, tune survives',
     }
   })
 
+  it('dark mode at 1280: the memories table with a memory open, and compare', async () => {
+    const b = await openBrowser(f.srv.url, { width: 1280, height: 800, dark: true })
+    const { page } = b
+    try {
+      const table = page.getByRole('table', { name: 'Memories' })
+      await table.locator('tbody tr[data-id]').first().waitFor()
+      await page.getByLabel('Kind').selectOption('procedural')
+      await table.locator('tbody tr[data-id]').first().click()
+      await page.getByRole('list', { name: 'More like this' }).locator('li').first().waitFor()
+      await shot(page, 'views-memories-dark-1280')
+      await page.getByRole('button', { name: 'Compare' }).click()
+      await page.getByRole('button', { name: 'Run comparison' }).click()
+      await page.getByRole('region', { name: 'Rank deltas' }).waitFor()
+      await shot(page, 'views-compare-dark-1280')
+    } finally {
+      await b.close()
+    }
+  })
+
   it('first paint: measured, and the first screen loads no charting code', async () => {
     const b = await openBrowser(f.srv.url, { width: 1440, height: 900 })
     const { page } = b

@@ -39,19 +39,19 @@ export function csvField(v: unknown): string {
 }
 
 /** CSV records (each ending in CRLF) for rows under the given columns. */
-export function csvRecords<T>(columns: readonly ExportColumn<T>[], rows: readonly T[]): string {
+function csvRecords<T>(columns: readonly ExportColumn<T>[], rows: readonly T[]): string {
   let out = ''
   for (const r of rows) out += `${columns.map((c) => csvField(c.value(r))).join(',')}\r\n`
   return out
 }
 
 /** The CSV header record. */
-export function csvHeader(columns: readonly ExportColumn<unknown>[]): string {
+function csvHeader(columns: readonly ExportColumn<unknown>[]): string {
   return `${columns.map((c) => csvField(c.header)).join(',')}\r\n`
 }
 
 /** JSONL: one JSON object per line (LF), for rows mapped by `toJson`. */
-export function jsonlRecords<T>(rows: readonly T[], toJson: (row: T) => unknown): string {
+function jsonlRecords<T>(rows: readonly T[], toJson: (row: T) => unknown): string {
   let out = ''
   for (const r of rows) out += `${JSON.stringify(toJson(r))}\n`
   return out

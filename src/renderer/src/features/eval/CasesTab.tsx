@@ -8,19 +8,13 @@ import type { CasesImportReport, CasesPage, EvalCaseRow } from '../../../../shar
 import { call } from '../../lib/api'
 import { DataTable, type Columns } from '../../components/DataTable'
 import { ExportButtons } from '../../components/ExportButtons'
-import type { ExportSpec } from '../../lib/exportTable'
+import { downloadParts, type ExportSpec } from '../../lib/exportTable'
 import { CaseEditor } from './CaseEditor'
 import type { EvalSettings } from './settings'
 
+/** Offer text as a file download (the export helper's blob download). */
 export function downloadText(name: string, text: string, type = 'application/x-ndjson') {
-  const url = URL.createObjectURL(new Blob([text], { type }))
-  const a = document.createElement('a')
-  a.href = url
-  a.download = name
-  document.body.appendChild(a)
-  a.click()
-  a.remove()
-  setTimeout(() => URL.revokeObjectURL(url), 1000)
+  downloadParts(name, [text], type)
 }
 
 const columns: Columns<EvalCaseRow> = [
