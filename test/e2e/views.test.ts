@@ -108,7 +108,20 @@ describe.skipIf(!ready)('views: export, duplicates, compare ids, tune survives',
         .getByText(`${expected.length.toLocaleString('en-US')} rows exported`)
         .waitFor()
 
-      // the column chooser shows a hidden column; at 1024 the table still has no clipped kind
+      // drag the Kind column's right edge 40 px wider; the width is remembered across a reload
+      const kindTh = table.locator('th[data-col="kind"]')
+      const w0 = (await kindTh.boundingBox())!.width
+      const handle = (await kindTh.locator('.dt-resize').boundingBox())!
+      await page.mouse.move(handle.x + handle.width / 2, handle.y + handle.height / 2)
+      await page.mouse.down()
+      for (let i = 1; i <= 8; i++) await page.mouse.move(handle.x + handle.width / 2 + i * 5, handle.y + handle.height / 2)
+      await page.mouse.up()
+      await expect.poll(async () => Math.round((await kindTh.boundingBox())!.width - w0)).toBe(40)
+      await page.reload()
+      await table.locator('tbody tr[data-id]').first().waitFor()
+      await expect.poll(async () => Math.round((await table.locator('th[data-col="kind"]').boundingBox())!.width - w0)).toBe(40)
+
+      // the column chooser shows a hidden column
       await page.getByRole('button', { name: /^Columns \d+\/9$/ }).click()
       await page.getByRole('group', { name: 'Memories columns' }).getByLabel('Turn').check()
       await table.locator('th[data-col="turn"]').waitFor()

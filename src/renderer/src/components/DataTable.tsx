@@ -53,8 +53,8 @@ export interface DataTableProps<T extends RowData> {
   grow?: string
   /** Columns hidden until the user shows them (the chooser remembers the user's pick). */
   defaultHidden?: readonly string[]
-  /** Extra controls in the footer (e.g. export buttons). */
-  tools?: ReactNode
+  /** Extra controls in the footer (e.g. export buttons); a function gets the current sort. */
+  tools?: ReactNode | ((sort: { id: string; desc: boolean } | null) => ReactNode)
 }
 
 /** What the table remembers per label: the user's column widths and shown columns. */
@@ -352,7 +352,7 @@ export function DataTable<T extends RowData>(props: DataTableProps<T>) {
           <span>loading…</span>
         )}
         {!meta && <span className="spacer" style={{ flex: 1 }} />}
-        {props.tools}
+        {typeof props.tools === 'function' ? props.tools(sorting[0] ? { id: sorting[0].id, desc: sorting[0].desc } : null) : props.tools}
         <ColumnChooser
           label={label}
           columns={table.getAllLeafColumns().map((c) => ({

@@ -125,8 +125,8 @@ export function BrowseView() {
       }),
     [filters],
   )
-  // The export pages through the same filter (best match first when searching, else newest first).
-  const exportSource = useMemo(() => async (offset: number, limit: number) => (await fetchPage(offset, limit, null)).rows, [fetchPage])
+  // The export pages through the same filter in the table's order.
+  const exportSource = (sort: { id: string; desc: boolean } | null) => async (offset: number, limit: number) => (await fetchPage(offset, limit, sort)).rows
 
   // Search as you type: the filter follows the box 250 ms after the last key (Enter applies it at once).
   const commitSearch = useEffectEvent((text: string) => {
@@ -197,7 +197,7 @@ export function BrowseView() {
           empty={<span className="muted">No memory matches these filters.</span>}
           grow="content"
           defaultHidden={HIDDEN_AT_FIRST}
-          tools={<ExportButtons base="memories" spec={EXPORT} source={exportSource} label="memories" />}
+          tools={(sort) => <ExportButtons base="memories" spec={EXPORT} source={exportSource(sort)} label="memories" />}
         />
       </div>
       <MemoryDetailPane id={selected} onOpen={setSelected} />
