@@ -1,14 +1,33 @@
 /**
  * A virtualised table over a server-paged list (TanStack Table v9 for columns,
- * headers and sort state; TanStack Virtual for the rows). Only the pages around
- * the viewport are fetched, so a million rows scroll like a hundred.
+ * headers, sizes, visibility and sort state; TanStack Virtual for the rows).
+ * Only the pages around the viewport are fetched, so a million rows scroll
+ * like a hundred.
+ *
+ * Columns: drag a header's right edge to resize, pick the shown ones under
+ * "Columns" (both remembered per table in localStorage). The table fits its
+ * box: the `grow` column takes the spare width, and gives it back down to its
+ * minimum before the table scrolls sideways.
  */
-import { useEffect, useEffectEvent, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from 'react'
+import { useEffect, useEffectEvent, useMemo, useRef, useState, type KeyboardEvent, type PointerEvent as ReactPointerEvent, type ReactNode } from 'react'
 import { useVirtualizer } from '@tanstack/react-virtual'
-import { columnSizingFeature, rowSortingFeature, tableFeatures, useTable, type ColumnDef, type RowData, type SortingState } from '@tanstack/react-table'
+import {
+  columnSizingFeature,
+  columnVisibilityFeature,
+  rowSortingFeature,
+  tableFeatures,
+  useTable,
+  type ColumnDef,
+  type ColumnSizingState,
+  type ColumnVisibilityState,
+  type RowData,
+  type SortingState,
+} from '@tanstack/react-table'
 import type { Page } from '../../../shared/types'
+import { fitWidths } from './fitWidths'
+import './dataTable.css'
 
-export const tableFeatureSet = tableFeatures({ columnSizingFeature, rowSortingFeature })
+export const tableFeatureSet = tableFeatures({ columnSizingFeature, columnVisibilityFeature, rowSortingFeature })
 export type Features = typeof tableFeatureSet
 export type Columns<T extends RowData> = ColumnDef<Features, T, unknown>[]
 
@@ -30,11 +49,52 @@ export interface DataTableProps<T extends RowData> {
   /** Shown when there are no rows. */
   empty?: ReactNode
   label: string
+  /** The column that takes spare width (and gives it back first). @default none: extra width is left empty */
+  grow?: string
+  /** Columns hidden until the user shows them (the chooser remembers the user's pick). */
+  defaultHidden?: readonly string[]
+  /** Extra controls in the footer (e.g. export buttons); a function gets the current sort. */
+  tools?: ReactNode | ((sort: { id: string; desc: boolean } | null) => ReactNode)
+}
+
+/** What the table remembers per label: the user's column widths and shown columns. */
+interface SavedLayout {
+  sizing?: ColumnSizingState
+  visibility?: ColumnVisibilityState
+}
+const layoutKey = (label: string) => `recallscope.table.${label}`
+function readLayout(label: string): SavedLayout {
+  try {
+    const raw = localStorage.getItem(layoutKey(label))
+    const v = raw ? (JSON.parse(raw) as unknown) : null
+    return v && typeof v === 'object' ? v : {}
+  } catch {
+    return {}
+  }
+}
+function writeLayout(label: string, layout: SavedLayout): void {
+  try {
+    localStorage.setItem(layoutKey(label), JSON.stringify(layout))
+  } catch {
+    // storage full or disabled: the layout just is not remembered
+  }
+}
+
+/** A column's name for the chooser: its header text, else its id. */
+function columnName(def: { header?: unknown; id?: string }): string {
+  return typeof def.header === 'string' ? def.header : (def.id ?? '')
 }
 
 export function DataTable<T extends RowData>(props: DataTableProps<T>) {
   const { columns, fetchPage, queryKey, rowId, selectedId, onSelect, label } = props
   const [sorting, setSorting] = useState<SortingState>(props.initialSorting ?? [])
+  const [saved] = useState(() => readLayout(label))
+  const [columnSizing, setColumnSizing] = useState<ColumnSizingState>(saved.sizing ?? {})
+  const [columnVisibility, setColumnVisibility] = useState<ColumnVisibilityState>(
+    () => saved.visibility ?? Object.fromEntries((props.defaultHidden ?? []).map((id) => [id, false])),
+  )
+  useEffect(() => writeLayout(label, { sizing: columnSizing, visibility: columnVisibility }), [label, columnSizing, columnVisibility])
+  const [boxWidth, setBoxWidth] = useState(0)
   const [pages, setPages] = useState<Map<number, T[]>>(() => new Map())
   const [meta, setMeta] = useState<{ total: number; truncated: boolean; tookMs: number } | null>(null)
   const [error, setError] = useState<string | null>(null)
@@ -116,8 +176,10 @@ export function DataTable<T extends RowData>(props: DataTableProps<T>) {
     columns: columns as Columns<T & { __i: number }>,
     data,
     getRowId: (r) => `${r.__i}`,
-    state: { sorting },
+    state: { sorting, columnSizing, columnVisibility },
     onSortingChange: setSorting,
+    onColumnSizingChange: setColumnSizing,
+    onColumnVisibilityChange: setColumnVisibility,
     manualSorting: true,
     enableMultiSort: false,
     enableSortingRemoval: false,
@@ -156,14 +218,48 @@ export function DataTable<T extends RowData>(props: DataTableProps<T>) {
   }
 
   const headers = table.getHeaderGroups()[0]?.headers ?? []
-  const totalWidth = headers.reduce((s, h) => s + h.getSize(), 0)
+  // Measure the scroll box: the widths fit it (the grow column takes up or gives back the difference).
+  useEffect(() => {
+    const el = scrollRef.current
+    if (!el) return
+    const measure = () => setBoxWidth(el.clientWidth)
+    measure()
+    if (typeof ResizeObserver === 'undefined') return
+    const ro = new ResizeObserver(measure)
+    ro.observe(el)
+    return () => ro.disconnect()
+  }, [])
+  const widths = fitWidths(
+    headers.map((h) => ({ id: h.id, size: h.getSize(), min: h.column.columnDef.minSize ?? 48, grow: h.id === props.grow })),
+    boxWidth,
+  )
+  const totalWidth = headers.reduce((s, h) => s + (widths.get(h.id) ?? h.getSize()), 0)
+
+  // Drag a header's right edge: the column's width follows the pointer (min 48 px).
+  const startResize = (e: ReactPointerEvent<HTMLSpanElement>, id: string, from: number, min: number) => {
+    e.preventDefault()
+    e.stopPropagation()
+    const x0 = e.clientX
+    const el = e.currentTarget
+    el.setPointerCapture(e.pointerId)
+    const move = (ev: PointerEvent) => setColumnSizing((s) => ({ ...s, [id]: Math.max(min, Math.round(from + ev.clientX - x0)) }))
+    const up = () => {
+      el.removeEventListener('pointermove', move)
+      el.removeEventListener('pointerup', up)
+      el.removeEventListener('pointercancel', up)
+    }
+    el.addEventListener('pointermove', move)
+    el.addEventListener('pointerup', up)
+    el.addEventListener('pointercancel', up)
+  }
+
   return (
     <div className="dt">
       <div className="dt-scroll" ref={scrollRef} onKeyDown={onKeyDown}>
-        <table aria-label={label} aria-rowcount={count} style={{ minWidth: totalWidth }}>
+        <table aria-label={label} aria-rowcount={count} style={{ width: totalWidth }}>
           <colgroup>
             {headers.map((h) => (
-              <col key={h.id} style={{ width: h.getSize() }} />
+              <col key={h.id} style={{ width: widths.get(h.id) }} />
             ))}
           </colgroup>
           <thead>
@@ -171,6 +267,7 @@ export function DataTable<T extends RowData>(props: DataTableProps<T>) {
               {headers.map((h) => {
                 const sorted = h.column.getIsSorted()
                 const can = h.column.getCanSort()
+                const min = h.column.columnDef.minSize ?? 48
                 return (
                   <th
                     key={h.id}
@@ -178,9 +275,24 @@ export function DataTable<T extends RowData>(props: DataTableProps<T>) {
                     aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : undefined}
                     onClick={can ? h.column.getToggleSortingHandler() : undefined}
                     title={can ? 'Sort' : undefined}
+                    data-col={h.id}
                   >
                     <table.FlexRender header={h} />
                     {sorted ? (sorted === 'asc' ? ' ▲' : ' ▼') : ''}
+                    <span
+                      className="dt-resize"
+                      role="separator"
+                      aria-orientation="vertical"
+                      // not "Resize Kind": a label holding the column name would also answer to a search for the Kind filter
+                      aria-label="Resize column"
+                      title="Drag to resize; double-click for the default width"
+                      onPointerDown={(e) => startResize(e, h.id, widths.get(h.id) ?? h.getSize(), min)}
+                      onClick={(e) => e.stopPropagation()}
+                      onDoubleClick={(e) => {
+                        e.stopPropagation()
+                        h.column.resetSize()
+                      }}
+                    />
                   </th>
                 )
               })}
@@ -213,8 +325,8 @@ export function DataTable<T extends RowData>(props: DataTableProps<T>) {
                     onSelect?.(row.original)
                   }}
                 >
-                  {row.getAllCells().map((cell) => (
-                    <td key={cell.id}>
+                  {row.getVisibleCells().map((cell) => (
+                    <td key={cell.id} data-col={cell.column.id}>
                       <table.FlexRender cell={cell} />
                     </td>
                   ))}
@@ -239,7 +351,77 @@ export function DataTable<T extends RowData>(props: DataTableProps<T>) {
         ) : (
           <span>loading…</span>
         )}
+        {!meta && <span className="spacer" style={{ flex: 1 }} />}
+        {typeof props.tools === 'function' ? props.tools(sorting[0] ? { id: sorting[0].id, desc: sorting[0].desc } : null) : props.tools}
+        <ColumnChooser
+          label={label}
+          columns={table.getAllLeafColumns().map((c) => ({
+            id: c.id,
+            name: columnName(c.columnDef),
+            visible: c.getIsVisible(),
+            toggle: (v: boolean) => c.toggleVisibility(v),
+          }))}
+          onResetWidths={() => setColumnSizing({})}
+        />
       </div>
     </div>
+  )
+}
+
+/** "Columns": tick the shown columns; reset the widths to their defaults. */
+function ColumnChooser({
+  label,
+  columns,
+  onResetWidths,
+}: {
+  label: string
+  columns: { id: string; name: string; visible: boolean; toggle: (v: boolean) => void }[]
+  onResetWidths: () => void
+}) {
+  const [open, setOpen] = useState(false)
+  const ref = useRef<HTMLSpanElement>(null)
+  useEffect(() => {
+    if (!open) return
+    const close = (e: MouseEvent) => ref.current && !ref.current.contains(e.target as Node) && setOpen(false)
+    document.addEventListener('mousedown', close)
+    return () => document.removeEventListener('mousedown', close)
+  }, [open])
+  const shown = columns.filter((c) => c.visible).length
+  return (
+    <span
+      className="dt-chooser"
+      ref={ref}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape' && open) {
+          e.stopPropagation()
+          setOpen(false)
+          ref.current?.querySelector<HTMLButtonElement>('button')?.focus()
+        }
+      }}
+    >
+      <button type="button" className="btn small" aria-expanded={open} aria-haspopup="true" onClick={() => setOpen((o) => !o)}>
+        Columns {shown}/{columns.length}
+      </button>
+      {open && (
+        <div className="dt-chooser-pop" role="group" aria-label={`${label} columns`}>
+          {columns.map((c, i) => (
+            <label key={c.id} className="toggle">
+              <input
+                type="checkbox"
+                autoFocus={i === 0}
+                checked={c.visible}
+                // the last shown column stays: a table with no columns shows nothing to click
+                disabled={c.visible && shown === 1}
+                onChange={(e) => c.toggle(e.target.checked)}
+              />
+              {c.name || c.id}
+            </label>
+          ))}
+          <button type="button" className="btn small" onClick={onResetWidths}>
+            Reset widths (fit to width)
+          </button>
+        </div>
+      )}
+    </span>
   )
 }

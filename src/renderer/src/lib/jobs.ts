@@ -83,18 +83,39 @@ export interface JobState<K extends JobKind> {
 }
 
 /**
+ * Which job a view follows, by the view's `keep` name, for this window's life: a view
+ * that unmounts (the user went to another screen) finds its running or finished job
+ * again when it comes back. Also which results were delivered, so `onDone` stays once.
+ */
+const kept = new Map<string, string | null>()
+const deliveredByKeep = new Map<string, Set<string>>()
+
+/**
  * Follow the job a view started: its progress from the store, a slow poll while it
  * runs (so a missed event never hides the end), and `onDone` once with the result.
+ * With `keep`, the job outlives the component (see `kept`).
  */
-export function useJob<K extends JobKind>(onDone?: (result: JobResults[K]) => void): JobState<K> {
-  const [jobId, setJobId] = useState<string | null>(null)
+export function useJob<K extends JobKind>(onDone?: (result: JobResults[K]) => void, keep?: string): JobState<K> {
+  const [jobId, setJobIdState] = useState<string | null>(() => (keep ? (kept.get(keep) ?? null) : null))
+  const setJobId = useCallback(
+    (id: string | null) => {
+      if (keep) kept.set(keep, id)
+      setJobIdState(id)
+    },
+    [keep],
+  )
   const [startError, setStartError] = useState<string | null>(null)
   const job = useSyncExternalStore(subscribe, () => (jobId ? (jobs.get(jobId) ?? null) : null)) as JobProgress<K> | null
   const doneRef = useRef(onDone)
   useEffect(() => {
     doneRef.current = onDone
   })
-  const delivered = useRef(new Set<string>())
+  const [delivered] = useState(() => {
+    if (!keep) return new Set<string>()
+    let set = deliveredByKeep.get(keep)
+    if (!set) deliveredByKeep.set(keep, (set = new Set<string>()))
+    return set
+  })
 
   const running = job?.state === 'running'
   useEffect(() => {
@@ -105,29 +126,32 @@ export function useJob<K extends JobKind>(onDone?: (result: JobResults[K]) => vo
 
   // Done: deliver the result once (pushed events may omit a large result: fetch it).
   useEffect(() => {
-    if (!job || job.state !== 'done' || delivered.current.has(job.jobId)) return
+    if (!job || job.state !== 'done' || delivered.has(job.jobId)) return
     if (job.result === undefined) return refresh(job.jobId)
-    delivered.current.add(job.jobId)
+    delivered.add(job.jobId)
     doneRef.current?.(job.result)
-  }, [job])
+  }, [job, delivered])
 
-  const start = useCallback(async (launch: () => Promise<JobProgress>) => {
-    setStartError(null)
-    try {
-      const p = await launch()
-      publish(p)
-      setJobId(p.jobId)
-    } catch (e) {
-      setStartError((e as Error).message)
-    }
-  }, [])
+  const start = useCallback(
+    async (launch: () => Promise<JobProgress>) => {
+      setStartError(null)
+      try {
+        const p = await launch()
+        publish(p)
+        setJobId(p.jobId)
+      } catch (e) {
+        setStartError((e as Error).message)
+      }
+    },
+    [setJobId],
+  )
   const cancel = useCallback(() => {
     if (jobId) void call('jobs.cancel', { jobId }).catch(() => undefined)
   }, [jobId])
   const reset = useCallback(() => {
     setJobId(null)
     setStartError(null)
-  }, [])
+  }, [setJobId])
 
   const failed =
     job && (job.state === 'failed' || job.state === 'cancelled')

@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react'
+import { useEffect, useEffectEvent, useMemo, useState } from 'react'
 import { createColumnHelper } from '@tanstack/react-table'
 import type { MemoryRow } from '../../../../shared/contract'
 import type { Session } from '../../../../shared/types'
@@ -7,35 +7,66 @@ import { useAsync } from '../../lib/useAsync'
 import { fmtDate, fmtDay, fmtInt, fmtNum } from '../../lib/format'
 import { useApp } from '../../app/context'
 import { DataTable, tableFeatureSet } from '../../components/DataTable'
+import { ExportButtons } from '../../components/ExportButtons'
+import type { ExportSpec } from '../../lib/exportTable'
 import { MemoryDetailPane } from './MemoryDetailPane'
 
 const helper = createColumnHelper<typeof tableFeatureSet, MemoryRow>()
+// Default widths fit their longest usual value at 13 px ("2026-03-04 12:34", "procedural", "assistant");
+// Content takes the spare width. Tier, last used, user and turn start hidden (the Columns chooser shows them).
 const columns = helper.columns([
-  helper.accessor('createdAt', { id: 'created_at', header: 'Created', size: 142, cell: (c) => fmtDate(c.getValue()) }),
+  helper.accessor('createdAt', { id: 'created_at', header: 'Created', size: 142, minSize: 90, cell: (c) => fmtDate(c.getValue()) }),
   helper.accessor('kind', {
     id: 'kind',
     header: 'Kind',
-    size: 84,
+    size: 100,
+    minSize: 60,
     enableSorting: false,
     cell: (c) => <span className="pill-kind">{c.getValue() ?? '—'}</span>,
   }),
-  helper.accessor('role', { id: 'role', header: 'Role', size: 74, enableSorting: false, cell: (c) => c.getValue() ?? '—' }),
+  helper.accessor('role', { id: 'role', header: 'Role', size: 86, minSize: 50, enableSorting: false, cell: (c) => c.getValue() ?? '—' }),
   helper.accessor('content', {
     id: 'content',
     header: 'Content',
-    size: 420,
+    size: 260,
+    minSize: 150,
     enableSorting: false,
     cell: (c) => {
       const snip = c.row.original.snippet
       return snip ? snip.map((s, i) => (s.hit ? <mark key={i}>{s.text}</mark> : <span key={i}>{s.text}</span>)) : c.getValue()
     },
   }),
-  helper.accessor('salience', { id: 'salience', header: 'Salience', size: 76, cell: (c) => fmtNum(c.getValue(), 2) }),
-  helper.accessor('tier', { id: 'tier', header: 'Tier', size: 84, enableSorting: false, cell: (c) => c.getValue() ?? '—' }),
-  helper.accessor('lastUsedAt', { id: 'last_used_at', header: 'Last used', size: 142, cell: (c) => fmtDate(c.getValue()) }),
-  helper.accessor('userId', { id: 'user', header: 'User', size: 96, enableSorting: false, cell: (c) => c.getValue() ?? '—' }),
-  helper.accessor('turn', { id: 'turn', header: 'Turn', size: 56, cell: (c) => c.getValue() ?? '—' }),
+  helper.accessor('salience', { id: 'salience', header: 'Salience', size: 82, minSize: 60, cell: (c) => fmtNum(c.getValue(), 2) }),
+  helper.accessor('tier', { id: 'tier', header: 'Tier', size: 90, minSize: 50, enableSorting: false, cell: (c) => c.getValue() ?? '—' }),
+  helper.accessor('lastUsedAt', { id: 'last_used_at', header: 'Last used', size: 142, minSize: 90, cell: (c) => fmtDate(c.getValue()) }),
+  helper.accessor('userId', { id: 'user', header: 'User', size: 100, minSize: 50, enableSorting: false, cell: (c) => c.getValue() ?? '—' }),
+  helper.accessor('turn', { id: 'turn', header: 'Turn', size: 60, minSize: 44, cell: (c) => c.getValue() ?? '—' }),
 ])
+const HIDDEN_AT_FIRST = ['tier', 'last_used_at', 'user', 'turn']
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
+/** The memories export: every field a person filters or reads by, content last (it is the long one). */
+const EXPORT: ExportSpec<MemoryRow> = {
+  columns: [
+    { header: 'id', value: (m) => m.id },
+    { header: 'created_at', value: (m) => iso(m.createdAt) },
+    { header: 'agent_id', value: (m) => m.agentId },
+    { header: 'user_id', value: (m) => m.userId },
+    { header: 'session_id', value: (m) => m.sessionId },
+    { header: 'tenant_id', value: (m) => m.tenantId },
+    { header: 'turn', value: (m) => m.turn },
+    { header: 'role', value: (m) => m.role },
+    { header: 'kind', value: (m) => m.kind },
+    { header: 'tier', value: (m) => m.tier },
+    { header: 'salience', value: (m) => m.salience },
+    { header: 'last_used_at', value: (m) => iso(m.lastUsedAt) },
+    { header: 'use_count', value: (m) => m.useCount },
+    { header: 'source', value: (m) => m.source },
+    { header: 'content', value: (m) => m.content },
+  ],
+  // JSONL keeps the memory as the API returns it, without the search highlight
+  toJson: ({ snippet: _snippet, ...m }) => m,
+}
 
 interface Filters {
   agentId?: string
@@ -94,6 +125,18 @@ export function BrowseView() {
       }),
     [filters],
   )
+  // The export pages through the same filter in the table's order.
+  const exportSource = (sort: { id: string; desc: boolean } | null) => async (offset: number, limit: number) => (await fetchPage(offset, limit, sort)).rows
+
+  // Search as you type: the filter follows the box 250 ms after the last key (Enter applies it at once).
+  const commitSearch = useEffectEvent((text: string) => {
+    const next = text.trim() || undefined
+    if (next !== filters.search) set({ search: next })
+  })
+  useEffect(() => {
+    const t = setTimeout(() => commitSearch(searchText), 250)
+    return () => clearTimeout(t)
+  }, [searchText])
 
   return (
     <div className="browse">
@@ -111,12 +154,9 @@ export function BrowseView() {
             style={{ flex: '1 1 220px' }}
             type="search"
             aria-label="Full-text search"
-            placeholder="Full-text search (FTS5)…"
+            placeholder="Full-text search (FTS5) — filters as you type"
             value={searchText}
-            onChange={(e) => {
-              setSearchText(e.target.value)
-              if (!e.target.value) set({ search: undefined })
-            }}
+            onChange={(e) => setSearchText(e.target.value)}
           />
           <Select label="Agent" value={filters.agentId} options={facets.data?.agents ?? []} onChange={(v) => set({ agentId: v })} />
           <Select label="User" value={filters.userId} options={facets.data?.users ?? []} onChange={(v) => set({ userId: v })} />
@@ -155,6 +195,9 @@ export function BrowseView() {
           onSelect={(r) => setSelected(r.id)}
           initialSorting={[{ id: 'created_at', desc: true }]}
           empty={<span className="muted">No memory matches these filters.</span>}
+          grow="content"
+          defaultHidden={HIDDEN_AT_FIRST}
+          tools={(sort) => <ExportButtons base="memories" spec={EXPORT} source={exportSource(sort)} label="memories" />}
         />
       </div>
       <MemoryDetailPane id={selected} onOpen={setSelected} />

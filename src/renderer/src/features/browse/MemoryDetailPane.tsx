@@ -2,12 +2,14 @@ import { call } from '../../lib/api'
 import { useAsync } from '../../lib/useAsync'
 import { fmtDate, fmtNum } from '../../lib/format'
 import { useApp } from '../../app/context'
+import { groupDuplicates } from './similarGroups'
+import './browse.css'
 
 /** One memory: content, fields, metadata JSON, vectors, "more like this", and where it was recalled. */
 export function MemoryDetailPane({ id, onOpen }: { id: string | null; onOpen: (id: string) => void }) {
   const { navigate } = useApp()
   const detail = useAsync(() => call('memories.get', { id: id! }), [id], { enabled: !!id })
-  const similar = useAsync(() => call('memories.similar', { id: id!, k: 8 }), [id], { enabled: !!id })
+  const similar = useAsync(() => call('memories.similar', { id: id!, k: 24 }), [id], { enabled: !!id })
   if (!id)
     return (
       <aside className="detail" aria-label="Memory detail">
@@ -143,15 +145,32 @@ export function MemoryDetailPane({ id, onOpen }: { id: string | null; onOpen: (i
       <h3>More like this {similar.data?.model && <span className="muted small">({similar.data.model}, stored vectors)</span>}</h3>
       {similar.error && <span className="muted">{similar.error.message}</span>}
       {similar.data && similar.data.results.length === 0 && <span className="muted">No neighbours (no usable vector).</span>}
-      <ol className="small" style={{ paddingLeft: 18, margin: 0 }}>
-        {similar.data?.results.map((r) => (
-          <li key={r.memory.id} style={{ marginBottom: 4 }}>
-            <a href="#" onClick={(e) => (e.preventDefault(), onOpen(r.memory.id))}>
-              {fmtNum(r.similarity, 3)}
-            </a>{' '}
-            {r.memory.content.slice(0, 110)}
-          </li>
-        ))}
+      {/* Exact duplicates are one entry (×n) listing every id: the neighbours after them stay visible. */}
+      <ol className="similar small" aria-label="More like this">
+        {groupDuplicates(similar.data?.results ?? [])
+          .slice(0, 8)
+          .map((g) => (
+            <li key={g.ids[0]} data-count={g.ids.length}>
+              <div className="similar-head">
+                <span className="mono" title="cosine similarity of the stored vectors">
+                  {g.best === g.worst ? fmtNum(g.best, 3) : `${fmtNum(g.worst, 3)}–${fmtNum(g.best, 3)}`}
+                </span>
+                {g.ids.length > 1 && (
+                  <span className="badge warn" title={`${g.ids.length} memories with exactly this text`}>
+                    ×{g.ids.length}
+                  </span>
+                )}
+                <span className="similar-ids">
+                  {g.ids.map((mid) => (
+                    <a key={mid} href="#" className="mono" onClick={(e) => (e.preventDefault(), onOpen(mid))} title={`Open ${mid}`}>
+                      {mid}
+                    </a>
+                  ))}
+                </span>
+              </div>
+              <div className="similar-text">{g.content.slice(0, 160)}</div>
+            </li>
+          ))}
       </ol>
       <h3>
         Recalled in {d.appearances.length} event{d.appearances.length === 1 ? '' : 's'}

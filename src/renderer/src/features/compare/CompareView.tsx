@@ -1,23 +1,36 @@
 /**
  * Preset comparison: one query through 2–5 presets/configs at the same `now`
  * with the same query vector, side by side, with pairwise overlap (Jaccard,
- * rank-biased overlap) and each memory's rank per run.
+ * rank-biased overlap) and each memory's rank per run. A run can be "my
+ * current Recall settings" (the Recall screen's preset and edited config).
+ * Memories are named by id as well as text (copies of one text are told
+ * apart); an empty run says which gate or scope emptied it, in the engine's words.
  */
 import { describeIssues } from '../../../../shared/result'
 import { useMemo, useState } from 'react'
 import type { RecallCompare } from '../../../../shared/contract'
-import type { RecallScope } from '../../../../shared/types'
+import type { RecallConfig, RecallScope } from '../../../../shared/types'
 import { partialConfigSchema, type PartialRecallConfig } from '../../../../shared/config'
 import { call } from '../../lib/api'
 import { useAsync } from '../../lib/useAsync'
 import { fmtDate, staleDbNow } from '../../lib/format'
 import { useApp } from '../../app/context'
 import { presetOptions } from '../recall/presetOptions'
+import { currentRecallSettings, type RecallSettings } from '../../lib/recallSettings'
 import './compare.css'
 
 interface Slot {
   preset: string
   patch: string
+  /** the Recall screen's whole config (the preset's, with the user's edits); the patch goes over it */
+  recall?: RecallConfig
+}
+
+const RECALL_LABEL = 'my Recall settings'
+
+/** A slot holding the Recall screen's settings. */
+function recallSlot(r: RecallSettings): Slot {
+  return { preset: r.preset, patch: '', recall: r.config }
 }
 
 const DEFAULT_SLOTS: Slot[] = [
@@ -43,9 +56,13 @@ export function CompareView() {
   const presets = useAsync(() => call('recall.presets', {}), [])
   const facets = useAsync(() => call('memories.facets', {}), [])
   const options = useMemo(() => (presets.data ? presetOptions(presets.data) : []), [presets.data])
-  const [query, setQuery] = useState(nav.params.query ?? 'deploy the tier migration')
+  // "Compare presets →" on the Recall screen hands over its settings as run 1.
+  const [fromRecall] = useState(() => currentRecallSettings())
+  const [query, setQuery] = useState(nav.params.query ?? fromRecall?.query ?? 'deploy the tier migration')
   const [scope, setScope] = useState<Partial<RecallScope>>(nav.params.agentId ? { agentId: nav.params.agentId } : {})
-  const [slots, setSlots] = useState<Slot[]>(DEFAULT_SLOTS)
+  const [slots, setSlots] = useState<Slot[]>(() =>
+    nav.params.withRecall && fromRecall ? [recallSlot(fromRecall), ...DEFAULT_SLOTS.filter((d) => d.preset !== fromRecall.preset).slice(0, 1)] : DEFAULT_SLOTS,
+  )
   const [result, setResult] = useState<RecallCompare | null>(null)
   const [error, setError] = useState<string | null>(null)
   const [busy, setBusy] = useState(false)
@@ -61,7 +78,12 @@ export function CompareView() {
       const p = parsePatch(s.patch)
       if (!p.ok) return setError(`Run ${i + 1}: ${p.error}`)
       const cleanScope = Object.fromEntries(Object.entries(scope).filter(([, v]) => v !== undefined && v !== ''))
-      runs.push({ label: s.preset, preset: s.preset, config: { ...(p.value ?? {}), scope: { ...(p.value?.scope ?? {}), ...cleanScope } } })
+      const base: PartialRecallConfig = s.recall ?? {}
+      runs.push({
+        label: s.recall ? `${RECALL_LABEL} (${s.preset})` : s.preset,
+        preset: s.preset,
+        config: { ...base, ...(p.value ?? {}), scope: { ...(base.scope ?? {}), ...(p.value?.scope ?? {}), ...cleanScope } },
+      })
     }
     setBusy(true)
     try {
@@ -73,6 +95,13 @@ export function CompareView() {
     } finally {
       setBusy(false)
     }
+  }
+
+  // A preset that recalls within one session (or agent + user) needs it in the scope; said before running.
+  const missingScope = (s: Slot) => {
+    const req = options.find((o) => o.value === s.preset)?.requires ?? []
+    const have = { ...(s.recall?.scope ?? {}), ...Object.fromEntries(Object.entries(scope).filter(([, v]) => v)) } as Record<string, unknown>
+    return req.filter((k) => !have[k])
   }
 
   return (
@@ -127,26 +156,42 @@ export function CompareView() {
         <div className="slots">
           {slots.map((s, i) => (
             <div className="slot" key={i}>
-              <div className="row">
+              <div className="slot-head">
                 <strong>Run {i + 1}</strong>
-                <select
-                  className="input"
-                  aria-label={`Run ${i + 1} preset`}
-                  value={s.preset}
-                  onChange={(e) => setSlots(slots.map((x, j) => (j === i ? { ...x, preset: e.target.value } : x)))}
-                >
-                  {options.map((o) => (
-                    <option key={o.value} value={o.value}>
-                      {o.label.trim()}
-                    </option>
-                  ))}
-                </select>
+                {s.recall ? (
+                  <span className="slot-recall" title="The Recall screen's preset with every knob as you left it there">
+                    {RECALL_LABEL} · {s.preset}
+                  </span>
+                ) : (
+                  <select
+                    className="input"
+                    aria-label={`Run ${i + 1} preset`}
+                    value={s.preset}
+                    onChange={(e) => setSlots(slots.map((x, j) => (j === i ? { ...x, preset: e.target.value } : x)))}
+                  >
+                    {options.map((o) => (
+                      <option key={o.value} value={o.value}>
+                        {o.label.trim()}
+                      </option>
+                    ))}
+                  </select>
+                )}
                 {slots.length > 2 && (
-                  <button className="btn small" aria-label={`Remove run ${i + 1}`} onClick={() => setSlots(slots.filter((_, j) => j !== i))}>
-                    ✕
+                  <button
+                    className="btn small slot-remove"
+                    aria-label={`Remove run ${i + 1}`}
+                    title="Remove this run"
+                    onClick={() => setSlots(slots.filter((_, j) => j !== i))}
+                  >
+                    ×
                   </button>
                 )}
               </div>
+              {missingScope(s).length > 0 && (
+                <div className="notice small" role="status">
+                  {s.preset} recalls within one {missingScope(s).join(' and ')}: pick {missingScope(s).length > 1 ? 'them' : 'it'} above.
+                </div>
+              )}
               <textarea
                 className="input mono"
                 rows={2}
@@ -161,6 +206,21 @@ export function CompareView() {
         <div className="row">
           <button className="btn" disabled={slots.length >= 5} onClick={() => setSlots([...slots, { preset: 'portal-semantic', patch: '' }])}>
             + Add run
+          </button>
+          <button
+            className="btn"
+            disabled={slots.length >= 5 || !currentRecallSettings()}
+            title={
+              currentRecallSettings()
+                ? "Add a run with the Recall screen's preset and config as you left them"
+                : 'Open the Recall screen first: its settings are what this adds'
+            }
+            onClick={() => {
+              const r = currentRecallSettings()
+              if (r) setSlots([...slots, recallSlot(r)])
+            }}
+          >
+            + My current Recall settings
           </button>
           <button className="btn primary" disabled={busy || slots.length < 2} onClick={() => void run()}>
             {busy ? 'Comparing…' : 'Run comparison'}
@@ -231,35 +291,61 @@ function CompareResult({ result, onOpen }: { result: RecallCompare; onOpen: (id:
               {r.trace.results.length} injected · {r.trace.contextTokens} tokens · mode {r.trace.mode}
               {r.trace.degraded ? ` · degraded: ${r.trace.degradedReason}` : ''}
             </div>
-            <ol className="sbs-list">
-              {r.trace.results.map((x) => (
-                <li key={x.id}>
-                  <a href="#" onClick={(e) => (e.preventDefault(), onOpen(x.id))} className="mono small">
-                    {x.score.toFixed(3)}
-                  </a>{' '}
-                  {(units[x.id]?.content ?? x.id).slice(0, 120)}
-                </li>
-              ))}
-              {r.trace.results.length === 0 && <li className="muted">nothing injected</li>}
-            </ol>
+            {r.trace.results.length === 0 ? (
+              <div className="notice small warn" role="status" aria-label={`Run ${i + 1}: why nothing was injected`} data-testid="compare-empty">
+                <strong>Nothing injected.</strong> {r.trace.empty?.message ?? 'The engine gave no reason.'}
+                {r.trace.empty?.suggestion && <> Try: {r.trace.empty.suggestion.label}.</>}
+              </div>
+            ) : (
+              <ol className="sbs-list">
+                {r.trace.results.map((x) => (
+                  <li key={x.id} data-id={x.id}>
+                    <div className="sbs-head">
+                      <a href="#" onClick={(e) => (e.preventDefault(), onOpen(x.id))} className="mono" title={`Open memory ${x.id}`}>
+                        {x.id}
+                      </a>
+                      <span className="mono muted">{x.score.toFixed(3)}</span>
+                    </div>
+                    <div className="sbs-text">{(units[x.id]?.content ?? '').slice(0, 160)}</div>
+                  </li>
+                ))}
+              </ol>
+            )}
           </section>
         ))}
       </div>
       <section className="card" aria-label="Rank deltas">
         <h3>Rank per run (Δ vs run 1)</h3>
-        <table className="kv ranks">
+        <table className="compare-ranks">
+          <colgroup>
+            <col className="c-id" />
+            <col />
+            {result.runs.map((_, i) => (
+              <col key={i} className="c-rank" />
+            ))}
+          </colgroup>
           <thead>
             <tr>
-              <td>memory</td>
+              <th>id</th>
+              <th>memory</th>
               {result.runs.map((r, i) => (
-                <td key={i}>{i + 1}</td>
+                <th key={i} title={r.label}>
+                  run {i + 1}
+                </th>
               ))}
             </tr>
           </thead>
           <tbody>
             {result.ranks.map((row) => (
-              <tr key={row.id}>
-                <td title={row.id}>{(units[row.id]?.content ?? row.id).slice(0, 80)}</td>
+              <tr key={row.id} data-id={row.id}>
+                <td className="mono">
+                  <a href="#" onClick={(e) => (e.preventDefault(), onOpen(row.id))}>
+                    {row.id}
+                  </a>
+                </td>
+                <td className="c-text" title={units[row.id]?.content ?? row.id}>
+                  {units[row.id]?.content ?? row.id}
+                </td>
                 {row.ranks.map((rk, i) => (
                   <td key={i} className="mono">
                     {rk ?? '—'}

@@ -7,18 +7,14 @@ import { useRef, useState } from 'react'
 import type { CasesImportReport, CasesPage, EvalCaseRow } from '../../../../shared/eval'
 import { call } from '../../lib/api'
 import { DataTable, type Columns } from '../../components/DataTable'
+import { ExportButtons } from '../../components/ExportButtons'
+import { downloadParts, type ExportSpec } from '../../lib/exportTable'
 import { CaseEditor } from './CaseEditor'
 import type { EvalSettings } from './settings'
 
+/** Offer text as a file download (the export helper's blob download). */
 export function downloadText(name: string, text: string, type = 'application/x-ndjson') {
-  const url = URL.createObjectURL(new Blob([text], { type }))
-  const a = document.createElement('a')
-  a.href = url
-  a.download = name
-  document.body.appendChild(a)
-  a.click()
-  a.remove()
-  setTimeout(() => URL.revokeObjectURL(url), 1000)
+  downloadParts(name, [text], type)
 }
 
 const columns: Columns<EvalCaseRow> = [
@@ -46,6 +42,25 @@ const columns: Columns<EvalCaseRow> = [
     cell: (c) => <span className="small muted">{c.getValue() as string}</span>,
   },
 ]
+
+/** The cases export (CSV / JSONL of the table view); JSONL rows are whole cases, as cases.list returns them. */
+const EXPORT: ExportSpec<EvalCaseRow> = {
+  columns: [
+    { header: 'id', value: (c) => c.id },
+    { header: 'name', value: (c) => c.name },
+    { header: 'query', value: (c) => c.query },
+    { header: 'split', value: (c) => c.split },
+    { header: 'agent_id', value: (c) => c.scope.agentId },
+    { header: 'user_id', value: (c) => c.scope.userId },
+    { header: 'session_id', value: (c) => c.scope.sessionId },
+    { header: 'now', value: (c) => (c.now === null ? null : new Date(c.now).toISOString()) },
+    { header: 'expect_empty', value: (c) => c.expectEmpty },
+    { header: 'relevant', value: (c) => c.relevant.map((r) => `${r.id}:${r.grade}`) },
+    { header: 'tags', value: (c) => c.tags },
+    { header: 'note', value: (c) => c.note },
+  ],
+  toJson: (c) => c,
+}
 
 export function CasesTab({ settings, dbVersion }: { settings: EvalSettings; dbVersion: number }) {
   const [split, setSplit] = useState<'all' | 'train' | 'test'>('all')
@@ -202,6 +217,10 @@ export function CasesTab({ settings, dbVersion }: { settings: EvalSettings; dbVe
               setSelected(r)
             }}
             empty={<span className="muted">No cases yet. Create one (“New case”), save one from the Recall view, or import LoCoMo QA / JSONL.</span>}
+            grow="name"
+            tools={
+              <ExportButtons base="eval-cases-view" spec={EXPORT} source={async (offset, limit) => (await listPage(offset, limit, null)).rows} label="cases" />
+            }
           />
         </div>
       </div>

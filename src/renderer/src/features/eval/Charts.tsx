@@ -36,7 +36,16 @@ function Sized({ height, children, label }: { height: number; children: (width: 
 const tick = { fontSize: 10 }
 const f3 = (v: unknown) => (typeof v === 'number' ? v.toFixed(3) : String(v))
 
-/** The chosen metric for every run that has it, oldest → newest. */
+/** A run name shortened for an axis tick (the tooltip has the whole name). */
+function shortName(name: string, max = 16): string {
+  return name.length > max ? `${name.slice(0, max - 1)}…` : name
+}
+
+/**
+ * The chosen metric for every run that has it, oldest → newest, one point per
+ * run named on the x-axis. Points, not a line: consecutive runs are unrelated
+ * configs, and a line between them would draw a trend that is not there.
+ */
 export function MetricHistoryChart({
   runs,
   metric,
@@ -51,21 +60,43 @@ export function MetricHistoryChart({
   const data = [...runs]
     .filter((r) => r.metrics[metric] !== undefined && r.metrics[metric] !== null)
     .sort((a, b) => a.createdAt - b.createdAt)
-    .map((r, i) => ({ i: i + 1, id: r.id, name: r.name || r.preset || r.id, when: fmtDate(r.createdAt), value: r.metrics[metric] as number }))
+    .map((r, i) => ({ i, id: r.id, name: r.name || r.preset || r.id, when: fmtDate(r.createdAt), value: r.metrics[metric] as number }))
   if (data.length === 0) return <div className="notice">No run has {metric} yet.</div>
+  // 0..1 metrics get a fixed 0–1 axis with quarter ticks (runs stay comparable as the list grows); counts get nice auto ticks.
+  const unit = data.every((d) => d.value >= 0 && d.value <= 1)
+  const height = 220
   return (
-    <Sized height={190} label={`${metric} over runs`}>
+    <Sized height={height} label={`${metric} over runs`}>
       {(w) => (
         <LineChart
           width={w}
-          height={190}
+          height={height}
           data={data}
-          margin={{ top: 8, right: 12, bottom: 4, left: -14 }}
+          margin={{ top: 8, right: 16, bottom: 4, left: 0 }}
           onClick={(e) => onSelect && typeof e?.activeIndex === 'number' && onSelect(data[e.activeIndex]?.id)}
         >
           <CartesianGrid stroke="var(--border)" strokeDasharray="3 3" />
-          <XAxis dataKey="i" tick={tick} allowDecimals={false} />
-          <YAxis tick={tick} domain={[0, 'auto']} />
+          <XAxis
+            dataKey="i"
+            type="category"
+            tick={{ fontSize: 10, fill: 'var(--muted)' }}
+            tickFormatter={(i: number) => shortName(data[i]?.name ?? '')}
+            interval="preserveStartEnd"
+            minTickGap={6}
+            angle={-28}
+            textAnchor="end"
+            height={62}
+            // inset the first and last runs so their points and (slanted) names are not cut at the edges
+            padding={{ left: 48, right: 24 }}
+            label={{ value: 'run (oldest → newest)', position: 'insideBottomRight', offset: 0, fontSize: 10, fill: 'var(--muted)' }}
+          />
+          <YAxis
+            tick={{ fontSize: 10, fill: 'var(--muted)' }}
+            width={44}
+            domain={unit ? [0, 1] : [0, 'auto']}
+            ticks={unit ? [0, 0.25, 0.5, 0.75, 1] : undefined}
+            tickFormatter={(v: number) => (unit ? v.toFixed(2) : String(v))}
+          />
           <Tooltip
             contentStyle={{ fontSize: 11 }}
             formatter={(v) => [f3(v), metric]}
@@ -77,18 +108,19 @@ export function MetricHistoryChart({
           />
           <Line
             dataKey="value"
-            stroke="var(--accent)"
-            strokeWidth={2}
+            stroke="none"
             isAnimationActive={false}
+            activeDot={{ r: 6, fill: 'var(--accent)' }}
             dot={(props: { cx?: number; cy?: number; payload?: { id: string } }) => (
               <circle
                 key={props.payload?.id}
                 cx={props.cx}
                 cy={props.cy}
-                r={props.payload?.id === selectedId ? 5 : 3}
+                r={props.payload?.id === selectedId ? 6 : 4}
                 fill={props.payload?.id === selectedId ? 'var(--accent)' : 'var(--panel)'}
                 stroke="var(--accent)"
                 strokeWidth={2}
+                data-run={props.payload?.id}
               />
             )}
           />

@@ -55,8 +55,9 @@ export function EvalView() {
     setSelectedRun(s.id)
     setTab('runs')
   }
-  const evalJob = useJob<'eval'>(onRunDone)
-  const tuneJob = useJob<'tune'>()
+  const evalJob = useJob<'eval'>(onRunDone, `eval.run:${dbVersion}`)
+  // Kept by name: a tune running or finished survives going to another screen and back (per open DB).
+  const tuneJob = useJob<'tune'>(undefined, `eval.tune:${dbVersion}`)
   const parsed = parseOverrides(settings.overrides)
 
   const runEval = (over?: { overrides: string; name: string }) => {

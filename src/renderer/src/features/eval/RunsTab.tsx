@@ -11,6 +11,8 @@ import { call } from '../../lib/api'
 import { useAsync } from '../../lib/useAsync'
 import { fmtDate, fmtNum } from '../../lib/format'
 import { DataTable, type Columns } from '../../components/DataTable'
+import { ExportButtons } from '../../components/ExportButtons'
+import { listSource, type ExportColumn, type ExportSpec } from '../../lib/exportTable'
 import { DistributionChart, MetricBars, MetricHistoryChart } from './Charts'
 import { useOptionalApp } from '../../app/context'
 import type { RecallConfig } from '../../../../shared/types'
@@ -30,6 +32,24 @@ function runIntervals(run: EvalRun): Record<string, { lo: number; hi: number } |
     out[key] = ci ? { lo: ci.lo, hi: ci.hi } : null
   }
   return out
+}
+
+/** The runs export: one row per run, its config in brief, and every metric any run has as a column. */
+function runsExport(runs: readonly EvalRunSummary[]): ExportSpec<EvalRunSummary> {
+  const metricKeys = [...new Set(runs.flatMap((r) => Object.keys(r.metrics)))]
+  const columns: ExportColumn<EvalRunSummary>[] = [
+    { header: 'id', value: (r) => r.id },
+    { header: 'name', value: (r) => runLabel(r) },
+    { header: 'created_at', value: (r) => new Date(r.createdAt).toISOString() },
+    { header: 'preset', value: (r) => r.preset },
+    { header: 'mode', value: (r) => r.config.mode },
+    { header: 'embedder', value: (r) => (r.embedder.model ? `${r.embedder.name}:${r.embedder.model}` : r.embedder.name) },
+    { header: 'k', value: (r) => r.k },
+    { header: 'split', value: (r) => r.split },
+    { header: 'cases', value: (r) => r.counts.cases },
+    ...metricKeys.map((k) => ({ header: k, value: (r: EvalRunSummary) => r.metrics[k] ?? null })),
+  ]
+  return { columns, toJson: (r) => r }
 }
 
 export function RunsTab({
@@ -72,6 +92,7 @@ export function RunsTab({
           <button className="btn" disabled={checked.length === 0} onClick={remove}>
             Delete
           </button>
+          <ExportButtons base="eval-runs" spec={runsExport(runs)} source={listSource(runs)} label="runs" />
         </div>
         <table className="plain" aria-label="Eval runs">
           <thead>

@@ -3,7 +3,7 @@
  * knob; the ranked candidates with their score breakdown and gates; the exact
  * context block. Slider moves re-rank locally from cached features.
  */
-import { useMemo, useState } from 'react'
+import { useEffect, useMemo, useState } from 'react'
 import type { RecallConfig } from '../../../../shared/types'
 import { mergeConfig, partialConfigSchema } from '../../../../shared/config'
 import { explainEmpty } from '../../../../shared/explainEmpty'
@@ -19,6 +19,10 @@ import { useRecall, type RecallRequest } from './useRecall'
 import { presetOptions } from './presetOptions'
 import { RequestPanel, type RequestEditing } from './RequestPanel'
 import { CaseFromRecallButton } from '../eval/CaseFromRecall'
+import { ExportButtons } from '../../components/ExportButtons'
+import { listSource } from '../../lib/exportTable'
+import { rememberRecallSettings } from '../../lib/recallSettings'
+import { candidatesExport } from './candidatesExport'
 import './recall.css'
 
 /** Keep the user's scope picks when switching presets. */
@@ -168,6 +172,8 @@ function Playground({
   const trace = r.trace
   const view = r.view
   const rows = useMemo(() => (view ? toRows(view.results, view.dropped) : []), [view])
+  // Compare's "my current Recall settings" starts from what is on this screen.
+  useEffect(() => rememberRecallSettings({ preset: req.preset, config, query: req.query }), [req.preset, req.query, config])
   // Nothing injected: which gate dropped everything and the knob to move (recomputed after every local re-rank).
   const empty = useMemo(
     () =>
@@ -266,7 +272,8 @@ function Playground({
               results={rows.slice(0, 25).map((x) => ({ id: x.id, content: trace.units[x.id]?.content ?? x.id }))}
             />
           )}
-          <button className="btn small" onClick={() => navigate('compare', { query: req.query, agentId: config.scope.agentId })}>
+          {trace && view && <ExportButtons base="recall-candidates" spec={candidatesExport(trace.units)} source={listSource(rows)} label="candidates" />}
+          <button className="btn small" onClick={() => navigate('compare', { query: req.query, agentId: config.scope.agentId, withRecall: '1' })}>
             Compare presets →
           </button>
         </div>

@@ -4,7 +4,7 @@
  * events newest first, paged.
  */
 import { useEffect, useEffectEvent, useMemo, useState, type KeyboardEvent } from 'react'
-import { Bar, BarChart, ResponsiveContainer, Tooltip, XAxis } from 'recharts'
+import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts'
 import type { Page, RecallEvent } from '../../../../shared/types'
 import { call } from '../../lib/api'
 import { useAsync } from '../../lib/useAsync'
@@ -21,17 +21,22 @@ export interface LogFilters {
   before?: number
 }
 
-const PRESET_COLOR: Record<string, string> = {
-  fieldguide: '#3a5bd9',
-  neo: '#2f855a',
-  engram: '#b7791f',
-  'portal-episodic': '#a14fc1',
-  'portal-semantic': '#c63d8a',
+/**
+ * Preset colours: a palette of their own (cyan, olive, brown, pink, gold, grey,
+ * defined in trace.css for light and dark), apart from the four feature colours
+ * (blue similarity, orange lexical, green recency, purple salience) that the
+ * drivers and why panels show on the same screen.
+ */
+const KNOWN_PRESETS = ['fieldguide', 'neo', 'engram', 'portal-episodic', 'portal-semantic'] as const
+const presetBase = (p: string | null) => {
+  const base = p?.split(':')[0] ?? ''
+  return (KNOWN_PRESETS as readonly string[]).includes(base) ? base : 'other'
 }
+/** A preset's colour (a CSS variable of trace.css). */
+const presetColor = (p: string | null) => `var(--pst-${presetBase(p)})`
 
 export function PresetTag({ preset }: { preset: string | null }) {
-  const known = preset && PRESET_COLOR[preset.split(':')[0]]
-  return <span className={`tr-pst tr-pst-${known ? preset.split(':')[0] : 'other'}`}>{preset ?? 'no preset'}</span>
+  return <span className={`tr-pst tr-pst-${presetBase(preset)}`}>{preset ?? 'no preset'}</span>
 }
 
 const PAGE = 100
@@ -174,7 +179,17 @@ export function EventLog({
       <div className="tr-chart" aria-label="Events over time">
         {data.length > 0 && (
           <ResponsiveContainer width="100%" height="100%">
-            <BarChart data={data} margin={{ top: 4, right: 4, bottom: 0, left: 4 }}>
+            <BarChart data={data} margin={{ top: 6, right: 6, bottom: 0, left: 0 }}>
+              <CartesianGrid vertical={false} stroke="var(--border)" strokeDasharray="2 3" />
+              <YAxis
+                allowDecimals={false}
+                tick={{ fontSize: 10, fill: 'var(--muted)' }}
+                width={34}
+                tickCount={3}
+                axisLine={false}
+                tickLine={false}
+                label={{ value: 'events', angle: -90, position: 'insideLeft', offset: 12, fontSize: 9, fill: 'var(--muted)' }}
+              />
               <XAxis
                 dataKey="start"
                 tickFormatter={(v: number) => new Date(v).toISOString().slice(5, 10)}
@@ -190,20 +205,22 @@ export function EventLog({
                 cursor={{ fill: 'var(--accent-soft)' }}
               />
               {presets.map((p) => (
-                <Bar
-                  key={p}
-                  dataKey={p}
-                  stackId="a"
-                  fill={PRESET_COLOR[p.split(':')[0]] ?? '#646b78'}
-                  isAnimationActive={false}
-                  cursor="zoom-in"
-                  onClick={zoom}
-                />
+                <Bar key={p} dataKey={p} stackId="a" fill={presetColor(p)} isAnimationActive={false} cursor="zoom-in" onClick={zoom} />
               ))}
             </BarChart>
           </ResponsiveContainer>
         )}
       </div>
+      {presets.length > 0 && (
+        <ul className="tr-legend" aria-label="Presets in the timeline">
+          {presets.map((p) => (
+            <li key={p}>
+              <i style={{ background: presetColor(p) }} />
+              {p}
+            </li>
+          ))}
+        </ul>
+      )}
       <div className="tr-count">
         <span data-testid="event-count">
           {fmtInt(total)} event{total === 1 ? '' : 's'}
