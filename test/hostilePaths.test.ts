@@ -144,7 +144,7 @@ describe('hostile paths through the channels', () => {
       for (const [how, alias] of [['plain', target] as [string, string], ...aliases(target)]) {
         if (how === 'case variant') continue
         // Even a path the user typed on the command line (granted) is refused by file identity.
-        app.grants.grant(alias, 'command line')
+        app.grants.grant(alias, 'command line', 'write')
         const r = await call('cases.export', { path: alias, overwrite: true })
         expect(r.ok, `${how} ${alias}`).toBe(false)
         if (!r.ok) expect(r.error.message).toMatch(/never writes it/)
