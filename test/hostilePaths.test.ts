@@ -208,6 +208,18 @@ describe('hostile paths through the CLI', () => {
     expect(openDbPaths()).toEqual(expect.not.arrayContaining([expect.objectContaining({ path: agent })]))
   })
 
+  it('tune --out aliasing the open DB is refused before any tuning (exit 2), nothing written', async () => {
+    const before = hashes()
+    for (const [how, alias] of aliases(agent)) {
+      if (how === 'case variant') continue
+      const r = await cli('tune', '--db', agent, '--out', alias, '--force', '--budget', '2')
+      expect(r.code, `${how} ${alias}: ${r.err}`).toBe(2)
+      expect(r.err).toMatch(/--out: .* never writes it/)
+      expect(r.err).not.toMatch(/gathering|trial/) // refused up front, not after the search
+    }
+    expect(hashes()).toEqual(before)
+  })
+
   it('import --out aliasing the input (engram-style: the input is a DB) is refused', async () => {
     const before = hashes()
     for (const [how, alias] of aliases(agent)) {
