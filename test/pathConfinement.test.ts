@@ -93,6 +93,24 @@ describe('browser mode: paths are confined to what the user chose', () => {
     expectNoEcho(r)
   })
 
+  it('--force replaces only a database: a typed output that is any other file is refused, and kept', async () => {
+    const jsonl = path.join(t.dir, 'force-in.jsonl')
+    fs.writeFileSync(jsonl, `${JSON.stringify({ content: 'one' })}\n`)
+    const notes = path.join(t.dir, 'notes.txt')
+    fs.writeFileSync(notes, 'my notes\n')
+    const r = await call('import.start', { kind: 'jsonl', in: jsonl, out: notes, force: true })
+    expect(!r.ok && r.error.code).toBe('CONFLICT')
+    expect(!r.ok && r.error.message).toMatch(/not a SQLite database: --force replaces only a database/)
+    expect(fs.readFileSync(notes, 'utf8')).toBe('my notes\n')
+    const cliRun = await main(['import', 'jsonl', '--in', jsonl, '--out', notes, '--force'], { out: () => undefined, err: () => undefined })
+    expect(cliRun).toBe(2)
+    expect(fs.readFileSync(notes, 'utf8')).toBe('my notes\n')
+    // a database (here: an earlier import) is replaced as before
+    const db2 = path.join(t.dir, 'force-out.db')
+    expect(await main(['import', 'jsonl', '--in', jsonl, '--out', db2], { out: () => undefined, err: () => undefined })).toBe(0)
+    expect(await main(['import', 'jsonl', '--in', jsonl, '--out', db2, '--force'], { out: () => undefined, err: () => undefined })).toBe(0)
+  })
+
   it('import.start of a non-JSON file: the failure and its report never quote the file', async () => {
     for (const kind of ['jsonl', 'locomo', 'engram'] as const) {
       const r = await call('import.start', { kind, in: secret, out: path.join(t.dir, `out-${kind}.db`) })

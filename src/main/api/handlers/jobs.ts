@@ -45,7 +45,7 @@ export function jobHandlers(app: App): Pick<Handlers, JobChannels> {
       // Desktop app: input from the Open dialog, output from the Save dialog; browser mode: the typed fields (safety/pathGrants).
       app.confine(i.in, 'import.start in', 'read')
       app.confine(i.out, 'import.start out', 'write')
-      checkPaths({ input: i.in, output: i.out, embed: i.embed }) // typed errors now (not a failed job): missing input, output aliasing the input or an open DB
+      checkPaths({ input: i.in, output: i.out, embed: i.embed, force: i.force }) // typed errors now (not a failed job): missing input, output aliasing the input or an open DB
       return app.jobs.start(
         'import',
         `Import ${i.kind} ${i.in.split(/[\\/]/).pop()} → ${i.out.split(/[\\/]/).pop()}`,
