@@ -275,10 +275,11 @@ describe('jobs channels', () => {
     const d = new Database(out, { readonly: true })
     expect(d.prepare(`SELECT count(*) FROM memories`).pluck().get()).toBe(50)
     d.close()
-    // The same output again without force: the job fails with CONFLICT and leaves the file as it was.
-    const again = await waitJob((await ok<JobProgress>('import.start', { kind: 'jsonl', in: jsonl, out })).jobId)
-    expect(again.state).toBe('failed')
-    expect(again.error?.code).toBe('CONFLICT')
+    // The same output again without force: CONFLICT at once (no job is started), the file as it was.
+    const size = fs.statSync(out).size
+    const again = await call('import.start', { kind: 'jsonl', in: jsonl, out })
+    expect(again.ok ? null : again.error.code).toBe('CONFLICT')
+    expect(fs.statSync(out).size).toBe(size)
     const bad = await call('import.start', { kind: 'csv', in: jsonl, out })
     expect(bad.ok ? null : bad.error.code).toBe('BAD_INPUT')
     const badModel = await call('import.start', { kind: 'locomo', in: jsonl, out: path.join(t.dir, 'x.db'), model: 'm' })

@@ -144,7 +144,7 @@ describe('hostile paths through the channels', () => {
       for (const [how, alias] of [['plain', target] as [string, string], ...aliases(target)]) {
         if (how === 'case variant') continue
         // Even a path the user typed on the command line (granted) is refused by file identity.
-        app.grants.grant(alias, 'command line')
+        app.grants.grant(alias, 'command line', 'write')
         const r = await call('cases.export', { path: alias, overwrite: true })
         expect(r.ok, `${how} ${alias}`).toBe(false)
         if (!r.ok) expect(r.error.message).toMatch(/never writes it/)
@@ -206,6 +206,18 @@ describe('hostile paths through the CLI', () => {
     }
     expect(hashes()).toEqual(before)
     expect(openDbPaths()).toEqual(expect.not.arrayContaining([expect.objectContaining({ path: agent })]))
+  })
+
+  it('tune --out aliasing the open DB is refused before any tuning (exit 2), nothing written', async () => {
+    const before = hashes()
+    for (const [how, alias] of aliases(agent)) {
+      if (how === 'case variant') continue
+      const r = await cli('tune', '--db', agent, '--out', alias, '--force', '--budget', '2')
+      expect(r.code, `${how} ${alias}: ${r.err}`).toBe(2)
+      expect(r.err).toMatch(/--out: .* never writes it/)
+      expect(r.err).not.toMatch(/gathering|trial/) // refused up front, not after the search
+    }
+    expect(hashes()).toEqual(before)
   })
 
   it('import --out aliasing the input (engram-style: the input is a DB) is refused', async () => {

@@ -12,7 +12,7 @@ import { createDispatcher, type Dispatch } from '../src/main/api/register'
 import { main } from '../src/main/cli/index'
 import { generateDemo } from '../src/main/demo/generate'
 import { PRESETS } from '../src/shared/presets'
-import { damagedDb, damagePages, DEEP_JSON, truncateFile, withDeepMetadata } from './helpers/malformedDb'
+import { damagedDb, damageFtsPages, damagePages, DEEP_JSON, truncateFile, withDeepMetadata } from './helpers/malformedDb'
 import { sha256File, tmpDir } from './helpers/tmp'
 
 let t: ReturnType<typeof tmpDir>
@@ -97,6 +97,7 @@ describe('corrupt DBs: all-or-nothing open', () => {
   it.each([
     ['damaged pages', (f: string) => damagePages(f, 6)],
     ['truncated', (f: string) => truncateFile(f, 0.4)],
+    ['damaged full-text index', (f: string) => damageFtsPages(f)],
   ])('%s: typed error naming the path; the previous DB stays open', async (name, damage) => {
     const bad = path.join(t.dir, `corrupt-${name.replace(' ', '-')}.db`)
     generateDemo({ out: bad, memories: 400 })
@@ -118,6 +119,15 @@ describe('corrupt DBs: all-or-nothing open', () => {
     } finally {
       app.close()
     }
+  })
+
+  it('a damaged full-text index says "malformed" (DB_CORRUPT), not the layout probe\'s "vtable constructor failed"', async () => {
+    const bad = path.join(t.dir, 'corrupt-fts.db')
+    generateDemo({ out: bad, memories: 400 })
+    damageFtsPages(bad)
+    const r = await cli('info', '--db', bad)
+    expect(r.code).toBe(1)
+    expect(r.err.trim()).toBe(`recallscope info: ${bad}: database disk image is malformed`)
   })
 
   it('serve --db corrupt.db: one line, exit 1, no stack', async () => {

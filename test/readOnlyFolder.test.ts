@@ -84,7 +84,43 @@ describe('read-only folder', () => {
     expect(facts.counts.memories).toBe(100) // the 20 deletions live only in the -wal: it was read
     expect(facts.snapshot).toContain(path.join(home, 'snapshots'))
     const human = await run(['info', '--db', db])
-    expect(human.out).toMatch(/snapshot/)
+    expect(human.out).toContain('note: read-only snapshot: the folder is not writable, changes the agent makes now are not seen; reopen to refresh')
+    expect(fs.readdirSync(ro).map((f) => `${f}:${sha256File(path.join(ro, f))}`)).toEqual(before)
+  })
+
+  it('serve: app.info says the open DB is a snapshot (the UI’s note), for both kinds', async () => {
+    const before = fs.readdirSync(ro).map((f) => `${f}:${sha256File(path.join(ro, f))}`)
+    for (const name of ['wal.db', 'journal.db']) {
+      const db = path.join(ro, name)
+      const child = spawn(process.execPath, [BIN, 'serve', '--db', db, '--json'], {
+        env: { ...process.env, RECALLSCOPE_HOME: home, HOME: home },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        ...(ROOT ? { uid: NOBODY, gid: NOBODY } : {}),
+      })
+      try {
+        let out = ''
+        let err = ''
+        child.stderr.on('data', (d) => (err += d))
+        const line = await new Promise<string>((resolve, reject) => {
+          child.stdout.on('data', (d) => {
+            out += d
+            if (out.includes('\n')) resolve(out.split('\n')[0])
+          })
+          child.on('close', (code) => reject(new Error(`serve exited ${code}: ${err}`)))
+        })
+        const { port, token } = JSON.parse(line) as { port: number; token: string }
+        const res = await fetch(`http://127.0.0.1:${port}/api/app.info`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: '{}',
+        })
+        const info = (await res.json()) as { ok: boolean; data: { current: { path: string; snapshot?: boolean; readOnly: boolean } } }
+        expect(info.data.current).toMatchObject({ path: db, snapshot: true, readOnly: true })
+      } finally {
+        child.kill('SIGTERM')
+        await new Promise((r) => child.once('close', r))
+      }
+    }
     expect(fs.readdirSync(ro).map((f) => `${f}:${sha256File(path.join(ro, f))}`)).toEqual(before)
   })
 

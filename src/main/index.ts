@@ -14,6 +14,7 @@ import { ensureDemo } from './demoDb'
 import { registerIpc } from './ipc'
 import { appRoot, appVersion } from './paths'
 import { installSecurity } from './security'
+import type { PickDialog } from './safety/pathGrants'
 import { redactUrl } from './store/postgres/url'
 import { createMainWindow, loadApp, shellFiles } from './window'
 
@@ -42,6 +43,19 @@ export function dbPathFromArgv(argv: string[], cwd: string, packaged = app.isPac
   return /^postgres(ql)?:\/\//i.test(last) ? last : path.resolve(cwd, last)
 }
 
+/** Show one native dialog (safety/pathGrants describes it); the chosen path, or null when cancelled. */
+async function showDialog(d: PickDialog, win: BrowserWindow | null): Promise<string | null> {
+  const base = { title: d.title, ...(d.filters.length ? { filters: d.filters } : {}), ...(d.defaultPath ? { defaultPath: d.defaultPath } : {}) }
+  if (d.kind === 'save') {
+    const opts: Electron.SaveDialogOptions = { ...base, properties: ['createDirectory', 'showOverwriteConfirmation'] }
+    const r = win ? await dialog.showSaveDialog(win, opts) : await dialog.showSaveDialog(opts)
+    return r.canceled || !r.filePath ? null : r.filePath
+  }
+  const opts: Electron.OpenDialogOptions = { ...base, properties: [d.kind === 'folder' ? 'openDirectory' : 'openFile'] }
+  const r = win ? await dialog.showOpenDialog(win, opts) : await dialog.showOpenDialog(opts)
+  return r.canceled ? null : (r.filePaths[0] ?? null)
+}
+
 function log(line: string): void {
   process.stderr.write(`recallscope: ${line}\n`)
 }
@@ -49,6 +63,8 @@ function log(line: string): void {
 /** Open the DB named on the command line, else the demo (generated on first run). */
 function openInitial(core: App, dbPath: string | null): void {
   if (!dbPath && !fs.existsSync(core.demoPath)) log(`generating the demo database in ${core.demoPath} (first run only)…`)
+  // What the user named on the command line is theirs to reopen from the window (safety/pathGrants).
+  core.grants.grant(dbPath, 'command line', 'read')
   try {
     core.open(dbPath ?? ensureDemo(core.demoPath))
   } catch (e) {
@@ -100,18 +116,7 @@ function boot(): void {
         // RECALLSCOPE_HOME wins, as in browser mode and the CLI.
         dataDir: process.env.RECALLSCOPE_HOME ? undefined : app.getPath('userData'),
         nativeBinding: electronNativeBinding(),
-        pickFile: async () => {
-          const opts: Electron.OpenDialogOptions = {
-            title: 'Open a memory database',
-            properties: ['openFile'],
-            filters: [
-              { name: 'SQLite databases', extensions: ['db', 'sqlite', 'sqlite3', 'db3'] },
-              { name: 'All files', extensions: ['*'] },
-            ],
-          }
-          const r = win ? await dialog.showOpenDialog(win, opts) : await dialog.showOpenDialog(opts)
-          return r.canceled ? null : (r.filePaths[0] ?? null)
-        },
+        pickFile: (d) => showDialog(d, win),
       })
       openInitial(core, dbPathFromArgv(process.argv, process.cwd()))
       const dispatch = createDispatcher(createHandlers(core), {

@@ -304,6 +304,10 @@ const evalConfigShape = {
   fresh: z.boolean().default(false),
 }
 
+/** What a native file dialog is for (store.pick): decides open vs save and what main may do with the file. */
+const pickPurpose = z.enum(['db', 'dbFolder', 'importIn', 'importOut', 'casesIn', 'casesOut'])
+export type PickPurpose = z.infer<typeof pickPurpose>
+
 // ---------------------------------------------------------------------------
 // The contract
 // ---------------------------------------------------------------------------
@@ -333,8 +337,21 @@ export const contract = {
   'store.recent': { input: z.strictObject({}), output: out<RecentFile[]>() },
   /** Close the current DB. */
   'store.close': { input: z.strictObject({}), output: out<{ closed: boolean }>() },
-  /** The desktop app's file dialog (browser mode: `supported: false`, type a path instead). */
-  'store.pick': { input: z.strictObject({}), output: out<{ supported: boolean; path: string | null }>() },
+  /**
+   * The desktop app's native file dialog (browser mode: `supported: false`, type a path instead).
+   * `purpose` picks an open, folder or save dialog; main keeps the chosen path and takes it (only
+   * it) for that use: `db`/`dbFolder` → store.open, `importIn`/`importOut` → import.start `in`/`out`,
+   * `casesIn`/`casesOut` → cases.import/export `path`. `path: null` when cancelled.
+   */
+  'store.pick': {
+    input: z.strictObject({
+      /** @default 'db' */
+      purpose: pickPurpose.default('db'),
+      /** where the dialog starts (a suggestion: the user still confirms) */
+      defaultPath: z.string().trim().min(1).max(4096).optional(),
+    }),
+    output: out<{ supported: boolean; path: string | null }>(),
+  },
 
   // --- sessions ------------------------------------------------------------
   /** A page of sessions with their memory counts. */

@@ -51,3 +51,21 @@ export function truncateFile(file: string, fraction = 0.5): void {
   const size = fs.statSync(file).size
   fs.truncateSync(file, Math.floor(size * fraction))
 }
+
+/**
+ * Overwrite the root pages of the full-text index's shadow tables with noise: the layout
+ * probe then fails with SQLite's generic "vtable constructor failed", not "malformed".
+ */
+export function damageFtsPages(file: string): void {
+  const db = new Database(file, { readonly: true })
+  const roots = db.prepare(`SELECT rootpage FROM sqlite_master WHERE name LIKE 'memories_fts_%' AND rootpage > 0`).pluck().all() as number[]
+  const pageSize = db.pragma('page_size', { simple: true }) as number
+  db.close()
+  if (!roots.length) throw new Error(`${file} has no memories_fts shadow tables`)
+  const fd = fs.openSync(file, 'r+')
+  try {
+    for (const p of roots) fs.writeSync(fd, Buffer.alloc(pageSize, 0xa5), 0, pageSize, (p - 1) * pageSize)
+  } finally {
+    fs.closeSync(fd)
+  }
+}

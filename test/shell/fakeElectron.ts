@@ -216,14 +216,19 @@ export function createFakeElectron() {
     },
   }
 
-  /** The native file dialog: records each call and answers with `dialogAnswer`. */
+  /** The native file dialogs: record each call (open or save) and answer with `answer` (the first path for a save). */
   const dialog = {
-    calls: [] as { window: unknown; options: Record<string, unknown> }[],
+    calls: [] as { kind: 'open' | 'save'; window: unknown; options: Record<string, unknown> }[],
     answer: { canceled: true, filePaths: [] as string[] },
     async showOpenDialog(a: unknown, b?: unknown) {
       const [window, options] = b === undefined ? [null, a] : [a, b]
-      dialog.calls.push({ window, options: options as Record<string, unknown> })
+      dialog.calls.push({ kind: 'open', window, options: options as Record<string, unknown> })
       return dialog.answer
+    },
+    async showSaveDialog(a: unknown, b?: unknown) {
+      const [window, options] = b === undefined ? [null, a] : [a, b]
+      dialog.calls.push({ kind: 'save', window, options: options as Record<string, unknown> })
+      return { canceled: dialog.answer.canceled, filePath: dialog.answer.filePaths[0] }
     },
   }
 

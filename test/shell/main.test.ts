@@ -116,6 +116,39 @@ describe('main process boot', () => {
     expect(await api['store.pick']({})).toEqual({ ok: true, data: { supported: true, path: null } })
   })
 
+  it('the renderer cannot name files: a typed path is FORBIDDEN, the Open and Save dialogs grant theirs', async () => {
+    const { api } = await boot(['/opt/electron', root, agentDb])
+    await ready()
+    const other = path.join(t.dir, 'typed.db')
+    fs.copyFileSync(agentDb, other)
+    const typed = (await api['store.open']({ path: other })) as Result<unknown>
+    expect(!typed.ok && typed.error.code).toBe('FORBIDDEN')
+    // A folder store: the folder dialog.
+    fake.dialog.calls.length = 0
+    fake.dialog.answer = { canceled: false, filePaths: [t.dir] }
+    await api['store.pick']({ purpose: 'dbFolder' })
+    expect(fake.dialog.calls[0]).toMatchObject({ kind: 'open', options: { properties: ['openDirectory'] } })
+    // The Open dialog grants reading: now the same file opens.
+    fake.dialog.answer = { canceled: false, filePaths: [other] }
+    await api['store.pick']({ purpose: 'db' })
+    expect(((await api['store.open']({ path: other })) as Result<unknown>).ok).toBe(true)
+    // Import output: the Save dialog over the window, with the suggested name; a cancelled one grants nothing.
+    const out = path.join(t.dir, 'imported.db')
+    fake.dialog.calls.length = 0
+    fake.dialog.answer = { canceled: true, filePaths: [] }
+    expect(await api['store.pick']({ purpose: 'importOut', defaultPath: out })).toEqual({ ok: true, data: { supported: true, path: null } })
+    expect(fake.dialog.calls[0]).toMatchObject({ kind: 'save', window: fake.windows[0], options: { defaultPath: out } })
+    const jsonl = path.join(t.dir, 'in.jsonl')
+    fs.writeFileSync(jsonl, `${JSON.stringify({ content: 'hello' })}\n`)
+    fake.dialog.answer = { canceled: false, filePaths: [jsonl] }
+    await api['store.pick']({ purpose: 'importIn' })
+    const refused = (await api['import.start']({ kind: 'jsonl', in: jsonl, out })) as Result<unknown>
+    expect(!refused.ok && refused.error.code).toBe('FORBIDDEN')
+    fake.dialog.answer = { canceled: false, filePaths: [out] }
+    expect(await api['store.pick']({ purpose: 'importOut', defaultPath: out })).toEqual({ ok: true, data: { supported: true, path: out } })
+    expect(((await api['import.start']({ kind: 'jsonl', in: jsonl, out })) as Result<unknown>).ok).toBe(true)
+  })
+
   it('with no file, generates the demo DB in userData on first run and opens it', async () => {
     const demo = path.join(t.dir, 'userData', 'demo.db')
     expect(fs.existsSync(demo)).toBe(false)

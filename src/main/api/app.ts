@@ -12,7 +12,8 @@ import type { OpenInfo, RecentFile } from '../../shared/contract'
 import { openStore } from '../store/registry'
 import type { MemorySource } from '../store/source'
 import { writeFileAtomic } from '../safety/atomicWrite'
-import { PathGrants } from '../safety/pathGrants'
+import { PathGrants, pgUrlNamesFiles, type GrantAccess, type PickDialog } from '../safety/pathGrants'
+import { isPostgresUrl } from '../store/postgres/url'
 import { typedDbError } from '../store/sqlite/dbErrors'
 
 export interface AppOptions {
@@ -22,8 +23,8 @@ export interface AppOptions {
   /** better-sqlite3 addon for this runtime (Electron-ABI build in the app). */
   nativeBinding?: string
   version?: string
-  /** The desktop shell's file dialog; absent in browser mode. */
-  pickFile?: () => Promise<string | null>
+  /** The desktop shell's native file dialog (open, folder or save); absent in browser mode. */
+  pickFile?: (dialog: PickDialog) => Promise<string | null>
 }
 
 export interface Settings {
@@ -114,9 +115,9 @@ export class App {
   readonly mode: 'electron' | 'browser'
   readonly nativeBinding?: string
   readonly version: string
-  readonly pickFile?: () => Promise<string | null>
+  readonly pickFile?: (dialog: PickDialog) => Promise<string | null>
   readonly jobs = new JobManager()
-  /** Files the user chose outside the renderer (CLI, native dialog): the only ones cases.import/export take by path. */
+  /** Files the user chose outside the renderer (CLI, native dialog): see safety/pathGrants and `confine`. */
   readonly grants = new PathGrants()
   private store: MemorySource | null = null
   private settingsCache: Settings | null = null
@@ -150,6 +151,28 @@ export class App {
     const s = this.current
     if (!s) throw new RecallscopeError('NO_DB', 'No database is open: open one first')
     return s
+  }
+
+  /**
+   * May the renderer name this path for `access`? In the desktop app only paths the user
+   * chose outside the page count (the native dialog, the command line, and for reading the
+   * recent files main itself recorded and the demo DB); a typed path is FORBIDDEN there.
+   * In browser mode a path typed into the Library counts as the user's choice (the page is
+   * the user's own `serve` run, every call carries its token); only `cases.import/export`
+   * stay grant-only (they have text flows). Returns the path to use.
+   */
+  confine(p: string, what: string, access: GrantAccess): string {
+    if (this.mode === 'browser' || this.grants.has(p, access)) return p
+    if (access === 'read') {
+      if (isPostgresUrl(p)) {
+        if (!pgUrlNamesFiles(p)) return p // a network address: no local file is read
+      } else {
+        const abs = path.resolve(p)
+        if (abs === path.resolve(this.demoPath) || this.settings().recent.some((r) => !isPostgresUrl(r.path) && path.resolve(r.path) === abs)) return p
+      }
+    }
+    this.grants.check(p, what, access) // throws FORBIDDEN, naming the channel and the dialog to use
+    return p
   }
 
   /** Open a DB, closing the previous one only once the new one opened fine. */

@@ -1,4 +1,5 @@
 import { openStore } from '../store/registry'
+import { SNAPSHOT_NOTE } from '../../shared/snapshot'
 
 import { requireString, type Command } from './args'
 
@@ -29,7 +30,7 @@ export const infoCommand: Command = {
           `  models: ${f.models.map((m) => `${m.model} (${m.ownerType}, dim ${m.dim}, ${m.count}${m.backfilled ? ` + ${m.backfilled} backfilled` : ''})`).join(', ') || 'none'}`,
           `  malformed rows skipped: ${bad.length ? bad.map(([k, n]) => `${k} ${n}`).join(', ') : 'none'}`,
           `  full-text index: ${f.hasFts} · workspace: ${f.workspacePath}`,
-          ...(store.snapshotPath ? [`  note: the folder is read-only, so this is a snapshot (${store.snapshotPath}); rerun to see newer commits`] : []),
+          ...(store.snapshotPath ? [`  note: ${SNAPSHOT_NOTE} (read from the copy ${store.snapshotPath})`] : []),
         ].join('\n'),
       )
       return 0

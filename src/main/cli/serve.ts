@@ -32,8 +32,8 @@ export const serveCommand: Command = {
     const db = typeof ctx.values.db === 'string' ? ctx.values.db : ctx.values.demo ? ensureDemo(app.demoPath) : undefined
     const workspace = typeof ctx.values.workspace === 'string' ? ctx.values.workspace : undefined
     // What the user typed on the command line is theirs to name again from the browser.
-    app.grants.grant(db, 'command line')
-    app.grants.grant(workspace, 'command line')
+    app.grants.grant(db, 'command line', 'read')
+    app.grants.grant(workspace, 'command line', 'write')
     if (db) app.open(db, { workspacePath: workspace })
     const dispatch = createDispatcher(createHandlers(app), {
       onError: (ch, e) => ctx.io.err(`[${ch}] ${e instanceof Error ? (e.stack ?? e.message) : JSON.stringify(e)}`),

@@ -2,6 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { TUNE_KNOBS, type TuneReport, type TuneSpace } from '../../shared/eval'
 import { writeFileAtomic } from '../safety/atomicWrite'
+import { assertNotOpenDb } from '../safety/fileIdentity'
 import { RecallscopeError } from '../../shared/result'
 import { evalEmbedder } from '../eval/evaluate'
 import { runTune } from '../eval/tuneJob'
@@ -79,6 +80,8 @@ export const tuneCommand: Command = {
     })
     const store = openStore({ path: db, workspacePath: str(v.workspace) })
     try {
+      // Refuse an --out that is the open DB (or its workspace) now, not after minutes of tuning.
+      if (out) assertNotOpenDb(out, '--out')
       const cases = store.workspace.loadCases()
       if (cases.length === 0)
         throw new RecallscopeError('NOT_FOUND', `No eval cases in ${store.workspace.path}: import some (recallscope import locomo …) or create them in the app`)

@@ -71,10 +71,16 @@ function canonicalPath(p: string, hops = 0): string {
   }
 }
 
-/** Same file? By identity when both exist, else by case-folded canonical path. */
-export function samePath(a: string, b: string): boolean {
-  if (sameFileId(fileIdOf(a), fileIdOf(b))) return true
-  return canonicalPath(a).toLowerCase() === canonicalPath(b).toLowerCase()
+/**
+ * Strictly the same file (for allowing, not refusing): same device + inode when both
+ * exist, else the same canonical path with case kept.
+ */
+export function sameFile(a: string, b: string): boolean {
+  const ia = fileIdOf(a)
+  const ib = fileIdOf(b)
+  if (ia && ib) return sameFileId(ia, ib)
+  if (ia || ib) return false // one exists, the other does not: different files
+  return canonicalPath(a) === canonicalPath(b)
 }
 
 // ---------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import type { App } from '../app'
 import type { Handlers } from '../register'
 import { cosineAll, topKRows } from '../../store/vectors/vectorIndex'
 import { ensureDemo } from '../../demoDb'
+import { pickAccess, pickDialog } from '../../safety/pathGrants'
 
 type BrowseChannels =
   | 'app.info'
@@ -27,7 +28,12 @@ type BrowseChannels =
 export function browseHandlers(app: App): Pick<Handlers, BrowseChannels> {
   return {
     'app.info': () => ({ version: app.version, mode: app.mode, current: app.openInfo(), demoPath: app.demoPath }),
-    'store.open': (i) => app.open(i.path, { workspacePath: i.workspacePath, write: i.write }),
+    // Desktop app: only paths from the dialog, the command line or the recent list (safety/pathGrants).
+    'store.open': (i) =>
+      app.open(app.confine(i.path, 'store.open', 'read'), {
+        workspacePath: i.workspacePath === undefined ? undefined : app.confine(i.workspacePath, 'store.open workspacePath', 'write'),
+        write: i.write,
+      }),
     'store.openDemo': (i) => {
       ensureDemo(app.demoPath, { regenerate: i.regenerate, beforeReplace: () => app.close() })
       return app.open(app.demoPath)
@@ -35,10 +41,11 @@ export function browseHandlers(app: App): Pick<Handlers, BrowseChannels> {
     'store.facts': () => app.requireStore().facts(),
     'store.recent': () => app.recent(),
     'store.close': () => ({ closed: app.close() }),
-    'store.pick': async () => {
+    'store.pick': async (i) => {
       if (!app.pickFile) return { supported: false, path: null }
-      const picked = await app.pickFile()
-      app.grants.grant(picked, 'file dialog') // main keeps what the user chose (safety/pathGrants)
+      const picked = await app.pickFile(pickDialog(i.purpose, i.defaultPath))
+      // Main keeps what the user chose, for what the dialog was for (open: read, save: write).
+      app.grants.grant(picked, 'file dialog', pickAccess(i.purpose))
       return { supported: true, path: picked }
     },
     'sessions.page': (i) => app.requireStore().sessionsPage(i),

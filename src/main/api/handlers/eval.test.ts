@@ -105,8 +105,8 @@ describe('eval channels', () => {
     fs.writeFileSync(file, jsonl)
     const ex = path.join(t.dir, 'export.jsonl')
     // By path only for files the user picked (native dialog / command line), issue 10.
-    app.grants.grant(file, 'file dialog')
-    app.grants.grant(ex, 'file dialog')
+    app.grants.grant(file, 'file dialog', 'read')
+    app.grants.grant(ex, 'file dialog', 'write')
     expect(await ok('cases.import', { format: 'jsonl', path: file })).toMatchObject({ updated: 1 })
     const e1 = await ok<{ count: number; path: string }>('cases.export', { path: ex })
     expect(e1.count).toBe(42)

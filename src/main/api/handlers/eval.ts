@@ -79,14 +79,14 @@ export function evalHandlers(app: App): Pick<Handlers, EvalChannels> {
     'cases.delete': (i) => ({ deleted: ws().deleteCases(i.ids) }),
     'cases.import': (i) => {
       const store = app.requireStore()
-      const text = i.text ?? readText(app.grants.check(i.path!, 'cases.import')) // only files the user picked (safety/pathGrants)
+      const text = i.text ?? readText(app.grants.check(i.path!, 'cases.import', 'read')) // only files the user picked (safety/pathGrants)
       return i.format === 'jsonl' ? importJsonl(store.workspace, text, Date.now()) : importLocomoQa(store, text, Date.now())
     },
     'cases.export': (i) => {
       const r = exportJsonl(ws(), { split: i.split, tag: i.tag, ids: i.ids })
       let written: string | null = null
       if (i.path) {
-        written = writeFileAtomic(app.grants.check(i.path, 'cases.export'), r.text, { what: 'cases.export', overwrite: i.overwrite }) // never an open DB; temp + rename
+        written = writeFileAtomic(app.grants.check(i.path, 'cases.export', 'write'), r.text, { what: 'cases.export', overwrite: i.overwrite }) // never an open DB; temp + rename
       }
       return { text: r.text, count: r.count, path: written }
     },

@@ -42,7 +42,10 @@ export function jobHandlers(app: App): Pick<Handlers, JobChannels> {
       const imp = findImporter(i.kind)
       if (i.model !== undefined && !imp.usesModel)
         throw new RecallscopeError('BAD_INPUT', `model does not apply to ${imp.name} imports (they carry no stored vectors)`)
-      checkPaths({ input: i.in, output: i.out, embed: i.embed }) // typed errors now (not a failed job): missing input, output aliasing the input or an open DB
+      // Desktop app: input from the Open dialog, output from the Save dialog; browser mode: the typed fields (safety/pathGrants).
+      app.confine(i.in, 'import.start in', 'read')
+      app.confine(i.out, 'import.start out', 'write')
+      checkPaths({ input: i.in, output: i.out, embed: i.embed, force: i.force }) // typed errors now (not a failed job): missing input, output aliasing the input or an open DB
       return app.jobs.start(
         'import',
         `Import ${i.kind} ${i.in.split(/[\\/]/).pop()} → ${i.out.split(/[\\/]/).pop()}`,

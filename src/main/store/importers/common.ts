@@ -13,7 +13,7 @@ import Database from 'better-sqlite3'
 import { RecallscopeError } from '../../../shared/result'
 import { migrate } from '../sqlite/connection'
 import { WORKSPACE_MIGRATIONS } from '../sqlite/schema'
-import { CanonicalWriter } from '../sqlite/canonicalWriter'
+import { assertReplaceable, CanonicalWriter } from '../sqlite/canonicalWriter'
 import { assertFreshTemp, assertNotOpenDb, findAlias } from '../../safety/fileIdentity'
 import { registerTemp } from '../../safety/tempFiles'
 
@@ -131,6 +131,7 @@ export function checkPaths(opts: ImportOptions): { input: string; output: string
     throw new RecallscopeError('BAD_INPUT', 'The output must not be the input (imports never modify their input)')
   assertNotOpenDb(output, '--out', { targetIsDb: true })
   assertNotOpenDb(`${output}.recallscope`, '--out (its workspace)', { targetIsDb: true })
+  assertReplaceable(output, opts.force) // now, as a typed error, not as a failed job
   if (opts.embed !== undefined && opts.embed !== 'hashing' && opts.embed !== 'none')
     throw new RecallscopeError('BAD_INPUT', `--embed must be hashing or none (got ${String(opts.embed)})`)
   return { input, output }

@@ -154,8 +154,10 @@ describe('JSONL import: malformed rows are skipped and counted, never fatal', ()
   })
 
   it('derives the same ids on every run, CRLF and a BOM included', async () => {
-    const a = await importJsonl({ input: writeFixture('lf.jsonl'), output: path.join(t.dir, 'lf.db') })
-    const b = await importJsonl({ input: writeFixture('crlf.jsonl', '\r\n', true), output: path.join(t.dir, 'crlf.db') })
+    // Lines without createdAt are dated to the file's last change: the same for both copies.
+    const same = (p: string) => (fs.utimesSync(p, 1_700_000_000, 1_700_000_000), p)
+    const a = await importJsonl({ input: same(writeFixture('lf.jsonl')), output: path.join(t.dir, 'lf.db') })
+    const b = await importJsonl({ input: same(writeFixture('crlf.jsonl', '\r\n', true)), output: path.join(t.dir, 'crlf.db') })
     expect(b.written).toEqual(a.written)
     const ids = (p: string) => {
       const d = new Database(p, { readonly: true })

@@ -109,10 +109,15 @@ type LineResult =
       unknownKeys: string[]
       /** the line had no tier: imported as 'working' */
       defaultedTier: boolean
+      /** the line had no createdAt: dated `undatedAt` */
+      defaultedCreatedAt: boolean
     }
 
-/** One parsed JSON value → a canonical row, or why the line is skipped. Pure; exported for tests. */
-function mapJsonlObject(o: unknown, line: number): LineResult {
+/**
+ * One parsed JSON value → a canonical row, or why the line is skipped. Pure.
+ * `undatedAt`: the created_at of a line without one (see importJsonl).
+ */
+function mapJsonlObject(o: unknown, line: number, undatedAt: number): LineResult {
   if (o === null || typeof o !== 'object' || Array.isArray(o)) return { skip: 'not a JSON object' }
   const r = o as Record<string, unknown>
   const content = get(r, 'content')
@@ -185,6 +190,11 @@ function mapJsonlObject(o: unknown, line: number): LineResult {
     imp.salience = salience
     salience = Math.min(1, Math.max(0, salience))
   }
+  // No createdAt: dated to when the file was last written (the memory existed by then; a recall
+  // "now" must see it, a replay of an event before the file existed must not). Else `before: now`
+  // would leave it out of every scope although only `content` is required (issue 10, item 14).
+  const defaultedCreatedAt = f.created_at === null
+  if (defaultedCreatedAt) imp.createdAt = 'missing: dated to the input file’s last modification'
   let metaRaw = get(r, 'metadata')
   if (metaRaw !== undefined && metaRaw !== null && typeof metaRaw !== 'string') metaRaw = JSON.stringify(metaRaw)
   const meta = mergeMetadata(metaRaw ?? null, Object.keys(imp).length ? { _import: imp } : {})
@@ -226,7 +236,7 @@ function mapJsonlObject(o: unknown, line: number): LineResult {
       content,
       summary: f.summary,
       salience,
-      created_at: f.created_at as number,
+      created_at: defaultedCreatedAt ? undatedAt : (f.created_at as number),
       last_used_at: f.last_used_at,
       use_count: f.use_count,
       turn: f.turn,
@@ -238,6 +248,7 @@ function mapJsonlObject(o: unknown, line: number): LineResult {
     repairs,
     unknownKeys,
     defaultedTier: f.tier === null,
+    defaultedCreatedAt,
   }
 }
 
@@ -257,7 +268,9 @@ export async function importJsonl(opts: ImportOptions): Promise<ImportReport> {
   const defaultModel = opts.model ?? DEFAULT_ENGRAM_MODEL
   const embed = opts.embed ?? 'none'
   const rb = new ReportBuilder(opts.maxIssues)
-  const size = fs.statSync(input).size
+  const st = fs.statSync(input)
+  const size = st.size
+  const undatedAt = Math.floor(st.mtimeMs)
   const tick = makeTicker(opts, 0)
   const { result, workspace } = await withOutput(
     output,
@@ -284,7 +297,7 @@ export async function importJsonl(opts: ImportOptions): Promise<ImportReport> {
         }
         const o = parsed.value
         if (parsed.droppedMetadata) rb.repair('metadata nested too deep (dropped)', { line, detail: `deeper than ${MAX_JSON_DEPTH} levels` })
-        const m = mapJsonlObject(o, line)
+        const m = mapJsonlObject(o, line, undatedAt)
         if ('skip' in m) {
           rb.skip(m.skip, { line, ...(m.detail ? { detail: m.detail } : {}) })
         } else if (exists.get(m.row.id)) {
@@ -295,7 +308,7 @@ export async function importJsonl(opts: ImportOptions): Promise<ImportReport> {
           if (m.defaultedTier) noTier++
           w.memory(m.row)
           memories++
-          if (m.row.created_at === null) undated++
+          if (m.defaultedCreatedAt) undated++
           if (m.vector) {
             if ('problem' in m.vector) rb.skip(m.vector.problem, { line, id: m.row.id })
             else w.embedding('memory', m.row.id, m.vector.model ?? defaultModel, m.vector.values)
@@ -340,7 +353,10 @@ export async function importJsonl(opts: ImportOptions): Promise<ImportReport> {
       const models = pruneMinorityDims(w.db, rb, (ot, id) => (ot === 'memory' ? { id } : { id, session: id }))
       const embeddings = models.reduce((n, m) => n + m.count, 0)
       if (noTier) rb.notes.push(`${noTier} memories have no tier: imported as working (a live tier), so the presets' scopes reach them`)
-      if (undated) rb.notes.push(`${undated} memories have no createdAt (created_at NULL: recency ranks them as oldest)`)
+      if (undated)
+        rb.notes.push(
+          `${undated} memories have no createdAt: dated ${new Date(undatedAt).toISOString()} (the input file's last change), so recalls from then on see them; metadata._import.createdAt marks them`,
+        )
       rb.notes.push(`${lines} non-blank lines read (${size} bytes)`)
       return { memories, sessions: sessions.size, embeddings, models }
     },

@@ -58,6 +58,37 @@ export interface CanonicalEventRow {
   results: string
 }
 
+/**
+ * May an import replace what is at `abs`? Nothing there: yes. Otherwise only with `force`, and
+ * only a SQLite database (or an empty file): `--force` with a typo'd `--out notes.txt` or
+ * `~/.bashrc` must not turn that file into a DB (issue 10 audit).
+ */
+export function assertReplaceable(abs: string, force: boolean | undefined): void {
+  let st: fs.Stats
+  try {
+    st = fs.statSync(abs)
+  } catch {
+    return // nothing there
+  }
+  if (!force) throw new RecallscopeError('CONFLICT', `${abs} already exists (pass --force to overwrite)`)
+  if (st.isDirectory()) throw new RecallscopeError('BAD_INPUT', `${abs} is a folder: name the output file`)
+  if (st.size === 0) return
+  const head = Buffer.alloc(16)
+  let n = 0
+  try {
+    const fd = fs.openSync(abs, 'r')
+    try {
+      n = fs.readSync(fd, head, 0, 16, 0)
+    } finally {
+      fs.closeSync(fd)
+    }
+  } catch {
+    /* unreadable: not provably a database, refused below */
+  }
+  if (n < 16 || head.toString('latin1') !== 'SQLite format 3\u0000')
+    throw new RecallscopeError('CONFLICT', `${abs} exists and is not a SQLite database: --force replaces only a database; move it away or choose another file`)
+}
+
 /** A canonical DB being written. Call finish() to build FTS and move it into place. */
 export class CanonicalWriter {
   readonly db: Database.Database
@@ -74,7 +105,7 @@ export class CanonicalWriter {
     opts: { force?: boolean } = {},
   ) {
     const abs = path.resolve(outPath)
-    if (fs.existsSync(abs) && !opts.force) throw new RecallscopeError('CONFLICT', `${abs} already exists (pass --force to overwrite)`)
+    assertReplaceable(abs, opts.force)
     const dir = path.dirname(abs)
     if (!fs.existsSync(dir)) throw new RecallscopeError('NOT_FOUND', `Folder does not exist: ${dir}`)
     assertNotOpenDb(abs, 'output', { targetIsDb: true }) // safety/fileIdentity: never replace an open DB

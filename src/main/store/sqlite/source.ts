@@ -35,7 +35,7 @@ import * as cand from './candidates'
 import fs from 'node:fs'
 import { assertWorkspaceTarget, registerOpenDb } from '../../safety/fileIdentity'
 import { assertSqliteFile, chunks, defaultWorkspacePath, openSqlite, prep, readTables, type ConnectOptions } from './connection'
-import { probeIntegrity } from './dbErrors'
+import { probeIntegrity, typedDbError } from './dbErrors'
 import { makeSnapshot, needsSnapshot } from './readOnlySnapshot'
 import { loadSqliteVecIfDeclared } from '../sqliteVec'
 import type { FtsTable, Memo, SqliteCtx } from './context'
@@ -126,8 +126,18 @@ export class SqliteSource implements MemorySource, SqliteCtx {
       }
       if (sql.defaultModel && opts.engramModel) sql.defaultModel = opts.engramModel
     } catch (e) {
+      // A damaged page can fail the layout probe with a generic message ("vtable constructor
+      // failed"): say "malformed" when the integrity check agrees (issue 10, MEDIUM 5).
+      let typed: unknown = e instanceof RecallscopeError ? e : typedDbError(e, abs)
+      if (!(typed instanceof RecallscopeError)) {
+        try {
+          probeIntegrity(db, readPath)
+        } catch (c) {
+          typed = c instanceof RecallscopeError && c.code === 'DB_CORRUPT' ? new RecallscopeError('DB_CORRUPT', c.message.replace(readPath, abs)) : typed
+        }
+      }
       db.close()
-      if (e instanceof RecallscopeError) throw e
+      if (typed instanceof RecallscopeError) throw typed
       throw new RecallscopeError('NOT_SQLITE', `Cannot read ${abs}: ${(e as Error).message}`)
     }
     let ws: Database.Database

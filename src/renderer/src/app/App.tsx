@@ -1,6 +1,7 @@
 import { Component, lazy, Suspense, useCallback, useEffect, useMemo, useState, type ComponentType, type ReactNode } from 'react'
 import type { OpenInfo } from '../../../shared/contract'
 import { bridgeMode, call } from '../lib/api'
+import { SnapshotBadge } from './SnapshotNote'
 import { AppContext, type AppState, type Nav, type Route } from './context'
 import { LibraryView } from '../features/library/LibraryView'
 import { EmbedStatus } from './EmbedStatus'
@@ -146,6 +147,7 @@ export function App() {
               <span className="badge" title={db.detectedBecause}>
                 {db.layout}
               </span>
+              {db.snapshot && <SnapshotBadge />}
             </>
           ) : (
             <span className="muted">no database open</span>

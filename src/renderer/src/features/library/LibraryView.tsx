@@ -1,16 +1,27 @@
 import { useState } from 'react'
 import type { DbFacts } from '../../../../shared/types'
-import type { ImportReportInfo } from '../../../../shared/contract'
+import type { ImportReportInfo, PickPurpose } from '../../../../shared/contract'
 import { bridgeMode, call } from '../../lib/api'
 import { useAsync } from '../../lib/useAsync'
 import { fmtBytes, fmtDate, fmtInt } from '../../lib/format'
 import { useApp } from '../../app/context'
 import { JobBar } from '../../app/Jobs'
 import { useJobs } from '../../lib/jobs'
+import { SnapshotNote } from '../../app/SnapshotNote'
+
+/**
+ * Ask main to show its native dialog for `purpose`; main keeps the chosen path and accepts it
+ * (only it) for that use. Null when cancelled. Desktop app only (safety/pathGrants in main).
+ */
+async function pickPath(purpose: PickPurpose, defaultPath?: string): Promise<string | null> {
+  const r = await call('store.pick', { purpose, ...(defaultPath ? { defaultPath } : {}) })
+  return r.path
+}
 
 /** Library: open a DB (path field; a dialog in the desktop app), recent files, the demo DB, facts about what is open. */
 export function LibraryView() {
   const { db, setDb, navigate, dbVersion } = useApp()
+  const desktop = bridgeMode === 'electron'
   const [path, setPath] = useState('')
   const [write, setWrite] = useState(false)
   const [busy, setBusy] = useState(false)
@@ -46,27 +57,40 @@ export function LibraryView() {
               className="input mono"
               style={{ flex: 1 }}
               aria-label="Database path"
-              placeholder="/path/to/agent.db, a mem0 / LangGraph / CrewAI / Letta store or its folder, memory.jsonl, or postgres://user@host/db"
+              placeholder={
+                desktop
+                  ? 'postgres://user@host/db — files and folders: Browse… or Folder…'
+                  : '/path/to/agent.db, a mem0 / LangGraph / CrewAI / Letta store or its folder, memory.jsonl, or postgres://user@host/db'
+              }
               value={path}
               onChange={(e) => setPath(e.target.value)}
             />
             <button className="btn primary" type="submit" disabled={busy || !path.trim()}>
               Open
             </button>
-            {bridgeMode === 'electron' && (
-              <button
-                className="btn"
-                type="button"
-                disabled={busy}
-                onClick={async () => {
-                  const picked = await call('store.pick', {}).catch(() => null)
-                  if (picked?.path) void open(() => call('store.open', { path: picked.path!, write }))
-                }}
-              >
-                Browse…
-              </button>
-            )}
+            {desktop &&
+              (['db', 'dbFolder'] as const).map((purpose) => (
+                <button
+                  key={purpose}
+                  className="btn"
+                  type="button"
+                  disabled={busy}
+                  onClick={async () => {
+                    setError(null)
+                    const picked = await pickPath(purpose).catch((e: Error) => (setError(e.message), null))
+                    if (picked) void open(() => call('store.open', { path: picked, write }))
+                  }}
+                >
+                  {purpose === 'db' ? 'Browse…' : 'Folder…'}
+                </button>
+              ))}
           </form>
+          {desktop && (
+            <p className="muted small" data-testid="dialog-note">
+              Files and folders are chosen with the system dialog: the app reads and writes only files you pick there (or name on the command line).
+            </p>
+          )}
+          {db?.snapshot && <SnapshotNote />}
           <label
             className="toggle"
             title="Write mode lets the Recall screen write refreshOnRecall's last_used_at to the agent DB. Everything else stays read-only."
@@ -145,7 +169,14 @@ function ImportCard({ onOpen }: { onOpen: (path: string) => void }) {
   const jobs = useJobs()
   const job = jobs.find((j) => j.jobId === jobId)
   const report = job?.state === 'done' ? (job.result as ImportReportInfo | undefined) : undefined
+  const desktop = bridgeMode === 'electron'
   const outPath = out.trim() || (input.trim() ? `${input.trim().replace(/\.[^./\\]+$/, '')}.canonical.db` : '')
+  /** Desktop app: main writes only where the Save dialog said, so the suggested output is confirmed there first. */
+  const chooseOut = async (): Promise<string | null> => {
+    const p = await pickPath('importOut', outPath || undefined)
+    if (p) setOut(p)
+    return p
+  }
   return (
     <section className="card" style={{ marginTop: 14 }} aria-labelledby="import-h">
       <h2 id="import-h">Import into a new memory DB</h2>
@@ -155,7 +186,9 @@ function ImportCard({ onOpen }: { onOpen: (path: string) => void }) {
           e.preventDefault()
           setError(null)
           try {
-            setJobId((await call('import.start', { kind, in: input.trim(), out: outPath, force })).jobId)
+            const target = desktop && !out.trim() ? await chooseOut() : outPath
+            if (!target) return // the Save dialog was cancelled
+            setJobId((await call('import.start', { kind, in: input.trim(), out: target, force })).jobId)
           } catch (err) {
             setError((err as Error).message)
           }
@@ -170,18 +203,41 @@ function ImportCard({ onOpen }: { onOpen: (path: string) => void }) {
           className="input mono"
           style={{ flex: '2 1 260px' }}
           aria-label="Import from"
-          placeholder="input file"
+          placeholder={desktop ? 'input file: Choose…' : 'input file'}
           value={input}
+          readOnly={desktop}
           onChange={(e) => setInput(e.target.value)}
         />
+        {desktop && (
+          <button
+            className="btn"
+            type="button"
+            onClick={async () => {
+              setError(null)
+              const p = await pickPath('importIn').catch((err: Error) => (setError(err.message), null))
+              if (p) {
+                setInput(p)
+                setOut('') // a new input suggests a new output, confirmed in the Save dialog
+              }
+            }}
+          >
+            Choose…
+          </button>
+        )}
         <input
           className="input mono"
           style={{ flex: '2 1 260px' }}
           aria-label="Import to"
           placeholder={outPath || 'output .db'}
           value={out}
+          readOnly={desktop}
           onChange={(e) => setOut(e.target.value)}
         />
+        {desktop && (
+          <button className="btn" type="button" disabled={!input.trim()} onClick={() => void chooseOut().catch((err: Error) => setError(err.message))}>
+            Save as…
+          </button>
+        )}
         <label className="toggle">
           <input type="checkbox" checked={force} onChange={(e) => setForce(e.target.checked)} /> overwrite
         </label>

@@ -1,0 +1,113 @@
+/**
+ * The Library in the desktop app (issue 10, HIGH 3): files come from main's native dialogs,
+ * never from a typed path, and the import's output is confirmed in the Save dialog first.
+ * Also the read-only snapshot note (item 11). `lib/api` is mocked as the Electron bridge.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react'
+import type { OpenInfo } from '../../../../shared/contract'
+
+const calls: { channel: string; input: Record<string, unknown> }[] = []
+/** What the fake native dialog answers, in order. */
+const dialogAnswers: (string | null)[] = []
+const opened = (p: string, snapshot = false): OpenInfo => ({
+  path: p,
+  layout: 'canonical',
+  readOnly: true,
+  workspacePath: `${p}.recallscope`,
+  ...(snapshot ? { snapshot: true } : {}),
+  memories: 3,
+  sessions: 1,
+  tookMs: 1,
+})
+
+vi.mock('../../lib/api', () => ({
+  bridgeMode: 'electron',
+  bridge: { onJobProgress: () => () => undefined },
+  call: vi.fn(async (channel: string, input: Record<string, unknown>) => {
+    calls.push({ channel, input })
+    if (channel === 'store.pick') return { supported: true, path: dialogAnswers.shift() ?? null }
+    if (channel === 'store.open') return opened(input.path as string)
+    if (channel === 'store.recent' || channel === 'jobs.list') return []
+    if (channel === 'import.start') return { jobId: 'job-1', kind: 'import', label: 'Import', state: 'running', done: 0, total: 0, startedAt: 1, updatedAt: 1 }
+    if (channel === 'store.facts') return new Promise(() => undefined) // the facts card stays loading
+    throw new Error(`unexpected ${channel}`)
+  }),
+}))
+
+import { LibraryView } from './LibraryView'
+import { AppContext, type AppState } from '../../app/context'
+import { SnapshotBadge } from '../../app/SnapshotNote'
+
+afterEach(() => {
+  cleanup()
+  calls.length = 0
+  dialogAnswers.length = 0
+})
+
+function renderLibrary(db: OpenInfo | null = null) {
+  const state: AppState = { db, setDb: vi.fn(), nav: { route: 'library', params: {} }, navigate: vi.fn(), dbVersion: 0 }
+  render(
+    <AppContext.Provider value={state}>
+      <LibraryView />
+    </AppContext.Provider>,
+  )
+  return state
+}
+const sent = (channel: string) => calls.filter((c) => c.channel === channel).map((c) => c.input)
+
+describe('Library in the desktop app', () => {
+  it('Browse… and Folder… open main’s dialogs; the chosen path is what store.open gets', async () => {
+    const state = renderLibrary()
+    expect(screen.getByTestId('dialog-note').textContent).toMatch(/system dialog/)
+    dialogAnswers.push('/data/agent.db')
+    fireEvent.click(screen.getByRole('button', { name: 'Browse…' }))
+    await waitFor(() => expect(sent('store.open')).toEqual([{ path: '/data/agent.db', write: false }]))
+    expect(sent('store.pick')).toEqual([{ purpose: 'db' }])
+    expect(state.setDb).toHaveBeenCalledWith(opened('/data/agent.db'))
+    // a cancelled folder dialog opens nothing
+    dialogAnswers.push(null)
+    fireEvent.click(screen.getByRole('button', { name: 'Folder…' }))
+    await waitFor(() => expect(sent('store.pick')).toEqual([{ purpose: 'db' }, { purpose: 'dbFolder' }]))
+    expect(sent('store.open')).toHaveLength(1)
+  })
+
+  it('import: the input from the Open dialog, the output confirmed in the Save dialog (suggested name), then import.start', async () => {
+    renderLibrary()
+    const from = screen.getByLabelText<HTMLInputElement>('Import from')
+    expect(from.readOnly).toBe(true) // no typed paths
+    dialogAnswers.push('/data/mem.jsonl')
+    fireEvent.click(screen.getByRole('button', { name: 'Choose…' }))
+    await waitFor(() => expect(from.value).toBe('/data/mem.jsonl'))
+    // Import without an output chosen: the Save dialog first, starting at the suggestion.
+    dialogAnswers.push('/data/picked-out.db')
+    fireEvent.click(screen.getByRole('button', { name: 'Import' }))
+    await waitFor(() => expect(sent('import.start')).toHaveLength(1))
+    expect(sent('store.pick')).toEqual([{ purpose: 'importIn' }, { purpose: 'importOut', defaultPath: '/data/mem.canonical.db' }])
+    expect(sent('import.start')[0]).toMatchObject({ kind: 'jsonl', in: '/data/mem.jsonl', out: '/data/picked-out.db' })
+  })
+
+  it('a cancelled Save dialog starts no import', async () => {
+    renderLibrary()
+    dialogAnswers.push('/data/mem.jsonl', null)
+    fireEvent.click(screen.getByRole('button', { name: 'Choose…' }))
+    await waitFor(() => expect(screen.getByLabelText<HTMLInputElement>('Import from').value).toBe('/data/mem.jsonl'))
+    fireEvent.click(screen.getByRole('button', { name: 'Import' }))
+    await waitFor(() => expect(sent('store.pick')).toHaveLength(2))
+    expect(sent('import.start')).toHaveLength(0)
+  })
+})
+
+describe('read-only snapshot note', () => {
+  it('the Library and the header say the view is a snapshot, only when it is one', () => {
+    renderLibrary(opened('/ro/agent.db', true))
+    expect(screen.getByTestId('snapshot-note').textContent).toBe(
+      'Read-only snapshot: the folder is not writable, changes the agent makes now are not seen; reopen to refresh.',
+    )
+    render(<SnapshotBadge />)
+    expect(screen.getByTestId('snapshot-badge').getAttribute('title')).toMatch(/^read-only snapshot: the folder is not writable/)
+    cleanup()
+    renderLibrary(opened('/rw/agent.db'))
+    expect(screen.queryByTestId('snapshot-note')).toBeNull()
+  })
+})
