@@ -8,6 +8,7 @@ import { fmtDate, fmtDay, fmtInt, fmtNum } from '../../lib/format'
 import { useApp } from '../../app/context'
 import { DataTable, tableFeatureSet } from '../../components/DataTable'
 import { MemoryDetailPane } from './MemoryDetailPane'
+import { SidePane } from '../../components/SidePane'
 
 const helper = createColumnHelper<typeof tableFeatureSet, MemoryRow>()
 const columns = helper.columns([
@@ -75,10 +76,12 @@ function Select({
 
 /** Sessions & memories browser: sessions list, a faceted/searchable memories table, one memory's detail. */
 export function BrowseView() {
-  const { nav } = useApp()
+  const { nav, setParams } = useApp()
   const [filters, setFilters] = useState<Filters>({})
   const [searchText, setSearchText] = useState('')
-  const [selected, setSelected] = useState<string | null>(nav.params.memoryId ?? null)
+  // The open memory lives in the URL (#/browse?memoryId=…): reload and back/forward keep it.
+  const selected = nav.params.memoryId ?? null
+  const setSelected = (id: string) => setParams({ memoryId: id })
   const facets = useAsync(() => call('memories.facets', {}), [])
   const set = (patch: Partial<Filters>) => setFilters((f) => ({ ...f, ...patch }))
   const queryKey = JSON.stringify(filters)
@@ -97,7 +100,9 @@ export function BrowseView() {
 
   return (
     <div className="browse">
-      <SessionsColumn agentId={filters.agentId} userId={filters.userId} selected={filters.sessionId} onSelect={(s) => set({ sessionId: s?.id })} />
+      <SidePane className="browse-sessions" side="left" label="Sessions">
+        <SessionsColumn agentId={filters.agentId} userId={filters.userId} selected={filters.sessionId} onSelect={(s) => set({ sessionId: s?.id })} />
+      </SidePane>
       <div className="col">
         <form
           className="facets"

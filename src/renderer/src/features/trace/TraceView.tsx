@@ -21,21 +21,31 @@ import { EventLog, PresetTag, type LogFilters } from './EventLog'
 import { ReplayDiff } from './ReplayDiff'
 import { WhyPicker, WhyResult, type WhyCandidate } from './WhyPanel'
 import { oneLine } from './traceFormat'
+import { SidePane } from '../../components/SidePane'
 import './trace.css'
 
 type Side = 'why' | 'drivers'
 
 export function TraceView() {
-  const { nav, navigate } = useApp()
+  const { nav, navigate, setParams } = useApp()
   const p = nav.params
   // Arriving with a memory (its detail pane, "Recalled in N events"): the log shows the events that injected it.
   const [filters, setFilters] = useState<LogFilters>(() => (p.memoryId && !p.query ? { memoryId: p.memoryId } : {}))
   const [picked, setPicked] = useState<string | null>(p.eventId ?? null)
-  const [whyId, setWhyId] = useState<string | null>(p.memoryId ?? null)
+  const [whyId, setWhyIdState] = useState<string | null>(p.why ?? p.memoryId ?? null)
   const [adhoc, setAdhoc] = useState<{ query: string; preset?: string; now?: number; config?: PartialRecallConfig } | null>(() =>
     p.query && !p.eventId ? { query: p.query, preset: p.preset, now: p.now ? Number(p.now) : undefined, config: parseConfigParam(p.config) } : null,
   )
-  const [side, setSide] = useState<Side>('why')
+  const [side, setSideState] = useState<Side>(p.side === 'drivers' ? 'drivers' : 'why')
+  // Picks are recorded in the URL (#/trace?eventId=…&why=…): reload restores them, back steps through them.
+  const setWhyId = (id: string | null) => {
+    setWhyIdState(id)
+    setParams({ why: id ?? undefined })
+  }
+  const setSide = (s: Side) => {
+    setSideState(s)
+    setParams({ side: s === 'why' ? undefined : s }, 'replace')
+  }
 
   // With a memory but no event: open the newest event that injected it.
   const firstForMemory = useAsync(() => call('events.page', { memoryId: p.memoryId!, limit: 1 }), [p.memoryId], {
@@ -47,6 +57,8 @@ export function TraceView() {
   const select = (id: string) => {
     setPicked(id)
     setAdhoc(null)
+    // A logged event replaces an ad-hoc why-not: its query params go with it.
+    setParams({ eventId: id, query: undefined, preset: undefined, now: undefined, config: undefined, from: undefined })
   }
 
   return (
@@ -72,7 +84,7 @@ export function TraceView() {
           </div>
         )}
       </main>
-      <aside className="tr-side" aria-label="Explain">
+      <SidePane className="tr-side" side="right" label="Explain" openOn={whyId}>
         <div className="tr-tabs" role="tablist">
           <button role="tab" aria-selected={side === 'why'} onClick={() => setSide('why')}>
             Why (not)?
@@ -95,7 +107,7 @@ export function TraceView() {
             <DriversPane eventId={eventId} onPick={(id) => (setWhyId(id), setSide('why'))} />
           ) : null}
         </div>
-      </aside>
+      </SidePane>
     </div>
   )
 }
@@ -168,7 +180,14 @@ function EventPane({
     enabled: mode === 'current',
   })
 
-  if (detail.error) return <div className="error">{detail.error.message}</div>
+  if (detail.error)
+    return (detail.error as { code?: string }).code === 'NOT_FOUND' ? (
+      <div className="notice" role="status">
+        Event <span className="mono">{eventId}</span> is not in this DB’s recall log.
+      </div>
+    ) : (
+      <div className="error">{detail.error.message}</div>
+    )
   const d = detail.data
   if (!d || d.event.id !== eventId) return <div className="muted">Loading {eventId}…</div>
   const e = d.event
