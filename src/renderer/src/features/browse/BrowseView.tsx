@@ -9,6 +9,7 @@ import { useApp } from '../../app/context'
 import { DataTable, tableFeatureSet } from '../../components/DataTable'
 import { MemoryDetailPane } from './MemoryDetailPane'
 import { SidePane } from '../../components/SidePane'
+import { useRoving } from '../../lib/useRoving'
 
 const helper = createColumnHelper<typeof tableFeatureSet, MemoryRow>()
 const columns = helper.columns([
@@ -159,7 +160,11 @@ export function BrowseView() {
           selectedId={selected}
           onSelect={(r) => setSelected(r.id)}
           initialSorting={[{ id: 'created_at', desc: true }]}
-          empty={<span className="muted">No memory matches these filters.</span>}
+          empty={
+            <span className="muted">
+              {Object.values(filters).some((v) => v !== undefined) ? 'No memory matches these filters.' : 'This DB has no memories.'}
+            </span>
+          }
         />
       </div>
       <MemoryDetailPane id={selected} onOpen={setSelected} />
@@ -221,6 +226,12 @@ function SessionsColumn({
     () => call('sessions.page', { agentId, userId, search: search || undefined, limit, includeArchived: true }),
     [agentId, userId, search, limit],
   )
+  // The cards are one Tab stop; arrows move between them (120 cards were 120 Tab stops).
+  const rows = page.data?.rows ?? []
+  const roving = useRoving(
+    rows.length,
+    rows.findIndex((s) => s.id === selected),
+  )
   return (
     <div className="col">
       <input
@@ -233,15 +244,20 @@ function SessionsColumn({
       />
       <div className="sessions" role="listbox" aria-label="Sessions">
         {page.error && <div className="error">{page.error.message}</div>}
-        {page.data?.rows.map((s) => (
+        {rows.map((s, i) => (
           <div
             key={s.id}
             className="session"
             role="option"
-            tabIndex={0}
             aria-selected={selected === s.id}
+            {...roving.itemProps(i)}
             onClick={() => onSelect(selected === s.id ? null : s)}
-            onKeyDown={(e) => e.key === 'Enter' && onSelect(selected === s.id ? null : s)}
+            onKeyDown={(e) => {
+              if (e.key === 'Enter' || e.key === ' ') {
+                e.preventDefault()
+                onSelect(selected === s.id ? null : s)
+              } else roving.itemProps(i).onKeyDown(e)
+            }}
           >
             <div className="row" style={{ justifyContent: 'space-between' }}>
               <strong className="small">{s.agentId ?? '—'}</strong>

@@ -196,6 +196,12 @@ function Playground({
         : null,
     [view, trace, config],
   )
+  // The engine stops counting the scope at its scan threshold (5,000+); the exact count is the one the decay chart
+  // shows (recall.ages over the same scope filter and time), fetched only when the engine's is a lower bound.
+  const capped = !!trace?.counts.inScopeCapped
+  const exactScope = useAsync(() => call('recall.ages', { scope: trace!.config.scope, now: trace!.now, bins: 1 }), [trace], { enabled: capped })
+  const inScope = capped && exactScope.data ? { n: exactScope.data.total, exact: true } : { n: trace?.counts.inScope ?? 0, exact: !capped }
+  const stale = !!trace && (r.loading || !!r.pendingReason)
   const hl =
     highlight && view
       ? { id: highlight, rank: view.results.find((x) => x.id === highlight)?.rank ?? null, gate: view.dropped.find((x) => x.id === highlight)?.gate ?? null }
@@ -249,17 +255,36 @@ function Playground({
             </div>
           )}
           {trace && (
-            <>
-              <span className="badge">mode {trace.mode ?? config.mode}</span>
+            // Until the edit that needs a new query has run, these are the last run's numbers: said so, greyed.
+            <span className="recall-counts" data-stale={stale || undefined} data-testid="recall-counts">
+              {stale && (
+                <span className="badge warn" title={`These numbers are from the last run; ${r.pendingReason ?? 'a new query is on its way'}.`}>
+                  last run
+                </span>
+              )}
+              <span className="badge">mode {view?.mode ?? trace.mode ?? config.mode}</span>
               <span className="badge">
                 {trace.embedder.name}
                 {trace.embedder.model ? `:${trace.embedder.model}` : ''}
               </span>
               <span className="small muted">
-                {trace.counts.inScope.toLocaleString('en-US')}
-                {trace.counts.inScopeCapped ? '+' : ''} in scope · {trace.counts.pool} in pool · {view?.results.length ?? 0} injected ·{' '}
-                {view?.injectedTokens ?? 0} tok · at {fmtDate(trace.now)} UTC
+                <span data-testid="in-scope" title={inScope.exact ? 'memories in scope at this time (the decay chart counts the same)' : 'counting…'}>
+                  {inScope.n.toLocaleString('en-US')}
+                  {inScope.exact ? '' : '+'}
+                </span>{' '}
+                in scope · {trace.counts.pool} in pool · {view?.results.length ?? 0} injected ·{' '}
+                <span
+                  data-testid="block-tokens"
+                  title={`The context block: ${view?.injectedTokens ?? 0} tokens of memory text (what the token budget counts) plus the template's header and per-memory labels.`}
+                >
+                  {view?.contextTokens ?? 0} tok block
+                </span>{' '}
+                · at {fmtDate(trace.now)} UTC
               </span>
+            </span>
+          )}
+          {trace && (
+            <>
               <span className="small muted" data-testid="rerank-status">
                 {r.loading ? 'querying…' : view?.local ? `re-ranked locally in ${view.rerankMs.toFixed(2)} ms` : `query ${trace.timings.totalMs.toFixed(0)} ms`}
               </span>

@@ -23,6 +23,7 @@ import { WhyPicker, WhyResult, type WhyCandidate } from './WhyPanel'
 import { oneLine } from './traceFormat'
 import { SidePane } from '../../components/SidePane'
 import './trace.css'
+import { rowKeys } from '../../lib/rowKeys'
 
 type Side = 'why' | 'drivers'
 
@@ -374,7 +375,7 @@ function InjectedTable({
         {detail.injected.map((r) => {
           const rr = replayRank(r.id)
           return (
-            <tr key={r.id} className="pick" aria-selected={whyId === r.id} onClick={() => onWhy(r.id)} data-id={r.id}>
+            <tr key={r.id} className="pick" aria-selected={whyId === r.id} onClick={() => onWhy(r.id)} {...rowKeys(() => onWhy(r.id))} data-id={r.id}>
               <td className="num">{r.rank}</td>
               <td className="id" title={r.id}>
                 {r.id}
