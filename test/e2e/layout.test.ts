@@ -60,7 +60,7 @@ const width = (page: Page, selector: string) =>
     .evaluate((e: unknown) => (e as { clientWidth: number }).clientWidth)
 
 describe.skipIf(!ready)('layout at every size (browser mode, demo DB)', () => {
-  const f = servedDb((dir) => generateDemo({ out: path.join(dir, 'demo.db'), memories: 3000 }).path)
+  const f = servedDb((dir) => generateDemo({ out: path.join(dir, 'demo.db') }).path)
 
   it('at 1024×700 no screen overflows sideways; the side panes fold (toggle remembered)', async () => {
     const b = await openBrowser(f.srv.url, { width: 1024, height: 700 })
@@ -89,6 +89,30 @@ describe.skipIf(!ready)('layout at every size (browser mode, demo DB)', () => {
       await page.getByLabel('Query (the raw utterance)').fill('deploy the tier migration')
       await page.locator('.result[data-gate="kept"]').first().waitFor({ timeout: 20_000 })
       await expectFits(page, 'recall')
+      // One source per number: the header's in-scope count is the decay chart's (the engine stops counting at its
+      // scan threshold, 5,000; this demo's scope is above it, so the exact path is what shows), and its tokens are
+      // the context block's.
+      const chart = page.getByLabel('Decay curve over memory ages')
+      await expect.poll(() => chart.textContent(), { timeout: 15_000 }).toMatch(/[\d,]+ memories in scope/)
+      const chartN = Number(/([\d,]+) memories in scope/.exec((await chart.textContent())!)![1].replace(/,/g, ''))
+      expect(chartN).toBeGreaterThan(5000)
+      await expect.poll(() => page.getByTestId('in-scope').textContent()).toBe(chartN.toLocaleString('en-US'))
+      const blockTokens = Number(/^(\d+) tokens/.exec((await page.getByTestId('context-tokens').textContent())!)![1])
+      expect(await page.getByTestId('block-tokens').textContent()).toBe(`${blockTokens} tok block`)
+      // Switching mode: the header names the mode the list on screen was ranked in (a local re-rank or a new run).
+      await page.getByLabel('Mode').selectOption('lexical')
+      await expect.poll(() => page.getByTestId('recall-counts').textContent(), { timeout: 20_000 }).toContain('mode lexical')
+      await page.getByLabel('Mode').selectOption('dense')
+      await expect.poll(() => page.getByTestId('recall-counts').textContent(), { timeout: 20_000 }).toContain('mode dense')
+      // A change that needs a new query, with live off: the header says its numbers are the last run's until run.
+      await page.getByLabel('live').uncheck()
+      await expect.poll(() => page.getByTestId('recall-counts').getAttribute('data-stale')).toBeNull()
+      await page.getByLabel('Scope agent').selectOption('agent-coder')
+      await expect.poll(() => page.getByTestId('recall-counts').getAttribute('data-stale')).toBe('true')
+      expect(await page.getByTestId('recall-counts').textContent()).toContain('last run')
+      await page.getByRole('button', { name: 'Run recall' }).click()
+      await expect.poll(() => page.getByTestId('recall-counts').getAttribute('data-stale'), { timeout: 20_000 }).toBeNull()
+      await page.getByLabel('live').check()
       // The ranking keeps most of the window (it was ~130 px with the panes fixed).
       expect(await width(page, '.recall-center')).toBeGreaterThan(600)
       // Picking a candidate opens its detail as a drawer, which Escape closes.
