@@ -5,7 +5,7 @@ import { useCallback, useState, useSyncExternalStore } from 'react'
  * section nav becomes a row under the top bar: at 1280 px the fixed panes left
  * the Recall results ~390 px and at 1024 px ~130 px.
  */
-export const NARROW_QUERY = '(max-width: 1299.98px)'
+const NARROW_QUERY = '(max-width: 1299.98px)'
 const KEY = 'recallscope.sidePanes'
 
 type Pref = 'shown' | 'folded'

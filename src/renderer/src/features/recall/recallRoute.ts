@@ -58,7 +58,7 @@ function parseJson<T>(raw: string | undefined, check: (v: unknown) => { success:
 }
 
 /** The config overrides in the URL (a partial over the preset), or null. */
-export function decodeConfig(params: RouteParams): PartialRecallConfig | null {
+function decodeConfig(params: RouteParams): PartialRecallConfig | null {
   return parseJson(params.config, (v) => partialConfigSchema.safeParse(v))
 }
 
