@@ -135,6 +135,29 @@ describe.skipIf(!ready)('layout at every size (browser mode, demo DB)', () => {
         await page.getByRole('tab', { name: new RegExp(`^${tab}`) }).click()
         await expectFits(page, `eval ${tab}`)
       }
+      // The tune progress bar starts near empty with its text readable (the jobs bar's `.progress span` rule used to
+      // paint the text span as a full accent bar).
+      await page.getByRole('button', { name: 'Start tuning' }).click()
+      const bar = page.getByRole('progressbar', { name: 'Tune progress' })
+      await bar.waitFor({ timeout: 15_000 })
+      const look = await bar.evaluate((el: unknown) => {
+        const e = el as {
+          querySelector(s: string): { getBoundingClientRect(): { width: number }; textContent: string | null } | null
+          getBoundingClientRect(): { width: number }
+        }
+        const fill = e.querySelector('.bar')!
+        const text = e.querySelector('span')!
+        const g = globalThis as unknown as { getComputedStyle(x: unknown): { backgroundColor: string } }
+        return {
+          fill: fill.getBoundingClientRect().width / e.getBoundingClientRect().width,
+          textBg: g.getComputedStyle(text).backgroundColor,
+          text: text.textContent,
+        }
+      })
+      expect(look.fill).toBeLessThan(0.9)
+      expect(look.textBg).toBe('rgba(0, 0, 0, 0)')
+      expect(look.text).toMatch(/\S/)
+      await page.getByRole('button', { name: 'Cancel' }).first().click()
       await page.getByRole('tab', { name: /^Cases/ }).click()
       await page.getByRole('table').locator('tbody tr[data-id]').first().click()
       await expectFits(page, 'eval case open')
