@@ -90,6 +90,11 @@ describe.skipIf(!ready)('routes and keyboard (browser mode, demo DB)', () => {
         .poll(async () => (await page.getByRole('table', { name: 'Injected memories' }).locator('tr[aria-selected="true"]').getAttribute('data-id')) ?? '')
         .toBe(injectedId)
       expect((await route(page)).params).toMatchObject({ eventId, why: injectedId })
+      // The log's filter is part of the link too.
+      await page.getByLabel('Agent').selectOption('agent-coder')
+      await expect.poll(async () => (await route(page)).params.log).toBe(JSON.stringify({ agentId: 'agent-coder' }))
+      await page.reload()
+      await expect.poll(() => page.getByLabel('Agent').inputValue(), { timeout: 15_000 }).toBe('agent-coder')
 
       // 3. A recall request with one override over its preset: topK 3 instead of fieldguide's 5.
       const override = JSON.stringify({ topK: 3 })

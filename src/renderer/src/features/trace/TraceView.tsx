@@ -31,7 +31,13 @@ export function TraceView() {
   const { nav, navigate, setParams } = useApp()
   const p = nav.params
   // Arriving with a memory (its detail pane, "Recalled in N events"): the log shows the events that injected it.
-  const [filters, setFilters] = useState<LogFilters>(() => (p.memoryId && !p.query ? { memoryId: p.memoryId } : {}))
+  // The log's filters are in the URL too (`log`, JSON): a reload shows the same slice of the log.
+  const [filters, setFiltersState] = useState<LogFilters>(() => parseLogParam(p.log) ?? (p.memoryId && !p.query ? { memoryId: p.memoryId } : {}))
+  const setFilters = (f: LogFilters) => {
+    setFiltersState(f)
+    const set = Object.fromEntries(Object.entries(f).filter(([, v]) => v !== undefined && v !== ''))
+    setParams({ log: Object.keys(set).length ? JSON.stringify(set) : '{}' }, 'replace')
+  }
   const [picked, setPicked] = useState<string | null>(p.eventId ?? null)
   const [whyId, setWhyIdState] = useState<string | null>(p.why ?? p.memoryId ?? null)
   const [adhoc, setAdhoc] = useState<{ query: string; preset?: string; now?: number; config?: PartialRecallConfig } | null>(() =>
@@ -111,6 +117,27 @@ export function TraceView() {
       </SidePane>
     </div>
   )
+}
+
+/** The log filters from the URL; null when absent or not a filter object (a hand-edited link). */
+function parseLogParam(s: string | undefined): LogFilters | null {
+  if (!s) return null
+  try {
+    const v: unknown = JSON.parse(s)
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return null
+    const out: LogFilters = {}
+    for (const k of ['agentId', 'userId', 'sessionId', 'memoryId', 'search'] as const) {
+      const x = (v as Record<string, unknown>)[k]
+      if (typeof x === 'string') out[k] = x
+    }
+    for (const k of ['after', 'before'] as const) {
+      const x = (v as Record<string, unknown>)[k]
+      if (typeof x === 'number' && Number.isFinite(x)) out[k] = x
+    }
+    return out
+  } catch {
+    return null
+  }
 }
 
 function parseConfigParam(s: string | undefined): PartialRecallConfig | undefined {
