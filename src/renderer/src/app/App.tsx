@@ -1,8 +1,10 @@
-import { Component, lazy, Suspense, useCallback, useEffect, useMemo, useState, type ComponentType, type ReactNode } from 'react'
+import { Component, lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState, type ComponentType, type ReactNode } from 'react'
 import type { OpenInfo } from '../../../shared/contract'
 import { bridgeMode, call } from '../lib/api'
 import { SnapshotBadge } from './SnapshotNote'
+import { installHistoryKeys, listenLocation, readLocation, writeLocation, type Location } from '../lib/router'
 import { AppContext, type AppState, type Nav, type Route } from './context'
+import { usePanes } from './panes'
 import { LibraryView } from '../features/library/LibraryView'
 import { EmbedStatus } from './EmbedStatus'
 import { JobsIndicator } from './Jobs'
@@ -91,26 +93,75 @@ const ROUTES: { route: Route; label: string; needsDb: boolean }[] = [
   { route: 'trace', label: 'Decision trace', needsDb: true },
 ]
 
+const isRoute = (r: string): r is Route => ROUTES.some((x) => x.route === r)
+
+/** The screen a URL names; an unknown or empty one is the Library. */
+function toNav(loc: Location): Nav {
+  return isRoute(loc.route) ? { route: loc.route, params: loc.params } : { route: 'library', params: {} }
+}
+
 export function App() {
   const [db, setDbState] = useState<OpenInfo | null>(null)
   const [dbVersion, setDbVersion] = useState(0)
-  const [nav, setNav] = useState<Nav>({ route: 'library', params: {} })
+  // The URL is where the user is: a reload or a shared link opens the same screen and selection.
+  const [nav, setNav] = useState<Nav>(() => toNav(readLocation()))
+  // Bumps when a screen must start over from its params (navigate, back/forward, an edited address), not when a
+  // view records its own state with setParams.
+  const [visit, setVisit] = useState(0)
+  // The latest nav, for setParams called twice before a render (each patch builds on the one before).
+  const navRef = useRef(nav)
+  const commit = useCallback((next: Nav, restart: boolean) => {
+    navRef.current = next
+    setNav(next)
+    if (restart) setVisit((v) => v + 1)
+  }, [])
   const [booted, setBooted] = useState(false)
   const [bootError, setBootError] = useState<string | null>(null)
+  const panes = usePanes()
 
   const setDb = useCallback((next: OpenInfo | null) => {
     setDbState(next)
     setDbVersion((v) => v + 1)
   }, [])
-  const navigate = useCallback((route: Route, params: Nav['params'] = {}) => setNav({ route, params }), [])
+  const navigate = useCallback(
+    (route: Route, params: Nav['params'] = {}) => {
+      const next = { route, params }
+      writeLocation(next, 'push')
+      commit(next, true)
+    },
+    [commit],
+  )
+  const setParams = useCallback(
+    (patch: Nav['params'], mode: 'push' | 'replace' = 'push') => {
+      const cur = navRef.current
+      const next = { route: cur.route, params: { ...cur.params, ...patch } }
+      if (writeLocation(next, mode)) commit(next, false)
+    },
+    [commit],
+  )
 
-  // On start: whatever main already opened (argv path or the demo) is shown in the browser.
+  // Back/forward and a hand-edited address: the screen the URL names, started over from its params.
+  useEffect(() => listenLocation((loc) => commit(toNav(loc), true)), [commit])
+  useEffect(() => (bridgeMode === 'electron' ? installHistoryKeys() : undefined), [])
+
+  // On start: whatever main already opened (argv path or the demo) is shown in the browser, on the screen the URL
+  // names (a reload stays where it was), else the memories.
   useEffect(() => {
     call('app.info', {}).then(
       (info) => {
+        const cur = navRef.current
         if (info.current) {
           setDb(info.current)
-          setNav({ route: 'browse', params: {} })
+          if (cur.route === 'library' && readLocation().route === '') {
+            const next: Nav = { route: 'browse', params: {} }
+            writeLocation(next, 'replace')
+            commit(next, false)
+          }
+        } else if (ROUTES.find((r) => r.route === cur.route)?.needsDb) {
+          // A link into a DB, but none is open: the Library, saying what the link wanted.
+          const next: Nav = { route: 'library', params: { wanted: cur.route } }
+          writeLocation(next, 'replace')
+          commit(next, false)
         }
         setBooted(true)
       },
@@ -119,13 +170,14 @@ export function App() {
         setBooted(true)
       },
     )
-  }, [setDb])
+  }, [setDb, commit])
 
-  const state: AppState = useMemo(() => ({ db, setDb, nav, navigate, dbVersion }), [db, setDb, nav, navigate, dbVersion])
+  const state: AppState = useMemo(() => ({ db, setDb, nav, navigate, setParams, dbVersion }), [db, setDb, nav, navigate, setParams, dbVersion])
+  const viewKey = `${dbVersion}:${visit}`
 
   return (
     <AppContext.Provider value={state}>
-      <div className="shell">
+      <div className={`shell${panes.narrow ? ' narrow' : ''}${panes.collapsed ? ' panes-collapsed' : ''}`}>
         <header className="topbar">
           <div className="brand">
             recall<span>scope</span>
@@ -153,6 +205,16 @@ export function App() {
             <span className="muted">no database open</span>
           )}
           <div className="spacer" />
+          <button
+            className="btn small panes-toggle"
+            aria-pressed={!panes.collapsed}
+            onClick={panes.toggle}
+            title={
+              panes.collapsed ? 'Show the side panes beside the main column' : 'Fold the side panes into drawers at the edge (more room for the main column)'
+            }
+          >
+            {panes.collapsed ? 'Side panes: folded' : 'Side panes: shown'}
+          </button>
           <JobsIndicator />
           <EmbedStatus dbVersion={dbVersion} />
           <span className="badge" title={bridgeMode === 'browser' ? 'Browser mode: the app talks to a loopback server' : 'Electron app'}>
@@ -165,7 +227,11 @@ export function App() {
               {r.label}
             </button>
           ))}
-          {!db && <div className="navhint">Open a database to browse it.</div>}
+          {!db && (
+            <div className="navhint" role={nav.params.wanted ? 'status' : undefined}>
+              {nav.params.wanted ? `The link opens ${nav.params.wanted}: open a database first.` : 'Open a database to browse it.'}
+            </div>
+          )}
         </nav>
         <main className="main">
           {bootError && (
@@ -173,16 +239,14 @@ export function App() {
               <div className="error">Cannot reach recallscope's main process: {bootError}</div>
             </div>
           )}
-          {!bootError && booted && nav.route === 'library' && <LibraryView />}
+          {!bootError && booted && nav.route === 'library' && <LibraryView key={viewKey} />}
           <ViewLoadBoundary key={nav.route}>
             <Suspense fallback={<ViewLoading />}>
-              {!bootError && booted && nav.route === 'browse' && db && <BrowseView key={`${dbVersion}:${nav.params.memoryId ?? ''}`} />}
-              {!bootError && booted && nav.route === 'trace' && db && (
-                <TraceView key={`${dbVersion}:${nav.params.eventId ?? ''}:${nav.params.memoryId ?? ''}:${nav.params.query ?? ''}`} />
-              )}
-              {!bootError && booted && nav.route === 'recall' && db && <RecallView key={dbVersion} />}
-              {!bootError && booted && nav.route === 'compare' && db && <CompareView key={dbVersion} />}
-              {!bootError && booted && nav.route === 'eval' && db && <EvalView key={dbVersion} />}
+              {!bootError && booted && nav.route === 'browse' && db && <BrowseView key={viewKey} />}
+              {!bootError && booted && nav.route === 'trace' && db && <TraceView key={viewKey} />}
+              {!bootError && booted && nav.route === 'recall' && db && <RecallView key={viewKey} />}
+              {!bootError && booted && nav.route === 'compare' && db && <CompareView key={viewKey} />}
+              {!bootError && booted && nav.route === 'eval' && db && <EvalView key={viewKey} />}
             </Suspense>
           </ViewLoadBoundary>
         </main>

@@ -18,8 +18,8 @@ export function JobBar({ job, onCancel }: { job: JobProgress; onCancel?: () => v
           {job.state === 'running' ? (job.total > 0 ? `${job.done.toLocaleString('en-US')} / ${job.total.toLocaleString('en-US')}` : 'starting…') : job.state}
         </span>
       </div>
-      <div className="progress" role="progressbar" aria-label={job.label} aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(pct)}>
-        <span style={{ width: `${pct}%` }} />
+      <div className="jobbar" role="progressbar" aria-label={job.label} aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(pct)}>
+        <span className="jobbar-fill" style={{ width: `${pct}%` }} />
       </div>
       {job.message && <div className="small muted">{job.message}</div>}
       {job.error && <div className="small error">{job.error.message}</div>}

@@ -13,7 +13,14 @@ export interface AppState {
   db: OpenInfo | null
   setDb: (db: OpenInfo | null) => void
   nav: Nav
+  /** go to a screen (a new history entry; the screen starts fresh from `params`) */
   navigate: (route: Route, params?: Nav['params']) => void
+  /**
+   * Record the current screen's state in the URL without restarting it (the view
+   * already shows it): a selection is a new history entry (`push`, the default),
+   * an edit such as typing is written in place (`replace`). undefined removes a key.
+   */
+  setParams: (patch: Nav['params'], mode?: 'push' | 'replace') => void
   /** bumps when the DB changes, so views reload */
   dbVersion: number
 }

@@ -15,12 +15,17 @@ declare global {
 
 const TOKEN_KEY = 'recallscope.token'
 
-/** Read `#token=…` once, keep it for this tab, and take it out of the address bar. */
+/**
+ * Read `#token=…` once, keep it for this tab, and take it out of the address bar. The rest of the hash stays: a
+ * route (`#/recall?…&token=…`, lib/router.ts) opens that screen.
+ */
 function httpToken(): string {
-  const m = /(?:^|[#&])token=([^&]+)/.exec(window.location.hash)
+  const re = /([#&?])token=([^&]+)&?/
+  const m = re.exec(window.location.hash)
   if (m) {
-    sessionStorage.setItem(TOKEN_KEY, decodeURIComponent(m[1]))
-    history.replaceState(null, '', window.location.pathname + window.location.search)
+    sessionStorage.setItem(TOKEN_KEY, decodeURIComponent(m[2]))
+    const rest = window.location.hash.replace(re, '$1').replace(/[?&]$/, '')
+    history.replaceState(null, '', window.location.pathname + window.location.search + (rest === '#' ? '' : rest))
   }
   return sessionStorage.getItem(TOKEN_KEY) ?? ''
 }

@@ -10,6 +10,8 @@ import { DataTable, tableFeatureSet } from '../../components/DataTable'
 import { ExportButtons } from '../../components/ExportButtons'
 import type { ExportSpec } from '../../lib/exportTable'
 import { MemoryDetailPane } from './MemoryDetailPane'
+import { SidePane } from '../../components/SidePane'
+import { useRoving } from '../../lib/useRoving'
 
 const helper = createColumnHelper<typeof tableFeatureSet, MemoryRow>()
 // Default widths fit their longest usual value at 13 px ("2026-03-04 12:34", "procedural", "assistant");
@@ -106,10 +108,12 @@ function Select({
 
 /** Sessions & memories browser: sessions list, a faceted/searchable memories table, one memory's detail. */
 export function BrowseView() {
-  const { nav } = useApp()
+  const { nav, setParams } = useApp()
   const [filters, setFilters] = useState<Filters>({})
   const [searchText, setSearchText] = useState('')
-  const [selected, setSelected] = useState<string | null>(nav.params.memoryId ?? null)
+  // The open memory lives in the URL (#/browse?memoryId=…): reload and back/forward keep it.
+  const selected = nav.params.memoryId ?? null
+  const setSelected = (id: string) => setParams({ memoryId: id })
   const facets = useAsync(() => call('memories.facets', {}), [])
   const set = (patch: Partial<Filters>) => setFilters((f) => ({ ...f, ...patch }))
   const queryKey = JSON.stringify(filters)
@@ -140,7 +144,9 @@ export function BrowseView() {
 
   return (
     <div className="browse">
-      <SessionsColumn agentId={filters.agentId} userId={filters.userId} selected={filters.sessionId} onSelect={(s) => set({ sessionId: s?.id })} />
+      <SidePane className="browse-sessions" side="left" label="Sessions">
+        <SessionsColumn agentId={filters.agentId} userId={filters.userId} selected={filters.sessionId} onSelect={(s) => set({ sessionId: s?.id })} />
+      </SidePane>
       <div className="col">
         <form
           className="facets"
@@ -194,7 +200,11 @@ export function BrowseView() {
           selectedId={selected}
           onSelect={(r) => setSelected(r.id)}
           initialSorting={[{ id: 'created_at', desc: true }]}
-          empty={<span className="muted">No memory matches these filters.</span>}
+          empty={
+            <span className="muted">
+              {Object.values(filters).some((v) => v !== undefined) ? 'No memory matches these filters.' : 'This DB has no memories.'}
+            </span>
+          }
           grow="content"
           defaultHidden={HIDDEN_AT_FIRST}
           tools={(sort) => <ExportButtons base="memories" spec={EXPORT} source={exportSource(sort)} label="memories" />}
@@ -259,6 +269,12 @@ function SessionsColumn({
     () => call('sessions.page', { agentId, userId, search: search || undefined, limit, includeArchived: true }),
     [agentId, userId, search, limit],
   )
+  // The cards are one Tab stop; arrows move between them (120 cards were 120 Tab stops).
+  const rows = page.data?.rows ?? []
+  const roving = useRoving(
+    rows.length,
+    rows.findIndex((s) => s.id === selected),
+  )
   return (
     <div className="col">
       <input
@@ -271,15 +287,20 @@ function SessionsColumn({
       />
       <div className="sessions" role="listbox" aria-label="Sessions">
         {page.error && <div className="error">{page.error.message}</div>}
-        {page.data?.rows.map((s) => (
+        {rows.map((s, i) => (
           <div
             key={s.id}
             className="session"
             role="option"
-            tabIndex={0}
             aria-selected={selected === s.id}
+            {...roving.itemProps(i)}
             onClick={() => onSelect(selected === s.id ? null : s)}
-            onKeyDown={(e) => e.key === 'Enter' && onSelect(selected === s.id ? null : s)}
+            onKeyDown={(e) => {
+              if (e.key === 'Enter' || e.key === ' ') {
+                e.preventDefault()
+                onSelect(selected === s.id ? null : s)
+              } else roving.itemProps(i).onKeyDown(e)
+            }}
           >
             <div className="row" style={{ justifyContent: 'space-between' }}>
               <strong className="small">{s.agentId ?? '—'}</strong>

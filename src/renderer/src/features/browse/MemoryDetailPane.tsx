@@ -19,7 +19,14 @@ export function MemoryDetailPane({ id, onOpen }: { id: string | null; onOpen: (i
   if (detail.error)
     return (
       <aside className="detail" aria-label="Memory detail">
-        <div className="error">{detail.error.message}</div>
+        {(detail.error as { code?: string }).code === 'NOT_FOUND' ? (
+          // A link from another DB (or an old one): say so rather than show a raw error.
+          <div className="notice" role="status">
+            Memory <span className="mono">{id}</span> is not in this DB.
+          </div>
+        ) : (
+          <div className="error">{detail.error.message}</div>
+        )}
       </aside>
     )
   const d = detail.data

@@ -7,7 +7,7 @@
  * apart); an empty run says which gate or scope emptied it, in the engine's words.
  */
 import { describeIssues } from '../../../../shared/result'
-import { useMemo, useState } from 'react'
+import { useEffect, useMemo, useRef, useState } from 'react'
 import type { RecallCompare } from '../../../../shared/contract'
 import type { RecallConfig, RecallScope } from '../../../../shared/types'
 import { partialConfigSchema, type PartialRecallConfig } from '../../../../shared/config'
@@ -51,17 +51,33 @@ function parsePatch(text: string): { ok: true; value: PartialRecallConfig | unde
   return { ok: true, value: p.data }
 }
 
+/** The runs from the URL (`slots` JSON), or the default pair. */
+function slotsFromParam(raw: string | undefined): Slot[] {
+  try {
+    const v: unknown = raw ? JSON.parse(raw) : null
+    const isSlot = (x: unknown): x is Slot => !!x && typeof (x as Slot).preset === 'string' && typeof (x as Slot).patch === 'string'
+    if (Array.isArray(v) && v.length && v.every(isSlot)) return v.map((x) => ({ preset: x.preset, patch: x.patch }))
+  } catch {
+    /* a hand-edited URL: the default runs */
+  }
+  return DEFAULT_SLOTS
+}
+
 export function CompareView() {
-  const { nav, navigate } = useApp()
+  const { nav, navigate, setParams } = useApp()
   const presets = useAsync(() => call('recall.presets', {}), [])
   const facets = useAsync(() => call('memories.facets', {}), [])
   const options = useMemo(() => (presets.data ? presetOptions(presets.data) : []), [presets.data])
   // "Compare presets →" on the Recall screen hands over its settings as run 1.
   const [fromRecall] = useState(() => currentRecallSettings())
   const [query, setQuery] = useState(nav.params.query ?? fromRecall?.query ?? 'deploy the tier migration')
-  const [scope, setScope] = useState<Partial<RecallScope>>(nav.params.agentId ? { agentId: nav.params.agentId } : {})
+  const [scope, setScope] = useState<Partial<RecallScope>>(() =>
+    Object.fromEntries((['agentId', 'userId', 'sessionId'] as const).filter((k) => nav.params[k]).map((k) => [k, nav.params[k]])),
+  )
   const [slots, setSlots] = useState<Slot[]>(() =>
-    nav.params.withRecall && fromRecall ? [recallSlot(fromRecall), ...DEFAULT_SLOTS.filter((d) => d.preset !== fromRecall.preset).slice(0, 1)] : DEFAULT_SLOTS,
+    nav.params.withRecall && fromRecall
+      ? [recallSlot(fromRecall), ...DEFAULT_SLOTS.filter((d) => d.preset !== fromRecall.preset).slice(0, 1)]
+      : slotsFromParam(nav.params.slots),
   )
   const [result, setResult] = useState<RecallCompare | null>(null)
   const [error, setError] = useState<string | null>(null)
@@ -71,8 +87,16 @@ export function CompareView() {
     [scope.agentId, scope.userId],
   )
 
+  // The inputs in the URL (in place), and whether they were run: a reload runs them again.
+  const slotsParam = JSON.stringify(slots) === JSON.stringify(DEFAULT_SLOTS) ? undefined : JSON.stringify(slots)
+  useEffect(() => {
+    setParams({ query, agentId: scope.agentId, userId: scope.userId, sessionId: scope.sessionId, slots: slotsParam }, 'replace')
+  }, [query, scope.agentId, scope.userId, scope.sessionId, slotsParam, setParams])
+  const rerun = useRef(nav.params.ran === '1')
+
   const run = async () => {
     setError(null)
+    setParams({ ran: '1' }, 'replace')
     const runs = []
     for (const [i, s] of slots.entries()) {
       const p = parsePatch(s.patch)
@@ -103,6 +127,13 @@ export function CompareView() {
     const have = { ...(s.recall?.scope ?? {}), ...Object.fromEntries(Object.entries(scope).filter(([, v]) => v)) } as Record<string, unknown>
     return req.filter((k) => !have[k])
   }
+
+  useEffect(() => {
+    // Once, when the clock source (facets) is known: the same comparison as before the reload.
+    if (!rerun.current || !facets.data) return
+    rerun.current = false
+    void run()
+  })
 
   return (
     <div className="page compare">

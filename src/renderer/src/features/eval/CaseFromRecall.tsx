@@ -3,11 +3,12 @@
  * the Cases tab uses) in a dialog, started from the recall's query, scope, time and
  * results to grade. The recall playground mounts `CaseFromRecallButton`.
  */
-import { useState } from 'react'
+import { useRef, useState } from 'react'
 import type { EvalCaseRow } from '../../../../shared/eval'
 import type { Cue } from '../../../../shared/types'
 import { CaseEditor } from './CaseEditor'
 import { DEFAULT_SETTINGS } from './settings'
+import { useDialog } from '../../lib/useDialog'
 
 export interface CaseFromRecallProps {
   query: string
@@ -59,9 +60,12 @@ export function CaseFromRecallButton(props: CaseFromRecallProps) {
 
 function CaseDialog(props: CaseFromRecallProps & { onClose: () => void; onSaved: (c: EvalCaseRow) => void }) {
   const { query, cue, scope, now, results, onClose, onSaved } = props
+  // Takes focus on open, keeps Tab inside, Escape closes, focus returns to "Save as eval case".
+  const ref = useRef<HTMLDivElement>(null)
+  useDialog(ref, onClose)
   return (
     <div className="modal-back" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
-      <div className="modal" role="dialog" aria-modal="true" aria-label="New eval case">
+      <div className="modal" role="dialog" aria-modal="true" aria-label="New eval case" ref={ref}>
         <CaseEditor
           initial={null}
           draft={{ query, cue, scope, now, results }}

@@ -10,6 +10,8 @@ import { DataTable, type Columns } from '../../components/DataTable'
 import { ExportButtons } from '../../components/ExportButtons'
 import { downloadParts, type ExportSpec } from '../../lib/exportTable'
 import { CaseEditor } from './CaseEditor'
+import { useAsync } from '../../lib/useAsync'
+import { useOptionalApp } from '../../app/context'
 import type { EvalSettings } from './settings'
 
 /** Offer text as a file download (the export helper's blob download). */
@@ -68,7 +70,17 @@ export function CasesTab({ settings, dbVersion }: { settings: EvalSettings; dbVe
   const [tag, setTag] = useState('')
   const [search, setSearch] = useState('')
   const [version, setVersion] = useState(0)
-  const [selected, setSelected] = useState<EvalCaseRow | null>(null)
+  // The open case is in the URL (#/eval?tab=cases&case=…); on a reload it is fetched by id.
+  const app = useOptionalApp()
+  const linked = app?.nav.params.case
+  const [picked, setPicked] = useState<EvalCaseRow | null>(null)
+  const linkedCase = useAsync(() => call('cases.get', { id: linked! }), [linked], { enabled: !!linked && picked?.id !== linked })
+  const selected = picked ?? (linkedCase.data && linkedCase.data.id === linked ? linkedCase.data : null)
+  const setSelected = (c: EvalCaseRow | null) => {
+    setPicked(c)
+    app?.setParams({ case: c?.id })
+  }
+  const filtered = split !== 'all' || kind !== '' || tag !== '' || search !== ''
   const [creating, setCreating] = useState(false)
   const [facets, setFacets] = useState<CasesPage['facets'] | null>(null)
   const [importReport, setImportReport] = useState<CasesImportReport | null>(null)
@@ -216,7 +228,15 @@ export function CasesTab({ settings, dbVersion }: { settings: EvalSettings; dbVe
               setCreating(false)
               setSelected(r)
             }}
-            empty={<span className="muted">No cases yet. Create one (“New case”), save one from the Recall view, or import LoCoMo QA / JSONL.</span>}
+            empty={
+              filtered ? (
+                <span className="muted">No case matches these filters.</span>
+              ) : (
+                <span className="muted">
+                  This DB has no eval cases yet. Create one (“New case”), save one from the Recall view, or import LoCoMo QA / JSONL.
+                </span>
+              )
+            }
             grow="name"
             tools={
               <ExportButtons base="eval-cases-view" spec={EXPORT} source={async (offset, limit) => (await listPage(offset, limit, null)).rows} label="cases" />
@@ -244,6 +264,10 @@ export function CasesTab({ settings, dbVersion }: { settings: EvalSettings; dbVe
               setSelected(null)
             }}
           />
+        ) : linked && linkedCase.error ? (
+          <div className="notice small" role="status">
+            Case <span className="mono">{linked}</span> is not in this DB.
+          </div>
         ) : (
           <div className="muted small">
             Select a case to edit it, or create a new one: type a query, find candidates with the recall engine, and grade them.

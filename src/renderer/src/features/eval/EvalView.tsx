@@ -29,16 +29,34 @@ const TABS: { id: Tab; label: string }[] = [
 ]
 
 export function EvalView() {
-  const { dbVersion } = useApp()
-  const [tab, setTab] = useState<Tab>('cases')
+  const { dbVersion, nav, setParams } = useApp()
+  const route = nav.params
+  // Tab, run, compared runs and tune report are in the URL (#/eval?tab=compare&runs=a,b): reload and back keep them.
+  const [tab, setTabState] = useState<Tab>(() => TABS.find((t) => t.id === route.tab)?.id ?? 'cases')
+  const setTab = (t: Tab) => {
+    setTabState(t)
+    setParams({ tab: t === 'cases' ? undefined : t })
+  }
   const [settings, setSettings] = useState<EvalSettings>(DEFAULT_SETTINGS)
   const [runName, setRunName] = useState('')
   const presets = useAsync(() => call('recall.presets', {}), [])
   const runs = useAsync(() => call('runs.list', {}), [dbVersion])
-  const [selectedRun, setSelectedRun] = useState<string | null>(null)
-  const [openTune, setOpenTune] = useState<string | null>(null)
+  const [selectedRun, setSelectedRunState] = useState<string | null>(route.run ?? null)
+  const setSelectedRun = (id: string | null) => {
+    setSelectedRunState(id)
+    setParams({ run: id ?? undefined, runCase: undefined })
+  }
+  const [openTune, setOpenTuneState] = useState<string | null>(route.tune ?? null)
+  const setOpenTune = (id: string | null) => {
+    setOpenTuneState(id)
+    setParams({ tune: id ?? undefined })
+  }
   const [checked, setChecked] = useState<string[]>([])
-  const [compareIds, setCompareIds] = useState<string[]>([])
+  const [compareIds, setCompareIdsState] = useState<string[]>(() => (route.runs ? route.runs.split(',').filter(Boolean) : []))
+  const setCompareIds = (ids: string[]) => {
+    setCompareIdsState(ids)
+    setParams({ runs: ids.length ? ids.join(',') : undefined }, 'replace')
+  }
 
   const options = useMemo(() => {
     const out: { value: string; label: string; config: RecallConfig }[] = []

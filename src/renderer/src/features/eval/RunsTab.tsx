@@ -155,7 +155,9 @@ type CaseRow = CaseResult & { value: number | null; firstHit: number | null; tok
 function RunDetail({ id }: { id: string }) {
   const run = useAsync(() => call('runs.get', { id }), [id])
   const [metric, setMetric] = useState<MetricId>('ndcg')
-  const [open, setOpen] = useState<CaseRow | null>(null)
+  // The case open in the run is in the URL (#/eval?tab=runs&run=…&runCase=…).
+  const app = useOptionalApp()
+  const [openId, setOpenId] = useState<string | null>(app?.nav.params.runCase ?? null)
   const r = run.data
   const key = r ? metricKey(metric, r.k) : ''
   const rows: CaseRow[] = useMemo(
@@ -169,6 +171,11 @@ function RunDetail({ id }: { id: string }) {
         : [],
     [r, key],
   )
+  const open = rows.find((x) => x.id === openId) ?? null
+  const setOpen = (c: CaseRow) => {
+    setOpenId(c.id)
+    app?.setParams({ runCase: c.id })
+  }
   const intervals = useMemo(() => (r ? runIntervals(r) : {}), [r])
   if (run.error) return <div className="error">{run.error.message}</div>
   if (!r) return <div className="muted">Loading run…</div>

@@ -46,7 +46,7 @@ afterEach(() => {
 })
 
 function renderLibrary(db: OpenInfo | null = null) {
-  const state: AppState = { db, setDb: vi.fn(), nav: { route: 'library', params: {} }, navigate: vi.fn(), dbVersion: 0 }
+  const state: AppState = { db, setDb: vi.fn(), nav: { route: 'library', params: {} }, navigate: vi.fn(), setParams: vi.fn(), dbVersion: 0 }
   render(
     <AppContext.Provider value={state}>
       <LibraryView />

@@ -5,7 +5,7 @@
  */
 import { useEffect, useMemo, useState } from 'react'
 import type { RecallConfig } from '../../../../shared/types'
-import { mergeConfig, partialConfigSchema } from '../../../../shared/config'
+import { mergeConfig } from '../../../../shared/config'
 import { explainEmpty } from '../../../../shared/explainEmpty'
 import { EmptyNotice } from './EmptyNotice'
 import { call } from '../../lib/api'
@@ -16,14 +16,22 @@ import { ConfigPanel } from './ConfigPanel'
 import { ContextPreview } from './ContextPreview'
 import { ResultsList, toRows, GATE_TEXT, FEATURE_COLORS } from './ResultsList'
 import { useRecall, type RecallRequest } from './useRecall'
-import { presetOptions } from './presetOptions'
+import { presetOptions, type PresetOption } from './presetOptions'
 import { RequestPanel, type RequestEditing } from './RequestPanel'
 import { CaseFromRecallButton } from '../eval/CaseFromRecall'
 import { ExportButtons } from '../../components/ExportButtons'
 import { listSource } from '../../lib/exportTable'
 import { rememberRecallSettings } from '../../lib/recallSettings'
 import { candidatesExport } from './candidatesExport'
+import { SidePane } from '../../components/SidePane'
+import { configFromParams, decodeRequest, diffConfig, encodeRecall } from './recallRoute'
 import './recall.css'
+
+/** The config as overrides over its preset (compact in a URL), or whole when the preset is unknown. */
+function diffOverPreset(options: PresetOption[], preset: string, config: RecallConfig): object {
+  const base = options.find((o) => o.value === preset)?.config
+  return base ? (diffConfig(base, config) ?? {}) : config
+}
 
 /** Keep the user's scope picks when switching presets. */
 function withScope(config: RecallConfig, scope: RecallConfig['scope']): RecallConfig {
@@ -32,33 +40,29 @@ function withScope(config: RecallConfig, scope: RecallConfig['scope']): RecallCo
 }
 
 export function RecallView() {
-  const { navigate, nav } = useApp()
+  const { navigate, nav, setParams } = useApp()
   const presets = useAsync(() => call('recall.presets', {}), [])
   const options = useMemo(() => (presets.data ? presetOptions(presets.data) : []), [presets.data])
-  const [req, setReq] = useState<RecallRequest>({
-    query: nav.params.query ?? '',
-    useCue: false,
-    cue: { goal: '', currentStep: '', openQuestions: [] },
-    // Handed over by "Try this change" (why-not) or an eval case: the case's moment.
-    now: nav.params.now && Number.isFinite(Number(nav.params.now)) ? Number(nav.params.now) : null,
-    embedder: null,
-    preset: 'fieldguide',
-  })
+  // The request comes from the URL (a reload, a shared link, "Try this change" from why-not, an eval case's moment)
+  // and is written back to it as it is edited (below).
+  const [req, setReq] = useState<RecallRequest>(() => decodeRequest(nav.params))
   // Until the user edits it: the default preset's config, or a config handed over (e.g. "Open in Recall" from a
   // tune). Derived from the loaded presets, not copied into state by an effect.
   const initialConfig = useMemo(() => {
     if (!options.length) return null
     const base = options.find((o) => o.value === req.preset)?.config ?? options[0].config
-    if (!nav.params.config) return base
-    const parsed = partialConfigSchema.safeParse(JSON.parse(nav.params.config))
-    return parsed.success ? mergeConfig(base, parsed.data) : base
-  }, [options, req.preset, nav.params.config])
+    return configFromParams(base, nav.params)
+  }, [options, req.preset, nav.params])
   const [edited, setConfig] = useState<RecallConfig | null>(null)
   const config = edited ?? initialConfig
   const [live, setLive] = useState(true)
   // A memory handed over to look at (why-not's "Try this change"): selected and marked in the list.
-  const [selected, setSelected] = useState<string | null>(nav.params.highlight ?? null)
+  const [selected, setSelectedState] = useState<string | null>(nav.params.sel ?? nav.params.highlight ?? null)
   const highlight = nav.params.highlight ?? null
+  const setSelected = (id: string | null) => {
+    setSelectedState(id)
+    setParams({ sel: id ?? undefined })
+  }
 
   // First load: the default preset's config, or a config handed over (e.g. "Open in Recall" from a tune).
   // A DB whose newest memory is days old (an export, the demo) is explored at the time of its last write:
@@ -75,6 +79,14 @@ export function RecallView() {
       setReq((r) => ({ ...r, now: stale }))
     }
   }
+
+  // The request as it stands, in the URL (in place: typing is not a back step). `now` only when the user set it:
+  // the automatic time travel is worked out again on load.
+  const presetBase = options.find((o) => o.value === req.preset)?.config
+  const routeParams = config ? JSON.stringify(encodeRecall(req, config, presetBase, !autoNow)) : null
+  useEffect(() => {
+    if (routeParams) setParams(JSON.parse(routeParams) as Record<string, string | undefined>, 'replace')
+  }, [routeParams, setParams])
 
   const choosePreset = (value: string) => {
     const o = options.find((x) => x.value === value)
@@ -190,6 +202,12 @@ function Playground({
         : null,
     [view, trace, config],
   )
+  // The engine stops counting the scope at its scan threshold (5,000+); the exact count is the one the decay chart
+  // shows (recall.ages over the same scope filter and time), fetched only when the engine's is a lower bound.
+  const capped = !!trace?.counts.inScopeCapped
+  const exactScope = useAsync(() => call('recall.ages', { scope: trace!.config.scope, now: trace!.now, bins: 1 }), [trace], { enabled: capped })
+  const inScope = capped && exactScope.data ? { n: exactScope.data.total, exact: true } : { n: trace?.counts.inScope ?? 0, exact: !capped }
+  const stale = !!trace && (r.loading || !!r.pendingReason)
   const hl =
     highlight && view
       ? { id: highlight, rank: view.results.find((x) => x.id === highlight)?.rank ?? null, gate: view.dropped.find((x) => x.id === highlight)?.gate ?? null }
@@ -243,17 +261,36 @@ function Playground({
             </div>
           )}
           {trace && (
-            <>
-              <span className="badge">mode {trace.mode ?? config.mode}</span>
+            // Until the edit that needs a new query has run, these are the last run's numbers: said so, greyed.
+            <span className="recall-counts" data-stale={stale || undefined} data-testid="recall-counts">
+              {stale && (
+                <span className="badge warn" title={`These numbers are from the last run; ${r.pendingReason ?? 'a new query is on its way'}.`}>
+                  last run
+                </span>
+              )}
+              <span className="badge">mode {view?.mode ?? trace.mode ?? config.mode}</span>
               <span className="badge">
                 {trace.embedder.name}
                 {trace.embedder.model ? `:${trace.embedder.model}` : ''}
               </span>
               <span className="small muted">
-                {trace.counts.inScope.toLocaleString('en-US')}
-                {trace.counts.inScopeCapped ? '+' : ''} in scope · {trace.counts.pool} in pool · {view?.results.length ?? 0} injected ·{' '}
-                {view?.injectedTokens ?? 0} tok · at {fmtDate(trace.now)} UTC
+                <span data-testid="in-scope" title={inScope.exact ? 'memories in scope at this time (the decay chart counts the same)' : 'counting…'}>
+                  {inScope.n.toLocaleString('en-US')}
+                  {inScope.exact ? '' : '+'}
+                </span>{' '}
+                in scope · {trace.counts.pool} in pool · {view?.results.length ?? 0} injected ·{' '}
+                <span
+                  data-testid="block-tokens"
+                  title={`The context block: ${view?.injectedTokens ?? 0} tokens of memory text (what the token budget counts) plus the template's header and per-memory labels.`}
+                >
+                  {view?.contextTokens ?? 0} tok block
+                </span>{' '}
+                · at {fmtDate(trace.now)} UTC
               </span>
+            </span>
+          )}
+          {trace && (
+            <>
               <span className="small muted" data-testid="rerank-status">
                 {r.loading ? 'querying…' : view?.local ? `re-ranked locally in ${view.rerankMs.toFixed(2)} ms` : `query ${trace.timings.totalMs.toFixed(0)} ms`}
               </span>
@@ -313,7 +350,7 @@ function Playground({
         )}
       </section>
 
-      <aside className="recall-right" aria-label="Context and detail">
+      <SidePane className="recall-right" side="right" label="Context and detail" openOn={selected}>
         {view && <ContextPreview text={view.context} tokens={view.contextTokens} budget={config.tokenBudget} template={config.template} />}
         {view && trace && view.refreshed.length > 0 && <RefreshBox ids={view.refreshed} now={trace.now} />}
         {sel && (
@@ -374,7 +411,13 @@ function Playground({
               <button
                 className="btn small"
                 onClick={() =>
-                  navigate('trace', { memoryId: sel.id, query: req.query, preset: req.preset, now: String(trace?.now ?? now), config: JSON.stringify(config) })
+                  navigate('trace', {
+                    memoryId: sel.id,
+                    query: req.query,
+                    preset: req.preset,
+                    now: String(trace?.now ?? now),
+                    config: JSON.stringify(diffOverPreset(options, req.preset, config)),
+                  })
                 }
               >
                 Why (not)? →
@@ -382,7 +425,7 @@ function Playground({
             </div>
           </section>
         )}
-      </aside>
+      </SidePane>
     </div>
   )
 }

@@ -34,6 +34,8 @@ export interface RecallView {
   local: boolean
   /** ms spent re-ranking locally */
   rerankMs: number
+  /** the mode this view was ranked in (a local re-rank can switch it; the trace keeps the mode it was run in) */
+  mode: RecallTrace['mode']
 }
 
 export interface RankChange {
@@ -65,6 +67,7 @@ function viewFromTrace(t: RecallTrace): RecallView {
     refreshed: t.refreshed,
     local: false,
     rerankMs: 0,
+    mode: t.mode,
   }
 }
 
@@ -158,6 +161,7 @@ export function useRecall(req: RecallRequest, config: RecallConfig, opts: { auto
       refreshed: r.refreshed,
       local: true,
       rerankMs,
+      mode: local.mode,
     }
   }, [trace, effective, local])
 

@@ -8,6 +8,7 @@
 import type { TraceDrivers } from '../../../../shared/trace'
 import { fmtNum } from '../../lib/format'
 import { FEATURE_COLOR, FEATURE_KEYS, oneLine } from './traceFormat'
+import { rowKeys } from '../../lib/rowKeys'
 
 export function DriversPanel({ drivers, onPick }: { drivers: TraceDrivers; onPick?: (id: string) => void }) {
   const maxShare = Math.max(0.0001, ...drivers.rows.map((r) => r.share))
@@ -61,7 +62,13 @@ export function DriversPanel({ drivers, onPick }: { drivers: TraceDrivers; onPic
             </thead>
             <tbody>
               {rows.map((r) => (
-                <tr key={r.id} className={onPick ? 'pick' : undefined} onClick={() => onPick?.(r.id)} data-id={r.id}>
+                <tr
+                  key={r.id}
+                  className={onPick ? 'pick' : undefined}
+                  onClick={() => onPick?.(r.id)}
+                  {...rowKeys(onPick && (() => onPick(r.id)))}
+                  data-id={r.id}
+                >
                   <td className="num">{r.rank}</td>
                   <td>
                     <div className="id" title={r.unit?.content}>

@@ -252,7 +252,13 @@ export function EventLog({
             </div>
           </li>
         ))}
-        {pages.length > 0 && events.length === 0 && <li className="tr-empty">No logged recall matches these filters.</li>}
+        {pages.length > 0 && events.length === 0 && (
+          <li className="tr-empty">
+            {Object.values(filters).some((v) => v !== undefined && v !== '')
+              ? 'No logged recall matches these filters.'
+              : 'This DB has no logged recalls: the agent writes one per recall it makes, and none is recorded here.'}
+          </li>
+        )}
         {events.length < total && (
           <li>
             <button className="btn small tr-more" onClick={more}>

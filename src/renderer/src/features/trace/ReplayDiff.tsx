@@ -7,6 +7,7 @@ import { Fragment } from 'react'
 import type { TraceReplay } from '../../../../shared/trace'
 import { fmtNum } from '../../lib/format'
 import { CAUSE_LABEL, STATUS_HINT, STATUS_LABEL, oneLine } from './traceFormat'
+import { rowKeys } from '../../lib/rowKeys'
 
 const STRONG = new Set([
   'deleted',
@@ -68,6 +69,7 @@ export function ReplayDiff({ replay, selectedId, onPick }: { replay: TraceReplay
                   className={`${onPick ? 'pick' : ''}${r.causes.length ? ' tr-has-causes' : ''}`}
                   aria-selected={selectedId === r.id}
                   onClick={() => onPick?.(r.id)}
+                  {...rowKeys(onPick && (() => onPick(r.id)))}
                   data-status={r.status}
                   data-id={r.id}
                 >

@@ -21,21 +21,38 @@ import { EventLog, PresetTag, type LogFilters } from './EventLog'
 import { ReplayDiff } from './ReplayDiff'
 import { WhyPicker, WhyResult, type WhyCandidate } from './WhyPanel'
 import { oneLine } from './traceFormat'
+import { SidePane } from '../../components/SidePane'
 import './trace.css'
+import { rowKeys } from '../../lib/rowKeys'
 
 type Side = 'why' | 'drivers'
 
 export function TraceView() {
-  const { nav, navigate } = useApp()
+  const { nav, navigate, setParams } = useApp()
   const p = nav.params
   // Arriving with a memory (its detail pane, "Recalled in N events"): the log shows the events that injected it.
-  const [filters, setFilters] = useState<LogFilters>(() => (p.memoryId && !p.query ? { memoryId: p.memoryId } : {}))
+  // The log's filters are in the URL too (`log`, JSON): a reload shows the same slice of the log.
+  const [filters, setFiltersState] = useState<LogFilters>(() => parseLogParam(p.log) ?? (p.memoryId && !p.query ? { memoryId: p.memoryId } : {}))
+  const setFilters = (f: LogFilters) => {
+    setFiltersState(f)
+    const set = Object.fromEntries(Object.entries(f).filter(([, v]) => v !== undefined && v !== ''))
+    setParams({ log: Object.keys(set).length ? JSON.stringify(set) : '{}' }, 'replace')
+  }
   const [picked, setPicked] = useState<string | null>(p.eventId ?? null)
-  const [whyId, setWhyId] = useState<string | null>(p.memoryId ?? null)
+  const [whyId, setWhyIdState] = useState<string | null>(p.why ?? p.memoryId ?? null)
   const [adhoc, setAdhoc] = useState<{ query: string; preset?: string; now?: number; config?: PartialRecallConfig } | null>(() =>
     p.query && !p.eventId ? { query: p.query, preset: p.preset, now: p.now ? Number(p.now) : undefined, config: parseConfigParam(p.config) } : null,
   )
-  const [side, setSide] = useState<Side>('why')
+  const [side, setSideState] = useState<Side>(p.side === 'drivers' ? 'drivers' : 'why')
+  // Picks are recorded in the URL (#/trace?eventId=…&why=…): reload restores them, back steps through them.
+  const setWhyId = (id: string | null) => {
+    setWhyIdState(id)
+    setParams({ why: id ?? undefined })
+  }
+  const setSide = (s: Side) => {
+    setSideState(s)
+    setParams({ side: s === 'why' ? undefined : s }, 'replace')
+  }
 
   // With a memory but no event: open the newest event that injected it.
   const firstForMemory = useAsync(() => call('events.page', { memoryId: p.memoryId!, limit: 1 }), [p.memoryId], {
@@ -47,6 +64,8 @@ export function TraceView() {
   const select = (id: string) => {
     setPicked(id)
     setAdhoc(null)
+    // A logged event replaces an ad-hoc why-not: its query params go with it.
+    setParams({ eventId: id, query: undefined, preset: undefined, now: undefined, config: undefined, from: undefined })
   }
 
   return (
@@ -72,7 +91,7 @@ export function TraceView() {
           </div>
         )}
       </main>
-      <aside className="tr-side" aria-label="Explain">
+      <SidePane className="tr-side" side="right" label="Explain" openOn={whyId}>
         <div className="tr-tabs" role="tablist">
           <button role="tab" aria-selected={side === 'why'} onClick={() => setSide('why')}>
             Why (not)?
@@ -95,9 +114,30 @@ export function TraceView() {
             <DriversPane eventId={eventId} onPick={(id) => (setWhyId(id), setSide('why'))} />
           ) : null}
         </div>
-      </aside>
+      </SidePane>
     </div>
   )
+}
+
+/** The log filters from the URL; null when absent or not a filter object (a hand-edited link). */
+function parseLogParam(s: string | undefined): LogFilters | null {
+  if (!s) return null
+  try {
+    const v: unknown = JSON.parse(s)
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return null
+    const out: LogFilters = {}
+    for (const k of ['agentId', 'userId', 'sessionId', 'memoryId', 'search'] as const) {
+      const x = (v as Record<string, unknown>)[k]
+      if (typeof x === 'string') out[k] = x
+    }
+    for (const k of ['after', 'before'] as const) {
+      const x = (v as Record<string, unknown>)[k]
+      if (typeof x === 'number' && Number.isFinite(x)) out[k] = x
+    }
+    return out
+  } catch {
+    return null
+  }
 }
 
 function parseConfigParam(s: string | undefined): PartialRecallConfig | undefined {
@@ -168,7 +208,14 @@ function EventPane({
     enabled: mode === 'current',
   })
 
-  if (detail.error) return <div className="error">{detail.error.message}</div>
+  if (detail.error)
+    return (detail.error as { code?: string }).code === 'NOT_FOUND' ? (
+      <div className="notice" role="status">
+        Event <span className="mono">{eventId}</span> is not in this DB’s recall log.
+      </div>
+    ) : (
+      <div className="error">{detail.error.message}</div>
+    )
   const d = detail.data
   if (!d || d.event.id !== eventId) return <div className="muted">Loading {eventId}…</div>
   const e = d.event
@@ -355,7 +402,7 @@ function InjectedTable({
         {detail.injected.map((r) => {
           const rr = replayRank(r.id)
           return (
-            <tr key={r.id} className="pick" aria-selected={whyId === r.id} onClick={() => onWhy(r.id)} data-id={r.id}>
+            <tr key={r.id} className="pick" aria-selected={whyId === r.id} onClick={() => onWhy(r.id)} {...rowKeys(() => onWhy(r.id))} data-id={r.id}>
               <td className="num">{r.rank}</td>
               <td className="id" title={r.id}>
                 {r.id}
