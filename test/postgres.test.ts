@@ -26,8 +26,11 @@ import {
   canonicalInserts,
   cosineRanking,
   langgraphSql,
+  LETTA_PG_DIM,
+  lettaPgSql,
   makeMemories,
   mem0Sql,
+  PG_DIM,
   PG_MODEL,
   PG_T0,
   randomQuery,
@@ -35,6 +38,7 @@ import {
   writeSqlite,
   type FixtureMemory,
 } from './helpers/pgFixture'
+import { buildLettaServer, type LettaServerSpec } from './helpers/frameworks/letta'
 import { pgVector, startPgServer, type PgTestServer } from './helpers/pgServer'
 import { tmpDir } from './helpers/tmp'
 
@@ -60,6 +64,19 @@ function denseRanking(tr: RecallTrace): { id: string; sim: number | null }[] {
     .filter((c) => c.denseRank !== null)
     .sort((a, b) => a.denseRank! - b.denseRank!)
     .map((c) => ({ id: c.id, sim: c.similarity }))
+}
+
+/** Cosine of two vectors in float64 (the test's own). */
+function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let dot = 0
+  let aa = 0
+  let bb = 0
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i] * b[i]
+    aa += a[i] * a[i]
+    bb += b[i] * b[i]
+  }
+  return dot / Math.sqrt(aa * bb)
 }
 
 /**
@@ -398,6 +415,120 @@ describe('a LangGraph PostgresStore', () => {
       expect(tr.arms!.dense.pushdown).toEqual({ kind: 'exact' })
     } finally {
       s.close()
+    }
+  })
+})
+
+describe("Letta V1's Postgres tables", () => {
+  /** The same Letta store as the SQLite fixture builds it: passages with the fixture's vectors, pinned blocks, turns. */
+  function lettaSpec(): LettaServerSpec {
+    const some = mems.slice(0, 120)
+    return {
+      agents: [
+        { id: 'agent-a', name: 'Ada' },
+        { id: 'agent-b', name: 'Bo' },
+      ],
+      blocks: [
+        {
+          id: 'block-persona',
+          agent: 'agent-a',
+          label: 'persona',
+          value: 'I am Ada, a careful assistant.',
+          createdAt: PG_T0,
+          history: [
+            { value: 'I am Ada.', at: PG_T0, actor: 'user' },
+            { value: 'I am Ada, a careful assistant.', at: PG_T0 + 60_000, actor: 'letta_agent' },
+          ],
+        },
+        { id: 'block-human', agent: 'agent-b', label: 'human', value: 'The user plays the piano.', createdAt: PG_T0 + 1000 },
+        { id: 'block-tpl', agent: 'agent-a', label: 'template', value: 'a template block', createdAt: PG_T0, isTemplate: true },
+      ],
+      passages: some.map((m, i) => ({
+        id: `passage-${m.id}`,
+        agent: m.agent,
+        text: m.content,
+        createdAt: m.createdAt,
+        tags: i % 3 === 0 ? ['fixture', m.kind] : undefined,
+        embedding: m.vector ? Array.from(m.vector) : null,
+        model: PG_MODEL,
+        deleted: i % 17 === 16,
+      })),
+      messages: some.slice(0, 30).map((m, i) => ({
+        id: `message-${m.id}`,
+        agent: m.agent,
+        role: i % 2 ? 'assistant' : 'user',
+        text: i % 4 === 0 ? null : m.content,
+        parts: i % 4 === 0 ? [`part one of ${m.id}`, `part two of ${m.id}`] : undefined,
+        createdAt: m.createdAt + 1,
+        seq: i + 1,
+        conversation: i % 5 === 0 ? 'conv-1' : null,
+      })),
+    }
+  }
+
+  /** A memory with JSON booleans and SQLite's 0/1 read alike (SQLite has no boolean type). */
+  const normal = (m: unknown) => JSON.parse(JSON.stringify(m, (_k, v: unknown) => (v === true ? 1 : v === false ? 0 : v))) as unknown
+
+  it('opens as letta: every memory equals the SQLite Letta reader on the same data; dense recall exact over the 4096-padded column', async () => {
+    const spec = lettaSpec()
+    await srv.seed(lettaPgSql('letta', spec))
+    const lite = openSource({ path: buildLettaServer(fs.mkdtempSync(path.join(t.dir, 'letta-')), spec), workspacePath: ws('letta-lite') })
+    const s = openStore({ path: url('schema=letta'), workspacePath: ws('letta') }) as PgSource
+    try {
+      expect(s.layout).toBe('letta')
+      expect(s.detectedBecause).toContain('archival_passages')
+      // The stored column really is 4096 wide (asked of Postgres directly).
+      const dims = await srv.query<{ d: number }>(`SELECT DISTINCT vector_dims(embedding) AS d FROM letta.archival_passages WHERE embedding IS NOT NULL`)
+      expect(dims.map((r) => Number(r.d))).toEqual([LETTA_PG_DIM])
+      const live = spec.passages.filter((p) => !p.deleted)
+      expect(s.counts().memories).toBe(live.length + 2 + spec.messages.length)
+      // Same ids, same canonical rows as the SQLite reader (one mapping, two dialects).
+      const ids = lite.idsWhere({}).sort()
+      expect(s.idsWhere({}).sort()).toEqual(ids)
+      const a = lite.getMemories(ids)
+      const b = s.getMemories(ids)
+      for (const id of ids) expect(normal(b.get(id)), id).toEqual(normal(a.get(id)))
+      // The mapping itself, spelled out for a few rows.
+      expect(s.getMemory('block-persona')).toMatchObject({ tier: 'working', summary: 'persona', agentId: 'agent-a', source: 'letta-core' })
+      expect((s.getMemory('block-persona')!.metadata as { history: { value: string }[] }).history.map((h) => h.value)).toEqual([
+        'I am Ada.',
+        'I am Ada, a careful assistant.',
+      ])
+      expect(s.getMemory('block-tpl')).toBeNull()
+      expect(s.getMemory(`message-${mems[0].id}`)).toMatchObject({
+        content: `part one of ${mems[0].id}\npart two of ${mems[0].id}`,
+        sessionId: 'conv-1',
+        turn: 1,
+      })
+      // Vectors: the model's own length (256), not the padded 4096.
+      const withVec = live.filter((p) => p.embedding)
+      expect(s.capabilities().vectorModels).toEqual([{ ownerType: 'memory', model: PG_MODEL, dim: PG_DIM }])
+      expect(s.vectorModels()[0]).toMatchObject({ count: withVec.length, malformed: 0 })
+      expect(s.vectorInfo(withVec[0].id)[0]).toMatchObject({ model: PG_MODEL, dim: PG_DIM, problem: null })
+      // Dense recall pushed down: the query is padded with zeros, the ranking is the test's own cosine over the 256 dims.
+      const qv = randomQuery(31)
+      await srv.clearLog()
+      const tr = await runRecall(s, 'q', denseConfig({ scope: { tiers: ['long_term'] }, candidatePool: 50 }), NOW, { queryVector: qv })
+      expect(tr.arms!.dense.pushdown).toEqual({ kind: 'exact' })
+      const want = withVec.map((p) => ({ id: p.id, sim: cosine(p.embedding!, qv) })).sort((x, y) => y.sim - x.sim || (x.id < y.id ? -1 : 1))
+      expect(denseRanking(tr).length).toBeGreaterThanOrEqual(50)
+      expectRankingUpToTies(
+        denseRanking(tr).map((x) => x.id),
+        want,
+      )
+      for (const c of denseRanking(tr)) expect(Math.abs(c.sim! - want.find((w) => w.id === c.id)!.sim)).toBeLessThan(1e-5)
+      const sent = await srv.statements()
+      expect(sent.some((q) => /ORDER BY d\.dist ASC/.test(q))).toBe(true)
+      expect(sent.some((q) => /ORDER BY e\.owner_id LIMIT 20000/.test(q))).toBe(false) // no vector crossed the wire
+      // And the SQLite Letta reader ranks the same (its vectors are unpadded BLOBs).
+      const trLite = await runRecall(lite, 'q', denseConfig({ scope: { tiers: ['long_term'] }, candidatePool: 50 }), NOW, { queryVector: qv })
+      expect(denseRanking(tr).map((x) => x.id)).toEqual(denseRanking(trLite).map((x) => x.id))
+      // Loaded over the wire (the engine's scan path), vectors come back cut to 256.
+      expect(s.vectors(PG_MODEL).dim).toBe(PG_DIM)
+      expect(s.vectors(PG_MODEL).count).toBe(withVec.length)
+    } finally {
+      s.close()
+      lite.close()
     }
   })
 })

@@ -54,6 +54,7 @@ import { VectorIndex } from '../vectors/vectorIndex'
 import { Workspace } from '../workspace/workspace'
 import { PgBridge } from './bridge'
 import { detectPgLayout, ident, type PgColumn, type PgLayout } from './layouts'
+import { detectLettaPgLayout } from './letta'
 import { identityHash, parsePgUrl, type ParsedPgUrl } from './url'
 import { eventWhere, likeEscape, memoryOrder, memoryWhere, Params } from './where'
 
@@ -112,6 +113,8 @@ export class PgSource implements MemorySource {
   private readonly lexTerms = new Map<string, boolean>()
   private readonly indexes = new Map<string, VectorIndex>()
   private modelsCache: EmbeddingModelFacts[] | null = null
+  /** the stored length of zero-padded vectors (layout.vectorPadded), read once */
+  private padLength: number | null = null
   /** whether the planner uses the ANN index for the dense query (EXPLAIN once, ANN mode only) */
   private annIndexUsed: boolean | null = null
   /** keyset cursors: the last row of a page, keyed by the query without its offset */
@@ -164,7 +167,7 @@ export class PgSource implements MemorySource {
           [head.schema],
         )
         .map((r): PgColumn => ({ table: r.t, column: r.c, dataType: r.d, udt: r.u }))
-      const sql = detectPgLayout(head.schema, columns, url.redacted)
+      const sql = detectLettaPgLayout(head.schema, columns) ?? detectPgLayout(head.schema, columns, url.redacted)
       let ann: AnnIndex | null = null
       if (sql.vectorTable && head.vec) {
         const idx = bridge.query<{ name: string; method: string }>(
@@ -234,6 +237,33 @@ export class PgSource implements MemorySource {
   /** Push-down needs pgvector's operators on the stored column. */
   private get pushdown(): boolean {
     return this.sql.embeddings !== null && this.pgvector !== null && (this.sql.vectorStorage === 'vector' || this.sql.vectorStorage === 'array')
+  }
+
+  /**
+   * The query as a pgvector literal. Where the store pads its vectors with zeros to one length (Letta), the
+   * query is padded the same way: the zeros add nothing to the dot product or the norms, so the cosine is exact.
+   */
+  private queryLiteral(v: ArrayLike<number>): string {
+    if (!this.sql.vectorPadded || !this.sql.embeddings) return vectorLiteral(v)
+    if (this.padLength === null)
+      this.padLength = Number(
+        this.q<{ d: number | null }>(`SELECT max(vector_dims(e.vec)) AS d FROM (SELECT e.vec FROM (${this.sql.embeddings}) e LIMIT 1) e`)[0]?.d ?? 0,
+      )
+    if (v.length >= this.padLength) return vectorLiteral(v)
+    const padded = new Float32Array(this.padLength)
+    padded.set(v)
+    return vectorLiteral(padded)
+  }
+
+  /** A read vector cut back to its model's length (padded layouts); other layouts keep the length check. */
+  private decodeStored(raw: unknown, dim: number | null): ReturnType<typeof decodeVector> {
+    if (!this.sql.vectorPadded || dim === null) return decodeVector(raw, dim)
+    const v = decodeVector(raw, null)
+    if (typeof v === 'string') return v
+    if (v.length < dim) return 'wrongDimension'
+    // Past the model's length Letta wrote zeros; anything else there is not this model's vector.
+    for (let i = dim; i < v.length; i++) if (v[i] !== 0) return 'wrongDimension'
+    return v.subarray(0, dim)
   }
 
   /** The vector column as pgvector `vector`. */
@@ -697,8 +727,9 @@ export class PgSource implements MemorySource {
   vectorModels(): EmbeddingModelFacts[] {
     if (this.modelsCache) return this.modelsCache
     if (!this.sql.embeddings) return (this.modelsCache = [])
-    const dimExpr =
-      this.sql.vectorStorage === 'vector'
+    const dimExpr = this.sql.vectorPadded
+      ? 'e.dim'
+      : this.sql.vectorStorage === 'vector'
         ? 'vector_dims(e.vec)'
         : this.sql.vectorStorage === 'array'
           ? 'cardinality(e.vec)'
@@ -753,7 +784,7 @@ export class PgSource implements MemorySource {
           { rowMode: 'array' },
         )
         for (const [id, raw] of rows) {
-          const v = decodeVector(raw, facts.dim)
+          const v = this.decodeStored(raw, facts.dim)
           if (typeof v === 'string') {
             idx.malformed[v]++
             continue
@@ -772,7 +803,7 @@ export class PgSource implements MemorySource {
   denseSearch(req: DenseSearchRequest): DenseSearchResult {
     if (!this.pushdown || !this.sql.embeddings) throw new RecallscopeError('INTERNAL', 'dense search push-down is not available for this store')
     const ps = new Params()
-    const qv = ps.p(vectorLiteral(req.vector))
+    const qv = ps.p(this.queryLiteral(req.vector))
     const model = ps.p(req.model)
     const where = memoryWhere(req.filter, ps, this.sql.embeddings)
     const n = ps.p(Math.max(0, Math.floor(req.limit)))
@@ -847,7 +878,7 @@ export class PgSource implements MemorySource {
     for (let i = 0; i < ids.length; i += 5000) {
       const rows = this.bridge.query<[string, number]>(
         `SELECT e.owner_id, (1 - (${this.vecExpr('e')} <=> $1::vector))::float8 FROM (${this.sql.embeddings}) e WHERE e.owner_type = $2 AND e.model = $3 AND e.owner_id = ANY($4::text[])`,
-        [vectorLiteral(vector), ownerType, model, ids.slice(i, i + 5000)],
+        [this.queryLiteral(vector), ownerType, model, ids.slice(i, i + 5000)],
         { rowMode: 'array' },
       )
       for (const [id, s] of rows) out.set(String(id), Number(s))
@@ -869,7 +900,7 @@ export class PgSource implements MemorySource {
     )
     return rows.map((r) => {
       const facts = this.vectorModels().find((m) => m.model === r.model && m.ownerType === ownerType)
-      const v = decodeVector(r.v, facts?.dim ?? null)
+      const v = this.decodeStored(r.v, facts?.dim ?? null)
       if (typeof v === 'string') return { model: r.model, dim: facts?.dim ?? 0, norm: null, problem: v, preview: [] }
       let s = 0
       for (const x of v) s += x * x
