@@ -533,6 +533,98 @@ describe("Letta V1's Postgres tables", () => {
   })
 })
 
+describe('backfilled vectors (the workspace) in the pushed-down dense arm', () => {
+  /** Deterministic vectors for the workspace, independent of the server's. */
+  const wsVec = (seed: number, dim: number) => randomQuery(1000 + seed, dim)
+
+  it('a model only the workspace has: the dense arm scans it here, in scope, exact', async () => {
+    const s = openStore({ path: url('schema=canon'), workspacePath: ws('bf-only') }) as PgSource
+    try {
+      const MODEL = 'backfill-test:32'
+      const rows = mems.filter((_, i) => i % 3 !== 0).map((m, i) => ({ id: m.id, vector: wsVec(i, 32) }))
+      s.workspace.putVectors('memory', MODEL, rows, 'test', 0)
+      expect(s.vectorModels().find((m) => m.model === MODEL)).toMatchObject({ count: 0, backfilled: rows.length, dim: 32 })
+      expect(s.capabilities().vectorModels).toContainEqual({ ownerType: 'memory', model: MODEL, dim: 32 })
+      const qv = randomQuery(77, 32)
+      const byId = new Map(mems.map((m) => [m.id, m]))
+      const tr = await runRecall(s, 'q', denseConfig({ model: MODEL, scope: { tiers: ['working', 'long_term'], agentId: 'agent-a' } }), NOW, {
+        queryVector: qv,
+      })
+      expect(tr.arms!.dense.ran).toBe(true)
+      const want = rows
+        .filter((r) => byId.get(r.id)!.agent === 'agent-a')
+        .map((r) => ({ id: r.id, sim: cosine(r.vector, qv) }))
+        .sort((a, b) => b.sim - a.sim || (a.id < b.id ? -1 : 1))
+      const got = denseRanking(tr)
+      expect(got.length).toBe(Math.min(want.length, got.length))
+      expect(got.length).toBeGreaterThanOrEqual(30)
+      expectRankingUpToTies(
+        got.map((x) => x.id),
+        want,
+      )
+      for (const c of got) expect(Math.abs(c.sim! - want.find((w) => w.id === c.id)!.sim)).toBeLessThan(1e-6)
+    } finally {
+      s.close()
+    }
+  })
+
+  it('a model the server has for most rows: backfilled vectors fill the gaps, merged exactly with the pushed-down hits; the agent vector wins', async () => {
+    const s = openStore({ path: url('schema=canon'), workspacePath: ws('bf-merge') }) as PgSource
+    try {
+      const gaps = mems.filter((m) => !m.vector)
+      const fill = gaps.map((m, i) => ({ id: m.id, vector: wsVec(500 + i, PG_DIM) }))
+      // One backfilled vector for a memory the server has a vector for: it must be ignored (the agent's wins).
+      const shadowed = mems.find((m) => m.vector && m.user === 'user-2')!
+      s.workspace.putVectors('memory', PG_MODEL, [...fill, { id: shadowed.id, vector: wsVec(9999, PG_DIM) }], 'test', 0)
+      expect(s.vectorModels().find((m) => m.model === PG_MODEL)).toMatchObject({ backfilled: fill.length })
+      const qv = randomQuery(88)
+      const vecOf = new Map<string, ArrayLike<number>>([
+        ...mems.filter((m) => m.vector).map((m) => [m.id, m.vector!] as const),
+        ...fill.map((f) => [f.id, f.vector] as const),
+      ])
+      const keep = (m: FixtureMemory) => m.user === 'user-2'
+      const want = mems
+        .filter((m) => keep(m) && vecOf.has(m.id))
+        .map((m) => ({ id: m.id, sim: cosine(vecOf.get(m.id)!, qv) }))
+        .sort((a, b) => b.sim - a.sim || (a.id < b.id ? -1 : 1))
+      await srv.clearLog()
+      const tr = await runRecall(s, 'q', denseConfig({ scope: { tiers: ['working', 'long_term'], userId: 'user-2' } }), NOW, { queryVector: qv })
+      expect(tr.arms!.dense.pushdown).toEqual({ kind: 'exact' })
+      const got = denseRanking(tr)
+      expectRankingUpToTies(
+        got.map((x) => x.id),
+        want,
+      )
+      for (const c of got) expect(Math.abs(c.sim! - want.find((w) => w.id === c.id)!.sim)).toBeLessThan(1e-5)
+      // Some gap-filling rows made the cut (else the merge was not exercised), and the server still ranked the rest.
+      const filled = new Set(fill.map((f) => f.id))
+      expect(got.some((c) => filled.has(c.id))).toBe(true)
+      const sent = await srv.statements()
+      expect(sent.some((q) => /ORDER BY d\.dist ASC/.test(q))).toBe(true)
+      expect(sent.some((q) => /ORDER BY e\.owner_id LIMIT 20000/.test(q))).toBe(false) // the server's vectors stayed there
+      // Lexical-only candidates get their cosine from the backfill too.
+      const sims = s.similarities([fill[0].id, shadowed.id], qv, PG_MODEL)
+      expect(sims.get(fill[0].id)).toBeCloseTo(cosine(fill[0].vector, qv), 6)
+      expect(sims.get(shadowed.id)).toBeCloseTo(cosine(shadowed.vector!, qv), 5)
+      // missingVector = zero: every in-scope row, the ones without any vector at 0 (after the positives, before the negatives).
+      const tz = await runRecall(s, 'q', denseConfig({ missingVector: 'zero', scope: { tiers: ['working', 'long_term'], userId: 'user-2' } }), NOW, {
+        queryVector: qv,
+      })
+      const all = mems
+        .filter(keep)
+        .map((m) => ({ id: m.id, sim: vecOf.has(m.id) ? cosine(vecOf.get(m.id)!, qv) : null }))
+        .sort((a, b) => (b.sim ?? 0) - (a.sim ?? 0) || Number(a.sim === null) - Number(b.sim === null) || (a.id < b.id ? -1 : 1))
+      const gz = denseRanking(tz)
+      gz.forEach((c, i) => {
+        if (all[i].sim === null) expect(c.sim).toBeNull()
+        else expect(Math.abs((c.sim ?? NaN) - all[i].sim)).toBeLessThan(1e-5)
+      })
+    } finally {
+      s.close()
+    }
+  })
+})
+
 describe('bad input: one typed error each, nothing retried forever', () => {
   it('unreachable host → DB_UNREACHABLE, fast', () => {
     const t0 = performance.now()
