@@ -14,6 +14,7 @@ import type { MemorySource } from '../store/source'
 import { writeFileAtomic } from '../safety/atomicWrite'
 import { PathGrants } from '../safety/pathGrants'
 import { typedDbError } from '../store/sqlite/dbErrors'
+import { SavedConnections, type SecretBox } from './pgConnections'
 
 export interface AppOptions {
   /** Folder for settings, the demo DB and fallback workspaces. @default $RECALLSCOPE_HOME or ~/.recallscope */
@@ -24,6 +25,8 @@ export interface AppOptions {
   version?: string
   /** The desktop shell's file dialog; absent in browser mode. */
   pickFile?: () => Promise<string | null>
+  /** The desktop shell's keychain (Electron safeStorage) for saved Postgres passwords; absent in browser mode. */
+  secrets?: SecretBox
 }
 
 export interface Settings {
@@ -118,6 +121,8 @@ export class App {
   readonly jobs = new JobManager()
   /** Files the user chose outside the renderer (CLI, native dialog): the only ones cases.import/export take by path. */
   readonly grants = new PathGrants()
+  /** Saved Postgres connections (passwords only encrypted, only with `secrets`). */
+  readonly connections: SavedConnections
   private store: MemorySource | null = null
   private settingsCache: Settings | null = null
 
@@ -127,6 +132,7 @@ export class App {
     this.nativeBinding = opts.nativeBinding
     this.version = opts.version ?? '0.0.0'
     this.pickFile = opts.pickFile
+    this.connections = new SavedConnections(this.dataDir, opts.secrets ?? null)
     try {
       fs.mkdirSync(this.dataDir, { recursive: true })
     } catch (e) {
