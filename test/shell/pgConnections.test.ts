@@ -13,7 +13,7 @@ const fake = await vi.hoisted(async () => (await import('./fakeElectron')).creat
 vi.mock('electron', () => fake.module)
 
 import type { RecallscopeApi } from '../../src/shared/api'
-import type { OpenInfo, SavedPgConnection } from '../../src/shared/contract'
+import type { OpenInfo } from '../../src/shared/contract'
 import type { Result } from '../../src/shared/result'
 import { appRoot } from '../../src/main/paths'
 import { canonicalDdl, canonicalInserts, makeMemories } from '../helpers/pgFixture'
@@ -74,7 +74,7 @@ describe('saved Postgres connections (desktop app)', () => {
     const port = Number(new URL(srv.url).port)
     const conn = { host: '127.0.0.1', port, database: 'postgres', user: 'recallscope_test', password: PASSWORD, sslmode: 'disable' as const, schema: 'canon' }
 
-    const opened = (await api['pg.connect']({ conn, saveAs: 'pglite' })) as Result<OpenInfo>
+    const opened = await api['pg.connect']({ conn, saveAs: 'pglite' })
     expect(opened.ok).toBe(true)
     if (!opened.ok) return
     expect(opened.data.layout).toBe('canonical')
@@ -83,7 +83,7 @@ describe('saved Postgres connections (desktop app)', () => {
     // main asked the keychain to encrypt exactly the password, once
     expect(fake.safeStorage.encrypted).toEqual([PASSWORD])
 
-    const saved = (await api['pg.saved']({})) as Result<SavedPgConnection[]>
+    const saved = await api['pg.saved']({})
     expect(saved.ok && saved.data).toEqual([
       {
         id: expect.any(String) as string,
@@ -103,7 +103,7 @@ describe('saved Postgres connections (desktop app)', () => {
 
     // Reopen from the saved entry: main decrypts, the renderer never sees the password.
     await api['store.close']({})
-    const again = (await api['pg.connect']({ savedId: saved.ok ? saved.data[0].id : '' })) as Result<OpenInfo>
+    const again = await api['pg.connect']({ savedId: saved.ok ? saved.data[0].id : '' })
     expect(again.ok && again.data.memories).toBe(40)
     expect(fake.safeStorage.decrypted).toBe(1)
     expect(JSON.stringify(again)).not.toContain(PASSWORD)
@@ -119,7 +119,7 @@ describe('saved Postgres connections (desktop app)', () => {
     vi.stubEnv('RECALLSCOPE_HOME', '')
     vi.stubEnv('RECALLSCOPE_NATIVE_BINDING', nodeBuild)
     // The shell asks isEncryptionAvailable() when it starts: switch it off for this boot.
-    const reset = fake.reset
+    const reset = fake.reset.bind(fake)
     fake.reset = () => {
       reset()
       fake.safeStorage.available = false
@@ -127,10 +127,10 @@ describe('saved Postgres connections (desktop app)', () => {
     try {
       const api = await boot()
       const port = Number(new URL(srv.url).port)
-      const r = (await api['pg.connect']({
+      const r = await api['pg.connect']({
         conn: { url: `postgres://recallscope_test@127.0.0.1:${port}/postgres?sslmode=disable&schema=canon`, password: PASSWORD },
         saveAs: 'nokeychain',
-      })) as Result<OpenInfo>
+      })
       expect(!r.ok && r.error.code).toBe('BAD_INPUT')
       expect(JSON.stringify(r)).not.toContain(PASSWORD)
       expect(fs.existsSync(path.join(t.dir, 'userData', 'connections.json'))).toBe(false)
