@@ -7,6 +7,7 @@ import { fmtBytes, fmtDate, fmtInt } from '../../lib/format'
 import { useApp } from '../../app/context'
 import { JobBar } from '../../app/Jobs'
 import { useJobs } from '../../lib/jobs'
+import { ConnectForm } from './ConnectForm'
 
 /** Library: open a DB (path field; a dialog in the desktop app), recent files, the demo DB, facts about what is open. */
 export function LibraryView() {
@@ -122,6 +123,13 @@ export function LibraryView() {
           )}
         </section>
       </div>
+      <ConnectForm
+        version={dbVersion}
+        onOpened={(info) => {
+          setDb(info)
+          navigate('browse')
+        }}
+      />
       <ImportCard onOpen={(p) => void open(() => call('store.open', { path: p }))} />
       {db && <Facts />}
     </div>
