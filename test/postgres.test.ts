@@ -14,6 +14,8 @@ import { saveCase } from '../src/main/eval/cases'
 import { runRecall } from '../src/main/recall/engine'
 import { main } from '../src/main/cli/index'
 import { App } from '../src/main/api/app'
+import { createHandlers } from '../src/main/api/handlers'
+import { createDispatcher } from '../src/main/api/register'
 import fs from 'node:fs'
 import { openSource, openStore } from '../src/main/store/registry'
 import { PgSource } from '../src/main/store/postgres/source'
@@ -621,6 +623,45 @@ describe('backfilled vectors (the workspace) in the pushed-down dense arm', () =
       })
     } finally {
       s.close()
+    }
+  })
+})
+
+describe("the Library's Connect form channels (browser mode)", () => {
+  const dispatchFor = (app: App) => createDispatcher(createHandlers(app))
+
+  it('test and connect from fields; a password from the page is refused in browser mode; wrong password and unknown schema are typed', async () => {
+    const app = new App({ mode: 'browser', dataDir: path.join(t.dir, 'formhome') })
+    const d = dispatchFor(app)
+    const port = Number(new URL(srv.url).port)
+    const fields = { host: '127.0.0.1', port, database: 'postgres', user: 'recallscope_test', sslmode: 'disable', schema: 'canon' }
+    try {
+      const tested = await d('pg.test', { conn: fields })
+      expect(tested).toMatchObject({ ok: true, data: { layout: 'canonical', memories: N, denseInDatabase: true, vectorModels: 1 } })
+      // Testing opened nothing and left no workspace behind.
+      expect(app.current).toBeNull()
+      expect(fs.existsSync(path.join(t.dir, 'formhome', 'workspaces'))).toBe(false)
+      const pw = await d('pg.test', { conn: { ...fields, password: 'typed-in-page' } })
+      expect(pw).toMatchObject({ ok: false, error: { code: 'BAD_INPUT' } })
+      expect(JSON.stringify(pw)).toContain('PGPASSWORD')
+      expect(JSON.stringify(pw)).not.toContain('typed-in-page')
+      const odd = await d('pg.test', { conn: { ...fields, schema: 'odd' } })
+      expect(odd).toMatchObject({ ok: false, error: { code: 'UNKNOWN_LAYOUT' } })
+      const auth = await d('pg.test', { conn: { url: `postgres://u@127.0.0.1:${srv.fakeAuthPort}/db?sslmode=disable` } })
+      expect(auth).toMatchObject({ ok: false, error: { code: 'AUTH_FAILED' } })
+      const down = await d('pg.test', { conn: { ...fields, port: 1 } })
+      expect(down).toMatchObject({ ok: false, error: { code: 'DB_UNREACHABLE' } })
+      // Connect and save: the saved entry has no password; it comes from PGPASSWORD (pg reads it) when reopened.
+      const opened = await d('pg.connect', { conn: fields, saveAs: 'canon' })
+      expect(opened).toMatchObject({ ok: true, data: { layout: 'canonical', memories: N } })
+      const saved = (await d('pg.saved', {})) as { ok: true; data: { id: string; url: string; password: string }[] }
+      expect(saved.data).toHaveLength(1)
+      expect(saved.data[0].url).toBe(`postgres://recallscope_test@127.0.0.1:${port}/postgres?sslmode=disable&schema=canon`)
+      expect((await d('pg.connect', { savedId: saved.data[0].id })) as unknown).toMatchObject({ ok: true, data: { memories: N } })
+      expect(await d('pg.connect', { savedId: 'nope' })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } })
+      expect(await d('pg.connect', {})).toMatchObject({ ok: false, error: { code: 'BAD_INPUT' } })
+    } finally {
+      app.close()
     }
   })
 })
