@@ -9,7 +9,7 @@
  */
 
 /** The four tables that make a Letta server store, with the columns each must have. */
-export const LETTA_REQUIRED: Readonly<Record<'agents' | 'block' | 'messages' | 'archival_passages', readonly string[]>> = {
+const LETTA_REQUIRED: Readonly<Record<'agents' | 'block' | 'messages' | 'archival_passages', readonly string[]>> = {
   agents: ['id'],
   block: ['id', 'label', 'value'],
   messages: ['id', 'agent_id', 'role', 'created_at'],
@@ -17,7 +17,7 @@ export const LETTA_REQUIRED: Readonly<Record<'agents' | 'block' | 'messages' | '
 }
 
 /** Tables read when present (owners, tags, block timelines). */
-export const LETTA_OPTIONAL = ['block_history', 'blocks_agents', 'archives_agents', 'passage_tags'] as const
+const LETTA_OPTIONAL = ['block_history', 'blocks_agents', 'archives_agents', 'passage_tags'] as const
 
 /** The canonical kind / tier / source of each kind of Letta row. */
 export const LETTA_ROWS = {
