@@ -24,8 +24,18 @@ export interface SecretBox {
   decrypt(cipher: Buffer): string
 }
 
-/** The URL to connect with (password included when given) and how it is shown (never with one). */
+/** The URL to connect with (password included when given) and how it is shown (never with one). BAD_INPUT when it cannot be one. */
 export function pgUrlOf(input: PgConnectionInput): { url: string; redacted: string; password: string | null } {
+  try {
+    return buildPgUrl(input)
+  } catch (e) {
+    if (e instanceof RecallscopeError) throw e
+    // encodeURIComponent / decodeURIComponent refuse lone surrogates and broken %-escapes (URIError)
+    throw new RecallscopeError('BAD_INPUT', `Not a valid Postgres connection: ${(e as Error).message}`)
+  }
+}
+
+function buildPgUrl(input: PgConnectionInput): { url: string; redacted: string; password: string | null } {
   let u: URL
   if ('url' in input) {
     try {
