@@ -19,6 +19,13 @@
  * breakdown stay in the shared engine. Without pgvector (bytea vectors), the
  * dense arm falls back to the engine's scan over a VectorIndex loaded here.
  *
+ * Backfilled vectors live in the local workspace, not on the server: for ids
+ * the server has no vector of that model for (the server's always wins), the
+ * in-scope ones are scanned here and merged with the pushed-down hits in the
+ * database's order (similarity desc, id asc); the sets are disjoint, so the
+ * merged top-n is exact. Layouts whose vectors are zero-padded to one length
+ * (Letta's vector(4096)) read them back at the model's length and pad the query.
+ *
  * Rows have no integer row key in Postgres: ties break by id, and the keys the
  * interface asks for (ScopeRows.rids, walkMemories) are ordinals of the id order.
  *
