@@ -10,6 +10,8 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { hashEmbed } from '../src/main/embed/hashing'
 import { runEval } from '../src/main/eval/evaluate'
+import { backfillEmbeddings } from '../src/main/embed/backfill'
+import type { Embedder } from '../src/main/embed/types'
 import { saveCase } from '../src/main/eval/cases'
 import { runRecall } from '../src/main/recall/engine'
 import { main } from '../src/main/cli/index'
@@ -565,6 +567,44 @@ describe('backfilled vectors (the workspace) in the pushed-down dense arm', () =
         want,
       )
       for (const c of got) expect(Math.abs(c.sim! - want.find((w) => w.id === c.id)!.sim)).toBeLessThan(1e-6)
+    } finally {
+      s.close()
+    }
+  })
+
+  it('the real backfill writes to the workspace, a rerun skips what it wrote, and recall uses it (the server is never written)', async () => {
+    const s = openStore({ path: url('schema=canon'), workspacePath: ws('bf-real') }) as PgSource
+    try {
+      let embedded = 0
+      const embedder = {
+        name: 'test',
+        model: 'bf-real-16',
+        enabled: true,
+        cacheable: false,
+        embed: (texts: string[]) => {
+          embedded += texts.length
+          return Promise.resolve(texts.map((x) => hashEmbed(x, 16)))
+        },
+        health: () => Promise.resolve({ ok: true, model: 'bf-real-16', dim: 16 }),
+      } as unknown as Embedder
+      const mine = mems.filter((m) => m.agent === 'agent-b')
+      await srv.clearLog()
+      const first = await backfillEmbeddings(s, embedder, { filter: { agentId: 'agent-b' }, now: 1 })
+      expect(first).toMatchObject({ inScope: mine.length, embedded: mine.length, alreadyEmbedded: 0, dim: 16 })
+      expect(embedded).toBe(mine.length)
+      const again = await backfillEmbeddings(s, embedder, { filter: { agentId: 'agent-b' }, now: 2 })
+      expect(again).toMatchObject({ embedded: 0, alreadyEmbedded: mine.length })
+      expect(embedded).toBe(mine.length) // nothing embedded twice
+      expect(s.vectorModels().find((m) => m.model === 'bf-real-16')).toMatchObject({ count: 0, backfilled: mine.length })
+      const sent = await srv.statements()
+      expect(sent.filter((q) => !/^[\s(]*(SELECT|SET|SHOW)\b/i.test(q))).toEqual([])
+      const qv = hashEmbed('coffee paris', 16)
+      const tr = await runRecall(s, 'coffee paris', denseConfig({ model: 'bf-real-16', scope: { tiers: ['working', 'long_term'] } }), NOW, { queryVector: qv })
+      const want = mine.map((m) => ({ id: m.id, sim: cosine(hashEmbed(m.content, 16), qv) })).sort((a, b) => b.sim - a.sim || (a.id < b.id ? -1 : 1))
+      expectRankingUpToTies(
+        denseRanking(tr).map((x) => x.id),
+        want,
+      )
     } finally {
       s.close()
     }
