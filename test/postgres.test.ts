@@ -700,6 +700,16 @@ describe("the Library's Connect form channels (browser mode)", () => {
       expect((await d('pg.connect', { savedId: saved.data[0].id })) as unknown).toMatchObject({ ok: true, data: { memories: N } })
       expect(await d('pg.connect', { savedId: 'nope' })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } })
       expect(await d('pg.connect', {})).toMatchObject({ ok: false, error: { code: 'BAD_INPUT' } })
+      // Input that fails validation does not echo the password either (errors are logged and shown).
+      for (const bad of [
+        { conn: { host: '', database: 'x', password: 'echo-me-not' } },
+        { conn: { host: 'h', database: 'x', password: 'echo-me-not', port: 0 } },
+        { conn: { url: 'postgres://u:echo-me-not@h/db', password: 7 } },
+      ]) {
+        const r = await d('pg.connect', bad)
+        expect(r).toMatchObject({ ok: false, error: { code: 'BAD_INPUT' } })
+        expect(JSON.stringify(r)).not.toContain('echo-me-not')
+      }
     } finally {
       app.close()
     }
