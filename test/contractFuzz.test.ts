@@ -35,6 +35,9 @@ const RUNS: Partial<Record<Channel, number>> = {
   'embed.models': 100,
   'import.start': 120,
   'store.open': 200,
+  // each starts a database worker thread and tries to connect (refused or unresolvable at once here)
+  'pg.test': 60,
+  'pg.connect': 60,
 }
 const DEFAULT_RUNS = 310
 

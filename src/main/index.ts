@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { app, BrowserWindow, dialog, ipcMain } from 'electron'
+import { app, BrowserWindow, dialog, ipcMain, safeStorage } from 'electron'
 import { App } from './api/app'
 import { createHandlers } from './api/handlers'
 import { createDispatcher } from './api/register'
@@ -116,6 +116,10 @@ function boot(): void {
         // RECALLSCOPE_HOME wins, as in browser mode and the CLI.
         dataDir: process.env.RECALLSCOPE_HOME ? undefined : app.getPath('userData'),
         nativeBinding: electronNativeBinding(),
+        // Saved Postgres passwords are encrypted by the OS keychain; without one, connections are saved without them.
+        secrets: safeStorage.isEncryptionAvailable()
+          ? { encrypt: (plain) => safeStorage.encryptString(plain), decrypt: (cipher) => safeStorage.decryptString(cipher) }
+          : undefined,
         pickFile: (d) => showDialog(d, win),
       })
       openInitial(core, dbPathFromArgv(process.argv, process.cwd()))

@@ -26,6 +26,12 @@ const api = {
   'store.close': (input) => ipcRenderer.invoke('store.close', input),
   'store.pick': (input) => ipcRenderer.invoke('store.pick', input),
 
+  // --- postgres ------------------------------------------------------------
+  'pg.test': (input) => ipcRenderer.invoke('pg.test', input),
+  'pg.connect': (input) => ipcRenderer.invoke('pg.connect', input),
+  'pg.saved': (input) => ipcRenderer.invoke('pg.saved', input),
+  'pg.forget': (input) => ipcRenderer.invoke('pg.forget', input),
+
   // --- sessions ------------------------------------------------------------
   'sessions.page': (input) => ipcRenderer.invoke('sessions.page', input),
   'sessions.get': (input) => ipcRenderer.invoke('sessions.get', input),

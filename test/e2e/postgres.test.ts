@@ -1,9 +1,11 @@
 /**
  * A Postgres store from the Library, in Chromium against browser mode: the
  * server (PGlite + pgvector over the wire, test/helpers/pgServer.ts) holds the
- * canonical tables; the page types the URL (no password: browser mode takes it
- * from the environment, PGPASSWORD here), browses the memories, runs a recall
- * whose dense arm runs in the database, grades a case from it and runs an eval.
+ * canonical tables; the page fills the Library's Connect form (no password:
+ * browser mode takes it from the environment, PGPASSWORD here), tests a wrong
+ * schema (a typed error) then the right one, connects and saves the connection,
+ * browses the memories, runs a recall whose dense arm runs in the database,
+ * grades a case from it and runs an eval.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromiumPath, openBrowser, rendererBuilt, serve, shot, type Served } from './harness'
@@ -33,13 +35,43 @@ describe.skipIf(!ready)('Postgres from the Library (browser mode)', () => {
     const { page } = b
     try {
       await page.getByRole('button', { name: 'Library' }).click()
-      await page.getByLabel('Database path').fill(url)
-      await page.getByRole('button', { name: 'Open', exact: true }).click()
+      const form = page.getByRole('region', { name: 'Connect to Postgres' })
+      // Browser mode: no password field, and the form says where the password comes from.
+      expect(await form.getByLabel('Password').count()).toBe(0)
+      await form.getByText('PGPASSWORD').first().waitFor()
+      await form.getByLabel('Host').fill('127.0.0.1')
+      await form.getByLabel('Port').fill(new URL(pg.url).port)
+      await form.getByLabel('Database').fill('postgres')
+      await form.getByLabel('User').fill('recallscope_test')
+      await form.getByLabel('sslmode').selectOption('disable')
+      // A schema without a memory store: Test shows the typed error, nothing opens.
+      await form.getByLabel('Schema').fill('nosuch')
+      await form.getByRole('button', { name: 'Test' }).click()
+      const alert = form.getByRole('alert')
+      await alert.waitFor({ timeout: 30_000 })
+      expect(await alert.getAttribute('data-code')).toBe('UNKNOWN_LAYOUT')
+      expect(await alert.textContent()).toContain('No memory store recallscope knows')
+      await shot(page, 'postgres-connect-error')
+      // The right schema: Test connects, names the layout and says the dense arm runs in the database.
+      await form.getByLabel('Schema').fill('canon')
+      await form.getByRole('button', { name: 'Test' }).click()
+      const status = form.getByRole('status', { name: 'Connection test' })
+      await status.waitFor({ timeout: 30_000 })
+      expect(await status.textContent()).toContain(`canonical store, ${mems.length} memories`)
+      expect(await status.textContent()).toContain('Dense recall runs in the database')
+      await form.getByRole('checkbox', { name: 'save as' }).check()
+      await form.getByLabel('Connection name').fill('pglite')
+      await shot(page, 'postgres-connect-form')
+      await form.getByRole('button', { name: 'Connect', exact: true }).click()
       // Opening switches to the workbench; the header names the store (password-free URL), the layout and read-only.
       await page.getByText(url, { exact: true }).first().waitFor({ timeout: 30_000 })
       await page.getByText('canonical', { exact: true }).first().waitFor()
       await page.getByRole('button', { name: 'Library' }).click()
       await page.getByRole('region', { name: 'Database facts' }).getByText('read-only').waitFor({ timeout: 30_000 })
+      // Saved: listed with the password-free URL, the password from PGPASSWORD.
+      const savedRow = page.getByRole('table', { name: 'Saved connections' }).getByRole('row').first()
+      expect(await savedRow.textContent()).toContain(url)
+      expect(await savedRow.textContent()).toContain('PGPASSWORD')
       await shot(page, 'postgres-library')
       expect(await page.content()).not.toContain('secret-pw')
 

@@ -9,6 +9,7 @@
  */
 import { hashEmbed, HASHING_DIM, HASHING_MODEL } from '../../src/main/embed/hashing'
 import { CanonicalWriter } from '../../src/main/store/sqlite/canonicalWriter'
+import type { LettaServerSpec } from './frameworks/letta'
 import { pgText, pgVector } from './pgServer'
 
 /** The hashing embedder's vectors (offline, deterministic): evals and CLI recalls can embed queries the same way. */
@@ -217,5 +218,92 @@ export function langgraphSql(schema: string, mems: FixtureMemory[]): string {
         `INSERT INTO ${schema}.store_vectors (prefix, key, field_name, embedding) VALUES (${pgText(prefix)}, ${pgText(m.id)}, '$', ${pgVector(m.vector)});`,
       )
   }
+  return out.join('\n')
+}
+
+/** Letta pads every embedding to this length on Postgres (letta/constants.py MAX_EMBEDDING_DIM). */
+export const LETTA_PG_DIM = 4096
+
+/**
+ * A Letta V1 server's tables in Postgres, as SQLAlchemy creates them there from letta-ai/letta
+ * @ 56ba9c25552605eec89de8ed3dc6394b625c1993 letta/orm (timestamptz, boolean, `json`, and
+ * `archival_passages.embedding vector(4096)`), holding the same spec as the SQLite fixture
+ * (test/helpers/frameworks/letta.ts buildLettaServer): each embedding zero-padded to 4096 as
+ * passage_manager.py does, its model and own length in embedding_config.
+ */
+export function lettaPgSql(schema: string, spec: LettaServerSpec): string {
+  const s = schema
+  const common = `created_at TIMESTAMP WITH TIME ZONE DEFAULT now(), updated_at TIMESTAMP WITH TIME ZONE DEFAULT now(), is_deleted BOOLEAN DEFAULT FALSE NOT NULL,
+    _created_by_id VARCHAR, _last_updated_by_id VARCHAR`
+  const ts = (ms: number) => `to_timestamp(${ms / 1000})`
+  const out = [
+    `CREATE SCHEMA ${s};`,
+    `CREATE TABLE ${s}.organizations (id VARCHAR NOT NULL PRIMARY KEY, name VARCHAR NOT NULL, privileged_tools BOOLEAN NOT NULL, ${common});`,
+    `CREATE TABLE ${s}.agents (id VARCHAR NOT NULL PRIMARY KEY, agent_type VARCHAR, name VARCHAR, description VARCHAR, system VARCHAR, message_ids JSON,
+       metadata_ JSON, llm_config JSON, embedding_config JSON, organization_id VARCHAR REFERENCES ${s}.organizations (id), project_id VARCHAR, ${common});`,
+    `CREATE TABLE ${s}.block (id VARCHAR NOT NULL PRIMARY KEY, template_name VARCHAR, description VARCHAR, label VARCHAR NOT NULL, is_template BOOLEAN NOT NULL,
+       preserve_on_migration BOOLEAN, value VARCHAR NOT NULL, "limit" INTEGER NOT NULL, metadata_ JSON, read_only BOOLEAN NOT NULL, hidden BOOLEAN,
+       current_history_entry_id VARCHAR, version INTEGER DEFAULT 1 NOT NULL, organization_id VARCHAR REFERENCES ${s}.organizations (id), project_id VARCHAR, ${common});`,
+    `CREATE TABLE ${s}.block_history (id VARCHAR NOT NULL PRIMARY KEY, description TEXT, label VARCHAR NOT NULL, value TEXT NOT NULL, "limit" BIGINT NOT NULL,
+       metadata_ JSON, actor_type VARCHAR, actor_id VARCHAR, block_id VARCHAR NOT NULL REFERENCES ${s}.block (id) ON DELETE CASCADE,
+       sequence_number INTEGER NOT NULL, organization_id VARCHAR REFERENCES ${s}.organizations (id), ${common});`,
+    `CREATE TABLE ${s}.blocks_agents (agent_id VARCHAR NOT NULL REFERENCES ${s}.agents (id) ON DELETE CASCADE, block_id VARCHAR NOT NULL, block_label VARCHAR NOT NULL,
+       PRIMARY KEY (agent_id, block_id, block_label));`,
+    `CREATE TABLE ${s}.messages (id VARCHAR NOT NULL PRIMARY KEY, version INTEGER DEFAULT 1 NOT NULL, role VARCHAR NOT NULL, text VARCHAR, content JSON,
+       model VARCHAR, name VARCHAR, tool_calls JSON NOT NULL, tool_call_id VARCHAR, step_id VARCHAR, run_id VARCHAR, otid VARCHAR, tool_returns JSON,
+       group_id VARCHAR, sender_id VARCHAR, conversation_id VARCHAR, is_err BOOLEAN, sequence_id BIGSERIAL NOT NULL UNIQUE,
+       organization_id VARCHAR REFERENCES ${s}.organizations (id), agent_id VARCHAR REFERENCES ${s}.agents (id) ON DELETE CASCADE, ${common});`,
+    `CREATE TABLE ${s}.archives (id VARCHAR NOT NULL PRIMARY KEY, name VARCHAR NOT NULL, description VARCHAR, vector_db_provider VARCHAR NOT NULL,
+       embedding_config JSON, metadata_ JSON, organization_id VARCHAR REFERENCES ${s}.organizations (id), ${common});`,
+    `CREATE TABLE ${s}.archives_agents (agent_id VARCHAR NOT NULL REFERENCES ${s}.agents (id) ON DELETE CASCADE,
+       archive_id VARCHAR NOT NULL REFERENCES ${s}.archives (id) ON DELETE CASCADE, created_at TIMESTAMP WITH TIME ZONE DEFAULT now() NOT NULL,
+       is_owner BOOLEAN NOT NULL, PRIMARY KEY (agent_id, archive_id));`,
+    `CREATE TABLE ${s}.archival_passages (id VARCHAR NOT NULL PRIMARY KEY, text VARCHAR NOT NULL, embedding_config JSON, metadata_ JSON NOT NULL, tags JSON,
+       embedding vector(${LETTA_PG_DIM}), organization_id VARCHAR REFERENCES ${s}.organizations (id),
+       archive_id VARCHAR NOT NULL REFERENCES ${s}.archives (id) ON DELETE CASCADE, ${common});`,
+    `CREATE TABLE ${s}.passage_tags (id VARCHAR NOT NULL PRIMARY KEY, tag VARCHAR NOT NULL, passage_id VARCHAR NOT NULL REFERENCES ${s}.archival_passages (id) ON DELETE CASCADE,
+       archive_id VARCHAR NOT NULL REFERENCES ${s}.archives (id) ON DELETE CASCADE, organization_id VARCHAR REFERENCES ${s}.organizations (id), ${common},
+       CONSTRAINT uq_passage_tag UNIQUE (passage_id, tag));`,
+    `INSERT INTO ${s}.organizations (id, name, privileged_tools) VALUES ('org-1', 'default', false);`,
+  ]
+  for (const a of spec.agents) {
+    out.push(
+      `INSERT INTO ${s}.agents (id, name, agent_type, message_ids, organization_id) VALUES (${pgText(a.id)}, ${pgText(a.name)}, 'memgpt_v2_agent', '[]', 'org-1');`,
+    )
+    out.push(
+      `INSERT INTO ${s}.archives (id, name, vector_db_provider, organization_id) VALUES (${pgText(`archive-${a.id}`)}, ${pgText(`${a.name} archive`)}, 'native', 'org-1');`,
+    )
+    out.push(`INSERT INTO ${s}.archives_agents (agent_id, archive_id, is_owner) VALUES (${pgText(a.id)}, ${pgText(`archive-${a.id}`)}, true);`)
+  }
+  for (const b of spec.blocks) {
+    out.push(`INSERT INTO ${s}.block (id, label, is_template, value, "limit", metadata_, read_only, organization_id, created_at, updated_at)
+      VALUES (${pgText(b.id)}, ${pgText(b.label)}, ${b.isTemplate ? 'true' : 'false'}, ${pgText(b.value)}, 20000, '{}', false, 'org-1', ${ts(b.createdAt)}, ${ts(b.createdAt)});`)
+    out.push(`INSERT INTO ${s}.blocks_agents (agent_id, block_id, block_label) VALUES (${pgText(b.agent)}, ${pgText(b.id)}, ${pgText(b.label)});`)
+    b.history?.forEach((h, i) =>
+      out.push(`INSERT INTO ${s}.block_history (id, label, value, "limit", actor_type, block_id, sequence_number, organization_id, created_at)
+        VALUES (${pgText(`block_hist-${b.id}-${i}`)}, ${pgText(b.label)}, ${pgText(h.value)}, 20000, ${pgText(h.actor)}, ${pgText(b.id)}, ${i + 1}, 'org-1', ${ts(h.at)});`),
+    )
+  }
+  for (const p of spec.passages) {
+    let emb = 'NULL'
+    if (p.embedding) {
+      const padded = new Float32Array(LETTA_PG_DIM)
+      padded.set(p.embedding)
+      emb = pgVector(padded)
+    }
+    const cfg = p.model
+      ? pgText(JSON.stringify({ embedding_model: p.model, embedding_endpoint_type: 'openai', embedding_dim: p.embedding?.length ?? 0 }))
+      : 'NULL'
+    out.push(`INSERT INTO ${s}.archival_passages (id, text, embedding_config, metadata_, tags, embedding, organization_id, archive_id, created_at, is_deleted)
+      VALUES (${pgText(p.id)}, ${pgText(p.text)}, ${cfg}, '{}', ${p.tags ? pgText(JSON.stringify(p.tags)) : 'NULL'}, ${emb}, 'org-1', ${pgText(`archive-${p.agent}`)}, ${ts(p.createdAt)}, ${p.deleted ? 'true' : 'false'});`)
+    for (const t of p.tags ?? [])
+      out.push(
+        `INSERT INTO ${s}.passage_tags (id, tag, passage_id, archive_id, organization_id) VALUES (${pgText(`pt-${p.id}-${t}`)}, ${pgText(t)}, ${pgText(p.id)}, ${pgText(`archive-${p.agent}`)}, 'org-1');`,
+      )
+  }
+  for (const m of spec.messages)
+    out.push(`INSERT INTO ${s}.messages (id, role, text, content, tool_calls, sequence_id, conversation_id, organization_id, agent_id, created_at)
+      VALUES (${pgText(m.id)}, ${pgText(m.role)}, ${pgText(m.text ?? null)}, ${pgText(JSON.stringify((m.parts ?? []).map((t) => ({ type: 'text', text: t }))))}, '[]', ${m.seq},
+        ${pgText(m.conversation ?? null)}, 'org-1', ${pgText(m.agent)}, ${ts(m.createdAt)});`)
   return out.join('\n')
 }

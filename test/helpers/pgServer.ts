@@ -26,8 +26,10 @@ export interface PgTestServer {
   /** SQL text of every Query / Parse message seen by the proxy since the last clear */
   statements(): Promise<string[]>
   clearLog(): Promise<void>
-  /** Destroy every proxied connection (the network drops). */
+  /** Destroy every proxied connection (the network drops); resolves once PGlite serves a new connection again. */
   dropConnections(): Promise<void>
+  /** Connections the proxy has accepted so far (a reconnect shows as one more). */
+  accepted(): Promise<number>
   /** Run SQL as the test (writes allowed). */
   seed(sql: string): Promise<void>
   /** Query PGlite directly (not through the source under test). */
@@ -63,6 +65,7 @@ export async function startPgServer(opts: { vector?: boolean } = {}): Promise<Pg
     statements: () => call<string[]>('log'),
     clearLog: () => call<void>('clear'),
     dropConnections: () => call<void>('drop'),
+    accepted: () => call<number>('accepted'),
     seed: (sql) => call<void>('seed', sql),
     query: <R>(sql: string, params?: unknown[]) => call<R[]>('query', sql, params),
     stop: async () => {

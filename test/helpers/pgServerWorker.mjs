@@ -6,6 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads'
 import { PGlite } from '@electric-sql/pglite'
 import { vector } from '@electric-sql/pglite-pgvector'
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
+import pg from 'pg'
 
 const db = await PGlite.create(workerData.vector === false ? {} : { extensions: { vector } })
 const server = new PGLiteSocketServer({ db, port: 0, host: '127.0.0.1', maxConnections: 16 })
@@ -13,6 +14,30 @@ await server.start()
 const directPort = Number(server.getServerConn().split(':').at(-1))
 const statements = []
 const sockets = new Set()
+let accepted = 0
+
+/**
+ * Wait until PGlite serves a new connection again (a probe on its own port, not through the proxy, so
+ * nothing is logged): it serves one connection at a time from one WebAssembly thread, and after a forced
+ * drop it first has to notice the dead socket. Bounded: after 30 s the drop command fails.
+ */
+async function untilAccepting() {
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    const c = new pg.Client({ host: '127.0.0.1', port: directPort, user: 'postgres', database: 'postgres', connectionTimeoutMillis: 2000 })
+    c.on('error', () => {})
+    try {
+      await c.connect()
+      await c.query('SELECT 1')
+      await c.end()
+      return
+    } catch (e) {
+      await c.end().catch(() => {})
+      if (Date.now() > deadline) throw new Error(`PGlite did not accept a connection within 30 s of the drop (${e?.message ?? e})`, { cause: e })
+      await new Promise((r) => setTimeout(r, 50))
+    }
+  }
+}
 
 /** Frontend messages off a client→server byte stream: records the SQL of Query ('Q') and Parse ('P'). */
 function frontendParser(onSql) {
@@ -48,6 +73,7 @@ function frontendParser(onSql) {
 
 const proxy = net.createServer((client) => {
   const upstream = net.connect(directPort, '127.0.0.1')
+  accepted++
   sockets.add(client)
   sockets.add(upstream)
   const parse = frontendParser((sql) => statements.push(sql))
@@ -92,9 +118,11 @@ parentPort.on('message', async ({ id, cmd, sql, params }) => {
     } else if (cmd === 'query') data = (await db.query(sql, params ?? [])).rows
     else if (cmd === 'log') data = [...statements]
     else if (cmd === 'clear') statements.splice(0)
+    else if (cmd === 'accepted') data = accepted
     else if (cmd === 'drop') {
       for (const s of sockets) s.destroy()
       sockets.clear()
+      await untilAccepting()
     } else if (cmd === 'stop') {
       for (const s of sockets) s.destroy()
       await new Promise((r) => proxy.close(() => r()))

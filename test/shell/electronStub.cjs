@@ -63,6 +63,8 @@ const electron = {
   BrowserWindow,
   ipcMain: { handle: (c, f) => handlers.set(c, f), removeHandler: (c) => handlers.delete(c) },
   session: { defaultSession: { webRequest: { onHeadersReceived() {} }, setPermissionRequestHandler() {}, setPermissionCheckHandler() {} } },
+  // The shell asks at start whether the OS keychain can encrypt saved Postgres passwords; this stub has none.
+  safeStorage: { isEncryptionAvailable: () => false },
 }
 
 const load = Module._load

@@ -96,6 +96,9 @@ export function createFakeElectron() {
       state.headersHook = null
       state.permissionRequest = null
       state.permissionCheck = null
+      safeStorage.available = true
+      safeStorage.encrypted.length = 0
+      safeStorage.decrypted = 0
     },
     module: null as unknown as Record<string, unknown>,
   }
@@ -232,7 +235,29 @@ export function createFakeElectron() {
     },
   }
 
-  fake.module = { app, BrowserWindow: FakeBrowserWindow, ipcMain, session, contextBridge, ipcRenderer, dialog, default: undefined }
+  /**
+   * The OS keychain (safeStorage): a reversible scramble behind a marker, recording what it was asked to
+   * encrypt and decrypt, so a test can check the shell encrypts and never writes the plaintext.
+   */
+  const MARK = Buffer.from('fake-safeStorage:')
+  const safeStorage = {
+    available: true,
+    encrypted: [] as string[],
+    decrypted: 0,
+    isEncryptionAvailable: () => safeStorage.available,
+    encryptString(plain: string): Buffer {
+      if (!safeStorage.available) throw new Error('Encryption is not available')
+      safeStorage.encrypted.push(plain)
+      return Buffer.concat([MARK, Buffer.from(plain, 'utf8').map((b) => b ^ 0xa5)])
+    },
+    decryptString(cipher: Buffer): string {
+      if (!cipher.subarray(0, MARK.length).equals(MARK)) throw new Error('Error while decrypting the ciphertext provided to safeStorage.decryptString')
+      safeStorage.decrypted++
+      return Buffer.from(cipher.subarray(MARK.length).map((b) => b ^ 0xa5)).toString('utf8')
+    },
+  }
+
+  fake.module = { app, BrowserWindow: FakeBrowserWindow, ipcMain, session, contextBridge, ipcRenderer, dialog, safeStorage, default: undefined }
   ;(fake.module as { default: unknown }).default = fake.module
-  return Object.assign(fake, { app, BrowserWindow: FakeBrowserWindow, ipcMain, session, contextBridge, ipcRenderer, dialog })
+  return Object.assign(fake, { app, BrowserWindow: FakeBrowserWindow, ipcMain, session, contextBridge, ipcRenderer, dialog, safeStorage })
 }

@@ -15,6 +15,7 @@ import { writeFileAtomic } from '../safety/atomicWrite'
 import { PathGrants, pgUrlNamesFiles, type GrantAccess, type PickDialog } from '../safety/pathGrants'
 import { isPostgresUrl } from '../store/postgres/url'
 import { typedDbError } from '../store/sqlite/dbErrors'
+import { SavedConnections, type SecretBox } from './pgConnections'
 
 export interface AppOptions {
   /** Folder for settings, the demo DB and fallback workspaces. @default $RECALLSCOPE_HOME or ~/.recallscope */
@@ -25,6 +26,8 @@ export interface AppOptions {
   version?: string
   /** The desktop shell's native file dialog (open, folder or save); absent in browser mode. */
   pickFile?: (dialog: PickDialog) => Promise<string | null>
+  /** The desktop shell's keychain (Electron safeStorage) for saved Postgres passwords; absent in browser mode. */
+  secrets?: SecretBox
 }
 
 export interface Settings {
@@ -119,6 +122,8 @@ export class App {
   readonly jobs = new JobManager()
   /** Files the user chose outside the renderer (CLI, native dialog): see safety/pathGrants and `confine`. */
   readonly grants = new PathGrants()
+  /** Saved Postgres connections (passwords only encrypted, only with `secrets`). */
+  readonly connections: SavedConnections
   private store: MemorySource | null = null
   private settingsCache: Settings | null = null
 
@@ -128,6 +133,7 @@ export class App {
     this.nativeBinding = opts.nativeBinding
     this.version = opts.version ?? '0.0.0'
     this.pickFile = opts.pickFile
+    this.connections = new SavedConnections(this.dataDir, opts.secrets ?? null)
     try {
       fs.mkdirSync(this.dataDir, { recursive: true })
     } catch (e) {

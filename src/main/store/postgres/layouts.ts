@@ -41,7 +41,7 @@ export interface AnnColumns {
 }
 
 export interface PgLayout {
-  layout: 'canonical' | 'mem0' | 'langgraph'
+  layout: 'canonical' | 'mem0' | 'langgraph' | 'letta'
   detectedBecause: string
   /** the schema the tables live in */
   schema: string
@@ -53,6 +53,12 @@ export interface PgLayout {
   embeddings: string | null
   /** how `vec` is stored */
   vectorStorage: VectorStorage | null
+  /**
+   * The embeddings query also has a `dim` column: each vector's true length. The stored vectors are zero-padded
+   * past it to one fixed length (Letta pads every embedding to 4096 for its `vector(4096)` column). Zeros change
+   * no cosine, so the query vector is padded the same way and read vectors are cut back to `dim`.
+   */
+  vectorPadded?: boolean
   /** the table and column an ANN index would be on (index detection, the ANN query) */
   vectorTable: AnnColumns | null
   /** canonical recall_events columns, or null */
@@ -69,7 +75,7 @@ export function ident(name: string): string {
 }
 
 /** Epoch milliseconds (float8) from whatever a time column holds. */
-function msExpr(expr: string, c: PgColumn | undefined): string {
+export function msExpr(expr: string, c: PgColumn | undefined): string {
   if (!c) return 'NULL::float8'
   if (c.udt.startsWith('timestamp') || c.udt === 'date') return `(extract(epoch from ${expr}) * 1000)::float8`
   if (['int2', 'int4', 'int8', 'float4', 'float8', 'numeric'].includes(c.udt)) return `${expr}::float8`
@@ -217,7 +223,7 @@ export function detectPgLayout(schema: string, columns: PgColumn[], label: strin
   const found = [...tables].map(([t, c]) => `${t}(${[...c.keys()].join(', ')})`)
   throw new RecallscopeError(
     'UNKNOWN_LAYOUT',
-    `${label}: schema "${schema}" holds no memory store recallscope knows (looked for canonical memories(id, content, created_at, …) a LangGraph store(prefix, key, value jsonb), or a mem0 collection (id uuid, vector vector(d), payload jsonb); found ${found.join('; ') || 'no tables'})`,
-    { schema, tables: [...tables.keys()], lookedFor: ['canonical', 'langgraph', 'mem0'] },
+    `${label}: schema "${schema}" holds no memory store recallscope knows (looked for canonical memories(id, content, created_at, …) a LangGraph store(prefix, key, value jsonb), a mem0 collection (id uuid, vector vector(d), payload jsonb), or Letta's agents, block, messages, archival_passages; found ${found.join('; ') || 'no tables'})`,
+    { schema, tables: [...tables.keys()], lookedFor: ['canonical', 'langgraph', 'mem0', 'letta'] },
   )
 }

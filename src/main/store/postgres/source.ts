@@ -19,6 +19,13 @@
  * breakdown stay in the shared engine. Without pgvector (bytea vectors), the
  * dense arm falls back to the engine's scan over a VectorIndex loaded here.
  *
+ * Backfilled vectors live in the local workspace, not on the server: for ids
+ * the server has no vector of that model for (the server's always wins), the
+ * in-scope ones are scanned here and merged with the pushed-down hits in the
+ * database's order (similarity desc, id asc); the sets are disjoint, so the
+ * merged top-n is exact. Layouts whose vectors are zero-padded to one length
+ * (Letta's vector(4096)) read them back at the model's length and pad the query.
+ *
  * Rows have no integer row key in Postgres: ties break by id, and the keys the
  * interface asks for (ScopeRows.rids, walkMemories) are ordinals of the id order.
  *
@@ -50,10 +57,11 @@ import type {
 } from '../source'
 import { decodeEvent } from '../sqlite/events'
 import { toMemoryRows } from '../memoryRows'
-import { VectorIndex } from '../vectors/vectorIndex'
+import { HELD_WORKSPACE, VectorIndex } from '../vectors/vectorIndex'
 import { Workspace } from '../workspace/workspace'
 import { PgBridge } from './bridge'
 import { detectPgLayout, ident, type PgColumn, type PgLayout } from './layouts'
+import { detectLettaPgLayout } from './letta'
 import { identityHash, parsePgUrl, type ParsedPgUrl } from './url'
 import { eventWhere, likeEscape, memoryOrder, memoryWhere, Params } from './where'
 
@@ -110,8 +118,12 @@ export class PgSource implements MemorySource {
   private readonly malformed: MalformedCounts = emptyMalformed()
   private readonly memo = new Map<string, Memory>()
   private readonly lexTerms = new Map<string, boolean>()
-  private readonly indexes = new Map<string, VectorIndex>()
-  private modelsCache: EmbeddingModelFacts[] | null = null
+  private readonly indexes = new Map<string, { idx: VectorIndex; wsWrites: number }>()
+  /** per (owner type, model): the workspace's backfilled vectors of ids the server has no vector of that model for */
+  private readonly backfills = new Map<string, { idx: VectorIndex; wsWrites: number }>()
+  private modelsCache: { facts: EmbeddingModelFacts[]; wsWrites: number } | null = null
+  /** the stored length of zero-padded vectors (layout.vectorPadded), read once */
+  private padLength: number | null = null
   /** whether the planner uses the ANN index for the dense query (EXPLAIN once, ANN mode only) */
   private annIndexUsed: boolean | null = null
   /** keyset cursors: the last row of a page, keyed by the query without its offset */
@@ -164,7 +176,7 @@ export class PgSource implements MemorySource {
           [head.schema],
         )
         .map((r): PgColumn => ({ table: r.t, column: r.c, dataType: r.d, udt: r.u }))
-      const sql = detectPgLayout(head.schema, columns, url.redacted)
+      const sql = detectLettaPgLayout(head.schema, columns) ?? detectPgLayout(head.schema, columns, url.redacted)
       let ann: AnnIndex | null = null
       if (sql.vectorTable && head.vec) {
         const idx = bridge.query<{ name: string; method: string }>(
@@ -234,6 +246,33 @@ export class PgSource implements MemorySource {
   /** Push-down needs pgvector's operators on the stored column. */
   private get pushdown(): boolean {
     return this.sql.embeddings !== null && this.pgvector !== null && (this.sql.vectorStorage === 'vector' || this.sql.vectorStorage === 'array')
+  }
+
+  /**
+   * The query as a pgvector literal. Where the store pads its vectors with zeros to one length (Letta), the
+   * query is padded the same way: the zeros add nothing to the dot product or the norms, so the cosine is exact.
+   */
+  private queryLiteral(v: ArrayLike<number>): string {
+    if (!this.sql.vectorPadded || !this.sql.embeddings) return vectorLiteral(v)
+    if (this.padLength === null)
+      this.padLength = Number(
+        this.q<{ d: number | null }>(`SELECT max(vector_dims(e.vec)) AS d FROM (SELECT e.vec FROM (${this.sql.embeddings}) e LIMIT 1) e`)[0]?.d ?? 0,
+      )
+    if (v.length >= this.padLength) return vectorLiteral(v)
+    const padded = new Float32Array(this.padLength)
+    padded.set(v)
+    return vectorLiteral(padded)
+  }
+
+  /** A read vector cut back to its model's length (padded layouts); other layouts keep the length check. */
+  private decodeStored(raw: unknown, dim: number | null): ReturnType<typeof decodeVector> {
+    if (!this.sql.vectorPadded || dim === null) return decodeVector(raw, dim)
+    const v = decodeVector(raw, null)
+    if (typeof v === 'string') return v
+    if (v.length < dim) return 'wrongDimension'
+    // Past the model's length Letta wrote zeros; anything else there is not this model's vector.
+    for (let i = dim; i < v.length; i++) if (v[i] !== 0) return 'wrongDimension'
+    return v.subarray(0, dim)
   }
 
   /** The vector column as pgvector `vector`. */
@@ -471,7 +510,14 @@ export class PgSource implements MemorySource {
 
   idsWithEmbedding(ids: string[]): Set<string> {
     const out = new Set<string>()
-    if (ids.length === 0 || !this.sql.embeddings) return out
+    if (ids.length === 0) return out
+    // Backfilled ones (the workspace's) count too.
+    for (const m of this.workspace.vectorModels()) {
+      if (m.ownerType !== 'memory') continue
+      const idx = this.backfilled(m.model, 'memory')
+      for (const id of ids) if (idx.rowOf.has(id)) out.add(id)
+    }
+    if (!this.sql.embeddings) return out
     for (const r of this.q<{ id: string }>(
       `SELECT DISTINCT e.owner_id AS id FROM (${this.sql.embeddings}) e WHERE e.owner_type = 'memory' AND e.owner_id = ANY($1::text[])`,
       [ids],
@@ -689,10 +735,29 @@ export class PgSource implements MemorySource {
   // --- vectors ------------------------------------------------------------
   /** Models per owner type with their majority dimension (one GROUP BY over the vectors). */
   vectorModels(): EmbeddingModelFacts[] {
-    if (this.modelsCache) return this.modelsCache
-    if (!this.sql.embeddings) return (this.modelsCache = [])
-    const dimExpr =
-      this.sql.vectorStorage === 'vector'
+    const wsWrites = this.workspace.vectorWrites
+    if (this.modelsCache && this.modelsCache.wsWrites === wsWrites) return this.modelsCache.facts
+    const facts = this.serverModels()
+    // Backfilled vectors (the workspace's, for memories the server has no vector of that model for).
+    for (const w of this.workspace.vectorModels()) {
+      const n = this.backfilled(w.model, w.ownerType).count
+      if (n === 0) continue
+      const f = facts.find((x) => x.model === w.model && x.ownerType === w.ownerType)
+      if (f) f.backfilled = n
+      else facts.push({ model: w.model, ownerType: w.ownerType, dim: w.dim, count: 0, malformed: 0, badShape: 0, backfilled: n })
+    }
+    this.modelsCache = { facts, wsWrites }
+    return facts
+  }
+
+  /** The server's models per owner type with their majority dimension (one GROUP BY over the vectors), cached. */
+  private serverModelsCache: EmbeddingModelFacts[] | null = null
+  private serverModels(): EmbeddingModelFacts[] {
+    if (this.serverModelsCache) return this.serverModelsCache.map((f) => ({ ...f }))
+    if (!this.sql.embeddings) return (this.serverModelsCache = [])
+    const dimExpr = this.sql.vectorPadded
+      ? 'e.dim'
+      : this.sql.vectorStorage === 'vector'
         ? 'vector_dims(e.vec)'
         : this.sql.vectorStorage === 'array'
           ? 'cardinality(e.vec)'
@@ -712,7 +777,57 @@ export class PgSource implements MemorySource {
         if (Number(r.d) <= 0) f.badShape += n
       }
     }
-    return (this.modelsCache = [...byModel.values()].filter((f) => f.ownerType === 'memory' || f.ownerType === 'session').sort((a, b) => b.count - a.count))
+    this.serverModelsCache = [...byModel.values()].filter((f) => f.ownerType === 'memory' || f.ownerType === 'session').sort((a, b) => b.count - a.count)
+    return this.serverModelsCache.map((f) => ({ ...f }))
+  }
+
+  /**
+   * The workspace's backfilled vectors of one model, for ids the server has no vector of that model for (the
+   * agent's vector wins, as in the SQLite source). They live on this machine, so the dense arm scans them here
+   * and merges them with the pushed-down hits. Reloaded after every workspace vector write.
+   */
+  private backfilled(model: string, ownerType: 'memory' | 'session'): VectorIndex {
+    const key = `${ownerType}\u0000${model}`
+    const wsWrites = this.workspace.vectorWrites
+    const hit = this.backfills.get(key)
+    if (hit && hit.wsWrites === wsWrites) return hit.idx
+    const idx = new VectorIndex(ownerType, model)
+    const rows = this.workspace.db
+      .prepare(`SELECT owner_id AS id, dim, vector FROM ws_embeddings WHERE owner_type = ? AND model = ? ORDER BY owner_id`)
+      .all(ownerType, model) as { id: string; dim: number | null; vector: unknown }[]
+    if (rows.length) {
+      const onServer = this.serverHas(
+        rows.map((r) => r.id),
+        model,
+        ownerType,
+      )
+      for (const r of rows) {
+        if (onServer.has(r.id)) continue
+        const v = decodeVector(r.vector, idx.dim || r.dim || null)
+        if (typeof v === 'string') {
+          idx.malformed[v]++
+          continue
+        }
+        if (idx.dim === 0) idx.dim = v.length
+        idx.putFrom(r.id, v, 0, idx.count, HELD_WORKSPACE, undefined)
+      }
+    }
+    this.backfills.set(key, { idx, wsWrites })
+    return idx
+  }
+
+  /** Which of these owners have a vector of this model on the server. */
+  private serverHas(ids: string[], model: string, ownerType: 'memory' | 'session'): Set<string> {
+    const out = new Set<string>()
+    if (!this.sql.embeddings || !this.serverModels().some((m) => m.model === model && m.ownerType === ownerType)) return out
+    for (let i = 0; i < ids.length; i += 5000)
+      for (const [id] of this.bridge.query<[string]>(
+        `SELECT DISTINCT e.owner_id FROM (${this.sql.embeddings}) e WHERE e.owner_type = $1 AND e.model = $2 AND e.owner_id = ANY($3::text[])`,
+        [ownerType, model, ids.slice(i, i + 5000)],
+        { rowMode: 'array' },
+      ))
+        out.add(String(id))
+    return out
   }
 
   storedModels(owner: 'memory' | 'session' = 'memory'): string[] {
@@ -732,10 +847,11 @@ export class PgSource implements MemorySource {
    */
   vectors(model: string, ownerType: 'memory' | 'session' = 'memory'): VectorIndex {
     const key = `${ownerType}\u0000${model}`
+    const wsWrites = this.workspace.vectorWrites
     const hit = this.indexes.get(key)
-    if (hit) return hit
+    if (hit && hit.wsWrites === wsWrites) return hit.idx
     const idx = new VectorIndex(ownerType, model)
-    const facts = this.vectorModels().find((m) => m.model === model && m.ownerType === ownerType)
+    const facts = this.serverModels().find((m) => m.model === model && m.ownerType === ownerType)
     if (this.sql.embeddings && facts) {
       idx.dim = facts.dim
       idx.reserve(facts.count)
@@ -747,7 +863,7 @@ export class PgSource implements MemorySource {
           { rowMode: 'array' },
         )
         for (const [id, raw] of rows) {
-          const v = decodeVector(raw, facts.dim)
+          const v = this.decodeStored(raw, facts.dim)
           if (typeof v === 'string') {
             idx.malformed[v]++
             continue
@@ -758,7 +874,14 @@ export class PgSource implements MemorySource {
         last = String(rows[rows.length - 1][0])
       }
     }
-    this.indexes.set(key, idx)
+    // Then the backfilled vectors of ids the server left without one (marked as the workspace's).
+    const ws = this.backfilled(model, ownerType)
+    if (ws.count > 0 && (idx.dim === 0 || idx.dim === ws.dim)) {
+      if (idx.dim === 0) idx.dim = ws.dim
+      idx.reserve(idx.count + ws.count)
+      for (let r = 0; r < ws.count; r++) idx.putFrom(ws.ids[r], ws.get(ws.ids[r])!, 0, idx.count, HELD_WORKSPACE, idx.rowOf.get(ws.ids[r]))
+    }
+    this.indexes.set(key, { idx, wsWrites })
     return idx
   }
 
@@ -766,14 +889,19 @@ export class PgSource implements MemorySource {
   denseSearch(req: DenseSearchRequest): DenseSearchResult {
     if (!this.pushdown || !this.sql.embeddings) throw new RecallscopeError('INTERNAL', 'dense search push-down is not available for this store')
     const ps = new Params()
-    const qv = ps.p(vectorLiteral(req.vector))
+    const qv = ps.p(this.queryLiteral(req.vector))
     const model = ps.p(req.model)
     const where = memoryWhere(req.filter, ps, this.sql.embeddings)
     const n = ps.p(Math.max(0, Math.floor(req.limit)))
     const v = this.vecExpr('e')
     const method = this.denseMethod
+    const ws = req.ownerType === 'memory' ? this.backfilled(req.model, 'memory') : null
+    if (ws && ws.count > 0 && req.missingZero) return this.denseSearchLocal(req)
+    const onServer = this.serverModels().some((m) => m.model === req.model && m.ownerType === req.ownerType)
     let rows: [string, number | null][]
-    if (req.ownerType === 'session') {
+    if (!onServer) {
+      rows = []
+    } else if (req.ownerType === 'session') {
       throw new RecallscopeError('INTERNAL', 'session-unit dense search uses similarities()')
     } else if (req.missingZero) {
       rows = this.bridge.query<[string, number | null]>(
@@ -819,7 +947,15 @@ export class PgSource implements MemorySource {
       rows = this.bridge.run<[string, number]>([...steer, { sql: annSql, params: ps.values, result: true }, unsteer], { rowMode: 'array' }).rows
     }
     const c = this.countScope(req.filter)
-    const hits = rows.map(([id, sim]) => ({ id: String(id), similarity: sim === null ? null : Number(sim) }))
+    let hits = rows.map(([id, sim]) => ({ id: String(id), similarity: sim === null ? null : Number(sim) }))
+    if (ws && ws.count > 0) {
+      // Backfilled vectors of ids the server has none for: the in-scope ones scanned here, merged by the same
+      // order as the database's (similarity desc, id asc); the two sets are disjoint, so the top n of the union is exact.
+      const local = this.scanBackfilled(ws, req.vector, this.inScopeOf(ws.ids.slice(0, ws.count), req.filter), Math.floor(req.limit))
+      hits = [...hits, ...local]
+        .sort((a, b) => b.similarity! - a.similarity! || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+        .slice(0, Math.max(0, Math.floor(req.limit)))
+    }
     return {
       hits,
       exhausted: hits.length < req.limit,
@@ -834,6 +970,58 @@ export class PgSource implements MemorySource {
     }
   }
 
+  /** Which of these ids are in the scope (asked of the server, 5,000 at a time). */
+  private inScopeOf(ids: string[], f: MemoryFilter): Set<string> {
+    const out = new Set<string>()
+    for (let i = 0; i < ids.length; i += 5000) {
+      const ps = new Params()
+      const where = memoryWhere(f, ps, this.sql.embeddings)
+      const idp = ps.p(ids.slice(i, i + 5000))
+      for (const [id] of this.bridge.query<[string]>(`SELECT m.id FROM (${this.sql.memories}) m WHERE m.id = ANY(${idp}::text[]) AND ${where}`, ps.values, {
+        rowMode: 'array',
+      }))
+        out.add(String(id))
+    }
+    return out
+  }
+
+  /** Cosine of the query with each kept row of a (normalised) index, best first, ties by id; at most n. */
+  private scanBackfilled(idx: VectorIndex, query: ArrayLike<number>, keep: Set<string>, n: number): { id: string; similarity: number }[] {
+    let qq = 0
+    for (let i = 0; i < query.length; i++) qq += query[i] * query[i]
+    const inv = qq > 0 ? 1 / Math.sqrt(qq) : 0
+    const out: { id: string; similarity: number }[] = []
+    for (let r = 0; r < idx.count; r++) {
+      const id = idx.ids[r]
+      if (!keep.has(id)) continue
+      const v = idx.get(id)!
+      let dot = 0
+      for (let i = 0; i < v.length; i++) dot += v[i] * query[i]
+      out.push({ id, similarity: dot * inv })
+    }
+    return out.sort((a, b) => b.similarity - a.similarity || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, Math.max(0, n))
+  }
+
+  /**
+   * missingVector = zero with backfilled vectors: every in-scope row counts (a row without a vector scores 0),
+   * so the model's whole index (server + workspace) is scanned here, in the database's order for that mode.
+   */
+  private denseSearchLocal(req: DenseSearchRequest): DenseSearchResult {
+    const idx = this.vectors(req.model, 'memory')
+    const ids = this.idsWhere(req.filter)
+    const keep = new Set(ids.filter((id) => idx.rowOf.has(id)))
+    const scored = this.scanBackfilled(idx, req.vector, keep, keep.size)
+    const sim = new Map(scored.map((h) => [h.id, h.similarity]))
+    const all = ids.map((id) => ({ id, similarity: sim.has(id) ? sim.get(id)! : null }))
+    all.sort(
+      (a, b) =>
+        (b.similarity ?? 0) - (a.similarity ?? 0) || Number(a.similarity === null) - Number(b.similarity === null) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+    )
+    const hits = all.slice(0, Math.max(0, Math.floor(req.limit)))
+    const c = this.countScope(req.filter)
+    return { hits, exhausted: hits.length < req.limit, inScope: c.count, inScopeCapped: c.capped, method: { kind: 'exact' } }
+  }
+
   /** Cosine similarity (1 − pgvector's cosine distance) of these owners' vectors; ids without one are absent. */
   similarities(ids: string[], vector: ArrayLike<number>, model: string, ownerType: 'memory' | 'session' = 'memory'): Map<string, number> {
     const out = new Map<string, number>()
@@ -841,39 +1029,50 @@ export class PgSource implements MemorySource {
     for (let i = 0; i < ids.length; i += 5000) {
       const rows = this.bridge.query<[string, number]>(
         `SELECT e.owner_id, (1 - (${this.vecExpr('e')} <=> $1::vector))::float8 FROM (${this.sql.embeddings}) e WHERE e.owner_type = $2 AND e.model = $3 AND e.owner_id = ANY($4::text[])`,
-        [vectorLiteral(vector), ownerType, model, ids.slice(i, i + 5000)],
+        [this.queryLiteral(vector), ownerType, model, ids.slice(i, i + 5000)],
         { rowMode: 'array' },
       )
       for (const [id, s] of rows) out.set(String(id), Number(s))
+    }
+    const ws = this.backfilled(model, ownerType)
+    if (ws.count > 0) {
+      const missing = new Set(ids.filter((id) => !out.has(id) && ws.rowOf.has(id)))
+      for (const h of this.scanBackfilled(ws, vector, missing, missing.size)) out.set(h.id, h.similarity)
     }
     return out
   }
 
   vectorDataVersion(): string {
-    return `pg:${this.url.identity}:${this.vectorModels()
+    return `pg:${this.url.identity}:ws${this.workspace.vectorWrites}:${this.vectorModels()
       .map((m) => `${m.model}=${m.count}`)
       .join(',')}`
   }
 
   vectorInfo(ownerId: string, ownerType: 'memory' | 'session' = 'memory'): VectorInfo[] {
-    if (!this.sql.embeddings) return []
-    const rows = this.q<{ model: string; v: unknown }>(
-      `SELECT e.model, ${this.vecSelect('e')} AS v FROM (${this.sql.embeddings}) e WHERE e.owner_type = $1 AND e.owner_id = $2`,
-      [ownerType, ownerId],
-    )
-    return rows.map((r) => {
+    const server = this.sql.embeddings
+      ? this.q<{ model: string; v: unknown }>(
+          `SELECT e.model, ${this.vecSelect('e')} AS v FROM (${this.sql.embeddings}) e WHERE e.owner_type = $1 AND e.owner_id = $2`,
+          [ownerType, ownerId],
+        ).map((r) => ({ model: r.model, v: r.v, backfilled: false }))
+      : []
+    // Backfilled vectors (workspace) too, marked, as the SQLite source shows them.
+    const ws = this.workspace.vectorRows(ownerType, ownerId).map((r) => ({ model: r.model, v: r.vector, backfilled: true }))
+    return [...server, ...ws].map((r) => {
       const facts = this.vectorModels().find((m) => m.model === r.model && m.ownerType === ownerType)
-      const v = decodeVector(r.v, facts?.dim ?? null)
-      if (typeof v === 'string') return { model: r.model, dim: facts?.dim ?? 0, norm: null, problem: v, preview: [] }
+      const v = r.backfilled ? decodeVector(r.v, facts?.dim ?? null) : this.decodeStored(r.v, facts?.dim ?? null)
+      const mark = r.backfilled ? { backfilled: true } : {}
+      if (typeof v === 'string') return { model: r.model, dim: facts?.dim ?? 0, norm: null, problem: v, preview: [], ...mark }
       let s = 0
       for (const x of v) s += x * x
-      return { model: r.model, dim: v.length, norm: Math.sqrt(s), problem: null, preview: Array.from(v.subarray(0, 8)) }
+      return { model: r.model, dim: v.length, norm: Math.sqrt(s), problem: null, preview: Array.from(v.subarray(0, 8)), ...mark }
     })
   }
 
   reloadVectors(): void {
     this.indexes.clear()
+    this.backfills.clear()
     this.modelsCache = null
+    this.serverModelsCache = null
     this.memo.clear()
   }
 

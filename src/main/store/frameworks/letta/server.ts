@@ -12,7 +12,8 @@
  * conversation_id), orm/agent.py (`agents`), orm/base.py (created_at / updated_at naive UTC
  * DateTime text, is_deleted).
  *
- * Canonical mapping (the three kinds of rows interleave their rowids ×3 so _rid stays unique):
+ * Canonical mapping (kind / tier / source per row and the tables required are shared with the
+ * Postgres layout in ./mapping.ts; the three kinds of rows interleave their rowids ×3 so _rid stays unique):
  *  - archival passages → memories: id, text → content, created_at, the owning agent through
  *    archives_agents (or a legacy agent_id column) → agent_id, kind 'semantic', tier 'long_term',
  *    metadata = { archival: true, tags (passages.tags or passage_tags), metadata, archive_id };
@@ -27,6 +28,7 @@
  * passages, tool / run / step tables.
  */
 import type { Adapter } from '../../sqlite/layouts'
+import { isLettaStore, LETTA_ROWS, lettaDetectedBecause, lettaModelLabel } from './mapping'
 
 /** Naive UTC DateTime text (or with an offset) → epoch ms. */
 const ms = (col: string) => `CAST(round((julianday(${col}) - 2440587.5) * 86400000) AS INTEGER)`
@@ -39,9 +41,7 @@ export const lettaAdapter: Adapter = {
     const b = tables.get('block')
     const msg = tables.get('messages')
     const p = tables.get('archival_passages')
-    if (!a || !b || !msg || !p) return null
-    if (!['id', 'text', 'created_at'].every((c) => p.has(c)) || !['id', 'label', 'value'].every((c) => b.has(c))) return null
-    if (!['id', 'agent_id', 'role', 'created_at'].every((c) => msg.has(c))) return null
+    if (!a || !b || !msg || !p || !isLettaStore(tables)) return null
     const live = (cols: Set<string>, alias: string) => (cols.has('is_deleted') ? `coalesce(${alias}.is_deleted, 0) = 0` : '1')
     const aa = tables.get('archives_agents')
     const passageAgent = p.has('agent_id')
@@ -53,8 +53,8 @@ export const lettaAdapter: Adapter = {
     const tagsFromTable = pt ? `(SELECT json_group_array(t.tag) FROM passage_tags t WHERE t.passage_id = p.id)` : `json('[]')`
     const passageTags = p.has('tags') ? `CASE WHEN json_valid(p.tags) AND p.tags <> 'null' THEN json(p.tags) ELSE ${tagsFromTable} END` : tagsFromTable
     const passages = `SELECT p.rowid * 3 AS _rid, p.id AS id, ${passageAgent} AS agent_id, NULL AS user_id, NULL AS session_id, NULL AS role,
-        'semantic' AS kind, 'long_term' AS tier, p.text AS content, NULL AS summary, NULL AS salience, ${ms('p.created_at')} AS created_at,
-        NULL AS last_used_at, NULL AS use_count, NULL AS turn, 'letta-archival' AS source,
+        '${LETTA_ROWS.passage.kind}' AS kind, '${LETTA_ROWS.passage.tier}' AS tier, p.text AS content, NULL AS summary, NULL AS salience,
+        ${ms('p.created_at')} AS created_at, NULL AS last_used_at, NULL AS use_count, NULL AS turn, '${LETTA_ROWS.passage.source}' AS source,
         json_object('archival', json('true'), 'tags', json(${passageTags}), 'metadata', ${p.has('metadata_') ? json('p.metadata_') : 'NULL'},
           'archive_id', ${p.has('archive_id') ? 'p.archive_id' : 'NULL'}) AS metadata, NULL AS tenant_id
       FROM archival_passages p WHERE ${live(p, 'p')}`
@@ -71,8 +71,9 @@ export const lettaAdapter: Adapter = {
         : `json('[]')`
     const opt = (col: string) => (b.has(col) ? `b."${col}"` : 'NULL')
     const blocks = `SELECT b.rowid * 3 + 1 AS _rid, b.id AS id, ${blockAgent} AS agent_id, NULL AS user_id, NULL AS session_id, NULL AS role,
-        'semantic' AS kind, 'working' AS tier, b.value AS content, b.label AS summary, NULL AS salience,
-        ${b.has('created_at') ? ms('b.created_at') : '0'} AS created_at, NULL AS last_used_at, NULL AS use_count, NULL AS turn, 'letta-core' AS source,
+        '${LETTA_ROWS.block.kind}' AS kind, '${LETTA_ROWS.block.tier}' AS tier, b.value AS content, b.label AS summary, NULL AS salience,
+        ${b.has('created_at') ? ms('b.created_at') : '0'} AS created_at, NULL AS last_used_at, NULL AS use_count, NULL AS turn,
+        '${LETTA_ROWS.block.source}' AS source,
         json_object('pinned', json('true'), 'label', b.label, 'description', ${opt('description')}, 'limit', ${opt('limit')},
           'read_only', ${opt('read_only')}, 'hidden', ${opt('hidden')}, 'updated_at', ${b.has('updated_at') ? ms('b.updated_at') : 'NULL'},
           'metadata', ${b.has('metadata_') ? json('b.metadata_') : 'NULL'}, 'agents', json(${blockAgents}), 'history', json(${history})) AS metadata,
@@ -87,8 +88,8 @@ export const lettaAdapter: Adapter = {
     const session = msg.has('conversation_id') ? 'coalesce(m.conversation_id, m.agent_id)' : 'm.agent_id'
     const mopt = (col: string) => (msg.has(col) ? `m.${col}` : 'NULL')
     const messages = `SELECT m.rowid * 3 + 2 AS _rid, m.id AS id, m.agent_id AS agent_id, NULL AS user_id, ${session} AS session_id, m.role AS role,
-        'episodic' AS kind, 'long_term' AS tier, ${content} AS content, NULL AS summary, NULL AS salience, ${ms('m.created_at')} AS created_at,
-        NULL AS last_used_at, NULL AS use_count, ${mopt('sequence_id')} AS turn, 'letta-message' AS source,
+        '${LETTA_ROWS.message.kind}' AS kind, '${LETTA_ROWS.message.tier}' AS tier, ${content} AS content, NULL AS summary, NULL AS salience,
+        ${ms('m.created_at')} AS created_at, NULL AS last_used_at, NULL AS use_count, ${mopt('sequence_id')} AS turn, '${LETTA_ROWS.message.source}' AS source,
         json_object('name', ${mopt('name')}, 'model', ${mopt('model')}, 'tool_call_id', ${mopt('tool_call_id')}, 'run_id', ${mopt('run_id')}) AS metadata,
         NULL AS tenant_id
       FROM messages m WHERE ${live(msg, 'm')}`
@@ -110,8 +111,6 @@ export const lettaAdapter: Adapter = {
            NULL AS dim, p.embedding AS vector
          FROM archival_passages p WHERE p.embedding IS NOT NULL AND ${live(p, 'p')}`
       : null
-    const found = ['agents', 'block', 'messages', 'archival_passages']
-    for (const t of ['block_history', 'blocks_agents', 'archives_agents', 'passage_tags']) if (tables.has(t)) found.push(t)
     return {
       layout: 'letta',
       memories,
@@ -120,8 +119,8 @@ export const lettaAdapter: Adapter = {
       embeddings,
       recallEvents: null,
       agentFts: null,
-      defaultModel: firstDim ? `letta:${firstDim}` : null,
-      detectedBecause: `tables ${found.join(', ')}: Letta server (archival passages, core blocks pinned as tier working, messages as turns)`,
+      defaultModel: firstDim ? lettaModelLabel(firstDim) : null,
+      detectedBecause: lettaDetectedBecause(tables, ''),
     }
   },
 }

@@ -7,6 +7,7 @@ import { fmtBytes, fmtDate, fmtInt } from '../../lib/format'
 import { useApp } from '../../app/context'
 import { JobBar } from '../../app/Jobs'
 import { useJobs } from '../../lib/jobs'
+import { ConnectForm } from './ConnectForm'
 import { SnapshotNote } from '../../app/SnapshotNote'
 
 /**
@@ -146,6 +147,13 @@ export function LibraryView() {
           )}
         </section>
       </div>
+      <ConnectForm
+        version={dbVersion}
+        onOpened={(info) => {
+          setDb(info)
+          navigate('browse')
+        }}
+      />
       <ImportCard onOpen={(p) => void open(() => call('store.open', { path: p }))} />
       {db && <Facts />}
     </div>

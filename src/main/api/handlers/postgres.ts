@@ -1,0 +1,66 @@
+/**
+ * Handlers for the Library's Connect form: test a Postgres connection, open it
+ * (from the form or a saved connection), list and forget saved connections.
+ * Passwords come in (desktop app only) and never go back out: every reply and
+ * error carries the URL without its password.
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { RecallscopeError } from '../../../shared/result'
+import type { PgConnectionInput } from '../../../shared/contract'
+import { openStore } from '../../store/registry'
+import type { App } from '../app'
+import { pgUrlOf } from '../pgConnections'
+import type { Handlers } from '../register'
+
+type PgChannels = 'pg.test' | 'pg.connect' | 'pg.saved' | 'pg.forget'
+
+/** The URL for a form's input; browser mode refuses a password from the page (PGPASSWORD or the command line give it). */
+function urlFor(app: App, conn: PgConnectionInput): ReturnType<typeof pgUrlOf> {
+  const r = pgUrlOf(conn)
+  if (r.password && app.mode === 'browser')
+    throw new RecallscopeError(
+      'BAD_INPUT',
+      'In browser mode the password is not taken from the page: set PGPASSWORD before starting recallscope, or give the URL on the command line (npm start -- postgres://…)',
+    )
+  return r
+}
+
+export function postgresHandlers(app: App): Pick<Handlers, PgChannels> {
+  return {
+    'pg.test': (i) => {
+      const { url } = urlFor(app, i.conn)
+      // A throwaway workspace: testing must leave nothing behind.
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'recallscope-pgtest-'))
+      try {
+        const s = openStore({ path: url, workspacePath: path.join(dir, 'test.recallscope'), nativeBinding: app.nativeBinding })
+        try {
+          const caps = s.capabilities()
+          return {
+            url: s.path,
+            layout: s.layout,
+            detectedBecause: s.detectedBecause,
+            memories: s.counts().memories,
+            denseInDatabase: caps.denseSearchPushdown,
+            vectorModels: caps.vectorModels.length,
+          }
+        } finally {
+          s.close()
+        }
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true })
+      }
+    },
+    'pg.connect': (i) => {
+      const target = i.conn ? urlFor(app, i.conn) : null
+      if (i.saveAs && target) app.connections.assertCanSave(target.password)
+      const url = target ? target.url : app.connections.urlOf(i.savedId!)
+      const info = app.open(url)
+      if (i.saveAs && target) app.connections.save(i.saveAs, target.url, target.password)
+      return info
+    },
+    'pg.saved': () => app.connections.list(),
+    'pg.forget': (i) => ({ removed: app.connections.forget(i.id) }),
+  }
+}
