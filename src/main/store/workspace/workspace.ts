@@ -8,6 +8,8 @@
  */
 import Database from 'better-sqlite3'
 import type { CasesPage, EvalCaseRow, EvalRun, EvalRunSummary, SavedTuneReport, TuneReport, TuneReportSummary } from '../../../shared/eval'
+import { mappingSchema, type Mapping } from '../../../shared/mapping'
+import { parseJsonSafe } from '../../safety/json'
 import { decodeVector, encodeVector } from '../decode'
 
 import { migrate, prep } from '../sqlite/connection'
@@ -19,6 +21,8 @@ import { deleteTuneReports, getTuneReport, listTuneReports, saveTuneReport } fro
 
 export type { CaseFilter } from './cases'
 export type { NewRun } from './runs'
+
+const MAPPING_KEY = 'mapping:v1'
 
 export class Workspace {
   /** Bumped on every write to ws_embeddings (PRAGMA data_version ignores our own commits). */
@@ -135,6 +139,20 @@ export class Workspace {
   }
   setMeta(key: string, value: string): void {
     prep(this.db, `INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`).run(key, value)
+  }
+
+  // --- the column mapping ------------------------------------------------
+  /** The mapping this store was last opened with ("any table by mapping"), or null; a damaged entry reads as none. */
+  getMapping(): Mapping | null {
+    const raw = this.getMeta(MAPPING_KEY)
+    if (raw === undefined) return null
+    const parsed = parseJsonSafe(raw)
+    const m = parsed.ok ? mappingSchema.safeParse(parsed.value) : null
+    return m?.success ? m.data : null
+  }
+  /** Keep the mapping a store was opened with, so the next open (app or CLI) reuses it. */
+  setMapping(m: Mapping): void {
+    this.setMeta(MAPPING_KEY, JSON.stringify(m))
   }
 
   // --- backfilled vectors -------------------------------------------------
