@@ -13,7 +13,8 @@ import { LAYOUTS } from '../layoutList'
 import { assertSqliteFile, defaultWorkspacePath, openSqlite } from '../sqlite/connection'
 import { detectLayout } from '../sqlite/source'
 import { loadSqliteVecIfDeclared } from '../sqliteVec'
-import { Workspace } from '../workspace/workspace'
+import { assertWorkspaceTarget } from '../../safety/fileIdentity'
+import { readSavedMapping } from '../workspace/workspace'
 import { listTables, previewMapping, sampleColumns } from './sqlite'
 import { suggestMapping } from './suggest'
 
@@ -48,20 +49,19 @@ function existingWorkspace(abs: string, opts: FileOptions): string | null {
   return fs.existsSync(ws) ? ws : null
 }
 
-/** The mapping saved in a store's workspace by an earlier open, or null (no workspace, none saved, or unreadable). */
+/**
+ * The mapping saved in a store's workspace by an earlier open, or null (no workspace, none
+ * saved, unreadable). Read-only, and never from a path that is the agent DB or an alias of it.
+ */
 export function savedMapping(abs: string, opts: FileOptions): Mapping | null {
   const ws = existingWorkspace(abs, opts)
   if (!ws) return null
   try {
-    const w = Workspace.open(ws, opts.nativeBinding)
-    try {
-      return w.getMapping()
-    } finally {
-      w.close()
-    }
+    assertWorkspaceTarget(ws, abs)
   } catch {
-    return null // a workspace that cannot be read has no mapping to offer
+    return null
   }
+  return readSavedMapping(ws, opts.nativeBinding)
 }
 
 /** Tables, columns, types and row counts of a SQLite file, the layout it opens as (null: unknown) and any saved mapping. */

@@ -51,7 +51,7 @@ import type {
 import { decodeEvent } from '../sqlite/events'
 import { makeSnippet } from '../sqlite/fts'
 import { VectorIndex } from '../vectors/vectorIndex'
-import { Workspace } from '../workspace/workspace'
+import { readSavedMapping, Workspace } from '../workspace/workspace'
 import { PgBridge } from './bridge'
 import { detectPgLayout, ident, type PgColumn, type PgLayout } from './layouts'
 import { mappedPgLayout } from '../mapped/pg'
@@ -972,13 +972,7 @@ function pgLayoutFor(schema: string, columns: PgColumn[], label: string, wsPath:
     return detectPgLayout(schema, columns, label)
   } catch (e) {
     if (!(e instanceof RecallscopeError) || e.code !== 'UNKNOWN_LAYOUT' || !fs.existsSync(wsPath)) throw e
-    const ws = Workspace.open(wsPath, opts.nativeBinding)
-    let saved: Mapping | null
-    try {
-      saved = ws.getMapping()
-    } finally {
-      ws.close()
-    }
+    const saved = readSavedMapping(wsPath, opts.nativeBinding)
     if (!saved) throw e
     return mappedPgLayout(schema, columns, saved, label)
   }

@@ -204,6 +204,27 @@ export class Workspace {
   }
 }
 
+/**
+ * The mapping saved in an existing workspace file, read without migrating or writing it
+ * (read-only connection): null when there is none or the file is not a workspace.
+ */
+export function readSavedMapping(wsPath: string, nativeBinding?: string): Mapping | null {
+  let db: Database.Database | null = null
+  try {
+    db = new Database(wsPath, { readonly: true, fileMustExist: true, ...(nativeBinding ? { nativeBinding } : {}) })
+    const hasMeta = db.prepare(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'`).pluck().get() === 1
+    const raw = hasMeta ? (db.prepare(`SELECT value FROM meta WHERE key = ?`).pluck().get(MAPPING_KEY) as string | undefined) : undefined
+    if (typeof raw !== 'string') return null
+    const parsed = parseJsonSafe(raw)
+    const m = parsed.ok ? mappingSchema.safeParse(parsed.value) : null
+    return m?.success ? m.data : null
+  } catch {
+    return null // not a workspace (or unreadable): nothing saved to offer
+  } finally {
+    db?.close()
+  }
+}
+
 /** Open (creating when absent) and migrate a workspace DB. */
 export function openWorkspaceDb(wsPath: string, nativeBinding?: string): Database.Database {
   let ws: Database.Database | null = null
