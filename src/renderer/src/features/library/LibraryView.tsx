@@ -7,6 +7,7 @@ import { fmtBytes, fmtDate, fmtInt } from '../../lib/format'
 import { useApp } from '../../app/context'
 import { JobBar } from '../../app/Jobs'
 import { useJobs } from '../../lib/jobs'
+import { MappingDialog } from './MappingDialog'
 
 /** Library: open a DB (path field; a dialog in the desktop app), recent files, the demo DB, facts about what is open. */
 export function LibraryView() {
@@ -17,14 +18,17 @@ export function LibraryView() {
   const [error, setError] = useState<string | null>(null)
   const recent = useAsync(() => call('store.recent', {}), [dbVersion])
 
-  const open = async (fn: () => Promise<Awaited<ReturnType<typeof call<'store.open'>>>>) => {
+  // A SQLite file of no known layout: the mapping dialog opens on it instead of an error.
+  const [mapPath, setMapPath] = useState<string | null>(null)
+  const open = async (fn: () => Promise<Awaited<ReturnType<typeof call<'store.open'>>>>, mappable?: string) => {
     setBusy(true)
     setError(null)
     try {
       setDb(await fn())
       navigate('browse')
     } catch (e) {
-      setError((e as Error).message)
+      if (mappable && (e as { code?: string }).code === 'UNKNOWN_LAYOUT' && !/^postgres(ql)?:\/\//i.test(mappable)) setMapPath(mappable)
+      else setError((e as Error).message)
     } finally {
       setBusy(false)
     }
@@ -39,7 +43,7 @@ export function LibraryView() {
             className="row"
             onSubmit={(e) => {
               e.preventDefault()
-              if (path.trim()) void open(() => call('store.open', { path: path.trim(), write }))
+              if (path.trim()) void open(() => call('store.open', { path: path.trim(), write }), path.trim())
             }}
           >
             <input
@@ -60,7 +64,7 @@ export function LibraryView() {
                 disabled={busy}
                 onClick={async () => {
                   const picked = await call('store.pick', {}).catch(() => null)
-                  if (picked?.path) void open(() => call('store.open', { path: picked.path!, write }))
+                  if (picked?.path) void open(() => call('store.open', { path: picked.path!, write }), picked.path)
                 }}
               >
                 Browse…
@@ -101,7 +105,7 @@ export function LibraryView() {
                   <tr key={r.path}>
                     <td className="mono" style={{ width: 'auto', whiteSpace: 'normal', wordBreak: 'break-all' }}>
                       {r.exists ? (
-                        <a href="#" onClick={(e) => (e.preventDefault(), void open(() => call('store.open', { path: r.path })))}>
+                        <a href="#" onClick={(e) => (e.preventDefault(), void open(() => call('store.open', { path: r.path }), r.path))}>
                           {r.path}
                         </a>
                       ) : (
@@ -124,6 +128,17 @@ export function LibraryView() {
       </div>
       <ImportCard onOpen={(p) => void open(() => call('store.open', { path: p }))} />
       {db && <Facts />}
+      {mapPath && (
+        <MappingDialog
+          path={mapPath}
+          onClose={() => setMapPath(null)}
+          onOpened={(info) => {
+            setMapPath(null)
+            setDb(info)
+            navigate('browse')
+          }}
+        />
+      )}
     </div>
   )
 }
