@@ -23,7 +23,7 @@ export type MappedField = (typeof MAPPED_FIELDS)[number]
 
 const name = z.string().trim().min(1, 'a name is required').max(200)
 
-export const mappingVectorSchema = z.strictObject({
+const mappingVectorSchema = z.strictObject({
   /** the column holding the vector */
   column: name,
   encoding: z.enum(VECTOR_ENCODINGS),
@@ -62,7 +62,6 @@ export const mappingSchema = z.strictObject({
 })
 
 export type Mapping = z.infer<typeof mappingSchema>
-export type MappingVector = z.infer<typeof mappingVectorSchema>
 
 /** One column of a table, as `store.tables` lists it. */
 export interface TableColumnInfo {

@@ -29,7 +29,7 @@ const MAX_META_COLS = 50
 const PLAUSIBLE_MS: [number, number] = [0, 7_258_118_400_000]
 
 /** A quoted SQLite identifier. */
-export function qi(name: string): string {
+function qi(name: string): string {
   return `"${name.replace(/"/g, '""')}"`
 }
 
@@ -129,7 +129,7 @@ function jsonArrayLength(v: unknown): number | null {
 }
 
 /** The first rows of a table, raw. */
-export function sampleRows(db: Database.Database, table: string, n = SAMPLE): Record<string, unknown>[] {
+function sampleRows(db: Database.Database, table: string, n = SAMPLE): Record<string, unknown>[] {
   return db.prepare(`SELECT * FROM ${qi(table)} LIMIT ${n}`).all() as Record<string, unknown>[]
 }
 
@@ -317,7 +317,7 @@ function vectorLength(v: unknown, encoding: VectorEncoding): number | string {
  * non-numeric salience, vectors of the wrong encoding, a length not a multiple of 4 or
  * lengths that disagree). An empty list means the mapping opens.
  */
-export function checkMapping(db: Database.Database, m: Mapping, tables = listTables(db)): Checked {
+function checkMapping(db: Database.Database, m: Mapping, tables = listTables(db)): Checked {
   const res = resolve(tables, m)
   if (!res.ok) return { problems: res.problems, resolved: null, vector: null }
   const r = res.r
@@ -477,9 +477,10 @@ export function previewMapping(db: Database.Database, m: Mapping, limit = 20): M
     raw.set(row.__rid, row)
   const vecs = new Map<string, unknown>()
   if (sql.embeddings && mapped.length) {
-    const ids = mapped.map((x) => String(x.id))
-    const st = db.prepare(`SELECT owner_id, vector FROM (${sql.embeddings}) WHERE owner_id IN (${ids.map(() => '?').join(', ')})`)
-    for (const v of st.all(...ids) as { owner_id: string; vector: unknown }[]) vecs.set(v.owner_id, v.vector)
+    // By row key: the sub-select's WHERE on _rid reaches the table's rowid (a lookup, not a scan of every vector).
+    const rids = mapped.map((x) => x._rid)
+    const st = db.prepare(`SELECT owner_id, vector FROM (${sql.embeddings}) WHERE _rid IN (${rids.map(() => '?').join(', ')})`)
+    for (const v of st.all(...rids) as { owner_id: string; vector: unknown }[]) vecs.set(v.owner_id, v.vector)
   }
   const rows = mapped.map((x): PreviewRow => {
     const src = raw.get(x._rid) ?? {}

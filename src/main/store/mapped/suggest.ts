@@ -7,14 +7,14 @@ import type { Mapping, MappedField, TableColumnInfo, TableInfo, TimeUnit } from 
 
 /** Names each field is recognised by, best first (matched case-insensitively, whole name). */
 const NAMES: Record<MappedField, string[]> = {
-  id: ['id', 'memory_id', 'uuid', 'key', 'pk', '_id', 'doc_id'],
+  id: ['id', 'memory_id', 'note_id', 'uuid', 'key', 'pk', '_id', 'doc_id', 'item_id'],
   content: ['content', 'text', 'memory', 'body', 'message', 'note', 'document', 'data', 'value', 'page_content', 'chunk'],
   created: ['created_at', 'created', 'timestamp', 'ts', 'time', 'datetime', 'date', 'inserted_at', 'createdat', 'created_ms'],
   lastUsed: ['last_used_at', 'last_used', 'last_accessed', 'last_accessed_at', 'accessed_at', 'last_access', 'used_at'],
   role: ['role', 'speaker', 'author_role'],
   kind: ['kind', 'memory_type', 'type', 'category'],
   tier: ['tier', 'level'],
-  session: ['session_id', 'session', 'thread_id', 'conversation_id', 'run_id', 'chat_id'],
+  session: ['session_id', 'session', 'thread_id', 'thread', 'conversation_id', 'conversation', 'run_id', 'chat_id'],
   user: ['user_id', 'user', 'owner_id'],
   agent: ['agent_id', 'agent', 'assistant_id'],
   salience: ['salience', 'importance', 'priority', 'score', 'weight', 'confidence'],
@@ -33,7 +33,7 @@ const isBlobCol = (c: TableColumnInfo) => c.seen.includes('blob') || /blob|bytea
 const isTextCol = (c: TableColumnInfo) => !isBlobCol(c) && (c.seen.includes('text') || /char|text|clob|string/i.test(c.type))
 
 /** The time unit a sample of values is in: text → ISO (unless it is all digits), numbers → seconds below 1e11, else ms. */
-export function guessTimeUnit(values: unknown[]): TimeUnit | undefined {
+function guessTimeUnit(values: unknown[]): TimeUnit | undefined {
   const nums: number[] = []
   let iso = 0
   for (const v of values) {
