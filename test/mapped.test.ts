@@ -7,12 +7,15 @@
  * bytes never change.
  */
 import fs from 'node:fs'
+import Database from 'better-sqlite3'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Mapping, MappingProblem } from '../src/shared/mapping'
 import { getPreset } from '../src/shared/presets'
 import { RecallscopeError } from '../src/shared/result'
 import { runRecall } from '../src/main/recall/engine'
+import { App } from '../src/main/api/app'
+import { embedHandlers } from '../src/main/api/handlers/embed'
 import { openSource } from '../src/main/store/registry'
 import { inspectTables, previewFile, suggestForFile } from '../src/main/store/mapped/file'
 import { buildMappedFixture, cosine, DIM, type FixtureRow } from './helpers/mappedFixture'
@@ -198,6 +201,31 @@ describe('any SQLite table by mapping', () => {
       } finally {
         s.close()
       }
+    }
+  })
+
+  it('the embedder status warns before any recall when the query embedder gives another length than the stored vectors', async () => {
+    const app = new App({ mode: 'browser', dataDir: path.join(t.dir, 'home') })
+    try {
+      app.open(db, { workspacePath: path.join(t.dir, 'status.recallscope'), mapping: MAPPING })
+      const status = embedHandlers(app)['embed.status']
+      // hashing gives 256-d vectors; the table's are 8-d and record no model.
+      const off = await status({ embedder: 'hashing' })
+      expect(off.health.dim).toBe(256)
+      expect(off.warnings).toEqual(['Query embedder gives 256-d, stored vectors are 8-d (agent-notes-v2:8): dense arm off.'])
+      // An embedder of the stored length is compared with them: no warning, the vectors are counted.
+      const small = path.join(t.dir, 'small256.sqlite')
+      const w = new Database(small)
+      w.exec(`CREATE TABLE facts (text TEXT, v BLOB)`)
+      for (let i = 0; i < 3; i++) w.prepare(`INSERT INTO facts VALUES (?, ?)`).run(`fact ${i}`, Buffer.from(new Float32Array(256).fill(i + 1).buffer))
+      w.close()
+      app.open(small, { mapping: { table: 'facts', columns: { content: 'text' }, vector: { column: 'v', encoding: 'f32' } } })
+      const fits = await status({ embedder: 'hashing' })
+      expect(fits.warnings).toEqual([])
+      expect(fits.storedVectors).toBe(3)
+      expect(fits.storedDim).toBe(256)
+    } finally {
+      app.close()
     }
   })
 
