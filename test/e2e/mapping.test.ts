@@ -75,6 +75,14 @@ describe.skipIf(!ready)('mapping dialog', () => {
       await page.getByRole('button', { name: 'Library' }).click()
       const facts = page.getByRole('region', { name: 'Database facts' })
       await expect.poll(() => facts.textContent()).toMatch(/mapping of table Agent Notes "v2"/)
+      // Recall: picking an embedder of another length than the stored vectors says so before anything runs.
+      await page.getByRole('button', { name: 'Recall', exact: true }).click()
+      await page
+        .locator('.selectfield', { has: page.locator('label', { hasText: /^Embedder$/ }) })
+        .locator('select')
+        .selectOption('hashing')
+      await page.getByRole('status').filter({ hasText: 'Query embedder gives 256-d, stored vectors are 8-d (agent-notes-v2:8): dense arm off.' }).waitFor()
+      await shot(page, 'mapping-recall-dim-warning')
     } finally {
       await b.close()
     }
