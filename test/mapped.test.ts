@@ -210,7 +210,7 @@ describe('any SQLite table by mapping', () => {
       app.open(db, { workspacePath: path.join(t.dir, 'status.recallscope'), mapping: MAPPING })
       const status = embedHandlers(app)['embed.status']
       // hashing gives 256-d vectors; the table's are 8-d and record no model.
-      const off = await status({ embedder: 'hashing' })
+      const off = await status({ embedder: 'hashing', probeDim: false, timeoutMs: 3000 })
       expect(off.health.dim).toBe(256)
       expect(off.warnings).toEqual(['Query embedder gives 256-d, stored vectors are 8-d (agent-notes-v2:8): dense arm off.'])
       // An embedder of the stored length is compared with them: no warning, the vectors are counted.
@@ -220,7 +220,7 @@ describe('any SQLite table by mapping', () => {
       for (let i = 0; i < 3; i++) w.prepare(`INSERT INTO facts VALUES (?, ?)`).run(`fact ${i}`, Buffer.from(new Float32Array(256).fill(i + 1).buffer))
       w.close()
       app.open(small, { mapping: { table: 'facts', columns: { content: 'text' }, vector: { column: 'v', encoding: 'f32' } } })
-      const fits = await status({ embedder: 'hashing' })
+      const fits = await status({ embedder: 'hashing', probeDim: false, timeoutMs: 3000 })
       expect(fits.warnings).toEqual([])
       expect(fits.storedVectors).toBe(3)
       expect(fits.storedDim).toBe(256)

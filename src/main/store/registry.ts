@@ -96,7 +96,12 @@ export function openSource(opts: OpenOptions): SqliteSource {
     if (!(e instanceof RecallscopeError) || e.code !== 'UNKNOWN_LAYOUT') throw e
     // No layout fits: the mapping this store was opened with last time, when there is one.
     const saved = savedMapping(abs, opts)
-    if (!saved) throw e
+    if (!saved)
+      throw new RecallscopeError(
+        'UNKNOWN_LAYOUT',
+        `${e.message}. To open one of its tables anyway, map its columns: --map mapping.json, or the Library's mapping dialog`,
+        { ...(e.details as object), mappable: true },
+      )
     return openMapped({ ...opts, path: abs }, saved)
   }
 }
