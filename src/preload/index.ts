@@ -25,6 +25,10 @@ const api = {
   'store.recent': (input) => ipcRenderer.invoke('store.recent', input),
   'store.close': (input) => ipcRenderer.invoke('store.close', input),
   'store.pick': (input) => ipcRenderer.invoke('store.pick', input),
+  'store.tables': (input) => ipcRenderer.invoke('store.tables', input),
+  'store.suggestMapping': (input) => ipcRenderer.invoke('store.suggestMapping', input),
+  'store.previewMapping': (input) => ipcRenderer.invoke('store.previewMapping', input),
+  'store.openMapped': (input) => ipcRenderer.invoke('store.openMapped', input),
 
   // --- postgres ------------------------------------------------------------
   'pg.test': (input) => ipcRenderer.invoke('pg.test', input),

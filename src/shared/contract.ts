@@ -22,6 +22,7 @@ import {
   type SavedTuneReport,
   type TuneReportSummary,
 } from './eval'
+import { mappingSchema, type Mapping, type MappingPreview, type TablesInfo } from './mapping'
 import type { TraceDrivers, TraceEventDetail, TraceReplay, TraceTimeline, WhyNot } from './trace'
 
 /** Marker for an output type (no runtime value). */
@@ -36,6 +37,7 @@ const ms = z
 const offset = z.number().int().min(0).max(100_000_000).default(0)
 const limit = z.number().int().min(1).max(1000).default(50)
 const strList = z.array(z.string().max(1000)).max(10_000)
+const storePath = z.string().trim().min(1, 'path is required').max(4096)
 
 // ---------------------------------------------------------------------------
 // Output shapes that are contract-specific (domain types live in types.ts)
@@ -414,6 +416,17 @@ export const contract = {
   'pg.saved': { input: z.strictObject({}), output: out<SavedPgConnection[]>() },
   /** Forget a saved connection (and its encrypted password). */
   'pg.forget': { input: z.strictObject({ id: z.string().trim().min(1).max(64) }), output: out<{ removed: boolean }>() },
+  /** A SQLite file's tables (columns, types, sampled shapes, row counts), the layout it opens as (null: none) and its saved mapping: the mapping dialog's start. */
+  'store.tables': { input: z.strictObject({ path: storePath, workspacePath: z.string().min(1).max(4096).optional() }), output: out<TablesInfo>() },
+  /** A column mapping for one table, pre-filled from column names, types and sampled values. */
+  'store.suggestMapping': { input: z.strictObject({ path: storePath, table: z.string().min(1).max(200) }), output: out<Mapping>() },
+  /** The first 20 rows read through a mapping, each with per-field problems, and the mapping's own problems (missing column, wrong type…). */
+  'store.previewMapping': { input: z.strictObject({ path: storePath, mapping: mappingSchema }), output: out<MappingPreview>() },
+  /** Open one table of a file by a column mapping (read-only); the mapping is saved in the workspace and reused on reopen. */
+  'store.openMapped': {
+    input: z.strictObject({ path: storePath, mapping: mappingSchema, workspacePath: z.string().min(1).max(4096).optional() }),
+    output: out<OpenInfo>(),
+  },
 
   // --- sessions ------------------------------------------------------------
   /** A page of sessions with their memory counts. */

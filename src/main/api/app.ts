@@ -9,6 +9,7 @@ import path from 'node:path'
 import { RecallscopeError } from '../../shared/result'
 import type { JobKind, JobProgress, JobResults } from '../../shared/jobs'
 import type { OpenInfo, RecentFile } from '../../shared/contract'
+import type { Mapping } from '../../shared/mapping'
 import { openStore } from '../store/registry'
 import type { MemorySource } from '../store/source'
 import { writeFileAtomic } from '../safety/atomicWrite'
@@ -182,12 +183,13 @@ export class App {
   }
 
   /** Open a DB, closing the previous one only once the new one opened fine. */
-  open(p: string, opts: { workspacePath?: string; write?: boolean } = {}): OpenInfo {
+  open(p: string, opts: { workspacePath?: string; write?: boolean; mapping?: Mapping } = {}): OpenInfo {
     const t0 = performance.now()
     const next = openStore({
       path: p,
       workspacePath: opts.workspacePath,
       write: opts.write,
+      mapping: opts.mapping,
       nativeBinding: this.nativeBinding,
       fallbackDir: path.join(this.dataDir, 'workspaces'),
     })

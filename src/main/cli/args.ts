@@ -7,6 +7,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import type { ParseArgsConfig } from 'node:util'
 import { cueSchema } from '../../shared/config'
+import { mappingSchema, type Mapping } from '../../shared/mapping'
 import { badInput, RecallscopeError } from '../../shared/result'
 import type { Cue } from '../../shared/types'
 import { parseJsonSafe } from '../safety/json'
@@ -81,4 +82,14 @@ export function optionalInt(ctx: CliContext, key: string, min = 0): number | und
   if (typeof v !== 'string' || !Number.isInteger(n) || n < min)
     throw new RecallscopeError('BAD_INPUT', `--${key} must be an integer ≥ ${min} (got ${String(v)})`)
   return n
+}
+
+/** `--map FILE`: a column mapping (JSON, shared/mapping.ts) to open one table of any SQLite file or Postgres schema. */
+export function readMapping(ctx: CliContext): Mapping | undefined {
+  const file = ctx.values.map
+  if (file === undefined) return undefined
+  if (typeof file !== 'string' || file.trim() === '') throw new RecallscopeError('BAD_INPUT', '--map takes a mapping file (JSON)')
+  const parsed = mappingSchema.safeParse(readJsonFile(file, '--map'))
+  if (!parsed.success) throw badInput('--map', parsed.error, '(mapping)')
+  return parsed.data
 }

@@ -3,10 +3,10 @@ import { backfillEmbeddings, type BackfillReport } from '../embed/backfill'
 import { createEmbedder, embedderUsage, parseEmbedderSpec } from '../embed/index'
 import { openStore } from '../store/registry'
 
-import { optionalInt, requireString, type Command } from './args'
+import { optionalInt, readMapping, requireString, type Command } from './args'
 
 const USAGE = [
-  'recallscope embed --db FILE --embedder SPEC [--batch N] [--agent ID] [--user ID] [--session ID] [--tenant ID]',
+  'recallscope embed --db FILE|URL [--map MAPPING.json] --embedder SPEC [--batch N] [--agent ID] [--user ID] [--session ID] [--tenant ID]',
   '         [--ollama-host URL] [--openai-base-url URL] [--timeout MS] [--workspace FILE] [--json]',
 ].join('\n')
 
@@ -25,6 +25,7 @@ export const embedCommand: Command = {
   usage: `${USAGE}\n\n  SPEC: ${embedderUsage()}\n  Memories with no usable vector of the embedder's model (none, or malformed) get one; Ctrl-C stops\n  after the current batch and keeps what was written (a rerun continues).`,
   options: {
     db: { type: 'string' },
+    map: { type: 'string' },
     embedder: { type: 'string' },
     batch: { type: 'string' },
     agent: { type: 'string' },
@@ -45,7 +46,7 @@ export const embedCommand: Command = {
     const timeoutMs = optionalInt(ctx, 'timeout', 50) ?? 30_000
     const str = (k: string) => (typeof v[k] === 'string' ? v[k] : undefined)
     const embedder = createEmbedder(spec.spec, { ollamaHost: str('ollama-host'), openaiBaseUrl: str('openai-base-url'), timeoutMs })
-    const store = openStore({ path: db, workspacePath: str('workspace') })
+    const store = openStore({ path: db, workspacePath: str('workspace'), mapping: readMapping(ctx) })
     const ac = new AbortController()
     const onSigint = () => ac.abort()
     process.once('SIGINT', onSigint)

@@ -6,10 +6,10 @@ import { intervals } from '../eval/replay'
 import { parseNow } from '../recall/request'
 import { openStore } from '../store/registry'
 
-import { type Command, optionalInt, readJsonFile, requireString, str } from './args'
+import { type Command, optionalInt, readJsonFile, readMapping, requireString, str } from './args'
 
 const USAGE = [
-  'recallscope eval --db FILE [--preset NAME] [--config FILE] [--set key=value]… [--k N] [--split train|test|all]',
+  'recallscope eval --db FILE|URL [--map MAPPING.json] [--preset NAME] [--config FILE] [--set key=value]… [--k N] [--split train|test|all]',
   '         [--fail-under metric=value]… [--tag TAG] [--token-budget N] [--embedder SPEC] [--now ISO|ms]',
   '         [--save] [--name TEXT] [--per-case] [--workspace FILE] [--json]',
 ].join('\n')
@@ -20,6 +20,7 @@ export const evalCommand: Command = {
   usage: USAGE,
   options: {
     db: { type: 'string' },
+    map: { type: 'string' },
     preset: { type: 'string' },
     config: { type: 'string' },
     set: { type: 'string', multiple: true },
@@ -43,7 +44,7 @@ export const evalCommand: Command = {
     const k = optionalInt(ctx, 'k', 1) ?? 10
     const split = parseSplit(v.split)
     const gates = parseGates(v['fail-under'], k)
-    const store = openStore({ path: db, workspacePath: str(v.workspace) })
+    const store = openStore({ path: db, workspacePath: str(v.workspace), mapping: readMapping(ctx) })
     try {
       const run = await runEval(store, {
         preset: str(v.preset),

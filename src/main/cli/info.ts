@@ -1,19 +1,21 @@
 import { openStore } from '../store/registry'
 import { SNAPSHOT_NOTE } from '../../shared/snapshot'
 
-import { requireString, type Command } from './args'
+import { readMapping, requireString, type Command } from './args'
 
 export const infoCommand: Command = {
   name: 'info',
   summary: 'Facts about a memory DB: layout, counts per agent/user/kind/tier, models, malformed rows',
-  usage: 'recallscope info --db FILE [--json]',
-  options: { db: { type: 'string' } },
+  usage: 'recallscope info --db FILE|URL [--map MAPPING.json] [--json]',
+  options: { db: { type: 'string' }, map: { type: 'string' } },
   run(ctx) {
-    const store = openStore({ path: requireString(ctx, 'db', this.usage) })
+    const store = openStore({ path: requireString(ctx, 'db', this.usage), mapping: readMapping(ctx) })
     try {
       const f = store.facts()
+      // A store opened by a column mapping (given, or saved by an earlier open): the mapping itself, to reuse or edit.
+      const mapping = f.layout === 'mapped' ? store.workspace.getMapping() : null
       if (ctx.json) {
-        ctx.io.out(JSON.stringify(store.snapshotPath ? { ...f, snapshot: store.snapshotPath } : f))
+        ctx.io.out(JSON.stringify({ ...f, ...(store.snapshotPath ? { snapshot: store.snapshotPath } : {}), ...(mapping ? { mapping } : {}) }))
         return 0
       }
       const fmt = (xs: { key: string; count: number }[]) => xs.map((x) => `${x.key} ${x.count.toLocaleString('en-US')}`).join(', ')
@@ -22,6 +24,7 @@ export const infoCommand: Command = {
         [
           `${f.path} (${f.layout}, ${f.readOnly ? 'read-only' : 'WRITE MODE'})`,
           ...(f.detectedBecause ? [`  detected: ${f.detectedBecause}`] : []),
+          ...(mapping ? [`  mapping: ${JSON.stringify(mapping)}`] : []),
           `  memories ${f.counts.memories.toLocaleString('en-US')} · sessions ${f.counts.sessions} · embeddings ${f.counts.embeddings} · recall events ${f.counts.recallEvents}`,
           `  agents: ${fmt(f.byAgent)}`,
           `  users: ${fmt(f.byUser)}`,

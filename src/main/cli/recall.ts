@@ -1,4 +1,4 @@
-import { type CliContext, type Command, readCue, readJsonFile, requireString, str } from './args'
+import { type CliContext, type Command, readCue, readJsonFile, readMapping, requireString, str } from './args'
 import { ALL_PRESETS, getPreset } from '../../shared/presets'
 import { RecallscopeError } from '../../shared/result'
 import type { RecallTrace } from '../../shared/types'
@@ -9,7 +9,7 @@ import { openStore } from '../store/registry'
 import { parseNow, recallFromRequest } from '../recall/request'
 
 const USAGE = [
-  'recallscope recall --db FILE --query TEXT [--cue JSON|FILE] [--preset NAME] [--config FILE] [--set key=value]…',
+  'recallscope recall --db FILE|URL [--map MAPPING.json] --query TEXT [--cue JSON|FILE] [--preset NAME] [--config FILE] [--set key=value]…',
   '         [--now ISO|ms] [--agent ID] [--user ID] [--session ID] [--tenant ID]',
   '         [--embedder hashing|none|ollama:MODEL|openai:MODEL] [--query-vector FILE|JSON] [--workspace FILE] [--write] [--json]',
   '       recallscope recall --preset [NAME]      list the presets (or show one as JSON)',
@@ -23,6 +23,7 @@ export const recallCommand: Command = {
   positionals: true,
   options: {
     db: { type: 'string' },
+    map: { type: 'string' },
     query: { type: 'string', short: 'q' },
     cue: { type: 'string' },
     preset: { type: 'boolean' },
@@ -55,7 +56,12 @@ export const recallCommand: Command = {
     const configFile = typeof v.config === 'string' ? readJsonFile(v.config, '--config') : undefined
     const now = parseNow(typeof v.now === 'string' ? v.now : undefined, Date.now())
     // --write: the one case where recall touches the agent DB (refreshOnRecall for real).
-    const store = openStore({ path: db, workspacePath: typeof v.workspace === 'string' ? v.workspace : undefined, write: v.write === true })
+    const store = openStore({
+      path: db,
+      workspacePath: typeof v.workspace === 'string' ? v.workspace : undefined,
+      write: v.write === true,
+      mapping: readMapping(ctx),
+    })
     try {
       const trace = await recallFromRequest(store, {
         preset: presetName,

@@ -7,14 +7,21 @@ import { createDispatcher } from '../api/register'
 import { startServer } from '../server/http'
 import { appVersion, rendererDir } from '../paths'
 import { ensureDemo } from '../demoDb'
-import { optionalInt, type Command } from './args'
+import { optionalInt, readMapping, type Command } from './args'
 import { removeTemps } from '../safety/tempFiles'
 
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'Browser mode: serve the app on 127.0.0.1 with a per-run token',
-  usage: 'recallscope serve [--db FILE | --demo] [--port N] [--token T] [--json]',
-  options: { db: { type: 'string' }, demo: { type: 'boolean' }, port: { type: 'string' }, token: { type: 'string' }, workspace: { type: 'string' } },
+  usage: 'recallscope serve [--db FILE [--map MAPPING.json] | --demo] [--port N] [--token T] [--json]',
+  options: {
+    db: { type: 'string' },
+    map: { type: 'string' },
+    demo: { type: 'boolean' },
+    port: { type: 'string' },
+    token: { type: 'string' },
+    workspace: { type: 'string' },
+  },
   async run(ctx) {
     // Flags first, each refused in one line naming it (issue 10), before anything is opened.
     const port = optionalInt(ctx, 'port', 0)
@@ -34,7 +41,7 @@ export const serveCommand: Command = {
     // What the user typed on the command line is theirs to name again from the browser.
     app.grants.grant(db, 'command line', 'read')
     app.grants.grant(workspace, 'command line', 'write')
-    if (db) app.open(db, { workspacePath: workspace })
+    if (db) app.open(db, { workspacePath: workspace, mapping: readMapping(ctx) })
     const dispatch = createDispatcher(createHandlers(app), {
       onError: (ch, e) => ctx.io.err(`[${ch}] ${e instanceof Error ? (e.stack ?? e.message) : JSON.stringify(e)}`),
     })

@@ -14,7 +14,7 @@ import type { MemorySource } from '../store/source'
 import { eventDrivers } from '../trace/drivers'
 import { replayEvent } from '../trace/replay'
 import { fmtKnob, whyNot } from '../trace/why'
-import { type CliContext, type Command, optionalInt, readCue, readJsonFile, requireString, str } from './args'
+import { type CliContext, type Command, optionalInt, readCue, readJsonFile, readMapping, requireString, str } from './args'
 
 const USAGE = [
   'recallscope trace list    --db FILE [--agent ID] [--user ID] [--session ID] [--memory ID] [--search TEXT] [--after ISO|ms] [--before ISO|ms] [--limit N] [--offset N]',
@@ -22,7 +22,7 @@ const USAGE = [
   '       recallscope trace why     --db FILE --memory ID (--event ID | --query TEXT [--cue JSON|FILE] [--preset NAME] [--config FILE] [--set key=value]…',
   '                                 [--now ISO|ms] [--agent ID] [--user ID] [--session ID] [--tenant ID] [--embedder SPEC] [--query-vector FILE|JSON]) [--verify-all|--no-verify]',
   '       recallscope trace drivers --db FILE --event ID',
-  '       (every sub-command: [--workspace FILE] [--json])',
+  '       (every sub-command: [--map MAPPING.json] [--workspace FILE] [--json])',
 ].join('\n')
 
 export const traceCommand: Command = {
@@ -32,6 +32,7 @@ export const traceCommand: Command = {
   positionals: true,
   options: {
     db: { type: 'string' },
+    map: { type: 'string' },
     workspace: { type: 'string' },
     event: { type: 'string' },
     memory: { type: 'string' },
@@ -65,7 +66,7 @@ export const traceCommand: Command = {
     if (extra.length) throw new RecallscopeError('BAD_INPUT', `Unexpected argument "${extra[0]}". Usage:\n${USAGE}`)
     const v = ctx.values
     const db = requireString(ctx, 'db', USAGE)
-    const store = openStore({ path: db, workspacePath: str(v.workspace) })
+    const store = openStore({ path: db, workspacePath: str(v.workspace), mapping: readMapping(ctx) })
     const embedderOptions = { ollamaHost: str(v['ollama-host']), openaiBaseUrl: str(v['openai-base-url']) }
     try {
       if (sub === 'list') return list(ctx, store)

@@ -10,10 +10,10 @@ import type { SplitRule } from '../eval/split'
 import { buildConfig, parseNow } from '../recall/request'
 import { openStore } from '../store/registry'
 
-import { type Command, optionalInt, readJsonFile, requireString, str } from './args'
+import { type Command, optionalInt, readJsonFile, readMapping, requireString, str } from './args'
 
 const USAGE = [
-  'recallscope tune --db FILE [--metric recall@10] [--budget N] [--out FILE] [--force]',
+  'recallscope tune --db FILE|URL [--map MAPPING.json] [--metric recall@10] [--budget N] [--out FILE] [--force]',
   '         [--preset NAME] [--config FILE] [--set key=value]… [--seed N] [--fix KNOB,…]',
   '         [--split auto|group|case] [--test-fraction 0.3] [--folds K] [--no-save]',
   '         [--max-topk N] [--token-budget N] [--embedder SPEC] [--now ISO|ms] [--workspace FILE] [--json]',
@@ -28,6 +28,7 @@ export const tuneCommand: Command = {
   usage: USAGE,
   options: {
     db: { type: 'string' },
+    map: { type: 'string' },
     metric: { type: 'string' },
     budget: { type: 'string' },
     out: { type: 'string' },
@@ -78,7 +79,7 @@ export const tuneCommand: Command = {
       config: typeof v.config === 'string' ? readJsonFile(v.config, '--config') : undefined,
       set: Array.isArray(v.set) ? v.set.map(String) : [],
     })
-    const store = openStore({ path: db, workspacePath: str(v.workspace) })
+    const store = openStore({ path: db, workspacePath: str(v.workspace), mapping: readMapping(ctx) })
     try {
       // Refuse an --out that is the open DB (or its workspace) now, not after minutes of tuning.
       if (out) assertNotOpenDb(out, '--out')

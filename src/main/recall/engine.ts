@@ -183,6 +183,7 @@ export function runRecallSync(store: MemorySource, query: string | RecallQuery, 
   // A store that records no model name (its vectors are labelled `<source>:<dim>`): the embedder the
   // user picked is taken to be the one that wrote them when the lengths agree; the arm says so.
   let unlabelledNote: string | null = null
+  let mismatchNote: string | null = null
   if (vec && model && !cfg.model && embedder.name !== 'vector') {
     const own = pushModels ? pushModels.some((m) => m.model === model) : store.storedModels(owner).includes(model)
     if (!own) {
@@ -192,6 +193,16 @@ export function runRecallSync(store: MemorySource, query: string | RecallQuery, 
       if (label) {
         unlabelledNote = `the store does not record which model made its vectors (${label}); ${embedder.model}'s ${vec.length}-d query is compared with them`
         model = label
+      } else {
+        // Unlabelled vectors of another length: say so in those terms (the embedder is the wrong one), not "no vectors for <model>".
+        const dims = pushModels
+          ? pushModels.filter((m) => isUnlabelledModel(m.model)).map((m) => ({ model: m.model, dim: m.dim }))
+          : store
+              .storedModels(owner)
+              .filter(isUnlabelledModel)
+              .map((m) => ({ model: m, dim: (opts.vectors ? opts.vectors(m, owner) : store.vectors(m, owner)).dim }))
+        if (dims.length)
+          mismatchNote = `query embedder gives ${vec.length}-d, stored vectors are ${dims.map((d) => `${d.dim}-d (${d.model})`).join(', ')}: dense arm off`
       }
     }
   }
@@ -203,8 +214,15 @@ export function runRecallSync(store: MemorySource, query: string | RecallQuery, 
   if (vec) {
     qn = normalizeQuery(vec)
     if (!qn) denseReason = 'the query vector is all zeros or not finite'
-    else if (!model) denseReason = `no stored ${owner} vectors of length ${vec.length}`
-    else if (pushModels) {
+    else if (!model) {
+      // Name the lengths that are stored: a query embedder of the wrong dimension is the usual cause.
+      const stored = pushModels
+        ? pushModels.map((m) => ({ model: m.model, dim: m.dim }))
+        : store.storedModels(owner).map((m) => ({ model: m, dim: (opts.vectors ? opts.vectors(m, owner) : store.vectors(m, owner)).dim }))
+      denseReason = stored.length
+        ? `query embedder gives ${vec.length}-d, stored vectors are ${stored.map((d) => `${d.dim}-d (${d.model})`).join(', ')}: dense arm off`
+        : `no stored ${owner} vectors of length ${vec.length}`
+    } else if (pushModels) {
       const m = pushModels.find((x) => x.model === model)
       if (!m) denseReason = `no stored ${owner} vectors for model ${model}`
       else if (m.dim !== vec.length) denseReason = `query vector has ${vec.length} dimensions, stored ${model} vectors have ${m.dim}`
@@ -216,6 +234,7 @@ export function runRecallSync(store: MemorySource, query: string | RecallQuery, 
       else idx = i
     }
   }
+  if (mismatchNote && !idx && !push) denseReason = mismatchNote
   if (!idx && !push) qn = null
 
   const depth = Math.min(100_000, Math.max(cfg.candidatePool, Math.floor(opts.depth ?? fetchDepth(cfg.candidatePool))))

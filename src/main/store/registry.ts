@@ -8,10 +8,13 @@
  * Postgres source (store/postgres/), whose layouts come from information_schema.
  */
 import path from 'node:path'
+import type { Mapping } from '../../shared/mapping'
 import { RecallscopeError } from '../../shared/result'
 import { findMaterializer, frameworkLookedFor, resolveFrameworkPath } from './frameworks'
 import type { Materialized } from './frameworks/types'
 import { LAYOUTS } from './layoutList'
+import { savedMapping } from './mapped/file'
+import { mappedAdapter } from './mapped/sqlite'
 import { PgSource } from './postgres/source'
 import { isPostgresUrl } from './postgres/url'
 import type { MemorySource } from './source'
@@ -19,7 +22,14 @@ import { assertSqliteFile, defaultWorkspacePath } from './sqlite/connection'
 import { canonicalAdapter } from './sqlite/layouts'
 import { detectLayout, SqliteSource, type SqliteOpenOptions } from './sqlite/source'
 
-export type OpenOptions = SqliteOpenOptions
+export interface OpenOptions extends SqliteOpenOptions {
+  /**
+   * Open one table by this column mapping ("any table by mapping"), whatever layout the file
+   * has; it is saved in the workspace. Absent: a file of no known layout opens with the
+   * mapping saved by an earlier open, if any.
+   */
+  mapping?: Mapping
+}
 
 /** Every layout and format looked for, for the message when a path is none of them. */
 function lookedFor(): string {
@@ -68,6 +78,8 @@ export function openSource(opts: OpenOptions): SqliteSource {
   if (materializer) {
     // A copy in memory: there is nothing to write to.
     if (opts.write) throw new RecallscopeError('READ_ONLY', `${materializer.name} stores open read-only: ${abs} is read, never written`)
+    if (opts.mapping)
+      throw new RecallscopeError('BAD_INPUT', `A column mapping opens a SQLite table or a Postgres table; ${abs} is a ${materializer.name} store`)
     return fromMaterialized(opts, abs, materializer.materialize(abs, { nativeBinding: opts.nativeBinding }))
   }
   try {
@@ -77,7 +89,32 @@ export function openSource(opts: OpenOptions): SqliteSource {
     if (e instanceof RecallscopeError && e.code === 'NOT_SQLITE') throw new RecallscopeError('NOT_SQLITE', `${e.message}; looked for: ${lookedFor()}`)
     throw e
   }
-  return SqliteSource.open({ ...opts, path: abs }, LAYOUTS)
+  if (opts.mapping) return openMapped({ ...opts, path: abs }, opts.mapping)
+  try {
+    return SqliteSource.open({ ...opts, path: abs }, LAYOUTS)
+  } catch (e) {
+    if (!(e instanceof RecallscopeError) || e.code !== 'UNKNOWN_LAYOUT') throw e
+    // No layout fits: the mapping this store was opened with last time, when there is one.
+    const saved = savedMapping(abs, opts)
+    if (!saved)
+      throw new RecallscopeError(
+        'UNKNOWN_LAYOUT',
+        `${e.message}. To open one of its tables anyway, map its columns: --map mapping.json, or the Library's mapping dialog`,
+        { ...(e.details as object), mappable: true },
+      )
+    return openMapped({ ...opts, path: abs }, saved)
+  }
+}
+
+/** Open a SQLite file through a column mapping (checked against the file first: BAD_INPUT naming the column) and save it in the workspace. */
+function openMapped(opts: OpenOptions, mapping: Mapping): SqliteSource {
+  const source = SqliteSource.open(opts, [mappedAdapter(mapping, path.basename(opts.path))])
+  try {
+    source.workspace.setMapping(mapping)
+  } catch {
+    /* a read-only workspace must not stop the store from opening: the mapping is just not remembered */
+  }
+  return source
 }
 
 /**
@@ -94,6 +131,7 @@ export function openStore(opts: OpenOptions): MemorySource {
       nativeBinding: opts.nativeBinding,
       write: opts.write,
       countCap: opts.countCap,
+      mapping: opts.mapping,
     })
   return openSource(opts)
 }

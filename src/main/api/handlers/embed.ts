@@ -4,6 +4,7 @@
  */
 import type { EmbedModels, EmbedStatus, SettingsView } from '../../../shared/contract'
 import { RecallscopeError } from '../../../shared/result'
+import { isUnlabelledModel } from '../../recall/models'
 import type { App, Settings } from '../app'
 import type { Handlers } from '../register'
 import { createEmbedder, DEFAULT_EMBEDDER_SPEC, EMBEDDERS, parseEmbedderSpec, type EmbedderOptions } from '../../embed/index'
@@ -70,7 +71,19 @@ export function embedHandlers(app: App): Pick<Handlers, EmbedChannels> {
         const mine = models.find((m) => m.model === e.model)
         storedVectors = mine ? mine.count + (mine.backfilled ?? 0) : 0
         storedDim = mine?.dim ?? null
-        if (!mine)
+        // Vectors whose store records no model (`<source>:<dim>`): any embedder of that length is compared with them.
+        const unlabelled = mine ? [] : models.filter((m) => isUnlabelledModel(m.model))
+        const fits = unlabelled.find((m) => m.dim === health.dim)
+        if (fits) {
+          storedVectors = fits.count + (fits.backfilled ?? 0)
+          storedDim = fits.dim
+        } else if (unlabelled.length)
+          warnings.push(
+            health.dim !== null
+              ? `Query embedder gives ${health.dim}-d, stored vectors are ${unlabelled.map((m) => `${m.dim}-d (${m.model})`).join(', ')}: dense arm off.`
+              : `The stored vectors record no model (${unlabelled.map((m) => `${m.model}, ${m.dim}-d`).join('; ')}): pick an embedder that gives ${unlabelled[0].dim}-d vectors, or the dense arm is off.`,
+          )
+        else if (!mine)
           warnings.push(
             `The open DB has no memory vectors under "${e.model}": the dense arm will find nothing.` +
               (models.length ? ` It has: ${models.map((m) => `${m.model} (${m.count})`).join(', ')}.` : ' Backfill embeddings first.'),

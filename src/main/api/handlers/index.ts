@@ -8,6 +8,7 @@ import { embedHandlers } from './embed'
 import { evalHandlers } from './eval'
 import { jobHandlers } from './jobs'
 import { postgresHandlers } from './postgres'
+import { mappingHandlers } from './mapping'
 import { recallHandlers } from './recall'
 import { traceHandlers } from './trace'
 
@@ -18,6 +19,7 @@ export function createHandlers(app: App): Handlers {
     ...evalHandlers(app),
     ...jobHandlers(app),
     ...postgresHandlers(app),
+    ...mappingHandlers(app),
     ...recallHandlers(app),
     ...traceHandlers(app),
   } satisfies Handlers

@@ -41,7 +41,7 @@ export interface AnnColumns {
 }
 
 export interface PgLayout {
-  layout: 'canonical' | 'mem0' | 'langgraph' | 'letta'
+  layout: 'canonical' | 'mem0' | 'langgraph' | 'letta' | 'mapped'
   detectedBecause: string
   /** the schema the tables live in */
   schema: string

@@ -58,10 +58,12 @@ import type {
 import { decodeEvent } from '../sqlite/events'
 import { toMemoryRows } from '../memoryRows'
 import { HELD_WORKSPACE, VectorIndex } from '../vectors/vectorIndex'
-import { Workspace } from '../workspace/workspace'
+import { readSavedMapping, Workspace } from '../workspace/workspace'
 import { PgBridge } from './bridge'
 import { detectPgLayout, ident, type PgColumn, type PgLayout } from './layouts'
 import { detectLettaPgLayout } from './letta'
+import { mappedPgLayout } from '../mapped/pg'
+import type { Mapping } from '../../../shared/mapping'
 import { identityHash, parsePgUrl, type ParsedPgUrl } from './url'
 import { eventWhere, likeEscape, memoryOrder, memoryWhere, Params } from './where'
 
@@ -80,6 +82,8 @@ export interface PgOpenOptions {
   countCap?: number
   /** write mode is SQLite-only for now */
   write?: boolean
+  /** Open one table by this column mapping (saved in the workspace; a schema of no known layout reopens with it). */
+  mapping?: Mapping
 }
 
 const TS_CONFIG = `'english'`
@@ -168,7 +172,7 @@ export class PgSource implements MemorySource {
     try {
       const head = bridge.query<{ schema: string; version: string; vec: string | null }>(
         `SELECT coalesce($1::text, current_schema()) AS schema, current_setting('server_version') AS version, (SELECT extversion FROM pg_extension WHERE extname = 'vector') AS vec`,
-        [url.options.schema],
+        [url.options.schema ?? opts.mapping?.schema ?? null],
       )[0]
       const columns = bridge
         .query<{ t: string; c: string; d: string; u: string }>(
@@ -176,7 +180,8 @@ export class PgSource implements MemorySource {
           [head.schema],
         )
         .map((r): PgColumn => ({ table: r.t, column: r.c, dataType: r.d, udt: r.u }))
-      const sql = detectLettaPgLayout(head.schema, columns) ?? detectPgLayout(head.schema, columns, url.redacted)
+      const wsPath = opts.workspacePath ? path.resolve(opts.workspacePath) : defaultPgWorkspacePath(url.identity, opts.fallbackDir)
+      const sql = pgLayoutFor(head.schema, columns, url.redacted, wsPath, opts)
       let ann: AnnIndex | null = null
       if (sql.vectorTable && head.vec) {
         const idx = bridge.query<{ name: string; method: string }>(
@@ -195,8 +200,8 @@ export class PgSource implements MemorySource {
             `ann=${url.options.ann}: no ${url.options.ann} index on ${sql.schema}.${sql.vectorTable?.table ?? '(no vectors)'}${ann ? ` (there is ${ann.method} ${ann.name})` : ''}`,
           )
       }
-      const wsPath = opts.workspacePath ? path.resolve(opts.workspacePath) : defaultPgWorkspacePath(url.identity, opts.fallbackDir)
       const ws = Workspace.open(wsPath, opts.nativeBinding)
+      if (opts.mapping) ws.setMapping(opts.mapping)
       return new PgSource(url, bridge, sql, ws, { pgvector: head.vec, version: head.version, ann }, opts.countCap ?? 100_000)
     } catch (e) {
       bridge.close()
@@ -1151,4 +1156,17 @@ function defaultPgWorkspacePath(identity: string, fallbackDir?: string): string 
   fs.mkdirSync(dir, { recursive: true })
   const safe = identity.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 60)
   return path.join(dir, `${safe}-${identityHash(identity)}.recallscope`)
+}
+
+/** The mapping's layout when one is given; else the detected one, falling back to the mapping saved in the workspace. */
+function pgLayoutFor(schema: string, columns: PgColumn[], label: string, wsPath: string, opts: PgOpenOptions): PgLayout {
+  if (opts.mapping) return mappedPgLayout(schema, columns, opts.mapping, label)
+  try {
+    return detectLettaPgLayout(schema, columns) ?? detectPgLayout(schema, columns, label)
+  } catch (e) {
+    if (!(e instanceof RecallscopeError) || e.code !== 'UNKNOWN_LAYOUT' || !fs.existsSync(wsPath)) throw e
+    const saved = readSavedMapping(wsPath, opts.nativeBinding)
+    if (!saved) throw e
+    return mappedPgLayout(schema, columns, saved, label)
+  }
 }

@@ -8,6 +8,8 @@
  */
 import Database from 'better-sqlite3'
 import type { CasesPage, EvalCaseRow, EvalRun, EvalRunSummary, SavedTuneReport, TuneReport, TuneReportSummary } from '../../../shared/eval'
+import { mappingSchema, type Mapping } from '../../../shared/mapping'
+import { parseJsonSafe } from '../../safety/json'
 import { decodeVector, encodeVector } from '../decode'
 
 import { migrate, prep } from '../sqlite/connection'
@@ -19,6 +21,8 @@ import { deleteTuneReports, getTuneReport, listTuneReports, saveTuneReport } fro
 
 export type { CaseFilter } from './cases'
 export type { NewRun } from './runs'
+
+const MAPPING_KEY = 'mapping:v1'
 
 export class Workspace {
   /** Bumped on every write to ws_embeddings (PRAGMA data_version ignores our own commits). */
@@ -137,6 +141,20 @@ export class Workspace {
     prep(this.db, `INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`).run(key, value)
   }
 
+  // --- the column mapping ------------------------------------------------
+  /** The mapping this store was last opened with ("any table by mapping"), or null; a damaged entry reads as none. */
+  getMapping(): Mapping | null {
+    const raw = this.getMeta(MAPPING_KEY)
+    if (raw === undefined) return null
+    const parsed = parseJsonSafe(raw)
+    const m = parsed.ok ? mappingSchema.safeParse(parsed.value) : null
+    return m?.success ? m.data : null
+  }
+  /** Keep the mapping a store was opened with, so the next open (app or CLI) reuses it. */
+  setMapping(m: Mapping): void {
+    this.setMeta(MAPPING_KEY, JSON.stringify(m))
+  }
+
   // --- backfilled vectors -------------------------------------------------
   /**
    * Store backfilled vectors of one model (the agent DB is never written). One
@@ -183,6 +201,27 @@ export class Workspace {
 
   close(): void {
     this.db.close()
+  }
+}
+
+/**
+ * The mapping saved in an existing workspace file, read without migrating or writing it
+ * (read-only connection): null when there is none or the file is not a workspace.
+ */
+export function readSavedMapping(wsPath: string, nativeBinding?: string): Mapping | null {
+  let db: Database.Database | null = null
+  try {
+    db = new Database(wsPath, { readonly: true, fileMustExist: true, ...(nativeBinding ? { nativeBinding } : {}) })
+    const hasMeta = db.prepare(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'`).pluck().get() === 1
+    const raw = hasMeta ? (db.prepare(`SELECT value FROM meta WHERE key = ?`).pluck().get(MAPPING_KEY) as string | undefined) : undefined
+    if (typeof raw !== 'string') return null
+    const parsed = parseJsonSafe(raw)
+    const m = parsed.ok ? mappingSchema.safeParse(parsed.value) : null
+    return m?.success ? m.data : null
+  } catch {
+    return null // not a workspace (or unreadable): nothing saved to offer
+  } finally {
+    db?.close()
   }
 }
 

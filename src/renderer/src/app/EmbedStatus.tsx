@@ -204,3 +204,22 @@ function Backfill({ spec, onDone }: { spec: string; onDone: () => void }) {
     </div>
   )
 }
+
+/**
+ * Beside an embedder picker: what embed.status warns about the picked embedder against the
+ * open DB (a dimension that does not match the stored vectors', no vectors under its model),
+ * before any recall runs. Nothing while no embedder is picked (auto) or it is `none`.
+ */
+export function EmbedderWarnings({ spec, dbVersion }: { spec: string | null; dbVersion?: number }) {
+  const status = useAsync(() => call('embed.status', { embedder: spec!, probeDim: true }), [spec, dbVersion], { enabled: !!spec && spec !== 'none' })
+  if (!spec || spec === 'none' || !status.data) return null
+  return (
+    <>
+      {status.data.warnings.map((w) => (
+        <div key={w} className="notice small" role="status">
+          {w}
+        </div>
+      ))}
+    </>
+  )
+}

@@ -8,6 +8,7 @@ import { useApp } from '../../app/context'
 import { JobBar } from '../../app/Jobs'
 import { useJobs } from '../../lib/jobs'
 import { ConnectForm } from './ConnectForm'
+import { MappingDialog } from './MappingDialog'
 import { SnapshotNote } from '../../app/SnapshotNote'
 
 /**
@@ -29,14 +30,17 @@ export function LibraryView() {
   const [error, setError] = useState<string | null>(null)
   const recent = useAsync(() => call('store.recent', {}), [dbVersion])
 
-  const open = async (fn: () => Promise<Awaited<ReturnType<typeof call<'store.open'>>>>) => {
+  // A SQLite file of no known layout: the mapping dialog opens on it instead of an error.
+  const [mapPath, setMapPath] = useState<string | null>(null)
+  const open = async (fn: () => Promise<Awaited<ReturnType<typeof call<'store.open'>>>>, mappable?: string) => {
     setBusy(true)
     setError(null)
     try {
       setDb(await fn())
       navigate('browse')
     } catch (e) {
-      setError((e as Error).message)
+      if (mappable && (e as { code?: string }).code === 'UNKNOWN_LAYOUT' && !/^postgres(ql)?:\/\//i.test(mappable)) setMapPath(mappable)
+      else setError((e as Error).message)
     } finally {
       setBusy(false)
     }
@@ -51,7 +55,7 @@ export function LibraryView() {
             className="row"
             onSubmit={(e) => {
               e.preventDefault()
-              if (path.trim()) void open(() => call('store.open', { path: path.trim(), write }))
+              if (path.trim()) void open(() => call('store.open', { path: path.trim(), write }), path.trim())
             }}
           >
             <input
@@ -79,7 +83,7 @@ export function LibraryView() {
                   onClick={async () => {
                     setError(null)
                     const picked = await pickPath(purpose).catch((e: Error) => (setError(e.message), null))
-                    if (picked) void open(() => call('store.open', { path: picked, write }))
+                    if (picked) void open(() => call('store.open', { path: picked, write }), picked)
                   }}
                 >
                   {purpose === 'db' ? 'Browse…' : 'Folder…'}
@@ -126,7 +130,7 @@ export function LibraryView() {
                   <tr key={r.path}>
                     <td className="mono" style={{ width: 'auto', whiteSpace: 'normal', wordBreak: 'break-all' }}>
                       {r.exists ? (
-                        <a href="#" onClick={(e) => (e.preventDefault(), void open(() => call('store.open', { path: r.path })))}>
+                        <a href="#" onClick={(e) => (e.preventDefault(), void open(() => call('store.open', { path: r.path }), r.path))}>
                           {r.path}
                         </a>
                       ) : (
@@ -156,6 +160,17 @@ export function LibraryView() {
       />
       <ImportCard onOpen={(p) => void open(() => call('store.open', { path: p }))} />
       {db && <Facts />}
+      {mapPath && (
+        <MappingDialog
+          path={mapPath}
+          onClose={() => setMapPath(null)}
+          onOpened={(info) => {
+            setMapPath(null)
+            setDb(info)
+            navigate('browse')
+          }}
+        />
+      )}
     </div>
   )
 }

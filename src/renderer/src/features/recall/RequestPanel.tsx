@@ -5,6 +5,7 @@ import { call } from '../../lib/api'
 import { useAsync } from '../../lib/useAsync'
 import { fmtDate } from '../../lib/format'
 import { Toggle } from '../../components/controls'
+import { EmbedderWarnings } from '../../app/EmbedStatus'
 import type { RecallRequest } from './useRecall'
 import type { PresetOption } from './presetOptions'
 
@@ -228,6 +229,7 @@ export function RequestPanel({ req, setReq, config, setConfig, options, choosePr
             </option>
           ))}
         </select>
+        <EmbedderWarnings spec={req.embedder ?? null} />
       </div>
 
       <div className="row">
