@@ -7,6 +7,7 @@ import { browseHandlers } from './browse'
 import { embedHandlers } from './embed'
 import { evalHandlers } from './eval'
 import { jobHandlers } from './jobs'
+import { mapHandlers } from './map'
 import { recallHandlers } from './recall'
 import { traceHandlers } from './trace'
 
@@ -16,6 +17,7 @@ export function createHandlers(app: App): Handlers {
     ...embedHandlers(app),
     ...evalHandlers(app),
     ...jobHandlers(app),
+    ...mapHandlers(app),
     ...recallHandlers(app),
     ...traceHandlers(app),
   } satisfies Handlers

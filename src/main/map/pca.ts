@@ -1,0 +1,229 @@
+/**
+ * Principal component analysis of a row-major float matrix, top two components,
+ * for the embedding map's first frame (issue 12). Written here rather than taken
+ * from a library: the map needs only two components of a tall, thin matrix
+ * (20,000 × 256…1,536), which block power iteration (subspace iteration) gives
+ * without ever forming the d × d covariance — each iteration is two passes over
+ * the rows, O(n·d·p).
+ *
+ * Pure and deterministic: the start block comes from a seeded PRNG, and each
+ * component's sign is fixed (its largest-magnitude entry is positive), so the
+ * same input gives the same picture in the worker and in a test.
+ */
+import { mulberry32 } from '../../shared/random'
+
+export interface PcaResult {
+  /** column means (the data is centred on them) */
+  mean: Float64Array
+  /** the two unit principal axes, largest variance first (zeros when the data has no spread along it) */
+  components: [Float64Array, Float64Array]
+  /** variance along each axis (the covariance's top eigenvalues, 1/n normalisation) */
+  variance: [number, number]
+  /** total variance (trace of the covariance) */
+  totalVariance: number
+  /** row i's coordinates at [2i, 2i+1] */
+  coords: Float32Array
+  /** subspace iterations run */
+  iterations: number
+}
+
+export interface PcaOptions {
+  /** PRNG seed of the start block. @default 1 */
+  seed?: number
+  /** @default 300 */
+  maxIterations?: number
+  /** stop when both Ritz values move less than this, relatively. @default 1e-10 */
+  tolerance?: number
+}
+
+/** Block size: two wanted vectors plus oversampling, which speeds up convergence when λ2 ≈ λ3. */
+const BLOCK = 6
+
+/**
+ * The top two principal components of `n` rows of length `dim` (`data[i*dim + j]`)
+ * and every row's coordinates on them.
+ */
+export function computePca(data: Float32Array, n: number, dim: number, opts: PcaOptions = {}): PcaResult {
+  if (!Number.isInteger(n) || !Number.isInteger(dim) || n < 0 || dim < 1 || data.length < n * dim)
+    throw new RangeError(`computePca: ${n} rows × ${dim} columns do not fit a matrix of ${data.length} values`)
+  const mean = new Float64Array(dim)
+  for (let i = 0; i < n; i++) {
+    const o = i * dim
+    for (let j = 0; j < dim; j++) mean[j] += data[o + j]
+  }
+  if (n > 0) for (let j = 0; j < dim; j++) mean[j] /= n
+  let total = 0
+  const row = new Float64Array(dim)
+  for (let i = 0; i < n; i++) {
+    centred(data, i, dim, mean, row)
+    for (let j = 0; j < dim; j++) total += row[j] * row[j]
+  }
+  total = n > 0 ? total / n : 0
+
+  const p = Math.min(BLOCK, dim)
+  const rand = mulberry32(opts.seed ?? 1)
+  let q: Float64Array[] = Array.from({ length: p }, () => Float64Array.from({ length: dim }, () => rand() - 0.5))
+  orthonormalize(q)
+  const maxIter = opts.maxIterations ?? 300
+  const tol = opts.tolerance ?? 1e-10
+  let values = new Float64Array(p)
+  let vectors = q
+  let iterations = 0
+  if (n > 0 && total > 0) {
+    let prev: number[] = [NaN, NaN]
+    let prevVectors: Float64Array[] | null = null
+    for (iterations = 1; iterations <= maxIter; iterations++) {
+      const y = covarianceTimes(data, n, dim, mean, q)
+      // Rayleigh–Ritz on the block: the p × p projection's eigenpairs rotate q onto the best approximations.
+      const b = Array.from({ length: p }, (_, a) => Array.from({ length: p }, (_, c) => dot(q[a], y[c])))
+      const eig = jacobiEigen(b)
+      values = Float64Array.from(eig.values)
+      vectors = eig.vectors.map((v) => combine(q, v, dim))
+      const cur = [values[0], values[1] ?? 0]
+      const moved = Math.max(Math.abs(cur[0] - prev[0]), Math.abs(cur[1] - prev[1])) / Math.max(cur[0], Number.MIN_VALUE)
+      prev = cur
+      // Ritz values settle long before the vectors: also wait for both axes to stop turning (angle < ~1e-6).
+      const turned = prevVectors
+        ? Math.max(1 - Math.abs(dot(vectors[0], prevVectors[0])), p > 1 && values[1] > tol * values[0] ? 1 - Math.abs(dot(vectors[1], prevVectors[1])) : 0)
+        : 1
+      prevVectors = vectors
+      // The next block: C applied to the current one, re-orthonormalised (y, rotated the same way).
+      q = eig.vectors.map((v) => combine(y, v, dim))
+      orthonormalize(q)
+      if (moved < tol && turned < 1e-12) break
+    }
+    iterations = Math.min(iterations, maxIter)
+  }
+  const c0 = fixSign(n > 0 && total > 0 ? vectors[0] : new Float64Array(dim))
+  const c1 = dim > 1 ? fixSign(n > 0 && total > 0 ? vectors[1] : new Float64Array(dim)) : new Float64Array(dim)
+  const coords = new Float32Array(n * 2)
+  for (let i = 0; i < n; i++) {
+    centred(data, i, dim, mean, row)
+    coords[2 * i] = dot(row, c0)
+    coords[2 * i + 1] = dot(row, c1)
+  }
+  const v0 = Math.max(0, values[0] ?? 0)
+  const v1 = dim > 1 ? Math.max(0, values[1] ?? 0) : 0
+  return { mean, components: [c0, c1], variance: [v0, v1], totalVariance: total, coords, iterations }
+}
+
+/** A vector's coordinates on the two axes (exact: the same affine map as every row's). */
+export function projectPca(pca: Pick<PcaResult, 'mean' | 'components'>, v: ArrayLike<number>): [number, number] {
+  let a = 0
+  let b = 0
+  const [c0, c1] = pca.components
+  for (let j = 0; j < pca.mean.length; j++) {
+    const x = (v[j] ?? 0) - pca.mean[j]
+    a += x * c0[j]
+    b += x * c1[j]
+  }
+  return [a, b]
+}
+
+function centred(data: Float32Array, i: number, dim: number, mean: Float64Array, out: Float64Array): void {
+  const o = i * dim
+  for (let j = 0; j < dim; j++) out[j] = data[o + j] - mean[j]
+}
+
+function dot(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let s = 0
+  for (let j = 0; j < a.length; j++) s += a[j] * b[j]
+  return s
+}
+
+/** C·q for each q in the block, C = (1/n) Σ (x−μ)(x−μ)ᵀ, without forming C: one pass over the rows. */
+function covarianceTimes(data: Float32Array, n: number, dim: number, mean: Float64Array, q: Float64Array[]): Float64Array[] {
+  const p = q.length
+  const y = Array.from({ length: p }, () => new Float64Array(dim))
+  const row = new Float64Array(dim)
+  const t = new Float64Array(p)
+  for (let i = 0; i < n; i++) {
+    centred(data, i, dim, mean, row)
+    for (let k = 0; k < p; k++) t[k] = dot(row, q[k])
+    for (let k = 0; k < p; k++) {
+      const tk = t[k]
+      if (tk === 0) continue
+      const yk = y[k]
+      for (let j = 0; j < dim; j++) yk[j] += tk * row[j]
+    }
+  }
+  for (const yk of y) for (let j = 0; j < dim; j++) yk[j] /= n
+  return y
+}
+
+/** Σ_k coef[k]·basis[k]. */
+function combine(basis: Float64Array[], coef: ArrayLike<number>, dim: number): Float64Array {
+  const out = new Float64Array(dim)
+  for (let k = 0; k < basis.length; k++) {
+    const c = coef[k]
+    if (c === 0) continue
+    const b = basis[k]
+    for (let j = 0; j < dim; j++) out[j] += c * b[j]
+  }
+  return out
+}
+
+/** Modified Gram–Schmidt in place; a vector that vanishes (rank deficiency) becomes zero. */
+function orthonormalize(vs: Float64Array[]): void {
+  for (let k = 0; k < vs.length; k++) {
+    const v = vs[k]
+    for (let m = 0; m < k; m++) {
+      const d = dot(v, vs[m])
+      for (let j = 0; j < v.length; j++) v[j] -= d * vs[m][j]
+    }
+    const norm = Math.sqrt(dot(v, v))
+    if (norm > 1e-300) for (let j = 0; j < v.length; j++) v[j] /= norm
+    else v.fill(0)
+  }
+}
+
+/** Largest-magnitude entry positive, so the axes do not flip between runs or machines. */
+function fixSign(v: Float64Array): Float64Array {
+  let at = 0
+  for (let j = 1; j < v.length; j++) if (Math.abs(v[j]) > Math.abs(v[at])) at = j
+  if (v[at] < 0) for (let j = 0; j < v.length; j++) v[j] = -v[j]
+  return v
+}
+
+/**
+ * Eigen-decomposition of a small symmetric matrix (cyclic Jacobi rotations):
+ * eigenvalues descending, eigenvectors as coefficient arrays (columns of V).
+ */
+function jacobiEigen(input: number[][]): { values: number[]; vectors: number[][] } {
+  const m = input.length
+  const a = input.map((r, i) => r.map((x, j) => (x + input[j][i]) / 2))
+  const v: number[][] = Array.from({ length: m }, (_, i) => Array.from({ length: m }, (_, j) => (i === j ? 1 : 0)))
+  for (let sweep = 0; sweep < 100; sweep++) {
+    let off = 0
+    for (let i = 0; i < m; i++) for (let j = i + 1; j < m; j++) off += a[i][j] * a[i][j]
+    if (off < 1e-30) break
+    for (let pi = 0; pi < m; pi++)
+      for (let qi = pi + 1; qi < m; qi++) {
+        if (Math.abs(a[pi][qi]) < 1e-300) continue
+        const theta = (a[qi][qi] - a[pi][pi]) / (2 * a[pi][qi])
+        const t = Math.sign(theta || 1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1))
+        const c = 1 / Math.sqrt(t * t + 1)
+        const s = t * c
+        for (let k = 0; k < m; k++) {
+          const akp = a[k][pi]
+          const akq = a[k][qi]
+          a[k][pi] = c * akp - s * akq
+          a[k][qi] = s * akp + c * akq
+        }
+        for (let k = 0; k < m; k++) {
+          const apk = a[pi][k]
+          const aqk = a[qi][k]
+          a[pi][k] = c * apk - s * aqk
+          a[qi][k] = s * apk + c * aqk
+        }
+        for (let k = 0; k < m; k++) {
+          const vkp = v[k][pi]
+          const vkq = v[k][qi]
+          v[k][pi] = c * vkp - s * vkq
+          v[k][qi] = s * vkp + c * vkq
+        }
+      }
+  }
+  const order = Array.from({ length: m }, (_, i) => i).sort((x, y) => a[y][y] - a[x][x])
+  return { values: order.map((i) => a[i][i]), vectors: order.map((i) => v.map((r) => r[i])) }
+}
