@@ -65,6 +65,8 @@ export interface MapData {
     /** share of the total variance on each axis */
     explained: [number, number]
     iterations: number
+    /** false: stopped at the iteration cap (a flat top spectrum: other axes in it show about as much) */
+    converged: boolean
   }
   /** why the query is not on the map, when it is not */
   queryNote: string | null

@@ -52,6 +52,11 @@ export interface MapMatrix {
 const SCOPE_LIST_CAP = 2_000_000
 /** Hover text per point: enough to recognise a memory; the full text is one click away. */
 const SNIPPET = 160
+/**
+ * The first frame should come fast: when the top of the spectrum is flat (many topics of similar
+ * weight), the exact top-two axes are barely better than any in that span, so stop there and say so.
+ */
+const PCA_MAX_ITERATIONS = 40
 
 /** Build the map's points and its PCA frame (on a worker thread). */
 export async function buildMap(store: MemorySource, req: MapRequest): Promise<{ data: MapData; matrix: MapMatrix }> {
@@ -136,7 +141,8 @@ export async function buildMap(store: MemorySource, req: MapRequest): Promise<{ 
   const gatherMs = performance.now() - t0
 
   const t1 = performance.now()
-  const pca = n > 0 ? await runMapTask({ task: 'pca', data, n, dim, query: qv, seed: req.seed }, { signal: req.signal }) : null
+  const pca =
+    n > 0 ? await runMapTask({ task: 'pca', data, n, dim, query: qv, seed: req.seed, maxIterations: PCA_MAX_ITERATIONS }, { signal: req.signal }) : null
   const pcaMs = performance.now() - t1
 
   const relevantIds = relevant ? [...relevant] : []
@@ -163,6 +169,7 @@ export async function buildMap(store: MemorySource, req: MapRequest): Promise<{ 
       query: pca?.query ?? null,
       explained: pca && pca.totalVariance > 0 ? [pca.variance[0] / pca.totalVariance, pca.variance[1] / pca.totalVariance] : [0, 0],
       iterations: pca?.iterations ?? 0,
+      converged: pca?.converged ?? true,
     },
     queryNote,
     counts: {

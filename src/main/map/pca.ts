@@ -25,6 +25,8 @@ export interface PcaResult {
   coords: Float32Array
   /** subspace iterations run */
   iterations: number
+  /** both axes settled within `tolerance` (false: stopped at `maxIterations`; the top of the spectrum is flat, any axes in it show about as much) */
+  converged: boolean
 }
 
 export interface PcaOptions {
@@ -36,8 +38,12 @@ export interface PcaOptions {
   tolerance?: number
 }
 
-/** Block size: two wanted vectors plus oversampling, which speeds up convergence when λ2 ≈ λ3. */
-const BLOCK = 6
+/**
+ * Block size: two wanted vectors plus oversampling. Convergence goes as
+ * (λ_{BLOCK+1}/λ₂)^iterations, so a wider block needs far fewer passes when the
+ * spectrum is flat at the top, as it is for embeddings of many topics.
+ */
+const BLOCK = 10
 
 /**
  * The top two principal components of `n` rows of length `dim` (`data[i*dim + j]`)
@@ -69,6 +75,7 @@ export function computePca(data: Float32Array, n: number, dim: number, opts: Pca
   let values = new Float64Array(p)
   let vectors = q
   let iterations = 0
+  let converged = n === 0 || total === 0
   if (n > 0 && total > 0) {
     let prev: number[] = [NaN, NaN]
     let prevVectors: Float64Array[] | null = null
@@ -82,7 +89,7 @@ export function computePca(data: Float32Array, n: number, dim: number, opts: Pca
       const cur = [values[0], values[1] ?? 0]
       const moved = Math.max(Math.abs(cur[0] - prev[0]), Math.abs(cur[1] - prev[1])) / Math.max(cur[0], Number.MIN_VALUE)
       prev = cur
-      // Ritz values settle long before the vectors: also wait for both axes to stop turning (angle < ~1e-6).
+      // Ritz values settle long before the vectors: also wait for both axes to stop turning (angle below ~1e-5 rad).
       const turned = prevVectors
         ? Math.max(1 - Math.abs(dot(vectors[0], prevVectors[0])), p > 1 && values[1] > tol * values[0] ? 1 - Math.abs(dot(vectors[1], prevVectors[1])) : 0)
         : 1
@@ -90,7 +97,10 @@ export function computePca(data: Float32Array, n: number, dim: number, opts: Pca
       // The next block: C applied to the current one, re-orthonormalised (y, rotated the same way).
       q = eig.vectors.map((v) => combine(y, v, dim))
       orthonormalize(q)
-      if (moved < tol && turned < 1e-12) break
+      if (moved < tol && turned < 1e-10) {
+        converged = true
+        break
+      }
     }
     iterations = Math.min(iterations, maxIter)
   }
@@ -104,7 +114,7 @@ export function computePca(data: Float32Array, n: number, dim: number, opts: Pca
   }
   const v0 = Math.max(0, values[0] ?? 0)
   const v1 = dim > 1 ? Math.max(0, values[1] ?? 0) : 0
-  return { mean, components: [c0, c1], variance: [v0, v1], totalVariance: total, coords, iterations }
+  return { mean, components: [c0, c1], variance: [v0, v1], totalVariance: total, coords, iterations, converged }
 }
 
 /** A vector's coordinates on the two axes (exact: the same affine map as every row's). */
@@ -131,24 +141,44 @@ function dot(a: ArrayLike<number>, b: ArrayLike<number>): number {
   return s
 }
 
-/** C·q for each q in the block, C = (1/n) Σ (x−μ)(x−μ)ᵀ, without forming C: one pass over the rows. */
+/**
+ * C·q for each q in the block, C = (1/n) Σ (x−μ)(x−μ)ᵀ, without forming C or a
+ * centred copy: (x−μ)·q = x·q − μ·q, and Σ tᵢ(xᵢ−μ) = Σ tᵢxᵢ − μ Σ tᵢ. One pass
+ * over the float32 rows with monomorphic loops (this is the map's hot loop).
+ */
 function covarianceTimes(data: Float32Array, n: number, dim: number, mean: Float64Array, q: Float64Array[]): Float64Array[] {
   const p = q.length
   const y = Array.from({ length: p }, () => new Float64Array(dim))
-  const row = new Float64Array(dim)
+  const muQ = new Float64Array(p)
+  for (let k = 0; k < p; k++) muQ[k] = dot64(mean, q[k])
+  const tSum = new Float64Array(p)
   const t = new Float64Array(p)
   for (let i = 0; i < n; i++) {
-    centred(data, i, dim, mean, row)
-    for (let k = 0; k < p; k++) t[k] = dot(row, q[k])
+    const o = i * dim
+    for (let k = 0; k < p; k++) {
+      const qk = q[k]
+      let s = 0
+      for (let j = 0; j < dim; j++) s += data[o + j] * qk[j]
+      t[k] = s - muQ[k]
+      tSum[k] += t[k]
+    }
     for (let k = 0; k < p; k++) {
       const tk = t[k]
-      if (tk === 0) continue
       const yk = y[k]
-      for (let j = 0; j < dim; j++) yk[j] += tk * row[j]
+      for (let j = 0; j < dim; j++) yk[j] += tk * data[o + j]
     }
   }
-  for (const yk of y) for (let j = 0; j < dim; j++) yk[j] /= n
+  for (let k = 0; k < p; k++) {
+    const yk = y[k]
+    for (let j = 0; j < dim; j++) yk[j] = (yk[j] - mean[j] * tSum[k]) / n
+  }
   return y
+}
+
+function dot64(a: Float64Array, b: Float64Array): number {
+  let s = 0
+  for (let j = 0; j < a.length; j++) s += a[j] * b[j]
+  return s
 }
 
 /** Σ_k coef[k]·basis[k]. */

@@ -17,6 +17,8 @@ interface MatrixTask {
 
 export interface PcaTask extends MatrixTask {
   task: 'pca'
+  /** @default 300 (see PcaOptions) */
+  maxIterations?: number
 }
 
 export interface UmapTask extends MatrixTask {

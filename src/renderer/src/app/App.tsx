@@ -47,6 +47,10 @@ const TraceView = lazyView(
   () => import('../features/trace/TraceView'),
   (m) => m.TraceView,
 )
+const MapView = lazyView(
+  () => import('../features/map/MapView'),
+  (m) => m.MapView,
+)
 
 /** Shown while a view's chunk loads (a few ms over loopback or file://). */
 function ViewLoading() {
@@ -88,6 +92,7 @@ const ROUTES: { route: Route; label: string; needsDb: boolean }[] = [
   { route: 'compare', label: 'Compare', needsDb: true },
   { route: 'eval', label: 'Evaluate', needsDb: true },
   { route: 'trace', label: 'Decision trace', needsDb: true },
+  { route: 'map', label: 'Map', needsDb: true },
 ]
 
 export function App() {
@@ -181,6 +186,7 @@ export function App() {
               {!bootError && booted && nav.route === 'recall' && db && <RecallView key={dbVersion} />}
               {!bootError && booted && nav.route === 'compare' && db && <CompareView key={dbVersion} />}
               {!bootError && booted && nav.route === 'eval' && db && <EvalView key={dbVersion} />}
+              {!bootError && booted && nav.route === 'map' && db && <MapView key={`${dbVersion}:${nav.params.query ?? ''}:${nav.params.caseId ?? ''}`} />}
             </Suspense>
           </ViewLoadBoundary>
         </main>

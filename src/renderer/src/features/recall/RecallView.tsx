@@ -269,6 +269,14 @@ function Playground({
           <button className="btn small" onClick={() => navigate('compare', { query: req.query, agentId: config.scope.agentId })}>
             Compare presets →
           </button>
+          <button
+            className="btn small"
+            disabled={!req.query.trim()}
+            title="The memories in this scope on a 2-D map, with the query, the injected and the dropped marked"
+            onClick={() => navigate('map', { query: req.query, preset: req.preset, config: JSON.stringify(config), now: trace ? String(trace.now) : undefined })}
+          >
+            Map →
+          </button>
         </div>
         <div className="legend small">
           {(['similarity', 'lexical', 'recency', 'salience'] as const).map((k) => (
