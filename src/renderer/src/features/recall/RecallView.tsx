@@ -19,6 +19,7 @@ import { useRecall, type RecallRequest } from './useRecall'
 import { presetOptions } from './presetOptions'
 import { RequestPanel, type RequestEditing } from './RequestPanel'
 import { CaseFromRecallButton } from '../eval/CaseFromRecall'
+import { ContextWindow } from '../context/ContextWindow'
 import './recall.css'
 
 /** Keep the user's scope picks when switching presets. */
@@ -196,6 +197,8 @@ function Playground({
   // Before the first trace, ages are previewed against the clock as of mounting (read once, not every render).
   const [mountedAt] = useState(() => Date.now())
   const now = req.now ?? trace?.now ?? mountedAt
+  // The centre shows the ranking, or the whole context window the agent would assemble around it (context.css hides the ranking).
+  const [tab, setTab] = useState<'ranking' | 'window'>('ranking')
 
   return (
     <div className="recall">
@@ -224,7 +227,7 @@ function Playground({
         <ConfigPanel config={config} onChange={setConfig} ages={{ scope: config.scope, now }} />
       </aside>
 
-      <section className="recall-center" aria-label="Ranking">
+      <section className={`recall-center${tab === 'window' ? ' cw-shown' : ''}`} aria-label="Ranking">
         <div className="recall-summary">
           {r.error && (
             <div className="error" role="alert">
@@ -273,11 +276,27 @@ function Playground({
             className="btn small"
             disabled={!req.query.trim()}
             title="The memories in this scope on a 2-D map, with the query, the injected and the dropped marked"
-            onClick={() => navigate('map', { query: req.query, preset: req.preset, config: JSON.stringify(config), now: trace ? String(trace.now) : undefined })}
+            onClick={() =>
+              navigate('map', { query: req.query, preset: req.preset, config: JSON.stringify(config), now: trace ? String(trace.now) : undefined })
+            }
           >
             Map →
           </button>
         </div>
+        <div className="recall-tabs" role="tablist" aria-label="Centre view">
+          <button role="tab" className="btn small" aria-selected={tab === 'ranking'} onClick={() => setTab('ranking')}>
+            Ranking
+          </button>
+          <button role="tab" className="btn small" aria-selected={tab === 'window'} onClick={() => setTab('window')}>
+            Context window
+          </button>
+        </div>
+        {tab === 'window' &&
+          (view && trace ? (
+            <ContextWindow trace={trace} view={view} config={config} query={req.query} embedder={req.embedder} />
+          ) : (
+            <p className="cw muted">Run a recall to see the context window it fills.</p>
+          ))}
         <div className="legend small">
           {(['similarity', 'lexical', 'recency', 'salience'] as const).map((k) => (
             <span key={k}>
