@@ -86,8 +86,8 @@ export interface MapData {
 /** The result of a `map.refine` job: the UMAP layout of a built map. */
 export interface MapRefinement extends MapFrame {
   mapId: string
-  /** `transform`: umap-js transform; `nearest`: the mean of its 5 nearest points */
-  queryPlacement: 'transform' | 'nearest' | null
+  /** `nearest`: the mean position of its 5 nearest points (umap-js's transform hangs on duplicate vectors) */
+  queryPlacement: 'nearest' | null
   epochs: number
   nNeighbors: number
   tookMs: number

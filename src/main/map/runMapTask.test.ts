@@ -41,7 +41,7 @@ describe('the map worker', () => {
     const there = await runMapTask(task, { onProgress: (done) => seen.push(done) })
     expect(Array.from(there.coords)).toEqual(Array.from(here.coords))
     expect(there.query).toEqual(here.query)
-    expect(there.queryPlacement).toBe('transform')
+    expect(there.queryPlacement).toBe('nearest')
     expect(there.epochs).toBe(60)
     expect(seen.at(-1)).toBe(60)
     // The clusters stay apart: each point's nearest layout neighbour is in its own cluster.
@@ -57,6 +57,18 @@ describe('the map worker', () => {
       if (best % 3 === i % 3) same++
     }
     expect(same / n).toBeGreaterThan(0.95)
+  })
+
+  it('lays out duplicate vectors (agents store the same memory many times) and places the query among them', () => {
+    const m = 60
+    const dup = new Float32Array(m * dim)
+    for (let i = 0; i < m; i++) dup.set(i < 25 ? data.subarray(0, dim) : data.subarray(i * dim, (i + 1) * dim), i * dim)
+    const r = computeMapTask({ task: 'umap', data: dup, n: m, dim, query: dup.slice(0, dim), seed: 1, init: new Float32Array(m * 2), nNeighbors: 10, nEpochs: 30 })
+    expect(r.epochs).toBe(30)
+    expect(r.coords.every(Number.isFinite)).toBe(true)
+    // The query equals the 25 duplicates: it lands where its 5 nearest (all duplicates) are, on average.
+    const nearest = [0, 1, 2, 3, 4].map((i) => [r.coords[2 * i], r.coords[2 * i + 1]])
+    expect(r.query![0]).toBeCloseTo(nearest.reduce((s, p) => s + p[0], 0) / 5, 4)
   })
 
   it('stops with CANCELLED when aborted', async () => {

@@ -19,14 +19,14 @@ export interface UmapOptions {
   onEpoch?: (epoch: number, total: number) => boolean | void
 }
 
-/** How the query point was placed on the UMAP layout. */
-export type QueryPlacement = 'transform' | 'nearest'
+/** How the query point was placed on the UMAP layout: the mean position of its nearest rows. */
+export type QueryPlacement = 'nearest'
 
 export interface UmapResult {
   /** row i at [2i, 2i+1] */
   coords: Float32Array
   query: [number, number] | null
-  /** `transform`: umap-js's `transform` (its kNN in the fitted graph, then a short optimisation); `nearest`: the mean of its 5 nearest rows */
+  /** `nearest`: the mean position of its 5 nearest rows (Euclidean in the original space) */
   queryPlacement: QueryPlacement | null
   epochs: number
   nNeighbors: number
@@ -74,23 +74,11 @@ export function layoutUmap(data: Float32Array, n: number, dim: number, init: Flo
     coords[2 * i] = out[i][0]
     coords[2 * i + 1] = out[i][1]
   }
-  let q: [number, number] | null = null
-  let placement: QueryPlacement | null = null
-  if (query && !stopped) {
-    try {
-      const t = umap.transform([Array.from(query)])[0]
-      if (t && Number.isFinite(t[0]) && Number.isFinite(t[1])) {
-        q = [t[0], t[1]]
-        placement = 'transform'
-      }
-    } catch {
-      /* umap-js could not place it (e.g. a degenerate graph): nearest neighbours below */
-    }
-    if (!q) {
-      q = nearestPlacement(data, n, dim, coords, query, 5)
-      placement = 'nearest'
-    }
-  }
+  // The query is placed by its nearest neighbours, not umap-js's `transform`: in umap-js 1.4.0 `transform`
+  // never returns when the layout holds duplicate vectors (common: agents store the same memory many times),
+  // and a worker that never answers is a job that never ends.
+  const q = query ? nearestPlacement(data, n, dim, coords, query, 5) : null
+  const placement: QueryPlacement | null = query ? 'nearest' : null
   return { coords, query: q, queryPlacement: placement, epochs, nNeighbors, stopped }
 }
 

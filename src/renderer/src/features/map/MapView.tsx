@@ -236,7 +236,7 @@ export function MapView() {
           ) : (
             <span className="muted">
               UMAP ({live.nNeighbors} neighbours, {live.epochs} epochs, {(live.tookMs / 1000).toFixed(1)} s, started from the PCA frame); query placed by{' '}
-              {live.queryPlacement === 'transform' ? 'umap-js transform' : 'the mean of its 5 nearest memories'}
+              the mean of its 5 nearest memories
             </span>
           )}
           {refine.running && refine.job && (
