@@ -65,7 +65,8 @@ describe.skipIf(!ready)('the embedding map', () => {
       expect(await status.textContent()).toMatch(/PCA: axes explain/)
 
       // Legend counts: hits + misses are the case's relevant memories (all kept by the sample).
-      const legendCount = async (cls: string) => Number((await page.locator(`.map-legend li[data-class="${cls}"] .mono`).textContent())?.replace(/,/g, '') ?? 'NaN')
+      const legendCount = async (cls: string) =>
+        Number((await page.locator(`.map-legend li[data-class="${cls}"] .mono`).textContent())?.replace(/,/g, '') ?? 'NaN')
       expect((await legendCount('hit')) + (await legendCount('missed'))).toBe(expected.relevant)
       expect(await legendCount('other')).toBeGreaterThan(300)
 

@@ -63,7 +63,17 @@ describe('the map worker', () => {
     const m = 60
     const dup = new Float32Array(m * dim)
     for (let i = 0; i < m; i++) dup.set(i < 25 ? data.subarray(0, dim) : data.subarray(i * dim, (i + 1) * dim), i * dim)
-    const r = computeMapTask({ task: 'umap', data: dup, n: m, dim, query: dup.slice(0, dim), seed: 1, init: new Float32Array(m * 2), nNeighbors: 10, nEpochs: 30 })
+    const r = computeMapTask({
+      task: 'umap',
+      data: dup,
+      n: m,
+      dim,
+      query: dup.slice(0, dim),
+      seed: 1,
+      init: new Float32Array(m * 2),
+      nNeighbors: 10,
+      nEpochs: 30,
+    })
     expect(r.epochs).toBe(30)
     expect(r.coords.every(Number.isFinite)).toBe(true)
     // The query equals the 25 duplicates: it lands where its 5 nearest (all duplicates) are, on average.

@@ -186,7 +186,7 @@ export function ContextWindow({ trace, view, config, query, embedder }: ContextW
       </label>
       <ol className="cw-blocks">
         {plan.blocks.map((b, n) => (
-          <li key={b.key} className="cw-block" data-block={b.key} aria-label={b.title}>
+          <li key={b.key} className="cw-block" data-block={b.key} aria-label={`Block ${n + 1}: ${b.title}`}>
             <div className="sec-head">
               <h4>
                 [{n + 1}] {b.title}

@@ -143,12 +143,15 @@ export function MapCanvas({ points, coords, query, selected, onHover, onOpen, on
       ctx.beginPath()
       for (let i = 0; i < points.length; i++)
         if (selected.has(points[i].id)) {
-          ctx.moveTo(xs[i] + 7, ys[i])
-          ctx.arc(xs[i], ys[i], 7, 0, Math.PI * 2)
+          ctx.moveTo(xs[i] + 6, ys[i])
+          ctx.arc(xs[i], ys[i], 6, 0, Math.PI * 2)
         }
-      ctx.lineWidth = 1.5
+      // A light halo: a lasso over thousands of points must not bury their marks.
+      ctx.globalAlpha = 0.35
+      ctx.lineWidth = 1
       ctx.strokeStyle = cssColor(c, '--text')
       ctx.stroke()
+      ctx.globalAlpha = 1
     }
     if (q) {
       ctx.beginPath()

@@ -181,7 +181,6 @@ export function MapView() {
             type="number"
             min={10}
             max={200000}
-            step={1000}
             value={req.cap}
             onChange={(e) => setReq({ ...req, cap: Math.max(10, Math.min(200_000, Number(e.target.value) || 20_000)) })}
             aria-label="Points at most"
@@ -235,8 +234,8 @@ export function MapView() {
             </span>
           ) : (
             <span className="muted">
-              UMAP ({live.nNeighbors} neighbours, {live.epochs} epochs, {(live.tookMs / 1000).toFixed(1)} s, started from the PCA frame); query placed by{' '}
-              the mean of its 5 nearest memories
+              UMAP ({live.nNeighbors} neighbours, {live.epochs} epochs, {(live.tookMs / 1000).toFixed(1)} s, started from the PCA frame); query placed by the
+              mean of its 5 nearest memories
             </span>
           )}
           {refine.running && refine.job && (
