@@ -35,7 +35,7 @@ const RUNS: Partial<Record<Channel, number>> = {
   'embed.models': 100,
   'import.start': 120,
   'store.open': 200,
-  'map.build': 25, // a recall plus a worker thread per call
+  'map.build': 12, // a recall plus a worker thread per call
   'map.refine': 40, // unknown map ids mostly (NOT_FOUND); a real one starts a UMAP job
 }
 const DEFAULT_RUNS = 310

@@ -534,7 +534,12 @@ export const contract = {
       /** Points shown at most (sampled above). @default 20000 */
       cap: z.number().int().min(10).max(200_000).default(20_000),
       /** Sampling and layout seed. @default 1 */
-      seed: z.number().int().min(0).max(2 ** 31).default(1),
+      seed: z
+        .number()
+        .int()
+        .min(0)
+        .max(2 ** 31)
+        .default(1),
     }),
     output: out<MapData>(),
   },

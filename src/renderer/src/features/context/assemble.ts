@@ -13,7 +13,7 @@ import type { RecallConfig } from '../../../../shared/types'
 export type BlockKey = 'system' | 'knowledge' | 'episodes' | 'history' | 'current'
 
 /** Seed 001's "LLM context assembly order", with its own names. */
-export const BLOCK_TITLES: Record<BlockKey, string> = {
+const BLOCK_TITLES: Record<BlockKey, string> = {
   system: 'System prompt',
   knowledge: 'Retrieved knowledge',
   episodes: 'Episode snippets',
