@@ -57,6 +57,8 @@ const SNIPPET = 160
  * weight), the exact top-two axes are barely better than any in that span, so stop there and say so.
  */
 const PCA_MAX_ITERATIONS = 40
+/** Axes fit on a seeded sample of this many points (all are projected): the first frame's cost stops growing with the map. */
+const PCA_FIT_ROWS = 5000
 
 /** Build the map's points and its PCA frame (on a worker thread). */
 export async function buildMap(store: MemorySource, req: MapRequest): Promise<{ data: MapData; matrix: MapMatrix }> {
@@ -142,7 +144,12 @@ export async function buildMap(store: MemorySource, req: MapRequest): Promise<{ 
 
   const t1 = performance.now()
   const pca =
-    n > 0 ? await runMapTask({ task: 'pca', data, n, dim, query: qv, seed: req.seed, maxIterations: PCA_MAX_ITERATIONS }, { signal: req.signal }) : null
+    n > 0
+      ? await runMapTask(
+          { task: 'pca', data, n, dim, query: qv, seed: req.seed, maxIterations: PCA_MAX_ITERATIONS, fitRows: PCA_FIT_ROWS },
+          { signal: req.signal },
+        )
+      : null
   const pcaMs = performance.now() - t1
 
   const relevantIds = relevant ? [...relevant] : []

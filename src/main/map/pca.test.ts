@@ -31,6 +31,14 @@ describe('computePca', () => {
     expect(p.variance[1]).toBeGreaterThan(3.5)
     expect(p.variance[1]).toBeLessThan(4.5)
     expect((p.variance[0] + p.variance[1]) / p.totalVariance).toBeGreaterThan(0.999)
+    // Fit on a 500-row sample: the same axes to sampling error, every row projected, variances of all rows.
+    const s = computePca(data, n, dim, { fitRows: 500 })
+    expect(Math.abs(dot(s.components[0], u1))).toBeGreaterThan(0.999)
+    expect(Math.abs(dot(s.components[1], u2))).toBeGreaterThan(0.999)
+    expect(s.coords.length).toBe(2 * n)
+    let v0 = 0
+    for (let i = 0; i < n; i++) v0 += s.coords[2 * i] ** 2 / n
+    expect(s.variance[0]).toBeCloseTo(v0, 6)
   })
 
   it('matches the closed-form eigen-decomposition of a 2-D sample covariance', () => {

@@ -17,7 +17,7 @@ export interface PcaResult {
   mean: Float64Array
   /** the two unit principal axes, largest variance first (zeros when the data has no spread along it) */
   components: [Float64Array, Float64Array]
-  /** variance along each axis (the covariance's top eigenvalues, 1/n normalisation) */
+  /** variance of all rows along each axis (the covariance's top eigenvalues, 1/n normalisation, when fit on all rows) */
   variance: [number, number]
   /** total variance (trace of the covariance) */
   totalVariance: number
@@ -36,6 +36,11 @@ export interface PcaOptions {
   maxIterations?: number
   /** stop when both Ritz values move less than this, relatively. @default 1e-10 */
   tolerance?: number
+  /**
+   * Fit the axes on a seeded random sample of this many rows when there are more (every row is
+   * still projected, and the variances are those of all rows on the axes). @default all rows
+   */
+  fitRows?: number
 }
 
 /**
@@ -68,6 +73,8 @@ export function computePca(data: Float32Array, n: number, dim: number, opts: Pca
 
   const p = Math.min(BLOCK, dim)
   const rand = mulberry32(opts.seed ?? 1)
+  // Many rows: the axes of a uniform sample are, to sampling error, those of the whole; each pass costs ∝ rows.
+  const fit = opts.fitRows !== undefined && n > opts.fitRows ? sampleRows(data, n, dim, opts.fitRows, rand) : { data, n }
   let q: Float64Array[] = Array.from({ length: p }, () => Float64Array.from({ length: dim }, () => rand() - 0.5))
   orthonormalize(q)
   const maxIter = opts.maxIterations ?? 300
@@ -80,7 +87,7 @@ export function computePca(data: Float32Array, n: number, dim: number, opts: Pca
     let prev: number[] = [NaN, NaN]
     let prevVectors: Float64Array[] | null = null
     for (iterations = 1; iterations <= maxIter; iterations++) {
-      const y = covarianceTimes(data, n, dim, mean, q)
+      const y = covarianceTimes(fit.data, fit.n, dim, mean, q)
       // Rayleigh–Ritz on the block: the p × p projection's eigenpairs rotate q onto the best approximations.
       const b = Array.from({ length: p }, (_, a) => Array.from({ length: p }, (_, c) => dot(q[a], y[c])))
       const eig = jacobiEigen(b)
@@ -112,9 +119,32 @@ export function computePca(data: Float32Array, n: number, dim: number, opts: Pca
     coords[2 * i] = dot(row, c0)
     coords[2 * i + 1] = dot(row, c1)
   }
-  const v0 = Math.max(0, values[0] ?? 0)
-  const v1 = dim > 1 ? Math.max(0, values[1] ?? 0) : 0
+  // The variances reported are those of every row on the axes (the mean of each coordinate is 0).
+  let v0 = 0
+  let v1 = 0
+  for (let i = 0; i < n; i++) {
+    v0 += coords[2 * i] * coords[2 * i]
+    v1 += coords[2 * i + 1] * coords[2 * i + 1]
+  }
+  if (n > 0) {
+    v0 /= n
+    v1 /= n
+  }
   return { mean, components: [c0, c1], variance: [v0, v1], totalVariance: total, coords, iterations, converged }
+}
+
+/** `k` of the `n` rows, a seeded uniform sample (partial Fisher–Yates), as a compact matrix. */
+function sampleRows(data: Float32Array, n: number, dim: number, k: number, rand: () => number): { data: Float32Array; n: number } {
+  const idx = Array.from({ length: n }, (_, i) => i)
+  const out = new Float32Array(k * dim)
+  for (let m = 0; m < k; m++) {
+    const j = m + Math.floor(rand() * (n - m))
+    const t = idx[m]
+    idx[m] = idx[j]
+    idx[j] = t
+    out.set(data.subarray(idx[m] * dim, (idx[m] + 1) * dim), m * dim)
+  }
+  return { data: out, n: k }
 }
 
 /** A vector's coordinates on the two axes (exact: the same affine map as every row's). */

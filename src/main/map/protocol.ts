@@ -19,6 +19,8 @@ export interface PcaTask extends MatrixTask {
   task: 'pca'
   /** @default 300 (see PcaOptions) */
   maxIterations?: number
+  /** fit the axes on a sample of this many rows (see PcaOptions) */
+  fitRows?: number
 }
 
 export interface UmapTask extends MatrixTask {
