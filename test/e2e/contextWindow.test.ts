@@ -70,6 +70,17 @@ describe.skipIf(!ready)('the full context window', () => {
       expect(await tokens('history')).toBeLessThanOrEqual(12)
       expect(await tokens('history')).toBe(ceil4(await text('history')))
       await shot(page, 'context-window-cut')
+      // The narrowest supported window, dark: the blocks wrap inside the centre column.
+      await page.setViewportSize({ width: 1024, height: 700 })
+      await page.emulateMedia({ colorScheme: 'dark' })
+      const overflow = await page.evaluate(() => {
+        const m = (globalThis as unknown as { document: { querySelector(s: string): { scrollWidth: number; clientWidth: number } } }).document.querySelector(
+          'main',
+        )
+        return m.scrollWidth - m.clientWidth
+      })
+      expect(overflow).toBeLessThanOrEqual(0)
+      await shot(page, 'context-window-1024-dark')
     } finally {
       await b.close()
     }

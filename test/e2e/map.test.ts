@@ -112,4 +112,26 @@ describe.skipIf(!ready)('the embedding map', () => {
     }
     expect(sha256File(f.db)).toBe(f.before)
   })
+
+  it('fits a 1024×700 window in dark mode (no horizontal overflow of the main pane)', async () => {
+    const b = await openBrowser(f.srv.url, { dark: true, width: 1024, height: 700 })
+    const { page } = b
+    try {
+      await page.getByRole('button', { name: 'Map', exact: true }).click()
+      await page.getByLabel('Map query').fill(expected.query)
+      await page.getByLabel('refine with UMAP').uncheck()
+      await page.getByRole('button', { name: 'Build map' }).click()
+      await expect.poll(() => page.getByTestId('map-status').textContent(), { timeout: 60_000 }).toMatch(/Showing [\d,]+ of/)
+      const overflow = await page.evaluate(() => {
+        const m = (
+          globalThis as unknown as PageGlobals & { document: { querySelector(s: string): { scrollWidth: number; clientWidth: number } } }
+        ).document.querySelector('main')
+        return m.scrollWidth - m.clientWidth
+      })
+      expect(overflow).toBeLessThanOrEqual(0)
+      await shot(page, 'map-1024-dark')
+    } finally {
+      await b.close()
+    }
+  })
 })
