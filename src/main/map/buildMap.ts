@@ -56,9 +56,9 @@ const SNIPPET = 160
  * The first frame should come fast: when the top of the spectrum is flat (many topics of similar
  * weight), the exact top-two axes are barely better than any in that span, so stop there and say so.
  */
-const PCA_MAX_ITERATIONS = 40
+const PCA_MAX_ITERATIONS = 30
 /** Axes fit on a seeded sample of this many points (all are projected): the first frame's cost stops growing with the map. */
-const PCA_FIT_ROWS = 5000
+const PCA_FIT_ROWS = 4000
 
 /** Build the map's points and its PCA frame (on a worker thread). */
 export async function buildMap(store: MemorySource, req: MapRequest): Promise<{ data: MapData; matrix: MapMatrix }> {

@@ -79,7 +79,6 @@ export function computePca(data: Float32Array, n: number, dim: number, opts: Pca
   orthonormalize(q)
   const maxIter = opts.maxIterations ?? 300
   const tol = opts.tolerance ?? 1e-10
-  let values = new Float64Array(p)
   let vectors = q
   let iterations = 0
   let converged = n === 0 || total === 0
@@ -91,7 +90,7 @@ export function computePca(data: Float32Array, n: number, dim: number, opts: Pca
       // Rayleigh–Ritz on the block: the p × p projection's eigenpairs rotate q onto the best approximations.
       const b = Array.from({ length: p }, (_, a) => Array.from({ length: p }, (_, c) => dot(q[a], y[c])))
       const eig = jacobiEigen(b)
-      values = Float64Array.from(eig.values)
+      const values = eig.values
       vectors = eig.vectors.map((v) => combine(q, v, dim))
       const cur = [values[0], values[1] ?? 0]
       const moved = Math.max(Math.abs(cur[0] - prev[0]), Math.abs(cur[1] - prev[1])) / Math.max(cur[0], Number.MIN_VALUE)
