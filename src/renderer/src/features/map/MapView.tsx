@@ -11,7 +11,7 @@ import type { RecallConfig } from '../../../../shared/types'
 import { call } from '../../lib/api'
 import { useAsync } from '../../lib/useAsync'
 import { useJob } from '../../lib/jobs'
-import { fmtDate, fmtNum } from '../../lib/format'
+import { fmtDate, fmtNum, staleDbNow } from '../../lib/format'
 import { useApp } from '../../app/context'
 import { presetOptions } from '../recall/presetOptions'
 import { CLASS_STYLE, drawMarker, MapCanvas } from './MapCanvas'
@@ -70,7 +70,10 @@ export function MapView() {
       return undefined
     }
   }, [nav.params.config])
-  const handedNow = nav.params.now && Number.isFinite(Number(nav.params.now)) ? Number(nav.params.now) : undefined
+  // As on the Recall screen: a DB whose newest memory is days old (an export, the demo) is mapped at the time of its
+  // last write, else recency against today's clock would be ~0 and the gates would drop everything.
+  const facets = useAsync(() => call('memories.facets', {}), [])
+  const handedNow = nav.params.now && Number.isFinite(Number(nav.params.now)) ? Number(nav.params.now) : (staleDbNow(facets.data?.timeRange?.max) ?? undefined)
   const [req, setReq] = useState<Request>({
     source: nav.params.caseId ? 'case' : 'query',
     query: nav.params.query ?? '',
@@ -84,7 +87,7 @@ export function MapView() {
   const [building, setBuilding] = useState(false)
   const [umap, setUmap] = useState<MapRefinement | null>(null)
   const [frame, setFrame] = useState<'pca' | 'umap'>('pca')
-  const [hover, setHover] = useState<{ i: number; x: number; y: number } | null>(null)
+  const [hover, setHover] = useState<{ i: number; x: number; y: number; flip: boolean } | null>(null)
   const [selection, setSelection] = useState<number[] | null>(null)
   const refine = useJob<'map'>((r) => {
     setUmap(r)
@@ -129,6 +132,7 @@ export function MapView() {
   const selectedIds = useMemo(() => new Set(selection && map ? selection.map((i) => map.points[i].id) : []), [selection, map])
   const canBuild = !building && (req.source === 'case' ? req.caseId !== '' : req.query.trim() !== '')
   const hovered = hover && map ? map.points[hover.i] : null
+  const stage = useRef<HTMLDivElement>(null)
 
   return (
     <div className="page map-page">
@@ -252,14 +256,14 @@ export function MapView() {
       )}
 
       <div className="map-body">
-        <div className="map-stage">
+        <div className="map-stage" ref={stage}>
           {map && map.shown > 0 ? (
             <MapCanvas
               points={map.points}
               coords={coords}
               query={queryAt}
               selected={selectedIds}
-              onHover={(i, at) => setHover(i === null || !at ? null : { i, ...at })}
+              onHover={(i, at) => setHover(i === null || !at ? null : { i, ...at, flip: at.x > (stage.current?.clientWidth ?? 0) - 370 })}
               onOpen={(i) => navigate('browse', { memoryId: map.points[i].id })}
               onSelect={(ix) => setSelection(ix)}
             />
@@ -272,7 +276,7 @@ export function MapView() {
                   : 'Pick a query (or an eval case) and build the map of the memories in its scope.'}
             </div>
           )}
-          {hovered && hover && <HoverCard p={hovered} x={hover.x} y={hover.y} />}
+          {hovered && hover && <HoverCard p={hovered} x={hover.x} y={hover.y} flip={hover.flip} />}
         </div>
         <aside className="map-side" aria-label="Legend and selection">
           <Legend map={map} />
@@ -319,10 +323,16 @@ function Legend({ map }: { map: MapData | null }) {
   )
 }
 
-function HoverCard({ p, x, y }: { p: MapPoint; x: number; y: number }) {
+/** The hovered point's card, beside the cursor (on its left near the right edge, above it near the bottom). */
+function HoverCard({ p, x, y, flip }: { p: MapPoint; x: number; y: number; flip: boolean }) {
   const cls = classify(p)
   return (
-    <div className="map-hover small" style={{ left: x + 14, top: y + 14 }} role="tooltip" data-testid="map-hover">
+    <div
+      className="map-hover small"
+      style={{ ...(flip ? { right: `calc(100% - ${x - 14}px)` } : { left: x + 14 }), top: y + 14 }}
+      role="tooltip"
+      data-testid="map-hover"
+    >
       <div className="row">
         <span className="mono">{p.id}</span>
         {p.kind && <span className="badge">{p.kind}</span>}
