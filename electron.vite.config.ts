@@ -31,6 +31,8 @@ export default defineConfig({
           cli: resolve(root, 'src/main/cli/index.ts'),
           // The Postgres pool's worker thread (store/postgres/bridge.ts loads out/main/pgWorker.js).
           pgWorker: resolve(root, 'src/main/store/postgres/pgWorker.ts'),
+          // The embedding map's PCA / UMAP worker thread (map/runMapTask.ts loads out/main/mapWorker.js).
+          mapWorker: resolve(root, 'src/main/map/mapWorker.ts'),
         },
         output: { format: 'cjs' },
       },

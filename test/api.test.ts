@@ -56,6 +56,8 @@ describe('the channel list', () => {
         'eval.tune',
         'events.page',
         'import.start',
+        'map.build',
+        'map.refine',
         'jobs.cancel',
         'jobs.get',
         'jobs.list',

@@ -38,6 +38,8 @@ const RUNS: Partial<Record<Channel, number>> = {
   // each starts a database worker thread and tries to connect (refused or unresolvable at once here)
   'pg.test': 60,
   'pg.connect': 60,
+  'map.build': 12, // a recall plus a worker thread per call
+  'map.refine': 40, // unknown map ids mostly (NOT_FOUND); a real one starts a UMAP job
 }
 const DEFAULT_RUNS = 310
 

@@ -65,6 +65,10 @@ const api = {
   'recall.ages': (input) => ipcRenderer.invoke('recall.ages', input),
   'recall.refresh': (input) => ipcRenderer.invoke('recall.refresh', input),
 
+  // --- map -----------------------------------------------------------------
+  'map.build': (input) => ipcRenderer.invoke('map.build', input),
+  'map.refine': (input) => ipcRenderer.invoke('map.refine', input),
+
   // --- trace ---------------------------------------------------------------
   'trace.event': (input) => ipcRenderer.invoke('trace.event', input),
   'trace.replay': (input) => ipcRenderer.invoke('trace.replay', input),

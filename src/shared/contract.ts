@@ -24,6 +24,7 @@ import {
 } from './eval'
 import { mappingSchema, type Mapping, type MappingPreview, type TablesInfo } from './mapping'
 import type { TraceDrivers, TraceEventDetail, TraceReplay, TraceTimeline, WhyNot } from './trace'
+import type { MapData } from './map'
 
 /** Marker for an output type (no runtime value). */
 const out = <T>() => undefined as unknown as T
@@ -604,6 +605,49 @@ export const contract = {
       bins: z.number().int().min(1).max(500).default(40),
     }),
     output: out<RecallAges>(),
+  },
+
+  // --- map -----------------------------------------------------------------
+  /**
+   * The embedding map of a recall's scope (or an eval case's): the memories with a vector under the
+   * recall's model, marked injected / dropped (gate) / relevant / missed, with the query, laid out by
+   * PCA (top two components, computed on a worker thread; the query projected exactly). Above `cap`
+   * points a seeded sample that keeps every marked memory (`sampled`). Refine with `map.refine`.
+   */
+  'map.build': {
+    input: z.strictObject({
+      ...recallQueryShape,
+      /** @default fieldguide */
+      preset: presetName.optional(),
+      /** A partial RecallConfig merged over the preset. */
+      config: partialConfigSchema.optional(),
+      /** An eval case: its query, scope, `now` and relevant memories replace the request's. */
+      caseId: id.optional(),
+      /** Points shown at most (sampled above). @default 20000 */
+      cap: z.number().int().min(10).max(200_000).default(20_000),
+      /** Sampling and layout seed. @default 1 */
+      seed: z
+        .number()
+        .int()
+        .min(0)
+        .max(2 ** 31)
+        .default(1),
+    }),
+    output: out<MapData>(),
+  },
+  /**
+   * Refine a built map with UMAP (umap-js, started from the PCA frame) as a background job
+   * (progress per epoch, cancellable); the job's result is the layout and the query's placement.
+   */
+  'map.refine': {
+    input: z.strictObject({
+      mapId: id,
+      /** @default 15 */
+      nNeighbors: z.number().int().min(2).max(200).default(15),
+      /** @default 200 */
+      nEpochs: z.number().int().min(1).max(2000).default(200),
+    }),
+    output: out<JobProgress>(),
   },
 
   // --- trace ---------------------------------------------------------------

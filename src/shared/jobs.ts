@@ -4,6 +4,7 @@
  * so the sandboxed preload can bundle the channel name.
  */
 import type { EvalRunSummary, TuneReport } from './eval'
+import type { MapRefinement } from './map'
 
 /**
  * The result of an `embed.backfill` job (`JobProgress.result` when done). Vectors go
@@ -87,6 +88,8 @@ export interface JobResults {
   'embed.backfill': BackfillReport
   eval: EvalRunSummary
   tune: TuneReport
+  /** a `map.refine` job: the UMAP layout */
+  map: MapRefinement
 }
 export type JobKind = keyof JobResults
 

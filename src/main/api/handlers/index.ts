@@ -9,6 +9,7 @@ import { evalHandlers } from './eval'
 import { jobHandlers } from './jobs'
 import { postgresHandlers } from './postgres'
 import { mappingHandlers } from './mapping'
+import { mapHandlers } from './map'
 import { recallHandlers } from './recall'
 import { traceHandlers } from './trace'
 
@@ -20,6 +21,7 @@ export function createHandlers(app: App): Handlers {
     ...jobHandlers(app),
     ...postgresHandlers(app),
     ...mappingHandlers(app),
+    ...mapHandlers(app),
     ...recallHandlers(app),
     ...traceHandlers(app),
   } satisfies Handlers

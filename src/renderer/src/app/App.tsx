@@ -50,6 +50,10 @@ const TraceView = lazyView(
   () => import('../features/trace/TraceView'),
   (m) => m.TraceView,
 )
+const MapView = lazyView(
+  () => import('../features/map/MapView'),
+  (m) => m.MapView,
+)
 
 /** Shown while a view's chunk loads (a few ms over loopback or file://). */
 function ViewLoading() {
@@ -91,6 +95,7 @@ const ROUTES: { route: Route; label: string; needsDb: boolean }[] = [
   { route: 'compare', label: 'Compare', needsDb: true },
   { route: 'eval', label: 'Evaluate', needsDb: true },
   { route: 'trace', label: 'Decision trace', needsDb: true },
+  { route: 'map', label: 'Map', needsDb: true },
 ]
 
 const isRoute = (r: string): r is Route => ROUTES.some((x) => x.route === r)
@@ -247,6 +252,7 @@ export function App() {
               {!bootError && booted && nav.route === 'recall' && db && <RecallView key={viewKey} />}
               {!bootError && booted && nav.route === 'compare' && db && <CompareView key={viewKey} />}
               {!bootError && booted && nav.route === 'eval' && db && <EvalView key={viewKey} />}
+              {!bootError && booted && nav.route === 'map' && db && <MapView key={viewKey} />}
             </Suspense>
           </ViewLoadBoundary>
         </main>

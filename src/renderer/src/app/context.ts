@@ -1,7 +1,7 @@
 import { createContext, useContext } from 'react'
 import type { OpenInfo } from '../../../shared/contract'
 
-export type Route = 'library' | 'browse' | 'recall' | 'compare' | 'eval' | 'trace'
+export type Route = 'library' | 'browse' | 'recall' | 'compare' | 'eval' | 'trace' | 'map'
 
 export interface Nav {
   route: Route

@@ -25,6 +25,7 @@ import { rememberRecallSettings } from '../../lib/recallSettings'
 import { candidatesExport } from './candidatesExport'
 import { SidePane } from '../../components/SidePane'
 import { configFromParams, decodeRequest, diffConfig, encodeRecall } from './recallRoute'
+import { ContextWindow } from '../context/ContextWindow'
 import './recall.css'
 
 /** The config as overrides over its preset (compact in a URL), or whole when the preset is unknown. */
@@ -220,6 +221,8 @@ function Playground({
   // Before the first trace, ages are previewed against the clock as of mounting (read once, not every render).
   const [mountedAt] = useState(() => Date.now())
   const now = req.now ?? trace?.now ?? mountedAt
+  // The centre shows the ranking, or the whole context window the agent would assemble around it (context.css hides the ranking).
+  const [tab, setTab] = useState<'ranking' | 'window'>('ranking')
 
   return (
     <div className="recall">
@@ -248,7 +251,7 @@ function Playground({
         <ConfigPanel config={config} onChange={setConfig} ages={{ scope: config.scope, now }} />
       </aside>
 
-      <section className="recall-center" aria-label="Ranking">
+      <section className={`recall-center${tab === 'window' ? ' cw-shown' : ''}`} aria-label="Ranking">
         <div className="recall-summary">
           {r.error && (
             <div className="error" role="alert">
@@ -313,7 +316,31 @@ function Playground({
           <button className="btn small" onClick={() => navigate('compare', { query: req.query, agentId: config.scope.agentId, withRecall: '1' })}>
             Compare presets →
           </button>
+          <button
+            className="btn small"
+            disabled={!req.query.trim()}
+            title="The memories in this scope on a 2-D map, with the query, the injected and the dropped marked"
+            onClick={() =>
+              navigate('map', { query: req.query, preset: req.preset, config: JSON.stringify(config), now: trace ? String(trace.now) : undefined })
+            }
+          >
+            Map →
+          </button>
         </div>
+        <div className="recall-tabs" role="tablist" aria-label="Centre view">
+          <button role="tab" className="btn small" aria-selected={tab === 'ranking'} onClick={() => setTab('ranking')}>
+            Ranking
+          </button>
+          <button role="tab" className="btn small" aria-selected={tab === 'window'} onClick={() => setTab('window')}>
+            Context window
+          </button>
+        </div>
+        {tab === 'window' &&
+          (view && trace ? (
+            <ContextWindow trace={trace} view={view} config={config} query={req.query} embedder={req.embedder} />
+          ) : (
+            <p className="cw muted">Run a recall to see the context window it fills.</p>
+          ))}
         <div className="legend small">
           {(['similarity', 'lexical', 'recency', 'salience'] as const).map((k) => (
             <span key={k}>

@@ -1,0 +1,288 @@
+/**
+ * Principal component analysis of a row-major float matrix, top two components,
+ * for the embedding map's first frame (issue 12). Written here rather than taken
+ * from a library: the map needs only two components of a tall, thin matrix
+ * (20,000 × 256…1,536), which block power iteration (subspace iteration) gives
+ * without ever forming the d × d covariance — each iteration is two passes over
+ * the rows, O(n·d·p).
+ *
+ * Pure and deterministic: the start block comes from a seeded PRNG, and each
+ * component's sign is fixed (its largest-magnitude entry is positive), so the
+ * same input gives the same picture in the worker and in a test.
+ */
+import { mulberry32 } from '../../shared/random'
+
+export interface PcaResult {
+  /** column means (the data is centred on them) */
+  mean: Float64Array
+  /** the two unit principal axes, largest variance first (zeros when the data has no spread along it) */
+  components: [Float64Array, Float64Array]
+  /** variance of all rows along each axis (the covariance's top eigenvalues, 1/n normalisation, when fit on all rows) */
+  variance: [number, number]
+  /** total variance (trace of the covariance) */
+  totalVariance: number
+  /** row i's coordinates at [2i, 2i+1] */
+  coords: Float32Array
+  /** subspace iterations run */
+  iterations: number
+  /** both axes settled within `tolerance` (false: stopped at `maxIterations`; the top of the spectrum is flat, any axes in it show about as much) */
+  converged: boolean
+}
+
+export interface PcaOptions {
+  /** PRNG seed of the start block. @default 1 */
+  seed?: number
+  /** @default 300 */
+  maxIterations?: number
+  /** stop when both Ritz values move less than this, relatively. @default 1e-10 */
+  tolerance?: number
+  /**
+   * Fit the axes on a seeded random sample of this many rows when there are more (every row is
+   * still projected, and the variances are those of all rows on the axes). @default all rows
+   */
+  fitRows?: number
+}
+
+/**
+ * Block size: two wanted vectors plus oversampling. Convergence goes as
+ * (λ_{BLOCK+1}/λ₂)^iterations, so a wider block needs far fewer passes when the
+ * spectrum is flat at the top, as it is for embeddings of many topics.
+ */
+const BLOCK = 10
+
+/**
+ * The top two principal components of `n` rows of length `dim` (`data[i*dim + j]`)
+ * and every row's coordinates on them.
+ */
+export function computePca(data: Float32Array, n: number, dim: number, opts: PcaOptions = {}): PcaResult {
+  if (!Number.isInteger(n) || !Number.isInteger(dim) || n < 0 || dim < 1 || data.length < n * dim)
+    throw new RangeError(`computePca: ${n} rows × ${dim} columns do not fit a matrix of ${data.length} values`)
+  const mean = new Float64Array(dim)
+  for (let i = 0; i < n; i++) {
+    const o = i * dim
+    for (let j = 0; j < dim; j++) mean[j] += data[o + j]
+  }
+  if (n > 0) for (let j = 0; j < dim; j++) mean[j] /= n
+  let total = 0
+  const row = new Float64Array(dim)
+  for (let i = 0; i < n; i++) {
+    centred(data, i, dim, mean, row)
+    for (let j = 0; j < dim; j++) total += row[j] * row[j]
+  }
+  total = n > 0 ? total / n : 0
+
+  const p = Math.min(BLOCK, dim)
+  const rand = mulberry32(opts.seed ?? 1)
+  // Many rows: the axes of a uniform sample are, to sampling error, those of the whole; each pass costs ∝ rows.
+  const fit = opts.fitRows !== undefined && n > opts.fitRows ? sampleRows(data, n, dim, opts.fitRows, rand) : { data, n }
+  let q: Float64Array[] = Array.from({ length: p }, () => Float64Array.from({ length: dim }, () => rand() - 0.5))
+  orthonormalize(q)
+  const maxIter = opts.maxIterations ?? 300
+  const tol = opts.tolerance ?? 1e-10
+  let vectors = q
+  let iterations = 0
+  let converged = n === 0 || total === 0
+  if (n > 0 && total > 0) {
+    let prev: number[] = [NaN, NaN]
+    let prevVectors: Float64Array[] | null = null
+    for (iterations = 1; iterations <= maxIter; iterations++) {
+      const y = covarianceTimes(fit.data, fit.n, dim, mean, q)
+      // Rayleigh–Ritz on the block: the p × p projection's eigenpairs rotate q onto the best approximations.
+      const b = Array.from({ length: p }, (_, a) => Array.from({ length: p }, (_, c) => dot(q[a], y[c])))
+      const eig = jacobiEigen(b)
+      const values = eig.values
+      vectors = eig.vectors.map((v) => combine(q, v, dim))
+      const cur = [values[0], values[1] ?? 0]
+      const moved = Math.max(Math.abs(cur[0] - prev[0]), Math.abs(cur[1] - prev[1])) / Math.max(cur[0], Number.MIN_VALUE)
+      prev = cur
+      // Ritz values settle long before the vectors: also wait for both axes to stop turning (angle below ~1e-5 rad).
+      const turned = prevVectors
+        ? Math.max(1 - Math.abs(dot(vectors[0], prevVectors[0])), p > 1 && values[1] > tol * values[0] ? 1 - Math.abs(dot(vectors[1], prevVectors[1])) : 0)
+        : 1
+      prevVectors = vectors
+      // The next block: C applied to the current one, re-orthonormalised (y, rotated the same way).
+      q = eig.vectors.map((v) => combine(y, v, dim))
+      orthonormalize(q)
+      if (moved < tol && turned < 1e-10) {
+        converged = true
+        break
+      }
+    }
+    iterations = Math.min(iterations, maxIter)
+  }
+  const c0 = fixSign(n > 0 && total > 0 ? vectors[0] : new Float64Array(dim))
+  const c1 = dim > 1 ? fixSign(n > 0 && total > 0 ? vectors[1] : new Float64Array(dim)) : new Float64Array(dim)
+  const coords = new Float32Array(n * 2)
+  for (let i = 0; i < n; i++) {
+    centred(data, i, dim, mean, row)
+    coords[2 * i] = dot(row, c0)
+    coords[2 * i + 1] = dot(row, c1)
+  }
+  // The variances reported are those of every row on the axes (the mean of each coordinate is 0).
+  let v0 = 0
+  let v1 = 0
+  for (let i = 0; i < n; i++) {
+    v0 += coords[2 * i] * coords[2 * i]
+    v1 += coords[2 * i + 1] * coords[2 * i + 1]
+  }
+  if (n > 0) {
+    v0 /= n
+    v1 /= n
+  }
+  return { mean, components: [c0, c1], variance: [v0, v1], totalVariance: total, coords, iterations, converged }
+}
+
+/** `k` of the `n` rows, a seeded uniform sample (partial Fisher–Yates), as a compact matrix. */
+function sampleRows(data: Float32Array, n: number, dim: number, k: number, rand: () => number): { data: Float32Array; n: number } {
+  const idx = Array.from({ length: n }, (_, i) => i)
+  const out = new Float32Array(k * dim)
+  for (let m = 0; m < k; m++) {
+    const j = m + Math.floor(rand() * (n - m))
+    const t = idx[m]
+    idx[m] = idx[j]
+    idx[j] = t
+    out.set(data.subarray(idx[m] * dim, (idx[m] + 1) * dim), m * dim)
+  }
+  return { data: out, n: k }
+}
+
+/** A vector's coordinates on the two axes (exact: the same affine map as every row's). */
+export function projectPca(pca: Pick<PcaResult, 'mean' | 'components'>, v: ArrayLike<number>): [number, number] {
+  let a = 0
+  let b = 0
+  const [c0, c1] = pca.components
+  for (let j = 0; j < pca.mean.length; j++) {
+    const x = (v[j] ?? 0) - pca.mean[j]
+    a += x * c0[j]
+    b += x * c1[j]
+  }
+  return [a, b]
+}
+
+function centred(data: Float32Array, i: number, dim: number, mean: Float64Array, out: Float64Array): void {
+  const o = i * dim
+  for (let j = 0; j < dim; j++) out[j] = data[o + j] - mean[j]
+}
+
+function dot(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let s = 0
+  for (let j = 0; j < a.length; j++) s += a[j] * b[j]
+  return s
+}
+
+/**
+ * C·q for each q in the block, C = (1/n) Σ (x−μ)(x−μ)ᵀ, without forming C or a
+ * centred copy: (x−μ)·q = x·q − μ·q, and Σ tᵢ(xᵢ−μ) = Σ tᵢxᵢ − μ Σ tᵢ. One pass
+ * over the float32 rows with monomorphic loops (this is the map's hot loop).
+ */
+function covarianceTimes(data: Float32Array, n: number, dim: number, mean: Float64Array, q: Float64Array[]): Float64Array[] {
+  const p = q.length
+  const y = Array.from({ length: p }, () => new Float64Array(dim))
+  const muQ = new Float64Array(p)
+  for (let k = 0; k < p; k++) muQ[k] = dot64(mean, q[k])
+  const tSum = new Float64Array(p)
+  const t = new Float64Array(p)
+  for (let i = 0; i < n; i++) {
+    const o = i * dim
+    for (let k = 0; k < p; k++) {
+      const qk = q[k]
+      let s = 0
+      for (let j = 0; j < dim; j++) s += data[o + j] * qk[j]
+      t[k] = s - muQ[k]
+      tSum[k] += t[k]
+    }
+    for (let k = 0; k < p; k++) {
+      const tk = t[k]
+      const yk = y[k]
+      for (let j = 0; j < dim; j++) yk[j] += tk * data[o + j]
+    }
+  }
+  for (let k = 0; k < p; k++) {
+    const yk = y[k]
+    for (let j = 0; j < dim; j++) yk[j] = (yk[j] - mean[j] * tSum[k]) / n
+  }
+  return y
+}
+
+function dot64(a: Float64Array, b: Float64Array): number {
+  let s = 0
+  for (let j = 0; j < a.length; j++) s += a[j] * b[j]
+  return s
+}
+
+/** Σ_k coef[k]·basis[k]. */
+function combine(basis: Float64Array[], coef: ArrayLike<number>, dim: number): Float64Array {
+  const out = new Float64Array(dim)
+  for (let k = 0; k < basis.length; k++) {
+    const c = coef[k]
+    if (c === 0) continue
+    const b = basis[k]
+    for (let j = 0; j < dim; j++) out[j] += c * b[j]
+  }
+  return out
+}
+
+/** Modified Gram–Schmidt in place; a vector that vanishes (rank deficiency) becomes zero. */
+function orthonormalize(vs: Float64Array[]): void {
+  for (let k = 0; k < vs.length; k++) {
+    const v = vs[k]
+    for (let m = 0; m < k; m++) {
+      const d = dot(v, vs[m])
+      for (let j = 0; j < v.length; j++) v[j] -= d * vs[m][j]
+    }
+    const norm = Math.sqrt(dot(v, v))
+    if (norm > 1e-300) for (let j = 0; j < v.length; j++) v[j] /= norm
+    else v.fill(0)
+  }
+}
+
+/** Largest-magnitude entry positive, so the axes do not flip between runs or machines. */
+function fixSign(v: Float64Array): Float64Array {
+  let at = 0
+  for (let j = 1; j < v.length; j++) if (Math.abs(v[j]) > Math.abs(v[at])) at = j
+  if (v[at] < 0) for (let j = 0; j < v.length; j++) v[j] = -v[j]
+  return v
+}
+
+/**
+ * Eigen-decomposition of a small symmetric matrix (cyclic Jacobi rotations):
+ * eigenvalues descending, eigenvectors as coefficient arrays (columns of V).
+ */
+function jacobiEigen(input: number[][]): { values: number[]; vectors: number[][] } {
+  const m = input.length
+  const a = input.map((r, i) => r.map((x, j) => (x + input[j][i]) / 2))
+  const v: number[][] = Array.from({ length: m }, (_, i) => Array.from({ length: m }, (_, j) => (i === j ? 1 : 0)))
+  for (let sweep = 0; sweep < 100; sweep++) {
+    let off = 0
+    for (let i = 0; i < m; i++) for (let j = i + 1; j < m; j++) off += a[i][j] * a[i][j]
+    if (off < 1e-30) break
+    for (let pi = 0; pi < m; pi++)
+      for (let qi = pi + 1; qi < m; qi++) {
+        if (Math.abs(a[pi][qi]) < 1e-300) continue
+        const theta = (a[qi][qi] - a[pi][pi]) / (2 * a[pi][qi])
+        const t = Math.sign(theta || 1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1))
+        const c = 1 / Math.sqrt(t * t + 1)
+        const s = t * c
+        for (let k = 0; k < m; k++) {
+          const akp = a[k][pi]
+          const akq = a[k][qi]
+          a[k][pi] = c * akp - s * akq
+          a[k][qi] = s * akp + c * akq
+        }
+        for (let k = 0; k < m; k++) {
+          const apk = a[pi][k]
+          const aqk = a[qi][k]
+          a[pi][k] = c * apk - s * aqk
+          a[qi][k] = s * apk + c * aqk
+        }
+        for (let k = 0; k < m; k++) {
+          const vkp = v[k][pi]
+          const vkq = v[k][qi]
+          v[k][pi] = c * vkp - s * vkq
+          v[k][qi] = s * vkp + c * vkq
+        }
+      }
+  }
+  const order = Array.from({ length: m }, (_, i) => i).sort((x, y) => a[y][y] - a[x][x])
+  return { values: order.map((i) => a[i][i]), vectors: order.map((i) => v.map((r) => r[i])) }
+}

@@ -1,0 +1,59 @@
+/**
+ * Run a map task (PCA or UMAP) on a worker thread, so main keeps serving the UI
+ * while it computes. The worker script is the built `mapWorker.js` (an
+ * electron-vite input beside the main bundle) or, running from source (vitest,
+ * tsx), `mapWorker.ts` through tsx's CommonJS hook — the same two ways the
+ * Postgres worker is found (store/postgres/bridge.ts).
+ */
+import fs from 'node:fs'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import { Worker } from 'node:worker_threads'
+import { RecallscopeError } from '../../shared/result'
+import type { MapTask, MapTaskResult, WorkerMessage } from './protocol'
+
+function workerScript(): { code: string; eval: boolean } {
+  const here = typeof __dirname === 'string' ? __dirname : process.cwd()
+  for (const dir of [here, path.join(here, '..'), path.join(here, '..', 'main')]) {
+    const js = path.join(dir, 'mapWorker.js')
+    if (fs.existsSync(js)) return { code: js, eval: false }
+  }
+  const ts = path.join(here, 'mapWorker.ts')
+  if (fs.existsSync(ts)) {
+    const tsx = createRequire(path.join(here, 'runMapTask.ts')).resolve('tsx/cjs/api')
+    return { code: `require(${JSON.stringify(tsx)}).register(); require(${JSON.stringify(ts)})`, eval: true }
+  }
+  throw new RecallscopeError('INTERNAL', `The map worker script is missing (looked beside ${here})`)
+}
+
+export interface RunOptions {
+  /** aborting terminates the worker: the promise rejects with CANCELLED */
+  signal?: AbortSignal
+  onProgress?: (done: number, total: number, message: string) => void
+}
+
+/** Compute `task` on a fresh worker thread. */
+export function runMapTask<T extends MapTask>(task: T, opts: RunOptions = {}): Promise<MapTaskResult[T['task']]> {
+  if (opts.signal?.aborted) return Promise.reject(new RecallscopeError('CANCELLED', 'Cancelled'))
+  const script = workerScript()
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(script.code, { eval: script.eval, workerData: task })
+    let settled = false
+    const finish = (f: () => void) => {
+      if (settled) return
+      settled = true
+      opts.signal?.removeEventListener('abort', onAbort)
+      f()
+      void worker.terminate()
+    }
+    const onAbort = () => finish(() => reject(new RecallscopeError('CANCELLED', 'Cancelled')))
+    opts.signal?.addEventListener('abort', onAbort, { once: true })
+    worker.on('message', (m: WorkerMessage) => {
+      if (m.type === 'progress') opts.onProgress?.(m.done, m.total, m.message)
+      else if (m.type === 'done') finish(() => resolve(m.result as MapTaskResult[T['task']]))
+      else finish(() => reject(new RecallscopeError('INTERNAL', `The map could not be computed: ${m.message}`)))
+    })
+    worker.on('error', (e) => finish(() => reject(new RecallscopeError('INTERNAL', `The map worker failed: ${e.message}`))))
+    worker.on('exit', (code) => finish(() => reject(new RecallscopeError('INTERNAL', `The map worker exited (code ${code}) before answering`))))
+  })
+}
