@@ -31,6 +31,8 @@ export default defineConfig({
           cli: resolve(root, 'src/main/cli/index.ts'),
           // The Postgres pool's worker thread (store/postgres/bridge.ts loads out/main/pgWorker.js).
           pgWorker: resolve(root, 'src/main/store/postgres/pgWorker.ts'),
+          // The job worker: evals, tunes and why-nots off the main thread (jobs/offThread.ts loads out/main/jobWorker.js).
+          jobWorker: resolve(root, 'src/main/jobs/jobWorker.ts'),
         },
         output: { format: 'cjs' },
       },

@@ -14,6 +14,8 @@ import type { MemorySource } from '../store/source'
 import { writeFileAtomic } from '../safety/atomicWrite'
 import { PathGrants } from '../safety/pathGrants'
 import { typedDbError } from '../store/sqlite/dbErrors'
+import { TaskWorker, type OffThreadControl } from '../jobs/offThread'
+import type { TaskInputs, TaskKind, TaskOutputs } from '../jobs/tasks'
 
 export interface AppOptions {
   /** Folder for settings, the demo DB and fallback workspaces. @default $RECALLSCOPE_HOME or ~/.recallscope */
@@ -119,6 +121,8 @@ export class App {
   /** Files the user chose outside the renderer (CLI, native dialog): the only ones cases.import/export take by path. */
   readonly grants = new PathGrants()
   private store: MemorySource | null = null
+  /** the open store's job worker (heavy tasks run there, on its own read-only connection) */
+  private worker: TaskWorker | null = null
   private settingsCache: Settings | null = null
 
   constructor(opts: AppOptions) {
@@ -172,7 +176,15 @@ export class App {
       throw typedDbError(e, next.path)
     }
     this.store?.close()
+    this.worker?.close()
     this.store = next
+    // The worker reopens what was opened here (a read-only folder's private copy when there is one).
+    this.worker = new TaskWorker({
+      path: next.snapshotPath ?? p,
+      workspacePath: next.workspace.path,
+      nativeBinding: this.nativeBinding,
+      fallbackDir: path.join(this.dataDir, 'workspaces'),
+    })
     this.rememberRecent(next.path, next.layout)
     return { ...info, tookMs: performance.now() - t0 }
   }
@@ -198,7 +210,18 @@ export class App {
     const had = !!this.current
     this.store?.close()
     this.store = null
+    this.worker?.close()
+    this.worker = null
     return had
+  }
+
+  /**
+   * Run a heavy task (eval, tune, why-not) on the open store off the main thread,
+   * so IPC keeps answering meanwhile. NO_DB when nothing is open.
+   */
+  offThread<K extends TaskKind>(kind: K, input: TaskInputs[K], ctl: OffThreadControl = {}): Promise<TaskOutputs[K]> {
+    this.requireStore()
+    return this.worker!.run(kind, input, ctl)
   }
 
   // --- settings --------------------------------------------------------------

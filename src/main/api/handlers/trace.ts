@@ -11,7 +11,6 @@ import { eventDrivers } from '../../trace/drivers'
 import { eventContext, unitsOf } from '../../trace/event'
 import { replayEventFull, replayEvent } from '../../trace/replay'
 import { eventTimeline } from '../../trace/timeline'
-import { whyNot } from '../../trace/why'
 
 type TraceChannels = 'trace.event' | 'trace.replay' | 'trace.why' | 'trace.drivers' | 'trace.timeline'
 
@@ -52,9 +51,9 @@ export function traceHandlers(app: App): Pick<Handlers, TraceChannels> {
       })
     },
     'trace.why': (i) => {
-      const store = app.requireStore()
       const e = embedding()
-      return whyNot(store, {
+      // In the job worker: a large candidate pool re-runs the engine several times.
+      return app.offThread('why', {
         memoryId: i.memoryId,
         eventId: i.eventId,
         query: i.query,
