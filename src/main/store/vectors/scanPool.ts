@@ -209,7 +209,7 @@ export class ScanPool {
       const env = Number(process.env.RECALLSCOPE_SCAN_THREADS)
       const threads = Number.isInteger(env) && env >= 1 ? env : Math.min(4, os.availableParallelism())
       const modules = KERNELS.map((k) => kernelModule(true, k))
-      ScanPool.instance = threads > 1 && modules.every((m) => m !== null) ? new ScanPool(threads - 1, modules as object[]) : null
+      ScanPool.instance = threads > 1 && modules.every((m) => m !== null) ? new ScanPool(threads - 1, modules) : null
     }
     return ScanPool.instance
   }
