@@ -15,7 +15,7 @@ import { writeFileAtomic } from '../safety/atomicWrite'
 import { PathGrants } from '../safety/pathGrants'
 import { typedDbError } from '../store/sqlite/dbErrors'
 import { TaskWorker, type OffThreadControl } from '../jobs/offThread'
-import type { TaskInputs, TaskKind, TaskOutputs } from '../jobs/tasks'
+import { STORELESS, type TaskInputs, type TaskKind, type TaskOutputs } from '../jobs/tasks'
 
 export interface AppOptions {
   /** Folder for settings, the demo DB and fallback workspaces. @default $RECALLSCOPE_HOME or ~/.recallscope */
@@ -123,6 +123,8 @@ export class App {
   private store: MemorySource | null = null
   /** the open store's job worker (heavy tasks run there, on its own read-only connection) */
   private worker: TaskWorker | null = null
+  /** the worker for tasks that need no open store (imports), started on first use */
+  private storeless: TaskWorker | null = null
   private settingsCache: Settings | null = null
 
   constructor(opts: AppOptions) {
@@ -216,10 +218,12 @@ export class App {
   }
 
   /**
-   * Run a heavy task (eval, tune, why-not) on the open store off the main thread,
-   * so IPC keeps answering meanwhile. NO_DB when nothing is open.
+   * Run a heavy task (eval, tune, why-not, replay, drivers, backfill) on the open store
+   * off the main thread, so IPC keeps answering meanwhile (NO_DB when nothing is open);
+   * an import needs no open store.
    */
   offThread<K extends TaskKind>(kind: K, input: TaskInputs[K], ctl: OffThreadControl = {}): Promise<TaskOutputs[K]> {
+    if (STORELESS.includes(kind)) return (this.storeless ??= new TaskWorker(null)).run(kind, input, ctl)
     this.requireStore()
     return this.worker!.run(kind, input, ctl)
   }

@@ -12,9 +12,10 @@ import { GatherCache } from '../eval/replay'
 import { openStore } from '../store/registry'
 import type { MemorySource } from '../store/source'
 import type { FromWorker, OpenSpec, ToWorker, WireError } from './protocol'
-import { runTask } from './tasks'
+import { runTask, STORELESS } from './tasks'
 
-const spec = (workerData as { open: OpenSpec }).open
+/** null: a worker for storeless tasks (imports) */
+const spec = (workerData as { open: OpenSpec | null }).open
 const port = parentPort!
 let store: MemorySource | null = null
 let cache: GatherCache | null = null
@@ -22,6 +23,7 @@ const running = new Map<number, AbortController>()
 
 /** The connection, opened on first use (an open failure fails that task, typed). */
 function source(): MemorySource {
+  if (!spec) throw new RecallscopeError('NO_DB', 'No database is open: open one first')
   if (!store) {
     store = openStore({ path: spec.path, workspacePath: spec.workspacePath, nativeBinding: spec.nativeBinding, fallbackDir: spec.fallbackDir, write: false })
     cache = new GatherCache(store)
@@ -51,11 +53,11 @@ async function run(m: Extract<ToWorker, { type: 'run' }>): Promise<void> {
   running.set(m.id, ac)
   let last = 0
   try {
-    const s = source()
-    if (m.fresh) cache!.clear()
+    const s = STORELESS.includes(m.kind) ? null : source()
+    if (m.fresh) cache?.clear()
     const result = await runTask(s, m.kind, m.input, {
       signal: ac.signal,
-      cache: cache!,
+      cache: cache ?? undefined,
       progress: (done, total, message) => {
         // At most ~20 messages a second per task (the JobManager throttles its events further).
         const now = Date.now()

@@ -54,14 +54,14 @@ export interface OffThreadControl {
   fresh?: boolean
 }
 
-/** One store's job worker. */
+/** One store's job worker (or, with no store, a worker for storeless tasks: imports). */
 export class TaskWorker {
   private worker: Worker | null = null
   private readonly pending = new Map<number, Pending>()
   private seq = 0
   private closed = false
 
-  constructor(private readonly open: OpenSpec) {}
+  constructor(private readonly open: OpenSpec | null) {}
 
   private start(): Worker {
     if (this.worker) return this.worker

@@ -6,16 +6,23 @@
  * clone); saving a result is left to the caller on the main thread, so a worker
  * never writes.
  */
+import type { BackfillReport, ImportReport } from '../../shared/jobs'
 import type { EvalRun, TuneReport, TuneSpace } from '../../shared/eval'
 import { RecallscopeError } from '../../shared/result'
-import type { WhyNot } from '../../shared/trace'
-import type { EmbedderOptions } from '../embed/index'
+import type { TraceDrivers, TraceReplay, WhyNot } from '../../shared/trace'
+import { backfillEmbeddings } from '../embed/backfill'
+import { createEmbedder, type EmbedderOptions } from '../embed/index'
 import { evalEmbedder, runEval, type EvalRequest } from '../eval/evaluate'
 import type { GatherCache } from '../eval/replay'
 import type { SplitRule } from '../eval/split'
 import { runTune } from '../eval/tuneJob'
 import { buildConfig } from '../recall/request'
-import type { MemorySource } from '../store/source'
+import { findImporter } from '../store/importers'
+import type { ImportOptions } from '../store/importers/common'
+import type { MemoryFilter, MemorySource } from '../store/source'
+import { eventDrivers } from '../trace/drivers'
+import type { PrepareOptions } from '../trace/event'
+import { replayEvent, type ReplayOptions } from '../trace/replay'
 import { whyNot, type WhyRequest } from '../trace/why'
 
 /** An eval run's request minus what cannot cross a thread (cache, signal, callbacks) and saving (main saves). */
@@ -38,19 +45,38 @@ export interface TuneTaskInput {
   folds?: number
 }
 
+/** An embedding backfill into the workspace (the only task that writes: to recallscope's own file, never the agent DB). */
+export interface BackfillTaskInput {
+  spec: string
+  embedderOptions: EmbedderOptions
+  filter: MemoryFilter
+  batchSize?: number
+}
+
 /** Task kind → its input. */
 export interface TaskInputs {
   eval: EvalTaskInput
   tune: TuneTaskInput
   why: Omit<WhyRequest, 'queryVector'> & { queryVector?: number[] | null }
+  replay: { eventId: string; opts: ReplayOptions }
+  drivers: { eventId: string; opts: PrepareOptions }
+  backfill: BackfillTaskInput
+  /** an import writes a new DB from a file: no open store needed */
+  import: Omit<ImportOptions, 'signal' | 'onProgress'> & { kind: string }
 }
 /** Task kind → its result. */
 export interface TaskOutputs {
   eval: EvalRun
   tune: TuneReport
   why: WhyNot
+  replay: TraceReplay
+  drivers: TraceDrivers
+  backfill: BackfillReport
+  import: ImportReport
 }
 export type TaskKind = keyof TaskInputs
+/** Tasks that run without an open store. */
+export const STORELESS: readonly TaskKind[] = ['import']
 
 export interface TaskControl {
   signal: AbortSignal
@@ -59,8 +85,13 @@ export interface TaskControl {
   cache?: GatherCache
 }
 
-/** Run one task on `store` (whichever thread holds it). */
-export async function runTask<K extends TaskKind>(store: MemorySource, kind: K, input: TaskInputs[K], ctl: TaskControl): Promise<TaskOutputs[K]> {
+/** Run one task on `store` (whichever thread holds it; null for a storeless task). */
+export async function runTask<K extends TaskKind>(store: MemorySource | null, kind: K, input: TaskInputs[K], ctl: TaskControl): Promise<TaskOutputs[K]> {
+  if (kind === 'import') {
+    const { kind: format, ...opts } = input as TaskInputs['import']
+    return (await findImporter(format).run({ ...opts, signal: ctl.signal, onProgress: ctl.progress })) as TaskOutputs[K]
+  }
+  if (!store) throw new RecallscopeError('NO_DB', 'No database is open: open one first')
   switch (kind) {
     case 'eval': {
       const req = input as TaskInputs['eval']
@@ -90,6 +121,25 @@ export async function runTask<K extends TaskKind>(store: MemorySource, kind: K, 
     }
     case 'why':
       return (await whyNot(store, input as TaskInputs['why'])) as TaskOutputs[K]
+    case 'replay': {
+      const { eventId, opts } = input as TaskInputs['replay']
+      return (await replayEvent(store, eventId, opts)) as TaskOutputs[K]
+    }
+    case 'drivers': {
+      const { eventId, opts } = input as TaskInputs['drivers']
+      return (await eventDrivers(store, eventId, opts)) as TaskOutputs[K]
+    }
+    case 'backfill': {
+      const b = input as TaskInputs['backfill']
+      const embedder = createEmbedder(b.spec, b.embedderOptions)
+      return (await backfillEmbeddings(store, embedder, {
+        filter: b.filter,
+        batchSize: b.batchSize,
+        spec: b.spec,
+        signal: ctl.signal,
+        onProgress: ctl.progress,
+      })) as TaskOutputs[K]
+    }
     default:
       throw new RecallscopeError('BAD_INPUT', `Unknown task ${String(kind)}`)
   }

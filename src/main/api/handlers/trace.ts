@@ -7,9 +7,8 @@
 import type { TraceEventDetail } from '../../../shared/trace'
 import type { App } from '../app'
 import type { Handlers } from '../register'
-import { eventDrivers } from '../../trace/drivers'
 import { eventContext, unitsOf } from '../../trace/event'
-import { replayEventFull, replayEvent } from '../../trace/replay'
+import { replayEventFull } from '../../trace/replay'
 import { eventTimeline } from '../../trace/timeline'
 
 type TraceChannels = 'trace.event' | 'trace.replay' | 'trace.why' | 'trace.drivers' | 'trace.timeline'
@@ -40,14 +39,17 @@ export function traceHandlers(app: App): Pick<Handlers, TraceChannels> {
       }
     },
     'trace.replay': (i) => {
-      const store = app.requireStore()
+      // Replays, why-nots and drivers re-run the engine: in the job worker.
       const e = embedding()
-      return replayEvent(store, i.eventId, {
-        mode: i.mode,
-        config: i.config,
-        now: i.mode === 'current' ? (i.now ?? Date.now()) : undefined,
-        embedder: i.embedder ?? e.embedder,
-        embedderOptions: e.embedderOptions,
+      return app.offThread('replay', {
+        eventId: i.eventId,
+        opts: {
+          mode: i.mode,
+          config: i.config,
+          now: i.mode === 'current' ? (i.now ?? Date.now()) : undefined,
+          embedder: i.embedder ?? e.embedder,
+          embedderOptions: e.embedderOptions,
+        },
       })
     },
     'trace.why': (i) => {
@@ -66,7 +68,7 @@ export function traceHandlers(app: App): Pick<Handlers, TraceChannels> {
         queryVector: i.queryVector ?? null,
       })
     },
-    'trace.drivers': (i) => eventDrivers(app.requireStore(), i.eventId, embedding()),
+    'trace.drivers': (i) => app.offThread('drivers', { eventId: i.eventId, opts: embedding() }),
     'trace.timeline': (i) => eventTimeline(app.requireStore(), i),
   }
 }
