@@ -40,6 +40,8 @@ export interface Int8SearchResult {
   scores: number[]
   /** rows rescored exactly (the ones the int8 bound could not rule out) */
   rescored: number
+  /** ms spent: the int8 scan (all cores), the bound passes (this thread), the exact rescoring (the caller's reads included) */
+  timings: { scanMs: number; boundMs: number; rescoreMs: number }
 }
 
 export class Int8Index {
@@ -118,7 +120,8 @@ export class Int8Index {
   search(q: Float64Array, k: number, keys: ArrayLike<number>, exact: (rows: Int32Array) => ArrayLike<number>): Int8SearchResult {
     const { n, dim, stride } = this
     k = Math.min(k, n)
-    if (k <= 0) return { rows: [], scores: [], rescored: 0 }
+    if (k <= 0) return { rows: [], scores: [], rescored: 0, timings: { scanMs: 0, boundMs: 0, rescoreMs: 0 } }
+    const t0 = performance.now()
     // The query: int16 codes d with scale t, and its error e_q = ‖q − t·d‖.
     let qmax = 0
     let qn2 = 0
@@ -143,6 +146,7 @@ export class Int8Index {
     const scan = { name: 'dotI8All', data: 0, n, dim: stride, q: this.qOff, out: this.outOff, rowBytes: stride, outBytes: 4 } as const
     if (!pool?.scan(this.memory, this.kernel, scan)) this.kernel(0, n, stride, this.qOff, this.outOff)
     const D = new Int32Array(this.memory.buffer, this.outOff, n)
+    const t1 = performance.now()
 
     // L: the k-th largest lower end (a min-heap of the k largest).
     const { scales, errs, hatNorms } = this
@@ -191,11 +195,18 @@ export class Int8Index {
       }
     }
     const rows = cand.subarray(0, m)
+    const t2 = performance.now()
     const sc = exact(rows)
     const order = Array.from({ length: m }, (_, i) => i)
     order.sort((a, b) => sc[b] - sc[a] || keys[rows[a]] - keys[rows[b]] || rows[a] - rows[b])
     const top = order.slice(0, k)
-    return { rows: top.map((i) => rows[i]), scores: top.map((i) => sc[i]), rescored: m }
+    const timings = { scanMs: t1 - t0, boundMs: t2 - t1, rescoreMs: performance.now() - t2 }
+    return { rows: top.map((i) => rows[i]), scores: top.map((i) => sc[i]), rescored: m, timings }
+  }
+
+  /** The int8 matrix's bytes (n × stride; a view, do not keep across growth). */
+  codeBytes(): Uint8Array {
+    return new Uint8Array(this.memory.buffer, 0, this.n * this.stride)
   }
 
   /** Row `r`'s score bounds for query `q` as `search` uses them (tests check that they hold). */
