@@ -148,12 +148,19 @@ export class Int8Index {
     const D = new Int32Array(this.memory.buffer, this.outOff, n)
     const t1 = performance.now()
 
-    // L: the k-th largest lower end (a min-heap of the k largest).
+    // One pass: a min-heap of the k largest lower ends (its root rises towards L, the k-th largest), and
+    // every row whose upper end reaches the root as it stands (never above L: a superset of the rows that
+    // reach L, filtered once L is known).
     const { scales, errs, hatNorms } = this
     const heap = new Float64Array(k)
     let size = 0
+    let root = -Infinity
+    let m = 0
+    let cand = new Int32Array(Math.max(1024, 16 * k))
     for (let r = 0; r < n; r++) {
-      const lo = t * scales[r] * D[r] - (qn * errs[r] + eq * hatNorms[r] + SLACK)
+      const a = t * scales[r] * D[r]
+      const b = qn * errs[r] + eq * hatNorms[r] + SLACK
+      const lo = a - b
       if (size < k) {
         let i = size++
         heap[i] = lo
@@ -165,27 +172,22 @@ export class Int8Index {
           heap[i] = x
           i = p
         }
-      } else if (lo > heap[0]) {
+        if (size === k) root = heap[0]
+      } else if (lo > root) {
         heap[0] = lo
         for (let i = 0; ;) {
           const l = 2 * i + 1
           if (l >= k) break
-          const m = l + 1 < k && heap[l + 1] < heap[l] ? l + 1 : l
-          if (heap[i] <= heap[m]) break
-          const x = heap[m]
-          heap[m] = heap[i]
+          const c = l + 1 < k && heap[l + 1] < heap[l] ? l + 1 : l
+          if (heap[i] <= heap[c]) break
+          const x = heap[c]
+          heap[c] = heap[i]
           heap[i] = x
-          i = m
+          i = c
         }
+        root = heap[0]
       }
-    }
-    const L = heap[0]
-
-    // Every row whose upper end reaches L, rescored exactly.
-    let m = 0
-    let cand = new Int32Array(Math.max(64, 4 * k))
-    for (let r = 0; r < n; r++) {
-      if (t * scales[r] * D[r] + (qn * errs[r] + eq * hatNorms[r] + SLACK) >= L) {
+      if (a + b >= root) {
         if (m === cand.length) {
           const c = new Int32Array(cand.length * 2)
           c.set(cand)
@@ -194,6 +196,14 @@ export class Int8Index {
         cand[m++] = r
       }
     }
+    const L = root
+    // Keep the rows whose upper end reaches L (the same arithmetic as above, so the same numbers).
+    let kept = 0
+    for (let i = 0; i < m; i++) {
+      const r = cand[i]
+      if (t * scales[r] * D[r] + (qn * errs[r] + eq * hatNorms[r] + SLACK) >= L) cand[kept++] = r
+    }
+    m = kept
     const rows = cand.subarray(0, m)
     const t2 = performance.now()
     const sc = exact(rows)
