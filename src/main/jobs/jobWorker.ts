@@ -66,7 +66,7 @@ async function run(m: Extract<ToWorker, { type: 'run' }>): Promise<void> {
         post({ type: 'progress', id: m.id, done, total, ...(message !== undefined ? { message } : {}) })
       },
     })
-    if (ac.signal.aborted) throw new RecallscopeError('CANCELLED', 'Cancelled')
+    // A task that returns after a cancel (a tune's best so far) hands its result back: the caller decides.
     post({ type: 'done', id: m.id, result })
   } catch (e) {
     post({ type: 'failed', id: m.id, error: wireError(e, ac.signal.aborted) })
