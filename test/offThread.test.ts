@@ -136,6 +136,16 @@ describe('heavy work off the main thread', () => {
     expect(p.error?.code).toBe('CANCELLED')
 
     await expect(app.offThread('why', { memoryId: 'nope', now: FIXTURE_NOW })).rejects.toMatchObject({ code: 'BAD_INPUT' })
+    // A cancelled tune hands back its best so far, as in-thread (the handler saves it as "cancelled").
+    const ac = new AbortController()
+    const tuning = app.offThread(
+      'tune',
+      { embedder: 'hashing', embedderOptions: {}, now: FIXTURE_NOW, trials: 50_000, seed: 2 },
+      { signal: ac.signal, progress: (_d, _t, message) => void (message?.includes('configs') && ac.abort()) }, // once it searches
+    )
+    const partial = await tuning
+    expect(partial.cancelled).toBe(true)
+    expect(partial.trials).toBeLessThan(50_000)
     const running = app.offThread('tune', { embedder: 'hashing', embedderOptions: {}, now: FIXTURE_NOW, trials: 50_000, seed: 1 }, { fresh: true })
     await new Promise((r) => setTimeout(r, 300))
     app.close()
