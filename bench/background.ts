@@ -16,18 +16,33 @@ export async function withBackgroundJob<T>(fn: () => Promise<T> | T): Promise<{ 
   app.open(demoDb(3000))
   const ac = new AbortController()
   let done = 0
+  let searching = false
   const job = app
     .offThread(
       'tune',
       { embedder: 'hashing', embedderOptions: {}, now: Date.now(), trials: 100_000, seed: 1 },
-      { signal: ac.signal, progress: (d) => (done = d) },
+      {
+        signal: ac.signal,
+        progress: (d, _t, message) => {
+          // Gathering reports cases; the search reports "N / budget configs …".
+          if (message?.includes('configs')) {
+            searching = true
+            done = d
+          }
+        },
+      },
     )
     .catch(() => null)
   try {
-    // Measure only once the job is really working (past gathering).
-    for (let i = 0; i < 1200 && done === 0; i++) await new Promise((r) => setTimeout(r, 50))
+    // Measure once the job searches at full speed: past gathering and its first (slow) configs, the start
+    // config and the baselines.
+    for (let i = 0; i < 2400 && !(searching && done >= 300); i++) await new Promise((r) => setTimeout(r, 50))
+    const before = done
     const out = await fn()
-    return { out, configsDone: done }
+    // The cancelled tune reports how many configs it scored in all.
+    ac.abort()
+    const report = await job
+    return { out, configsDone: (report?.trials ?? done) - before }
   } finally {
     ac.abort()
     await job
