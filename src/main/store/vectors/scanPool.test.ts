@@ -40,8 +40,8 @@ describe.skipIf(!pool)('the scan pool', () => {
   it('splits a large scan across threads and gives every row dotRow’s number; the top-30 is unchanged', async () => {
     expect(await pool!.started()).toBeGreaterThanOrEqual(1)
     for (const [n, dim, seed] of [
-      [20_000, 256, 1],
-      [9_001, 333, 2], // a row count and width that do not divide into chunks or SIMD lanes
+      [24_000, 256, 1],
+      [20_011, 333, 2], // a row count and width that do not divide into chunks or SIMD lanes
     ]) {
       const idx = build(n, dim, seed)
       expect(n * dim).toBeGreaterThanOrEqual(VectorIndex.parallelMin)
@@ -66,8 +66,8 @@ describe.skipIf(!pool)('the scan pool', () => {
   })
 
   it('scans right after the matrix grows and between two indexes (two memories)', () => {
-    const a = build(12_000, 200, 7)
-    const b = build(11_000, 200, 8)
+    const a = build(31_000, 200, 7)
+    const b = build(30_500, 200, 8)
     const r = rng(9)
     for (let round = 0; round < 3; round++) {
       for (const idx of [a, b]) {
