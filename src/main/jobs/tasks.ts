@@ -9,7 +9,7 @@
 import type { BackfillReport, ImportReport } from '../../shared/jobs'
 import type { EvalRun, TuneReport, TuneSpace } from '../../shared/eval'
 import { RecallscopeError } from '../../shared/result'
-import type { TraceDrivers, TraceReplay, WhyNot } from '../../shared/trace'
+import type { TraceDrivers, TraceEventDetail, TraceReplay, WhyNot } from '../../shared/trace'
 import { backfillEmbeddings } from '../embed/backfill'
 import { createEmbedder, type EmbedderOptions } from '../embed/index'
 import { evalEmbedder, runEval, type EvalRequest } from '../eval/evaluate'
@@ -21,8 +21,8 @@ import { findImporter } from '../store/importers'
 import type { ImportOptions } from '../store/importers/common'
 import type { MemoryFilter, MemorySource } from '../store/source'
 import { eventDrivers } from '../trace/drivers'
-import type { PrepareOptions } from '../trace/event'
-import { replayEvent, type ReplayOptions } from '../trace/replay'
+import { eventContext, unitsOf, type PrepareOptions } from '../trace/event'
+import { replayEvent, replayEventFull, type ReplayOptions } from '../trace/replay'
 import { whyNot, type WhyRequest } from '../trace/why'
 
 /** An eval run's request minus what cannot cross a thread (cache, signal, callbacks) and saving (main saves). */
@@ -59,6 +59,7 @@ export interface TaskInputs {
   tune: TuneTaskInput
   why: Omit<WhyRequest, 'queryVector'> & { queryVector?: number[] | null }
   replay: { eventId: string; opts: ReplayOptions }
+  event: { eventId: string; opts: PrepareOptions }
   drivers: { eventId: string; opts: PrepareOptions }
   backfill: BackfillTaskInput
   /** an import writes a new DB from a file: no open store needed */
@@ -70,6 +71,7 @@ export interface TaskOutputs {
   tune: TuneReport
   why: WhyNot
   replay: TraceReplay
+  event: TraceEventDetail
   drivers: TraceDrivers
   backfill: BackfillReport
   import: ImportReport
@@ -125,6 +127,8 @@ export async function runTask<K extends TaskKind>(store: MemorySource | null, ki
       const { eventId, opts } = input as TaskInputs['replay']
       return (await replayEvent(store, eventId, opts)) as TaskOutputs[K]
     }
+    case 'event':
+      return (await eventDetail(store, (input as TaskInputs['event']).eventId, (input as TaskInputs['event']).opts)) as TaskOutputs[K]
     case 'drivers': {
       const { eventId, opts } = input as TaskInputs['drivers']
       return (await eventDrivers(store, eventId, opts)) as TaskOutputs[K]
@@ -142,5 +146,25 @@ export async function runTask<K extends TaskKind>(store: MemorySource | null, ki
     }
     default:
       throw new RecallscopeError('BAD_INPUT', `Unknown task ${String(kind)}`)
+  }
+}
+
+/** One logged event with its replay as logged: config, injected units, context (the trace view's detail). */
+async function eventDetail(store: MemorySource, eventId: string, opts: PrepareOptions): Promise<TraceEventDetail> {
+  const { replay, run } = await replayEventFull(store, eventId, { ...opts, mode: 'logged' })
+  const units = unitsOf(
+    store,
+    run.event.results.map((r) => r.id),
+    run.config.unit,
+    replay.trace,
+  )
+  return {
+    event: run.event,
+    config: run.config,
+    configSource: run.resolved.source,
+    configNotes: run.resolved.notes,
+    injected: run.event.results.map((r, n) => ({ id: r.id, rank: n + 1, score: r.score, unit: units.get(r.id) ?? null })),
+    context: eventContext(run.event, run.config, run.extras, replay.trace, units),
+    loggedVector: run.extras.queryVector ? { dim: run.extras.queryVector.length } : null,
   }
 }

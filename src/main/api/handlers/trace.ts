@@ -4,11 +4,8 @@
  * timeline. The clock is read here, at the boundary (`now` defaults); the trace
  * core takes it as an argument.
  */
-import type { TraceEventDetail } from '../../../shared/trace'
 import type { App } from '../app'
 import type { Handlers } from '../register'
-import { eventContext, unitsOf } from '../../trace/event'
-import { replayEventFull } from '../../trace/replay'
 import { eventTimeline } from '../../trace/timeline'
 
 type TraceChannels = 'trace.event' | 'trace.replay' | 'trace.why' | 'trace.drivers' | 'trace.timeline'
@@ -19,25 +16,8 @@ export function traceHandlers(app: App): Pick<Handlers, TraceChannels> {
     return { embedder: s.embedder ?? null, embedderOptions: { ollamaHost: s.ollamaHost, openaiBaseUrl: s.openaiBaseUrl } }
   }
   return {
-    'trace.event': async (i): Promise<TraceEventDetail> => {
-      const store = app.requireStore()
-      const { replay, run } = await replayEventFull(store, i.eventId, { ...embedding(), mode: 'logged' })
-      const units = unitsOf(
-        store,
-        run.event.results.map((r) => r.id),
-        run.config.unit,
-        replay.trace,
-      )
-      return {
-        event: run.event,
-        config: run.config,
-        configSource: run.resolved.source,
-        configNotes: run.resolved.notes,
-        injected: run.event.results.map((r, n) => ({ id: r.id, rank: n + 1, score: r.score, unit: units.get(r.id) ?? null })),
-        context: eventContext(run.event, run.config, run.extras, replay.trace, units),
-        loggedVector: run.extras.queryVector ? { dim: run.extras.queryVector.length } : null,
-      }
-    },
+    // The event's detail replays it as logged: in the job worker, like replays, why-nots and drivers.
+    'trace.event': (i) => app.offThread('event', { eventId: i.eventId, opts: embedding() }),
     'trace.replay': (i) => {
       // Replays, why-nots and drivers re-run the engine: in the job worker.
       const e = embedding()
