@@ -52,6 +52,7 @@ async function run(m: Extract<ToWorker, { type: 'run' }>): Promise<void> {
   const ac = new AbortController()
   running.set(m.id, ac)
   let last = 0
+  let phase: string | undefined
   try {
     const s = STORELESS.includes(m.kind) ? null : source()
     if (m.fresh) cache?.clear()
@@ -59,10 +60,13 @@ async function run(m: Extract<ToWorker, { type: 'run' }>): Promise<void> {
       signal: ac.signal,
       cache: cache ?? undefined,
       progress: (done, total, message) => {
-        // At most ~20 messages a second per task (the JobManager throttles its events further).
+        // At most ~20 messages a second per task (the JobManager throttles its events further); the last one
+        // and a new phase ("gathering the baselines") always go out.
         const now = Date.now()
-        if (now - last < 50 && done < total) return
+        const newPhase = message?.replace(/[\d,.]+/g, '') !== phase
+        if (now - last < 50 && done < total && !newPhase) return
         last = now
+        phase = message?.replace(/[\d,.]+/g, '')
         post({ type: 'progress', id: m.id, done, total, ...(message !== undefined ? { message } : {}) })
       },
     })
