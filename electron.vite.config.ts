@@ -33,6 +33,8 @@ export default defineConfig({
           pgWorker: resolve(root, 'src/main/store/postgres/pgWorker.ts'),
           // The embedding map's PCA / UMAP worker thread (map/runMapTask.ts loads out/main/mapWorker.js).
           mapWorker: resolve(root, 'src/main/map/mapWorker.ts'),
+          // The job worker: evals, tunes and why-nots off the main thread (jobs/offThread.ts loads out/main/jobWorker.js).
+          jobWorker: resolve(root, 'src/main/jobs/jobWorker.ts'),
         },
         output: { format: 'cjs' },
       },

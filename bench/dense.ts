@@ -29,7 +29,8 @@ import { denseArm, dotAll, normalizeQuery } from '../src/main/recall/dense'
 import { scopeFilter } from '../src/main/recall/scope'
 import { openSource } from '../src/main/store/registry'
 
-import { topKRows } from '../src/main/store/vectors/vectorIndex'
+import { ScanPool } from '../src/main/store/vectors/scanPool'
+import { topKRows, VectorIndex } from '../src/main/store/vectors/vectorIndex'
 import { mulberry32 } from '../src/shared/random'
 import { CanonicalWriter } from '../src/main/store/sqlite/canonicalWriter'
 import { runCFloor } from './cfloor'
@@ -225,6 +226,50 @@ async function timeAsync<T>(fn: () => Promise<T>): Promise<{ ms: number; out: T 
   return { ms: performance.now() - t, out }
 }
 
+/**
+ * Where splitting the scan starts to pay: one thread vs the pool on matrices of growing
+ * size (random unit rows, 768-d), median of 21 scans each. VectorIndex.parallelMin is
+ * set from this (the multiply-adds of the smallest size where the pool wins).
+ */
+function crossover(): void {
+  const pool = ScanPool.get()
+  if (!pool || pool.ready() === 0) {
+    console.log('  crossover: skipped (no scan pool: one core or no shared WebAssembly memory)')
+    return
+  }
+  const saved = VectorIndex.parallelMin
+  const rng = mulberry32(99)
+  const cells: string[] = []
+  try {
+    for (const n of [500, 1000, 2000, 4000, 8000, 16000, 32000]) {
+      const idx = new VectorIndex('memory', 'x')
+      idx.dim = DIM
+      idx.reserve(n)
+      const v = new Float32Array(DIM)
+      for (let r = 0; r < n; r++) {
+        gaussianUnit(rng, DIM, v)
+        idx.put(`r${r}`, v)
+      }
+      const q = new Float32Array(DIM)
+      gaussianUnit(rng, DIM, q)
+      const qn = normalizeQuery(q)!
+      const out = new Float64Array(n)
+      const timeWith = (min: number) => {
+        VectorIndex.parallelMin = min
+        for (let i = 0; i < 3; i++) dotAll(idx, qn, out)
+        return median(Array.from({ length: 21 }, () => time(() => dotAll(idx, qn, out)).ms))
+      }
+      const one = timeWith(Infinity)
+      const many = timeWith(0)
+      cells.push(`${n.toLocaleString('en-US')} rows (${((n * DIM) / 2 ** 20).toFixed(1)} M MACs): ${fmtMs(one)} → ${fmtMs(many)} (${(one / many).toFixed(2)}×)`)
+    }
+  } finally {
+    VectorIndex.parallelMin = saved
+  }
+  console.log(`  crossover, one thread → pool (${DIM}-d): ${cells.join('; ')}`)
+  console.log(`  split from ${saved.toLocaleString('en-US')} multiply-adds (${Math.ceil(saved / DIM).toLocaleString('en-US')} rows at ${DIM}-d)`)
+}
+
 export async function runDense(): Promise<void> {
   ensureFixtures()
   const QUERIES = 15
@@ -307,6 +352,18 @@ export async function runDense(): Promise<void> {
   const filterAll = scopeFilter(cfg.scope, NOW)
   const filterSel = scopeFilter(cfgSel.scope, NOW)
   // Warm up every path once (JIT, page cache), then time each query.
+  // The scan pool's helper threads start asynchronously: wait for them so every timed query may use them.
+  const pool = ScanPool.get()
+  const helpers = pool ? await pool.started() : 0
+  const parallelMin = VectorIndex.parallelMin
+  const oneThread = <T>(fn: () => T): T => {
+    VectorIndex.parallelMin = Infinity
+    try {
+      return fn()
+    } finally {
+      VectorIndex.parallelMin = parallelMin
+    }
+  }
   for (let w = 0; w < 2; w++) {
     const q = queries[w]
     await runRecall(store, '', cfg, NOW, { queryVector: q })
@@ -334,6 +391,16 @@ export async function runDense(): Promise<void> {
     const sims = new Float64Array(idx.count)
     const k1 = time(() => topKRows(dotAll(idx, qn, sims), idx.count, K, undefined, idx.keys).map((r) => idx.ids[r]))
     rec('ours: scan + top-30, SIMD kernel', k1.ms, k1.out)
+    const k1s = oneThread(() => time(() => topKRows(dotAll(idx, qn, sims), idx.count, K, undefined, idx.keys).map((r) => idx.ids[r])))
+    rec('ours: scan + top-30, SIMD kernel, one thread', k1s.ms, k1s.out)
+    VectorIndex.parallelMin = Infinity
+    const r1s = await timeAsync(() => runRecall(store, '', cfg, NOW, { queryVector: q }))
+    VectorIndex.parallelMin = parallelMin
+    rec(
+      'ours: runRecall, whole DB, one thread',
+      r1s.ms,
+      r1s.out.results.map((x) => x.id),
+    )
     const k2 = time(() => topKRows(dotAll(idx, qn, sims, { simd: false }), idx.count, K, undefined, idx.keys).map((r) => idx.ids[r]))
     rec('ours: scan + top-30, JS loop', k2.ms, k2.out)
     r1 = await timeAsync(() => runRecall(store, '', cfgSel, NOW, { queryVector: q }))
@@ -404,6 +471,9 @@ export async function runDense(): Promise<void> {
     `${N.toLocaleString('en-US')} memories × ${DIM}-d float32 (${(bytes / 2 ** 20).toFixed(0)} MiB), top-${K}, median of ${QUERIES} queries (Engram: ${ENGRAM_QUERIES})`,
   )
   console.log(
+    `  scan threads: this one + ${helpers} helper${helpers === 1 ? '' : 's'} (scanPool.ts) for scans of ≥ ${parallelMin.toLocaleString('en-US')} multiply-adds; "one thread" rows force a single thread`,
+  )
+  console.log(
     `  index: load from SQL ${fmtMs(sqlLoad)}; reopen (workspace snapshot) ${fmtMs(load.ms)} (${loadPath}); staleness check when nothing changed: median ${fmtMs(median(checks))}; SIMD kernel ${idx.simd ? 'on' : 'off'}`,
   )
   const w = Math.max(...Object.keys(R).map((k) => k.length))
@@ -429,13 +499,21 @@ export async function runDense(): Promise<void> {
     console.log(
       `  C floor (${floor.compiler}; -O3 -march=native, one core; ${QUERIES} queries before and after the JS methods): median ${fmtMs(cMs)}, ${(bytes / 1e9 / (cMs / 1000)).toFixed(1)} GB/s; same top-${K} as the plain scan on ${cSame}/${floor.rows.length} queries`,
     )
-    for (const name of ['ours: runRecall, whole DB', 'ours: dense arm, whole DB', 'ours: scan + top-30, SIMD kernel', 'plain JS scan']) {
+    for (const name of [
+      'ours: runRecall, whole DB',
+      'ours: runRecall, whole DB, one thread',
+      'ours: dense arm, whole DB',
+      'ours: scan + top-30, SIMD kernel',
+      'ours: scan + top-30, SIMD kernel, one thread',
+      'plain JS scan',
+    ]) {
       const m = med(name)
       console.log(
         `    ${name.padEnd(w)}  ${fmtMs(m).padStart(9)}  ${(m / cMs).toFixed(2).padStart(6)}× the C floor${name === 'ours: runRecall, whole DB' ? `  (goal ≤ 1.5×: ${m <= 1.5 * cMs ? 'OK' : 'OVER'})` : ''}`,
       )
     }
   }
+  crossover()
   const ours = med('ours: dense arm, whole DB')
   console.log(
     `  goal: a correct exact engine at least as fast as the plain scan — ${ours <= plainMs ? 'OK' : 'SLOWER'} (dense arm ${fmtMs(ours)} vs plain ${fmtMs(plainMs)})`,

@@ -15,6 +15,7 @@ import { registerIpc } from './ipc'
 import { appRoot, appVersion } from './paths'
 import { installSecurity } from './security'
 import type { PickDialog } from './safety/pathGrants'
+import { removeTemps } from './safety/tempFiles'
 import { redactUrl } from './store/postgres/url'
 import { createMainWindow, loadApp, shellFiles } from './window'
 
@@ -146,6 +147,7 @@ function boot(): void {
   app.on('will-quit', () => {
     disposeIpc?.()
     core?.close()
+    removeTemps() // an import cut short by quitting leaves nothing behind (safety/tempFiles)
   })
 }
 

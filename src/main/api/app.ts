@@ -17,6 +17,8 @@ import { PathGrants, pgUrlNamesFiles, type GrantAccess, type PickDialog } from '
 import { isPostgresUrl } from '../store/postgres/url'
 import { typedDbError } from '../store/sqlite/dbErrors'
 import { SavedConnections, type SecretBox } from './pgConnections'
+import { TaskWorker, type OffThreadControl } from '../jobs/offThread'
+import { STORELESS, type TaskInputs, type TaskKind, type TaskOutputs } from '../jobs/tasks'
 
 export interface AppOptions {
   /** Folder for settings, the demo DB and fallback workspaces. @default $RECALLSCOPE_HOME or ~/.recallscope */
@@ -126,6 +128,10 @@ export class App {
   /** Saved Postgres connections (passwords only encrypted, only with `secrets`). */
   readonly connections: SavedConnections
   private store: MemorySource | null = null
+  /** the open store's job worker (heavy tasks run there, on its own read-only connection) */
+  private worker: TaskWorker | null = null
+  /** the worker for tasks that need no open store (imports), started on first use */
+  private storeless: TaskWorker | null = null
   private settingsCache: Settings | null = null
 
   constructor(opts: AppOptions) {
@@ -203,7 +209,15 @@ export class App {
       throw typedDbError(e, next.path)
     }
     this.store?.close()
+    this.worker?.close()
     this.store = next
+    // The worker reopens what was opened here (a read-only folder's private copy when there is one).
+    this.worker = new TaskWorker({
+      path: next.snapshotPath ?? p,
+      workspacePath: next.workspace.path,
+      nativeBinding: this.nativeBinding,
+      fallbackDir: path.join(this.dataDir, 'workspaces'),
+    })
     this.rememberRecent(next.path, next.layout)
     return { ...info, tookMs: performance.now() - t0 }
   }
@@ -229,7 +243,20 @@ export class App {
     const had = !!this.current
     this.store?.close()
     this.store = null
+    this.worker?.close()
+    this.worker = null
     return had
+  }
+
+  /**
+   * Run a heavy task (eval, tune, why-not, replay, drivers, backfill) on the open store
+   * off the main thread, so IPC keeps answering meanwhile (NO_DB when nothing is open);
+   * an import needs no open store.
+   */
+  offThread<K extends TaskKind>(kind: K, input: TaskInputs[K], ctl: OffThreadControl = {}): Promise<TaskOutputs[K]> {
+    if (STORELESS.includes(kind)) return (this.storeless ??= new TaskWorker(null)).run(kind, input, ctl)
+    this.requireStore()
+    return this.worker!.run(kind, input, ctl)
   }
 
   // --- settings --------------------------------------------------------------

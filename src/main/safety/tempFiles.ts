@@ -4,9 +4,11 @@
  * behind" (README). SQLite temp DBs register with their side files.
  */
 import fs from 'node:fs'
+import path from 'node:path'
 import { SQLITE_SIDE_SUFFIXES } from './fileIdentity'
 
 const temps = new Set<string>()
+const outputs = new Set<string>()
 
 /** Track a temp file (and, for a SQLite temp DB, its -wal/-shm/-journal). Returns the release function. */
 export function registerTemp(file: string, opts: { sqlite?: boolean } = {}): () => void {
@@ -17,8 +19,35 @@ export function registerTemp(file: string, opts: { sqlite?: boolean } = {}): () 
   }
 }
 
+/**
+ * Track the temp files this process writes for an output (`<output>…tmp-<pid>-<time>` and
+ * their side files) when a worker thread writes them: its registerTemp list lives in that
+ * thread, which a signal handler on the main thread cannot see. Returns the release function.
+ */
+export function registerTempsOf(output: string): () => void {
+  const abs = path.resolve(output)
+  outputs.add(abs)
+  return () => void outputs.delete(abs)
+}
+
+function tempsOf(output: string): string[] {
+  const dir = path.dirname(output)
+  const base = path.basename(output)
+  const ours = new RegExp(`\\.tmp-${process.pid}-\\d+(${SQLITE_SIDE_SUFFIXES.filter(Boolean).join('|')})?$`)
+  try {
+    return fs
+      .readdirSync(dir)
+      .filter((f) => f.startsWith(base) && ours.test(f))
+      .map((f) => path.join(dir, f))
+  } catch {
+    return []
+  }
+}
+
 /** Remove every tracked temp file (best effort, synchronous: safe in 'exit' handlers). */
 export function removeTemps(): number {
+  for (const o of outputs) for (const f of tempsOf(o)) temps.add(f)
+  outputs.clear()
   let n = 0
   for (const f of temps) {
     try {

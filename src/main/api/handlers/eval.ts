@@ -2,20 +2,17 @@
  * Handlers for evaluation: cases (CRUD, import/export), eval runs and tune as
  * background jobs, saved runs and their comparison, and the jobs channels.
  * Clocks are read here, at the boundary; the eval core takes `now` explicitly.
- * Gathered candidates are cached per open store, so a re-run under other
- * scoring knobs (or a tune after an eval) skips the engine.
+ * Evals and tunes run in the open store's job worker (jobs/offThread.ts), which
+ * caches gathered candidates, so a re-run under other scoring knobs (or a tune
+ * after an eval) skips the engine; results are saved here, on the main thread.
  */
 import fs from 'node:fs'
 import path from 'node:path'
 import type { EvalRunSummary } from '../../../shared/eval'
 import { RecallscopeError } from '../../../shared/result'
 import { buildConfig } from '../../recall/request'
-import type { MemorySource } from '../../store/source'
 import { exportJsonl, importJsonl, importLocomoQa, saveCase } from '../../eval/cases'
-import { evalEmbedder, runEval } from '../../eval/evaluate'
-import { GatherCache } from '../../eval/replay'
 import { compareRuns } from '../../eval/runs'
-import { runTune } from '../../eval/tuneJob'
 import type { App } from '../app'
 import { writeFileAtomic } from '../../safety/atomicWrite'
 import type { Handlers } from '../register'
@@ -58,13 +55,6 @@ function readText(p: string): string {
 }
 
 export function evalHandlers(app: App): Pick<Handlers, EvalChannels> {
-  const caches = new WeakMap<MemorySource, GatherCache>()
-  const cacheOf = (s: MemorySource, fresh: boolean) => {
-    let c = caches.get(s)
-    if (!c) caches.set(s, (c = new GatherCache(s)))
-    if (fresh) c.clear()
-    return c
-  }
   const embedderOptions = () => {
     const s = app.settings()
     return { ollamaHost: s.ollamaHost, openaiBaseUrl: s.openaiBaseUrl }
@@ -94,53 +84,54 @@ export function evalHandlers(app: App): Pick<Handlers, EvalChannels> {
       const store = app.requireStore()
       // Validate now, so a bad preset or config is an immediate BAD_INPUT, not a failed job.
       const { preset } = buildConfig({ preset: i.preset, config: i.config })
-      const cache = cacheOf(store, i.fresh)
       const label = i.name?.trim() || i.preset || preset
       return app.jobs.start('eval', `Evaluate ${label}`, async (ctl) => {
-        const run = await runEval(store, {
-          preset: i.preset,
-          config: i.config,
-          k: i.k,
-          split: i.split,
-          tag: i.tag,
-          caseIds: i.caseIds,
-          budget: i.budget,
-          embedder: i.embedder ?? app.settings().embedder ?? null,
-          embedderOptions: embedderOptions(),
-          now: i.now ?? Date.now(),
-          createdAt: Date.now(),
-          save: { name: label, source: 'ui' },
-          cache,
-          signal: ctl.signal,
-          onProgress: ctl.progress,
-        })
-        const { perCase: _, ...summary } = run
+        // Gathered and scored in the job worker; saved here (the worker's connection only reads).
+        const run = await app.offThread(
+          'eval',
+          {
+            preset: i.preset,
+            config: i.config,
+            k: i.k,
+            split: i.split,
+            tag: i.tag,
+            caseIds: i.caseIds,
+            budget: i.budget,
+            embedder: i.embedder ?? app.settings().embedder ?? null,
+            embedderOptions: embedderOptions(),
+            now: i.now ?? Date.now(),
+            createdAt: Date.now(),
+          },
+          { signal: ctl.signal, progress: ctl.progress, fresh: i.fresh },
+        )
+        const saved = store.workspace.saveRun({ ...run, id: undefined, name: label, source: 'ui' })
+        const { perCase: _, ...summary } = saved
         return summary satisfies EvalRunSummary
       })
     },
     'eval.tune': (i) => {
       const store = app.requireStore()
-      const { config } = buildConfig({ preset: i.preset, config: i.config })
-      const cache = cacheOf(store, i.fresh)
+      buildConfig({ preset: i.preset, config: i.config }) // a bad preset or config: BAD_INPUT now, not a failed job
       return app.jobs.start('tune', `Tune ${i.metric}`, async (ctl) => {
-        const cases = store.workspace.loadCases()
-        if (cases.length === 0) throw new RecallscopeError('NOT_FOUND', 'No eval cases to tune on: create or import some first')
-        const embedder = evalEmbedder(store, config, i.embedder ?? app.settings().embedder ?? null, embedderOptions())
-        const report = await runTune(store, cases, config, {
-          embedder,
-          now: i.now ?? Date.now(),
-          metric: i.metric,
-          budget: i.trials,
-          seed: i.seed,
-          space: i.space,
-          tokenBudget: i.budget,
-          splitRule: i.splitRule,
-          testFraction: i.testFraction,
-          folds: i.folds,
-          cache,
-          signal: ctl.signal,
-          onProgress: ctl.progress,
-        })
+        const report = await app.offThread(
+          'tune',
+          {
+            preset: i.preset,
+            config: i.config,
+            embedder: i.embedder ?? app.settings().embedder ?? null,
+            embedderOptions: embedderOptions(),
+            now: i.now ?? Date.now(),
+            metric: i.metric,
+            trials: i.trials,
+            seed: i.seed,
+            space: i.space,
+            budget: i.budget,
+            splitRule: i.splitRule,
+            testFraction: i.testFraction,
+            folds: i.folds,
+          },
+          { signal: ctl.signal, progress: ctl.progress, fresh: i.fresh },
+        )
         // Saved whole (listed beside runs, reopenable, exportable): the job's result is the saved report.
         return store.workspace.saveTuneReport(report, {
           createdAt: Date.now(),

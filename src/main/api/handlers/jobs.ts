@@ -8,10 +8,10 @@ import type { BackfillReport, ImportReportInfo } from '../../../shared/contract'
 import { RecallscopeError } from '../../../shared/result'
 import type { App } from '../app'
 import type { Handlers } from '../register'
-import { backfillEmbeddings } from '../../embed/backfill'
 import { createEmbedder, DEFAULT_EMBEDDER_SPEC, parseEmbedderSpec } from '../../embed/index'
 import { findImporter } from '../../store/importers'
 import { checkPaths } from '../../store/importers/common'
+import { registerTempsOf } from '../../safety/tempFiles'
 
 type JobChannels = 'embed.backfill' | 'import.start'
 
@@ -26,15 +26,21 @@ export function jobHandlers(app: App): Pick<Handlers, JobChannels> {
         ollamaHost: spec.kind === 'ollama' && host ? host : s.ollamaHost,
         openaiBaseUrl: spec.kind === 'openai' && host ? host : s.openaiBaseUrl,
         timeoutMs: i.timeoutMs,
-      })
+      }) // built here too, so a spec without a model is BAD_INPUT now, not a failed job
       if (!embedder.enabled || !embedder.model)
         throw new RecallscopeError('BAD_INPUT', `Embedder "${spec.spec}" makes no vectors: pick one with a model (e.g. ollama:nomic-embed-text)`)
       // One backfill per DB and model at a time: a second would embed the same memories twice.
       const label = `Embed ${store.path.split(/[\\/]/).pop()} with ${spec.spec}`
       const busy = app.jobs.list().find((j) => j.kind === 'embed.backfill' && j.state === 'running' && j.label === label)
       if (busy) throw new RecallscopeError('CONFLICT', `A backfill with ${spec.spec} is already running on this DB (${busy.jobId})`, { jobId: busy.jobId })
-      return app.jobs.start('embed.backfill', label, async ({ progress, signal }): Promise<BackfillReport> =>
-        backfillEmbeddings(store, embedder, { filter: i.scope ?? {}, batchSize: i.batchSize, spec: spec.spec, signal, onProgress: progress }),
+      // In the job worker: its own connection reads the agent DB and writes the vectors to the workspace.
+      const embedderOptions = {
+        ollamaHost: spec.kind === 'ollama' && host ? host : s.ollamaHost,
+        openaiBaseUrl: spec.kind === 'openai' && host ? host : s.openaiBaseUrl,
+        timeoutMs: i.timeoutMs,
+      }
+      return app.jobs.start('embed.backfill', label, ({ progress, signal }): Promise<BackfillReport> =>
+        app.offThread('backfill', { spec: spec.spec, embedderOptions, filter: i.scope ?? {}, batchSize: i.batchSize }, { signal, progress }),
       )
     },
 
@@ -49,8 +55,19 @@ export function jobHandlers(app: App): Pick<Handlers, JobChannels> {
       return app.jobs.start(
         'import',
         `Import ${i.kind} ${i.in.split(/[\\/]/).pop()} → ${i.out.split(/[\\/]/).pop()}`,
-        async ({ progress, signal }): Promise<ImportReportInfo> =>
-          imp.run({ input: i.in, output: i.out, force: i.force, model: i.model, embed: i.embed, signal, onProgress: progress }),
+        async ({ progress, signal }): Promise<ImportReportInfo> => {
+          // The job worker writes the temp files; main removes them if the app is stopped mid-import.
+          const release = registerTempsOf(i.out)
+          try {
+            return await app.offThread(
+              'import',
+              { kind: i.kind, input: i.in, output: i.out, force: i.force, model: i.model, embed: i.embed },
+              { signal, progress },
+            )
+          } finally {
+            release()
+          }
+        },
       )
     },
   }

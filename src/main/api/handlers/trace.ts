@@ -4,14 +4,9 @@
  * timeline. The clock is read here, at the boundary (`now` defaults); the trace
  * core takes it as an argument.
  */
-import type { TraceEventDetail } from '../../../shared/trace'
 import type { App } from '../app'
 import type { Handlers } from '../register'
-import { eventDrivers } from '../../trace/drivers'
-import { eventContext, unitsOf } from '../../trace/event'
-import { replayEventFull, replayEvent } from '../../trace/replay'
 import { eventTimeline } from '../../trace/timeline'
-import { whyNot } from '../../trace/why'
 
 type TraceChannels = 'trace.event' | 'trace.replay' | 'trace.why' | 'trace.drivers' | 'trace.timeline'
 
@@ -21,40 +16,26 @@ export function traceHandlers(app: App): Pick<Handlers, TraceChannels> {
     return { embedder: s.embedder ?? null, embedderOptions: { ollamaHost: s.ollamaHost, openaiBaseUrl: s.openaiBaseUrl } }
   }
   return {
-    'trace.event': async (i): Promise<TraceEventDetail> => {
-      const store = app.requireStore()
-      const { replay, run } = await replayEventFull(store, i.eventId, { ...embedding(), mode: 'logged' })
-      const units = unitsOf(
-        store,
-        run.event.results.map((r) => r.id),
-        run.config.unit,
-        replay.trace,
-      )
-      return {
-        event: run.event,
-        config: run.config,
-        configSource: run.resolved.source,
-        configNotes: run.resolved.notes,
-        injected: run.event.results.map((r, n) => ({ id: r.id, rank: n + 1, score: r.score, unit: units.get(r.id) ?? null })),
-        context: eventContext(run.event, run.config, run.extras, replay.trace, units),
-        loggedVector: run.extras.queryVector ? { dim: run.extras.queryVector.length } : null,
-      }
-    },
+    // The event's detail replays it as logged: in the job worker, like replays, why-nots and drivers.
+    'trace.event': (i) => app.offThread('event', { eventId: i.eventId, opts: embedding() }),
     'trace.replay': (i) => {
-      const store = app.requireStore()
+      // Replays, why-nots and drivers re-run the engine: in the job worker.
       const e = embedding()
-      return replayEvent(store, i.eventId, {
-        mode: i.mode,
-        config: i.config,
-        now: i.mode === 'current' ? (i.now ?? Date.now()) : undefined,
-        embedder: i.embedder ?? e.embedder,
-        embedderOptions: e.embedderOptions,
+      return app.offThread('replay', {
+        eventId: i.eventId,
+        opts: {
+          mode: i.mode,
+          config: i.config,
+          now: i.mode === 'current' ? (i.now ?? Date.now()) : undefined,
+          embedder: i.embedder ?? e.embedder,
+          embedderOptions: e.embedderOptions,
+        },
       })
     },
     'trace.why': (i) => {
-      const store = app.requireStore()
       const e = embedding()
-      return whyNot(store, {
+      // In the job worker: a large candidate pool re-runs the engine several times.
+      return app.offThread('why', {
         memoryId: i.memoryId,
         eventId: i.eventId,
         query: i.query,
@@ -67,7 +48,7 @@ export function traceHandlers(app: App): Pick<Handlers, TraceChannels> {
         queryVector: i.queryVector ?? null,
       })
     },
-    'trace.drivers': (i) => eventDrivers(app.requireStore(), i.eventId, embedding()),
+    'trace.drivers': (i) => app.offThread('drivers', { eventId: i.eventId, opts: embedding() }),
     'trace.timeline': (i) => eventTimeline(app.requireStore(), i),
   }
 }

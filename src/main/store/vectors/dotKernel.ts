@@ -125,58 +125,140 @@ const FUNC = [
   ...BODY,
 ]
 
-/** The module: imports env.mem, exports dotAll(data, n, dim, q, out). */
-const DOT_KERNEL_WASM = Uint8Array.from([
-  0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0,
-  ...section(1, vec([[0x60, ...vec([[I32], [I32], [I32], [I32], [I32]]), 0]])), // type: (i32 ×5) → ()
-  ...section(2, vec([[...name('env'), ...name('mem'), 0x02, 0x00, 1]])), // import memory, min 1 page
-  ...section(3, vec([[0]])),
-  ...section(7, vec([[...name('dotAll'), 0x00, 0]])),
-  ...section(10, vec([[...uleb(FUNC.length), ...FUNC]])),
-]) // prettier-ignore
+// --- the int8 kernel (int8Scan.ts): exact integer dot products of int16 query codes with int8 rows ---
+//
+//   (func (export "dotI8All") (param $data i32) (param $n i32) (param $stride i32) (param $q i32) (param $out i32)
+//     for r in 0..n:                       ;; rows are `stride` bytes (a multiple of 32, zero-padded)
+//       a = b = c = d = i32x4(0); qp = q
+//       for i in 0..stride step 32:        ;; 32 int8 codes against 32 int16 query codes
+//         a += dot_i16x8_s(extend_low(load(p)),       load(qp))
+//         b += dot_i16x8_s(extend_high(load(p)),      load(qp + 16))
+//         c += dot_i16x8_s(extend_low(load(p + 16)),  load(qp + 32))
+//         d += dot_i16x8_s(extend_high(load(p + 16)), load(qp + 48))
+//       out[r] = sum of the lanes of (a + b) + (c + d)     ;; int32: exact (|sum| ≤ 127 · 32767 · stride)
+const i32x4splat = simd(0x11)
+const i32x4lane = (l: number) => simd(0x1b, l)
+const extLow = simd(0x87)
+const extHigh = simd(0x88)
+const dotI16 = simd(0xba)
+const addI32x4 = simd(0xae)
+const i32store = (off: number) => [0x36, 2, ...uleb(off)]
+const [, , STRIDE, , , R8, P8, QP8, I8, A8, B8, C8, D8] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]
+const acc = (local: number, ext: number[], pOff: number, qOff: number) => [
+  ...get(local), ...get(P8), ...v128load(pOff), ...ext, ...get(QP8), ...v128load(qOff), ...dotI16, ...addI32x4, ...set(local),
+] // prettier-ignore
+const zero4 = (local: number) => [...i32(0), ...i32x4splat, ...set(local)]
+
+const BODY8 = [
+  ...get(DATA), ...set(P8),
+  ...i32(0), ...set(R8),
+  ...block, ...loop, // rows
+  ...get(R8), ...get(N), ...geU32, ...brIf(1),
+  ...zero4(A8), ...zero4(B8), ...zero4(C8), ...zero4(D8),
+  ...get(Q), ...set(QP8),
+  ...i32(0), ...set(I8),
+  ...block, ...loop, // 32 codes at a time
+  ...get(I8), ...get(STRIDE), ...geU32, ...brIf(1),
+  ...acc(A8, extLow, 0, 0), ...acc(B8, extHigh, 0, 16), ...acc(C8, extLow, 16, 32), ...acc(D8, extHigh, 16, 48),
+  ...step(P8, 32), ...step(QP8, 64), ...step(I8, 32),
+  ...br(0), ...end, ...end,
+  ...get(A8), ...get(B8), ...addI32x4, ...get(C8), ...get(D8), ...addI32x4, ...addI32x4, ...set(A8),
+  ...get(OUT), ...get(R8), ...i32(2), ...shl32, ...add32,
+  ...get(A8), ...i32x4lane(0), ...get(A8), ...i32x4lane(1), ...add32,
+  ...get(A8), ...i32x4lane(2), ...get(A8), ...i32x4lane(3), ...add32,
+  ...add32, ...i32store(0),
+  ...step(R8, 1),
+  ...br(0), ...end, ...end,
+  ...end,
+] // prettier-ignore
+
+const FUNC8 = [
+  ...vec([
+    [...uleb(4), I32],
+    [...uleb(4), V128],
+  ]),
+  ...BODY8,
+]
+
+/** WebAssembly memories stop at 4 GiB (65,536 pages of 64 KiB). */
+export const WASM_MAX_PAGES = 65536
+
+/** The scan kernels: f32 rows · f64 query (dotAll), int8 rows · int16 query (dotI8All). */
+export type KernelName = 'dotAll' | 'dotI8All'
+
+/**
+ * A module exporting one kernel `(data, n, dim|stride, q, out) → ()` over the
+ * imported env.mem. The shared variant imports a shared memory (limits flag 3:
+ * shared, with a maximum), which the scan pool's helper threads (scanPool.ts)
+ * instantiate the same module over.
+ */
+const moduleBytes = (kernel: KernelName, shared: boolean) => {
+  const func = kernel === 'dotAll' ? FUNC : FUNC8
+  return Uint8Array.from([
+    0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0,
+    ...section(1, vec([[0x60, ...vec([[I32], [I32], [I32], [I32], [I32]]), 0]])), // type: (i32 ×5) → ()
+    // import memory: min 1 page (shared: and at most 4 GiB)
+    ...section(2, vec([[...name('env'), ...name('mem'), 0x02, ...(shared ? [0x03, 1, ...uleb(WASM_MAX_PAGES)] : [0x00, 1])]])),
+    ...section(3, vec([[0]])),
+    ...section(7, vec([[...name(kernel), 0x00, 0]])),
+    ...section(10, vec([[...uleb(func.length), ...func]])),
+  ])
+} // prettier-ignore
 
 /** The slice of the WebAssembly API used here (the node typings do not declare it: lib is ES2023 without DOM). */
 export interface WasmMemory {
-  readonly buffer: ArrayBuffer
+  readonly buffer: ArrayBuffer | SharedArrayBuffer
   grow(deltaPages: number): number
 }
 interface WasmApi {
   validate(bytes: Uint8Array): boolean
   Module: new (bytes: Uint8Array) => object
   Instance: new (module: object, imports: object) => { exports: Record<string, unknown> }
-  Memory: new (desc: { initial: number; maximum?: number }) => WasmMemory
+  Memory: new (desc: { initial: number; maximum?: number; shared?: boolean }) => WasmMemory
 }
 const WASM = (globalThis as { WebAssembly?: WasmApi }).WebAssembly
 
-let compiled: object | null | undefined
+const compiled = new Map<string, object | null>()
 
-/** The compiled module, or null where WebAssembly SIMD is unavailable (the JS loop is used then). */
-function kernelModule(): object | null {
-  if (compiled === undefined) {
+/**
+ * A kernel's compiled module (plain or shared-memory variant), or null where WebAssembly
+ * SIMD (or, for the shared variant, shared memory) is unavailable.
+ */
+export function kernelModule(shared = false, kernel: KernelName = 'dotAll'): object | null {
+  const key = `${kernel}:${shared}`
+  if (!compiled.has(key)) {
     try {
-      compiled = WASM && WASM.validate(DOT_KERNEL_WASM) ? new WASM.Module(DOT_KERNEL_WASM) : null
+      if (shared && typeof SharedArrayBuffer !== 'function') compiled.set(key, null)
+      else {
+        const bytes = moduleBytes(kernel, shared)
+        compiled.set(key, WASM && WASM.validate(bytes) ? new WASM.Module(bytes) : null)
+      }
     } catch {
-      compiled = null
+      compiled.set(key, null)
     }
   }
-  return compiled
+  return compiled.get(key)!
 }
 
 export function dotKernelAvailable(): boolean {
   return kernelModule() !== null
 }
 
-/** A WebAssembly memory of `pages` × 64 KiB (throws a RangeError when the address space is short). */
-export function wasmMemory(pages: number): WasmMemory {
+/**
+ * A WebAssembly memory of `pages` × 64 KiB (throws a RangeError when the address
+ * space is short). Shared: its buffer is a SharedArrayBuffer other threads can
+ * scan; it grows in place up to 4 GiB.
+ */
+export function wasmMemory(pages: number, shared = false): WasmMemory {
   if (!WASM) throw new RangeError('WebAssembly is not available')
-  return new WASM.Memory({ initial: pages })
+  return shared ? new WASM.Memory({ initial: pages, maximum: WASM_MAX_PAGES, shared: true }) : new WASM.Memory({ initial: pages })
 }
 
 export type DotAll = (data: number, n: number, dim: number, q: number, out: number) => void
 
-/** An instance bound to `memory`, or null without SIMD. */
-export function dotKernel(memory: WasmMemory): DotAll | null {
-  const m = kernelModule()
+/** An instance of a kernel bound to `memory` (shared or not, as it was made), or null without SIMD. */
+export function dotKernel(memory: WasmMemory, shared = false, kernel: KernelName = 'dotAll'): DotAll | null {
+  const m = kernelModule(shared, kernel)
   if (!m || !WASM) return null
-  return new WASM.Instance(m, { env: { mem: memory } }).exports.dotAll as DotAll
+  return new WASM.Instance(m, { env: { mem: memory } }).exports[kernel] as DotAll
 }

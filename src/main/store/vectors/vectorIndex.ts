@@ -36,7 +36,8 @@
  * sum of its row lengths; anything unusual (JSON text, wrong length) is read
  * row by row exactly as before.
  */
-import { dotKernel, dotKernelAvailable, wasmMemory, type DotAll, type WasmMemory } from './dotKernel'
+import { dotKernel, dotKernelAvailable, kernelModule, wasmMemory, WASM_MAX_PAGES, type DotAll, type WasmMemory } from './dotKernel'
+import { ScanPool } from './scanPool'
 import type { MalformedCounts } from '../../../shared/types'
 
 /** Row bit: the agent DB holds a valid vector for this id. */
@@ -64,8 +65,6 @@ const freshState = (): SourceState => ({ version: null, total: 0, maxRid: null, 
 export type RefreshPath = 'unchanged' | 'stats' | 'append' | 'recount' | 'full' | 'cached'
 
 const WASM_PAGE = 65536
-/** WebAssembly memories stop at 4 GiB (65,536 pages); bigger matrices live in an ordinary ArrayBuffer. */
-const WASM_MAX_PAGES = 65536
 
 export class VectorIndex {
   /**
@@ -74,6 +73,18 @@ export class VectorIndex {
    * (same numbers, slower). @default true when WebAssembly SIMD is available
    */
   static simd = dotKernelAvailable()
+  /**
+   * Matrices in shared WebAssembly memory (when the runtime has it), so the scan pool's
+   * helper threads (scanPool.ts) read them in place. @default true where available
+   */
+  static shared = kernelModule(true) !== null
+  /**
+   * Scans of at least this many multiply-adds (rows × dim) are split across cores
+   * (scanPool.ts); smaller ones stay on the calling thread, where waking a helper
+   * costs more than it saves. bench/dense.ts measures the crossover: on 2 busy cores the pool
+   * lost at 4,000 × 768 (0.71×) and won from 8,000 × 768 (1.17–1.31×).
+   */
+  static parallelMin = 6_000_000
 
   dim = 0
   count = 0
@@ -81,7 +92,7 @@ export class VectorIndex {
    * capacity × dim, unit-length rows (zero rows stay zero); rows ≥ count are unused.
    * A view: re-read it after the index changes (growth may move it).
    */
-  data = new Float32Array(0)
+  data: Float32Array<ArrayBufferLike> = new Float32Array(0)
   /** original L2 norm of each row (0 for a zero vector) */
   norms = new Float32Array(0)
   /**
@@ -104,6 +115,8 @@ export class VectorIndex {
   loadedAt = 0
   private memory: WasmMemory | null = null
   private kernel: DotAll | null = null
+  /** whether `memory` is shared (the pool can scan it) */
+  private sharedMemory = false
   /** What the last refresh did and how long it took (ms). */
   last: { path: RefreshPath; ms: number } = { path: 'unchanged', ms: 0 }
   fullLoads = 0
@@ -167,12 +180,14 @@ export class VectorIndex {
     if (VectorIndex.simd && pages <= WASM_MAX_PAGES) {
       try {
         if (!this.memory) {
-          const memory = wasmMemory(pages)
-          const kernel = dotKernel(memory)
+          const shared = VectorIndex.shared
+          const memory = wasmMemory(pages, shared)
+          const kernel = dotKernel(memory, shared)
           if (kernel) {
             new Float32Array(memory.buffer, 0, this.count * this.dim).set(this.data.subarray(0, this.count * this.dim))
             this.memory = memory
             this.kernel = kernel
+            this.sharedMemory = shared
           }
         } else if (this.memory.buffer.byteLength < pages * WASM_PAGE) {
           // Grows in place: rows already written stay where they are.
@@ -210,7 +225,10 @@ export class VectorIndex {
       if (!this.kernel || !this.memory) return false
     }
     new Float64Array(this.memory.buffer, qOff, dim).set(q)
-    this.kernel(0, n, dim, qOff, outOff)
+    // Large scans on every core (same kernel per row, so the same numbers); small ones here.
+    const pool = this.sharedMemory && n * dim >= VectorIndex.parallelMin ? ScanPool.get() : null
+    const scan = { name: 'dotAll', data: 0, n, dim, q: qOff, out: outOff, rowBytes: dim * 4, outBytes: 8 } as const
+    if (!pool?.scan(this.memory, this.kernel, scan)) this.kernel(0, n, dim, qOff, outOff)
     out.set(new Float64Array(this.memory.buffer, outOff, n))
     return true
   }

@@ -1,0 +1,244 @@
+/**
+ * Exact dense top-k over a million rows without the float32 matrix in memory
+ * (issue 13 goal 3): scan an int8 copy, then rescore exactly the few rows the
+ * scan cannot rule out.
+ *
+ * Each unit row x (the float32 row the brute force reads) is kept as int8 codes
+ * c with a per-row scale s = max|x| / 127, so x̂ = s·c, and two numbers:
+ * e = ‖x − x̂‖ and h = ‖x̂‖. The query q (float64, unit) becomes int16 codes d
+ * with one scale t (x̂·q̂ is then an exact int32 dot product, dotI8All in
+ * dotKernel.ts), q̂ = t·d, and e_q = ‖q − q̂‖. For every row
+ *
+ *   |q·x − q̂·x̂| = |q·(x − x̂) + (q − q̂)·x̂| ≤ ‖q‖·e + e_q·h      (Cauchy–Schwarz)
+ *
+ * and the brute force's number (dotRow: float64 sums of float32 × float64
+ * products) is within dim·2⁻⁵³·‖q‖‖x‖ < 1e-12 of q·x, as the bound's own terms
+ * are of theirs; SLACK (1e-9) covers all of that. So with â = t·s·D the row's
+ * score lies in [â − b, â + b], b = ‖q‖·e + e_q·h + SLACK. Let L be the k-th
+ * largest lower end. At least k rows score ≥ L, so a row whose upper end is
+ * below L cannot be in the top k (whatever the tie-break); every other row is
+ * rescored with its exact float32 number, and those are ranked by the same rule
+ * as the brute force (score, then key, then row). The answer is the brute
+ * force's, ids and order, always; only the work depends on the data.
+ *
+ * The int8 matrix lives in (shared) WebAssembly memory and the scan is split
+ * across cores by the scan pool (scanPool.ts). Rows needing a rescore are read
+ * by the caller (from the DB or a file): `exact(rows)` returns their numbers.
+ */
+import { dotKernel, WASM_MAX_PAGES, wasmMemory, type DotAll, type WasmMemory } from './dotKernel'
+import { ScanPool } from './scanPool'
+
+const PAGE = 65536
+/** Covers every floating-point rounding in the scores and in the bound (each < 1e-12 for unit vectors). */
+const SLACK = 1e-9
+
+/** What one search did. */
+export interface Int8SearchResult {
+  /** the top-k rows, best first (the brute force's order) */
+  rows: number[]
+  /** their exact scores */
+  scores: number[]
+  /** rows rescored exactly (the ones the int8 bound could not rule out) */
+  rescored: number
+  /** ms spent: the int8 scan (all cores), the bound passes (this thread), the exact rescoring (the caller's reads included) */
+  timings: { scanMs: number; boundMs: number; rescoreMs: number }
+}
+
+export class Int8Index {
+  /** row length in the int8 matrix: dim rounded up to 32 (the kernel reads 32 codes at a time), zero-padded */
+  readonly stride: number
+  /** per-row scale s: x̂ = s · codes */
+  readonly scales: Float32Array
+  /** per-row ‖x − x̂‖ */
+  readonly errs: Float64Array
+  /** per-row ‖x̂‖ */
+  readonly hatNorms: Float64Array
+  private readonly memory: WasmMemory
+  private readonly kernel: DotAll
+  private readonly shared: boolean
+  private readonly qOff: number
+  private readonly outOff: number
+  /** int16 query codes: at most this, so an int32 row sum cannot overflow (127 · qMax · stride < 2³¹) */
+  private readonly qMax: number
+
+  /** Room for `n` rows of `dim`; throws a RangeError when WebAssembly is unavailable or the matrix is over 4 GiB. */
+  constructor(
+    readonly n: number,
+    readonly dim: number,
+  ) {
+    this.stride = Math.ceil(dim / 32) * 32
+    this.qOff = n * this.stride
+    this.outOff = this.qOff + this.stride * 2
+    const pages = Math.ceil((this.outOff + n * 4) / PAGE)
+    if (pages > WASM_MAX_PAGES) throw new RangeError(`an int8 matrix of ${n} × ${dim} is over 4 GiB`)
+    this.shared = ScanPool.get() !== null
+    this.memory = wasmMemory(pages, this.shared)
+    const k = dotKernel(this.memory, this.shared, 'dotI8All')
+    if (!k) throw new RangeError('WebAssembly SIMD is not available')
+    this.kernel = k
+    this.scales = new Float32Array(n)
+    this.errs = new Float64Array(n)
+    this.hatNorms = new Float64Array(n)
+    this.qMax = Math.min(32767, Math.floor((2 ** 31 - 1) / (127 * this.stride)))
+  }
+
+  /** Bytes held (the int8 matrix and the per-row numbers). */
+  get bytes(): number {
+    return this.memory.buffer.byteLength + this.scales.byteLength + this.errs.byteLength + this.hatNorms.byteLength
+  }
+
+  /** Quantise row `r` from `v[off .. off+dim)` (the float32 row the exact scores are computed on). */
+  setRow(r: number, v: Float32Array, off = 0): void {
+    const dim = this.dim
+    let max = 0
+    for (let i = 0; i < dim; i++) {
+      const a = Math.abs(v[off + i])
+      if (a > max) max = a
+    }
+    const s = Math.fround(max / 127)
+    const codes = new Int8Array(this.memory.buffer, r * this.stride, this.stride)
+    let e2 = 0
+    let h2 = 0
+    for (let i = 0; i < dim; i++) {
+      const x = v[off + i]
+      const c = s > 0 ? Math.max(-127, Math.min(127, Math.round(x / s))) : 0
+      codes[i] = c
+      const xh = s * c
+      e2 += (x - xh) * (x - xh)
+      h2 += xh * xh
+    }
+    this.scales[r] = s
+    this.errs[r] = Math.sqrt(e2)
+    this.hatNorms[r] = Math.sqrt(h2)
+  }
+
+  /**
+   * The exact top `k` rows for unit query `q`, ranked like the brute force: score
+   * descending, then `keys[row]` ascending, then row. `exact(rows)` (rows ascending)
+   * returns each row's exact float32 score, in the same order.
+   */
+  search(q: Float64Array, k: number, keys: ArrayLike<number>, exact: (rows: Int32Array) => ArrayLike<number>): Int8SearchResult {
+    const { n, dim, stride } = this
+    k = Math.min(k, n)
+    if (k <= 0) return { rows: [], scores: [], rescored: 0, timings: { scanMs: 0, boundMs: 0, rescoreMs: 0 } }
+    const t0 = performance.now()
+    // The query: int16 codes d with scale t, and its error e_q = ‖q − t·d‖.
+    let qmax = 0
+    let qn2 = 0
+    for (let i = 0; i < dim; i++) {
+      qmax = Math.max(qmax, Math.abs(q[i]))
+      qn2 += q[i] * q[i]
+    }
+    const t = qmax / this.qMax
+    const qc = new Int16Array(this.memory.buffer, this.qOff, stride)
+    qc.fill(0)
+    let eq2 = 0
+    for (let i = 0; i < dim; i++) {
+      const d = t > 0 ? Math.round(q[i] / t) : 0
+      qc[i] = d
+      eq2 += (q[i] - t * d) ** 2
+    }
+    const qn = Math.sqrt(qn2)
+    const eq = Math.sqrt(eq2)
+
+    // The integer scan, on every core.
+    const pool = this.shared ? ScanPool.get() : null
+    const scan = { name: 'dotI8All', data: 0, n, dim: stride, q: this.qOff, out: this.outOff, rowBytes: stride, outBytes: 4 } as const
+    if (!pool?.scan(this.memory, this.kernel, scan)) this.kernel(0, n, stride, this.qOff, this.outOff)
+    const D = new Int32Array(this.memory.buffer, this.outOff, n)
+    const t1 = performance.now()
+
+    // One pass: a min-heap of the k largest lower ends (its root rises towards L, the k-th largest), and
+    // every row whose upper end reaches the root as it stands (never above L: a superset of the rows that
+    // reach L, filtered once L is known).
+    const { scales, errs, hatNorms } = this
+    const heap = new Float64Array(k)
+    let size = 0
+    let root = -Infinity
+    let m = 0
+    let cand = new Int32Array(Math.max(1024, 16 * k))
+    for (let r = 0; r < n; r++) {
+      const a = t * scales[r] * D[r]
+      const b = qn * errs[r] + eq * hatNorms[r] + SLACK
+      const lo = a - b
+      if (size < k) {
+        let i = size++
+        heap[i] = lo
+        while (i > 0) {
+          const p = (i - 1) >> 1
+          if (heap[p] <= heap[i]) break
+          const x = heap[p]
+          heap[p] = heap[i]
+          heap[i] = x
+          i = p
+        }
+        if (size === k) root = heap[0]
+      } else if (lo > root) {
+        heap[0] = lo
+        for (let i = 0; ;) {
+          const l = 2 * i + 1
+          if (l >= k) break
+          const c = l + 1 < k && heap[l + 1] < heap[l] ? l + 1 : l
+          if (heap[i] <= heap[c]) break
+          const x = heap[c]
+          heap[c] = heap[i]
+          heap[i] = x
+          i = c
+        }
+        root = heap[0]
+      }
+      if (a + b >= root) {
+        if (m === cand.length) {
+          const c = new Int32Array(cand.length * 2)
+          c.set(cand)
+          cand = c
+        }
+        cand[m++] = r
+      }
+    }
+    const L = root
+    // Keep the rows whose upper end reaches L (the same arithmetic as above, so the same numbers).
+    let kept = 0
+    for (let i = 0; i < m; i++) {
+      const r = cand[i]
+      if (t * scales[r] * D[r] + (qn * errs[r] + eq * hatNorms[r] + SLACK) >= L) cand[kept++] = r
+    }
+    m = kept
+    const rows = cand.subarray(0, m)
+    const t2 = performance.now()
+    const sc = exact(rows)
+    const order = Array.from({ length: m }, (_, i) => i)
+    order.sort((a, b) => sc[b] - sc[a] || keys[rows[a]] - keys[rows[b]] || rows[a] - rows[b])
+    const top = order.slice(0, k)
+    const timings = { scanMs: t1 - t0, boundMs: t2 - t1, rescoreMs: performance.now() - t2 }
+    return { rows: top.map((i) => rows[i]), scores: top.map((i) => sc[i]), rescored: m, timings }
+  }
+
+  /** The int8 matrix's bytes (n × stride; a view, do not keep across growth). */
+  codeBytes(): Uint8Array {
+    return new Uint8Array(this.memory.buffer, 0, this.n * this.stride)
+  }
+
+  /** Row `r`'s score bounds for query `q` as `search` uses them (tests check that they hold). */
+  boundsOf(q: Float64Array, r: number): { lo: number; hi: number } {
+    const sums = new Int32Array(1)
+    // Recompute this one row the way search does (no kernel: a plain loop over the codes).
+    let qmax = 0
+    let qn2 = 0
+    for (let i = 0; i < this.dim; i++) {
+      qmax = Math.max(qmax, Math.abs(q[i]))
+      qn2 += q[i] * q[i]
+    }
+    const t = qmax / this.qMax
+    const codes = new Int8Array(this.memory.buffer, r * this.stride, this.dim)
+    let eq2 = 0
+    for (let i = 0; i < this.dim; i++) {
+      const d = t > 0 ? Math.round(q[i] / t) : 0
+      sums[0] += d * codes[i]
+      eq2 += (q[i] - t * d) ** 2
+    }
+    const a = t * this.scales[r] * sums[0]
+    const b = Math.sqrt(qn2) * this.errs[r] + Math.sqrt(eq2) * this.hatNorms[r] + SLACK
+    return { lo: a - b, hi: a + b }
+  }
+}
