@@ -6,35 +6,14 @@
  * the worker; a task that does not stop within a grace period takes the worker
  * down with it (the next task starts a fresh one).
  */
-import fs from 'node:fs'
-import { createRequire } from 'node:module'
-import path from 'node:path'
 import { Worker } from 'node:worker_threads'
 import { ERROR_CODES, RecallscopeError, type ErrorCode } from '../../shared/result'
 import type { FromWorker, OpenSpec, ToWorker, WireError } from './protocol'
 import type { TaskInputs, TaskKind, TaskOutputs } from './tasks'
+import { workerScript } from '../workerScript'
 
 /** How long a cancelled task may take to stop before its worker is terminated. */
 const CANCEL_GRACE_MS = 3000
-
-/**
- * The worker script: the built `jobWorker.js` (an electron-vite input, beside the
- * main bundle), or, from source (tests, bench), `jobWorker.ts` through tsx's
- * CommonJS hook in a two-line bootstrap (as the Postgres bridge does).
- */
-function workerScript(): { code: string; eval: boolean } {
-  const here = typeof __dirname === 'string' ? __dirname : process.cwd()
-  for (const dir of [here, path.join(here, '..'), path.join(here, '..', 'main')]) {
-    const js = path.join(dir, 'jobWorker.js')
-    if (fs.existsSync(js)) return { code: js, eval: false }
-  }
-  const ts = path.join(here, 'jobWorker.ts')
-  if (fs.existsSync(ts)) {
-    const tsx = createRequire(path.join(here, 'offThread.ts')).resolve('tsx/cjs/api')
-    return { code: `require(${JSON.stringify(tsx)}).register(); require(${JSON.stringify(ts)})`, eval: true }
-  }
-  throw new RecallscopeError('INTERNAL', `The job worker script is missing (looked beside ${here})`)
-}
 
 function fromWire(e: WireError): RecallscopeError {
   const code = (ERROR_CODES as readonly string[]).includes(e.code) ? (e.code as ErrorCode) : 'INTERNAL'
@@ -65,7 +44,7 @@ export class TaskWorker {
 
   private start(): Worker {
     if (this.worker) return this.worker
-    const script = workerScript()
+    const script = workerScript('jobWorker', typeof __dirname === 'string' ? __dirname : process.cwd(), 'job worker')
     const w = new Worker(script.code, { eval: script.eval, workerData: { open: this.open } })
     w.on('message', (m: FromWorker) => {
       const p = this.pending.get(m.id)

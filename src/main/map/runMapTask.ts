@@ -5,26 +5,10 @@
  * tsx), `mapWorker.ts` through tsx's CommonJS hook — the same two ways the
  * Postgres worker is found (store/postgres/bridge.ts).
  */
-import fs from 'node:fs'
-import { createRequire } from 'node:module'
-import path from 'node:path'
 import { Worker } from 'node:worker_threads'
 import { RecallscopeError } from '../../shared/result'
 import type { MapTask, MapTaskResult, WorkerMessage } from './protocol'
-
-function workerScript(): { code: string; eval: boolean } {
-  const here = typeof __dirname === 'string' ? __dirname : process.cwd()
-  for (const dir of [here, path.join(here, '..'), path.join(here, '..', 'main')]) {
-    const js = path.join(dir, 'mapWorker.js')
-    if (fs.existsSync(js)) return { code: js, eval: false }
-  }
-  const ts = path.join(here, 'mapWorker.ts')
-  if (fs.existsSync(ts)) {
-    const tsx = createRequire(path.join(here, 'runMapTask.ts')).resolve('tsx/cjs/api')
-    return { code: `require(${JSON.stringify(tsx)}).register(); require(${JSON.stringify(ts)})`, eval: true }
-  }
-  throw new RecallscopeError('INTERNAL', `The map worker script is missing (looked beside ${here})`)
-}
+import { workerScript } from '../workerScript'
 
 export interface RunOptions {
   /** aborting terminates the worker: the promise rejects with CANCELLED */
@@ -35,7 +19,7 @@ export interface RunOptions {
 /** Compute `task` on a fresh worker thread. */
 export function runMapTask<T extends MapTask>(task: T, opts: RunOptions = {}): Promise<MapTaskResult[T['task']]> {
   if (opts.signal?.aborted) return Promise.reject(new RecallscopeError('CANCELLED', 'Cancelled'))
-  const script = workerScript()
+  const script = workerScript('mapWorker', typeof __dirname === 'string' ? __dirname : process.cwd(), 'map worker')
   return new Promise((resolve, reject) => {
     const worker = new Worker(script.code, { eval: script.eval, workerData: task })
     let settled = false

@@ -10,31 +10,10 @@
  * worker is a DB_TIMEOUT / DB_UNREACHABLE error, never a hang; late replies to a
  * request that already timed out carry an old id and are dropped.
  */
-import fs from 'node:fs'
-import { createRequire } from 'node:module'
-import path from 'node:path'
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads'
 import { RecallscopeError } from '../../../shared/result'
 import type { Reply, Request, Statement, WireError, WorkerConfig } from './protocol'
-
-/**
- * The worker script: the built `pgWorker.js` (an electron-vite input, beside
- * the main bundle), or, running from source (tests, bench), `pgWorker.ts`
- * loaded through tsx's CommonJS hook in a two-line bootstrap.
- */
-function workerScript(): { code: string; eval: boolean } {
-  const here = typeof __dirname === 'string' ? __dirname : process.cwd()
-  for (const dir of [here, path.join(here, '..'), path.join(here, '..', 'main')]) {
-    const js = path.join(dir, 'pgWorker.js')
-    if (fs.existsSync(js)) return { code: js, eval: false }
-  }
-  const ts = path.join(here, 'pgWorker.ts')
-  if (fs.existsSync(ts)) {
-    const tsx = createRequire(path.join(here, 'bridge.ts')).resolve('tsx/cjs/api')
-    return { code: `require(${JSON.stringify(tsx)}).register(); require(${JSON.stringify(ts)})`, eval: true }
-  }
-  throw new RecallscopeError('INTERNAL', `The Postgres worker script is missing (looked beside ${here})`)
-}
+import { workerScript } from '../../workerScript'
 
 /** Map a driver / server error onto our stable codes; `secret` (the password) is scrubbed from the message. */
 function toPgError(e: WireError, secret: string | null, where: string): RecallscopeError {
@@ -89,7 +68,7 @@ export class PgBridge {
   logStatements = false
 
   constructor(private readonly opts: BridgeOptions) {
-    const script = workerScript()
+    const script = workerScript('pgWorker', typeof __dirname === 'string' ? __dirname : process.cwd(), 'Postgres worker')
     const signal = new SharedArrayBuffer(4)
     this.counter = new Int32Array(signal)
     const { port1, port2 } = new MessageChannel()
