@@ -30,6 +30,13 @@ import type { MapData } from './map'
 const out = <T>() => undefined as unknown as T
 
 const id = z.string().min(1).max(1000)
+/** A seed for sampling and search (map layout, tune). @default 1 */
+const seedSchema = z
+  .number()
+  .int()
+  .min(0)
+  .max(2 ** 31)
+  .default(1)
 // Date's own range (±8.64e15 ms): beyond it `new Date(ms).toISOString()` throws (issue 10: now = 1e308).
 const ms = z
   .number()
@@ -626,12 +633,7 @@ export const contract = {
       /** Points shown at most (sampled above). @default 20000 */
       cap: z.number().int().min(10).max(200_000).default(20_000),
       /** Sampling and layout seed. @default 1 */
-      seed: z
-        .number()
-        .int()
-        .min(0)
-        .max(2 ** 31)
-        .default(1),
+      seed: seedSchema,
     }),
     output: out<MapData>(),
   },
@@ -803,12 +805,7 @@ export const contract = {
       /** configs to score. @default 1000 */
       trials: z.number().int().min(1).max(100_000).default(1000),
       /** @default 1 */
-      seed: z
-        .number()
-        .int()
-        .min(0)
-        .max(2 ** 31)
-        .default(1),
+      seed: seedSchema,
       /** what may move (each @default true); maxTopK @default max(20, k) */
       space: z
         .strictObject({
