@@ -18,6 +18,7 @@ import { useApp } from '../../app/context'
 import { presetOptions } from '../recall/presetOptions'
 import { currentRecallSettings, type RecallSettings } from '../../lib/recallSettings'
 import './compare.css'
+import { PresetOptionList } from '../recall/PresetOptionList'
 
 interface Slot {
   preset: string
@@ -200,11 +201,7 @@ export function CompareView() {
                     value={s.preset}
                     onChange={(e) => setSlots(slots.map((x, j) => (j === i ? { ...x, preset: e.target.value } : x)))}
                   >
-                    {options.map((o) => (
-                      <option key={o.value} value={o.value}>
-                        {o.label.trim()}
-                      </option>
-                    ))}
+                    <PresetOptionList options={options} trim />
                   </select>
                 )}
                 {slots.length > 2 && (

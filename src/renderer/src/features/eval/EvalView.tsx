@@ -19,6 +19,7 @@ import { SavedTuneReports, TuneTab } from './TuneTab'
 import { DEFAULT_SETTINGS, parseOverrides, type EvalSettings } from './settings'
 import { useJob } from '../../lib/jobs'
 import './eval.css'
+import { PresetOptionList } from '../recall/PresetOptionList'
 
 type Tab = 'cases' | 'runs' | 'compare' | 'tune'
 const TABS: { id: Tab; label: string }[] = [
@@ -100,11 +101,7 @@ export function EvalView() {
           <label>
             <span className="field-label">Preset</span>
             <select className="input" aria-label="Eval preset" value={settings.preset} onChange={(e) => setSettings((s) => ({ ...s, preset: e.target.value }))}>
-              {options.map((o) => (
-                <option key={o.value} value={o.value}>
-                  {o.label}
-                </option>
-              ))}
+              <PresetOptionList options={options} />
             </select>
           </label>
           <label>

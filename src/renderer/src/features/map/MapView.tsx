@@ -17,6 +17,7 @@ import { presetOptions } from '../recall/presetOptions'
 import { CLASS_STYLE, drawMarker, MapCanvas } from './MapCanvas'
 import { CLASSES, classify, type PointClass } from './mapGeometry'
 import './map.css'
+import { PresetOptionList } from '../recall/PresetOptionList'
 
 const GATE_WORDS: Record<string, string> = {
   scope: 'out of scope',
@@ -172,11 +173,7 @@ export function MapView() {
         <label className="selectfield">
           <span className="small muted">Preset</span>
           <select value={req.preset} onChange={(e) => setReq({ ...req, preset: e.target.value })} aria-label="Map preset">
-            {options.map((o) => (
-              <option key={o.value} value={o.value}>
-                {o.label}
-              </option>
-            ))}
+            <PresetOptionList options={options} />
           </select>
         </label>
         <label className="selectfield">

@@ -8,6 +8,7 @@ import { Toggle } from '../../components/controls'
 import { EmbedderWarnings } from '../../app/EmbedStatus'
 import type { RecallRequest } from './useRecall'
 import type { PresetOption } from './presetOptions'
+import { PresetOptionList } from './PresetOptionList'
 
 const EXAMPLES = ['deploy the tier migration', 'what does the user eat?', 'refund for a duplicate charge', 'flaky tests in CI']
 
@@ -54,11 +55,7 @@ export function RequestPanel({ req, setReq, config, setConfig, options, choosePr
       <div className="selectfield">
         <label htmlFor={ids.preset}>Preset</label>
         <select id={ids.preset} className="input" value={req.preset} onChange={(e) => choosePreset(e.target.value)}>
-          {options.map((o) => (
-            <option key={o.value} value={o.value}>
-              {o.label}
-            </option>
-          ))}
+          <PresetOptionList options={options} />
         </select>
       </div>
       <label htmlFor={ids.query} className="field-label">
