@@ -12,7 +12,7 @@ export function MemoryDetailPane({ id, onOpen }: { id: string | null; onOpen: (i
   const similar = useAsync(() => call('memories.similar', { id: id!, k: 24 }), [id], { enabled: !!id })
   if (!id)
     return (
-      <aside className="detail" aria-label="Memory detail">
+      <aside className="detail detail-empty" aria-label="Memory detail">
         <p className="muted">Select a memory to see its content, metadata, vector and where it was recalled. Arrow keys move through the table; Enter opens.</p>
       </aside>
     )
