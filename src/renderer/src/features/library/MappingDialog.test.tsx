@@ -97,4 +97,14 @@ describe('MappingDialog', () => {
     const opened = call.mock.calls.find(([c]) => c === 'store.openMapped')![1]
     expect(opened).toEqual({ path: TABLES.path, mapping: { ...SUGGESTED, columns: { content: 'body', created: 'ts' }, timeUnit: 'unix_ms' } })
   })
+
+  it('is a modal dialog: focus moves into it and Escape closes it', async () => {
+    const onClose = vi.fn()
+    render(<MappingDialog path={TABLES.path} onOpened={() => undefined} onClose={onClose} />)
+    const dialog = screen.getByRole('dialog', { name: 'Open a table by mapping' })
+    expect(dialog.contains(document.activeElement)).toBe(true)
+    fireEvent.keyDown(document.activeElement!, { key: 'Escape' })
+    expect(onClose).toHaveBeenCalledTimes(1)
+    await screen.findByText('first note') // let the pending preview settle before cleanup
+  })
 })

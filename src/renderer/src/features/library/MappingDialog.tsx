@@ -4,7 +4,7 @@
  * which (pre-filled from the suggestion), watch 20 rows decode live as a select
  * changes, then Open: the file is read in place, the mapping saved in its workspace.
  */
-import { useState } from 'react'
+import { useRef, useState } from 'react'
 import type { OpenInfo } from '../../../../shared/contract'
 import {
   MAPPED_FIELDS,
@@ -20,6 +20,7 @@ import { call } from '../../lib/api'
 import { fmtDate } from '../../lib/format'
 import { useAsync } from '../../lib/useAsync'
 import './mapping.css'
+import { useDialog } from '../../lib/useDialog'
 
 const FIELD_LABEL: Record<MappedField, string> = {
   id: 'id',
@@ -51,6 +52,8 @@ export function MappingDialog({ path, onOpened, onClose }: MappingDialogProps) {
   const [edited, setMapping] = useState<Mapping | null>(null)
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<string | null>(null)
+  const ref = useRef<HTMLDivElement>(null)
+  useDialog(ref, onClose) // Escape closes, focus moves in and back, Tab stays inside
   // Until the user picks something: the saved mapping, else the suggestion for the biggest table.
   const biggest = [...tables].sort((a, b) => b.rows - a.rows)[0]?.name
   const initial = useAsync(
@@ -111,8 +114,8 @@ export function MappingDialog({ path, onOpened, onClose }: MappingDialogProps) {
   }
 
   return (
-    <div className="mapdlg-back" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
-      <div className="mapdlg" role="dialog" aria-modal="true" aria-label="Open a table by mapping">
+    <div className="modal-back" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
+      <div className="modal mapdlg" role="dialog" aria-modal="true" aria-label="Open a table by mapping" ref={ref}>
         <h3>Open a table by mapping</h3>
         <p className="small muted">
           <span className="mono">{path}</span> is SQLite, but not a memory store recallscope knows. Pick the table whose rows are memories and the column for
