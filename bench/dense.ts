@@ -34,7 +34,7 @@ import { topKRows, VectorIndex } from '../src/main/store/vectors/vectorIndex'
 import { mulberry32 } from '../src/shared/random'
 import { CanonicalWriter } from '../src/main/store/sqlite/canonicalWriter'
 import { runCFloor } from './cfloor'
-import { CACHE, fmtMs, median } from './util'
+import { CACHE, fmtMs, gaussianUnit, median } from './util'
 
 const N = 100_000
 const DIM = 768
@@ -46,24 +46,6 @@ const FILES = {
   canonical: path.join(CACHE, `dense-${N}x${DIM}.db`),
   engram: path.join(CACHE, `dense-${N}x${DIM}-engram.db`),
   vec: path.join(CACHE, `dense-${N}x${DIM}-vec.db`),
-}
-
-/** Unit vector i of the store (Gaussian coordinates, normalised): deterministic from the seed. */
-function gaussianUnit(rng: () => number, dim: number, out: Float32Array, off = 0): void {
-  let s = 0
-  for (let i = 0; i < dim; i += 2) {
-    // Box–Muller: two normals per two uniforms (isotropic directions, unlike uniform coordinates).
-    const u = Math.max(rng(), 1e-12)
-    const v = rng()
-    const r = Math.sqrt(-2 * Math.log(u))
-    const a = r * Math.cos(2 * Math.PI * v)
-    const b = r * Math.sin(2 * Math.PI * v)
-    out[off + i] = a
-    if (i + 1 < dim) out[off + i + 1] = b
-    s += a * a + (i + 1 < dim ? b * b : 0)
-  }
-  const inv = 1 / Math.sqrt(s)
-  for (let i = 0; i < dim; i++) out[off + i] *= inv
 }
 
 function vectorsOf(seed: number): Float32Array {

@@ -18,7 +18,7 @@ import { dotKernel, wasmMemory } from '../src/main/store/vectors/dotKernel'
 import { Int8Index } from '../src/main/store/vectors/int8Scan'
 import { ScanPool } from '../src/main/store/vectors/scanPool'
 import { mulberry32 } from '../src/shared/random'
-import { CACHE, fmtMs, median } from './util'
+import { CACHE, fmtMs, gaussianUnit, median } from './util'
 
 const N = 1_000_000
 const DIM = 768
@@ -27,21 +27,6 @@ const QUERIES = 12
 const CHUNK = 8192
 const FILE = path.join(CACHE, `vectors-${N}x${DIM}.f32`)
 const ROW_BYTES = DIM * 4
-
-/** A unit row with Gaussian coordinates (isotropic direction), deterministic from the generator. */
-function gaussianUnit(rng: () => number, out: Float32Array, off: number): void {
-  let s = 0
-  for (let i = 0; i < DIM; i += 2) {
-    const u = Math.max(rng(), 1e-12)
-    const v = rng()
-    const r = Math.sqrt(-2 * Math.log(u))
-    out[off + i] = r * Math.cos(2 * Math.PI * v)
-    out[off + i + 1] = r * Math.sin(2 * Math.PI * v)
-    s += out[off + i] ** 2 + out[off + i + 1] ** 2
-  }
-  const inv = 1 / Math.sqrt(s)
-  for (let i = 0; i < DIM; i++) out[off + i] *= inv
-}
 
 /** Write the fixture once, a chunk at a time (never the whole matrix in memory). */
 function ensureFixture(): void {
@@ -55,7 +40,7 @@ function ensureFixture(): void {
   const buf = new Float32Array(CHUNK * DIM)
   for (let r0 = 0; r0 < N; r0 += CHUNK) {
     const m = Math.min(CHUNK, N - r0)
-    for (let r = 0; r < m; r++) gaussianUnit(rng, buf, r * DIM)
+    for (let r = 0; r < m; r++) gaussianUnit(rng, DIM, buf, r * DIM)
     fs.writeSync(fd, new Uint8Array(buf.buffer, 0, m * ROW_BYTES))
   }
   fs.closeSync(fd)
@@ -130,7 +115,7 @@ export async function runMillion(): Promise<void> {
   const queries: Float64Array[] = []
   for (let i = 0; i < QUERIES; i++) {
     const q = new Float32Array(DIM)
-    gaussianUnit(rng, q, 0)
+    gaussianUnit(rng, DIM, q, 0)
     queries.push(normalizeQuery(q)!)
   }
 

@@ -25,7 +25,7 @@ import { openSource, openStore } from '../src/main/store/registry'
 import { CanonicalWriter } from '../src/main/store/sqlite/canonicalWriter'
 import type { MemorySource } from '../src/main/store/source'
 import { startPgServer } from '../test/helpers/pgServer'
-import { CACHE, fmtMs, median } from './util'
+import { CACHE, fmtMs, gaussianUnit, median } from './util'
 
 const N = Number(process.env.RECALLSCOPE_BENCH_PG_N ?? 20_000)
 const DIM = 768
@@ -34,20 +34,6 @@ const MODEL = 'bench-768'
 const T0 = Date.UTC(2025, 0, 1)
 const NOW = Date.UTC(2026, 0, 1)
 const QUERIES = 7
-
-function gaussianUnit(rng: () => number, out: Float32Array, off: number): void {
-  let s = 0
-  for (let i = 0; i < DIM; i += 2) {
-    const u = Math.max(rng(), 1e-12)
-    const v = rng()
-    const r = Math.sqrt(-2 * Math.log(u))
-    out[off + i] = r * Math.cos(2 * Math.PI * v)
-    out[off + i + 1] = r * Math.sin(2 * Math.PI * v)
-    s += out[off + i] ** 2 + out[off + i + 1] ** 2
-  }
-  const inv = 1 / Math.sqrt(s)
-  for (let i = 0; i < DIM; i++) out[off + i] *= inv
-}
 
 const memId = (i: number) => `m-${String(i).padStart(6, '0')}`
 
@@ -59,7 +45,7 @@ export async function runPg(): Promise<void> {
   console.log(`N = ${N.toLocaleString('en-US')} × ${DIM} (RECALLSCOPE_BENCH_PG_N to change)`)
   const rng = mulberry32(1515)
   const all = new Float32Array(N * DIM)
-  for (let r = 0; r < N; r++) gaussianUnit(rng, all, r * DIM)
+  for (let r = 0; r < N; r++) gaussianUnit(rng, DIM, all, r * DIM)
 
   fs.mkdirSync(CACHE, { recursive: true })
   const file = path.join(CACHE, `pg-same-${N}x${DIM}.db`)
@@ -120,7 +106,7 @@ export async function runPg(): Promise<void> {
     const queries: Float32Array[] = []
     for (let i = 0; i < QUERIES; i++) {
       const q = new Float32Array(DIM)
-      gaussianUnit(qrng, q, 0)
+      gaussianUnit(qrng, DIM, q, 0)
       queries.push(q)
     }
     const top = async (s: MemorySource, q: Float32Array) => {

@@ -26,3 +26,21 @@ export function median(xs: number[]): number {
 export function fmtMs(ms: number): string {
   return ms < 1 ? `${(ms * 1000).toFixed(0)} µs` : ms < 100 ? `${ms.toFixed(2)} ms` : `${ms.toFixed(0)} ms`
 }
+
+/** A unit vector with Gaussian coordinates (an isotropic direction), written at `out[off…]`: deterministic from `rng`. */
+export function gaussianUnit(rng: () => number, dim: number, out: Float32Array, off = 0): void {
+  let s = 0
+  for (let i = 0; i < dim; i += 2) {
+    // Box–Muller: two normals per two uniforms (isotropic directions, unlike uniform coordinates).
+    const u = Math.max(rng(), 1e-12)
+    const v = rng()
+    const r = Math.sqrt(-2 * Math.log(u))
+    const a = r * Math.cos(2 * Math.PI * v)
+    const b = r * Math.sin(2 * Math.PI * v)
+    out[off + i] = a
+    if (i + 1 < dim) out[off + i + 1] = b
+    s += a * a + (i + 1 < dim ? b * b : 0)
+  }
+  const inv = 1 / Math.sqrt(s)
+  for (let i = 0; i < dim; i++) out[off + i] *= inv
+}
