@@ -13,23 +13,24 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { dotRow, normalizeQuery } from '../src/main/recall/dense'
+import { normalizeQuery } from '../src/main/recall/dense'
+import { dotRow } from '../src/main/store/vectors/vectorIndex'
 import { dotKernel, wasmMemory } from '../src/main/store/vectors/dotKernel'
 import { Int8Index } from '../src/main/store/vectors/int8Scan'
 import { ScanPool } from '../src/main/store/vectors/scanPool'
 import { mulberry32 } from '../src/shared/random'
 import { CACHE, fmtMs, gaussianUnit, median } from './util'
 
-const N = 1_000_000
-const DIM = 768
-const K = 30
-const QUERIES = 12
+export const N = 1_000_000
+export const DIM = 768
+export const K = 30
+export const QUERIES = 12
 const CHUNK = 8192
-const FILE = path.join(CACHE, `vectors-${N}x${DIM}.f32`)
+export const FILE = path.join(CACHE, `vectors-${N}x${DIM}.f32`)
 const ROW_BYTES = DIM * 4
 
 /** Write the fixture once, a chunk at a time (never the whole matrix in memory). */
-function ensureFixture(): void {
+export function ensureFixture(): void {
   if (fs.existsSync(FILE) && fs.statSync(FILE).size === N * ROW_BYTES) return
   fs.mkdirSync(CACHE, { recursive: true })
   const t0 = performance.now()
@@ -49,7 +50,7 @@ function ensureFixture(): void {
 }
 
 /** Stream the file in chunks: fn(rows, firstRow). */
-function eachChunk(fn: (rows: Float32Array, first: number) => void): void {
+export function eachChunk(fn: (rows: Float32Array, first: number) => void): void {
   const fd = fs.openSync(FILE, 'r')
   const buf = new Float32Array(CHUNK * DIM)
   try {
@@ -64,7 +65,7 @@ function eachChunk(fn: (rows: Float32Array, first: number) => void): void {
 }
 
 /** The float32 brute force for every query in one pass over the file: top-K rows by score, then row. */
-function bruteForce(queries: Float64Array[]): number[][] {
+export function bruteForce(queries: Float64Array[]): number[][] {
   const mem = wasmMemory(Math.ceil((CHUNK * ROW_BYTES + DIM * 8 + CHUNK * 8) / 65536))
   const kernel = dotKernel(mem)
   const qOff = CHUNK * ROW_BYTES
@@ -98,6 +99,16 @@ function bruteForce(queries: Float64Array[]): number[][] {
   return best.map((b) => b.map((x) => x.r))
 }
 
+/** The bench's queries: unit Gaussian directions, seeded (the same in every run and in the app bench). */
+export function benchQueries(): Float64Array[] {
+  const rng = mulberry32(77)
+  return Array.from({ length: QUERIES }, () => {
+    const q = new Float32Array(DIM)
+    gaussianUnit(rng, DIM, q, 0)
+    return normalizeQuery(q)!
+  })
+}
+
 export async function runMillion(): Promise<void> {
   ensureFixture()
   const pool = ScanPool.get()
@@ -111,13 +122,7 @@ export async function runMillion(): Promise<void> {
   const buildMs = performance.now() - tb
   const keys = Float64Array.from({ length: N }, (_, r) => r)
 
-  const rng = mulberry32(77)
-  const queries: Float64Array[] = []
-  for (let i = 0; i < QUERIES; i++) {
-    const q = new Float32Array(DIM)
-    gaussianUnit(rng, DIM, q, 0)
-    queries.push(normalizeQuery(q)!)
-  }
+  const queries = benchQueries()
 
   // Rows the bound cannot rule out are read back from the file (pread, page cache) and rescored with dotRow.
   const fd = fs.openSync(FILE, 'r')

@@ -112,7 +112,7 @@ export async function buildMap(store: MemorySource, req: MapRequest): Promise<{ 
   const data = new Float32Array(n * dim)
   for (let i = 0; i < n; i++) {
     const row = index.rowOf.get(chosen[i])!
-    data.set(index.data.subarray(row * dim, (row + 1) * dim), i * dim)
+    data.set(index.rowVector(row), i * dim)
   }
   const qv = queryVector(prepared.vector, dim)
   const queryNote = qv

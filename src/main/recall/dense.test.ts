@@ -8,7 +8,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { dotKernelAvailable } from '../store/vectors/dotKernel'
 import { VectorIndex } from '../store/vectors/vectorIndex'
-import { dotAll, dotRow, firstInOrder, normalizeQuery } from './dense'
+import { dotAll, firstInOrder, normalizeQuery } from './dense'
+import { dotRow } from '../store/vectors/vectorIndex'
 
 function rng(seed: number): () => number {
   let s = seed >>> 0 || 1

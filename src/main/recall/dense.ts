@@ -14,7 +14,7 @@
  *    SQL batches, widening (×4) until N in-scope rows are found.
  */
 import type { MemoryFilter, MemorySource } from '../store/source'
-import { topKRows, type VectorIndex } from '../store/vectors/vectorIndex'
+import { dotRow, topKRows, type VectorIndex } from '../store/vectors/vectorIndex'
 
 /** The query as a unit Float64Array, or null for a zero / non-finite vector. */
 export function normalizeQuery(v: ArrayLike<number>): Float64Array | null {
@@ -27,30 +27,14 @@ export function normalizeQuery(v: ArrayLike<number>): Float64Array | null {
   return q
 }
 
-/** Dot product of row `row` with q (4 accumulators: ~2× a naive loop, same result on every path). */
-export function dotRow(data: Float32Array, row: number, dim: number, q: Float64Array): number {
-  const off = row * dim
-  let s0 = 0
-  let s1 = 0
-  let s2 = 0
-  let s3 = 0
-  let i = 0
-  for (; i + 3 < dim; i += 4) {
-    s0 += data[off + i] * q[i]
-    s1 += data[off + i + 1] * q[i + 1]
-    s2 += data[off + i + 2] * q[i + 2]
-    s3 += data[off + i + 3] * q[i + 3]
-  }
-  for (; i < dim; i++) s0 += data[off + i] * q[i]
-  return s0 + s1 + (s2 + s3)
-}
-
 /**
  * Similarity of every row: the WebAssembly SIMD kernel when the index has it
  * (store/vectors/dotKernel.ts, bit-identical to dotRow, 3–6× faster), else dotRow in a loop.
  * `simd: false` forces the JS loop (tests and the bench compare the two).
  */
 export function dotAll(idx: VectorIndex, q: Float64Array, out?: Float64Array, opts: { simd?: boolean } = {}): Float64Array {
+  // A compact index has no matrix in memory: its searches go through top / countAbove / dot.
+  if (idx.compact) throw new Error('dotAll on a compact vector index')
   const n = idx.count
   const sims = out && out.length >= n ? out : new Float64Array(n)
   if (opts.simd !== false && idx.dotAllInto(q, sims.length === n ? sims : sims.subarray(0, n))) return sims
@@ -140,10 +124,29 @@ function simScratch(n: number): Float64Array {
   return simBuf
 }
 
+/**
+ * A compact index (int8 in memory, exact rows on disk) reads listed rows back one by one up to
+ * this many; above it, one int8 scan with exact rescoring of what it cannot rule out is cheaper.
+ */
+const COMPACT_DIRECT_ROWS = 2000
+
 /** Scopes up to this many rows are listed and scored directly; larger ones are scanned. */
 function selectiveThreshold(vectors: number): number {
   // Listing a scope costs ~1.5 µs a row; the SIMD scan ~0.1 µs a 256-d vector (~0.3 µs at 768-d): list below ~1/16 of the index.
   return Math.max(5000, Math.floor(vectors / 16))
+}
+
+/**
+ * The exact top k of every row for unit query q, best first (similarity, then key, then row), for
+ * growing k: one full scan kept for every k in memory; a compact index searches its int8 copy anew.
+ */
+function rankAll(idx: VectorIndex, q: Float64Array): (k: number) => { rows: number[]; sims: ArrayLike<number> } {
+  if (idx.compact) return (k) => idx.compactTop(q, k)
+  const sims = dotAll(idx, q)
+  return (k) => {
+    const rows = topKRows(sims, idx.count, k, undefined, idx.keys)
+    return { rows, sims: rows.map((r) => sims[r]) }
+  }
 }
 
 /**
@@ -162,18 +165,38 @@ export function denseArm(store: MemorySource, idx: VectorIndex, q: Float64Array,
     const m = ids.length
     const rowOf = indexRowsOf(scope, idx)
     const keys = idx.keys
-    // A scope covering a good part of the index (an eval over one conversation DB): one SIMD pass over
-    // every row beats per-row JS dot products, and gives the same numbers bit for bit.
-    const all = m * 4 >= idx.count && idx.count > 0 ? dotAll(idx, q, simScratch(idx.count)) : null
     // Positions in `ids` of the rows that rank (no per-row objects: an eval asks this ~1,000 times).
     const sim = new Float64Array(m)
     const rows: number[] = []
-    for (let i = 0; i < m; i++) {
-      const row = rowOf[i]
-      if (row >= 0) {
-        sim[i] = all ? all[row] : dotRow(idx.data, row, idx.dim, q)
-        rows.push(i)
-      } else if (missingZero) rows.push(i) // no vector: ranks at 0 (sim stays 0), tie key Infinity
+    let ranked: number
+    const withVector = idx.compact ? rowOf.reduce((c, r) => c + (r >= 0 ? 1 : 0), 0) : 0
+    if (withVector > COMPACT_DIRECT_ROWS) {
+      // Compact and large: only the scope's exact top n with a vector can be among the first n (the
+      // rest of the order is the same as over all of them), then the rows without one.
+      const subset = new Int32Array(withVector)
+      for (let i = 0, j = 0; i < m; i++) if (rowOf[i] >= 0) subset[j++] = rowOf[i]
+      const top = idx.compactTop(q, n, subset)
+      const simOf = new Map(top.rows.map((r, i) => [r, top.sims[i]]))
+      for (let i = 0; i < m; i++) {
+        const s = rowOf[i] >= 0 ? simOf.get(rowOf[i]) : undefined
+        if (s !== undefined) {
+          sim[i] = s
+          rows.push(i)
+        } else if (rowOf[i] < 0 && missingZero) rows.push(i)
+      }
+      ranked = withVector + (missingZero ? m - withVector : 0)
+    } else {
+      // A scope covering a good part of the index (an eval over one conversation DB): one SIMD pass over
+      // every row beats per-row JS dot products, and gives the same numbers bit for bit.
+      const all = !idx.compact && m * 4 >= idx.count && idx.count > 0 ? dotAll(idx, q, simScratch(idx.count)) : null
+      for (let i = 0; i < m; i++) {
+        const row = rowOf[i]
+        if (row >= 0) {
+          sim[i] = all ? all[row] : idx.dot(row, q)
+          rows.push(i)
+        } else if (missingZero) rows.push(i) // no vector: ranks at 0 (sim stays 0), tie key Infinity
+      }
+      ranked = rows.length
     }
     const keyOf = (i: number) => (rowOf[i] >= 0 ? keys[rowOf[i]] : Infinity)
     const cmp = (a: number, b: number) => {
@@ -185,20 +208,23 @@ export function denseArm(store: MemorySource, idx: VectorIndex, q: Float64Array,
     }
     return {
       hits: firstInOrder(rows, n, cmp).map((i) => ({ id: ids[i], similarity: rowOf[i] >= 0 ? sim[i] : null })),
-      exhausted: rows.length <= n,
+      exhausted: ranked <= n,
       scope,
       inScope: ids.length,
       inScopeCapped: false,
       path: 'selective',
     }
   }
-  const sims = dotAll(idx, q)
+  const best = rankAll(idx, q)
+  const simOf = new Map<number, number>()
   const found: number[] = []
   let examined = 0
   let k = Math.min(idx.count, Math.max(4 * n, 256))
   for (;;) {
-    // topKRows(k) is a prefix-stable order (ties: lower key first), so rows past `examined` are the new ones.
-    const top = topKRows(sims, idx.count, k, undefined, idx.keys)
+    // The top k is a prefix-stable order (ties: lower key first), so rows past `examined` are the new ones.
+    const ranked = best(k)
+    const top = ranked.rows
+    for (let i = examined; i < top.length; i++) simOf.set(top[i], ranked.sims[i])
     const fresh = top.slice(examined)
     examined = top.length
     for (let i = 0; i < fresh.length; i += VERIFY_CHUNK) {
@@ -211,7 +237,7 @@ export function denseArm(store: MemorySource, idx: VectorIndex, q: Float64Array,
     k = Math.min(idx.count, k * 4)
   }
   return {
-    hits: found.slice(0, n).map((r) => ({ id: idx.ids[r], similarity: sims[r] })),
+    hits: found.slice(0, n).map((r) => ({ id: idx.ids[r], similarity: simOf.get(r)! })),
     exhausted: found.length < n,
     scope: null,
     inScope: threshold + 1,

@@ -34,7 +34,7 @@ import type { Embedder } from '../embed/types'
 import type { MemoryFilter, MemorySource } from '../store/source'
 import type { VectorIndex } from '../store/vectors/vectorIndex'
 import { isUnlabelledModel } from './models'
-import { denseArm, dotRow, normalizeQuery } from './dense'
+import { denseArm, normalizeQuery } from './dense'
 import { blendFilter, engramKeywords, scopeFilter } from './scope'
 
 export interface RecallQuery {
@@ -471,7 +471,7 @@ function gatherMemories({ store, texts, cfg, now, idx, push, qn, denseReason, de
     for (const d of drafts.values()) {
       if (d.denseRank !== null) continue
       const row = idx.rowOf.get(d.id)
-      d.similarity = row === undefined ? null : dotRow(idx.data, row, idx.dim, qn)
+      d.similarity = row === undefined ? null : idx.dot(row, qn)
     }
   } else if (push && qn) {
     const need = [...drafts.values()].filter((d) => d.denseRank === null).map((d) => d.id)
@@ -596,7 +596,7 @@ function gatherSessions({ store, texts, cfg, now, idx, push, qn, denseReason, de
     const scored: { s: Session; row: number; sim: number | null }[] = []
     for (const s of sessions) {
       const row = pushed ? (pushed.has(s.id) ? 0 : undefined) : idx!.rowOf.get(s.id)
-      if (row !== undefined) scored.push({ s, row, sim: pushed ? pushed.get(s.id)! : dotRow(idx!.data, row, idx!.dim, qn) })
+      if (row !== undefined) scored.push({ s, row, sim: pushed ? pushed.get(s.id)! : idx!.dot(row, qn) })
       else if (cfg.missingVector === 'zero') scored.push({ s, row: Infinity, sim: null }) // seed 000 requires SummaryEmbedding != null
     }
     scored.sort((a, b) => (b.sim ?? 0) - (a.sim ?? 0) || a.row - b.row || (a.s.id < b.s.id ? -1 : 1))
@@ -630,7 +630,7 @@ function gatherSessions({ store, texts, cfg, now, idx, push, qn, denseReason, de
         continue
       }
       const row = idx!.rowOf.get(d.id)
-      d.similarity = row === undefined ? null : dotRow(idx!.data, row, idx!.dim, qn)
+      d.similarity = row === undefined ? null : idx!.dot(row, qn)
     }
   const byId = new Map(sessions.map((s) => [s.id, s]))
   const messages = cfg.useSessionSummaries ? null : store.sessionMessages([...drafts.keys()], now)

@@ -18,7 +18,7 @@ import { createEmbedder, parseEmbedderSpec, type EmbedderOptions } from '../embe
 import { HASHING_MODEL } from '../embed/hashing'
 import { prepareVector, runRecallSync, unitOfMemory, type PreparedVector } from '../recall/engine'
 import { defaultEmbedderSpec } from '../recall/request'
-import { dotRow, normalizeQuery } from '../recall/dense'
+import { normalizeQuery } from '../recall/dense'
 import type { EventExtras, MemorySource } from '../store/source'
 
 export type { EventExtras } from '../store/source'
@@ -260,7 +260,7 @@ export function measureCandidate(store: MemorySource, trace: RecallTrace, prepar
   if (qn && trace.embedder.model && trace.arms?.dense.ran) {
     const idx = store.vectors(trace.embedder.model, 'memory')
     const row = idx.rowOf.get(id)
-    if (row !== undefined && idx.dim === qn.length) similarity = dotRow(idx.data, row, idx.dim, qn)
+    if (row !== undefined && idx.dim === qn.length) similarity = idx.dot(row, qn)
   }
   let bm25: number | null = null
   let lexical = 0

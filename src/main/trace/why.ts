@@ -15,7 +15,7 @@ import type { Cue, Memory, RecallConfig, RecallTrace, Session } from '../../shar
 import { createEmbedder } from '../embed/index'
 import { fetchDepth, prepareVector, runRecallSync, type PreparedVector } from '../recall/engine'
 import { rerank } from '../../shared/scoring'
-import { dotRow, normalizeQuery } from '../recall/dense'
+import { normalizeQuery } from '../recall/dense'
 import { buildConfig, defaultEmbedderSpec } from '../recall/request'
 import { blendFilter, scopeFilter } from '../recall/scope'
 import type { MemorySource } from '../store/source'
@@ -350,19 +350,17 @@ function reach(store: MemorySource, trace: RecallTrace, s: Setup, unitId: string
     const row = idx.rowOf.get(unitId)
     const qn = normalizeQuery(vec)
     if (row !== undefined && qn) {
-      const sim = dotRow(idx.data, row, idx.dim, qn)
-      const above = (r: number) => {
-        const x = dotRow(idx.data, r, idx.dim, qn)
-        return x > sim || (x === sim && r < row)
-      }
-      let n = 0
+      const sim = idx.dot(row, qn)
       const ids = owner === 'memory' ? store.idsWhere(filter, LIST_CAP + 1) : null
+      let n: number
       if (ids && ids.length <= LIST_CAP) {
+        const rows: number[] = []
         for (const id of ids) {
           const r = idx.rowOf.get(id)
-          if (r !== undefined && above(r)) n++
+          if (r !== undefined) rows.push(r)
         }
-      } else for (let r = 0; r < idx.count; r++) if (above(r)) n++ // an upper bound: the whole index
+        n = idx.countAbove(qn, sim, row, rows)
+      } else n = idx.countAbove(qn, sim, row) // an upper bound: the whole index
       dense = n + 1
     } else if (row === undefined && cfg.missingVector !== 'zero') notes.push(`it has no stored ${trace.embedder.model} vector: the dense arm cannot find it`)
   }

@@ -196,6 +196,7 @@ export class SqliteSource implements MemorySource, SqliteCtx {
       /* a cache that cannot be written is no reason to fail a close */
     }
     this.closed = true
+    this.vec.reload() // frees the indexes (a compact one holds a file)
     this.db.close()
     this.ws.close()
     for (const release of this.releaseOpen) release()

@@ -10,7 +10,7 @@ import type { EmbeddingModelFacts } from '../../../shared/types'
 import { decodeVector } from '../decode'
 import { refreshVectorIndex, type RefreshOptions, type VectorSource } from '../vectors/load'
 import { fileSignature, readSnapshot, snapshotPath, writeSnapshot } from '../vectors/snapshot'
-import { HELD_AGENT, HELD_WORKSPACE, VectorIndex } from '../vectors/vectorIndex'
+import { HELD_AGENT, HELD_WORKSPACE, spillDirOf, VectorIndex } from '../vectors/vectorIndex'
 import type { Workspace } from '../workspace/workspace'
 import { agentModels, workspaceModels } from './candidates'
 import { loadSqliteVec } from '../sqliteVec'
@@ -59,6 +59,7 @@ export class SqliteVectors {
     const first = !idx
     if (!idx) {
       idx = new VectorIndex(ownerType, model)
+      idx.spillDir = spillDirOf(this.ctx.workspacePath)
       this.indexes.set(key, idx)
     }
     const useCache = this.cacheMinRows !== null && this.ctx.sql.embeddings !== null

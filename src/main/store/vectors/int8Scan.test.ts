@@ -8,7 +8,8 @@
  * prune (most rows are never rescored).
  */
 import { describe, expect, it } from 'vitest'
-import { dotRow, normalizeQuery } from '../../recall/dense'
+import { normalizeQuery } from '../../recall/dense'
+import { dotRow } from './vectorIndex'
 import { dotKernelAvailable } from './dotKernel'
 import { Int8Index } from './int8Scan'
 

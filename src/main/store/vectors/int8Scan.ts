@@ -47,39 +47,68 @@ export interface Int8SearchResult {
 export class Int8Index {
   /** row length in the int8 matrix: dim rounded up to 32 (the kernel reads 32 codes at a time), zero-padded */
   readonly stride: number
+  /** rows searched: [0, n) (at most `capacity`; rows are set with setRow first) */
+  n: number
+  /** rows there is room for (grow() adds room in place) */
+  capacity = 0
   /** per-row scale s: x̂ = s · codes */
-  readonly scales: Float32Array
+  scales = new Float32Array(0)
   /** per-row ‖x − x̂‖ */
-  readonly errs: Float64Array
+  errs = new Float64Array(0)
   /** per-row ‖x̂‖ */
-  readonly hatNorms: Float64Array
+  hatNorms = new Float64Array(0)
   private readonly memory: WasmMemory
   private readonly kernel: DotAll
   private readonly shared: boolean
-  private readonly qOff: number
-  private readonly outOff: number
+  private qOff = 0
+  private outOff = 0
   /** int16 query codes: at most this, so an int32 row sum cannot overflow (127 · qMax · stride < 2³¹) */
   private readonly qMax: number
 
-  /** Room for `n` rows of `dim`; throws a RangeError when WebAssembly is unavailable or the matrix is over 4 GiB. */
+  /**
+   * Room for `capacity` rows of `dim` (all of them searched until `n` says otherwise); throws a
+   * RangeError when WebAssembly SIMD is unavailable or the matrix would be over 4 GiB.
+   */
   constructor(
-    readonly n: number,
+    capacity: number,
     readonly dim: number,
   ) {
     this.stride = Math.ceil(dim / 32) * 32
-    this.qOff = n * this.stride
-    this.outOff = this.qOff + this.stride * 2
-    const pages = Math.ceil((this.outOff + n * 4) / PAGE)
-    if (pages > WASM_MAX_PAGES) throw new RangeError(`an int8 matrix of ${n} × ${dim} is over 4 GiB`)
+    this.n = capacity
     this.shared = ScanPool.get() !== null
-    this.memory = wasmMemory(pages, this.shared)
+    this.memory = wasmMemory(this.pagesFor(capacity), this.shared)
     const k = dotKernel(this.memory, this.shared, 'dotI8All')
     if (!k) throw new RangeError('WebAssembly SIMD is not available')
     this.kernel = k
-    this.scales = new Float32Array(n)
-    this.errs = new Float64Array(n)
-    this.hatNorms = new Float64Array(n)
     this.qMax = Math.min(32767, Math.floor((2 ** 31 - 1) / (127 * this.stride)))
+    this.grow(capacity)
+  }
+
+  private pagesFor(capacity: number): number {
+    const pages = Math.ceil((capacity * this.stride + this.stride * 2 + capacity * 4) / PAGE)
+    if (pages > WASM_MAX_PAGES) throw new RangeError(`an int8 matrix of ${capacity} × ${this.dim} is over 4 GiB`)
+    return Math.max(1, pages)
+  }
+
+  /** Room for `capacity` rows; rows already set stay (the memory grows in place). Throws a RangeError past 4 GiB. */
+  grow(capacity: number): void {
+    if (capacity < this.capacity) return
+    const pages = this.pagesFor(capacity)
+    const have = this.memory.buffer.byteLength / PAGE
+    if (pages > have) this.memory.grow(pages - have)
+    const keep = this.capacity
+    const more = <T extends Float32Array | Float64Array>(old: T, make: (n: number) => T): T => {
+      const a = make(capacity)
+      a.set(old.subarray(0, keep))
+      return a
+    }
+    this.scales = more(this.scales, (n) => new Float32Array(n))
+    this.errs = more(this.errs, (n) => new Float64Array(n))
+    this.hatNorms = more(this.hatNorms, (n) => new Float64Array(n))
+    this.capacity = capacity
+    // The scratch after the matrix: the query codes, then one int32 sum per row.
+    this.qOff = capacity * this.stride
+    this.outOff = this.qOff + this.stride * 2
   }
 
   /** Bytes held (the int8 matrix and the per-row numbers). */
@@ -87,7 +116,7 @@ export class Int8Index {
     return this.memory.buffer.byteLength + this.scales.byteLength + this.errs.byteLength + this.hatNorms.byteLength
   }
 
-  /** Quantise row `r` from `v[off .. off+dim)` (the float32 row the exact scores are computed on). */
+  /** Quantise row `r` (< capacity) from `v[off .. off+dim)` (the float32 row the exact scores are computed on). */
   setRow(r: number, v: Float32Array, off = 0): void {
     const dim = this.dim
     let max = 0
@@ -113,16 +142,11 @@ export class Int8Index {
   }
 
   /**
-   * The exact top `k` rows for unit query `q`, ranked like the brute force: score
-   * descending, then `keys[row]` ascending, then row. `exact(rows)` (rows ascending)
-   * returns each row's exact float32 score, in the same order.
+   * The query's int16 codes and the integer scan of rows [0, n) on every core: each row's
+   * approximate score is t · scales[r] · D[r] within ± (qn · errs[r] + eq · hatNorms[r] + SLACK).
    */
-  search(q: Float64Array, k: number, keys: ArrayLike<number>, exact: (rows: Int32Array) => ArrayLike<number>): Int8SearchResult {
+  private scanQuery(q: Float64Array): { t: number; qn: number; eq: number; D: Int32Array } {
     const { n, dim, stride } = this
-    k = Math.min(k, n)
-    if (k <= 0) return { rows: [], scores: [], rescored: 0, timings: { scanMs: 0, boundMs: 0, rescoreMs: 0 } }
-    const t0 = performance.now()
-    // The query: int16 codes d with scale t, and its error e_q = ‖q − t·d‖.
     let qmax = 0
     let qn2 = 0
     for (let i = 0; i < dim; i++) {
@@ -138,14 +162,24 @@ export class Int8Index {
       qc[i] = d
       eq2 += (q[i] - t * d) ** 2
     }
-    const qn = Math.sqrt(qn2)
-    const eq = Math.sqrt(eq2)
-
-    // The integer scan, on every core.
-    const pool = this.shared ? ScanPool.get() : null
+    const pool = this.shared && n > 0 ? ScanPool.get() : null
     const scan = { name: 'dotI8All', data: 0, n, dim: stride, q: this.qOff, out: this.outOff, rowBytes: stride, outBytes: 4 } as const
-    if (!pool?.scan(this.memory, this.kernel, scan)) this.kernel(0, n, stride, this.qOff, this.outOff)
-    const D = new Int32Array(this.memory.buffer, this.outOff, n)
+    if (n > 0 && !pool?.scan(this.memory, this.kernel, scan)) this.kernel(0, n, stride, this.qOff, this.outOff)
+    return { t, qn: Math.sqrt(qn2), eq: Math.sqrt(eq2), D: new Int32Array(this.memory.buffer, this.outOff, n) }
+  }
+
+  /**
+   * The exact top `k` rows for unit query `q`, ranked like the brute force: score
+   * descending, then `keys[row]` ascending, then row. `exact(rows)` (rows ascending)
+   * returns each row's exact float32 score, in the same order. With `subset`, only
+   * those rows (each < n, no repeats) compete.
+   */
+  search(q: Float64Array, k: number, keys: ArrayLike<number>, exact: (rows: Int32Array) => ArrayLike<number>, subset?: Int32Array): Int8SearchResult {
+    const total = subset ? subset.length : this.n
+    k = Math.min(k, total)
+    if (k <= 0) return { rows: [], scores: [], rescored: 0, timings: { scanMs: 0, boundMs: 0, rescoreMs: 0 } }
+    const t0 = performance.now()
+    const { t, qn, eq, D } = this.scanQuery(q)
     const t1 = performance.now()
 
     // One pass: a min-heap of the k largest lower ends (its root rises towards L, the k-th largest), and
@@ -157,33 +191,34 @@ export class Int8Index {
     let root = -Infinity
     let m = 0
     let cand = new Int32Array(Math.max(1024, 16 * k))
-    for (let r = 0; r < n; r++) {
+    for (let i = 0; i < total; i++) {
+      const r = subset ? subset[i] : i
       const a = t * scales[r] * D[r]
       const b = qn * errs[r] + eq * hatNorms[r] + SLACK
       const lo = a - b
       if (size < k) {
-        let i = size++
-        heap[i] = lo
-        while (i > 0) {
-          const p = (i - 1) >> 1
-          if (heap[p] <= heap[i]) break
+        let j = size++
+        heap[j] = lo
+        while (j > 0) {
+          const p = (j - 1) >> 1
+          if (heap[p] <= heap[j]) break
           const x = heap[p]
-          heap[p] = heap[i]
-          heap[i] = x
-          i = p
+          heap[p] = heap[j]
+          heap[j] = x
+          j = p
         }
         if (size === k) root = heap[0]
       } else if (lo > root) {
         heap[0] = lo
-        for (let i = 0; ;) {
-          const l = 2 * i + 1
+        for (let j = 0; ;) {
+          const l = 2 * j + 1
           if (l >= k) break
           const c = l + 1 < k && heap[l + 1] < heap[l] ? l + 1 : l
-          if (heap[i] <= heap[c]) break
+          if (heap[j] <= heap[c]) break
           const x = heap[c]
-          heap[c] = heap[i]
-          heap[i] = x
-          i = c
+          heap[c] = heap[j]
+          heap[j] = x
+          j = c
         }
         root = heap[0]
       }
@@ -205,6 +240,7 @@ export class Int8Index {
     }
     m = kept
     const rows = cand.subarray(0, m)
+    if (subset) rows.sort()
     const t2 = performance.now()
     const sc = exact(rows)
     const order = Array.from({ length: m }, (_, i) => i)
@@ -212,6 +248,31 @@ export class Int8Index {
     const top = order.slice(0, k)
     const timings = { scanMs: t1 - t0, boundMs: t2 - t1, rescoreMs: performance.now() - t2 }
     return { rows: top.map((i) => rows[i]), scores: top.map((i) => sc[i]), rescored: m, timings }
+  }
+
+  /**
+   * How many rows (of [0, n), or of `subset`) score above `threshold` for unit query `q`,
+   * a row scoring exactly `threshold` counting when it is below `tieRow`. Exact: rows whose
+   * bounds straddle the threshold are rescored through `exact` (rows ascending).
+   */
+  countAbove(q: Float64Array, threshold: number, tieRow: number, exact: (rows: Int32Array) => ArrayLike<number>, subset?: Int32Array): number {
+    const total = subset ? subset.length : this.n
+    if (total === 0) return 0
+    const { t, qn, eq, D } = this.scanQuery(q)
+    const { scales, errs, hatNorms } = this
+    let above = 0
+    const unsure: number[] = []
+    for (let i = 0; i < total; i++) {
+      const r = subset ? subset[i] : i
+      const a = t * scales[r] * D[r]
+      const b = qn * errs[r] + eq * hatNorms[r] + SLACK
+      if (a - b > threshold) above++
+      else if (a + b >= threshold) unsure.push(r)
+    }
+    const rows = Int32Array.from(unsure).sort()
+    const sc = exact(rows)
+    for (let i = 0; i < rows.length; i++) if (sc[i] > threshold || (sc[i] === threshold && rows[i] < tieRow)) above++
+    return above
   }
 
   /** The int8 matrix's bytes (n × stride; a view, do not keep across growth). */

@@ -7,7 +7,8 @@
  * between scans (another memory, grown rows) is scanned right.
  */
 import { describe, expect, it } from 'vitest'
-import { dotAll, dotRow, normalizeQuery } from '../../recall/dense'
+import { dotAll, normalizeQuery } from '../../recall/dense'
+import { dotRow } from './vectorIndex'
 import { kernelModule } from './dotKernel'
 import { ScanPool } from './scanPool'
 import { topKRows, VectorIndex } from './vectorIndex'

@@ -56,6 +56,8 @@ interface Header {
 }
 
 const align8 = (n: number) => Math.ceil(n / 8) * 8
+/** Rows of a compact index move through a buffer of this size. */
+const CHUNK_BYTES = 8 << 20
 
 /** Write `idx` (count rows) to `file` atomically. Returns false (and writes nothing) on any error. */
 export function writeSnapshot(file: string, idx: VectorIndex, signature: string): boolean {
@@ -85,19 +87,32 @@ export function writeSnapshot(file: string, idx: VectorIndex, signature: string)
       pre.write(MAGIC, 0, 'latin1')
       pre.writeUInt32LE(head.length, 8)
       let pos = 0
-      const put = (b: Uint8Array) => {
+      /** Write `b` at `pos`; `pad`: then pad to 8 bytes (off for the pieces of one section). */
+      const put = (b: Uint8Array, pad = true) => {
         let off = 0
         while (off < b.byteLength) off += fs.writeSync(fd, b, off, b.byteLength - off, pos + off)
         pos += b.byteLength
-        const pad = align8(pos) - pos
-        if (pad) {
-          fs.writeSync(fd, Buffer.alloc(pad), 0, pad, pos)
-          pos += pad
-        }
+        if (pad) pos = align8At(pos)
+      }
+      /** Pad the file to 8 bytes at `at`; returns the new position. */
+      const align8At = (at: number) => {
+        const p = align8(at) - at
+        if (p) fs.writeSync(fd, Buffer.alloc(p), 0, p, at)
+        return at + p
       }
       put(Buffer.concat([pre, head]))
       put(idsJson)
-      put(new Uint8Array(idx.data.buffer, idx.data.byteOffset, n * idx.dim * 4))
+      if (idx.compact) {
+        // The float32 rows are on disk: copy them across a chunk at a time.
+        const rows = Math.max(1, Math.floor(CHUNK_BYTES / (idx.dim * 4)))
+        const buf = new Float32Array(rows * idx.dim)
+        for (let r = 0; r < n; r += rows) {
+          const m = Math.min(rows, n - r)
+          idx.readRows(r, m, buf)
+          put(new Uint8Array(buf.buffer, 0, m * idx.dim * 4), false)
+        }
+        pos = align8At(pos)
+      } else put(new Uint8Array(idx.data.buffer, idx.data.byteOffset, n * idx.dim * 4))
       put(new Uint8Array(idx.norms.buffer, idx.norms.byteOffset, n * 4))
       put(new Uint8Array(idx.keys.buffer, idx.keys.byteOffset, n * 8))
       put(new Uint8Array(idx.held.buffer, idx.held.byteOffset, n))
@@ -162,7 +177,17 @@ export function readSnapshot(file: string, idx: VectorIndex, signature: string):
     idx.reset()
     idx.dim = dim
     idx.reserve(n)
-    read(new Uint8Array(idx.data.buffer, idx.data.byteOffset, n * dim * 4), dataAt)
+    if (idx.compact) {
+      // Too big to hold: the rows stay in this file (read back when needed), only their int8 copy is made.
+      idx.attachRows(file, dataAt, n)
+      const rows = Math.max(1, Math.floor(CHUNK_BYTES / (dim * 4)))
+      const buf = new Float32Array(rows * dim)
+      for (let r = 0; r < n; r += rows) {
+        const m = Math.min(rows, n - r)
+        read(new Uint8Array(buf.buffer, 0, m * dim * 4), dataAt + r * dim * 4)
+        idx.quantizeRows(r, buf.subarray(0, m * dim))
+      }
+    } else read(new Uint8Array(idx.data.buffer, idx.data.byteOffset, n * dim * 4), dataAt)
     read(new Uint8Array(idx.norms.buffer, idx.norms.byteOffset, n * 4), normsAt)
     read(new Uint8Array(idx.keys.buffer, idx.keys.byteOffset, n * 8), keysAt)
     read(new Uint8Array(idx.held.buffer, idx.held.byteOffset, n), heldAt)

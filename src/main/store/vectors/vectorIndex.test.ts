@@ -5,6 +5,10 @@
  * connection, row by row) giving the same index. The reference for each state is
  * computed here from the rows the test wrote (unit vector = v / ‖v‖, rounded to
  * float32), and cross-checked against a fresh store's full load.
+ *
+ * Everything runs twice: with the matrix in memory, and compact (int8 copy in
+ * memory, float32 rows on disk: VectorIndex.compactBytes = 1 makes every index
+ * compact), which must hold exactly the same rows.
  */
 import path from 'node:path'
 import Database from 'better-sqlite3'
@@ -12,7 +16,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { tmpDir } from '../../../../test/helpers/tmp'
 import { encodeVector } from '../decode'
 import { openSource } from '../registry'
-import { HELD_AGENT, HELD_WORKSPACE, topKRows, type VectorIndex } from './vectorIndex'
+import { dotKernelAvailable } from './dotKernel'
+import { HELD_AGENT, HELD_WORKSPACE, topKRows, VectorIndex } from './vectorIndex'
 import { CanonicalWriter } from '../sqlite/canonicalWriter'
 
 const DIM = 8
@@ -121,393 +126,418 @@ beforeEach(() => {
 })
 afterEach(() => t.cleanup())
 
-describe('staleness check', () => {
-  it('does no SQL when nothing was committed, and only two cheap queries when another table changed', () => {
-    build([1, 2, 3])
-    const s = openSource({ path: db })
-    try {
-      const idx = s.vectors(MODEL)
-      expect(idx.last.path).toBe('full')
-      expectTruth(idx)
-      s.vectors(MODEL)
-      expect(idx.last.path).toBe('unchanged')
-      agent((d) => d.prepare(`UPDATE memories SET salience = 0.9 WHERE id = 'm1'`).run())
-      s.vectors(MODEL)
-      expect(idx.last.path).toBe('stats')
-      s.vectors(MODEL)
-      expect(idx.last.path).toBe('unchanged')
-      expect(idx.fullLoads).toBe(1)
-    } finally {
-      s.close()
-    }
-  })
-})
+const DEFAULT_COMPACT_BYTES = VectorIndex.compactBytes
+const MODES = [{ mode: 'in memory', compactBytes: DEFAULT_COMPACT_BYTES }, ...(dotKernelAvailable() ? [{ mode: 'compact', compactBytes: 1 }] : [])]
 
-describe('incremental refresh stays exact', () => {
-  it('appends: reads only the new rows', () => {
-    build([1, 2, 3])
-    const s = openSource({ path: db })
-    try {
-      const idx = s.vectors(MODEL)
-      agent((d) => {
-        for (const i of [4, 5]) {
-          d.prepare(`INSERT INTO memories (id, content, created_at) VALUES (?, ?, ?)`).run(`m${i}`, `memory ${i}`, 2000 + i)
-          putRow(d, `m${i}`, raw(i))
-          truth.set(`m${i}`, raw(i))
-        }
-      })
-      s.vectors(MODEL)
-      expect(idx.last.path).toBe('append')
-      expect(idx.fullLoads).toBe(1)
-      expectTruth(idx)
-      expectSameAsFresh(idx)
-    } finally {
-      s.close()
-    }
+describe.each(MODES)('$mode', ({ compactBytes }) => {
+  beforeEach(() => {
+    VectorIndex.compactBytes = compactBytes
+  })
+  afterEach(() => {
+    VectorIndex.compactBytes = DEFAULT_COMPACT_BYTES
   })
 
-  it('INSERT OR REPLACE (a new rowid): the new vector replaces the old in place, no reload', () => {
-    build([1, 2, 3])
-    const s = openSource({ path: db })
-    try {
-      const idx = s.vectors(MODEL)
-      agent((d) => putRow(d, 'm2', raw(200)))
-      truth.set('m2', raw(200))
-      s.vectors(MODEL)
-      expect(idx.last.path).toBe('recount')
-      expect(idx.fullLoads).toBe(1)
-      expectTruth(idx)
-      // Its tie key is its new rowid, as a full load would give it.
-      expectSameAsFresh(idx)
-    } finally {
-      s.close()
-    }
-  })
-
-  it('deletions (alone, or hidden behind an append of as many rows) reload from scratch', () => {
-    build([1, 2, 3, 4])
-    const s = openSource({ path: db })
-    try {
-      const idx = s.vectors(MODEL)
-      agent((d) => d.prepare(`DELETE FROM embeddings WHERE owner_id = 'm1'`).run())
-      truth.delete('m1')
-      s.vectors(MODEL)
-      expect(idx.last.path).toBe('full')
-      expectTruth(idx)
-      // Same row count and a higher max rowid: only the accounting can tell a row left.
-      agent((d) => {
-        d.transaction(() => {
-          d.prepare(`DELETE FROM embeddings WHERE owner_id = 'm2'`).run()
-          putRow(d, 'm9', raw(9))
-        })()
-      })
-      truth.delete('m2')
-      truth.set('m9', raw(9))
-      s.vectors(MODEL)
-      expect(idx.last.path).toBe('full')
-      expect(idx.fullLoads).toBe(3)
-      expectTruth(idx)
-      expectSameAsFresh(idx)
-    } finally {
-      s.close()
-    }
-  })
-
-  it('a vector replaced by a malformed one disappears (and is counted)', () => {
-    build([1, 2, 3])
-    const s = openSource({ path: db })
-    try {
-      const idx = s.vectors(MODEL)
-      agent((d) => putRow(d, 'm3', encodeVector([1, Number.NaN, 0, 0, 0, 0, 0, 0])))
-      truth.delete('m3')
-      s.vectors(MODEL)
-      expectTruth(idx)
-      expect(idx.malformed.nonFiniteVector).toBe(1)
-      expectSameAsFresh(idx)
-    } finally {
-      s.close()
-    }
-  })
-
-  it('in a table without a unique key, a second row for an id reloads (the newest row wins, as on a full load)', () => {
-    build([1, 2, 3], { unique: false })
-    const s = openSource({ path: db })
-    try {
-      const idx = s.vectors(MODEL)
-      agent((d) => putRow(d, 'm1', raw(100), 'INSERT'))
-      truth.set('m1', raw(100))
-      s.vectors(MODEL)
-      expect(idx.last.path).toBe('full')
-      expectTruth(idx)
-    } finally {
-      s.close()
-    }
-  })
-
-  it('blind spot, documented: an in-place UPDATE keeps count and max(rowid); reloadVectors() picks it up', () => {
-    build([1, 2, 3])
-    const s = openSource({ path: db })
-    try {
-      const idx = s.vectors(MODEL)
-      agent((d) => d.prepare(`UPDATE embeddings SET vector = ? WHERE owner_id = 'm1'`).run(encodeVector(raw(77))))
-      s.vectors(MODEL)
-      expect(idx.last.path).toBe('stats')
-      expect(Array.from(idx.get('m1')!)).toEqual(unit(raw(1)))
-      s.reloadVectors()
-      truth.set('m1', raw(77))
-      expectTruth(s.vectors(MODEL))
-    } finally {
-      s.close()
-    }
-  })
-
-  it('ties rank by source rowid, so an incrementally refreshed index orders them as a fresh load does', () => {
-    build([1, 2, 3])
-    const s = openSource({ path: db })
-    try {
-      const idx = s.vectors(MODEL)
-      // m1 and m3 get the same vector; m1 is rewritten later, so its rowid is now the higher one.
-      agent((d) => {
-        putRow(d, 'm3', raw(50))
-        putRow(d, 'm1', raw(50))
-      })
-      s.vectors(MODEL)
-      const q = Float64Array.from(unit(raw(50)))
-      const rank = (x: VectorIndex) => {
-        const sims = new Float64Array(x.count)
-        for (let r = 0; r < x.count; r++) for (let i = 0; i < DIM; i++) sims[r] += x.data[r * DIM + i] * q[i]
-        return topKRows(sims, x.count, 3, undefined, x.keys).map((r) => x.ids[r])
+  describe('staleness check', () => {
+    it('does no SQL when nothing was committed, and only two cheap queries when another table changed', () => {
+      build([1, 2, 3])
+      const s = openSource({ path: db })
+      try {
+        const idx = s.vectors(MODEL)
+        expect(idx.last.path).toBe('full')
+        expectTruth(idx)
+        s.vectors(MODEL)
+        expect(idx.last.path).toBe('unchanged')
+        agent((d) => d.prepare(`UPDATE memories SET salience = 0.9 WHERE id = 'm1'`).run())
+        s.vectors(MODEL)
+        expect(idx.last.path).toBe('stats')
+        s.vectors(MODEL)
+        expect(idx.last.path).toBe('unchanged')
+        expect(idx.fullLoads).toBe(1)
+      } finally {
+        s.close()
       }
-      expect(rank(idx).slice(0, 2)).toEqual(['m3', 'm1'])
-      const fresh = openSource({ path: db, workspacePath: path.join(t.dir, 'f.ws') })
-      expect(rank(fresh.vectors(MODEL))).toEqual(rank(idx))
-      fresh.close()
-    } finally {
-      s.close()
-    }
-  })
-
-  it('Engram: an embedding written in place into a NULL column (no new rowid) is picked up', () => {
-    const d = new Database(db)
-    d.exec(`CREATE TABLE memories (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, content TEXT NOT NULL, role TEXT, timestamp INTEGER NOT NULL,
-      metadata TEXT, content_hash TEXT NOT NULL, embedding TEXT, tier TEXT NOT NULL DEFAULT 'working')`)
-    for (const i of [1, 2, 3])
-      d.prepare(`INSERT INTO memories VALUES (?, 's', ?, 'user', ?, NULL, ?, ?, 'working')`).run(
-        `e${i}`,
-        `text ${i}`,
-        1000 + i,
-        `h${i}`,
-        i === 2 ? null : JSON.stringify(raw(i)),
-      )
-    d.close()
-    const s = openSource({ path: db })
-    try {
-      const idx = s.vectors('nomic-embed-text')
-      expect(idx.count).toBe(2)
-      agent((w) => w.prepare(`UPDATE memories SET embedding = ? WHERE id = 'e2'`).run(JSON.stringify(raw(2))))
-      s.vectors('nomic-embed-text')
-      expect(idx.count).toBe(3)
-      expect(Array.from(idx.get('e2')!)).toEqual(unit(raw(2)))
-    } finally {
-      s.close()
-    }
-  })
-})
-
-describe('load paths', () => {
-  function buildMixed(): void {
-    build(Array.from({ length: 40 }, (_, i) => i + 1))
-    agent((d) => {
-      putRow(d, 'm5', JSON.stringify(raw(5))) // JSON text where a BLOB is expected: still a vector
-      truth.set('m5', raw(5))
-      putRow(d, 'm6', encodeVector(raw(6, DIM - 2))) // wrong length
-      truth.delete('m6')
-      putRow(d, 'm7', Buffer.from([1, 2, 3, 4, 5, 6])) // not whole float32s
-      truth.delete('m7')
-      putRow(d, 'm8', encodeVector([0, Number.POSITIVE_INFINITY, 0, 0, 0, 0, 0, 0]))
-      truth.delete('m8')
-      putRow(d, 'm9', '[1, 2, "x"]') // bad JSON vector
-      truth.delete('m9')
     })
-  }
-
-  it('chunked BLOB reads through the bulk connection give the same index as row-by-row reads', () => {
-    buildMixed()
-    const chunked = openSource({ path: db, workspacePath: path.join(t.dir, 'a.ws'), vectorLoad: { bulkMinRows: 1, chunkRows: 7 } })
-    const rows = openSource({ path: db, workspacePath: path.join(t.dir, 'b.ws'), vectorLoad: { chunked: false } })
-    try {
-      const a = chunked.vectors(MODEL)
-      const b = rows.vectors(MODEL)
-      expectTruth(a)
-      expectTruth(b)
-      expect(a.malformed).toEqual({ badVectorShape: 2, nonFiniteVector: 1, wrongDimension: 1 })
-      expect(b.malformed).toEqual(a.malformed)
-      for (const id of truth.keys()) expect(a.keys[a.rowOf.get(id)!]).toBe(b.keys[b.rowOf.get(id)!])
-    } finally {
-      chunked.close()
-      rows.close()
-    }
   })
 
-  it('the matrix width is the most common length over all rows, not the first rows sampled', () => {
-    const w = new CanonicalWriter(db, { force: true })
-    // 300 short vectors first (the sample sees only these), then 400 of the majority length.
-    for (let i = 0; i < 700; i++) {
-      w.memory({
-        id: `m${i}`,
-        agent_id: null,
-        user_id: null,
-        session_id: null,
-        role: null,
-        kind: null,
-        tier: 'working',
-        content: `c${i}`,
-        summary: null,
-        salience: null,
-        created_at: i,
-        last_used_at: null,
-        use_count: null,
-        turn: null,
-        source: null,
-        metadata: null,
+  describe('incremental refresh stays exact', () => {
+    it('appends: reads only the new rows', () => {
+      build([1, 2, 3])
+      const s = openSource({ path: db })
+      try {
+        const idx = s.vectors(MODEL)
+        agent((d) => {
+          for (const i of [4, 5]) {
+            d.prepare(`INSERT INTO memories (id, content, created_at) VALUES (?, ?, ?)`).run(`m${i}`, `memory ${i}`, 2000 + i)
+            putRow(d, `m${i}`, raw(i))
+            truth.set(`m${i}`, raw(i))
+          }
+        })
+        s.vectors(MODEL)
+        expect(idx.last.path).toBe('append')
+        expect(idx.fullLoads).toBe(1)
+        expectTruth(idx)
+        expectSameAsFresh(idx)
+      } finally {
+        s.close()
+      }
+    })
+
+    it('INSERT OR REPLACE (a new rowid): the new vector replaces the old in place, no reload', () => {
+      build([1, 2, 3])
+      const s = openSource({ path: db })
+      try {
+        const idx = s.vectors(MODEL)
+        agent((d) => putRow(d, 'm2', raw(200)))
+        truth.set('m2', raw(200))
+        s.vectors(MODEL)
+        expect(idx.last.path).toBe('recount')
+        expect(idx.fullLoads).toBe(1)
+        expectTruth(idx)
+        // Its tie key is its new rowid, as a full load would give it.
+        expectSameAsFresh(idx)
+      } finally {
+        s.close()
+      }
+    })
+
+    it('deletions (alone, or hidden behind an append of as many rows) reload from scratch', () => {
+      build([1, 2, 3, 4])
+      const s = openSource({ path: db })
+      try {
+        const idx = s.vectors(MODEL)
+        agent((d) => d.prepare(`DELETE FROM embeddings WHERE owner_id = 'm1'`).run())
+        truth.delete('m1')
+        s.vectors(MODEL)
+        expect(idx.last.path).toBe('full')
+        expectTruth(idx)
+        // Same row count and a higher max rowid: only the accounting can tell a row left.
+        agent((d) => {
+          d.transaction(() => {
+            d.prepare(`DELETE FROM embeddings WHERE owner_id = 'm2'`).run()
+            putRow(d, 'm9', raw(9))
+          })()
+        })
+        truth.delete('m2')
+        truth.set('m9', raw(9))
+        s.vectors(MODEL)
+        expect(idx.last.path).toBe('full')
+        expect(idx.fullLoads).toBe(3)
+        expectTruth(idx)
+        expectSameAsFresh(idx)
+      } finally {
+        s.close()
+      }
+    })
+
+    it('a vector replaced by a malformed one disappears (and is counted)', () => {
+      build([1, 2, 3])
+      const s = openSource({ path: db })
+      try {
+        const idx = s.vectors(MODEL)
+        agent((d) => putRow(d, 'm3', encodeVector([1, Number.NaN, 0, 0, 0, 0, 0, 0])))
+        truth.delete('m3')
+        s.vectors(MODEL)
+        expectTruth(idx)
+        expect(idx.malformed.nonFiniteVector).toBe(1)
+        expectSameAsFresh(idx)
+      } finally {
+        s.close()
+      }
+    })
+
+    it('in a table without a unique key, a second row for an id reloads (the newest row wins, as on a full load)', () => {
+      build([1, 2, 3], { unique: false })
+      const s = openSource({ path: db })
+      try {
+        const idx = s.vectors(MODEL)
+        agent((d) => putRow(d, 'm1', raw(100), 'INSERT'))
+        truth.set('m1', raw(100))
+        s.vectors(MODEL)
+        expect(idx.last.path).toBe('full')
+        expectTruth(idx)
+      } finally {
+        s.close()
+      }
+    })
+
+    it('blind spot, documented: an in-place UPDATE keeps count and max(rowid); reloadVectors() picks it up', () => {
+      build([1, 2, 3])
+      const s = openSource({ path: db })
+      try {
+        const idx = s.vectors(MODEL)
+        agent((d) => d.prepare(`UPDATE embeddings SET vector = ? WHERE owner_id = 'm1'`).run(encodeVector(raw(77))))
+        s.vectors(MODEL)
+        expect(idx.last.path).toBe('stats')
+        expect(Array.from(idx.get('m1')!)).toEqual(unit(raw(1)))
+        s.reloadVectors()
+        truth.set('m1', raw(77))
+        expectTruth(s.vectors(MODEL))
+      } finally {
+        s.close()
+      }
+    })
+
+    it('ties rank by source rowid, so an incrementally refreshed index orders them as a fresh load does', () => {
+      build([1, 2, 3])
+      const s = openSource({ path: db })
+      try {
+        const idx = s.vectors(MODEL)
+        // m1 and m3 get the same vector; m1 is rewritten later, so its rowid is now the higher one.
+        agent((d) => {
+          putRow(d, 'm3', raw(50))
+          putRow(d, 'm1', raw(50))
+        })
+        s.vectors(MODEL)
+        const q = Float64Array.from(unit(raw(50)))
+        const rank = (x: VectorIndex) => {
+          const sims = new Float64Array(x.count)
+          for (let r = 0; r < x.count; r++) {
+            const v = x.rowVector(r)
+            for (let i = 0; i < DIM; i++) sims[r] += v[i] * q[i]
+          }
+          return topKRows(sims, x.count, 3, undefined, x.keys).map((r) => x.ids[r])
+        }
+        expect(rank(idx).slice(0, 2)).toEqual(['m3', 'm1'])
+        const fresh = openSource({ path: db, workspacePath: path.join(t.dir, 'f.ws') })
+        expect(rank(fresh.vectors(MODEL))).toEqual(rank(idx))
+        fresh.close()
+      } finally {
+        s.close()
+      }
+    })
+
+    it('Engram: an embedding written in place into a NULL column (no new rowid) is picked up', () => {
+      const d = new Database(db)
+      d.exec(`CREATE TABLE memories (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, content TEXT NOT NULL, role TEXT, timestamp INTEGER NOT NULL,
+      metadata TEXT, content_hash TEXT NOT NULL, embedding TEXT, tier TEXT NOT NULL DEFAULT 'working')`)
+      for (const i of [1, 2, 3])
+        d.prepare(`INSERT INTO memories VALUES (?, 's', ?, 'user', ?, NULL, ?, ?, 'working')`).run(
+          `e${i}`,
+          `text ${i}`,
+          1000 + i,
+          `h${i}`,
+          i === 2 ? null : JSON.stringify(raw(i)),
+        )
+      d.close()
+      const s = openSource({ path: db })
+      try {
+        const idx = s.vectors('nomic-embed-text')
+        expect(idx.count).toBe(2)
+        agent((w) => w.prepare(`UPDATE memories SET embedding = ? WHERE id = 'e2'`).run(JSON.stringify(raw(2))))
+        s.vectors('nomic-embed-text')
+        expect(idx.count).toBe(3)
+        expect(Array.from(idx.get('e2')!)).toEqual(unit(raw(2)))
+      } finally {
+        s.close()
+      }
+    })
+  })
+
+  describe('load paths', () => {
+    function buildMixed(): void {
+      build(Array.from({ length: 40 }, (_, i) => i + 1))
+      agent((d) => {
+        putRow(d, 'm5', JSON.stringify(raw(5))) // JSON text where a BLOB is expected: still a vector
+        truth.set('m5', raw(5))
+        putRow(d, 'm6', encodeVector(raw(6, DIM - 2))) // wrong length
+        truth.delete('m6')
+        putRow(d, 'm7', Buffer.from([1, 2, 3, 4, 5, 6])) // not whole float32s
+        truth.delete('m7')
+        putRow(d, 'm8', encodeVector([0, Number.POSITIVE_INFINITY, 0, 0, 0, 0, 0, 0]))
+        truth.delete('m8')
+        putRow(d, 'm9', '[1, 2, "x"]') // bad JSON vector
+        truth.delete('m9')
       })
-      w.embedding('memory', `m${i}`, MODEL, raw(i, i < 300 ? 4 : 6))
     }
-    w.finish()
-    const s = openSource({ path: db, vectorLoad: { bulkMinRows: 1 } })
-    try {
-      const idx = s.vectors(MODEL)
-      expect(idx.dim).toBe(6)
-      expect(idx.count).toBe(400)
-      expect(idx.malformed.wrongDimension).toBe(300)
-    } finally {
-      s.close()
-    }
+
+    it('chunked BLOB reads through the bulk connection give the same index as row-by-row reads', () => {
+      buildMixed()
+      const chunked = openSource({ path: db, workspacePath: path.join(t.dir, 'a.ws'), vectorLoad: { bulkMinRows: 1, chunkRows: 7 } })
+      const rows = openSource({ path: db, workspacePath: path.join(t.dir, 'b.ws'), vectorLoad: { chunked: false } })
+      try {
+        const a = chunked.vectors(MODEL)
+        const b = rows.vectors(MODEL)
+        expectTruth(a)
+        expectTruth(b)
+        expect(a.malformed).toEqual({ badVectorShape: 2, nonFiniteVector: 1, wrongDimension: 1 })
+        expect(b.malformed).toEqual(a.malformed)
+        for (const id of truth.keys()) expect(a.keys[a.rowOf.get(id)!]).toBe(b.keys[b.rowOf.get(id)!])
+      } finally {
+        chunked.close()
+        rows.close()
+      }
+    })
+
+    it('the matrix width is the most common length over all rows, not the first rows sampled', () => {
+      const w = new CanonicalWriter(db, { force: true })
+      // 300 short vectors first (the sample sees only these), then 400 of the majority length.
+      for (let i = 0; i < 700; i++) {
+        w.memory({
+          id: `m${i}`,
+          agent_id: null,
+          user_id: null,
+          session_id: null,
+          role: null,
+          kind: null,
+          tier: 'working',
+          content: `c${i}`,
+          summary: null,
+          salience: null,
+          created_at: i,
+          last_used_at: null,
+          use_count: null,
+          turn: null,
+          source: null,
+          metadata: null,
+        })
+        w.embedding('memory', `m${i}`, MODEL, raw(i, i < 300 ? 4 : 6))
+      }
+      w.finish()
+      const s = openSource({ path: db, vectorLoad: { bulkMinRows: 1 } })
+      try {
+        const idx = s.vectors(MODEL)
+        expect(idx.dim).toBe(6)
+        expect(idx.count).toBe(400)
+        expect(idx.malformed.wrongDimension).toBe(300)
+      } finally {
+        s.close()
+      }
+    })
   })
-})
 
-describe('workspace (backfilled) vectors', () => {
-  it('fill only what the agent lacks; an agent vector written later takes over; clearing reloads', () => {
-    build([1, 2, 3])
-    agent((d) => d.prepare(`INSERT INTO memories (id, content, created_at) VALUES ('m4', 'memory 4', 2004)`).run())
-    const s = openSource({ path: db })
-    try {
-      const idx = s.vectors(MODEL)
-      s.workspace.putVectors(
-        'memory',
-        MODEL,
-        [
-          { id: 'm3', vector: raw(300) }, // the agent has m3: ignored while it does
-          { id: 'm4', vector: raw(400) },
-        ],
-        'test',
-        5,
-      )
-      s.vectors(MODEL)
-      expect(idx.last.path).toBe('append')
-      expect(Array.from(idx.get('m3')!)).toEqual(unit(raw(3)))
-      expect(Array.from(idx.get('m4')!)).toEqual(unit(raw(400)))
-      expect(idx.held[idx.rowOf.get('m3')!]).toBe(HELD_AGENT | HELD_WORKSPACE)
-      expect(idx.held[idx.rowOf.get('m4')!]).toBe(HELD_WORKSPACE)
-      expect(idx.backfilled).toBe(1)
-      // The memory detail lists the workspace vector, marked; m3 shows both, the agent's unmarked.
-      const norm = Math.hypot(...Float32Array.from(raw(400)))
-      expect(s.vectorInfo('m4')).toEqual([
-        { model: MODEL, dim: DIM, norm: expect.closeTo(norm, 5), problem: null, preview: Array.from(Float32Array.from(raw(400))), backfilled: true },
-      ])
-      expect(s.vectorInfo('m3').map((v) => v.backfilled ?? false)).toEqual([false, true])
-      const facts = s.facts().models.find((m) => m.model === MODEL && m.ownerType === 'memory')!
-      expect(facts).toMatchObject({ count: 3, backfilled: 2 })
+  describe('workspace (backfilled) vectors', () => {
+    it('fill only what the agent lacks; an agent vector written later takes over; clearing reloads', () => {
+      build([1, 2, 3])
+      agent((d) => d.prepare(`INSERT INTO memories (id, content, created_at) VALUES ('m4', 'memory 4', 2004)`).run())
+      const s = openSource({ path: db })
+      try {
+        const idx = s.vectors(MODEL)
+        s.workspace.putVectors(
+          'memory',
+          MODEL,
+          [
+            { id: 'm3', vector: raw(300) }, // the agent has m3: ignored while it does
+            { id: 'm4', vector: raw(400) },
+          ],
+          'test',
+          5,
+        )
+        s.vectors(MODEL)
+        expect(idx.last.path).toBe('append')
+        expect(Array.from(idx.get('m3')!)).toEqual(unit(raw(3)))
+        expect(Array.from(idx.get('m4')!)).toEqual(unit(raw(400)))
+        expect(idx.held[idx.rowOf.get('m3')!]).toBe(HELD_AGENT | HELD_WORKSPACE)
+        expect(idx.held[idx.rowOf.get('m4')!]).toBe(HELD_WORKSPACE)
+        expect(idx.backfilled).toBe(1)
+        // The memory detail lists the workspace vector, marked; m3 shows both, the agent's unmarked.
+        const norm = Math.hypot(...Float32Array.from(raw(400)))
+        expect(s.vectorInfo('m4')).toEqual([
+          { model: MODEL, dim: DIM, norm: expect.closeTo(norm, 5), problem: null, preview: Array.from(Float32Array.from(raw(400))), backfilled: true },
+        ])
+        expect(s.vectorInfo('m3').map((v) => v.backfilled ?? false)).toEqual([false, true])
+        const facts = s.facts().models.find((m) => m.model === MODEL && m.ownerType === 'memory')!
+        expect(facts).toMatchObject({ count: 3, backfilled: 2 })
 
+        agent((d) => putRow(d, 'm4', raw(4)))
+        s.vectors(MODEL)
+        expect(Array.from(idx.get('m4')!)).toEqual(unit(raw(4)))
+        expect(idx.backfilled).toBe(0)
+
+        expect(s.workspace.clearVectors(MODEL)).toBe(2)
+        s.vectors(MODEL)
+        expect(idx.last.path).toBe('full')
+        truth.set('m4', raw(4))
+        expectTruth(idx)
+      } finally {
+        s.close()
+      }
+    })
+
+    it('a model only the workspace has is an index of its own', () => {
+      build([1, 2])
+      const s = openSource({ path: db })
+      try {
+        expect(s.vectors('other').count).toBe(0)
+        s.workspace.putVectors('memory', 'other', [{ id: 'm1', vector: raw(11, 3) }], 'test', 5)
+        const idx = s.vectors('other')
+        expect(idx.dim).toBe(3)
+        expect(Array.from(idx.get('m1')!)).toEqual(unit(raw(11, 3)))
+        expect(s.facts().models.find((m) => m.model === 'other')).toMatchObject({ count: 0, backfilled: 1, dim: 3 })
+      } finally {
+        s.close()
+      }
+    })
+  })
+
+  describe('snapshot of a big index (vectorCache)', () => {
+    const open = () => openSource({ path: db, vectorCache: { minRows: 1 } })
+
+    it('is written at close after a full load and restores the same index while the file is unchanged', () => {
+      build([1, 2, 3, 4])
+      const a = open()
+      const idxA = a.vectors(MODEL)
+      expect(idxA.last.path).toBe('full')
+      const keysA = new Map(idxA.ids.slice(0, idxA.count).map((id) => [id, idxA.keys[idxA.rowOf.get(id)!]]))
+      a.close()
+      const b = open()
+      try {
+        const idx = b.vectors(MODEL)
+        expect(idx.last.path).toBe('cached')
+        expect(idx.fullLoads).toBe(0)
+        expectTruth(idx)
+        for (const [id, k] of keysA) expect(idx.keys[idx.rowOf.get(id)!]).toBe(k)
+        // Still kept in step afterwards.
+        agent((d) => putRow(d, 'm5', raw(5)))
+        truth.set('m5', raw(5))
+        b.vectors(MODEL)
+        expectTruth(idx)
+      } finally {
+        b.close()
+      }
+    })
+
+    it('is ignored (and deleted) once the agent file changed, even with the same counts', () => {
+      build([1, 2, 3])
+      const a = open()
+      a.vectors(MODEL)
+      a.close()
+      // In place: same row count, same max rowid — exactly what the cheap check cannot see.
+      agent((d) => d.prepare(`UPDATE embeddings SET vector = ? WHERE owner_id = 'm2'`).run(encodeVector(raw(222))))
+      truth.set('m2', raw(222))
+      const b = open()
+      try {
+        const idx = b.vectors(MODEL)
+        expect(idx.last.path).toBe('full')
+        expectTruth(idx)
+      } finally {
+        b.close()
+      }
+    })
+
+    it('is not written from an index that was refreshed incrementally (it might hide an in-place change)', () => {
+      build([1, 2, 3])
+      const a = open()
+      a.vectors(MODEL)
       agent((d) => putRow(d, 'm4', raw(4)))
-      s.vectors(MODEL)
-      expect(Array.from(idx.get('m4')!)).toEqual(unit(raw(4)))
-      expect(idx.backfilled).toBe(0)
-
-      expect(s.workspace.clearVectors(MODEL)).toBe(2)
-      s.vectors(MODEL)
-      expect(idx.last.path).toBe('full')
-      truth.set('m4', raw(4))
-      expectTruth(idx)
-    } finally {
-      s.close()
-    }
+      a.vectors(MODEL)
+      expect(a.saveVectorSnapshots()).toEqual([])
+      a.close()
+      const b = open()
+      try {
+        expect(b.vectors(MODEL).last.path).toBe('full')
+      } finally {
+        b.close()
+      }
+    })
   })
 
-  it('a model only the workspace has is an index of its own', () => {
-    build([1, 2])
+  it('each index is in the mode asked for', () => {
+    build([1, 2, 3])
     const s = openSource({ path: db })
     try {
-      expect(s.vectors('other').count).toBe(0)
-      s.workspace.putVectors('memory', 'other', [{ id: 'm1', vector: raw(11, 3) }], 'test', 5)
-      const idx = s.vectors('other')
-      expect(idx.dim).toBe(3)
-      expect(Array.from(idx.get('m1')!)).toEqual(unit(raw(11, 3)))
-      expect(s.facts().models.find((m) => m.model === 'other')).toMatchObject({ count: 0, backfilled: 1, dim: 3 })
+      expect(s.vectors(MODEL).compact).toBe(compactBytes === 1)
     } finally {
       s.close()
-    }
-  })
-})
-
-describe('snapshot of a big index (vectorCache)', () => {
-  const open = () => openSource({ path: db, vectorCache: { minRows: 1 } })
-
-  it('is written at close after a full load and restores the same index while the file is unchanged', () => {
-    build([1, 2, 3, 4])
-    const a = open()
-    const idxA = a.vectors(MODEL)
-    expect(idxA.last.path).toBe('full')
-    const keysA = new Map(idxA.ids.slice(0, idxA.count).map((id) => [id, idxA.keys[idxA.rowOf.get(id)!]]))
-    a.close()
-    const b = open()
-    try {
-      const idx = b.vectors(MODEL)
-      expect(idx.last.path).toBe('cached')
-      expect(idx.fullLoads).toBe(0)
-      expectTruth(idx)
-      for (const [id, k] of keysA) expect(idx.keys[idx.rowOf.get(id)!]).toBe(k)
-      // Still kept in step afterwards.
-      agent((d) => putRow(d, 'm5', raw(5)))
-      truth.set('m5', raw(5))
-      b.vectors(MODEL)
-      expectTruth(idx)
-    } finally {
-      b.close()
-    }
-  })
-
-  it('is ignored (and deleted) once the agent file changed, even with the same counts', () => {
-    build([1, 2, 3])
-    const a = open()
-    a.vectors(MODEL)
-    a.close()
-    // In place: same row count, same max rowid — exactly what the cheap check cannot see.
-    agent((d) => d.prepare(`UPDATE embeddings SET vector = ? WHERE owner_id = 'm2'`).run(encodeVector(raw(222))))
-    truth.set('m2', raw(222))
-    const b = open()
-    try {
-      const idx = b.vectors(MODEL)
-      expect(idx.last.path).toBe('full')
-      expectTruth(idx)
-    } finally {
-      b.close()
-    }
-  })
-
-  it('is not written from an index that was refreshed incrementally (it might hide an in-place change)', () => {
-    build([1, 2, 3])
-    const a = open()
-    a.vectors(MODEL)
-    agent((d) => putRow(d, 'm4', raw(4)))
-    a.vectors(MODEL)
-    expect(a.saveVectorSnapshots()).toEqual([])
-    a.close()
-    const b = open()
-    try {
-      expect(b.vectors(MODEL).last.path).toBe('full')
-    } finally {
-      b.close()
     }
   })
 })

@@ -29,6 +29,15 @@
  * The matrix lives in WebAssembly memory when SIMD is available, so the dense
  * scan runs the SIMD kernel (dotKernel.ts) over it without a copy.
  *
+ * Compact mode, for matrices of `VectorIndex.compactBytes` and more (a million
+ * 768-d rows are 2.9 GiB): the float32 rows go to a file (rowFile.ts) and only
+ * an int8 copy with per-row error bounds stays in memory (int8Scan.ts, a
+ * quarter of the size). Every number is still the float32 row's exact one:
+ * `dot` reads the row back, and top-k searches rescore exactly every row the
+ * int8 bound cannot rule out, so results are the same as the in-memory matrix
+ * gives, ids, order and similarities. `data` is empty in compact mode: read
+ * rows through `dot`, `rowVector`, `get`, `countAbove` and `top`.
+ *
  * First loads of large sources read the BLOBs in chunks of ~1,000 rows, one SQL
  * row per chunk (`group_concat` of the BLOBs + `json_group_array` of the ids),
  * through a short-lived memory-mapped connection: no per-row Buffer, so ~2×
@@ -37,7 +46,11 @@
  * row by row exactly as before.
  */
 import { dotKernel, dotKernelAvailable, kernelModule, wasmMemory, WASM_MAX_PAGES, type DotAll, type WasmMemory } from './dotKernel'
+import { Int8Index } from './int8Scan'
+import { RowFile } from './rowFile'
 import { ScanPool } from './scanPool'
+import os from 'node:os'
+import path from 'node:path'
 import type { MalformedCounts } from '../../../shared/types'
 
 /** Row bit: the agent DB holds a valid vector for this id. */
@@ -65,6 +78,12 @@ const freshState = (): SourceState => ({ version: null, total: 0, maxRid: null, 
 export type RefreshPath = 'unchanged' | 'stats' | 'append' | 'recount' | 'full' | 'cached'
 
 const WASM_PAGE = 65536
+const TEMP_SPILL = path.join(os.tmpdir(), 'recallscope-vectors')
+
+/** Where a store's compact indexes keep their rows: beside the workspace, with its vector snapshots (null: temp). */
+export function spillDirOf(workspacePath: string): string | null {
+  return path.isAbsolute(workspacePath) ? `${workspacePath}-vectors` : null
+}
 
 export class VectorIndex {
   /**
@@ -85,6 +104,11 @@ export class VectorIndex {
    * lost at 4,000 × 768 (0.71×) and won from 8,000 × 768 (1.17–1.31×).
    */
   static parallelMin = 6_000_000
+  /**
+   * Matrices of at least this many bytes (rows × dim × 4) go compact: an int8 copy in memory, the
+   * float32 rows in a file (see the module comment). @default 512 MiB (100k × 768 stays in memory)
+   */
+  static compactBytes = 512 * 2 ** 20
 
   dim = 0
   count = 0
@@ -113,6 +137,12 @@ export class VectorIndex {
   /** per source: [agent, workspace] */
   readonly sync: [SourceState, SourceState] = [freshState(), freshState()]
   loadedAt = 0
+  /** Where a compact index keeps its float32 rows (the workspace's vector folder); null: the OS temp folder. */
+  spillDir: string | null = null
+  /** Compact mode: the int8 copy searched in memory and the exact rows on disk (null: `data` holds the matrix). */
+  private compactStore: { codes: Int8Index; rows: RowFile } | null = null
+  /** one row read back from disk (compact mode) */
+  private rowBuf = new Float32Array(0)
   private memory: WasmMemory | null = null
   private kernel: DotAll | null = null
   /** whether `memory` is shared (the pool can scan it) */
@@ -136,6 +166,8 @@ export class VectorIndex {
 
   /** Forget everything (reload from scratch). */
   reset(): void {
+    this.compactStore?.rows.close()
+    this.compactStore = null
     this.dim = this.count = 0
     this.pristine = false
     this.memory = null
@@ -161,7 +193,9 @@ export class VectorIndex {
   private ensureCapacity(rows: number, exact = false): void {
     if (rows <= this.norms.length) return
     const cap = exact ? rows : Math.max(rows, this.norms.length * 2, 1024)
-    this.growMatrix(cap)
+    if (!this.compactStore && this.dim > 0 && cap * this.dim * 4 >= VectorIndex.compactBytes) this.enterCompact(cap)
+    if (this.compactStore) this.compactStore.codes.grow(cap)
+    else this.growMatrix(cap)
     const n = new Float32Array(cap)
     n.set(this.norms.subarray(0, this.count))
     this.norms = n
@@ -171,6 +205,45 @@ export class VectorIndex {
     const h = new Uint8Array(cap)
     h.set(this.held.subarray(0, this.count))
     this.held = h
+  }
+
+  /**
+   * Switch to compact mode with room for `cap` rows, moving the rows held so far. Where the
+   * int8 scan cannot run (no WebAssembly SIMD, over 4 GiB of codes), the matrix stays in memory.
+   */
+  private enterCompact(cap: number): void {
+    let codes: Int8Index
+    try {
+      codes = new Int8Index(cap, this.dim)
+    } catch {
+      return
+    }
+    let rows: RowFile
+    try {
+      rows = new RowFile(this.spillDir ?? TEMP_SPILL, this.dim)
+    } catch {
+      try {
+        rows = new RowFile(TEMP_SPILL, this.dim) // the workspace folder refused: the OS temp folder
+      } catch {
+        return
+      }
+    }
+    const dim = this.dim
+    for (let r = 0; r < this.count; r++) {
+      rows.write(r, this.data, r * dim)
+      codes.setRow(r, this.data, r * dim)
+    }
+    codes.n = this.count
+    this.compactStore = { codes, rows }
+    this.rowBuf = new Float32Array(dim)
+    this.data = new Float32Array(0)
+    this.memory = null
+    this.kernel = null
+  }
+
+  /** Whether the index is compact (int8 in memory, float32 rows on disk). */
+  get compact(): boolean {
+    return this.compactStore !== null
   }
 
   /** Room for `cap` rows: WebAssembly memory grown in place when possible, else a new array and a copy. */
@@ -283,8 +356,10 @@ export class VectorIndex {
     this.keys[row] = key
     const norm = Math.sqrt(s)
     const inv = norm > 0 ? 1 / norm : 0
-    const data = this.data
-    let o = row * dim
+    const cs = this.compactStore
+    // Compact: the unit row is built in one row's room, then stored (same float32 roundings).
+    const data = cs ? this.rowBuf : this.data
+    let o = cs ? 0 : row * dim
     for (i = off; i < end4; i += 4, o += 4) {
       data[o] = v[i] * inv
       data[o + 1] = v[i + 1] * inv
@@ -293,7 +368,91 @@ export class VectorIndex {
     }
     for (; i < end; i++, o++) data[o] = v[i] * inv
     this.norms[row] = norm
+    if (cs) {
+      cs.rows.write(row, data)
+      cs.codes.setRow(row, data)
+      cs.codes.n = this.count
+    }
     return null
+  }
+
+  /** Row `row`'s exact similarity with unit query `q` (dotRow's number, whichever mode). */
+  dot(row: number, q: Float64Array): number {
+    const cs = this.compactStore
+    return cs ? dotRow(cs.rows.read(row, this.rowBuf), 0, this.dim, q) : dotRow(this.data, row, this.dim, q)
+  }
+
+  /** Row `row`'s unit vector: a view of the matrix (do not mutate), or a copy read back in compact mode. */
+  rowVector(row: number): Float32Array {
+    const cs = this.compactStore
+    return cs ? cs.rows.read(row, new Float32Array(this.dim)) : this.data.subarray(row * this.dim, (row + 1) * this.dim)
+  }
+
+  /** Exact scores of `rows` (ascending) with `q`, read back from disk. */
+  private exactScores(q: Float64Array): (rows: Int32Array) => Float64Array {
+    return (rows) => {
+      const out = new Float64Array(rows.length)
+      for (let i = 0; i < rows.length; i++) out[i] = this.dot(rows[i], q)
+      return out
+    }
+  }
+
+  /**
+   * Compact mode: the exact top `k` rows (of every row, or of `subset`) for unit query `q`,
+   * ranked by similarity, then key, then row — the order topKRows gives over the full scan.
+   */
+  compactTop(q: Float64Array, k: number, subset?: Int32Array): { rows: number[]; sims: number[] } {
+    const cs = this.compactStore
+    if (!cs) throw new Error('compactTop on an in-memory index')
+    cs.rows.flush()
+    cs.codes.n = this.count
+    const r = cs.codes.search(q, k, this.keys, this.exactScores(q), subset)
+    return { rows: r.rows, sims: r.scores }
+  }
+
+  /**
+   * How many rows (every row, or `subset`) have a similarity with `q` above `threshold`, ties
+   * counting when the row is below `tieRow`. Exact in both modes.
+   */
+  countAbove(q: Float64Array, threshold: number, tieRow: number, subset?: ArrayLike<number>): number {
+    const cs = this.compactStore
+    if (cs) {
+      cs.rows.flush()
+      cs.codes.n = this.count
+      return cs.codes.countAbove(q, threshold, tieRow, this.exactScores(q), subset ? Int32Array.from(subset) : undefined)
+    }
+    let n = 0
+    const total = subset ? subset.length : this.count
+    for (let i = 0; i < total; i++) {
+      const r = subset ? subset[i] : i
+      const x = dotRow(this.data, r, this.dim, q)
+      if (x > threshold || (x === threshold && r < tieRow)) n++
+    }
+    return n
+  }
+
+  /** Rows [first, first + count) into `out` (count × dim unit values), from memory or disk. */
+  readRows(first: number, count: number, out: Float32Array): void {
+    const cs = this.compactStore
+    if (cs) cs.rows.readRange(first, count, out)
+    else out.set(this.data.subarray(first * this.dim, (first + count) * this.dim))
+  }
+
+  /**
+   * Compact mode: serve rows [0, count) from a snapshot file's float32 section (they are also
+   * quantised here); later writes go to the spill file.
+   */
+  attachRows(file: string, at: number, count: number): void {
+    const cs = this.compactStore
+    if (!cs) throw new Error('attachRows on an in-memory index')
+    cs.rows.attachBase(file, at, count)
+  }
+
+  /** Quantise rows from a float32 block (a snapshot being restored in compact mode): `v` holds rows first… */
+  quantizeRows(first: number, v: Float32Array): void {
+    const cs = this.compactStore
+    if (!cs) throw new Error('quantizeRows on an in-memory index')
+    for (let r = 0; r * this.dim < v.length; r++) cs.codes.setRow(first + r, v, r * this.dim)
   }
 
   /** Insert or replace one decoded vector as an agent row (tests, tools). */
@@ -305,7 +464,7 @@ export class VectorIndex {
   /** The unit vector of one id (a view, do not mutate), or null. */
   get(id: string): Float32Array | null {
     const row = this.rowOf.get(id)
-    return row === undefined ? null : this.data.subarray(row * this.dim, (row + 1) * this.dim)
+    return row === undefined ? null : this.rowVector(row)
   }
 
   /** Rows whose vector came from the workspace (backfilled, no valid agent vector). */
@@ -318,8 +477,26 @@ export class VectorIndex {
 
   /** Bytes held by the matrix (for RSS reports). */
   get bytes(): number {
-    return this.data.byteLength + this.norms.byteLength + this.keys.byteLength + this.held.byteLength
+    return (this.compactStore?.codes.bytes ?? 0) + this.data.byteLength + this.norms.byteLength + this.keys.byteLength + this.held.byteLength
   }
+}
+
+/** Dot product of row `row` with q (4 accumulators: ~2× a naive loop, same result on every path). */
+export function dotRow(data: Float32Array, row: number, dim: number, q: Float64Array): number {
+  const off = row * dim
+  let s0 = 0
+  let s1 = 0
+  let s2 = 0
+  let s3 = 0
+  let i = 0
+  for (; i + 3 < dim; i += 4) {
+    s0 += data[off + i] * q[i]
+    s1 += data[off + i + 1] * q[i + 1]
+    s2 += data[off + i + 2] * q[i + 2]
+    s3 += data[off + i + 3] * q[i + 3]
+  }
+  for (; i < dim; i++) s0 += data[off + i] * q[i]
+  return s0 + s1 + (s2 + s3)
 }
 
 /** Cosine of a raw query vector against every row; returns similarities (length = idx.count). */

@@ -1,0 +1,254 @@
+/**
+ * A compact vector index (int8 copy in memory, float32 rows on disk: the app's
+ * mode for a million-vector DB) recalls exactly what the in-memory matrix does:
+ * the dense arm's hits (ids, order, similarities bit for bit) on every path — the
+ * whole-DB scan, a small listed scope read back row by row, a large listed scope
+ * searched through the int8 copy, Engram's missing-vector rule — whole recalls,
+ * and why-not's dense rank. The reference ranking is also computed here from the
+ * vectors the test wrote (float32 unit rows, float64 dot products), and the data
+ * is built to be hard: exact duplicates (ties broken by rowid), rows without a
+ * vector, a query equal to a stored row.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import Database from 'better-sqlite3'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { getPreset } from '../src/shared/presets'
+import { runRecall } from '../src/main/recall/engine'
+import { denseArm, normalizeQuery } from '../src/main/recall/dense'
+import { encodeVector } from '../src/main/store/decode'
+import { openSource } from '../src/main/store/registry'
+import type { SqliteSource } from '../src/main/store/sqlite/source'
+import { dotKernelAvailable } from '../src/main/store/vectors/dotKernel'
+import { VectorIndex } from '../src/main/store/vectors/vectorIndex'
+import { buildDb, MODEL, T0, type MemSpec } from './helpers/testDb'
+import { tmpDir } from './helpers/tmp'
+
+const N = 7000
+const DIM = 48
+const NOW = T0 + 10 * N * 60_000
+
+function lcg(seed: number): () => number {
+  let s = seed >>> 0 || 1
+  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 4294967296) * 2 - 1
+}
+
+let t: ReturnType<typeof tmpDir>
+let dbPath: string
+/** id → the raw vector the agent DB holds (the test's own record) */
+const stored = new Map<string, number[]>()
+const order: string[] = []
+let mem: SqliteSource
+let cmp: SqliteSource
+
+/** A store whose indexes are compact (true) or in memory (false), on its own workspace. */
+function open(compact: boolean, ws: string, extra: Record<string, unknown> = {}): SqliteSource {
+  const prev = VectorIndex.compactBytes
+  VectorIndex.compactBytes = compact ? 1 : Number.MAX_SAFE_INTEGER
+  try {
+    const s = openSource({ path: dbPath, workspacePath: path.join(t.dir, ws), ...extra })
+    s.vectors(MODEL) // the mode is chosen at load
+    return s
+  } finally {
+    VectorIndex.compactBytes = prev
+  }
+}
+
+/** The reference: every stored vector as a float32 unit row, dot with the unit query in float64; top k by score, then rowid. */
+function bruteTop(q: number[], k: number, keep: (id: string) => boolean = () => true): { id: string; s: number }[] {
+  const qn = normalizeQuery(q)!
+  const rows: { id: string; s: number; rid: number }[] = []
+  order.forEach((id, rid) => {
+    const v = stored.get(id)
+    if (!v || !keep(id)) return
+    const f = Float32Array.from(v)
+    let n = 0
+    for (const x of f) n += x * x
+    const inv = 1 / Math.sqrt(n)
+    let s = 0
+    for (let i = 0; i < DIM; i++) s += Math.fround(f[i] * inv) * qn[i]
+    rows.push({ id, s, rid })
+  })
+  return rows.sort((a, b) => b.s - a.s || a.rid - b.rid).slice(0, k)
+}
+
+const queries = (() => {
+  const r = lcg(99)
+  const qs = Array.from({ length: 6 }, () => Array.from({ length: DIM }, () => r()))
+  return [...qs, () => stored.get('m1234')!] // a query equal to a stored row (it has exact duplicates too)
+})()
+const query = (i: number) => {
+  const q = queries[i]
+  return typeof q === 'function' ? q() : q
+}
+
+beforeAll(() => {
+  t = tmpDir()
+  const r = lcg(7)
+  const mems: MemSpec[] = []
+  let prev: number[] = []
+  for (let i = 0; i < N; i++) {
+    const id = `m${i}`
+    // every 37th an exact duplicate of the one before (a tie only the rowid breaks); every 101st has no vector
+    const v = i % 37 === 1 ? prev : Array.from({ length: DIM }, () => r())
+    const noVector = i % 101 === 3
+    mems.push({
+      id,
+      vector: noVector ? undefined : v,
+      user_id: i % 2 ? 'odd' : 'even',
+      session_id: `s${i % 70}`,
+      content: `row ${i}`,
+      created_at: T0 + i * 60_000,
+    })
+    if (!noVector) stored.set(id, v)
+    order.push(id)
+    prev = v
+  }
+  // m1235 holds the same vector as m1234 (an exact tie at similarity 1 for the last query)
+  mems[1235].vector = mems[1234].vector
+  stored.set('m1235', mems[1234].vector!)
+  dbPath = buildDb(t.dir, { name: 'compact.db', memories: mems })
+  mem = open(false, 'mem.ws')
+  cmp = open(true, 'cmp.ws')
+})
+afterAll(() => {
+  mem?.close()
+  cmp?.close()
+  t?.cleanup()
+})
+
+describe.skipIf(!dotKernelAvailable())('compact vector index', () => {
+  it('is compact, holds the same rows, and keeps no float32 matrix in memory', () => {
+    const a = mem.vectors(MODEL)
+    const b = cmp.vectors(MODEL)
+    expect([a.compact, b.compact]).toEqual([false, true])
+    expect(b.count).toBe(a.count)
+    expect(b.count).toBe(stored.size)
+    expect(b.data.length).toBe(0)
+    // int8 codes (dim rounded up to 32) and three numbers a row instead of 4 bytes a value
+    expect(b.bytes).toBeLessThan(a.bytes)
+    for (const id of ['m0', 'm38', 'm1234', `m${N - 1}`]) expect(Array.from(b.get(id)!)).toEqual(Array.from(a.get(id)!))
+  })
+
+  it('dense arm over the whole DB (the scan path): the brute force top 30, and the in-memory numbers bit for bit', () => {
+    for (let i = 0; i < queries.length; i++) {
+      const q = normalizeQuery(query(i))!
+      const a = denseArm(mem, mem.vectors(MODEL), q, {}, 30, false)
+      const b = denseArm(cmp, cmp.vectors(MODEL), q, {}, 30, false)
+      expect(a.path).toBe('scan')
+      expect(b).toEqual(a)
+      const ref = bruteTop(query(i), 30)
+      expect(b.hits.map((h) => h.id)).toEqual(ref.map((x) => x.id))
+      b.hits.forEach((h, j) => expect(h.similarity).toBeCloseTo(ref[j].s, 12))
+    }
+  })
+
+  it('listed scopes: a small one read back row by row, a large one through the int8 copy, and Engram’s missing-vector rule', () => {
+    for (let i = 0; i < queries.length; i++) {
+      const q = normalizeQuery(query(i))!
+      for (const [filter, missingZero] of [
+        [{ sessionId: 's3' }, false],
+        [{ userId: 'odd' }, false],
+        [{ userId: 'odd' }, true],
+      ] as const) {
+        const a = denseArm(mem, mem.vectors(MODEL), q, filter, 40, missingZero)
+        const b = denseArm(cmp, cmp.vectors(MODEL), q, filter, 40, missingZero)
+        expect(a.path).toBe('selective')
+        expect(b).toEqual(a)
+      }
+      const odd = new Set(order.filter((_, k) => k % 2 === 1))
+      const ref = bruteTop(query(i), 40, (id) => odd.has(id))
+      const b = denseArm(cmp, cmp.vectors(MODEL), q, { userId: 'odd' }, 40, false)
+      expect(b.hits.map((h) => h.id)).toEqual(ref.map((x) => x.id))
+    }
+  })
+
+  it('whole recalls (dense + lexical + recency, every candidate scored) are the same', async () => {
+    const cfg = { ...getPreset('fieldguide').config, floor: null }
+    for (let i = 0; i < queries.length; i++) {
+      const opts = { queryVector: query(i) }
+      const a = await runRecall(mem, 'row 12', cfg, NOW, opts)
+      const b = await runRecall(cmp, 'row 12', cfg, NOW, opts)
+      expect(b.results.length).toBeGreaterThan(0)
+      expect(b.results).toEqual(a.results)
+      expect(b.dropped).toEqual(a.dropped)
+    }
+  })
+
+  it('counts rows above a similarity exactly (why-not’s dense rank), over every row and over a listed scope', () => {
+    const a = mem.vectors(MODEL)
+    const b = cmp.vectors(MODEL)
+    const q = normalizeQuery(query(6))!
+    const scope = order.filter((_, k) => k % 3 === 0).flatMap((id) => (b.rowOf.has(id) ? [b.rowOf.get(id)!] : []))
+    for (const id of ['m1234', 'm1235', 'm77', 'm4000']) {
+      const row = b.rowOf.get(id)!
+      const sim = b.dot(row, q)
+      expect(sim).toBe(a.dot(a.rowOf.get(id)!, q))
+      // independent: the reference scores, ties counted when earlier in the DB
+      const ref = bruteTop(query(6), N)
+      const mine = ref.findIndex((x) => x.id === id)
+      expect(b.countAbove(q, sim, row)).toBe(mine)
+      expect(b.countAbove(q, sim, row)).toBe(a.countAbove(q, sim, a.rowOf.get(id)!))
+      expect(b.countAbove(q, sim, row, scope)).toBe(a.countAbove(q, sim, a.rowOf.get(id)!, scope))
+    }
+  })
+
+  it('restores from its snapshot without reading the rows into memory, then follows appends and replacements exactly', () => {
+    const ws = 'snap.ws'
+    const first = open(true, ws, { vectorCache: { minRows: 1 } })
+    first.close() // writes the snapshot (rows copied from disk)
+    const again = open(true, ws, { vectorCache: { minRows: 1 } })
+    try {
+      const idx = again.vectors(MODEL)
+      expect(idx.fullLoads).toBe(0) // restored, not loaded from SQL
+      expect(idx.compact).toBe(true)
+      const q = normalizeQuery(query(2))!
+      expect(denseArm(again, idx, q, {}, 30, false)).toEqual(denseArm(mem, mem.vectors(MODEL), q, {}, 30, false))
+
+      // The agent writes: one new memory with a vector, one vector replaced (a new rowid).
+      const nv = Array.from({ length: DIM }, (_, i) => (i === 0 ? 5 : 0.01 * i))
+      const d = new Database(dbPath)
+      try {
+        d.prepare(`INSERT INTO memories (id, content, created_at) VALUES ('new1', 'new', ?)`).run(T0)
+        d.prepare(`INSERT OR REPLACE INTO embeddings (owner_type, owner_id, model, dim, vector) VALUES ('memory', ?, ?, ?, ?)`).run(
+          'new1',
+          MODEL,
+          DIM,
+          encodeVector(nv),
+        )
+        d.prepare(`INSERT OR REPLACE INTO embeddings (owner_type, owner_id, model, dim, vector) VALUES ('memory', ?, ?, ?, ?)`).run(
+          'm10',
+          MODEL,
+          DIM,
+          encodeVector(nv),
+        )
+      } finally {
+        d.close()
+      }
+      again.vectors(MODEL)
+      expect(['append', 'recount']).toContain(idx.last.path)
+      expect(idx.compact).toBe(true)
+      const fresh = open(false, 'fresh.ws')
+      try {
+        const f = fresh.vectors(MODEL)
+        expect(Array.from(idx.get('m10')!)).toEqual(Array.from(f.get('m10')!))
+        expect(Array.from(idx.get('new1')!)).toEqual(Array.from(f.get('new1')!))
+        const qn = normalizeQuery(nv)!
+        const hits = denseArm(again, idx, qn, {}, 30, false)
+        expect(hits).toEqual(denseArm(fresh, f, qn, {}, 30, false))
+        // the same vector, so a tie at 1: new1's row was written first, so it ranks first
+        expect(hits.hits.slice(0, 2).map((h) => h.id)).toEqual(['new1', 'm10'])
+      } finally {
+        fresh.close()
+      }
+    } finally {
+      again.close()
+    }
+  })
+
+  it('leaves no row file behind (POSIX: unlinked as soon as it is opened)', () => {
+    const dir = path.join(t.dir, 'cmp.ws-vectors')
+    const left = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.startsWith('rows-')) : []
+    if (process.platform !== 'win32') expect(left).toEqual([])
+  })
+})
