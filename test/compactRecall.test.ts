@@ -246,6 +246,27 @@ describe.skipIf(!dotKernelAvailable())('compact vector index', () => {
     }
   })
 
+  it('a snapshot written in one mode restores in the other, with the same recall', () => {
+    const q = normalizeQuery(query(4))!
+    const want = denseArm(mem, mem.vectors(MODEL), q, {}, 30, false)
+    for (const [from, to] of [
+      [false, true],
+      [true, false],
+    ]) {
+      const ws = `cross-${from}.ws`
+      open(from, ws, { vectorCache: { minRows: 1 } }).close()
+      const s = open(to, ws, { vectorCache: { minRows: 1 } })
+      try {
+        const idx = s.vectors(MODEL)
+        expect(idx.fullLoads).toBe(0)
+        expect(idx.compact).toBe(to)
+        expect(denseArm(s, idx, q, {}, 30, false)).toEqual(want)
+      } finally {
+        s.close()
+      }
+    }
+  })
+
   it('leaves no row file behind (POSIX: unlinked as soon as it is opened)', () => {
     const dir = path.join(t.dir, 'cmp.ws-vectors')
     const left = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.startsWith('rows-')) : []

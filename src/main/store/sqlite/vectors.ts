@@ -139,7 +139,7 @@ export class SqliteVectors {
             ? String(ctx.db.pragma('data_version', { simple: true }))
             : `${ctx.db.pragma('data_version', { simple: true }) as number}:${ctx.db.prepare('SELECT total_changes()').pluck().get() as number}`,
         unique: ctx.sql.layout === 'canonical' && uniqueEmbeddingKey(ctx.db),
-        openBulk: ctx.fileBacked ? () => this.openBulk(ctx.snapshotPath ?? ctx.path) : undefined,
+        openBulk: ctx.fileBacked ? (o) => this.openBulk(ctx.snapshotPath ?? ctx.path, o.mmap) : undefined,
       })
     }
     list.push({
@@ -149,24 +149,24 @@ export class SqliteVectors {
       defaultModel: null,
       version: () => `${ctx.ws.pragma('data_version', { simple: true }) as number}:${this.workspace.vectorWrites}`,
       unique: true,
-      openBulk: () => this.openBulk(ctx.workspacePath),
+      openBulk: (o) => this.openBulk(ctx.workspacePath, o.mmap),
     })
     return (this.sourceList = list)
   }
 
   /**
-   * A short-lived read-only connection for one big first load, memory-mapped (about twice
+   * A short-lived read-only connection for one big first load, memory-mapped when `mmap` (about twice
    * as fast for a GB of BLOBs). It reads inside one transaction and is closed right after,
    * so no other process can truncate the file under the mapping while it is in use.
    */
-  private openBulk(file: string): Database.Database {
+  private openBulk(file: string, mmap: boolean): Database.Database {
     const db = new Database(file, {
       readonly: true,
       fileMustExist: true,
       timeout: this.opts.busyTimeoutMs ?? 5000,
       ...(this.opts.nativeBinding ? { nativeBinding: this.opts.nativeBinding } : {}),
     })
-    db.pragma('mmap_size = 2147418112')
+    if (mmap) db.pragma('mmap_size = 2147418112')
     // Layouts that read sibling files (mem0's history DB) attach them on this connection too.
     if (file === (this.ctx.snapshotPath ?? this.ctx.path)) {
       if (this.ctx.sql.needsSqliteVec) loadSqliteVec(db)

@@ -275,7 +275,7 @@ export class Int8Index {
     return above
   }
 
-  /** The int8 matrix's bytes (n × stride; a view, do not keep across growth). */
+  /** The int8 matrix's bytes (n × stride; a view, do not keep across growth): read, or filled by a snapshot restore. */
   codeBytes(): Uint8Array {
     return new Uint8Array(this.memory.buffer, 0, this.n * this.stride)
   }

@@ -25,8 +25,11 @@ export interface VectorSource extends VectorSourceSql {
   version(): string
   /** A (owner type, owner id, model) appears at most once, so a new row for a known id replaced the old one. */
   unique: boolean
-  /** A fresh read-only connection for a big first load (memory-mapped); closed after use. null: use `db`. */
-  openBulk?: () => Database.Database | null
+  /**
+   * A fresh read-only connection for a big first load, memory-mapped unless `mmap` is false; closed
+   * after use. null: use `db`.
+   */
+  openBulk?: (opts: { mmap: boolean }) => Database.Database | null
 }
 
 export interface RefreshOptions {
@@ -332,7 +335,8 @@ function fullLoad(idx: VectorIndex, sources: VectorSource[], opts: RefreshOption
     let bulk: Database.Database | null = null
     if (dim > 0 && expected >= (opts.bulkMinRows ?? 50_000) && src.openBulk) {
       try {
-        bulk = src.openBulk()
+        // A compact index is for a matrix too big for memory: mapping its GBs of BLOBs would put them in RSS.
+        bulk = src.openBulk({ mmap: !idx.compact })
         if (bulk) db = bulk
       } catch {
         bulk = null // the main connection still works, only slower

@@ -246,6 +246,11 @@ export class VectorIndex {
     return this.compactStore !== null
   }
 
+  /** A compact index's int8 copy (snapshots save and restore it), or null. */
+  get int8(): Int8Index | null {
+    return this.compactStore?.codes ?? null
+  }
+
   /** Room for `cap` rows: WebAssembly memory grown in place when possible, else a new array and a copy. */
   private growMatrix(cap: number, scratchBytes = 0): void {
     const bytes = cap * this.dim * 4 + scratchBytes
