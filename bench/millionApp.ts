@@ -66,7 +66,8 @@ interface Run {
   loadPath: string
   compact: boolean
   ms: number[]
-  recallMs: number[]
+  /** whole recalls: [rare words, a word in every memory] */
+  recallMs: [number[], number[]]
   ids: string[][]
   rss: number
   peak: number
@@ -100,11 +101,17 @@ function runChild(): Run {
         ids.push(r.hits.map((h) => h.id))
       }
       const cfg = { ...getPreset('fieldguide').config, floor: null }
-      for (const q of queries.slice(0, 4)) {
-        const t = performance.now()
-        await runRecall(s, 'topic 42', cfg, ${T0 + N * 1000 + 1}, { queryVector: Array.from(q) })
-        recallMs.push(performance.now() - t)
+      const recall = async (text) => {
+        const ms = []
+        for (const q of queries.slice(0, 4)) {
+          const t = performance.now()
+          await runRecall(s, text, cfg, ${T0 + N * 1000 + 1}, { queryVector: Array.from(q) })
+          ms.push(performance.now() - t)
+        }
+        return ms
       }
+      // words in ~1,000 memories; then a word every memory has (FTS5 ranks all 1M matches)
+      recallMs.push(await recall('4711 42'), await recall('topic'))
       const rss = process.memoryUsage().rss
       const peak = process.resourceUsage().maxRSS * 1024
       const compact = idx.compact
@@ -142,7 +149,9 @@ export async function runMillionApp(): Promise<void> {
     console.log(
       `    dense top-${K} over the whole DB (denseArm): median ${fmtMs(m)} (min ${fmtMs(Math.min(...r.ms))}, max ${fmtMs(Math.max(...r.ms))})  goal ≤ 100 ms: ${m <= 100 ? 'OK' : 'OVER'}`,
     )
-    console.log(`    whole recall (fieldguide, dense + lexical + recency): median ${fmtMs(median(r.recallMs))}`)
+    console.log(
+      `    whole recall (fieldguide, dense + lexical + recency): median ${fmtMs(median(r.recallMs[0]))} for words in ~1,000 memories, ${fmtMs(median(r.recallMs[1]))} for a word every memory has (the lexical arm ranks 1M matches)`,
+    )
     console.log(`    RSS ${gib(r.rss)}, peak ${gib(r.peak)}  goal ≤ 1.5 GB: ${r.peak <= 1.5e9 ? 'OK' : 'OVER'};  close ${fmtMs(r.closeMs)}`)
     console.log(
       `    exactness vs the float32 brute force: ${same === QUERIES ? `same ${K} ids in the same order (${same}/${QUERIES})` : `NO: ${QUERIES - same} queries differ`}`,

@@ -140,6 +140,18 @@ describe.skipIf(!dotKernelAvailable())('compact vector index', () => {
       const ref = bruteTop(query(i), 30)
       expect(b.hits.map((h) => h.id)).toEqual(ref.map((x) => x.id))
       b.hits.forEach((h, j) => expect(h.similarity).toBeCloseTo(ref[j].s, 12))
+
+      // A big scope without the 150 best rows: the first k are all out of scope, so the search widens.
+      const skip = bruteTop(query(i), 150).map((x) => x.id)
+      const wa = denseArm(mem, mem.vectors(MODEL), q, { excludeIds: skip }, 30, false)
+      const wb = denseArm(cmp, cmp.vectors(MODEL), q, { excludeIds: skip }, 30, false)
+      expect(wb.path).toBe('scan')
+      expect(wb).toEqual(wa)
+      expect(wb.hits.map((h) => h.id)).toEqual(
+        bruteTop(query(i), 180)
+          .slice(150)
+          .map((x) => x.id),
+      )
     }
   })
 
