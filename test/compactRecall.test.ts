@@ -9,6 +9,7 @@
  * is built to be hard: exact duplicates (ties broken by rowid), rows without a
  * vector, a query equal to a stored row.
  */
+import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
@@ -25,6 +26,7 @@ import { buildDb, MODEL, T0, type MemSpec } from './helpers/testDb'
 import { tmpDir } from './helpers/tmp'
 
 const N = 7000
+const DEFAULT_COMPACT_BYTES = VectorIndex.compactBytes
 const DIM = 48
 const NOW = T0 + 10 * N * 60_000
 
@@ -279,9 +281,40 @@ describe.skipIf(!dotKernelAvailable())('compact vector index', () => {
     }
   })
 
-  it('leaves no row file behind (POSIX: unlinked as soon as it is opened)', () => {
-    const dir = path.join(t.dir, 'cmp.ws-vectors')
-    const left = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.startsWith('rows-')) : []
-    if (process.platform !== 'win32') expect(left).toEqual([])
+  it('keeps its rows file only while open; a snapshot takes the file over by a rename; a killed process’s file is swept', () => {
+    const dir = path.join(t.dir, 'spill.ws-vectors')
+    const spills = () => (fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => /^rows-\d+-[0-9a-f]+\.f32$/.test(f)) : [])
+    const s = open(true, 'spill.ws')
+    s.vectors(MODEL).compactTop(normalizeQuery(query(0))!, 5) // a search writes out the rows gathered so far
+    expect(spills()).toEqual([expect.stringMatching(new RegExp(`^rows-${process.pid}-`))])
+    s.close()
+    expect(spills()).toEqual([])
+
+    // Closing with a snapshot: the rows file is renamed into it (its size is exactly the rows), nothing else is left.
+    open(true, 'spill.ws', { vectorCache: { minRows: 1 } }).close()
+    const kept = fs.readdirSync(dir)
+    const rows = kept.filter((f) => f.endsWith('.bin.rows'))
+    expect(rows).toHaveLength(1)
+    expect(fs.statSync(path.join(dir, rows[0])).size).toBe(mem.vectors(MODEL).count * DIM * 4)
+    expect(spills()).toEqual([])
+
+    // A process killed while spilling leaves its file; the next one that spills there removes it.
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' })
+    const stale = path.join(dir, `rows-${dead.stdout}-0123456789ab.f32`)
+    fs.writeFileSync(stale, 'x')
+    VectorIndex.compactBytes = 1
+    try {
+      const idx = new VectorIndex('memory', 'x')
+      idx.spillDir = dir
+      idx.put(
+        'a',
+        Float32Array.from({ length: DIM }, (_, i) => i + 1),
+      )
+      expect(idx.compact).toBe(true)
+      expect(fs.existsSync(stale)).toBe(false)
+      idx.reset()
+    } finally {
+      VectorIndex.compactBytes = DEFAULT_COMPACT_BYTES
+    }
   })
 })

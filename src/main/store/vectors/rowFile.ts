@@ -5,13 +5,15 @@
  * rows a search must rescore exactly are read with pread (page cache).
  *
  * Rows come from two places:
- *  - a read-only base: a section of an existing file (a vector snapshot's data,
- *    snapshot.ts), rows [0, base.count);
+ *  - a read-only base: rows [0, base.count) of a file from byte `at` (a vector
+ *    snapshot's rows, snapshot.ts);
  *  - the spill file, ours: row r at byte r × dim × 4 (a sparse file), for every
  *    row written since (all of them after a load from SQL).
- * The spill file is created in the workspace's vector folder and unlinked at
- * once where the OS allows it (POSIX), so it disappears with the process
- * whatever happens; elsewhere it is registered for removal on exit.
+ * The spill file is `rows-<pid>-<random>.f32` in the workspace's vector folder.
+ * It is removed on close and registered for removal on exit; one left by a
+ * process that was killed is removed by the next process that spills there.
+ * `handOver` renames it into a snapshot instead (no copy of GBs at close), and
+ * from then on it is this file's read-only base.
  *
  * Sequential writes (a load) are gathered into 4 MiB writes.
  */
@@ -21,12 +23,11 @@ import path from 'node:path'
 import { registerTemp } from '../../safety/tempFiles'
 
 const BATCH_BYTES = 4 << 20
+const SPILL = /^rows-(\d+)-[0-9a-f]+\.f32$/
 
 export class RowFile {
   private readonly rowBytes: number
-  private readonly spillFd: number
-  private readonly spillPath: string
-  private readonly release: (() => void) | null
+  private spill: { fd: number; path: string; release: () => void } | null = null
   private base: { fd: number; at: number; count: number } | null = null
   /** per row: 1 when its current numbers are in the spill file (only tracked while there is a base) */
   private inSpill = new Uint8Array(0)
@@ -36,25 +37,19 @@ export class RowFile {
   private pendingRows = 0
   private closed = false
 
+  /** Spill into `dir` (created when needed). Throws when the folder cannot be written. */
   constructor(
-    dir: string,
+    private readonly dir: string,
     readonly dim: number,
   ) {
     this.rowBytes = dim * 4
     fs.mkdirSync(dir, { recursive: true })
-    this.spillPath = path.join(dir, `rows-${process.pid}-${crypto.randomBytes(6).toString('hex')}.f32`)
-    this.spillFd = fs.openSync(this.spillPath, 'wx+', 0o600)
-    let release: (() => void) | null = null
-    try {
-      fs.unlinkSync(this.spillPath) // still readable and writable through the descriptor
-    } catch {
-      release = registerTemp(this.spillPath) // Windows: an open file cannot be unlinked
-    }
-    this.release = release
+    fs.accessSync(dir, fs.constants.W_OK)
+    removeStaleSpills(dir)
     this.pending = new Float32Array(Math.max(1, Math.floor(BATCH_BYTES / this.rowBytes)) * dim)
   }
 
-  /** Serve rows [0, count) from `file` at byte `at` (count × dim float32) until they are overwritten. */
+  /** Serve rows [0, count) from `file` (count × dim float32 from byte `at`) until they are overwritten. */
   attachBase(file: string, at: number, count: number): void {
     this.base = { fd: fs.openSync(file, 'r'), at, count }
     this.inSpill = new Uint8Array(count)
@@ -74,8 +69,17 @@ export class RowFile {
   flush(): void {
     if (this.pendingRows === 0) return
     const bytes = new Uint8Array(this.pending.buffer, 0, this.pendingRows * this.rowBytes)
-    writeAll(this.spillFd, bytes, this.pendingFrom * this.rowBytes)
+    writeAll(this.spillFile().fd, bytes, this.pendingFrom * this.rowBytes)
     this.pendingRows = 0
+  }
+
+  private spillFile(): { fd: number; path: string; release: () => void } {
+    if (!this.spill) {
+      const p = path.join(this.dir, `rows-${process.pid}-${crypto.randomBytes(6).toString('hex')}.f32`)
+      const fd = fs.openSync(p, 'wx+', 0o600)
+      this.spill = { fd, path: p, release: registerTemp(p) }
+    }
+    return this.spill
   }
 
   /** Row `r` into `out` (dim values). */
@@ -88,7 +92,7 @@ export class RowFile {
     const bytes = new Uint8Array(out.buffer, out.byteOffset, this.rowBytes)
     const b = this.base
     if (b && r < b.count && !this.inSpill[r]) readAll(b.fd, bytes, b.at + r * this.rowBytes)
-    else readAll(this.spillFd, bytes, r * this.rowBytes)
+    else readAll(this.spillFile().fd, bytes, r * this.rowBytes)
     return out
   }
 
@@ -96,27 +100,64 @@ export class RowFile {
   readRange(first: number, count: number, out: Float32Array): void {
     this.flush()
     const b = this.base
-    const fromBase = b !== null && first + count <= b.count && !this.inSpill.subarray(first, first + count).includes(1)
-    const fromSpill = b === null || first >= b.count
-    if (fromBase || fromSpill) {
-      const bytes = new Uint8Array(out.buffer, out.byteOffset, count * this.rowBytes)
-      if (fromBase) readAll(b.fd, bytes, b.at + first * this.rowBytes)
-      else readAll(this.spillFd, bytes, first * this.rowBytes)
-      return
-    }
-    for (let r = 0; r < count; r++) this.read(first + r, out.subarray(r * this.dim, (r + 1) * this.dim))
+    const bytes = new Uint8Array(out.buffer, out.byteOffset, count * this.rowBytes)
+    if (b && first + count <= b.count && !this.inSpill.subarray(first, first + count).includes(1)) readAll(b.fd, bytes, b.at + first * this.rowBytes)
+    else if (!b || first >= b.count) readAll(this.spillFile().fd, bytes, first * this.rowBytes)
+    else for (let r = 0; r < count; r++) this.read(first + r, out.subarray(r * this.dim, (r + 1) * this.dim))
   }
 
-  /** Close the files (the spill file is gone with its descriptor, or removed here). */
+  /**
+   * Move the spill file to `dest` as a plain file of rows [0, count) — only when it holds exactly
+   * those (no base). It then serves as this file's read-only base: later writes spill anew, so
+   * `dest` never changes. Returns false (nothing moved) otherwise.
+   */
+  handOver(dest: string, count: number): boolean {
+    if (this.base || count === 0) return false
+    this.flush()
+    const s = this.spillFile()
+    fs.ftruncateSync(s.fd, count * this.rowBytes)
+    fs.renameSync(s.path, dest)
+    s.release()
+    this.spill = null
+    this.base = { fd: s.fd, at: 0, count }
+    this.inSpill = new Uint8Array(count)
+    return true
+  }
+
+  /** Close the files and remove the spill file. */
   close(): void {
     if (this.closed) return
     this.closed = true
-    fs.closeSync(this.spillFd)
     if (this.base) fs.closeSync(this.base.fd)
-    if (this.release) {
-      fs.rmSync(this.spillPath, { force: true })
-      this.release()
+    if (this.spill) {
+      fs.closeSync(this.spill.fd)
+      fs.rmSync(this.spill.path, { force: true })
+      this.spill.release()
     }
+  }
+}
+
+/** Remove spill files of processes that are gone (killed before they could remove their own). */
+function removeStaleSpills(dir: string): void {
+  let names: string[]
+  try {
+    names = fs.readdirSync(dir)
+  } catch {
+    return
+  }
+  for (const name of names) {
+    const pid = Number(SPILL.exec(name)?.[1])
+    if (!pid || pid === process.pid || alive(pid)) continue
+    fs.rmSync(path.join(dir, name), { force: true })
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM' // exists, not ours to signal
   }
 }
 

@@ -17,8 +17,10 @@
  * sections: data (count × dim float32), norms (f32), keys (f64), held (u8);
  * for a compact index (vectorIndex.ts) also its int8 copy: codes (count ×
  * stride), scales (f32), errors and norms of the approximations (f64 each), so
- * a restore reads 0.8 GB instead of quantising 2.9 GB again. A compact restore
- * leaves the float32 section in this file and reads rows from it when needed.
+ * a restore reads 0.8 GB instead of quantising 2.9 GB again. A compact index
+ * hands its float32 rows file over as `<snapshot>.rows` (a rename: closing does
+ * not copy GBs), and the header says so (`rows: 'external'`, no data section).
+ * A compact restore reads rows from whichever file holds them when needed.
  */
 import { assertNotOpenDb } from '../../safety/fileIdentity'
 import crypto from 'node:crypto'
@@ -59,6 +61,17 @@ interface Header {
   sync: { total: number; maxRid: number | null; rows: number; rejected: string[] }[]
   /** present when the int8 sections follow held: the codes' row length */
   int8?: { stride: number }
+  /** 'external': the float32 rows are in `<snapshot>.rows`, not in a data section */
+  rows?: 'external'
+}
+
+/** Where an external snapshot keeps its float32 rows. */
+const rowsFileOf = (file: string) => `${file}.rows`
+
+/** Remove a snapshot and its rows file. */
+function removeSnapshot(file: string): void {
+  fs.rmSync(file, { force: true })
+  fs.rmSync(rowsFileOf(file), { force: true })
 }
 
 const align8 = (n: number) => Math.ceil(n / 8) * 8
@@ -73,6 +86,13 @@ export function writeSnapshot(file: string, idx: VectorIndex, signature: string)
     assertNotOpenDb(file, 'vector cache', { targetIsDb: true }) // safety/fileIdentity (a planted link at the cache path)
     fs.rmSync(tmp, { force: true })
     const n = idx.count
+    // A compact index's rows file becomes the snapshot's (renamed, not copied); an older snapshot goes first.
+    let external = false
+    if (idx.compact) {
+      assertNotOpenDb(rowsFileOf(file), 'vector cache', { targetIsDb: true })
+      removeSnapshot(file)
+      external = idx.handOverRows(rowsFileOf(file))
+    }
     const idsJson = Buffer.from(JSON.stringify(idx.ids.slice(0, n)))
     const header: Header = {
       ownerType: idx.ownerType,
@@ -86,6 +106,7 @@ export function writeSnapshot(file: string, idx: VectorIndex, signature: string)
       dimRows: idx.dimRows,
       sync: idx.sync.map((s) => ({ total: s.total, maxRid: s.maxRid, rows: s.rows, rejected: [...s.rejected] })),
       ...(idx.int8 ? { int8: { stride: idx.int8.stride } } : {}),
+      ...(external ? { rows: 'external' as const } : {}),
     }
     const head = Buffer.from(JSON.stringify(header))
     const fd = fs.openSync(tmp, 'wx')
@@ -109,8 +130,10 @@ export function writeSnapshot(file: string, idx: VectorIndex, signature: string)
       }
       put(Buffer.concat([pre, head]))
       put(idsJson)
-      if (idx.compact) {
-        // The float32 rows are on disk: copy them across a chunk at a time.
+      if (external) {
+        // no data section: the rows are in their own file
+      } else if (idx.compact) {
+        // The float32 rows are on disk (with a base file under them): copy them across a chunk at a time.
         const rows = Math.max(1, Math.floor(CHUNK_BYTES / (idx.dim * 4)))
         const buf = new Float32Array(rows * idx.dim)
         for (let r = 0; r < n; r += rows) {
@@ -138,6 +161,7 @@ export function writeSnapshot(file: string, idx: VectorIndex, signature: string)
     return true
   } catch {
     fs.rmSync(tmp, { force: true })
+    fs.rmSync(file, { force: true }) // a rows file handed over stays readable by the index; no header points at it
     return false
   }
 }
@@ -150,10 +174,13 @@ export function readSnapshot(file: string, idx: VectorIndex, signature: string):
   let fd: number
   try {
     fd = fs.openSync(file, 'r')
-  } catch {
+  } catch (e) {
+    // A rows file without its header (a write cut short) can never be used.
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') fs.rmSync(rowsFileOf(file), { force: true })
     return false
   }
   let ok = false
+  let rowsFd: number | null = null
   try {
     const size = fs.fstatSync(fd).size
     const pre = Buffer.alloc(12)
@@ -169,8 +196,9 @@ export function readSnapshot(file: string, idx: VectorIndex, signature: string):
     let pos = align8(12 + headLen)
     const idsAt = pos
     pos = align8(pos + h.ids)
+    const external = h.rows === 'external'
     const dataAt = pos
-    pos = align8(pos + n * dim * 4)
+    if (!external) pos = align8(pos + n * dim * 4)
     const normsAt = pos
     pos = align8(pos + n * 4)
     const keysAt = pos
@@ -192,20 +220,27 @@ export function readSnapshot(file: string, idx: VectorIndex, signature: string):
     fs.readSync(fd, idsBuf, 0, h.ids, idsAt)
     const ids = JSON.parse(idsBuf.toString('utf8')) as string[]
     if (!Array.isArray(ids) || ids.length !== n) return false
-    const read = (dst: Uint8Array, at: number) => {
+    // The float32 rows: this file's data section, or the rows file beside it.
+    if (external) {
+      rowsFd = fs.openSync(rowsFileOf(file), 'r')
+      if (fs.fstatSync(rowsFd).size !== n * dim * 4) return false
+    }
+    const rows = external ? { fd: rowsFd!, file: rowsFileOf(file), at: 0 } : { fd, file, at: dataAt }
+    const readFrom = (from: number, dst: Uint8Array, at: number) => {
       let off = 0
       while (off < dst.byteLength) {
-        const got = fs.readSync(fd, dst, off, dst.byteLength - off, at + off)
+        const got = fs.readSync(from, dst, off, dst.byteLength - off, at + off)
         if (got <= 0) throw new Error('short read')
         off += got
       }
     }
+    const read = (dst: Uint8Array, at: number) => readFrom(fd, dst, at)
     idx.reset()
     idx.dim = dim
     idx.reserve(n)
     if (idx.compact) {
-      // Too big to hold: the rows stay in this file (read back when needed), only their int8 copy is made.
-      idx.attachRows(file, dataAt, n)
+      // Too big to hold: the rows stay on disk (read back when needed); only the int8 copy is in memory.
+      idx.attachRows(rows.file, rows.at, n)
       const q = idx.int8!
       if (h.int8 && h.int8.stride === q.stride) {
         q.n = n
@@ -215,15 +250,15 @@ export function readSnapshot(file: string, idx: VectorIndex, signature: string):
         read(new Uint8Array(q.hatNorms.buffer, 0, n * 8), hatAt)
       } else {
         // Written in memory mode (or another layout): quantise the rows again, a chunk at a time.
-        const rows = Math.max(1, Math.floor(CHUNK_BYTES / (dim * 4)))
-        const buf = new Float32Array(rows * dim)
-        for (let r = 0; r < n; r += rows) {
-          const m = Math.min(rows, n - r)
-          read(new Uint8Array(buf.buffer, 0, m * dim * 4), dataAt + r * dim * 4)
+        const chunk = Math.max(1, Math.floor(CHUNK_BYTES / (dim * 4)))
+        const buf = new Float32Array(chunk * dim)
+        for (let r = 0; r < n; r += chunk) {
+          const m = Math.min(chunk, n - r)
+          readFrom(rows.fd, new Uint8Array(buf.buffer, 0, m * dim * 4), rows.at + r * dim * 4)
           idx.quantizeRows(r, buf.subarray(0, m * dim))
         }
       }
-    } else read(new Uint8Array(idx.data.buffer, idx.data.byteOffset, n * dim * 4), dataAt)
+    } else readFrom(rows.fd, new Uint8Array(idx.data.buffer, idx.data.byteOffset, n * dim * 4), rows.at)
     read(new Uint8Array(idx.norms.buffer, idx.norms.byteOffset, n * 4), normsAt)
     read(new Uint8Array(idx.keys.buffer, idx.keys.byteOffset, n * 8), keysAt)
     read(new Uint8Array(idx.held.buffer, idx.held.byteOffset, n), heldAt)
@@ -246,10 +281,11 @@ export function readSnapshot(file: string, idx: VectorIndex, signature: string):
     return false
   } finally {
     fs.closeSync(fd)
+    if (rowsFd !== null) fs.closeSync(rowsFd)
     if (!ok) {
       idx.reset()
       // A snapshot of another state (or a damaged one) can never be used: drop it.
-      fs.rmSync(file, { force: true })
+      removeSnapshot(file)
     }
   }
 }

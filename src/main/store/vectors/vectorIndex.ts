@@ -223,7 +223,7 @@ export class VectorIndex {
       rows = new RowFile(this.spillDir ?? TEMP_SPILL, this.dim)
     } catch {
       try {
-        rows = new RowFile(TEMP_SPILL, this.dim) // the workspace folder refused: the OS temp folder
+        rows = new RowFile(TEMP_SPILL, this.dim) // the workspace folder cannot be written: the OS temp folder
       } catch {
         return
       }
@@ -451,6 +451,14 @@ export class VectorIndex {
     const cs = this.compactStore
     if (!cs) throw new Error('attachRows on an in-memory index')
     cs.rows.attachBase(file, at, count)
+  }
+
+  /**
+   * Compact mode: move the float32 rows file to `dest` (a snapshot's rows, no copy) when it holds
+   * exactly rows [0, count); the index keeps reading it there. False: the caller copies them.
+   */
+  handOverRows(dest: string): boolean {
+    return this.compactStore?.rows.handOver(dest, this.count) ?? false
   }
 
   /** Quantise rows from a float32 block (a snapshot being restored in compact mode): `v` holds rows first… */
