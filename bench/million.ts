@@ -26,7 +26,7 @@ export const DIM = 768
 export const K = 30
 export const QUERIES = 12
 const CHUNK = 8192
-export const FILE = path.join(CACHE, `vectors-${N}x${DIM}.f32`)
+const FILE = path.join(CACHE, `vectors-${N}x${DIM}.f32`)
 const ROW_BYTES = DIM * 4
 
 /** Write the fixture once, a chunk at a time (never the whole matrix in memory). */

@@ -11,7 +11,7 @@ import { IMPORTERS } from '../src/main/store/importers'
 import { importLocomo } from '../src/main/store/importers/locomo'
 import { openSource } from '../src/main/store/registry'
 
-import { cosineAll, topKRows } from '../src/main/store/vectors/vectorIndex'
+import { normalizeQuery, rankAll } from '../src/main/recall/dense'
 import { hashEmbed } from '../src/main/embed/hashing'
 import { createEngramFixture } from './helpers/engramFixture'
 import { sha256File, sharedDir, tmpDir } from './helpers/tmp'
@@ -83,8 +83,11 @@ describe('LoCoMo quirks on the real dev file (../shared/data/locomo/locomo-dev.j
       // Dense recall works offline: a question finds its evidence turn among the closest hashing vectors.
       const idx = s.vectors('hashing-256')
       expect(idx.count).toBe(2760)
-      const sims = cosineAll(idx, hashEmbed('When did Caroline go to the LGBTQ support group?'))
-      const top = topKRows(sims, idx.count, 5, (row) => idx.ids[row].startsWith('conv-26:')).map((row) => idx.ids[row])
+      const ranked = rankAll(idx, normalizeQuery(hashEmbed('When did Caroline go to the LGBTQ support group?'))!)(idx.count).rows
+      const top = ranked
+        .filter((row) => idx.ids[row].startsWith('conv-26:'))
+        .slice(0, 5)
+        .map((row) => idx.ids[row])
       expect(top).toContain('conv-26:D1:3')
     } finally {
       s.close()

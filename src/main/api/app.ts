@@ -132,6 +132,8 @@ export class App {
   private worker: TaskWorker | null = null
   /** the worker for tasks that need no open store (imports), started on first use */
   private storeless: TaskWorker | null = null
+  /** the job worker loading big vector indexes for the open store (readyStore) */
+  private warming: { store: MemorySource; run: Promise<void> } | null = null
   private settingsCache: Settings | null = null
 
   constructor(opts: AppOptions) {
@@ -257,6 +259,30 @@ export class App {
     if (STORELESS.includes(kind)) return (this.storeless ??= new TaskWorker(null)).run(kind, input, ctl)
     this.requireStore()
     return this.worker!.run(kind, input, ctl)
+  }
+
+  /**
+   * The open store, with its big vector indexes ready to restore: a model whose first load here
+   * would block this thread for seconds (a 1M × 768 index takes about a minute from SQL) is loaded
+   * by the job worker first, which saves a snapshot; the engine's first use here then restores
+   * that (seconds instead of a minute, with IPC answering meanwhile). Concurrent callers share
+   * one warm-up; if it fails, the first use loads here as before.
+   */
+  async readyStore(): Promise<MemorySource> {
+    const store = this.requireStore()
+    const cold = store.coldVectorModels?.() ?? []
+    if (cold.length === 0) return store
+    if (!this.warming || this.warming.store !== store) {
+      const run = this.offThread('warmVectors', { models: cold })
+        .then(() => undefined)
+        .catch(() => undefined)
+        .finally(() => {
+          if (this.warming?.run === run) this.warming = null
+        })
+      this.warming = { store, run }
+    }
+    await this.warming.run
+    return this.requireStore()
   }
 
   // --- settings --------------------------------------------------------------

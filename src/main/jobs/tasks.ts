@@ -62,6 +62,8 @@ export interface TaskInputs {
   event: { eventId: string; opts: PrepareOptions }
   drivers: { eventId: string; opts: PrepareOptions }
   backfill: BackfillTaskInput
+  /** load these vector indexes here and save their snapshots, for the main thread to restore (App.readyStore) */
+  warmVectors: { models: { model: string; ownerType: 'memory' | 'session' }[] }
   /** an import writes a new DB from a file: no open store needed */
   import: Omit<ImportOptions, 'signal' | 'onProgress'> & { kind: string }
 }
@@ -74,6 +76,7 @@ export interface TaskOutputs {
   event: TraceEventDetail
   drivers: TraceDrivers
   backfill: BackfillReport
+  warmVectors: { written: string[] }
   import: ImportReport
 }
 export type TaskKind = keyof TaskInputs
@@ -143,6 +146,15 @@ export async function runTask<K extends TaskKind>(store: MemorySource | null, ki
         signal: ctl.signal,
         onProgress: ctl.progress,
       })) as TaskOutputs[K]
+    }
+    case 'warmVectors': {
+      for (const m of (input as TaskInputs['warmVectors']).models) {
+        if (ctl.signal.aborted) break
+        store.vectors(m.model, m.ownerType)
+      }
+      const written = store.saveVectorSnapshots?.() ?? []
+      store.reloadVectors() // this thread's copy is not needed: the main thread restores the snapshot
+      return { written } as TaskOutputs[K]
     }
     default:
       throw new RecallscopeError('BAD_INPUT', `Unknown task ${String(kind)}`)

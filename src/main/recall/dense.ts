@@ -140,7 +140,7 @@ function selectiveThreshold(vectors: number): number {
  * The exact top k of every row for unit query q, best first (similarity, then key, then row), for
  * growing k: one full scan kept for every k in memory; a compact index searches its int8 copy anew.
  */
-function rankAll(idx: VectorIndex, q: Float64Array): (k: number) => { rows: number[]; sims: ArrayLike<number> } {
+export function rankAll(idx: VectorIndex, q: Float64Array): (k: number) => { rows: number[]; sims: ArrayLike<number> } {
   if (idx.compact) return (k) => idx.compactTop(q, k)
   const sims = dotAll(idx, q)
   return (k) => {

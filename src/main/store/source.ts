@@ -246,6 +246,13 @@ export interface MemorySource {
   vectorInfo(ownerId: string, ownerType?: 'memory' | 'session'): VectorInfo[]
   /** Forget loaded vector indexes (the next use reloads). */
   reloadVectors(): void
+  /**
+   * Models whose first load in this thread would be slow and could be prepared elsewhere: a
+   * worker loads them and saves a snapshot (saveVectorSnapshots), which this thread then restores.
+   */
+  coldVectorModels?(): { model: string; ownerType: 'memory' | 'session' }[]
+  /** Write snapshots of the loaded vector indexes that qualify; returns the files written. */
+  saveVectorSnapshots?(): string[]
   /** The dense arm inside the store (only when capabilities().denseSearchPushdown). */
   denseSearch?(req: DenseSearchRequest): DenseSearchResult
   /** Cosine similarity of these owners' stored vectors of `model` (push-down stores); ids without one are absent. */

@@ -5,7 +5,7 @@ import { RecallscopeError } from '../../../shared/result'
 import type { MemoryDetail, SimilarResult } from '../../../shared/contract'
 import type { App } from '../app'
 import type { Handlers } from '../register'
-import { cosineAll, topKRows } from '../../store/vectors/vectorIndex'
+import { normalizeQuery, rankAll } from '../../recall/dense'
 import { ensureDemo } from '../../demoDb'
 import { pickAccess, pickDialog } from '../../safety/pathGrants'
 
@@ -68,23 +68,25 @@ export function browseHandlers(app: App): Pick<Handlers, BrowseChannels> {
         rawMetadata: raw == null ? null : typeof raw === 'string' ? raw : Buffer.isBuffer(raw) ? raw.toString('utf8') : JSON.stringify(raw),
       }
     },
-    'memories.similar': (i): SimilarResult => {
+    'memories.similar': async (i): Promise<SimilarResult> => {
       const t0 = performance.now()
-      const store = app.requireStore()
+      const store = await app.readyStore()
       const self = store.getMemory(i.id)
       if (!self) throw new RecallscopeError('NOT_FOUND', `No memory ${i.id}`)
       const model = i.model ?? store.storedModels('memory').find((m) => store.vectors(m).get(i.id))
       if (!model) return { model: null, results: [], tookMs: performance.now() - t0 }
       const idx = store.vectors(model)
-      const q = idx.get(i.id)
+      const v = idx.get(i.id)
+      const q = v && normalizeQuery(v)
       if (!q) throw new RecallscopeError('NOT_FOUND', `Memory ${i.id} has no usable ${model} vector`)
-      const sims = cosineAll(idx, q)
-      // Take a generous top slice, then apply the agent filter on the fetched rows.
+      // Take a generous top slice (the dense arm's exact ranking, in memory or compact), then drop
+      // the memory itself and apply the agent filter on the fetched rows.
       const selfRow = idx.rowOf.get(i.id)
-      const order = topKRows(sims, idx.count, i.sameAgent ? i.k * 20 : i.k, (r) => r !== selfRow)
-      const mems = store.getMemories(order.map((r) => idx.ids[r]))
+      const top = rankAll(idx, q)((i.sameAgent ? i.k * 20 : i.k) + 1)
+      const order = top.rows.map((r, j) => ({ r, s: top.sims[j] })).filter((x) => x.r !== selfRow)
+      const mems = store.getMemories(order.map((x) => idx.ids[x.r]))
       const results = order
-        .map((r) => ({ memory: mems.get(idx.ids[r])!, similarity: sims[r] }))
+        .map(({ r, s }) => ({ memory: mems.get(idx.ids[r])!, similarity: s }))
         .filter((x) => x.memory && (!i.sameAgent || x.memory.agentId === self.agentId))
         .slice(0, i.k)
       return { model, results, tookMs: performance.now() - t0 }

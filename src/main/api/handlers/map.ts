@@ -20,7 +20,7 @@ export function mapHandlers(app: App): Pick<Handlers, 'map.build' | 'map.refine'
   const maps = new Map<string, MapMatrix>()
   return {
     'map.build': async (i) => {
-      const store = app.requireStore()
+      const store = await app.readyStore()
       const s = app.settings()
       const { data, matrix } = await buildMap(store, {
         query: i.query,

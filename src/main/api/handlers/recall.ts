@@ -23,8 +23,8 @@ export function recallHandlers(app: App): Pick<Handlers, RecallChannels> {
     return { ollamaHost: s.ollamaHost, openaiBaseUrl: s.openaiBaseUrl }
   }
   return {
-    'recall.run': (i) => {
-      const store = app.requireStore()
+    'recall.run': async (i) => {
+      const store = await app.readyStore()
       return recallFromRequest(store, {
         preset: i.preset,
         config: i.config,
@@ -38,7 +38,7 @@ export function recallHandlers(app: App): Pick<Handlers, RecallChannels> {
     },
     'recall.presets': () => ALL_PRESETS,
     'recall.compare': async (i): Promise<RecallCompare> => {
-      const store = app.requireStore()
+      const store = await app.readyStore()
       const now = i.now ?? Date.now()
       const built = i.runs.map((r, n) => {
         const b = buildConfig({ preset: r.preset, config: r.config })

@@ -384,6 +384,9 @@ export class SqliteSource implements MemorySource, SqliteCtx {
   reloadVectors(): void {
     this.vec.reload()
   }
+  coldVectorModels(): { model: string; ownerType: 'memory' | 'session' }[] {
+    return this.closed ? [] : this.vec.coldModels()
+  }
   /** Write vector snapshots now (close() does it too). */
   saveVectorSnapshots(): string[] {
     return this.closed ? [] : this.vec.saveSnapshots()

@@ -9,7 +9,7 @@ import type { VectorInfo } from '../../../shared/contract'
 import type { EmbeddingModelFacts } from '../../../shared/types'
 import { decodeVector } from '../decode'
 import { refreshVectorIndex, type RefreshOptions, type VectorSource } from '../vectors/load'
-import { fileSignature, readSnapshot, snapshotPath, writeSnapshot } from '../vectors/snapshot'
+import { fileSignature, readSnapshot, snapshotMatches, snapshotPath, writeSnapshot } from '../vectors/snapshot'
 import { HELD_AGENT, HELD_WORKSPACE, spillDirOf, VectorIndex } from '../vectors/vectorIndex'
 import type { Workspace } from '../workspace/workspace'
 import { agentModels, workspaceModels } from './candidates'
@@ -23,7 +23,10 @@ const WS_EMBEDDINGS_SQL = `SELECT w.rowid AS _rid, w.owner_type AS owner_type, w
 export interface VectorOptions {
   /** How vector indexes load (bulk threshold, chunking); tests use it to exercise every path. @default {} */
   vectorLoad?: RefreshOptions
-  /** Snapshot indexes of at least `minRows` beside the workspace; false: never. @default { minRows: 100000 } */
+  /**
+   * Snapshot indexes of at least `minRows` beside the workspace; false: never. Below it a load takes
+   * well under a second. @default { minRows: 20000 }
+   */
   vectorCache?: false | { minRows?: number }
   nativeBinding?: string
   busyTimeoutMs?: number
@@ -46,7 +49,7 @@ export class SqliteVectors {
     private readonly opts: VectorOptions,
   ) {
     this.load = opts.vectorLoad ?? {}
-    this.cacheMinRows = opts.vectorCache === false || !ctx.fileBacked ? null : (opts.vectorCache?.minRows ?? 100_000)
+    this.cacheMinRows = opts.vectorCache === false || !ctx.fileBacked ? null : (opts.vectorCache?.minRows ?? 20_000)
   }
 
   /**
@@ -81,6 +84,22 @@ export class SqliteVectors {
     if (idx.fullLoads !== fullBefore && signature !== null) this.loadSignatures.set(idx, { signature, fromSnapshot: false })
     if (restored && path !== 'full') idx.last = { path: 'cached', ms: idx.last.ms + (performance.now() - t1) }
     return idx
+  }
+
+  /**
+   * Models whose first load here would be slow: big enough to snapshot, not loaded yet, and
+   * without a snapshot for the file as it is now. The app has a worker load them and write
+   * the snapshot first (App.readyStore), so this thread only restores it. Cheap: cached facts
+   * and snapshot headers.
+   */
+  coldModels(): { model: string; ownerType: 'memory' | 'session' }[] {
+    const min = this.cacheMinRows
+    if (min === null || !this.ctx.sql.embeddings) return []
+    const signature = fileSignature(this.ctx.path)
+    return this.vectorModels()
+      .filter((m) => m.count + (m.backfilled ?? 0) >= min && !this.indexes.has(`${m.ownerType}\u0000${m.model}`))
+      .filter((m) => !snapshotMatches(snapshotPath(this.ctx.workspacePath, m.ownerType, m.model), signature, m.ownerType, m.model))
+      .map((m) => ({ model: m.model, ownerType: m.ownerType }))
   }
 
   /**

@@ -166,6 +166,30 @@ export function writeSnapshot(file: string, idx: VectorIndex, signature: string)
   }
 }
 
+/** Whether `file` is a snapshot of this (owner type, model) written for this exact agent file: its header only. */
+export function snapshotMatches(file: string, signature: string, ownerType: string, model: string): boolean {
+  let fd: number
+  try {
+    fd = fs.openSync(file, 'r')
+  } catch {
+    return false
+  }
+  try {
+    const pre = Buffer.alloc(12)
+    if (fs.readSync(fd, pre, 0, 12, 0) !== 12 || pre.toString('latin1', 0, 8) !== MAGIC) return false
+    const headLen = pre.readUInt32LE(8)
+    if (headLen > 64 << 20) return false
+    const headBuf = Buffer.alloc(headLen)
+    if (fs.readSync(fd, headBuf, 0, headLen, 12) !== headLen) return false
+    const h = JSON.parse(headBuf.toString('utf8')) as Header
+    return h.signature === signature && h.ownerType === ownerType && h.model === model
+  } catch {
+    return false
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
 /**
  * Fill an empty `idx` from `file` when it was written for this exact agent file
  * (`signature`). A snapshot for another state is deleted. Returns whether it loaded.

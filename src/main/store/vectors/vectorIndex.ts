@@ -512,25 +512,6 @@ export function dotRow(data: Float32Array, row: number, dim: number, q: Float64A
   return s0 + s1 + (s2 + s3)
 }
 
-/** Cosine of a raw query vector against every row; returns similarities (length = idx.count). */
-export function cosineAll(idx: VectorIndex, query: ArrayLike<number>, out?: Float32Array): Float32Array {
-  const dim = idx.dim
-  const sims = out && out.length >= idx.count ? out : new Float32Array(idx.count)
-  let qn = 0
-  for (let i = 0; i < dim; i++) qn += query[i] * query[i]
-  qn = Math.sqrt(qn)
-  if (qn === 0) return sims.fill(0, 0, idx.count)
-  const q = new Float32Array(dim)
-  for (let i = 0; i < dim; i++) q[i] = query[i] / qn
-  const data = idx.data
-  for (let r = 0, off = 0; r < idx.count; r++, off += dim) {
-    let s = 0
-    for (let i = 0; i < dim; i++) s += data[off + i] * q[i]
-    sims[r] = s
-  }
-  return sims
-}
-
 /**
  * Indices of the k largest values among rows [0, n) accepted by `accept`,
  * best first. Ties: lower `keys[row]` first (lower row when no keys). A
