@@ -13,6 +13,7 @@ import {
   viewFit,
   wheelFactor,
   ZOOM_MAX,
+  ZOOM_MIN,
   zoomAbout,
   type View,
 } from './mapGeometry'
@@ -95,6 +96,8 @@ describe('map geometry', () => {
     // Clamped at the limits: no further change, nothing jumps.
     const maxed = zoomAbout({ k: ZOOM_MAX, tx: 5, ty: 6 }, 10, 10, 4)
     expect(maxed).toEqual({ k: ZOOM_MAX, tx: 5, ty: 6 })
+    // Out past the minimum: stops at it, still about the cursor (200 → 200 at k = ZOOM_MIN: t = 200 − 200·ZOOM_MIN).
+    expect(zoomAbout(HOME_VIEW, 200, 100, 0.01)).toEqual({ k: ZOOM_MIN, tx: 200 - 200 * ZOOM_MIN, ty: 100 - 100 * ZOOM_MIN })
     expect(panBy({ k: 3, tx: 1, ty: 2 }, 10, -20)).toEqual({ k: 3, tx: 11, ty: -18 })
     // The wheel: up (negative deltaY) zooms in, down zooms out, by reciprocal amounts.
     expect(wheelFactor(-100)).toBeGreaterThan(1)
