@@ -29,7 +29,7 @@ export interface WritePrompt {
 export type ConfirmWrite = (prompt: WritePrompt) => Promise<boolean>
 
 /** What the message box says for one file. */
-function writePrompt(p: string): WritePrompt {
+function buildWritePrompt(p: string): WritePrompt {
   const abs = keyOf(p)
   const shown = isPostgresUrl(abs) ? redactUrl(abs) : abs // never a password in a dialog
   return {
@@ -67,7 +67,7 @@ export class WriteConsent {
     const abs = keyOf(p)
     const open = this.pending.get(abs)
     if (open) return open
-    const q = confirm(writePrompt(abs))
+    const q = confirm(buildWritePrompt(abs))
       .then((yes) => {
         if (yes === true) this.allowed.push(abs)
         return yes === true

@@ -18,13 +18,13 @@ import {
   classify,
   fitFrame,
   HOME_VIEW,
-  lassoSelect,
+  selectInLasso,
   panBy,
   pickThrough,
   PointGrid,
   toScreen,
-  viewFit,
-  wheelFactor,
+  applyView,
+  zoomForWheel,
   zoomAbout,
   type PointClass,
   type View,
@@ -203,7 +203,7 @@ export function MapCanvas({ points, coords, query, selected, onHover, onOpen, on
       xs[i] = view.k * home.xs[i] + view.tx
       ys[i] = view.k * home.ys[i] + view.ty
     }
-    const f = viewFit(fit, view)
+    const f = applyView(fit, view)
     return { xs, ys, f, q: query ? toScreen(f, query[0], query[1]) : null }
   }, [home, fit, view, query])
 
@@ -305,7 +305,7 @@ export function MapCanvas({ points, coords, query, selected, onHover, onOpen, on
       e.preventDefault()
       const r = c.getBoundingClientRect()
       const [x, y] = [e.clientX - r.left, e.clientY - r.top]
-      setView((v) => zoomAbout(v, x, y, wheelFactor(e.deltaY, e.deltaMode)))
+      setView((v) => zoomAbout(v, x, y, zoomForWheel(e.deltaY, e.deltaMode)))
     }
     c.addEventListener('wheel', onWheel, { passive: false })
     return () => c.removeEventListener('wheel', onWheel)
@@ -393,7 +393,7 @@ export function MapCanvas({ points, coords, query, selected, onHover, onOpen, on
           }
           if (d.kind === 'pan') return hoverAt(x, y)
           drawOverlay(null)
-          onSelect(lassoSelect(d.path, screen.f, coords))
+          onSelect(selectInLasso(d.path, screen.f, coords))
         }}
       />
       <div className="map-tools" role="toolbar" aria-label="Map view">

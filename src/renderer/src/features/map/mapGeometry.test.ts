@@ -4,14 +4,14 @@ import {
   fitFrame,
   HOME_VIEW,
   insidePolygon,
-  lassoSelect,
+  selectInLasso,
   panBy,
   pickThrough,
   PointGrid,
   toData,
   toScreen,
-  viewFit,
-  wheelFactor,
+  applyView,
+  zoomForWheel,
   ZOOM_MAX,
   ZOOM_MIN,
   zoomAbout,
@@ -81,14 +81,14 @@ describe('map geometry', () => {
       [17, 290, 0.4],
       [399, 0, 1.22],
     ]) {
-      const before = toData(viewFit(f, v), sx, sy)
+      const before = toData(applyView(f, v), sx, sy)
       const next = zoomAbout(v, sx, sy, factor)
       expect(next.k).toBeCloseTo(v.k * factor, 12)
-      const after = toData(viewFit(f, next), sx, sy)
+      const after = toData(applyView(f, next), sx, sy)
       expect(after[0]).toBeCloseTo(before[0], 9)
       expect(after[1]).toBeCloseTo(before[1], 9)
       // ... and toScreen of that layout point is still the cursor.
-      const [x, y] = toScreen(viewFit(f, next), before[0], before[1])
+      const [x, y] = toScreen(applyView(f, next), before[0], before[1])
       expect(x).toBeCloseTo(sx, 9)
       expect(y).toBeCloseTo(sy, 9)
       v = next
@@ -100,9 +100,9 @@ describe('map geometry', () => {
     expect(zoomAbout(HOME_VIEW, 200, 100, 0.01)).toEqual({ k: ZOOM_MIN, tx: 200 - 200 * ZOOM_MIN, ty: 100 - 100 * ZOOM_MIN })
     expect(panBy({ k: 3, tx: 1, ty: 2 }, 10, -20)).toEqual({ k: 3, tx: 11, ty: -18 })
     // The wheel: up (negative deltaY) zooms in, down zooms out, by reciprocal amounts.
-    expect(wheelFactor(-100)).toBeGreaterThan(1)
-    expect(wheelFactor(100) * wheelFactor(-100)).toBeCloseTo(1, 12)
-    expect(wheelFactor(-3, 1)).toBeCloseTo(wheelFactor(-99), 12) // 3 lines ≈ 99 px
+    expect(zoomForWheel(-100)).toBeGreaterThan(1)
+    expect(zoomForWheel(100) * zoomForWheel(-100)).toBeCloseTo(1, 12)
+    expect(zoomForWheel(-3, 1)).toBeCloseTo(zoomForWheel(-99), 12) // 3 lines ≈ 99 px
   })
 
   it('a lasso selects the same memories at zoom 3 (panned) as the same layout region at zoom 1', () => {
@@ -129,18 +129,18 @@ describe('map geometry', () => {
     const f = fitFrame(coords, null, 800, 500, 18)
     const drawn = (fit: typeof f) => region.map(([x, y]) => toScreen(fit, x, y))
     const atOne = drawn(f)
-    expect(lassoSelect(atOne, f, coords)).toEqual(expected)
+    expect(selectInLasso(atOne, f, coords)).toEqual(expected)
     // Zoom 3 about a point off the region's centre, then pan: the same region is drawn 3× larger, elsewhere on screen.
     const v = panBy(zoomAbout(HOME_VIEW, 300, 200, 3), -140, 75)
     expect(v.k).toBe(3)
-    const fz = viewFit(f, v)
+    const fz = applyView(f, v)
     const atThree = drawn(fz)
     const span = (p: [number, number][]) => Math.max(...p.map((q) => q[0])) - Math.min(...p.map((q) => q[0]))
     expect(span(atThree) / span(atOne)).toBeCloseTo(3, 9)
     expect(atThree[0][0]).not.toBeCloseTo(atOne[0][0], 0)
-    expect(lassoSelect(atThree, fz, coords)).toEqual(expected)
+    expect(selectInLasso(atThree, fz, coords)).toEqual(expected)
     // The zoom-1 screen polygon drawn at zoom 3 is a different (smaller) layout region: not the same selection.
-    expect(lassoSelect(atOne, fz, coords)).not.toEqual(expected)
+    expect(selectInLasso(atOne, fz, coords)).not.toEqual(expected)
   })
 
   it('hit-tests through the view: the same point at any zoom, within a constant screen radius', () => {
@@ -151,7 +151,7 @@ describe('map geometry', () => {
     for (let i = 0; i < 4; i++) [xs[i], ys[i]] = toScreen(f, coords[2 * i], coords[2 * i + 1])
     const grid = new PointGrid(xs, ys)
     for (const v of [HOME_VIEW, zoomAbout(HOME_VIEW, 50, 500, 3), panBy(zoomAbout(HOME_VIEW, 0, 0, 40), -2000, -100)]) {
-      const fz = viewFit(f, v)
+      const fz = applyView(f, v)
       for (let i = 0; i < 4; i++) {
         const [sx, sy] = toScreen(fz, coords[2 * i], coords[2 * i + 1])
         // 3 px above a point (its neighbours are ≥ 22 px away even at zoom 1): that point, whatever the zoom.

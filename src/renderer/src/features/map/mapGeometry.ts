@@ -76,7 +76,7 @@ export const ZOOM_MIN = 0.5
 export const ZOOM_MAX = 200
 
 /** The fit as seen through the view: still layout units → canvas pixels, so `toScreen`/`toData` work on it. */
-export function viewFit(f: Fit, v: View): Fit {
+export function applyView(f: Fit, v: View): Fit {
   return { scale: f.scale * v.k, ox: v.k * f.ox + v.tx, oy: v.k * f.oy + v.ty }
 }
 
@@ -94,7 +94,7 @@ export function panBy(v: View, dx: number, dy: number): View {
 }
 
 /** The wheel's zoom factor: a notch (100 px, or 3 lines) zooms by about 1.22×; up zooms in. */
-export function wheelFactor(deltaY: number, deltaMode = 0): number {
+export function zoomForWheel(deltaY: number, deltaMode = 0): number {
   const px = deltaMode === 1 ? deltaY * 33 : deltaMode === 2 ? deltaY * 400 : deltaY
   return Math.exp(-Math.max(-500, Math.min(500, px)) * 0.002)
 }
@@ -104,7 +104,7 @@ export function wheelFactor(deltaY: number, deltaMode = 0): number {
  * canvas through fit `f` (the view included). The lasso is mapped back to layout units
  * and tested there, so a region selects the same memories at any zoom or pan.
  */
-export function lassoSelect(path: readonly [number, number][], f: Fit, coords: ArrayLike<number>): number[] {
+export function selectInLasso(path: readonly [number, number][], f: Fit, coords: ArrayLike<number>): number[] {
   const poly = path.map(([x, y]) => toData(f, x, y))
   let minX = Infinity
   let minY = Infinity
