@@ -186,6 +186,7 @@ describe.skipIf(!ready)('the embedding map', () => {
       await page.mouse.wheel(0, -200)
       await expect.poll(zoom).toBeCloseTo(Math.exp(0.8), 2)
       expect(await page.getByTestId('map-zoom').textContent()).toBe('2.2×')
+      expect(await page.getByTestId('map-hover').count()).toBe(0) // the card waits for the next pointer move
       const z0 = (await markerCentre(page, marked, c0))!
       expect(Math.hypot(z0[0] - c0[0], z0[1] - c0[1])).toBeLessThan(2.5)
       await moveTo([c0[0] + 40, c0[1] + 40])

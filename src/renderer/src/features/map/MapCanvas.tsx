@@ -298,13 +298,20 @@ export function MapCanvas({ points, coords, query, selected, onHover, onOpen, on
   }
 
   // The wheel zooms about the cursor. A native listener: React's onWheel is passive and cannot keep the page from scrolling.
+  // The hover card is dropped (its point moves away from the cursor as the zoom grows); the next pointer move picks again.
+  const clearHoverRef = useRef(clearHover)
+  useEffect(() => {
+    clearHoverRef.current = clearHover
+  })
   useEffect(() => {
     const c = over.current
     if (!c) return
     const onWheel = (e: WheelEvent) => {
       e.preventDefault()
+      if (drag.current) return // mid-drag, a zoom would be undone by the pan's next step (it pans from the view it started at)
       const r = c.getBoundingClientRect()
       const [x, y] = [e.clientX - r.left, e.clientY - r.top]
+      clearHoverRef.current()
       setView((v) => zoomAbout(v, x, y, zoomForWheel(e.deltaY, e.deltaMode)))
     }
     c.addEventListener('wheel', onWheel, { passive: false })
