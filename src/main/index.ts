@@ -15,6 +15,7 @@ import { registerIpc } from './ipc'
 import { appRoot, appVersion } from './paths'
 import { installSecurity } from './security'
 import type { PickDialog } from './safety/pathGrants'
+import type { WritePrompt } from './safety/writeConsent'
 import { removeTemps } from './safety/tempFiles'
 import { redactUrl } from './store/postgres/url'
 import { createMainWindow, loadApp, shellFiles } from './window'
@@ -55,6 +56,23 @@ async function showDialog(d: PickDialog, win: BrowserWindow | null): Promise<str
   const opts: Electron.OpenDialogOptions = { ...base, properties: [d.kind === 'folder' ? 'openDirectory' : 'openFile'] }
   const r = win ? await dialog.showOpenDialog(win, opts) : await dialog.showOpenDialog(opts)
   return r.canceled ? null : (r.filePaths[0] ?? null)
+}
+
+/** Ask in a native message box whether this DB may be opened for writing (safety/writeConsent); true only for "Allow writes". */
+async function askWrite(p: WritePrompt, win: BrowserWindow | null): Promise<boolean> {
+  const opts: Electron.MessageBoxOptions = {
+    type: 'warning',
+    title: p.title,
+    message: p.message,
+    detail: p.detail,
+    buttons: p.buttons,
+    // Enter and Escape / closing the box both mean read-only.
+    defaultId: 0,
+    cancelId: 0,
+    noLink: true,
+  }
+  const r = win ? await dialog.showMessageBox(win, opts) : await dialog.showMessageBox(opts)
+  return r.response === 1
 }
 
 function log(line: string): void {
@@ -122,6 +140,7 @@ function boot(): void {
           ? { encrypt: (plain) => safeStorage.encryptString(plain), decrypt: (cipher) => safeStorage.decryptString(cipher) }
           : undefined,
         pickFile: (d) => showDialog(d, win),
+        confirmWrite: (p) => askWrite(p, win),
       })
       openInitial(core, dbPathFromArgv(process.argv, process.cwd()))
       const dispatch = createDispatcher(createHandlers(core), {

@@ -67,6 +67,8 @@ export interface OpenInfo {
   /** Why this layout was detected (tables or files found), for framework stores. */
   detectedBecause?: string
   readOnly: boolean
+  /** Write mode was asked for but the user chose "Open read-only" in the desktop app's confirmation: opened read-only. */
+  writeDeclined?: true
   workspacePath: string
   /** Read from a private copy because the DB's folder is read-only (a snapshot: reopen to see newer commits). */
   snapshot?: boolean
@@ -377,7 +379,10 @@ export const contract = {
       path: z.string().trim().min(1, 'path is required').max(4096),
       /** @default `<path>.recallscope` */
       workspacePath: z.string().min(1).max(4096).optional(),
-      /** Open the agent DB read-write (write mode). @default false */
+      /**
+       * Open the agent DB read-write (write mode). The desktop app first asks the user in a native
+       * message box (once per file per run); a no opens read-only with `writeDeclined: true`. @default false
+       */
       write: z.boolean().default(false),
     }),
     output: out<OpenInfo>(),

@@ -99,6 +99,8 @@ export function createFakeElectron() {
       safeStorage.available = true
       safeStorage.encrypted.length = 0
       safeStorage.decrypted = 0
+      dialog.boxes.length = 0
+      dialog.boxAnswer = 0
     },
     module: null as unknown as Record<string, unknown>,
   }
@@ -232,6 +234,15 @@ export function createFakeElectron() {
       const [window, options] = b === undefined ? [null, a] : [a, b]
       dialog.calls.push({ kind: 'save', window, options: options as Record<string, unknown> })
       return { canceled: dialog.answer.canceled, filePath: dialog.answer.filePaths[0] }
+    },
+    /** Message boxes shown, and the button index the fake user clicks (default 0; null: close it, which answers `cancelId`). */
+    boxes: [] as { window: unknown; options: Record<string, unknown> }[],
+    boxAnswer: 0 as number | null,
+    async showMessageBox(a: unknown, b?: unknown) {
+      const [window, options] = b === undefined ? [null, a] : [a, b]
+      const o = options as Record<string, unknown>
+      dialog.boxes.push({ window, options: o })
+      return { response: dialog.boxAnswer ?? (o.cancelId as number | undefined) ?? 0, checkboxChecked: false }
     },
   }
 

@@ -22,7 +22,7 @@ import type { RecallscopeApi } from '../../src/shared/api'
 import type { Result } from '../../src/shared/result'
 import { appRoot } from '../../src/main/paths'
 import { ensureDemo } from '../../src/main/demoDb'
-import { tmpDir } from '../helpers/tmp'
+import { sha256File, tmpDir } from '../helpers/tmp'
 
 const root = appRoot()
 const nodeBuild = path.join(root, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node')
@@ -147,6 +147,73 @@ describe('main process boot', () => {
     fake.dialog.answer = { canceled: false, filePaths: [out] }
     expect(await api['store.pick']({ purpose: 'importOut', defaultPath: out })).toEqual({ ok: true, data: { supported: true, path: out } })
     expect(((await api['import.start']({ kind: 'jsonl', in: jsonl, out })) as Result<unknown>).ok).toBe(true)
+  })
+
+  it("write mode needs the user's yes in main's message box: no opens read-only and writes nothing, yes once per file per run", async () => {
+    const { api } = await boot(['/opt/electron', root, agentDb])
+    await ready()
+    const before = sha256File(agentDb)
+    const page = (await api['memories.page']({ limit: 5 })) as Result<{ rows: { id: string }[] }>
+    const ids = page.ok ? page.data.rows.map((r) => r.id) : []
+    expect(ids).toHaveLength(5)
+    const now = Date.UTC(2026, 10, 1, 12)
+    // A plain open never asks.
+    expect((await api['store.open']({ path: agentDb })).ok).toBe(true)
+    expect(fake.dialog.boxes).toHaveLength(0)
+
+    // The renderer asks for write mode; the user clicks "Open read-only".
+    fake.dialog.boxAnswer = 0
+    const no = await api['store.open']({ path: agentDb, write: true })
+    expect(no.ok && no.data).toMatchObject({ readOnly: true, writeDeclined: true })
+    expect(fake.dialog.boxes).toHaveLength(1)
+    const box = fake.dialog.boxes[0]
+    expect(box.window).toBe(fake.windows[0])
+    expect(box.options).toMatchObject({ buttons: ['Open read-only', 'Allow writes'], defaultId: 0, cancelId: 0 })
+    expect(String(box.options.title)).toMatch(/allow writes/i)
+    expect(String(box.options.detail)).toContain(path.resolve(agentDb))
+    expect(String(box.options.detail)).toMatch(/last_used_at/)
+    expect(String(box.options.detail)).toMatch(/use_count/)
+    const refused = (await api['recall.refresh']({ ids, now })) as Result<unknown>
+    expect(!refused.ok && refused.error.code).toBe('READ_ONLY')
+    // Closing the box (Escape) is read-only too; a no is not remembered, so it asks again.
+    fake.dialog.boxAnswer = null
+    const closed = await api['store.open']({ path: agentDb, write: true })
+    expect(closed.ok && closed.data).toMatchObject({ readOnly: true, writeDeclined: true })
+    expect(fake.dialog.boxes).toHaveLength(2)
+    expect(sha256File(agentDb)).toBe(before)
+
+    // "Allow writes": opened writable, and the refresh lands in the agent DB.
+    fake.dialog.boxAnswer = 1
+    const yes = await api['store.open']({ path: agentDb, write: true })
+    expect(yes.ok && yes.data.readOnly).toBe(false)
+    expect(yes.ok && 'writeDeclined' in yes.data).toBe(false)
+    expect(fake.dialog.boxes).toHaveLength(3)
+    expect(await api['recall.refresh']({ ids, now })).toEqual({ ok: true, data: { updated: 5 } })
+
+    // The same file again in this run (here through a symlink to it): no second question, even if the next answer would be no.
+    fake.dialog.boxAnswer = 0
+    const link = path.join(t.dir, 'link.db')
+    fs.symlinkSync(agentDb, link)
+    const again = await api['store.open']({ path: link, write: true })
+    expect(again.ok && again.data.readOnly).toBe(false)
+    expect(fake.dialog.boxes).toHaveLength(3)
+    expect(((await api['store.close']({})) as Result<unknown>).ok).toBe(true)
+    const direct = new Database(agentDb, { readonly: true })
+    const rows = direct.prepare(`SELECT last_used_at FROM memories WHERE id IN (${ids.map(() => '?').join(',')})`).all(...ids) as { last_used_at: number }[]
+    direct.close()
+    expect(rows.map((r) => r.last_used_at)).toEqual(ids.map(() => now))
+
+    // Another file is asked about on its own.
+    const other = path.join(t.dir, 'other.db')
+    fs.copyFileSync(agentDb, other)
+    fake.dialog.answer = { canceled: false, filePaths: [other] }
+    await api['store.pick']({ purpose: 'db' })
+    const otherBefore = sha256File(other)
+    const otherNo = await api['store.open']({ path: other, write: true })
+    expect(otherNo.ok && otherNo.data).toMatchObject({ readOnly: true, writeDeclined: true })
+    expect(fake.dialog.boxes).toHaveLength(4)
+    expect(String(fake.dialog.boxes[3].options.detail)).toContain(other)
+    expect(sha256File(other)).toBe(otherBefore)
   })
 
   it('with no file, generates the demo DB in userData on first run and opens it', async () => {

@@ -14,6 +14,7 @@ import { openStore } from '../store/registry'
 import type { MemorySource } from '../store/source'
 import { writeFileAtomic } from '../safety/atomicWrite'
 import { PathGrants, pgUrlNamesFiles, type GrantAccess, type PickDialog } from '../safety/pathGrants'
+import { WriteConsent, type ConfirmWrite } from '../safety/writeConsent'
 import { isPostgresUrl } from '../store/postgres/url'
 import { typedDbError } from '../store/sqlite/dbErrors'
 import { SavedConnections, type SecretBox } from './pgConnections'
@@ -29,6 +30,12 @@ export interface AppOptions {
   version?: string
   /** The desktop shell's native file dialog (open, folder or save); absent in browser mode. */
   pickFile?: (dialog: PickDialog) => Promise<string | null>
+  /**
+   * The desktop shell's "allow writes?" message box (safety/writeConsent): asked before a DB
+   * is opened for writing. Absent in browser mode (the token is the user) and in a desktop
+   * App without a shell, where write mode is then refused (opened read-only).
+   */
+  confirmWrite?: ConfirmWrite
   /** The desktop shell's keychain (Electron safeStorage) for saved Postgres passwords; absent in browser mode. */
   secrets?: SecretBox
 }
@@ -125,6 +132,9 @@ export class App {
   readonly jobs = new JobManager()
   /** Files the user chose outside the renderer (CLI, native dialog): see safety/pathGrants and `confine`. */
   readonly grants = new PathGrants()
+  /** Files the user allowed write mode for in this run (desktop app). */
+  private readonly writeConsent = new WriteConsent()
+  private readonly confirmWrite?: ConfirmWrite
   /** Saved Postgres connections (passwords only encrypted, only with `secrets`). */
   readonly connections: SavedConnections
   private store: MemorySource | null = null
@@ -142,6 +152,7 @@ export class App {
     this.nativeBinding = opts.nativeBinding
     this.version = opts.version ?? '0.0.0'
     this.pickFile = opts.pickFile
+    this.confirmWrite = opts.confirmWrite
     this.connections = new SavedConnections(this.dataDir, opts.secrets ?? null)
     try {
       fs.mkdirSync(this.dataDir, { recursive: true })
@@ -188,6 +199,16 @@ export class App {
     }
     this.grants.check(p, what, access) // throws FORBIDDEN, naming the channel and the dialog to use
     return p
+  }
+
+  /**
+   * May this DB be opened for writing? Browser mode: yes (the per-run token is the user).
+   * Desktop app: only when the user said so in main's own message box, asked once per file
+   * per run; the renderer's `write: true` is a request, never the answer.
+   */
+  allowWrite(p: string): Promise<boolean> {
+    if (this.mode === 'browser') return Promise.resolve(true)
+    return this.writeConsent.ask(p, this.confirmWrite)
   }
 
   /** Open a DB, closing the previous one only once the new one opened fine. */

@@ -29,11 +29,15 @@ export function browseHandlers(app: App): Pick<Handlers, BrowseChannels> {
   return {
     'app.info': () => ({ version: app.version, mode: app.mode, current: app.openInfo(), demoPath: app.demoPath }),
     // Desktop app: only paths from the dialog, the command line or the recent list (safety/pathGrants).
-    'store.open': (i) =>
-      app.open(app.confine(i.path, 'store.open', 'read'), {
-        workspacePath: i.workspacePath === undefined ? undefined : app.confine(i.workspacePath, 'store.open workspacePath', 'write'),
-        write: i.write,
-      }),
+    // Write mode in the desktop app: only after the user's yes in main's own message box (safety/writeConsent);
+    // a no opens read-only and says so (`writeDeclined`), so the Library can tell which mode it ended in.
+    'store.open': async (i) => {
+      const p = app.confine(i.path, 'store.open', 'read')
+      const workspacePath = i.workspacePath === undefined ? undefined : app.confine(i.workspacePath, 'store.open workspacePath', 'write')
+      const write = i.write && (await app.allowWrite(p))
+      const info = app.open(p, { workspacePath, write })
+      return i.write && !write ? { ...info, writeDeclined: true as const } : info
+    },
     'store.openDemo': (i) => {
       ensureDemo(app.demoPath, { regenerate: i.regenerate, beforeReplace: () => app.close() })
       return app.open(app.demoPath)

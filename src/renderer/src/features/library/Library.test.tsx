@@ -27,7 +27,7 @@ vi.mock('../../lib/api', () => ({
   call: vi.fn(async (channel: string, input: Record<string, unknown>) => {
     calls.push({ channel, input })
     if (channel === 'store.pick') return { supported: true, path: dialogAnswers.shift() ?? null }
-    if (channel === 'store.open') return opened(input.path as string)
+    if (channel === 'store.open') return input.write ? { ...opened(input.path as string), writeDeclined: true } : opened(input.path as string)
     if (channel === 'store.recent' || channel === 'jobs.list') return []
     if (channel === 'import.start') return { jobId: 'job-1', kind: 'import', label: 'Import', state: 'running', done: 0, total: 0, startedAt: 1, updatedAt: 1 }
     if (channel === 'store.facts') return new Promise(() => undefined) // the facts card stays loading
@@ -70,6 +70,18 @@ describe('Library in the desktop app', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Folder…' }))
     await waitFor(() => expect(sent('store.pick')).toEqual([{ purpose: 'db' }, { purpose: 'dbFolder' }]))
     expect(sent('store.open')).toHaveLength(1)
+  })
+
+  it('write mode declined in main’s confirmation: stays on the Library and says it opened read-only', async () => {
+    const state = renderLibrary()
+    fireEvent.click(screen.getByRole('checkbox', { name: /write mode/ }))
+    expect(screen.getByText(/confirm in a system dialog/)).toBeTruthy()
+    dialogAnswers.push('/data/agent.db')
+    fireEvent.click(screen.getByRole('button', { name: 'Browse…' }))
+    await waitFor(() => expect(screen.getByTestId('mode-note').textContent).toMatch(/^Opened read-only: write mode was not allowed/))
+    expect(sent('store.open')).toEqual([{ path: '/data/agent.db', write: true }])
+    expect(state.setDb).toHaveBeenCalledWith(expect.objectContaining({ readOnly: true, writeDeclined: true }))
+    expect(state.navigate).not.toHaveBeenCalled()
   })
 
   it('import: the input from the Open dialog, the output confirmed in the Save dialog (suggested name), then import.start', async () => {

@@ -28,6 +28,8 @@ export function LibraryView() {
   const [write, setWrite] = useState(false)
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<string | null>(null)
+  /** Which mode an open ended in when it was not the one asked for (write mode declined in main's confirmation). */
+  const [modeNote, setModeNote] = useState<string | null>(null)
   const recent = useAsync(() => call('store.recent', {}), [dbVersion])
 
   // A SQLite file of no known layout: the mapping dialog opens on it instead of an error.
@@ -35,9 +37,16 @@ export function LibraryView() {
   const open = async (fn: () => Promise<Awaited<ReturnType<typeof call<'store.open'>>>>, mappable?: string) => {
     setBusy(true)
     setError(null)
+    setModeNote(null)
     try {
-      setDb(await fn())
-      navigate('browse')
+      const info = await fn()
+      setDb(info)
+      // Stay here and say so: the user asked for write mode and must see that it is read-only.
+      if (info.writeDeclined)
+        setModeNote(
+          `Opened read-only: write mode was not allowed in the confirmation dialog, so nothing changes in ${info.path}. Open it again with write mode on to be asked again.`,
+        )
+      else navigate('browse')
     } catch (e) {
       if (mappable && (e as { code?: string }).code === 'UNKNOWN_LAYOUT' && !/^postgres(ql)?:\/\//i.test(mappable)) setMapPath(mappable)
       else setError((e as Error).message)
@@ -103,7 +112,10 @@ export function LibraryView() {
             <input type="checkbox" checked={write} onChange={(e) => setWrite(e.target.checked)} /> write mode (allow writing last_used_at on refresh-on-recall)
           </label>
           {write && (
-            <div className="notice small">Write mode: the agent DB can be changed (only by “Write refresh” in Recall). Leave it off to inspect safely.</div>
+            <div className="notice small">
+              Write mode: the agent DB can be changed (only by “Write refresh” in Recall). Leave it off to inspect safely.
+              {desktop && ' The app asks you to confirm in a system dialog before it opens a file for writing (once per file per run).'}
+            </div>
           )}
           <p className="muted small">
             Opened read-only unless write mode is on: recallscope never writes to the agent's DB on its own. Its own state (eval cases, runs, caches, the search
@@ -115,6 +127,11 @@ export function LibraryView() {
             </button>
             <span className="muted small">3 agents · 8 users · ~6,000 memories · logged recall events</span>
           </div>
+          {modeNote && (
+            <div className="notice small" role="status" data-testid="mode-note" style={{ marginTop: 10 }}>
+              {modeNote}
+            </div>
+          )}
           {error && (
             <div className="error" role="alert" style={{ marginTop: 10 }}>
               {error}

@@ -3,7 +3,8 @@
  * 2-D — PCA first (exact, fast), then UMAP refining it as a background job —
  * with the query, the injected, the dropped (by gate) and, for an eval case,
  * the relevant and the missed memories marked. Hover shows text and score
- * parts, a click opens the memory, a lasso lists a region's memories.
+ * parts, a click opens the memory, a lasso (Shift-drag) lists a region's
+ * memories; the wheel zooms and a drag pans (MapCanvas).
  */
 import { useEffect, useMemo, useRef, useState } from 'react'
 import type { MapData, MapPoint, MapRefinement } from '../../../../shared/map'
@@ -88,7 +89,7 @@ export function MapView() {
   const [building, setBuilding] = useState(false)
   const [umap, setUmap] = useState<MapRefinement | null>(null)
   const [frame, setFrame] = useState<'pca' | 'umap'>('pca')
-  const [hover, setHover] = useState<{ i: number; x: number; y: number; flip: boolean } | null>(null)
+  const [hover, setHover] = useState<{ i: number; x: number; y: number; flip: boolean; up: boolean } | null>(null)
   const [selection, setSelection] = useState<number[] | null>(null)
   const refine = useJob<'map'>((r) => {
     setUmap(r)
@@ -260,7 +261,13 @@ export function MapView() {
               coords={coords}
               query={queryAt}
               selected={selectedIds}
-              onHover={(i, at) => setHover(i === null || !at ? null : { i, ...at, flip: at.x > (stage.current?.clientWidth ?? 0) - 370 })}
+              onHover={(i, at) =>
+                setHover(
+                  i === null || !at
+                    ? null
+                    : { i, ...at, flip: at.x > (stage.current?.clientWidth ?? 0) - 370, up: at.y > (stage.current?.clientHeight ?? 0) - 240 },
+                )
+              }
               onOpen={(i) => navigate('browse', { memoryId: map.points[i].id })}
               onSelect={(ix) => setSelection(ix)}
             />
@@ -273,14 +280,14 @@ export function MapView() {
                   : 'Pick a query (or an eval case) and build the map of the memories in its scope.'}
             </div>
           )}
-          {hovered && hover && <HoverCard p={hovered} x={hover.x} y={hover.y} flip={hover.flip} />}
+          {hovered && hover && <HoverCard p={hovered} x={hover.x} y={hover.y} flip={hover.flip} up={hover.up} />}
         </div>
         <aside className="map-side" aria-label="Legend and selection">
           <Legend map={map} />
           {selection && map && (
             <Selection map={map} indices={selection} onOpen={(id) => navigate('browse', { memoryId: id })} onClear={() => setSelection(null)} />
           )}
-          {!selection && map && <p className="small muted">Drag on the map to lasso a region and list its memories.</p>}
+          {!selection && map && <p className="small muted">Shift-drag on the map (or turn on Lasso) to select a region and list its memories.</p>}
         </aside>
       </div>
     </div>
@@ -310,6 +317,9 @@ function Legend({ map }: { map: MapData | null }) {
           </li>
         ))}
       </ul>
+      <p className="small muted map-keys" data-testid="map-keys">
+        Scroll: zoom about the cursor · drag: pan · Shift-drag: lasso · double-click or <kbd>0</kbd>: reset. Focused: <kbd>+</kbd> <kbd>−</kbd> and the arrows.
+      </p>
       {map && withCase && map.counts.relevant > map.counts.relevantOnMap && (
         <p className="small muted">
           {map.counts.relevant - map.counts.relevantOnMap} relevant memor{map.counts.relevant - map.counts.relevantOnMap === 1 ? 'y is' : 'ies are'} not on the
@@ -321,12 +331,12 @@ function Legend({ map }: { map: MapData | null }) {
 }
 
 /** The hovered point's card, beside the cursor (on its left near the right edge, above it near the bottom). */
-function HoverCard({ p, x, y, flip }: { p: MapPoint; x: number; y: number; flip: boolean }) {
+function HoverCard({ p, x, y, flip, up }: { p: MapPoint; x: number; y: number; flip: boolean; up: boolean }) {
   const cls = classify(p)
   return (
     <div
       className="map-hover small"
-      style={{ ...(flip ? { right: `calc(100% - ${x - 14}px)` } : { left: x + 14 }), top: y + 14 }}
+      style={{ ...(flip ? { right: `calc(100% - ${x - 14}px)` } : { left: x + 14 }), ...(up ? { bottom: `calc(100% - ${y - 14}px)` } : { top: y + 14 }) }}
       role="tooltip"
       data-testid="map-hover"
     >

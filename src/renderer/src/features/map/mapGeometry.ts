@@ -1,7 +1,8 @@
 /**
  * The map's pure geometry: what class each point is drawn as, fitting a layout
- * into the canvas, the grid that finds the point under the cursor among 20,000
- * in microseconds, and lasso hit-testing.
+ * into the canvas, the zoom/pan view on top of that fit, the grid that finds
+ * the point under the cursor among 20,000 in microseconds, and lasso
+ * hit-testing (in data coordinates, so it means the same at any zoom).
  */
 import type { MapPoint } from '../../../../shared/map'
 
@@ -52,6 +53,80 @@ export function toScreen(f: Fit, x: number, y: number): [number, number] {
   return [f.ox + x * f.scale, f.oy - y * f.scale]
 }
 
+/** Layout point under canvas position (sx, sy): the inverse of `toScreen`. */
+export function toData(f: Fit, sx: number, sy: number): [number, number] {
+  return [(sx - f.ox) / f.scale, (f.oy - sy) / f.scale]
+}
+
+/**
+ * The user's zoom and pan, in screen terms on top of the fit: a point the fit puts at
+ * (x, y) is drawn at (k·x + tx, k·y + ty). Kept apart from the fit so a resize or a new
+ * layout refits without losing the meaning of "zoom 1 = everything in view".
+ */
+export interface View {
+  k: number
+  tx: number
+  ty: number
+}
+
+/** Everything in view (zoom 1, no pan). */
+export const HOME_VIEW: View = { k: 1, tx: 0, ty: 0 }
+/** Zoom limits: out to half size (some room around the layout), in to 200× (single memories of a dense cluster). */
+export const ZOOM_MIN = 0.5
+export const ZOOM_MAX = 200
+
+/** The fit as seen through the view: still layout units → canvas pixels, so `toScreen`/`toData` work on it. */
+export function applyView(f: Fit, v: View): Fit {
+  return { scale: f.scale * v.k, ox: v.k * f.ox + v.tx, oy: v.k * f.oy + v.ty }
+}
+
+/** Zoom by `factor` about canvas position (sx, sy): whatever is under that position stays there. */
+export function zoomAbout(v: View, sx: number, sy: number, factor: number): View {
+  const k = Math.min(ZOOM_MAX, Math.max(ZOOM_MIN, v.k * factor))
+  if (!Number.isFinite(k) || k === v.k) return v
+  const r = k / v.k
+  return { k, tx: sx - (sx - v.tx) * r, ty: sy - (sy - v.ty) * r }
+}
+
+/** Move the drawing by (dx, dy) pixels. */
+export function panBy(v: View, dx: number, dy: number): View {
+  return { k: v.k, tx: v.tx + dx, ty: v.ty + dy }
+}
+
+/** The wheel's zoom factor: a notch (100 px, or 3 lines) zooms by about 1.22×; up zooms in. */
+export function zoomForWheel(deltaY: number, deltaMode = 0): number {
+  const px = deltaMode === 1 ? deltaY * 33 : deltaMode === 2 ? deltaY * 400 : deltaY
+  return Math.exp(-Math.max(-500, Math.min(500, px)) * 0.002)
+}
+
+/**
+ * Indices of the layout points (`coords`: x0, y0, x1, y1, …) inside a lasso drawn on the
+ * canvas through fit `f` (the view included). The lasso is mapped back to layout units
+ * and tested there, so a region selects the same memories at any zoom or pan.
+ */
+export function selectInLasso(path: readonly [number, number][], f: Fit, coords: ArrayLike<number>): number[] {
+  const poly = path.map(([x, y]) => toData(f, x, y))
+  let minX = Infinity
+  let minY = Infinity
+  let maxX = -Infinity
+  let maxY = -Infinity
+  for (const [x, y] of poly) {
+    minX = Math.min(minX, x)
+    maxX = Math.max(maxX, x)
+    minY = Math.min(minY, y)
+    maxY = Math.max(maxY, y)
+  }
+  const inside: number[] = []
+  for (let i = 0; 2 * i + 1 < coords.length; i++) {
+    const x = coords[2 * i]
+    const y = coords[2 * i + 1]
+    // The bounding box first: a small lasso over 20,000 points tests only its neighbourhood.
+    if (x < minX || x > maxX || y < minY || y > maxY) continue
+    if (insidePolygon(poly, x, y)) inside.push(i)
+  }
+  return inside
+}
+
 /** Points bucketed by canvas cell, for nearest-point lookups. */
 export class PointGrid {
   private readonly cells = new Map<number, number[]>()
@@ -93,6 +168,15 @@ export class PointGrid {
       }
     return best
   }
+}
+
+/**
+ * The point under canvas position (sx, sy) through `view`, for a grid built over the zoom-1
+ * positions: the cursor is taken back through the view and the radius stays `radius` screen
+ * pixels (markers keep their size). -1 when none.
+ */
+export function pickThrough(grid: PointGrid, view: View, sx: number, sy: number, radius: number, rank?: (i: number) => number): number {
+  return grid.nearest((sx - view.tx) / view.k, (sy - view.ty) / view.k, radius / view.k, rank)
 }
 
 /** Whether (x, y) is inside the polygon (even–odd rule; the lasso closes itself). */
