@@ -41,7 +41,7 @@ const UNIT_LABEL: Record<TimeUnit, string> = { iso: 'ISO text', unix_s: 'unix se
 const ENCODINGS: Record<'sqlite' | 'pg', VectorEncoding[]> = { sqlite: ['f32', 'json', 'vec0'], pg: ['pgvector', 'f32'] }
 const ENCODING_LABEL: Record<'sqlite' | 'pg', Record<VectorEncoding, string>> = {
   sqlite: { f32: 'BLOB float32', json: 'JSON text array', vec0: 'sqlite-vec vec0', pgvector: 'pgvector' },
-  pg: { f32: 'bytea float32', json: 'JSON text array', vec0: 'sqlite-vec vec0', pgvector: 'pgvector vector / real[]' },
+  pg: { f32: 'bytea float32', json: 'JSON text array', vec0: 'sqlite-vec vec0', pgvector: 'pgvector / real[]' },
 }
 
 /**
