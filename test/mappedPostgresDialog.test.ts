@@ -83,6 +83,7 @@ describe('the mapping dialog over a Postgres connection', () => {
     try {
       // The schema is no layout recallscope knows: Connect says so, and the dialog is the way in.
       expect(await call('pg.connect', { conn: fields })).toMatchObject({ ok: false, error: { code: 'UNKNOWN_LAYOUT' } })
+      const accepted = await srv.accepted()
       const info = await data<TablesInfo>('store.tables', { pg: { conn: fields } })
       expect(info.layout).toBeNull()
       expect(info.saved).toBeNull()
@@ -121,6 +122,8 @@ describe('the mapping dialog over a Postgres connection', () => {
       )
       p.rows.forEach((r, i) => expect(r.salience).toBeCloseTo(rows[i].weight, 5))
       expect(p.rows.every((r) => Object.keys(r.errors).length === 0)).toBe(true)
+      // The dialog's questions share one session: one connection for the table list, the suggestions and the preview.
+      expect((await srv.accepted()) - accepted).toBe(1)
     } finally {
       app.close()
     }
