@@ -124,6 +124,10 @@ describe('the mapping dialog over a Postgres connection', () => {
       expect(p.rows.every((r) => Object.keys(r.errors).length === 0)).toBe(true)
       // The dialog's questions share one session: one connection for the table list, the suggestions and the preview.
       expect((await srv.accepted()) - accepted).toBe(1)
+      // A connection without a schema reads the mapping's own `schema`, as opening does.
+      const { schema: _odd, ...noSchema } = fields
+      const p2 = await data<MappingPreview>('store.previewMapping', { pg: { conn: noSchema }, mapping: { ...m, schema: 'odd' } })
+      expect(p2.rows.map((r) => r.id)).toEqual(rows.slice(0, 20).map((r) => r.key))
     } finally {
       app.close()
     }
