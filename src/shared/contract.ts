@@ -104,6 +104,22 @@ const pgConnectionSchema = z.union([
 ])
 export type PgConnectionInput = z.infer<typeof pgConnectionSchema>
 
+/**
+ * A Postgres database the mapping dialog reads, named as pg.connect names one: the form's fields (or a URL)
+ * or a saved connection's id. The password rules are pg.connect's.
+ */
+const pgTargetSchema = z
+  .strictObject({
+    conn: pgConnectionSchema.optional(),
+    savedId: z.string().trim().min(1).max(64).optional(),
+  })
+  .refine((i) => (i.conn === undefined) !== (i.savedId === undefined), 'give conn or savedId (one of them)')
+export type PgTarget = z.infer<typeof pgTargetSchema>
+
+/** The store a mapping channel reads: a SQLite `path` or a Postgres `pg` (one of them, see `oneSource`). */
+const mapSource = { path: storePath.optional(), pg: pgTargetSchema.optional() }
+const oneSource = [(i: { path?: string; pg?: PgTarget }) => (i.path === undefined) !== (i.pg === undefined), 'give path or pg (one of them)'] as const
+
 /** A saved Postgres connection as the renderer sees it: never its password. */
 export interface SavedPgConnection {
   id: string
@@ -429,15 +445,32 @@ export const contract = {
   'pg.saved': { input: z.strictObject({}), output: out<SavedPgConnection[]>() },
   /** Forget a saved connection (and its encrypted password). */
   'pg.forget': { input: z.strictObject({ id: z.string().trim().min(1).max(64) }), output: out<{ removed: boolean }>() },
-  /** A SQLite file's tables (columns, types, sampled shapes, row counts), the layout it opens as (null: none) and its saved mapping: the mapping dialog's start. */
-  'store.tables': { input: z.strictObject({ path: storePath, workspacePath: z.string().min(1).max(4096).optional() }), output: out<TablesInfo>() },
+  /**
+   * A store's tables (columns, types, sampled shapes, row counts), the layout it opens as (null: none) and its saved
+   * mapping: the mapping dialog's start. `path`: a SQLite file; `pg`: a Postgres database (the tables of its schema).
+   */
+  'store.tables': {
+    input: z.strictObject({ ...mapSource, workspacePath: z.string().min(1).max(4096).optional() }).refine(...oneSource),
+    output: out<TablesInfo>(),
+  },
   /** A column mapping for one table, pre-filled from column names, types and sampled values. */
-  'store.suggestMapping': { input: z.strictObject({ path: storePath, table: z.string().min(1).max(200) }), output: out<Mapping>() },
+  'store.suggestMapping': { input: z.strictObject({ ...mapSource, table: z.string().min(1).max(200) }).refine(...oneSource), output: out<Mapping>() },
   /** The first 20 rows read through a mapping, each with per-field problems, and the mapping's own problems (missing column, wrong type…). */
-  'store.previewMapping': { input: z.strictObject({ path: storePath, mapping: mappingSchema }), output: out<MappingPreview>() },
-  /** Open one table of a file by a column mapping (read-only); the mapping is saved in the workspace and reused on reopen. */
+  'store.previewMapping': { input: z.strictObject({ ...mapSource, mapping: mappingSchema }).refine(...oneSource), output: out<MappingPreview>() },
+  /**
+   * Open one table of a file or a Postgres database by a column mapping (read-only); the mapping is saved in the
+   * workspace and reused on reopen. `saveAs` (with `pg.conn`) saves the connection once it opened, as pg.connect does.
+   */
   'store.openMapped': {
-    input: z.strictObject({ path: storePath, mapping: mappingSchema, workspacePath: z.string().min(1).max(4096).optional() }),
+    input: z
+      .strictObject({
+        ...mapSource,
+        mapping: mappingSchema,
+        workspacePath: z.string().min(1).max(4096).optional(),
+        saveAs: z.string().trim().min(1).max(120).optional(),
+      })
+      .refine(...oneSource)
+      .refine((i) => i.saveAs === undefined || i.pg?.conn !== undefined, 'saveAs needs pg.conn (a saved connection is saved already)'),
     output: out<OpenInfo>(),
   },
 

@@ -8,7 +8,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { RecallscopeError } from '../../../shared/result'
-import type { PgConnectionInput } from '../../../shared/contract'
+import type { PgConnectionInput, PgTarget } from '../../../shared/contract'
 import { openStore } from '../../store/registry'
 import type { App } from '../app'
 import { pgUrlOf } from '../pgConnections'
@@ -25,6 +25,19 @@ function urlFor(app: App, conn: PgConnectionInput): ReturnType<typeof pgUrlOf> {
       'In browser mode the password is not taken from the page: set PGPASSWORD before starting recallscope, or give the URL on the command line (npm start -- postgres://…)',
     )
   return r
+}
+
+/**
+ * The URL to connect with for the form's fields or a saved connection (pg.connect and the mapping
+ * channels): the form's password refused in browser mode, a saved one decrypted here, in main.
+ * `typed` is the form's URL and password when the fields were given (what saving the connection needs).
+ */
+export function urlOfTarget(app: App, t: PgTarget): { url: string; typed: ReturnType<typeof pgUrlOf> | null } {
+  if (t.conn) {
+    const typed = urlFor(app, t.conn)
+    return { url: typed.url, typed }
+  }
+  return { url: app.connections.urlOf(t.savedId!), typed: null }
 }
 
 export function postgresHandlers(app: App): Pick<Handlers, PgChannels> {
@@ -53,9 +66,8 @@ export function postgresHandlers(app: App): Pick<Handlers, PgChannels> {
       }
     },
     'pg.connect': (i) => {
-      const target = i.conn ? urlFor(app, i.conn) : null
+      const { url, typed: target } = urlOfTarget(app, i)
       if (i.saveAs && target) app.connections.assertCanSave(target.password)
-      const url = target ? target.url : app.connections.urlOf(i.savedId!)
       const info = app.open(url)
       if (i.saveAs && target) app.connections.save(i.saveAs, target.url, target.password)
       return info

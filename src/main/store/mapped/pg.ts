@@ -35,6 +35,24 @@ function timeExpr(x: string, c: PgColumn, unit: TimeUnit | undefined): string {
  * (details.problems: field, column, message), each naming its column.
  */
 export function mappedPgLayout(schema: string, columns: PgColumn[], m: Mapping, label: string): PgLayout {
+  return planMappedPg(schema, columns, m, label).layout
+}
+
+/** What the mapping dialog's preview needs beyond the layout: the rows' SQL over any FROM, the raw time and vector-length expressions. */
+export interface MappedPgPlan {
+  layout: PgLayout
+  /** `SELECT <canonical columns>, <extra> FROM <from> x`: the layout's memories over another row source aliased x */
+  memoriesOver(from: string, extra?: string): string
+  /** the table, quoted: schema.table */
+  table: string
+  /** epoch ms without the fallback to 0 (NULL when the value does not read), per mapped time field */
+  timeMs: Partial<Record<'created' | 'lastUsed', string>>
+  /** the vector's length per row (-1: a bytea whose length is not a multiple of 4), null when no vector is mapped */
+  dim: string | null
+}
+
+/** The layout of a mapping and the expressions the preview reuses; BAD_INPUT (details.problems) when it does not fit. */
+export function planMappedPg(schema: string, columns: PgColumn[], m: Mapping, label: string): MappedPgPlan {
   const problems: MappingProblem[] = []
   const tables = new Map<string, Map<string, PgColumn>>()
   for (const c of columns) {
@@ -110,13 +128,17 @@ export function mappedPgLayout(schema: string, columns: PgColumn[], m: Mapping, 
     ? `jsonb_build_object(${rest.map((c) => `'${c.column.replace(/'/g, "''")}', x.${ident(c.column)}`).join(', ')})::text`
     : 'NULL::text'
   const T = `${ident(schema)}.${ident(m.table)}`
-  const memories = `SELECT ${id} AS id, ${text(f.agent)} AS agent_id, ${text(f.user)} AS user_id, ${text(f.session)} AS session_id,
+  const memoriesOver = (
+    from: string,
+    extra = '',
+  ) => `SELECT ${id} AS id, ${text(f.agent)} AS agent_id, ${text(f.user)} AS user_id, ${text(f.session)} AS session_id,
       ${lower(f.role)} AS role, ${lower(f.kind)} AS kind, ${f.tier ? lower(f.tier) : `'long_term'::text`} AS tier, coalesce(${text(f.content)}, '') AS content, NULL::text AS summary,
       ${f.salience ? `${x(f.salience)}::float8` : 'NULL::float8'} AS salience,
       ${f.created ? `coalesce(${timeExpr(x(f.created)!, f.created, m.timeUnit)}, 0)` : '0::float8'} AS created_at,
       ${f.lastUsed ? timeExpr(x(f.lastUsed)!, f.lastUsed, m.timeUnit) : 'NULL::float8'} AS last_used_at, NULL::float8 AS use_count, NULL::float8 AS turn,
-      'mapped' AS source, ${metadata} AS metadata, NULL::text AS tenant_id
-    FROM ${T} x`
+      'mapped' AS source, ${metadata} AS metadata, NULL::text AS tenant_id${extra ? `, ${extra}` : ''}
+    FROM ${from} x`
+  const memories = memoriesOver(T)
   const sessions = f.session
     ? `SELECT mm.session_id AS id, min(mm.agent_id) AS agent_id, min(mm.user_id) AS user_id, NULL::text AS tenant_id,
          min(mm.created_at) AS started_at, max(mm.created_at) AS ended_at, NULL::text AS summary, 0 AS is_archived
@@ -133,7 +155,7 @@ export function mappedPgLayout(schema: string, columns: PgColumn[], m: Mapping, 
   const model = (a: string) => (m.vector?.model ? `'${m.vector.model.replace(/'/g, "''")}'::text` : `('${slug}:' || ${dimOf(a)})::text`)
   const idOf = (a: string) => (f.id ? `${a}.${ident(f.id.column)}::text` : `${a}.ctid::text`)
   const v = vcol ? ident(vcol.column) : null
-  return {
+  const layout: PgLayout = {
     layout: 'mapped',
     detectedBecause: `mapping of ${schema}.${m.table}: ${Object.entries(m.columns)
       .map(([k, c]) => `${c} → ${k}`)
@@ -149,4 +171,8 @@ export function mappedPgLayout(schema: string, columns: PgColumn[], m: Mapping, 
     recallEvents: null,
     memoryTable: m.table,
   }
+  const timeMs: MappedPgPlan['timeMs'] = {}
+  if (f.created) timeMs.created = timeExpr(x(f.created)!, f.created, m.timeUnit)
+  if (f.lastUsed) timeMs.lastUsed = timeExpr(x(f.lastUsed)!, f.lastUsed, m.timeUnit)
+  return { layout, memoriesOver, table: T, timeMs, dim: v ? dimOf(`x.${v}`) : null }
 }

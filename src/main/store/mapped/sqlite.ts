@@ -26,7 +26,7 @@ const COUNT_CAP = 1_000_000
 /** Metadata gets at most this many unmapped columns (SQLite's function-argument limit). */
 const MAX_META_COLS = 50
 /** Mapped times outside 1970..2200 are flagged: most likely the wrong unit. */
-const PLAUSIBLE_MS: [number, number] = [0, 7_258_118_400_000]
+export const PLAUSIBLE_MS: [number, number] = [0, 7_258_118_400_000]
 
 /** A quoted SQLite identifier. */
 function qi(name: string): string {

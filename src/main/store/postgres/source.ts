@@ -1156,7 +1156,7 @@ export class PgSource implements MemorySource {
 }
 
 /** The workspace of a URL store: the app's data folder, named by a hash of host:port/db (never the password). */
-function defaultPgWorkspacePath(identity: string, fallbackDir?: string): string {
+export function defaultPgWorkspacePath(identity: string, fallbackDir?: string): string {
   const dir = fallbackDir ?? path.join(os.homedir(), '.recallscope', 'workspaces')
   fs.mkdirSync(dir, { recursive: true })
   const safe = identity.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 60)

@@ -3,6 +3,7 @@ import type { OpenInfo, PgConnectionInput, PgTestInfo } from '../../../../shared
 import { bridgeMode, call } from '../../lib/api'
 import { useAsync } from '../../lib/useAsync'
 import { fmtInt } from '../../lib/format'
+import type { MapSource } from './MappingDialog'
 
 /** What each typed error means for someone filling in the form. */
 const ERROR_TITLES: Record<string, string> = {
@@ -44,13 +45,20 @@ function connectionOf(f: Fields, useUrl: boolean): PgConnectionInput {
   }
 }
 
+/** How the form's fields are shown in the mapping dialog until main answers with the URL (never a password). */
+function labelOf(f: Fields, useUrl: boolean): string {
+  if (useUrl) return f.url.trim().replace(/\/\/([^/@:]*):[^/@]*@/, '//$1@')
+  return `postgres://${f.user.trim() ? `${f.user.trim()}@` : ''}${f.host.trim()}${f.port.trim() ? `:${f.port.trim()}` : ''}/${f.database.trim()}${f.schema.trim() ? ` (schema ${f.schema.trim()})` : ''}`
+}
+
 /**
  * Connect to a Postgres (+ pgvector) memory store: the fields or a URL, Test (connects, detects the layout,
  * disconnects) and Connect, saved connections. In the desktop app the password is typed here and, when saved,
  * encrypted by the OS keychain in main; in browser mode it comes from PGPASSWORD or the command line only.
- * No password ever comes back from main.
+ * No password ever comes back from main. A schema with no known layout (UNKNOWN_LAYOUT) offers "Map a table…":
+ * `onMap` opens the mapping dialog over the same connection.
  */
-export function ConnectForm({ onOpened, version }: { onOpened: (info: OpenInfo) => void; version: number }) {
+export function ConnectForm({ onOpened, onMap, version }: { onOpened: (info: OpenInfo) => void; onMap: (source: MapSource) => void; version: number }) {
   const desktop = bridgeMode === 'electron'
   const [f, setF] = useState<Fields>({ host: 'localhost', port: '5432', database: '', user: '', password: '', sslmode: 'prefer', schema: '', url: '' })
   const [useUrl, setUseUrl] = useState(false)
@@ -59,6 +67,8 @@ export function ConnectForm({ onOpened, version }: { onOpened: (info: OpenInfo) 
   const [busy, setBusy] = useState<'test' | 'connect' | null>(null)
   const [error, setError] = useState<{ code: string; message: string } | null>(null)
   const [tested, setTested] = useState<PgTestInfo | null>(null)
+  /** the connection the last error was about: what "Map a table…" opens */
+  const [failedOn, setFailedOn] = useState<MapSource | null>(null)
   const [savedVersion, setSavedVersion] = useState(0)
   const saved = useAsync(() => call('pg.saved', {}), [version, savedVersion])
   const set = (k: keyof Fields) => (e: { target: { value: string } }) => {
@@ -67,9 +77,10 @@ export function ConnectForm({ onOpened, version }: { onOpened: (info: OpenInfo) 
   }
   const ready = useUrl ? f.url.trim() !== '' : f.host.trim() !== '' && f.database.trim() !== ''
 
-  const run = async <T,>(what: 'test' | 'connect', fn: () => Promise<T>): Promise<T | null> => {
+  const run = async <T,>(what: 'test' | 'connect', fn: () => Promise<T>, on: MapSource | null = null): Promise<T | null> => {
     setBusy(what)
     setError(null)
+    setFailedOn(on)
     try {
       return await fn()
     } catch (e) {
@@ -80,14 +91,20 @@ export function ConnectForm({ onOpened, version }: { onOpened: (info: OpenInfo) 
       setBusy(null)
     }
   }
+  /** The form's connection as the mapping dialog's source (with the "save as" name, saved once the mapping opens). */
+  const fromFields = (): MapSource => ({
+    pg: { conn: connectionOf(f, useUrl) },
+    label: labelOf(f, useUrl),
+    ...(save && name.trim() ? { saveAs: name.trim() } : {}),
+  })
   const test = async () => {
     setTested(null)
-    const r = await run('test', () => call('pg.test', { conn: connectionOf(f, useUrl) }))
+    const r = await run('test', () => call('pg.test', { conn: connectionOf(f, useUrl) }), fromFields())
     if (r) setTested(r)
   }
   const connect = async () => {
     const saveAs = save && name.trim() ? { saveAs: name.trim() } : {}
-    const r = await run('connect', () => call('pg.connect', { conn: connectionOf(f, useUrl), ...saveAs }))
+    const r = await run('connect', () => call('pg.connect', { conn: connectionOf(f, useUrl), ...saveAs }), fromFields())
     if (r) {
       setF((x) => ({ ...x, password: '' })) // not kept in the page once used
       setSavedVersion((v) => v + 1)
@@ -209,6 +226,14 @@ export function ConnectForm({ onOpened, version }: { onOpened: (info: OpenInfo) 
         <div className="error" role="alert" data-code={error.code} style={{ marginTop: 8 }}>
           <strong>{ERROR_TITLES[error.code] ?? 'Could not connect'}</strong> <span className="mono small">({error.code})</span>
           <div className="small">{error.message}</div>
+          {error.code === 'UNKNOWN_LAYOUT' && failedOn && (
+            <div className="row" style={{ marginTop: 6 }}>
+              <button className="btn" type="button" onClick={() => onMap(failedOn)}>
+                Map a table…
+              </button>
+              <span className="small muted">open one of its tables by choosing which column is which</span>
+            </div>
+          )}
         </div>
       )}
       {saved.data && saved.data.length > 0 && (
@@ -229,7 +254,7 @@ export function ConnectForm({ onOpened, version }: { onOpened: (info: OpenInfo) 
                     type="button"
                     disabled={busy !== null}
                     onClick={async () => {
-                      const r = await run('connect', () => call('pg.connect', { savedId: c.id }))
+                      const r = await run('connect', () => call('pg.connect', { savedId: c.id }), { pg: { savedId: c.id }, label: c.url })
                       if (r) onOpened(r)
                     }}
                   >

@@ -1,10 +1,11 @@
 /**
  * The Library in the desktop app (issue 10, HIGH 3): files come from main's native dialogs,
  * never from a typed path, and the import's output is confirmed in the Save dialog first.
- * Also the read-only snapshot note (item 11). `lib/api` is mocked as the Electron bridge.
+ * Also the read-only snapshot note (item 11), and "Map a table…" when a Postgres schema has no
+ * known layout. `lib/api` is mocked as the Electron bridge.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react'
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react'
 import type { OpenInfo } from '../../../../shared/contract'
 
 const calls: { channel: string; input: Record<string, unknown> }[] = []
@@ -31,6 +32,9 @@ vi.mock('../../lib/api', () => ({
     if (channel === 'store.recent' || channel === 'jobs.list') return []
     if (channel === 'import.start') return { jobId: 'job-1', kind: 'import', label: 'Import', state: 'running', done: 0, total: 0, startedAt: 1, updatedAt: 1 }
     if (channel === 'store.facts') return new Promise(() => undefined) // the facts card stays loading
+    if (channel === 'pg.saved') return [{ id: 's1', name: 'prod', url: 'postgres://agent@db.example/mem', password: 'keychain' }]
+    if (channel === 'pg.connect') throw Object.assign(new Error('schema "public" holds no memory store recallscope knows'), { code: 'UNKNOWN_LAYOUT' })
+    if (channel === 'store.tables') return new Promise(() => undefined) // the dialog stays loading
     throw new Error(`unexpected ${channel}`)
   }),
 }))
@@ -121,5 +125,37 @@ describe('read-only snapshot note', () => {
     cleanup()
     renderLibrary(opened('/rw/agent.db'))
     expect(screen.queryByTestId('snapshot-note')).toBeNull()
+  })
+})
+
+describe('Map a table… (Postgres, desktop app)', () => {
+  it('UNKNOWN_LAYOUT from Connect offers the mapping dialog over the same connection: the form fields, or the saved id', async () => {
+    renderLibrary()
+    const form = screen.getByRole('form', { name: 'Postgres connection' })
+    fireEvent.change(screen.getByLabelText('Host'), { target: { value: 'db.example' } })
+    fireEvent.change(screen.getByLabelText('Database'), { target: { value: 'mem' } })
+    fireEvent.change(screen.getByLabelText('Password'), { target: { value: 'pw-typed' } })
+    fireEvent.click(screen.getByRole('checkbox', { name: 'save as' }))
+    fireEvent.change(screen.getByLabelText('Connection name'), { target: { value: 'mem db' } })
+    fireEvent.submit(form)
+    const map = await screen.findByRole('button', { name: 'Map a table…' })
+    expect(screen.getByRole('alert').getAttribute('data-code')).toBe('UNKNOWN_LAYOUT')
+    fireEvent.click(map)
+    const dialog = await screen.findByRole('dialog', { name: 'Open a table by mapping' })
+    const conn = { host: 'db.example', port: 5432, database: 'mem', password: 'pw-typed', sslmode: 'prefer' }
+    await waitFor(() => expect(sent('store.tables')).toEqual([{ pg: { conn } }]))
+    // Until main answers, the dialog names the connection without its password.
+    expect(dialog.textContent).toContain('postgres://db.example:5432/mem')
+    expect(dialog.textContent).not.toContain('pw-typed')
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel' }))
+    expect(screen.queryByRole('dialog')).toBeNull()
+
+    // A saved connection: the dialog is given its id (main decrypts the password), never a URL with one.
+    const saved = await screen.findByRole('table', { name: 'Saved connections' })
+    fireEvent.click(within(saved).getByRole('button', { name: 'Connect' }))
+    await waitFor(() => expect(sent('pg.connect').at(-1)).toEqual({ savedId: 's1' }))
+    fireEvent.click(await screen.findByRole('button', { name: 'Map a table…' }))
+    await screen.findByRole('dialog', { name: 'Open a table by mapping' })
+    await waitFor(() => expect(sent('store.tables').at(-1)).toEqual({ pg: { savedId: 's1' } }))
   })
 })

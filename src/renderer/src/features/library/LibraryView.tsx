@@ -8,7 +8,7 @@ import { useApp } from '../../app/context'
 import { JobBar } from '../../app/Jobs'
 import { useJobs } from '../../lib/jobs'
 import { ConnectForm } from './ConnectForm'
-import { MappingDialog } from './MappingDialog'
+import { MappingDialog, type MapSource } from './MappingDialog'
 import { SnapshotNote } from '../../app/SnapshotNote'
 
 /**
@@ -32,8 +32,8 @@ export function LibraryView() {
   const [modeNote, setModeNote] = useState<string | null>(null)
   const recent = useAsync(() => call('store.recent', {}), [dbVersion])
 
-  // A SQLite file of no known layout: the mapping dialog opens on it instead of an error.
-  const [mapPath, setMapPath] = useState<string | null>(null)
+  // A SQLite file (or a Postgres URL) of no known layout: the mapping dialog opens on it instead of an error.
+  const [mapSource, setMapSource] = useState<MapSource | null>(null)
   const open = async (fn: () => Promise<Awaited<ReturnType<typeof call<'store.open'>>>>, mappable?: string) => {
     setBusy(true)
     setError(null)
@@ -48,7 +48,12 @@ export function LibraryView() {
         )
       else navigate('browse')
     } catch (e) {
-      if (mappable && (e as { code?: string }).code === 'UNKNOWN_LAYOUT' && !/^postgres(ql)?:\/\//i.test(mappable)) setMapPath(mappable)
+      if (mappable && (e as { code?: string }).code === 'UNKNOWN_LAYOUT')
+        setMapSource(
+          /^postgres(ql)?:\/\//i.test(mappable)
+            ? { pg: { conn: { url: mappable } }, label: mappable.replace(/\/\/([^/@:]*):[^/@]*@/, '//$1@') }
+            : { path: mappable },
+        )
       else setError((e as Error).message)
     } finally {
       setBusy(false)
@@ -170,6 +175,7 @@ export function LibraryView() {
       </div>
       <ConnectForm
         version={dbVersion}
+        onMap={setMapSource}
         onOpened={(info) => {
           setDb(info)
           navigate('browse')
@@ -177,12 +183,12 @@ export function LibraryView() {
       />
       <ImportCard onOpen={(p) => void open(() => call('store.open', { path: p }))} />
       {db && <Facts />}
-      {mapPath && (
+      {mapSource && (
         <MappingDialog
-          path={mapPath}
-          onClose={() => setMapPath(null)}
+          source={mapSource}
+          onClose={() => setMapSource(null)}
           onOpened={(info) => {
-            setMapPath(null)
+            setMapSource(null)
             setDb(info)
             navigate('browse')
           }}

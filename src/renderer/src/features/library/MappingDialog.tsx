@@ -1,11 +1,12 @@
 /**
- * "Any table by mapping": a SQLite file recallscope has no layout for opens here
- * instead of failing. Pick the table whose rows are memories and which column is
- * which (pre-filled from the suggestion), watch 20 rows decode live as a select
- * changes, then Open: the file is read in place, the mapping saved in its workspace.
+ * "Any table by mapping": a SQLite file or a Postgres database recallscope has no
+ * layout for opens here instead of failing. Pick the table whose rows are memories
+ * and which column is which (pre-filled from the suggestion), watch 20 rows decode
+ * live as a select changes, then Open: the store is read in place, the mapping saved
+ * in its workspace. One dialog for both: the source is a prop.
  */
 import { useRef, useState } from 'react'
-import type { OpenInfo } from '../../../../shared/contract'
+import type { OpenInfo, PgTarget } from '../../../../shared/contract'
 import {
   MAPPED_FIELDS,
   TIME_UNITS,
@@ -36,18 +37,34 @@ const FIELD_LABEL: Record<MappedField, string> = {
   salience: 'salience',
 }
 const UNIT_LABEL: Record<TimeUnit, string> = { iso: 'ISO text', unix_s: 'unix seconds', unix_ms: 'unix ms' }
-const ENCODINGS: VectorEncoding[] = ['f32', 'json', 'vec0']
-const ENCODING_LABEL: Record<VectorEncoding, string> = { f32: 'BLOB float32', json: 'JSON text array', vec0: 'sqlite-vec vec0', pgvector: 'pgvector' }
+/** The vector encodings each kind of store can hold, and how the dialog names them. */
+const ENCODINGS: Record<'sqlite' | 'pg', VectorEncoding[]> = { sqlite: ['f32', 'json', 'vec0'], pg: ['pgvector', 'f32'] }
+const ENCODING_LABEL: Record<'sqlite' | 'pg', Record<VectorEncoding, string>> = {
+  sqlite: { f32: 'BLOB float32', json: 'JSON text array', vec0: 'sqlite-vec vec0', pgvector: 'pgvector' },
+  pg: { f32: 'bytea float32', json: 'JSON text array', vec0: 'sqlite-vec vec0', pgvector: 'pgvector / real[]' },
+}
+
+/**
+ * What the dialog reads: a SQLite file that opened as "unknown layout", or a Postgres database
+ * whose schema holds no known layout, named as pg.connect names one (the form's fields or a saved
+ * connection). `label` shows it until main answers (never with a password); `saveAs` saves the
+ * connection once it opened, as the Connect form's "save as" asked.
+ */
+export type MapSource = { path: string } | { pg: PgTarget; label: string; saveAs?: string }
 
 export interface MappingDialogProps {
-  /** the SQLite file that opened as "unknown layout" */
-  path: string
+  source: MapSource
   onOpened: (info: OpenInfo) => void
   onClose: () => void
 }
 
-export function MappingDialog({ path, onOpened, onClose }: MappingDialogProps) {
-  const info = useAsync(() => call('store.tables', { path }), [path])
+export function MappingDialog({ source, onOpened, onClose }: MappingDialogProps) {
+  const pg = 'pg' in source
+  const kind = pg ? 'pg' : 'sqlite'
+  // What every channel is given to name the store; its JSON keys the async effects.
+  const target = 'pg' in source ? { pg: source.pg } : { path: source.path }
+  const targetKey = JSON.stringify(target)
+  const info = useAsync(() => call('store.tables', target), [targetKey])
   const tables = (info.data?.tables ?? []).filter((t) => !t.shadow && t.kind !== 'vec0')
   const [edited, setMapping] = useState<Mapping | null>(null)
   const [busy, setBusy] = useState(false)
@@ -57,7 +74,7 @@ export function MappingDialog({ path, onOpened, onClose }: MappingDialogProps) {
   // Until the user picks something: the saved mapping, else the suggestion for the biggest table.
   const biggest = [...tables].sort((a, b) => b.rows - a.rows)[0]?.name
   const initial = useAsync(
-    () => (info.data?.saved ? Promise.resolve(info.data.saved) : call('store.suggestMapping', { path, table: biggest })),
+    () => (info.data?.saved ? Promise.resolve(info.data.saved) : call('store.suggestMapping', { ...target, table: biggest })),
     [info.data, biggest],
     { enabled: !!info.data && (!!info.data.saved || !!biggest) },
   )
@@ -66,14 +83,14 @@ export function MappingDialog({ path, onOpened, onClose }: MappingDialogProps) {
   async function pickTable(name: string) {
     setError(null)
     try {
-      setMapping(await call('store.suggestMapping', { path, table: name }))
+      setMapping(await call('store.suggestMapping', { ...target, table: name }))
     } catch (e) {
       setError((e as Error).message)
     }
   }
 
   const key = mapping ? JSON.stringify(mapping) : ''
-  const preview = useAsync(() => call('store.previewMapping', { path, mapping: mapping! }), [path, key], {
+  const preview = useAsync(() => call('store.previewMapping', { ...target, mapping: mapping! }), [targetKey, key], {
     enabled: !!mapping && mapping.columns.content !== '',
   })
   const table = tables.find((t) => t.name === mapping?.table)
@@ -92,7 +109,7 @@ export function MappingDialog({ path, onOpened, onClose }: MappingDialogProps) {
     if (value === '') return setMapping(rest)
     // "vec0:<table>.<column>" is a vec0 table beside the mapped one, keyed by rowid.
     const m = /^vec0:(.*)\.([^.]*)$/.exec(value)
-    const vector = m ? { column: m[2], encoding: 'vec0' as const, table: m[1] } : { column: value, encoding: guessEncoding(table, value) }
+    const vector = m ? { column: m[2], encoding: 'vec0' as const, table: m[1] } : { column: value, encoding: guessEncoding(table, value, pg) }
     setMapping({ ...rest, vector: _old?.model ? { ...vector, model: _old.model } : vector })
   }
   const vectorValue = mapping?.vector ? (mapping.vector.table ? `vec0:${mapping.vector.table}.${mapping.vector.column}` : mapping.vector.column) : ''
@@ -105,7 +122,7 @@ export function MappingDialog({ path, onOpened, onClose }: MappingDialogProps) {
     setBusy(true)
     setError(null)
     try {
-      onOpened(await call('store.openMapped', { path, mapping }))
+      onOpened(await call('store.openMapped', { ...target, mapping, ...('pg' in source && source.saveAs ? { saveAs: source.saveAs } : {}) }))
     } catch (e) {
       setError((e as Error).message)
     } finally {
@@ -117,10 +134,17 @@ export function MappingDialog({ path, onOpened, onClose }: MappingDialogProps) {
     <div className="modal-back" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
       <div className="modal mapdlg" role="dialog" aria-modal="true" aria-label="Open a table by mapping" ref={ref}>
         <h3>Open a table by mapping</h3>
-        <p className="small muted">
-          <span className="mono">{path}</span> is SQLite, but not a memory store recallscope knows. Pick the table whose rows are memories and the column for
-          each field; the file is only read, and the mapping is saved in its workspace for the next open.
-        </p>
+        {pg ? (
+          <p className="small muted">
+            <span className="mono">{info.data?.path ?? source.label}</span> holds no memory store recallscope knows in this schema. Pick the table whose rows
+            are memories and the column for each field; the server is only read (SELECT), and the mapping is saved in the local workspace for the next connect.
+          </p>
+        ) : (
+          <p className="small muted">
+            <span className="mono">{source.path}</span> is SQLite, but not a memory store recallscope knows. Pick the table whose rows are memories and the
+            column for each field; the file is only read, and the mapping is saved in its workspace for the next open.
+          </p>
+        )}
         {info.error && (
           <div className="error" role="alert">
             {info.error.message}
@@ -151,7 +175,7 @@ export function MappingDialog({ path, onOpened, onClose }: MappingDialogProps) {
                 value={mapping?.columns[f] ?? ''}
                 onChange={(e) => setColumn(f, e.target.value)}
               >
-                <option value="">{f === 'id' ? '— rowid —' : f === 'content' ? '— pick —' : '— none —'}</option>
+                <option value="">{f === 'id' ? (pg ? '— row position (ctid) —' : '— rowid —') : f === 'content' ? '— pick —' : '— none —'}</option>
                 {table?.columns.map((c) => (
                   <option key={c.name} value={c.name}>
                     {c.name}
@@ -207,9 +231,9 @@ export function MappingDialog({ path, onOpened, onClose }: MappingDialogProps) {
                 value={mapping.vector.encoding}
                 onChange={(e) => setMapping({ ...mapping, vector: { ...mapping.vector!, encoding: e.target.value as VectorEncoding } })}
               >
-                {ENCODINGS.map((x) => (
+                {ENCODINGS[kind].map((x) => (
                   <option key={x} value={x}>
-                    {ENCODING_LABEL[x]}
+                    {ENCODING_LABEL[kind][x]}
                   </option>
                 ))}
               </select>
@@ -245,11 +269,13 @@ export function MappingDialog({ path, onOpened, onClose }: MappingDialogProps) {
   )
 }
 
-/** BLOB columns are float32 vectors; text ones JSON arrays; a vec0 table's own column is vec0. */
-function guessEncoding(table: TableInfo | undefined, column: string): VectorEncoding {
+/** SQLite: BLOB columns are float32 vectors, text ones JSON arrays, a vec0 table's own column vec0. Postgres: bytea is float32, the rest pgvector. */
+function guessEncoding(table: TableInfo | undefined, column: string, pg: boolean): VectorEncoding {
   if (table?.kind === 'vec0') return 'vec0'
   const c = table?.columns.find((x) => x.name === column)
-  return c && (c.seen.includes('blob') || /blob/i.test(c.type)) ? 'f32' : 'json'
+  const blob = !!c && (c.seen.includes('blob') || /blob|bytea/i.test(c.type))
+  if (pg) return blob ? 'f32' : 'pgvector'
+  return blob ? 'f32' : 'json'
 }
 
 const COLS: { key: keyof PreviewRow; field: MappedField | 'vector'; label: string; show: (r: PreviewRow) => string }[] = [
