@@ -247,6 +247,21 @@ describe('Electron mode: store.open, import.start and cases.export take only dia
     expect(app.confine('postgres://me@db.example/agent?sslrootcert=/ca.pem', 'store.open', 'read')).toContain('sslrootcert')
   })
 
+  it('the Connect form and the Postgres mapping dialog refuse a URL naming local files (desktop), before connecting', async () => {
+    const { app, call } = desktop('home-pg2')
+    const url = 'postgres://me@127.0.0.1:1/agent?sslrootcert=/etc/passwd'
+    try {
+      for (const [channel, input] of [
+        ['pg.test', { conn: { url } }],
+        ['pg.connect', { conn: { url } }],
+        ['store.tables', { pg: { conn: { url } } }],
+      ] as const)
+        expect(codeOf(await call(channel, input)), channel).toBe('FORBIDDEN')
+    } finally {
+      app.close()
+    }
+  })
+
   it('browser mode: what the user types in the Library counts as chosen (the token guards the page)', async () => {
     const app = new App({ mode: 'browser', dataDir: path.join(t.dir, 'home-b2') })
     const call = createDispatcher(createHandlers(app))

@@ -24,6 +24,8 @@ function urlFor(app: App, conn: PgConnectionInput): ReturnType<typeof pgUrlOf> {
       'BAD_INPUT',
       'In browser mode the password is not taken from the page: set PGPASSWORD before starting recallscope, or give the URL on the command line (npm start -- postgres://…)',
     )
+  // A URL naming local files (sslrootcert, sslkey, passfile…) has the driver read them: desktop needs the dialog's grant.
+  app.confine(r.url, 'pg.connect', 'read')
   return r
 }
 
