@@ -8,7 +8,10 @@ import { createEmbedder } from './index'
 import { closedPort, fakeLegacyVector, fakeUnitVector, startFakeOllama, type FakeOllamaSwitches, type FakeServer } from '../../../test/helpers/fakeOllama'
 import { tmpDir } from '../../../test/helpers/tmp'
 
+/** Deadline for calls that must time out (the fake server waits 3 s). */
 const T = 300
+/** Deadline for calls that must succeed: generous, so a loaded machine cannot fail them. */
+const OK = 4000
 const BOUND = { timeout: 5_000 }
 
 let srv: FakeServer<FakeOllamaSwitches>
@@ -32,7 +35,7 @@ function readBlob(b: Buffer): number[] {
 
 describe('embedQueryCached', () => {
   it('embeds once, then serves (model, text) from query_cache with no HTTP call', BOUND, async () => {
-    const e = createEmbedder('ollama:nomic-embed-text', { ollamaHost: srv.url, timeoutMs: T })
+    const e = createEmbedder('ollama:nomic-embed-text', { ollamaHost: srv.url, timeoutMs: OK })
     const a = await embedQueryCached(ws, e, 'why did the deploy fail?', { now: 1_700_000_000_000 })
     expect(srv.requests).toHaveLength(1)
     const b = await embedQueryCached(ws, e, 'why did the deploy fail?')
@@ -56,7 +59,7 @@ describe('embedQueryCached', () => {
   })
 
   it('a cached vector answers even when Ollama is down afterwards', BOUND, async () => {
-    const e = createEmbedder('ollama:nomic-embed-text', { ollamaHost: srv.url, timeoutMs: T })
+    const e = createEmbedder('ollama:nomic-embed-text', { ollamaHost: srv.url, timeoutMs: OK })
     await embedQueryCached(ws, e, 'q')
     srv.set({ fail500: 'boom' })
     const v = await embedQueryCached(ws, e, 'q')
@@ -64,8 +67,8 @@ describe('embedQueryCached', () => {
   })
 
   it('legacy and batch vectors of the same model never share a cache row', BOUND, async () => {
-    const batch = createEmbedder('ollama:nomic-embed-text', { ollamaHost: srv.url, timeoutMs: T })
-    const legacy = createEmbedder('ollama:nomic-embed-text', { ollamaHost: srv.url, timeoutMs: T, legacy: true })
+    const batch = createEmbedder('ollama:nomic-embed-text', { ollamaHost: srv.url, timeoutMs: OK })
+    const legacy = createEmbedder('ollama:nomic-embed-text', { ollamaHost: srv.url, timeoutMs: OK, legacy: true })
     await embedQueryCached(ws, batch, 'q')
     const v = await embedQueryCached(ws, legacy, 'q')
     const want = fakeLegacyVector('q', 8)
@@ -75,7 +78,7 @@ describe('embedQueryCached', () => {
   })
 
   it('a damaged cache row is replaced, never served', BOUND, async () => {
-    const e = createEmbedder('ollama:nomic-embed-text', { ollamaHost: srv.url, timeoutMs: T })
+    const e = createEmbedder('ollama:nomic-embed-text', { ollamaHost: srv.url, timeoutMs: OK })
     ws.db
       .prepare('INSERT INTO query_cache (model, text, dim, vector, created_at) VALUES (?, ?, ?, ?, ?)')
       .run('ollama:nomic-embed-text', 'q', 8, Buffer.from([1, 2, 3]), 0)
@@ -93,7 +96,7 @@ describe('embedQueryCached', () => {
   })
 
   it('keeps the cache bounded', BOUND, async () => {
-    const e = createEmbedder('ollama:nomic-embed-text', { ollamaHost: srv.url, timeoutMs: T })
+    const e = createEmbedder('ollama:nomic-embed-text', { ollamaHost: srv.url, timeoutMs: OK })
     for (let i = 0; i < 5; i++) await embedQueryCached(ws, e, `q${i}`, { now: 1000 + i, maxEntries: 3 })
     expect(ws.db.prepare('SELECT text FROM query_cache ORDER BY created_at').pluck().all()).toEqual(['q2', 'q3', 'q4'])
   })
