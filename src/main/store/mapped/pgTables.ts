@@ -17,7 +17,7 @@ import { defaultPgWorkspacePath } from '../postgres/source'
 import { parsePgUrl, type ParsedPgUrl } from '../postgres/url'
 import { readSavedMapping } from '../workspace/workspace'
 import { planMappedPg } from './pg'
-import { defaultModelLabel, PLAUSIBLE_MS } from './sqlite'
+import { defaultModelLabel, plainPreviewFields, PLAUSIBLE_MS } from './sqlite'
 import { suggestMapping } from './suggest'
 
 /** Rows sampled to describe a column, to suggest a mapping and to check one. */
@@ -337,14 +337,7 @@ export function previewPg(opts: PgDialogOptions, m: Mapping): MappingPreview {
           id: str(x.id) ?? '',
           content: str(x.content) ?? '',
           createdAt: m.columns.created ? num(x[`__ms_created`]) : null,
-          lastUsedAt: num(x.last_used_at),
-          role: str(x.role),
-          kind: str(x.kind),
-          tier: str(x.tier),
-          sessionId: str(x.session_id),
-          userId: str(x.user_id),
-          agentId: str(x.agent_id),
-          salience: num(x.salience),
+          ...plainPreviewFields(x, str, num),
           dim: d === -1 ? null : d,
           errors,
         }

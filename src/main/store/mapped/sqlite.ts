@@ -519,21 +519,24 @@ export function previewMapping(db: Database.Database, m: Mapping, limit = 20): M
     }
     const num = (v: unknown) => (typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : null)
     const str = (v: unknown) => (v === null || v === undefined ? null : cellText(v))
-    return {
-      id: cellText(x.id),
-      content: cellText(x.content),
-      createdAt: num(x.created_at),
-      lastUsedAt: num(x.last_used_at),
-      role: str(x.role),
-      kind: str(x.kind),
-      tier: str(x.tier),
-      sessionId: str(x.session_id),
-      userId: str(x.user_id),
-      agentId: str(x.agent_id),
-      salience: num(x.salience),
-      dim,
-      errors,
-    }
+    return { id: cellText(x.id), content: cellText(x.content), createdAt: num(x.created_at), ...plainPreviewFields(x, str, num), dim, errors }
   })
   return { rows, problems: c.problems, vector: c.vector }
+}
+
+/**
+ * A preview row's fields read straight from their mapped columns (SQLite and Postgres previews),
+ * given how the source turns a cell into text and into a number.
+ */
+export function plainPreviewFields(x: Record<string, unknown>, str: (v: unknown) => string | null, num: (v: unknown) => number | null) {
+  return {
+    lastUsedAt: num(x.last_used_at),
+    role: str(x.role),
+    kind: str(x.kind),
+    tier: str(x.tier),
+    sessionId: str(x.session_id),
+    userId: str(x.user_id),
+    agentId: str(x.agent_id),
+    salience: num(x.salience),
+  }
 }
