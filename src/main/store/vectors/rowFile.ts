@@ -116,7 +116,11 @@ export class RowFile {
     this.flush()
     const s = this.spillFile()
     fs.ftruncateSync(s.fd, count * this.rowBytes)
-    fs.renameSync(s.path, dest)
+    try {
+      fs.renameSync(s.path, dest)
+    } catch {
+      return false // e.g. Windows will not rename an open file: the caller copies the rows instead
+    }
     s.release()
     this.spill = null
     this.base = { fd: s.fd, at: 0, count }
