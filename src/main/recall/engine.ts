@@ -144,9 +144,83 @@ type ArmState = ArmInfo
 
 const armOff = (reason: string | null = null): ArmState => ({ ran: false, fetched: 0, exhausted: false, reason })
 
+/** What one engine run gathered, before any scoring: the part of a trace an eval keeps (replay.ts). */
+export interface GatheredRecall {
+  /** the config it ran with */
+  config: RecallConfig
+  embedder: EmbedderInfo
+  candidates: CandidateRaw[]
+  arms: { dense: ArmInfo; lexical: ArmInfo; recency: ArmInfo; order: ArmInfo }
+  mode: EffectiveMode
+  /** dense or hybrid mode without a dense arm */
+  degraded: boolean
+}
+
+/**
+ * The candidates and arms of one recall without re-ranking, rendering or the units' display
+ * records: eval gathers keep only these (a trace's other parts are re-derived by the shared
+ * `rerank`), and building them for 999 cases cost about a tenth of a cold eval.
+ * Same candidates as `runRecallSync`, number for number.
+ */
+export function gatherRecallSync(store: MemorySource, query: string | RecallQuery, config: RecallConfig, now: number, opts: SyncOptions): GatheredRecall {
+  const { cfg, embedder, g } = gatherSync(store, query, config, now, opts, false)
+  return { config: cfg, embedder, candidates: g.candidates, arms: g.arms, mode: g.mode, degraded: isDegraded(cfg, g) }
+}
+
+function isDegraded(cfg: RecallConfig, g: Gathered): boolean {
+  return (cfg.mode === 'dense' || cfg.mode === 'hybrid') && !g.arms.dense.ran
+}
+
 /** Everything after the query vector: synchronous. */
 export function runRecallSync(store: MemorySource, query: string | RecallQuery, config: RecallConfig, now: number, opts: SyncOptions): RecallTrace {
   const t0 = opts.startedAt ?? performance.now()
+  const { cfg, q, texts, embedder, g } = gatherSync(store, query, config, now, opts, true)
+  const prepared = opts.prepared
+
+  const ts = performance.now()
+  const rr = rerank(g.candidates, cfg, g.mode)
+  const scoreMs = performance.now() - ts
+
+  const ctx = renderResults(rr.results, g, cfg)
+
+  const degraded = isDegraded(cfg, g)
+  return {
+    query: q.text,
+    cue: q.cue ?? null,
+    now,
+    preset: opts.preset ?? null,
+    config: cfg,
+    embedder,
+    degraded,
+    degradedReason: degraded ? (g.arms.dense.reason ?? 'dense arm unavailable') : null,
+    results: rr.results,
+    dropped: rr.dropped,
+    context: ctx.text,
+    contextTokens: ctx.tokens,
+    candidates: g.candidates,
+    units: g.units,
+    refreshed: cfg.unit === 'session' ? [] : rr.refreshed,
+    counts: { inScope: g.inScope, inScopeCapped: g.inScopeCapped, dense: g.denseCount, lexical: g.lexicalCount, pool: rr.pool },
+    timings: { totalMs: performance.now() - t0, embedMs: prepared.embedMs, denseMs: g.denseMs, lexicalMs: g.lexicalMs, scoreMs },
+    mode: g.mode,
+    unit: cfg.unit,
+    texts: { dense: prepared.vector ? (embedder.name === 'vector' ? null : texts.dense) : null, lexical: g.arms.lexical.ran ? texts.lexical : null },
+    arms: g.arms,
+    injectedTokens: rr.injectedTokens,
+    empty: explainEmpty({
+      results: rr.results,
+      dropped: rr.dropped,
+      candidates: g.candidates,
+      config: cfg,
+      mode: g.mode,
+      inScope: g.inScopeCapped ? undefined : g.inScope,
+      degradedReason: degraded ? (g.arms.dense.reason ?? null) : null,
+    }),
+  }
+}
+
+/** The arms' work (the vector model resolved, every arm run, features measured); `units`: build the display records. */
+function gatherSync(store: MemorySource, query: string | RecallQuery, config: RecallConfig, now: number, opts: SyncOptions, units: boolean) {
   if (!Number.isFinite(now)) throw new RecallscopeError('BAD_INPUT', `now must be epoch milliseconds (got ${String(now)})`)
   // The config was validated once at the edge (request.ts buildConfig, resolveEventConfig, the
   // handlers' schemas); the engine trusts its type and never re-parses it (eval runs thousands).
@@ -238,51 +312,10 @@ export function runRecallSync(store: MemorySource, query: string | RecallQuery, 
   if (!idx && !push) qn = null
 
   const depth = Math.min(100_000, Math.max(cfg.candidatePool, Math.floor(opts.depth ?? fetchDepth(cfg.candidatePool))))
-  const input: GatherInput = { store, texts, cfg, now, idx, push, qn, denseReason, depth }
+  const input: GatherInput = { store, texts, cfg, now, idx, push, qn, denseReason, depth, units }
   const g = cfg.unit === 'session' ? gatherSessions(input) : gatherMemories(input)
   if (unlabelledNote && g.arms.dense.ran) g.arms.dense.reason = unlabelledNote
-
-  const ts = performance.now()
-  const rr = rerank(g.candidates, cfg, g.mode)
-  const scoreMs = performance.now() - ts
-
-  const ctx = renderResults(rr.results, g, cfg)
-
-  const needsDense = cfg.mode === 'dense' || cfg.mode === 'hybrid'
-  const degraded = needsDense && !g.arms.dense.ran
-  return {
-    query: q.text,
-    cue: q.cue ?? null,
-    now,
-    preset: opts.preset ?? null,
-    config: cfg,
-    embedder,
-    degraded,
-    degradedReason: degraded ? (g.arms.dense.reason ?? 'dense arm unavailable') : null,
-    results: rr.results,
-    dropped: rr.dropped,
-    context: ctx.text,
-    contextTokens: ctx.tokens,
-    candidates: g.candidates,
-    units: g.units,
-    refreshed: cfg.unit === 'session' ? [] : rr.refreshed,
-    counts: { inScope: g.inScope, inScopeCapped: g.inScopeCapped, dense: g.denseCount, lexical: g.lexicalCount, pool: rr.pool },
-    timings: { totalMs: performance.now() - t0, embedMs: prepared.embedMs, denseMs: g.denseMs, lexicalMs: g.lexicalMs, scoreMs },
-    mode: g.mode,
-    unit: cfg.unit,
-    texts: { dense: prepared.vector ? (embedder.name === 'vector' ? null : texts.dense) : null, lexical: g.arms.lexical.ran ? texts.lexical : null },
-    arms: g.arms,
-    injectedTokens: rr.injectedTokens,
-    empty: explainEmpty({
-      results: rr.results,
-      dropped: rr.dropped,
-      candidates: g.candidates,
-      config: cfg,
-      mode: g.mode,
-      inScope: g.inScopeCapped ? undefined : g.inScope,
-      degradedReason: degraded ? (g.arms.dense.reason ?? null) : null,
-    }),
-  }
+  return { cfg, q, texts, embedder, g }
 }
 
 interface Gathered {
@@ -330,6 +363,8 @@ interface GatherInput {
   qn: Float64Array | null
   denseReason: string | null
   depth: number
+  /** build the units' display records (a trace shows them; an eval gather does not keep them) */
+  units: boolean
 }
 
 /** The dense arm of one group, in the store (push-down): same shape as denseArm's answer. */
@@ -338,7 +373,7 @@ function pushedDense(store: MemorySource, model: string, qn: Float64Array, filte
   return { hits: r.hits, scope: null, exhausted: r.exhausted, inScope: r.inScope, inScopeCapped: r.inScopeCapped, method: r.method }
 }
 
-function gatherMemories({ store, texts, cfg, now, idx, push, qn, denseReason, depth }: GatherInput): Gathered {
+function gatherMemories({ store, texts, cfg, now, idx, push, qn, denseReason, depth, units: withUnits }: GatherInput): Gathered {
   const groups: { filter: MemoryFilter; group: 'blend' | undefined }[] = [{ filter: scopeFilter(cfg.scope, now), group: undefined }]
   const bf = blendFilter(cfg.scope, now)
   if (bf) groups.push({ filter: bf, group: 'blend' })
@@ -546,7 +581,7 @@ function gatherMemories({ store, texts, cfg, now, idx, push, qn, denseReason, de
     }
     if (excludeSet.has(d.id) || (excludedTexts.size > 0 && excludedTexts.has(m.content.trim()))) c.excluded = true
     candidates.push(c)
-    units[d.id] = unitOfMemory(m)
+    if (withUnits) units[d.id] = unitOfMemory(m)
   }
   return { candidates, units, mode, arms, inScope, inScopeCapped, denseCount, lexicalCount, denseMs, lexicalMs }
 }
@@ -571,7 +606,7 @@ export function unitOfMemory(m: Memory): UnitInfo {
 }
 
 /** seed 000: episodes (sessions) ranked by the cosine of their summary vector. */
-function gatherSessions({ store, texts, cfg, now, idx, push, qn, denseReason, depth }: GatherInput): Gathered {
+function gatherSessions({ store, texts, cfg, now, idx, push, qn, denseReason, depth, units: withUnits }: GatherInput): Gathered {
   const sessions = store.sessionsForRecall(cfg.scope, now)
   const drafts = new Map<string, Draft>()
   const arms = {
@@ -658,21 +693,22 @@ function gatherSessions({ store, texts, cfg, now, idx, push, qn, denseReason, de
     }
     if (d.orderKey !== undefined) c.orderKey = d.orderKey
     candidates.push(c)
-    units[s.id] = {
-      id: s.id,
-      content: text,
-      kind: null,
-      role: null,
-      tier: s.isArchived ? 'archived' : null,
-      sessionId: s.id,
-      userId: s.userId,
-      agentId: s.agentId,
-      createdAt: s.startedAt,
-      lastUsedAt: s.endedAt,
-      turn: null,
-      source: null,
-      salience: null,
-    }
+    if (withUnits)
+      units[s.id] = {
+        id: s.id,
+        content: text,
+        kind: null,
+        role: null,
+        tier: s.isArchived ? 'archived' : null,
+        sessionId: s.id,
+        userId: s.userId,
+        agentId: s.agentId,
+        createdAt: s.startedAt,
+        lastUsedAt: s.endedAt,
+        turn: null,
+        source: null,
+        salience: null,
+      }
   }
   return { candidates, units, mode, arms, inScope: sessions.length, inScopeCapped: false, denseCount, lexicalCount: 0, denseMs, lexicalMs: 0 }
 }

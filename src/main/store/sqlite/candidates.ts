@@ -130,11 +130,9 @@ function listedPass(ctx: SqliteCtx, fts: Fts, q: string, words: string[], limit:
   const ranked = idx ? rankBm25(idx, words, range[0], range[1]) : null
   if (ranked) {
     const hits: { id: string; bm25: number }[] = []
-    for (const r of ranked) {
-      const id = byRid.get(r.rid)
-      if (id === undefined) continue
-      hits.push({ id, bm25: r.bm25 })
-      if (hits.length >= limit) break
+    for (let i = 0; i < ranked.n && hits.length < limit; i++) {
+      const id = byRid.get(ranked.rids[i])
+      if (id !== undefined) hits.push({ id, bm25: ranked.bm25[i] })
     }
     return { hits, also: new Map(), alsoKnown: true, path: 'range' }
   }
