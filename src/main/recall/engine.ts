@@ -27,7 +27,7 @@ import { armTexts } from '../../shared/cue'
 import { explainEmpty } from '../../shared/explainEmpty'
 import { renderResults } from '../../shared/render'
 import { RecallscopeError } from '../../shared/result'
-import { effectiveMode, rerank, utf8Length } from '../../shared/scoring'
+import { effectiveMode, isOrderMode, rerank, utf8Length } from '../../shared/scoring'
 import type { ArmInfo, CandidateRaw, Cue, EffectiveMode, EmbedderInfo, Memory, RecallConfig, RecallTrace, Session, UnitInfo } from '../../shared/types'
 import { embedQueryOrDegrade } from '../embed/cache'
 import type { Embedder } from '../embed/types'
@@ -343,6 +343,13 @@ interface Draft {
   orderKey?: number
 }
 
+/** Ids of a group's dense hits. */
+function denseIdsOf(drafts: Map<string, Draft>, group: 'blend' | undefined): string[] {
+  const out: string[] = []
+  for (const d of drafts.values()) if (d.denseRank !== null && d.group === group) out.push(d.id)
+  return out
+}
+
 function draftOf(map: Map<string, Draft>, id: string, group: 'blend' | undefined): Draft | null {
   let d = map.get(id)
   if (d) return d.group === group ? d : null // an id in both groups stays in the primary one
@@ -418,8 +425,8 @@ function gatherMemories({ store, texts, cfg, now, idx, push, qn, denseReason, de
   const denseMs = performance.now() - td
 
   // Lexical arm (always, when the utterance has words: its bm25 is a feature in every mode).
-  // One FTS pass per group reads up to LEXICAL_READ matches (the cost is the MATCH, not the LIMIT), so
-  // bm25 of dense-only hits is usually known without a second pass.
+  // One pass per group, which also returns the bm25 of the group's dense hits (or reads deep enough
+  // that it usually holds them), so they need no second pass.
   const tl = performance.now()
   const lexOk = store.hasLexicalTerms(texts.lexical)
   const knownBm25 = new Map<string, number>()
@@ -428,36 +435,46 @@ function gatherMemories({ store, texts, cfg, now, idx, push, qn, denseReason, de
   let allBm25Known = true
   if (lexOk) {
     arms.lexical = { ran: true, fetched: 0, exhausted: true, reason: null }
-    const read = Math.max(depth, LEXICAL_READ)
+    // Whether a recency / order arm will add rows after this pass (the mode is already decided:
+    // the dense arm has run and lexOk is the lexical arm's `ran`). Without one, every candidate is
+    // a lexical hit or a dense hit, so a listed scope's pass reads depth + 1 matches (enough for
+    // the ranks and `exhausted`) and the dense hits' bm25 comes back with it (alsoIds); with one,
+    // it reads LEXICAL_READ so those rows' bm25 is usually known without a second pass.
+    const orderArm = isOrderMode(effectiveMode(cfg, { dense: arms.dense.ran, lexical: true }))
     for (const { filter, group } of groups) {
       let sc = scopes.get(group ?? '')
       if (!sc && !bigScopes.has(group ?? '')) {
         const listed = store.scopeRows(filter, LEXICAL_RANGE_CAP + 1)
         if (listed.ids.length <= LEXICAL_RANGE_CAP) scopes.set(group ?? '', (sc = listed))
       }
+      const short = sc !== undefined && !orderArm
+      const read = short ? depth + 1 : Math.max(depth, LEXICAL_READ)
       // A big scope's pass also returns the bm25 of this group's dense hits (store lexicalPass): no second pass.
-      const dense = sc ? [] : [...drafts.values()].filter((d) => d.denseRank !== null && d.group === group).map((d) => d.id)
+      const dense = sc && !short ? [] : denseIdsOf(drafts, group)
       const pass =
         sc && sc.ids.length === 0
           ? null
           : store.lexicalPass({ text: texts.lexical, filter, limit: read, ridRange: sc ? ridRange(sc.rids) : null, alsoIds: dense, listed: sc ?? undefined })
       const hits = pass?.hits ?? []
-      for (const h of hits) knownBm25.set(h.id, h.bm25)
+      if (hits.length >= read) allBm25Known = false
+      const ranked = Math.min(depth, hits.length)
+      for (let i = 0; i < hits.length; i++) {
+        const h = hits[i]
+        const d = i < ranked ? draftOf(drafts, h.id, group) : null
+        // Ranked rows of another group's drafts, and matches past the ranks, serve as bm25 lookups.
+        if (!d) knownBm25.set(h.id, h.bm25)
+        else {
+          d.bm25 = h.bm25
+          d.lexicalRank = i + 1
+        }
+      }
       if (pass?.alsoKnown) {
         for (const id of dense) bm25Checked.add(id)
         for (const [id, b] of pass.also) knownBm25.set(id, b)
       }
-      if (hits.length >= read) allBm25Known = false
-      const ranked = hits.slice(0, depth)
-      ranked.forEach((h, i) => {
-        const d = draftOf(drafts, h.id, group)
-        if (!d) return
-        d.bm25 = h.bm25
-        d.lexicalRank = i + 1
-      })
-      arms.lexical.fetched = Math.max(arms.lexical.fetched, ranked.length)
+      arms.lexical.fetched = Math.max(arms.lexical.fetched, ranked)
       arms.lexical.exhausted &&= hits.length <= depth
-      lexicalCount += ranked.length
+      lexicalCount += ranked
     }
   } else arms.lexical.reason = texts.lexical.trim() === '' ? 'empty query' : 'the query has no words to match'
   let lexicalMs = performance.now() - tl

@@ -191,20 +191,34 @@ function build(file: string, table: string): Bm25Index | null {
 
 /** Rows matching a query, in (bm25, rowid) order: parallel arrays of `n` entries. */
 export interface RankedBm25 {
+  /** matching rows (members only, when a membership map was given) */
   n: number
+  /** the first min(n, `ordered`) in (bm25, rowid) order; the rest follow in no particular order */
   rids: Int32Array
   /** FTS5's sign: lower is better */
   bm25: Float64Array
+  /** bm25 of each requested `also` rid, NaN when it does not match */
+  also: Float64Array
+}
+
+export interface RankOptions {
+  /** rows to keep, indexed by rid − lo (1 = keep); others are left out before ranking */
+  member?: Uint8Array
+  /** only this many leading rows need to be in order (default: all) */
+  ordered?: number
+  /** rids whose bm25 the caller needs whatever their rank */
+  also?: ArrayLike<number>
 }
 
 /**
  * bm25 (FTS5's sign: lower is better) of every row in [lo, hi] matching any word, in
  * (bm25, rowid) order; null when a word is not exactly one token (the caller asks FTS5).
  * `words`: the query's words in query order, unique (ftsTokens), as FTS5 sees the phrases.
- * Parallel typed arrays, not an object per row: an eval ranks a few hundred rows per case
- * ×1,000 cases, and sorting row objects with a comparator was most of the lexical arm's time.
+ * Parallel typed arrays, not an object per row, and only the `ordered` best sorted: an eval
+ * ranks ~500 rows per case ×1,000 cases and keeps the best 100; sorting row objects with a
+ * comparator was most of the lexical arm's time.
  */
-export function rankBm25(idx: Bm25Index, words: string[], lo: number, hi: number): RankedBm25 | null {
+export function rankBm25(idx: Bm25Index, words: string[], lo: number, hi: number, opts: RankOptions = {}): RankedBm25 | null {
   const terms = idx.tokenOf(words)
   const n = terms.length
   for (let i = 0; i < n; i++) if (terms[i] === null) return null
@@ -214,8 +228,10 @@ export function rankBm25(idx: Bm25Index, words: string[], lo: number, hi: number
     lists[i] = idx.postings.get(terms[i]!)
     idf[i] = idx.idfOf(lists[i]?.rids.length ?? 0)
   }
+  const member = opts.member
   // FTS5 sums the phrases in query order; a phrase absent from a row adds exactly 0, so adding each
-  // phrase's postings in query order gives the same sum, bit for bit.
+  // phrase's postings in query order gives the same sum, bit for bit. (A row's sum depends on its
+  // postings only: leaving non-members out changes no member's number.)
   const width = hi - lo + 1
   const dense = width <= 1 << 22
   const acc = dense ? scratch(width) : null
@@ -235,6 +251,7 @@ export function rankBm25(idx: Bm25Index, words: string[], lo: number, hi: number
     const w = idf[i]
     for (let j = a; j < p.rids.length && p.rids[j] <= hi; j++) {
       const rid = p.rids[j]
+      if (member && !member[rid - lo]) continue
       const term = w * (p.num[j] / p.den[j])
       if (acc) {
         const k = rid - lo
@@ -247,6 +264,15 @@ export function rankBm25(idx: Bm25Index, words: string[], lo: number, hi: number
       }
     }
   }
+  // The requested rows' numbers, read before the accumulators are cleared.
+  const wanted = opts.also ?? []
+  const also = new Float64Array(wanted.length)
+  for (let t = 0; t < wanted.length; t++) {
+    const rid = wanted[t]
+    const k = rid - lo
+    const hit = rid >= lo && rid <= hi && (!member || member[k] === 1) && (acc ? seenBuf[k] === 1 : sparse!.has(rid))
+    also[t] = hit ? -1.0 * (acc ? acc[k] : sparse!.get(rid)!) : NaN
+  }
   const m = touched.length
   const rids = new Int32Array(m)
   const bm25 = new Float64Array(m)
@@ -258,8 +284,8 @@ export function rankBm25(idx: Bm25Index, words: string[], lo: number, hi: number
     bm25[t] = -1.0 * score
   }
   clearSeen()
-  sortByBm25(bm25, rids, 0, m - 1)
-  return { n: m, rids, bm25 }
+  sortByBm25(bm25, rids, 0, m - 1, Math.min(m, opts.ordered ?? m))
+  return { n: m, rids, bm25, also }
 }
 
 /** (a's bm25, rid) before (b's)? */
@@ -277,12 +303,14 @@ function swap(s: Float64Array, r: Int32Array, a: number, b: number): void {
 }
 
 /**
- * Sort the parallel arrays by (bm25, rid) ascending over [lo, hi]: quicksort (median of three)
- * down to insertion sort. The keys are distinct (one entry per rid), so no run of equal keys
- * can degrade the partitioning; the recursion takes the smaller side, the loop the larger.
+ * Put the `k` smallest (bm25, rid) of [lo, hi] first, in order (the rest after them, unordered):
+ * quicksort (median of three) that only descends into parts holding one of the first `k`
+ * positions, down to insertion sort. The keys are distinct (one entry per rid), so no run of
+ * equal keys can degrade the partitioning; the recursion takes the smaller side, the loop the larger.
  */
-function sortByBm25(s: Float64Array, r: Int32Array, lo: number, hi: number): void {
+function sortByBm25(s: Float64Array, r: Int32Array, lo: number, hi: number, k: number): void {
   while (hi - lo > 16) {
+    if (lo >= k) return
     const mid = (lo + hi) >> 1
     if (before(s, r, mid, lo)) swap(s, r, mid, lo)
     if (before(s, r, hi, lo)) swap(s, r, hi, lo)
@@ -302,14 +330,16 @@ function sortByBm25(s: Float64Array, r: Int32Array, lo: number, hi: number): voi
       swap(s, r, i, j)
     }
     swap(s, r, lo + 1, j)
+    // [lo, j) ≤ pivot (at j) ≤ (j, hi]: a side starting at or past k holds none of the first k.
     if (j - lo < hi - j) {
-      sortByBm25(s, r, lo, j - 1)
+      sortByBm25(s, r, lo, j - 1, k)
       lo = j + 1
     } else {
-      sortByBm25(s, r, j + 1, hi)
+      if (j + 1 < k) sortByBm25(s, r, j + 1, hi, k)
       hi = j - 1
     }
   }
+  if (lo >= k) return
   for (let i = lo + 1; i <= hi; i++) {
     const xs = s[i]
     const xr = r[i]
