@@ -588,7 +588,7 @@ function gatherMemories({ store, texts, cfg, now, idx, push, qn, denseReason, de
       recencyRank: d.recencyRank,
       textLength: m.content.length,
       // seed 004 budgets the trimmed turn text in bytes: (len(text) + 3) / 4
-      textBytes: utf8Length(m.content.trim()),
+      textBytes: textBytesOf(m),
     }
     if (d.orderKey !== undefined) c.orderKey = d.orderKey
     if (d.group) {
@@ -601,6 +601,17 @@ function gatherMemories({ store, texts, cfg, now, idx, push, qn, denseReason, de
     if (withUnits) units[d.id] = unitOfMemory(m)
   }
   return { candidates, units, mode, arms, inScope, inScopeCapped, denseCount, lexicalCount, denseMs, lexicalMs }
+}
+
+/**
+ * UTF-8 length of a memory's trimmed text, kept per decoded row: the store hands out the same
+ * Memory object until its data changes, and an eval measures the same rows for every case.
+ */
+const textBytesMemo = new WeakMap<Memory, number>()
+function textBytesOf(m: Memory): number {
+  let n = textBytesMemo.get(m)
+  if (n === undefined) textBytesMemo.set(m, (n = utf8Length(m.content.trim())))
+  return n
 }
 
 export function unitOfMemory(m: Memory): UnitInfo {

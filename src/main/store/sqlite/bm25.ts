@@ -158,7 +158,9 @@ function build(file: string, table: string): Bm25Index | null {
     const clear = db.prepare(`DELETE FROM temp.rs_tok`)
     const cache = new Map<string, string | null>()
     const tokenOf = (words: string[]): (string | null)[] => {
-      const todo = [...new Set(words.filter((w) => !cache.has(w)))]
+      let cached = true
+      for (let i = 0; i < words.length && cached; i++) cached = cache.has(words[i])
+      const todo = cached ? [] : [...new Set(words.filter((w) => !cache.has(w)))]
       if (todo.length) {
         clear.run()
         todo.forEach((w, i) => ins.run(i + 1, w))
