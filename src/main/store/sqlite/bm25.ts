@@ -32,10 +32,12 @@ const B = 0.75
 
 interface Postings {
   rids: Int32Array
-  /** tf·(k1 + 1), per posting */
-  num: Float64Array
-  /** tf + k1·(1 − b + b·D/avgdl), per posting (D: the row's token count) */
-  den: Float64Array
+  /**
+   * Per posting, FTS5's per-row factor tf·(k1 + 1) / (tf + k1·(1 − b + b·D/avgdl)) (D: the row's
+   * token count), divided once here: the same division of the same two doubles as in bm25(), so
+   * idf × this is bm25()'s product bit for bit.
+   */
+  tf: Float64Array
 }
 
 export interface Bm25Index {
@@ -141,15 +143,15 @@ function build(file: string, table: string): Bm25Index | null {
     for (const [term, m] of counts) {
       const rids = Int32Array.from([...m.keys()].sort((a, b) => a - b))
       // The per-row parts of FTS5's expression, precomputed with its very operations and order.
-      const num = new Float64Array(rids.length)
-      const den = new Float64Array(rids.length)
+      const tf = new Float64Array(rids.length)
       for (let i = 0; i < rids.length; i++) {
         const f = m.get(rids[i])!
         const D = docLen.get(rids[i]) ?? 0
-        num[i] = f * (K1 + 1.0)
-        den[i] = f + K1 * (1 - B + (B * D) / avgdl)
+        const num = f * (K1 + 1.0)
+        const den = f + K1 * (1 - B + (B * D) / avgdl)
+        tf[i] = num / den
       }
-      postings.set(term, { rids, num, den })
+      postings.set(term, { rids, tf })
     }
     const tok = tokenizeOption(db, table).replace(/'/g, "''")
     db.exec(`CREATE VIRTUAL TABLE temp.rs_tok USING fts5(x, tokenize='${tok}'); CREATE VIRTUAL TABLE temp.rs_tokv USING fts5vocab(temp, rs_tok, instance);`)
@@ -254,7 +256,7 @@ export function rankBm25(idx: Bm25Index, words: string[], lo: number, hi: number
     for (let j = a; j < p.rids.length && p.rids[j] <= hi; j++) {
       const rid = p.rids[j]
       if (member && !member[rid - lo]) continue
-      const term = w * (p.num[j] / p.den[j])
+      const term = w * p.tf[j]
       if (acc) {
         const k = rid - lo
         if (acc[k] === 0 && !seen(k)) touched.push(rid)
