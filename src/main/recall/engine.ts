@@ -341,19 +341,21 @@ interface Draft {
   lexicalRank: number | null
   recencyRank: number | null
   orderKey?: number
+  /** the lexical pass answered for this row (its bm25 set, or it has no match) */
+  bm25Settled: boolean
 }
 
-/** Ids of a group's dense hits. */
-function denseIdsOf(drafts: Map<string, Draft>, group: 'blend' | undefined): string[] {
-  const out: string[] = []
-  for (const d of drafts.values()) if (d.denseRank !== null && d.group === group) out.push(d.id)
+/** A group's dense hits. */
+function denseDraftsOf(drafts: Map<string, Draft>, group: 'blend' | undefined): Draft[] {
+  const out: Draft[] = []
+  for (const d of drafts.values()) if (d.denseRank !== null && d.group === group) out.push(d)
   return out
 }
 
 function draftOf(map: Map<string, Draft>, id: string, group: 'blend' | undefined): Draft | null {
   let d = map.get(id)
   if (d) return d.group === group ? d : null // an id in both groups stays in the primary one
-  d = { id, group, similarity: null, denseRank: null, bm25: null, lexicalRank: null, recencyRank: null }
+  d = { id, group, similarity: null, denseRank: null, bm25: null, lexicalRank: null, recencyRank: null, bm25Settled: false }
   map.set(id, d)
   return d
 }
@@ -430,8 +432,6 @@ function gatherMemories({ store, texts, cfg, now, idx, push, qn, denseReason, de
   const tl = performance.now()
   const lexOk = store.hasLexicalTerms(texts.lexical)
   const knownBm25 = new Map<string, number>()
-  /** ids whose bm25 is settled (known, or known to have no match) */
-  const bm25Checked = new Set<string>()
   let allBm25Known = true
   if (lexOk) {
     arms.lexical = { ran: true, fetched: 0, exhausted: true, reason: null }
@@ -450,11 +450,18 @@ function gatherMemories({ store, texts, cfg, now, idx, push, qn, denseReason, de
       const short = sc !== undefined && !orderArm
       const read = short ? depth + 1 : Math.max(depth, LEXICAL_READ)
       // A big scope's pass also returns the bm25 of this group's dense hits (store lexicalPass): no second pass.
-      const dense = sc && !short ? [] : denseIdsOf(drafts, group)
+      const dense = sc && !short ? [] : denseDraftsOf(drafts, group)
       const pass =
         sc && sc.ids.length === 0
           ? null
-          : store.lexicalPass({ text: texts.lexical, filter, limit: read, ridRange: sc ? ridRange(sc.rids) : null, alsoIds: dense, listed: sc ?? undefined })
+          : store.lexicalPass({
+              text: texts.lexical,
+              filter,
+              limit: read,
+              ridRange: sc ? ridRange(sc.rids) : null,
+              alsoIds: dense.map((d) => d.id),
+              listed: sc ?? undefined,
+            })
       const hits = pass?.hits ?? []
       if (hits.length >= read) allBm25Known = false
       const ranked = Math.min(depth, hits.length)
@@ -469,8 +476,12 @@ function gatherMemories({ store, texts, cfg, now, idx, push, qn, denseReason, de
         }
       }
       if (pass?.alsoKnown) {
-        for (const id of dense) bm25Checked.add(id)
-        for (const [id, b] of pass.also) knownBm25.set(id, b)
+        // Every asked row's bm25 is now settled: its number, or no match.
+        for (const d of dense) {
+          d.bm25Settled = true
+          const b = d.lexicalRank === null ? pass.also.get(d.id) : undefined
+          if (b !== undefined) d.bm25 = b
+        }
       }
       arms.lexical.fetched = Math.max(arms.lexical.fetched, ranked)
       arms.lexical.exhausted &&= hits.length <= depth
@@ -538,7 +549,7 @@ function gatherMemories({ store, texts, cfg, now, idx, push, qn, denseReason, de
       const b = knownBm25.get(d.id)
       if (b !== undefined) d.bm25 = b
       // When the pass read every match in scope, a row it did not return has no match.
-      else if (!allBm25Known && !bm25Checked.has(d.id)) missing.push(d.id)
+      else if (!allBm25Known && !d.bm25Settled) missing.push(d.id)
     }
     for (let i = 0; i < missing.length; i += 500) {
       const chunk = missing.slice(i, i + 500)
