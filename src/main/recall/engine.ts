@@ -447,7 +447,9 @@ function gatherMemories({ store, texts, cfg, now, idx, push, qn, denseReason, de
         const listed = store.scopeRows(filter, LEXICAL_RANGE_CAP + 1)
         if (listed.ids.length <= LEXICAL_RANGE_CAP) scopes.set(group ?? '', (sc = listed))
       }
-      const short = sc !== undefined && !orderArm
+      // (Only for a listing of the lexical arm's size: the dense arm lists any scope under missingVector
+      // 'zero', and FTS5 may have to read such a range to its end to find every asked row.)
+      const short = sc !== undefined && sc.ids.length <= LEXICAL_RANGE_CAP && !orderArm
       const read = short ? depth + 1 : Math.max(depth, LEXICAL_READ)
       // A big scope's pass also returns the bm25 of this group's dense hits (store lexicalPass): no second pass.
       const dense = sc && !short ? [] : denseDraftsOf(drafts, group)
