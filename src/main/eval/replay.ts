@@ -1,6 +1,6 @@
 /**
  * Replay eval cases: gather each case's candidates ONCE with the recall engine
- * (the same `runRecallSync` a live recall uses, query vectors from the
+ * (`gatherRecallSync`: a live recall's arms, without its rendering; query vectors from the
  * workspace cache), keep them, and re-score them with the shared `rerank` for
  * any config that only moves scoring knobs (weights, half-life, floor, topK,
  * budget, fusion, a pool no deeper than fetched — scoring.ts `canRerankLocally`).
@@ -18,7 +18,7 @@ import { RecallscopeError } from '../../shared/result'
 import { canRerankLocally, effectiveMode, rerank } from '../../shared/scoring'
 import type { ArmInfo, CandidateRaw, EffectiveMode, EmbedderInfo, RecallConfig } from '../../shared/types'
 import type { Embedder } from '../embed/types'
-import { prepareVector, runRecallSync, type PreparedVector } from '../recall/engine'
+import { gatherRecallSync, prepareVector, type PreparedVector } from '../recall/engine'
 import type { MemorySource } from '../store/source'
 import type { VectorIndex } from '../store/vectors/vectorIndex'
 
@@ -137,16 +137,16 @@ export async function gatherCases(store: MemorySource, cases: readonly EvalCaseR
       p = await prepareVector(store, texts.dense, { embedder: opts.embedder, signal: opts.signal })
       prepared.set(texts.dense, p)
     }
-    const trace = runRecallSync(store, { text: c.query, cue: c.cue }, cfg, now, { prepared: p, depth: opts.depth, vectors })
+    const r = gatherRecallSync(store, { text: c.query, cue: c.cue }, cfg, now, { prepared: p, depth: opts.depth, vectors })
     const g: GatheredCase = {
       case: c,
       now,
-      config: trace.config,
-      candidates: trace.candidates,
-      arms: trace.arms!,
-      mode: trace.mode!,
-      degraded: trace.degraded,
-      embedder: trace.embedder,
+      config: r.config,
+      candidates: r.candidates,
+      arms: r.arms,
+      mode: r.mode,
+      degraded: r.degraded,
+      embedder: r.embedder,
       key,
     }
     out[i] = g

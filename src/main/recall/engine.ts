@@ -27,7 +27,7 @@ import { armTexts } from '../../shared/cue'
 import { explainEmpty } from '../../shared/explainEmpty'
 import { renderResults } from '../../shared/render'
 import { RecallscopeError } from '../../shared/result'
-import { effectiveMode, rerank, utf8Length } from '../../shared/scoring'
+import { effectiveMode, isOrderMode, rerank, utf8Length } from '../../shared/scoring'
 import type { ArmInfo, CandidateRaw, Cue, EffectiveMode, EmbedderInfo, Memory, RecallConfig, RecallTrace, Session, UnitInfo } from '../../shared/types'
 import { embedQueryOrDegrade } from '../embed/cache'
 import type { Embedder } from '../embed/types'
@@ -144,9 +144,83 @@ type ArmState = ArmInfo
 
 const armOff = (reason: string | null = null): ArmState => ({ ran: false, fetched: 0, exhausted: false, reason })
 
+/** What one engine run gathered, before any scoring: the part of a trace an eval keeps (replay.ts). */
+export interface GatheredRecall {
+  /** the config it ran with */
+  config: RecallConfig
+  embedder: EmbedderInfo
+  candidates: CandidateRaw[]
+  arms: { dense: ArmInfo; lexical: ArmInfo; recency: ArmInfo; order: ArmInfo }
+  mode: EffectiveMode
+  /** dense or hybrid mode without a dense arm */
+  degraded: boolean
+}
+
+/**
+ * The candidates and arms of one recall without re-ranking, rendering or the units' display
+ * records: eval gathers keep only these (a trace's other parts are re-derived by the shared
+ * `rerank`), and building them for 999 cases cost about a tenth of a cold eval.
+ * Same candidates as `runRecallSync`, number for number.
+ */
+export function gatherRecallSync(store: MemorySource, query: string | RecallQuery, config: RecallConfig, now: number, opts: SyncOptions): GatheredRecall {
+  const { cfg, embedder, g } = gatherSync(store, query, config, now, opts, false)
+  return { config: cfg, embedder, candidates: g.candidates, arms: g.arms, mode: g.mode, degraded: isDegraded(cfg, g) }
+}
+
+function isDegraded(cfg: RecallConfig, g: Gathered): boolean {
+  return (cfg.mode === 'dense' || cfg.mode === 'hybrid') && !g.arms.dense.ran
+}
+
 /** Everything after the query vector: synchronous. */
 export function runRecallSync(store: MemorySource, query: string | RecallQuery, config: RecallConfig, now: number, opts: SyncOptions): RecallTrace {
   const t0 = opts.startedAt ?? performance.now()
+  const { cfg, q, texts, embedder, g } = gatherSync(store, query, config, now, opts, true)
+  const prepared = opts.prepared
+
+  const ts = performance.now()
+  const rr = rerank(g.candidates, cfg, g.mode)
+  const scoreMs = performance.now() - ts
+
+  const ctx = renderResults(rr.results, g, cfg)
+
+  const degraded = isDegraded(cfg, g)
+  return {
+    query: q.text,
+    cue: q.cue ?? null,
+    now,
+    preset: opts.preset ?? null,
+    config: cfg,
+    embedder,
+    degraded,
+    degradedReason: degraded ? (g.arms.dense.reason ?? 'dense arm unavailable') : null,
+    results: rr.results,
+    dropped: rr.dropped,
+    context: ctx.text,
+    contextTokens: ctx.tokens,
+    candidates: g.candidates,
+    units: g.units,
+    refreshed: cfg.unit === 'session' ? [] : rr.refreshed,
+    counts: { inScope: g.inScope, inScopeCapped: g.inScopeCapped, dense: g.denseCount, lexical: g.lexicalCount, pool: rr.pool },
+    timings: { totalMs: performance.now() - t0, embedMs: prepared.embedMs, denseMs: g.denseMs, lexicalMs: g.lexicalMs, scoreMs },
+    mode: g.mode,
+    unit: cfg.unit,
+    texts: { dense: prepared.vector ? (embedder.name === 'vector' ? null : texts.dense) : null, lexical: g.arms.lexical.ran ? texts.lexical : null },
+    arms: g.arms,
+    injectedTokens: rr.injectedTokens,
+    empty: explainEmpty({
+      results: rr.results,
+      dropped: rr.dropped,
+      candidates: g.candidates,
+      config: cfg,
+      mode: g.mode,
+      inScope: g.inScopeCapped ? undefined : g.inScope,
+      degradedReason: degraded ? (g.arms.dense.reason ?? null) : null,
+    }),
+  }
+}
+
+/** The arms' work (the vector model resolved, every arm run, features measured); `units`: build the display records. */
+function gatherSync(store: MemorySource, query: string | RecallQuery, config: RecallConfig, now: number, opts: SyncOptions, units: boolean) {
   if (!Number.isFinite(now)) throw new RecallscopeError('BAD_INPUT', `now must be epoch milliseconds (got ${String(now)})`)
   // The config was validated once at the edge (request.ts buildConfig, resolveEventConfig, the
   // handlers' schemas); the engine trusts its type and never re-parses it (eval runs thousands).
@@ -238,51 +312,10 @@ export function runRecallSync(store: MemorySource, query: string | RecallQuery, 
   if (!idx && !push) qn = null
 
   const depth = Math.min(100_000, Math.max(cfg.candidatePool, Math.floor(opts.depth ?? fetchDepth(cfg.candidatePool))))
-  const input: GatherInput = { store, texts, cfg, now, idx, push, qn, denseReason, depth }
+  const input: GatherInput = { store, texts, cfg, now, idx, push, qn, denseReason, depth, units }
   const g = cfg.unit === 'session' ? gatherSessions(input) : gatherMemories(input)
   if (unlabelledNote && g.arms.dense.ran) g.arms.dense.reason = unlabelledNote
-
-  const ts = performance.now()
-  const rr = rerank(g.candidates, cfg, g.mode)
-  const scoreMs = performance.now() - ts
-
-  const ctx = renderResults(rr.results, g, cfg)
-
-  const needsDense = cfg.mode === 'dense' || cfg.mode === 'hybrid'
-  const degraded = needsDense && !g.arms.dense.ran
-  return {
-    query: q.text,
-    cue: q.cue ?? null,
-    now,
-    preset: opts.preset ?? null,
-    config: cfg,
-    embedder,
-    degraded,
-    degradedReason: degraded ? (g.arms.dense.reason ?? 'dense arm unavailable') : null,
-    results: rr.results,
-    dropped: rr.dropped,
-    context: ctx.text,
-    contextTokens: ctx.tokens,
-    candidates: g.candidates,
-    units: g.units,
-    refreshed: cfg.unit === 'session' ? [] : rr.refreshed,
-    counts: { inScope: g.inScope, inScopeCapped: g.inScopeCapped, dense: g.denseCount, lexical: g.lexicalCount, pool: rr.pool },
-    timings: { totalMs: performance.now() - t0, embedMs: prepared.embedMs, denseMs: g.denseMs, lexicalMs: g.lexicalMs, scoreMs },
-    mode: g.mode,
-    unit: cfg.unit,
-    texts: { dense: prepared.vector ? (embedder.name === 'vector' ? null : texts.dense) : null, lexical: g.arms.lexical.ran ? texts.lexical : null },
-    arms: g.arms,
-    injectedTokens: rr.injectedTokens,
-    empty: explainEmpty({
-      results: rr.results,
-      dropped: rr.dropped,
-      candidates: g.candidates,
-      config: cfg,
-      mode: g.mode,
-      inScope: g.inScopeCapped ? undefined : g.inScope,
-      degradedReason: degraded ? (g.arms.dense.reason ?? null) : null,
-    }),
-  }
+  return { cfg, q, texts, embedder, g }
 }
 
 interface Gathered {
@@ -308,12 +341,21 @@ interface Draft {
   lexicalRank: number | null
   recencyRank: number | null
   orderKey?: number
+  /** the lexical pass answered for this row (its bm25 set, or it has no match) */
+  bm25Settled: boolean
+}
+
+/** A group's dense hits. */
+function denseDraftsOf(drafts: Map<string, Draft>, group: 'blend' | undefined): Draft[] {
+  const out: Draft[] = []
+  for (const d of drafts.values()) if (d.denseRank !== null && d.group === group) out.push(d)
+  return out
 }
 
 function draftOf(map: Map<string, Draft>, id: string, group: 'blend' | undefined): Draft | null {
   let d = map.get(id)
   if (d) return d.group === group ? d : null // an id in both groups stays in the primary one
-  d = { id, group, similarity: null, denseRank: null, bm25: null, lexicalRank: null, recencyRank: null }
+  d = { id, group, similarity: null, denseRank: null, bm25: null, lexicalRank: null, recencyRank: null, bm25Settled: false }
   map.set(id, d)
   return d
 }
@@ -330,6 +372,8 @@ interface GatherInput {
   qn: Float64Array | null
   denseReason: string | null
   depth: number
+  /** build the units' display records (a trace shows them; an eval gather does not keep them) */
+  units: boolean
 }
 
 /** The dense arm of one group, in the store (push-down): same shape as denseArm's answer. */
@@ -338,7 +382,7 @@ function pushedDense(store: MemorySource, model: string, qn: Float64Array, filte
   return { hits: r.hits, scope: null, exhausted: r.exhausted, inScope: r.inScope, inScopeCapped: r.inScopeCapped, method: r.method }
 }
 
-function gatherMemories({ store, texts, cfg, now, idx, push, qn, denseReason, depth }: GatherInput): Gathered {
+function gatherMemories({ store, texts, cfg, now, idx, push, qn, denseReason, depth, units: withUnits }: GatherInput): Gathered {
   const groups: { filter: MemoryFilter; group: 'blend' | undefined }[] = [{ filter: scopeFilter(cfg.scope, now), group: undefined }]
   const bf = blendFilter(cfg.scope, now)
   if (bf) groups.push({ filter: bf, group: 'blend' })
@@ -383,46 +427,67 @@ function gatherMemories({ store, texts, cfg, now, idx, push, qn, denseReason, de
   const denseMs = performance.now() - td
 
   // Lexical arm (always, when the utterance has words: its bm25 is a feature in every mode).
-  // One FTS pass per group reads up to LEXICAL_READ matches (the cost is the MATCH, not the LIMIT), so
-  // bm25 of dense-only hits is usually known without a second pass.
+  // One pass per group, which also returns the bm25 of the group's dense hits (or reads deep enough
+  // that it usually holds them), so they need no second pass.
   const tl = performance.now()
   const lexOk = store.hasLexicalTerms(texts.lexical)
   const knownBm25 = new Map<string, number>()
-  /** ids whose bm25 is settled (known, or known to have no match) */
-  const bm25Checked = new Set<string>()
   let allBm25Known = true
   if (lexOk) {
     arms.lexical = { ran: true, fetched: 0, exhausted: true, reason: null }
-    const read = Math.max(depth, LEXICAL_READ)
+    // Whether a recency / order arm will add rows after this pass (the mode is already decided:
+    // the dense arm has run and lexOk is the lexical arm's `ran`). Without one, every candidate is
+    // a lexical hit or a dense hit, so a listed scope's pass reads depth + 1 matches (enough for
+    // the ranks and `exhausted`) and the dense hits' bm25 comes back with it (alsoIds); with one,
+    // it reads LEXICAL_READ so those rows' bm25 is usually known without a second pass.
+    const orderArm = isOrderMode(effectiveMode(cfg, { dense: arms.dense.ran, lexical: true }))
     for (const { filter, group } of groups) {
       let sc = scopes.get(group ?? '')
       if (!sc && !bigScopes.has(group ?? '')) {
         const listed = store.scopeRows(filter, LEXICAL_RANGE_CAP + 1)
         if (listed.ids.length <= LEXICAL_RANGE_CAP) scopes.set(group ?? '', (sc = listed))
       }
+      // (Only for a listing of the lexical arm's size: the dense arm lists any scope under missingVector
+      // 'zero', and FTS5 may have to read such a range to its end to find every asked row.)
+      const short = sc !== undefined && sc.ids.length <= LEXICAL_RANGE_CAP && !orderArm
+      const read = short ? depth + 1 : Math.max(depth, LEXICAL_READ)
       // A big scope's pass also returns the bm25 of this group's dense hits (store lexicalPass): no second pass.
-      const dense = sc ? [] : [...drafts.values()].filter((d) => d.denseRank !== null && d.group === group).map((d) => d.id)
+      const dense = sc && !short ? [] : denseDraftsOf(drafts, group)
       const pass =
         sc && sc.ids.length === 0
           ? null
-          : store.lexicalPass({ text: texts.lexical, filter, limit: read, ridRange: sc ? ridRange(sc.rids) : null, alsoIds: dense, listed: sc ?? undefined })
+          : store.lexicalPass({
+              text: texts.lexical,
+              filter,
+              limit: read,
+              ridRange: sc ? ridRange(sc.rids) : null,
+              alsoIds: dense.map((d) => d.id),
+              listed: sc ?? undefined,
+            })
       const hits = pass?.hits ?? []
-      for (const h of hits) knownBm25.set(h.id, h.bm25)
-      if (pass?.alsoKnown) {
-        for (const id of dense) bm25Checked.add(id)
-        for (const [id, b] of pass.also) knownBm25.set(id, b)
-      }
       if (hits.length >= read) allBm25Known = false
-      const ranked = hits.slice(0, depth)
-      ranked.forEach((h, i) => {
-        const d = draftOf(drafts, h.id, group)
-        if (!d) return
-        d.bm25 = h.bm25
-        d.lexicalRank = i + 1
-      })
-      arms.lexical.fetched = Math.max(arms.lexical.fetched, ranked.length)
+      const ranked = Math.min(depth, hits.length)
+      for (let i = 0; i < hits.length; i++) {
+        const h = hits[i]
+        const d = i < ranked ? draftOf(drafts, h.id, group) : null
+        // Ranked rows of another group's drafts, and matches past the ranks, serve as bm25 lookups.
+        if (!d) knownBm25.set(h.id, h.bm25)
+        else {
+          d.bm25 = h.bm25
+          d.lexicalRank = i + 1
+        }
+      }
+      if (pass?.alsoKnown) {
+        // Every asked row's bm25 is now settled: its number, or no match.
+        for (const d of dense) {
+          d.bm25Settled = true
+          const b = d.lexicalRank === null ? pass.also.get(d.id) : undefined
+          if (b !== undefined) d.bm25 = b
+        }
+      }
+      arms.lexical.fetched = Math.max(arms.lexical.fetched, ranked)
       arms.lexical.exhausted &&= hits.length <= depth
-      lexicalCount += ranked.length
+      lexicalCount += ranked
     }
   } else arms.lexical.reason = texts.lexical.trim() === '' ? 'empty query' : 'the query has no words to match'
   let lexicalMs = performance.now() - tl
@@ -486,7 +551,7 @@ function gatherMemories({ store, texts, cfg, now, idx, push, qn, denseReason, de
       const b = knownBm25.get(d.id)
       if (b !== undefined) d.bm25 = b
       // When the pass read every match in scope, a row it did not return has no match.
-      else if (!allBm25Known && !bm25Checked.has(d.id)) missing.push(d.id)
+      else if (!allBm25Known && !d.bm25Settled) missing.push(d.id)
     }
     for (let i = 0; i < missing.length; i += 500) {
       const chunk = missing.slice(i, i + 500)
@@ -536,7 +601,7 @@ function gatherMemories({ store, texts, cfg, now, idx, push, qn, denseReason, de
       recencyRank: d.recencyRank,
       textLength: m.content.length,
       // seed 004 budgets the trimmed turn text in bytes: (len(text) + 3) / 4
-      textBytes: utf8Length(m.content.trim()),
+      textBytes: textBytesOf(m),
     }
     if (d.orderKey !== undefined) c.orderKey = d.orderKey
     if (d.group) {
@@ -546,9 +611,20 @@ function gatherMemories({ store, texts, cfg, now, idx, push, qn, denseReason, de
     }
     if (excludeSet.has(d.id) || (excludedTexts.size > 0 && excludedTexts.has(m.content.trim()))) c.excluded = true
     candidates.push(c)
-    units[d.id] = unitOfMemory(m)
+    if (withUnits) units[d.id] = unitOfMemory(m)
   }
   return { candidates, units, mode, arms, inScope, inScopeCapped, denseCount, lexicalCount, denseMs, lexicalMs }
+}
+
+/**
+ * UTF-8 length of a memory's trimmed text, kept per decoded row: the store hands out the same
+ * Memory object until its data changes, and an eval measures the same rows for every case.
+ */
+const textBytesMemo = new WeakMap<Memory, number>()
+function textBytesOf(m: Memory): number {
+  let n = textBytesMemo.get(m)
+  if (n === undefined) textBytesMemo.set(m, (n = utf8Length(m.content.trim())))
+  return n
 }
 
 export function unitOfMemory(m: Memory): UnitInfo {
@@ -571,7 +647,7 @@ export function unitOfMemory(m: Memory): UnitInfo {
 }
 
 /** seed 000: episodes (sessions) ranked by the cosine of their summary vector. */
-function gatherSessions({ store, texts, cfg, now, idx, push, qn, denseReason, depth }: GatherInput): Gathered {
+function gatherSessions({ store, texts, cfg, now, idx, push, qn, denseReason, depth, units: withUnits }: GatherInput): Gathered {
   const sessions = store.sessionsForRecall(cfg.scope, now)
   const drafts = new Map<string, Draft>()
   const arms = {
@@ -658,21 +734,22 @@ function gatherSessions({ store, texts, cfg, now, idx, push, qn, denseReason, de
     }
     if (d.orderKey !== undefined) c.orderKey = d.orderKey
     candidates.push(c)
-    units[s.id] = {
-      id: s.id,
-      content: text,
-      kind: null,
-      role: null,
-      tier: s.isArchived ? 'archived' : null,
-      sessionId: s.id,
-      userId: s.userId,
-      agentId: s.agentId,
-      createdAt: s.startedAt,
-      lastUsedAt: s.endedAt,
-      turn: null,
-      source: null,
-      salience: null,
-    }
+    if (withUnits)
+      units[s.id] = {
+        id: s.id,
+        content: text,
+        kind: null,
+        role: null,
+        tier: s.isArchived ? 'archived' : null,
+        sessionId: s.id,
+        userId: s.userId,
+        agentId: s.agentId,
+        createdAt: s.startedAt,
+        lastUsedAt: s.endedAt,
+        turn: null,
+        source: null,
+        salience: null,
+      }
   }
   return { candidates, units, mode, arms, inScope: sessions.length, inScopeCapped: false, denseCount, lexicalCount: 0, denseMs, lexicalMs: 0 }
 }

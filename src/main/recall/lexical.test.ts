@@ -13,7 +13,8 @@ import { createEmbedder } from '../embed/index'
 import { generateDemo } from '../demo/generate'
 import { openSource } from '../store/registry'
 import type { SqliteSource } from '../store/sqlite/source'
-import { runRecall } from './engine'
+import { gatherRecallSync, prepareVector, runRecall, runRecallSync } from './engine'
+import { bm25Settings } from '../store/sqlite/bm25'
 import { toFtsQuery } from '../store/sqlite/fts'
 import type { MemoryFilter } from '../store/source'
 
@@ -135,5 +136,61 @@ describe('lexical arm: listed small scope (FTS over the rid range, no join) = on
         }
       })
     }
+  }
+})
+
+describe('listed small scope: the bm25 of rows it is asked about comes back with a short read', () => {
+  const filter: MemoryFilter = { agentId: 'agent-coder', userId: 'user-ben' }
+  const cond = `m.agent_id = 'agent-coder' AND m.user_id = 'user-ben'`
+  for (const js of [true, false]) {
+    it(`JS bm25 ${js ? 'on' : 'off (FTS5)'}: hits and also = the big join's numbers`, () => {
+      bm25Settings.enabled = js
+      try {
+        const text = 'what did the user say about the deploy'
+        const all = reference(toFtsQuery(text)!, cond, [], 100_000)
+        expect(all.length).toBeGreaterThan(50)
+        const listed = store.scopeRows(filter, 100_000)
+        const range: [number, number] = [Math.min(...listed.rids), Math.max(...listed.rids)]
+        const matched = new Set(all.map((r) => r.id))
+        const none = listed.ids.find((id) => !matched.has(id))!
+        const outside = store.scopeRows({ agentId: 'agent-helpdesk' }, 1).ids[0]
+        const asked = [all[all.length - 1].id, all[2].id, all[40].id, none, outside]
+        const got = store.lexicalPass({ text, filter, limit: 3, ridRange: range, alsoIds: asked, listed })
+        expect(got.path).toBe('range')
+        expect(got.alsoKnown).toBe(true)
+        expect(got.hits).toEqual(all.slice(0, 3))
+        const want = new Map(all.map((r) => [r.id, r.bm25]))
+        expect([...got.also.entries()].sort()).toEqual(
+          asked
+            .filter((id) => want.has(id))
+            .map((id) => [id, want.get(id)!])
+            .sort(),
+        )
+      } finally {
+        bm25Settings.enabled = true
+      }
+    })
+  }
+})
+
+describe('engine on a listed scope: the eval gather = the full trace, every bm25 = SQL', () => {
+  for (const mode of ['dense', 'hybrid', 'lexical', 'recency'] as const) {
+    it(`mode ${mode}`, async () => {
+      const base = getPreset('fieldguide').config
+      const cfg = { ...base, mode, scope: { ...base.scope, agentId: 'agent-coder', userId: 'user-ben' } }
+      const text = 'what did the user say about the deploy rollback'
+      const embedder = createEmbedder('hashing')
+      const prepared = await prepareVector(store, text, { embedder })
+      const trace = runRecallSync(store, text, cfg, NOW, { prepared })
+      const g = gatherRecallSync(store, text, cfg, NOW, { prepared })
+      expect(trace.counts.inScopeCapped).toBe(false)
+      expect(g.candidates).toEqual(trace.candidates)
+      expect(g.arms).toEqual(trace.arms)
+      expect(g.mode).toBe(trace.mode)
+      expect(g.degraded).toBe(trace.degraded)
+      const sql = new Map(reference(toFtsQuery(text)!, '1', [], 1_000_000).map((r) => [r.id, r.bm25]))
+      expect(trace.candidates.filter((c) => c.lexicalRank === null && c.bm25 !== null).length, 'non-lexical candidates with a match').toBeGreaterThan(0)
+      for (const c of trace.candidates) expect(c.bm25, c.id).toBe(sql.get(c.id) ?? null)
+    })
   }
 })

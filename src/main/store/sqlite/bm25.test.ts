@@ -79,15 +79,9 @@ describe('JS bm25 = FTS5 bm25()', () => {
       const hi = r() < 0.3 ? 1e9 : lo + Math.floor(r() * 150)
       const want = sql.all(toFtsQuery(q), lo, hi) as [number, number][]
       const got = rankBm25(idx!, ftsTokens(q), lo, hi)!
-      expect(
-        got.map((x) => x.rid),
-        q,
-      ).toEqual(want.map((x) => Number(x[0])))
+      expect(Array.from(got.rids), q).toEqual(want.map((x) => Number(x[0])))
       // bit for bit: the same operations in the same order, and the same libm log
-      expect(
-        got.map((x) => x.bm25),
-        q,
-      ).toEqual(want.map((x) => x[1]))
+      expect(Array.from(got.bm25), q).toEqual(want.map((x) => x[1]))
       compared++
       rows += want.length
     }
@@ -104,6 +98,43 @@ describe('JS bm25 = FTS5 bm25()', () => {
       const on = store.lexicalPass({ text: q, filter: f, limit: 50, ridRange: [1, 300], listed: store.scopeRows(f, 10_000) })
       expect(on.hits.map((h) => h.id)).toEqual(off.hits.map((h) => h.id))
       expect(on.hits.length).toBeGreaterThan(0)
+    }
+  })
+})
+
+describe('JS bm25 order with many exact ties', () => {
+  const t = tmpDir()
+  let store: SqliteSource
+  beforeAll(() => {
+    // Five texts repeated: each text's rows have bit-identical bm25, so rowid alone orders them.
+    const texts = ['the studio', 'the studio paint', 'paint the sunrise at the studio', 'dance', 'the the the']
+    const memories = Array.from({ length: 400 }, (_, i) => ({ id: `t${i}`, content: texts[(i * 7) % texts.length] }))
+    store = openDb(buildDb(t.dir, { name: 'ties.db', memories }))
+  })
+  afterAll(() => {
+    store.close()
+    t.cleanup()
+  })
+
+  it('orders tied rows by rowid, like FTS5, over whole and partial ranges', () => {
+    const ctx = store as unknown as Parameters<typeof bm25IndexFor>[0]
+    const fts = ctx.ftsTable()
+    const idx = bm25IndexFor(ctx, fts)!
+    const sql = ctx.db
+      .prepare(`SELECT rowid, bm25(${fts.name}) FROM ${fts.qualified} WHERE ${fts.name} MATCH ? AND rowid BETWEEN ? AND ? ORDER BY 2 ASC, 1 ASC`)
+      .raw(true)
+    for (const q of ['the studio', 'paint sunrise', 'the', 'dance studio the']) {
+      for (const [lo, hi] of [
+        [1, 400],
+        [37, 311],
+        [5, 60],
+      ]) {
+        const want = sql.all(toFtsQuery(q), lo, hi) as [number, number][]
+        const got = rankBm25(idx, ftsTokens(q), lo, hi)!
+        expect(want.length).toBeGreaterThan(20)
+        expect(Array.from(got.rids), q).toEqual(want.map((x) => Number(x[0])))
+        expect(Array.from(got.bm25), q).toEqual(want.map((x) => x[1]))
+      }
     }
   })
 })

@@ -150,13 +150,15 @@ export function rowKey(ctx: SqliteCtx, id: string): number | null {
 export function getMemories(ctx: SqliteCtx, ids: string[]): Map<string, Memory> {
   const out = new Map<string, Memory>()
   const cache = ctx.memo()
-  const missing: string[] = []
-  for (const id of new Set(ids)) {
+  // Recalls ask for rows already decoded (an eval: the same few hundred, case after case): no set of all ids.
+  const miss = new Set<string>()
+  for (const id of ids) {
     const hit = cache.memories.get(id)
     if (hit) out.set(id, hit)
-    else missing.push(id)
+    else miss.add(id)
   }
-  if (missing.length === 0) return out
+  if (miss.size === 0) return out
+  const missing = [...miss]
   // One statement for any number of ids (a JSON list), prepared once.
   const st = prep(ctx.db, `SELECT m.* FROM (${ctx.sql.memories}) m WHERE m.id IN (SELECT value FROM json_each(?))`)
   for (const chunk of chunks(missing, 5000)) {

@@ -54,6 +54,9 @@ function lexicalArm(ctx: SqliteCtx, text: string, f: MemoryFilter, limit: number
   return lexicalPass(ctx, { text, filter: f, limit, ridRange: ridRange ?? null }).hits
 }
 
+/** FTS5's first read of a listed range when the bm25 of some rows is also wanted. */
+const ALSO_READ = 1000
+
 /** Prefix reads grow ×4 until enough in-scope rows survive; past this multiple of `limit`, one join pass is cheaper. */
 const PREFIX_MAX_FACTOR = 32
 
@@ -87,7 +90,7 @@ export function lexicalPass(ctx: SqliteCtx, req: LexicalRequest): LexicalPass {
   if (!q || limit <= 0) return empty
   const fts = ctx.ftsTable()
   limit = Math.floor(limit)
-  if (listed && ridRange && alsoIds.length === 0) return listedPass(ctx, fts, q, ftsTokens(text), limit, ridRange, listed)
+  if (listed && ridRange) return listedPass(ctx, fts, q, ftsTokens(text), limit, ridRange, listed, alsoIds)
   if (!ridRange && ctx.sql.layout === 'canonical' && !f.ids) return prefixPass(ctx, fts, q, f, limit, alsoIds)
   const hits = joinPass(ctx, fts, q, f, limit, ridRange)
   const also = new Map<string, number>()
@@ -109,49 +112,104 @@ export function lexicalPass(ctx: SqliteCtx, req: LexicalRequest): LexicalPass {
 
 type Fts = FtsTable
 
-const ridMaps = new WeakMap<{ rids: number[] }, Map<number, string>>()
+/** Per listed scope (memoised per data version with it): rid → id, id → rid, and a membership map of one rid range. */
+interface ListedIndex {
+  byRid: Map<number, string>
+  ridOf: Map<string, number>
+  range: [number, number] | null
+  member: Uint8Array | null
+}
+const listedIndexes = new WeakMap<ScopeRows, ListedIndex>()
+
+function listedIndex(listed: ScopeRows, range: [number, number]): ListedIndex {
+  let li = listedIndexes.get(listed)
+  if (!li) {
+    const byRid = new Map<number, string>()
+    const ridOf = new Map<string, number>()
+    for (let i = 0; i < listed.ids.length; i++) {
+      byRid.set(listed.rids[i], listed.ids[i])
+      ridOf.set(listed.ids[i], listed.rids[i])
+    }
+    listedIndexes.set(listed, (li = { byRid, ridOf, range: null, member: null }))
+  }
+  const [lo, hi] = range
+  // A bitmap of the range (the engine passes the listing's own min/max): one byte a row of the span,
+  // so only for a span not much wider than the scope; otherwise rows are checked in byRid.
+  if ((!li.range || li.range[0] !== lo || li.range[1] !== hi) && hi - lo < Math.max(1 << 16, 64 * listed.rids.length)) {
+    const member = new Uint8Array(hi - lo + 1)
+    for (const r of listed.rids) if (r >= lo && r <= hi) member[r - lo] = 1
+    li.range = [lo, hi]
+    li.member = member
+  }
+  return li
+}
 
 /**
  * A small scope whose rows are already listed (ids + `_rid`s): FTS alone over the
  * scope's `_rid` range, in (bm25, rowid) order, kept when the rowid is in the
  * list — no join to memories per match. Reads grow ×4 until `limit` in-scope rows
- * survive or the range runs out. Exact for the same reason as prefixPass: the
- * listed rows are exactly the scope, and a filtered prefix of the range's order
- * is a prefix of the scope's order.
+ * survive (and every `alsoIds` row is seen) or the range runs out. Exact for the same
+ * reason as prefixPass: the listed rows are exactly the scope, and a filtered prefix
+ * of the range's order is a prefix of the scope's order; a range read to its end has
+ * every in-scope match, so an `alsoIds` row it did not return has none.
  */
-function listedPass(ctx: SqliteCtx, fts: Fts, q: string, words: string[], limit: number, range: [number, number], listed: ScopeRows): LexicalPass {
-  let byRid = ridMaps.get(listed)
-  if (!byRid) {
-    byRid = new Map(listed.rids.map((r, i) => [r, listed.ids[i]]))
-    ridMaps.set(listed, byRid)
+function listedPass(
+  ctx: SqliteCtx,
+  fts: Fts,
+  q: string,
+  words: string[],
+  limit: number,
+  range: [number, number],
+  listed: ScopeRows,
+  alsoIds: string[],
+): LexicalPass {
+  const li = listedIndex(listed, range)
+  const { byRid } = li
+  // The also ids' rows (only in-scope ones can match here).
+  const alsoRids: number[] = []
+  const alsoOf: string[] = []
+  for (const id of alsoIds) {
+    const r = li.ridOf.get(id)
+    if (r !== undefined) {
+      alsoRids.push(r)
+      alsoOf.push(id)
+    }
   }
-  // A small index: FTS5's bm25 computed from its own numbers over the range's postings only (bm25.ts).
+  const also = new Map<string, number>()
+  // A small index: FTS5's bm25 computed from its own numbers over the range's postings only (bm25.ts);
+  // out-of-scope rows left out before ranking, and only the first `limit` put in order.
   const idx = bm25IndexFor(ctx, fts)
-  const ranked = idx ? rankBm25(idx, words, range[0], range[1]) : null
+  const member = li.range && li.range[0] === range[0] && li.range[1] === range[1] ? (li.member ?? undefined) : undefined
+  // Without the bitmap, rows outside the scope stay in the ranking: all of it must be in order.
+  const ranked = idx ? rankBm25(idx, words, range[0], range[1], { member, ordered: member ? limit : undefined, also: alsoRids }) : null
   if (ranked) {
     const hits: { id: string; bm25: number }[] = []
-    for (const r of ranked) {
-      const id = byRid.get(r.rid)
-      if (id === undefined) continue
-      hits.push({ id, bm25: r.bm25 })
-      if (hits.length >= limit) break
+    for (let i = 0; i < ranked.n && hits.length < limit; i++) {
+      const id = byRid.get(ranked.rids[i])
+      if (id !== undefined) hits.push({ id, bm25: ranked.bm25[i] })
     }
-    return { hits, also: new Map(), alsoKnown: true, path: 'range' }
+    for (let t = 0; t < alsoOf.length; t++) if (!Number.isNaN(ranked.also[t])) also.set(alsoOf[t], ranked.also[t])
+    return { hits, also, alsoKnown: true, path: 'range' }
   }
   const st = prep(
     ctx.db,
     `SELECT rowid, bm25(${fts.name}) AS b FROM ${fts.qualified} WHERE ${fts.name} MATCH @ftsq AND rowid BETWEEN @lo AND @hi ORDER BY b ASC, rowid ASC LIMIT @lim`,
   ).raw(true)
-  for (let lim = Math.max(limit, 64); ; lim *= 4) {
+  const wanted = new Map(alsoRids.map((r, t) => [r, alsoOf[t]]))
+  // Each statement walks the phrases' whole doclists for bm25's IDF: with also rows to find, start
+  // with a read deep enough to usually see them all at once.
+  for (let lim = Math.max(limit, wanted.size ? ALSO_READ : 64); ; lim *= 4) {
     const rows = st.all({ ftsq: q, lo: range[0], hi: range[1], lim }) as [number, number][]
     const hits: { id: string; bm25: number }[] = []
+    also.clear()
     for (const [rid, b] of rows) {
+      const a = wanted.get(Number(rid))
+      if (a !== undefined) also.set(a, b)
       const id = byRid.get(Number(rid))
-      if (id === undefined) continue
+      if (id === undefined || hits.length >= limit) continue
       hits.push({ id, bm25: b })
-      if (hits.length >= limit) break
     }
-    if (hits.length >= limit || rows.length < lim) return { hits, also: new Map(), alsoKnown: true, path: 'range' }
+    if ((hits.length >= limit && also.size === wanted.size) || rows.length < lim) return { hits, also, alsoKnown: true, path: 'range' }
   }
 }
 

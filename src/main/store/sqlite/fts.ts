@@ -5,18 +5,29 @@
  */
 import type Database from 'better-sqlite3'
 
+// The last utterance tokenized: a recall asks for the same text's words three times (has it words?
+// the FTS query, the JS bm25's phrases), an eval does so for every case.
+let lastText: string | null = null
+let lastTokens: readonly string[] = []
+let lastQuery: string | null = null
+
 /** Words of an utterance (letters/digits), lower-cased, in order, unique. */
 export function ftsTokens(text: string): string[] {
-  const seen = new Set<string>()
-  const out: string[] = []
-  for (const m of text.toLowerCase().matchAll(/[\p{L}\p{N}_]+/gu)) {
-    const t = m[0]
-    if (!seen.has(t)) {
-      seen.add(t)
-      out.push(t)
+  if (text !== lastText) {
+    const seen = new Set<string>()
+    const out: string[] = []
+    for (const m of text.toLowerCase().matchAll(/[\p{L}\p{N}_]+/gu)) {
+      const t = m[0]
+      if (!seen.has(t)) {
+        seen.add(t)
+        out.push(t)
+      }
     }
+    lastTokens = out
+    lastQuery = out.length === 0 ? null : out.map((t) => `"${t.replace(/"/g, '""')}"`).join(' OR ')
+    lastText = text
   }
-  return out
+  return lastTokens.slice()
 }
 
 /**
@@ -24,9 +35,8 @@ export function ftsTokens(text: string): string[] {
  * documents matching more/rarer words higher). null when there is no word.
  */
 export function toFtsQuery(text: string): string | null {
-  const toks = ftsTokens(text)
-  if (toks.length === 0) return null
-  return toks.map((t) => `"${t.replace(/"/g, '""')}"`).join(' OR ')
+  ftsTokens(text)
+  return lastQuery
 }
 
 export interface FtsState {

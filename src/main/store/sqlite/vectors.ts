@@ -14,7 +14,7 @@ import { HELD_AGENT, HELD_WORKSPACE, spillDirOf, VectorIndex } from '../vectors/
 import type { Workspace } from '../workspace/workspace'
 import { agentModels, workspaceModels } from './candidates'
 import { loadSqliteVec } from '../sqliteVec'
-import { sqlString } from './connection'
+import { prep, sqlString } from './connection'
 import type { SqliteCtx } from './context'
 
 /** The workspace's backfilled vectors in the canonical embeddings shape (`_rid` = rowid). */
@@ -152,11 +152,12 @@ export class SqliteVectors {
         db: ctx.db,
         embeddings: ctx.sql.embeddings,
         defaultModel: ctx.sql.defaultModel,
-        // data_version moves on other connections' commits; in write mode our own count too.
+        // data_version moves on other connections' commits; in write mode our own count too. Prepared once
+        // (db.pragma() compiles a statement per call, and an eval asks this once per case).
         version: () =>
           ctx.readOnly
-            ? String(ctx.db.pragma('data_version', { simple: true }))
-            : `${ctx.db.pragma('data_version', { simple: true }) as number}:${ctx.db.prepare('SELECT total_changes()').pluck().get() as number}`,
+            ? String(prep(ctx.db, 'PRAGMA data_version').pluck().get())
+            : `${prep(ctx.db, 'PRAGMA data_version').pluck().get() as number}:${prep(ctx.db, 'SELECT total_changes()').pluck().get() as number}`,
         unique: ctx.sql.layout === 'canonical' && uniqueEmbeddingKey(ctx.db),
         openBulk: ctx.fileBacked ? (o) => this.openBulk(ctx.snapshotPath ?? ctx.path, o.mmap) : undefined,
       })
@@ -166,7 +167,7 @@ export class SqliteVectors {
       db: ctx.ws,
       embeddings: WS_EMBEDDINGS_SQL,
       defaultModel: null,
-      version: () => `${ctx.ws.pragma('data_version', { simple: true }) as number}:${this.workspace.vectorWrites}`,
+      version: () => `${prep(ctx.ws, 'PRAGMA data_version').pluck().get() as number}:${this.workspace.vectorWrites}`,
       unique: true,
       openBulk: (o) => this.openBulk(ctx.workspacePath, o.mmap),
     })
