@@ -187,12 +187,14 @@ export function denseArm(store: MemorySource, idx: VectorIndex, q: Float64Array,
       ranked = withVector + (missingZero ? m - withVector : 0)
     } else {
       // A scope covering a good part of the index (an eval over one conversation DB): one SIMD pass over
-      // every row beats per-row JS dot products, and gives the same numbers bit for bit.
+      // every row; a smaller one: the SIMD kernel over its runs of consecutive rows; else (no kernel, or
+      // compact) row by row. The same numbers bit for bit, whichever.
       const all = !idx.compact && m * 4 >= idx.count && idx.count > 0 ? dotAll(idx, q, simScratch(idx.count)) : null
+      const listed = !all && !idx.compact && idx.dotRowsInto(rowOf, q, sim)
       for (let i = 0; i < m; i++) {
         const row = rowOf[i]
         if (row >= 0) {
-          sim[i] = all ? all[row] : idx.dot(row, q)
+          if (!listed) sim[i] = all ? all[row] : idx.dot(row, q)
           rows.push(i)
         } else if (missingZero) rows.push(i) // no vector: ranks at 0 (sim stays 0), tie key Infinity
       }

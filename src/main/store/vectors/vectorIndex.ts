@@ -291,24 +291,56 @@ export class VectorIndex {
    * (the numbers dotRow gives). False when the kernel is not in use: the caller loops in JS.
    */
   dotAllInto(q: Float64Array, out: Float64Array): boolean {
-    if (!this.kernel || !this.memory || q.length !== this.dim) return false
+    const at = this.kernelScratch(q)
+    if (!at || !this.kernel || !this.memory) return false
     const n = this.count
     const dim = this.dim
-    // Scratch after the matrix's capacity: the query, then the results.
-    const qOff = Math.ceil((this.norms.length * dim * 4) / 16) * 16
-    const outOff = qOff + dim * 8
-    const need = outOff + n * 8
-    if (this.memory.buffer.byteLength < need) {
-      this.growMatrix(this.norms.length, need - this.norms.length * dim * 4)
-      if (!this.kernel || !this.memory) return false
-    }
-    new Float64Array(this.memory.buffer, qOff, dim).set(q)
     // Large scans on every core (same kernel per row, so the same numbers); small ones here.
     const pool = this.sharedMemory && n * dim >= VectorIndex.parallelMin ? ScanPool.get() : null
-    const scan = { name: 'dotAll', data: 0, n, dim, q: qOff, out: outOff, rowBytes: dim * 4, outBytes: 8 } as const
-    if (!pool?.scan(this.memory, this.kernel, scan)) this.kernel(0, n, dim, qOff, outOff)
-    out.set(new Float64Array(this.memory.buffer, outOff, n))
+    const scan = { name: 'dotAll', data: 0, n, dim, q: at.qOff, out: at.outOff, rowBytes: dim * 4, outBytes: 8 } as const
+    if (!pool?.scan(this.memory, this.kernel, scan)) this.kernel(0, n, dim, at.qOff, at.outOff)
+    out.set(new Float64Array(this.memory.buffer, at.outOff, n))
     return true
+  }
+
+  /**
+   * Similarities of listed rows through the SIMD kernel (dotRow's numbers): `out[i]` for each
+   * `rows[i]` ≥ 0 (−1: skipped, left as is), one kernel call per run of consecutive rows — a
+   * scope listed in storage order is mostly one run. False when the kernel is not in use.
+   */
+  dotRowsInto(rows: Int32Array, q: Float64Array, out: Float64Array): boolean {
+    const at = this.kernelScratch(q)
+    if (!at || !this.kernel || !this.memory) return false
+    const dim = this.dim
+    const res = new Float64Array(this.memory.buffer, at.outOff, this.count)
+    for (let i = 0; i < rows.length;) {
+      const r0 = rows[i]
+      if (r0 < 0) {
+        i++
+        continue
+      }
+      let j = i + 1
+      while (j < rows.length && rows[j] === r0 + (j - i)) j++
+      this.kernel(r0 * dim * 4, j - i, dim, at.qOff, at.outOff)
+      for (let k = i; k < j; k++) out[k] = res[k - i]
+      i = j
+    }
+    return true
+  }
+
+  /** The kernel's scratch after the matrix's capacity (the query, then a result per row), with `q` written in; null without the kernel. */
+  private kernelScratch(q: Float64Array): { qOff: number; outOff: number } | null {
+    if (!this.kernel || !this.memory || q.length !== this.dim) return null
+    const dim = this.dim
+    const qOff = Math.ceil((this.norms.length * dim * 4) / 16) * 16
+    const outOff = qOff + dim * 8
+    const need = outOff + this.count * 8
+    if (this.memory.buffer.byteLength < need) {
+      this.growMatrix(this.norms.length, need - this.norms.length * dim * 4)
+      if (!this.kernel || !this.memory) return null
+    }
+    new Float64Array(this.memory.buffer, qOff, dim).set(q)
+    return { qOff, outOff }
   }
 
   /** Whether scans run through the WebAssembly SIMD kernel. */
