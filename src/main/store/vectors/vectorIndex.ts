@@ -100,10 +100,12 @@ export class VectorIndex {
   /**
    * Scans of at least this many multiply-adds (rows × dim) are split across cores
    * (scanPool.ts); smaller ones stay on the calling thread, where waking a helper
-   * costs more than it saves. bench/dense.ts measures the crossover: on 2 busy cores the pool
-   * lost at 4,000 × 768 (0.71×) and won from 8,000 × 768 (1.17–1.31×).
+   * costs more than it saves. bench/dense.ts measures the crossover: on 2 idle cores the pool
+   * won at every size from 500 × 768 (1.94×; 1,000: 1.56×, 2,000: 1.41×, 4,000: 1.71×); on 2
+   * busy cores (load 10+) it lost at 4,000 × 768 (0.71×) and won from 8,000 (1.17–1.31×). About
+   * 1,300 rows at 768-d: small scans, where a helper that is slow to wake costs the most, stay here.
    */
-  static parallelMin = 6_000_000
+  static parallelMin = 1_000_000
   /**
    * Matrices of at least this many bytes (rows × dim × 4) go compact: an int8 copy in memory, the
    * float32 rows in a file (see the module comment). @default 512 MiB (100k × 768 stays in memory)
