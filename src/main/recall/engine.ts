@@ -646,6 +646,25 @@ export function unitOfMemory(m: Memory): UnitInfo {
   }
 }
 
+/** A session as a recall unit (seed 000's episodes), shown with `content` (its summary or its messages). */
+export function unitOfSession(s: Session, content: string): UnitInfo {
+  return {
+    id: s.id,
+    content,
+    kind: null,
+    role: null,
+    tier: s.isArchived ? 'archived' : null,
+    sessionId: s.id,
+    userId: s.userId,
+    agentId: s.agentId,
+    createdAt: s.startedAt,
+    lastUsedAt: s.endedAt,
+    turn: null,
+    source: null,
+    salience: null,
+  }
+}
+
 /** seed 000: episodes (sessions) ranked by the cosine of their summary vector. */
 function gatherSessions({ store, texts, cfg, now, idx, push, qn, denseReason, depth, units: withUnits }: GatherInput): Gathered {
   const sessions = store.sessionsForRecall(cfg.scope, now)
@@ -734,22 +753,7 @@ function gatherSessions({ store, texts, cfg, now, idx, push, qn, denseReason, de
     }
     if (d.orderKey !== undefined) c.orderKey = d.orderKey
     candidates.push(c)
-    if (withUnits)
-      units[s.id] = {
-        id: s.id,
-        content: text,
-        kind: null,
-        role: null,
-        tier: s.isArchived ? 'archived' : null,
-        sessionId: s.id,
-        userId: s.userId,
-        agentId: s.agentId,
-        createdAt: s.startedAt,
-        lastUsedAt: s.endedAt,
-        turn: null,
-        source: null,
-        salience: null,
-      }
+    if (withUnits) units[s.id] = unitOfSession(s, text)
   }
   return { candidates, units, mode, arms, inScope: sessions.length, inScopeCapped: false, denseCount, lexicalCount: 0, denseMs, lexicalMs: 0 }
 }

@@ -16,7 +16,7 @@ import { estimateTokens } from '../../shared/scoring'
 import type { CandidateRaw, RecallConfig, RecallEvent, RecallTrace, TraceResult, UnitInfo } from '../../shared/types'
 import { createEmbedder, parseEmbedderSpec, type EmbedderOptions } from '../embed/index'
 import { HASHING_MODEL } from '../embed/hashing'
-import { prepareVector, runRecallSync, unitOfMemory, type PreparedVector } from '../recall/engine'
+import { prepareVector, runRecallSync, unitOfMemory, unitOfSession, type PreparedVector } from '../recall/engine'
 import { defaultEmbedderSpec } from '../recall/request'
 import { normalizeQuery } from '../recall/dense'
 import type { EventExtras, MemorySource } from '../store/source'
@@ -163,26 +163,7 @@ export function unitsOf(store: MemorySource, ids: string[], unit: 'memory' | 'se
     const ss = store.getSessions(missing)
     for (const id of missing) {
       const s = ss.get(id)
-      out.set(
-        id,
-        s
-          ? {
-              id,
-              content: s.summary ?? '',
-              kind: null,
-              role: null,
-              tier: s.isArchived ? 'archived' : null,
-              sessionId: id,
-              userId: s.userId,
-              agentId: s.agentId,
-              createdAt: s.startedAt,
-              lastUsedAt: s.endedAt,
-              turn: null,
-              source: null,
-              salience: null,
-            }
-          : null,
-      )
+      out.set(id, s ? unitOfSession(s, s.summary ?? '') : null)
     }
   } else {
     const ms = store.getMemories(missing)
