@@ -281,6 +281,37 @@ describe.skipIf(!dotKernelAvailable())('compact vector index', () => {
     }
   })
 
+  it('restores without holding the thread (restoreVectors): the same index, registered only once complete', async () => {
+    const q = normalizeQuery(query(5))!
+    const want = denseArm(mem, mem.vectors(MODEL), q, {}, 30, false)
+    for (const compact of [true, false]) {
+      const ws = `async-${compact}.ws`
+      open(compact, ws, { vectorCache: { minRows: 1 } }).close()
+      const prev = VectorIndex.compactBytes
+      VectorIndex.compactBytes = compact ? 1 : Number.MAX_SAFE_INTEGER
+      const s = openSource({ path: dbPath, workspacePath: path.join(t.dir, ws), vectorCache: { minRows: 1 } })
+      try {
+        let turns = 0
+        const ticking = setInterval(() => turns++, 0)
+        const restoring = s.restoreVectors()
+        await restoring
+        clearInterval(ticking)
+        VectorIndex.compactBytes = prev
+        expect(turns).toBeGreaterThan(0) // the event loop ran while it restored
+        // With the snapshot's header gone, only an index restored above avoids a load from SQL here.
+        const dir = path.join(t.dir, `${ws}-vectors`)
+        for (const f of fs.readdirSync(dir).filter((f) => f.endsWith('.bin'))) fs.rmSync(path.join(dir, f))
+        const idx = s.vectors(MODEL)
+        expect(idx.fullLoads).toBe(0)
+        expect(idx.compact).toBe(compact)
+        expect(denseArm(s, idx, q, {}, 30, false)).toEqual(want)
+      } finally {
+        VectorIndex.compactBytes = prev
+        s.close()
+      }
+    }
+  })
+
   it('keeps its rows file only while open; a snapshot takes the file over by a rename; a killed process’s file is swept', () => {
     const dir = path.join(t.dir, 'spill.ws-vectors')
     const spills = () => (fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => /^rows-\d+-[0-9a-f]+\.f32$/.test(f)) : [])

@@ -285,14 +285,18 @@ export class App {
   /**
    * The open store, with its big vector indexes ready to restore: a model whose first load here
    * would block this thread for seconds (a 1M × 768 index takes about a minute from SQL) is loaded
-   * by the job worker first, which saves a snapshot; the engine's first use here then restores
-   * that (seconds instead of a minute, with IPC answering meanwhile). Concurrent callers share
-   * one warm-up; if it fails, the first use loads here as before.
+   * by the job worker first, which saves a snapshot; this thread then restores the snapshot
+   * without holding the thread (the OS's I/O threads read it; the id map is built in chunks), so
+   * IPC keeps answering throughout. Concurrent callers share one warm-up; if it fails, the first
+   * use loads here as before.
    */
   async readyStore(): Promise<MemorySource> {
     const store = this.requireStore()
     const cold = store.coldVectorModels?.() ?? []
-    if (cold.length === 0) return store
+    if (cold.length === 0) {
+      await store.restoreVectors?.()
+      return this.requireStore()
+    }
     if (!this.warming || this.warming.store !== store) {
       const run = this.offThread('warmVectors', { models: cold })
         .then(() => undefined)
@@ -303,6 +307,7 @@ export class App {
       this.warming = { store, run }
     }
     await this.warming.run
+    if (!store.isClosed) await store.restoreVectors?.()
     return this.requireStore()
   }
 

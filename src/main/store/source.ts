@@ -251,6 +251,8 @@ export interface MemorySource {
    * worker loads them and saves a snapshot (saveVectorSnapshots), which this thread then restores.
    */
   coldVectorModels?(): { model: string; ownerType: 'memory' | 'session' }[]
+  /** Restore big vector indexes from their snapshots without holding the thread (before a first use). */
+  restoreVectors?(): Promise<void>
   /** Write snapshots of the loaded vector indexes that qualify; returns the files written. */
   saveVectorSnapshots?(): string[]
   /** The dense arm inside the store (only when capabilities().denseSearchPushdown). */

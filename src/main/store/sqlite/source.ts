@@ -196,6 +196,7 @@ export class SqliteSource implements MemorySource, SqliteCtx {
       /* a cache that cannot be written is no reason to fail a close */
     }
     this.closed = true
+    this.vec.closed = true
     this.vec.reload() // frees the indexes (a compact one holds a file)
     this.db.close()
     this.ws.close()
@@ -383,6 +384,9 @@ export class SqliteSource implements MemorySource, SqliteCtx {
   }
   reloadVectors(): void {
     this.vec.reload()
+  }
+  restoreVectors(): Promise<void> {
+    return this.closed ? Promise.resolve() : this.vec.restoreAsync()
   }
   coldVectorModels(): { model: string; ownerType: 'memory' | 'session' }[] {
     return this.closed ? [] : this.vec.coldModels()

@@ -9,7 +9,7 @@ import type { VectorInfo } from '../../../shared/contract'
 import type { EmbeddingModelFacts } from '../../../shared/types'
 import { decodeVector } from '../decode'
 import { refreshVectorIndex, type RefreshOptions, type VectorSource } from '../vectors/load'
-import { fileSignature, readSnapshot, snapshotMatches, snapshotPath, writeSnapshot } from '../vectors/snapshot'
+import { fileSignature, readSnapshot, readSnapshotAsync, snapshotMatches, snapshotPath, writeSnapshot } from '../vectors/snapshot'
 import { HELD_AGENT, HELD_WORKSPACE, spillDirOf, VectorIndex } from '../vectors/vectorIndex'
 import type { Workspace } from '../workspace/workspace'
 import { agentModels, workspaceModels } from './candidates'
@@ -42,6 +42,9 @@ export class SqliteVectors {
   /** per index: the agent file's signature when its full load began, or when its snapshot was read */
   private readonly loadSignatures = new Map<VectorIndex, { signature: string; fromSnapshot: boolean }>()
   private readonly modelsCache = new Map<string, { version: string; models: string[] }>()
+  private restoring: Promise<void> | null = null
+  /** set by the source's close: an async restore finishing after it drops its index */
+  closed = false
 
   constructor(
     private readonly ctx: SqliteCtx,
@@ -100,6 +103,40 @@ export class SqliteVectors {
       .filter((m) => m.count + (m.backfilled ?? 0) >= min && !this.indexes.has(`${m.ownerType}\u0000${m.model}`))
       .filter((m) => !snapshotMatches(snapshotPath(this.ctx.workspacePath, m.ownerType, m.model), signature, m.ownerType, m.model))
       .map((m) => ({ model: m.model, ownerType: m.ownerType }))
+  }
+
+  /**
+   * Restore every big model with a snapshot for the file as it is now, without holding the
+   * thread (readSnapshotAsync): each index is registered only once complete, so a use meanwhile
+   * loads its own as before. Concurrent calls share one run.
+   */
+  restoreAsync(): Promise<void> {
+    this.restoring ??= (async () => {
+      const min = this.cacheMinRows
+      if (min === null || !this.ctx.sql.embeddings) return
+      const signature = fileSignature(this.ctx.path)
+      for (const m of this.vectorModels()) {
+        const key = `${m.ownerType}\u0000${m.model}`
+        if (m.count + (m.backfilled ?? 0) < min || this.indexes.has(key)) continue
+        const file = snapshotPath(this.ctx.workspacePath, m.ownerType, m.model)
+        if (!snapshotMatches(file, signature, m.ownerType, m.model)) continue
+        const idx = new VectorIndex(m.ownerType, m.model)
+        idx.spillDir = spillDirOf(this.ctx.workspacePath)
+        const t0 = performance.now()
+        if (!(await readSnapshotAsync(file, idx, signature))) continue
+        if (this.indexes.has(key) || this.closed) {
+          idx.reset() // loaded meanwhile, or the store closed: ours is not needed
+          continue
+        }
+        idx.pristine = true
+        idx.last = { path: 'cached', ms: performance.now() - t0 }
+        this.loadSignatures.set(idx, { signature, fromSnapshot: true })
+        this.indexes.set(key, idx)
+      }
+    })().finally(() => {
+      this.restoring = null
+    })
+    return this.restoring
   }
 
   /**

@@ -55,6 +55,8 @@ interface Header {
   dim: number
   count: number
   ids: number
+  /** byte lengths of the ids section's JSON arrays, ID_CHUNK ids each (absent: one array) */
+  idChunks?: number[]
   malformed: VectorIndex['malformed']
   lengths: [number, number][]
   dimRows: number
@@ -93,7 +95,10 @@ export function writeSnapshot(file: string, idx: VectorIndex, signature: string)
       removeSnapshot(file)
       external = idx.handOverRows(rowsFileOf(file))
     }
-    const idsJson = Buffer.from(JSON.stringify(idx.ids.slice(0, n)))
+    // The ids as JSON arrays of ID_CHUNK each: an async restore parses one between pauses.
+    const idParts: Buffer[] = []
+    for (let i = 0; i < n; i += ID_CHUNK) idParts.push(Buffer.from(JSON.stringify(idx.ids.slice(i, Math.min(n, i + ID_CHUNK)))))
+    const idsJson = Buffer.concat(idParts)
     const header: Header = {
       ownerType: idx.ownerType,
       model: idx.model,
@@ -101,6 +106,7 @@ export function writeSnapshot(file: string, idx: VectorIndex, signature: string)
       dim: idx.dim,
       count: n,
       ids: idsJson.length,
+      idChunks: idParts.map((b) => b.length),
       malformed: { ...idx.malformed },
       lengths: [...idx.lengths],
       dimRows: idx.dimRows,
@@ -190,11 +196,78 @@ export function snapshotMatches(file: string, signature: string, ownerType: stri
   }
 }
 
+/** One step of a restore: a section to read into place, or a point where an async restore lets other work run. */
+type RestoreStep = { fd: number; dst: Uint8Array; at: number } | 'pause'
+
+/** Rows of the id map built between two pauses of an async restore. */
+const MAP_CHUNK = 50_000
+/** Ids per JSON array in the ids section (parsing 50,000 takes ~20 ms; a million at once ~400 ms). */
+const ID_CHUNK = 50_000
+
 /**
  * Fill an empty `idx` from `file` when it was written for this exact agent file
  * (`signature`). A snapshot for another state is deleted. Returns whether it loaded.
  */
 export function readSnapshot(file: string, idx: VectorIndex, signature: string): boolean {
+  const steps = restoreSteps(file, idx, signature)
+  for (let r = steps.next(); ;) {
+    if (r.done) return r.value
+    const s = r.value
+    if (s === 'pause') r = steps.next()
+    else {
+      try {
+        readAllSync(s.fd, s.dst, s.at)
+      } catch (e) {
+        r = steps.throw(e)
+        continue
+      }
+      r = steps.next()
+    }
+  }
+}
+
+/**
+ * readSnapshot without holding the thread: the sections are read by the OS's I/O threads and
+ * the id map is built in chunks, so IPC keeps answering while a million-row index comes back.
+ * `idx` must not be used until the promise settles.
+ */
+export async function readSnapshotAsync(file: string, idx: VectorIndex, signature: string): Promise<boolean> {
+  const steps = restoreSteps(file, idx, signature)
+  for (let r = steps.next(); ;) {
+    if (r.done) return r.value
+    const s = r.value
+    try {
+      if (s === 'pause') await new Promise((done) => setImmediate(done))
+      else await readAllAsync(s.fd, s.dst, s.at)
+    } catch (e) {
+      r = steps.throw(e)
+      continue
+    }
+    r = steps.next()
+  }
+}
+
+function readAllSync(fd: number, dst: Uint8Array, at: number): void {
+  for (let off = 0; off < dst.byteLength;) {
+    const got = fs.readSync(fd, dst, off, dst.byteLength - off, at + off)
+    if (got <= 0) throw new Error('short read')
+    off += got
+  }
+}
+
+const readAsync = (fd: number, dst: Uint8Array, off: number, len: number, at: number) =>
+  new Promise<number>((done, fail) => fs.read(fd, dst, off, len, at, (e, n) => (e ? fail(e) : done(n))))
+
+async function readAllAsync(fd: number, dst: Uint8Array, at: number): Promise<void> {
+  for (let off = 0; off < dst.byteLength;) {
+    const got = await readAsync(fd, dst, off, Math.min(dst.byteLength - off, 64 << 20), at + off)
+    if (got <= 0) throw new Error('short read')
+    off += got
+  }
+}
+
+/** The restore, as steps that a sync or an async driver carries out (the reads are the only slow part). */
+function* restoreSteps(file: string, idx: VectorIndex, signature: string): Generator<RestoreStep, boolean, void> {
   let fd: number
   try {
     fd = fs.openSync(file, 'r')
@@ -241,8 +314,19 @@ export function readSnapshot(file: string, idx: VectorIndex, signature: string):
     const end = h.int8 ? pos : align8(heldAt + n)
     if (end !== size || !Number.isInteger(dim) || dim <= 0) return false
     const idsBuf = Buffer.alloc(h.ids)
-    fs.readSync(fd, idsBuf, 0, h.ids, idsAt)
-    const ids = JSON.parse(idsBuf.toString('utf8')) as string[]
+    yield { fd, dst: idsBuf, at: idsAt }
+    let ids: string[] = []
+    if (h.idChunks) {
+      if (h.idChunks.reduce((a, b) => a + b, 0) !== h.ids) return false
+      let off = 0
+      for (const len of h.idChunks) {
+        const part = JSON.parse(idsBuf.toString('utf8', off, off + len)) as string[]
+        if (!Array.isArray(part)) return false
+        for (const id of part) ids.push(id)
+        off += len
+        yield 'pause'
+      }
+    } else ids = JSON.parse(idsBuf.toString('utf8')) as string[]
     if (!Array.isArray(ids) || ids.length !== n) return false
     // The float32 rows: this file's data section, or the rows file beside it.
     if (external) {
@@ -250,15 +334,6 @@ export function readSnapshot(file: string, idx: VectorIndex, signature: string):
       if (fs.fstatSync(rowsFd).size !== n * dim * 4) return false
     }
     const rows = external ? { fd: rowsFd!, file: rowsFileOf(file), at: 0 } : { fd, file, at: dataAt }
-    const readFrom = (from: number, dst: Uint8Array, at: number) => {
-      let off = 0
-      while (off < dst.byteLength) {
-        const got = fs.readSync(from, dst, off, dst.byteLength - off, at + off)
-        if (got <= 0) throw new Error('short read')
-        off += got
-      }
-    }
-    const read = (dst: Uint8Array, at: number) => readFrom(fd, dst, at)
     idx.reset()
     idx.dim = dim
     idx.reserve(n)
@@ -268,28 +343,32 @@ export function readSnapshot(file: string, idx: VectorIndex, signature: string):
       const q = idx.int8!
       if (h.int8 && h.int8.stride === q.stride) {
         q.n = n
-        read(q.codeBytes(), codesAt)
-        read(new Uint8Array(q.scales.buffer, 0, n * 4), scalesAt)
-        read(new Uint8Array(q.errs.buffer, 0, n * 8), errsAt)
-        read(new Uint8Array(q.hatNorms.buffer, 0, n * 8), hatAt)
+        yield { fd, dst: q.codeBytes(), at: codesAt }
+        yield { fd, dst: new Uint8Array(q.scales.buffer, 0, n * 4), at: scalesAt }
+        yield { fd, dst: new Uint8Array(q.errs.buffer, 0, n * 8), at: errsAt }
+        yield { fd, dst: new Uint8Array(q.hatNorms.buffer, 0, n * 8), at: hatAt }
       } else {
         // Written in memory mode (or another layout): quantise the rows again, a chunk at a time.
         const chunk = Math.max(1, Math.floor(CHUNK_BYTES / (dim * 4)))
         const buf = new Float32Array(chunk * dim)
         for (let r = 0; r < n; r += chunk) {
           const m = Math.min(chunk, n - r)
-          readFrom(rows.fd, new Uint8Array(buf.buffer, 0, m * dim * 4), rows.at + r * dim * 4)
+          yield { fd: rows.fd, dst: new Uint8Array(buf.buffer, 0, m * dim * 4), at: rows.at + r * dim * 4 }
           idx.quantizeRows(r, buf.subarray(0, m * dim))
+          yield 'pause'
         }
       }
-    } else readFrom(rows.fd, new Uint8Array(idx.data.buffer, idx.data.byteOffset, n * dim * 4), rows.at)
-    read(new Uint8Array(idx.norms.buffer, idx.norms.byteOffset, n * 4), normsAt)
-    read(new Uint8Array(idx.keys.buffer, idx.keys.byteOffset, n * 8), keysAt)
-    read(new Uint8Array(idx.held.buffer, idx.held.byteOffset, n), heldAt)
+    } else yield { fd: rows.fd, dst: new Uint8Array(idx.data.buffer, idx.data.byteOffset, n * dim * 4), at: rows.at }
+    yield { fd, dst: new Uint8Array(idx.norms.buffer, idx.norms.byteOffset, n * 4), at: normsAt }
+    yield { fd, dst: new Uint8Array(idx.keys.buffer, idx.keys.byteOffset, n * 8), at: keysAt }
+    yield { fd, dst: new Uint8Array(idx.held.buffer, idx.held.byteOffset, n), at: heldAt }
+    const rowOf = new Map<string, number>()
+    for (let r = 0; r < n; r++) {
+      rowOf.set(ids[r], r)
+      if (r % MAP_CHUNK === MAP_CHUNK - 1) yield 'pause'
+    }
     idx.count = n
     idx.ids = ids
-    const rowOf = new Map<string, number>()
-    for (let r = 0; r < n; r++) rowOf.set(ids[r], r)
     idx.rowOf = rowOf
     Object.assign(idx.malformed, h.malformed)
     for (const [len, c] of h.lengths) idx.lengths.set(len, c)
