@@ -16,6 +16,8 @@ const OUTPUTS = ['out/main/index.js', 'out/main/cli.js', 'out/preload/index.js',
 /** What the build reads: a change in any of these makes out/ stale. */
 const INPUTS = ['src', 'electron.vite.config.ts', 'package.json']
 
+/** How long a new lock holder waits before checking that a simultaneous takeover did not replace its lock. */
+const TAKEOVER_SETTLE_MS = 150
 /** A build lock older than this is left over from a killed build. */
 const LOCK_STALE_MS = 5 * 60_000
 const LOCK_WAIT_MS = 3 * 60_000
@@ -90,7 +92,18 @@ function withBuildLock(p, fn) {
         if (e.code === 'ENOENT') continue
         throw e
       }
-      break
+      // Two processes can judge a dead holder's lock stale at the same moment: one removes it and takes
+      // the lock, then the other's removal (decided on the old pid) takes ours. Whoever's pid is in the
+      // lock a moment later holds it; the other waits like anyone else.
+      sleepSync(TAKEOVER_SETTLE_MS)
+      let mine = false
+      try {
+        mine = fs.readFileSync(path.join(lock, 'pid'), 'utf8') === String(process.pid)
+      } catch {
+        mine = false
+      }
+      if (mine) break
+      continue
     } catch (e) {
       if (e.code !== 'EEXIST') throw e
       let age
