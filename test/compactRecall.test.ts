@@ -335,8 +335,7 @@ describe.skipIf(!dotKernelAvailable())('compact vector index', () => {
     fs.writeFileSync(stale, 'x')
     VectorIndex.compactBytes = 1
     try {
-      const idx = new VectorIndex('memory', 'x')
-      idx.spillDir = dir
+      const idx = new VectorIndex('memory', 'x', path.join(t.dir, 'spill.ws'))
       idx.put(
         'a',
         Float32Array.from({ length: DIM }, (_, i) => i + 1),

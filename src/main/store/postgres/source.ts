@@ -57,7 +57,7 @@ import type {
 } from '../source'
 import { decodeEvent } from '../sqlite/events'
 import { toMemoryRows } from '../memoryRows'
-import { HELD_WORKSPACE, spillDirOf, VectorIndex } from '../vectors/vectorIndex'
+import { HELD_WORKSPACE, VectorIndex } from '../vectors/vectorIndex'
 import { readSavedMapping, Workspace } from '../workspace/workspace'
 import { PgBridge } from './bridge'
 import { detectPgLayout, ident, type PgColumn, type PgLayout } from './layouts'
@@ -798,8 +798,7 @@ export class PgSource implements MemorySource {
     const hit = this.backfills.get(key)
     if (hit && hit.wsWrites === wsWrites) return hit.idx
     hit?.idx.reset() // a compact one holds files
-    const idx = new VectorIndex(ownerType, model)
-    idx.spillDir = spillDirOf(this.workspacePath)
+    const idx = new VectorIndex(ownerType, model, this.workspacePath)
     const rows = this.workspace.db
       .prepare(`SELECT owner_id AS id, dim, vector FROM ws_embeddings WHERE owner_type = ? AND model = ? ORDER BY owner_id`)
       .all(ownerType, model) as { id: string; dim: number | null; vector: unknown }[]
@@ -859,8 +858,7 @@ export class PgSource implements MemorySource {
     const hit = this.indexes.get(key)
     if (hit && hit.wsWrites === wsWrites) return hit.idx
     hit?.idx.reset() // a compact one holds files
-    const idx = new VectorIndex(ownerType, model)
-    idx.spillDir = spillDirOf(this.workspacePath)
+    const idx = new VectorIndex(ownerType, model, this.workspacePath)
     const facts = this.serverModels().find((m) => m.model === model && m.ownerType === ownerType)
     if (this.sql.embeddings && facts) {
       idx.dim = facts.dim

@@ -10,7 +10,7 @@ import type { EmbeddingModelFacts } from '../../../shared/types'
 import { decodeVector } from '../decode'
 import { refreshVectorIndex, type RefreshOptions, type VectorSource } from '../vectors/load'
 import { fileSignature, readSnapshot, readSnapshotAsync, snapshotMatches, snapshotPath, writeSnapshot } from '../vectors/snapshot'
-import { HELD_AGENT, HELD_WORKSPACE, spillDirOf, VectorIndex } from '../vectors/vectorIndex'
+import { HELD_AGENT, HELD_WORKSPACE, VectorIndex } from '../vectors/vectorIndex'
 import type { Workspace } from '../workspace/workspace'
 import { agentModels, workspaceModels } from './candidates'
 import { loadSqliteVec } from '../sqliteVec'
@@ -64,8 +64,7 @@ export class SqliteVectors {
     let idx = this.indexes.get(key)
     const first = !idx
     if (!idx) {
-      idx = new VectorIndex(ownerType, model)
-      idx.spillDir = spillDirOf(this.ctx.workspacePath)
+      idx = new VectorIndex(ownerType, model, this.ctx.workspacePath)
       this.indexes.set(key, idx)
     }
     const useCache = this.cacheMinRows !== null && this.ctx.sql.embeddings !== null
@@ -75,11 +74,7 @@ export class SqliteVectors {
     if (first && signature !== null) {
       const t0 = performance.now()
       restored = readSnapshot(snapshotPath(this.ctx.workspacePath, ownerType, model), idx, signature)
-      if (restored) {
-        idx.pristine = true
-        this.loadSignatures.set(idx, { signature, fromSnapshot: true })
-        idx.last = { path: 'cached', ms: performance.now() - t0 }
-      }
+      if (restored) this.markRestored(idx, signature, t0)
     }
     const fullBefore = idx.fullLoads
     const t1 = performance.now()
@@ -96,13 +91,33 @@ export class SqliteVectors {
    * and snapshot headers.
    */
   coldModels(): { model: string; ownerType: 'memory' | 'session' }[] {
+    return this.unloadedBig()
+      .filter((m) => !m.snapshot)
+      .map((m) => ({ model: m.model, ownerType: m.ownerType }))
+  }
+
+  /**
+   * Models big enough to snapshot that are not loaded here, each with its snapshot file and
+   * whether that snapshot is for the agent file as it is now. Nothing is read when every big
+   * model is loaded (every recall asks).
+   */
+  private unloadedBig(): { model: string; ownerType: 'memory' | 'session'; key: string; file: string; signature: string; snapshot: boolean }[] {
     const min = this.cacheMinRows
     if (min === null || !this.ctx.sql.embeddings) return []
+    const big = this.vectorModels().filter((m) => m.count + (m.backfilled ?? 0) >= min && !this.indexes.has(`${m.ownerType}\u0000${m.model}`))
+    if (big.length === 0) return []
     const signature = fileSignature(this.ctx.path)
-    return this.vectorModels()
-      .filter((m) => m.count + (m.backfilled ?? 0) >= min && !this.indexes.has(`${m.ownerType}\u0000${m.model}`))
-      .filter((m) => !snapshotMatches(snapshotPath(this.ctx.workspacePath, m.ownerType, m.model), signature, m.ownerType, m.model))
-      .map((m) => ({ model: m.model, ownerType: m.ownerType }))
+    return big.map(({ model, ownerType }) => {
+      const file = snapshotPath(this.ctx.workspacePath, ownerType, model)
+      return { model, ownerType, key: `${ownerType}\u0000${model}`, file, signature, snapshot: snapshotMatches(file, signature, ownerType, model) }
+    })
+  }
+
+  /** An index just filled from its snapshot: exact as a full load of the file, which has `signature`. */
+  private markRestored(idx: VectorIndex, signature: string, t0: number): void {
+    idx.pristine = true
+    idx.last = { path: 'cached', ms: performance.now() - t0 }
+    this.loadSignatures.set(idx, { signature, fromSnapshot: true })
   }
 
   /**
@@ -112,26 +127,16 @@ export class SqliteVectors {
    */
   restoreAsync(): Promise<void> {
     this.restoring ??= (async () => {
-      const min = this.cacheMinRows
-      if (min === null || !this.ctx.sql.embeddings) return
-      const signature = fileSignature(this.ctx.path)
-      for (const m of this.vectorModels()) {
-        const key = `${m.ownerType}\u0000${m.model}`
-        if (m.count + (m.backfilled ?? 0) < min || this.indexes.has(key)) continue
-        const file = snapshotPath(this.ctx.workspacePath, m.ownerType, m.model)
-        if (!snapshotMatches(file, signature, m.ownerType, m.model)) continue
-        const idx = new VectorIndex(m.ownerType, m.model)
-        idx.spillDir = spillDirOf(this.ctx.workspacePath)
+      for (const m of this.unloadedBig().filter((x) => x.snapshot)) {
+        const idx = new VectorIndex(m.ownerType, m.model, this.ctx.workspacePath)
         const t0 = performance.now()
-        if (!(await readSnapshotAsync(file, idx, signature))) continue
-        if (this.indexes.has(key) || this.closed) {
+        if (!(await readSnapshotAsync(m.file, idx, m.signature))) continue
+        if (this.indexes.has(m.key) || this.closed) {
           idx.reset() // loaded meanwhile, or the store closed: ours is not needed
           continue
         }
-        idx.pristine = true
-        idx.last = { path: 'cached', ms: performance.now() - t0 }
-        this.loadSignatures.set(idx, { signature, fromSnapshot: true })
-        this.indexes.set(key, idx)
+        this.markRestored(idx, m.signature, t0)
+        this.indexes.set(m.key, idx)
       }
     })().finally(() => {
       this.restoring = null

@@ -69,7 +69,7 @@ export class RowFile {
   flush(): void {
     if (this.pendingRows === 0) return
     const bytes = new Uint8Array(this.pending.buffer, 0, this.pendingRows * this.rowBytes)
-    writeAll(this.spillFile().fd, bytes, this.pendingFrom * this.rowBytes)
+    writeAllSync(this.spillFile().fd, bytes, this.pendingFrom * this.rowBytes)
     this.pendingRows = 0
   }
 
@@ -91,8 +91,8 @@ export class RowFile {
     }
     const bytes = new Uint8Array(out.buffer, out.byteOffset, this.rowBytes)
     const b = this.base
-    if (b && r < b.count && !this.inSpill[r]) readAll(b.fd, bytes, b.at + r * this.rowBytes)
-    else readAll(this.spillFile().fd, bytes, r * this.rowBytes)
+    if (b && r < b.count && !this.inSpill[r]) readAllSync(b.fd, bytes, b.at + r * this.rowBytes)
+    else readAllSync(this.spillFile().fd, bytes, r * this.rowBytes)
     return out
   }
 
@@ -101,8 +101,8 @@ export class RowFile {
     this.flush()
     const b = this.base
     const bytes = new Uint8Array(out.buffer, out.byteOffset, count * this.rowBytes)
-    if (b && first + count <= b.count && !this.inSpill.subarray(first, first + count).includes(1)) readAll(b.fd, bytes, b.at + first * this.rowBytes)
-    else if (!b || first >= b.count) readAll(this.spillFile().fd, bytes, first * this.rowBytes)
+    if (b && first + count <= b.count && !this.inSpill.subarray(first, first + count).includes(1)) readAllSync(b.fd, bytes, b.at + first * this.rowBytes)
+    else if (!b || first >= b.count) readAllSync(this.spillFile().fd, bytes, first * this.rowBytes)
     else for (let r = 0; r < count; r++) this.read(first + r, out.subarray(r * this.dim, (r + 1) * this.dim))
   }
 
@@ -165,14 +165,16 @@ function alive(pid: number): boolean {
   }
 }
 
-function writeAll(fd: number, b: Uint8Array, at: number): void {
+/** Write all of `b` at byte `at` (a write may take less than asked). */
+export function writeAllSync(fd: number, b: Uint8Array, at: number): void {
   for (let off = 0; off < b.byteLength;) off += fs.writeSync(fd, b, off, b.byteLength - off, at + off)
 }
 
-function readAll(fd: number, b: Uint8Array, at: number): void {
+/** Fill `b` from byte `at`; a file that ends first is an error. */
+export function readAllSync(fd: number, b: Uint8Array, at: number): void {
   for (let off = 0; off < b.byteLength;) {
     const got = fs.readSync(fd, b, off, b.byteLength - off, at + off)
-    if (got <= 0) throw new Error(`short read of a vector row at byte ${at}`)
+    if (got <= 0) throw new Error(`short read at byte ${at + off}`)
     off += got
   }
 }

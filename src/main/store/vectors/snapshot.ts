@@ -26,6 +26,7 @@ import { assertNotOpenDb } from '../../safety/fileIdentity'
 import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
+import { readAllSync, writeAllSync } from './rowFile'
 import type { SourceState, VectorIndex } from './vectorIndex'
 
 const MAGIC = 'RSVEC001'
@@ -123,8 +124,7 @@ export function writeSnapshot(file: string, idx: VectorIndex, signature: string)
       let pos = 0
       /** Write `b` at `pos`; `pad`: then pad to 8 bytes (off for the pieces of one section). */
       const put = (b: Uint8Array, pad = true) => {
-        let off = 0
-        while (off < b.byteLength) off += fs.writeSync(fd, b, off, b.byteLength - off, pos + off)
+        writeAllSync(fd, b, pos)
         pos += b.byteLength
         if (pad) pos = align8At(pos)
       }
@@ -181,19 +181,27 @@ export function snapshotMatches(file: string, signature: string, ownerType: stri
     return false
   }
   try {
-    const pre = Buffer.alloc(12)
-    if (fs.readSync(fd, pre, 0, 12, 0) !== 12 || pre.toString('latin1', 0, 8) !== MAGIC) return false
-    const headLen = pre.readUInt32LE(8)
-    if (headLen > 64 << 20) return false
-    const headBuf = Buffer.alloc(headLen)
-    if (fs.readSync(fd, headBuf, 0, headLen, 12) !== headLen) return false
-    const h = JSON.parse(headBuf.toString('utf8')) as Header
-    return h.signature === signature && h.ownerType === ownerType && h.model === model
+    return readHeader(fd, fs.fstatSync(fd).size, signature, ownerType, model) !== null
   } catch {
     return false
   } finally {
     fs.closeSync(fd)
   }
+}
+
+/**
+ * The header of the snapshot open as `fd` (`size` bytes) and its length, when it is one written for
+ * this agent file (`signature`) and this (owner type, model); null otherwise.
+ */
+function readHeader(fd: number, size: number, signature: string, ownerType: string, model: string): { h: Header; headLen: number } | null {
+  const pre = Buffer.alloc(12)
+  if (fs.readSync(fd, pre, 0, 12, 0) !== 12 || pre.toString('latin1', 0, 8) !== MAGIC) return null
+  const headLen = pre.readUInt32LE(8)
+  if (headLen > 64 << 20 || 12 + headLen > size) return null
+  const headBuf = Buffer.alloc(headLen)
+  readAllSync(fd, headBuf, 12)
+  const h = JSON.parse(headBuf.toString('utf8')) as Header
+  return h.signature === signature && h.ownerType === ownerType && h.model === model ? { h, headLen } : null
 }
 
 /** One step of a restore: a section to read into place, or a point where an async restore lets other work run. */
@@ -247,14 +255,6 @@ export async function readSnapshotAsync(file: string, idx: VectorIndex, signatur
   }
 }
 
-function readAllSync(fd: number, dst: Uint8Array, at: number): void {
-  for (let off = 0; off < dst.byteLength;) {
-    const got = fs.readSync(fd, dst, off, dst.byteLength - off, at + off)
-    if (got <= 0) throw new Error('short read')
-    off += got
-  }
-}
-
 const readAsync = (fd: number, dst: Uint8Array, off: number, len: number, at: number) =>
   new Promise<number>((done, fail) => fs.read(fd, dst, off, len, at, (e, n) => (e ? fail(e) : done(n))))
 
@@ -280,14 +280,9 @@ function* restoreSteps(file: string, idx: VectorIndex, signature: string): Gener
   let rowsFd: number | null = null
   try {
     const size = fs.fstatSync(fd).size
-    const pre = Buffer.alloc(12)
-    if (fs.readSync(fd, pre, 0, 12, 0) !== 12 || pre.toString('latin1', 0, 8) !== MAGIC) return false
-    const headLen = pre.readUInt32LE(8)
-    if (headLen > 64 << 20 || 12 + headLen > size) return false
-    const headBuf = Buffer.alloc(headLen)
-    fs.readSync(fd, headBuf, 0, headLen, 12)
-    const h = JSON.parse(headBuf.toString('utf8')) as Header
-    if (h.signature !== signature || h.ownerType !== idx.ownerType || h.model !== idx.model) return false
+    const head = readHeader(fd, size, signature, idx.ownerType, idx.model)
+    if (!head) return false
+    const { h, headLen } = head
     const n = h.count
     const dim = h.dim
     let pos = align8(12 + headLen)

@@ -36,7 +36,7 @@
  * `dot` reads the row back, and top-k searches rescore exactly every row the
  * int8 bound cannot rule out, so results are the same as the in-memory matrix
  * gives, ids, order and similarities. `data` is empty in compact mode: read
- * rows through `dot`, `rowVector`, `get`, `countAbove` and `top`.
+ * rows through `dot`, `rowVector`, `get`, `readRows`, `countAbove` and `compactTop`.
  *
  * First loads of large sources read the BLOBs in chunks of ~1,000 rows, one SQL
  * row per chunk (`group_concat` of the BLOBs + `json_group_array` of the ids),
@@ -79,11 +79,6 @@ export type RefreshPath = 'unchanged' | 'stats' | 'append' | 'recount' | 'full' 
 
 const WASM_PAGE = 65536
 const TEMP_SPILL = path.join(os.tmpdir(), 'recallscope-vectors')
-
-/** Where a store's compact indexes keep their rows: beside the workspace, with its vector snapshots (null: temp). */
-export function spillDirOf(workspacePath: string): string | null {
-  return path.isAbsolute(workspacePath) ? `${workspacePath}-vectors` : null
-}
 
 export class VectorIndex {
   /**
@@ -139,8 +134,8 @@ export class VectorIndex {
   /** per source: [agent, workspace] */
   readonly sync: [SourceState, SourceState] = [freshState(), freshState()]
   loadedAt = 0
-  /** Where a compact index keeps its float32 rows (the workspace's vector folder); null: the OS temp folder. */
-  spillDir: string | null = null
+  /** Where a compact index keeps its float32 rows: the workspace's vector folder (with its snapshots), else the OS temp folder. */
+  private readonly spillDir: string
   /** Compact mode: the int8 copy searched in memory and the exact rows on disk (null: `data` holds the matrix). */
   private compactStore: { codes: Int8Index; rows: RowFile } | null = null
   /** one row read back from disk (compact mode) */
@@ -161,10 +156,14 @@ export class VectorIndex {
   dimRows = 0
   readonly lengths = new Map<number, number>()
 
+  /** `workspacePath`: the store's workspace, beside which a compact index keeps its rows (absent: the OS temp folder). */
   constructor(
     readonly ownerType: 'memory' | 'session',
     readonly model: string,
-  ) {}
+    workspacePath?: string,
+  ) {
+    this.spillDir = workspacePath && path.isAbsolute(workspacePath) ? `${workspacePath}-vectors` : TEMP_SPILL
+  }
 
   /** Forget everything (reload from scratch). */
   reset(): void {
@@ -222,7 +221,7 @@ export class VectorIndex {
     }
     let rows: RowFile
     try {
-      rows = new RowFile(this.spillDir ?? TEMP_SPILL, this.dim)
+      rows = new RowFile(this.spillDir, this.dim)
     } catch {
       try {
         rows = new RowFile(TEMP_SPILL, this.dim) // the workspace folder cannot be written: the OS temp folder
@@ -235,7 +234,6 @@ export class VectorIndex {
       rows.write(r, this.data, r * dim)
       codes.setRow(r, this.data, r * dim)
     }
-    codes.n = this.count
     this.compactStore = { codes, rows }
     this.rowBuf = new Float32Array(dim)
     this.data = new Float32Array(0)
@@ -410,7 +408,6 @@ export class VectorIndex {
     if (cs) {
       cs.rows.write(row, data)
       cs.codes.setRow(row, data)
-      cs.codes.n = this.count
     }
     return null
   }
@@ -441,12 +438,19 @@ export class VectorIndex {
    * ranked by similarity, then key, then row — the order topKRows gives over the full scan.
    */
   compactTop(q: Float64Array, k: number, subset?: Int32Array): { rows: number[]; sims: number[] } {
+    const codes = this.int8Searchable()
+    if (!codes) throw new Error('compactTop on an in-memory index')
+    const r = codes.search(q, k, this.keys, this.exactScores(q), subset)
+    return { rows: r.rows, sims: r.scores }
+  }
+
+  /** A compact index's int8 copy set to search rows [0, count), the rows gathered so far written out; null in memory. */
+  private int8Searchable(): Int8Index | null {
     const cs = this.compactStore
-    if (!cs) throw new Error('compactTop on an in-memory index')
+    if (!cs) return null
     cs.rows.flush()
     cs.codes.n = this.count
-    const r = cs.codes.search(q, k, this.keys, this.exactScores(q), subset)
-    return { rows: r.rows, sims: r.scores }
+    return cs.codes
   }
 
   /**
@@ -454,12 +458,8 @@ export class VectorIndex {
    * counting when the row is below `tieRow`. Exact in both modes.
    */
   countAbove(q: Float64Array, threshold: number, tieRow: number, subset?: ArrayLike<number>): number {
-    const cs = this.compactStore
-    if (cs) {
-      cs.rows.flush()
-      cs.codes.n = this.count
-      return cs.codes.countAbove(q, threshold, tieRow, this.exactScores(q), subset ? Int32Array.from(subset) : undefined)
-    }
+    const codes = this.int8Searchable()
+    if (codes) return codes.countAbove(q, threshold, tieRow, this.exactScores(q), subset ? Int32Array.from(subset) : undefined)
     let n = 0
     const total = subset ? subset.length : this.count
     for (let i = 0; i < total; i++) {
@@ -478,8 +478,8 @@ export class VectorIndex {
   }
 
   /**
-   * Compact mode: serve rows [0, count) from a snapshot file's float32 section (they are also
-   * quantised here); later writes go to the spill file.
+   * Compact mode: serve rows [0, count) from a snapshot's float32 rows (`file` from byte `at`);
+   * later writes go to the spill file. Their int8 copy is read or made separately.
    */
   attachRows(file: string, at: number, count: number): void {
     const cs = this.compactStore
@@ -495,7 +495,7 @@ export class VectorIndex {
     return this.compactStore?.rows.handOver(dest, this.count) ?? false
   }
 
-  /** Quantise rows from a float32 block (a snapshot being restored in compact mode): `v` holds rows first… */
+  /** Compact mode: make the int8 copy of rows first, first + 1, … from the float32 block `v` (a snapshot being restored). */
   quantizeRows(first: number, v: Float32Array): void {
     const cs = this.compactStore
     if (!cs) throw new Error('quantizeRows on an in-memory index')
