@@ -18,7 +18,7 @@ import { App } from '../src/main/api/app'
 import { embedHandlers } from '../src/main/api/handlers/embed'
 import { openSource } from '../src/main/store/registry'
 import { inspectTables, previewFile, suggestForFile } from '../src/main/store/mapped/file'
-import { buildMappedFixture, cosine, DIM, type FixtureRow } from './helpers/mappedFixture'
+import { buildMappedFixture, cosine, DIM, expectCosineTop, type FixtureRow } from './helpers/mappedFixture'
 import { fixedEmbedder } from './helpers/testDb'
 import { sha256File, tmpDir } from './helpers/tmp'
 
@@ -152,12 +152,11 @@ describe('any SQLite table by mapping', () => {
       const q = rows[11].vec.map((x, i) => x + (i % 2 ? 0.3 : -0.2))
       const trace = await runRecall(s, 'anything', DENSE, rows[39].createdMs + 1, { embedder: fixedEmbedder(() => q, 'some-8d-model') })
       expect(trace.arms?.dense.ran).toBe(true)
-      const expected = rows
-        .map((x) => ({ id: x.key, sim: cosine(q, x.vec) }))
-        .sort((a, b) => b.sim - a.sim)
-        .slice(0, 10)
-      expect(trace.results.map((r) => r.id)).toEqual(expected.map((x) => x.id))
-      trace.results.forEach((r, i) => expect(r.features.similarity).toBeCloseTo(expected[i].sim, 5))
+      expectCosineTop(
+        trace.results,
+        q,
+        rows.map((x) => ({ id: x.key, vec: x.vec })),
+      )
     } finally {
       s.close()
     }

@@ -44,6 +44,7 @@ import {
 } from './helpers/pgFixture'
 import { buildLettaServer, type LettaServerSpec } from './helpers/frameworks/letta'
 import { pgVector, startPgServer, type PgTestServer } from './helpers/pgServer'
+import { cosine } from './helpers/mappedFixture'
 import { tmpDir } from './helpers/tmp'
 
 const N = 400
@@ -68,19 +69,6 @@ function denseRanking(tr: RecallTrace): { id: string; sim: number | null }[] {
     .filter((c) => c.denseRank !== null)
     .sort((a, b) => a.denseRank! - b.denseRank!)
     .map((c) => ({ id: c.id, sim: c.similarity }))
-}
-
-/** Cosine of two vectors in float64 (the test's own). */
-function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  let dot = 0
-  let aa = 0
-  let bb = 0
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i] * b[i]
-    aa += a[i] * a[i]
-    bb += b[i] * b[i]
-  }
-  return dot / Math.sqrt(aa * bb)
 }
 
 /**
