@@ -281,6 +281,34 @@ describe.skipIf(!dotKernelAvailable())('compact vector index', () => {
     }
   })
 
+  it('a damaged snapshot (rows file cut short, header garbage) is dropped and the index loads from SQL, same answer', async () => {
+    const q = normalizeQuery(query(3))!
+    const want = denseArm(mem, mem.vectors(MODEL), q, {}, 30, false)
+    for (const damage of ['rows', 'header'] as const) {
+      for (const restore of ['sync', 'async'] as const) {
+        const ws = `damaged-${damage}-${restore}.ws`
+        open(true, ws, { vectorCache: { minRows: 1 } }).close()
+        const dir = path.join(t.dir, `${ws}-vectors`)
+        const bin = fs.readdirSync(dir).find((f) => f.endsWith('.bin'))!
+        if (damage === 'rows') fs.truncateSync(path.join(dir, `${bin}.rows`), 1000)
+        else fs.writeFileSync(path.join(dir, bin), 'RSVEC001 not a header')
+        const prev = VectorIndex.compactBytes
+        VectorIndex.compactBytes = 1
+        const s = openSource({ path: dbPath, workspacePath: path.join(t.dir, ws), vectorCache: { minRows: 1 } })
+        try {
+          if (restore === 'async') await s.restoreVectors()
+          const idx = s.vectors(MODEL)
+          expect(idx.fullLoads, `${damage}/${restore}`).toBe(1)
+          expect(idx.compact).toBe(true)
+          expect(denseArm(s, idx, q, {}, 30, false)).toEqual(want)
+        } finally {
+          VectorIndex.compactBytes = prev
+          s.close()
+        }
+      }
+    }
+  })
+
   it('restores without holding the thread (restoreVectors): the same index, registered only once complete', async () => {
     const q = normalizeQuery(query(5))!
     const want = denseArm(mem, mem.vectors(MODEL), q, {}, 30, false)
