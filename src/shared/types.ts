@@ -329,7 +329,66 @@ export interface RecallEvent {
   preset: string | null
   /** Parsed config; null if missing or malformed. */
   config: Partial<RecallConfig> | null
-  results: { id: string; score: number }[]
+  /** In returned order. `score` is the logged score (NaN when the log recorded none: show "—"). */
+  results: { id: string; score: number; matchedBy?: MatchedBy }[]
+  /** Where the event came from; absent = the store's own `recall_events` table. */
+  origin?: EventOrigin
+  /** Logged results that match no memory of the open store: listed, never dropped. */
+  unmatched?: UnmatchedResult[]
+  /** What the agent did next (its next message, tool call or LLM output). */
+  decision?: EventDecision | null
+}
+
+/**
+ * How a logged result was tied to a memory of the open store: exact id (Letta passage id,
+ * LangGraph `namespace/key`, MCP entity name, content hash, span document id), exact text,
+ * or normalised text (whitespace, quotes, case folded).
+ */
+export type MatchedBy = 'id' | 'text' | 'normalized'
+
+/** The kinds of event source (DESIGN.md "Event sources"). */
+export type EventSourceKind =
+  | 'recall_events'
+  | 'letta'
+  | 'langgraph'
+  | 'openai-agents'
+  | 'openmemory'
+  | 'claude-code'
+  | 'otlp'
+  | 'otlp-live'
+
+export interface EventOrigin {
+  kind: EventSourceKind
+  /** the tool or span that did the search, e.g. `archival_memory_search`, `mcp__memory__search_nodes` */
+  tool: string | null
+  /** log file it was read from (absolute path), when a file */
+  file?: string | null
+  /** 1-based line of a JSONL file */
+  line?: number | null
+  /** message / call / span ids inside the source */
+  messageId?: string | null
+  callId?: string | null
+  traceId?: string | null
+  spanId?: string | null
+}
+
+export interface UnmatchedResult {
+  rank: number
+  /** the id the log gave, if any */
+  loggedId: string | null
+  /** the text the log gave, if any (clipped for display) */
+  text: string | null
+  score: number | null
+}
+
+export interface EventDecision {
+  /** the assistant's next message or the LLM span's output text */
+  text: string | null
+  /** or the next tool call */
+  toolCall: { name: string; arguments: string } | null
+  at: number | null
+  /** where it came from, e.g. 'assistant message', 'tool call', 'chat span' */
+  via: string
 }
 
 // ---------------------------------------------------------------------------
