@@ -116,4 +116,33 @@ export const FRAMEWORK_PRESET_SPECS: readonly FrameworkPresetSpec[] = [
       'privacy: private records are dropped unless their source matches the caller (or include_private); the preset does not filter on metadata.private.',
     ],
   },
+  {
+    name: 'agno',
+    framework: 'Agno (agno SqliteDb: agno_memories)',
+    label: 'Agno — memories in context',
+    description:
+      "Agent(add_memories_to_context=True): get_system_message puts every memory of the run's user (MemoryManager.get_user_memories(user_id)) into the system message as '- <memory>' lines of a <memories_from_previous_interactions> block; no query, no ranking, no limit.",
+    source:
+      'agno-agi/agno libs/agno/agno/agent/agent.py get_system_message (memories block), libs/agno/agno/memory/manager.py @ 0060f5db (get_user_memories, search_user_memories: last_n by updated_at)',
+    patch: {
+      mode: 'recency',
+      scope: { tiers: ['working', 'long_term'], kinds: ['semantic'] },
+      candidatePool: 100_000, // every memory of the user
+      weights: { similarity: 0, lexical: 0, recency: 1, salience: 0 },
+      recency: { halfLifeHours: 7 * DAY_HOURS, from: 'created' },
+      normalize: 'none',
+      minSimilarity: null,
+      floor: null,
+      topK: 100_000, // no limit: get_user_memories returns them all
+      tokenBudget: null,
+      refreshOnRecall: false,
+      template: 'plain',
+    },
+    gaps: [
+      'order: Agno lists the memories in table order (oldest first); the engine lists them newest first. The set is the same.',
+      "template: Agno's block is '<memories_from_previous_interactions>' with '- ' lines and a note to prefer the conversation; the context block here uses the plain template.",
+      'search_user_memories (the agentic tool, retrieval_method last_n / first_n / agentic) is not modelled: last_n sorts by updated_at, which recallscope keeps in metadata; agentic asks an LLM.',
+    ],
+    requires: ['userId'],
+  },
 ]

@@ -66,6 +66,7 @@ describe('recall.* channels', () => {
       ['mcp-memory-service', null],
       ['mcp-memory-service:rrf', null],
       ['crewai', null],
+      ['agno', null],
     ])
   })
 
