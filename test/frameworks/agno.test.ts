@@ -66,7 +66,7 @@ describe('Agno (agno_memories)', () => {
 
       // Agno puts every memory of the run's user in context: the preset returns exactly u1's memories.
       const cfg = getPreset('agno').config
-      const trace = await runRecall(store, 'anything', { ...cfg, scope: { ...cfg.scope, userId: 'u1' } }, NOW_S * 1000, { preset: 'agno', embedder: 'none' })
+      const trace = await runRecall(store, 'anything', { ...cfg, scope: { ...cfg.scope, userId: 'u1' } }, NOW_S * 1000, { preset: 'agno', embedder: null })
       expect(trace.results.map((r) => r.id).sort()).toEqual(['m1', 'm2'])
       // lexical recall finds the memory by a word of its decoded text
       const lex = await runRecall(
@@ -74,7 +74,7 @@ describe('Agno (agno_memories)', () => {
         'Japan',
         { ...cfg, mode: 'lexical', weights: { similarity: 0, lexical: 1, recency: 0, salience: 0 }, topK: 5 },
         NOW_S * 1000,
-        { embedder: 'none' },
+        { embedder: null },
       )
       expect(lex.results[0]?.id).toBe('m2')
     } finally {

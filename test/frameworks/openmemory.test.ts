@@ -75,7 +75,7 @@ describe('OpenMemory (openmemory.db)', () => {
         weights: { similarity: 0, lexical: 1, recency: 0, salience: 0 },
         minSimilarity: null,
       })
-      const trace = await runRecall(store, 'peanuts', cfg, NOW, { embedder: 'none' })
+      const trace = await runRecall(store, 'peanuts', cfg, NOW, { embedder: null })
       expect(trace.results.map((r) => r.id)).toEqual([id('c')])
     } finally {
       store.close()

@@ -15,6 +15,7 @@ import { mcpMemoryMaterializer, resolveMcpMemoryFolder } from './mcpMemory/mater
 import { resolveBasicMemoryFolder } from './basicMemory/adapter'
 import { crewaiLanceMaterializer } from './crewai/lance'
 import { lettaCodeMaterializer } from './letta/code'
+import { llamaIndexMaterializer } from './llamaindex/storage'
 import type { Materializer as FingerprintedMaterializer } from './materialize'
 import type { Materializer } from './types'
 
@@ -90,6 +91,7 @@ const MATERIALIZERS: Materializer[] = [
   mcpMemoryMaterializer,
   keyed(crewaiLanceMaterializer, 'CrewAI: a LanceDB folder with memories.lance/'),
   keyed(lettaCodeMaterializer, 'Letta Code: a memory folder of markdown files (system/ …)'),
+  keyed(llamaIndexMaterializer, 'LlamaIndex: a storage folder with docstore.json + default__vector_store.json / index_store.json'),
 ]
 
 /** What the framework formats look for (for the unknown-file message). */
