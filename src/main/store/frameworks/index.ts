@@ -16,6 +16,7 @@ import { resolveBasicMemoryFolder } from './basicMemory/adapter'
 import { crewaiLanceMaterializer } from './crewai/lance'
 import { lettaCodeMaterializer } from './letta/code'
 import { llamaIndexMaterializer } from './llamaindex/storage'
+import { qdrantLocalMaterializer } from './qdrantLocal/materialize'
 import type { Materializer as FingerprintedMaterializer } from './materialize'
 import type { Materializer } from './types'
 
@@ -91,6 +92,7 @@ const MATERIALIZERS: Materializer[] = [
   mcpMemoryMaterializer,
   keyed(crewaiLanceMaterializer, 'CrewAI: a LanceDB folder with memories.lance/'),
   keyed(lettaCodeMaterializer, 'Letta Code: a memory folder of markdown files (system/ …)'),
+  keyed(qdrantLocalMaterializer, 'Qdrant local: a folder with meta.json + collection/<name>/storage.sqlite (mem0 Python default /tmp/qdrant)'),
   keyed(llamaIndexMaterializer, 'LlamaIndex: a storage folder with docstore.json + default__vector_store.json / index_store.json'),
 ]
 
