@@ -24,7 +24,6 @@ export class PickleError extends Error {
   override name = 'PickleError'
 }
 
-const MARK = Symbol('mark')
 type Item = unknown
 
 function isClassRef(v: unknown): v is { $class: string } {
