@@ -17,6 +17,7 @@ import { crewaiLanceMaterializer } from './crewai/lance'
 import { lettaCodeMaterializer } from './letta/code'
 import { llamaIndexMaterializer } from './llamaindex/storage'
 import { qdrantLocalMaterializer } from './qdrantLocal/materialize'
+import { chromaMaterializer } from './chroma/materialize'
 import type { Materializer as FingerprintedMaterializer } from './materialize'
 import type { Materializer } from './types'
 
@@ -92,6 +93,7 @@ const MATERIALIZERS: Materializer[] = [
   mcpMemoryMaterializer,
   keyed(crewaiLanceMaterializer, 'CrewAI: a LanceDB folder with memories.lance/'),
   keyed(lettaCodeMaterializer, 'Letta Code: a memory folder of markdown files (system/ …)'),
+  keyed(chromaMaterializer, 'Chroma: a persist folder with chroma.sqlite3 (+ HNSW segment folders)'),
   keyed(qdrantLocalMaterializer, 'Qdrant local: a folder with meta.json + collection/<name>/storage.sqlite (mem0 Python default /tmp/qdrant)'),
   keyed(llamaIndexMaterializer, 'LlamaIndex: a storage folder with docstore.json + default__vector_store.json / index_store.json'),
 ]

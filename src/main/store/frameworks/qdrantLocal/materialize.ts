@@ -25,9 +25,10 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import Database from 'better-sqlite3'
+import type Database from 'better-sqlite3'
 import { RecallscopeError } from '../../../../shared/result'
 import { parseJsonSafe } from '../../../safety/json'
+import { openSqlite } from '../../sqlite/connection'
 import { MemoryDbBuilder, toEpochMs, type Materialized, type Materializer } from '../materialize'
 import { fieldsOf, readPickle } from './pickle'
 
@@ -115,9 +116,8 @@ function readCollection(b: MemoryDbBuilder, dir: string, name: string, prefix: b
     return out // a collection created but never written
   }
   if (!st.isFile()) throw new RecallscopeError('BAD_INPUT', `${file} is not a regular file`)
-  const db = new Database(file, { readonly: true, fileMustExist: true, ...(nativeBinding ? { nativeBinding } : {}) })
+  const db = openSqlite(file, { nativeBinding })
   try {
-    db.pragma('query_only = 1')
     const rows = db.prepare(`SELECT rowid AS rid, point FROM points ORDER BY rowid`).iterate() as IterableIterator<{ rid: number; point: unknown }>
     for (const r of rows) {
       let fields: Obj | null = null
