@@ -25,7 +25,6 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import type Database from 'better-sqlite3'
 import { RecallscopeError } from '../../../../shared/result'
 import { parseJsonSafe } from '../../../safety/json'
 import { openSqlite } from '../../sqlite/connection'
