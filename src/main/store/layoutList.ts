@@ -10,6 +10,7 @@ import { basicMemoryAdapter } from './frameworks/basicMemory/adapter'
 import { crewaiLtmAdapter } from './frameworks/crewai/ltm'
 import { langgraphAdapter } from './frameworks/langgraph/adapter'
 import { lettaAdapter } from './frameworks/letta/server'
+import { mastraAdapter } from './frameworks/mastra/adapter'
 import { mcpMemoryServiceAdapter } from './frameworks/mcpMemoryService/adapter'
 import { mem0Adapter } from './frameworks/mem0/adapter'
 import { openaiAgentsAdapter } from './frameworks/openaiAgents/adapter'
@@ -28,4 +29,5 @@ export const LAYOUTS: Adapter[] = [
   basicMemoryAdapter,
   lettaAdapter,
   agnoAdapter,
+  mastraAdapter,
 ]

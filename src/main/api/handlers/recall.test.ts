@@ -67,6 +67,8 @@ describe('recall.* channels', () => {
       ['mcp-memory-service:rrf', null],
       ['crewai', null],
       ['agno', null],
+      ['mastra', null],
+      ['mastra:semantic', null],
     ])
   })
 
