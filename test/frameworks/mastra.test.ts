@@ -16,10 +16,10 @@ const v = (s: number) => [s, Math.sqrt(1 - s * s), 0]
 const iso = (i: number) => new Date(Date.UTC(2025, 5, 1, 10, i)).toISOString()
 // 12 messages in thread t1 (alternating), similarity to Q falling with the index; one in t2
 const MSGS: MastraMessage[] = [
-  ...Array.from({ length: 12 }, (_, i) => ({
+  ...Array.from({ length: 12 }, (_, i): MastraMessage => ({
     id: `m${i + 1}`,
     thread: 't1',
-    role: (i % 2 ? 'assistant' : 'user'),
+    role: i % 2 ? 'assistant' : 'user',
     text: `message ${i + 1} about the ${i === 4 ? 'kayak trip' : 'weather'}`,
     at: iso(i),
     embedding: v(0.95 - i * 0.05),

@@ -47,15 +47,11 @@ export const agnoAdapter: Adapter = {
     const hasSessions = !!s && SESSION_COLS.every((c) => s.has(c))
     const c = (name: string) => (m.has(name) ? `m.${name}` : 'NULL')
     const agent = m.has('team_id') ? `coalesce(${c('agent_id')}, m.team_id)` : c('agent_id')
-    const row = (full: boolean) => `SELECT m.rowid AS _rid, m.memory_id AS id, ${agent} AS agent_id, m.user_id AS user_id, NULL AS session_id,
+    const row = () => `SELECT m.rowid AS _rid, m.memory_id AS id, ${agent} AS agent_id, m.user_id AS user_id, NULL AS session_id,
         NULL AS role, 'semantic' AS kind, 'long_term' AS tier, ${CONTENT} AS content, NULL AS summary, NULL AS salience,
         ${epochToMs('m.created_at')} AS created_at, NULL AS last_used_at, NULL AS use_count, NULL AS turn, 'agno' AS source,
-        ${
-          full
-            ? `json_object('topics', ${jsonOrText('m.topics')}, 'input', ${c('input')}, 'feedback', ${c('feedback')}, 'team_id', ${c('team_id')},
-                'updated_at', ${epochToMs(c('updated_at'))})`
-            : 'NULL'
-        } AS metadata, NULL AS tenant_id
+        json_object('topics', ${jsonOrText('m.topics')}, 'input', ${c('input')}, 'feedback', ${c('feedback')}, 'team_id', ${c('team_id')},
+                'updated_at', ${epochToMs(c('updated_at'))}) AS metadata, NULL AS tenant_id
       FROM agno_memories m`
     const sc = (name: string) => (s?.has(name) ? `s.${name}` : 'NULL')
     const sessions = hasSessions
@@ -68,8 +64,9 @@ export const agnoAdapter: Adapter = {
           NULL AS ended_at, NULL AS summary, 0 AS is_archived WHERE 0`
     return {
       layout: 'agno',
-      memories: row(true),
-      memoriesLite: row(false),
+      memories: row(),
+      // the same rows: lite views feed scans and import, which keep metadata
+      memoriesLite: row(),
       sessions,
       embeddings: null,
       recallEvents: null,

@@ -60,41 +60,41 @@ export const mastraAdapter: Adapter = {
     const om = tables.get('mastra_observational_memory')
     const user = m.has('resourceId') ? 'coalesce(mm."resourceId", th."resourceId")' : 'th."resourceId"'
     // _rid: messages rowid·4, resource working memory ·4+1, thread working memory ·4+2, observations ·4+3 (distinct, stable)
-    const messages = (full: boolean) => `SELECT mm.rowid * 4 AS _rid, mm.id AS id, NULL AS agent_id, ${user} AS user_id, mm.thread_id AS session_id,
+    const messages = () => `SELECT mm.rowid * 4 AS _rid, mm.id AS id, NULL AS agent_id, ${user} AS user_id, mm.thread_id AS session_id,
         mm.role AS role, 'episodic' AS kind, 'long_term' AS tier, coalesce(${TEXT_OF_CONTENT('mm.content')}, '') AS content, NULL AS summary,
         NULL AS salience, ${isoToMs('mm."createdAt"')} AS created_at, NULL AS last_used_at, NULL AS use_count, NULL AS turn, 'mastra' AS source,
-        ${full ? `json_object('type', ${m.has('type') ? 'mm.type' : 'NULL'}, 'content', ${jsonOrText('mm.content')})` : 'NULL'} AS metadata, NULL AS tenant_id
+        json_object('type', ${m.has('type') ? 'mm.type' : 'NULL'}, 'content', ${jsonOrText('mm.content')}) AS metadata, NULL AS tenant_id
       FROM mastra_messages mm LEFT JOIN mastra_threads th ON th.id = mm.thread_id`
     const parts = [messages]
     if (r && r.has('workingMemory'))
       parts.push(
-        (full) => `SELECT rs.rowid * 4 + 1 AS _rid, 'wm:' || rs.id AS id, NULL AS agent_id, rs.id AS user_id, NULL AS session_id, NULL AS role,
+        () => `SELECT rs.rowid * 4 + 1 AS _rid, 'wm:' || rs.id AS id, NULL AS agent_id, rs.id AS user_id, NULL AS session_id, NULL AS role,
           'semantic' AS kind, 'working' AS tier, rs."workingMemory" AS content, 'working memory' AS summary, NULL AS salience,
           ${isoToMs(r.has('updatedAt') ? 'coalesce(rs."updatedAt", rs."createdAt")' : 'rs."createdAt"')} AS created_at, NULL AS last_used_at, NULL AS use_count,
           NULL AS turn, 'mastra:working-memory' AS source,
-          ${full ? `json_object('pinned', json('true'), 'scope', 'resource', 'metadata', ${r.has('metadata') ? jsonOrText('rs.metadata') : 'NULL'})` : 'NULL'} AS metadata,
+          json_object('pinned', json('true'), 'scope', 'resource', 'metadata', ${r.has('metadata') ? jsonOrText('rs.metadata') : 'NULL'}) AS metadata,
           NULL AS tenant_id
         FROM mastra_resources rs WHERE rs."workingMemory" IS NOT NULL AND trim(rs."workingMemory") <> ''`,
       )
     if (t.has('metadata'))
       parts.push(
-        (full) => `SELECT th.rowid * 4 + 2 AS _rid, 'wm:thread:' || th.id AS id, NULL AS agent_id, th."resourceId" AS user_id, th.id AS session_id,
+        () => `SELECT th.rowid * 4 + 2 AS _rid, 'wm:thread:' || th.id AS id, NULL AS agent_id, th."resourceId" AS user_id, th.id AS session_id,
           NULL AS role, 'semantic' AS kind, 'working' AS tier, json_extract(th.metadata, '$.workingMemory') AS content, 'working memory (thread)' AS summary,
           NULL AS salience, ${isoToMs('coalesce(th."updatedAt", th."createdAt")')} AS created_at, NULL AS last_used_at, NULL AS use_count, NULL AS turn,
-          'mastra:working-memory' AS source, ${full ? `json_object('pinned', json('true'), 'scope', 'thread')` : 'NULL'} AS metadata, NULL AS tenant_id
+          'mastra:working-memory' AS source, json_object('pinned', json('true'), 'scope', 'thread') AS metadata, NULL AS tenant_id
         FROM mastra_threads th WHERE json_valid(th.metadata) AND json_type(th.metadata, '$.workingMemory') = 'text'`,
       )
     if (om && om.has('activeObservations'))
       parts.push(
-        (full) => `SELECT o.rowid * 4 + 3 AS _rid, 'om:' || o.id AS id, NULL AS agent_id, ${om.has('resourceId') ? 'o."resourceId"' : 'NULL'} AS user_id,
+        () => `SELECT o.rowid * 4 + 3 AS _rid, 'om:' || o.id AS id, NULL AS agent_id, ${om.has('resourceId') ? 'o."resourceId"' : 'NULL'} AS user_id,
           ${om.has('threadId') ? 'o."threadId"' : 'NULL'} AS session_id, NULL AS role, 'reflection' AS kind, 'working' AS tier,
           o."activeObservations" AS content, 'observational memory' AS summary, NULL AS salience,
           ${isoToMs(om.has('updatedAt') ? 'coalesce(o."updatedAt", o."createdAt")' : om.has('createdAt') ? 'o."createdAt"' : 'NULL')} AS created_at,
           NULL AS last_used_at, NULL AS use_count, NULL AS turn, 'mastra:observational-memory' AS source,
-          ${full ? `json_object('pinned', json('true'), 'scope', ${om.has('scope') ? 'o.scope' : 'NULL'})` : 'NULL'} AS metadata, NULL AS tenant_id
+          json_object('pinned', json('true'), 'scope', ${om.has('scope') ? 'o.scope' : 'NULL'}) AS metadata, NULL AS tenant_id
         FROM mastra_observational_memory o WHERE o."activeObservations" IS NOT NULL AND trim(o."activeObservations") <> ''`,
       )
-    const build = (full: boolean) => parts.map((p) => p(full)).join(' UNION ALL ')
+    const build = () => parts.map((p) => p()).join(' UNION ALL ')
     const sessions = `SELECT th.rowid AS _rid, th.id AS id, NULL AS agent_id, th."resourceId" AS user_id, NULL AS tenant_id,
         ${isoToMs('th."createdAt"')} AS started_at, ${isoToMs('th."updatedAt"')} AS ended_at, th.title AS summary, 0 AS is_archived
       FROM mastra_threads th`
@@ -116,8 +116,9 @@ export const mastraAdapter: Adapter = {
     if (vts.length) found.push(`vector index ${vts.join(', ')}`)
     return {
       layout: 'mastra',
-      memories: build(true),
-      memoriesLite: build(false),
+      memories: build(),
+      // the same rows: lite views feed scans and import, which keep metadata
+      memoriesLite: build(),
       sessions,
       embeddings,
       recallEvents: null,

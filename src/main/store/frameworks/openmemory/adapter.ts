@@ -76,11 +76,11 @@ export const openmemoryAdapter: Adapter = {
       : ''
     const tier = `CASE lower(mm.state) WHEN 'active' THEN 'long_term' ELSE 'archived' END`
     const live = `lower(coalesce(mm.state, 'active')) <> 'deleted'${m.has('deleted_at') ? ' AND mm.deleted_at IS NULL' : ''}`
-    const row = (full: boolean) => `SELECT mm.rowid AS _rid, ${dashedUuid('mm.id')} AS id, a.name AS agent_id, u.user_id AS user_id,
+    const row = () => `SELECT mm.rowid AS _rid, ${dashedUuid('mm.id')} AS id, a.name AS agent_id, u.user_id AS user_id,
         NULL AS session_id, NULL AS role, 'semantic' AS kind, ${tier} AS tier, coalesce(mm.content, '') AS content, NULL AS summary,
         NULL AS salience, ${isoToMs('mm.created_at')} AS created_at, ${hasLogs ? 'acc.last_at' : 'NULL'} AS last_used_at,
         ${hasLogs ? 'acc.n' : 'NULL'} AS use_count, NULL AS turn, 'openmemory' AS source,
-        ${full ? `json_object('metadata', ${m.has('metadata') ? meta('mm.metadata') : 'NULL'}, 'categories', json(${categories}), 'state', mm.state, 'app', a.name)` : 'NULL'} AS metadata,
+        json_object('metadata', ${m.has('metadata') ? meta('mm.metadata') : 'NULL'}, 'categories', json(${categories}), 'state', mm.state, 'app', a.name) AS metadata,
         NULL AS tenant_id
       FROM memories mm
       LEFT JOIN apps a ON ${bareUuid('a.id')} = ${bareUuid('mm.app_id')}
@@ -92,8 +92,9 @@ export const openmemoryAdapter: Adapter = {
     if (hasLogs) found.push('memory_access_logs (search rows → recall events)')
     return {
       layout: 'openmemory',
-      memories: row(true),
-      memoriesLite: row(false),
+      memories: row(),
+      // the same rows: lite views feed scans and import, which keep metadata
+      memoriesLite: row(),
       // OpenMemory has no sessions: a memory belongs to a user and the app that wrote it.
       sessions: `SELECT NULL AS _rid, NULL AS id, NULL AS agent_id, NULL AS user_id, NULL AS tenant_id, NULL AS started_at,
         NULL AS ended_at, NULL AS summary, 0 AS is_archived WHERE 0`,
