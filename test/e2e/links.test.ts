@@ -37,7 +37,7 @@ describe.skipIf(!ready)('links and state (browser mode, demo DB)', () => {
       // Copy link → another tab of this browser opens the same state (no token in the link)
       await page.getByRole('button', { name: 'Copy link' }).click()
       await expect.poll(() => page.getByRole('button', { name: 'Link copied' }).count()).toBe(1)
-      const link = (await page.evaluate('navigator.clipboard.readText()')) as string
+      const link = await page.evaluate<string>('navigator.clipboard.readText()')
       expect(link).toMatch(/#\/recall\?.*query=deploy/)
       expect(link).not.toMatch(/token=/)
       const tab = await context.newPage()
