@@ -170,6 +170,7 @@ function sliceVector(buf: Buffer, offset: number, dim: number): Float32Array | n
 
 export const crewaiLanceMaterializer: Materializer = {
   name: 'crewai-lancedb',
+  lookedFor: 'CrewAI: a LanceDB folder with memories.lance/',
   sniff: (p) => findLanceDir(p) !== null,
   materialize(p, opts): Materialized {
     const { rows, vectors: buf } = readCrewaiLance(p)
@@ -207,10 +208,10 @@ export const crewaiLanceMaterializer: Materializer = {
         }
       }
     })
-    const fingerprint = b.fingerprint()
+    const ftsKey = b.fingerprint()
     return {
       db: b.done(),
-      fingerprint,
+      ftsKey,
       layout: 'crewai-lancedb',
       detectedBecause: `LanceDB folder with table '${TABLE}' (${rows.length} rows, ${vectors} with a vector): CrewAI unified memory`,
     }
