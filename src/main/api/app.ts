@@ -292,9 +292,10 @@ export class App {
    */
   async readyStore(): Promise<MemorySource> {
     const store = this.requireStore()
-    const cold = store.coldVectorModels?.() ?? []
+    const snapshots = store.capabilities().snapshots
+    const cold = snapshots?.coldVectorModels() ?? []
     if (cold.length === 0) {
-      await store.restoreVectors?.()
+      await snapshots?.restoreVectors()
       return this.requireStore()
     }
     if (!this.warming || this.warming.store !== store) {
@@ -307,7 +308,7 @@ export class App {
       this.warming = { store, run }
     }
     await this.warming.run
-    if (!store.isClosed) await store.restoreVectors?.()
+    if (!store.isClosed) await snapshots?.restoreVectors()
     return this.requireStore()
   }
 

@@ -3,7 +3,7 @@
  * pgvector) store, through the blocking bridge (bridge.ts) so the engine's
  * synchronous interface holds.
  *
- * Push-down (capabilities().denseSearchPushdown when vectors are pgvector
+ * Push-down (capabilities().pushdown when vectors are pgvector
  * `vector` or `real[]` with pgvector installed):
  *  - dense: `ORDER BY vec <=> $q LIMIT n` in the database over the scope's
  *    WHERE; exact by default (the distances are materialised first, so an
@@ -54,6 +54,7 @@ import type {
   ScopeRows,
   SessionPageQuery,
   SourceCapabilities,
+  DensePushdown,
 } from '../source'
 import { decodeEvent } from '../sqlite/events'
 import { toMemoryRows } from '../memoryRows'
@@ -106,7 +107,7 @@ interface AnnIndex {
   method: 'hnsw' | 'ivfflat'
 }
 
-export class PgSource implements MemorySource {
+export class PgSource implements MemorySource, DensePushdown {
   readonly path: string
   readonly readOnly = true
   readonly workspace: Workspace
@@ -250,7 +251,7 @@ export class PgSource implements MemorySource {
   }
 
   /** Push-down needs pgvector's operators on the stored column. */
-  private get pushdown(): boolean {
+  private get pushdownReady(): boolean {
     return this.sql.embeddings !== null && this.pgvector !== null && (this.sql.vectorStorage === 'vector' || this.sql.vectorStorage === 'array')
   }
 
@@ -290,7 +291,8 @@ export class PgSource implements MemorySource {
     return {
       fts: 'agent',
       vectorModels: this.vectorModels().map((m) => ({ ownerType: m.ownerType, model: m.model, dim: m.dim })),
-      denseSearchPushdown: this.pushdown,
+      pushdown: this.pushdownReady ? this : null,
+      snapshots: null,
       recallEvents: this.sql.recallEvents !== null,
       readOnly: true,
       supportsWrite: false,
@@ -345,7 +347,7 @@ export class PgSource implements MemorySource {
     return {
       path: this.path,
       layout: this.sql.layout,
-      detectedBecause: `${this.sql.detectedBecause}; Postgres ${this.serverVersion}, pgvector ${this.pgvector ?? 'not installed'}${this.pushdown ? ', dense search pushed down' : ''}${this.annIndex ? `, ${this.annIndex.method} index ${this.annIndex.name}` : ''}`,
+      detectedBecause: `${this.sql.detectedBecause}; Postgres ${this.serverVersion}, pgvector ${this.pgvector ?? 'not installed'}${this.pushdownReady ? ', dense search pushed down' : ''}${this.annIndex ? `, ${this.annIndex.method} index ${this.annIndex.name}` : ''}`,
       readOnly: true,
       workspacePath: this.workspace.path,
       sizeBytes: Number(size?.b ?? 0),
@@ -895,7 +897,7 @@ export class PgSource implements MemorySource {
 
   /** The exact top-N in-scope rows by cosine, computed in Postgres (see the header). */
   denseSearch(req: DenseSearchRequest): DenseSearchResult {
-    if (!this.pushdown || !this.sql.embeddings) throw new RecallscopeError('INTERNAL', 'dense search push-down is not available for this store')
+    if (!this.pushdownReady || !this.sql.embeddings) throw new RecallscopeError('INTERNAL', 'dense search push-down is not available for this store')
     const ps = new Params()
     const qv = ps.p(this.queryLiteral(req.vector))
     const model = ps.p(req.model)
