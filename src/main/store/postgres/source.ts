@@ -107,6 +107,9 @@ interface AnnIndex {
   method: 'hnsw' | 'ivfflat'
 }
 
+/** The values pgvector refuses in a vector (a real[] row holding one is skipped and counted as malformed). */
+const NON_FINITE = `ARRAY['NaN', 'Infinity', '-Infinity']::real[]`
+
 export class PgSource implements MemorySource, DensePushdown {
   readonly path: string
   readonly readOnly = true
@@ -167,7 +170,7 @@ export class PgSource implements MemorySource, DensePushdown {
       max: 4,
       readOnly: true,
       applicationName: 'recallscope',
-      secret: url.password,
+      secrets: url.secrets,
       label: url.redacted,
     })
     try {
@@ -285,6 +288,17 @@ export class PgSource implements MemorySource, DensePushdown {
   /** The vector column as pgvector `vector`. */
   private vecExpr(a: string): string {
     return this.sql.vectorStorage === 'array' ? `${a}.vec::real[]::vector` : `${a}.vec`
+  }
+
+  /**
+   * SQL that is true when a stored vector can be compared with the query literal `qv`: the same length
+   * (pgvector fails the whole statement on "different vector dimensions"), and for real[] storage finite
+   * (its cast to vector refuses NaN and ±Infinity). A row that fails is skipped, as the SQLite source
+   * skips it; serverModels counts it as malformed.
+   */
+  private vecUsable(a: string, qv: string): string {
+    if (this.sql.vectorStorage === 'array') return `(cardinality(${a}.vec) = vector_dims(${qv}::vector) AND NOT (${a}.vec::real[] && ${NON_FINITE}))`
+    return `(vector_dims(${a}.vec) = vector_dims(${qv}::vector))`
   }
 
   capabilities(): SourceCapabilities {
@@ -768,7 +782,7 @@ export class PgSource implements MemorySource, DensePushdown {
       : this.sql.vectorStorage === 'vector'
         ? 'vector_dims(e.vec)'
         : this.sql.vectorStorage === 'array'
-          ? 'cardinality(e.vec)'
+          ? `(CASE WHEN e.vec::real[] && ${NON_FINITE} THEN 0 ELSE cardinality(e.vec) END)`
           : `(CASE WHEN length(e.vec) % 4 = 0 THEN length(e.vec) / 4 ELSE -1 END)`
     const rows = this.q<{ o: string; m: string; d: number; n: string }>(
       `SELECT e.owner_type AS o, e.model AS m, ${dimExpr} AS d, count(*) AS n FROM (${this.sql.embeddings}) e GROUP BY 1, 2, 3 ORDER BY 4 DESC`,
@@ -916,7 +930,8 @@ export class PgSource implements MemorySource, DensePushdown {
     } else if (req.missingZero) {
       rows = this.bridge.query<[string, number | null]>(
         `SELECT d.id, d.sim FROM (SELECT m.id, (1 - (${v} <=> ${qv}::vector))::float8 AS sim FROM (${this.sql.memories}) m
-           LEFT JOIN (${this.sql.embeddings}) e ON e.owner_type = 'memory' AND e.model = ${model} AND e.owner_id = m.id WHERE ${where} OFFSET 0) d
+           LEFT JOIN (${this.sql.embeddings}) e ON e.owner_type = 'memory' AND e.model = ${model} AND e.owner_id = m.id AND ${this.vecUsable('e', qv)}
+           WHERE ${where} OFFSET 0) d
          ORDER BY coalesce(d.sim, 0) DESC, (d.sim IS NULL), d.id LIMIT ${n}`,
         ps.values,
         { rowMode: 'array' },
@@ -925,7 +940,8 @@ export class PgSource implements MemorySource, DensePushdown {
       // OFFSET 0 fences the subquery: every in-scope distance is computed before the sort, so no ANN index can answer instead (exact).
       rows = this.bridge.query<[string, number]>(
         `SELECT d.id, (1 - d.dist)::float8 AS sim FROM (SELECT m.id, (${v} <=> ${qv}::vector) AS dist FROM (${this.sql.memories}) m
-           JOIN (${this.sql.embeddings}) e ON e.owner_type = 'memory' AND e.model = ${model} AND e.owner_id = m.id WHERE ${where} OFFSET 0) d
+           JOIN (${this.sql.embeddings}) e ON e.owner_type = 'memory' AND e.model = ${model} AND e.owner_id = m.id AND ${this.vecUsable('e', qv)}
+           WHERE ${where} OFFSET 0) d
          ORDER BY d.dist ASC, d.id ASC LIMIT ${n}`,
         ps.values,
         { rowMode: 'array' },
@@ -1038,7 +1054,8 @@ export class PgSource implements MemorySource, DensePushdown {
     if (ids.length === 0 || !this.sql.embeddings) return out
     for (let i = 0; i < ids.length; i += 5000) {
       const rows = this.bridge.query<[string, number]>(
-        `SELECT e.owner_id, (1 - (${this.vecExpr('e')} <=> $1::vector))::float8 FROM (${this.sql.embeddings}) e WHERE e.owner_type = $2 AND e.model = $3 AND e.owner_id = ANY($4::text[])`,
+        `SELECT e.owner_id, (1 - (${this.vecExpr('e')} <=> $1::vector))::float8 FROM (${this.sql.embeddings}) e
+           WHERE e.owner_type = $2 AND e.model = $3 AND e.owner_id = ANY($4::text[]) AND ${this.vecUsable('e', '$1')}`,
         [this.queryLiteral(vector), ownerType, model, ids.slice(i, i + 5000)],
         { rowMode: 'array' },
       )
