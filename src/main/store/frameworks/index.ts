@@ -14,7 +14,11 @@ import { MEM0_LOOKED_FOR, resolveMem0Folder } from './mem0/adapter'
 import { mcpMemoryMaterializer, resolveMcpMemoryFolder } from './mcpMemory/materialize'
 import { resolveBasicMemoryFolder } from './basicMemory/adapter'
 import { crewaiLanceMaterializer } from './crewai/lance'
+import { lanceMaterializer } from './lance/generic'
 import { lettaCodeMaterializer } from './letta/code'
+import { llamaIndexMaterializer } from './llamaindex/storage'
+import { qdrantLocalMaterializer } from './qdrantLocal/materialize'
+import { chromaMaterializer } from './chroma/materialize'
 import type { Materializer } from './materialize'
 
 export type { Materializer } from './materialize'
@@ -75,7 +79,11 @@ function resolveSqliteFolder(dir: string, opts: { nativeBinding?: string }): str
 const MATERIALIZERS: Materializer[] = [
   mcpMemoryMaterializer,
   crewaiLanceMaterializer,
+  lanceMaterializer,
   lettaCodeMaterializer,
+  chromaMaterializer,
+  qdrantLocalMaterializer,
+  llamaIndexMaterializer,
 ]
 
 /** What the framework formats look for (for the unknown-file message). */
