@@ -25,6 +25,34 @@ describe('docs', () => {
     for (const c of read) expect(c.doc, c.name).not.toBe('')
   })
 
+  it('every reference in code comments resolves inside the repo (docs pages, design.md sections, seeds, issues)', () => {
+    const design = fs.readFileSync(path.join(ROOT, 'docs/internals/design.md'), 'utf8')
+    const seeds = fs.readFileSync(path.join(ROOT, 'docs/internals/recall-systems/README.md'), 'utf8')
+    const changelog = fs.readFileSync(path.join(ROOT, 'CHANGELOG.md'), 'utf8')
+    const broken: string[] = []
+    const walk = (dir: string): string[] =>
+      fs
+        .readdirSync(path.join(ROOT, dir), { withFileTypes: true })
+        .flatMap((e) =>
+          e.isDirectory()
+            ? e.name === 'node_modules' || e.name === '__screenshots__'
+              ? []
+              : walk(path.join(dir, e.name))
+            : /\.(ts|tsx|cjs|mjs)$/.test(e.name)
+              ? [path.join(dir, e.name)]
+              : [],
+        )
+    for (const f of ['src', 'test', 'bench', 'scripts'].flatMap(walk)) {
+      if (f === path.join('test', 'docs.test.ts')) continue
+      const text = fs.readFileSync(path.join(ROOT, f), 'utf8')
+      for (const m of text.matchAll(/\bdocs\/[\w./-]+\.md/g)) if (!fs.existsSync(path.join(ROOT, m[0]))) broken.push(`${f}: ${m[0]}`)
+      for (const m of text.matchAll(/docs\/internals\/design\.md "([^"]+)"/g)) if (!design.includes(m[1])) broken.push(`${f}: design.md has no "${m[1]}"`)
+      for (const m of text.matchAll(/\bseeds? (\d{3})\b/g)) if (!seeds.includes(`| ${m[1]} |`)) broken.push(`${f}: seed ${m[1]} has no page`)
+      for (const m of text.matchAll(/\b[Ii]ssue (\d+)\b/g)) if (!changelog.includes(`issue ${m[1]}`)) broken.push(`${f}: issue ${m[1]} is not in CHANGELOG.md`)
+    }
+    expect(broken).toEqual([])
+  })
+
   it('every relative link in README.md and docs/ resolves to a file', () => {
     const files = [
       path.join(ROOT, 'README.md'),
