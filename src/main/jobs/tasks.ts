@@ -21,7 +21,7 @@ import { findImporter } from '../store/importers'
 import type { ImportOptions } from '../store/importers/common'
 import type { MemoryFilter, MemorySource } from '../store/source'
 import { eventDrivers } from '../trace/drivers'
-import { eventContext, unitsOf, type PrepareOptions } from '../trace/event'
+import { eventContext, eventDecision, unitsOf, type PrepareOptions } from '../trace/event'
 import { replayEvent, replayEventFull, type ReplayOptions } from '../trace/replay'
 import { whyNot, type WhyRequest } from '../trace/why'
 
@@ -171,7 +171,7 @@ async function eventDetail(store: MemorySource, eventId: string, opts: PrepareOp
     replay.trace,
   )
   return {
-    event: run.event,
+    event: { ...run.event, decision: eventDecision(run.event, run.extras) },
     config: run.config,
     configSource: run.resolved.source,
     configNotes: run.resolved.notes,
