@@ -13,7 +13,7 @@
  *    re-rendered from the logged results with today's memory text; with it,
  *    edited memory content becomes detectable (its text no longer appears).
  */
-import type { Cue, EmbedderInfo, Features, GateName, Memory, RecallConfig, RecallEvent, RecallTrace, UnitInfo } from './types'
+import type { Cue, EmbedderInfo, EventDecision, Features, GateName, Memory, RecallConfig, RecallEvent, RecallTrace, UnitInfo } from './types'
 
 // ---------------------------------------------------------------------------
 // trace.event
@@ -286,6 +286,34 @@ export interface DriverRow {
   unit: UnitInfo | null
 }
 
+/** One returned memory's support for the decision (src/shared/evidence.ts has the formula). */
+export interface EvidenceRow {
+  id: string
+  rank: number
+  /** token support in [0, 1]: the idf-weighted share of the decision's content words this memory has */
+  token: number
+  /** the decision's content words it shares, heaviest first (weight = smoothed idf over the event's results) */
+  shared: { term: string; weight: number }[]
+  /** cosine between the decision text's embedding and the memory's stored vector; null = not measured (`embeddingWhy`) */
+  embedding: number | null
+  embeddingWhy: string | null
+}
+
+/** Which returned memories the decision's text actually uses (issue 20 point 5). Computed on demand, never at read time. */
+export interface EvidenceAttribution {
+  decision: EventDecision
+  /** the text attributed: the message, or a tool call as `name arguments` */
+  text: string
+  /** the support of all returned memories together (words any of them has) */
+  union: number
+  /** the decision's content words with their weights, heaviest first */
+  decisionTerms: { term: string; weight: number; df: number }[]
+  /** the embedder that makes the store's vectors of the event's model; `reason` says why there is no embedding overlap */
+  embedder: { spec: string | null; model: string | null; available: boolean; reason: string | null }
+  /** in returned order */
+  rows: EvidenceRow[]
+}
+
 export interface TraceDrivers {
   eventId: string
   /** the replay the drivers are computed on matches the log */
@@ -300,6 +328,8 @@ export interface TraceDrivers {
   mattersMost: { id: string; why: string } | null
   /** results follow an arm's order (recency / session / keyword), not the composite */
   orderMode: boolean
+  /** evidence attribution of the decision; null when the event records no decision */
+  evidence?: EvidenceAttribution | null
 }
 
 // ---------------------------------------------------------------------------
