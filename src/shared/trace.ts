@@ -13,6 +13,7 @@
  *    re-rendered from the logged results with today's memory text; with it,
  *    edited memory content becomes detectable (its text no longer appears).
  */
+import type { DiffOp } from './evidence'
 import type { Cue, EmbedderInfo, EventDecision, Features, GateName, Memory, RecallConfig, RecallEvent, RecallTrace, UnitInfo } from './types'
 
 // ---------------------------------------------------------------------------
@@ -290,6 +291,8 @@ export interface DriverRow {
 export interface EvidenceRow {
   id: string
   rank: number
+  /** the memory's text today (null: no longer in the DB) */
+  text: string | null
   /** token support in [0, 1]: the idf-weighted share of the decision's content words this memory has */
   token: number
   /** the decision's content words it shares, heaviest first (weight = smoothed idf over the event's results) */
@@ -349,4 +352,47 @@ export interface TraceTimeline {
   /** events skipped because `at` is not a usable time (text, NULL, out of range) */
   badTimestamps?: number
   tookMs: number
+}
+
+// ---------------------------------------------------------------------------
+// trace.counterfactual (a job; its result)
+// ---------------------------------------------------------------------------
+
+/** One regeneration: the full context (baseline, `omitted` null) or the context without one memory. */
+export interface CounterfactualRow {
+  /** the memory left out; null = the baseline (every returned memory) */
+  omitted: string | null
+  /** its rank among the returned memories */
+  rank: number | null
+  /** the chat model's answer */
+  text: string
+  ms: number
+  /** content-word similarity (Dice, src/shared/evidence.ts) to the logged decision; null when the event records none */
+  vsOriginal: number | null
+  /** the same, to the baseline answer (null for the baseline itself) */
+  vsBaseline: number | null
+  /** word diff baseline → this answer (null for the baseline) */
+  diff: { ops: DiffOp[]; added: number; removed: number } | null
+  /** how the context was built: the logged block, the logged block with the memory's line cut, or re-rendered from the results */
+  context: 'logged' | 'logged-cut' | 'rerendered'
+}
+
+/** The result of a `trace.counterfactual` job. */
+export interface CounterfactualReport {
+  eventId: string
+  chat: { spec: string; model: string; host: string }
+  /** the logged decision's text (a tool call as `name arguments`), or null */
+  original: string | null
+  /** what the baseline call sent: the system message (instructions + context block) and the user message (the event's query) */
+  prompt: { system: string; user: string }
+  baseline: CounterfactualRow
+  /** one per left-out memory, in returned order */
+  rows: CounterfactualRow[]
+  /** returned memories not left out (beyond `maxMemories`) */
+  skipped: string[]
+  calls: number
+  promptTokens: number | null
+  completionTokens: number | null
+  tookMs: number
+  notes: string[]
 }
