@@ -17,6 +17,7 @@ import { useAsync } from '../../lib/useAsync'
 import { fmtDate, fmtNum, staleDbNow } from '../../lib/format'
 import { useApp } from '../../app/context'
 import { DriversPanel } from './DriversPanel'
+import { CounterfactualPanel } from './EvidencePanel'
 import { EventLog, PresetTag, type LogFilters } from './EventLog'
 import { ReplayDiff } from './ReplayDiff'
 import { WhyPicker, WhyResult, type WhyCandidate } from './WhyPanel'
@@ -24,7 +25,6 @@ import { oneLine } from './traceFormat'
 import { DecisionView, OriginLine, ReturnedTable, UnmatchedTable } from './EventParts'
 import { SidePane } from '../../components/SidePane'
 import './trace.css'
-import { rowKeys } from '../../lib/rowKeys'
 
 type Side = 'why' | 'drivers'
 
@@ -431,5 +431,10 @@ function DriversPane({ eventId, onPick }: { eventId: string; onPick: (id: string
   const d = useAsync(() => call('trace.drivers', { eventId }), [eventId])
   if (d.error) return <div className="error">{d.error.message}</div>
   if (!d.data || d.data.eventId !== eventId) return <div className="muted">Computing leave-one-out…</div>
-  return <DriversPanel drivers={d.data} onPick={onPick} />
+  return (
+    <>
+      <DriversPanel drivers={d.data} onPick={onPick} />
+      <CounterfactualPanel eventId={eventId} />
+    </>
+  )
 }
