@@ -112,7 +112,7 @@ export function addDemoEvents(w: CanonicalWriter, ctx: DemoContext, opts: DemoEv
             splitmix((ctx.seed * 7919 + n * 104_729) >>> 0),
             s.agentId,
             turn.text,
-            trace.results.map((r) => trace.units[r.id]?.content ?? ''),
+            trace.results.map((r) => ({ text: trace.units[r.id]?.content ?? '', role: trace.units[r.id]?.role ?? null })),
             p.at,
           ),
         ),
@@ -137,7 +137,8 @@ function firstSentence(text: string): string {
 
 /**
  * The agent's next message after a recall, written from what it recalled (the demo's
- * `decision` column): mostly built on ONE injected memory — the top one 60 % of the time, else
+ * `decision` column): mostly built on ONE injected memory (not a user turn, when there is another)
+ * — the first such 60 % of the time, else
  * another — sometimes a second, so the attribution has a real answer to find. The coder agent
  * files a ticket instead 1 time in 5 (a tool call). Nothing recalled: it asks.
  */
@@ -145,12 +146,16 @@ export function demoDecision(
   rng: () => number,
   agentId: string,
   query: string,
-  injected: string[],
+  injected: { text: string; role: string | null }[],
   at: number,
 ): { text?: string; toolCall?: { name: string; arguments: string }; at: number; via: string } {
   const when = at + 800 + Math.floor(rng() * 6000)
-  const texts = injected.filter((t) => t.trim() !== '')
-  if (texts.length === 0) return { text: `I have nothing saved about that yet. Could you tell me more about "${query.slice(0, 80)}"?`, at: when, via: 'assistant message' }
+  const usable = injected.filter((m) => m.text.trim() !== '')
+  // An agent answers from what it knows (facts, procedures, its own replies) before echoing the user's words back.
+  const known = usable.filter((m) => m.role !== 'user')
+  const texts = (known.length ? known : usable).map((m) => m.text)
+  if (texts.length === 0)
+    return { text: `I have nothing saved about that yet. Could you tell me more about "${query.slice(0, 80)}"?`, at: when, via: 'assistant message' }
   const main = rng() < 0.6 ? 0 : Math.floor(rng() * texts.length)
   const primary = firstSentence(texts[main])
   if (agentId === 'agent-coder' && rng() < 0.2)

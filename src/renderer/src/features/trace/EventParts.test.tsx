@@ -127,7 +127,15 @@ describe('EvidencePanel', () => {
     decisionTerms: [],
     embedder: { spec: 'ollama:nomic-embed-text', model: 'nomic-embed-text', available: false, reason: 'Ollama is not reachable (connection refused)' },
     rows: [
-      { id: 'passage-1', rank: 1, text: 'Billing deploys happen on Friday.', token: 0.2, shared: [{ term: 'billing', weight: 1.7 }], embedding: null, embeddingWhy: 'x' },
+      {
+        id: 'passage-1',
+        rank: 1,
+        text: 'Billing deploys happen on Friday.',
+        token: 0.2,
+        shared: [{ term: 'billing', weight: 1.7 }],
+        embedding: null,
+        embeddingWhy: 'x',
+      },
       {
         id: 'passage-2',
         rank: 2,
@@ -210,8 +218,9 @@ describe('CounterfactualResult', () => {
       ['#1 passage-1', '0.50', '0.50', '+1 −1'],
     ])
     fireEvent.click(rows[1])
-    expect(rows[1].querySelector('ins')!.textContent).toBe('monday ')
-    expect(rows[1].querySelector('del')!.textContent).toBe('friday ')
+    const answer = screen.getByTestId('counterfactual-answer')
+    expect(answer.querySelector('ins')!.textContent).toBe('monday ')
+    expect(answer.querySelector('del')!.textContent).toBe('friday ')
     expect(screen.getByTestId('counterfactual-result').textContent).toContain('2 calls to ollama:llama3.2 in 1.5 s')
   })
 })
