@@ -29,7 +29,7 @@ let contents: Map<string, string>
 let app: App
 let call: Dispatch
 
-const ok = async <T,>(channel: string, input: unknown): Promise<T> => {
+const ok = async <T>(channel: string, input: unknown): Promise<T> => {
   const r = await call(channel, input)
   if (!r.ok) throw new Error(`${channel}: ${r.error.code} ${r.error.message}`)
   return r.data as T
@@ -110,7 +110,11 @@ describe('trace.counterfactual', () => {
     rep.rows.forEach((row, i) => {
       const sys = systems[i + 1]
       // fieldguide lines are `[provenance] content`: one line per memory (demo texts may contain each other)
-      const lines = (s: string) => s.split('\n').filter((l) => l.startsWith('[')).map((l) => l.slice(l.indexOf('] ') + 2))
+      const lines = (s: string) =>
+        s
+          .split('\n')
+          .filter((l) => l.startsWith('['))
+          .map((l) => l.slice(l.indexOf('] ') + 2))
       const without = ev.results.map((r) => r.id).filter((x) => x !== row.omitted)
       expect(lines(sys).sort()).toEqual(without.map((x) => contents.get(x)!).sort())
       expect(row.text).toBe(fakeChatAnswer(sys, ev.query!))

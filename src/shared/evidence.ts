@@ -157,8 +157,7 @@ export function wordDiff(a: string, b: string): { ops: DiffOp[]; added: number; 
   const w = y.length + 1
   const lcs = new Uint32Array((x.length + 1) * w)
   for (let i = x.length - 1; i >= 0; i--)
-    for (let j = y.length - 1; j >= 0; j--)
-      lcs[i * w + j] = x[i] === y[j] ? lcs[(i + 1) * w + j + 1] + 1 : Math.max(lcs[(i + 1) * w + j], lcs[i * w + j + 1])
+    for (let j = y.length - 1; j >= 0; j--) lcs[i * w + j] = x[i] === y[j] ? lcs[(i + 1) * w + j + 1] + 1 : Math.max(lcs[(i + 1) * w + j], lcs[i * w + j + 1])
   let i = 0
   let j = 0
   let added = 0

@@ -376,7 +376,17 @@ export function startFakeChat(init: Partial<FakeChatSwitches> = {}): Promise<Fak
     if (method === 'POST' && path === '/api/chat') {
       if (!s.models.some((m) => sameModel(m, model))) return [404, { error: `model "${model}" not found, try pulling it first` }]
       const content = fakeChatAnswer(system, user)
-      return [200, { model, created_at: '2026-11-26T00:00:00Z', message: { role: 'assistant', content }, done: true, prompt_eval_count: system.length, eval_count: content.length }]
+      return [
+        200,
+        {
+          model,
+          created_at: '2026-11-26T00:00:00Z',
+          message: { role: 'assistant', content },
+          done: true,
+          prompt_eval_count: system.length,
+          eval_count: content.length,
+        },
+      ]
     }
     if (method === 'POST' && path === '/v1/chat/completions') {
       if (!s.models.includes(model))

@@ -106,7 +106,9 @@ export function createChatModel(spec: string, opts: ChatOptions = {}): ChatModel
       }
       if (!res.ok) {
         const err = (json as { error?: unknown } | undefined)?.error
-        const said = (typeof err === 'string' ? err : typeof (err as { message?: unknown })?.message === 'string' ? (err as { message: string }).message : null) ?? text.slice(0, 300)
+        const said =
+          (typeof err === 'string' ? err : typeof (err as { message?: unknown })?.message === 'string' ? (err as { message: string }).message : null) ??
+          text.slice(0, 300)
         if (res.status === 404 && /model/i.test(said)) throw fail('MODEL_NOT_FOUND', `${server} has no model "${p.model}": ${said}`)
         throw fail(`HTTP_${res.status}`, `${server} answered the chat request with HTTP ${res.status}: ${said}`)
       }

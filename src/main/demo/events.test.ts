@@ -67,7 +67,12 @@ describe('demo recall events', () => {
       const said = d!.text ?? d!.toolCall!.arguments
       const texts = [...store.getMemories(e.results.map((r) => r.id)).values()].map((m) => m.content)
       const sessions = [...store.getSessions(e.results.map((r) => r.id)).values()].map((x) => x.summary ?? '')
-      const sources = [...texts, ...sessions].map((t) => t.trim().split(/(?<=[.!?])\s+/)[0].replace(/[.!?]+$/, ''))
+      const sources = [...texts, ...sessions].map((t) =>
+        t
+          .trim()
+          .split(/(?<=[.!?])\s+/)[0]
+          .replace(/[.!?]+$/, ''),
+      )
       if (e.results.length === 0) expect(said).toMatch(/nothing saved/)
       else expect(sources.some((x) => x && said.toLowerCase().includes(x.toLowerCase().slice(1)))).toBe(true)
       if (d!.toolCall) {

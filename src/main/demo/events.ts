@@ -142,7 +142,7 @@ function firstSentence(text: string): string {
  * another — sometimes a second, so the attribution has a real answer to find. The coder agent
  * files a ticket instead 1 time in 5 (a tool call). Nothing recalled: it asks.
  */
-export function demoDecision(
+function demoDecision(
   rng: () => number,
   agentId: string,
   query: string,

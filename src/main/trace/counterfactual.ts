@@ -27,7 +27,7 @@ export interface CounterfactualPrompts {
 }
 
 /** The instructions before the context block (documented in docs/guide/decision-trace.md). */
-export const COUNTERFACTUAL_INSTRUCTIONS =
+const COUNTERFACTUAL_INSTRUCTIONS =
   'You are the assistant in this conversation. Reply to the user’s message as you would next. Use the recalled memory below where it helps; do not mention that it was recalled.'
 
 /** The system message of one call: the instructions, then the context block. */
@@ -51,7 +51,11 @@ export function cutFromBlock(block: string, text: string): string | null {
 }
 
 /** Build every call's context: the baseline and one per returned memory (at most `maxMemories`). */
-export async function counterfactualPrompts(store: MemorySource, eventId: string, opts: PrepareOptions & { maxMemories?: number } = {}): Promise<CounterfactualPrompts> {
+export async function counterfactualPrompts(
+  store: MemorySource,
+  eventId: string,
+  opts: PrepareOptions & { maxMemories?: number } = {},
+): Promise<CounterfactualPrompts> {
   const { replay, run } = await replayEventFull(store, eventId, { ...opts, mode: 'logged' })
   const e = run.event
   const user = e.query ?? e.cue?.currentStep ?? ''
@@ -61,7 +65,9 @@ export async function counterfactualPrompts(store: MemorySource, eventId: string
   const base = eventContext(e, run.config, run.extras, replay.trace, units)
   const notes: string[] = []
   const max = opts.maxMemories ?? 10
-  const variants: CounterfactualPrompts['variants'] = [{ omitted: null, rank: null, context: base.text, how: base.source === 'logged' ? 'logged' : 'rerendered' }]
+  const variants: CounterfactualPrompts['variants'] = [
+    { omitted: null, rank: null, context: base.text, how: base.source === 'logged' ? 'logged' : 'rerendered' },
+  ]
   ids.slice(0, max).forEach((id, i) => {
     const content = units.get(id)?.content ?? null
     const cut = base.source === 'logged' && content ? cutFromBlock(base.text, content) : null

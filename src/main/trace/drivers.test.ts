@@ -58,7 +58,19 @@ describe('drivers on a hand-built DB', () => {
       cases: false,
       addEvents: (w) => {
         const m = w.db.prepare('SELECT id FROM memories LIMIT 2').pluck().all() as string[]
-        w.event({ id: 'e1', at: T0, agent_id: null, user_id: null, session_id: null, turn: null, query: 'q', cue: null, preset: 'engram', config: null, results: JSON.stringify(m.map((id) => ({ id, score: 0.5 }))) })
+        w.event({
+          id: 'e1',
+          at: T0,
+          agent_id: null,
+          user_id: null,
+          session_id: null,
+          turn: null,
+          query: 'q',
+          cue: null,
+          preset: 'engram',
+          config: null,
+          results: JSON.stringify(m.map((id) => ({ id, score: 0.5 }))),
+        })
       },
     }).path
     const store = openSource({ path: p, workspacePath: `${p}.ws` })

@@ -89,7 +89,12 @@ function resolveEventConfig(e: RecallEvent): ResolvedConfig {
  * the current setting when it makes that model; else Ollama (the default server
  * kind for a stored model, recall/request.ts defaultEmbedderSpec).
  */
-export function embedderSpecForModel(store: MemorySource, model: string | null | undefined, current: string | null | undefined, owner: 'memory' | 'session'): string {
+export function embedderSpecForModel(
+  store: MemorySource,
+  model: string | null | undefined,
+  current: string | null | undefined,
+  owner: 'memory' | 'session',
+): string {
   if (!model) return current ?? defaultEmbedderSpec(store, owner)
   if (model === HASHING_MODEL || model.startsWith('hashing')) return 'hashing'
   if (current) {

@@ -64,7 +64,15 @@ export async function eventEvidence(store: MemorySource, run: EventRun, trace: R
         embeddingWhy = embedding === null ? 'a zero vector' : null
       }
     }
-    return { id: r.id, rank: i + 1, text: units.get(r.id)?.content ?? null, token: r.support, shared: r.shared.map(({ term, weight }) => ({ term, weight })), embedding, embeddingWhy }
+    return {
+      id: r.id,
+      rank: i + 1,
+      text: units.get(r.id)?.content ?? null,
+      token: r.support,
+      shared: r.shared.map(({ term, weight }) => ({ term, weight })),
+      embedding,
+      embeddingWhy,
+    }
   })
   return { decision, text, union: tok.union, decisionTerms: tok.decisionTerms, embedder, rows }
 }

@@ -31,7 +31,7 @@ const MATCH_HINT: Record<MatchedBy, string> = {
 }
 
 /** A logged score, or "—" when the log recorded none (NaN in IPC, null over JSON). */
-export function fmtLoggedScore(s: number | null | undefined): string {
+function fmtLoggedScore(s: number | null | undefined): string {
   return typeof s === 'number' && Number.isFinite(s) ? fmtNum(s, 3) : '—'
 }
 
@@ -223,8 +223,8 @@ export function DecisionView({ decision, event, terms }: { decision: EventDecisi
       {!decision ? (
         <div className="notice small">
           This event records no decision: the log keeps what was recalled, not what the agent did next. Event sources that read an agent’s own transcript
-          (Letta, LangGraph, Agents SDK, Claude Code, OTLP) take it from the next message or span; a <span className="mono">recall_events</span> table can
-          carry it in an optional <span className="mono">decision</span> column.
+          (Letta, LangGraph, Agents SDK, Claude Code, OTLP) take it from the next message or span; a <span className="mono">recall_events</span> table can carry
+          it in an optional <span className="mono">decision</span> column.
         </div>
       ) : (
         <div className="tr-decision" data-testid="decision">
