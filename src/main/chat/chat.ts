@@ -14,9 +14,9 @@
  * (ECONNREFUSED, TIMEOUT, MODEL_NOT_FOUND, HTTP_<status>, BAD_RESPONSE…).
  */
 import { RecallscopeError } from '../../shared/result'
-import { checkTimeout, DeadlineError, innermostMessage, networkCode, withDeadline } from '../embed/net'
+import { checkTimeout, DeadlineError, fetchJson, innermostMessage, networkCode, withDeadline } from '../embed/net'
 import { resolveOllamaHost } from '../embed/ollama'
-import { resolveOpenAiBaseUrl } from '../embed/openaiCompat'
+import { errorText, resolveOpenAiBaseUrl } from '../embed/openaiCompat'
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant'
@@ -96,19 +96,9 @@ export function createChatModel(spec: string, opts: ChatOptions = {}): ChatModel
     return withDeadline(timeoutMs, signal, async (s) => {
       const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json' }
       if (p.kind === 'openai' && apiKey) headers.Authorization = `Bearer ${apiKey}`
-      const res = await fetch(`${host}${path}`, { method: 'POST', headers, body: JSON.stringify(body), signal: s })
-      const text = await res.text()
-      let json: unknown = undefined
-      try {
-        json = text ? JSON.parse(text) : undefined
-      } catch {
-        /* reported below */
-      }
+      const { res, text, json } = await fetchJson(`${host}${path}`, { method: 'POST', headers, body: JSON.stringify(body), signal: s })
       if (!res.ok) {
-        const err = (json as { error?: unknown } | undefined)?.error
-        const said =
-          (typeof err === 'string' ? err : typeof (err as { message?: unknown })?.message === 'string' ? (err as { message: string }).message : null) ??
-          text.slice(0, 300)
+        const { said } = errorText(json, text.trim().slice(0, 300) || `HTTP ${res.status}`)
         if (res.status === 404 && /model/i.test(said)) throw fail('MODEL_NOT_FOUND', `${server} has no model "${p.model}": ${said}`)
         throw fail(`HTTP_${res.status}`, `${server} answered the chat request with HTTP ${res.status}: ${said}`)
       }
