@@ -114,4 +114,31 @@ describe.skipIf(!ready)('decision trace: the decision, evidence and the counterf
     }
     expect(sha256File(db)).toBe(before)
   })
+
+  it('a store with no recall events: the empty log names where events come from', async () => {
+    const empty = generateDemo({ out: path.join(t.dir, 'empty.db'), memories: 200, events: false, cases: false }).path
+    const srv2 = await serve(['--db', empty])
+    const b = await openBrowser(srv2.url, { width: 1440, height: 900 })
+    try {
+      await b.page.getByRole('button', { name: 'Decision trace' }).click()
+      const log = b.page.getByRole('listbox', { name: 'Events' })
+      const text = (await log.locator('.tr-empty').textContent()) ?? ''
+      for (const source of [
+        'Letta messages',
+        'LangGraph checkpoints',
+        'OpenAI Agents SDK sessions',
+        'recall_events',
+        '--log',
+        'Claude Code transcripts',
+        'OTLP',
+        '/v1/traces',
+      ])
+        expect(text).toContain(source)
+      expect(text).not.toContain('the agent writes one per recall')
+      await shot(b.page, 'decision-empty-log')
+    } finally {
+      await b.close()
+      await srv2.stop()
+    }
+  })
 })
