@@ -9,9 +9,7 @@
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createLangGraphStore } from '../../../../test/helpers/frameworks/langgraph'
-import { expectTraceRuns } from '../../../../test/helpers/eventChecks'
-import { sha256File, tmpDir } from '../../../../test/helpers/tmp'
-import { openStore } from '../../store/registry'
+import { expectTraceRuns, openFixtureStore } from '../../../../test/helpers/eventChecks'
 import type { MemorySource } from '../../store/source'
 import { eventLogOf } from '../eventLog'
 
@@ -94,27 +92,21 @@ async function writeThread(file: string): Promise<void> {
 }
 
 describe('LangGraph checkpoints as an event source (langmem search_memory)', () => {
-  let dir: { dir: string; cleanup: () => void }
-  let file: string
-  let before: string
+  let fx: Awaited<ReturnType<typeof openFixtureStore>>
   let store: MemorySource
-
   beforeAll(async () => {
-    dir = tmpDir()
-    file = path.join(dir.dir, 'agent.sqlite')
-    createLangGraphStore(
-      file,
-      ITEMS.map((i) => ({ namespace: NS, key: i.key, value: { content: i.content }, vectors: null, createdAt: '2026-02-01 10:00:00' })),
-    )
-    await writeThread(file)
-    before = sha256File(file)
-    store = openStore({ path: file, workspacePath: path.join(dir.dir, 'ws.recallscope') })
+    fx = await openFixtureStore(async (dir) => {
+      const file = path.join(dir, 'agent.sqlite')
+      createLangGraphStore(
+        file,
+        ITEMS.map((i) => ({ namespace: NS, key: i.key, value: { content: i.content }, vectors: null, createdAt: '2026-02-01 10:00:00' })),
+      )
+      await writeThread(file)
+      return file
+    })
+    store = fx.store
   })
-  afterAll(() => {
-    store.close()
-    expect(sha256File(file)).toBe(before)
-    dir.cleanup()
-  })
+  afterAll(() => fx.done())
 
   it('reads each search_memory call with its items as the store memories <namespace>/<key>, and the next AI message', async () => {
     expect(store.layout).toBe('langgraph')

@@ -9,9 +9,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildLettaServer, type LettaServerSpec } from '../../../../test/helpers/frameworks/letta'
-import { expectTraceRuns } from '../../../../test/helpers/eventChecks'
+import { expectTraceRuns, openFixtureStore } from '../../../../test/helpers/eventChecks'
 import { sha256File, tmpDir } from '../../../../test/helpers/tmp'
-import { openStore } from '../../store/registry'
 import type { MemorySource } from '../../store/source'
 import { eventLogOf } from '../eventLog'
 
@@ -132,22 +131,13 @@ function spec(): LettaServerSpec {
 }
 
 describe('Letta messages as an event source', () => {
-  let dir: { dir: string; cleanup: () => void }
-  let file: string
-  let before: string
+  let fx: Awaited<ReturnType<typeof openFixtureStore>>
   let store: MemorySource
-
-  beforeAll(() => {
-    dir = tmpDir()
-    file = buildLettaServer(dir.dir, spec())
-    before = sha256File(file)
-    store = openStore({ path: file, workspacePath: path.join(dir.dir, 'ws.recallscope') })
+  beforeAll(async () => {
+    fx = await openFixtureStore((dir) => buildLettaServer(dir, spec()))
+    store = fx.store
   })
-  afterAll(() => {
-    store.close()
-    expect(sha256File(file)).toBe(before)
-    dir.cleanup()
-  })
+  afterAll(() => fx.done())
 
   it('reads each search call with its results, matched by id, text or normalised text, and the decision after it', async () => {
     const log = eventLogOf(store)

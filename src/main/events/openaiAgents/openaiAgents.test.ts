@@ -8,9 +8,7 @@
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAgentsSession, type AgentItem } from '../../../../test/helpers/frameworks/openaiAgents'
-import { expectTraceRuns } from '../../../../test/helpers/eventChecks'
-import { sha256File, tmpDir } from '../../../../test/helpers/tmp'
-import { openStore } from '../../store/registry'
+import { expectTraceRuns, openFixtureStore } from '../../../../test/helpers/eventChecks'
 import type { MemorySource } from '../../store/source'
 import { eventLogOf } from '../eventLog'
 
@@ -62,23 +60,17 @@ const ITEMS: AgentItem[] = [
 ]
 
 describe('OpenAI Agents SDK sessions as an event source', () => {
-  let dir: { dir: string; cleanup: () => void }
-  let file: string
-  let before: string
+  let fx: Awaited<ReturnType<typeof openFixtureStore>>
   let store: MemorySource
-
-  beforeAll(() => {
-    dir = tmpDir()
-    file = path.join(dir.dir, 'conversations.db')
-    createAgentsSession(file, ITEMS)
-    before = sha256File(file)
-    store = openStore({ path: file, workspacePath: path.join(dir.dir, 'ws.recallscope') })
+  beforeAll(async () => {
+    fx = await openFixtureStore((dir) => {
+      const file = path.join(dir, 'conversations.db')
+      createAgentsSession(file, ITEMS)
+      return file
+    })
+    store = fx.store
   })
-  afterAll(() => {
-    store.close()
-    expect(sha256File(file)).toBe(before)
-    dir.cleanup()
-  })
+  afterAll(() => fx.done())
 
   it('pairs function calls with their outputs by call_id: memory tools, and other tools whose output lists memories', async () => {
     expect(store.layout).toBe('openai-agents')
