@@ -45,7 +45,11 @@ const NO_EXTRAS: EventExtras = { queryVector: null, queryVectorProblem: null, co
 /** Providers of readers every new log gets (e.g. the live OTLP events kept in the workspace). */
 const providers: ((log: EventLog) => void)[] = []
 
-/** Give every event log (in every thread, created from now on) these readers. */
+/**
+ * Give every event log (in every thread, created from now on) these readers: for sources
+ * kept in the workspace (live OTLP), so the job worker's log has them too.
+ * @public — the hook the log-file / live readers register with (branch evlogs)
+ */
 export function registerEventSourceProvider(provide: (log: EventLog) => void): void {
   providers.push(provide)
 }

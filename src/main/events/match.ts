@@ -26,7 +26,7 @@ const FRAMEWORK_PRESET: Partial<Record<EventOrigin['kind'], string>> = {
   'openai-agents': 'openai-agents',
 }
 
-export function frameworkPresetOf(kind: EventOrigin['kind']): string | null {
+function frameworkPresetOf(kind: EventOrigin['kind']): string | null {
   return FRAMEWORK_PRESET[kind] ?? null
 }
 
