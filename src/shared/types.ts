@@ -130,7 +130,17 @@ export interface DbFacts {
 export type GateName = 'scope' | 'dedupe' | 'minSimilarity' | 'floor' | 'topK' | 'budget'
 export type TemplateName = RecallConfig['template']
 export type PresetName =
-  'portal-episodic' | 'portal-semantic' | 'engram' | 'fieldguide' | 'neo' | 'mem0' | 'langgraph-store' | 'openai-agents' | 'crewai' | 'mcp-memory-service'
+  | 'portal-episodic'
+  | 'portal-semantic'
+  | 'engram'
+  | 'fieldguide'
+  | 'neo'
+  | 'mem0'
+  | 'langgraph-store'
+  | 'openai-agents'
+  | 'crewai'
+  | 'mcp-memory-service'
+  | 'agno'
 
 export const FEATURE_NAMES = ['similarity', 'lexical', 'recency', 'salience'] as const
 export type FeatureName = (typeof FEATURE_NAMES)[number]
