@@ -41,6 +41,6 @@ export const MAIN_CHANNELS: ReadonlySet<Channel> = new Set<Channel>([
 export function createHostedDispatcher(app: HostedApp, opts: Parameters<typeof createDispatcher>[1] = {}): Dispatch {
   const local = createHandlers(app)
   const handlers: Record<string, Handler<Channel>> = {}
-  for (const c of CHANNELS) handlers[c] = MAIN_CHANNELS.has(c) ? (local[c]) : (input) => app.forward(c, input) as never
+  for (const c of CHANNELS) handlers[c] = MAIN_CHANNELS.has(c) ? local[c] : (input) => app.forward(c, input) as never
   return createDispatcher(handlers as Handlers, opts)
 }

@@ -57,6 +57,7 @@ function reply(id: number, result: unknown): void {
 }
 
 async function handle(m: Exclude<ToHost, { type: 'ping' } | { type: 'cancelJob' }>): Promise<void> {
+  post({ type: 'started', id: m.id })
   try {
     if (m.type === 'open') {
       app.adoptPolicy(m.policy)

@@ -14,7 +14,7 @@ import { RecallscopeError } from '../../shared/result'
 import { App, type AppOptions, type OpenOptions } from '../api/app'
 import type { InspectOp } from '../api/inspect'
 import type { OpenRequest } from './protocol'
-import { StoreHost, stuckWorkers } from './storeHost'
+import { NotStartedError, StoreHost } from './storeHost'
 
 function envMs(name: string, fallback: number): number {
   const v = Number(process.env[name])
@@ -37,6 +37,8 @@ export class HostedApp extends App {
   private opened: { request: OpenRequest; info: OpenInfo } | null = null
   private reopening: Promise<StoreHost> | null = null
   private hostSeq = 0
+  /** every worker started whose thread has not ended (dispose waits for them) */
+  private readonly running = new Set<StoreHost>()
 
   constructor(opts: HostedAppOptions) {
     super({ ...opts, role: 'main' })
@@ -85,11 +87,26 @@ export class HostedApp extends App {
     this.scratchHost?.close()
     this.scratchHost = null
     this.closeWorkers()
-    return stuckWorkers(graceMs)
+    const until = Date.now() + graceMs
+    for (;;) {
+      for (const h of this.running) if (h.exited) this.running.delete(h)
+      if (this.running.size === 0 || Date.now() >= until) return this.running.size
+      await new Promise((r) => setTimeout(r, 20))
+    }
   }
 
   /** Run a channel in the open store's host (the scratch host when nothing is open), within the call deadline. */
   async forward(channel: string, input: unknown): Promise<unknown> {
+    try {
+      return await this.forwardOnce(channel, input)
+    } catch (e) {
+      // Queued behind a call that wedged its worker, never run: once more, in the new worker.
+      if (e instanceof NotStartedError) return this.forwardOnce(channel, input)
+      throw e
+    }
+  }
+
+  private async forwardOnce(channel: string, input: unknown): Promise<unknown> {
     if (!this.opened) return this.scratch().call(channel, input, this.policy(), this.callTimeoutMs)
     const host = this.host?.live ? this.host : await this.reopen()
     return host.call(channel, input, this.policy(), this.callTimeoutMs)
@@ -102,6 +119,7 @@ export class HostedApp extends App {
       onJob: (p) => this.jobs.mirror(p, () => host.cancelJob(p.jobId)),
       onPush: (stream, payload) => this.emitPush(stream, payload),
     })
+    this.running.add(host)
     return host
   }
 

@@ -35,6 +35,8 @@ export interface WireError {
 }
 
 export type FromHost =
+  /** the worker took this request off its queue (one never started may go to a new worker) */
+  | { type: 'started'; id: number }
   | { type: 'done'; id: number; result: unknown }
   | { type: 'failed'; id: number; error: WireError }
   | { type: 'pong'; id: number }

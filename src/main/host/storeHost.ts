@@ -21,26 +21,12 @@ import type { FromHost, HostInit, OpenRequest, ToHost, WireError } from './proto
 /** How long a worker has to answer a ping before it counts as wedged. */
 const PING_MS = 1000
 
-/** Workers told to terminate whose thread has not ended yet. */
-const stopping = new Set<Worker>()
-
-function stopWorker(w: Worker): void {
-  stopping.add(w)
-  w.unref()
-  w.terminate().then(
-    () => stopping.delete(w),
-    () => stopping.delete(w),
-  )
-}
-
 /**
- * Wait up to `ms` for terminated workers to end; returns how many are still running (stuck in
- * a native call). The process cannot exit normally while one runs.
+ * A request the wedged worker never took off its queue: it did not run, so it may run in a
+ * new worker (HostedApp retries it once there).
  */
-export async function stuckWorkers(ms = 0): Promise<number> {
-  const until = Date.now() + ms
-  while (stopping.size > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20))
-  return stopping.size
+export class NotStartedError extends RecallscopeError {
+  override name = 'NotStartedError'
 }
 
 function fromWire(e: WireError): RecallscopeError {
@@ -54,6 +40,7 @@ interface Pending {
   resolve: (v: unknown) => void
   reject: (e: Error) => void
   timer: NodeJS.Timeout
+  started: boolean
 }
 
 export interface StoreHostOptions {
@@ -73,6 +60,7 @@ export class StoreHost {
   private seq = 0
   private probing = false
   private state: 'live' | 'wedged' | 'closed' = 'live'
+  private ended = false
 
   constructor(private readonly opts: StoreHostOptions) {
     const script = workerScript('hostWorker', typeof __dirname === 'string' ? __dirname : process.cwd(), 'store host')
@@ -80,8 +68,16 @@ export class StoreHost {
     this.worker.on('message', (m: FromHost) => this.receive(m))
     // Without listeners an error in the worker would take the process down.
     this.worker.on('error', (e) => this.fail('wedged', new RecallscopeError('INTERNAL', `The store host stopped: ${e.message}`)))
-    this.worker.on('exit', () => this.fail('wedged', new RecallscopeError('INTERNAL', 'The store host stopped')))
+    this.worker.on('exit', () => {
+      this.ended = true
+      this.fail('wedged', new RecallscopeError('INTERNAL', 'The store host stopped'))
+    })
     this.worker.unref()
+  }
+
+  /** the worker's thread ended (a thread stuck in a native call never does, even when terminated) */
+  get exited(): boolean {
+    return this.ended
   }
 
   /** false once wedged or closed: the next request needs a new host */
@@ -129,7 +125,7 @@ export class StoreHost {
         this.probe()
       }, deadlineMs)
       timer.unref()
-      this.pending.set(id, { resolve, reject, timer })
+      this.pending.set(id, { resolve, reject, timer, started: false })
       // A request in flight keeps the process alive (the CLI, tests); an idle host does not.
       this.worker.ref()
       try {
@@ -158,6 +154,7 @@ export class StoreHost {
     }
     const p = this.pending.get(m.id)
     if (!p) return // answered after its deadline: dropped
+    if (m.type === 'started') return void (p.started = true)
     this.pending.delete(m.id)
     clearTimeout(p.timer)
     this.idle()
@@ -187,12 +184,13 @@ export class StoreHost {
     this.probing = false
     for (const p of this.pending.values()) {
       clearTimeout(p.timer)
-      p.reject(why)
+      p.reject(state === 'wedged' && !p.started ? new NotStartedError(why.code, why.message) : why)
     }
     this.pending.clear()
     const error = { code: why.code, message: why.message }
     for (const j of this.jobs.values()) this.opts.onJob({ ...j, state: 'failed', error, updatedAt: Date.now() })
     this.jobs.clear()
-    stopWorker(this.worker)
+    this.worker.unref()
+    void this.worker.terminate().catch(() => undefined)
   }
 }
