@@ -14,7 +14,11 @@ import { MEM0_LOOKED_FOR, resolveMem0Folder } from './mem0/adapter'
 import { mcpMemoryMaterializer, resolveMcpMemoryFolder } from './mcpMemory/materialize'
 import { resolveBasicMemoryFolder } from './basicMemory/adapter'
 import { crewaiLanceMaterializer } from './crewai/lance'
+import { lanceMaterializer } from './lance/generic'
 import { lettaCodeMaterializer } from './letta/code'
+import { llamaIndexMaterializer } from './llamaindex/storage'
+import { qdrantLocalMaterializer } from './qdrantLocal/materialize'
+import { chromaMaterializer } from './chroma/materialize'
 import type { Materializer as FingerprintedMaterializer } from './materialize'
 import type { Materializer } from './types'
 
@@ -89,7 +93,11 @@ function keyed(m: FingerprintedMaterializer, lookedFor: string): Materializer {
 const MATERIALIZERS: Materializer[] = [
   mcpMemoryMaterializer,
   keyed(crewaiLanceMaterializer, 'CrewAI: a LanceDB folder with memories.lance/'),
+  keyed(lanceMaterializer, 'LanceDB: a folder of <table>.lance tables with a text column (and a vector column)'),
   keyed(lettaCodeMaterializer, 'Letta Code: a memory folder of markdown files (system/ …)'),
+  keyed(chromaMaterializer, 'Chroma: a persist folder with chroma.sqlite3 (+ HNSW segment folders)'),
+  keyed(qdrantLocalMaterializer, 'Qdrant local: a folder with meta.json + collection/<name>/storage.sqlite (mem0 Python default /tmp/qdrant)'),
+  keyed(llamaIndexMaterializer, 'LlamaIndex: a storage folder with docstore.json + default__vector_store.json / index_store.json'),
 ]
 
 /** What the framework formats look for (for the unknown-file message). */
