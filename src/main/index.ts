@@ -171,10 +171,10 @@ function boot(): void {
     if (!c) return
     // Quitting waits for the store hosts to stop; one stuck in a native call (a SQLite query that never
     // ends) never does and would hold the exit forever, so the process then ends by signal.
-    event.preventDefault()
+    event?.preventDefault?.()
     void c.dispose().then((stuck) => {
       if (stuck > 0) process.kill(process.pid, 'SIGKILL')
-      else app.quit()
+      else app.exit(0) // will-quit ran already: exit without running it again
     })
   })
 }
