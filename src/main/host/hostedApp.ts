@@ -36,6 +36,9 @@ export class HostedApp extends App {
   /** what is open: how to open it again (a wedged host is replaced), and what app.info shows */
   private opened: { request: OpenRequest; info: OpenInfo } | null = null
   private reopening: Promise<StoreHost> | null = null
+  /** a worker started ahead, so opening a store does not wait for a thread to start and load the code */
+  private spare: StoreHost | null = null
+  private disposed = false
   private hostSeq = 0
   /** every worker started whose thread has not ended (dispose waits for them) */
   private readonly running = new Set<StoreHost>()
@@ -83,7 +86,10 @@ export class HostedApp extends App {
    * and would keep the process from exiting (the caller then ends it by signal).
    */
   async dispose(graceMs = 1000): Promise<number> {
+    this.disposed = true
     this.close()
+    this.spare?.close()
+    this.spare = null
     this.scratchHost?.close()
     this.scratchHost = null
     this.closeWorkers()
@@ -123,6 +129,16 @@ export class HostedApp extends App {
     return host
   }
 
+  /** A host to open a store in: the spare when there is one; a new spare is started behind it. */
+  private hostForOpen(): StoreHost {
+    const host = this.spare?.live ? this.spare : this.spawn()
+    this.spare = null
+    setImmediate(() => {
+      if (!this.disposed && !this.spare) this.spare = this.spawn()
+    })
+    return host
+  }
+
   /** The host without a store, started on first use. */
   private scratch(): StoreHost {
     if (!this.scratchHost?.live) this.scratchHost = this.spawn()
@@ -131,7 +147,7 @@ export class HostedApp extends App {
 
   /** Open in a new host; the previous store stays open (and answering) until this one opened fine. */
   private async replace(request: OpenRequest): Promise<OpenInfo> {
-    const host = this.spawn()
+    const host = this.hostForOpen()
     let info: OpenInfo
     try {
       info = await host.open(request, this.policy(), this.openTimeoutMs)
@@ -150,7 +166,7 @@ export class HostedApp extends App {
   private reopen(): Promise<StoreHost> {
     const opened = this.opened!
     this.reopening ??= (async () => {
-      const host = this.spawn()
+      const host = this.hostForOpen()
       try {
         await host.open(opened.request, this.policy(), this.openTimeoutMs)
       } catch (e) {
