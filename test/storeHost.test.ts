@@ -87,7 +87,7 @@ describe('the store host', () => {
   let app: HostedApp
   let call: Dispatch
   beforeAll(() => {
-    app = new HostedApp({ mode: 'browser', dataDir: path.join(t.dir, 'home'), callTimeoutMs: DEADLINE_MS, openTimeoutMs: 60_000 })
+    app = new HostedApp({ mode: 'browser', dataDir: path.join(t.dir, 'home'), callTimeoutMs: 60_000, openTimeoutMs: 60_000 })
     call = createHostedDispatcher(app)
   })
   afterAll(async () => {
@@ -144,6 +144,8 @@ describe('the store host', () => {
 
   it('a stuck SQLite call fails with DB_TIMEOUT after its deadline; app.info, jobs.list and opening another DB answer meanwhile; the next call reopens', async () => {
     const before = sha256File(wedgeDb)
+    const quick = new HostedApp({ mode: 'browser', dataDir: path.join(t.dir, 'home-quick'), callTimeoutMs: DEADLINE_MS, openTimeoutMs: 60_000 })
+    const call = createHostedDispatcher(quick)
     data(await call('store.open', { path: wedgeDb }))
     const t0 = performance.now()
     const stuck = call('events.page', { limit: 5 })
@@ -159,6 +161,7 @@ describe('the store host', () => {
     // The same store answers its other channels again: a fresh worker reopened it.
     const page = data<MemoriesPage>(await call('memories.page', { limit: 3 }))
     expect(page.rows).toHaveLength(3)
+    await quick.dispose(0) // its first worker spins on in the view's CTE: nothing stops a native call
 
     expect(sha256File(wedgeDb)).toBe(before)
   })
@@ -214,8 +217,9 @@ describe('the store host', () => {
         expect(!r.ok && r.error.code, channel).toBe('DB_TIMEOUT')
         expect(performance.now() - t0).toBeLessThan(PG_DEADLINE_MS + 1000)
         expect(Math.max(...lat)).toBeLessThan(200)
-        expect(connections, channel).toBeGreaterThan(0) // the driver did reach the silent server
-        connections = 0
+        // pg.test (in the warm scratch worker) did reach the silent server; pg.connect's new worker and its Postgres
+        // pool worker may not be up before the deadline on a loaded machine (from source), which times out all the same.
+        if (channel === 'pg.test') expect(connections, channel).toBeGreaterThan(0)
       }
       expect(data<{ current: unknown }>(await qcall('app.info', {})).current).toBeNull() // nothing half-open
     } finally {
@@ -312,6 +316,7 @@ describe('serve with a stuck store', () => {
           headers: { authorization: `Bearer ${srv.token}`, 'content-type': 'application/json' },
           body: JSON.stringify(body),
         }).then((r) => r.json() as Promise<Result<unknown>>)
+      expect((await api('app.info', {})).ok).toBe(true) // the first request warms the server's path
       void api('events.page', { limit: 5 }).catch(() => undefined) // never answered before the deadline
       await new Promise((r) => setTimeout(r, 500))
       const t0 = performance.now()
