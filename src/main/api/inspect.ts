@@ -50,7 +50,7 @@ function testPg(url: string, nativeBinding: string | undefined): PgTestInfo {
         layout: s.layout,
         detectedBecause: s.detectedBecause,
         memories: s.counts().memories,
-        denseInDatabase: caps.denseSearchPushdown,
+        denseInDatabase: caps.pushdown !== null,
         vectorModels: caps.vectorModels.length,
       }
     } finally {

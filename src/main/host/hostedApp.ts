@@ -13,6 +13,7 @@ import type { OpenInfo } from '../../shared/contract'
 import { RecallscopeError } from '../../shared/result'
 import { App, type AppOptions, type OpenOptions } from '../api/app'
 import type { InspectOp } from '../api/inspect'
+import { isPostgresUrl, parsePgUrl } from '../store/postgres/url'
 import type { OpenRequest } from './protocol'
 import { NotStartedError, StoreHost } from './storeHost'
 
@@ -148,17 +149,19 @@ export class HostedApp extends App {
   /** Open in a new host; the previous store stays open (and answering) until this one opened fine. */
   private async replace(request: OpenRequest): Promise<OpenInfo> {
     const host = this.hostForOpen()
+    // A recent URL's password comes from the keychain here, on main (the worker has none).
+    const real: OpenRequest = { ...request, path: this.withRecentPassword(request.path) }
     let info: OpenInfo
     try {
-      info = await host.open(request, this.policy(), this.openTimeoutMs)
+      info = await host.open(real, this.policy(), this.openTimeoutMs)
     } catch (e) {
       host.close()
       throw e
     }
     this.host?.close()
     this.host = host
-    this.opened = { request: { path: request.path, opts: request.opts }, info }
-    this.rememberRecent(info.path, info.layout)
+    this.opened = { request: { path: real.path, opts: request.opts }, info }
+    this.rememberRecent(info.path, info.layout, isPostgresUrl(request.path) ? parsePgUrl(request.path).password : null)
     return info
   }
 

@@ -19,10 +19,9 @@ import { lettaCodeMaterializer } from './letta/code'
 import { llamaIndexMaterializer } from './llamaindex/storage'
 import { qdrantLocalMaterializer } from './qdrantLocal/materialize'
 import { chromaMaterializer } from './chroma/materialize'
-import type { Materializer as FingerprintedMaterializer } from './materialize'
-import type { Materializer } from './types'
+import type { Materializer } from './materialize'
 
-export type { Materializer } from './types'
+export type { Materializer } from './materialize'
 
 /** Folder → the file inside it to open, per framework (first match wins). */
 const FOLDER_RESOLVERS: { name: string; resolve: (dir: string, opts: { nativeBinding?: string }) => string | null }[] = [
@@ -76,28 +75,15 @@ function resolveSqliteFolder(dir: string, opts: { nativeBinding?: string }): str
   return found[0]?.file ?? null
 }
 
-/** A reader whose copy carries a content fingerprint: the fingerprint keys the FTS rebuild. */
-function keyed(m: FingerprintedMaterializer, lookedFor: string): Materializer {
-  return {
-    name: m.name,
-    lookedFor,
-    sniff: (p) => m.sniff(p),
-    materialize(p, opts) {
-      const x = m.materialize(p, opts)
-      return { db: x.db, layout: x.layout, detectedBecause: x.detectedBecause, ftsKey: x.fingerprint }
-    },
-  }
-}
-
 /** Non-SQLite formats, tried in order. */
 const MATERIALIZERS: Materializer[] = [
   mcpMemoryMaterializer,
-  keyed(crewaiLanceMaterializer, 'CrewAI: a LanceDB folder with memories.lance/'),
-  keyed(lanceMaterializer, 'LanceDB: a folder of <table>.lance tables with a text column (and a vector column)'),
-  keyed(lettaCodeMaterializer, 'Letta Code: a memory folder of markdown files (system/ …)'),
-  keyed(chromaMaterializer, 'Chroma: a persist folder with chroma.sqlite3 (+ HNSW segment folders)'),
-  keyed(qdrantLocalMaterializer, 'Qdrant local: a folder with meta.json + collection/<name>/storage.sqlite (mem0 Python default /tmp/qdrant)'),
-  keyed(llamaIndexMaterializer, 'LlamaIndex: a storage folder with docstore.json + default__vector_store.json / index_store.json'),
+  crewaiLanceMaterializer,
+  lanceMaterializer,
+  lettaCodeMaterializer,
+  chromaMaterializer,
+  qdrantLocalMaterializer,
+  llamaIndexMaterializer,
 ]
 
 /** What the framework formats look for (for the unknown-file message). */

@@ -165,12 +165,13 @@ function materializeChroma(p: string, opts: { nativeBinding?: string } = {}): Ma
     db: b.done(),
     layout: 'chroma',
     detectedBecause: `Chroma persistent store (${FILE}${parts.length ? `: ${parts.join(', ')}` : ', no collections'})`,
-    fingerprint: b.fingerprint(),
+    ftsKey: b.fingerprint(),
   }
 }
 
 export const chromaMaterializer: Materializer = {
   name: 'chroma',
+  lookedFor: 'Chroma: a persist folder with chroma.sqlite3 (+ HNSW segment folders)',
   sniff: (p) => chromaFile(p) !== null,
   materialize: materializeChroma,
 }

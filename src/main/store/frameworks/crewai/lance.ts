@@ -68,6 +68,7 @@ function parseJson(s: string | null, fallback: unknown): unknown {
 
 export const crewaiLanceMaterializer: Materializer = {
   name: 'crewai-lancedb',
+  lookedFor: 'CrewAI: a LanceDB folder with memories.lance/',
   sniff: (p) => findLanceDir(p) !== null,
   materialize(p, opts): Materialized {
     const { rows, dims, vectors: buf } = readCrewaiLance(p)
@@ -107,10 +108,10 @@ export const crewaiLanceMaterializer: Materializer = {
         }
       })
     })
-    const fingerprint = b.fingerprint()
+    const ftsKey = b.fingerprint()
     return {
       db: b.done(),
-      fingerprint,
+      ftsKey,
       layout: 'crewai-lancedb',
       detectedBecause: `LanceDB folder with table '${TABLE}' (${rows.length} rows, ${vectors} with a vector): CrewAI unified memory`,
     }

@@ -151,11 +151,12 @@ function materializeLance(p: string, opts: { nativeBinding?: string } = {}): Mat
       )
     }
   })
-  return { db: b.done(), layout: 'lancedb', detectedBecause: `LanceDB folder ${dir}: ${parts.join('; ')}`, fingerprint: b.fingerprint() }
+  return { db: b.done(), layout: 'lancedb', detectedBecause: `LanceDB folder ${dir}: ${parts.join('; ')}`, ftsKey: b.fingerprint() }
 }
 
 export const lanceMaterializer: Materializer = {
   name: 'lancedb',
+  lookedFor: 'LanceDB: a folder of <table>.lance tables with a text column (and a vector column)',
   sniff: (p) => lanceDir(p) !== null,
   materialize: materializeLance,
 }

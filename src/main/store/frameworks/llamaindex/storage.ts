@@ -161,11 +161,12 @@ function materializeLlamaIndex(p: string, opts: { nativeBinding?: string } = {})
   const why = [`${DOCSTORE} (${nodes} text nodes${skipped ? `, ${skipped} entries without text skipped` : ''})`]
   if (vec) why.push(`${VECTORS} (${vectors} vectors${badVectors ? `, ${badVectors} malformed skipped` : ''})`)
   if (others.length) why.push(`not read: ${others.join(', ')}`)
-  return { db: b.done(), layout: 'llamaindex', detectedBecause: `LlamaIndex storage in ${dir}: ${why.join('; ')}`, fingerprint: b.fingerprint() }
+  return { db: b.done(), layout: 'llamaindex', detectedBecause: `LlamaIndex storage in ${dir}: ${why.join('; ')}`, ftsKey: b.fingerprint() }
 }
 
 export const llamaIndexMaterializer: Materializer = {
   name: 'llamaindex',
+  lookedFor: 'LlamaIndex: a storage folder with docstore.json + default__vector_store.json / index_store.json',
   sniff: (p) => storageDir(p) !== null,
   materialize: materializeLlamaIndex,
 }

@@ -190,12 +190,13 @@ function materializeQdrant(p: string, opts: { nativeBinding?: string } = {}): Ma
     db: b.done(),
     layout: 'qdrant-local',
     detectedBecause: `Qdrant local folder (meta.json + collection/*/storage.sqlite): ${parts.join(', ') || 'no collections'}`,
-    fingerprint: b.fingerprint(),
+    ftsKey: b.fingerprint(),
   }
 }
 
 export const qdrantLocalMaterializer: Materializer = {
   name: 'qdrant-local',
+  lookedFor: 'Qdrant local: a folder with meta.json + collection/<name>/storage.sqlite (mem0 Python default /tmp/qdrant)',
   sniff: (p) => qdrantDir(p) !== null,
   materialize: materializeQdrant,
 }
