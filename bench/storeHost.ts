@@ -7,12 +7,12 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import Database from 'better-sqlite3'
 import { App } from '../src/main/api/app'
 import { createHandlers } from '../src/main/api/handlers'
 import { createDispatcher, type Dispatch } from '../src/main/api/register'
 import { HostedApp } from '../src/main/host/hostedApp'
 import { createHostedDispatcher } from '../src/main/host/dispatch'
+import { makeWedgeDb } from '../test/helpers/wedgeDb'
 import { demoDb, fmtMs, median } from './util'
 
 const NOW = Date.UTC(2026, 9, 20, 12)
@@ -76,14 +76,7 @@ export async function runStoreHost(): Promise<void> {
   const db = demoDb(3000)
   const big = demoDb(20000)
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'recallscope-hostbench-'))
-  const wedge = path.join(dir, 'wedge.db')
-  fs.copyFileSync(db, wedge)
-  const d = new Database(wedge)
-  d.exec(`DROP TABLE recall_events;
-    CREATE VIEW recall_events AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c)
-    SELECT 'e' || x AS id, x AS at, 'a' AS agent_id, NULL AS user_id, NULL AS session_id, NULL AS turn, 'q' AS query,
-      NULL AS cue, NULL AS preset, NULL AS config, '[]' AS results FROM c WHERE x < 0`)
-  d.close()
+  const wedge = makeWedgeDb(db, path.join(dir, 'wedge.db'))
 
   const local = new App({ mode: 'browser', dataDir: path.join(dir, 'local') })
   const direct = createDispatcher(createHandlers(local))

@@ -8,7 +8,6 @@
 import fs from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
-import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { JobProgress } from '../src/shared/jobs'
 import type { OpenInfo } from '../src/shared/contract'
@@ -22,6 +21,7 @@ import { HostedApp } from '../src/main/host/hostedApp'
 import { createHostedDispatcher, MAIN_CHANNELS } from '../src/main/host/dispatch'
 import { demoWithCases, FIXTURE_NOW } from './helpers/evalFixture'
 import { sha256File, tmpDir } from './helpers/tmp'
+import { makeWedgeDb } from './helpers/wedgeDb'
 
 const NOW = Date.UTC(2026, 9, 20, 12)
 /** The deadline of one store call in these tests (the app's default is a minute). */
@@ -30,21 +30,6 @@ const DEADLINE_MS = 1500
 let t: ReturnType<typeof tmpDir>
 let db: string
 let wedgeDb: string
-
-/**
- * A canonical DB whose `recall_events` is a VIEW over a recursive CTE that never ends
- * (the hostile store of issue 21): opening it reads nothing from the view; `events.page` hangs.
- */
-function makeWedgeDb(from: string, to: string): string {
-  fs.copyFileSync(from, to)
-  const d = new Database(to)
-  d.exec(`DROP TABLE recall_events;
-    CREATE VIEW recall_events AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c)
-    SELECT 'e' || x AS id, x AS at, 'a' AS agent_id, NULL AS user_id, NULL AS session_id, NULL AS turn, 'q' AS query,
-      NULL AS cue, NULL AS preset, NULL AS config, '[]' AS results FROM c WHERE x < 0`)
-  d.close()
-  return to
-}
 
 /**
  * Poll `app.info` every 50 ms until `work` settles; every answer's latency (ms), measured
