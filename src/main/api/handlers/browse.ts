@@ -6,7 +6,6 @@ import type { MemoryDetail, SimilarResult } from '../../../shared/contract'
 import type { App } from '../app'
 import type { Handlers } from '../register'
 import { normalizeQuery, rankAll } from '../../recall/dense'
-import { ensureDemo } from '../../demoDb'
 import { pickAccess, pickDialog } from '../../safety/pathGrants'
 import { eventLogOf } from '../../events/eventLog'
 
@@ -37,13 +36,10 @@ export function browseHandlers(app: App): Pick<Handlers, BrowseChannels> {
       const p = app.confine(i.path, 'store.open', 'read')
       const workspacePath = i.workspacePath === undefined ? undefined : app.confine(i.workspacePath, 'store.open workspacePath', 'write')
       const write = i.write && (await app.allowWrite(p))
-      const info = app.open(p, { workspacePath, write })
+      const info = await app.openStore(p, { workspacePath, write })
       return i.write && !write ? { ...info, writeDeclined: true as const } : info
     },
-    'store.openDemo': (i) => {
-      ensureDemo(app.demoPath, { regenerate: i.regenerate, beforeReplace: () => app.close() })
-      return app.open(app.demoPath)
-    },
+    'store.openDemo': (i) => app.openDemo(i.regenerate),
     'store.facts': () => app.requireStore().facts(),
     'store.recent': () => app.recent(),
     'store.close': () => ({ closed: app.close() }),
