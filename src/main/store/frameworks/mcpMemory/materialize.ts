@@ -28,6 +28,7 @@ import Database from 'better-sqlite3'
 import { RecallscopeError } from '../../../../shared/result'
 import { CANONICAL_MIGRATIONS } from '../../sqlite/schema'
 import type { Materialized, Materializer } from '../types'
+import { openRegularFile, readRegularFile } from '../../safeFiles'
 
 const MCP_MEMORY_FILE = 'memory.jsonl'
 
@@ -77,7 +78,7 @@ function observationId(entity: string, observation: string): string {
 
 function firstLine(file: string): string | null {
   try {
-    const fd = fs.openSync(file, 'r')
+    const fd = openRegularFile(file)
     try {
       const buf = Buffer.alloc(64 * 1024)
       const n = fs.readSync(fd, buf, 0, buf.length, 0)
@@ -114,8 +115,9 @@ function sniff(p: string): boolean {
 function materialize(p: string, opts: { nativeBinding?: string }): Materialized {
   let text: string
   try {
-    text = fs.readFileSync(p, 'utf8')
+    text = readRegularFile(p, 'memory file').toString('utf8')
   } catch (e) {
+    if (e instanceof RecallscopeError) throw e
     throw new RecallscopeError('NOT_FOUND', `Cannot read ${p}: ${(e as Error).message}`)
   }
   const mtime = Math.round(fs.statSync(p).mtimeMs)
