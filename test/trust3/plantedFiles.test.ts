@@ -13,7 +13,10 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openSource } from '../../src/main/store/registry'
 import { RecallscopeError } from '../../src/shared/result'
-import { makeMemories, writeSqlite } from '../helpers/pgFixture'
+import { makeMemories, PG_MODEL, writeSqlite } from '../helpers/pgFixture'
+import { denseArm, normalizeQuery } from '../../src/main/recall/dense'
+import { hashEmbed } from '../../src/main/embed/hashing'
+import { snapshotPath } from '../../src/main/store/vectors/snapshot'
 import { sha256File, tmpDir } from '../helpers/tmp'
 
 let t: ReturnType<typeof tmpDir>
@@ -63,6 +66,32 @@ describe('planted FIFOs are refused, never waited on', () => {
     expect(msg).toContain(ws)
     expect(msg).toMatch(/FIFO/)
     expect(sha256File(db)).toBe(before)
+  })
+})
+
+describe('a FIFO at the vector-snapshot path', () => {
+  it('is no snapshot: the index loads from SQL and recall answers within seconds, the same as without it', () => {
+    const mems = makeMemories(40)
+    const db = writeSqlite(path.join(t.dir, 'snap.db'), mems)
+    const q = normalizeQuery(Array.from(hashEmbed(mems[3].content)))!
+    const clean = openSource({ path: db, workspacePath: path.join(t.dir, 'snap-clean.ws'), vectorCache: { minRows: 1 } })
+    const want = denseArm(clean, clean.vectors(PG_MODEL), q, {}, 10, false)
+    clean.close()
+    const ws = path.join(t.dir, 'snap-fifo.ws')
+    const bin = snapshotPath(ws, 'memory', PG_MODEL)
+    fs.mkdirSync(path.dirname(bin), { recursive: true })
+    mkfifo(bin)
+    mkfifo(`${bin}.rows`)
+    const t0 = Date.now()
+    const s = openSource({ path: db, workspacePath: ws, vectorCache: { minRows: 1 } })
+    try {
+      const got = denseArm(s, s.vectors(PG_MODEL), q, {}, 10, false)
+      expect(got).toEqual(want)
+      expect(got.hits[0]?.id).toBe(mems[3].id)
+    } finally {
+      s.close()
+    }
+    expect(Date.now() - t0).toBeLessThan(5000)
   })
 })
 
