@@ -61,7 +61,7 @@ describe('hostile-file corpus against every store open path', () => {
             expect(kind === 'truncated SQLite' || (kind === 'empty' && name === 'memory.jsonl'), `${kind} ${name} opened`).toBe(true)
             continue
           }
-          expect(thrown, String(thrown)).toBeInstanceOf(RecallscopeError)
+          expect(thrown, (thrown as Error)?.message).toBeInstanceOf(RecallscopeError)
           expect((thrown as RecallscopeError).code).not.toBe('INTERNAL')
         }
       })
