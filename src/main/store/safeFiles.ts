@@ -34,7 +34,7 @@ export function openRegularFile(file: string, what = 'file', opts: { noFollow?: 
     fd = fs.openSync(file, O_RDONLY | O_NONBLOCK | (opts.noFollow ? O_NOFOLLOW : 0))
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code
-    if (code === 'ENOENT') throw new RecallscopeError('NOT_FOUND', `No such ${what}: ${file}`)
+    if (code === 'ENOENT') throw new RecallscopeError('NOT_FOUND', `No such file: ${file}`)
     if (code === 'ELOOP') throw symlinkRefused(file, what)
     if (code === 'EISDIR') throw new RecallscopeError('BAD_INPUT', `The ${what} ${file} is a folder, not a regular file`, { path: file, kind: 'folder' })
     throw new RecallscopeError('NOT_FOUND', `Cannot read the ${what} ${file}: ${(e as Error).message}`)
