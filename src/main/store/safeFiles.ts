@@ -72,7 +72,7 @@ function symlinkRefused(file: string, what: string): RecallscopeError {
  * Check a path recallscope creates or owns before it opens it for writing: absent is fine; a
  * symlink is refused (FORBIDDEN, naming it); anything but a regular file is refused (BAD_INPUT).
  */
-export function assertOwnedPath(file: string, what: string): void {
+function assertOwnedPath(file: string, what: string): void {
   let st: fs.Stats
   try {
     st = fs.lstatSync(file)

@@ -85,7 +85,7 @@ const GIT_TIMEOUT_MS = 20_000
  * (`gpg.program` via `log.showSignature`, `core.fsmonitor`, `diff.external`, textconv drivers,
  * `core.pager`, hooks). Each is switched off here; `safe.directory` names only this folder.
  */
-export function gitSafetyArgs(root: string): string[] {
+function gitSafetyArgs(root: string): string[] {
   const overrides = [
     'log.showSignature=false',
     'gpg.program=false',
