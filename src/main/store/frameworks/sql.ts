@@ -5,6 +5,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type Database from 'better-sqlite3'
+import { openRegularFile } from '../safeFiles'
 
 /**
  * An SQL expression turning an ISO-8601 text timestamp (any fractional digits, `Z` or
@@ -34,7 +35,7 @@ function readSchemaTables(db: Database.Database, schema: string): Map<string, Se
 /** Is this the start of a SQLite file? (16-byte magic; unreadable → false.) */
 export function looksLikeSqlite(file: string): boolean {
   try {
-    const fd = fs.openSync(file, 'r')
+    const fd = openRegularFile(file) // a FIFO is not SQLite and must not block the sniff
     try {
       const buf = Buffer.alloc(16)
       const n = fs.readSync(fd, buf, 0, 16, 0)

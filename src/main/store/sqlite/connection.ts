@@ -13,6 +13,7 @@ import path from 'node:path'
 import crypto from 'node:crypto'
 import Database from 'better-sqlite3'
 import { RecallscopeError } from '../../../shared/result'
+import { openRegularFile } from '../safeFiles'
 
 const SQLITE_MAGIC = 'SQLite format 3\0'
 
@@ -20,16 +21,13 @@ const SQLITE_MAGIC = 'SQLite format 3\0'
 export function assertSqliteFile(p: string): void {
   let fd: number
   try {
-    fd = fs.openSync(p, 'r')
+    // O_NONBLOCK + fstat: a FIFO named agent.db must be refused, not waited on forever (trust round 3)
+    fd = openRegularFile(p, 'database')
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code
-    if (code === 'ENOENT') throw new RecallscopeError('NOT_FOUND', `No such file: ${p}`)
-    if (code === 'EISDIR') throw new RecallscopeError('NOT_SQLITE', `${p} is a directory, not a SQLite database`)
-    throw new RecallscopeError('NOT_FOUND', `Cannot read ${p}: ${(e as Error).message}`)
+    if (e instanceof RecallscopeError && e.code === 'BAD_INPUT') throw new RecallscopeError('NOT_SQLITE', `${e.message} (not a SQLite database)`, e.details)
+    throw e
   }
   try {
-    // A folder opens fine on Linux but reading it throws EISDIR: check before reading.
-    if (fs.fstatSync(fd).isDirectory()) throw new RecallscopeError('NOT_SQLITE', `${p} is a folder, not a SQLite database`)
     const buf = Buffer.alloc(16)
     const n = fs.readSync(fd, buf, 0, 16, 0)
     if (n < 16 || buf.toString('latin1') !== SQLITE_MAGIC)
@@ -68,13 +66,17 @@ export function defaultWorkspacePath(agentPath: string, fallbackDir?: string): s
 }
 
 export function migrate(db: Database.Database, migrations: string[]): void {
-  const v = db.pragma('user_version', { simple: true }) as number
-  for (let i = v; i < migrations.length; i++) {
-    db.transaction(() => {
+  // One BEGIN IMMEDIATE around the version read and every step: two processes opening a new
+  // store together serialise here (the second waits out the busy timeout, then sees the new
+  // version) instead of both reading version 0 and the loser failing "duplicate column name".
+  if ((db.pragma('user_version', { simple: true }) as number) >= migrations.length) return
+  db.transaction(() => {
+    const v = db.pragma('user_version', { simple: true }) as number
+    for (let i = v; i < migrations.length; i++) {
       db.exec(migrations[i])
       db.pragma(`user_version = ${i + 1}`)
-    })()
-  }
+    }
+  }).immediate()
 }
 
 export interface ConnectOptions {

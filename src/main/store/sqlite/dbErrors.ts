@@ -28,6 +28,7 @@ export function typedDbError(e: unknown, file: string): unknown {
   if (code === 'SQLITE_NOTADB') return new RecallscopeError('NOT_SQLITE', `${file}: file is not a database`)
   if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED')
     return new RecallscopeError('DB_BUSY', `${file}: the database stayed locked (${(e as Error).message})`)
+  if (code === 'SQLITE_FULL' || code === 'ENOSPC') return new RecallscopeError('DISK_FULL', `${file}: the disk is full (${(e as Error).message})`)
   if (code === 'SQLITE_IOERR' || code.startsWith('SQLITE_IOERR_'))
     return new RecallscopeError('DB_CORRUPT', `${file}: cannot be read (${(e as Error).message})`)
   return e

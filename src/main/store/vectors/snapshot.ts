@@ -28,6 +28,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { readAllSync, writeAllSync } from './rowFile'
 import type { SourceState, VectorIndex } from './vectorIndex'
+import { openRegularFile } from '../safeFiles'
 
 const MAGIC = 'RSVEC001'
 
@@ -176,7 +177,7 @@ export function writeSnapshot(file: string, idx: VectorIndex, signature: string)
 export function snapshotMatches(file: string, signature: string, ownerType: string, model: string): boolean {
   let fd: number
   try {
-    fd = fs.openSync(file, 'r')
+    fd = openRegularFile(file, 'vector snapshot', { noFollow: true }) // a planted FIFO or link is no snapshot
   } catch {
     return false
   }
@@ -270,10 +271,11 @@ async function readAllAsync(fd: number, dst: Uint8Array, at: number): Promise<vo
 function* restoreSteps(file: string, idx: VectorIndex, signature: string): Generator<RestoreStep, boolean, void> {
   let fd: number
   try {
-    fd = fs.openSync(file, 'r')
+    // a FIFO planted at the snapshot path would block every recall: refused, the index loads from SQL
+    fd = openRegularFile(file, 'vector snapshot', { noFollow: true })
   } catch (e) {
     // A rows file without its header (a write cut short) can never be used.
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') fs.rmSync(rowsFileOf(file), { force: true })
+    if ((e as { code?: string }).code === 'NOT_FOUND') fs.rmSync(rowsFileOf(file), { force: true })
     return false
   }
   let ok = false
@@ -325,7 +327,7 @@ function* restoreSteps(file: string, idx: VectorIndex, signature: string): Gener
     if (!Array.isArray(ids) || ids.length !== n) return false
     // The float32 rows: this file's data section, or the rows file beside it.
     if (external) {
-      rowsFd = fs.openSync(rowsFileOf(file), 'r')
+      rowsFd = openRegularFile(rowsFileOf(file), 'vector snapshot rows', { noFollow: true })
       if (fs.fstatSync(rowsFd).size !== n * dim * 4) return false
     }
     const rows = external ? { fd: rowsFd!, file: rowsFileOf(file), at: 0 } : { fd, file, at: dataAt }

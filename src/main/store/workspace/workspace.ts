@@ -14,6 +14,7 @@ import { decodeVector, encodeVector } from '../decode'
 
 import { migrate, prep } from '../sqlite/connection'
 import { workspaceOpenError } from '../sqlite/dbErrors'
+import { assertOwnedDbPath } from '../safeFiles'
 import { WORKSPACE_MIGRATIONS } from '../sqlite/schema'
 import { caseFacets, deleteCases, getCase, listCases, loadCases, writeCases, type CaseFilter } from './cases'
 import { deleteRuns, getRun, listRuns, renameRun, saveRun, type NewRun } from './runs'
@@ -228,10 +229,11 @@ export function readSavedMapping(wsPath: string, nativeBinding?: string): Mappin
 /** Open (creating when absent) and migrate a workspace DB. */
 export function openWorkspaceDb(wsPath: string, nativeBinding?: string): Database.Database {
   let ws: Database.Database | null = null
+  // never through a planted symlink or FIFO: the workspace is ours and is written (trust round 3)
+  assertOwnedDbPath(wsPath, 'workspace')
   try {
-    ws = new Database(wsPath, nativeBinding ? { nativeBinding } : {})
+    ws = new Database(wsPath, { timeout: 5000, ...(nativeBinding ? { nativeBinding } : {}) })
     ws.pragma('journal_mode = WAL')
-    ws.pragma('busy_timeout = 5000')
     migrate(ws, WORKSPACE_MIGRATIONS)
     return ws
   } catch (e) {

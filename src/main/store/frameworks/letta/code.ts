@@ -15,7 +15,8 @@
  * { path, pinned, description, read_only, limit, timeline, updated_at }.
  * With `git` on PATH and the folder a repository: created_at = the file's first commit,
  * metadata.timeline = its commits (newest first: commit, at, author, subject), read with
- * `git log` only (GIT_OPTIONAL_LOCKS=0: nothing in .git is touched). Without git: created_at =
+ * `git log` only (GIT_OPTIONAL_LOCKS=0: nothing in .git is touched), with no system, global or
+ * folder config that can run a program (gitSafetyArgs, sanitizeGitEnv; docs/guide/safety.md). Without git: created_at =
  * the file's mtime and no timeline.
  * Not shown: files that are not markdown; the content of earlier versions (the timeline lists
  * the commits, `git show` has the text).
@@ -75,6 +76,58 @@ function walkMarkdown(root: string): string[] {
   return out.sort()
 }
 
+/** A hostile folder must not stall the open: `git log` gets this long, then is killed. */
+const GIT_TIMEOUT_MS = 20_000
+
+/**
+ * `-c` overrides that beat the folder's own `.git/config` (command-line config wins over every
+ * file): the folder is someone else's, and several keys make git run a program it names
+ * (`gpg.program` via `log.showSignature`, `core.fsmonitor`, `diff.external`, textconv drivers,
+ * `core.pager`, hooks). Each is switched off here; `safe.directory` names only this folder.
+ */
+function gitSafetyArgs(root: string): string[] {
+  const overrides = [
+    'log.showSignature=false',
+    'gpg.program=false',
+    'gpg.ssh.program=false',
+    'gpg.x509.program=false',
+    'core.fsmonitor=false',
+    'core.hooksPath=/dev/null',
+    'core.pager=cat',
+    'core.askPass=',
+    'credential.helper=',
+    'diff.external=',
+    'protocol.allow=never',
+    `safe.directory=${path.resolve(root)}`,
+  ]
+  return ['--no-pager', '--no-replace-objects', ...overrides.flatMap((o) => ['-c', o])]
+}
+
+/** Flags of `git log` that keep it from calling out: no external diff, no textconv, no signatures. */
+const GIT_LOG_SAFE_FLAGS = ['--no-ext-diff', '--no-textconv', '--no-show-signature']
+
+/**
+ * The environment for git: the parent's without any GIT_* variable (GIT_DIR, GIT_CONFIG_*,
+ * GIT_EXTERNAL_DIFF… would redirect it), no system or global config, HOME pointed at an empty
+ * place so `~/.gitconfig` is not read, and nothing in .git is locked or written.
+ */
+export function sanitizeGitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {}
+  for (const [k, v] of Object.entries(env)) if (!k.startsWith('GIT_') && k !== 'HOME' && k !== 'XDG_CONFIG_HOME' && k !== 'EDITOR' && k !== 'PAGER') out[k] = v
+  return {
+    ...out,
+    HOME: '/nonexistent',
+    XDG_CONFIG_HOME: '/nonexistent',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_OPTIONAL_LOCKS: '0',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_NO_REPLACE_OBJECTS: '1',
+    GIT_PAGER: 'cat',
+    LC_ALL: 'C',
+  }
+}
+
 export interface TimelineEntry {
   commit: string
   /** epoch ms */
@@ -88,13 +141,18 @@ export interface TimelineEntry {
  * null with the reason when git is missing or the folder is not a repository.
  */
 function readGitTimeline(root: string): { byPath: Map<string, TimelineEntry[]> } | { error: string } {
-  const r = spawnSync('git', ['--no-pager', 'log', '--format=%x1e%H%x1f%at%x1f%an%x1f%s', '--name-only', '--relative', '--no-renames', '--', '.'], {
-    cwd: root,
-    encoding: 'utf8',
-    maxBuffer: 256 * 1024 * 1024,
-    timeout: 60_000,
-    env: { ...process.env, GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' },
-  })
+  const r = spawnSync(
+    'git',
+    [...gitSafetyArgs(root), 'log', ...GIT_LOG_SAFE_FLAGS, '--format=%x1e%H%x1f%at%x1f%an%x1f%s', '--name-only', '--relative', '--no-renames', '--', '.'],
+    {
+      cwd: root,
+      encoding: 'utf8',
+      maxBuffer: 256 * 1024 * 1024,
+      timeout: GIT_TIMEOUT_MS,
+      killSignal: 'SIGKILL',
+      env: sanitizeGitEnv(process.env),
+    },
+  )
   if (r.error) return { error: `git not available (${r.error.message})` }
   if (r.status !== 0) return { error: `git log failed: ${(r.stderr || '').trim().split('\n')[0]}` }
   const byPath = new Map<string, TimelineEntry[]>()

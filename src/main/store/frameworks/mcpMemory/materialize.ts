@@ -13,7 +13,9 @@
  *  - each observation → a memory: content = the observation, summary = "<name> (<entityType>)",
  *    kind 'semantic', tier 'long_term', turn = its position in the entity's list, source 'mcp-memory',
  *    id = "<entity name>#<first 10 hex of sha1(observation)>" (stable while the text is unchanged);
- *    metadata = { entity, entityType, relations: every relation from or to the entity }.
+ *    metadata = { entity, entityType, relations: the first 50 relations from or to the entity,
+ *    relationCount: all of them } (bounded: a hub entity's relations are not copied in full into each
+ *    observation).
  *  - each entity → a session (id = its name, summary = its type and relations), so the Sessions view
  *    lists entities with their observation counts and session-mode recall replays one entity.
  *  - created_at = the file's modification time for every memory (the format keeps no time).
@@ -28,6 +30,7 @@ import Database from 'better-sqlite3'
 import { RecallscopeError } from '../../../../shared/result'
 import { CANONICAL_MIGRATIONS } from '../../sqlite/schema'
 import type { Materialized, Materializer } from '../materialize'
+import { openRegularFile, readRegularFile } from '../../safeFiles'
 
 const MCP_MEMORY_FILE = 'memory.jsonl'
 
@@ -77,7 +80,7 @@ function observationId(entity: string, observation: string): string {
 
 function firstLine(file: string): string | null {
   try {
-    const fd = fs.openSync(file, 'r')
+    const fd = openRegularFile(file)
     try {
       const buf = Buffer.alloc(64 * 1024)
       const n = fs.readSync(fd, buf, 0, buf.length, 0)
@@ -111,20 +114,29 @@ function sniff(p: string): boolean {
   }
 }
 
+/** Relations kept on each observation and in the entity's summary; relationCount has the total. */
+const RELATIONS_SHOWN = 50
+
 function materialize(p: string, opts: { nativeBinding?: string }): Materialized {
   let text: string
   try {
-    text = fs.readFileSync(p, 'utf8')
+    text = readRegularFile(p, 'memory file').toString('utf8')
   } catch (e) {
+    if (e instanceof RecallscopeError) throw e
     throw new RecallscopeError('NOT_FOUND', `Cannot read ${p}: ${(e as Error).message}`)
   }
   const mtime = Math.round(fs.statSync(p).mtimeMs)
   const g = parseGraph(text)
   const db = new Database(':memory:', opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {})
   db.exec(CANONICAL_MIGRATIONS[0])
+  // Pushed in place (a spread per relation was O(R²): 40,000 relations on one entity took 40 s).
   const byEntity = new Map<string, Relation[]>()
   for (const r of g.relations) {
-    for (const end of new Set([r.from, r.to])) byEntity.set(end, [...(byEntity.get(end) ?? []), r])
+    for (const end of r.from === r.to ? [r.from] : [r.from, r.to]) {
+      const list = byEntity.get(end)
+      if (list) list.push(r)
+      else byEntity.set(end, [r])
+    }
   }
   const insS = db.prepare(`INSERT INTO sessions (id, started_at, ended_at, summary, is_archived) VALUES (?, ?, ?, ?, 0)`)
   const insM = db.prepare(
@@ -134,10 +146,15 @@ function materialize(p: string, opts: { nativeBinding?: string }): Materialized 
   db.transaction(() => {
     for (const e of g.entities) {
       if (e.observations.length === 0) continue
-      const rels = byEntity.get(e.name) ?? []
-      const relText = rels.map((r) => `${r.from} ${r.relationType} ${r.to}`).join('; ')
+      const all = byEntity.get(e.name) ?? []
+      // Every observation carries its entity's relations, so a hub entity with thousands of
+      // relations would be copied into each of its observations (O(observations × relations)):
+      // the first RELATIONS_SHOWN are kept, with the full count.
+      const rels = all.slice(0, RELATIONS_SHOWN)
+      const more = all.length - rels.length
+      const relText = rels.map((r) => `${r.from} ${r.relationType} ${r.to}`).join('; ') + (more > 0 ? `; … ${more} more` : '')
       insS.run(e.name, mtime, mtime, `${e.entityType}${relText ? ` — ${relText}` : ''}`)
-      const meta = JSON.stringify({ entity: e.name, entityType: e.entityType, relations: rels })
+      const meta = JSON.stringify({ entity: e.name, entityType: e.entityType, relations: rels, relationCount: all.length })
       e.observations.forEach((o, i) => {
         insM.run(observationId(e.name, o), e.name, o, `${e.name} (${e.entityType})`, mtime, i, meta)
         observations++
