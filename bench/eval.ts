@@ -171,7 +171,8 @@ function writeTinyLocomo(file: string): string {
         text: `${i % 2 ? 'Bob' : 'Ann'} talks about the ${t} again, part ${s} of conversation ${c}.`,
       }))
     }
-    for (const [i, t] of topics.entries()) qa.push({ question: `What did they say about the ${t}?`, answer: t, evidence: [`D1:${i + 1}`, `D3:${i + 1}`], category: 1 + (i % 4) })
+    for (const [i, t] of topics.entries())
+      qa.push({ question: `What did they say about the ${t}?`, answer: t, evidence: [`D1:${i + 1}`, `D3:${i + 1}`], category: 1 + (i % 4) })
     return { sample_id: `conv-tiny-${c}`, conversation, qa }
   })
   fs.writeFileSync(file, JSON.stringify(convs))
