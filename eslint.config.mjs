@@ -123,6 +123,8 @@ export default defineConfig(
       'test/helpers/assertions.ts',
       // the e2e harness registers beforeAll/afterAll for the files that use it
       'test/e2e/harness.ts',
+      // the e2e project's globalSetup (prebuilt demo DBs, provide/inject)
+      'test/e2e/globalSetup.ts',
       // the dom project's setup file (jest-dom matchers, cleanup)
       'src/renderer/src/test/setup.ts',
       // vitest's own config
