@@ -93,7 +93,15 @@ export interface Browser {
 }
 
 /** The args every test Chromium gets: no sandbox (containers), no GPU, nothing phoning home. */
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic']
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+]
 
 /**
  * One Chromium per test file, launched on first use and closed after the file's last test: a launch costs

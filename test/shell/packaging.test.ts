@@ -60,7 +60,14 @@ describe('electron-builder config (npm run dist)', () => {
     expect(patterns).toEqual(expect.arrayContaining(['out/**/*', 'package.json']))
     expect(pkg.main).toBe('./out/main/index.js')
     // npm test builds before the shell tests; these are the files the packaged app opens first.
-    for (const f of ['out/main/index.js', 'out/preload/index.js', 'out/renderer/index.html', 'out/main/jobWorker.js', 'out/main/pgWorker.js', 'out/main/mapWorker.js'])
+    for (const f of [
+      'out/main/index.js',
+      'out/preload/index.js',
+      'out/renderer/index.html',
+      'out/main/jobWorker.js',
+      'out/main/pgWorker.js',
+      'out/main/mapWorker.js',
+    ])
       expect(fs.existsSync(path.join(ROOT, f)), `${f} (run npm run build)`).toBe(true)
   })
 
