@@ -127,7 +127,7 @@ describe('opening a canonical store in Postgres', () => {
     expect(pgs.path).not.toContain('secret-pw')
     expect(pgs.path).toMatch(/^postgres:\/\/recallscope_test@127\.0\.0\.1:\d+\/postgres/)
     const caps = pgs.capabilities()
-    expect(caps.denseSearchPushdown).toBe(true)
+    expect(caps.pushdown).not.toBeNull()
     expect(caps.readOnly).toBe(true)
     expect(caps.vectorModels).toEqual([{ ownerType: 'memory', model: PG_MODEL, dim: 256 }])
     const f = pgs.facts()
@@ -341,7 +341,7 @@ describe('vectors stored as real[]', () => {
   it('with pgvector installed, the dense arm is still pushed down (cast to vector) and exact', async () => {
     const s = openStore({ path: url('schema=arr'), workspacePath: ws('arr') })
     try {
-      expect(s.capabilities().denseSearchPushdown).toBe(true)
+      expect(s.capabilities().pushdown).not.toBeNull()
       const qv = randomQuery(15)
       const tr = await runRecall(s, 'q', denseConfig(), NOW, { queryVector: qv })
       expect(denseRanking(tr).map((x) => x.id)).toEqual(
@@ -869,7 +869,7 @@ describe('a server without the pgvector extension', () => {
   it('real[] vectors: no push-down; the engine ranks the vectors it loads over the wire, still exact', async () => {
     const s = openStore({ path: `${bare.url}&schema=arr`, workspacePath: ws('bare') })
     try {
-      expect(s.capabilities().denseSearchPushdown).toBe(false)
+      expect(s.capabilities().pushdown).toBeNull()
       expect(s.facts().detectedBecause).toContain('pgvector not installed')
       const qv = randomQuery(16)
       const tr = await runRecall(s, 'q', denseConfig(), NOW, { queryVector: qv })

@@ -130,7 +130,17 @@ export interface DbFacts {
 export type GateName = 'scope' | 'dedupe' | 'minSimilarity' | 'floor' | 'topK' | 'budget'
 export type TemplateName = RecallConfig['template']
 export type PresetName =
-  'portal-episodic' | 'portal-semantic' | 'engram' | 'fieldguide' | 'neo' | 'mem0' | 'langgraph-store' | 'openai-agents' | 'crewai' | 'mcp-memory-service'
+  | 'portal-episodic'
+  | 'portal-semantic'
+  | 'engram'
+  | 'fieldguide'
+  | 'neo'
+  | 'mem0'
+  | 'langgraph-store'
+  | 'openai-agents'
+  | 'crewai'
+  | 'mcp-memory-service'
+  | 'agno'
 
 export const FEATURE_NAMES = ['similarity', 'lexical', 'recency', 'salience'] as const
 export type FeatureName = (typeof FEATURE_NAMES)[number]
@@ -347,15 +357,7 @@ export interface RecallEvent {
 export type MatchedBy = 'id' | 'text' | 'normalized'
 
 /** The kinds of event source (DESIGN.md "Event sources"). */
-export type EventSourceKind =
-  | 'recall_events'
-  | 'letta'
-  | 'langgraph'
-  | 'openai-agents'
-  | 'openmemory'
-  | 'claude-code'
-  | 'otlp'
-  | 'otlp-live'
+export type EventSourceKind = 'recall_events' | 'letta' | 'langgraph' | 'openai-agents' | 'openmemory' | 'claude-code' | 'otlp' | 'otlp-live'
 
 export interface EventOrigin {
   kind: EventSourceKind
