@@ -121,6 +121,8 @@ export default defineConfig(
       '**/*.test.{ts,tsx}',
       // assertions shared by several test files (expectCosineTop, expectOnlyReads)
       'test/helpers/assertions.ts',
+      // the source conformance spec, run by test/conformance/*.test.ts
+      'test/conformance/spec.ts',
       // the e2e harness registers beforeAll/afterAll for the files that use it
       'test/e2e/harness.ts',
       // the e2e project's globalSetup (prebuilt demo DBs, provide/inject)

@@ -5,7 +5,7 @@ import react from '@vitejs/plugin-react'
  * Test tiers (docs/internals/testing.md has the commands and measured times):
  *   unit         pure modules beside their code (src/main, src/shared, src/preload), node
  *   dom          renderer components in jsdom
- *   integration  test/*.test.ts and test/frameworks: stores, importers, the HTTP bridge, real files
+ *   integration  test/*.test.ts, test/frameworks, test/conformance: stores, importers, the HTTP bridge, real files
  *   pg           the Postgres tests (PGlite in a worker thread, ~15 s to start each)
  *   shell        the built app, the CLI as a process, start scripts, packaging, `npm run bench -- --smoke`
  *   e2e          real Chromium against browser mode (needs `npm run build`)
@@ -13,7 +13,13 @@ import react from '@vitejs/plugin-react'
  */
 
 /** Postgres tests: their own tier (each starts PGlite). */
-const PG = ['test/postgres.test.ts', 'test/mappedPostgres.test.ts', 'test/mappedPostgresDialog.test.ts']
+const PG = [
+  'test/postgres.test.ts',
+  'test/postgresTrust.test.ts',
+  'test/mappedPostgres.test.ts',
+  'test/mappedPostgresDialog.test.ts',
+  'test/conformance/postgres.test.ts',
+]
 
 /**
  * Integration files too slow for the day-to-day tier (measured one by one on 2 loaded cores, see
@@ -37,7 +43,14 @@ export default defineConfig({
           testTimeout: 30_000,
         },
       },
-      { test: { name: 'integration', ...node, include: ['test/*.test.ts', 'test/frameworks/**/*.test.ts'], exclude: [...PG, ...INTEGRATION_SLOW] } },
+      {
+        test: {
+          name: 'integration',
+          ...node,
+          include: ['test/*.test.ts', 'test/frameworks/**/*.test.ts', 'test/conformance/**/*.test.ts'],
+          exclude: [...PG, ...INTEGRATION_SLOW],
+        },
+      },
       ...(INTEGRATION_SLOW.length ? [{ test: { name: 'integration-slow', ...node, include: INTEGRATION_SLOW } }] : []),
       { test: { name: 'pg', ...node, include: PG } },
       { test: { name: 'shell', ...node, include: ['test/shell/**/*.test.ts'] } },
