@@ -23,8 +23,8 @@ const PG = [
 ]
 
 /**
- * Unit and integration files too slow for the day-to-day tier (each 45–65 s measured on the 2 shared,
- * loaded cores, the rest of unit 0–30 s; docs/internals/testing.md): they run in the `slow` project,
+ * Unit and integration files too slow for the day-to-day tier (45–145 s each measured on the 2 shared,
+ * loaded cores, the rest of unit and integration 0–35 s; docs/internals/testing.md): they run in the `slow` project,
  * part of `npm test` but not of test:fast.
  */
 const SLOW = ['src/main/store/vectors/scanPool.test.ts', 'src/main/trace/knobs.test.ts', 'src/main/eval/tuneLocomo.test.ts', 'src/main/eval/tune.test.ts']
