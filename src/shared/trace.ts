@@ -3,7 +3,7 @@
  * its replay diff, "why not X" and "which memory drove it". Types only (plus
  * the knob table the renderer shows), no Node, no DOM.
  *
- * Where a logged event keeps more than the canonical columns (DESIGN.md
+ * Where a logged event keeps more than the canonical columns (docs/internals/design.md
  * `recall_events`), two OPTIONAL additive columns are read when present:
  *  - `query_vector` — the query vector the agent used (little-endian float32
  *    BLOB, or a JSON array of numbers), of the logged `config.model`. Replay uses

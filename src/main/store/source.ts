@@ -1,6 +1,6 @@
 /**
  * The memory source: the one interface the engine, eval, trace, the API and the
- * CLI use to read an agent's memory store, whatever holds it (DESIGN.md
+ * CLI use to read an agent's memory store, whatever holds it (docs/internals/design.md
  * "Sources"). Each kind of store is one folder under `src/main/store/`
  * implementing it; nothing outside `src/main/store/` holds a database handle or
  * writes SQL (the architecture test enforces it).

@@ -81,7 +81,7 @@ function eventColumns(ctx: SqliteCtx): Set<string> {
   return cols
 }
 
-/** The optional columns beyond DESIGN.md's `recall_events` (additive; absent in most logs). */
+/** The optional columns beyond docs/internals/design.md's `recall_events` (additive; absent in most logs). */
 export function eventExtras(ctx: SqliteCtx, eventId: string): EventExtras {
   const cols = eventColumns(ctx)
   const out: EventExtras = { queryVector: null, queryVectorProblem: null, context: null }
