@@ -1,6 +1,6 @@
 /**
  * Architecture rules as code (docs/internals/style.md, "One interface, many stores" and
- * "Core vs shell"). `npm run arch` checks src/ against them; a violation
+ * "Core vs shell"). `npm run arch` checks src/, bench/, scripts/ and test/ against them; a violation
  * prints the rule's name, the offending import (from → to) and the rule's
  * `comment`, which says why the boundary exists.
  *
@@ -21,7 +21,7 @@ module.exports = {
         'Import cycles make module initialisation order matter (a value read before its module finished loading is undefined), ' +
         'stop the bundler from splitting code, and tie modules that should be testable alone. Type-only cycles count too: ' +
         'they are the same design knot. Move the shared piece into a third module that both import.',
-      from: { path: '^src/' },
+      from: { path: '^(src|bench|scripts|test)/' },
       to: { circular: true },
     },
     {
@@ -92,8 +92,36 @@ module.exports = {
       name: 'not-to-unresolvable',
       severity: 'error',
       comment: 'An import that cannot be resolved is a typo or a dependency missing from package.json; the rules above cannot ' + 'check what they cannot see.',
-      from: { path: '^src/' },
+      from: { path: '^(src|bench|scripts|test)/' },
       to: { couldNotResolve: true },
+    },
+    {
+      name: 'vitest-only-in-tests',
+      severity: 'error',
+      comment:
+        'A module that imports vitest crashes when anything but vitest loads it: a test helper that imported it took every ' +
+        'bench down (npm run bench) on main for a whole wave. Only test files and the test-only modules (test/helpers/assertions.ts, test/conformance/spec.ts, ' +
+        'test/e2e/harness.ts, test/e2e/globalSetup.ts, src/renderer/src/test/setup.ts) may; eslint.config.mjs has the same rule for the editor.',
+      from: {
+        pathNot: [
+          '[.]test[.]tsx?$',
+          '^test/helpers/assertions[.]ts$',
+          '^test/conformance/spec[.]ts$',
+          '^test/e2e/harness[.]ts$',
+          '^test/e2e/globalSetup[.]ts$',
+          '^src/renderer/src/test/setup[.]ts$',
+        ],
+      },
+      to: { path: '(^|/)node_modules/(vitest|@vitest/[^/]+)/' },
+    },
+    {
+      name: 'app-not-to-tests-or-benches',
+      severity: 'error',
+      comment:
+        'The app (src/, minus its *.test.ts files) ships; test/ and bench/ do not. An import from them would bundle test ' +
+        'fixtures into the app, or break the packaged build where they are absent. Move what both need into src/.',
+      from: { path: '^src/', pathNot: ['[.]test[.]tsx?$', '^src/renderer/src/test/'] },
+      to: { path: '^(test|bench)/' },
     },
   ],
   options: {

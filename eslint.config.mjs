@@ -155,6 +155,48 @@ export default defineConfig(
     rules: { 'max-lines': 'off' },
   },
 
+  // --- vitest only in test files (house: benches can't rot) -----------------
+  {
+    // A module that imports vitest crashes outside a test run ("Vitest cannot be imported in a CommonJS module"):
+    // a helper a bench imported did exactly that and took every bench down. Only test files and the test-only
+    // modules named in the next block may import it; shared test helpers stay framework-free.
+    files: ['**/*.{ts,tsx,mts,cts,js,mjs,cjs}'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['vitest', 'vitest/*', '@testing-library/jest-dom/vitest'],
+              message:
+                'vitest may be imported only by *.test.ts(x) and the test-only modules listed in eslint.config.mjs; put the assertion in test/helpers/assertions.ts and keep this module framework-free.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The test-only modules: each runs only inside vitest.
+    files: [
+      '**/*.test.{ts,tsx}',
+      // assertions shared by several test files (expectCosineTop, expectOnlyReads)
+      'test/helpers/assertions.ts',
+      // the source conformance spec, run by test/conformance/*.test.ts
+      'test/conformance/spec.ts',
+      // the e2e harness registers beforeAll/afterAll for the files that use it
+      'test/e2e/harness.ts',
+      // the e2e project's globalSetup (prebuilt demo DBs, provide/inject)
+      'test/e2e/globalSetup.ts',
+      // the dom project's setup file (jest-dom matchers, cleanup)
+      'src/renderer/src/test/setup.ts',
+      // vitest's own config
+      'vitest.config.mts',
+    ],
+    rules: { 'no-restricted-imports': 'off' },
+  },
+  // --- end: vitest only in test files --------------------------------------
+
   // --- Plain JavaScript (CommonJS launch scripts, the bin shim) --------------
   {
     // Not part of any tsconfig, so no type information: the type-aware rules cannot run on them.

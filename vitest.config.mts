@@ -1,21 +1,40 @@
 import { defineConfig } from 'vitest/config'
 import react from '@vitejs/plugin-react'
 
-// Three projects: node (main + shared + integration), dom (renderer components in jsdom),
-// e2e (real Chromium against browser mode; needs `npm run build` first, which `npm test` does).
+/**
+ * Test tiers (docs/internals/testing.md has the commands and measured times):
+ *   unit         pure modules beside their code (src/main, src/shared, src/preload), node
+ *   dom          renderer components in jsdom
+ *   integration  test/*.test.ts, test/frameworks, test/conformance: stores, importers, the HTTP bridge, real files
+ *   pg           the Postgres tests (PGlite in a worker thread, ~15 s to start each)
+ *   shell        the built app, the CLI as a process, start scripts, packaging, `npm run bench -- --smoke`
+ *   e2e          real Chromium against browser mode (needs `npm run build`)
+ *   slow         the SLOW files of unit and integration (measured), so test:fast stays fast
+ * `npm run test:fast` = unit + dom + integration (without SLOW); `npm test` runs every project.
+ */
+
+/** Postgres tests: their own tier (each starts PGlite). */
+const PG = [
+  'test/postgres.test.ts',
+  'test/postgresTrust.test.ts',
+  'test/mappedPostgres.test.ts',
+  'test/mappedPostgresDialog.test.ts',
+  'test/conformance/postgres.test.ts',
+]
+
+/**
+ * Unit and integration files too slow for the day-to-day tier (45–145 s each measured on the 2 shared,
+ * loaded cores, the rest of unit and integration 0–35 s; docs/internals/testing.md): they run in the `slow` project,
+ * part of `npm test` but not of test:fast.
+ */
+const SLOW = ['src/main/store/vectors/scanPool.test.ts', 'src/main/trace/knobs.test.ts', 'src/main/eval/tuneLocomo.test.ts', 'src/main/eval/tune.test.ts']
+
+const node = { environment: 'node' as const, testTimeout: 60_000, hookTimeout: 120_000 }
+
 export default defineConfig({
   test: {
     projects: [
-      {
-        test: {
-          name: 'node',
-          environment: 'node',
-          include: ['src/main/**/*.test.ts', 'src/shared/**/*.test.ts', 'src/preload/**/*.test.ts', 'test/**/*.test.ts'],
-          exclude: ['test/e2e/**', 'node_modules/**'],
-          testTimeout: 60_000,
-          hookTimeout: 120_000,
-        },
-      },
+      { test: { name: 'unit', ...node, include: ['src/main/**/*.test.ts', 'src/shared/**/*.test.ts', 'src/preload/**/*.test.ts'], exclude: SLOW } },
       {
         plugins: [react()],
         test: {
@@ -28,12 +47,26 @@ export default defineConfig({
       },
       {
         test: {
+          name: 'integration',
+          ...node,
+          include: ['test/*.test.ts', 'test/frameworks/**/*.test.ts', 'test/conformance/**/*.test.ts'],
+          exclude: [...PG, ...SLOW],
+        },
+      },
+      { test: { name: 'slow', ...node, include: SLOW } },
+      { test: { name: 'pg', ...node, include: PG } },
+      { test: { name: 'shell', ...node, include: ['test/shell/**/*.test.ts'] } },
+      {
+        test: {
           name: 'e2e',
           environment: 'node',
           include: ['test/e2e/**/*.test.ts'],
+          // The demo DBs every e2e file serves, generated once per run (harness.ts demoCopy).
+          globalSetup: ['test/e2e/globalSetup.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
-          fileParallelism: false,
+          // Files run in parallel (each has its own server, temp home, DB copy and Chromium).
+          fileParallelism: true,
         },
       },
     ],

@@ -7,13 +7,14 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { App } from '../src/main/api/app'
+import { scaled } from './scale'
 import { demoDb } from './util'
 
 /** Run `fn` while a tune runs in the job worker; the tune is cancelled afterwards. */
 export async function withBackgroundJob<T>(fn: () => Promise<T> | T): Promise<{ out: T; configsDone: number }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'recallscope-bg-'))
   const app = new App({ mode: 'browser', dataDir: dir })
-  app.open(demoDb(3000))
+  app.open(demoDb(scaled(3000, 300)))
   const ac = new AbortController()
   let done = 0
   let searching = false
@@ -36,7 +37,7 @@ export async function withBackgroundJob<T>(fn: () => Promise<T> | T): Promise<{ 
   try {
     // Measure once the job searches at full speed: past gathering and its first (slow) configs, the start
     // config and the baselines.
-    for (let i = 0; i < 2400 && !(searching && done >= 300); i++) await new Promise((r) => setTimeout(r, 50))
+    for (let i = 0; i < 2400 && !(searching && done >= scaled(300, 10)); i++) await new Promise((r) => setTimeout(r, 50))
     const before = done
     const out = await fn()
     // The cancelled tune reports how many configs it scored in all.

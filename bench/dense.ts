@@ -34,10 +34,11 @@ import { topKRows, VectorIndex } from '../src/main/store/vectors/vectorIndex'
 import { mulberry32 } from '../src/shared/random'
 import { CanonicalWriter } from '../src/main/store/sqlite/canonicalWriter'
 import { runCFloor } from './cfloor'
+import { scaled } from './scale'
 import { CACHE, fmtMs, gaussianUnit, median } from './util'
 
-const N = 100_000
-const DIM = 768
+const N = scaled(100_000, 2_000)
+const DIM = scaled(768, 32)
 const K = 30
 const MODEL = 'bench-768'
 const USERS = 50
@@ -254,8 +255,8 @@ function crossover(): void {
 
 export async function runDense(): Promise<void> {
   ensureFixtures()
-  const QUERIES = 15
-  const ENGRAM_QUERIES = 3
+  const QUERIES = scaled(15, 3)
+  const ENGRAM_QUERIES = scaled(3, 1)
   const rng = mulberry32(7)
   const queries: Float32Array[] = []
   for (let i = 0; i < QUERIES; i++) {

@@ -4,7 +4,8 @@
  *    workspace cache), then a replay of every case from the cached candidates
  *    (re-score + metrics), goal ≤ 1 s;
  *  - tune: 1,000 configs × 999 cases re-scoring compiled candidate features, goal ≤ 20 s.
- * Needs ../shared/data/locomo (skipped with a message otherwise).
+ * Needs ../shared/data/locomo (skipped with a message otherwise). In smoke mode it runs on a tiny generated
+ * LoCoMo-shaped file instead (two conversations, a few QA items), so it never depends on ../shared.
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -18,18 +19,20 @@ import { withBackgroundJob } from './background'
 import { importLocomo } from '../src/main/store/importers/locomo'
 import { openSource } from '../src/main/store/registry'
 import { bm25Settings } from '../src/main/store/sqlite/bm25'
+import { LOCOMO_DEV, sharedDataPath } from '../test/helpers/sharedData'
+import { scaled, SMOKE } from './scale'
 import { CACHE, fmtMs, median } from './util'
 
 export async function runEvalBench(): Promise<void> {
-  const input = path.resolve(__dirname, '../../shared/data/locomo/locomo-dev.json')
-  if (!fs.existsSync(input)) {
-    console.log(`skipped: ${input} is absent (the LoCoMo data ships in ../shared for developers and CI)`)
+  fs.mkdirSync(CACHE, { recursive: true })
+  const input = SMOKE ? writeTinyLocomo(path.join(CACHE, 'locomo-tiny.json')) : sharedDataPath(LOCOMO_DEV)
+  if (!input) {
+    console.log(`SKIPPED: ../shared/${LOCOMO_DEV} is absent (the LoCoMo data ships in ../shared for developers and CI)`)
     return
   }
-  fs.mkdirSync(CACHE, { recursive: true })
-  const db = path.join(CACHE, 'locomo-dev.db')
+  const db = path.join(CACHE, SMOKE ? 'locomo-tiny.db' : 'locomo-dev.db')
   if (!fs.existsSync(db)) {
-    process.stdout.write('importing locomo-dev (once)… ')
+    process.stdout.write(`importing ${path.basename(input)} (once)… `)
     const r = await importLocomo({ input, output: db, now: 0 })
     console.log(`${r.written.memories} turns, ${r.written.evalCases} cases`)
   }
@@ -128,7 +131,7 @@ export async function runEvalBench(): Promise<void> {
     const allTrain = gathered.map((g) => ({ ...g, case: { ...g.case, split: 'train' as const } }))
     const t0 = performance.now()
     const cpu0 = process.cpuUsage()
-    const rep = await tune(allTrain, config, { metric: 'recall@10', budget: 1000, seed: 1 })
+    const rep = await tune(allTrain, config, { metric: 'recall@10', budget: scaled(1000, 20), seed: 1 })
     const ms = performance.now() - t0
     const cpu = process.cpuUsage(cpu0)
     // On a shared machine wall time includes waiting for a core: CPU time is what the tune itself cost.
@@ -140,7 +143,7 @@ export async function runEvalBench(): Promise<void> {
     // The same tune while another one runs in the app's job worker.
     const bg = await withBackgroundJob(async () => {
       const t = performance.now()
-      const r = await tune(allTrain, config, { metric: 'recall@10', budget: 1000, seed: 1 })
+      const r = await tune(allTrain, config, { metric: 'recall@10', budget: scaled(1000, 20), seed: 1 })
       return { ms: performance.now() - t, same: r.best.train === rep.best.train && r.trials === rep.trials }
     })
     console.log(
@@ -149,4 +152,29 @@ export async function runEvalBench(): Promise<void> {
   } finally {
     store.close()
   }
+}
+
+/**
+ * A LoCoMo-shaped file small enough for smoke mode: two conversations of three sessions, each turn
+ * mentioning a topic word, and QA items whose evidence points at the turns that mention it.
+ */
+function writeTinyLocomo(file: string): string {
+  const topics = ['kayak', 'puppy', 'garden', 'violin', 'marathon', 'bakery']
+  const convs = [0, 1].map((c) => {
+    const conversation: Record<string, unknown> = { speaker_a: 'Ann', speaker_b: 'Bob' }
+    const qa: { question: string; answer: string; evidence: string[]; category: number }[] = []
+    for (let s = 1; s <= 3; s++) {
+      conversation[`session_${s}_date_time`] = `1:56 pm on ${s + 7} May, 2023`
+      conversation[`session_${s}`] = topics.map((t, i) => ({
+        speaker: i % 2 ? 'Bob' : 'Ann',
+        dia_id: `D${s}:${i + 1}`,
+        text: `${i % 2 ? 'Bob' : 'Ann'} talks about the ${t} again, part ${s} of conversation ${c}.`,
+      }))
+    }
+    for (const [i, t] of topics.entries())
+      qa.push({ question: `What did they say about the ${t}?`, answer: t, evidence: [`D1:${i + 1}`, `D3:${i + 1}`], category: 1 + (i % 4) })
+    return { sample_id: `conv-tiny-${c}`, conversation, qa }
+  })
+  fs.writeFileSync(file, JSON.stringify(convs))
+  return file
 }

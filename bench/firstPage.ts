@@ -4,10 +4,11 @@
  */
 import { execFileSync } from 'node:child_process'
 import path from 'node:path'
+import { scaled } from './scale'
 import { demoDb } from './util'
 
 export async function runFirstPage(): Promise<void> {
-  const db = demoDb(1_000_000)
+  const db = demoDb(scaled(1_000_000, 500))
   // A fresh process, so module caches and a warm store do not flatter the number.
   const script = `
     const { openSource } = require(${JSON.stringify(path.resolve(__dirname, '../src/main/store/registry.ts'))})

@@ -19,12 +19,13 @@ import { dotKernel, wasmMemory } from '../src/main/store/vectors/dotKernel'
 import { Int8Index } from '../src/main/store/vectors/int8Scan'
 import { ScanPool } from '../src/main/store/vectors/scanPool'
 import { mulberry32 } from '../src/shared/random'
+import { scaled } from './scale'
 import { CACHE, fmtMs, gaussianUnit, median } from './util'
 
-export const N = 1_000_000
-export const DIM = 768
+export const N = scaled(1_000_000, 3_000)
+export const DIM = scaled(768, 32)
 export const K = 30
-export const QUERIES = 12
+export const QUERIES = scaled(12, 3)
 const CHUNK = 8192
 const FILE = path.join(CACHE, `vectors-${N}x${DIM}.f32`)
 const ROW_BYTES = DIM * 4

@@ -25,15 +25,16 @@ import { openSource, openStore } from '../src/main/store/registry'
 import { CanonicalWriter } from '../src/main/store/sqlite/canonicalWriter'
 import type { MemorySource } from '../src/main/store/source'
 import { startPgServer } from '../test/helpers/pgServer'
+import { scaled } from './scale'
 import { CACHE, fmtMs, gaussianUnit, median } from './util'
 
-const N = Number(process.env.RECALLSCOPE_BENCH_PG_N ?? 20_000)
-const DIM = 768
+const N = Number(process.env.RECALLSCOPE_BENCH_PG_N ?? scaled(20_000, 300))
+const DIM = scaled(768, 32)
 const K = 30
 const MODEL = 'bench-768'
 const T0 = Date.UTC(2025, 0, 1)
 const NOW = Date.UTC(2026, 0, 1)
-const QUERIES = 7
+const QUERIES = scaled(7, 2)
 
 const memId = (i: number) => `m-${String(i).padStart(6, '0')}`
 

@@ -1,38 +1,45 @@
-import { runDense } from './dense'
-import { runEvalBench } from './eval'
-import { runFirstPage } from './firstPage'
-import { runMillion } from './million'
-import { runMillionApp } from './millionApp'
-import { runPg } from './pg'
-import { runRerank } from './rerank'
-import { runStoreHost } from './storeHost'
-import { runWhyBench } from './why'
-
+/**
+ * Every benchmark `npm run bench` knows, in run order. Each entry imports its
+ * module only when it runs: one bench whose imports break (a native module, a
+ * helper that pulls in a test framework) then fails alone instead of taking
+ * every other bench down with it at load time.
+ */
 export interface Bench {
   name: string
   title: string
   run: () => Promise<void>
 }
 
-/** Every benchmark `npm run bench` knows, in run order. */
 export const BENCHES: Bench[] = [
-  { name: 'firstpage', title: 'open a 1M-memory DB and show the first page', run: runFirstPage },
-  { name: 'dense', title: 'dense top-30 on 100k × 768: ours vs plain JS scan, sqlite-vec, Engram-style JSON scan, memory bandwidth', run: runDense },
-  { name: 'million', title: 'exact dense top-30 on 1M × 768: int8 scan on every core + exact rescoring, vs the float32 brute force', run: runMillion },
+  { name: 'firstpage', title: 'open a 1M-memory DB and show the first page', run: async () => (await import('./firstPage')).runFirstPage() },
+  {
+    name: 'dense',
+    title: 'dense top-30 on 100k × 768: ours vs plain JS scan, sqlite-vec, Engram-style JSON scan, memory bandwidth',
+    run: async () => (await import('./dense')).runDense(),
+  },
+  {
+    name: 'million',
+    title: 'exact dense top-30 on 1M × 768: int8 scan on every core + exact rescoring, vs the float32 brute force',
+    run: async () => (await import('./million')).runMillion(),
+  },
   {
     name: 'millionapp',
     title: 'the app on a 1M × 768 SQLite DB: compact vector index, exact dense top-30 through the engine, load time, RSS',
-    run: runMillionApp,
+    run: async () => (await import('./millionApp')).runMillionApp(),
   },
-  { name: 'rerank', title: 're-rank 1,000 candidates with the shared scoring code', run: runRerank },
-  { name: 'why', title: 'why-not at candidate pools of 1,000 / 3,000 / 5,000 (demo DB)', run: runWhyBench },
-  { name: 'eval', title: 'LoCoMo eval: replay 999 cases, tune 1,000 configs', run: runEvalBench },
-  { name: 'pg', title: 'Postgres + pgvector (PGlite): exact pushed-down top-30 vs the SQLite engine, first page, full recall, HNSW recall@30', run: runPg },
+  { name: 'rerank', title: 're-rank 1,000 candidates with the shared scoring code', run: async () => (await import('./rerank')).runRerank() },
+  { name: 'why', title: 'why-not at candidate pools of 1,000 / 3,000 / 5,000 (demo DB)', run: async () => (await import('./why')).runWhyBench() },
+  { name: 'eval', title: 'LoCoMo eval: replay 999 cases, tune 1,000 configs', run: async () => (await import('./eval')).runEvalBench() },
+  {
+    name: 'pg',
+    title: 'Postgres + pgvector (PGlite): exact pushed-down top-30 vs the SQLite engine, first page, full recall, HNSW recall@30',
+    run: async () => (await import('./pg')).runPg(),
+  },
   // last: its stuck-call case leaves a thread spinning in SQLite, and the process is then ended by signal
   {
     name: 'storehost',
     title:
       'store host: app.info latency while a slow recall / a big open / a stuck call runs, before (store on the calling thread) and after; the hop per call',
-    run: runStoreHost,
+    run: async () => (await import('./storeHost')).runStoreHost(),
   },
 ]

@@ -6,18 +6,20 @@
 import { getPreset } from '../src/shared/presets'
 import { benchRerank } from '../src/shared/scoring'
 import { withBackgroundJob } from './background'
+import { scaled } from './scale'
 import { fmtMs, median } from './util'
 
 export async function runRerank(): Promise<void> {
   const cfg = getPreset('fieldguide').config
   // Several rounds of 200 calls each: the median round is the number (one GC pause does not decide it).
-  const rounds = Array.from({ length: 7 }, () => benchRerank(cfg, 1000, 200))
+  const calls = scaled(200, 10)
+  const rounds = Array.from({ length: scaled(7, 2) }, () => benchRerank(cfg, 1000, calls))
   const ms = median(rounds.map((r) => r.msPerCall))
-  console.log(`rerank 1,000 candidates (hybrid, min-max normalisation, token budget): median ${fmtMs(ms)} per call over ${rounds.length} rounds of 200`)
+  console.log(`rerank 1,000 candidates (hybrid, min-max normalisation, token budget): median ${fmtMs(ms)} per call over ${rounds.length} rounds of ${calls}`)
   console.log(`  rounds: ${rounds.map((r) => fmtMs(r.msPerCall)).join(', ')}; ${rounds[0].results} injected`)
   console.log(`  goal ≤ 2 ms  ${ms <= 2 ? 'OK' : 'OVER'}`)
   // The same while a tune runs in the job worker (the UI's slider while a background job works).
-  const bg = await withBackgroundJob(() => Array.from({ length: 7 }, () => benchRerank(cfg, 1000, 200)))
+  const bg = await withBackgroundJob(() => Array.from({ length: scaled(7, 2) }, () => benchRerank(cfg, 1000, calls)))
   const bgMs = median(bg.out.map((r) => r.msPerCall))
   console.log(
     `  while a tune runs in the job worker (${bg.configsDone.toLocaleString('en-US')} configs scored meanwhile): median ${fmtMs(bgMs)} per call  goal ≤ 2 ms  ${bgMs <= 2 ? 'OK' : 'OVER'}`,

@@ -1,8 +1,9 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { generateDemo } from '../src/main/demo/generate'
+import { CACHE } from './scale'
 
-export const CACHE = path.resolve(__dirname, '../.bench-cache')
+export { CACHE }
 
 /** A demo DB of n memories, generated once and reused across runs. */
 export function demoDb(n: number): string {

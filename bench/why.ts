@@ -12,10 +12,11 @@ import { prepareVector, runRecallSync } from '../src/main/recall/engine'
 import { openSource } from '../src/main/store/registry'
 import { searchKnobs } from '../src/main/trace/knobs'
 import { whyNot } from '../src/main/trace/why'
+import { scaled } from './scale'
 import { demoDb, fmtMs, median } from './util'
 
 export async function runWhyBench(): Promise<void> {
-  const store = openSource({ path: demoDb(6000) })
+  const store = openSource({ path: demoDb(scaled(6000, 400)) })
   try {
     const ev = store.eventsPage({ limit: 1000 }).rows.find((e) => e.preset === 'fieldguide' && e.query && e.agentId && e.results.length >= 3)
     if (!ev) throw new Error('no fieldguide event in the demo DB')

@@ -14,19 +14,16 @@ import { openSource } from '../src/main/store/registry'
 import { normalizeQuery, rankAll } from '../src/main/recall/dense'
 import { hashEmbed } from '../src/main/embed/hashing'
 import { createEngramFixture } from './helpers/engramFixture'
-import { sha256File, sharedDir, tmpDir } from './helpers/tmp'
+import { LOCOMO_DEV, requireSharedData } from './helpers/sharedData'
+import { sha256File, tmpDir } from './helpers/tmp'
 
 let t: ReturnType<typeof tmpDir>
 beforeAll(() => (t = tmpDir()))
 afterAll(() => t.cleanup())
 
-const shared = sharedDir()
-const locomoDev = shared ? path.join(shared, 'data', 'locomo', 'locomo-dev.json') : null
-const haveLocomo = locomoDev !== null && fs.existsSync(locomoDev)
-if (!haveLocomo)
-  console.warn(
-    '[importers.test] ../shared/data/locomo/locomo-dev.json not found: the real-data LoCoMo test is skipped (quirk tests on generated files still run)',
-  )
+// Quirk tests on generated files run regardless; only the real-file test needs ../shared.
+const locomoDev = requireSharedData(LOCOMO_DEV, 'LoCoMo real-file import test (test/importers.test.ts)')
+const haveLocomo = locomoDev !== null
 
 describe('LoCoMo quirks on the real dev file (../shared/data/locomo/locomo-dev.json)', () => {
   it.skipIf(!haveLocomo)('imports 144 sessions, 2,760 turns and 999 QA items, every quirk reported, in under 10 s', async () => {

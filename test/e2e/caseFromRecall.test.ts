@@ -2,16 +2,14 @@
  * "Save as eval case" on the Recall screen opens the one case editor (the Cases
  * tab's) in a dialog, started from the recall: its query, scope and results to grade.
  */
-import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { chromiumPath, openBrowser, rendererBuilt, servedDb, shot } from './harness'
-import { generateDemo } from '../../src/main/demo/generate'
+import { chromiumPath, demoCopy, openBrowser, rendererBuilt, servedDb, shot } from './harness'
 import { sha256File } from '../helpers/tmp'
 
 const ready = chromiumPath() && rendererBuilt()
 
 describe.skipIf(!ready)('a case from a recall', () => {
-  const f = servedDb((dir) => generateDemo({ out: path.join(dir, 'demo.db'), memories: 600 }).path)
+  const f = servedDb((dir) => demoCopy(dir, 600))
 
   it('opens the case editor with the recall’s query and results, grades one and saves; the DB is unchanged', async () => {
     const b = await openBrowser(f.srv.url)

@@ -4,10 +4,8 @@
  * docs/internals/design.md's estimator (ceil(len/4)); the knowledge block's count is the Recall
  * screen's own; a small window cuts the oldest history turns, shown greyed.
  */
-import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { chromiumPath, openBrowser, rendererBuilt, servedDb, shot } from './harness'
-import { generateDemo } from '../../src/main/demo/generate'
+import { chromiumPath, demoCopy, openBrowser, rendererBuilt, servedDb, shot } from './harness'
 import { sha256File } from '../helpers/tmp'
 
 const ready = chromiumPath() && rendererBuilt()
@@ -15,7 +13,7 @@ const ready = chromiumPath() && rendererBuilt()
 const ceil4 = (s: string) => (s === '' ? 0 : Math.ceil(s.length / 4))
 
 describe.skipIf(!ready)('the full context window', () => {
-  const f = servedDb((dir) => generateDemo({ out: path.join(dir, 'demo.db'), memories: 600 }).path)
+  const f = servedDb((dir) => demoCopy(dir, 600))
 
   it('shows the five blocks in seed 001 order with token counts that match an independent count', async () => {
     const b = await openBrowser(f.srv.url)

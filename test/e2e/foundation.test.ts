@@ -1,15 +1,13 @@
 import fs from 'node:fs'
-import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { chromiumPath, openBrowser, rendererBuilt, servedDb, shot } from './harness'
-import { generateDemo } from '../../src/main/demo/generate'
+import { chromiumPath, demoCopy, openBrowser, rendererBuilt, servedDb, shot } from './harness'
 import { sha256File } from '../helpers/tmp'
 
 const ready = chromiumPath() && rendererBuilt()
 if (!ready) console.warn('e2e skipped: needs /usr/bin/chromium (apt-get install -y chromium) and a built renderer (npm run build)')
 
 describe.skipIf(!ready)('foundation: browser mode on the demo DB', () => {
-  const f = servedDb((dir) => generateDemo({ out: path.join(dir, 'demo.db'), memories: 2000 }).path)
+  const f = servedDb((dir) => demoCopy(dir, 2000))
 
   it('shows sessions, memories, and a memory detail; the DB bytes are unchanged', async () => {
     const b = await openBrowser(f.srv.url)

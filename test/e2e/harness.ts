@@ -7,8 +7,9 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import os from 'node:os'
-import { chromium, type BrowserContext, type Page } from 'playwright-core'
-import { afterAll, beforeAll } from 'vitest'
+import { chromium, type Browser as PlaywrightBrowser, type BrowserContext, type Page } from 'playwright-core'
+import { afterAll, beforeAll, inject } from 'vitest'
+import { demoFileName, type DEMO_SIZES } from './globalSetup'
 import { sha256File, tmpDir } from '../helpers/tmp'
 
 export const ROOT = path.resolve(__dirname, '../..')
@@ -92,26 +93,43 @@ export interface Browser {
   close(): Promise<void>
 }
 
-export async function openBrowser(url: string, opts: { dark?: boolean; width?: number; height?: number } = {}): Promise<Browser> {
+/** The args every test Chromium gets: no sandbox (containers), no GPU, nothing phoning home. */
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+]
+
+/**
+ * One Chromium per test file, launched on first use and closed after the file's last test: a launch costs
+ * ~1–2 s on a loaded 2-core machine and the suite used to pay it for every test. Each openBrowser() still
+ * gets a fresh, isolated context (its own cookies, storage and cache), which is what the tests relied on.
+ */
+let shared: Promise<PlaywrightBrowser> | null = null
+function sharedChromium(): Promise<PlaywrightBrowser> {
   const exe = chromiumPath()
-  if (!exe) throw new Error('Chromium not found (apt-get install -y chromium)')
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'recallscope-chromium-'))
-  const context = await chromium.launchPersistentContext(dir, {
-    executablePath: exe,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-quic',
-    ],
+  if (!exe) return Promise.reject(new Error('Chromium not found (apt-get install -y chromium)'))
+  shared ??= chromium.launch({ executablePath: exe, headless: true, args: CHROMIUM_ARGS })
+  return shared
+}
+afterAll(async () => {
+  const b = shared
+  shared = null
+  if (b) await (await b).close()
+})
+
+export async function openBrowser(url: string, opts: { dark?: boolean; width?: number; height?: number } = {}): Promise<Browser> {
+  const context = await (
+    await sharedChromium()
+  ).newContext({
     viewport: { width: opts.width ?? 1440, height: opts.height ?? 900 },
     colorScheme: opts.dark ? 'dark' : 'light',
   })
-  const page = context.pages()[0] ?? (await context.newPage())
+  const page = await context.newPage()
   const errors: string[] = []
   page.on('pageerror', (e) => errors.push(String(e)))
   await page.goto(url)
@@ -120,7 +138,6 @@ export async function openBrowser(url: string, opts: { dark?: boolean; width?: n
     page,
     async close() {
       await context.close()
-      fs.rmSync(dir, { recursive: true, force: true })
       if (errors.length) throw new Error(`Page errors:\n${errors.join('\n')}`)
     },
   }
@@ -153,4 +170,14 @@ export function servedDb(make: (dir: string) => string | Promise<string>, env?: 
     t?.cleanup()
   })
   return f
+}
+
+/**
+ * A copy, at `dir/demo.db`, of the demo DB of `memories` memories that globalSetup generated once for the
+ * whole run (the same bytes generateDemo would write here); the test owns its copy and may hash it.
+ */
+export function demoCopy(dir: string, memories: (typeof DEMO_SIZES)[number] = 'default'): string {
+  const out = path.join(dir, 'demo.db')
+  fs.copyFileSync(path.join(inject('e2eDemoDir'), demoFileName(memories)), out)
+  return out
 }

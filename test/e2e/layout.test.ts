@@ -6,11 +6,9 @@
  * width because the side panes fold into drawers. Then screenshots at four
  * sizes × light/dark (test/e2e/__screenshots__/layout-*.png), looked at.
  */
-import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { chromiumPath, openBrowser, rendererBuilt, servedDb, shot } from './harness'
-import { generateDemo } from '../../src/main/demo/generate'
+import { chromiumPath, demoCopy, openBrowser, rendererBuilt, servedDb, shot } from './harness'
 
 const ready = chromiumPath() && rendererBuilt()
 if (!ready) console.warn('e2e skipped: needs /usr/bin/chromium (apt-get install -y chromium) and a built renderer (npm run build)')
@@ -60,7 +58,7 @@ const width = (page: Page, selector: string) =>
     .evaluate((e: unknown) => (e as { clientWidth: number }).clientWidth)
 
 describe.skipIf(!ready)('layout at every size (browser mode, demo DB)', () => {
-  const f = servedDb((dir) => generateDemo({ out: path.join(dir, 'demo.db') }).path)
+  const f = servedDb((dir) => demoCopy(dir))
 
   it('at 1024×700 no screen overflows sideways; the side panes fold (toggle remembered)', async () => {
     const b = await openBrowser(f.srv.url, { width: 1024, height: 700 })

@@ -10,8 +10,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
-import { chromiumPath, openBrowser, rendererBuilt, ROOT, servedDb, shot } from './harness'
-import { generateDemo } from '../../src/main/demo/generate'
+import { chromiumPath, demoCopy, openBrowser, rendererBuilt, ROOT, servedDb, shot } from './harness'
 import { sha256File } from '../helpers/tmp'
 
 const ready = chromiumPath() && rendererBuilt()
@@ -52,7 +51,7 @@ function parseCsv(text: string): string[][] {
 }
 
 describe.skipIf(!ready)('views: export, duplicates, compare ids, tune survives', () => {
-  const f = servedDb((dir) => generateDemo({ out: path.join(dir, 'demo.db'), memories: 3000 }).path)
+  const f = servedDb((dir) => demoCopy(dir, 3000))
 
   it('exports a filtered memories view as CSV: every row of the filter, cells as in the DB', async () => {
     const db = new Database(f.db, { readonly: true })

@@ -4,11 +4,9 @@
  * weight and watch the order change → read why a dropped memory was dropped →
  * compare two presets → read the context preview. Screenshots of each screen.
  */
-import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { chromiumPath, openBrowser, rendererBuilt, servedDb, shot, type PageElement, type PageGlobals } from './harness'
-import { generateDemo } from '../../src/main/demo/generate'
+import { chromiumPath, demoCopy, openBrowser, type PageElement, type PageGlobals, rendererBuilt, servedDb, shot } from './harness'
 import { sha256File } from '../helpers/tmp'
 
 const ready = chromiumPath() && rendererBuilt()
@@ -34,7 +32,7 @@ async function dragSlider(page: Page, label: string, to: number): Promise<void> 
 }
 
 describe.skipIf(!ready)('workbench flow (browser mode, demo DB)', () => {
-  const f = servedDb((dir) => generateDemo({ out: path.join(dir, 'demo.db') }).path)
+  const f = servedDb((dir) => demoCopy(dir))
 
   it('filter → recall → drag recency → why dropped → compare → context', async () => {
     const b = await openBrowser(f.srv.url)

@@ -6,7 +6,6 @@
  * tests. Values come from a seeded PRNG; the returned rows are what the tests
  * compute the expected answers from (never the code under test).
  */
-import { expect } from 'vitest'
 import { createRequire } from 'node:module'
 import Database from 'better-sqlite3'
 
@@ -107,22 +106,4 @@ export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
     nb += b[i] * b[i]
   }
   return d / Math.sqrt(na * nb)
-}
-
-/**
- * A recall's results are the first `k` of `rows` by an independent cosine with `q` (ties by id):
- * the same ids in the same order, and each similarity to 5 decimals.
- */
-export function expectCosineTop(
-  results: { id: string; features: { similarity: number | null } }[],
-  q: number[],
-  rows: { id: string; vec: number[] }[],
-  k = 10,
-): void {
-  const expected = rows
-    .map((r) => ({ id: r.id, sim: cosine(q, r.vec) }))
-    .sort((a, b) => b.sim - a.sim || (a.id < b.id ? -1 : 1))
-    .slice(0, k)
-  expect(results.map((r) => r.id)).toEqual(expected.map((x) => x.id))
-  results.forEach((r, i) => expect(r.features.similarity).toBeCloseTo(expected[i].sim, 5))
 }

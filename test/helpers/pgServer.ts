@@ -15,7 +15,6 @@
  * as `default_transaction_read_only` set by the source applies to the test's
  * own writes too: `seed()` switches it off first.
  */
-import { expect } from 'vitest'
 import path from 'node:path'
 import { Worker } from 'node:worker_threads'
 
@@ -84,17 +83,4 @@ export function pgVector(v: ArrayLike<number>): string {
 /** A single-quoted SQL string literal. */
 export function pgText(s: string | null | undefined): string {
   return s === null || s === undefined ? 'NULL' : `'${s.replace(/'/g, "''")}'`
-}
-
-/** Nothing but reads reached the server since its log was last cleared: SELECT / SET / SHOW, transaction control, WITH, EXPLAIN. */
-export async function expectOnlyReads(srv: PgTestServer): Promise<void> {
-  const sent = (await srv.statements()).map((x) =>
-    x
-      .trim()
-      .replace(/^\(+\s*/, '')
-      .split(/\s+/)[0]
-      .toUpperCase(),
-  )
-  expect(sent.length).toBeGreaterThan(0)
-  expect(sent.filter((k) => !['SELECT', 'SET', 'SHOW', 'BEGIN', 'COMMIT', 'ROLLBACK', 'RESET', 'WITH', 'EXPLAIN'].includes(k))).toEqual([])
 }

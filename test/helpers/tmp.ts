@@ -13,9 +13,3 @@ export function tmpDir(prefix = 'recallscope-test-'): { dir: string; cleanup: ()
 export function sha256File(p: string): string {
   return crypto.createHash('sha256').update(fs.readFileSync(p)).digest('hex')
 }
-
-/** Where ../shared sits for developers and CI; null on a user's clone. */
-export function sharedDir(): string | null {
-  const p = path.resolve(__dirname, '../../../shared')
-  return fs.existsSync(p) ? p : null
-}

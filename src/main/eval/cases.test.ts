@@ -1,7 +1,8 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { sha256File, sharedDir, tmpDir } from '../../../test/helpers/tmp'
+import { LOCOMO_DEV, requireSharedData } from '../../../test/helpers/sharedData'
+import { sha256File, tmpDir } from '../../../test/helpers/tmp'
 import { generateDemo } from '../demo/generate'
 import { importLocomo } from '../store/importers/locomo'
 import { openSource } from '../store/registry'
@@ -142,12 +143,12 @@ describe('eval cases', () => {
   })
 })
 
-const shared = sharedDir()
-describe.skipIf(!shared)('LoCoMo QA into an open DB', () => {
+const locomoDev = requireSharedData(LOCOMO_DEV, 'LoCoMo QA test (src/main/eval/cases.test.ts)')
+describe.skipIf(!locomoDev)('LoCoMo QA into an open DB', () => {
   it('maps evidence to the DB’s memory ids exactly as the importer does', async () => {
     const dir = tmpDir()
     try {
-      const input = path.join(shared!, 'data/locomo/locomo-dev.json')
+      const input = locomoDev!
       const out = path.join(dir.dir, 'l.db')
       await importLocomo({ input, output: out, embed: 'none', now: 0 })
       const s = openSource({ path: out })

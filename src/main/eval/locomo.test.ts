@@ -12,21 +12,20 @@ import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { caseMetrics } from '../../shared/metrics'
 import type { EvalRun } from '../../shared/eval'
-import { sharedDir, tmpDir } from '../../../test/helpers/tmp'
+import { LOCOMO_DEV, requireSharedData } from '../../../test/helpers/sharedData'
+import { tmpDir } from '../../../test/helpers/tmp'
 import { importLocomo } from '../store/importers/locomo'
 import { openSource } from '../store/registry'
 import type { SqliteSource } from '../store/sqlite/source'
 import { runEval } from './evaluate'
 
-const shared = sharedDir()
-const input = shared ? path.join(shared, 'data/locomo/locomo-dev.json') : null
-if (!shared) console.warn('locomo eval test skipped: ../shared (LoCoMo data) is absent')
+const input = requireSharedData(LOCOMO_DEV, 'LoCoMo eval test (src/main/eval/locomo.test.ts)')
 
 const K1 = 1.2
 const B = 0.75
 const KS = [5, 10, 25, 50]
 
-describe.skipIf(!shared)('LoCoMo: the lexical arm agrees with an independent BM25', () => {
+describe.skipIf(!input)('LoCoMo: the lexical arm agrees with an independent BM25', () => {
   let t: ReturnType<typeof tmpDir>
   let db: string
   let store: SqliteSource

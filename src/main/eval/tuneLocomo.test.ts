@@ -13,7 +13,8 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TuneReport } from '../../shared/eval'
 import { DEFAULT_PRESET, getPreset, validateConfig } from '../../shared/presets'
-import { sharedDir, tmpDir } from '../../../test/helpers/tmp'
+import { LOCOMO_DEV, requireSharedData } from '../../../test/helpers/sharedData'
+import { tmpDir } from '../../../test/helpers/tmp'
 import { createEmbedder } from '../embed/index'
 import { importLocomo } from '../store/importers/locomo'
 import { openSource } from '../store/registry'
@@ -23,11 +24,9 @@ import { runTune } from './tuneJob'
 import { caseConfig } from './replay'
 import { runRecall } from '../recall/engine'
 
-const shared = sharedDir()
-const input = shared ? path.join(shared, 'data/locomo/locomo-dev.json') : null
-if (!shared) console.warn('LoCoMo tune test skipped: ../shared (LoCoMo data) is absent')
+const input = requireSharedData(LOCOMO_DEV, 'LoCoMo tune test (src/main/eval/tuneLocomo.test.ts)')
 
-describe.skipIf(!shared)('LoCoMo: tuning from the default preset never loses to a baseline', () => {
+describe.skipIf(!input)('LoCoMo: tuning from the default preset never loses to a baseline', () => {
   let t: ReturnType<typeof tmpDir>
   let store: SqliteSource
   let report: TuneReport
