@@ -28,6 +28,7 @@ import Database from 'better-sqlite3'
 import { RecallscopeError } from '../../../../shared/result'
 import { CANONICAL_MIGRATIONS } from '../../sqlite/schema'
 import type { Materialized, Materializer } from '../types'
+import { observationId } from './ids'
 
 const MCP_MEMORY_FILE = 'memory.jsonl'
 
@@ -68,11 +69,6 @@ function parseGraph(text: string): { entities: Entity[]; relations: Relation[]; 
     } else skipped++
   }
   return { entities, relations, skipped }
-}
-
-/** The stable memory id of one observation. */
-function observationId(entity: string, observation: string): string {
-  return `${entity}#${crypto.createHash('sha1').update(observation).digest('hex').slice(0, 10)}`
 }
 
 function firstLine(file: string): string | null {
