@@ -94,9 +94,9 @@ function serviceStructured(payload: Record<string, unknown> | null): LoggedResul
   const list = payload ? (Array.isArray(payload.memories) ? payload.memories : Array.isArray(payload.results) ? payload.results : null) : null
   if (!list) return null
   const out: LoggedResult[] = []
-  for (const raw of list) {
+  for (const raw of list as unknown[]) {
     // search results sometimes wrap the memory: {memory: {...}, relevance_score}
-    const m = isObj(raw) && isObj(raw.memory) ? { ...raw.memory, relevance_score: raw.relevance_score } : raw
+    const m: unknown = isObj(raw) && isObj(raw.memory) ? { ...raw.memory, relevance_score: raw.relevance_score } : raw
     if (!isObj(m)) continue
     const id = typeof m.content_hash === 'string' && m.content_hash ? m.content_hash : null
     const text = typeof m.content === 'string' ? m.content : null
