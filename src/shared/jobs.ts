@@ -90,6 +90,24 @@ export interface JobResults {
   tune: TuneReport
   /** a `map.refine` job: the UMAP layout */
   map: MapRefinement
+  /** the live OTLP receiver's standing entry (never running): updated on every post, so the Decision-trace view reloads */
+  otlp: LiveOtlpReport
+}
+
+/** What the live OTLP receiver (POST /v1/traces) has taken in this run. */
+export interface LiveOtlpReport {
+  /** posts answered */
+  posts: number
+  /** spans read */
+  spans: number
+  /** recalls stored */
+  recalls: number
+  /** stored recalls that got their decision from a later post */
+  decided: number
+  /** malformed spans skipped */
+  rejected: number
+  /** epoch ms of the last post */
+  lastAt: number
 }
 export type JobKind = keyof JobResults
 

@@ -40,6 +40,14 @@ export interface AppOptions {
   secrets?: SecretBox
 }
 
+/** Where an instrumented agent posts OTLP/HTTP JSON (`POST /v1/traces`), shown on the Trace screen. */
+export interface LiveEndpoint {
+  /** e.g. http://127.0.0.1:4318/v1/traces */
+  url: string
+  /** the Bearer token it must send */
+  token: string
+}
+
 export interface Settings {
   recent: { path: string; openedAt: number; layout: string | null }[]
   /** Embedder spec: hashing | none | ollama:MODEL | openai:MODEL */
@@ -104,6 +112,22 @@ export class JobManager {
     return { ...p }
   }
 
+  /**
+   * A standing entry (the live OTLP receiver): one per `kind`, never running, updated in place;
+   * each update is pushed on the progress stream like a job's, so views that watch it reload.
+   */
+  notice<K extends JobKind>(kind: K, label: string, done: number, message: string, result: JobResults[K]): void {
+    const jobId = `standing-${kind}`
+    let j = this.jobs.get(jobId)
+    if (!j) {
+      const p: JobProgress = { jobId, kind, label, state: 'done', done: 0, total: 0, startedAt: Date.now(), updatedAt: Date.now() }
+      j = { p, ac: new AbortController() }
+      this.jobs.set(jobId, j)
+    }
+    Object.assign(j.p, { label, done, total: done, message, result })
+    this.emit(j.p)
+  }
+
   cancel(jobId: string): boolean {
     const j = this.jobs.get(jobId)
     if (!j) throw new RecallscopeError('NOT_FOUND', `No job ${jobId}`)
@@ -145,6 +169,8 @@ export class App {
   /** the job worker loading big vector indexes for the open store (readyStore) */
   private warming: { store: MemorySource; run: Promise<void> } | null = null
   private settingsCache: Settings | null = null
+  /** The live OTLP endpoint of this run (set by `serve`, or the desktop shell's loopback listener); null when none listens. */
+  liveEndpoint: LiveEndpoint | null = null
 
   constructor(opts: AppOptions) {
     this.dataDir = opts.dataDir ?? defaultDataDir()

@@ -5,6 +5,7 @@ import { App } from '../api/app'
 import { createHandlers } from '../api/handlers'
 import { createDispatcher } from '../api/register'
 import { startServer } from '../server/http'
+import { createOtlpIngest } from '../api/otlpLive'
 import { appVersion, rendererDir } from '../paths'
 import { ensureDemo } from '../demoDb'
 import { optionalInt, readMapping, type Command } from './args'
@@ -47,7 +48,7 @@ export const serveCommand: Command = {
     })
     let server: Awaited<ReturnType<typeof startServer>>
     try {
-      server = await startServer({ dispatch, jobs: app.jobs, rendererDir: renderer, port, token })
+      server = await startServer({ dispatch, jobs: app.jobs, rendererDir: renderer, port, token, otlp: createOtlpIngest(app) })
     } catch (e) {
       app.close()
       const code = (e as NodeJS.ErrnoException).code
@@ -55,8 +56,15 @@ export const serveCommand: Command = {
       if (code === 'EACCES') throw new RecallscopeError('FORBIDDEN', `--port ${port}: not allowed to listen there; use a port above 1023 or omit --port`)
       throw e
     }
-    if (ctx.json) ctx.io.out(JSON.stringify({ ok: true, url: server.url, port: server.port, token: server.token, db: app.current?.path ?? null }))
-    else ctx.io.out(`recallscope (browser mode) on ${server.url}${db ? `\n  database: ${app.current?.path}` : ''}\n  Ctrl+C to stop`)
+    app.liveEndpoint = { url: `http://127.0.0.1:${server.port}/v1/traces`, token: server.token }
+    if (ctx.json)
+      ctx.io.out(
+        JSON.stringify({ ok: true, url: server.url, port: server.port, token: server.token, otlp: app.liveEndpoint.url, db: app.current?.path ?? null }),
+      )
+    else
+      ctx.io.out(
+        `recallscope (browser mode) on ${server.url}${db ? `\n  database: ${app.current?.path}` : ''}\n  live OTLP traces: POST ${app.liveEndpoint.url} (same token)\n  Ctrl+C to stop`,
+      )
     await new Promise<void>((resolve) => {
       const stop = () => resolve()
       process.once('SIGINT', stop)

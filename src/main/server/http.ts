@@ -5,6 +5,7 @@
  *
  *   POST /api/<channel>   body: JSON input   → 200 Result JSON
  *   GET  /api/progress    text/event-stream of job progress (Bearer token)
+ *   POST /v1/traces       OTLP/HTTP JSON traces (Bearer token): live recall events (otlpRoute.ts)
  *   GET  /*               the renderer (index.html for unknown paths)
  */
 import http from 'node:http'
@@ -18,6 +19,7 @@ import type { Dispatch } from '../api/register'
 import type { JobManager } from '../api/app'
 import { CONTENT_SECURITY_POLICY } from '../csp'
 import { parseJsonSafe } from '../safety/json'
+import { handleOtlpTraces, readBody, type OtlpIngest } from './otlpRoute'
 
 export interface ServeOptions {
   dispatch: Dispatch
@@ -38,6 +40,8 @@ export interface ServeOptions {
   /** Largest accepted header block. @default 16 KiB */
   maxHeaderBytes?: number
   log?: (line: string) => void
+  /** Takes OTLP/HTTP JSON posted to /v1/traces (live recall events); absent: 404 there. */
+  otlp?: OtlpIngest
 }
 
 export interface RunningServer {
@@ -175,6 +179,10 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       return sendError(res, 400, 'BAD_INPUT', 'Bad request target')
     }
     if (url.pathname.startsWith('/api/')) return handleApi(req, res, url)
+    if (url.pathname === '/v1/traces') {
+      if (!authorized(req)) return sendError(res, 401, 'FORBIDDEN', 'Missing or wrong token (Authorization: Bearer <token>)')
+      return handleOtlpTraces(req, res, { maxBody, ingest: opts.otlp })
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, 'BAD_INPUT', 'Method not allowed')
     return serveStatic(res, url.pathname)
   }
@@ -196,33 +204,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     if (channel === 'progress' && req.method === 'GET') return streamProgress(req, res)
     if (req.method !== 'POST') return sendError(res, 405, 'BAD_INPUT', 'Use POST /api/<channel>')
     if (!isChannel(channel)) return sendError(res, 404, 'NOT_FOUND', `Unknown channel: ${channel.slice(0, 100)}`)
-    const tooBig = () => {
-      // Answer 413 and close; keep draining a little so the client reads the answer instead of a reset.
-      res.setHeader('connection', 'close')
-      sendError(res, 413, 'BAD_INPUT', `Request body over ${maxBody} bytes`)
-      req.removeAllListeners('data')
-      req.removeAllListeners('end')
-      let drained = 0
-      const stop = setTimeout(() => req.socket.destroy(), 2_000)
-      stop.unref()
-      req.on('data', (c: Buffer) => {
-        drained += c.length
-        if (drained > 4 * maxBody) req.socket.destroy()
-      })
-      req.on('end', () => clearTimeout(stop))
-      req.resume()
-    }
-    const declared = Number(req.headers['content-length'] ?? NaN)
-    if (Number.isFinite(declared) && declared > maxBody) return tooBig()
-    const chunks: Buffer[] = []
-    let size = 0
-    req.on('data', (c: Buffer) => {
-      size += c.length
-      if (size > maxBody) return tooBig()
-      chunks.push(c)
-    })
-    req.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8')
+    readBody(req, res, maxBody, (buf) => {
+      const text = buf.toString('utf8')
       let input: unknown = {}
       if (text.trim() !== '') {
         const parsed = parseJsonSafe(text)

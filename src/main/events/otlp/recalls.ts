@@ -112,7 +112,7 @@ function eventResults(s: FlatSpan): LoggedResult[] {
   for (const e of s.events) {
     if (e.name !== 'db.query.result' || out.length >= MAX_RESULTS) continue
     const id = str(e.attrs['db.query.result.id'])
-    const t = typeof e.attrs['db.query.result.document'] === 'string' ? (e.attrs['db.query.result.document']) : null
+    const t = typeof e.attrs['db.query.result.document'] === 'string' ? e.attrs['db.query.result.document'] : null
     if (id === null && t === null) continue
     out.push({ rank: out.length + 1, id, text: t, score: num(e.attrs['db.query.result.score']) })
   }
@@ -188,7 +188,7 @@ export function spanDecision(s: FlatSpan): EventDecision | null {
   const out =
     str(a['gen_ai.completion.0.content']) ??
     str(a['llm.output_messages.0.message.content']) ??
-    (typeof a['gen_ai.completion'] === 'string' ? (a['gen_ai.completion']) : null) ??
+    (typeof a['gen_ai.completion'] === 'string' ? a['gen_ai.completion'] : null) ??
     str(a['output.value'])
   if (out && out.trim() !== '') return { text: out.slice(0, MAX_DECISION_CHARS), toolCall: null, at, via: oiKind(s) === 'LLM' ? 'LLM span' : 'chat span' }
   const tc =

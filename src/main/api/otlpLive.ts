@@ -1,0 +1,35 @@
+/**
+ * The live OTLP receiver behind `POST /v1/traces` (browser-mode server and the desktop
+ * app's loopback listener): posts go to the open store's workspace (events/otlp/live.ts),
+ * and every post updates one standing entry on the job-progress stream, which the
+ * Decision-trace view watches to reload its timeline.
+ */
+import type { LiveOtlpReport } from '../../shared/jobs'
+import { ingestOtlpPayload, type LiveReceipt } from '../events/otlp/live'
+import type { OtlpIngest } from '../server/otlpRoute'
+import type { App } from './app'
+
+/** The receiver for one App: stores each post, then tells the renderer. */
+export function createOtlpIngest(app: App, afterIngest?: (receipt: LiveReceipt) => void): OtlpIngest {
+  const total: LiveOtlpReport = { posts: 0, spans: 0, recalls: 0, decided: 0, rejected: 0, lastAt: 0 }
+  return (payload) => {
+    const store = app.requireStore()
+    const now = Date.now()
+    const r = ingestOtlpPayload(store.workspace, payload, now)
+    afterIngest?.(r)
+    total.posts++
+    total.spans += r.spans
+    total.recalls += r.recalls
+    total.decided += r.decided
+    total.rejected += r.rejected
+    total.lastAt = now
+    app.jobs.notice(
+      'otlp',
+      'Live OTLP',
+      total.recalls,
+      `${total.recalls} recall event${total.recalls === 1 ? '' : 's'} received over OTLP (${total.posts} post${total.posts === 1 ? '' : 's'}${total.rejected ? `, ${total.rejected} span(s) skipped` : ''})`,
+      { ...total },
+    )
+    return r
+  }
+}
