@@ -10,6 +10,8 @@ import { app, BrowserWindow, dialog, ipcMain, safeStorage } from 'electron'
 import { App } from './api/app'
 import { createHandlers } from './api/handlers'
 import { createDispatcher } from './api/register'
+import { createOtlpIngest } from './api/otlpLive'
+import { startOtlpListener, type OtlpListener } from './server/otlpListener'
 import { ensureDemo } from './demoDb'
 import { registerIpc } from './ipc'
 import { appRoot, appVersion } from './paths'
@@ -103,6 +105,7 @@ function boot(): void {
   let core: App | null = null
   let win: BrowserWindow | null = null
   let disposeIpc: (() => void) | null = null
+  let otlp: OtlpListener | null = null
   const files = shellFiles()
 
   const showWindow = () => {
@@ -143,6 +146,15 @@ function boot(): void {
         confirmWrite: (p) => askWrite(p, win),
       })
       openInitial(core, dbPathFromArgv(process.argv, process.cwd()))
+      // Live OTLP (POST /v1/traces) on loopback; the Trace screen shows where and the token.
+      const live = core
+      startOtlpListener({ ingest: createOtlpIngest(live) }).then(
+        (l) => {
+          otlp = l
+          live.liveEndpoint = { url: l.url, token: l.token }
+        },
+        (e) => log(`live OTLP listener not started: ${(e as Error)?.message ?? e}`),
+      )
       const dispatch = createDispatcher(createHandlers(core), {
         onError: (channel, e) => log(`[${channel}] ${e instanceof Error ? (e.stack ?? e.message) : JSON.stringify(e)}`),
       })
@@ -165,6 +177,7 @@ function boot(): void {
 
   app.on('will-quit', () => {
     disposeIpc?.()
+    void otlp?.close()
     core?.close()
     removeTemps() // an import cut short by quitting leaves nothing behind (safety/tempFiles)
   })

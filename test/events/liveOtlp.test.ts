@@ -15,6 +15,7 @@ import { generateDemo } from '../../src/main/demo/generate'
 import { liveRecallReader } from '../../src/main/events/otlp/live'
 import { emptyStats, type LoggedRecall } from '../../src/main/events/types'
 import { startServer, type RunningServer } from '../../src/main/server/http'
+import { startOtlpListener } from '../../src/main/server/otlpListener'
 import type { JobProgress } from '../../src/shared/jobs'
 import { hexId, otlpPayload, otlpSpan } from '../helpers/otlpFixture'
 import { sha256File, tmpDir } from '../helpers/tmp'
@@ -127,5 +128,22 @@ describe('POST /v1/traces', () => {
       again.close()
     }
     expect(sha256File(db)).toBe(dbHash)
+  })
+})
+
+describe('the desktop app’s loopback listener', () => {
+  it('takes POST /v1/traces with its own token; refuses browsers, other paths and a wrong token', async () => {
+    const l = await startOtlpListener({ ingest: createOtlpIngest(app), port: 0 })
+    try {
+      expect(l.url).toBe(`http://127.0.0.1:${l.port}/v1/traces`)
+      const send = (headers: Record<string, string>, url = l.url) =>
+        fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(chat) })
+      expect((await send({ authorization: `Bearer ${l.token}` })).status).toBe(200)
+      expect((await send({ authorization: `Bearer ${server.token}` })).status).toBe(401)
+      expect((await send({ authorization: `Bearer ${l.token}`, origin: 'http://evil.example' })).status).toBe(403)
+      expect((await send({ authorization: `Bearer ${l.token}` }, `http://127.0.0.1:${l.port}/api/store.open`)).status).toBe(404)
+    } finally {
+      await l.close()
+    }
   })
 })
