@@ -3,7 +3,6 @@ import { runEvalBench } from './eval'
 import { runFirstPage } from './firstPage'
 import { runMillion } from './million'
 import { runMillionApp } from './millionApp'
-import { runPg } from './pg'
 import { runRerank } from './rerank'
 import { runWhyBench } from './why'
 
@@ -26,5 +25,16 @@ export const BENCHES: Bench[] = [
   { name: 'rerank', title: 're-rank 1,000 candidates with the shared scoring code', run: runRerank },
   { name: 'why', title: 'why-not at candidate pools of 1,000 / 3,000 / 5,000 (demo DB)', run: runWhyBench },
   { name: 'eval', title: 'LoCoMo eval: replay 999 cases, tune 1,000 configs', run: runEvalBench },
-  { name: 'pg', title: 'Postgres + pgvector (PGlite): exact pushed-down top-30 vs the SQLite engine, first page, full recall, HNSW recall@30', run: runPg },
+  {
+    name: 'tracelog',
+    title: 'read a ~100 MB Claude Code transcript and a ~100 MB OTLP JSON Lines file: time and peak RSS growth (bounded memory)',
+    // loaded on demand: the other benches never pay for the event readers
+    run: () => import('./tracelog').then((m) => m.runTraceLogBench()),
+  },
+  // loaded on demand: bench/pg.ts pulls test/helpers/pgServer.ts, which imports vitest (it cannot load under tsx)
+  {
+    name: 'pg',
+    title: 'Postgres + pgvector (PGlite): exact pushed-down top-30 vs the SQLite engine, first page, full recall, HNSW recall@30',
+    run: () => import('./pg').then((m) => m.runPg()),
+  },
 ]

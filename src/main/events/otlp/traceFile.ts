@@ -89,25 +89,36 @@ export async function* readTraceFile(file: string, stats: ReadStats, signal?: Ab
   }
   llmsByTrace.clear()
   recallsByTrace.clear()
-  const wanted = new Set(decisionSpan.values())
-  // Pass 2: recalls and the outputs of the chosen LLM spans.
   const decisions = new Map<string, EventDecision | null>()
+  /** decision span → recalls still to receive it (its text is dropped once none is left) */
+  const wanted = new Map<string, number>()
+  for (const d of decisionSpan.values()) wanted.set(d, (wanted.get(d) ?? 0) + 1)
+  const use = (dKey: string) => {
+    const left = (wanted.get(dKey) ?? 1) - 1
+    if (left > 0) wanted.set(dKey, left)
+    else {
+      wanted.delete(dKey)
+      decisions.delete(dKey)
+    }
+  }
+  // Pass 2: recalls and the outputs of the chosen LLM spans.
   /** recalls whose decision span is further down the file, by that span */
   const waiting = new Map<string, LoggedRecall[]>()
   for await (const s of fileSpans(abs, stats, signal)) {
     const key = `${s.traceId}:${s.spanId}`
     if (wanted.has(key) && isLlmSpan(s)) {
       const d = spanDecision(s)
+      decisions.set(key, d)
       const held = waiting.get(key)
       if (held) {
         waiting.delete(key)
         for (const r of held) {
           r.decision = d
+          use(key)
           stats.read++
           yield r
         }
       }
-      decisions.set(key, d)
       continue
     }
     const r = spanRecall(s, 'otlp', abs)
@@ -124,6 +135,7 @@ export async function* readTraceFile(file: string, stats: ReadStats, signal?: Ab
       continue
     }
     r.decision = dKey ? (decisions.get(dKey) ?? null) : null
+    if (dKey) use(dKey)
     stats.read++
     yield r
   }
