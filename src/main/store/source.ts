@@ -21,6 +21,8 @@
  */
 import type { RecallAges, EventFilter, Facets, MemoryRow, VectorInfo } from '../../shared/contract'
 import type { DbFacts, EmbeddingModelFacts, Memory, Page, RecallEvent, RecallScope, Session } from '../../shared/types'
+import type { TextMatches } from './textMatch'
+import type { AgentRecords } from './agentRecords'
 import type { VectorIndex } from './vectors/vectorIndex'
 import type { Workspace } from './workspace/workspace'
 
@@ -223,6 +225,13 @@ export interface MemorySource {
   walkCount(f: MemoryFilter): number
   /** a memory's storage key (for tie-breaks that follow storage order); null when unknown */
   rowKey(id: string): number | null
+  /**
+   * Memories whose content equals one of `texts` (exact), and whose normalised content
+   * (textMatch.ts normalizeMatchText) equals one of `normalized`: how a logged recall result
+   * without a known id is tied to a memory (events/match.ts). One scan each, only when asked;
+   * at most TEXT_LOOKUP_MAX texts per call.
+   */
+  memoryIdsByText(q: { texts: string[]; normalized: string[] }): TextMatches
 
   // --- recall passes (engine) ---------------------------------------------
   scopeRows(f: MemoryFilter, cap: number): ScopeRows
@@ -261,6 +270,12 @@ export interface MemorySource {
   similarities?(ids: string[], vector: ArrayLike<number>, model: string, ownerType?: 'memory' | 'session'): Map<string, number>
 
   // --- recall log ---------------------------------------------------------
+  /**
+   * The agent's own records that in-store event readers turn into recall events (Letta
+   * messages, LangGraph checkpoints, Agents SDK session items): one entry per kind the
+   * layout holds; absent or empty when none. Rows are read lazily, each call re-reads.
+   */
+  agentRecords?(): AgentRecords[]
   eventsPage(q?: EventPageQuery): Page<RecallEvent>
   getEvent(id: string): RecallEvent | null
   eventExtras(id: string): EventExtras
@@ -271,3 +286,5 @@ export interface MemorySource {
   /** seed 003 refreshOnRecall for real: READ_ONLY unless opened in write mode. */
   applyRefresh(ids: string[], now: number): { updated: number }
 }
+
+export type { AgentRecords } from './agentRecords'

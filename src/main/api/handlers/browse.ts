@@ -8,6 +8,7 @@ import type { Handlers } from '../register'
 import { normalizeQuery, rankAll } from '../../recall/dense'
 import { ensureDemo } from '../../demoDb'
 import { pickAccess, pickDialog } from '../../safety/pathGrants'
+import { eventLogOf } from '../../events/eventLog'
 
 type BrowseChannels =
   | 'app.info'
@@ -59,7 +60,7 @@ export function browseHandlers(app: App): Pick<Handlers, BrowseChannels> {
       return s
     },
     'memories.page': (i) => app.requireStore().memoriesPage(i),
-    'memories.get': (i): MemoryDetail => {
+    'memories.get': async (i): Promise<MemoryDetail> => {
       const store = app.requireStore()
       const memory = store.getMemory(i.id)
       if (!memory) throw new RecallscopeError('NOT_FOUND', `No memory ${i.id}`)
@@ -68,7 +69,7 @@ export function browseHandlers(app: App): Pick<Handlers, BrowseChannels> {
         memory,
         session: memory.sessionId ? store.getSession(memory.sessionId) : null,
         vectors: store.vectorInfo(i.id),
-        appearances: store.eventsForMemory(i.id),
+        appearances: await eventLogOf(store).eventsForMemory(i.id),
         rawMetadata: raw == null ? null : typeof raw === 'string' ? raw : Buffer.isBuffer(raw) ? raw.toString('utf8') : JSON.stringify(raw),
       }
     },
@@ -96,6 +97,6 @@ export function browseHandlers(app: App): Pick<Handlers, BrowseChannels> {
       return { model, results, tookMs: performance.now() - t0 }
     },
     'memories.facets': () => app.requireStore().facets(),
-    'events.page': (i) => app.requireStore().eventsPage(i),
+    'events.page': (i) => eventLogOf(app.requireStore()).eventsPage(i),
   }
 }

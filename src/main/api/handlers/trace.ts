@@ -7,6 +7,7 @@
 import type { App } from '../app'
 import type { Handlers } from '../register'
 import { eventTimeline } from '../../trace/timeline'
+import { eventLogOf } from '../../events/eventLog'
 
 type TraceChannels = 'trace.event' | 'trace.replay' | 'trace.why' | 'trace.drivers' | 'trace.timeline'
 
@@ -15,13 +16,16 @@ export function traceHandlers(app: App): Pick<Handlers, TraceChannels> {
     const s = app.settings()
     return { embedder: s.embedder ?? null, embedderOptions: { ollamaHost: s.ollamaHost, openaiBaseUrl: s.openaiBaseUrl } }
   }
+  // The event as this thread's event log has it (read from a log file or live): passed to the worker with the task.
+  const eventOf = (id: string | undefined) => (id ? eventLogOf(app.requireStore()).getEvent(id) : Promise.resolve(null))
   return {
     // The event's detail replays it as logged: in the job worker, like replays, why-nots and drivers.
-    'trace.event': (i) => app.offThread('event', { eventId: i.eventId, opts: embedding() }),
-    'trace.replay': (i) => {
+    'trace.event': async (i) => app.offThread('event', { eventId: i.eventId, opts: embedding(), event: await eventOf(i.eventId) }),
+    'trace.replay': async (i) => {
       // Replays, why-nots and drivers re-run the engine: in the job worker.
       const e = embedding()
       return app.offThread('replay', {
+        event: await eventOf(i.eventId),
         eventId: i.eventId,
         opts: {
           mode: i.mode,
@@ -32,10 +36,11 @@ export function traceHandlers(app: App): Pick<Handlers, TraceChannels> {
         },
       })
     },
-    'trace.why': (i) => {
+    'trace.why': async (i) => {
       const e = embedding()
       // In the job worker: a large candidate pool re-runs the engine several times.
       return app.offThread('why', {
+        event: await eventOf(i.eventId),
         memoryId: i.memoryId,
         eventId: i.eventId,
         query: i.query,
@@ -48,7 +53,7 @@ export function traceHandlers(app: App): Pick<Handlers, TraceChannels> {
         queryVector: i.queryVector ?? null,
       })
     },
-    'trace.drivers': (i) => app.offThread('drivers', { eventId: i.eventId, opts: embedding() }),
+    'trace.drivers': async (i) => app.offThread('drivers', { eventId: i.eventId, opts: embedding(), event: await eventOf(i.eventId) }),
     'trace.timeline': (i) => eventTimeline(app.requireStore(), i),
   }
 }

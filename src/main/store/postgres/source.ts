@@ -57,6 +57,7 @@ import type {
 } from '../source'
 import { decodeEvent } from '../sqlite/events'
 import { toMemoryRows } from '../memoryRows'
+import { pgNormalizeExpr, TEXT_LOOKUP_MAX, type TextMatches } from '../textMatch'
 import { HELD_WORKSPACE, VectorIndex } from '../vectors/vectorIndex'
 import { readSavedMapping, Workspace } from '../workspace/workspace'
 import { PgBridge } from './bridge'
@@ -587,6 +588,33 @@ export class PgSource implements MemorySource {
 
   rowKey(): number | null {
     return null
+  }
+
+  /** Memories by exact and by normalised content (events/match.ts); one query each, only when asked. */
+  memoryIdsByText(q: { texts: string[]; normalized: string[] }): TextMatches {
+    const out: TextMatches = { exact: new Map(), normalized: new Map() }
+    const add = (m: Map<string, string[]>, k: string, id: string) => {
+      const l = m.get(k)
+      if (l) l.push(id)
+      else m.set(k, [id])
+    }
+    const texts = [...new Set(q.texts)].slice(0, TEXT_LOOKUP_MAX)
+    const norms = [...new Set(q.normalized)].slice(0, TEXT_LOOKUP_MAX)
+    if (texts.length)
+      for (const [id, c] of this.bridge.query<[string, string]>(
+        `SELECT m.id, m.content FROM (${this.sql.memories}) m WHERE m.content = ANY($1::text[]) ORDER BY m.id`,
+        [texts],
+        { rowMode: 'array' },
+      ))
+        add(out.exact, String(c), String(id))
+    if (norms.length)
+      for (const [id, n] of this.bridge.query<[string, string]>(
+        `SELECT m.id, ${pgNormalizeExpr('m.content')} FROM (${this.sql.memories}) m WHERE ${pgNormalizeExpr('m.content')} = ANY($1::text[]) ORDER BY m.id`,
+        [norms],
+        { rowMode: 'array' },
+      ))
+        add(out.normalized, String(n), String(id))
+    return out
   }
 
   // --- recall passes ------------------------------------------------------
