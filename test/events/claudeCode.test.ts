@@ -8,7 +8,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { readLogPath, resolveLogPath } from '../../src/main/events/logFiles'
+import { eventLogOf } from '../../src/main/events/eventLog'
 import { readTranscript } from '../../src/main/events/claudeCode/transcript'
 import { emptyStats, type LoggedRecall } from '../../src/main/events/types'
 import { openSource } from '../../src/main/store/registry'
@@ -143,16 +143,38 @@ describe('Claude Code transcript reader', () => {
     expect(stats.problems[0].where).toBe(`${path.basename(transcript)}:${times().cutLine}`)
   })
 
-  it('a folder (~/.claude/projects) yields every transcript below it; other files are passed over', async () => {
+  it('added as a folder (~/.claude/projects) to the MCP store’s event log: every result matched by id, the bare entity unmatched', async () => {
     fs.writeFileSync(path.join(t.dir, 'projects', 'notes.jsonl'), '{"hello":1}\n')
-    const { files } = resolveLogPath(path.join(t.dir, 'projects'))
-    expect(files.map((f) => [f.file, f.format.name])).toEqual([[transcript, 'claude-code']])
-    const all = await readLogPath(path.join(t.dir, 'projects'))
-    expect(all.recalls.map((r) => r.key)).toEqual(recalls.map((r) => r.key))
+    const s = openSource({ path: path.join(t.dir, 'memory.jsonl'), workspacePath: path.join(t.dir, 'ws2.recallscope') })
+    try {
+      const log = eventLogOf(s)
+      const added = log.addLogFile(path.join(t.dir, 'projects'))
+      expect(added.map((a) => [a.file, a.kind])).toEqual([[transcript, 'claude-code']])
+      const page = await log.eventsPage({ dir: 'asc', limit: 10 })
+      expect(page.rows.map((e) => e.id)).toEqual(recalls.map((r) => r.key))
+      const [sEv, oEv, svcEv] = page.rows
+      expect(sEv.results).toEqual(recalls[0].results.map((r) => ({ id: r.id, score: NaN, matchedBy: 'id' })))
+      expect(oEv.results.map((r) => [r.id, r.matchedBy])).toEqual([
+        [idByContent.get('Ada moved here in 2024'), 'id'],
+        [idByContent.get('Rainy in November'), 'id'],
+      ])
+      expect(oEv.unmatched).toEqual([{ rank: 3, loggedId: 'Thursday', text: null, score: null }])
+      // the mcp-memory-service hashes name no memory of this store: its text still matches one
+      expect(svcEv.results.map((r) => [r.id, r.matchedBy])).toEqual([[idByContent.get('Allergic to peanuts'), 'text']])
+      expect(svcEv.unmatched?.map((u) => u.loggedId)).toEqual([contentHash('x')])
+      expect(sEv.decision?.text).toBe('Ada works on compilers, and she is allergic to peanuts.')
+    } finally {
+      s.close()
+    }
   })
 
   it('a path that is not a trace log is a typed error', () => {
-    expect(() => resolveLogPath(path.join(t.dir, 'memory.jsonl'))).toThrow(expect.objectContaining({ code: 'BAD_INPUT' }))
-    expect(() => resolveLogPath(path.join(t.dir, 'nope.jsonl'))).toThrow(expect.objectContaining({ code: 'NOT_FOUND' }))
+    const s = openSource({ path: path.join(t.dir, 'memory.jsonl'), workspacePath: path.join(t.dir, 'ws3.recallscope') })
+    try {
+      expect(() => eventLogOf(s).addLogFile(path.join(t.dir, 'memory.jsonl'))).toThrow(expect.objectContaining({ code: 'BAD_INPUT' }))
+      expect(() => eventLogOf(s).addLogFile(path.join(t.dir, 'nope.jsonl'))).toThrow(expect.objectContaining({ code: 'BAD_INPUT' }))
+    } finally {
+      s.close()
+    }
   })
 })

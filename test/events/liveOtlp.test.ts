@@ -17,6 +17,7 @@ import { emptyStats, type LoggedRecall } from '../../src/main/events/types'
 import { startServer, type RunningServer } from '../../src/main/server/http'
 import { startOtlpListener } from '../../src/main/server/otlpListener'
 import type { JobProgress } from '../../src/shared/jobs'
+import type { Page, RecallEvent } from '../../src/shared/types'
 import { hexId, otlpPayload, otlpSpan } from '../helpers/otlpFixture'
 import { sha256File, tmpDir } from '../helpers/tmp'
 
@@ -116,14 +117,20 @@ describe('POST /v1/traces', () => {
     expect(await r.json()).toEqual({})
     const [rec] = stored(app)
     expect(rec.decision).toEqual({ text: 'We launch on Monday.', toolCall: null, at: T + 400, via: 'chat span' })
+    // events.page (the Decision-trace timeline's source) shows it with its decision
+    const page = (await createDispatcher(createHandlers(app))('events.page', { search: 'launch' })) as { ok: true; data: Page<RecallEvent> }
+    expect(page.ok).toBe(true)
+    expect(page.data.rows.map((e) => [e.id, e.origin?.kind, e.decision?.text])).toEqual([[`otlp:${trace}:${retrievalId}`, 'otlp-live', 'We launch on Monday.']])
     expect(pushed.filter((p) => p.kind === 'otlp').at(-1)).toMatchObject({ result: { posts: 2, recalls: 1, decided: 1 } })
   })
 
-  it('survives a restart (kept in the workspace); the agent DB is never written', () => {
+  it('survives a restart (kept in the workspace); the agent DB is never written', async () => {
     const again = new App({ mode: 'browser', dataDir: path.join(t.dir, 'home') })
     again.open(db)
     try {
       expect(stored(again).map((r) => [r.key, r.decision?.text])).toEqual([[`otlp:${trace}:${retrievalId}`, 'We launch on Monday.']])
+      const page = (await createDispatcher(createHandlers(again))('events.page', { search: 'launch' })) as { ok: true; data: Page<RecallEvent> }
+      expect(page.data.rows.map((e) => e.id)).toEqual([`otlp:${trace}:${retrievalId}`])
     } finally {
       again.close()
     }

@@ -5,7 +5,8 @@
  * Decision-trace view watches to reload its timeline.
  */
 import type { LiveOtlpReport } from '../../shared/jobs'
-import { ingestOtlpPayload, type LiveReceipt } from '../events/otlp/live'
+import { eventLogOf } from '../events/eventLog'
+import { LIVE_SOURCE_KEY, ingestOtlpPayload, liveRecallReader, type LiveReceipt } from '../events/otlp/live'
 import type { OtlpIngest } from '../server/otlpRoute'
 import type { App } from './app'
 
@@ -16,6 +17,8 @@ export function createOtlpIngest(app: App, afterIngest?: (receipt: LiveReceipt) 
     const store = app.requireStore()
     const now = Date.now()
     const r = ingestOtlpPayload(store.workspace, payload, now)
+    // The log re-reads the workspace's live recalls on its next query (a decision may have changed an old one).
+    if (r.recalls + r.decided > 0) eventLogOf(store).addReader(liveRecallReader(store.workspace), { persistKey: LIVE_SOURCE_KEY })
     afterIngest?.(r)
     total.posts++
     total.spans += r.spans

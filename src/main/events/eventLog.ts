@@ -23,6 +23,7 @@ import type { EventExtras, EventPageQuery, EventRef, EventTimelineStats, MemoryS
 import { LOG_FORMATS, type LogFormat } from './logFormats'
 import { emptyMatchCounts, matchRecalls, type MatchCounts } from './match'
 import { inStoreReaders } from './inStore'
+import { LIVE_SOURCE_KEY, liveRecallReader } from './otlp/live'
 import { emptyStats, type EventReader, type LoggedRecall, type ReadStats } from './types'
 
 /** What one source of events gave (for `info`, the Library and the Decision-trace screen). */
@@ -97,6 +98,8 @@ export class EventLog {
         this.addFailed(file, e)
       }
     }
+    // Recalls received live over OTLP in an earlier run (kept in the workspace).
+    if (store.workspace.countLiveRecalls() > 0) this.addReader(liveRecallReader(store.workspace), { persistKey: LIVE_SOURCE_KEY })
     for (const provide of providers) provide(this)
   }
 

@@ -73,18 +73,3 @@ export async function* readJsonLines(file: string, opts: { maxLineBytes?: number
     stream.destroy()
   }
 }
-
-/** The first `bytes` of a file as text ('' when unreadable): what formats sniff. */
-export function readHead(file: string, bytes = 64 * 1024): string {
-  let fd: number | null = null
-  try {
-    fd = fs.openSync(file, 'r')
-    const buf = Buffer.alloc(bytes)
-    const n = fs.readSync(fd, buf, 0, bytes, 0)
-    return buf.subarray(0, n).toString('utf8')
-  } catch {
-    return ''
-  } finally {
-    if (fd !== null) fs.closeSync(fd)
-  }
-}

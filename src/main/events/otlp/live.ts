@@ -11,6 +11,9 @@ import { emptyStats, skip, type EventReader, type LoggedRecall, type ReadStats }
 import { isLlmSpan, pickDecisionSpan, spanDecision, spanRecall } from './recalls'
 import { flattenSpans, type FlatSpan } from './spans'
 
+/** The event-log source key of the live OTLP recalls (one source, re-read after each post). */
+export const LIVE_SOURCE_KEY = 'otlp-live'
+
 /** What one post gave: the OTLP response's partial success is built from it. */
 export interface LiveReceipt {
   spans: number
