@@ -48,7 +48,7 @@ beforeAll(async () => {
   const w = new TranscriptWriter('0f0e0d0c-1111-4222-8333-944455556666', Date.parse('2026-03-02T10:00:00Z'))
   w.user('Where does Ada live?')
   const id = w.toolUse('mcp__memory__search_nodes', { query: 'Ada' })
-  w.toolResult(id, search as { content: unknown }, { toolUseResult: search })
+  w.toolResult(id, search, { toolUseResult: search })
   w.text('Ada lives in Lisbon.')
   transcript = path.join(t.dir, 'session.jsonl')
   fs.writeFileSync(transcript, w.toString())
