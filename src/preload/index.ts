@@ -75,6 +75,9 @@ const api = {
   'trace.why': (input) => ipcRenderer.invoke('trace.why', input),
   'trace.drivers': (input) => ipcRenderer.invoke('trace.drivers', input),
   'trace.timeline': (input) => ipcRenderer.invoke('trace.timeline', input),
+  'trace.logs': (input) => ipcRenderer.invoke('trace.logs', input),
+  'trace.addLog': (input) => ipcRenderer.invoke('trace.addLog', input),
+  'trace.removeLog': (input) => ipcRenderer.invoke('trace.removeLog', input),
 
   // --- eval ----------------------------------------------------------------
   'cases.list': (input) => ipcRenderer.invoke('cases.list', input),

@@ -375,8 +375,34 @@ const evalConfigShape = {
   fresh: z.boolean().default(false),
 }
 
+/** One source of recall events of the open store (the EventLog's `sources()`): its own table, agent records, a log file, live OTLP. */
+export interface TraceLogSource {
+  key: string
+  /** recall_events | letta | langgraph | openai-agents | claude-code | otlp | otlp-live | unknown (a remembered log that cannot be read) */
+  kind: string
+  label: string
+  /** the log file, when the source is one */
+  file: string | null
+  events: number
+  /** recalls read, malformed records skipped, and up to 20 reasons */
+  stats: { read: number; skipped: number; problems: { where: string; why: string }[] }
+  /** how the results were tied to memories */
+  matched: { id: number; text: number; normalized: number; unmatched: number }
+  error: string | null
+  pending: boolean
+}
+
+/** The Trace screen's sources panel: remembered log paths, every event source, and where live OTLP is taken. */
+export interface TraceLogs {
+  /** log paths kept in the workspace (re-read on every open) */
+  remembered: string[]
+  sources: TraceLogSource[]
+  /** POST OTLP/HTTP JSON here with `Authorization: Bearer <token>`; null when nothing listens */
+  live: { url: string; token: string } | null
+}
+
 /** What a native file dialog is for (store.pick): decides open vs save and what main may do with the file. */
-const pickPurpose = z.enum(['db', 'dbFolder', 'importIn', 'importOut', 'casesIn', 'casesOut'])
+const pickPurpose = z.enum(['db', 'dbFolder', 'importIn', 'importOut', 'casesIn', 'casesOut', 'logIn'])
 export type PickPurpose = z.infer<typeof pickPurpose>
 
 // ---------------------------------------------------------------------------
@@ -415,7 +441,7 @@ export const contract = {
    * The desktop app's native file dialog (browser mode: `supported: false`, type a path instead).
    * `purpose` picks an open, folder or save dialog; main keeps the chosen path and takes it (only
    * it) for that use: `db`/`dbFolder` → store.open, `importIn`/`importOut` → import.start `in`/`out`,
-   * `casesIn`/`casesOut` → cases.import/export `path`. `path: null` when cancelled.
+   * `casesIn`/`casesOut` → cases.import/export `path`, `logIn` → trace.addLog `path`. `path: null` when cancelled.
    */
   'store.pick': {
     input: z.strictObject({
@@ -745,6 +771,17 @@ export const contract = {
   },
   /** Which injected memory drove an event: share of the composite and leave-one-out influence. */
   'trace.drivers': { input: z.strictObject({ eventId: id }), output: out<TraceDrivers>() },
+  /** The event sources of the open store, the remembered trace logs, and the live OTLP endpoint. */
+  'trace.logs': { input: z.strictObject({}), output: out<TraceLogs>() },
+  /**
+   * Add a trace log (a Claude Code transcript, an OTLP JSON file, or a folder of them) to the open
+   * store's events and remember it in the workspace. Desktop app: the path must come from
+   * `store.pick` with purpose `logIn` (or the command line); browser mode: a typed path.
+   * BAD_INPUT for a path that is no trace log (naming the formats looked for).
+   */
+  'trace.addLog': { input: z.strictObject({ path: z.string().trim().min(1, 'path is required').max(4096) }), output: out<TraceLogs>() },
+  /** Forget a remembered trace log and drop its events. */
+  'trace.removeLog': { input: z.strictObject({ path: z.string().trim().min(1, 'path is required').max(4096) }), output: out<TraceLogs>() },
   /** Events over time (histogram by preset) for the timeline, with the filters' values. */
   'trace.timeline': {
     input: z.strictObject({

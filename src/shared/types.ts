@@ -347,15 +347,7 @@ export interface RecallEvent {
 export type MatchedBy = 'id' | 'text' | 'normalized'
 
 /** The kinds of event source (DESIGN.md "Event sources"). */
-export type EventSourceKind =
-  | 'recall_events'
-  | 'letta'
-  | 'langgraph'
-  | 'openai-agents'
-  | 'openmemory'
-  | 'claude-code'
-  | 'otlp'
-  | 'otlp-live'
+export type EventSourceKind = 'recall_events' | 'letta' | 'langgraph' | 'openai-agents' | 'openmemory' | 'claude-code' | 'otlp' | 'otlp-live'
 
 export interface EventOrigin {
   kind: EventSourceKind

@@ -69,6 +69,8 @@ export async function startOtlpListener(opts: { ingest: OtlpIngest; port?: numbe
     await listen(server, 0)
   }
   port = (server.address() as AddressInfo).port
+  // Never what keeps the process alive (the app quits when its windows close).
+  server.unref()
   return {
     url: `http://127.0.0.1:${port}/v1/traces`,
     port,

@@ -75,7 +75,6 @@ export async function* readTranscript(file: string, stats: ReadStats, signal?: A
     waiting = []
     for (const r of out) {
       r.decision = decision
-      stats.read++
       yield r
     }
   }
@@ -128,7 +127,6 @@ export async function* readTranscript(file: string, stats: ReadStats, signal?: A
         }
         if (waiting.length >= MAX_WAITING) {
           const r = waiting.shift()!
-          stats.read++
           yield r
         }
         waiting.push({

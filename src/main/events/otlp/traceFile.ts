@@ -115,7 +115,6 @@ export async function* readTraceFile(file: string, stats: ReadStats, signal?: Ab
         for (const r of held) {
           r.decision = d
           use(key)
-          stats.read++
           yield r
         }
       }
@@ -136,13 +135,11 @@ export async function* readTraceFile(file: string, stats: ReadStats, signal?: Ab
     }
     r.decision = dKey ? (decisions.get(dKey) ?? null) : null
     if (dKey) use(dKey)
-    stats.read++
     yield r
   }
   // Decision spans that vanished between the passes (the file changed): the recalls still count.
   for (const held of waiting.values())
     for (const r of held) {
-      stats.read++
       yield r
     }
 }

@@ -1,0 +1,31 @@
+/**
+ * Trace logs of the open store: list the event sources, add a log (remembered in the
+ * workspace, re-read on every open), forget one. The log is read on the next query
+ * (events.page, trace.timeline), not here, so adding a big folder answers at once.
+ */
+import type { TraceLogs } from '../../../shared/contract'
+import { eventLogOf } from '../../events/eventLog'
+import type { App } from '../app'
+import type { Handlers } from '../register'
+
+type Channels = 'trace.logs' | 'trace.addLog' | 'trace.removeLog'
+
+export function traceLogHandlers(app: App): Pick<Handlers, Channels> {
+  const list = (): TraceLogs => {
+    const log = eventLogOf(app.requireStore())
+    return { remembered: log.rememberedLogs(), sources: log.sources(), live: app.liveEndpoint }
+  }
+  return {
+    'trace.logs': () => list(),
+    'trace.addLog': (i) => {
+      // Desktop: only a path the user picked (store.pick purpose logIn) or gave on the command line.
+      const p = app.confine(i.path, 'trace.addLog', 'read')
+      eventLogOf(app.requireStore()).addLogFile(p, { remember: true })
+      return list()
+    },
+    'trace.removeLog': (i) => {
+      eventLogOf(app.requireStore()).forgetLogFile(i.path)
+      return list()
+    },
+  }
+}
