@@ -6,6 +6,7 @@ import { createHandlers } from '../api/handlers'
 import { createDispatcher } from '../api/register'
 import { startServer } from '../server/http'
 import { createOtlpIngest } from '../api/otlpLive'
+import { eventLogOf } from '../events/eventLog'
 import { appVersion, rendererDir } from '../paths'
 import { ensureDemo } from '../demoDb'
 import { optionalInt, readMapping, type Command } from './args'
@@ -14,7 +15,7 @@ import { removeTemps } from '../safety/tempFiles'
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'Browser mode: serve the app on 127.0.0.1 with a per-run token',
-  usage: 'recallscope serve [--db FILE [--map MAPPING.json] | --demo] [--port N] [--token T] [--json]',
+  usage: 'recallscope serve [--db FILE [--map MAPPING.json] | --demo] [--log FILE|FOLDER]… [--port N] [--token T] [--json]',
   options: {
     db: { type: 'string' },
     map: { type: 'string' },
@@ -22,6 +23,7 @@ export const serveCommand: Command = {
     port: { type: 'string' },
     token: { type: 'string' },
     workspace: { type: 'string' },
+    log: { type: 'string', multiple: true },
   },
   async run(ctx) {
     // Flags first, each refused in one line naming it (issue 10), before anything is opened.
@@ -43,6 +45,13 @@ export const serveCommand: Command = {
     app.grants.grant(db, 'command line', 'read')
     app.grants.grant(workspace, 'command line', 'write')
     if (db) app.open(db, { workspacePath: workspace, mapping: readMapping(ctx) })
+    // --log PATH: added to the store's events and remembered in its workspace (re-read on every open).
+    const logs = Array.isArray(ctx.values.log) ? ctx.values.log.map(String) : []
+    if (logs.length && !app.current) throw new RecallscopeError('BAD_INPUT', '--log needs a store: give --db FILE (or --demo)')
+    for (const p of logs) {
+      app.grants.grant(p, 'command line', 'read')
+      eventLogOf(app.requireStore()).addLogFile(p, { remember: true })
+    }
     const dispatch = createDispatcher(createHandlers(app), {
       onError: (ch, e) => ctx.io.err(`[${ch}] ${e instanceof Error ? (e.stack ?? e.message) : JSON.stringify(e)}`),
     })
