@@ -1,7 +1,7 @@
 /**
  * Trace logs of the open store: list the event sources, add a log (remembered in the
- * workspace, re-read on every open), forget one. The log is read on the next query
- * (events.page, trace.timeline), not here, so adding a big folder answers at once.
+ * workspace, re-read on every open), forget one. The list reads what is not read yet,
+ * so it shows real counts.
  */
 import type { TraceLogs } from '../../../shared/contract'
 import { eventLogOf } from '../../events/eventLog'
@@ -11,8 +11,10 @@ import type { Handlers } from '../register'
 type Channels = 'trace.logs' | 'trace.addLog' | 'trace.removeLog'
 
 export function traceLogHandlers(app: App): Pick<Handlers, Channels> {
-  const list = (): TraceLogs => {
+  // Read what is pending first, so the counts (events, skipped) are the real ones; reading streams, off no lock.
+  const list = async (): Promise<TraceLogs> => {
     const log = eventLogOf(app.requireStore())
+    await log.load()
     return { remembered: log.rememberedLogs(), sources: log.sources(), live: app.liveEndpoint }
   }
   return {
