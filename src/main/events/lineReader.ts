@@ -10,7 +10,7 @@ import fs from 'node:fs'
 import { parseJsonSafe } from '../safety/json'
 
 /** Longest line parsed. A Claude Code line holding a large tool result is a few MB; an OTLP collector batch line can be larger. @default 32 MiB */
-export const MAX_LINE_BYTES = 32 * 1024 * 1024
+const MAX_LINE_BYTES = 32 * 1024 * 1024
 
 /** One line of a JSONL file: the parsed object, or why it was not one. */
 export type JsonLine = { line: number; value: Record<string, unknown> } | { line: number; problem: string }

@@ -22,7 +22,7 @@ export interface OtlpListener {
 }
 
 /** The OTLP/HTTP default port. */
-export const OTLP_DEFAULT_PORT = 4318
+const OTLP_DEFAULT_PORT = 4318
 
 function refuse(res: http.ServerResponse, status: number, code: string, message: string): void {
   const body = JSON.stringify({ ok: false, error: { code, message } })

@@ -22,8 +22,8 @@ import { observationId } from '../../store/frameworks/mcpMemory/ids'
 import { parseJsonSafe } from '../../safety/json'
 
 /** The memory tools read, by the tool name after `mcp__<server>__`. */
-export const GRAPH_TOOLS = ['search_nodes', 'open_nodes', 'read_graph'] as const
-export const SERVICE_TOOLS = ['memory_search', 'retrieve_memory', 'recall_memory'] as const
+const GRAPH_TOOLS = ['search_nodes', 'open_nodes', 'read_graph'] as const
+const SERVICE_TOOLS = ['memory_search', 'retrieve_memory', 'recall_memory'] as const
 
 export type MemoryTool = { family: 'graph' | 'service'; tool: string }
 

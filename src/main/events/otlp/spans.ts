@@ -29,7 +29,7 @@ export interface FlatSpan {
 const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v)
 
 /** An OTLP AnyValue as a plain value (int64 beyond 2^53 loses precision: ids are strings anyway). */
-export function anyValue(v: unknown, depth = 0): unknown {
+function anyValue(v: unknown, depth = 0): unknown {
   if (!isObj(v) || depth > 32) return null
   if ('stringValue' in v) return typeof v.stringValue === 'string' ? v.stringValue : null
   if ('boolValue' in v) return v.boolValue === true
@@ -54,7 +54,7 @@ export function anyValue(v: unknown, depth = 0): unknown {
 }
 
 /** `[{key, value}]` → `{key: value}` (later keys win, as in the SDKs). */
-export function attributes(list: unknown, depth = 0): Record<string, unknown> {
+function attributes(list: unknown, depth = 0): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   if (!Array.isArray(list)) return out
   for (const kv of list) {
@@ -64,7 +64,7 @@ export function attributes(list: unknown, depth = 0): Record<string, unknown> {
 }
 
 /** Nanoseconds (a decimal string, or a number) → epoch ms; null when missing or not a time. */
-export function nanosToMs(v: unknown): number | null {
+function nanosToMs(v: unknown): number | null {
   if (typeof v === 'number') return Number.isFinite(v) && v > 0 ? Math.floor(v / 1e6) : null
   if (typeof v !== 'string' || !/^\d{1,30}$/.test(v)) return null
   // BigInt keeps the nanosecond string exact; ms fit a double.

@@ -21,7 +21,7 @@ import { flattenSpans, type FlatSpan } from './spans'
 import type { EventDecision } from '../../../shared/types'
 
 /** Largest single (not line-delimited) JSON document read. @default 64 MiB */
-export const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
+const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
 
 /** Is the file JSON Lines? `.jsonl`, or a first line that is a whole JSON object by itself. */
 function isJsonLines(file: string): boolean {
