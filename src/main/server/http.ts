@@ -20,6 +20,7 @@ import type { JobManager } from '../api/app'
 import { CONTENT_SECURITY_POLICY } from '../csp'
 import { parseJsonSafe } from '../safety/json'
 import { handleOtlpTraces, readBody, type OtlpIngest } from './otlpRoute'
+import { closeServer, hasBearer, sendError } from './respond'
 
 export interface ServeOptions {
   dispatch: Dispatch
@@ -62,28 +63,6 @@ const MIME: Record<string, string> = {
   '.ico': 'image/x-icon',
   '.woff2': 'font/woff2',
   '.map': 'application/json',
-}
-
-function safeEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a)
-  const y = Buffer.from(b)
-  return x.length === y.length && crypto.timingSafeEqual(x, y)
-}
-
-function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
-  const data = JSON.stringify(body)
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-    'content-length': Buffer.byteLength(data),
-  })
-  res.end(data)
-}
-
-function sendError(res: http.ServerResponse, status: number, code: string, message: string): void {
-  if (res.headersSent || res.writableEnded || res.destroyed) return
-  sendJson(res, status, { ok: false, error: { code, message } })
 }
 
 /** JSON for a channel's Result; a value JSON cannot hold (BigInt, a cycle) is a typed error, not a crash. */
@@ -187,11 +166,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     return serveStatic(res, url.pathname)
   }
 
-  function authorized(req: http.IncomingMessage): boolean {
-    const h = req.headers.authorization ?? ''
-    const m = /^Bearer (.+)$/.exec(h)
-    return !!m && safeEqual(m[1], token)
-  }
+  const authorized = (req: http.IncomingMessage) => hasBearer(req, token)
 
   function handleApi(req: http.IncomingMessage, res: http.ServerResponse, url: URL): void {
     if (!authorized(req)) return sendError(res, 401, 'FORBIDDEN', 'Missing or wrong token (Authorization: Bearer <token>)')
@@ -290,10 +265,6 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     url,
     port,
     token,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections?.()
-        server.close(() => resolve())
-      }),
+    close: () => closeServer(server),
   }
 }

@@ -12,6 +12,7 @@ import crypto from 'node:crypto'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { handleOtlpTraces, type OtlpIngest } from './otlpRoute'
+import { closeServer, hasBearer, sendError } from './respond'
 
 export interface OtlpListener {
   /** http://127.0.0.1:PORT/v1/traces */
@@ -23,12 +24,6 @@ export interface OtlpListener {
 
 /** The OTLP/HTTP default port. */
 const OTLP_DEFAULT_PORT = 4318
-
-function refuse(res: http.ServerResponse, status: number, code: string, message: string): void {
-  const body = JSON.stringify({ ok: false, error: { code, message } })
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' })
-  res.end(body)
-}
 
 function listen(server: http.Server, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -48,14 +43,10 @@ export async function startOtlpListener(opts: { ingest: OtlpIngest; port?: numbe
   const server = http.createServer({ headersTimeout: 10_000, requestTimeout: 60_000, maxHeaderSize: 16 * 1024 }, (req, res) => {
     req.on('error', () => {})
     res.on('error', () => {})
-    if (req.headers.host !== `127.0.0.1:${port}` && req.headers.host !== `localhost:${port}`) return refuse(res, 403, 'FORBIDDEN', 'Bad Host header')
-    if (req.headers.origin !== undefined) return refuse(res, 403, 'FORBIDDEN', 'Browser requests are not accepted here')
-    if ((req.url ?? '').split('?')[0] !== '/v1/traces') return refuse(res, 404, 'NOT_FOUND', 'Only POST /v1/traces is served here')
-    const m = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')
-    const given = Buffer.from(m?.[1] ?? '')
-    const want = Buffer.from(token)
-    if (given.length !== want.length || !crypto.timingSafeEqual(given, want))
-      return refuse(res, 401, 'FORBIDDEN', 'Missing or wrong token (OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer%20<token>)')
+    if (req.headers.host !== `127.0.0.1:${port}` && req.headers.host !== `localhost:${port}`) return sendError(res, 403, 'FORBIDDEN', 'Bad Host header')
+    if (req.headers.origin !== undefined) return sendError(res, 403, 'FORBIDDEN', 'Browser requests are not accepted here')
+    if ((req.url ?? '').split('?')[0] !== '/v1/traces') return sendError(res, 404, 'NOT_FOUND', 'Only POST /v1/traces is served here')
+    if (!hasBearer(req, token)) return sendError(res, 401, 'FORBIDDEN', 'Missing or wrong token (OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer%20<token>)')
     handleOtlpTraces(req, res, { maxBody, ingest: opts.ingest })
   })
   server.on('clientError', (_e, socket) => socket.destroy())
@@ -75,10 +66,6 @@ export async function startOtlpListener(opts: { ingest: OtlpIngest; port?: numbe
     url: `http://127.0.0.1:${port}/v1/traces`,
     port,
     token,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections?.()
-        server.close(() => resolve())
-      }),
+    close: () => closeServer(server),
   }
 }

@@ -15,23 +15,10 @@ import zlib from 'node:zlib'
 import { RecallscopeError } from '../../shared/result'
 import { parseJsonSafe } from '../safety/json'
 import type { LiveReceipt } from '../events/otlp/live'
+import { sendError, sendJson } from './respond'
 
 /** Takes a parsed OTLP JSON payload; throws NO_DB when no store is open. */
 export type OtlpIngest = (payload: unknown) => Promise<LiveReceipt> | LiveReceipt
-
-function send(res: http.ServerResponse, status: number, body: unknown): void {
-  if (res.headersSent || res.writableEnded || res.destroyed) return
-  const data = JSON.stringify(body)
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-    'content-length': Buffer.byteLength(data),
-  })
-  res.end(data)
-}
-
-const fail = (res: http.ServerResponse, status: number, code: string, message: string) => send(res, status, { ok: false, error: { code, message } })
 
 /**
  * Collect a request body up to `maxBody` bytes, then call `done`. Over the limit: 413 and
@@ -40,7 +27,7 @@ const fail = (res: http.ServerResponse, status: number, code: string, message: s
 export function readBody(req: http.IncomingMessage, res: http.ServerResponse, maxBody: number, done: (body: Buffer) => void): void {
   const tooBig = () => {
     res.setHeader('connection', 'close')
-    fail(res, 413, 'BAD_INPUT', `Request body over ${maxBody} bytes`)
+    sendError(res, 413, 'BAD_INPUT', `Request body over ${maxBody} bytes`)
     req.removeAllListeners('data')
     req.removeAllListeners('end')
     let drained = 0
@@ -69,34 +56,34 @@ export function readBody(req: http.IncomingMessage, res: http.ServerResponse, ma
 
 /** Handle one authorized request to /v1/traces. */
 export function handleOtlpTraces(req: http.IncomingMessage, res: http.ServerResponse, opts: { maxBody: number; ingest: OtlpIngest | undefined }): void {
-  if (req.method !== 'POST') return fail(res, 405, 'BAD_INPUT', 'Use POST /v1/traces')
-  if (!opts.ingest) return fail(res, 404, 'NOT_FOUND', 'This server does not accept OTLP traces')
+  if (req.method !== 'POST') return sendError(res, 405, 'BAD_INPUT', 'Use POST /v1/traces')
+  if (!opts.ingest) return sendError(res, 404, 'NOT_FOUND', 'This server does not accept OTLP traces')
   const type = String(req.headers['content-type'] ?? '')
     .split(';')[0]
     .trim()
     .toLowerCase()
   if (type === 'application/x-protobuf' || type === 'application/protobuf')
-    return fail(res, 415, 'BAD_INPUT', 'OTLP protobuf is not accepted: send OTLP/HTTP JSON (set OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/json)')
+    return sendError(res, 415, 'BAD_INPUT', 'OTLP protobuf is not accepted: send OTLP/HTTP JSON (set OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/json)')
   if (type !== 'application/json')
-    return fail(res, 415, 'BAD_INPUT', `Content-Type must be application/json (OTLP/HTTP JSON), not ${type.slice(0, 100) || 'none'}`)
+    return sendError(res, 415, 'BAD_INPUT', `Content-Type must be application/json (OTLP/HTTP JSON), not ${type.slice(0, 100) || 'none'}`)
   const encoding = String(req.headers['content-encoding'] ?? 'identity').toLowerCase()
   if (encoding !== 'identity' && encoding !== 'gzip')
-    return fail(res, 415, 'BAD_INPUT', `Content-Encoding ${encoding.slice(0, 50)} is not supported (use gzip or none)`)
+    return sendError(res, 415, 'BAD_INPUT', `Content-Encoding ${encoding.slice(0, 50)} is not supported (use gzip or none)`)
   readBody(req, res, opts.maxBody, (raw) => {
     let body = raw
     if (encoding === 'gzip') {
       try {
         body = zlib.gunzipSync(raw, { maxOutputLength: opts.maxBody })
       } catch {
-        return fail(res, 400, 'BAD_INPUT', `The gzip body does not inflate (or inflates past ${opts.maxBody} bytes)`)
+        return sendError(res, 400, 'BAD_INPUT', `The gzip body does not inflate (or inflates past ${opts.maxBody} bytes)`)
       }
     }
     const parsed = parseJsonSafe(body.toString('utf8'))
-    if (!parsed.ok) return fail(res, 400, 'BAD_INPUT', `Body is not valid JSON (${parsed.reason})`)
+    if (!parsed.ok) return sendError(res, 400, 'BAD_INPUT', `Body is not valid JSON (${parsed.reason})`)
     Promise.resolve()
       .then(() => opts.ingest!(parsed.value))
       .then((r) =>
-        send(
+        sendJson(
           res,
           200,
           r.rejected > 0
@@ -113,8 +100,8 @@ export function handleOtlpTraces(req: http.IncomingMessage, res: http.ServerResp
         ),
       )
       .catch((e: unknown) => {
-        if (e instanceof RecallscopeError) return fail(res, e.code === 'NO_DB' ? 503 : 400, e.code, e.message)
-        fail(res, 500, 'INTERNAL', (e as Error)?.message ?? String(e))
+        if (e instanceof RecallscopeError) return sendError(res, e.code === 'NO_DB' ? 503 : 400, e.code, e.message)
+        sendError(res, 500, 'INTERNAL', (e as Error)?.message ?? String(e))
       })
   })
 }
