@@ -59,7 +59,7 @@ describe('a Postgres table by mapping', () => {
     const s = openStore({ path: srv.url, mapping: MAPPING, workspacePath: path.join(t.dir, 'pg.recallscope') })
     try {
       expect(s.layout).toBe('mapped')
-      expect(s.capabilities().denseSearchPushdown).toBe(true)
+      expect(s.capabilities().pushdown).not.toBeNull()
       const page = s.memoriesPage({ limit: 100, sort: 'created_at', dir: 'asc' })
       expect(page.total).toBe(rows.length)
       expect(page.rows.map((m) => [m.id, m.createdAt])).toEqual(rows.map((r) => [r.key, r.createdMs]))

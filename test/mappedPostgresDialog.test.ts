@@ -194,7 +194,7 @@ describe('the mapping dialog over a Postgres connection', () => {
         })
         expect(info).toMatchObject({ layout: 'mapped', memories: rows.length, readOnly: true })
         const s = app.requireStore()
-        expect(s.capabilities().denseSearchPushdown).toBe(true)
+        expect(s.capabilities().pushdown).not.toBeNull()
         const trace = await runRecall(s, 'anything', DENSE, now, { embedder: fixedEmbedder(() => q, 'some-8d-model') })
         expectCosineTop(
           trace.results,

@@ -67,7 +67,7 @@ afterAll(() => {
 describe('big vector indexes are loaded off the main thread', () => {
   it('the first recall has the worker load the index and save a snapshot, then restores it here; same answer as a plain load', async () => {
     const store = app.requireStore()
-    expect(store.coldVectorModels?.()).toEqual([{ model: MODEL, ownerType: 'memory' }])
+    expect(store.capabilities().snapshots?.coldVectorModels()).toEqual([{ model: MODEL, ownerType: 'memory' }])
     const queryVector = Array.from({ length: DIM }, (_, i) => (i % 3) - 1)
     const config = { ...getPreset('fieldguide').config, floor: null }
     const r = await call('recall.run', { query: 'note 42', preset: 'fieldguide', config: { floor: null }, now: NOW, queryVector })
@@ -76,7 +76,7 @@ describe('big vector indexes are loaded off the main thread', () => {
     const idx = store.vectors(MODEL)
     expect(idx.fullLoads).toBe(0) // never loaded from SQL on this thread: restored from the worker's snapshot
     expect(idx.count).toBe(N)
-    expect(store.coldVectorModels?.()).toEqual([])
+    expect(store.capabilities().snapshots?.coldVectorModels()).toEqual([])
 
     const plain = openSource({ path: db, workspacePath: path.join(t.dir, 'plain.ws'), vectorCache: false })
     try {

@@ -6,7 +6,7 @@
  * Sections are grouped by domain; add a channel to its domain's section.
  */
 import { z } from 'zod'
-import type { DbFacts, Memory, Page, RecallEvent, Session } from './types'
+import type { DbFacts, EventSourceInfo, Memory, Page, RecallEvent, Session } from './types'
 import type { RecallTrace } from './types'
 import { cueSchema, partialConfigSchema, scopeSchema } from './config'
 import type { Preset } from './presets'
@@ -375,28 +375,12 @@ const evalConfigShape = {
   fresh: z.boolean().default(false),
 }
 
-/** One source of recall events of the open store (the EventLog's `sources()`): its own table, agent records, a log file, live OTLP. */
-export interface TraceLogSource {
-  key: string
-  /** recall_events | letta | langgraph | openai-agents | claude-code | otlp | otlp-live | unknown (a remembered log that cannot be read) */
-  kind: string
-  label: string
-  /** the log file, when the source is one */
-  file: string | null
-  events: number
-  /** recalls read, malformed records skipped, and up to 20 reasons */
-  stats: { read: number; skipped: number; problems: { where: string; why: string }[] }
-  /** how the results were tied to memories */
-  matched: { id: number; text: number; normalized: number; unmatched: number }
-  error: string | null
-  pending: boolean
-}
-
 /** The Trace screen's sources panel: remembered log paths, every event source, and where live OTLP is taken. */
 export interface TraceLogs {
   /** log paths kept in the workspace (re-read on every open) */
   remembered: string[]
-  sources: TraceLogSource[]
+  /** every event source (the same list as `events.sources`) */
+  sources: EventSourceInfo[]
   /** POST OTLP/HTTP JSON here with `Authorization: Bearer <token>`; null when nothing listens */
   live: { url: string; token: string } | null
 }
@@ -553,6 +537,12 @@ export const contract = {
     }),
     output: out<Page<RecallEvent>>(),
   },
+  /**
+   * Where the open store's recall events come from: its recall_events table, the agent records
+   * read in it (Letta messages, LangGraph checkpoints, Agents SDK sessions), added trace logs;
+   * each with its counts (read, skipped and why, how results matched). Reads pending sources.
+   */
+  'events.sources': { input: z.strictObject({}), output: out<EventSourceInfo[]>() },
   // --- embed ---------------------------------------------------------------
   /**
    * The embedder's status for the indicator: reachable? model pulled? dimension?

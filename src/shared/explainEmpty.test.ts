@@ -28,6 +28,14 @@ function explain(config: RecallConfig, cands: CandidateRaw[] = pool) {
 }
 
 describe('explainEmpty', () => {
+  it('no arm ran: the suggestion switches to lexical and moves the similarity weight there (0.6 + 0.1 → lexical 0.7, similarity 0)', () => {
+    const config: RecallConfig = { ...base, weights: { similarity: 0.6, lexical: 0.1, recency: 0.2, salience: 0.1 } }
+    const e = explainEmpty({ results: [], dropped: [], candidates: [], config, mode: 'none', inScope: 10 })!
+    expect(e.gate).toBe('arm')
+    expect(e.suggestion!.patch).toEqual({ mode: 'lexical', weights: { similarity: 0, lexical: 0.7, recency: 0.2, salience: 0.1 } })
+    expect(e.suggestion!.label).toBe('mode → lexical, lexical weight → 0.70')
+  })
+
   it('nothing to explain when something is injected', () => {
     expect(explain({ ...base, floor: 0.2 })).toBeNull()
   })

@@ -69,7 +69,13 @@ export function explainEmpty(t: EmptyInput): EmptyExplanation | null {
       best: null,
       threshold: null,
       message: `No retrieval arm could run${t.degradedReason ? ` (${t.degradedReason})` : ''}: switch mode to lexical or turn on keywordFallback.`,
-      suggestion: { patch: { mode: 'lexical' }, label: 'mode → lexical', wouldInject: 0 },
+      // The similarity weight moves to lexical: a lexical recall that keeps lexical at 0 scores nothing (issue 25).
+      // Not verifiable here (no arm ran, so no candidates): wouldInject 0 says so; the page re-runs it before offering it.
+      suggestion: {
+        patch: { mode: 'lexical', weights: { ...cfg.weights, similarity: 0, lexical: cfg.weights.lexical + cfg.weights.similarity } },
+        label: `mode → lexical, lexical weight → ${(cfg.weights.lexical + cfg.weights.similarity).toFixed(2)}`,
+        wouldInject: 0,
+      },
     }
   if (n === 0)
     return {

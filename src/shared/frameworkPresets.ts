@@ -116,4 +116,86 @@ export const FRAMEWORK_PRESET_SPECS: readonly FrameworkPresetSpec[] = [
       'privacy: private records are dropped unless their source matches the caller (or include_private); the preset does not filter on metadata.private.',
     ],
   },
+  {
+    name: 'agno',
+    framework: 'Agno (agno SqliteDb: agno_memories)',
+    label: 'Agno — memories in context',
+    description:
+      "Agent(add_memories_to_context=True): get_system_message puts every memory of the run's user (MemoryManager.get_user_memories(user_id)) into the system message as '- <memory>' lines of a <memories_from_previous_interactions> block; no query, no ranking, no limit.",
+    source:
+      'agno-agi/agno libs/agno/agno/agent/agent.py get_system_message (memories block), libs/agno/agno/memory/manager.py @ 0060f5db (get_user_memories, search_user_memories: last_n by updated_at)',
+    patch: {
+      mode: 'recency',
+      scope: { tiers: ['working', 'long_term'], kinds: ['semantic'] },
+      candidatePool: 100_000, // every memory of the user
+      weights: { similarity: 0, lexical: 0, recency: 1, salience: 0 },
+      recency: { halfLifeHours: 7 * DAY_HOURS, from: 'created' },
+      normalize: 'none',
+      minSimilarity: null,
+      floor: null,
+      topK: 100_000, // no limit: get_user_memories returns them all
+      tokenBudget: null,
+      refreshOnRecall: false,
+      template: 'plain',
+    },
+    gaps: [
+      'order: Agno lists the memories in table order (oldest first); the engine lists them newest first. The set is the same.',
+      "template: Agno's block is '<memories_from_previous_interactions>' with '- ' lines and a note to prefer the conversation; the context block here uses the plain template.",
+      'search_user_memories (the agentic tool, retrieval_method last_n / first_n / agentic) is not modelled: last_n sorts by updated_at, which recallscope keeps in metadata; agentic asks an LLM.',
+    ],
+    requires: ['userId'],
+  },
+  {
+    name: 'mastra',
+    framework: 'Mastra memory (@mastra/memory, LibSQLStore)',
+    label: 'Mastra — last messages',
+    description:
+      "Memory with the default options: the thread's lastMessages = 10 most recent messages are loaded into context (semanticRecall off by default). Working memory, when enabled, is added to the system prompt whole (shown here as a pinned memory).",
+    source: 'mastra-ai/mastra packages/core/src/memory/memory.ts (memoryDefaultOptions: lastMessages 10, semanticRecall false)',
+    patch: {
+      mode: 'recency',
+      scope: { tiers: ['working', 'long_term'], kinds: ['episodic'] },
+      candidatePool: 100_000,
+      weights: { similarity: 0, lexical: 0, recency: 1, salience: 0 },
+      recency: { halfLifeHours: 7 * DAY_HOURS, from: 'created' },
+      normalize: 'none',
+      minSimilarity: null,
+      floor: null,
+      topK: 10, // lastMessages: 10
+      tokenBudget: null,
+      refreshOnRecall: false,
+      template: 'plain',
+    },
+    gaps: [
+      'order: Mastra hands the messages back oldest first; the engine lists them newest first (same set).',
+      'working memory is always in context in Mastra; here it is a pinned memory outside this preset (kinds episodic).',
+    ],
+    requires: ['sessionId'],
+  },
+  {
+    name: 'mastra:semantic',
+    framework: 'Mastra memory (@mastra/memory, semanticRecall enabled)',
+    label: 'Mastra — semantic recall',
+    description:
+      'semanticRecall: true → SemanticRecall processor: the topK = 4 messages of the resource most similar to the new message (vector index memory_messages), each with messageRange = 1 message around it.',
+    source: 'mastra-ai/mastra packages/memory/src/processors/semantic-recall.ts (topK 4, messageRange 1, scope resource)',
+    patch: {
+      mode: 'dense',
+      scope: { tiers: ['working', 'long_term'], kinds: ['episodic'] },
+      candidatePool: 30,
+      weights: { similarity: 1, lexical: 0, recency: 0, salience: 0 },
+      normalize: 'none',
+      minSimilarity: null,
+      floor: null,
+      topK: 4, // topK: 4
+      tokenBudget: null,
+      refreshOnRecall: false,
+      template: 'plain',
+    },
+    gaps: [
+      'messageRange: Mastra adds 1 message before and after each hit from the same thread; the engine returns the hits only.',
+      'a message embedded in several chunks is matched by its best chunk in Mastra; recallscope keeps the first chunk as the message vector.',
+    ],
+    requires: ['userId'],
+  },
 ]

@@ -9,6 +9,8 @@ import { main } from '../../src/main/cli/index'
 import { openSource } from '../../src/main/store/registry'
 import { buildCrewaiLance, pyIsoUtc } from '../helpers/frameworks/crewai'
 import { buildLettaServer } from '../helpers/frameworks/letta'
+import { buildLlamaIndexStorage } from '../helpers/frameworks/llamaindex'
+import { buildMastra } from '../helpers/frameworks/mastra'
 import { hashTree } from '../helpers/frameworks/hashTree'
 import { tmpDir } from '../helpers/tmp'
 
@@ -83,6 +85,36 @@ describe('import framework', () => {
     expect(hashTree(lance)).toEqual(before)
     expect(fs.existsSync(`${lance}.recallscope`)).toBe(false)
     expect(view(out, path.join(t.dir, 'c.ws')).memories).toEqual(view(lance, path.join(t.dir, 'd.ws')).memories)
+  }, 60_000)
+
+  it('copies the stores opened since (LlamaIndex storage, Mastra): same memories and vectors as opened in place', async () => {
+    const li = buildLlamaIndexStorage(path.join(t.dir, 'storage'), [
+      { id: 'n1', text: 'Deploys on Tuesdays', doc: 'doc-a', fileName: 'ops.md', creationDate: '2025-03-04', embedding: [0.6, 0.8, 0] },
+      { id: 'n2', text: 'Lunch at noon', doc: 'doc-b', fileName: 'office.md', creationDate: '2025-03-05', embedding: null },
+    ])
+    const mdir = path.join(t.dir, 'mastra')
+    fs.mkdirSync(mdir)
+    const mastra = buildMastra(
+      mdir,
+      [{ id: 't1', resource: 'u1', title: 'Trip', at: '2025-06-01T10:00:00.000Z' }],
+      [{ id: 'm1', thread: 't1', role: 'user', text: 'we go kayaking', at: '2025-06-01T10:00:00.000Z', embedding: [1, 0, 0] }],
+      { u1: 'Name: Ana' },
+    )
+    for (const [input, layout, memories] of [
+      [li, 'llamaindex', 2],
+      [mastra, 'mastra', 2],
+    ] as const) {
+      const before = hashTree(path.dirname(input === li ? path.join(li, 'x') : input))
+      const out = path.join(t.dir, `${layout}-canonical.db`)
+      const r = await run('import', 'framework', '--in', input, '--out', out, '--json')
+      expect(r.code, r.err).toBe(0)
+      expect(JSON.parse(r.out)).toMatchObject({ layout, written: { memories, embeddings: 1 } })
+      expect(hashTree(path.dirname(input === li ? path.join(li, 'x') : input))).toEqual(before)
+      const a = view(input, path.join(t.dir, `${layout}-a.ws`))
+      const b = view(out, path.join(t.dir, `${layout}-b.ws`))
+      expect(b.memories).toEqual(a.memories)
+      expect(b.models).toEqual(a.models)
+    }
   }, 60_000)
 
   it('refuses an output inside the input folder', async () => {

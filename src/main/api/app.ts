@@ -15,7 +15,7 @@ import type { MemorySource } from '../store/source'
 import { writeFileAtomic } from '../safety/atomicWrite'
 import { PathGrants, pgUrlNamesFiles, type GrantAccess, type PickDialog } from '../safety/pathGrants'
 import { WriteConsent, type ConfirmWrite } from '../safety/writeConsent'
-import { isPostgresUrl } from '../store/postgres/url'
+import { isPostgresUrl, parsePgUrl } from '../store/postgres/url'
 import { typedDbError } from '../store/sqlite/dbErrors'
 import { SavedConnections, type SecretBox } from './pgConnections'
 import { TaskWorker, type OffThreadControl } from '../jobs/offThread'
@@ -49,7 +49,11 @@ export interface LiveEndpoint {
 }
 
 export interface Settings {
-  recent: { path: string; openedAt: number; layout: string | null }[]
+  /**
+   * Stores opened lately. A URL is kept without its password; in the desktop app the password is
+   * kept beside it only as the keychain's ciphertext (`secret`, base64), in browser mode not at all.
+   */
+  recent: { path: string; openedAt: number; layout: string | null; secret?: string }[]
   /** Embedder spec: hashing | none | ollama:MODEL | openai:MODEL */
   embedder?: string
   ollamaHost?: string
@@ -161,6 +165,8 @@ export class App {
   private readonly confirmWrite?: ConfirmWrite
   /** Saved Postgres connections (passwords only encrypted, only with `secrets`). */
   readonly connections: SavedConnections
+  /** the keychain (desktop app) for the passwords of recent Postgres URLs; null in browser mode */
+  private readonly secrets: SecretBox | null
   private store: MemorySource | null = null
   /** the open store's job worker (heavy tasks run there, on its own read-only connection) */
   private worker: TaskWorker | null = null
@@ -180,6 +186,7 @@ export class App {
     this.pickFile = opts.pickFile
     this.confirmWrite = opts.confirmWrite
     this.connections = new SavedConnections(this.dataDir, opts.secrets ?? null)
+    this.secrets = opts.secrets ?? null
     try {
       fs.mkdirSync(this.dataDir, { recursive: true })
     } catch (e) {
@@ -241,7 +248,7 @@ export class App {
   open(p: string, opts: { workspacePath?: string; write?: boolean; mapping?: Mapping } = {}): OpenInfo {
     const t0 = performance.now()
     const next = openStore({
-      path: p,
+      path: this.withRecentPassword(p),
       workspacePath: opts.workspacePath,
       write: opts.write,
       mapping: opts.mapping,
@@ -267,7 +274,7 @@ export class App {
       nativeBinding: this.nativeBinding,
       fallbackDir: path.join(this.dataDir, 'workspaces'),
     })
-    this.rememberRecent(next.path, next.layout)
+    this.rememberRecent(next.path, next.layout, isPostgresUrl(p) ? parsePgUrl(p).password : null)
     return { ...info, tookMs: performance.now() - t0 }
   }
 
@@ -318,9 +325,10 @@ export class App {
    */
   async readyStore(): Promise<MemorySource> {
     const store = this.requireStore()
-    const cold = store.coldVectorModels?.() ?? []
+    const snapshots = store.capabilities().snapshots
+    const cold = snapshots?.coldVectorModels() ?? []
     if (cold.length === 0) {
-      await store.restoreVectors?.()
+      await snapshots?.restoreVectors()
       return this.requireStore()
     }
     if (!this.warming || this.warming.store !== store) {
@@ -333,7 +341,7 @@ export class App {
       this.warming = { store, run }
     }
     await this.warming.run
-    if (!store.isClosed) await store.restoreVectors?.()
+    if (!store.isClosed) await snapshots?.restoreVectors()
     return this.requireStore()
   }
 
@@ -363,8 +371,27 @@ export class App {
     return s
   }
 
-  private rememberRecent(p: string, layout: string): void {
-    const recent = [{ path: p, openedAt: Date.now(), layout }, ...this.settings().recent.filter((r) => r.path !== p)].slice(0, 12)
+  /**
+   * A recent URL (shown without its password) reopened: its password from the keychain when one was
+   * kept there. A URL that carries a password, or one with none kept, is used as given.
+   */
+  private withRecentPassword(p: string): string {
+    if (!this.secrets || !isPostgresUrl(p) || parsePgUrl(p).password) return p
+    const kept = this.settings().recent.find((r) => r.path === p && r.secret)
+    if (!kept?.secret) return p
+    try {
+      const u = new URL(p)
+      u.password = encodeURIComponent(this.secrets.decrypt(Buffer.from(kept.secret, 'base64')))
+      return u.toString()
+    } catch {
+      return p // not decryptable here (another machine's keychain): the server asks, AUTH_FAILED says so
+    }
+  }
+
+  private rememberRecent(p: string, layout: string, password: string | null = null): void {
+    // Never the password in plain text: the keychain's ciphertext (desktop app) or nothing (browser mode).
+    const secret = password && this.secrets ? { secret: this.secrets.encrypt(password).toString('base64') } : {}
+    const recent = [{ path: p, openedAt: Date.now(), layout, ...secret }, ...this.settings().recent.filter((r) => r.path !== p)].slice(0, 12)
     try {
       this.saveSettings({ recent })
     } catch {
@@ -374,6 +401,12 @@ export class App {
 
   recent(): RecentFile[] {
     // URLs (stored without their password) cannot be checked without connecting: listed as present.
-    return this.settings().recent.map((r) => ({ ...r, exists: /^postgres(ql)?:\/\//i.test(r.path) || fs.existsSync(r.path) }))
+    // Never the ciphertext either: the renderer gets the fields RecentFile names.
+    return this.settings().recent.map((r) => ({
+      path: r.path,
+      openedAt: r.openedAt,
+      layout: r.layout,
+      exists: isPostgresUrl(r.path) || fs.existsSync(r.path),
+    }))
   }
 }

@@ -18,32 +18,15 @@ import fs from 'node:fs'
 import path from 'node:path'
 import type { EventFilter } from '../../shared/contract'
 import { RecallscopeError } from '../../shared/result'
-import type { EventOrigin, Page, RecallEvent } from '../../shared/types'
+import type { EventSourceInfo, Page, RecallEvent } from '../../shared/types'
 import type { EventExtras, EventPageQuery, EventRef, EventTimelineStats, MemorySource } from '../store/source'
 import { LOG_FORMATS, type LogFormat } from './logFormats'
-import { emptyMatchCounts, matchRecalls, type MatchCounts } from './match'
+import { emptyMatchCounts, matchRecalls } from './match'
 import { inStoreReaders } from './inStore'
 import { LIVE_SOURCE_KEY, liveRecallReader } from './otlp/live'
-import { emptyStats, type EventReader, type LoggedRecall, type ReadStats } from './types'
+import { emptyStats, type EventReader, type LoggedRecall } from './types'
 
-/** What one source of events gave (for `info`, the Library and the Decision-trace screen). */
-export interface EventSourceInfo {
-  /** stable within the log: the persist key, `log:<file>`, or `<kind>:<n>` */
-  key: string
-  /** 'unknown': a remembered log that can no longer be read (see `error`) */
-  kind: EventOrigin['kind'] | 'unknown'
-  label: string
-  /** the log file, when the source is one */
-  file: string | null
-  /** events it holds now (for `recall_events`: the table's row count) */
-  events: number
-  stats: ReadStats
-  matched: MatchCounts
-  /** set when the whole source could not be read (the others still are) */
-  error: string | null
-  /** not read yet (it is read on the next query) */
-  pending: boolean
-}
+export type { EventSourceInfo } from '../../shared/types'
 
 interface Source {
   info: EventSourceInfo
@@ -63,7 +46,11 @@ const NO_EXTRAS: EventExtras = { queryVector: null, queryVectorProblem: null, co
 /** Providers of readers every new log gets (e.g. the live OTLP events kept in the workspace). */
 const providers: ((log: EventLog) => void)[] = []
 
-/** Give every event log (in every thread, created from now on) these readers. */
+/**
+ * Give every event log (in every thread, created from now on) these readers: for sources
+ * kept in the workspace (live OTLP), so the job worker's log has them too.
+ * @public — the hook the log-file / live readers register with (branch evlogs)
+ */
 export function registerEventSourceProvider(provide: (log: EventLog) => void): void {
   providers.push(provide)
 }

@@ -10,7 +10,7 @@
  * Cost is bounded: ids go through `getMemories` (batched), and the texts of a
  * whole batch of events through at most two `memoryIdsByText` scans.
  */
-import type { EventOrigin, MatchedBy, RecallEvent, UnmatchedResult } from '../../shared/types'
+import type { EventOrigin, MatchCounts, MatchedBy, RecallEvent, UnmatchedResult } from '../../shared/types'
 import type { MemorySource } from '../store/source'
 import { normalizeMatchText, TEXT_LOOKUP_MAX } from '../store/textMatch'
 import type { LoggedRecall, LoggedResult } from './types'
@@ -26,20 +26,12 @@ const FRAMEWORK_PRESET: Partial<Record<EventOrigin['kind'], string>> = {
   'openai-agents': 'openai-agents',
 }
 
-export function frameworkPresetOf(kind: EventOrigin['kind']): string | null {
+function frameworkPresetOf(kind: EventOrigin['kind']): string | null {
   return FRAMEWORK_PRESET[kind] ?? null
 }
 
 /** Longest logged text kept on an unmatched result (display only). */
 const UNMATCHED_TEXT_MAX = 300
-
-/** Per-batch counts of how results matched (for `info` and the Library). */
-export interface MatchCounts {
-  id: number
-  text: number
-  normalized: number
-  unmatched: number
-}
 
 export function emptyMatchCounts(): MatchCounts {
   return { id: 0, text: 0, normalized: 0, unmatched: 0 }

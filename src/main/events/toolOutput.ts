@@ -10,7 +10,7 @@ import { parsePyLiteral } from './pyLiteral'
 import type { LoggedResult } from './types'
 
 /** Parse a tool output text: JSON, else a Python literal; null when neither. */
-export function parseToolText(text: string): unknown {
+function parseToolText(text: string): unknown {
   const t = text.trim()
   if (t === '') return null
   try {
@@ -27,7 +27,7 @@ export function parseToolText(text: string): unknown {
 const LIST_KEYS = ['results', 'memories', 'items', 'documents', 'records', 'data', 'matches'] as const
 
 /** The list of items in a parsed output: the value itself, or its `results` / `memories` / … array. */
-export function itemsOf(v: unknown): unknown[] | null {
+function itemsOf(v: unknown): unknown[] | null {
   if (Array.isArray(v)) return v as unknown[]
   if (v && typeof v === 'object') for (const k of LIST_KEYS) if (Array.isArray((v as Record<string, unknown>)[k])) return (v as Record<string, unknown[]>)[k]
   return null
@@ -36,7 +36,7 @@ export function itemsOf(v: unknown): unknown[] | null {
 const str = (x: unknown): string | null => (typeof x === 'string' && x !== '' ? x : null)
 
 /** LangGraph's memory id of a store item: `<namespace joined by '.'>/<key>` (store/frameworks/langgraph/adapter.ts). */
-export function langgraphItemId(namespace: unknown, key: unknown): string | null {
+function langgraphItemId(namespace: unknown, key: unknown): string | null {
   if (!Array.isArray(namespace) || typeof key !== 'string') return null
   return `${namespace.map(String).join('.')}/${key}`
 }

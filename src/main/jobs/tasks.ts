@@ -159,7 +159,7 @@ export async function runTask<K extends TaskKind>(store: MemorySource | null, ki
         if (ctl.signal.aborted) break
         store.vectors(m.model, m.ownerType)
       }
-      const written = store.saveVectorSnapshots?.() ?? []
+      const written = store.capabilities().snapshots?.saveVectorSnapshots() ?? []
       store.reloadVectors() // this thread's copy is not needed: the main thread restores the snapshot
       return { written } as TaskOutputs[K]
     }

@@ -31,7 +31,7 @@ import { effectiveMode, isOrderMode, rerank, utf8Length } from '../../shared/sco
 import type { ArmInfo, CandidateRaw, Cue, EffectiveMode, EmbedderInfo, Memory, RecallConfig, RecallTrace, Session, UnitInfo } from '../../shared/types'
 import { embedQueryOrDegrade } from '../embed/cache'
 import type { Embedder } from '../embed/types'
-import type { MemoryFilter, MemorySource } from '../store/source'
+import type { DensePushdown, MemoryFilter, MemorySource } from '../store/source'
 import type { VectorIndex } from '../store/vectors/vectorIndex'
 import { isUnlabelledModel } from './models'
 import { denseArm, normalizeQuery } from './dense'
@@ -245,10 +245,9 @@ function gatherSync(store: MemorySource, query: string | RecallQuery, config: Re
   const vec = prepared.vector
   // Push-down stores (Postgres + pgvector) rank in the database: no vector index is loaded here.
   // (`opts.vectors` — eval's shared indexes — does not apply to them: nothing is loaded.)
-  const pushModels =
-    typeof store.denseSearch === 'function' && store.capabilities().denseSearchPushdown
-      ? store.capabilities().vectorModels.filter((m) => m.ownerType === owner)
-      : null
+  const caps = store.capabilities()
+  const pushdown = caps.pushdown
+  const pushModels = pushdown ? caps.vectorModels.filter((m) => m.ownerType === owner) : null
   if (vec && !model)
     model = pushModels
       ? (pushModels.find((m) => m.dim === vec.length)?.model ?? null)
@@ -283,7 +282,7 @@ function gatherSync(store: MemorySource, query: string | RecallQuery, config: Re
 
   let denseReason: string | null = prepared.reason
   let idx: VectorIndex | null = null
-  let push: string | null = null
+  let push: PushedModel | null = null
   let qn: Float64Array | null = null
   if (vec) {
     qn = normalizeQuery(vec)
@@ -296,11 +295,11 @@ function gatherSync(store: MemorySource, query: string | RecallQuery, config: Re
       denseReason = stored.length
         ? `query embedder gives ${vec.length}-d, stored vectors are ${stored.map((d) => `${d.dim}-d (${d.model})`).join(', ')}: dense arm off`
         : `no stored ${owner} vectors of length ${vec.length}`
-    } else if (pushModels) {
+    } else if (pushModels && pushdown) {
       const m = pushModels.find((x) => x.model === model)
       if (!m) denseReason = `no stored ${owner} vectors for model ${model}`
       else if (m.dim !== vec.length) denseReason = `query vector has ${vec.length} dimensions, stored ${model} vectors have ${m.dim}`
-      else push = model
+      else push = { model, dense: pushdown }
     } else {
       const i = opts.vectors ? opts.vectors(model, owner) : store.vectors(model, owner)
       if (i.count === 0) denseReason = `no stored ${owner} vectors for model ${model}`
@@ -368,7 +367,7 @@ interface GatherInput {
   now: number
   idx: VectorIndex | null
   /** the model whose dense search runs inside the store (push-down), or null */
-  push: string | null
+  push: PushedModel | null
   qn: Float64Array | null
   denseReason: string | null
   depth: number
@@ -376,9 +375,15 @@ interface GatherInput {
   units: boolean
 }
 
+/** A model whose dense arm runs in the store, with the store's push-down. */
+interface PushedModel {
+  model: string
+  dense: DensePushdown
+}
+
 /** The dense arm of one group, in the store (push-down): same shape as denseArm's answer. */
-function pushedDense(store: MemorySource, model: string, qn: Float64Array, filter: MemoryFilter, n: number, missingZero: boolean) {
-  const r = store.denseSearch!({ vector: qn, model, ownerType: 'memory', filter, limit: n, missingZero })
+function pushedDense(push: PushedModel, qn: Float64Array, filter: MemoryFilter, n: number, missingZero: boolean) {
+  const r = push.dense.denseSearch({ vector: qn, model: push.model, ownerType: 'memory', filter, limit: n, missingZero })
   return { hits: r.hits, scope: null, exhausted: r.exhausted, inScope: r.inScope, inScopeCapped: r.inScopeCapped, method: r.method }
 }
 
@@ -403,7 +408,7 @@ function gatherMemories({ store, texts, cfg, now, idx, push, qn, denseReason, de
     arms.dense = { ran: true, fetched: 0, exhausted: true, reason: null }
     for (const { filter, group } of groups) {
       const r = push
-        ? pushedDense(store, push, qn, filter, depth, cfg.missingVector === 'zero')
+        ? pushedDense(push, qn, filter, depth, cfg.missingVector === 'zero')
         : denseArm(store, idx!, qn, filter, depth, cfg.missingVector === 'zero')
       if ('method' in r) arms.dense.pushdown = r.method
       if (r.scope) scopes.set(group ?? '', r.scope)
@@ -540,7 +545,7 @@ function gatherMemories({ store, texts, cfg, now, idx, push, qn, denseReason, de
     }
   } else if (push && qn) {
     const need = [...drafts.values()].filter((d) => d.denseRank === null).map((d) => d.id)
-    const sims = store.similarities!(need, qn, push, 'memory')
+    const sims = push.dense.similarities(need, qn, push.model, 'memory')
     for (const id of need) drafts.get(id)!.similarity = sims.get(id) ?? null
   }
   if (arms.lexical.ran) {
@@ -680,10 +685,10 @@ function gatherSessions({ store, texts, cfg, now, idx, push, qn, denseReason, de
   // Push-down stores: the similarity of every candidate session, computed in the database (ties then break by id).
   const pushed =
     push && qn
-      ? store.similarities!(
+      ? push.dense.similarities(
           sessions.map((s) => s.id),
           qn,
-          push,
+          push.model,
           'session',
         )
       : null

@@ -5,10 +5,13 @@
  * implementing it; nothing outside `src/main/store/` holds a database handle or
  * writes SQL (the architecture test enforces it).
  *
- * Shape (after LangGraph's BaseStore and mem0's vector-store base): a small
- * required surface the engine's passes need, plus `capabilities`, so a caller
- * asks what a source can do instead of guessing (mem0's base has no flags; ours
- * does).
+ * Shape (after LangGraph's BaseStore and mem0's vector-store base): small role interfaces
+ * (SourceInfo, MemoryBrowse, RecallPasses, VectorStore, EventLog, MemoryWrite) composed into
+ * MemorySource, plus `capabilities()`, so a caller asks what a source can do
+ * instead of guessing (mem0's base has no flags; ours does). What only some sources
+ * can do is an object or null there (`pushdown`, `snapshots`), so the type narrows
+ * and nobody calls an optional method with `!`. A new source passes the conformance
+ * suite (test/conformance/, docs/internals/adding-a-source.md).
  *
  * Synchronous on purpose: a recall is a pure function of (snapshot, query,
  * config, now), and eval / tune / replay / why-not run thousands of them in a
@@ -166,14 +169,40 @@ export interface DenseSearchResult {
   method: DenseMethod
 }
 
+/**
+ * The dense arm run inside the store (pgvector). Present only on sources that can:
+ * `capabilities().pushdown` is this object or null, so a caller that has it needs no `!`.
+ */
+export interface DensePushdown {
+  /** The top-`limit` in-scope owners by cosine, computed in the store. */
+  denseSearch(req: DenseSearchRequest): DenseSearchResult
+  /** Cosine similarity of these owners' stored vectors of `model`; ids without one are absent. */
+  similarities(ids: string[], vector: ArrayLike<number>, model: string, ownerType?: 'memory' | 'session'): Map<string, number>
+}
+
+/**
+ * Vector snapshots: a source whose first load of a big index would hold the thread for seconds
+ * lets a worker load it and save a snapshot (saveVectorSnapshots), which this thread then restores.
+ */
+export interface VectorSnapshots {
+  /** Models whose first load in this thread would be slow and could be prepared elsewhere. */
+  coldVectorModels(): { model: string; ownerType: 'memory' | 'session' }[]
+  /** Restore big vector indexes from their snapshots without holding the thread (before a first use). */
+  restoreVectors(): Promise<void>
+  /** Write snapshots of the loaded vector indexes that qualify; returns the files written. */
+  saveVectorSnapshots(): string[]
+}
+
 /** What a source can do; the engine and the UI ask instead of guessing. */
 export interface SourceCapabilities {
   /** a full-text index exists in the store ('agent'), was built in the workspace ('workspace'), or neither yet */
   fts: 'agent' | 'workspace' | 'none'
   /** stored vectors per owner type and model (after the workspace's backfill) */
   vectorModels: { ownerType: 'memory' | 'session'; model: string; dim: number }[]
-  /** the dense arm runs inside the store (e.g. pgvector); false: the engine scans a VectorIndex */
-  denseSearchPushdown: boolean
+  /** the dense arm inside the store (e.g. pgvector); null: the engine scans a VectorIndex */
+  pushdown: DensePushdown | null
+  /** big vector indexes can be prepared in a worker and restored from a snapshot; null: loaded on first use */
+  snapshots: VectorSnapshots | null
   /** the store logs what its agent recalled (recall events) */
   recallEvents: boolean
   /** opened read-only (the default) */
@@ -182,7 +211,8 @@ export interface SourceCapabilities {
   supportsWrite: boolean
 }
 
-export interface MemorySource {
+/** Identity and lifecycle: where the store is, how it was recognised, its workspace. */
+export interface SourceInfo {
   /** where the store lives (absolute path, or a URL without its password) */
   readonly path: string
   /** the detected layout, e.g. 'canonical', 'engram-v1' */
@@ -199,8 +229,10 @@ export interface MemorySource {
   checkIntegrity(): void
   capabilities(): SourceCapabilities
   close(): void
+}
 
-  // --- facts and browsing -------------------------------------------------
+/** Facts and browsing: what the Sessions and Memories screens read. */
+export interface MemoryBrowse {
   facts(): DbFacts
   facets(): Facets
   /** memories and sessions, exact (cheap: the smallest index) */
@@ -232,8 +264,10 @@ export interface MemorySource {
    * at most TEXT_LOOKUP_MAX texts per call.
    */
   memoryIdsByText(q: { texts: string[]; normalized: string[] }): TextMatches
+}
 
-  // --- recall passes (engine) ---------------------------------------------
+/** The engine's candidate passes (scope, lexical, keyword, sessions, ages). */
+export interface RecallPasses {
   scopeRows(f: MemoryFilter, cap: number): ScopeRows
   countScope(f: MemoryFilter, cap?: number): { count: number; capped: boolean }
   /** whether a text has anything the lexical index can match */
@@ -247,6 +281,10 @@ export interface MemorySource {
   sessionMessages(sessionIds: string[], now: number): Map<string, { role: string | null; content: string }[]>
   /** Ages of a filter's memories at `now` (the UI's decay curve). */
   ageHistogram(f: MemoryFilter, now: number, from: 'last_used' | 'created', maxBins?: number): RecallAges
+}
+
+/** Stored vectors: the engine's dense arm scans these (unless `capabilities().pushdown`). */
+export interface VectorStore {
   storedModels(owner?: 'memory' | 'session'): string[]
   /** The vector index of one model (loaded on first use, refreshed cheaply after). */
   vectors(model: string, ownerType?: 'memory' | 'session'): VectorIndex
@@ -255,21 +293,10 @@ export interface MemorySource {
   vectorInfo(ownerId: string, ownerType?: 'memory' | 'session'): VectorInfo[]
   /** Forget loaded vector indexes (the next use reloads). */
   reloadVectors(): void
-  /**
-   * Models whose first load in this thread would be slow and could be prepared elsewhere: a
-   * worker loads them and saves a snapshot (saveVectorSnapshots), which this thread then restores.
-   */
-  coldVectorModels?(): { model: string; ownerType: 'memory' | 'session' }[]
-  /** Restore big vector indexes from their snapshots without holding the thread (before a first use). */
-  restoreVectors?(): Promise<void>
-  /** Write snapshots of the loaded vector indexes that qualify; returns the files written. */
-  saveVectorSnapshots?(): string[]
-  /** The dense arm inside the store (only when capabilities().denseSearchPushdown). */
-  denseSearch?(req: DenseSearchRequest): DenseSearchResult
-  /** Cosine similarity of these owners' stored vectors of `model` (push-down stores); ids without one are absent. */
-  similarities?(ids: string[], vector: ArrayLike<number>, model: string, ownerType?: 'memory' | 'session'): Map<string, number>
+}
 
-  // --- recall log ---------------------------------------------------------
+/** The store's own recall log (canonical `recall_events`); empty on stores that keep none. */
+export interface EventLog {
   /**
    * The agent's own records that in-store event readers turn into recall events (Letta
    * messages, LangGraph checkpoints, Agents SDK session items): one entry per kind the
@@ -281,10 +308,18 @@ export interface MemorySource {
   eventExtras(id: string): EventExtras
   eventsForMemory(memoryId: string, limit?: number): EventRef[]
   eventTimeline(f: EventFilter): EventTimelineStats
+}
 
-  // --- write mode ---------------------------------------------------------
+/** Write mode (off unless the user asked for it). */
+export interface MemoryWrite {
   /** seed 003 refreshOnRecall for real: READ_ONLY unless opened in write mode. */
   applyRefresh(ids: string[], now: number): { updated: number }
 }
 
 export type { AgentRecords } from './agentRecords'
+
+/**
+ * Every role together: what the engine, eval, trace and the API take. A function that needs
+ * one role only may ask for it (e.g. `MemoryBrowse`), so a test can hand it a small fake.
+ */
+export interface MemorySource extends SourceInfo, MemoryBrowse, RecallPasses, VectorStore, EventLog, MemoryWrite {}

@@ -31,3 +31,27 @@ export interface TextMatches {
 
 /** At most this many texts are looked up in one call (events/match.ts batches). */
 export const TEXT_LOOKUP_MAX = 5000
+
+/**
+ * A lookup's distinct texts (capped at TEXT_LOOKUP_MAX each) and the result it
+ * fills: `add(kind, text, id)` appends in the order the store returns rows.
+ */
+export function textLookup(q: { texts: string[]; normalized: string[] }): {
+  texts: string[]
+  norms: string[]
+  out: TextMatches
+  add: (kind: keyof TextMatches, text: unknown, id: unknown) => void
+} {
+  const out: TextMatches = { exact: new Map(), normalized: new Map() }
+  return {
+    texts: [...new Set(q.texts)].slice(0, TEXT_LOOKUP_MAX),
+    norms: [...new Set(q.normalized)].slice(0, TEXT_LOOKUP_MAX),
+    out,
+    add: (kind, text, id) => {
+      const k = String(text)
+      const l = out[kind].get(k)
+      if (l) l.push(String(id))
+      else out[kind].set(k, [String(id)])
+    },
+  }
+}

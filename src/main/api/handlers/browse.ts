@@ -25,6 +25,7 @@ type BrowseChannels =
   | 'memories.similar'
   | 'memories.facets'
   | 'events.page'
+  | 'events.sources'
 
 export function browseHandlers(app: App): Pick<Handlers, BrowseChannels> {
   return {
@@ -98,5 +99,10 @@ export function browseHandlers(app: App): Pick<Handlers, BrowseChannels> {
     },
     'memories.facets': () => app.requireStore().facets(),
     'events.page': (i) => eventLogOf(app.requireStore()).eventsPage(i),
+    'events.sources': async () => {
+      const log = eventLogOf(app.requireStore())
+      await log.load()
+      return log.sources()
+    },
   }
 }

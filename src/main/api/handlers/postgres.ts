@@ -57,7 +57,7 @@ export function postgresHandlers(app: App): Pick<Handlers, PgChannels> {
             layout: s.layout,
             detectedBecause: s.detectedBecause,
             memories: s.counts().memories,
-            denseInDatabase: caps.denseSearchPushdown,
+            denseInDatabase: caps.pushdown !== null,
             vectorModels: caps.vectorModels.length,
           }
         } finally {

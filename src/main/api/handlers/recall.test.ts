@@ -66,6 +66,9 @@ describe('recall.* channels', () => {
       ['mcp-memory-service', null],
       ['mcp-memory-service:rrf', null],
       ['crewai', null],
+      ['agno', null],
+      ['mastra', null],
+      ['mastra:semantic', null],
     ])
   })
 

@@ -16,7 +16,7 @@ import { resultsOfToolText } from '../toolOutput'
 import { skip, type EventReader, type LoggedRecall, type ReadStats } from '../types'
 
 /** Tool names that read memory (langmem `search_memory`, and the like). */
-export const MEMORY_SEARCH_TOOL =
+const MEMORY_SEARCH_TOOL =
   /(search|recall|retriev|query|find|lookup)[_-]?(memor|knowledge)|memor(y|ies)[_-]?(search|recall|retriev|query|lookup)|^search_memory$/i
 
 interface Call {

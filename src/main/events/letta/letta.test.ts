@@ -5,12 +5,12 @@
  * text = JSON {"status", "message", "time"} whose message is Python's str() of
  * the result list (with passage ids in current Letta, without in older ones).
  */
+import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildLettaServer, type LettaServerSpec } from '../../../../test/helpers/frameworks/letta'
-import { expectTraceRuns } from '../../../../test/helpers/eventChecks'
+import { expectTraceRuns, openFixtureStore } from '../../../../test/helpers/eventChecks'
 import { sha256File, tmpDir } from '../../../../test/helpers/tmp'
-import { openStore } from '../../store/registry'
 import type { MemorySource } from '../../store/source'
 import { eventLogOf } from '../eventLog'
 
@@ -131,22 +131,13 @@ function spec(): LettaServerSpec {
 }
 
 describe('Letta messages as an event source', () => {
-  let dir: { dir: string; cleanup: () => void }
-  let file: string
-  let before: string
+  let fx: Awaited<ReturnType<typeof openFixtureStore>>
   let store: MemorySource
-
-  beforeAll(() => {
-    dir = tmpDir()
-    file = buildLettaServer(dir.dir, spec())
-    before = sha256File(file)
-    store = openStore({ path: file, workspacePath: path.join(dir.dir, 'ws.recallscope') })
+  beforeAll(async () => {
+    fx = await openFixtureStore((dir) => buildLettaServer(dir, spec()))
+    store = fx.store
   })
-  afterAll(() => {
-    store.close()
-    expect(sha256File(file)).toBe(before)
-    dir.cleanup()
-  })
+  afterAll(() => fx.done())
 
   it('reads each search call with its results, matched by id, text or normalised text, and the decision after it', async () => {
     const log = eventLogOf(store)
@@ -210,5 +201,81 @@ describe('Letta messages as an event source', () => {
     const { replayEvent } = await import('../../trace/replay')
     const r = await replayEvent(store, 'letta:call-1', { mode: 'logged', embedder: 'hashing' })
     expect(r.notes.map((n) => n.text).join(' ')).toMatch(/read from Letta messages, which records no recall config/)
+  })
+})
+
+describe('recallscope trace / info on a Letta store (CLI)', () => {
+  let dir: { dir: string; cleanup: () => void }
+  let file: string
+  let before: string
+  const run = async (...args: string[]) => {
+    const { main } = await import('../../cli/index')
+    let out = ''
+    let err = ''
+    const code = await main(args, { out: (s) => (out += `${s}\n`), err: (s) => (err += `${s}\n`) })
+    return { code, out, err }
+  }
+  beforeAll(() => {
+    dir = tmpDir()
+    file = buildLettaServer(dir.dir, spec())
+    before = sha256File(file)
+  })
+  afterAll(() => {
+    expect(sha256File(file)).toBe(before)
+    dir.cleanup()
+  })
+
+  it('trace list|replay|why|drivers --json work on the events read from the messages', async () => {
+    const ws = ['--workspace', path.join(dir.dir, 'cli.ws')]
+    const list = await run('trace', 'list', '--db', file, ...ws, '--json')
+    expect(list.code).toBe(0)
+    const page = JSON.parse(list.out) as { rows: { id: string; results: unknown[] }[]; sources: { kind: string; events: number }[] }
+    expect(page.rows.map((e) => e.id)).toEqual(['letta:call-3', 'letta:call-2', 'letta:call-1'])
+    expect(page.sources).toMatchObject([{ kind: 'letta', events: 3 }])
+    const replay = await run('trace', 'replay', '--db', file, ...ws, '--event', 'letta:call-1', '--embedder', 'hashing', '--json')
+    expect(replay.code).toBe(0)
+    expect((JSON.parse(replay.out) as { event: { id: string } }).event.id).toBe('letta:call-1')
+    const why = await run(
+      'trace',
+      'why',
+      '--db',
+      file,
+      ...ws,
+      '--event',
+      'letta:call-2',
+      '--memory',
+      'passage-run',
+      '--embedder',
+      'hashing',
+      '--no-verify',
+      '--json',
+    )
+    expect(why.code).toBe(0)
+    expect((JSON.parse(why.out) as { eventId: string }).eventId).toBe('letta:call-2')
+    const drivers = await run('trace', 'drivers', '--db', file, ...ws, '--event', 'letta:call-3', '--embedder', 'hashing', '--json')
+    expect(drivers.code).toBe(0)
+    expect((JSON.parse(drivers.out) as { eventId: string }).eventId).toBe('letta:call-3')
+    // The text list names its source and how results matched.
+    const text = await run('trace', 'list', '--db', file, ...ws)
+    expect(text.out).toContain(
+      'source: Letta messages (archival_memory_search, conversation_search): 3 events · results matched by id 2, text 2, normalised text 1; unmatched 1',
+    )
+  })
+
+  it('info shows the event sources; --log with no known format is BAD_INPUT (exit 2)', async () => {
+    const info = await run('info', '--db', file, '--json')
+    expect(info.code).toBe(0)
+    expect((JSON.parse(info.out) as { eventSources: { kind: string; events: number; stats: { skipped: number } }[] }).eventSources).toMatchObject([
+      { kind: 'letta', events: 3, stats: { skipped: 3 } },
+    ])
+    const notALog = path.join(dir.dir, 'notes.txt')
+    fs.writeFileSync(notALog, 'just text')
+    const bad = await run('trace', 'list', '--db', file, '--log', notALog, '--json')
+    expect(bad.code).toBe(2)
+    // --json: the typed error as JSON on stdout
+    expect(JSON.parse(bad.out)).toMatchObject({
+      ok: false,
+      error: { code: 'BAD_INPUT', message: expect.stringMatching(/not a known trace log \(looked for:/) as unknown },
+    })
   })
 })

@@ -15,7 +15,7 @@ import { resultsOfToolText } from '../toolOutput'
 import { skip, type EventReader, type LoggedRecall, type ReadStats } from '../types'
 
 /** Tool names that say they read memory. */
-export const MEMORY_TOOL_NAME = /memor|recall|search|retriev/i
+const MEMORY_TOOL_NAME = /memor|recall|search|retriev/i
 
 type Item = Record<string, unknown>
 

@@ -14,11 +14,14 @@ import { MEM0_LOOKED_FOR, resolveMem0Folder } from './mem0/adapter'
 import { mcpMemoryMaterializer, resolveMcpMemoryFolder } from './mcpMemory/materialize'
 import { resolveBasicMemoryFolder } from './basicMemory/adapter'
 import { crewaiLanceMaterializer } from './crewai/lance'
+import { lanceMaterializer } from './lance/generic'
 import { lettaCodeMaterializer } from './letta/code'
-import type { Materializer as FingerprintedMaterializer } from './materialize'
-import type { Materializer } from './types'
+import { llamaIndexMaterializer } from './llamaindex/storage'
+import { qdrantLocalMaterializer } from './qdrantLocal/materialize'
+import { chromaMaterializer } from './chroma/materialize'
+import type { Materializer } from './materialize'
 
-export type { Materializer } from './types'
+export type { Materializer } from './materialize'
 
 /** Folder → the file inside it to open, per framework (first match wins). */
 const FOLDER_RESOLVERS: { name: string; resolve: (dir: string, opts: { nativeBinding?: string }) => string | null }[] = [
@@ -72,24 +75,15 @@ function resolveSqliteFolder(dir: string, opts: { nativeBinding?: string }): str
   return found[0]?.file ?? null
 }
 
-/** A reader whose copy carries a content fingerprint: the fingerprint keys the FTS rebuild. */
-function keyed(m: FingerprintedMaterializer, lookedFor: string): Materializer {
-  return {
-    name: m.name,
-    lookedFor,
-    sniff: (p) => m.sniff(p),
-    materialize(p, opts) {
-      const x = m.materialize(p, opts)
-      return { db: x.db, layout: x.layout, detectedBecause: x.detectedBecause, ftsKey: x.fingerprint }
-    },
-  }
-}
-
 /** Non-SQLite formats, tried in order. */
 const MATERIALIZERS: Materializer[] = [
   mcpMemoryMaterializer,
-  keyed(crewaiLanceMaterializer, 'CrewAI: a LanceDB folder with memories.lance/'),
-  keyed(lettaCodeMaterializer, 'Letta Code: a memory folder of markdown files (system/ …)'),
+  crewaiLanceMaterializer,
+  lanceMaterializer,
+  lettaCodeMaterializer,
+  chromaMaterializer,
+  qdrantLocalMaterializer,
+  llamaIndexMaterializer,
 ]
 
 /** What the framework formats look for (for the unknown-file message). */

@@ -14,20 +14,25 @@ import type { CanonicalMemoryRow, CanonicalSessionRow } from '../sqlite/canonica
 
 /** What a materializer hands to Store.open. */
 export interface Materialized {
-  /** In-memory canonical DB (schema from store/schema.ts). */
+  /** In-memory canonical DB (schema from store/sqlite/schema.ts), filled from the source. */
   db: Database.Database
   layout: Layout
   /** Which files/tables were found, for `info` and the Library. */
   detectedBecause: string
-  /** sha1 over every memory's id and content in rowid order (see Source.fingerprint). */
-  fingerprint: string
+  /** Changes with the source's content: keys the workspace's FTS rebuild (SqliteSource's ftsKey). */
+  ftsKey: string
 }
 
-/** A non-SQLite format: `sniff` is cheap and never throws; `materialize` reads the path (file or folder). */
+/**
+ * A non-SQLite format (the only Materializer type): `sniff` is cheap and never throws;
+ * `materialize` reads the path (file or folder), never writes it.
+ */
 export interface Materializer {
   name: string
   sniff(p: string): boolean
   materialize(p: string, opts?: { nativeBinding?: string }): Materialized
+  /** What it looks for, for the "none of these" message. */
+  lookedFor: string
 }
 
 const LITTLE_ENDIAN = os.endianness() === 'LE'

@@ -71,7 +71,7 @@ function bridgeFor(url: ParsedPgUrl): PgBridge {
       max: 1,
       readOnly: true,
       applicationName: 'recallscope',
-      secret: url.password,
+      secrets: url.secrets,
       label: url.redacted,
     })
     cached = { key, bridge, timer: null }

@@ -297,6 +297,9 @@ interface Checked {
   vector: { dim: number; model: string } | null
 }
 
+/** Share of the sampled vectors that must have one length for the column to be read as one model's vectors. */
+const MAJORITY_SHARE = 0.9
+
 /** A vector value per the mapping's encoding: its length, or what is wrong with it. */
 function vectorLength(v: unknown, encoding: VectorEncoding): number | string {
   if (encoding === 'json') {
@@ -376,11 +379,17 @@ function checkMapping(db: Database.Database, m: Mapping, tables = listTables(db)
     let firstBad: string | null = null
     for (const x of vs) {
       const n = vectorLength(x, m.vector.encoding)
+      // A NaN in one row is that row's problem (skipped and counted at load), not the mapping's.
+      if (n === 'nonFiniteVector') continue
       if (typeof n === 'string') firstBad ??= n
       else lens.set(n, (lens.get(n) ?? 0) + 1)
     }
+    // One length for nearly every row: the odd ones are rows with a wrong dimension (skipped and counted
+    // at load, as in any store); no clear majority means the column is not one model's vectors.
+    const major = [...lens].sort((x, y) => y[1] - x[1])[0]
+    const clear = major !== undefined && major[1] >= MAJORITY_SHARE * [...lens.values()].reduce((n, c) => n + c, 0)
     if (firstBad) problems.push({ field: 'vector', column: v.column, message: `vector: column "${v.column}" ${firstBad}` })
-    else if (lens.size > 1)
+    else if (lens.size > 1 && !clear)
       problems.push({
         field: 'vector',
         column: v.column,
@@ -389,8 +398,8 @@ function checkMapping(db: Database.Database, m: Mapping, tables = listTables(db)
           .map(([d, n]) => `${d}-d × ${n}`)
           .join(', ')} in the first ${vs.length})`,
       })
-    else if (lens.size === 1) {
-      const dim = [...lens.keys()][0]
+    else if (major) {
+      const dim = major[0]
       vector = { dim, model: m.vector.model ?? defaultModelLabel(r.table.name, dim) }
     }
   }

@@ -14,11 +14,11 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from '
 import { RecallscopeError } from '../../../shared/result'
 import type { Reply, Request, Statement, WireError, WorkerConfig } from './protocol'
 import { workerScript } from '../../workerScript'
+import { scrubSecrets } from './url'
 
-/** Map a driver / server error onto our stable codes; `secret` (the password) is scrubbed from the message. */
-function toPgError(e: WireError, secret: string | null, where: string): RecallscopeError {
-  const clean = (s: string) => (secret ? s.split(secret).join('***') : s)
-  const msg = clean(e.message)
+/** Map a driver / server error onto our stable codes; every secret (the passwords it may use) is scrubbed from the message. */
+function toPgError(e: WireError, secrets: readonly string[], where: string): RecallscopeError {
+  const msg = scrubSecrets(e.message, secrets)
   const code = e.code ?? ''
   const details = { sqlstate: /^[0-9A-Z]{5}$/.test(code) ? code : undefined, driverCode: code || undefined }
   if (code === '28P01' || code === '28000') return new RecallscopeError('AUTH_FAILED', `${where}: the server refused the credentials (${msg})`, details)
@@ -39,13 +39,14 @@ function toPgError(e: WireError, secret: string | null, where: string): Recallsc
       details,
     )
   if (/Query read timeout/i.test(msg)) return new RecallscopeError('DB_TIMEOUT', `${where}: no answer within the statement timeout (${msg})`, details)
-  if (code === '22P02' || code === '42601' || code === '42883') return new RecallscopeError('BAD_INPUT', `${where}: ${msg}`, details)
+  // Class 22 is "data exception" (22021: a U+0000 in text, 22P02: bad literal, 22003: out of range…): the input, not us.
+  if (code.startsWith('22') || code === '42601' || code === '42883') return new RecallscopeError('BAD_INPUT', `${where}: ${msg}`, details)
   return new RecallscopeError('INTERNAL', `${where}: ${msg}`, details)
 }
 
 export interface BridgeOptions extends WorkerConfig {
-  /** scrubbed from every error message */
-  secret: string | null
+  /** scrubbed from every error message (ParsedPgUrl.secrets) */
+  secrets: readonly string[]
   /** name shown in errors (the redacted URL) */
   label: string
 }
@@ -97,7 +98,7 @@ export class PgBridge {
     const id = this.nextId++
     const req: Request = { id, batch, rowMode: opts.rowMode }
     const reply = this.roundTrip(req, opts.timeoutMs ?? this.opts.statementTimeoutMs + this.opts.connectTimeoutMs + 3000)
-    if (!reply.ok) throw toPgError(reply.error, this.opts.secret, this.opts.label)
+    if (!reply.ok) throw toPgError(reply.error, this.opts.secrets, this.opts.label)
     return { rows: reply.rows as R[], fields: reply.fields }
   }
 

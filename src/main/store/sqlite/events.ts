@@ -7,7 +7,7 @@ import type { EventFilter } from '../../../shared/contract'
 import type { Page, RecallEvent } from '../../../shared/types'
 import { decodeVector, parseJson, toMs, cellText } from '../decode'
 import type { EventExtras, EventPageQuery, EventRef, EventTimelineStats } from '../source'
-import { normalizeMatchText, TEXT_LOOKUP_MAX, type TextMatches } from '../textMatch'
+import { normalizeMatchText, textLookup, type TextMatches } from '../textMatch'
 import { clampLimit } from './connection'
 import type { SqliteCtx } from './context'
 import { eventWhere } from './where'
@@ -149,20 +149,13 @@ const normRegistered = new WeakSet<object>()
  * scan of the memories, run only when there are texts to look for.
  */
 export function memoryIdsByText(ctx: SqliteCtx, q: { texts: string[]; normalized: string[] }): TextMatches {
-  const out: TextMatches = { exact: new Map(), normalized: new Map() }
-  const add = (m: Map<string, string[]>, k: string, id: string) => {
-    const l = m.get(k)
-    if (l) l.push(id)
-    else m.set(k, [id])
-  }
-  const texts = [...new Set(q.texts)].slice(0, TEXT_LOOKUP_MAX)
-  const norms = [...new Set(q.normalized)].slice(0, TEXT_LOOKUP_MAX)
+  const { texts, norms, out, add } = textLookup(q)
   const src = ctx.sql.memoriesLite
   if (texts.length) {
     const rows = ctx.db
       .prepare(`SELECT m.id AS id, m.content AS content FROM (${src}) m WHERE m.content IN (SELECT value FROM json_each(?)) ORDER BY m._rid`)
       .all(JSON.stringify(texts)) as { id: unknown; content: unknown }[]
-    for (const r of rows) add(out.exact, String(r.content), String(r.id))
+    for (const r of rows) add('exact', r.content, r.id)
   }
   if (norms.length) {
     if (!normRegistered.has(ctx.db)) {
@@ -174,7 +167,7 @@ export function memoryIdsByText(ctx: SqliteCtx, q: { texts: string[]; normalized
         `SELECT m.id AS id, recallscope_norm(m.content) AS n FROM (${src}) m WHERE recallscope_norm(m.content) IN (SELECT value FROM json_each(?)) ORDER BY m._rid`,
       )
       .all(JSON.stringify(norms)) as { id: unknown; n: unknown }[]
-    for (const r of rows) add(out.normalized, String(r.n), String(r.id))
+    for (const r of rows) add('normalized', r.n, r.id)
   }
   return out
 }

@@ -29,6 +29,7 @@ import type {
   ScopeRows,
   SessionPageQuery,
   SourceCapabilities,
+  VectorSnapshots,
 } from '../source'
 import type { VectorIndex } from '../vectors/vectorIndex'
 import { openWorkspaceDb, Workspace } from '../workspace/workspace'
@@ -60,7 +61,7 @@ export interface SqliteOpenOptions extends ConnectOptions, VectorOptions {
   countCap?: number
 }
 
-export class SqliteSource implements MemorySource, SqliteCtx {
+export class SqliteSource implements MemorySource, VectorSnapshots, SqliteCtx {
   readonly path: string
   readonly workspacePath: string
   readonly readOnly: boolean
@@ -214,7 +215,8 @@ export class SqliteSource implements MemorySource, SqliteCtx {
     return {
       fts: this.sql.agentFts ? 'agent' : this.wsFtsReady() ? 'workspace' : 'none',
       vectorModels: this.vec.vectorModels().map((m) => ({ ownerType: m.ownerType, model: m.model, dim: m.dim })),
-      denseSearchPushdown: false,
+      pushdown: null,
+      snapshots: this,
       recallEvents: this.sql.recallEvents !== null,
       readOnly: this.readOnly,
       supportsWrite: this.sql.layout === 'canonical' && this.fileBacked,

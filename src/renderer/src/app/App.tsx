@@ -1,8 +1,8 @@
 import { Component, lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState, type ComponentType, type ReactNode } from 'react'
 import type { OpenInfo } from '../../../shared/contract'
-import { bridgeMode, call } from '../lib/api'
+import { bridgeMode, call, isTokenError } from '../lib/api'
 import { SnapshotBadge } from './SnapshotNote'
-import { installHistoryKeys, listenLocation, readLocation, writeLocation, type Location } from '../lib/router'
+import { installHistoryKeys, listenLocation, readLocation, writeLocation, type Location, type RouteParams } from '../lib/router'
 import { AppContext, type AppState, type Nav, type Route } from './context'
 import { usePanes } from './panes'
 import { LibraryView } from '../features/library/LibraryView'
@@ -100,6 +100,49 @@ const ROUTES: { route: Route; label: string; needsDb: boolean }[] = [
 
 const isRoute = (r: string): r is Route => ROUTES.some((x) => x.route === r)
 
+/** Each screen's last parameters in this tab, so its nav item reopens it as it was left (sessionStorage: a reload keeps them). */
+const LAST_KEY = 'recallscope.lastParams'
+const LAST_DB_KEY = 'recallscope.lastParamsDb'
+function readLastParams(): Partial<Record<Route, RouteParams>> {
+  try {
+    const v = JSON.parse(sessionStorage.getItem(LAST_KEY) ?? '{}') as unknown
+    return v && typeof v === 'object' ? v : {}
+  } catch {
+    return {}
+  }
+}
+
+/** The message for a page that could not reach main: a missing or stale token gets one plain instruction. */
+function bootMessage(e: Error): string {
+  if (isTokenError(e))
+    return 'This page has no valid access token for the running recallscope server (a server started again gets a new one). Open the link that `recallscope serve` (or `npm start`) printed in its terminal: it ends with #token=….'
+  return `Cannot reach recallscope's main process: ${e.message}`
+}
+
+/** "Copy link": the address of this screen and its state; in browser mode it opens the same state in another tab of this browser. */
+function CopyLink() {
+  const [copied, setCopied] = useState<'ok' | 'failed' | null>(null)
+  useEffect(() => {
+    if (!copied) return
+    const t = setTimeout(() => setCopied(null), 2000)
+    return () => clearTimeout(t)
+  }, [copied])
+  return (
+    <button
+      className="btn small"
+      title="Copy the address of this screen with its state (filters, selection, settings): it opens the same view in another tab of this browser"
+      onClick={() => {
+        navigator.clipboard.writeText(window.location.href).then(
+          () => setCopied('ok'),
+          () => setCopied('failed'),
+        )
+      }}
+    >
+      {copied === 'ok' ? 'Link copied' : copied === 'failed' ? 'Copy failed' : 'Copy link'}
+    </button>
+  )
+}
+
 /** The screen a URL names; an unknown or empty one is the Library. */
 function toNav(loc: Location): Nav {
   return isRoute(loc.route) ? { route: loc.route, params: loc.params } : { route: 'library', params: {} }
@@ -115,10 +158,20 @@ export function App() {
   const [visit, setVisit] = useState(0)
   // The latest nav, for setParams called twice before a render (each patch builds on the one before).
   const navRef = useRef(nav)
+  const lastParams = useRef(readLastParams())
   const commit = useCallback((next: Nav, restart: boolean) => {
     navRef.current = next
     setNav(next)
     if (restart) setVisit((v) => v + 1)
+    // the screen's state as last seen, for its nav item (the Library's `wanted` note is not state)
+    if (next.route !== 'library') {
+      lastParams.current = { ...lastParams.current, [next.route]: next.params }
+      try {
+        sessionStorage.setItem(LAST_KEY, JSON.stringify(lastParams.current))
+      } catch {
+        /* storage full or disabled: nav items open screens fresh */
+      }
+    }
   }, [])
   const [booted, setBooted] = useState(false)
   const [bootError, setBootError] = useState<string | null>(null)
@@ -127,6 +180,13 @@ export function App() {
   const setDb = useCallback((next: OpenInfo | null) => {
     setDbState(next)
     setDbVersion((v) => v + 1)
+    // another DB: the screens' remembered selections and filters belong to the one before (a reload keeps them)
+    const path = next?.path ?? ''
+    if (sessionStorage.getItem(LAST_DB_KEY) !== path) {
+      lastParams.current = {}
+      sessionStorage.removeItem(LAST_KEY)
+      sessionStorage.setItem(LAST_DB_KEY, path)
+    }
   }, [])
   const navigate = useCallback(
     (route: Route, params: Nav['params'] = {}) => {
@@ -171,7 +231,7 @@ export function App() {
         setBooted(true)
       },
       (e: Error) => {
-        setBootError(e.message)
+        setBootError(bootMessage(e))
         setBooted(true)
       },
     )
@@ -206,7 +266,7 @@ export function App() {
               </span>
               {db.snapshot && <SnapshotBadge />}
             </>
-          ) : (
+          ) : bootError ? null : (
             <span className="muted">no database open</span>
           )}
           <div className="spacer" />
@@ -220,19 +280,26 @@ export function App() {
           >
             {panes.collapsed ? 'Side panes: folded' : 'Side panes: shown'}
           </button>
+          {bridgeMode === 'browser' && <CopyLink />}
           <JobsIndicator />
-          <EmbedStatus dbVersion={dbVersion} />
+          {!bootError && <EmbedStatus dbVersion={dbVersion} />}
           <span className="badge" title={bridgeMode === 'browser' ? 'Browser mode: the app talks to a loopback server' : 'Electron app'}>
             {bridgeMode === 'browser' ? 'browser mode' : 'desktop'}
           </span>
         </header>
         <nav className="nav" aria-label="Sections">
           {ROUTES.map((r) => (
-            <button key={r.route} aria-current={nav.route === r.route ? 'page' : undefined} disabled={r.needsDb && !db} onClick={() => navigate(r.route)}>
+            <button
+              key={r.route}
+              aria-current={nav.route === r.route ? 'page' : undefined}
+              disabled={r.needsDb && !db}
+              onClick={() => navigate(r.route, r.route === nav.route ? {} : (lastParams.current[r.route] ?? {}))}
+              title={r.route === nav.route ? `${r.label}: start over` : `${r.label}, as you left it`}
+            >
               {r.label}
             </button>
           ))}
-          {!db && (
+          {!db && !bootError && (
             <div className="navhint" role={nav.params.wanted ? 'status' : undefined}>
               {nav.params.wanted ? `The link opens ${nav.params.wanted}: open a database first.` : 'Open a database to browse it.'}
             </div>
@@ -241,7 +308,7 @@ export function App() {
         <main className="main">
           {bootError && (
             <div className="page">
-              <div className="error">Cannot reach recallscope's main process: {bootError}</div>
+              <div className="error">{bootError}</div>
             </div>
           )}
           {!bootError && booted && nav.route === 'library' && <LibraryView key={viewKey} />}

@@ -16,18 +16,48 @@ declare global {
 const TOKEN_KEY = 'recallscope.token'
 
 /**
- * Read `#token=…` once, keep it for this tab, and take it out of the address bar. The rest of the hash stays: a
- * route (`#/recall?…&token=…`, lib/router.ts) opens that screen.
+ * Read `#token=…` once and take it out of the address bar. The rest of the hash stays: a route
+ * (`#/recall?…&token=…`, lib/router.ts) opens that screen. The token is kept for this tab
+ * (sessionStorage) and for this browser (localStorage, same origin = same server address), so a
+ * link copied from one tab opens in another tab of the same browser. A server started again gets a
+ * new token: the stale one is then refused and the page says how to get the new one
+ * (isTokenError).
  */
 function httpToken(): string {
   const re = /([#&?])token=([^&]+)&?/
   const m = re.exec(window.location.hash)
   if (m) {
-    sessionStorage.setItem(TOKEN_KEY, decodeURIComponent(m[2]))
+    const token = decodeURIComponent(m[2])
+    sessionStorage.setItem(TOKEN_KEY, token)
+    try {
+      localStorage.setItem(TOKEN_KEY, token)
+    } catch {
+      /* storage disabled: this tab still works */
+    }
     const rest = window.location.hash.replace(re, '$1').replace(/[?&]$/, '')
     history.replaceState(null, '', window.location.pathname + window.location.search + (rest === '#' ? '' : rest))
   }
-  return sessionStorage.getItem(TOKEN_KEY) ?? ''
+  let stored: string | null = null
+  try {
+    stored = localStorage.getItem(TOKEN_KEY)
+  } catch {
+    /* storage disabled */
+  }
+  return sessionStorage.getItem(TOKEN_KEY) ?? stored ?? ''
+}
+
+/** A call refused for its token (none, or one of an earlier server run): forget it so the next link's token is used. */
+export function isTokenError(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code
+  const msg = e instanceof Error ? e.message : ''
+  if (code !== 'FORBIDDEN' || !/token/i.test(msg)) return false
+  sessionStorage.removeItem(TOKEN_KEY)
+  try {
+    localStorage.removeItem(TOKEN_KEY)
+  } catch {
+    /* storage disabled */
+  }
+  return true
 }
 
 function createHttpApi(): RecallscopeApi {

@@ -75,7 +75,10 @@ export interface JobState<K extends JobKind> {
   job: JobProgress<K> | null
   running: boolean
   result: JobResults[K] | null
+  /** why the job failed (not set when the user cancelled it: see `cancelled`) */
   error: string | null
+  /** the user cancelled it: a plain note, not an error */
+  cancelled: boolean
   /** start a job: `launch` calls the channel that returns its JobProgress */
   start: (launch: () => Promise<JobProgress>) => Promise<void>
   cancel: () => void
@@ -153,10 +156,7 @@ export function useJob<K extends JobKind>(onDone?: (result: JobResults[K]) => vo
     setStartError(null)
   }, [setJobId])
 
-  const failed =
-    job && (job.state === 'failed' || job.state === 'cancelled')
-      ? `${job.state === 'cancelled' ? 'Cancelled' : 'Failed'}: ${job.error?.message ?? job.state}`
-      : null
+  const failed = job?.state === 'failed' ? `Failed: ${job.error?.message ?? 'unknown error'}` : null
   const result = job?.state === 'done' && job.result !== undefined ? job.result : null
-  return { job, running, result, error: startError ?? failed, start, cancel, reset }
+  return { job, running, result, error: startError ?? failed, cancelled: job?.state === 'cancelled', start, cancel, reset }
 }

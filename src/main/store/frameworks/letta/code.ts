@@ -116,6 +116,7 @@ function readGitTimeline(root: string): { byPath: Map<string, TimelineEntry[]> }
 
 export const lettaCodeMaterializer: Materializer = {
   name: 'letta-code',
+  lookedFor: 'Letta Code: a memory folder of markdown files (system/ …)',
   sniff: (p) => findLettaMemoryRoot(p) !== null,
   materialize(p, opts): Materialized {
     const root = findLettaMemoryRoot(p)
@@ -155,10 +156,10 @@ export const lettaCodeMaterializer: Materializer = {
       }
     })
     const how = 'byPath' in git ? 'git history as each file’s timeline' : `no timeline: ${git.error}`
-    const fingerprint = b.fingerprint()
+    const ftsKey = b.fingerprint()
     return {
       db: b.done(),
-      fingerprint,
+      ftsKey,
       layout: 'letta-code',
       detectedBecause: `folder with system/ and ${files.length} markdown memory file(s): Letta Code memory${agentId ? ` of agent ${agentId}` : ''} (${how})`,
     }

@@ -27,7 +27,7 @@ import path from 'node:path'
 import Database from 'better-sqlite3'
 import { RecallscopeError } from '../../../../shared/result'
 import { CANONICAL_MIGRATIONS } from '../../sqlite/schema'
-import type { Materialized, Materializer } from '../types'
+import type { Materialized, Materializer } from '../materialize'
 import { observationId } from './ids'
 
 const MCP_MEMORY_FILE = 'memory.jsonl'

@@ -177,6 +177,11 @@ export function EvalView() {
           </div>
         )}
         {evalJob.error && <div className="error">{evalJob.error}</div>}
+        {evalJob.cancelled && (
+          <div className="muted" role="status">
+            Cancelled.
+          </div>
+        )}
       </section>
       <div className="eval-tabs" role="tablist" aria-label="Evaluate">
         {TABS.map((t) => (

@@ -156,6 +156,11 @@ export function TuneTab({
           </div>
         )}
         {(formError || job.error) && <div className="error">{formError ?? job.error}</div>}
+        {job.cancelled && (
+          <div className="muted" role="status">
+            Cancelled.
+          </div>
+        )}
       </section>
       <SavedTuneReports refreshKey={job.result} onOpen={(id) => void call('tune.get', { id }).then(setOpened)} />
       {(opened ?? job.result) && <TuneResults report={(opened ?? job.result)!} onApply={onApply} />}

@@ -249,6 +249,7 @@ export function MapView() {
             </span>
           )}
           {refine.error && <span className="badge warn">{refine.error}</span>}
+          {refine.cancelled && <span className="badge">Layout cancelled</span>}
           {map.queryNote && <span className="badge warn">{map.queryNote}</span>}
         </div>
       )}

@@ -8,7 +8,7 @@ import type { FeatureName, RecallConfig } from '../../../../shared/types'
 import { mergeConfig, partialConfigSchema } from '../../../../shared/config'
 import { NumberInput, OptionalSlider, Select, Slider, Toggle } from '../../components/controls'
 import { FEATURE_COLORS } from './ResultsList'
-import { FEATURES, fmtHours, halfLifeToPos, moveWeight, onSimplex, posToHalfLife, toSimplex } from './weights'
+import { FEATURES, fmtHours, halfLifeToPos, moveWeight, onSimplex, posToHalfLife, toSimplex, weightsForMode } from './weights'
 import { DecayChart } from './DecayChart'
 
 export interface ConfigPanelProps {
@@ -145,7 +145,12 @@ export function ConfigPanel({ config, onChange, ages }: ConfigPanelProps) {
       <section aria-label="Candidates">
         <h4>Candidates</h4>
         <div className="grid-controls">
-          <Select label="Mode" value={config.mode} options={['hybrid', 'dense', 'lexical', 'recency', 'session'] as const} onChange={(v) => set('mode', v)} />
+          <Select
+            label="Mode"
+            value={config.mode}
+            options={['hybrid', 'dense', 'lexical', 'recency', 'session'] as const}
+            onChange={(v) => onChange({ ...config, mode: v, weights: weightsForMode(config.weights, v) })}
+          />
           <Select
             label="Unit"
             value={config.unit}

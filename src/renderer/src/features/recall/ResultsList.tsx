@@ -171,7 +171,9 @@ export function ResultsList({ rows, units, config, changes, selectedId, onSelect
                   {changes.get(r.id)?.after === null && <span className="gate">was #{changes.get(r.id)!.before}</span>}
                   <span className="pill-kind">{u?.kind ?? u?.role ?? (u && u.sessionId === u.id ? 'session' : 'unit')}</span>
                   <span>{r.tokens} tok</span>
-                  <span className="mono">{r.id}</span>
+                  <span className="mono result-id" title={r.id}>
+                    {r.id}
+                  </span>
                 </div>
               </div>
               <StackedBar c={r.contributions} scale={scale} />

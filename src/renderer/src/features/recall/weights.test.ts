@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { fmtHours, halfLifeToPos, moveWeight, onSimplex, posToHalfLife, toSimplex } from './weights'
+import { fmtHours, halfLifeToPos, moveWeight, onSimplex, posToHalfLife, toSimplex, weightsForMode } from './weights'
 
 describe('weights on the simplex', () => {
   it('moving one weight shares the rest in proportion (seed 003 defaults 0.6/0.25/0.15)', () => {
@@ -35,5 +35,22 @@ describe('half-life slider', () => {
     expect(posToHalfLife(halfLifeToPos(168))).toBeCloseTo(168, 0)
     expect(fmtHours(168)).toBe('7.0 d')
     expect(fmtHours(12)).toBe('12 h')
+  })
+})
+
+describe('weightsForMode', () => {
+  const w = { similarity: 0.6, lexical: 0, recency: 0.25, salience: 0.15 }
+  it('lexical with no lexical weight takes the similarity weight (0.6), the rest unchanged', () => {
+    expect(weightsForMode(w, 'lexical')).toEqual({ similarity: 0, lexical: 0.6, recency: 0.25, salience: 0.15 })
+  })
+  it('dense with no similarity weight takes the lexical weight; other modes and weighted arms keep theirs', () => {
+    expect(weightsForMode({ similarity: 0, lexical: 0.5, recency: 0.5, salience: 0 }, 'dense')).toEqual({
+      similarity: 0.5,
+      lexical: 0,
+      recency: 0.5,
+      salience: 0,
+    })
+    expect(weightsForMode(w, 'hybrid')).toBe(w)
+    expect(weightsForMode({ ...w, lexical: 0.1 }, 'lexical')).toEqual({ ...w, lexical: 0.1 })
   })
 })

@@ -3,7 +3,7 @@
  * slider to v shares 1 − v among the others in proportion to their current
  * values (equally when they are all 0). Free mode moves one weight alone.
  */
-import type { FeatureName, Weights } from '../../../../shared/types'
+import type { FeatureName, RecallConfig, Weights } from '../../../../shared/types'
 
 export const FEATURES: readonly FeatureName[] = ['similarity', 'lexical', 'recency', 'salience']
 
@@ -15,6 +15,18 @@ export function moveWeight(w: Weights, key: FeatureName, value: number, simplex:
   const out = { ...w, [key]: v }
   for (const k of others) out[k] = rest > 0 ? ((1 - v) * w[k]) / rest : (1 - v) / others.length
   return out
+}
+
+/**
+ * The weights after a mode change: a single-arm mode cannot score the other arm's feature, so
+ * when the new mode's own weight is 0 the other arm's weight moves onto it (dense ↔ lexical).
+ * Without this, switching a preset that scores only similarity to lexical scores every
+ * candidate by recency and salience alone (issue 25: everything fell under the floor).
+ */
+export function weightsForMode(w: Weights, mode: RecallConfig['mode']): Weights {
+  if (mode === 'lexical' && w.lexical === 0 && w.similarity > 0) return { ...w, lexical: w.similarity, similarity: 0 }
+  if (mode === 'dense' && w.similarity === 0 && w.lexical > 0) return { ...w, similarity: w.lexical, lexical: 0 }
+  return w
 }
 
 /** Scale weights onto the simplex (sum 1); all-zero becomes uniform. */

@@ -264,7 +264,7 @@ export function EventLog({
           <li className="tr-empty">
             {Object.values(filters).some((v) => v !== undefined && v !== '')
               ? 'No logged recall matches these filters.'
-              : 'This DB has no logged recalls: the agent writes one per recall it makes, and none is recorded here.'}
+              : 'No recall events found. recallscope reads them from a recall_events table, Letta messages (archival_memory_search, conversation_search), LangGraph checkpoints (langmem search_memory) and OpenAI Agents SDK sessions (memory tool calls), and from trace logs added with --log; this store holds none of these.'}
           </li>
         )}
         {events.length < total && (

@@ -1,0 +1,92 @@
+/**
+ * The conformance spec (spec.ts) run against the file-based sources: canonical SQLite, a table
+ * opened by a column mapping, and a LlamaIndex storage folder. Each factory writes the same
+ * canonical content in that source's own format.
+ */
+import path from 'node:path'
+import Database from 'better-sqlite3'
+import { openSource } from '../../src/main/store/registry'
+import { CanonicalWriter } from '../../src/main/store/sqlite/canonicalWriter'
+import type { Mapping } from '../../src/shared/mapping'
+import { buildLlamaIndexStorage } from '../helpers/frameworks/llamaindex'
+import { describeSourceConformance, type ConfBadMemory, type ConfContent, type ConfMemory } from './spec'
+
+const MODEL = 'conf-model'
+const f32 = (v: number[]) => Buffer.from(new Float32Array(v).buffer)
+
+describeSourceConformance('canonical SQLite', (dir, content: ConfContent) => {
+  const file = path.join(dir, 'canonical.db')
+  const w = new CanonicalWriter(file, { force: true })
+  const rows: (ConfMemory | ConfBadMemory)[] = [...content.memories, ...content.bad]
+  for (const m of rows) {
+    w.memory({
+      id: m.id,
+      agent_id: m.agent,
+      user_id: m.user,
+      session_id: m.session,
+      role: 'user',
+      kind: 'episodic',
+      tier: 'working',
+      content: m.content,
+      summary: null,
+      salience: 0.5,
+      created_at: m.createdAt,
+      last_used_at: null,
+      use_count: 0,
+      turn: null,
+      source: null,
+      metadata: null,
+    })
+    if (m.vector) w.embedding('memory', m.id, MODEL, m.vector)
+  }
+  w.finish()
+  return {
+    open: (workspacePath) => openSource({ path: file, workspacePath }),
+    files: [file],
+    carries: { scope: true, vectors: true, malformed: ['wrongDimension', 'nan'] },
+  }
+})
+
+const MAPPING: Mapping = {
+  table: 'agent_notes',
+  columns: { id: 'note_key', content: 'body', created: 'created_ms', user: 'who', agent: 'bot', session: 'thread' },
+  timeUnit: 'unix_ms',
+  vector: { column: 'emb', encoding: 'f32', model: MODEL },
+}
+
+describeSourceConformance('a SQLite table opened by a column mapping', (dir, content: ConfContent) => {
+  const file = path.join(dir, 'notes.sqlite')
+  const db = new Database(file)
+  db.exec(`CREATE TABLE agent_notes (note_key TEXT PRIMARY KEY, body TEXT, created_ms INTEGER, who TEXT, bot TEXT, thread TEXT, emb BLOB)`)
+  const ins = db.prepare(`INSERT INTO agent_notes VALUES (?, ?, ?, ?, ?, ?, ?)`)
+  for (const m of [...content.memories, ...content.bad]) ins.run(m.id, m.content, m.createdAt, m.user, m.agent, m.session, m.vector ? f32(m.vector) : null)
+  db.close()
+  return {
+    open: (workspacePath) => openSource({ path: file, workspacePath, mapping: MAPPING }),
+    files: [file],
+    carries: { scope: true, vectors: true, malformed: ['wrongDimension', 'nan'] },
+  }
+})
+
+describeSourceConformance('LlamaIndex default storage (JSON files)', (dir, content: ConfContent) => {
+  const folder = path.join(dir, 'storage')
+  // JSON holds no NaN, and the reader labels vectors by their length (llamaindex:<dim>): a vector of
+  // another length is another model's, not a malformed one. So neither bad row is written.
+  buildLlamaIndexStorage(
+    folder,
+    content.memories.map((m) => ({
+      id: m.id,
+      text: m.content,
+      doc: m.session,
+      fileName: `${m.session}.txt`,
+      creationDate: new Date(m.createdAt).toISOString().slice(0, 10),
+      embedding: m.vector,
+    })),
+  )
+  return {
+    open: (workspacePath) => openSource({ path: folder, workspacePath }),
+    files: [folder],
+    // LlamaIndex nodes carry no agent or user
+    carries: { scope: false, vectors: true, malformed: [] },
+  }
+})
