@@ -35,6 +35,11 @@ export const BENCHES: Bench[] = [
     title: 'Postgres + pgvector (PGlite): exact pushed-down top-30 vs the SQLite engine, first page, full recall, HNSW recall@30',
     run: async () => (await import('./pg')).runPg(),
   },
+  {
+    name: 'tracelog',
+    title: 'read a ~100 MB Claude Code transcript and a ~100 MB OTLP JSON Lines file: time and peak RSS growth (bounded memory)',
+    run: async () => (await import('./tracelog')).runTraceLogBench(),
+  },
   // last: its stuck-call case leaves a thread spinning in SQLite, and the process is then ended by signal
   {
     name: 'storehost',

@@ -9,6 +9,8 @@ import path from 'node:path'
 import { app, BrowserWindow, dialog, ipcMain, safeStorage } from 'electron'
 import { HostedApp } from './host/hostedApp'
 import { createHostedDispatcher } from './host/dispatch'
+import { hostedOtlpIngest } from './api/otlpLive'
+import { startOtlpListener, type OtlpListener } from './server/otlpListener'
 import { registerIpc } from './ipc'
 import { appRoot, appVersion } from './paths'
 import { installSecurity } from './security'
@@ -101,6 +103,7 @@ function boot(): void {
   let core: HostedApp | null = null
   let win: BrowserWindow | null = null
   let disposeIpc: (() => void) | null = null
+  let otlp: OtlpListener | null = null
   const files = shellFiles()
 
   const showWindow = () => {
@@ -145,6 +148,15 @@ function boot(): void {
       const dispatch = createHostedDispatcher(core, {
         onError: (channel, e) => log(`[${channel}] ${e instanceof Error ? (e.stack ?? e.message) : JSON.stringify(e)}`),
       })
+      // Live OTLP (POST /v1/traces) on loopback, handed to the open store's thread; the Trace screen shows where and the token.
+      const live = core
+      startOtlpListener({ ingest: hostedOtlpIngest(dispatch) }).then(
+        (l) => {
+          otlp = l
+          live.liveEndpoint = { url: l.url, token: l.token }
+        },
+        (e) => log(`live OTLP listener not started: ${(e as Error)?.message ?? e}`),
+      )
       // Handlers exist before the page loads, so its first call never races them.
       disposeIpc = registerIpc({ ipcMain, app: core, dispatch, getWindow: () => win, appIndexUrl: files.indexUrl })
       showWindow()
@@ -165,6 +177,8 @@ function boot(): void {
   app.on('will-quit', (event) => {
     disposeIpc?.()
     disposeIpc = null
+    void otlp?.close()
+    otlp = null
     const c = core
     core = null
     removeTemps() // an import cut short by quitting leaves nothing behind (safety/tempFiles)

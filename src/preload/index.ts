@@ -77,6 +77,10 @@ const api = {
   'trace.drivers': (input) => ipcRenderer.invoke('trace.drivers', input),
   'trace.counterfactual': (input) => ipcRenderer.invoke('trace.counterfactual', input),
   'trace.timeline': (input) => ipcRenderer.invoke('trace.timeline', input),
+  'trace.logs': (input) => ipcRenderer.invoke('trace.logs', input),
+  'trace.addLog': (input) => ipcRenderer.invoke('trace.addLog', input),
+  'trace.ingestOtlp': (input) => ipcRenderer.invoke('trace.ingestOtlp', input),
+  'trace.removeLog': (input) => ipcRenderer.invoke('trace.removeLog', input),
 
   // --- eval ----------------------------------------------------------------
   'cases.list': (input) => ipcRenderer.invoke('cases.list', input),

@@ -10,7 +10,7 @@ import type { DbFacts, EventSourceInfo, Memory, Page, RecallEvent, Session } fro
 import type { RecallTrace } from './types'
 import { cueSchema, partialConfigSchema, scopeSchema } from './config'
 import type { Preset } from './presets'
-import type { JobProgress } from './jobs'
+import type { JobProgress, LiveReceipt } from './jobs'
 import {
   evalCaseInputSchema,
   type CasesImportReport,
@@ -379,8 +379,18 @@ const evalConfigShape = {
   fresh: z.boolean().default(false),
 }
 
+/** The Trace screen's sources panel: remembered log paths, every event source, and where live OTLP is taken. */
+export interface TraceLogs {
+  /** log paths kept in the workspace (re-read on every open) */
+  remembered: string[]
+  /** every event source (the same list as `events.sources`) */
+  sources: EventSourceInfo[]
+  /** POST OTLP/HTTP JSON here with `Authorization: Bearer <token>`; null when nothing listens */
+  live: { url: string; token: string } | null
+}
+
 /** What a native file dialog is for (store.pick): decides open vs save and what main may do with the file. */
-const pickPurpose = z.enum(['db', 'dbFolder', 'importIn', 'importOut', 'casesIn', 'casesOut'])
+const pickPurpose = z.enum(['db', 'dbFolder', 'importIn', 'importOut', 'casesIn', 'casesOut', 'logIn'])
 export type PickPurpose = z.infer<typeof pickPurpose>
 
 // ---------------------------------------------------------------------------
@@ -419,7 +429,7 @@ export const contract = {
    * The desktop app's native file dialog (browser mode: `supported: false`, type a path instead).
    * `purpose` picks an open, folder or save dialog; main keeps the chosen path and takes it (only
    * it) for that use: `db`/`dbFolder` → store.open, `importIn`/`importOut` → import.start `in`/`out`,
-   * `casesIn`/`casesOut` → cases.import/export `path`. `path: null` when cancelled.
+   * `casesIn`/`casesOut` → cases.import/export `path`, `logIn` → trace.addLog `path`. `path: null` when cancelled.
    */
   'store.pick': {
     input: z.strictObject({
@@ -775,6 +785,23 @@ export const contract = {
     }),
     output: out<JobProgress>(),
   },
+  /** The event sources of the open store, the remembered trace logs, and the live OTLP endpoint. */
+  'trace.logs': { input: z.strictObject({}), output: out<TraceLogs>() },
+  /**
+   * Add a trace log (a Claude Code transcript, an OTLP JSON file, or a folder of them) to the open
+   * store's events and remember it in the workspace. Desktop app: the path must come from
+   * `store.pick` with purpose `logIn` (or the command line); browser mode: a typed path.
+   * BAD_INPUT for a path that is no trace log (naming the formats looked for).
+   */
+  'trace.addLog': { input: z.strictObject({ path: z.string().trim().min(1, 'path is required').max(4096) }), output: out<TraceLogs>() },
+  /**
+   * One OTLP/HTTP JSON traces payload (what `POST /v1/traces` received, already authenticated), stored
+   * as live recall events of the open store. The HTTP route and the desktop app's loopback listener
+   * call it so the store's own thread does the work; a renderer has no use for it.
+   */
+  'trace.ingestOtlp': { input: z.strictObject({ payload: z.unknown() }), output: out<LiveReceipt>() },
+  /** Forget a remembered trace log and drop its events. */
+  'trace.removeLog': { input: z.strictObject({ path: z.string().trim().min(1, 'path is required').max(4096) }), output: out<TraceLogs>() },
   /** Events over time (histogram by preset) for the timeline, with the filters' values. */
   'trace.timeline': {
     input: z.strictObject({

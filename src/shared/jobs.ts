@@ -93,6 +93,37 @@ export interface JobResults {
   map: MapRefinement
   /** a `trace.counterfactual` job: the decision regenerated without each memory */
   counterfactual: CounterfactualReport
+  /** the live OTLP receiver's standing entry (never running): updated on every post, so the Decision-trace view reloads */
+  otlp: LiveOtlpReport
+}
+
+/** What one OTLP post gave (`trace.ingestOtlp`): the OTLP response's partial success is built from it. */
+export interface LiveReceipt {
+  spans: number
+  /** recalls stored (new or replaced) */
+  recalls: number
+  /** stored recalls that got their decision from this post's LLM spans */
+  decided: number
+  /** malformed spans / payload parts skipped */
+  rejected: number
+  /** up to 20 examples of what was skipped and why */
+  problems: { where: string; why: string }[]
+}
+
+/** What the live OTLP receiver (POST /v1/traces) has taken in this run. */
+export interface LiveOtlpReport {
+  /** posts answered */
+  posts: number
+  /** spans read */
+  spans: number
+  /** recalls stored */
+  recalls: number
+  /** stored recalls that got their decision from a later post */
+  decided: number
+  /** malformed spans skipped */
+  rejected: number
+  /** epoch ms of the last post */
+  lastAt: number
 }
 export type JobKind = keyof JobResults
 

@@ -55,6 +55,8 @@ export interface AppOptions {
 export interface Policy {
   grants: ReturnType<PathGrants['list']>
   settings: Settings
+  /** where live OTLP posts go this run (trace.logs shows it) */
+  liveEndpoint?: LiveEndpoint | null
 }
 
 /** How a store is opened (App.open / openStore). */
@@ -64,6 +66,14 @@ export interface OpenOptions {
   mapping?: Mapping
   /** sample a Postgres table against the mapping before opening it (openStore) */
   checkMapping?: boolean
+}
+
+/** Where an instrumented agent posts OTLP/HTTP JSON (`POST /v1/traces`), shown on the Trace screen. */
+export interface LiveEndpoint {
+  /** e.g. http://127.0.0.1:4318/v1/traces */
+  url: string
+  /** the Bearer token it must send */
+  token: string
 }
 
 export interface Settings {
@@ -143,6 +153,22 @@ export class JobManager {
     return { ...p }
   }
 
+  /**
+   * A standing entry (the live OTLP receiver): one per `kind`, never running, updated in place;
+   * each update is pushed on the progress stream like a job's, so views that watch it reload.
+   */
+  notice<K extends JobKind>(kind: K, label: string, done: number, message: string, result: JobResults[K]): void {
+    const jobId = `standing-${kind}`
+    let j = this.jobs.get(jobId)
+    if (!j) {
+      const p: JobProgress = { jobId, kind, label, state: 'done', done: 0, total: 0, startedAt: Date.now(), updatedAt: Date.now() }
+      j = { p, cancel: () => undefined }
+      this.jobs.set(jobId, j)
+    }
+    Object.assign(j.p, { label, done, total: done, message, result })
+    this.emit(j.p)
+  }
+
   cancel(jobId: string): boolean {
     const j = this.jobs.get(jobId)
     if (!j) throw new RecallscopeError('NOT_FOUND', `No job ${jobId}`)
@@ -196,6 +222,8 @@ export class App {
   private warming: { store: MemorySource; run: Promise<void> } | null = null
   private settingsCache: Settings | null = null
   private readonly pushListeners = new Set<(stream: string, payload: unknown) => void>()
+  /** The live OTLP endpoint of this run (set by `serve`, or the desktop shell's loopback listener); null when none listens. */
+  liveEndpoint: LiveEndpoint | null = null
 
   constructor(opts: AppOptions) {
     this.role = opts.role ?? 'main'
@@ -332,11 +360,12 @@ export class App {
   adoptPolicy(p: Policy): void {
     this.grants.replace(p.grants)
     this.settingsCache = p.settings
+    this.liveEndpoint = p.liveEndpoint ?? null
   }
 
   /** main's grants and settings, for a store host's call */
   policy(): Policy {
-    return { grants: this.grants.list(), settings: this.settings() }
+    return { grants: this.grants.list(), settings: this.settings(), liveEndpoint: this.liveEndpoint }
   }
 
   /**

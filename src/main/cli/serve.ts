@@ -4,6 +4,7 @@ import { RecallscopeError } from '../../shared/result'
 import { HostedApp } from '../host/hostedApp'
 import { createHostedDispatcher } from '../host/dispatch'
 import { startServer } from '../server/http'
+import { hostedOtlpIngest } from '../api/otlpLive'
 import { appVersion, rendererDir } from '../paths'
 import { ensureDemo } from '../demoDb'
 import { optionalInt, readMapping, type Command } from './args'
@@ -22,7 +23,7 @@ function killBySignal(signal: NodeJS.Signals): void {
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'Browser mode: serve the app on 127.0.0.1 with a per-run token',
-  usage: 'recallscope serve [--db FILE [--map MAPPING.json] | --demo] [--port N] [--token T] [--json]',
+  usage: 'recallscope serve [--db FILE [--map MAPPING.json] | --demo] [--log FILE|FOLDER]… [--port N] [--token T] [--json]',
   options: {
     db: { type: 'string' },
     map: { type: 'string' },
@@ -30,6 +31,7 @@ export const serveCommand: Command = {
     port: { type: 'string' },
     token: { type: 'string' },
     workspace: { type: 'string' },
+    log: { type: 'string', multiple: true },
   },
   async run(ctx) {
     // Flags first, each refused in one line naming it (issue 10), before anything is opened.
@@ -64,7 +66,7 @@ export const serveCommand: Command = {
     })
     let server: Awaited<ReturnType<typeof startServer>>
     try {
-      server = await startServer({ dispatch, jobs: app.jobs, onPush: (l) => app.onPush(l), rendererDir: renderer, port, token })
+      server = await startServer({ dispatch, jobs: app.jobs, onPush: (l) => app.onPush(l), rendererDir: renderer, port, token, otlp: hostedOtlpIngest(dispatch) })
     } catch (e) {
       await app.dispose()
       const code = (e as NodeJS.ErrnoException).code
@@ -72,8 +74,29 @@ export const serveCommand: Command = {
       if (code === 'EACCES') throw new RecallscopeError('FORBIDDEN', `--port ${port}: not allowed to listen there; use a port above 1023 or omit --port`)
       throw e
     }
-    if (ctx.json) ctx.io.out(JSON.stringify({ ok: true, url: server.url, port: server.port, token: server.token, db: app.openInfo()?.path ?? null }))
-    else ctx.io.out(`recallscope (browser mode) on ${server.url}${db ? `\n  database: ${app.openInfo()?.path}` : ''}\n  Ctrl+C to stop`)
+    app.liveEndpoint = { url: `http://127.0.0.1:${server.port}/v1/traces`, token: server.token }
+    // --log PATH: added to the store's events and remembered in its workspace (re-read on every open).
+    const logs = Array.isArray(ctx.values.log) ? ctx.values.log.map(String) : []
+    try {
+      if (logs.length && !app.openInfo()) throw new RecallscopeError('BAD_INPUT', '--log needs a store: give --db FILE (or --demo)')
+      for (const p of logs) {
+        app.grants.grant(p, 'command line', 'read')
+        const r = await dispatch('trace.addLog', { path: p })
+        if (!r.ok) throw new RecallscopeError(r.error.code, r.error.message)
+      }
+    } catch (e) {
+      await server.close()
+      await app.dispose()
+      throw e
+    }
+    if (ctx.json)
+      ctx.io.out(
+        JSON.stringify({ ok: true, url: server.url, port: server.port, token: server.token, otlp: app.liveEndpoint.url, db: app.openInfo()?.path ?? null }),
+      )
+    else
+      ctx.io.out(
+        `recallscope (browser mode) on ${server.url}${db ? `\n  database: ${app.openInfo()?.path}` : ''}\n  live OTLP traces: POST ${app.liveEndpoint.url} (same token)\n  Ctrl+C to stop`,
+      )
     const signal = await new Promise<NodeJS.Signals>((resolve) => {
       process.once('SIGINT', () => resolve('SIGINT'))
       process.once('SIGTERM', () => resolve('SIGTERM'))

@@ -23,6 +23,7 @@ import type { EventExtras, EventPageQuery, EventRef, EventTimelineStats, MemoryS
 import { LOG_FORMATS, type LogFormat } from './logFormats'
 import { emptyMatchCounts, matchRecalls } from './match'
 import { inStoreReaders } from './inStore'
+import { LIVE_SOURCE_KEY, liveRecallReader } from './otlp/live'
 import { emptyStats, type EventReader, type LoggedRecall } from './types'
 
 export type { EventSourceInfo } from '../../shared/types'
@@ -84,6 +85,8 @@ export class EventLog {
         this.addFailed(file, e)
       }
     }
+    // Recalls received live over OTLP in an earlier run (kept in the workspace).
+    if (store.workspace.countLiveRecalls() > 0) this.addReader(liveRecallReader(store.workspace), { persistKey: LIVE_SOURCE_KEY })
     for (const provide of providers) provide(this)
   }
 

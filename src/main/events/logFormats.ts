@@ -4,18 +4,11 @@
  * src/main/events/ (claudeCode/, otlp/ …) and registers here, the way a third
  * party would (docs/internals/style.md: built-ins through the same list).
  */
-import type { EventReader } from './types'
+import { claudeCodeFormat } from './claudeCode/transcript'
+import { otlpFormat } from './otlp/traceFile'
+import type { LogFormat } from './types'
 
-export interface LogFormat {
-  /** e.g. 'claude-code', 'otlp' */
-  name: string
-  /** what it reads, for messages ("Claude Code transcript (JSONL)") */
-  label: string
-  /** Cheap, never throws: is this file (its path and first 64 KiB) of this format? */
-  sniff(file: string, head: string): boolean
-  /** A streaming reader of one file (bounded memory). */
-  reader(file: string): EventReader
-}
+export type { LogFormat } from './types'
 
-/** The built-in formats, in sniffing order. */
-export const LOG_FORMATS: LogFormat[] = []
+/** The built-in formats, in sniffing order (OTLP first: its head test is the stricter one). */
+export const LOG_FORMATS: LogFormat[] = [otlpFormat, claudeCodeFormat]

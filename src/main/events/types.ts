@@ -82,3 +82,18 @@ export interface EventReader {
   /** Every recall in the source, oldest first where the source has an order. Never throws on a bad record: counts it in `stats`. */
   read(stats: ReadStats): AsyncIterable<LoggedRecall> | Iterable<LoggedRecall>
 }
+
+/**
+ * A log-file format a user can add with `--log PATH` or "Add a trace log…" (logFormats.ts
+ * lists the built-ins). Declared here so a format's own module needs no import of the list.
+ */
+export interface LogFormat {
+  /** e.g. 'claude-code', 'otlp' */
+  name: string
+  /** what it reads, for messages ("Claude Code transcript (JSONL)") */
+  label: string
+  /** Cheap, never throws: is this file (its path and first 64 KiB) of this format? */
+  sniff(file: string, head: string): boolean
+  /** A streaming reader of one file (bounded memory). */
+  reader(file: string): EventReader
+}

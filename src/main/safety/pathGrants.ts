@@ -57,6 +57,12 @@ const DIALOGS: Record<PickPurpose, Omit<PickDialog, 'purpose' | 'defaultPath'> &
   importOut: { kind: 'save', title: 'Import into a new memory database', filters: DB_FILTERS, access: 'write' },
   casesIn: { kind: 'open', title: 'Import eval cases', filters: [{ name: 'JSONL / JSON', extensions: ['jsonl', 'json'] }, ...ALL], access: 'read' },
   casesOut: { kind: 'save', title: 'Export eval cases', filters: [{ name: 'JSONL', extensions: ['jsonl'] }, ...ALL], access: 'write' },
+  logIn: {
+    kind: 'open',
+    title: 'Add a trace log (Claude Code transcript or OTLP JSON)',
+    filters: [{ name: 'JSONL / JSON', extensions: ['jsonl', 'json'] }, ...ALL],
+    access: 'read',
+  },
 }
 
 /** The dialog for a purpose (what the shell shows). */

@@ -6,6 +6,7 @@
  *   POST /api/<channel>   body: JSON input   → 200 Result JSON
  *   GET  /api/progress    text/event-stream of job progress (Bearer token), and other
  *                         pushed events as named events (`event: <stream>`)
+ *   POST /v1/traces       OTLP/HTTP JSON traces (Bearer token): live recall events (otlpRoute.ts)
  *   GET  /*               the renderer (index.html for unknown paths)
  */
 import http from 'node:http'
@@ -19,6 +20,8 @@ import type { Dispatch } from '../api/register'
 import type { JobManager } from '../api/app'
 import { CONTENT_SECURITY_POLICY } from '../csp'
 import { parseJsonSafe } from '../safety/json'
+import { handleOtlpTraces, readBody, type OtlpIngest } from './otlpRoute'
+import { closeServer, hasBearer, sendError } from './respond'
 
 export interface ServeOptions {
   dispatch: Dispatch
@@ -41,6 +44,8 @@ export interface ServeOptions {
   /** Largest accepted header block. @default 16 KiB */
   maxHeaderBytes?: number
   log?: (line: string) => void
+  /** Takes OTLP/HTTP JSON posted to /v1/traces (live recall events); absent: 404 there. */
+  otlp?: OtlpIngest
 }
 
 export interface RunningServer {
@@ -61,28 +66,6 @@ const MIME: Record<string, string> = {
   '.ico': 'image/x-icon',
   '.woff2': 'font/woff2',
   '.map': 'application/json',
-}
-
-function safeEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a)
-  const y = Buffer.from(b)
-  return x.length === y.length && crypto.timingSafeEqual(x, y)
-}
-
-function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
-  const data = JSON.stringify(body)
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-    'content-length': Buffer.byteLength(data),
-  })
-  res.end(data)
-}
-
-function sendError(res: http.ServerResponse, status: number, code: string, message: string): void {
-  if (res.headersSent || res.writableEnded || res.destroyed) return
-  sendJson(res, status, { ok: false, error: { code, message } })
 }
 
 /** JSON for a channel's Result; a value JSON cannot hold (BigInt, a cycle) is a typed error, not a crash. */
@@ -178,15 +161,15 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       return sendError(res, 400, 'BAD_INPUT', 'Bad request target')
     }
     if (url.pathname.startsWith('/api/')) return handleApi(req, res, url)
+    if (url.pathname === '/v1/traces') {
+      if (!authorized(req)) return sendError(res, 401, 'FORBIDDEN', 'Missing or wrong token (Authorization: Bearer <token>)')
+      return handleOtlpTraces(req, res, { maxBody, ingest: opts.otlp })
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, 'BAD_INPUT', 'Method not allowed')
     return serveStatic(res, url.pathname)
   }
 
-  function authorized(req: http.IncomingMessage): boolean {
-    const h = req.headers.authorization ?? ''
-    const m = /^Bearer (.+)$/.exec(h)
-    return !!m && safeEqual(m[1], token)
-  }
+  const authorized = (req: http.IncomingMessage) => hasBearer(req, token)
 
   function handleApi(req: http.IncomingMessage, res: http.ServerResponse, url: URL): void {
     if (!authorized(req)) return sendError(res, 401, 'FORBIDDEN', 'Missing or wrong token (Authorization: Bearer <token>)')
@@ -199,33 +182,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     if (channel === 'progress' && req.method === 'GET') return streamProgress(req, res)
     if (req.method !== 'POST') return sendError(res, 405, 'BAD_INPUT', 'Use POST /api/<channel>')
     if (!isChannel(channel)) return sendError(res, 404, 'NOT_FOUND', `Unknown channel: ${channel.slice(0, 100)}`)
-    const tooBig = () => {
-      // Answer 413 and close; keep draining a little so the client reads the answer instead of a reset.
-      res.setHeader('connection', 'close')
-      sendError(res, 413, 'BAD_INPUT', `Request body over ${maxBody} bytes`)
-      req.removeAllListeners('data')
-      req.removeAllListeners('end')
-      let drained = 0
-      const stop = setTimeout(() => req.socket.destroy(), 2_000)
-      stop.unref()
-      req.on('data', (c: Buffer) => {
-        drained += c.length
-        if (drained > 4 * maxBody) req.socket.destroy()
-      })
-      req.on('end', () => clearTimeout(stop))
-      req.resume()
-    }
-    const declared = Number(req.headers['content-length'] ?? NaN)
-    if (Number.isFinite(declared) && declared > maxBody) return tooBig()
-    const chunks: Buffer[] = []
-    let size = 0
-    req.on('data', (c: Buffer) => {
-      size += c.length
-      if (size > maxBody) return tooBig()
-      chunks.push(c)
-    })
-    req.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8')
+    readBody(req, res, maxBody, (buf) => {
+      const text = buf.toString('utf8')
       let input: unknown = {}
       if (text.trim() !== '') {
         const parsed = parseJsonSafe(text)
@@ -316,10 +274,6 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     url,
     port,
     token,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections?.()
-        server.close(() => resolve())
-      }),
+    close: () => closeServer(server),
   }
 }

@@ -115,3 +115,26 @@ export async function createMcpMemoryFixture(file: string): Promise<McpMemoryFix
     bare: ['Thursday'],
   }
 }
+
+/**
+ * Run the real server on an existing `file` and make read calls (search_nodes, open_nodes,
+ * read_graph): each raw `tools/call` result ({content, structuredContent}) in order.
+ */
+export async function callMcpMemoryTools(file: string, calls: { name: string; args: unknown }[]): Promise<unknown[]> {
+  const child = spawn(process.execPath, [SERVER], { env: { ...process.env, MEMORY_FILE_PATH: file }, stdio: ['pipe', 'pipe', 'pipe'] })
+  const rpc = new StdioRpc(child)
+  const out: unknown[] = []
+  try {
+    await rpc.request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'recallscope-test', version: '0' } })
+    rpc.notify('notifications/initialized')
+    for (const c of calls) out.push(await rpc.tool(c.name, c.args))
+  } finally {
+    child.stdin.end()
+    await new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve()
+      child.once('exit', () => resolve())
+      setTimeout(() => child.kill(), 2000).unref()
+    })
+  }
+  return out
+}

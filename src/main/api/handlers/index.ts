@@ -12,6 +12,7 @@ import { mappingHandlers } from './mapping'
 import { mapHandlers } from './map'
 import { recallHandlers } from './recall'
 import { traceHandlers } from './trace'
+import { traceLogHandlers } from './traceLogs'
 
 export function createHandlers(app: App): Handlers {
   return {
@@ -24,5 +25,6 @@ export function createHandlers(app: App): Handlers {
     ...mapHandlers(app),
     ...recallHandlers(app),
     ...traceHandlers(app),
+    ...traceLogHandlers(app),
   } satisfies Handlers
 }

@@ -173,4 +173,20 @@ export const WORKSPACE_MIGRATIONS: string[] = [
   );
   CREATE INDEX IF NOT EXISTS tune_reports_created ON tune_reports (created_at);
   `,
+  // v5 (live OTLP): recalls received on POST /v1/traces, kept so they survive a restart (the agent's
+  // store is never written). recall = the LoggedRecall JSON; decided = 1 once a later LLM span of
+  // the trace gave its decision.
+  `
+  CREATE TABLE IF NOT EXISTS live_recalls (
+    key TEXT PRIMARY KEY,
+    trace_id TEXT,
+    at INTEGER NOT NULL,
+    end_at INTEGER NOT NULL,
+    received_at INTEGER NOT NULL,
+    decided INTEGER NOT NULL DEFAULT 0,
+    recall TEXT NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS live_recalls_trace ON live_recalls (trace_id, decided);
+  CREATE INDEX IF NOT EXISTS live_recalls_at ON live_recalls (at);
+  `,
 ]

@@ -19,9 +19,11 @@ import { WORKSPACE_MIGRATIONS } from '../sqlite/schema'
 import { caseFacets, deleteCases, getCase, listCases, loadCases, writeCases, type CaseFilter } from './cases'
 import { deleteRuns, getRun, listRuns, renameRun, saveRun, type NewRun } from './runs'
 import { deleteTuneReports, getTuneReport, listTuneReports, saveTuneReport } from './tuneReports'
+import { clearLiveRecalls, countLiveRecalls, liveRecallPage, putLiveRecalls, undecidedLiveRecalls, type LiveRecallRow } from './liveRecalls'
 
 export type { CaseFilter } from './cases'
 export type { NewRun } from './runs'
+export type { LiveRecallRow } from './liveRecalls'
 
 const MAPPING_KEY = 'mapping:v1'
 
@@ -97,6 +99,26 @@ export class Workspace {
   }
   deleteTuneReports(ids: string[]): number {
     return deleteTuneReports(this.db, ids)
+  }
+
+  // --- live OTLP recalls ---------------------------------------------------
+  /** Store recalls received over OTLP (replacing rows with the same key). */
+  putLiveRecalls(rows: LiveRecallRow[]): number {
+    return putLiveRecalls(this.db, rows)
+  }
+  /** Stored recalls of these traces still waiting for their decision. */
+  undecidedLiveRecalls(traceIds: string[]): LiveRecallRow[] {
+    return undecidedLiveRecalls(this.db, traceIds)
+  }
+  /** Stored live recalls in insertion order, a page at a time. */
+  liveRecallPage(afterRowid: number, limit: number): { rowid: number; recall: string }[] {
+    return liveRecallPage(this.db, afterRowid, limit)
+  }
+  countLiveRecalls(): number {
+    return countLiveRecalls(this.db)
+  }
+  clearLiveRecalls(): number {
+    return clearLiveRecalls(this.db)
   }
 
   // --- query-vector cache -------------------------------------------------

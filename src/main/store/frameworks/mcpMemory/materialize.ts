@@ -31,6 +31,7 @@ import { RecallscopeError } from '../../../../shared/result'
 import { CANONICAL_MIGRATIONS } from '../../sqlite/schema'
 import type { Materialized, Materializer } from '../materialize'
 import { openRegularFile, readRegularFile } from '../../safeFiles'
+import { observationId } from './ids'
 
 const MCP_MEMORY_FILE = 'memory.jsonl'
 
@@ -71,11 +72,6 @@ function parseGraph(text: string): { entities: Entity[]; relations: Relation[]; 
     } else skipped++
   }
   return { entities, relations, skipped }
-}
-
-/** The stable memory id of one observation. */
-function observationId(entity: string, observation: string): string {
-  return `${entity}#${crypto.createHash('sha1').update(observation).digest('hex').slice(0, 10)}`
 }
 
 function firstLine(file: string): string | null {

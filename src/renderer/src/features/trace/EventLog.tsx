@@ -8,6 +8,7 @@ import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxi
 import type { Page, RecallEvent } from '../../../../shared/types'
 import { call } from '../../lib/api'
 import { useAsync } from '../../lib/useAsync'
+import { TraceSources } from './TraceSources'
 import { fmtDate, fmtInt } from '../../lib/format'
 import { oneLine } from './traceFormat'
 
@@ -46,14 +47,20 @@ export function EventLog({
   onFilters,
   selected,
   onSelect,
+  refresh = 0,
+  onChanged,
 }: {
   filters: LogFilters
   onFilters: (f: LogFilters) => void
   selected: string | null
   onSelect: (id: string) => void
+  /** changes when events arrived (a live OTLP post, a trace log added): the log and timeline reload in place */
+  refresh?: number
+  /** a trace log was added or removed */
+  onChanged?: () => void
 }) {
   const key = JSON.stringify(filters)
-  const timeline = useAsync(() => call('trace.timeline', { ...filters, bins: 48 }), [key])
+  const timeline = useAsync(() => call('trace.timeline', { ...filters, bins: 48 }), [key, refresh])
   // Pages belong to the filters they were fetched for: new filters show nothing until their first page arrives.
   // Derived from the key here, so there is no reset-in-an-effect and no page of the previous filters on screen.
   const [loaded, setLoaded] = useState<{ key: string; pages: Page<RecallEvent>[]; error: string | null }>({ key: '', pages: [], error: null })
@@ -73,7 +80,7 @@ export function EventLog({
     return () => {
       live = false
     }
-  }, [key])
+  }, [key, refresh])
 
   // Debounced text search. Typing restarts the timer; the latest filters are read when it fires.
   const commitSearch = useEffectEvent((text: string) => {
@@ -116,6 +123,7 @@ export function EventLog({
 
   return (
     <aside className="tr-log" aria-label="Recall log">
+      <TraceSources refresh={refresh} onChanged={onChanged ?? (() => undefined)} />
       <div className="tr-filters">
         <select
           className="input"

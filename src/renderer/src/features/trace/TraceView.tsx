@@ -14,6 +14,7 @@ import { partialConfigSchema, type PartialRecallConfig } from '../../../../share
 import type { TraceReplay } from '../../../../shared/trace'
 import { call } from '../../lib/api'
 import { useAsync } from '../../lib/useAsync'
+import { useJobs } from '../../lib/jobs'
 import { fmtDate, fmtNum, staleDbNow } from '../../lib/format'
 import { useApp } from '../../app/context'
 import { DriversPanel } from './DriversPanel'
@@ -62,6 +63,10 @@ export function TraceView() {
   // Derived, not copied into state by an effect: the user's pick wins once there is one.
   const eventId = picked ?? firstForMemory.data?.rows[0]?.id ?? null
 
+  // A live OTLP post updates the receiver's standing job entry (pushed by main): the log reloads within a second.
+  const liveTick = useJobs().find((j) => j.kind === 'otlp')?.updatedAt ?? 0
+  const [logTick, setLogTick] = useState(0)
+
   const select = (id: string) => {
     setPicked(id)
     setAdhoc(null)
@@ -71,7 +76,14 @@ export function TraceView() {
 
   return (
     <div className="trace">
-      <EventLog filters={filters} onFilters={setFilters} selected={eventId} onSelect={select} />
+      <EventLog
+        filters={filters}
+        onFilters={setFilters}
+        selected={eventId}
+        onSelect={select}
+        refresh={liveTick + logTick}
+        onChanged={() => setLogTick((n) => n + 1)}
+      />
       <main className="tr-main" aria-label="Event">
         {adhoc ? (
           <AdhocHeader q={adhoc} from={p.from} />
