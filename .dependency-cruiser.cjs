@@ -1,5 +1,5 @@
 /**
- * Architecture rules as code (STYLE.md, "One interface, many stores" and
+ * Architecture rules as code (docs/internals/style.md, "One interface, many stores" and
  * "Core vs shell"). `npm run arch` checks src/ against them; a violation
  * prints the rule's name, the offending import (from → to) and the rule's
  * `comment`, which says why the boundary exists.

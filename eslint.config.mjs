@@ -94,6 +94,67 @@ export default defineConfig(
     },
   },
 
+  // --- Short functions, short files (issue 22 item 4) -------------------------
+  {
+    // A function a reader cannot hold in view is where bugs hide; the engine's phases, the tune loop and
+    // the stores' query modules are each a list of small functions. Blank lines and comments do not count.
+    files: ['src/main/**/*.ts', 'src/shared/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'max-lines-per-function': ['error', { max: 100, skipBlankLines: true, skipComments: true }],
+      'max-lines': ['error', { max: 500, skipBlankLines: true, skipComments: true }],
+    },
+  },
+  {
+    // Named exceptions, each with its reason. "Not split yet" means: the next one to split (issue 22 item 4);
+    // a new function over the cap is not to be added here without a reason of the other kind.
+    files: [
+      // readPickle: one switch over pickle opcodes (protocols 0-5); splitting it scatters the VM's state.
+      'src/main/store/frameworks/qdrantLocal/pickle.ts',
+      // detectPgLayout / detectLettaPgLayout / planMappedPg: one table-by-table decision list each, read top to bottom.
+      'src/main/store/postgres/layouts.ts',
+      'src/main/store/postgres/letta.ts',
+      'src/main/store/mapped/pg.ts',
+      // restoreSteps: a generator whose yields are the points where the async restore gives the thread back.
+      'src/main/store/vectors/snapshot.ts',
+      // Not split yet: tune() (381 lines; to become eval/tune/{compiled,search,report,index}.ts).
+      'src/main/eval/tune.ts',
+      // Not split yet: gatherMemories (204 lines; its arms as phase functions).
+      'src/main/recall/engine.ts',
+      // Not split yet: searchKnobs (211), makeInjectCheck (217), whyNot (184), buildReplay (134).
+      'src/main/trace/knobs.ts',
+      'src/main/trace/injectCheck.ts',
+      'src/main/trace/why.ts',
+      'src/main/trace/replay.ts',
+      // Not split yet: generateDemo (191), compareRuns (103), buildMap (122), startServer (178).
+      'src/main/demo/generate.ts',
+      'src/main/eval/runs.ts',
+      'src/main/map/buildMap.ts',
+      'src/main/server/http.ts',
+      // Not split yet: the importers' main loops (importEngram 103, mapJsonlObject 125, importJsonl 112, importLocomo 271).
+      'src/main/store/engram/importer.ts',
+      'src/main/store/importers/jsonl.ts',
+      'src/main/store/importers/locomo.ts',
+      // Not split yet: previewPg (112).
+      'src/main/store/mapped/pgTables.ts',
+      // Not split yet: explainEmpty (118), rerank (135; the renderer's live re-score, run on every slider move).
+      'src/shared/explainEmpty.ts',
+      'src/shared/scoring.ts',
+    ],
+    rules: { 'max-lines-per-function': 'off' },
+  },
+  {
+    // Files over 500 lines, each with its reason.
+    files: [
+      // Every IPC channel once (input schema, output type, doc): not split by domain yet (to mirror api/handlers/).
+      'src/shared/contract.ts',
+      // Not split yet (see above).
+      'src/main/eval/tune.ts',
+      'src/main/recall/engine.ts',
+    ],
+    rules: { 'max-lines': 'off' },
+  },
+
   // --- Plain JavaScript (CommonJS launch scripts, the bin shim) --------------
   {
     // Not part of any tsconfig, so no type information: the type-aware rules cannot run on them.

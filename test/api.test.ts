@@ -93,6 +93,7 @@ describe('the channel list', () => {
         'store.recent',
         'store.suggestMapping',
         'store.tables',
+        'trace.counterfactual',
         'trace.drivers',
         'trace.event',
         'trace.replay',

@@ -1,5 +1,5 @@
 /**
- * "SQL lives in one layer" (STYLE.md, after Datasette's Database): every query
+ * "SQL lives in one layer" (docs/internals/style.md, after Datasette's Database): every query
  * goes through src/main/store/, which owns the connection, the read-only /
  * write-mode guard, time limits and truncation. dependency-cruiser
  * (.dependency-cruiser.cjs) keeps the DB drivers inside the store, but it

@@ -1,7 +1,7 @@
 /**
  * Opening an Engram file directly (no import): all three historic layouts, the
  * malformed rows they carry, and the promise that the agent's file is never
- * written (DESIGN.md "Non-negotiables": bytes unchanged after a full session).
+ * written (docs/internals/design.md "Non-negotiables": bytes unchanged after a full session).
  */
 import fs from 'node:fs'
 import path from 'node:path'

@@ -74,6 +74,7 @@ const api = {
   'trace.replay': (input) => ipcRenderer.invoke('trace.replay', input),
   'trace.why': (input) => ipcRenderer.invoke('trace.why', input),
   'trace.drivers': (input) => ipcRenderer.invoke('trace.drivers', input),
+  'trace.counterfactual': (input) => ipcRenderer.invoke('trace.counterfactual', input),
   'trace.timeline': (input) => ipcRenderer.invoke('trace.timeline', input),
 
   // --- eval ----------------------------------------------------------------

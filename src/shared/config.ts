@@ -1,6 +1,6 @@
 /**
  * RecallConfig schema (a public format: users paste it into their agents) and
- * the merge rules for partial configs. DESIGN.md "RecallConfig".
+ * the merge rules for partial configs. docs/internals/design.md "RecallConfig".
  */
 import { z } from 'zod'
 
@@ -107,7 +107,7 @@ export const partialConfigSchema = z.strictObject({
 export type PartialRecallConfig = z.infer<typeof partialConfigSchema>
 
 /**
- * RecallConfig: a public format (users paste it into their agents), DESIGN.md
+ * RecallConfig: a public format (users paste it into their agents), docs/internals/design.md
  * "RecallConfig". The type is the schema's: one definition, no casts.
  */
 export type RecallConfig = z.infer<typeof recallConfigSchema>

@@ -261,7 +261,11 @@ export interface SettingsView {
   /** Where requests go now, after settings and environment. */
   effective: { ollamaHost: string; openaiBaseUrl: string }
   /** The environment variables seen (API keys are never returned). */
-  env: { OLLAMA_HOST: string | null; OPENAI_BASE_URL: string | null; openaiApiKeySet: boolean }
+  env: { OLLAMA_HOST: string | null; OPENAI_BASE_URL: string | null; openaiApiKeySet: boolean; RECALLSCOPE_CHAT_MODEL: string | null }
+  /** Saved chat model for the counterfactual (null: $RECALLSCOPE_CHAT_MODEL, else none). */
+  chatModel: string | null
+  /** The chat model the counterfactual would use and where it sends (null: none configured, the button is off). */
+  chat: { spec: string; host: string } | null
 }
 
 export type { BackfillReport, ImportIssue, ImportReport } from './jobs'
@@ -590,6 +594,8 @@ export const contract = {
       embedder: embedderSpec.optional(),
       ollamaHost: httpUrl.nullable().optional(),
       openaiBaseUrl: httpUrl.nullable().optional(),
+      /** Chat model for the counterfactual: `ollama:MODEL` | `openai:MODEL`; null clears it */
+      chatModel: z.string().trim().min(1).max(300).nullable().optional(),
     }),
     output: out<SettingsView>(),
   },
@@ -745,6 +751,24 @@ export const contract = {
   },
   /** Which injected memory drove an event: share of the composite and leave-one-out influence. */
   'trace.drivers': { input: z.strictObject({ eventId: id }), output: out<TraceDrivers>() },
+  /**
+   * Opt-in counterfactual: regenerate the event's decision through the configured chat model
+   * (settings `chatModel`, Ollama /api/chat or OpenAI-compatible /chat/completions) with the full
+   * context block, then with the block minus each returned memory (leave-one-out), and compare the
+   * answers. Sends the query and the memories' text to that server; 1 + N calls. A background job
+   * (progress per call, cancellable); its result is a CounterfactualReport. BAD_INPUT when no chat
+   * model is configured; a server that is down or slow fails the job with CHAT_UNAVAILABLE.
+   */
+  'trace.counterfactual': {
+    input: z.strictObject({
+      eventId: id,
+      /** memories left out at most (the first N in returned order). @default 10 */
+      maxMemories: z.number().int().min(1).max(50).default(10),
+      /** deadline per chat call, ms. @default 60000 */
+      timeoutMs: z.number().int().min(100).max(600_000).default(60_000),
+    }),
+    output: out<JobProgress>(),
+  },
   /** Events over time (histogram by preset) for the timeline, with the filters' values. */
   'trace.timeline': {
     input: z.strictObject({

@@ -2,7 +2,7 @@
  * Evaluation shapes shared by main, the CLI and the renderer: eval cases as they
  * cross the boundary, runs (config + metrics + per-case results), run
  * comparisons and tune reports. The case schema validates UI saves and JSONL
- * lines alike. DESIGN.md "Evaluation".
+ * lines alike. docs/internals/design.md "Evaluation".
  */
 import { z } from 'zod'
 import { cueSchema } from './config'
@@ -131,7 +131,7 @@ export interface EvalRun extends EvalRunSummary {
   perCase: CaseResult[]
 }
 
-/** `eval --json` (DESIGN.md): the documented keys plus additive ones. */
+/** `eval --json` (docs/internals/design.md): the documented keys plus additive ones. */
 export interface EvalJson {
   config: RecallConfig
   k: number

@@ -5,6 +5,7 @@
  */
 import type { EvalRunSummary, TuneReport } from './eval'
 import type { MapRefinement } from './map'
+import type { CounterfactualReport } from './trace'
 
 /**
  * The result of an `embed.backfill` job (`JobProgress.result` when done). Vectors go
@@ -90,6 +91,8 @@ export interface JobResults {
   tune: TuneReport
   /** a `map.refine` job: the UMAP layout */
   map: MapRefinement
+  /** a `trace.counterfactual` job: the decision regenerated without each memory */
+  counterfactual: CounterfactualReport
 }
 export type JobKind = keyof JobResults
 

@@ -1,5 +1,5 @@
 /**
- * Retrieval-quality metrics for eval cases (DESIGN.md "Evaluation"). Pure: no
+ * Retrieval-quality metrics for eval cases (docs/internals/design.md "Evaluation"). Pure: no
  * Node, no DOM, so the renderer can show a case's score while it is being
  * graded, and main's replay, tune and compare all use the same definitions.
  *

@@ -1,5 +1,5 @@
 /**
- * The five seed systems as full RecallConfigs (DESIGN.md "Presets"). Each one
+ * The five seed systems as full RecallConfigs (docs/internals/design.md "Presets"). Each one
  * reproduces its seed exactly; tests in src/main/recall/*.test.ts are built from
  * each seed's own rules and numbers. A preset is a starting point: merge a
  * partial config over it (`mergeConfig`, recall/request.ts `buildConfig`), the result is plain JSON.

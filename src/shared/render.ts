@@ -1,6 +1,6 @@
 /**
  * The exact context block an agent would inject, per template, with its token
- * count (DESIGN.md "Recall engine" step 6). Pure: the renderer calls it for the
+ * count (docs/internals/design.md "Recall engine" step 6). Pure: the renderer calls it for the
  * live context preview with the same inputs the engine used.
  *
  * Newlines: the C# seeds (000, 001) use StringBuilder.AppendLine, whose newline

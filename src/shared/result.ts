@@ -17,6 +17,7 @@ export const ERROR_CODES = [
   'AUTH_FAILED', // a database server refused the credentials
   'DB_TIMEOUT', // a statement ran past the statement timeout
   'EMBEDDER_UNAVAILABLE', // model server down, model missing, timeout
+  'CHAT_UNAVAILABLE', // the chat model (counterfactual) is down, missing, or timed out
   'CANCELLED', // a job was cancelled
   'CONFLICT', // e.g. output file exists and --force was not given
   'FORBIDDEN', // sender / token / origin check failed

@@ -9,7 +9,7 @@
  * see `canRerankLocally`). 1,000 candidates re-rank in well under 2 ms
  * (`benchRerank`).
  *
- * Pipeline (DESIGN.md "Recall engine", steps 3–5):
+ * Pipeline (docs/internals/design.md "Recall engine", steps 3–5):
  *  1. pool      — a candidate is in the pool when an arm of the effective mode
  *                 ranked it within `candidatePool` (hybrid: either arm).
  *  2. features  — similarity (cosine; null → 0), lexical (bm25 normalised by the

@@ -3,7 +3,7 @@
  * its replay diff, "why not X" and "which memory drove it". Types only (plus
  * the knob table the renderer shows), no Node, no DOM.
  *
- * Where a logged event keeps more than the canonical columns (DESIGN.md
+ * Where a logged event keeps more than the canonical columns (docs/internals/design.md
  * `recall_events`), two OPTIONAL additive columns are read when present:
  *  - `query_vector` — the query vector the agent used (little-endian float32
  *    BLOB, or a JSON array of numbers), of the logged `config.model`. Replay uses
@@ -13,7 +13,8 @@
  *    re-rendered from the logged results with today's memory text; with it,
  *    edited memory content becomes detectable (its text no longer appears).
  */
-import type { Cue, EmbedderInfo, Features, GateName, Memory, RecallConfig, RecallEvent, RecallTrace, UnitInfo } from './types'
+import type { DiffOp } from './evidence'
+import type { Cue, EmbedderInfo, EventDecision, Features, GateName, Memory, RecallConfig, RecallEvent, RecallTrace, UnitInfo } from './types'
 
 // ---------------------------------------------------------------------------
 // trace.event
@@ -286,6 +287,36 @@ export interface DriverRow {
   unit: UnitInfo | null
 }
 
+/** One returned memory's support for the decision (src/shared/evidence.ts has the formula). */
+export interface EvidenceRow {
+  id: string
+  rank: number
+  /** the memory's text today (null: no longer in the DB) */
+  text: string | null
+  /** token support in [0, 1]: the idf-weighted share of the decision's content words this memory has */
+  token: number
+  /** the decision's content words it shares, heaviest first (weight = smoothed idf over the event's results) */
+  shared: { term: string; weight: number }[]
+  /** cosine between the decision text's embedding and the memory's stored vector; null = not measured (`embeddingWhy`) */
+  embedding: number | null
+  embeddingWhy: string | null
+}
+
+/** Which returned memories the decision's text actually uses (issue 20 point 5). Computed on demand, never at read time. */
+export interface EvidenceAttribution {
+  decision: EventDecision
+  /** the text attributed: the message, or a tool call as `name arguments` */
+  text: string
+  /** the support of all returned memories together (words any of them has) */
+  union: number
+  /** the decision's content words with their weights, heaviest first */
+  decisionTerms: { term: string; weight: number; df: number }[]
+  /** the embedder that makes the store's vectors of the event's model; `reason` says why there is no embedding overlap */
+  embedder: { spec: string | null; model: string | null; available: boolean; reason: string | null }
+  /** in returned order */
+  rows: EvidenceRow[]
+}
+
 export interface TraceDrivers {
   eventId: string
   /** the replay the drivers are computed on matches the log */
@@ -300,6 +331,8 @@ export interface TraceDrivers {
   mattersMost: { id: string; why: string } | null
   /** results follow an arm's order (recency / session / keyword), not the composite */
   orderMode: boolean
+  /** evidence attribution of the decision; null when the event records no decision */
+  evidence?: EvidenceAttribution | null
 }
 
 // ---------------------------------------------------------------------------
@@ -319,4 +352,47 @@ export interface TraceTimeline {
   /** events skipped because `at` is not a usable time (text, NULL, out of range) */
   badTimestamps?: number
   tookMs: number
+}
+
+// ---------------------------------------------------------------------------
+// trace.counterfactual (a job; its result)
+// ---------------------------------------------------------------------------
+
+/** One regeneration: the full context (baseline, `omitted` null) or the context without one memory. */
+export interface CounterfactualRow {
+  /** the memory left out; null = the baseline (every returned memory) */
+  omitted: string | null
+  /** its rank among the returned memories */
+  rank: number | null
+  /** the chat model's answer */
+  text: string
+  ms: number
+  /** content-word similarity (Dice, src/shared/evidence.ts) to the logged decision; null when the event records none */
+  vsOriginal: number | null
+  /** the same, to the baseline answer (null for the baseline itself) */
+  vsBaseline: number | null
+  /** word diff baseline → this answer (null for the baseline) */
+  diff: { ops: DiffOp[]; added: number; removed: number } | null
+  /** how the context was built: the logged block, the logged block with the memory's line cut, or re-rendered from the results */
+  context: 'logged' | 'logged-cut' | 'rerendered'
+}
+
+/** The result of a `trace.counterfactual` job. */
+export interface CounterfactualReport {
+  eventId: string
+  chat: { spec: string; model: string; host: string }
+  /** the logged decision's text (a tool call as `name arguments`), or null */
+  original: string | null
+  /** what the baseline call sent: the system message (instructions + context block) and the user message (the event's query) */
+  prompt: { system: string; user: string }
+  baseline: CounterfactualRow
+  /** one per left-out memory, in returned order */
+  rows: CounterfactualRow[]
+  /** returned memories not left out (beyond `maxMemories`) */
+  skipped: string[]
+  calls: number
+  promptTokens: number | null
+  completionTokens: number | null
+  tookMs: number
+  notes: string[]
 }

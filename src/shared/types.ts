@@ -1,6 +1,6 @@
 /**
  * Domain types shared by main, preload and renderer. Pure types: no Node, no DOM.
- * Field names of the canonical DB are snake_case (DESIGN.md, a public format);
+ * Field names of the canonical DB are snake_case (docs/internals/design.md, a public format);
  * in memory and over the wire we use camelCase.
  */
 import type { PartialRecallConfig } from './config'
@@ -280,7 +280,7 @@ export interface ArmInfo {
     | { kind: 'ivfflat'; index?: string; probes: number; indexUsed: boolean }
 }
 
-/** DESIGN.md "recall --json": the trace. Extra fields beyond the documented ones are additive. */
+/** docs/internals/design.md "recall --json": the trace. Extra fields beyond the documented ones are additive. */
 export interface RecallTrace {
   query: string
   cue: Cue | null
@@ -356,7 +356,7 @@ export interface RecallEvent {
  */
 export type MatchedBy = 'id' | 'text' | 'normalized'
 
-/** The kinds of event source (DESIGN.md "Event sources"). */
+/** The kinds of event source (docs/internals/design.md "Event sources"). */
 export type EventSourceKind = 'recall_events' | 'letta' | 'langgraph' | 'openai-agents' | 'openmemory' | 'claude-code' | 'otlp' | 'otlp-live'
 
 export interface EventOrigin {

@@ -1,5 +1,5 @@
 /**
- * The conformance spec (spec.ts) run against the file-based sources: canonical SQLite, a table
+ * The conformance spec (spec.ts) run against the file-based sources: canonical SQLite, Engram, a table
  * opened by a column mapping, and a LlamaIndex storage folder. Each factory writes the same
  * canonical content in that source's own format.
  */
@@ -8,6 +8,8 @@ import Database from 'better-sqlite3'
 import { openSource } from '../../src/main/store/registry'
 import { CanonicalWriter } from '../../src/main/store/sqlite/canonicalWriter'
 import type { Mapping } from '../../src/shared/mapping'
+import crypto from 'node:crypto'
+import { engramV05Schema } from '../helpers/engramFixture'
 import { buildLlamaIndexStorage } from '../helpers/frameworks/llamaindex'
 import { describeSourceConformance, type ConfBadMemory, type ConfContent, type ConfMemory } from './spec'
 
@@ -88,5 +90,24 @@ describeSourceConformance('LlamaIndex default storage (JSON files)', (dir, conte
     files: [folder],
     // LlamaIndex nodes carry no agent or user
     carries: { scope: false, vectors: true, malformed: [] },
+  }
+})
+
+describeSourceConformance('Engram v0.5 (JSON-text embeddings)', (dir, content: ConfContent) => {
+  const file = path.join(dir, 'engram.db')
+  const db = new Database(file)
+  db.exec(engramV05Schema())
+  const ins = db.prepare(
+    `INSERT INTO memories (id, session_id, content, role, timestamp, metadata, content_hash, embedding, tier) VALUES (?, ?, ?, 'user', ?, '{}', ?, ?, 'working')`,
+  )
+  // JSON has no NaN: Engram's writer (JSON.stringify) stores it as null, which the reader counts as not finite.
+  for (const m of [...content.memories, ...content.bad])
+    ins.run(m.id, m.session, m.content, m.createdAt, crypto.createHash('sha256').update(m.content).digest('hex'), m.vector ? JSON.stringify(m.vector) : null)
+  db.close()
+  return {
+    open: (workspacePath) => openSource({ path: file, workspacePath }),
+    files: [file],
+    // session memories carry a session, not an agent or user
+    carries: { scope: false, vectors: true, malformed: ['wrongDimension', 'nan'] },
   }
 })

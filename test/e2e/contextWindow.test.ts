@@ -1,7 +1,7 @@
 /**
  * The full context window on the Recall screen (issue 12): seed 001's five blocks
  * in order, each with its tokens, counted again here from the block texts with
- * DESIGN.md's estimator (ceil(len/4)); the knowledge block's count is the Recall
+ * docs/internals/design.md's estimator (ceil(len/4)); the knowledge block's count is the Recall
  * screen's own; a small window cuts the oldest history turns, shown greyed.
  */
 import path from 'node:path'
@@ -11,7 +11,7 @@ import { generateDemo } from '../../src/main/demo/generate'
 import { sha256File } from '../helpers/tmp'
 
 const ready = chromiumPath() && rendererBuilt()
-/** DESIGN.md "Gates": the default token estimate is ceil(len/4). */
+/** docs/internals/design.md "Gates": the default token estimate is ceil(len/4). */
 const ceil4 = (s: string) => (s === '' ? 0 : Math.ceil(s.length / 4))
 
 describe.skipIf(!ready)('the full context window', () => {

@@ -141,6 +141,11 @@ const V1_ALTERS = (table: string) =>
   ].join(';\n')
 
 /** Write an Engram file of one layout at `file`. */
+/** Engram v0.5's DDL (session memories, user memories, the graph), for tests that write their own rows. */
+export function engramV05Schema(): string {
+  return `${V05('memories', 'session_id')}\n${V05('user_memories', 'user_id')}\n${GRAPH}`
+}
+
 export function createEngramFixture(file: string, version: EngramVersion): EngramFixture {
   const db = new Database(file)
   const v05 = version !== 'v0.2'

@@ -344,3 +344,66 @@ export async function closedPort(): Promise<number> {
   await new Promise<void>((resolve) => s.close(() => resolve()))
   return port
 }
+
+export interface FakeChatSwitches {
+  /** chat models the server has (others: 404 model not found) */
+  models: string[]
+  delayMs: number
+  bodyDelayMs: number
+  hangUp: boolean
+  fail500: string | null
+}
+
+/**
+ * The fake's answer to a chat: it "uses" its context by echoing it — the system message after its
+ * first paragraph (the instructions) — behind a fixed prefix. So a block without a memory gives an
+ * answer without that memory's text, and a test can say what every answer must be.
+ */
+export function fakeChatAnswer(system: string, user: string): string {
+  return `Re: ${user}\n${system.split('\n\n').slice(1).join('\n\n')}`
+}
+
+/** A fake chat server: Ollama's POST /api/chat and an OpenAI-compatible POST /v1/chat/completions, on one port. */
+export function startFakeChat(init: Partial<FakeChatSwitches> = {}): Promise<FakeServer<FakeChatSwitches>> {
+  const initial: FakeChatSwitches = { models: ['llama3.2:latest', 'qwen2.5-7b-instruct'], delayMs: 0, bodyDelayMs: 0, hangUp: false, fail500: null, ...init }
+  return startServer(initial, (s, method, path, body) => {
+    if (s.fail500 !== null) return [500, { error: s.fail500 }]
+    const b = (body ?? {}) as { model?: unknown; messages?: { role: string; content: string }[] }
+    const model = typeof b.model === 'string' ? b.model : ''
+    const msgs = Array.isArray(b.messages) ? b.messages : []
+    const system = msgs.find((m) => m.role === 'system')?.content ?? ''
+    const user = msgs.find((m) => m.role === 'user')?.content ?? ''
+    if (method === 'POST' && path === '/api/chat') {
+      if (!s.models.some((m) => sameModel(m, model))) return [404, { error: `model "${model}" not found, try pulling it first` }]
+      const content = fakeChatAnswer(system, user)
+      return [
+        200,
+        {
+          model,
+          created_at: '2026-11-26T00:00:00Z',
+          message: { role: 'assistant', content },
+          done: true,
+          prompt_eval_count: system.length,
+          eval_count: content.length,
+        },
+      ]
+    }
+    if (method === 'POST' && path === '/v1/chat/completions') {
+      if (!s.models.includes(model))
+        return [404, { error: { message: `The model \`${model}\` does not exist`, type: 'invalid_request_error', code: 'model_not_found' } }]
+      const content = fakeChatAnswer(system, user)
+      return [
+        200,
+        {
+          id: 'chatcmpl-1',
+          object: 'chat.completion',
+          model,
+          choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: system.length, completion_tokens: content.length },
+        },
+      ]
+    }
+    if (method === 'GET' && path === '/api/tags') return [200, { models: [] }]
+    return [404, { error: `no route ${method} ${path}` }]
+  })
+}

@@ -50,6 +50,8 @@ export interface Settings {
   embedder?: string
   ollamaHost?: string
   openaiBaseUrl?: string
+  /** Chat model for the opt-in counterfactual: ollama:MODEL | openai:MODEL (same hosts as the embedder). @default $RECALLSCOPE_CHAT_MODEL, else none */
+  chatModel?: string
 }
 
 function defaultDataDir(): string {

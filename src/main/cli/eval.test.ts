@@ -28,7 +28,7 @@ beforeAll(() => {
 afterAll(() => t.cleanup())
 
 describe('recallscope eval', () => {
-  it('--json prints the DESIGN.md shape with k substituted into the keys', async () => {
+  it('--json prints the docs/internals/design.md shape with k substituted into the keys', async () => {
     const before = sha256File(db)
     const r = await run('eval', '--db', db, '--k', '5', '--now', String(FIXTURE_NOW), '--json')
     expect(r.code).toBe(0)

@@ -25,7 +25,7 @@ beforeAll(() => {
 afterAll(() => t.cleanup())
 
 describe('recallscope recall', () => {
-  it('--json prints the trace with the DESIGN.md shape', async () => {
+  it('--json prints the trace with the docs/internals/design.md shape', async () => {
     const before = sha256File(db)
     const r = await run('recall', '--db', db, '--query', 'deploy to staging', '--agent', 'agent-coder', '--now', NOW, '--json')
     expect(r.code).toBe(0)

@@ -105,6 +105,11 @@ describe('recallscope trace', () => {
     const d = JSON.parse(r.out) as TraceDrivers
     expect(d.rows.map((x) => x.id)).toEqual(ev.results.map((x) => x.id))
     expect(new Set(d.byInfluence)).toEqual(new Set(d.byShare))
+    // the demo logs a decision: evidence per returned memory, in returned order
+    expect(d.evidence!.rows.map((x) => x.id)).toEqual(ev.results.map((x) => x.id))
+    const text = await run('trace', 'drivers', '--db', db, '--event', ev.id)
+    expect(text.out).toContain('evidence in the decision')
+    for (const x of d.evidence!.rows) expect(text.out).toMatch(new RegExp(`\\n ?\\d+  ${x.id} +\\d+% +-?\\d\\.\\d{3}  `))
   })
 
   it('bad usage: exit 2 with a clear message; unknown event: exit 2 NOT_FOUND', async () => {

@@ -280,5 +280,16 @@ function formatDrivers(d: TraceDrivers): string {
       `${String(r.rank).padStart(2)}  ${r.id.padEnd(14)} ${f3(r.score).padStart(7)} ${(r.share * 100).toFixed(0).padStart(5)}% ${f3(r.loo.rbo).padStart(8)} ${f3(r.loo.scoreLoss).padStart(7)}  ${r.loo.replacement ? `${r.loo.replacement.id} (${f3(r.loo.replacement.score)})` : '—'}`,
     )
   if (d.rows.length === 0) out.push('  (nothing injected)')
+  const e = d.evidence
+  if (e) {
+    out.push('', `evidence in the decision (${e.decision.via}): ${JSON.stringify(e.text.length > 200 ? `${e.text.slice(0, 199)}…` : e.text)}`)
+    out.push(`  the returned memories hold ${(e.union * 100).toFixed(0)}% of its content words (idf-weighted)`)
+    if (!e.embedder.available) out.push(`  no embedding overlap: ${e.embedder.reason}`)
+    out.push(`${'#'.padStart(2)}  ${'id'.padEnd(14)} ${'words'.padStart(6)} ${'cosine'.padStart(7)}  shared words`)
+    for (const r of e.rows)
+      out.push(
+        `${String(r.rank).padStart(2)}  ${r.id.padEnd(14)} ${(r.token * 100).toFixed(0).padStart(5)}% ${(r.embedding === null ? '—' : r.embedding.toFixed(3)).padStart(7)}  ${r.shared.map((x) => x.term).join(', ') || '—'}`,
+      )
+  } else if (e === null) out.push('', 'evidence: the event records no decision')
   return out.join('\n')
 }

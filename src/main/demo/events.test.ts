@@ -57,6 +57,33 @@ describe('demo recall events', () => {
     expect(compared).toBeGreaterThan(100)
   })
 
+  it('every event logs a decision (the optional `decision` column) written from what it injected, after the recall', () => {
+    const events = store.eventsPage({ limit: 1000 }).rows
+    let tools = 0
+    for (const e of events) {
+      const d = store.eventExtras(e.id).decision
+      expect(d).toBeTruthy()
+      expect(d!.at).toBeGreaterThan(e.at)
+      const said = d!.text ?? d!.toolCall!.arguments
+      const texts = [...store.getMemories(e.results.map((r) => r.id)).values()].map((m) => m.content)
+      const sessions = [...store.getSessions(e.results.map((r) => r.id)).values()].map((x) => x.summary ?? '')
+      const sources = [...texts, ...sessions].map((t) =>
+        t
+          .trim()
+          .split(/(?<=[.!?])\s+/)[0]
+          .replace(/[.!?]+$/, ''),
+      )
+      if (e.results.length === 0) expect(said).toMatch(/nothing saved/)
+      else expect(sources.some((x) => x && said.toLowerCase().includes(x.toLowerCase().slice(1)))).toBe(true)
+      if (d!.toolCall) {
+        tools++
+        expect(d!.toolCall.name).toBe('create_ticket')
+        expect(e.agentId).toBe('agent-coder')
+      }
+    }
+    expect(tools).toBeGreaterThan(0)
+  })
+
   it('neo events never inject a turn of their live transcript', () => {
     for (const e of store.eventsPage({ limit: 1000 }).rows.filter((x) => x.preset === 'neo')) {
       const live = new Set(e.config!.scope!.excludeIds)

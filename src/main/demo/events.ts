@@ -107,6 +107,15 @@ export function addDemoEvents(w: CanonicalWriter, ctx: DemoContext, opts: DemoEv
         preset: p.preset,
         config: JSON.stringify(trace.config),
         results: JSON.stringify(trace.results.map((r) => ({ id: r.id, score: r.score }))),
+        decision: JSON.stringify(
+          demoDecision(
+            splitmix((ctx.seed * 7919 + n * 104_729) >>> 0),
+            s.agentId,
+            turn.text,
+            trace.results.map((r) => ({ text: trace.units[r.id]?.content ?? '', role: trace.units[r.id]?.role ?? null })),
+            p.at,
+          ),
+        ),
       })
     })
   } finally {
@@ -115,6 +124,53 @@ export function addDemoEvents(w: CanonicalWriter, ctx: DemoContext, opts: DemoEv
   }
   for (const r of rows) w.event(r)
   return rows.length
+}
+
+const OPENERS = ['From what I have on file, ', 'Going by our earlier notes, ', 'Based on what you told me before, ', 'As I recall, ']
+const CLOSERS = ['Shall I go ahead?', 'Tell me if that changed.', 'I will proceed on that basis.', '']
+
+/** The first sentence of a memory, without its trailing full stop. */
+function firstSentence(text: string): string {
+  const t = text.trim().split(/(?<=[.!?])\s+/)[0] ?? ''
+  return t.replace(/[.!?]+$/, '')
+}
+
+/**
+ * The agent's next message after a recall, written from what it recalled (the demo's
+ * `decision` column): mostly built on ONE injected memory (not a user turn, when there is another)
+ * — the first such 60 % of the time, else
+ * another — sometimes a second, so the attribution has a real answer to find. The coder agent
+ * files a ticket instead 1 time in 5 (a tool call). Nothing recalled: it asks.
+ */
+function demoDecision(
+  rng: () => number,
+  agentId: string,
+  query: string,
+  injected: { text: string; role: string | null }[],
+  at: number,
+): { text?: string; toolCall?: { name: string; arguments: string }; at: number; via: string } {
+  const when = at + 800 + Math.floor(rng() * 6000)
+  const usable = injected.filter((m) => m.text.trim() !== '')
+  // An agent answers from what it knows (facts, procedures, its own replies) before echoing the user's words back.
+  const known = usable.filter((m) => m.role !== 'user')
+  const texts = (known.length ? known : usable).map((m) => m.text)
+  if (texts.length === 0)
+    return { text: `I have nothing saved about that yet. Could you tell me more about "${query.slice(0, 80)}"?`, at: when, via: 'assistant message' }
+  const main = rng() < 0.6 ? 0 : Math.floor(rng() * texts.length)
+  const primary = firstSentence(texts[main])
+  if (agentId === 'agent-coder' && rng() < 0.2)
+    return {
+      toolCall: { name: 'create_ticket', arguments: JSON.stringify({ title: query.slice(0, 80), notes: primary }) },
+      at: when,
+      via: 'tool call',
+    }
+  let text = `${OPENERS[Math.floor(rng() * OPENERS.length)]}${primary.charAt(0).toLowerCase()}${primary.slice(1)}.`
+  if (texts.length > 1 && rng() < 0.4) {
+    const other = (main + 1 + Math.floor(rng() * (texts.length - 1))) % texts.length
+    text += ` Also: ${firstSentence(texts[other])}.`
+  }
+  const closer = CLOSERS[Math.floor(rng() * CLOSERS.length)]
+  return { text: closer ? `${text} ${closer}` : text, at: when, via: 'assistant message' }
 }
 
 /** Pick user turns (deterministically, spread over every session) and the preset each agent uses. */

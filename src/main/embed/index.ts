@@ -2,7 +2,7 @@
  * Embedders by spec string — `hashing` | `none` | `ollama:MODEL` | `openai:MODEL`
  * — the form the CLI's `--embedder`, the settings file and the `embed.*`
  * channels share. Built-ins are registered in EMBEDDERS, the same list a third
- * party extends with `registerEmbedder` (STYLE.md "Extension points").
+ * party extends with `registerEmbedder` (docs/internals/style.md "Extension points").
  */
 import { RecallscopeError } from '../../shared/result'
 import { HashingEmbedder, NoneEmbedder } from './hashingEmbedder'

@@ -64,6 +64,19 @@ export async function withDeadline<T>(timeoutMs: number, outer: AbortSignal | un
   }
 }
 
+/** One HTTP request with its body read once: the response, the raw text, and the JSON (undefined when the body is not JSON). */
+export async function fetchJson(url: string, init: RequestInit): Promise<{ res: Response; text: string; json: unknown }> {
+  const res = await fetch(url, init)
+  const text = await res.text()
+  let json: unknown = undefined
+  try {
+    json = text ? JSON.parse(text) : undefined
+  } catch {
+    /* callers report a non-JSON body with its text */
+  }
+  return { res, text, json }
+}
+
 /** A `fetch` that always uses `signal` (ollama-js 0.6.4 passes no signal for non-streaming calls). */
 export function fetchWithSignal(signal: AbortSignal): typeof fetch {
   return (input, init) => fetch(input, { ...init, signal })

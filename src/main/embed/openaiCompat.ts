@@ -11,7 +11,7 @@
  */
 import { RecallscopeError } from '../../shared/result'
 import type { Embedder, EmbedderHealth, ServerModel } from './types'
-import { checkTimeout, DeadlineError, innermostMessage, networkCode, toVector, withDeadline } from './net'
+import { checkTimeout, DeadlineError, fetchJson, innermostMessage, networkCode, toVector, withDeadline } from './net'
 
 /** LM Studio's default server address; llama-server (8080) and vLLM (8000) need the base URL set. */
 const OPENAI_DEFAULT_BASE_URL = 'http://127.0.0.1:1234/v1'
@@ -67,8 +67,8 @@ class HttpError extends Error {
   }
 }
 
-/** The error text of an OpenAI-style body: {error:{message,code}}, {error:"…"}, vLLM's {message}, FastAPI's {detail}. */
-function errorText(body: unknown, fallback: string): { said: string; apiCode: string | null } {
+/** The error text of an OpenAI-style body: {error:{message,code}}, {error:"…"}, vLLM's {message}, FastAPI's {detail}; Ollama's {error:"…"} too. */
+export function errorText(body: unknown, fallback: string): { said: string; apiCode: string | null } {
   const b = body as { error?: unknown; message?: unknown; detail?: unknown } | null
   const e = b?.error as { message?: unknown; code?: unknown } | string | undefined
   const said =
@@ -118,14 +118,12 @@ export class OpenAiCompatEmbedder implements Embedder {
       const headers: Record<string, string> = { Accept: 'application/json' }
       if (body !== undefined) headers['Content-Type'] = 'application/json'
       if (this.apiKey) headers.Authorization = `Bearer ${this.apiKey}`
-      const res = await fetch(`${this.baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: s })
-      const text = await res.text()
-      let json: unknown = undefined
-      try {
-        json = text ? JSON.parse(text) : undefined
-      } catch {
-        /* non-JSON bodies are reported as text below */
-      }
+      const { res, text, json } = await fetchJson(`${this.baseUrl}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: s,
+      })
       if (!res.ok) {
         const { said, apiCode } = errorText(json, text.trim().slice(0, 300) || res.statusText || `HTTP ${res.status}`)
         throw new HttpError(res.status, said, apiCode)

@@ -1,5 +1,5 @@
 /**
- * Eval cases in the workspace DB (`eval_cases`, DESIGN.md "Data"): list, save,
+ * Eval cases in the workspace DB (`eval_cases`, docs/internals/design.md "Data"): list, save,
  * delete, import (JSONL, LoCoMo QA) and export (JSONL).
  *
  * The row format is the one the LoCoMo importer writes (JSON columns `cue`,

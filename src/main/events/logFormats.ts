@@ -2,7 +2,7 @@
  * Log-file formats a user can add with `--log PATH` or "Add a trace log…" (a
  * file, or a folder of such files). Each format is one folder under
  * src/main/events/ (claudeCode/, otlp/ …) and registers here, the way a third
- * party would (STYLE.md: built-ins through the same list).
+ * party would (docs/internals/style.md: built-ins through the same list).
  */
 import type { EventReader } from './types'
 

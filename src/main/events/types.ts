@@ -1,5 +1,5 @@
 /**
- * Event sources (DESIGN.md "Event sources"): readers that turn an agent's own
+ * Event sources (docs/internals/design.md "Event sources"): readers that turn an agent's own
  * records (Letta messages, LangGraph checkpoints, Agents SDK sessions, Claude
  * Code transcripts, OTLP trace files, live OTLP posts…) into recall events, so
  * the decision trace (replay / why-not / drivers) runs on real agents, not only

@@ -20,8 +20,9 @@ import { buildConfig } from '../recall/request'
 import { findImporter } from '../store/importers'
 import type { ImportOptions } from '../store/importers/common'
 import type { MemoryFilter, MemorySource } from '../store/source'
+import { counterfactualPrompts, type CounterfactualPrompts } from '../trace/counterfactual'
 import { eventDrivers } from '../trace/drivers'
-import { eventContext, unitsOf, type PrepareOptions } from '../trace/event'
+import { eventContext, eventDecision, unitsOf, type PrepareOptions } from '../trace/event'
 import { replayEvent, replayEventFull, type ReplayOptions } from '../trace/replay'
 import { whyNot, type WhyRequest } from '../trace/why'
 
@@ -61,6 +62,8 @@ export interface TaskInputs {
   replay: { eventId: string; opts: ReplayOptions }
   event: { eventId: string; opts: PrepareOptions }
   drivers: { eventId: string; opts: PrepareOptions }
+  /** the prompts of a counterfactual (the chat calls themselves run on the main thread) */
+  counterfactualPrompts: { eventId: string; opts: PrepareOptions; maxMemories: number }
   backfill: BackfillTaskInput
   /** load these vector indexes here and save their snapshots, for the main thread to restore (App.readyStore) */
   warmVectors: { models: { model: string; ownerType: 'memory' | 'session' }[] }
@@ -75,6 +78,7 @@ export interface TaskOutputs {
   replay: TraceReplay
   event: TraceEventDetail
   drivers: TraceDrivers
+  counterfactualPrompts: CounterfactualPrompts
   backfill: BackfillReport
   warmVectors: { written: string[] }
   import: ImportReport
@@ -136,6 +140,10 @@ export async function runTask<K extends TaskKind>(store: MemorySource | null, ki
       const { eventId, opts } = input as TaskInputs['drivers']
       return (await eventDrivers(store, eventId, opts)) as TaskOutputs[K]
     }
+    case 'counterfactualPrompts': {
+      const { eventId, opts, maxMemories } = input as TaskInputs['counterfactualPrompts']
+      return (await counterfactualPrompts(store, eventId, { ...opts, maxMemories })) as TaskOutputs[K]
+    }
     case 'backfill': {
       const b = input as TaskInputs['backfill']
       const embedder = createEmbedder(b.spec, b.embedderOptions)
@@ -171,7 +179,7 @@ async function eventDetail(store: MemorySource, eventId: string, opts: PrepareOp
     replay.trace,
   )
   return {
-    event: run.event,
+    event: { ...run.event, decision: eventDecision(run.event, run.extras) },
     config: run.config,
     configSource: run.resolved.source,
     configNotes: run.resolved.notes,

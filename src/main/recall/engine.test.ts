@@ -121,7 +121,7 @@ describe('engine', () => {
     for (const r of sel.results) expect(r.features.similarity).toBeCloseTo(cos(bigVectors.get(r.id)!), 6)
   })
 
-  it('has the DESIGN.md trace shape', async () => {
+  it('has the docs/internals/design.md trace shape', async () => {
     const trace = await runRecall(small, 'deploy', fg({ floor: 0.5 }), NOW, { embedder: fixedEmbedder(), preset: 'fieldguide' })
     for (const k of ['query', 'now', 'preset', 'config', 'embedder', 'degraded', 'results', 'dropped', 'context', 'contextTokens'])
       expect(trace).toHaveProperty(k)

@@ -1,7 +1,7 @@
 /**
  * The recall engine: (store snapshot, query, config, now) → a trace of every
  * candidate, kept or dropped, with its features, contributions and the gate
- * that removed it (DESIGN.md "Recall engine").
+ * that removed it (docs/internals/design.md "Recall engine").
  *
  * Pure in the sense that matters for replay: no hidden clock (`now` is an
  * argument; timings are measurements only), no global state, no electron. The

@@ -1,5 +1,5 @@
 /**
- * The canonical schema's column names (DESIGN.md "Data", a public format): the
+ * The canonical schema's column names (docs/internals/design.md "Data", a public format): the
  * one list every layout (SQLite, Postgres) and the framework importer map onto.
  */
 export const MEMORY_COLUMNS = [

@@ -1,6 +1,6 @@
 /**
  * The memory source: the one interface the engine, eval, trace, the API and the
- * CLI use to read an agent's memory store, whatever holds it (DESIGN.md
+ * CLI use to read an agent's memory store, whatever holds it (docs/internals/design.md
  * "Sources"). Each kind of store is one folder under `src/main/store/`
  * implementing it; nothing outside `src/main/store/` holds a database handle or
  * writes SQL (the architecture test enforces it).
@@ -23,7 +23,7 @@
  * eval cases, runs, caches, backfilled vectors (store/workspace/).
  */
 import type { RecallAges, EventFilter, Facets, MemoryRow, VectorInfo } from '../../shared/contract'
-import type { DbFacts, EmbeddingModelFacts, Memory, Page, RecallEvent, RecallScope, Session } from '../../shared/types'
+import type { DbFacts, EmbeddingModelFacts, EventDecision, Memory, Page, RecallEvent, RecallScope, Session } from '../../shared/types'
 import type { VectorIndex } from './vectors/vectorIndex'
 import type { Workspace } from './workspace/workspace'
 
@@ -118,7 +118,7 @@ export interface EventRef {
   query: string | null
 }
 
-/** Extra columns some logs carry (canonical `recall_events.query_vector`, `.context`). */
+/** Extra columns some logs carry (canonical `recall_events.query_vector`, `.context`, `.decision`). */
 export interface EventExtras {
   /** `query_vector`: the agent's query vector (float32 BLOB or JSON array) */
   queryVector: Float32Array | null
@@ -126,6 +126,8 @@ export interface EventExtras {
   queryVectorProblem: string | null
   /** `context`: the block the agent injected */
   context: string | null
+  /** `decision`: what the agent did next (JSON `{text | toolCall, at, via?}`); absent when the column is absent or unusable */
+  decision?: EventDecision | null
 }
 
 export interface EventTimelineStats {

@@ -14,6 +14,8 @@ import { openSource } from '../store/registry'
 import type { SqliteSource } from '../store/sqlite/source'
 import { computeDrivers, eventDrivers, withoutCandidate } from './drivers'
 import { eventTimeline } from './timeline'
+import { HASHING_MODEL, hashEmbed } from '../embed/hashing'
+import { termSet } from '../../shared/evidence'
 
 let t: ReturnType<typeof tmpDir>
 beforeAll(() => {
@@ -49,6 +51,38 @@ describe('withoutCandidate', () => {
 })
 
 describe('drivers on a hand-built DB', () => {
+  it('an event whose log has no decision column has no evidence attribution (and drivers still run)', async () => {
+    const p = generateDemo({
+      out: path.join(t.dir, 'nodecision.db'),
+      memories: 100,
+      cases: false,
+      addEvents: (w) => {
+        const m = w.db.prepare('SELECT id FROM memories LIMIT 2').pluck().all() as string[]
+        w.event({
+          id: 'e1',
+          at: T0,
+          agent_id: null,
+          user_id: null,
+          session_id: null,
+          turn: null,
+          query: 'q',
+          cue: null,
+          preset: 'engram',
+          config: null,
+          results: JSON.stringify(m.map((id) => ({ id, score: 0.5 }))),
+        })
+      },
+    }).path
+    const store = openSource({ path: p, workspacePath: `${p}.ws` })
+    try {
+      expect(store.eventExtras('e1').decision).toBeUndefined()
+      const d = await eventDrivers(store, 'e1')
+      expect(d.evidence).toBeNull()
+    } finally {
+      store.close()
+    }
+  })
+
   it('shares sum to 1; leaving one out promotes the next best by score', async () => {
     // similarity only: score = similarity; topK 3 injects .9, .8, .7; the 4th (.6) replaces whichever leaves.
     const store = openDb(
@@ -107,6 +141,45 @@ describe('on the demo DB', () => {
     )
     expect(d.mattersMost).not.toBeNull()
     for (const r of d.rows) expect(r.loo.after).not.toContain(r.id)
+  })
+
+  it('evidence attribution: shared words per memory, and the hashing cosine of the decision and each stored vector', async () => {
+    const evs = store.eventsPage({ limit: 1000 }).rows.filter((e) => e.results.length >= 3 && e.preset === 'fieldguide')
+    let checked = 0
+    for (const ev of evs.slice(0, 8)) {
+      const dec = store.eventExtras(ev.id).decision!
+      const text = dec.text ?? `${dec.toolCall!.name} ${dec.toolCall!.arguments}`
+      const d = await eventDrivers(store, ev.id)
+      const e = d.evidence!
+      expect(e.text).toBe(text)
+      expect(e.rows.map((r) => r.id)).toEqual(ev.results.map((r) => r.id))
+      expect(e.embedder).toMatchObject({ spec: 'hashing', model: HASHING_MODEL, available: true, reason: null })
+      const mems = store.getMemories(ev.results.map((r) => r.id))
+      const dv = hashEmbed(text)
+      for (const r of e.rows) {
+        const content = mems.get(r.id)!.content
+        // shared words: the decision's content words that the memory has
+        const want = [...termSet(text)].filter((t) => termSet(content).has(t)).sort()
+        expect(r.shared.map((x) => x.term).sort()).toEqual(want)
+        expect(r.token === 0).toBe(want.length === 0)
+        // the demo stores hashEmbed(content): the cosine, computed here
+        const mv = hashEmbed(content)
+        let dot = 0
+        let na = 0
+        let nb = 0
+        for (let i = 0; i < dv.length; i++) {
+          dot += dv[i] * mv[i]
+          na += dv[i] ** 2
+          nb += mv[i] ** 2
+        }
+        expect(r.embedding).toBeCloseTo(dot / Math.sqrt(na * nb), 5)
+        expect(r.embeddingWhy).toBeNull()
+      }
+      // the decision is written from one of them: some memory shares words with it
+      expect(Math.max(...e.rows.map((r) => r.token))).toBeGreaterThan(0)
+      checked++
+    }
+    expect(checked).toBeGreaterThan(3)
   })
 
   it('timeline bins count every event, by preset; the memory filter matches events.page', () => {

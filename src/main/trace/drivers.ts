@@ -17,6 +17,7 @@ import type { CandidateRaw, EffectiveMode, RecallConfig, RecallTrace } from '../
 import { FEATURE_NAMES } from '../../shared/types'
 import type { MemorySource } from '../store/source'
 import type { PrepareOptions } from './event'
+import { eventEvidence } from './evidence'
 import { replayEventFull } from './replay'
 
 /** RBO persistence: the first ~10 ranks carry most of the weight (Webber et al. 2010). */
@@ -108,9 +109,10 @@ export function computeDrivers(trace: Pick<RecallTrace, 'candidates' | 'config' 
 
 /** Drivers of a logged event, computed on its event-time replay (the log keeps scores, not features). */
 export async function eventDrivers(store: MemorySource, eventId: string, opts: PrepareOptions = {}): Promise<TraceDrivers> {
-  const { replay } = await replayEventFull(store, eventId, { ...opts, mode: 'logged' })
+  const { replay, run } = await replayEventFull(store, eventId, { ...opts, mode: 'logged' })
   const d = computeDrivers(replay.trace, eventId)
   d.identical = replay.identical
+  d.evidence = await eventEvidence(store, run, replay.trace, opts)
   if (!replay.identical)
     d.notes.unshift(
       `the replay differs from the log (${Object.entries(replay.counts)

@@ -13,7 +13,7 @@ import { renderResults } from '../../shared/render'
 import { describeIssues, RecallscopeError } from '../../shared/result'
 import type { TraceEventDetail } from '../../shared/trace'
 import { estimateTokens } from '../../shared/scoring'
-import type { CandidateRaw, RecallConfig, RecallEvent, RecallTrace, TraceResult, UnitInfo } from '../../shared/types'
+import type { CandidateRaw, EventDecision, RecallConfig, RecallEvent, RecallTrace, TraceResult, UnitInfo } from '../../shared/types'
 import { createEmbedder, parseEmbedderSpec, type EmbedderOptions } from '../embed/index'
 import { HASHING_MODEL } from '../embed/hashing'
 import { prepareVector, runRecallSync, unitOfMemory, unitOfSession, type PreparedVector } from '../recall/engine'
@@ -25,6 +25,14 @@ export type { EventExtras } from '../store/source'
 
 function eventExtras(store: MemorySource, eventId: string): EventExtras {
   return store.eventExtras(eventId)
+}
+
+/**
+ * What the agent did next: the event's own (an event source read it from the agent's records),
+ * else the canonical log's optional `decision` column; null when neither has one.
+ */
+export function eventDecision(event: RecallEvent, extras: EventExtras): EventDecision | null {
+  return event.decision ?? extras.decision ?? null
 }
 
 export function requireEvent(store: MemorySource, eventId: string): RecallEvent {
@@ -81,7 +89,12 @@ function resolveEventConfig(e: RecallEvent): ResolvedConfig {
  * the current setting when it makes that model; else Ollama (the default server
  * kind for a stored model, recall/request.ts defaultEmbedderSpec).
  */
-function embedderSpecForModel(store: MemorySource, model: string | null | undefined, current: string | null | undefined, owner: 'memory' | 'session'): string {
+export function embedderSpecForModel(
+  store: MemorySource,
+  model: string | null | undefined,
+  current: string | null | undefined,
+  owner: 'memory' | 'session',
+): string {
   if (!model) return current ?? defaultEmbedderSpec(store, owner)
   if (model === HASHING_MODEL || model.startsWith('hashing')) return 'hashing'
   if (current) {

@@ -3,7 +3,7 @@
  * gate, outside the pool, never gathered) in words with the numbers, and what a
  * logged score that differs from today's says about which input changed.
  *
- * What is detectable from a canonical log (DESIGN.md `recall_events` keeps the
+ * What is detectable from a canonical log (docs/internals/design.md `recall_events` keeps the
  * query, the config and the injected ids with their scores — not the features):
  *  - deletion, created_at after the event, scope fields that no longer match: from the row;
  *  - last_used_at overwritten after the event: from the row (its old value is lost,

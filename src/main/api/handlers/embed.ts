@@ -10,6 +10,7 @@ import type { Handlers } from '../register'
 import { createEmbedder, DEFAULT_EMBEDDER_SPEC, EMBEDDERS, parseEmbedderSpec, type EmbedderOptions } from '../../embed/index'
 import { resolveOllamaHost } from '../../embed/ollama'
 import { resolveOpenAiBaseUrl } from '../../embed/openaiCompat'
+import { createChatModel, parseChatSpec, type ChatModel } from '../../chat/chat'
 
 type EmbedChannels = 'embed.status' | 'embed.models' | 'settings.get' | 'settings.set'
 
@@ -43,8 +44,31 @@ function settingsView(s: Settings, env: Record<string, string | undefined> = pro
       OLLAMA_HOST: env.OLLAMA_HOST ?? null,
       OPENAI_BASE_URL: env.OPENAI_BASE_URL ?? null,
       openaiApiKeySet: !!(env.RECALLSCOPE_OPENAI_API_KEY || env.OPENAI_API_KEY),
+      RECALLSCOPE_CHAT_MODEL: env.RECALLSCOPE_CHAT_MODEL ?? null,
     },
+    chatModel: s.chatModel ?? null,
+    chat: safeChat(s, env),
   }
+}
+
+/** The chat model the counterfactual would use, and its server; null when none is configured (or it is malformed in the environment). */
+function safeChat(s: Settings, env: Record<string, string | undefined>): SettingsView['chat'] {
+  try {
+    const c = chatFromSettings(s, {}, env)
+    return c ? { spec: c.spec, host: c.host } : null
+  } catch {
+    return null
+  }
+}
+
+/**
+ * The configured chat model (saved setting, else $RECALLSCOPE_CHAT_MODEL) with the embedder's
+ * server settings (Ollama host / OpenAI-compatible base URL, else the environment); null = none.
+ */
+export function chatFromSettings(s: Settings, opts: { timeoutMs?: number } = {}, env: Record<string, string | undefined> = process.env): ChatModel | null {
+  const spec = s.chatModel ?? (env.RECALLSCOPE_CHAT_MODEL?.trim() || null)
+  if (!spec) return null
+  return createChatModel(spec, { ollamaHost: s.ollamaHost, openaiBaseUrl: s.openaiBaseUrl, timeoutMs: opts.timeoutMs, env })
 }
 
 export function embedHandlers(app: App): Pick<Handlers, EmbedChannels> {
@@ -145,6 +169,7 @@ export function embedHandlers(app: App): Pick<Handlers, EmbedChannels> {
       if (i.embedder !== undefined) patch.embedder = parseEmbedderSpec(i.embedder).spec
       if (i.ollamaHost !== undefined) patch.ollamaHost = i.ollamaHost === null ? undefined : resolveOllamaHost(i.ollamaHost, {})
       if (i.openaiBaseUrl !== undefined) patch.openaiBaseUrl = i.openaiBaseUrl === null ? undefined : resolveOpenAiBaseUrl(i.openaiBaseUrl, {})
+      if (i.chatModel !== undefined) patch.chatModel = i.chatModel === null ? undefined : parseChatSpec(i.chatModel).spec
       return settingsView(app.saveSettings(patch))
     },
   }

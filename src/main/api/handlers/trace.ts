@@ -7,8 +7,11 @@
 import type { App } from '../app'
 import type { Handlers } from '../register'
 import { eventTimeline } from '../../trace/timeline'
+import { RecallscopeError } from '../../../shared/result'
+import { runCounterfactual } from '../../trace/counterfactual'
+import { chatFromSettings } from './embed'
 
-type TraceChannels = 'trace.event' | 'trace.replay' | 'trace.why' | 'trace.drivers' | 'trace.timeline'
+type TraceChannels = 'trace.event' | 'trace.replay' | 'trace.why' | 'trace.drivers' | 'trace.counterfactual' | 'trace.timeline'
 
 export function traceHandlers(app: App): Pick<Handlers, TraceChannels> {
   const embedding = () => {
@@ -49,6 +52,20 @@ export function traceHandlers(app: App): Pick<Handlers, TraceChannels> {
       })
     },
     'trace.drivers': (i) => app.offThread('drivers', { eventId: i.eventId, opts: embedding() }),
+    'trace.counterfactual': async (i) => {
+      // Opt-in and explicit: only this channel ever calls the chat model, and only when one is configured.
+      const chat = chatFromSettings(app.settings(), { timeoutMs: i.timeoutMs })
+      if (!chat)
+        throw new RecallscopeError(
+          'BAD_INPUT',
+          'No chat model is configured: set one (Drivers › Counterfactual, `settings.set {chatModel: "ollama:llama3.2"}`, or $RECALLSCOPE_CHAT_MODEL)',
+        )
+      // The prompts read the store (job worker); a missing event or query fails here, before any job starts.
+      const prompts = await app.offThread('counterfactualPrompts', { eventId: i.eventId, opts: embedding(), maxMemories: i.maxMemories })
+      return app.jobs.start('counterfactual', `Counterfactual of ${i.eventId} with ${chat.spec}`, ({ progress, signal }) =>
+        runCounterfactual(chat, prompts, { progress, signal }),
+      )
+    },
     'trace.timeline': (i) => eventTimeline(app.requireStore(), i),
   }
 }

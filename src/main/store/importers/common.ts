@@ -5,7 +5,7 @@
  *
  * Foreign input is untrusted: a bad row never stops an import. It is skipped (or
  * repaired) and recorded with its location, so the user sees exactly what did not
- * make it across (DESIGN.md "Data": malformed rows are skipped and counted).
+ * make it across (docs/internals/design.md "Data": malformed rows are skipped and counted).
  */
 import fs from 'node:fs'
 import path from 'node:path'

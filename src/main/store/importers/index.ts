@@ -1,5 +1,5 @@
 /**
- * Importers: foreign memory formats → canonical DBs (DESIGN.md "Interfaces":
+ * Importers: foreign memory formats → canonical DBs (docs/internals/design.md "Interfaces":
  * `recallscope import engram|jsonl|locomo --in PATH --out FILE`).
  *
  * The built-ins are registered in IMPORTERS, the same list a third party would

@@ -1,6 +1,6 @@
 /**
  * `import jsonl`: one JSON object per line, with the canonical `memories` field
- * names in camelCase or snake_case (DESIGN.md "Interfaces"), an optional
+ * names in camelCase or snake_case (docs/internals/design.md "Interfaces"), an optional
  * `embedding: number[]` + `model`, and optional session fields that apply to the
  * line's session (`sessionSummary`, `tenantId`, `sessionArchived`).
  *

@@ -22,7 +22,7 @@
  * - Eval cases: id `${sample_id}#${index}` (index into that conversation's `qa`),
  *   relevant = evidence dia_ids → memory ids (grade 1), now = last turn + 1 day.
  *   Answers are not recall targets; they go into workspace notes (owner_type
- *   'eval_case') so the schema stays as DESIGN.md fixes it.
+ *   'eval_case') so the schema stays as docs/internals/design.md fixes it.
  * - split: train/test from the parity of sha1(case id): stable whatever order or
  *   subset of conversations is imported, and every category lands in both halves.
  */

@@ -18,7 +18,7 @@ export function cappedCount(ctx: PgCtx, fromWhere: string, params: unknown[]): {
   return n > cap ? { total: cap, truncated: true } : { total: n, truncated: false }
 }
 
-export function sessionCols(ctx: PgCtx): string {
+function sessionCols(ctx: PgCtx): string {
   return `s.*, (SELECT count(*) FROM (${ctx.sql.memories}) mc WHERE mc.session_id = s.id)::int AS memory_count`
 }
 

@@ -60,7 +60,7 @@ export interface PgCtx extends MemorySource {
 }
 
 /** The text-search configuration of the lexical arm and the browser's search. */
-export const TS_CONFIG = `'english'`
+const TS_CONFIG = `'english'`
 export const docExpr = (a: string) => `to_tsvector(${TS_CONFIG}::regconfig, coalesce(${a}.content, '') || ' ' || coalesce(${a}.summary, ''))`
 export const tsq = (param: string) => `websearch_to_tsquery(${TS_CONFIG}::regconfig, ${param})`
 

@@ -98,7 +98,7 @@ export function denseSearch(ctx: PgCtx, req: DenseSearchRequest): DenseSearchRes
 }
 
 /** Which of these ids are in the scope (asked of the server, 5,000 at a time). */
-export function inScopeOf(ctx: PgCtx, ids: string[], f: MemoryFilter): Set<string> {
+function inScopeOf(ctx: PgCtx, ids: string[], f: MemoryFilter): Set<string> {
   const out = new Set<string>()
   for (let i = 0; i < ids.length; i += 5000) {
     const ps = new Params()
@@ -113,7 +113,7 @@ export function inScopeOf(ctx: PgCtx, ids: string[], f: MemoryFilter): Set<strin
 }
 
 /** Cosine of the query with each kept row of a (normalised) index, best first, ties by id; at most n. */
-export function scanBackfilled(ctx: PgCtx, idx: VectorIndex, query: ArrayLike<number>, keep: Set<string>, n: number): { id: string; similarity: number }[] {
+function scanBackfilled(ctx: PgCtx, idx: VectorIndex, query: ArrayLike<number>, keep: Set<string>, n: number): { id: string; similarity: number }[] {
   let qq = 0
   for (let i = 0; i < query.length; i++) qq += query[i] * query[i]
   const inv = qq > 0 ? 1 / Math.sqrt(qq) : 0
@@ -133,7 +133,7 @@ export function scanBackfilled(ctx: PgCtx, idx: VectorIndex, query: ArrayLike<nu
  * missingVector = zero with backfilled vectors: every in-scope row counts (a row without a vector scores 0),
  * so the model's whole index (server + workspace) is scanned here, in the database's order for that mode.
  */
-export function denseSearchLocal(ctx: PgCtx, req: DenseSearchRequest): DenseSearchResult {
+function denseSearchLocal(ctx: PgCtx, req: DenseSearchRequest): DenseSearchResult {
   const idx = ctx.vectors(req.model, 'memory')
   const ids = ctx.idsWhere(req.filter)
   const keep = new Set(ids.filter((id) => idx.rowOf.has(id)))

@@ -8,7 +8,7 @@ import type { DbFacts, MalformedCounts } from '../../../shared/types'
 import { ident } from './layouts'
 import { type PgCtx } from './context'
 
-export function tally(ctx: PgCtx, col: string): { key: string; count: number }[] {
+function tally(ctx: PgCtx, col: string): { key: string; count: number }[] {
   return ctx
     .q<{ k: string | null; n: string }>(`SELECT m.${col} AS k, count(*) AS n FROM (${ctx.sql.memories}) m GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 500`)
     .map((r) => ({ key: r.k === null ? '(none)' : String(r.k), count: Number(r.n) }))

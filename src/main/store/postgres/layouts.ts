@@ -4,7 +4,7 @@
  * the same idea as the SQLite adapters (store/sqlite/layouts.ts) without `_rid`:
  * Postgres rows have no stable integer key, so ties break by id.
  *
- *  - canonical: the canonical schema (DESIGN.md "Data") in Postgres; vectors in
+ *  - canonical: the canonical schema (docs/internals/design.md "Data") in Postgres; vectors in
  *    `embeddings.vector` as pgvector `vector`, `real[]`/`float8[]`, or `bytea`
  *    (little-endian float32, like the SQLite BLOB); times as epoch ms (bigint)
  *    or timestamp[tz].

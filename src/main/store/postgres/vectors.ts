@@ -25,7 +25,7 @@ export function queryLiteral(ctx: PgCtx, v: ArrayLike<number>): string {
 }
 
 /** A read vector cut back to its model's length (padded layouts); other layouts keep the length check. */
-export function decodeStored(ctx: PgCtx, raw: unknown, dim: number | null): ReturnType<typeof decodeVector> {
+function decodeStored(ctx: PgCtx, raw: unknown, dim: number | null): ReturnType<typeof decodeVector> {
   if (!ctx.sql.vectorPadded || dim === null) return decodeVector(raw, dim)
   const v = decodeVector(raw, null)
   if (typeof v === 'string') return v
@@ -135,7 +135,7 @@ export function backfilled(ctx: PgCtx, model: string, ownerType: 'memory' | 'ses
 }
 
 /** Which of these owners have a vector of this model on the server. */
-export function serverHas(ctx: PgCtx, ids: string[], model: string, ownerType: 'memory' | 'session'): Set<string> {
+function serverHas(ctx: PgCtx, ids: string[], model: string, ownerType: 'memory' | 'session'): Set<string> {
   const out = new Set<string>()
   if (!ctx.sql.embeddings || !serverModels(ctx).some((m) => m.model === model && m.ownerType === ownerType)) return out
   for (let i = 0; i < ids.length; i += 5000)
@@ -156,7 +156,7 @@ export function storedModels(ctx: PgCtx, owner: 'memory' | 'session' = 'memory')
 }
 
 /** Decode `vec` as sent (text for vector/arrays, bytes for bytea). */
-export function vecSelect(ctx: PgCtx, a: string): string {
+function vecSelect(ctx: PgCtx, a: string): string {
   return ctx.sql.vectorStorage === 'bytea' ? `${a}.vec` : ctx.sql.vectorStorage === 'array' ? `array_to_json(${a}.vec)::text` : `${a}.vec::text`
 }
 

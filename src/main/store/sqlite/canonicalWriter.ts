@@ -56,6 +56,8 @@ export interface CanonicalEventRow {
   preset: string | null
   config: string | null
   results: string
+  /** the optional `decision` column (JSON `{text | toolCall, at, via}`, src/shared/trace.ts); the column is added on first use */
+  decision?: string | null
 }
 
 /**
@@ -99,6 +101,7 @@ export class CanonicalWriter {
   private readonly insSession: Database.Statement
   private readonly insEmbedding: Database.Statement
   private readonly insEvent: Database.Statement
+  private insEventDecision: Database.Statement | null = null
 
   constructor(
     readonly outPath: string,
@@ -145,7 +148,20 @@ export class CanonicalWriter {
     this.insEmbedding.run(ownerType, ownerId, model, Buffer.isBuffer(v) ? v.length / 4 : v.length, blob)
   }
   event(r: CanonicalEventRow): void {
-    this.insEvent.run(r)
+    if (r.decision === undefined) {
+      const { decision: _none, ...row } = r
+      this.insEvent.run(row)
+      return
+    }
+    // Additive, like `context` / `query_vector`: only logs that record decisions carry the column.
+    if (!this.insEventDecision) {
+      this.db.exec('ALTER TABLE recall_events ADD COLUMN decision TEXT')
+      this.insEventDecision = this.db.prepare(
+        `INSERT INTO recall_events (id, at, agent_id, user_id, session_id, turn, query, cue, preset, config, results, decision)
+         VALUES (@id, @at, @agent_id, @user_id, @session_id, @turn, @query, @cue, @preset, @config, @results, @decision)`,
+      )
+    }
+    this.insEventDecision.run(r)
   }
 
   /** Rows in recall_events so far. */

@@ -4,7 +4,7 @@
  * aggregates behind the timeline — all under the one event filter (where.ts).
  */
 import type { EventFilter } from '../../../shared/contract'
-import type { Page, RecallEvent } from '../../../shared/types'
+import type { EventDecision, Page, RecallEvent } from '../../../shared/types'
 import { decodeVector, parseJson, toMs, cellText } from '../decode'
 import type { EventExtras, EventPageQuery, EventRef, EventTimelineStats } from '../source'
 import { clampLimit } from './connection'
@@ -81,11 +81,11 @@ function eventColumns(ctx: SqliteCtx): Set<string> {
   return cols
 }
 
-/** The optional columns beyond DESIGN.md's `recall_events` (additive; absent in most logs). */
+/** The optional columns beyond docs/internals/design.md's `recall_events` (additive; absent in most logs). */
 export function eventExtras(ctx: SqliteCtx, eventId: string): EventExtras {
   const cols = eventColumns(ctx)
   const out: EventExtras = { queryVector: null, queryVectorProblem: null, context: null }
-  const want = ['query_vector', 'context'].filter((c) => cols.has(c))
+  const want = ['query_vector', 'context', 'decision'].filter((c) => cols.has(c))
   if (want.length === 0) return out
   const row = ctx.db.prepare(`SELECT ${want.join(', ')} FROM recall_events WHERE id = ?`).get(eventId) as Record<string, unknown> | undefined
   if (!row) return out
@@ -95,7 +95,29 @@ export function eventExtras(ctx: SqliteCtx, eventId: string): EventExtras {
     else out.queryVector = v
   }
   if (typeof row.context === 'string') out.context = row.context
+  if (row.decision !== null && row.decision !== undefined) out.decision = decodeDecision(row.decision)
   return out
+}
+
+/**
+ * The optional `decision` column: JSON `{"text": "…"}` or `{"toolCall": {"name", "arguments"}}`, with
+ * `at` (epoch ms) and `via` optional; `arguments` may be an object (kept as its JSON). Anything else is
+ * unusable and read as no decision (null), never an error: the rest of the event is still good.
+ */
+export function decodeDecision(cell: unknown): EventDecision | null {
+  const j = parseJson(cell)
+  if (!j.ok || !j.value || typeof j.value !== 'object' || Array.isArray(j.value)) return null
+  const v = j.value as { text?: unknown; toolCall?: unknown; at?: unknown; via?: unknown }
+  const text = typeof v.text === 'string' && v.text.trim() !== '' ? v.text : null
+  let toolCall: EventDecision['toolCall'] = null
+  const tc = v.toolCall as { name?: unknown; arguments?: unknown } | null | undefined
+  if (tc && typeof tc === 'object' && typeof tc.name === 'string' && tc.name !== '') {
+    const args = tc.arguments
+    toolCall = { name: tc.name, arguments: typeof args === 'string' ? args : args === undefined || args === null ? '' : JSON.stringify(args) }
+  }
+  if (text === null && toolCall === null) return null
+  const at = toMs(v.at)
+  return { text, toolCall, at, via: typeof v.via === 'string' && v.via ? v.via : toolCall && !text ? 'tool call' : 'assistant message' }
 }
 
 /** A recall event time the timeline can bin: a number within Date's range (±8.64e15 ms). */

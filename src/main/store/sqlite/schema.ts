@@ -1,10 +1,10 @@
 /**
- * DDL for the canonical agent DB (a public format, DESIGN.md "Data") and for the
+ * DDL for the canonical agent DB (a public format, docs/internals/design.md "Data") and for the
  * workspace DB (ours). Migrations are keyed by PRAGMA user_version: each entry
  * of a MIGRATIONS list moves the file from version i to i+1.
  */
 
-/** Canonical memory DB, version 1. Names are fixed by DESIGN.md. */
+/** Canonical memory DB, version 1. Names are fixed by docs/internals/design.md. */
 export const CANONICAL_MIGRATIONS: string[] = [
   `
   CREATE TABLE IF NOT EXISTS sessions (

@@ -2,7 +2,7 @@
  * The workspace: everything the workbench owns about one memory store — eval
  * cases and runs, the query-vector cache, backfilled vectors, cached summaries,
  * the FTS index when the store has none — in a local SQLite file beside it
- * (DESIGN.md "The workspace database"). Deleting it loses no agent data.
+ * (docs/internals/design.md "The workspace database"). Deleting it loses no agent data.
  *
  * One connection, owned here; callers use these methods (no SQL outside store/).
  */

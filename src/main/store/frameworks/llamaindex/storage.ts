@@ -83,7 +83,7 @@ const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? 
 /** A node's source document id. */
 function refDocOf(id: string, data: Obj, meta: Obj): string | null {
   const rel = isObj(data.relationships) ? data.relationships['1'] : null
-  return (isObj(rel) ? str(rel.node_id) : null) ?? (isObj(meta[id]) ? str((meta[id]).ref_doc_id) : null)
+  return (isObj(rel) ? str(rel.node_id) : null) ?? (isObj(meta[id]) ? str(meta[id].ref_doc_id) : null)
 }
 
 function vectorOf(v: unknown): number[] | null {
@@ -141,7 +141,7 @@ function materializeLlamaIndex(p: string, opts: { nativeBinding?: string } = {})
       })
       if (ref) {
         const s = sessions.get(ref)
-        const info = isObj(refInfo[ref]) && isObj((refInfo[ref]).metadata) ? ((refInfo[ref]).metadata) : md
+        const info = isObj(refInfo[ref]) && isObj(refInfo[ref].metadata) ? refInfo[ref].metadata : md
         const title = str(info.file_name) ?? str(info.title) ?? str(info.file_path)
         if (!s) sessions.set(ref, { first: createdAt, last: createdAt, title })
         else {

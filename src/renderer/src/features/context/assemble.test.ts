@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { assembleWindow, historyLine } from './assemble'
 
-// DESIGN.md: the default estimate is ceil(len/4); seed 004's is (len+3)/4 integer division (of UTF-8 bytes).
+// docs/internals/design.md: the default estimate is ceil(len/4); seed 004's is (len+3)/4 integer division (of UTF-8 bytes).
 const ceil4 = (s: string) => (s === '' ? 0 : Math.ceil(s.length / 4))
 
 const base = {

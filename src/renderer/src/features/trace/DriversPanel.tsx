@@ -1,5 +1,6 @@
 /**
- * Which memory drove the recall: the one that mattered most, then each injected
+ * Which memory drove the decision: evidence attribution first when the event
+ * records what the agent did next (EvidencePanel). Then which memory drove the recall: the one that mattered most, then each injected
  * memory by leave-one-out influence FIRST — what changes in the injected set
  * and the context without it (who comes in, who else leaves, the new top,
  * tokens), the rank-biased overlap — and its share of the composite SECOND
@@ -9,6 +10,7 @@ import type { TraceDrivers } from '../../../../shared/trace'
 import { fmtNum } from '../../lib/format'
 import { FEATURE_COLOR, FEATURE_KEYS, oneLine } from './traceFormat'
 import { rowKeys } from '../../lib/rowKeys'
+import { EvidencePanel } from './EvidencePanel'
 
 export function DriversPanel({ drivers, onPick }: { drivers: TraceDrivers; onPick?: (id: string) => void }) {
   const maxShare = Math.max(0.0001, ...drivers.rows.map((r) => r.share))
@@ -16,6 +18,11 @@ export function DriversPanel({ drivers, onPick }: { drivers: TraceDrivers; onPic
   const rows = [...drivers.rows].sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0))
   return (
     <div className="tr-section" aria-label="Drivers">
+      {drivers.evidence ? (
+        <EvidencePanel evidence={drivers.evidence} onPick={onPick} />
+      ) : drivers.evidence === null ? (
+        <div className="muted small">This event records no decision: no evidence attribution (what the agent did next is not in the log).</div>
+      ) : null}
       {drivers.mattersMost ? (
         <div className="tr-mattered" data-testid="mattered-most">
           Mattered most: <span className="id">{drivers.mattersMost.id}</span>

@@ -256,7 +256,7 @@ export function EventLog({
           <li className="tr-empty">
             {Object.values(filters).some((v) => v !== undefined && v !== '')
               ? 'No logged recall matches these filters.'
-              : 'This DB has no logged recalls: the agent writes one per recall it makes, and none is recorded here.'}
+              : 'No recall events here yet. They come from the agent’s own records: read in place from the store (Letta messages, LangGraph checkpoints, OpenAI Agents SDK sessions, a recall_events table), from files added with --log (Claude Code transcripts, OTLP/HTTP JSON trace files), or live from an instrumented agent posting OTLP to /v1/traces.'}
           </li>
         )}
         {events.length < total && (

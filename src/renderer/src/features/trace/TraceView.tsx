@@ -11,19 +11,20 @@
 import { describeIssues } from '../../../../shared/result'
 import { useMemo, useState } from 'react'
 import { partialConfigSchema, type PartialRecallConfig } from '../../../../shared/config'
-import type { TraceEventDetail, TraceReplay } from '../../../../shared/trace'
+import type { TraceReplay } from '../../../../shared/trace'
 import { call } from '../../lib/api'
 import { useAsync } from '../../lib/useAsync'
 import { fmtDate, fmtNum, staleDbNow } from '../../lib/format'
 import { useApp } from '../../app/context'
 import { DriversPanel } from './DriversPanel'
+import { CounterfactualPanel } from './EvidencePanel'
 import { EventLog, PresetTag, type LogFilters } from './EventLog'
 import { ReplayDiff } from './ReplayDiff'
 import { WhyPicker, WhyResult, type WhyCandidate } from './WhyPanel'
 import { oneLine } from './traceFormat'
+import { DecisionView, OriginLine, ReturnedTable, UnmatchedTable } from './EventParts'
 import { SidePane } from '../../components/SidePane'
 import './trace.css'
-import { rowKeys } from '../../lib/rowKeys'
 
 type Side = 'why' | 'drivers'
 
@@ -85,7 +86,8 @@ export function TraceView() {
           />
         ) : (
           <div className="tr-empty">
-            Pick a logged recall on the left to see what it injected and why, replay it at its own time, and ask why a memory was not recalled.
+            Pick a recall event on the left to see what came back, what the agent did next, and why: replay it at its own time, ask why a memory was not
+            recalled, and see which memory the decision used.
             <br />
             From a memory’s detail pane, “Recalled in N events” opens its events here.
           </div>
@@ -283,6 +285,7 @@ function EventPane({
             </dl>
           )}
         </div>
+        <OriginLine origin={e.origin} />
         {d.configNotes.map((n, i) => (
           <div key={i} className="notice small">
             {n}
@@ -292,7 +295,9 @@ function EventPane({
 
       <section className="tr-section">
         <header>
-          <h3>Injected ({d.injected.length})</h3>
+          <h3>
+            {e.origin && e.origin.kind !== 'recall_events' ? 'Returned' : 'Injected'} ({d.injected.length})
+          </h3>
           <span className="muted small">
             {d.config.mode} · topK {d.config.topK} · floor {d.config.floor ?? 'off'} · pool {d.config.candidatePool}
             {d.config.tokenBudget !== null ? ` · budget ${d.config.tokenBudget}` : ''}
@@ -301,9 +306,13 @@ function EventPane({
         {d.injected.length === 0 ? (
           <div className="notice">Nothing was injected{e.preset === 'neo' ? ' (seed 004: no turn beyond the live transcript scored)' : ''}.</div>
         ) : (
-          <InjectedTable detail={d} replayRank={(id) => replayById.get(id)?.replayed?.rank ?? null} whyId={whyId} onWhy={onWhy} onOpenMemory={onOpenMemory} />
+          <ReturnedTable detail={d} replayRank={(id) => replayById.get(id)?.replayed?.rank ?? null} whyId={whyId} onWhy={onWhy} onOpenMemory={onOpenMemory} />
         )}
       </section>
+
+      <UnmatchedTable unmatched={e.unmatched} />
+
+      <DecisionView decision={e.decision} event={e} />
 
       <section className="tr-section">
         <header>
@@ -367,79 +376,6 @@ function EventPane({
   )
 }
 
-function InjectedTable({
-  detail,
-  replayRank,
-  whyId,
-  onWhy,
-  onOpenMemory,
-}: {
-  detail: TraceEventDetail
-  replayRank: (id: string) => number | null
-  whyId: string | null
-  onWhy: (id: string) => void
-  onOpenMemory: (id: string) => void
-}) {
-  return (
-    <table className="tr-table" aria-label="Injected memories">
-      <colgroup>
-        <col style={{ width: 30 }} />
-        <col style={{ width: 96 }} />
-        <col style={{ width: 64 }} />
-        <col />
-        <col style={{ width: 52 }} />
-      </colgroup>
-      <thead>
-        <tr>
-          <th>#</th>
-          <th>memory</th>
-          <th className="num">logged</th>
-          <th>text (today)</th>
-          <th />
-        </tr>
-      </thead>
-      <tbody>
-        {detail.injected.map((r) => {
-          const rr = replayRank(r.id)
-          return (
-            <tr key={r.id} className="pick" aria-selected={whyId === r.id} onClick={() => onWhy(r.id)} {...rowKeys(() => onWhy(r.id))} data-id={r.id}>
-              <td className="num">{r.rank}</td>
-              <td className="id" title={r.id}>
-                {r.id}
-              </td>
-              <td className="num">{fmtNum(r.score, 3)}</td>
-              <td>
-                <div className={r.unit ? 'txt' : 'txt gone'} title={r.unit?.content}>
-                  {r.unit ? oneLine(r.unit.content, 120) : 'no longer in the DB'}
-                </div>
-                <div className="muted small">
-                  {r.unit?.kind ?? ''} {r.unit?.createdAt ? `· created ${fmtDate(r.unit.createdAt)}` : ''}{' '}
-                  {rr !== null && rr !== r.rank ? `· replay #${rr}` : ''}
-                </div>
-              </td>
-              <td>
-                {detail.config.unit === 'memory' && r.unit && (
-                  <button
-                    className="tr-link small"
-                    title="open this memory in the browser"
-                    aria-label={`open memory ${r.id}`}
-                    onClick={(x) => {
-                      x.stopPropagation()
-                      onOpenMemory(r.id)
-                    }}
-                  >
-                    open
-                  </button>
-                )}
-              </td>
-            </tr>
-          )
-        })}
-      </tbody>
-    </table>
-  )
-}
-
 function WhyPane({
   eventId,
   adhoc,
@@ -495,5 +431,10 @@ function DriversPane({ eventId, onPick }: { eventId: string; onPick: (id: string
   const d = useAsync(() => call('trace.drivers', { eventId }), [eventId])
   if (d.error) return <div className="error">{d.error.message}</div>
   if (!d.data || d.data.eventId !== eventId) return <div className="muted">Computing leave-one-out…</div>
-  return <DriversPanel drivers={d.data} onPick={onPick} />
+  return (
+    <>
+      <DriversPanel drivers={d.data} onPick={onPick} />
+      <CounterfactualPanel eventId={eventId} />
+    </>
+  )
 }
