@@ -35,6 +35,8 @@ export default defineConfig({
           mapWorker: resolve(root, 'src/main/map/mapWorker.ts'),
           // The job worker: evals, tunes and why-nots off the main thread (jobs/offThread.ts loads out/main/jobWorker.js).
           jobWorker: resolve(root, 'src/main/jobs/jobWorker.ts'),
+          // The store host: each open store, and every channel that touches it (host/storeHost.ts loads out/main/hostWorker.js).
+          hostWorker: resolve(root, 'src/main/host/hostWorker.ts'),
         },
         output: { format: 'cjs' },
       },

@@ -5,6 +5,7 @@ import { runMillion } from './million'
 import { runMillionApp } from './millionApp'
 import { runPg } from './pg'
 import { runRerank } from './rerank'
+import { runStoreHost } from './storeHost'
 import { runWhyBench } from './why'
 
 export interface Bench {
@@ -27,4 +28,11 @@ export const BENCHES: Bench[] = [
   { name: 'why', title: 'why-not at candidate pools of 1,000 / 3,000 / 5,000 (demo DB)', run: runWhyBench },
   { name: 'eval', title: 'LoCoMo eval: replay 999 cases, tune 1,000 configs', run: runEvalBench },
   { name: 'pg', title: 'Postgres + pgvector (PGlite): exact pushed-down top-30 vs the SQLite engine, first page, full recall, HNSW recall@30', run: runPg },
+  // last: its stuck-call case leaves a thread spinning in SQLite, and the process is then ended by signal
+  {
+    name: 'storehost',
+    title:
+      'store host: app.info latency while a slow recall / a big open / a stuck call runs, before (store on the calling thread) and after; the hop per call',
+    run: runStoreHost,
+  },
 ]

@@ -55,6 +55,7 @@ describe('the channel list', () => {
         'eval.run',
         'eval.tune',
         'events.page',
+        'events.sources',
         'import.start',
         'map.build',
         'map.refine',

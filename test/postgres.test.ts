@@ -46,6 +46,7 @@ import { buildLettaServer, type LettaServerSpec } from './helpers/frameworks/let
 import { pgVector, startPgServer, type PgTestServer } from './helpers/pgServer'
 import { cosine } from './helpers/mappedFixture'
 import { tmpDir } from './helpers/tmp'
+import { normalizeMatchText } from '../src/main/store/textMatch'
 
 const N = 400
 const NOW = PG_T0 + 30 * 86_400_000
@@ -887,5 +888,25 @@ describe('a server without the pgvector extension', () => {
   it('asking for ANN there → BAD_INPUT naming the missing extension', () => {
     const e = expectCode(() => openStore({ path: `${bare.url}&schema=arr&ann=hnsw`, workspacePath: ws('bare-ann') }), 'BAD_INPUT')
     expect(e.message).toContain('pgvector extension is not installed')
+  })
+})
+
+describe('memories by text (event matching)', () => {
+  it('exact and normalised text lookups find the same memories as the SQLite store of the same rows', () => {
+    const some = mems.slice(0, 6)
+    const texts = some.map((m) => m.content)
+    // The same texts, upper-cased, re-spaced and quoted: only the normalised lookup finds them.
+    const norms = some.map((m) => normalizeMatchText(`  “${m.content.toUpperCase().replace(/ /g, '   ')}”  `))
+    const q = { texts: [...texts, 'no such memory'], normalized: [...norms, 'no such memory'] }
+    const a = pgs.memoryIdsByText(q)
+    const b = lite.memoryIdsByText(q)
+    expect([...a.exact.entries()].sort()).toEqual([...b.exact.entries()].sort())
+    expect([...a.normalized.entries()].sort()).toEqual([...b.normalized.entries()].sort())
+    // Every memory of the slice is found by its own text, both ways (an independent check of the ids).
+    for (const m of some) {
+      expect(a.exact.get(m.content)).toContain(m.id)
+      expect(a.normalized.get(normalizeMatchText(m.content))).toContain(m.id)
+    }
+    expect(a.exact.has('no such memory')).toBe(false)
   })
 })

@@ -7,10 +7,8 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { app, BrowserWindow, dialog, ipcMain, safeStorage } from 'electron'
-import { App } from './api/app'
-import { createHandlers } from './api/handlers'
-import { createDispatcher } from './api/register'
-import { ensureDemo } from './demoDb'
+import { HostedApp } from './host/hostedApp'
+import { createHostedDispatcher } from './host/dispatch'
 import { registerIpc } from './ipc'
 import { appRoot, appVersion } from './paths'
 import { installSecurity } from './security'
@@ -79,13 +77,13 @@ function log(line: string): void {
   process.stderr.write(`recallscope: ${line}\n`)
 }
 
-/** Open the DB named on the command line, else the demo (generated on first run). */
-function openInitial(core: App, dbPath: string | null): void {
+/** Open the DB named on the command line, else the demo (generated on first run), in its store host worker. */
+async function openInitial(core: HostedApp, dbPath: string | null): Promise<void> {
   if (!dbPath && !fs.existsSync(core.demoPath)) log(`generating the demo database in ${core.demoPath} (first run only)…`)
   // What the user named on the command line is theirs to reopen from the window (safety/pathGrants).
   core.grants.grant(dbPath, 'command line', 'read')
   try {
-    core.open(dbPath ?? ensureDemo(core.demoPath))
+    await (dbPath ? core.openStore(dbPath) : core.openDemo())
   } catch (e) {
     // The window still opens: the library view shows recent files and lets the
     // user pick another; the reason goes to the terminal.
@@ -100,7 +98,7 @@ function boot(): void {
     return
   }
 
-  let core: App | null = null
+  let core: HostedApp | null = null
   let win: BrowserWindow | null = null
   let disposeIpc: (() => void) | null = null
   const files = shellFiles()
@@ -116,20 +114,20 @@ function boot(): void {
   app.on('second-instance', (_event, argv, workingDirectory) => {
     if (!core) return
     const p = dbPathFromArgv(argv, workingDirectory)
-    if (p) openInitial(core, p)
+    const opening = p ? openInitial(core, p) : Promise.resolve()
     if (win) {
       if (win.isMinimized()) win.restore()
       win.focus()
-      // The renderer reads the open DB at start (app.info): reload to show the new one.
-      if (p) win.webContents.reload()
+      // The renderer reads the open DB at start (app.info): reload to show the new one once it is open.
+      if (p) void opening.then(() => win && !win.isDestroyed() && win.webContents.reload())
     } else if (app.isReady()) showWindow()
   })
 
   app
     .whenReady()
-    .then(() => {
+    .then(async () => {
       installSecurity(files.indexUrl)
-      core = new App({
+      core = new HostedApp({
         mode: 'electron',
         version: appVersion(),
         // RECALLSCOPE_HOME wins, as in browser mode and the CLI.
@@ -142,8 +140,9 @@ function boot(): void {
         pickFile: (d) => showDialog(d, win),
         confirmWrite: (p) => askWrite(p, win),
       })
-      openInitial(core, dbPathFromArgv(process.argv, process.cwd()))
-      const dispatch = createDispatcher(createHandlers(core), {
+      // Before the window: the page's first app.info shows the opened DB.
+      await openInitial(core, dbPathFromArgv(process.argv, process.cwd()))
+      const dispatch = createHostedDispatcher(core, {
         onError: (channel, e) => log(`[${channel}] ${e instanceof Error ? (e.stack ?? e.message) : JSON.stringify(e)}`),
       })
       // Handlers exist before the page loads, so its first call never races them.
@@ -163,10 +162,20 @@ function boot(): void {
     if (process.platform !== 'darwin') app.quit()
   })
 
-  app.on('will-quit', () => {
+  app.on('will-quit', (event) => {
     disposeIpc?.()
-    core?.close()
+    disposeIpc = null
+    const c = core
+    core = null
     removeTemps() // an import cut short by quitting leaves nothing behind (safety/tempFiles)
+    if (!c) return
+    // Quitting waits for the store hosts to stop; one stuck in a native call (a SQLite query that never
+    // ends) never does and would hold the exit forever, so the process then ends by signal.
+    event?.preventDefault?.()
+    void c.dispose().then((stuck) => {
+      if (stuck > 0) process.kill(process.pid, 'SIGKILL')
+      else app.exit(0) // will-quit ran already: exit without running it again
+    })
   })
 }
 

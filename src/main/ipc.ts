@@ -48,12 +48,16 @@ export function registerIpc(opts: IpcOptions): () => void {
       return opts.dispatch(channel, input)
     })
   }
-  const off = opts.app.jobs.onProgress((p) => {
+  const send = (stream: string, payload: unknown) => {
     const win = opts.getWindow()
-    if (win && !win.isDestroyed() && !win.webContents.isDestroyed()) win.webContents.send(JOB_PROGRESS_EVENT, p)
-  })
+    if (win && !win.isDestroyed() && !win.webContents.isDestroyed()) win.webContents.send(stream, payload)
+  }
+  const off = opts.app.jobs.onProgress((p) => send(JOB_PROGRESS_EVENT, p))
+  // Events a store host relays (App.emitPush), on their own stream name; the preload listens to the ones it knows.
+  const offPush = opts.app.onPush(send)
   return () => {
     off()
+    offPush()
     for (const channel of CHANNELS) opts.ipcMain.removeHandler(channel)
   }
 }

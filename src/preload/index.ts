@@ -48,6 +48,7 @@ const api = {
 
   // --- events --------------------------------------------------------------
   'events.page': (input) => ipcRenderer.invoke('events.page', input),
+  'events.sources': (input) => ipcRenderer.invoke('events.sources', input),
 
   // --- embed ---------------------------------------------------------------
   'embed.status': (input) => ipcRenderer.invoke('embed.status', input),

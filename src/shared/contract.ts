@@ -6,7 +6,7 @@
  * Sections are grouped by domain; add a channel to its domain's section.
  */
 import { z } from 'zod'
-import type { DbFacts, Memory, Page, RecallEvent, Session } from './types'
+import type { DbFacts, EventSourceInfo, Memory, Page, RecallEvent, Session } from './types'
 import type { RecallTrace } from './types'
 import { cueSchema, partialConfigSchema, scopeSchema } from './config'
 import type { Preset } from './presets'
@@ -531,6 +531,12 @@ export const contract = {
     }),
     output: out<Page<RecallEvent>>(),
   },
+  /**
+   * Where the open store's recall events come from: its recall_events table, the agent records
+   * read in it (Letta messages, LangGraph checkpoints, Agents SDK sessions), added trace logs;
+   * each with its counts (read, skipped and why, how results matched). Reads pending sources.
+   */
+  'events.sources': { input: z.strictObject({}), output: out<EventSourceInfo[]>() },
   // --- embed ---------------------------------------------------------------
   /**
    * The embedder's status for the indicator: reachable? model pulled? dimension?

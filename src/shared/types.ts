@@ -383,6 +383,35 @@ export interface UnmatchedResult {
   score: number | null
 }
 
+/** How the results of one event source matched the open store's memories (counts of results). */
+export interface MatchCounts {
+  id: number
+  text: number
+  normalized: number
+  unmatched: number
+}
+
+/** One source of recall events and what reading it gave (`events.sources`, `info`, the Decision-trace screen). */
+export interface EventSourceInfo {
+  /** stable within the store's event log: the persist key, `log:<file>`, `<kind>:<n>`, or `recall_events` */
+  key: string
+  /** 'unknown': a remembered log that can no longer be read (see `error`) */
+  kind: EventSourceKind | 'unknown'
+  /** what it reads, e.g. "Letta messages (archival_memory_search, conversation_search)" */
+  label: string
+  /** the log file, when the source is one */
+  file: string | null
+  /** events it holds now (for `recall_events`: the table's row count) */
+  events: number
+  /** recalls read, malformed records skipped, up to 20 examples of why */
+  stats: { read: number; skipped: number; problems: { where: string; why: string }[] }
+  matched: MatchCounts
+  /** set when the whole source could not be read (the others still are) */
+  error: string | null
+  /** not read yet (it is read on the next query) */
+  pending: boolean
+}
+
 export interface EventDecision {
   /** the assistant's next message or the LLM span's output text */
   text: string | null

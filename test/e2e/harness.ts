@@ -76,7 +76,8 @@ export async function serve(args: string[], env: Record<string, string> = {}): P
     proc,
     home,
     async stop() {
-      if (proc.exitCode === null) {
+      // A process ended by a signal has signalCode set and exitCode null: it is gone all the same.
+      if (proc.exitCode === null && proc.signalCode === null) {
         proc.kill('SIGTERM')
         await new Promise((r) => proc.once('exit', r))
       }

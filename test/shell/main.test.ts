@@ -41,11 +41,15 @@ async function boot(argv: string[]): Promise<{ api: RecallscopeApi; main: typeof
   return { api: fake.exposed.get('recallscope') as RecallscopeApi, main }
 }
 
+/** The window appears once the store host worker opened the first DB (workers start slowly from source). */
 async function ready(): Promise<void> {
-  await vi.waitFor(() => {
-    expect(fake.windows.length).toBe(1)
-    expect(fake.windows[0].loadedFiles.length).toBe(1)
-  })
+  await vi.waitFor(
+    () => {
+      expect(fake.windows.length).toBe(1)
+      expect(fake.windows[0].loadedFiles.length).toBe(1)
+    },
+    { timeout: 30_000, interval: 50 },
+  )
 }
 
 beforeEach(() => {
@@ -250,8 +254,9 @@ describe('main process boot', () => {
     await ready()
     const win = fake.windows[0]
     fake.appEmitter.emit('second-instance', {}, ['/opt/electron', root, 'agent.db'], t.dir, {})
-    expect(win.webContents.reloads).toBe(1)
     expect(win.focused).toBe(1)
+    // Reloaded once its file opened (in a store host worker), so the page's app.info shows it.
+    await vi.waitFor(() => expect(win.webContents.reloads).toBe(1), { timeout: 30_000, interval: 50 })
     const info = (await fake.ipcRenderer.invoke('app.info', {})) as Result<AppInfo>
     expect(info.ok && info.data.current?.path).toBe(agentDb)
 

@@ -45,7 +45,8 @@ async function boot(): Promise<RecallscopeApi> {
   process.argv = ['/opt/electron', root]
   await import('../../src/main/index')
   await import('../../src/preload/index')
-  await vi.waitFor(() => expect(fake.windows.length).toBe(1))
+  // The window appears once the store host worker opened the first DB (here the demo, generated first).
+  await vi.waitFor(() => expect(fake.windows.length).toBe(1), { timeout: 60_000, interval: 50 })
   return fake.exposed.get('recallscope') as RecallscopeApi
 }
 

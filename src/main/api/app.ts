@@ -20,6 +20,9 @@ import { typedDbError } from '../store/sqlite/dbErrors'
 import { SavedConnections, type SecretBox } from './pgConnections'
 import { TaskWorker, type OffThreadControl } from '../jobs/offThread'
 import { STORELESS, type TaskInputs, type TaskKind, type TaskOutputs } from '../jobs/tasks'
+import { assertPgMappingFits } from '../store/mapped/pgTables'
+import { ensureDemo } from '../demoDb'
+import { runInspect, type InspectOp } from './inspect'
 
 export interface AppOptions {
   /** Folder for settings, the demo DB and fallback workspaces. @default $RECALLSCOPE_HOME or ~/.recallscope */
@@ -38,6 +41,29 @@ export interface AppOptions {
   confirmWrite?: ConfirmWrite
   /** The desktop shell's keychain (Electron safeStorage) for saved Postgres passwords; absent in browser mode. */
   secrets?: SecretBox
+  /**
+   * 'host': this App runs inside a store host's worker (host/hostWorker.ts) for the main
+   * thread, which owns settings, grants and the recent list; the worker never writes them
+   * and takes them from each call (`adoptPolicy`). @default 'main'
+   */
+  role?: 'main' | 'host'
+  /** Prefix of job ids (a store host's worker sets its own). @default 'job' */
+  jobPrefix?: string
+}
+
+/** What main hands a store host with every call: the state the handlers' checks read. */
+export interface Policy {
+  grants: ReturnType<PathGrants['list']>
+  settings: Settings
+}
+
+/** How a store is opened (App.open / openStore). */
+export interface OpenOptions {
+  workspacePath?: string
+  write?: boolean
+  mapping?: Mapping
+  /** sample a Postgres table against the mapping before opening it (openStore) */
+  checkMapping?: boolean
 }
 
 export interface Settings {
@@ -60,11 +86,18 @@ function defaultDataDir(): string {
 
 type JobFn<K extends JobKind> = (ctl: { progress: (done: number, total: number, message?: string) => void; signal: AbortSignal }) => Promise<JobResults[K]>
 
-/** Background work with progress and cancel. Jobs yield to the event loop between chunks. */
+/**
+ * Background work with progress and cancel. Jobs yield to the event loop between chunks.
+ * A store host's jobs run in its worker (host/hostWorker.ts) and are mirrored here on main
+ * (`mirror`), so `jobs.list/get/cancel` answer even while that worker is busy.
+ */
 export class JobManager {
-  private readonly jobs = new Map<string, { p: JobProgress; ac: AbortController }>()
+  private readonly jobs = new Map<string, { p: JobProgress; cancel: () => void }>()
   private readonly listeners = new Set<(p: JobProgress) => void>()
   private seq = 0
+
+  /** @param prefix job ids start with it (each store host's worker has its own, so mirrored ids never collide) */
+  constructor(private readonly prefix = 'job') {}
 
   onProgress(l: (p: JobProgress) => void): () => void {
     this.listeners.add(l)
@@ -77,10 +110,10 @@ export class JobManager {
   }
 
   start<K extends JobKind>(kind: K, label: string, fn: JobFn<K>): JobProgress {
-    const jobId = `job-${++this.seq}-${Date.now().toString(36)}`
+    const jobId = `${this.prefix}-${++this.seq}-${Date.now().toString(36)}`
     const ac = new AbortController()
     const p: JobProgress = { jobId, kind, label, state: 'running', done: 0, total: 0, startedAt: Date.now(), updatedAt: Date.now() }
-    this.jobs.set(jobId, { p, ac })
+    this.jobs.set(jobId, { p, cancel: () => ac.abort() })
     let last = 0
     const progress = (done: number, total: number, message?: string) => {
       p.done = done
@@ -114,8 +147,16 @@ export class JobManager {
     const j = this.jobs.get(jobId)
     if (!j) throw new RecallscopeError('NOT_FOUND', `No job ${jobId}`)
     if (j.p.state !== 'running') return false
-    j.ac.abort()
+    j.cancel()
     return true
+  }
+
+  /** Record (or update) a job that runs elsewhere (a store host's worker); `cancel` asks it to stop. */
+  mirror(p: JobProgress, cancel: () => void): void {
+    const j = this.jobs.get(p.jobId)
+    if (j) j.p = { ...p }
+    else this.jobs.set(p.jobId, { p: { ...p }, cancel })
+    for (const l of this.listeners) l({ ...p })
   }
 
   get(jobId: string): JobProgress {
@@ -135,7 +176,8 @@ export class App {
   readonly nativeBinding?: string
   readonly version: string
   readonly pickFile?: (dialog: PickDialog) => Promise<string | null>
-  readonly jobs = new JobManager()
+  readonly jobs: JobManager
+  readonly role: 'main' | 'host'
   /** Files the user chose outside the renderer (CLI, native dialog): see safety/pathGrants and `confine`. */
   readonly grants = new PathGrants()
   /** Files the user allowed write mode for in this run (desktop app). */
@@ -153,8 +195,11 @@ export class App {
   /** the job worker loading big vector indexes for the open store (readyStore) */
   private warming: { store: MemorySource; run: Promise<void> } | null = null
   private settingsCache: Settings | null = null
+  private readonly pushListeners = new Set<(stream: string, payload: unknown) => void>()
 
   constructor(opts: AppOptions) {
+    this.role = opts.role ?? 'main'
+    this.jobs = new JobManager(opts.jobPrefix)
     this.dataDir = opts.dataDir ?? defaultDataDir()
     this.mode = opts.mode
     this.nativeBinding = opts.nativeBinding
@@ -220,8 +265,8 @@ export class App {
     return this.writeConsent.ask(p, this.confirmWrite)
   }
 
-  /** Open a DB, closing the previous one only once the new one opened fine. */
-  open(p: string, opts: { workspacePath?: string; write?: boolean; mapping?: Mapping } = {}): OpenInfo {
+  /** Open a DB in this thread, closing the previous one only once the new one opened fine. */
+  open(p: string, opts: OpenOptions = {}): OpenInfo {
     const t0 = performance.now()
     const next = openStore({
       path: this.withRecentPassword(p),
@@ -229,7 +274,7 @@ export class App {
       write: opts.write,
       mapping: opts.mapping,
       nativeBinding: this.nativeBinding,
-      fallbackDir: path.join(this.dataDir, 'workspaces'),
+      fallbackDir: this.fallbackDir,
     })
     // All-or-nothing: a damaged file fails here, while the previous DB is still the open one.
     let info: OpenInfo
@@ -248,10 +293,65 @@ export class App {
       path: next.snapshotPath ?? p,
       workspacePath: next.workspace.path,
       nativeBinding: this.nativeBinding,
-      fallbackDir: path.join(this.dataDir, 'workspaces'),
+      fallbackDir: this.fallbackDir,
     })
-    this.rememberRecent(next.path, next.layout, isPostgresUrl(p) ? parsePgUrl(p).password : null)
+    // A store host's App leaves this to main (HostedApp), which owns the settings and the keychain.
+    if (this.role === 'main') this.rememberRecent(next.path, next.layout, isPostgresUrl(p) ? parsePgUrl(p).password : null)
     return { ...info, tookMs: performance.now() - t0 }
+  }
+
+  /**
+   * Open a store (`store.open`, `pg.connect`, `store.openMapped`): in this thread here; on the
+   * server and in the desktop app (HostedApp) in a new store host worker. `checkMapping`: a
+   * Postgres table opened through a mapping is sampled first (times in range, a unique id, one
+   * vector length), BAD_INPUT naming the column.
+   */
+  async openStore(p: string, opts: OpenOptions = {}): Promise<OpenInfo> {
+    if (opts.checkMapping && opts.mapping && isPostgresUrl(p))
+      assertPgMappingFits({ url: p, workspacePath: opts.workspacePath, nativeBinding: this.nativeBinding, fallbackDir: this.fallbackDir }, opts.mapping)
+    return this.open(p, opts)
+  }
+
+  /** Open the demo DB, generating it first when missing or when `regenerate` (the open store is closed before it is replaced). */
+  async openDemo(regenerate = false): Promise<OpenInfo> {
+    ensureDemo(this.demoPath, { regenerate, beforeReplace: () => this.close() })
+    return this.open(this.demoPath)
+  }
+
+  /** Read another DB than the open one (the mapping dialog, the Connect form's test): api/inspect.ts. */
+  async inspect<T>(op: InspectOp): Promise<T> {
+    return runInspect(op) as T
+  }
+
+  /** Folder for workspaces of stores whose own folder is not writable (and of URLs). */
+  get fallbackDir(): string {
+    return path.join(this.dataDir, 'workspaces')
+  }
+
+  /** Take main's grants and settings (a store host's worker, before each call). */
+  adoptPolicy(p: Policy): void {
+    this.grants.replace(p.grants)
+    this.settingsCache = p.settings
+  }
+
+  /** main's grants and settings, for a store host's call */
+  policy(): Policy {
+    return { grants: this.grants.list(), settings: this.settings() }
+  }
+
+  /**
+   * Events pushed to the window / the browser (besides job progress, which has `jobs`), by
+   * stream name: a store host's worker relays its pushes to main's App, which hands them to
+   * ipc.ts (`webContents.send(stream, payload)`) and the server (`event: <stream>` on
+   * GET /api/progress).
+   */
+  onPush(l: (stream: string, payload: unknown) => void): () => void {
+    this.pushListeners.add(l)
+    return () => this.pushListeners.delete(l)
+  }
+
+  emitPush(stream: string, payload: unknown): void {
+    for (const l of this.pushListeners) l(stream, payload)
   }
 
   openInfo(tookMs = 0, store: MemorySource | null = this.current): OpenInfo | null {
@@ -278,6 +378,14 @@ export class App {
     this.worker?.close()
     this.worker = null
     return had
+  }
+
+  /** Stop the job workers (quitting). */
+  protected closeWorkers(): void {
+    this.worker?.close()
+    this.worker = null
+    this.storeless?.close()
+    this.storeless = null
   }
 
   /**
@@ -351,7 +459,7 @@ export class App {
    * A recent URL (shown without its password) reopened: its password from the keychain when one was
    * kept there. A URL that carries a password, or one with none kept, is used as given.
    */
-  private withRecentPassword(p: string): string {
+  protected withRecentPassword(p: string): string {
     if (!this.secrets || !isPostgresUrl(p) || parsePgUrl(p).password) return p
     const kept = this.settings().recent.find((r) => r.path === p && r.secret)
     if (!kept?.secret) return p
@@ -364,7 +472,7 @@ export class App {
     }
   }
 
-  private rememberRecent(p: string, layout: string, password: string | null = null): void {
+  protected rememberRecent(p: string, layout: string, password: string | null = null): void {
     // Never the password in plain text: the keychain's ciphertext (desktop app) or nothing (browser mode).
     const secret = password && this.secrets ? { secret: this.secrets.encrypt(password).toString('base64') } : {}
     const recent = [{ path: p, openedAt: Date.now(), layout, ...secret }, ...this.settings().recent.filter((r) => r.path !== p)].slice(0, 12)

@@ -1,14 +1,23 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { RecallscopeError } from '../../shared/result'
-import { App } from '../api/app'
-import { createHandlers } from '../api/handlers'
-import { createDispatcher } from '../api/register'
+import { HostedApp } from '../host/hostedApp'
+import { createHostedDispatcher } from '../host/dispatch'
 import { startServer } from '../server/http'
 import { appVersion, rendererDir } from '../paths'
 import { ensureDemo } from '../demoDb'
 import { optionalInt, readMapping, type Command } from './args'
 import { removeTemps } from '../safety/tempFiles'
+
+/** How long an orderly stop may take before the process is ended by its signal. */
+const STOP_GRACE_MS = 1500
+
+/** End the process by `signal` with its default action (exit status 128 + signal number), temp files removed first. */
+function killBySignal(signal: NodeJS.Signals): void {
+  removeTemps()
+  process.removeAllListeners(signal)
+  process.kill(process.pid, signal)
+}
 
 export const serveCommand: Command = {
   name: 'serve',
@@ -33,7 +42,7 @@ export const serveCommand: Command = {
     const renderer = rendererDir()
     if (!fs.existsSync(path.join(renderer, 'index.html')))
       throw new RecallscopeError('INTERNAL', `the renderer is not built (${renderer} has no index.html): run \`npm run build\``)
-    const app = new App({ mode: 'browser', version: appVersion() })
+    const app = new HostedApp({ mode: 'browser', version: appVersion() })
     if (ctx.values.demo && typeof ctx.values.db !== 'string' && !fs.existsSync(app.demoPath) && !ctx.json)
       ctx.io.err(`recallscope: generating the demo database in ${app.demoPath} (first run only, a few seconds)…`)
     const db = typeof ctx.values.db === 'string' ? ctx.values.db : ctx.values.demo ? ensureDemo(app.demoPath) : undefined
@@ -41,30 +50,44 @@ export const serveCommand: Command = {
     // What the user typed on the command line is theirs to name again from the browser.
     app.grants.grant(db, 'command line', 'read')
     app.grants.grant(workspace, 'command line', 'write')
-    if (db) app.open(db, { workspacePath: workspace, mapping: readMapping(ctx) })
-    const dispatch = createDispatcher(createHandlers(app), {
+    // Opened in its store host worker, like every store call of this process (host/hostedApp.ts).
+    if (db) {
+      try {
+        await app.openStore(db, { workspacePath: workspace, mapping: readMapping(ctx) })
+      } catch (e) {
+        await app.dispose()
+        throw e
+      }
+    }
+    const dispatch = createHostedDispatcher(app, {
       onError: (ch, e) => ctx.io.err(`[${ch}] ${e instanceof Error ? (e.stack ?? e.message) : JSON.stringify(e)}`),
     })
     let server: Awaited<ReturnType<typeof startServer>>
     try {
-      server = await startServer({ dispatch, jobs: app.jobs, rendererDir: renderer, port, token })
+      server = await startServer({ dispatch, jobs: app.jobs, onPush: (l) => app.onPush(l), rendererDir: renderer, port, token })
     } catch (e) {
-      app.close()
+      await app.dispose()
       const code = (e as NodeJS.ErrnoException).code
       if (code === 'EADDRINUSE') throw new RecallscopeError('CONFLICT', `--port ${port}: the port is in use; pick another or omit --port for a free one`)
       if (code === 'EACCES') throw new RecallscopeError('FORBIDDEN', `--port ${port}: not allowed to listen there; use a port above 1023 or omit --port`)
       throw e
     }
-    if (ctx.json) ctx.io.out(JSON.stringify({ ok: true, url: server.url, port: server.port, token: server.token, db: app.current?.path ?? null }))
-    else ctx.io.out(`recallscope (browser mode) on ${server.url}${db ? `\n  database: ${app.current?.path}` : ''}\n  Ctrl+C to stop`)
-    await new Promise<void>((resolve) => {
-      const stop = () => resolve()
-      process.once('SIGINT', stop)
-      process.once('SIGTERM', stop)
+    if (ctx.json) ctx.io.out(JSON.stringify({ ok: true, url: server.url, port: server.port, token: server.token, db: app.openInfo()?.path ?? null }))
+    else ctx.io.out(`recallscope (browser mode) on ${server.url}${db ? `\n  database: ${app.openInfo()?.path}` : ''}\n  Ctrl+C to stop`)
+    const signal = await new Promise<NodeJS.Signals>((resolve) => {
+      process.once('SIGINT', () => resolve('SIGINT'))
+      process.once('SIGTERM', () => resolve('SIGTERM'))
     })
+    // However stuck a store is, the process stops: a worker blocked in a native call (a SQLite query
+    // that never ends) ignores termination and would hold the exit forever, so then, and if the
+    // orderly stop takes over STOP_GRACE_MS, the signal is raised again with its default action.
+    const force = setTimeout(() => killBySignal(signal), STOP_GRACE_MS)
+    force.unref()
     await server.close()
-    app.close()
+    const stuck = await app.dispose()
     removeTemps() // an import job cut short by Ctrl+C leaves nothing behind
+    if (stuck > 0) killBySignal(signal)
+    clearTimeout(force)
     return 0
   },
 }

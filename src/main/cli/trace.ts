@@ -9,6 +9,7 @@ import type { TraceDrivers, TraceReplay, WhyNot } from '../../shared/trace'
 import type { RecallEvent } from '../../shared/types'
 import { parseQueryVector } from '../embed/cache'
 import { buildConfig, parseNow } from '../recall/request'
+import { eventLogOf, type EventSourceInfo } from '../events/eventLog'
 import { openStore } from '../store/registry'
 import type { MemorySource } from '../store/source'
 import { eventDrivers } from '../trace/drivers'
@@ -22,7 +23,8 @@ const USAGE = [
   '       recallscope trace why     --db FILE --memory ID (--event ID | --query TEXT [--cue JSON|FILE] [--preset NAME] [--config FILE] [--set key=value]…',
   '                                 [--now ISO|ms] [--agent ID] [--user ID] [--session ID] [--tenant ID] [--embedder SPEC] [--query-vector FILE|JSON]) [--verify-all|--no-verify]',
   '       recallscope trace drivers --db FILE --event ID',
-  '       (every sub-command: [--map MAPPING.json] [--workspace FILE] [--json])',
+  '       (every sub-command: [--log FILE|FOLDER]… [--map MAPPING.json] [--workspace FILE] [--json])',
+  '       Events come from the store (recall_events; Letta messages; LangGraph checkpoints; Agents SDK sessions) and each --log.',
 ].join('\n')
 
 export const traceCommand: Command = {
@@ -32,6 +34,7 @@ export const traceCommand: Command = {
   positionals: true,
   options: {
     db: { type: 'string' },
+    log: { type: 'string', multiple: true },
     map: { type: 'string' },
     workspace: { type: 'string' },
     event: { type: 'string' },
@@ -69,7 +72,8 @@ export const traceCommand: Command = {
     const store = openStore({ path: db, workspacePath: str(v.workspace), mapping: readMapping(ctx) })
     const embedderOptions = { ollamaHost: str(v['ollama-host']), openaiBaseUrl: str(v['openai-base-url']) }
     try {
-      if (sub === 'list') return list(ctx, store)
+      addLogs(store, v.log)
+      if (sub === 'list') return await list(ctx, store)
       if (sub === 'replay') {
         const eventId = requireString(ctx, 'event', USAGE)
         const current = v.current === true
@@ -157,9 +161,16 @@ function partialFrom(v: CliContext['values']): unknown {
   return p
 }
 
-function list(ctx: CliContext, store: MemorySource): number {
+/** `--log PATH` (repeatable): each file or folder added to the store's event log (formats: events/logFormats.ts). */
+export function addLogs(store: MemorySource, logs: unknown): void {
+  const paths = Array.isArray(logs) ? logs.map(String) : typeof logs === 'string' ? [logs] : []
+  for (const p of paths) eventLogOf(store).addLogFile(p)
+}
+
+async function list(ctx: CliContext, store: MemorySource): Promise<number> {
   const v = ctx.values
-  const page = store.eventsPage({
+  const log = eventLogOf(store)
+  const page = await log.eventsPage({
     agentId: str(v.agent),
     userId: str(v.user),
     sessionId: str(v.session),
@@ -170,12 +181,14 @@ function list(ctx: CliContext, store: MemorySource): number {
     limit: optionalInt(ctx, 'limit', 1) ?? 50,
     offset: optionalInt(ctx, 'offset', 0) ?? 0,
   })
+  const sources = log.sources()
   if (ctx.json) {
-    ctx.io.out(JSON.stringify(page))
+    ctx.io.out(JSON.stringify({ ...page, sources }))
     return 0
   }
   const out = [
     `${page.total}${page.truncated ? '+' : ''} event${page.total === 1 ? '' : 's'} (showing ${page.rows.length} from ${page.offset}; newest first)`,
+    ...sources.map((s) => `  source: ${describeSource(s)}`),
     '',
   ]
   out.push(`${'id'.padEnd(12)} ${'at (UTC)'.padEnd(16)} ${'agent'.padEnd(16)} ${'preset'.padEnd(16)} ${'inj'.padStart(3)}  query`)
@@ -186,6 +199,24 @@ function list(ctx: CliContext, store: MemorySource): number {
   if (page.rows.length === 0) out.push('  (none)')
   ctx.io.out(out.join('\n'))
   return 0
+}
+
+/** One line per event source: what it read, skipped, and how its results matched. */
+export function describeSource(s: EventSourceInfo): string {
+  const parts = [`${s.label}${s.file ? ` ${s.file}` : ''}: ${s.events} event${s.events === 1 ? '' : 's'}`]
+  if (s.kind !== 'recall_events') {
+    const m = s.matched
+    parts.push(`results matched by id ${m.id}, text ${m.text}, normalised text ${m.normalized}; unmatched ${m.unmatched}`)
+    if (s.stats.skipped)
+      parts.push(
+        `${s.stats.skipped} skipped (${s.stats.problems
+          .slice(0, 3)
+          .map((p) => `${p.where}: ${p.why}`)
+          .join('; ')})`,
+      )
+  }
+  if (s.error) parts.push(`ERROR: ${s.error}`)
+  return parts.join(' · ')
 }
 
 const f3 = (x: number | null | undefined) => (x === null || x === undefined || !Number.isFinite(x) ? '—' : x.toFixed(3))

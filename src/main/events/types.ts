@@ -17,7 +17,7 @@ import type { Cue, EventDecision, EventOrigin, RecallConfig } from '../../shared
 export interface LoggedResult {
   /** 1-based, in returned order */
   rank: number
-  /** the id the log gave: Letta passage id, LangGraph `namespace/key` (namespace joined by '/'), MCP entity name, content hash, span document id */
+  /** the id the log gave, in the store's id form: Letta passage id, LangGraph `<namespace joined by '.'>/<key>`, MCP entity name, content hash, span document id */
   id: string | null
   /** the text the log gave (memory content, an observation, a document's content) */
   text: string | null
@@ -43,6 +43,11 @@ export interface LoggedRecall {
   results: LoggedResult[]
   origin: EventOrigin
   decision: EventDecision | null
+  /**
+   * Keep the event only when at least one result matches a memory of the store (a tool not
+   * named as a memory tool whose output happens to list items: events/openaiAgents).
+   */
+  requireMatch?: boolean
 }
 
 /** What a read skipped: counted, a few examples kept for the UI ("12 lines skipped: line 40: not JSON …"). */

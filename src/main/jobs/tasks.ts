@@ -25,6 +25,8 @@ import { eventDrivers } from '../trace/drivers'
 import { eventContext, eventDecision, unitsOf, type PrepareOptions } from '../trace/event'
 import { replayEvent, replayEventFull, type ReplayOptions } from '../trace/replay'
 import { whyNot, type WhyRequest } from '../trace/why'
+import { eventLogOf } from '../events/eventLog'
+import type { RecallEvent } from '../../shared/types'
 
 /** An eval run's request minus what cannot cross a thread (cache, signal, callbacks) and saving (main saves). */
 export type EvalTaskInput = Omit<EvalRequest, 'cache' | 'signal' | 'onProgress' | 'save'>
@@ -58,12 +60,12 @@ export interface BackfillTaskInput {
 export interface TaskInputs {
   eval: EvalTaskInput
   tune: TuneTaskInput
-  why: Omit<WhyRequest, 'queryVector'> & { queryVector?: number[] | null }
-  replay: { eventId: string; opts: ReplayOptions }
-  event: { eventId: string; opts: PrepareOptions }
-  drivers: { eventId: string; opts: PrepareOptions }
+  why: Omit<WhyRequest, 'queryVector'> & { queryVector?: number[] | null; event?: RecallEvent | null }
+  replay: { eventId: string; opts: ReplayOptions; event?: RecallEvent | null }
+  event: { eventId: string; opts: PrepareOptions; event?: RecallEvent | null }
+  drivers: { eventId: string; opts: PrepareOptions; event?: RecallEvent | null }
   /** the prompts of a counterfactual (the chat calls themselves run on the main thread) */
-  counterfactualPrompts: { eventId: string; opts: PrepareOptions; maxMemories: number }
+  counterfactualPrompts: { eventId: string; opts: PrepareOptions; maxMemories: number; event?: RecallEvent | null }
   backfill: BackfillTaskInput
   /** load these vector indexes here and save their snapshots, for the main thread to restore (App.readyStore) */
   warmVectors: { models: { model: string; ownerType: 'memory' | 'session' }[] }
@@ -101,6 +103,9 @@ export async function runTask<K extends TaskKind>(store: MemorySource | null, ki
     return (await findImporter(format).run({ ...opts, signal: ctl.signal, onProgress: ctl.progress })) as TaskOutputs[K]
   }
   if (!store) throw new RecallscopeError('NO_DB', 'No database is open: open one first')
+  // The event as the main thread's event log read it (a log file, live OTLP): this thread's log keeps it.
+  const given = (input as { event?: RecallEvent | null }).event
+  if (given) eventLogOf(store).seed(given)
   switch (kind) {
     case 'eval': {
       const req = input as TaskInputs['eval']
@@ -128,8 +133,10 @@ export async function runTask<K extends TaskKind>(store: MemorySource | null, ki
         onProgress: ctl.progress,
       })) as TaskOutputs[K]
     }
-    case 'why':
-      return (await whyNot(store, input as TaskInputs['why'])) as TaskOutputs[K]
+    case 'why': {
+      const { event: _event, ...req } = input as TaskInputs['why']
+      return (await whyNot(store, req)) as TaskOutputs[K]
+    }
     case 'replay': {
       const { eventId, opts } = input as TaskInputs['replay']
       return (await replayEvent(store, eventId, opts)) as TaskOutputs[K]

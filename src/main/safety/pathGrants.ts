@@ -126,7 +126,13 @@ export class PathGrants {
     )
   }
 
-  /** The granted paths (tests, diagnostics). */
+  /** Replace every grant with `list` (a store host's worker mirrors main's grants). */
+  replace(list: { path: string; source: GrantSource; access: GrantAccess }[]): void {
+    this.granted.clear()
+    for (const g of list) this.granted.set(g.path, { source: g.source, access: g.access })
+  }
+
+  /** The granted paths (tests, diagnostics, the store hosts' mirror). */
   list(): { path: string; source: GrantSource; access: GrantAccess }[] {
     return [...this.granted].map(([p, g]) => ({ path: p, ...g }))
   }

@@ -4,7 +4,8 @@
  * rebinding, the built renderer served as static files with the app's CSP.
  *
  *   POST /api/<channel>   body: JSON input   → 200 Result JSON
- *   GET  /api/progress    text/event-stream of job progress (Bearer token)
+ *   GET  /api/progress    text/event-stream of job progress (Bearer token), and other
+ *                         pushed events as named events (`event: <stream>`)
  *   GET  /*               the renderer (index.html for unknown paths)
  */
 import http from 'node:http'
@@ -22,6 +23,8 @@ import { parseJsonSafe } from '../safety/json'
 export interface ServeOptions {
   dispatch: Dispatch
   jobs?: JobManager
+  /** Other pushed events (App.onPush): sent on GET /api/progress as `event: <stream>` (job progress stays unnamed). */
+  onPush?: (l: (stream: string, payload: unknown) => void) => () => void
   /** Folder of the built renderer (index.html + assets). */
   rendererDir: string
   /** @default 0 (a free port) */
@@ -251,10 +254,16 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' })
     res.write(': connected\n\n')
     const off = opts.jobs?.onProgress((p) => res.write(`data: ${JSON.stringify(p)}\n\n`))
+    // A stream name is ours (no newline can reach the frame); a payload JSON cannot encode is skipped, not fatal.
+    const offPush = opts.onPush?.((stream, payload) => {
+      const j = resultJson(payload)
+      if (j.ok && /^[\w.:-]+$/.test(stream)) res.write(`event: ${stream}\ndata: ${j.text}\n\n`)
+    })
     const ping = setInterval(() => res.write(': ping\n\n'), 15_000)
     req.on('close', () => {
       clearInterval(ping)
       off?.()
+      offPush?.()
     })
   }
 

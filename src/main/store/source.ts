@@ -24,6 +24,8 @@
  */
 import type { RecallAges, EventFilter, Facets, MemoryRow, VectorInfo } from '../../shared/contract'
 import type { DbFacts, EmbeddingModelFacts, EventDecision, Memory, Page, RecallEvent, RecallScope, Session } from '../../shared/types'
+import type { TextMatches } from './textMatch'
+import type { AgentRecords } from './agentRecords'
 import type { VectorIndex } from './vectors/vectorIndex'
 import type { Workspace } from './workspace/workspace'
 
@@ -257,6 +259,13 @@ export interface MemoryBrowse {
   walkCount(f: MemoryFilter): number
   /** a memory's storage key (for tie-breaks that follow storage order); null when unknown */
   rowKey(id: string): number | null
+  /**
+   * Memories whose content equals one of `texts` (exact), and whose normalised content
+   * (textMatch.ts normalizeMatchText) equals one of `normalized`: how a logged recall result
+   * without a known id is tied to a memory (events/match.ts). One scan each, only when asked;
+   * at most TEXT_LOOKUP_MAX texts per call.
+   */
+  memoryIdsByText(q: { texts: string[]; normalized: string[] }): TextMatches
 }
 
 /** The engine's candidate passes (scope, lexical, keyword, sessions, ages). */
@@ -290,6 +299,12 @@ export interface VectorStore {
 
 /** The store's own recall log (canonical `recall_events`); empty on stores that keep none. */
 export interface EventLog {
+  /**
+   * The agent's own records that in-store event readers turn into recall events (Letta
+   * messages, LangGraph checkpoints, Agents SDK session items): one entry per kind the
+   * layout holds; absent or empty when none. Rows are read lazily, each call re-reads.
+   */
+  agentRecords?(): AgentRecords[]
   eventsPage(q?: EventPageQuery): Page<RecallEvent>
   getEvent(id: string): RecallEvent | null
   eventExtras(id: string): EventExtras
@@ -302,6 +317,8 @@ export interface MemoryWrite {
   /** seed 003 refreshOnRecall for real: READ_ONLY unless opened in write mode. */
   applyRefresh(ids: string[], now: number): { updated: number }
 }
+
+export type { AgentRecords } from './agentRecords'
 
 /**
  * Every role together: what the engine, eval, trace and the API take. A function that needs

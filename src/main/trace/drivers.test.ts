@@ -182,9 +182,9 @@ describe('on the demo DB', () => {
     expect(checked).toBeGreaterThan(3)
   })
 
-  it('timeline bins count every event, by preset; the memory filter matches events.page', () => {
+  it('timeline bins count every event, by preset; the memory filter matches events.page', async () => {
     const all = store.eventsPage({ limit: 1000 }).rows
-    const tl = eventTimeline(store, { bins: 40 })
+    const tl = await eventTimeline(store, { bins: 40 })
     expect(tl.total).toBe(all.length)
     expect(tl.bins.reduce((a, b) => a + b.count, 0)).toBe(all.length)
     expect(tl.bins.length).toBeLessThanOrEqual(41)
@@ -196,8 +196,8 @@ describe('on the demo DB', () => {
     expect(tl.agents.sort()).toEqual([...new Set(all.map((e) => e.agentId!))].sort())
     const mem = all.find((e) => e.results.length > 0)!.results[0].id
     const withMem = all.filter((e) => e.results.some((r) => r.id === mem)).length
-    expect(eventTimeline(store, { memoryId: mem }).total).toBe(withMem)
+    expect((await eventTimeline(store, { memoryId: mem })).total).toBe(withMem)
     const agent = all[0].agentId!
-    expect(eventTimeline(store, { agentId: agent }).total).toBe(all.filter((e) => e.agentId === agent).length)
+    expect((await eventTimeline(store, { agentId: agent })).total).toBe(all.filter((e) => e.agentId === agent).length)
   })
 })

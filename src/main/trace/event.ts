@@ -20,11 +20,13 @@ import { prepareVector, runRecallSync, unitOfMemory, unitOfSession, type Prepare
 import { defaultEmbedderSpec } from '../recall/request'
 import { normalizeQuery } from '../recall/dense'
 import type { EventExtras, MemorySource } from '../store/source'
+import { eventLogOf } from '../events/eventLog'
 
 export type { EventExtras } from '../store/source'
 
-function eventExtras(store: MemorySource, eventId: string): EventExtras {
-  return store.eventExtras(eventId)
+/** An event from the store's event log (its recall_events, its agent records, added logs), or NOT_FOUND. */
+export function requireEvent(store: MemorySource, eventId: string): Promise<RecallEvent> {
+  return eventLogOf(store).requireEvent(eventId)
 }
 
 /**
@@ -35,14 +37,16 @@ export function eventDecision(event: RecallEvent, extras: EventExtras): EventDec
   return event.decision ?? extras.decision ?? null
 }
 
-export function requireEvent(store: MemorySource, eventId: string): RecallEvent {
-  const e = store.getEvent(eventId)
-  if (!e)
-    throw new RecallscopeError(
-      'NOT_FOUND',
-      store.capabilities().recallEvents ? `No recall event ${eventId}` : `This database logs no recall events (layout ${store.layout})`,
-    )
-  return e
+/** What each kind of event source is, for the replay's notes. */
+const SOURCE_LABEL: Record<NonNullable<RecallEvent['origin']>['kind'], string> = {
+  recall_events: 'the recall_events table',
+  letta: 'Letta messages',
+  langgraph: 'LangGraph checkpoints',
+  'openai-agents': 'an OpenAI Agents SDK session',
+  openmemory: 'OpenMemory access logs',
+  'claude-code': 'a Claude Code transcript',
+  otlp: 'an OTLP trace file',
+  'otlp-live': 'a live OTLP trace',
 }
 
 export interface ResolvedConfig {
@@ -72,7 +76,11 @@ function resolveEventConfig(e: RecallEvent): ResolvedConfig {
     }
     const issue = describeIssues(full.error, '(config)')
     notes.push(`the logged config is not a valid RecallConfig (${issue}): replaying preset ${presetName} instead`)
-  } else
+  } else if (e.origin && e.origin.kind !== 'recall_events')
+    notes.push(
+      `read from ${SOURCE_LABEL[e.origin.kind]}, which records no recall config: replaying ${known ? `the framework's preset ${presetName}` : `preset ${presetName} (recallscope has no preset for this framework)`}, scoped to the event's agent${getPreset(presetName).requires.includes('sessionId') ? ' and session' : ''}`,
+    )
+  else
     notes.push(
       `no config was logged: replaying preset ${presetName}, scoped to the event's agent${getPreset(presetName).requires.includes('sessionId') ? ' and session' : ''}`,
     )
@@ -127,7 +135,7 @@ export interface PrepareOptions {
 /** Everything to re-run an event as logged: config, `now` = its `at`, the query vector. */
 async function prepareLoggedRun(store: MemorySource, event: RecallEvent, opts: PrepareOptions = {}): Promise<EventRun> {
   const resolved = resolveEventConfig(event)
-  const extras = eventExtras(store, event.id)
+  const extras = eventLogOf(store).eventExtras(event.id)
   const config = resolved.config
   const query = { text: event.query ?? '', cue: event.cue }
   const owner = config.unit === 'session' ? 'session' : 'memory'

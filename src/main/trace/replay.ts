@@ -55,7 +55,7 @@ export async function replayEvent(store: MemorySource, eventId: string, opts: Re
 export async function replayEventFull(store: MemorySource, eventId: string, opts: ReplayOptions = {}): Promise<ReplayOutcome> {
   const t0 = performance.now()
   const mode = opts.mode ?? 'logged'
-  const event = requireEvent(store, eventId)
+  const event = await requireEvent(store, eventId)
   const { run, trace: loggedTrace } = await loggedReplay(store, event, opts)
   if (mode === 'logged') {
     const replay = buildReplay(store, {

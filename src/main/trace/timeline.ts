@@ -1,11 +1,13 @@
 /**
  * The recall log over time: a histogram of events by preset under the same
  * filters as `events.page` (agent, user, session, injected memory, text, time),
- * plus the filters' values for pickers. Two aggregate queries, no row transfer.
+ * plus the filters' values for pickers: the store's own log (two aggregate queries,
+ * no row transfer) merged with the events read from its other sources (events/eventLog.ts).
  */
 import type { EventFilter } from '../../shared/contract'
 import type { TraceTimeline } from '../../shared/trace'
 import type { MemorySource } from '../store/source'
+import { eventLogOf } from '../events/eventLog'
 
 export interface TimelineQuery extends EventFilter {
   /** @default 60 */
@@ -28,11 +30,11 @@ const NICE_MS = [
   30 * 86_400_000,
 ]
 
-export function eventTimeline(store: MemorySource, q: TimelineQuery = {}): TraceTimeline {
+export async function eventTimeline(store: MemorySource, q: TimelineQuery = {}): Promise<TraceTimeline> {
   const t0 = performance.now()
   const empty: TraceTimeline = { total: 0, truncated: false, range: null, binMs: 86_400_000, bins: [], agents: [], users: [], presets: [], tookMs: 0 }
   const { bins: wantBins, ...filter } = q
-  const stats = store.eventTimeline(filter)
+  const stats = await eventLogOf(store).eventTimeline(filter)
   const { agents, users, presets } = stats
   const { badTimestamps } = stats
   if (!stats.total || !stats.range) return { ...empty, agents, users, presets, badTimestamps, tookMs: performance.now() - t0 }

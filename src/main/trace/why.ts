@@ -56,7 +56,7 @@ interface Setup {
 
 async function setup(store: MemorySource, req: WhyRequest): Promise<Setup> {
   if (req.eventId) {
-    const event = requireEvent(store, req.eventId)
+    const event = await requireEvent(store, req.eventId)
     const { run, trace } = await loggedReplay(store, event, req)
     return { query: run.query, config: run.config, now: run.now, prepared: run.prepared, preset: event.preset, eventId: event.id, trace }
   }

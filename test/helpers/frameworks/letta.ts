@@ -40,7 +40,22 @@ export interface LettaServerSpec {
     isTemplate?: boolean
   }[]
   passages: { id: string; agent: string; text: string; createdAt: number; tags?: string[]; embedding?: number[] | null; model?: string; deleted?: boolean }[]
-  messages: { id: string; agent: string; role: string; text?: string | null; parts?: string[]; createdAt: number; seq: number; conversation?: string | null }[]
+  messages: {
+    id: string
+    agent: string
+    role: string
+    text?: string | null
+    parts?: string[]
+    createdAt: number
+    seq: number
+    conversation?: string | null
+    /** the tool_calls column as stored (JSON text); default '[]' */
+    toolCalls?: string
+    toolCallId?: string | null
+    /** the tool_returns column as stored (JSON text) */
+    toolReturns?: string | null
+    name?: string | null
+  }[]
 }
 
 export function buildLettaServer(dir: string, spec: LettaServerSpec): string {
@@ -110,18 +125,23 @@ export function buildLettaServer(dir: string, spec: LettaServerSpec): string {
     pIns.run(p.id, p.text, cfg, p.tags ? JSON.stringify(p.tags) : null, emb, `archive-${p.agent}`, sqlaUtc(p.createdAt), p.deleted ? 1 : 0)
     for (const t of p.tags ?? []) tIns.run(`pt-${p.id}-${t}`, t, p.id, `archive-${p.agent}`)
   }
-  const mIns = db.prepare(`INSERT INTO messages (id, role, text, content, tool_calls, sequence_id, conversation_id, organization_id, agent_id, created_at)
-    VALUES (?, ?, ?, ?, '[]', ?, ?, 'org-1', ?, ?)`)
+  const mIns =
+    db.prepare(`INSERT INTO messages (id, role, text, content, tool_calls, sequence_id, conversation_id, organization_id, agent_id, created_at, tool_call_id, tool_returns, name)
+    VALUES (?, ?, ?, ?, ?, ?, ?, 'org-1', ?, ?, ?, ?, ?)`)
   for (const m of spec.messages)
     mIns.run(
       m.id,
       m.role,
       m.text ?? null,
       JSON.stringify((m.parts ?? []).map((t) => ({ type: 'text', text: t }))),
+      m.toolCalls ?? '[]',
       m.seq,
       m.conversation ?? null,
       m.agent,
       sqlaUtc(m.createdAt),
+      m.toolCallId ?? null,
+      m.toolReturns ?? null,
+      m.name ?? null,
     )
   db.exec('COMMIT')
   db.close()

@@ -6,8 +6,8 @@ import type { MemoryDetail, SimilarResult } from '../../../shared/contract'
 import type { App } from '../app'
 import type { Handlers } from '../register'
 import { normalizeQuery, rankAll } from '../../recall/dense'
-import { ensureDemo } from '../../demoDb'
 import { pickAccess, pickDialog } from '../../safety/pathGrants'
+import { eventLogOf } from '../../events/eventLog'
 
 type BrowseChannels =
   | 'app.info'
@@ -24,6 +24,7 @@ type BrowseChannels =
   | 'memories.similar'
   | 'memories.facets'
   | 'events.page'
+  | 'events.sources'
 
 export function browseHandlers(app: App): Pick<Handlers, BrowseChannels> {
   return {
@@ -35,13 +36,10 @@ export function browseHandlers(app: App): Pick<Handlers, BrowseChannels> {
       const p = app.confine(i.path, 'store.open', 'read')
       const workspacePath = i.workspacePath === undefined ? undefined : app.confine(i.workspacePath, 'store.open workspacePath', 'write')
       const write = i.write && (await app.allowWrite(p))
-      const info = app.open(p, { workspacePath, write })
+      const info = await app.openStore(p, { workspacePath, write })
       return i.write && !write ? { ...info, writeDeclined: true as const } : info
     },
-    'store.openDemo': (i) => {
-      ensureDemo(app.demoPath, { regenerate: i.regenerate, beforeReplace: () => app.close() })
-      return app.open(app.demoPath)
-    },
+    'store.openDemo': (i) => app.openDemo(i.regenerate),
     'store.facts': () => app.requireStore().facts(),
     'store.recent': () => app.recent(),
     'store.close': () => ({ closed: app.close() }),
@@ -59,7 +57,7 @@ export function browseHandlers(app: App): Pick<Handlers, BrowseChannels> {
       return s
     },
     'memories.page': (i) => app.requireStore().memoriesPage(i),
-    'memories.get': (i): MemoryDetail => {
+    'memories.get': async (i): Promise<MemoryDetail> => {
       const store = app.requireStore()
       const memory = store.getMemory(i.id)
       if (!memory) throw new RecallscopeError('NOT_FOUND', `No memory ${i.id}`)
@@ -68,7 +66,7 @@ export function browseHandlers(app: App): Pick<Handlers, BrowseChannels> {
         memory,
         session: memory.sessionId ? store.getSession(memory.sessionId) : null,
         vectors: store.vectorInfo(i.id),
-        appearances: store.eventsForMemory(i.id),
+        appearances: await eventLogOf(store).eventsForMemory(i.id),
         rawMetadata: raw == null ? null : typeof raw === 'string' ? raw : Buffer.isBuffer(raw) ? raw.toString('utf8') : JSON.stringify(raw),
       }
     },
@@ -96,6 +94,11 @@ export function browseHandlers(app: App): Pick<Handlers, BrowseChannels> {
       return { model, results, tookMs: performance.now() - t0 }
     },
     'memories.facets': () => app.requireStore().facets(),
-    'events.page': (i) => app.requireStore().eventsPage(i),
+    'events.page': (i) => eventLogOf(app.requireStore()).eventsPage(i),
+    'events.sources': async () => {
+      const log = eventLogOf(app.requireStore())
+      await log.load()
+      return log.sources()
+    },
   }
 }

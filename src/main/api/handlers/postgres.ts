@@ -4,12 +4,8 @@
  * Passwords come in (desktop app only) and never go back out: every reply and
  * error carries the URL without its password.
  */
-import fs from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
 import { RecallscopeError } from '../../../shared/result'
 import type { PgConnectionInput, PgTarget } from '../../../shared/contract'
-import { openStore } from '../../store/registry'
 import type { App } from '../app'
 import { pgUrlOf } from '../pgConnections'
 import type { Handlers } from '../register'
@@ -44,33 +40,12 @@ export function urlOfTarget(app: App, t: PgTarget): { url: string; typed: Return
 
 export function postgresHandlers(app: App): Pick<Handlers, PgChannels> {
   return {
-    'pg.test': (i) => {
-      const { url } = urlFor(app, i.conn)
-      // A throwaway workspace: testing must leave nothing behind.
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'recallscope-pgtest-'))
-      try {
-        const s = openStore({ path: url, workspacePath: path.join(dir, 'test.recallscope'), nativeBinding: app.nativeBinding })
-        try {
-          const caps = s.capabilities()
-          return {
-            url: s.path,
-            layout: s.layout,
-            detectedBecause: s.detectedBecause,
-            memories: s.counts().memories,
-            denseInDatabase: caps.pushdown !== null,
-            vectorModels: caps.vectorModels.length,
-          }
-        } finally {
-          s.close()
-        }
-      } finally {
-        fs.rmSync(dir, { recursive: true, force: true })
-      }
-    },
-    'pg.connect': (i) => {
+    // Read in a store host worker on the server and in the app (App.inspect): a server that never answers wedges only that worker.
+    'pg.test': (i) => app.inspect({ kind: 'pgTest', url: urlFor(app, i.conn).url, nativeBinding: app.nativeBinding }),
+    'pg.connect': async (i) => {
       const { url, typed: target } = urlOfTarget(app, i)
       if (i.saveAs && target) app.connections.assertCanSave(target.password)
-      const info = app.open(url)
+      const info = await app.openStore(url)
       if (i.saveAs && target) app.connections.save(i.saveAs, target.url, target.password)
       return info
     },

@@ -10,6 +10,7 @@ import { eventTimeline } from '../../trace/timeline'
 import { RecallscopeError } from '../../../shared/result'
 import { runCounterfactual } from '../../trace/counterfactual'
 import { chatFromSettings } from './embed'
+import { eventLogOf } from '../../events/eventLog'
 
 type TraceChannels = 'trace.event' | 'trace.replay' | 'trace.why' | 'trace.drivers' | 'trace.counterfactual' | 'trace.timeline'
 
@@ -18,13 +19,16 @@ export function traceHandlers(app: App): Pick<Handlers, TraceChannels> {
     const s = app.settings()
     return { embedder: s.embedder ?? null, embedderOptions: { ollamaHost: s.ollamaHost, openaiBaseUrl: s.openaiBaseUrl } }
   }
+  // The event as this thread's event log has it (read from a log file or live): passed to the worker with the task.
+  const eventOf = (id: string | undefined) => (id ? eventLogOf(app.requireStore()).getEvent(id) : Promise.resolve(null))
   return {
     // The event's detail replays it as logged: in the job worker, like replays, why-nots and drivers.
-    'trace.event': (i) => app.offThread('event', { eventId: i.eventId, opts: embedding() }),
-    'trace.replay': (i) => {
+    'trace.event': async (i) => app.offThread('event', { eventId: i.eventId, opts: embedding(), event: await eventOf(i.eventId) }),
+    'trace.replay': async (i) => {
       // Replays, why-nots and drivers re-run the engine: in the job worker.
       const e = embedding()
       return app.offThread('replay', {
+        event: await eventOf(i.eventId),
         eventId: i.eventId,
         opts: {
           mode: i.mode,
@@ -35,10 +39,11 @@ export function traceHandlers(app: App): Pick<Handlers, TraceChannels> {
         },
       })
     },
-    'trace.why': (i) => {
+    'trace.why': async (i) => {
       const e = embedding()
       // In the job worker: a large candidate pool re-runs the engine several times.
       return app.offThread('why', {
+        event: await eventOf(i.eventId),
         memoryId: i.memoryId,
         eventId: i.eventId,
         query: i.query,
@@ -51,7 +56,7 @@ export function traceHandlers(app: App): Pick<Handlers, TraceChannels> {
         queryVector: i.queryVector ?? null,
       })
     },
-    'trace.drivers': (i) => app.offThread('drivers', { eventId: i.eventId, opts: embedding() }),
+    'trace.drivers': async (i) => app.offThread('drivers', { eventId: i.eventId, opts: embedding(), event: await eventOf(i.eventId) }),
     'trace.counterfactual': async (i) => {
       // Opt-in and explicit: only this channel ever calls the chat model, and only when one is configured.
       const chat = chatFromSettings(app.settings(), { timeoutMs: i.timeoutMs })
@@ -61,7 +66,12 @@ export function traceHandlers(app: App): Pick<Handlers, TraceChannels> {
           'No chat model is configured: set one (Drivers › Counterfactual, `settings.set {chatModel: "ollama:llama3.2"}`, or $RECALLSCOPE_CHAT_MODEL)',
         )
       // The prompts read the store (job worker); a missing event or query fails here, before any job starts.
-      const prompts = await app.offThread('counterfactualPrompts', { eventId: i.eventId, opts: embedding(), maxMemories: i.maxMemories })
+      const prompts = await app.offThread('counterfactualPrompts', {
+        eventId: i.eventId,
+        opts: embedding(),
+        maxMemories: i.maxMemories,
+        event: await eventOf(i.eventId),
+      })
       return app.jobs.start('counterfactual', `Counterfactual of ${i.eventId} with ${chat.spec}`, ({ progress, signal }) =>
         runCounterfactual(chat, prompts, { progress, signal }),
       )

@@ -7,6 +7,7 @@ import type { Memory, Page, Session } from '../../../shared/types'
 import { decodeMemory, decodeSession } from '../decode'
 import type { MemoryFilter, MemoryPageQuery, SessionPageQuery } from '../source'
 import { toMemoryRows } from '../memoryRows'
+import { pgNormalizeExpr, textLookup, type TextMatches } from '../textMatch'
 import { likeEscape, memoryOrder, memoryWhere, Params } from './where'
 import { clampLimit, docExpr, tsq, type PgCtx } from './context'
 import { backfilled } from './vectors'
@@ -206,4 +207,23 @@ export function walkMemories(ctx: PgCtx, f: MemoryFilter, afterKey: number, limi
 export function walkCount(ctx: PgCtx, f: MemoryFilter): number {
   const ps = new Params()
   return Number(ctx.q<{ n: string }>(`SELECT count(*) AS n FROM (${ctx.sql.memories}) m WHERE ${memoryWhere(f, ps, ctx.sql.embeddings)}`, ps.values)[0].n)
+}
+
+/** Memories by exact and by normalised content (events/match.ts); one query each, only when asked. */
+export function memoryIdsByText(ctx: PgCtx, q: { texts: string[]; normalized: string[] }): TextMatches {
+  const { texts, norms, out, add } = textLookup(q)
+  const norm = pgNormalizeExpr('m.content')
+  const lookups: [keyof TextMatches, string[], string][] = [
+    ['exact', texts, 'm.content'],
+    ['normalized', norms, norm],
+  ]
+  for (const [kind, values, expr] of lookups)
+    if (values.length)
+      for (const [id, v] of ctx.bridge.query<[string, string]>(
+        `SELECT m.id, ${expr} FROM (${ctx.sql.memories}) m WHERE ${expr} = ANY($1::text[]) ORDER BY m.id`,
+        [values],
+        { rowMode: 'array' },
+      ))
+        add(kind, v, id)
+  return out
 }

@@ -58,6 +58,7 @@ import type {
   SourceCapabilities,
   DensePushdown,
 } from '../source'
+import type { TextMatches } from '../textMatch'
 import type { VectorIndex } from '../vectors/vectorIndex'
 import { readSavedMapping, Workspace } from '../workspace/workspace'
 import { PgBridge } from './bridge'
@@ -323,6 +324,10 @@ export class PgSource implements MemorySource, DensePushdown, PgCtx {
 
   rowKey(): number | null {
     return null
+  }
+
+  memoryIdsByText(q: { texts: string[]; normalized: string[] }): TextMatches {
+    return browse.memoryIdsByText(this, q)
   }
 
   // --- recall passes ------------------------------------------------------

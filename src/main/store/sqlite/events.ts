@@ -7,6 +7,7 @@ import type { EventFilter } from '../../../shared/contract'
 import type { EventDecision, Page, RecallEvent } from '../../../shared/types'
 import { decodeVector, parseJson, toMs, cellText } from '../decode'
 import type { EventExtras, EventPageQuery, EventRef, EventTimelineStats } from '../source'
+import { normalizeMatchText, textLookup, type TextMatches } from '../textMatch'
 import { clampLimit } from './connection'
 import type { SqliteCtx } from './context'
 import { eventWhere } from './where'
@@ -160,4 +161,35 @@ export function eventTimeline(ctx: SqliteCtx, f: EventFilter): EventTimelineStat
           .all({ ...w.params, start, w: binMs }) as { b: number; p: string; n: number }[]
       ).map((r) => ({ bin: r.b, preset: r.p, count: r.n })),
   }
+}
+
+const normRegistered = new WeakSet<object>()
+
+/**
+ * Memories by content (events/match.ts): exact equality, and equality after
+ * normalizeMatchText (a function registered on the connection). Each is one
+ * scan of the memories, run only when there are texts to look for.
+ */
+export function memoryIdsByText(ctx: SqliteCtx, q: { texts: string[]; normalized: string[] }): TextMatches {
+  const { texts, norms, out, add } = textLookup(q)
+  const src = ctx.sql.memoriesLite
+  if (texts.length) {
+    const rows = ctx.db
+      .prepare(`SELECT m.id AS id, m.content AS content FROM (${src}) m WHERE m.content IN (SELECT value FROM json_each(?)) ORDER BY m._rid`)
+      .all(JSON.stringify(texts)) as { id: unknown; content: unknown }[]
+    for (const r of rows) add('exact', r.content, r.id)
+  }
+  if (norms.length) {
+    if (!normRegistered.has(ctx.db)) {
+      ctx.db.function('recallscope_norm', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? normalizeMatchText(s) : null))
+      normRegistered.add(ctx.db)
+    }
+    const rows = ctx.db
+      .prepare(
+        `SELECT m.id AS id, recallscope_norm(m.content) AS n FROM (${src}) m WHERE recallscope_norm(m.content) IN (SELECT value FROM json_each(?)) ORDER BY m._rid`,
+      )
+      .all(JSON.stringify(norms)) as { id: unknown; n: unknown }[]
+    for (const r of rows) add('normalized', r.n, r.id)
+  }
+  return out
 }

@@ -8,6 +8,7 @@
  */
 import { EVENT_COLUMNS, MEMORY_COLUMNS, SESSION_COLUMNS } from '../canonical'
 import type Database from 'better-sqlite3'
+import type { AgentRecords } from '../agentRecords'
 
 export interface SqlLayout {
   /** the layout's name, e.g. 'canonical', 'engram-v1', 'mem0' */
@@ -41,6 +42,8 @@ export interface SqlLayout {
   ftsKey?: string
   /** The layout keeps vectors in sqlite-vec `vec0` tables: load the extension on every connection that reads them. */
   needsSqliteVec?: boolean
+  /** The agent's own records the in-store event readers read (over the adapter's `db`): Letta messages, checkpoints, session items. */
+  agentRecords?: AgentRecords[]
 }
 
 export interface Adapter {

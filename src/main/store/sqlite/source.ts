@@ -14,7 +14,9 @@ import type { EventFilter, Facets, MemoryRow, RecallAges, VectorInfo } from '../
 import { RecallscopeError } from '../../../shared/result'
 import type { DbFacts, EmbeddingModelFacts, MalformedCounts, Memory, Page, RecallEvent, RecallScope, Session } from '../../../shared/types'
 import { emptyMalformed } from '../decode'
+import type { TextMatches } from '../textMatch'
 import type {
+  AgentRecords,
   EventExtras,
   EventPageQuery,
   EventRef,
@@ -340,6 +342,9 @@ export class SqliteSource implements MemorySource, VectorSnapshots, SqliteCtx {
   rowKey(id: string): number | null {
     return browse.rowKey(this, id)
   }
+  memoryIdsByText(q: { texts: string[]; normalized: string[] }): TextMatches {
+    return events.memoryIdsByText(this, q)
+  }
 
   // --- recall passes ------------------------------------------------------
   scopeRows(f: MemoryFilter, cap: number): ScopeRows {
@@ -399,6 +404,9 @@ export class SqliteSource implements MemorySource, VectorSnapshots, SqliteCtx {
   }
 
   // --- recall log ---------------------------------------------------------
+  agentRecords(): AgentRecords[] {
+    return this.sql.agentRecords ?? []
+  }
   eventsPage(q?: EventPageQuery): Page<RecallEvent> {
     return events.eventsPage(this, q)
   }

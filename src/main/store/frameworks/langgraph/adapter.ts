@@ -31,12 +31,9 @@
 import type Database from 'better-sqlite3'
 import type { Adapter, SqlLayout as Source } from '../../sqlite/layouts'
 import { isoToMs } from '../sql'
-import { checkpointTs, decodeTyped, messagesOf, type DecodedMessage } from './decode'
+import { langgraphRecords, walkThreads } from './records'
 
 const TURNS_TABLE = 'recallscope_langgraph_turns'
-/** Above this many checkpoints only the latest of each thread is decoded (turns then share its ts). */
-const FULL_WALK_MAX = 20_000
-
 type Tables = Map<string, Set<string>>
 
 const has = (cols: Set<string> | undefined, names: string[]): boolean => !!cols && names.every((c) => cols.has(c))
@@ -54,35 +51,25 @@ interface TurnRow {
 
 /** Decode the threads' messages: latest checkpoint's list, each message dated by the first checkpoint holding it. */
 function readTurns(db: Database.Database): { rows: TurnRow[]; threads: number; checkpoints: number; failed: number; serdes: Set<string> } {
-  const total = db.prepare(`SELECT count(*) FROM checkpoints WHERE checkpoint_ns = ''`).pluck().get() as number
-  const full = total <= FULL_WALK_MAX
-  const sql = full
-    ? `SELECT thread_id, checkpoint_id, type, checkpoint FROM checkpoints WHERE checkpoint_ns = '' ORDER BY thread_id, checkpoint_id`
-    : `SELECT thread_id, max(checkpoint_id) AS checkpoint_id, type, checkpoint FROM checkpoints WHERE checkpoint_ns = '' GROUP BY thread_id ORDER BY thread_id`
   const rows: TurnRow[] = []
-  const serdes = new Set<string>()
-  let failed = 0
-  let threads = 0
-  let cur: { thread: string; firstSeen: Map<string, number | null>; latest: DecodedMessage[] | null; latestId: string; ts: number | null } | null = null
   const usedIds = new Set<string>()
-  const flush = () => {
-    if (!cur || !cur.latest) return
-    threads++
-    cur.latest.forEach((m, i) => {
-      let id = m.id && !usedIds.has(m.id) ? m.id : `${cur!.thread}#${i}`
-      if (usedIds.has(id)) id = `${cur!.thread}#${i}`
+  const walk = walkThreads(db)
+  for (const t of walk.threads()) {
+    t.messages.forEach((m, i) => {
+      let id = m.id && !usedIds.has(m.id) ? m.id : `${t.threadId}#${i}`
+      if (usedIds.has(id)) id = `${t.threadId}#${i}`
       usedIds.add(id)
       rows.push({
         _rid: rows.length * 2 + 1,
         id,
-        thread_id: cur!.thread,
+        thread_id: t.threadId,
         role: m.role,
         content: m.content,
         turn: i,
-        created_at: (m.id ? cur!.firstSeen.get(m.id) : undefined) ?? cur!.firstSeen.get(`#${i}`) ?? cur!.ts,
+        created_at: t.firstSeen[i],
         metadata: JSON.stringify({
-          thread_id: cur!.thread,
-          checkpoint_id: cur!.latestId,
+          thread_id: t.threadId,
+          checkpoint_id: t.checkpointId,
           message_id: m.id,
           type: m.type,
           name: m.name,
@@ -91,32 +78,7 @@ function readTurns(db: Database.Database): { rows: TurnRow[]; threads: number; c
       })
     })
   }
-  for (const r of db.prepare(sql).iterate() as Iterable<{ thread_id: string; checkpoint_id: string; type: string | null; checkpoint: unknown }>) {
-    if (!cur || cur.thread !== r.thread_id) {
-      flush()
-      cur = { thread: String(r.thread_id), firstSeen: new Map(), latest: null, latestId: '', ts: null }
-    }
-    let cp: unknown
-    try {
-      cp = decodeTyped(r.type, r.checkpoint)
-      serdes.add(r.type ?? 'json')
-    } catch {
-      failed++
-      continue
-    }
-    const msgs = messagesOf(cp)
-    if (!msgs) continue
-    const ts = checkpointTs(cp)
-    msgs.forEach((m, i) => {
-      const key = m.id ?? `#${i}`
-      if (!cur!.firstSeen.has(key)) cur!.firstSeen.set(key, ts)
-    })
-    cur.latest = msgs
-    cur.latestId = String(r.checkpoint_id)
-    cur.ts = ts
-  }
-  flush()
-  return { rows, threads, checkpoints: total, failed, serdes }
+  return { rows, threads: walk.stats.threads, checkpoints: walk.stats.checkpoints, failed: walk.stats.failed, serdes: walk.stats.serdes }
 }
 
 function storeContent(v: string): string {
@@ -196,6 +158,7 @@ export const langgraphAdapter: Adapter = {
       defaultModel,
       // Turn row keys follow decode order: new checkpoints can move them.
       ftsKey: cps ? String(db.prepare(`SELECT count(*) || ':' || coalesce(max(checkpoint_id), '') FROM checkpoints`).pluck().get()) : undefined,
+      agentRecords: cps ? [langgraphRecords(db)] : [],
       detectedBecause: `LangGraph SQLite ${[store && 'store', cps && 'checkpointer'].filter(Boolean).join(' + ')}: ${why.join('; ')}`,
     }
   },

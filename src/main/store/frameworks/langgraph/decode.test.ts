@@ -57,8 +57,8 @@ describe('LangGraph checkpoint decoding', () => {
     expect(cp.channel_values.where).toEqual({ __class: 'pathlib.PosixPath', args: ['/tmp', 'x'] })
     expect(cp.channel_values.nt).toEqual({ x: 1, __class: 'mymod.Point' })
     expect(messagesOf(cp)).toEqual([
-      { id: 'a', role: 'user', type: 'HumanMessage', content: 'hi', name: null, toolCalls: null },
-      { id: 'b', role: 'assistant', type: 'AIMessage', content: 'hello\nthere', name: null, toolCalls: null },
+      { id: 'a', role: 'user', type: 'HumanMessage', content: 'hi', name: null, toolCalls: null, toolCallId: null },
+      { id: 'b', role: 'assistant', type: 'AIMessage', content: 'hello\nthere', name: null, toolCalls: null, toolCallId: null },
     ])
   })
 

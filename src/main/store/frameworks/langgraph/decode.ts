@@ -67,6 +67,8 @@ export interface DecodedMessage {
   name: string | null
   /** tool calls of an AI message, when any */
   toolCalls: unknown[] | null
+  /** the call a ToolMessage answers */
+  toolCallId: string | null
 }
 
 const ROLE_BY_TYPE: Record<string, string> = {
@@ -123,6 +125,7 @@ export function toMessage(x: unknown): DecodedMessage | null {
     content: contentText(k.content),
     name: typeof k.name === 'string' ? k.name : null,
     toolCalls: calls,
+    toolCallId: typeof k.tool_call_id === 'string' && k.tool_call_id !== '' ? k.tool_call_id : null,
   }
 }
 

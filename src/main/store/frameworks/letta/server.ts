@@ -28,6 +28,7 @@
  * passages, tool / run / step tables.
  */
 import type { Adapter } from '../../sqlite/layouts'
+import { lettaRecords } from './records'
 import { isLettaStore, LETTA_ROWS, lettaDetectedBecause, lettaModelLabel } from './mapping'
 
 /** Naive UTC DateTime text (or with an offset) → epoch ms. */
@@ -121,6 +122,7 @@ export const lettaAdapter: Adapter = {
       agentFts: null,
       defaultModel: firstDim ? lettaModelLabel(firstDim) : null,
       detectedBecause: lettaDetectedBecause(tables, ''),
+      agentRecords: [lettaRecords(db, msg)],
     }
   },
 }

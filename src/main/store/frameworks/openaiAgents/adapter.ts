@@ -27,6 +27,7 @@
 import type Database from 'better-sqlite3'
 import type { Adapter, SqlLayout as Source } from '../../sqlite/layouts'
 import { isoToMs } from '../sql'
+import { openaiAgentsRecords } from './records'
 
 type Tables = Map<string, Set<string>>
 const has = (cols: Set<string> | undefined, names: string[]): boolean => !!cols && names.every((c) => cols.has(c))
@@ -116,6 +117,7 @@ export const openaiAgentsAdapter: Adapter = {
       recallEvents: null,
       agentFts: null,
       defaultModel: null,
+      agentRecords: [openaiAgentsRecords(db, found.messages)],
       detectedBecause: `OpenAI Agents SDK ${ms ? 'AdvancedSQLiteSession' : 'SQLiteSession'}: ${why.join(' + ')}`,
     }
   },
