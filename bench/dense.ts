@@ -107,7 +107,7 @@ function ensureFixtures(): void {
     const db = new Database(tmp)
     db.pragma('journal_mode = OFF')
     db.pragma('synchronous = OFF')
-    // reference/engram-format.md, v0.5 layout.
+    // docs/internals/recall-systems/engram.md, v0.5 layout.
     db.exec(`CREATE TABLE memories (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, content TEXT NOT NULL, role TEXT, timestamp INTEGER NOT NULL,
       metadata TEXT, content_hash TEXT NOT NULL, embedding TEXT, tier TEXT NOT NULL DEFAULT 'working', consolidated_from TEXT);
       CREATE INDEX idx_session_ts ON memories (session_id, timestamp DESC);`)

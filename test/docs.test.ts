@@ -1,10 +1,13 @@
 /**
- * docs/ stays true to the code: the generated reference (scripts/reference.ts) is current, and every
- * relative link in README.md and docs/ points at a file that exists.
+ * docs/ stays true to the code: the generated reference (scripts/reference.ts) is current, every
+ * relative link in README.md and docs/ points at a file that exists, and every reference in a code
+ * comment (a docs/ page and heading, a seed number, an issue number) resolves inside the repo.
  */
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { findBrokenRefs, rewriteRefs } from '../scripts/docRefs'
 import { readChannels, renderReference } from '../scripts/reference'
 import { contract } from '../src/shared/contract'
 
@@ -25,34 +28,6 @@ describe('docs', () => {
     for (const c of read) expect(c.doc, c.name).not.toBe('')
   })
 
-  it('every reference in code comments resolves inside the repo (docs pages, design.md sections, seeds, issues)', () => {
-    const design = fs.readFileSync(path.join(ROOT, 'docs/internals/design.md'), 'utf8')
-    const seeds = fs.readFileSync(path.join(ROOT, 'docs/internals/recall-systems/README.md'), 'utf8')
-    const changelog = fs.readFileSync(path.join(ROOT, 'CHANGELOG.md'), 'utf8')
-    const broken: string[] = []
-    const walk = (dir: string): string[] =>
-      fs
-        .readdirSync(path.join(ROOT, dir), { withFileTypes: true })
-        .flatMap((e) =>
-          e.isDirectory()
-            ? e.name === 'node_modules' || e.name === '__screenshots__'
-              ? []
-              : walk(path.join(dir, e.name))
-            : /\.(ts|tsx|cjs|mjs)$/.test(e.name)
-              ? [path.join(dir, e.name)]
-              : [],
-        )
-    for (const f of ['src', 'test', 'bench', 'scripts'].flatMap(walk)) {
-      if (f === path.join('test', 'docs.test.ts')) continue
-      const text = fs.readFileSync(path.join(ROOT, f), 'utf8')
-      for (const m of text.matchAll(/\bdocs\/[\w./-]+\.md/g)) if (!fs.existsSync(path.join(ROOT, m[0]))) broken.push(`${f}: ${m[0]}`)
-      for (const m of text.matchAll(/docs\/internals\/design\.md "([^"]+)"/g)) if (!design.includes(m[1])) broken.push(`${f}: design.md has no "${m[1]}"`)
-      for (const m of text.matchAll(/\bseeds? (\d{3})\b/g)) if (!new RegExp(`\\|\\s*${m[1]}\\s*\\|`).test(seeds)) broken.push(`${f}: seed ${m[1]} has no page`)
-      for (const m of text.matchAll(/\b[Ii]ssue (\d+)\b/g)) if (!changelog.includes(`issue ${m[1]}`)) broken.push(`${f}: issue ${m[1]} is not in CHANGELOG.md`)
-    }
-    expect(broken).toEqual([])
-  })
-
   it('every relative link in README.md and docs/ resolves to a file', () => {
     const files = [
       path.join(ROOT, 'README.md'),
@@ -68,5 +43,38 @@ describe('docs', () => {
       }
     }
     expect(broken).toEqual([])
+  })
+
+  it('every reference in a code comment resolves inside the repo (docs/internals/style.md "References in comments")', () => {
+    expect(findBrokenRefs()).toEqual([])
+  })
+
+  it('the rewrite maps the old forms to pages in docs/ and leaves rewritten ones alone', () => {
+    const old = '// DESIGN.md "Gates"; STYLE.md "Extension points"; ../shared/seeds/00N_*.txt; reference/engram-format.md'
+    const once = rewriteRefs(old)
+    expect(once).toBe(
+      '// docs/internals/design.md "Gates"; docs/internals/style.md "Extension points"; docs/internals/recall-systems/README.md; docs/internals/recall-systems/engram.md',
+    )
+    expect(rewriteRefs(once)).toBe(once)
+  })
+
+  it('a reference that does not resolve is reported', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docrefs-'))
+    try {
+      const file = path.join(dir, 'bad.ts')
+      fs.writeFileSync(file, '// seed 009 · issue 9999 · docs/internals/design.md "No such heading" · docs/nowhere.md · DESIGN.md\n')
+      const broken = findBrokenRefs([file]).map((b) => b.replace(`${file}:1: `, ''))
+      expect(broken.sort()).toEqual(
+        [
+          'a reference outside the repo (run npx tsx scripts/docRefs.ts --write)',
+          'docs/internals/design.md has no heading "No such heading"',
+          'docs/nowhere.md does not exist',
+          'issue 9999 has no CHANGELOG.md entry',
+          'seed 009 maps to no page',
+        ].sort(),
+      )
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

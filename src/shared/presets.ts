@@ -23,7 +23,7 @@ export interface PresetVariant {
 
 export interface Preset {
   name: PresetName
-  /** seed document number (../shared/seeds/00N_*.txt); null for a framework's own recall */
+  /** seed document number (docs/internals/recall-systems/README.md); null for a framework's own recall */
   seed: number | null
   /** the framework whose recall this reproduces (framework presets), with the source read */
   framework?: { name: string; source: string }

@@ -54,7 +54,7 @@ function exampleOf(i: ImportReport['issues'][number]): string {
 
 export const importCommand: Command = {
   name: 'import',
-  summary: 'Import Engram, JSONL or LoCoMo data into a canonical memory DB (LoCoMo QA → eval cases)',
+  summary: "Import Engram, JSONL, LoCoMo or an agent framework's store into a canonical memory DB (LoCoMo QA → eval cases)",
   usage: HELP,
   positionals: true,
   options: { in: { type: 'string' }, out: { type: 'string' }, force: { type: 'boolean' }, model: { type: 'string' }, embed: { type: 'string' } },

@@ -1,6 +1,6 @@
 /**
  * The event log of an open store: the one place trace.*, `events.page` and the
- * CLI read recall events from (DESIGN.md "Event sources"). It composes
+ * CLI read recall events from (docs/internals/design.md "Event sources"). It composes
  *  - the store's own `recall_events` (paged in SQL by the store, unchanged),
  *  - the in-store readers of the agent's own records (Letta messages, LangGraph
  *    checkpoints, Agents SDK sessions), added when the log is first asked for,

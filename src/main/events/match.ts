@@ -1,5 +1,5 @@
 /**
- * Matching logged recall results to the open store's memories (DESIGN.md
+ * Matching logged recall results to the open store's memories (docs/internals/design.md
  * "Event sources"): exact id first (the id the store's adapter gives the
  * memory: Letta passage id, LangGraph `<prefix>/<key>`, MCP entity name,
  * mcp-memory-service content hash, span document ids), else exact text, else

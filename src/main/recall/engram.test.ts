@@ -1,6 +1,6 @@
 /**
  * Seed 002 (Engram `recall`), on a real Engram v0.5 file (JSON-text vectors, raw
- * Ollama-style, not normalised), from the seed's code and reference/engram-format.md:
+ * Ollama-style, not normalised), from the seed's code and docs/internals/recall-systems/engram.md:
  *  - rows of one session, tiers working + long_term by default, role/before/after filters;
  *  - semantic: every scoped row by cosine (no threshold; a row without a usable
  *    embedding stays with similarity 0), first `limit` (default 10);

@@ -1,5 +1,5 @@
 /**
- * `import engram`: copy an Engram SQLite file (seed 002, reference/engram-format.md;
+ * `import engram`: copy an Engram SQLite file (seed 002, docs/internals/recall-systems/engram.md;
  * layouts v0.2, v0.5 and v1.0) into a canonical DB.
  *
  * The column mapping is the TypeScript twin of `engramAdapter` in ./layout.ts

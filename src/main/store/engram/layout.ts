@@ -1,11 +1,11 @@
 /**
- * Engram files opened in place (seed 002, reference/engram-format.md), as a
+ * Engram files opened in place (seed 002, docs/internals/recall-systems/engram.md), as a
  * SQLite layout: the SQLite source does the rest.
  */
 import type { Adapter, SqlLayout } from '../sqlite/layouts'
 
 /**
- * Engram (seed 002, reference/engram-format.md): `memories` keyed by session, and
+ * Engram (seed 002, docs/internals/recall-systems/engram.md): `memories` keyed by session, and
  * (v0.5+) `user_memories` keyed by user. Three historic layouts: v0.2 (no tier),
  * v0.5 (tier, consolidated_from, user_memories), v1.0 (+ importance, memory_type…).
  * Embeddings are JSON text in the row; Engram does not record the model, which
