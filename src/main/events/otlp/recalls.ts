@@ -4,7 +4,7 @@
  *
  * Recalls
  *  - OpenTelemetry GenAI retrieval (open-telemetry/semantic-conventions-genai,
-^ *    its registry/attributes/gen-ai.md): `gen_ai.operation.name` = `retrieval`,
+ *    its registry/attributes/gen-ai.md): `gen_ai.operation.name` = `retrieval`,
  *    `gen_ai.retrieval.query.text`, `gen_ai.retrieval.documents` = `[{id, score}]`
  *    (gen-ai-retrieval-documents.json; a JSON string or a structured value).
  *  - GenAI memory operations (same registry): `gen_ai.operation.name` = `search_memory`,
