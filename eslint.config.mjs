@@ -182,6 +182,8 @@ export default defineConfig(
       '**/*.test.{ts,tsx}',
       // assertions shared by several test files (expectCosineTop, expectOnlyReads)
       'test/helpers/assertions.ts',
+      // the event-source checks shared by the Letta, LangGraph and Agents SDK reader tests (replay/why/drivers on each event)
+      'test/helpers/eventChecks.ts',
       // the source conformance spec, run by test/conformance/*.test.ts
       'test/conformance/spec.ts',
       // the e2e harness registers beforeAll/afterAll for the files that use it

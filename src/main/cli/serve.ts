@@ -66,7 +66,15 @@ export const serveCommand: Command = {
     })
     let server: Awaited<ReturnType<typeof startServer>>
     try {
-      server = await startServer({ dispatch, jobs: app.jobs, onPush: (l) => app.onPush(l), rendererDir: renderer, port, token, otlp: hostedOtlpIngest(dispatch) })
+      server = await startServer({
+        dispatch,
+        jobs: app.jobs,
+        onPush: (l) => app.onPush(l),
+        rendererDir: renderer,
+        port,
+        token,
+        otlp: hostedOtlpIngest(dispatch),
+      })
     } catch (e) {
       await app.dispose()
       const code = (e as NodeJS.ErrnoException).code

@@ -20,7 +20,7 @@ export interface PickledObject {
   $state: unknown
 }
 
-export class PickleError extends Error {
+class PickleError extends Error {
   override name = 'PickleError'
 }
 
