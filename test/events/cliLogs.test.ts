@@ -128,6 +128,15 @@ describe('trace … --log PATH --json', () => {
     expect(rows[0]).toMatchObject({ agentId: 'demo-agent', query: demoQuery, decision: { text: 'Done.' } })
     const drivers = await run('trace', 'drivers', '--event', rows[0].id, ...common)
     expect(drivers.code).toBe(0)
+    // The span's service (demo-agent) is not one of the demo's agents: the replay is not scoped by it, so the
+    // logged memories are found in scope (scoping by it put every memory out of scope)
+    const replay = await run('trace', 'replay', '--event', rows[0].id, ...common)
+    expect(replay.code).toBe(0)
+    const r = JSON.parse(replay.out) as TraceReplay
+    for (const id of demoIds) {
+      const row = r.rows.find((x) => x.id === id)
+      expect(row?.causes.some((c) => c.code === 'out-of-scope') ?? false, id).toBe(false)
+    }
   })
 
   it('a --log that is not a trace log exits non-zero with BAD_INPUT', async () => {

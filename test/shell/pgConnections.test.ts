@@ -81,8 +81,9 @@ describe('saved Postgres connections (desktop app)', () => {
     expect(opened.data.layout).toBe('canonical')
     expect(opened.data.memories).toBe(40)
     expect(JSON.stringify(opened)).not.toContain(PASSWORD)
-    // main asked the keychain to encrypt exactly the password, once
-    expect(fake.safeStorage.encrypted).toEqual([PASSWORD])
+    // main asked the keychain to encrypt the password and nothing else: for the saved connection and for the
+    // recent list (which keeps a URL's password only as keychain ciphertext)
+    expect(fake.safeStorage.encrypted).toEqual([PASSWORD, PASSWORD])
 
     const saved = await api['pg.saved']({})
     expect(saved.ok && saved.data).toEqual([

@@ -37,6 +37,9 @@ export function eventDecision(event: RecallEvent, extras: EventExtras): EventDec
   return event.decision ?? extras.decision ?? null
 }
 
+/** Event sources read from files or posts beside the store (their ids are not the store's). */
+const LOG_FILE_KINDS = new Set<NonNullable<RecallEvent['origin']>['kind']>(['claude-code', 'otlp', 'otlp-live'])
+
 /** What each kind of event source is, for the replay's notes. */
 const SOURCE_LABEL: Record<NonNullable<RecallEvent['origin']>['kind'], string> = {
   recall_events: 'the recall_events table',
@@ -76,7 +79,11 @@ function resolveEventConfig(e: RecallEvent): ResolvedConfig {
     }
     const issue = describeIssues(full.error, '(config)')
     notes.push(`the logged config is not a valid RecallConfig (${issue}): replaying preset ${presetName} instead`)
-  } else if (e.origin && e.origin.kind !== 'recall_events')
+  } else if (e.origin && LOG_FILE_KINDS.has(e.origin.kind))
+    notes.push(
+      `read from ${SOURCE_LABEL[e.origin.kind]}, which records no recall config: replaying preset ${presetName} over the whole store (the log's service, agent and session names are not the store's scope)`,
+    )
+  else if (e.origin && e.origin.kind !== 'recall_events')
     notes.push(
       `read from ${SOURCE_LABEL[e.origin.kind]}, which records no recall config: replaying ${known ? `the framework's preset ${presetName}` : `preset ${presetName} (recallscope has no preset for this framework)`}, scoped to the event's agent${getPreset(presetName).requires.includes('sessionId') ? ' and session' : ''}`,
     )
@@ -84,8 +91,11 @@ function resolveEventConfig(e: RecallEvent): ResolvedConfig {
     notes.push(
       `no config was logged: replaying preset ${presetName}, scoped to the event's agent${getPreset(presetName).requires.includes('sessionId') ? ' and session' : ''}`,
     )
-  // A guess, and the notes say so: the event's own agent (and session when the preset needs one).
   const config = structuredClone(base)
+  // A log file's ids (an OTLP service.name, a Claude Code session) name the agent's world, not the store's
+  // scope: scoping by them would put every memory out of scope. In-store events carry the store's own ids.
+  if (e.origin && LOG_FILE_KINDS.has(e.origin.kind)) return { config, source: 'preset', notes }
+  // A guess, and the notes say so: the event's own agent (and session when the preset needs one).
   if (e.agentId) config.scope.agentId = e.agentId
   if (getPreset(presetName).requires.includes('sessionId') && e.sessionId) config.scope.sessionId = e.sessionId
   if (getPreset(presetName).requires.includes('userId') && e.userId) config.scope.userId = e.userId
