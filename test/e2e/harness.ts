@@ -178,6 +178,10 @@ export function servedDb(make: (dir: string) => string | Promise<string>, env?: 
  */
 export function demoCopy(dir: string, memories: (typeof DEMO_SIZES)[number] = 'default'): string {
   const out = path.join(dir, 'demo.db')
-  fs.copyFileSync(path.join(inject('e2eDemoDir'), demoFileName(memories)), out)
+  const src = path.join(inject('e2eDemoDir'), demoFileName(memories))
+  fs.copyFileSync(src, out)
+  // The demo's eval cases live in its workspace beside it (demo.db.recallscope): copy that too, or every
+  // screen that reads cases (Evaluate, tune) sees none.
+  if (fs.existsSync(`${src}.recallscope`)) fs.copyFileSync(`${src}.recallscope`, `${out}.recallscope`)
   return out
 }

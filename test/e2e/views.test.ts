@@ -228,7 +228,7 @@ describe.skipIf(!ready)('views: export, duplicates, compare ids, tune survives',
       await page.getByRole('tab', { name: 'Tune' }).click()
       await page.getByLabel('Configs to try').fill('40')
       await page.getByRole('button', { name: 'Start tuning' }).click()
-      await page.getByTestId('tune-test').waitFor({ timeout: 180_000 })
+      await page.getByTestId('tune-test').waitFor({ timeout: 90_000 })
       const before = await page.getByTestId('tune-test').textContent()
 
       await page.getByRole('button', { name: 'Memories' }).click()
