@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runRecall } from '../../src/main/recall/engine'
 import type { MemorySource } from '../../src/main/store/source'
 import { getPreset } from '../../src/shared/presets'
+import { mulberry32 } from '../../src/shared/random'
 import type { RecallConfig } from '../../src/shared/types'
 import { tmpDir } from '../helpers/tmp'
 
@@ -68,17 +69,8 @@ export type SourceFactory = (dir: string, content: ConfContent) => BuiltSource |
 const UNIQUE = ['saxophone', 'glacier', 'tangerine', 'lighthouse', 'origami', 'volcano', 'harmonica', 'quarry', 'meadow', 'zeppelin', 'walrus', 'cathedral']
 const COMMON = ['coffee', 'paris', 'budget', 'garden']
 
-/** mulberry32: the same content on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+/** mulberry32 (src/shared/random.ts): the same content on every run. */
+const rng = mulberry32
 
 /** Round to float32, so every format (float32 BLOB, JSON, pgvector) holds the same numbers. */
 const f32 = (v: number[]) => Array.from(new Float32Array(v))
