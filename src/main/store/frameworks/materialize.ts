@@ -109,6 +109,11 @@ export class MemoryDbBuilder {
   }
 }
 
+/** An id or scope value a store keeps as text or a number: as text; empty and anything else → null. */
+export function idText(v: unknown): string | null {
+  return typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null
+}
+
 /** Epoch ms from an ISO string (naive = UTC, as Python's isoformat() of utcnow()), epoch s/ms number, or null. */
 export function toEpochMs(v: unknown): number | null {
   if (v === null || v === undefined || v === '') return null

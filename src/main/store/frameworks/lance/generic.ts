@@ -20,7 +20,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { RecallscopeError } from '../../../../shared/result'
 import { parseJsonSafe } from '../../../safety/json'
-import { MemoryDbBuilder, toEpochMs, type Materialized, type Materializer } from '../materialize'
+import { idText, MemoryDbBuilder, toEpochMs, type Materialized, type Materializer } from '../materialize'
 import { lanceTableNames, readLanceTables, sliceVector, type LanceTable } from './read'
 
 const TEXT_COLUMNS = ['text', 'content', 'document', 'page_content', 'memory', 'data', 'chunk', 'body'] as const
@@ -69,7 +69,6 @@ const firstOf = (r: Obj, cols: readonly string[]): unknown => {
   for (const c of cols) if (r[c] !== undefined && r[c] !== null && r[c] !== '') return r[c]
   return undefined
 }
-const idText = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null)
 
 function tableMtime(dir: string, table: string): number {
   try {

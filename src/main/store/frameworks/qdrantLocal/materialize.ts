@@ -28,7 +28,7 @@ import path from 'node:path'
 import { RecallscopeError } from '../../../../shared/result'
 import { parseJsonSafe } from '../../../safety/json'
 import { openSqlite } from '../../sqlite/connection'
-import { MemoryDbBuilder, toEpochMs, type Materialized, type Materializer } from '../materialize'
+import { idText, MemoryDbBuilder, toEpochMs, type Materialized, type Materializer } from '../materialize'
 import { fieldsOf, readPickle } from './pickle'
 
 const META = 'meta.json'
@@ -65,7 +65,6 @@ const first = (o: Obj, keys: readonly string[]): unknown => {
   for (const k of keys) if (o[k] !== undefined && o[k] !== null) return o[k]
   return undefined
 }
-const strOrNull = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null)
 
 /** The payload's text and the key it came from. */
 function textOf(payload: Obj): { text: string; key: string } | null {
@@ -129,7 +128,7 @@ function readCollection(b: MemoryDbBuilder, dir: string, name: string, prefix: b
         out.badPickles++
         continue
       }
-      const pid = strOrNull(fields.id)
+      const pid = idText(fields.id)
       const payload = isObj(fields.payload) ? fields.payload : {}
       const text = textOf(payload)
       if (pid === null || !text) {
@@ -143,9 +142,9 @@ function readCollection(b: MemoryDbBuilder, dir: string, name: string, prefix: b
       b.memory({
         id,
         content: text.text,
-        user_id: strOrNull(first(payload, SCOPE_KEYS.user)),
-        agent_id: strOrNull(first(payload, SCOPE_KEYS.agent)),
-        session_id: strOrNull(first(payload, SCOPE_KEYS.session)),
+        user_id: idText(first(payload, SCOPE_KEYS.user)),
+        agent_id: idText(first(payload, SCOPE_KEYS.agent)),
+        session_id: idText(first(payload, SCOPE_KEYS.session)),
         kind: 'semantic',
         tier: 'long_term',
         source: 'qdrant',
