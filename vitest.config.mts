@@ -5,7 +5,7 @@ import react from '@vitejs/plugin-react'
  * Test tiers (docs/internals/testing.md has the commands and measured times):
  *   unit         pure modules beside their code (src/main, src/shared, src/preload), node
  *   dom          renderer components in jsdom
- *   integration  test/*.test.ts, test/frameworks, test/conformance: stores, importers, the HTTP bridge, real files
+ *   integration  test/*.test.ts, test/frameworks, test/conformance, test/trust3: stores, importers, the HTTP bridge, real files
  *   pg           the Postgres tests (PGlite in a worker thread, ~15 s to start each)
  *   shell        the built app, the CLI as a process, start scripts, packaging, `npm run bench -- --smoke`
  *   e2e          real Chromium against browser mode (needs `npm run build`)
@@ -49,7 +49,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           ...node,
-          include: ['test/*.test.ts', 'test/frameworks/**/*.test.ts', 'test/conformance/**/*.test.ts'],
+          include: ['test/*.test.ts', 'test/frameworks/**/*.test.ts', 'test/conformance/**/*.test.ts', 'test/trust3/**/*.test.ts'],
           exclude: [...PG, ...SLOW],
         },
       },
