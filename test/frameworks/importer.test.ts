@@ -94,7 +94,7 @@ describe('import framework', () => {
     ])
     const mdir = path.join(t.dir, 'mastra')
     fs.mkdirSync(mdir)
-    const mastra = buildMastra(
+    const mastra = await buildMastra(
       mdir,
       [{ id: 't1', resource: 'u1', title: 'Trip', at: '2025-06-01T10:00:00.000Z' }],
       [{ id: 'm1', thread: 't1', role: 'user', text: 'we go kayaking', at: '2025-06-01T10:00:00.000Z', embedding: [1, 0, 0] }],
