@@ -61,10 +61,11 @@ function versionKey(dir: string): string {
       } catch {
         /* no manifests yet */
       }
-      return `${t}:${files.map((f) => {
+      const manifests = files.map((f) => {
         const st = fs.statSync(path.join(v, f), { throwIfNoEntry: false })
-        return `${f}/${st?.size}/${st?.mtimeMs}`
-      })}`
+        return `${f}/${st?.size ?? '-'}/${st?.mtimeMs ?? '-'}`
+      })
+      return `${t}:${manifests.join(',')}`
     })
     .join('|')
 }
