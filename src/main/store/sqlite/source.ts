@@ -26,6 +26,7 @@ import type {
   MemoryFilter,
   MemoryPageQuery,
   MemorySource,
+  OwnEventsOrigin,
   ScopeRows,
   SessionPageQuery,
   SourceCapabilities,
@@ -406,6 +407,9 @@ export class SqliteSource implements MemorySource, VectorSnapshots, SqliteCtx {
   // --- recall log ---------------------------------------------------------
   agentRecords(): AgentRecords[] {
     return this.sql.agentRecords ?? []
+  }
+  ownEventsOrigin(): OwnEventsOrigin | null {
+    return this.sql.recallEventsOrigin ?? null
   }
   eventsPage(q?: EventPageQuery): Page<RecallEvent> {
     return events.eventsPage(this, q)
