@@ -1,6 +1,6 @@
 /**
  * The conformance spec (spec.ts) run against the stores opened since issue 23: Qdrant local,
- * Chroma, any LanceDB folder, Mastra, Agno and OpenMemory. Each factory writes the same canonical
+ * Chroma, any LanceDB folder (and a LanceDB table by column mapping), Mastra, Agno and OpenMemory. Each factory writes the same canonical
  * content in that store's own format (with the fixture writers of test/frameworks/).
  */
 import path from 'node:path'
@@ -109,4 +109,32 @@ describeSourceConformance('OpenMemory (openmemory.db)', (dir, content: ConfConte
   )
   // one OpenMemory user per file here: the user filter would not separate anything
   return { open: (workspacePath) => openSource({ path: file, workspacePath }), files: [file], carries: { scope: false, vectors: false, malformed: [] } }
+})
+
+describeSourceConformance('a LanceDB table opened by a column mapping', async (dir, content: ConfContent) => {
+  const folder = path.join(dir, 'mapped.lancedb')
+  const db = await lancedb.connect(folder)
+  // column names of the app's own (none is a text column recallscope knows by name): only a mapping opens it
+  const rows = [...content.memories, ...content.bad.filter((b) => b.problem === 'nan')].map((m) => ({
+    note_key: m.id,
+    note_body: m.content,
+    created_ms: m.createdAt,
+    who: m.user,
+    bot: m.agent,
+    thread: m.session,
+    // a memory without a vector gets the all-zero placeholder LanceDB writers use
+    embedding: m.vector ?? new Array(8).fill(0),
+  }))
+  await db.createTable('agent_notes', rows)
+  const mapping = {
+    table: 'agent_notes',
+    columns: { id: 'note_key', content: 'note_body', created: 'created_ms', user: 'who', agent: 'bot', session: 'thread' },
+    timeUnit: 'unix_ms' as const,
+    vector: { column: 'embedding', encoding: 'f32' as const },
+  }
+  return {
+    open: (workspacePath) => openSource({ path: folder, workspacePath, mapping }),
+    files: [folder],
+    carries: { scope: true, vectors: true, malformed: ['nan'] },
+  }
 })
