@@ -2,7 +2,7 @@ import { Component, lazy, Suspense, useCallback, useEffect, useMemo, useRef, use
 import type { OpenInfo } from '../../../shared/contract'
 import { bridgeMode, call, isTokenError } from '../lib/api'
 import { SnapshotBadge } from './SnapshotNote'
-import { installHistoryKeys, listenLocation, readLocation, writeLocation, type Location, type RouteParams } from '../lib/router'
+import { formatHash, installHistoryKeys, listenLocation, readLocation, writeLocation, type Location, type RouteParams } from '../lib/router'
 import { AppContext, type AppState, type Nav, type Route } from './context'
 import { usePanes } from './panes'
 import { LibraryView } from '../features/library/LibraryView'
@@ -288,17 +288,33 @@ export function App() {
           </span>
         </header>
         <nav className="nav" aria-label="Sections">
-          {ROUTES.map((r) => (
-            <button
-              key={r.route}
-              aria-current={nav.route === r.route ? 'page' : undefined}
-              disabled={r.needsDb && !db}
-              onClick={() => navigate(r.route, r.route === nav.route ? {} : (lastParams.current[r.route] ?? {}))}
-              title={r.route === nav.route ? `${r.label}: start over` : `${r.label}, as you left it`}
-            >
-              {r.label}
-            </button>
-          ))}
+          {ROUTES.map((r) => {
+            const enabled = !(r.needsDb && !db)
+            const here = nav.route === r.route
+            // The item of the screen you are on starts it over; another reopens that screen as you left it.
+            const params = here ? {} : (lastParams.current[r.route] ?? {})
+            // A real link: open in a new tab (middle-click, Ctrl/⌘-click, the context menu) works; a plain click
+            // navigates in place without reloading the page.
+            return enabled ? (
+              <a
+                key={r.route}
+                href={formatHash(r.route, params)}
+                aria-current={here ? 'page' : undefined}
+                onClick={(e) => {
+                  if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return
+                  e.preventDefault()
+                  navigate(r.route, params)
+                }}
+                title={here ? `${r.label}: start over` : `${r.label}, as you left it`}
+              >
+                {r.label}
+              </a>
+            ) : (
+              <span key={r.route} className="nav-off" aria-disabled="true" title={`${r.label}: open a database first`}>
+                {r.label}
+              </span>
+            )
+          })}
           {!db && !bootError && (
             <div className="navhint" role={nav.params.wanted ? 'status' : undefined}>
               {nav.params.wanted ? `The link opens ${nav.params.wanted}: open a database first.` : 'Open a database to browse it.'}
