@@ -8,6 +8,7 @@ import { usePanes } from './panes'
 import { LibraryView } from '../features/library/LibraryView'
 import { EmbedStatus } from './EmbedStatus'
 import { JobsIndicator } from './Jobs'
+import { forgetRecallSettings } from '../lib/recallSettings'
 
 /** A view's chunk could not be fetched (e.g. the browser-mode server was stopped). */
 class ViewLoadError extends Error {
@@ -185,6 +186,7 @@ export function App() {
     if (sessionStorage.getItem(LAST_DB_KEY) !== path) {
       lastParams.current = {}
       sessionStorage.removeItem(LAST_KEY)
+      forgetRecallSettings()
       sessionStorage.setItem(LAST_DB_KEY, path)
     }
   }, [])

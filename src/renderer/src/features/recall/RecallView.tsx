@@ -186,7 +186,10 @@ function Playground({
   const view = r.view
   const rows = useMemo(() => (view ? toRows(view.results, view.dropped) : []), [view])
   // Compare's "my current Recall settings" starts from what is on this screen.
-  useEffect(() => rememberRecallSettings({ preset: req.preset, config, query: req.query }), [req.preset, req.query, config])
+  useEffect(
+    () => rememberRecallSettings({ preset: req.preset, config, query: req.query, now: trace?.now ?? req.now, embedder: req.embedder }),
+    [req.preset, req.query, req.now, req.embedder, config, trace?.now],
+  )
   // Nothing injected: which gate dropped everything and the knob to move (recomputed after every local re-rank).
   const empty = useMemo(
     () =>

@@ -434,7 +434,14 @@ function WhyPane({
       )}
       {why.error && <div className="error">{why.error.message}</div>}
       {why.loading && !why.data && <div className="muted">Explaining…</div>}
-      {ready && why.data && why.data.memoryId === whyId && <WhyResult why={why.data} onOpenMemory={onOpenMemory} onTryChange={(p) => navigate('recall', p)} />}
+      {ready && why.data && why.data.memoryId === whyId && (
+        <WhyResult
+          why={why.data}
+          onOpenMemory={onOpenMemory}
+          onTryChange={(p) => navigate('recall', p)}
+          preset={eventId ? (logged.data?.trace.preset ?? null) : (adhoc?.preset ?? null)}
+        />
+      )}
     </>
   )
 }
