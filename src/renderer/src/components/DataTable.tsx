@@ -46,6 +46,8 @@ export interface DataTableProps<T extends RowData> {
   selectedId?: string | null
   onSelect?: (row: T) => void
   initialSorting?: SortingState
+  /** Told the sort the user picked (e.g. to keep it in the URL). */
+  onSortChange?: (sort: { id: string; desc: boolean } | null) => void
   /** Shown when there are no rows. */
   empty?: ReactNode
   label: string
@@ -104,6 +106,12 @@ export function DataTable<T extends RowData>(props: DataTableProps<T>) {
   const [focusIndex, setFocusIndex] = useState(0)
 
   const sortKey = sorting[0] ? `${sorting[0].id}:${sorting[0].desc}` : ''
+  const onSortChange = useEffectEvent(() => props.onSortChange?.(sorting[0] ? { id: sorting[0].id, desc: sorting[0].desc } : null))
+  const firstSort = useRef(sortKey)
+  useEffect(() => {
+    if (sortKey !== firstSort.current) onSortChange()
+    firstSort.current = sortKey
+  }, [sortKey])
   // Reset on a new query or sort.
   useEffect(() => {
     generation.current++

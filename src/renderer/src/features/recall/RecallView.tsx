@@ -225,7 +225,13 @@ function Playground({
   const [mountedAt] = useState(() => Date.now())
   const now = req.now ?? trace?.now ?? mountedAt
   // The centre shows the ranking, or the whole context window the agent would assemble around it (context.css hides the ranking).
-  const [tab, setTab] = useState<'ranking' | 'window'>('ranking')
+  // In the URL (`tab=window`): a reload or a copied link opens the same tab.
+  const { nav, setParams } = useApp()
+  const [tab, setTabState] = useState<'ranking' | 'window'>(nav.params.tab === 'window' ? 'window' : 'ranking')
+  const setTab = (t: 'ranking' | 'window') => {
+    setTabState(t)
+    setParams({ tab: t === 'window' ? 'window' : undefined }, 'replace')
+  }
 
   return (
     <div className="recall">
