@@ -6,6 +6,7 @@ import { call } from '../../lib/api'
 import { useAsync } from '../../lib/useAsync'
 import { fmtDate, fmtDay, fmtInt, fmtNum } from '../../lib/format'
 import { useApp } from '../../app/context'
+import { subjectOf } from '../../../../shared/subject'
 import type { RouteParams } from '../../lib/router'
 import { DataTable, tableFeatureSet } from '../../components/DataTable'
 import { ExportButtons } from '../../components/ExportButtons'
@@ -36,7 +37,14 @@ const columns = helper.columns([
     enableSorting: false,
     cell: (c) => {
       const snip = c.row.original.snippet
-      return snip ? snip.map((s, i) => (s.hit ? <mark key={i}>{s.text}</mark> : <span key={i}>{s.text}</span>)) : c.getValue()
+      // a graph store's observation is about an entity: the row names it first
+      const subject = subjectOf(c.row.original.metadata)
+      return (
+        <>
+          {subject && <strong className="subject">{subject}: </strong>}
+          {snip ? snip.map((s, i) => (s.hit ? <mark key={i}>{s.text}</mark> : <span key={i}>{s.text}</span>)) : c.getValue()}
+        </>
+      )
     },
   }),
   helper.accessor('salience', { id: 'salience', header: 'Salience', size: 82, minSize: 60, cell: (c) => fmtNum(c.getValue(), 2) }),
@@ -357,7 +365,8 @@ function SessionsColumn({
             }}
           >
             <div className="row" style={{ justifyContent: 'space-between' }}>
-              <strong className="small">{s.agentId ?? '—'}</strong>
+              {/* the agent, else the session's own name (a graph store's session is an entity: "Ada") */}
+              <strong className="small">{s.agentId ?? s.id}</strong>
               <span className="small muted">{fmtDay(s.startedAt)}</span>
             </div>
             <div className="row small muted" style={{ gap: 6 }}>
