@@ -53,6 +53,8 @@ export interface DataTableProps<T extends RowData> {
   label: string
   /** The column that takes spare width (and gives it back first). @default none: extra width is left empty */
   grow?: string
+  /** The least share of the table's width the `grow` column keeps; the others shrink toward their minimums for it. @default 0 */
+  growShare?: number
   /** Columns hidden until the user shows them (the chooser remembers the user's pick). */
   defaultHidden?: readonly string[]
   /** Extra controls in the footer (e.g. export buttons); a function gets the current sort. */
@@ -240,6 +242,7 @@ export function DataTable<T extends RowData>(props: DataTableProps<T>) {
   const widths = fitWidths(
     headers.map((h) => ({ id: h.id, size: h.getSize(), min: h.column.columnDef.minSize ?? 48, grow: h.id === props.grow })),
     boxWidth,
+    props.growShare,
   )
   const totalWidth = headers.reduce((s, h) => s + (widths.get(h.id) ?? h.getSize()), 0)
 

@@ -19,7 +19,7 @@ const helper = createColumnHelper<typeof tableFeatureSet, MemoryRow>()
 // Default widths fit their longest usual value at 13 px ("2026-03-04 12:34", "procedural", "assistant");
 // Content takes the spare width. Tier, last used, user and turn start hidden (the Columns chooser shows them).
 const columns = helper.columns([
-  helper.accessor('createdAt', { id: 'created_at', header: 'Created', size: 142, minSize: 90, cell: (c) => fmtDate(c.getValue()) }),
+  helper.accessor('createdAt', { id: 'created_at', header: 'Created', size: 142, minSize: 142, cell: (c) => fmtDate(c.getValue()) }),
   helper.accessor('kind', {
     id: 'kind',
     header: 'Kind',
@@ -47,7 +47,7 @@ const columns = helper.columns([
       )
     },
   }),
-  helper.accessor('salience', { id: 'salience', header: 'Salience', size: 82, minSize: 60, cell: (c) => fmtNum(c.getValue(), 2) }),
+  helper.accessor('salience', { id: 'salience', header: 'Salience', size: 82, minSize: 76, cell: (c) => fmtNum(c.getValue(), 2) }),
   helper.accessor('tier', { id: 'tier', header: 'Tier', size: 90, minSize: 50, enableSorting: false, cell: (c) => c.getValue() ?? '—' }),
   helper.accessor('lastUsedAt', { id: 'last_used_at', header: 'Last used', size: 142, minSize: 90, cell: (c) => fmtDate(c.getValue()) }),
   helper.accessor('userId', { id: 'user', header: 'User', size: 100, minSize: 50, enableSorting: false, cell: (c) => c.getValue() ?? '—' }),
@@ -268,6 +268,8 @@ export function BrowseView() {
             </span>
           }
           grow="content"
+          // the text is what a person reads: at least 40 % of the table at every window width
+          growShare={0.4}
           defaultHidden={HIDDEN_AT_FIRST}
           tools={(sort) => <ExportButtons base="memories" spec={EXPORT} source={exportSource(sort)} label="memories" />}
         />
