@@ -68,19 +68,28 @@ describe.skipIf(!ready)('every state is a link (browser mode, demo DB)', () => {
         expect(sortWas).toMatch(/ascending|descending/)
         await table.locator('tbody tr[data-id]').first().waitFor()
         // Content keeps ≥ 40 % of the table at every width
-        const share = await table.evaluate((t: { querySelectorAll(s: string): ArrayLike<{ getAttribute(n: string): string | null; getBoundingClientRect(): { width: number } }> }) => {
-          const ths = Array.from(t.querySelectorAll('thead th'))
-          const total = ths.reduce((s, th) => s + th.getBoundingClientRect().width, 0)
-          const content = ths.find((th) => /Content/.test((th as unknown as { textContent: string }).textContent))!
-          return content.getBoundingClientRect().width / total
-        })
+        const share = await table.evaluate(
+          (t: { querySelectorAll(s: string): ArrayLike<{ getAttribute(n: string): string | null; getBoundingClientRect(): { width: number } }> }) => {
+            const ths = Array.from(t.querySelectorAll('thead th'))
+            const total = ths.reduce((s, th) => s + th.getBoundingClientRect().width, 0)
+            const content = ths.find((th) => /Content/.test((th as unknown as { textContent: string }).textContent))!
+            return content.getBoundingClientRect().width / total
+          },
+        )
         expect(share).toBeGreaterThanOrEqual(0.4)
         await shot(page, `state-${width}-1-memories`)
         {
           const { tab } = await copyAndOpen(page, context, width)
           await expect.poll(() => tab.getByLabel('Full-text search').inputValue(), { timeout: 20_000 }).toBe('deploy')
           await expect.poll(() => tab.getByLabel('Kind').inputValue()).toBe(kind)
-          await expect.poll(() => tab.getByRole('table', { name: 'Memories' }).getByRole('columnheader', { name: /Salience/ }).getAttribute('aria-sort')).toBe(sortWas)
+          await expect
+            .poll(() =>
+              tab
+                .getByRole('table', { name: 'Memories' })
+                .getByRole('columnheader', { name: /Salience/ })
+                .getAttribute('aria-sort'),
+            )
+            .toBe(sortWas)
           await tab.close()
         }
         // reload keeps it
@@ -140,12 +149,16 @@ describe.skipIf(!ready)('every state is a link (browser mode, demo DB)', () => {
         await expect.poll(() => page.url()).toMatch(/replay=current/)
         {
           const { tab } = await copyAndOpen(page, context, width)
-          await expect.poll(() => tab.getByRole('main', { name: 'Event' }).getByRole('button', { name: 'Today' }).getAttribute('aria-pressed'), { timeout: 20_000 }).toBe('true')
+          await expect
+            .poll(() => tab.getByRole('main', { name: 'Event' }).getByRole('button', { name: 'Today' }).getAttribute('aria-pressed'), { timeout: 20_000 })
+            .toBe('true')
           await shot(tab, `state-${width}-4-trace-today-new-tab`)
           await tab.close()
         }
         await page.reload()
-        await expect.poll(() => page.getByRole('main', { name: 'Event' }).getByRole('button', { name: 'Today' }).getAttribute('aria-pressed'), { timeout: 20_000 }).toBe('true')
+        await expect
+          .poll(() => page.getByRole('main', { name: 'Event' }).getByRole('button', { name: 'Today' }).getAttribute('aria-pressed'), { timeout: 20_000 })
+          .toBe('true')
       } finally {
         await b.close()
       }

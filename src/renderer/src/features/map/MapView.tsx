@@ -156,7 +156,9 @@ export function MapView() {
   // Handed a query or a case (from Recall, Evaluate, a link, or the current recall settings): build it right away,
   // once, when the moment is known (the DB's last write for an old DB needs the facets).
   const autoBuilt = useRef(false)
-  const canAuto = !!(start.req.source === 'case' ? start.req.caseId : start.req.query.trim()) && (start.now !== undefined || facets.data !== undefined || facets.error !== undefined)
+  const canAuto =
+    !!(start.req.source === 'case' ? start.req.caseId : start.req.query.trim()) &&
+    (start.now !== undefined || facets.data !== undefined || facets.error !== undefined)
   useEffect(() => {
     if (autoBuilt.current || !canAuto) return
     autoBuilt.current = true

@@ -357,7 +357,8 @@ function Playground({
                   {inScope.n.toLocaleString('en-US')}
                   {inScope.exact ? '' : '+'}
                 </span>{' '}
-                in scope · {view?.local ? view.results.length + view.dropped.filter((d) => d.gate !== 'scope').length : trace.counts.pool} in pool · {view?.results.length ?? 0} injected ·{' '}
+                in scope · {view?.local ? view.results.length + view.dropped.filter((d) => d.gate !== 'scope').length : trace.counts.pool} in pool ·{' '}
+                {view?.results.length ?? 0} injected ·{' '}
                 <span
                   data-testid="block-tokens"
                   title={`The context block: ${view?.injectedTokens ?? 0} tokens of memory text (what the token budget counts) plus the template's header and per-memory labels.`}
