@@ -46,12 +46,12 @@ interface Finding {
 /** axe's violations of RULES on the page as it is, plus every tab stop without an accessible name. */
 async function audit(page: Page): Promise<Finding[]> {
   if (!(await page.evaluate('typeof window.axe !== "undefined"'))) await page.evaluate(AXE)
-  const axe = (await page.evaluate(
+  const axe = await page.evaluate<Finding[]>(
     `window.axe.run(document, { runOnly: { type: 'rule', values: ${JSON.stringify(RULES)} }, resultTypes: ['violations'] }).then((r) =>
       r.violations.flatMap((v) => v.nodes.map((n) => ({ rule: v.id, target: n.target.join(' '), summary: (n.failureSummary || '').split('\\n').slice(0, 2).join(' ') }))))`,
-  )) as Finding[]
+  )
   // A tab stop (what Tab reaches) with no name: no label, aria-label(ledby), text, title, alt or placeholder.
-  const unnamed = (await page.evaluate(`(() => {
+  const unnamed = await page.evaluate<Finding[]>(`(() => {
     const sel = 'a[href], button, input:not([type=hidden]), select, textarea, summary, [tabindex]:not([tabindex="-1"])'
     const out = []
     for (const el of document.querySelectorAll(sel)) {
@@ -65,7 +65,7 @@ async function audit(page: Page): Promise<Finding[]> {
       if (!name) out.push({ rule: 'unnamed-tab-stop', target: el.tagName.toLowerCase() + (el.className ? '.' + String(el.className).split(' ').join('.') : ''), summary: el.outerHTML.slice(0, 120) })
     }
     return out
-  })()`)) as Finding[]
+  })()`)
   return [...axe, ...unnamed]
 }
 

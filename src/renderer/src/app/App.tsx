@@ -160,6 +160,8 @@ export function App() {
   // The latest nav, for setParams called twice before a render (each patch builds on the one before).
   const navRef = useRef(nav)
   const lastParams = useRef(readLastParams())
+  // the same, for rendering the nav links' addresses (the ref serves callbacks that run before a render)
+  const [lastShown, setLastShown] = useState(readLastParams)
   const commit = useCallback((next: Nav, restart: boolean) => {
     navRef.current = next
     setNav(next)
@@ -167,6 +169,7 @@ export function App() {
     // the screen's state as last seen, for its nav item (the Library's `wanted` note is not state)
     if (next.route !== 'library') {
       lastParams.current = { ...lastParams.current, [next.route]: next.params }
+      setLastShown(lastParams.current)
       try {
         sessionStorage.setItem(LAST_KEY, JSON.stringify(lastParams.current))
       } catch {
@@ -185,6 +188,7 @@ export function App() {
     const path = next?.path ?? ''
     if (sessionStorage.getItem(LAST_DB_KEY) !== path) {
       lastParams.current = {}
+      setLastShown({})
       sessionStorage.removeItem(LAST_KEY)
       forgetRecallSettings()
       sessionStorage.setItem(LAST_DB_KEY, path)
@@ -294,7 +298,7 @@ export function App() {
             const enabled = !(r.needsDb && !db)
             const here = nav.route === r.route
             // The item of the screen you are on starts it over; another reopens that screen as you left it.
-            const params = here ? {} : (lastParams.current[r.route] ?? {})
+            const params = here ? {} : (lastShown[r.route] ?? {})
             // A real link: open in a new tab (middle-click, Ctrl/⌘-click, the context menu) works; a plain click
             // navigates in place without reloading the page.
             return enabled ? (

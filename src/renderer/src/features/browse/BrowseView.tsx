@@ -93,7 +93,7 @@ interface Filters {
 }
 
 /** The filters in the URL, one readable key each (`#/browse?q=deploy&kind=semantic&vec=no&sort=-salience`). */
-const FILTER_KEYS = ['q', 'agent', 'user', 'session', 'kind', 'tier', 'role', 'vec', 'after', 'before'] as const
+type FilterKey = 'q' | 'agent' | 'user' | 'session' | 'kind' | 'tier' | 'role' | 'vec' | 'after' | 'before'
 
 /** The filters a URL names; malformed values (a hand-edited address) are left out, never thrown. */
 function filtersFromParams(p: RouteParams): Filters {
@@ -113,7 +113,7 @@ function filtersFromParams(p: RouteParams): Filters {
 }
 
 /** The URL parameters for these filters (undefined removes a key). */
-function paramsFromFilters(f: Filters): Record<(typeof FILTER_KEYS)[number], string | undefined> {
+function paramsFromFilters(f: Filters): Record<FilterKey, string | undefined> {
   return {
     q: f.search,
     agent: f.agentId,
