@@ -47,7 +47,7 @@ describeSourceConformance('Postgres canonical (pgvector vector)', async (_dir, c
     open: (workspacePath) => openStore({ path: `${srv.url}&schema=conf_vec`, workspacePath }),
     files: [],
     // pgvector refuses NaN in a vector: only the other-length row can be stored
-    carries: { scope: true, vectors: true, malformed: ['wrongDimension'] },
+    carries: { agent: true, user: true, vectors: true, malformed: ['wrongDimension'], times: true },
   }
 })
 
@@ -56,6 +56,6 @@ describeSourceConformance('Postgres canonical (real[] vectors)', async (_dir, co
   return {
     open: (workspacePath) => openStore({ path: `${srv.url}&schema=conf_arr`, workspacePath }),
     files: [],
-    carries: { scope: true, vectors: true, malformed: ['wrongDimension', 'nan'] },
+    carries: { agent: true, user: true, vectors: true, malformed: ['wrongDimension', 'nan'], times: true },
   }
 })

@@ -45,7 +45,7 @@ describeSourceConformance('canonical SQLite', (dir, content: ConfContent) => {
   return {
     open: (workspacePath) => openSource({ path: file, workspacePath }),
     files: [file],
-    carries: { scope: true, vectors: true, malformed: ['wrongDimension', 'nan'] },
+    carries: { agent: true, user: true, vectors: true, malformed: ['wrongDimension', 'nan'], times: true },
   }
 })
 
@@ -66,7 +66,7 @@ describeSourceConformance('a SQLite table opened by a column mapping', (dir, con
   return {
     open: (workspacePath) => openSource({ path: file, workspacePath, mapping: MAPPING }),
     files: [file],
-    carries: { scope: true, vectors: true, malformed: ['wrongDimension', 'nan'] },
+    carries: { agent: true, user: true, vectors: true, malformed: ['wrongDimension', 'nan'], times: true },
   }
 })
 
@@ -88,8 +88,13 @@ describeSourceConformance('LlamaIndex default storage (JSON files)', (dir, conte
   return {
     open: (workspacePath) => openSource({ path: folder, workspacePath }),
     files: [folder],
-    // LlamaIndex nodes carry no agent or user
-    carries: { scope: false, vectors: true, malformed: [] },
+    carries: {
+      agent: 'LlamaIndex nodes carry no agent',
+      user: 'LlamaIndex nodes carry no user',
+      vectors: true,
+      malformed: [],
+      times: 'LlamaIndex keeps a creation date, no time of day',
+    },
   }
 })
 
@@ -107,7 +112,12 @@ describeSourceConformance('Engram v0.5 (JSON-text embeddings)', (dir, content: C
   return {
     open: (workspacePath) => openSource({ path: file, workspacePath }),
     files: [file],
-    // session memories carry a session, not an agent or user
-    carries: { scope: false, vectors: true, malformed: ['wrongDimension', 'nan'] },
+    carries: {
+      agent: 'Engram session memories carry a session, no agent',
+      user: 'Engram session memories carry a session, no user',
+      vectors: true,
+      malformed: ['wrongDimension', 'nan'],
+      times: true,
+    },
   }
 })
