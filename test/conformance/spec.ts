@@ -17,6 +17,7 @@ import { runRecall } from '../../src/main/recall/engine'
 import type { MemorySource } from '../../src/main/store/source'
 import { getPreset } from '../../src/shared/presets'
 import { mulberry32 } from '../../src/shared/random'
+import { CanonicalWriter } from '../../src/main/store/sqlite/canonicalWriter'
 import type { RecallConfig } from '../../src/shared/types'
 import { tmpDir } from '../helpers/tmp'
 
@@ -109,6 +110,34 @@ export function conformanceContent(): ConfContent {
     },
   ]
   return { memories, bad }
+}
+
+/** Write memories as a canonical SQLite store (vectors under the model `conf-model`); returns the file. */
+export function writeCanonicalStore(file: string, rows: (ConfMemory | ConfBadMemory)[]): string {
+  const w = new CanonicalWriter(file, { force: true })
+  for (const m of rows) {
+    w.memory({
+      id: m.id,
+      agent_id: m.agent,
+      user_id: m.user,
+      session_id: m.session,
+      role: 'user',
+      kind: 'episodic',
+      tier: 'working',
+      content: m.content,
+      summary: null,
+      salience: 0.5,
+      created_at: m.createdAt,
+      last_used_at: null,
+      use_count: 0,
+      turn: null,
+      source: null,
+      metadata: null,
+    })
+    if (m.vector) w.embedding('memory', m.id, 'conf-model', m.vector)
+  }
+  w.finish()
+  return file
 }
 
 /** The query of the dense check (seeded, dense, so no ties). */

@@ -6,42 +6,17 @@
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import { openSource } from '../../src/main/store/registry'
-import { CanonicalWriter } from '../../src/main/store/sqlite/canonicalWriter'
 import type { Mapping } from '../../src/shared/mapping'
 import crypto from 'node:crypto'
 import { engramV05Schema } from '../helpers/engramFixture'
 import { buildLlamaIndexStorage } from '../helpers/frameworks/llamaindex'
-import { describeSourceConformance, type ConfBadMemory, type ConfContent, type ConfMemory } from './spec'
+import { describeSourceConformance, writeCanonicalStore, type ConfContent } from './spec'
 
 const MODEL = 'conf-model'
 const f32 = (v: number[]) => Buffer.from(new Float32Array(v).buffer)
 
 describeSourceConformance('canonical SQLite', (dir, content: ConfContent) => {
-  const file = path.join(dir, 'canonical.db')
-  const w = new CanonicalWriter(file, { force: true })
-  const rows: (ConfMemory | ConfBadMemory)[] = [...content.memories, ...content.bad]
-  for (const m of rows) {
-    w.memory({
-      id: m.id,
-      agent_id: m.agent,
-      user_id: m.user,
-      session_id: m.session,
-      role: 'user',
-      kind: 'episodic',
-      tier: 'working',
-      content: m.content,
-      summary: null,
-      salience: 0.5,
-      created_at: m.createdAt,
-      last_used_at: null,
-      use_count: 0,
-      turn: null,
-      source: null,
-      metadata: null,
-    })
-    if (m.vector) w.embedding('memory', m.id, MODEL, m.vector)
-  }
-  w.finish()
+  const file = writeCanonicalStore(path.join(dir, 'canonical.db'), [...content.memories, ...content.bad])
   return {
     open: (workspacePath) => openSource({ path: file, workspacePath }),
     files: [file],
