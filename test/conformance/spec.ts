@@ -272,6 +272,8 @@ export function describeSourceConformance(name: string, factory: SourceFactory, 
         const got = store.idsWhere({ [filterKey]: value }).map((id) => contentOf.get(id))
         expect(got.sort()).toEqual(want.sort())
         expect(store.countWhere({ [filterKey]: value }).total).toBe(want.length)
+        // the facet lists every value once (what the filter menus offer)
+        expect([...store.facets()[key === 'agent' ? 'agents' : 'users']].sort()).toEqual([...new Set(held.map(of))].sort())
       })
     }
 
@@ -283,6 +285,8 @@ export function describeSourceConformance(name: string, factory: SourceFactory, 
       }
       const byId = store.getMemories([...idOf.values()])
       for (const m of held) expect([m.content, byId.get(idOf.get(m.content)!)?.createdAt]).toEqual([m.content, m.createdAt])
+      const times = held.map((m) => m.createdAt)
+      expect(store.facets().timeRange).toEqual({ min: Math.min(...times), max: Math.max(...times) })
     })
 
     it('the dense top-k equals a cosine ranking computed here', async () => {
