@@ -49,7 +49,14 @@ describeSourceConformance('mem0 TypeScript (vector_store.db + memory.db, written
   return {
     open: (workspacePath) => openSource({ path: folder, workspacePath }),
     files: [folder],
-    carries: { agent: true, user: true, vectors: true, malformed: ['wrongDimension', 'nan'], times: 'mem0 stamps each memory with the time it was added' },
+    carries: {
+      agent: true,
+      user: true,
+      vectors: true,
+      malformed: ['wrongDimension', 'nan'],
+      session: true,
+      times: 'mem0 stamps each memory with the time it was added',
+    },
     // mem0 embeds every memory itself: the fake Ollama served fakeUnitVector(text)
     vectorOf: (m: ConfMemory) => fakeUnitVector(m.content, MEM0_DIM),
   }
@@ -82,6 +89,7 @@ describeSourceConformance('mem0 Python (history.db replayed)', (dir, content) =>
       agent: 'the history table keeps an actor, not the agent',
       user: "the history table keeps an actor, not the memory's user",
       ...NO_VECTORS("history.db holds no vectors (Python mem0's Qdrant local store is its own entry)"),
+      session: 'the history table keeps no run id',
       times: true,
     },
   }
@@ -103,6 +111,7 @@ describeSourceConformance('MCP memory (memory.jsonl, written by @modelcontextpro
       agent: 'the graph is one shared store (no agent)',
       user: 'the graph is one shared store (no user)',
       ...NO_VECTORS('the graph holds no vectors'),
+      session: true,
       times: 'memory.jsonl keeps no times (the file modification time is used)',
     },
   }
@@ -123,7 +132,14 @@ describeSourceConformance('LangGraph store (SqliteStore + store_vectors)', (dir,
   return {
     open: (workspacePath) => openSource({ path: file, workspacePath }),
     files: [file],
-    carries: { agent: true, user: true, vectors: true, malformed: ['wrongDimension', 'nan'], times: true },
+    carries: {
+      agent: true,
+      user: true,
+      vectors: true,
+      malformed: ['wrongDimension', 'nan'],
+      session: "store items have a namespace, no session (threads are the checkpointer's)",
+      times: true,
+    },
     // agent = the namespace's first segment, user = the namespace text (what LangGraph's search scopes by)
     scopeOf: { user: (m: ConfMemory) => `${m.agent}.${m.user}` },
   }
@@ -138,7 +154,7 @@ describeSourceConformance('OpenAI Agents SDK session (SQLiteSession)', (dir, con
   return {
     open: (workspacePath) => openSource({ path: file, workspacePath }),
     files: [file],
-    carries: { agent: 'the SDK keeps no agent', user: 'the SDK keeps no user', ...NO_VECTORS('sessions hold no vectors'), times: true },
+    carries: { agent: 'the SDK keeps no agent', user: 'the SDK keeps no user', ...NO_VECTORS('sessions hold no vectors'), session: true, times: true },
   }
 })
 
@@ -160,7 +176,7 @@ describeSourceConformance('CrewAI unified memory (LanceDB)', async (dir, content
   return {
     open: (workspacePath) => openSource({ path: folder, workspacePath }),
     files: [folder],
-    carries: { agent: true, user: true, vectors: true, malformed: ['nan'], times: true },
+    carries: { agent: true, user: true, vectors: true, malformed: ['nan'], session: 'records carry a scope and a source, no session', times: true },
     // scope path → agent, source (a user or session id) → user
     scopeOf: { agent: (m: ConfMemory) => `/crew/${m.agent}` },
   }
@@ -183,6 +199,7 @@ describeSourceConformance('CrewAI legacy long-term memory (SQLite)', (dir, conte
       agent: true,
       user: 'task evaluations name an agent role, no user',
       ...NO_VECTORS('CrewAI looks these rows up by exact task, no vectors'),
+      session: 'task evaluations have no session',
       times: true,
     },
   }
@@ -198,7 +215,14 @@ describeSourceConformance('mcp-memory-service (sqlite-vec)', (dir, content) => {
   return {
     open: (workspacePath) => openSource({ path: file, workspacePath }),
     files: [file],
-    carries: { agent: 'memories carry tags, no agent', user: 'memories carry tags, no user', vectors: true, malformed: [], times: true },
+    carries: {
+      agent: 'memories carry tags, no agent',
+      user: 'memories carry tags, no user',
+      vectors: true,
+      malformed: [],
+      session: 'memories carry tags, no session',
+      times: true,
+    },
   }
 })
 
@@ -224,8 +248,11 @@ describeSourceConformance('basic-memory (memory.db)', (dir, content) => {
       agent: "a memory's agent is its project (one here)",
       user: 'basic-memory keeps no user',
       ...NO_VECTORS('observations have no vectors (the chunk vectors are per text chunk)'),
+      session: true,
       times: "observations carry no times: each gets its note's",
     },
+    // a note is the session of its observations: 'entity-<id>', ids in the order the notes were written
+    scopeOf: { session: (m: ConfMemory) => `entity-${sessionsOf(content).indexOf(m.session) + 1}` },
   }
 })
 
@@ -247,7 +274,14 @@ describeSourceConformance('Letta server (sqlite.db archival passages)', (dir, co
   return {
     open: (workspacePath) => openSource({ path: file, workspacePath }),
     files: [file],
-    carries: { agent: true, user: 'Letta passages belong to an agent, no user', vectors: true, malformed: ['wrongDimension', 'nan'], times: true },
+    carries: {
+      agent: true,
+      user: 'Letta passages belong to an agent, no user',
+      vectors: true,
+      malformed: ['wrongDimension', 'nan'],
+      session: 'archival passages belong to an agent, not a conversation',
+      times: true,
+    },
   }
 })
 
@@ -271,6 +305,7 @@ else
         agent: "a memory's agent is its folder's agent (one per folder)",
         user: 'Letta Code keeps no user',
         ...NO_VECTORS('memory files have no vectors'),
+        session: 'memory files have no session',
         times: true,
       },
     }

@@ -39,7 +39,7 @@ if (PY) {
     return {
       open: (workspacePath) => openSource({ path: folder, workspacePath }),
       files: [folder],
-      carries: { agent: true, user: true, vectors: true, malformed: [], times: true },
+      carries: { agent: true, user: true, vectors: true, malformed: [], session: true, times: true },
     }
   })
 
@@ -66,6 +66,7 @@ if (PY) {
         user: 'Chroma metadata has no user field recallscope reads',
         vectors: true,
         malformed: [],
+        session: 'Chroma records have no session',
         times: true,
       },
     }
@@ -89,7 +90,7 @@ describeSourceConformance('a LanceDB folder (any table)', async (dir, content: C
   return {
     open: (workspacePath) => openSource({ path: folder, workspacePath }),
     files: [folder],
-    carries: { agent: true, user: true, vectors: true, malformed: ['nan'], times: true },
+    carries: { agent: true, user: true, vectors: true, malformed: ['nan'], session: true, times: true },
   }
 })
 
@@ -111,6 +112,7 @@ describeSourceConformance('Mastra memory (LibSQLStore + LibSQLVector)', (dir, co
       user: "Mastra messages carry their thread's resource, not a user id",
       vectors: true,
       malformed: [],
+      session: true,
       times: true,
     },
   }
@@ -125,7 +127,7 @@ describeSourceConformance('Agno (agno_memories)', (dir, content: ConfContent) =>
   return {
     open: (workspacePath) => openSource({ path: file, workspacePath }),
     files: [file],
-    carries: { agent: true, user: true, vectors: 'Agno memories hold no vectors', malformed: [], times: true },
+    carries: { agent: true, user: true, vectors: 'Agno memories hold no vectors', malformed: [], session: 'agno_memories rows carry no session', times: true },
   }
 })
 
@@ -146,6 +148,7 @@ describeSourceConformance('OpenMemory (openmemory.db)', (dir, content: ConfConte
       user: 'one OpenMemory user per file here (user-1)',
       vectors: 'openmemory.db holds no vectors (they live in its vector store)',
       malformed: [],
+      session: 'OpenMemory memories have no session',
       times: true,
     },
   }

@@ -66,11 +66,13 @@ export interface BuiltSource {
     vectors: Carried
     /** which bad vectors the format can hold (they must be skipped and counted) */
     malformed: ConfBadMemory['problem'][]
+    /** the session id survives as the memory's session (else: a filter by it selects nothing) */
+    session: Carried
     /** each memory's creation time survives (else the format stamps its own, e.g. the write time: recalls then run at a `now` after the test began) */
     times: Carried
   }
   /** The agent / user value the format stores for a memory when it is not the canonical id (a CrewAI scope path, a LangGraph namespace). */
-  scopeOf?: { agent?: (m: ConfMemory) => string; user?: (m: ConfMemory) => string }
+  scopeOf?: { agent?: (m: ConfMemory) => string; user?: (m: ConfMemory) => string; session?: (m: ConfMemory) => string }
   /** The vector the format holds for a memory when its writer embeds the text itself (mem0 through its embedder); default `m.vector`. */
   vectorOf?: (m: ConfMemory) => number[] | null
 }
@@ -135,6 +137,20 @@ export function writeCanonicalStore(file: string, rows: (ConfMemory | ConfBadMem
       metadata: null,
     })
     if (m.vector) w.embedding('memory', m.id, 'conf-model', m.vector)
+  }
+  // canonical sessions are rows of their own table
+  for (const id of new Set(rows.map((m) => m.session))) {
+    const ms = rows.filter((m) => m.session === id)
+    w.session({
+      id,
+      agent_id: ms[0].agent,
+      user_id: ms[0].user,
+      tenant_id: null,
+      started_at: Math.min(...ms.map((m) => m.createdAt)),
+      ended_at: Math.max(...ms.map((m) => m.createdAt)),
+      summary: null,
+      is_archived: 0,
+    })
   }
   w.finish()
   return file
@@ -250,6 +266,25 @@ export function describeSourceConformance(name: string, factory: SourceFactory, 
         const has = built.carries.vectors === true && vectorOf(m) !== null
         expect([m.content, withVec.has(m.content), without.has(m.content)]).toEqual([m.content, has, !has])
       }
+    })
+
+    it('sessions: a filter by session selects exactly its memories; the sessions are counted', () => {
+      const probe = content.memories[2]
+      if (built.carries.session !== true) {
+        expect(store.idsWhere({ sessionId: probe.session })).toEqual([])
+        return
+      }
+      const of = built.scopeOf?.session ?? ((m: ConfMemory) => m.session)
+      const value = of(probe)
+      const want = held.filter((m) => of(m) === value).map((m) => m.content)
+      expect(
+        store
+          .idsWhere({ sessionId: value })
+          .map((id) => contentOf.get(id))
+          .sort(),
+      ).toEqual(want.sort())
+      expect(store.counts().sessions).toBe(new Set(held.map(of)).size)
+      expect(store.getSession(value)?.id).toBe(value)
     })
 
     for (const key of ['agent', 'user'] as const) {

@@ -20,7 +20,7 @@ describeSourceConformance('canonical SQLite', (dir, content: ConfContent) => {
   return {
     open: (workspacePath) => openSource({ path: file, workspacePath }),
     files: [file],
-    carries: { agent: true, user: true, vectors: true, malformed: ['wrongDimension', 'nan'], times: true },
+    carries: { agent: true, user: true, vectors: true, malformed: ['wrongDimension', 'nan'], session: true, times: true },
   }
 })
 
@@ -41,7 +41,7 @@ describeSourceConformance('a SQLite table opened by a column mapping', (dir, con
   return {
     open: (workspacePath) => openSource({ path: file, workspacePath, mapping: MAPPING }),
     files: [file],
-    carries: { agent: true, user: true, vectors: true, malformed: ['wrongDimension', 'nan'], times: true },
+    carries: { agent: true, user: true, vectors: true, malformed: ['wrongDimension', 'nan'], session: true, times: true },
   }
 })
 
@@ -68,6 +68,7 @@ describeSourceConformance('LlamaIndex default storage (JSON files)', (dir, conte
       user: 'LlamaIndex nodes carry no user',
       vectors: true,
       malformed: [],
+      session: true,
       times: 'LlamaIndex keeps a creation date, no time of day',
     },
   }
@@ -92,6 +93,7 @@ describeSourceConformance('Engram v0.5 (JSON-text embeddings)', (dir, content: C
       user: 'Engram session memories carry a session, no user',
       vectors: true,
       malformed: ['wrongDimension', 'nan'],
+      session: true,
       times: true,
     },
   }
