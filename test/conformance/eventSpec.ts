@@ -12,15 +12,13 @@
  *  - the store's (and the log's) bytes are unchanged.
  * A new event source is done when it passes (docs/internals/adding-a-source.md).
  */
-import crypto from 'node:crypto'
-import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { eventLogOf } from '../../src/main/events/eventLog'
 import type { MemorySource } from '../../src/main/store/source'
 import type { EventSourceInfo, MatchedBy, RecallEvent } from '../../src/shared/types'
 import { tmpDir } from '../helpers/tmp'
-import { CONF_T0, conformanceContent, type Carried, type ConfContent, type ConfMemory } from './spec'
+import { CONF_T0, conformanceContent, hashFiles, type Carried, type ConfContent, type ConfMemory } from './spec'
 
 /** How a canonical result is logged: by the memory's id, its exact text, its text mangled (case, spaces, quotes), or a memory the store does not have. */
 export type ResultForm = 'id' | 'text' | 'normalized' | 'unknown'
@@ -117,19 +115,6 @@ export function resultItem(r: ConfResult, idOf: (m: ConfMemory) => string, opts:
   if (r.text !== null) out.content = r.text
   out.score = r.score
   return out
-}
-
-function hashFiles(files: string[]): string {
-  const h = crypto.createHash('sha256')
-  for (const f of files) {
-    if (fs.statSync(f).isDirectory()) {
-      for (const e of fs.readdirSync(f, { recursive: true, withFileTypes: true }).sort((x, y) => x.name.localeCompare(y.name))) {
-        const p = path.join(e.parentPath, e.name)
-        if (e.isFile()) h.update(`${path.relative(f, p)}\u0000`).update(fs.readFileSync(p))
-      }
-    } else h.update(fs.readFileSync(f))
-  }
-  return h.digest('hex')
 }
 
 /** Run the event-source spec against one source. */

@@ -175,7 +175,8 @@ function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
   return dot / Math.sqrt(aa * bb)
 }
 
-function hashFiles(files: string[]): string {
+/** One sha256 over files and folders (a folder: every file's relative path and bytes, in name order). */
+export function hashFiles(files: string[]): string {
   const h = crypto.createHash('sha256')
   for (const f of files) {
     const st = fs.statSync(f)
