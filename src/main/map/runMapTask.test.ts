@@ -33,17 +33,27 @@ describe('the map worker', () => {
     expect(there.variance).toEqual(here.variance)
   })
 
-  it('returns the same UMAP layout (seeded) as the in-thread computation, with progress per epoch', async () => {
+  it('returns the same UMAP layout (seeded) as the in-thread computation, with progress through every phase', async () => {
     const pca = computeMapTask({ task: 'pca', data, n, dim, query, seed: 1 } satisfies PcaTask)
     const task: UmapTask = { task: 'umap', data, n, dim, query, seed: 2, init: pca.coords, nNeighbors: 10, nEpochs: 60 }
     const here = computeMapTask(task)
     const seen: number[] = []
-    const there = await runMapTask(task, { onProgress: (done) => seen.push(done) })
+    const said: string[] = []
+    let total = 0
+    const there = await runMapTask(task, {
+      onProgress: (done, t, message) => {
+        seen.push(done)
+        said.push(message)
+        total = t
+      },
+    })
     expect(Array.from(there.coords)).toEqual(Array.from(here.coords))
     expect(there.query).toEqual(here.query)
     expect(there.queryPlacement).toBe('nearest')
     expect(there.epochs).toBe(60)
-    expect(seen.at(-1)).toBe(60)
+    expect(seen.at(-1)).toBe(total)
+    expect(said.some((m) => m.includes('nearest neighbours'))).toBe(true)
+    expect(said.at(-1)).toBe('layout epoch 60 of 60')
     // The clusters stay apart: each point's nearest layout neighbour is in its own cluster.
     let same = 0
     for (let i = 0; i < n; i++) {
