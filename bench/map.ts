@@ -24,7 +24,12 @@ const cpuMs = () => {
 const mark = (ok: boolean) => (ok ? 'met' : 'MISSED')
 
 export async function runMapBench(): Promise<void> {
-  console.log(`load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} on ${os.cpus().length} cores`)
+  console.log(
+    `load average ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')} on ${os.cpus().length} cores`,
+  )
   const sizes = scaled(
     [
       { n: 5000, goal: 5000 },
@@ -66,7 +71,8 @@ export async function runMapBench(): Promise<void> {
       )
       console.log(`    progress phases: ${phases.length} distinct messages, first "${phases[0]}", last "${phases.at(-1)}"`)
       // The graph again, for its quality (at 5,000 only: at 20,000 it would repeat the longest phase).
-      if (n <= 5000) console.log(`    neighbour graph: recall@15 vs brute force ${sampleRecall(c.data, n, dim, scaled(200, 20)).toFixed(3)} (a 200-point sample)`)
+      if (n <= 5000)
+        console.log(`    neighbour graph: recall@15 vs brute force ${sampleRecall(c.data, n, dim, scaled(200, 20)).toFixed(3)} (a 200-point sample)`)
     }
   }
 }

@@ -218,9 +218,9 @@ function reduceRows(data: Float32Array, n: number, dim: number, p: number, rand:
   const mean = new Float64Array(dim)
   for (let i = 0; i < fit.n; i++) for (let j = 0; j < dim; j++) mean[j] += fit.data[i * dim + j]
   for (let j = 0; j < dim; j++) mean[j] /= fit.n
-  let q = Array.from({ length: p }, () => Float64Array.from({ length: dim }, () => rand() - 0.5))
-  orthonormalize(q)
-  q = covarianceTimes(fit.data, fit.n, dim, mean, q)
+  const start = Array.from({ length: p }, () => Float64Array.from({ length: dim }, () => rand() - 0.5))
+  orthonormalize(start)
+  const q = covarianceTimes(fit.data, fit.n, dim, mean, start)
   orthonormalize(q)
   const basis = new Float32Array(p * dim)
   for (let c = 0; c < p; c++) basis.set(q[c], c * dim)
@@ -281,8 +281,9 @@ function rpTreeLeaves(y: Float32Array, n: number, p: number, leafSize: number, r
     const r = new Int32Array(ids.length - left)
     let li = 0
     let ri = 0
-    for (let t = 0; t < ids.length; t++) if (side[t]) r[ri++] = ids[t]
-    else l[li++] = ids[t]
+    for (let t = 0; t < ids.length; t++)
+      if (side[t]) r[ri++] = ids[t]
+      else l[li++] = ids[t]
     stack.push(l, r)
   }
   return leaves
