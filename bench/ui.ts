@@ -68,7 +68,7 @@ export async function runUiBench(): Promise<void> {
     console.log(`  input → painted per step    ${stat(paint)}`)
     const rerank = r.map((s) => s.rerankMs).filter((x): x is number => x !== null)
     console.log(`  engine re-rank (page-reported, ${rerank.length} updates)  ${rerank.length ? stat(rerank) : 'not shown'}`)
-    const long = await page.evaluate(() => (window as unknown as { __longTasks: number[] }).__longTasks)
+    const long = (await page.evaluate('window.__longTasks')) as number[]
     console.log(`  long tasks (> 50 ms) during the drag: ${long.length}${long.length ? ` (${long.map((x) => x.toFixed(0)).join(', ')} ms)` : ''}`)
     console.log(`  per step (main ms / painted ms): ${r.map((s) => `${s.mainMs.toFixed(1)}/${s.paintMs.toFixed(1)}`).join('  ')}`)
   } finally {
@@ -127,6 +127,30 @@ async function serve(db: string, home: string): Promise<{ url: string; stop: () 
   }
 }
 
+/**
+ * Installed in the page before the drag (page JavaScript, a string: this file is compiled without the DOM's
+ * types): long tasks; the page's own re-rank time as it shows it after each step (read there: a query from
+ * the bench per step would add its own main-thread work to the steps); and input → the end of the frame
+ * that paints it (the first rAF after the input runs in that frame, and a message posted from it is handled
+ * after the frame's work and paint).
+ */
+const PAGE_PROBES = `(() => {
+  window.__longTasks = []
+  window.__paint = []
+  window.__rerank = []
+  const status = document.querySelector('[data-testid="rerank-status"]')
+  new MutationObserver(() => window.__rerank.push(status.textContent || '')).observe(status, { childList: true, characterData: true, subtree: true })
+  new PerformanceObserver((l) => l.getEntries().forEach((e) => window.__longTasks.push(e.duration))).observe({ type: 'longtask' })
+  document.addEventListener('input', (ev) => {
+    const t0 = ev.timeStamp
+    requestAnimationFrame(() => {
+      const ch = new MessageChannel()
+      ch.port1.onmessage = () => window.__paint.push(performance.now() - t0)
+      ch.port2.postMessage(0)
+    })
+  }, true)
+})()`
+
 interface Step {
   mainMs: number
   paintMs: number
@@ -142,34 +166,10 @@ async function dragSlider(page: Page, name: string, steps: number): Promise<Step
   const slider = page.getByRole('slider', { name, exact: true })
   await slider.scrollIntoViewIfNeeded()
   const box = (await slider.boundingBox())!
-  await page.evaluate(() => {
-    const w = window as unknown as { __longTasks: number[]; __paint: number[]; __rerank: string[] }
-    w.__longTasks = []
-    w.__paint = []
-    w.__rerank = []
-    // The page's own re-rank time, as it shows it after each step (read here: a query from the bench per step
-    // would add its own main-thread work to the steps).
-    const status = document.querySelector('[data-testid="rerank-status"]')!
-    new MutationObserver(() => w.__rerank.push(status.textContent ?? '')).observe(status, { childList: true, characterData: true, subtree: true })
-    new PerformanceObserver((l) => l.getEntries().forEach((e) => w.__longTasks.push(e.duration))).observe({ type: 'longtask' })
-    // Input → the end of the frame that paints it: the first rAF after the input runs in that frame, and a
-    // message posted from it is handled after the frame's work and paint.
-    document.addEventListener(
-      'input',
-      (ev) => {
-        const t0 = ev.timeStamp
-        requestAnimationFrame(() => {
-          const ch = new MessageChannel()
-          ch.port1.onmessage = () => w.__paint.push(performance.now() - t0)
-          ch.port2.postMessage(0)
-        })
-      },
-      true,
-    )
-  })
+  await page.evaluate(PAGE_PROBES)
   const cdp = await page.context().newCDPSession(page)
   const events: TraceEvent[] = []
-  cdp.on('Tracing.dataCollected', (e: { value: TraceEvent[] }) => events.push(...e.value))
+  cdp.on('Tracing.dataCollected', (e) => events.push(...(e.value as unknown as TraceEvent[])))
   await cdp.send('Tracing.start', { categories: 'toplevel,blink.user_timing,devtools.timeline', transferMode: 'ReportEvents' })
   // `--profile`: where the steps' time goes, by function (self time), from a CPU profile of the drag.
   const profile = process.argv.includes('--profile')
@@ -194,8 +194,8 @@ async function dragSlider(page: Page, name: string, steps: number): Promise<Step
   const done = new Promise((r) => cdp.once('Tracing.tracingComplete', r))
   await cdp.send('Tracing.end')
   await done
-  const paint = await page.evaluate(() => (window as unknown as { __paint: number[] }).__paint)
-  const shown = await page.evaluate(() => (window as unknown as { __rerank: string[] }).__rerank)
+  const paint = (await page.evaluate('window.__paint')) as number[]
+  const shown = (await page.evaluate('window.__rerank')) as string[]
   const rerank = shown.map((t) => /re-ranked locally in ([\d.]+) ms/.exec(t)).map((m) => (m ? Number(m[1]) : null))
   const main = perStepMainThread(events, steps)
   if (profile) printTraceBreakdown(events)
@@ -204,18 +204,13 @@ async function dragSlider(page: Page, name: string, steps: number): Promise<Step
 
 /** Until two frames have passed and the task queue has drained once more (a render scheduled by an input has run). */
 async function settle(page: Page): Promise<void> {
-  await page.evaluate(
-    () =>
-      new Promise<void>((resolve) =>
-        requestAnimationFrame(() =>
-          requestAnimationFrame(() => {
-            const ch = new MessageChannel()
-            ch.port1.onmessage = () => setTimeout(resolve, 30)
-            ch.port2.postMessage(0)
-          }),
-        ),
-      ),
-  )
+  await page.evaluate(`new Promise((resolve) =>
+    requestAnimationFrame(() =>
+      requestAnimationFrame(() => {
+        const ch = new MessageChannel()
+        ch.port1.onmessage = () => setTimeout(resolve, 30)
+        ch.port2.postMessage(0)
+      })))`)
 }
 
 interface TraceEvent {

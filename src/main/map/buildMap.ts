@@ -57,9 +57,9 @@ const SNIPPET = 160
  * the spectrum is flat (many topics of similar weight), the exact top-two axes are barely better than any in
  * that span, so stop after a few block iterations and say so (`converged: false`).
  */
-export const PCA_MAX_ITERATIONS = 8
+export const PCA_MAX_ITERATIONS = 6
 /** Axes fit on a seeded sample of this many points (all are projected): the first frame's cost stops growing with the map. */
-export const PCA_FIT_ROWS = 1500
+export const PCA_FIT_ROWS = 1000
 
 /** Build the map's points and its PCA frame (on a worker thread). */
 export async function buildMap(store: MemorySource, req: MapRequest): Promise<{ data: MapData; matrix: MapMatrix }> {

@@ -77,7 +77,7 @@ export const DecayChart = memo(function DecayChart({
             <g className="decay-axis">
               <line x1={PAD.left} x2={W - PAD.right} y1={H - PAD.bottom} y2={H - PAD.bottom} />
               {bars.ticks.map((t) => (
-                <text key={t.x} x={t.x} y={H - 4} textAnchor="middle">
+                <text key={t.x} x={t.x} y={H - 4} textAnchor={t.anchor}>
                   {t.label}
                 </text>
               ))}
@@ -125,7 +125,9 @@ function histogramBars(bins: readonly Bin[]) {
   const hi = bins[bins.length - 1].endMs
   const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => {
     const ms = lo + f * (hi - lo)
-    return { x: x(ms), label: `${Math.round(ms / DAY)}d` }
+    // The end labels hang inward: centred, they would be cut by the box's edges.
+    const anchor: 'start' | 'end' | 'middle' = f === 0 ? 'start' : f === 1 ? 'end' : 'middle'
+    return { x: x(ms), label: `${Math.round(ms / DAY)}d`, anchor }
   })
   return { rects, ticks, max }
 }
