@@ -68,7 +68,7 @@ export async function runUiBench(): Promise<void> {
     console.log(`  input → painted per step    ${stat(paint)}`)
     const rerank = r.map((s) => s.rerankMs).filter((x): x is number => x !== null)
     console.log(`  engine re-rank (page-reported, ${rerank.length} updates)  ${rerank.length ? stat(rerank) : 'not shown'}`)
-    const long = (await page.evaluate('window.__longTasks')) as number[]
+    const long = await page.evaluate<number[]>('window.__longTasks')
     console.log(`  long tasks (> 50 ms) during the drag: ${long.length}${long.length ? ` (${long.map((x) => x.toFixed(0)).join(', ')} ms)` : ''}`)
     console.log(`  per step (main ms / painted ms): ${r.map((s) => `${s.mainMs.toFixed(1)}/${s.paintMs.toFixed(1)}`).join('  ')}`)
   } finally {
@@ -194,8 +194,8 @@ async function dragSlider(page: Page, name: string, steps: number): Promise<Step
   const done = new Promise((r) => cdp.once('Tracing.tracingComplete', r))
   await cdp.send('Tracing.end')
   await done
-  const paint = (await page.evaluate('window.__paint')) as number[]
-  const shown = (await page.evaluate('window.__rerank')) as string[]
+  const paint = await page.evaluate<number[]>('window.__paint')
+  const shown = await page.evaluate<string[]>('window.__rerank')
   const rerank = shown.map((t) => /re-ranked locally in ([\d.]+) ms/.exec(t)).map((m) => (m ? Number(m[1]) : null))
   const main = perStepMainThread(events, steps)
   if (profile) printTraceBreakdown(events)

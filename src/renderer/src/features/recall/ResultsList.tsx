@@ -142,6 +142,7 @@ export function ResultsList({ rows, units, config, changes, selectedId, onSelect
   // A long list scrolls in its own box under the summary: the virtualiser then needs no offset of the list
   // inside the page (which it would have to measure, forcing a layout, whenever a notice above changed).
   const scrollRef = useRef<HTMLDivElement>(null)
+  // eslint-disable-next-line react-hooks/incompatible-library -- not compiled; nothing memoises the virtualizer's results
   const virtualizer = useVirtualizer({
     count: rows.length,
     enabled: virtual,
