@@ -6,7 +6,6 @@
  * neighbour graph's recall against a brute force on a sample of points (the layout is only as good as it).
  */
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { Worker } from 'node:worker_threads'
 import { clusteredVectors } from '../test/helpers/clusteredVectors'
@@ -15,7 +14,7 @@ import { computeMapTask } from '../src/main/map/compute'
 import { nearestNeighbours } from '../src/main/map/knn'
 import type { MapTask } from '../src/main/map/protocol'
 import { scaled } from './scale'
-import { fmtMs } from './util'
+import { fmtMs, loadLine } from './util'
 
 const cpuMs = () => {
   const u = process.cpuUsage()
@@ -24,12 +23,7 @@ const cpuMs = () => {
 const mark = (ok: boolean) => (ok ? 'met' : 'MISSED')
 
 export async function runMapBench(): Promise<void> {
-  console.log(
-    `load average ${os
-      .loadavg()
-      .map((x) => x.toFixed(2))
-      .join(' ')} on ${os.cpus().length} cores`,
-  )
+  console.log(loadLine())
   const sizes = scaled(
     [
       { n: 5000, goal: 5000 },

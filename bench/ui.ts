@@ -16,7 +16,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { chromium, type Page } from 'playwright-core'
 import { SMOKE, scaled } from './scale'
-import { demoDb, fmtMs, median } from './util'
+import { demoDb, fmtMs, loadLine, median } from './util'
 
 const ROOT = path.resolve(__dirname, '..')
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p) => fs.existsSync(p))
@@ -24,12 +24,7 @@ const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking'
 const GOAL_MS = 16
 
 export async function runUiBench(): Promise<void> {
-  console.log(
-    `load average ${os
-      .loadavg()
-      .map((x) => x.toFixed(2))
-      .join(' ')} on ${os.cpus().length} cores`,
-  )
+  console.log(loadLine())
   if (!CHROMIUM) return void console.log('no Chromium found (/usr/bin/chromium): skipped')
   if (!ensureBuilt()) return void console.log('smoke mode without a build (out/ missing or stale): browser part skipped; `npm run build` to include it')
   const pool = scaled(1000, 100)

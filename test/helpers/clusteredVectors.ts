@@ -1,7 +1,8 @@
 /**
  * A seeded, clustered set of unit vectors shaped like text embeddings: `clusters` topics, each a centre
  * plus a few latent directions the points spread along (a low intrinsic dimension, as real embeddings
- * have) and a little isotropic noise, normalised to unit length. The map's tests and `bench map` lay it out.
+ * have) and a little isotropic noise, normalised to unit length. The map's tests and `bench map` lay it out;
+ * `sameClusterNearest` scores a layout of labelled points.
  */
 import { mulberry32 } from '../../src/shared/random'
 
@@ -45,4 +46,21 @@ export function clusteredVectors(n: number, dim: number, opts: { clusters?: numb
     for (let j = 0; j < dim; j++) data[i * dim + j] = row[j] * inv
   }
   return { data, n, dim, labels }
+}
+
+/** Share of points whose nearest point on the map is of their own cluster. */
+export function sameClusterNearest(coords: Float32Array, labels: Int32Array): number {
+  const n = labels.length
+  let same = 0
+  for (let i = 0; i < n; i++) {
+    let best = -1
+    let bd = Infinity
+    for (let j = 0; j < n; j++) {
+      if (j === i) continue
+      const d = (coords[2 * i] - coords[2 * j]) ** 2 + (coords[2 * i + 1] - coords[2 * j + 1]) ** 2
+      if (d < bd) [bd, best] = [d, j]
+    }
+    if (labels[best] === labels[i]) same++
+  }
+  return same / n
 }

@@ -135,8 +135,8 @@ export function nearestNeighbours(data: Float32Array, n: number, dim: number, k:
   return { ...g, rounds, searchDims: p }
 }
 
-/** The exact graph by brute force (O(n²·dim)): small inputs, and the reference the tests compare against. */
-export function exactNeighbours(data: Float32Array, n: number, dim: number, k: number): KnnGraph {
+/** The exact graph by brute force (O(n²·dim)), for small inputs. */
+function exactNeighbours(data: Float32Array, n: number, dim: number, k: number): KnnGraph {
   const heap = newHeap(n, k)
   for (let i = 0; i < n; i++)
     for (let j = i + 1; j < n; j++) {

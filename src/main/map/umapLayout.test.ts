@@ -4,7 +4,7 @@
  * layout that breaks (a sign error in a gradient, a graph that loses its neighbours) fails here.
  */
 import { describe, expect, it } from 'vitest'
-import { clusteredVectors } from '../../../test/helpers/clusteredVectors'
+import { clusteredVectors, sameClusterNearest } from '../../../test/helpers/clusteredVectors'
 import { nearestNeighbours } from './knn'
 import { computePca } from './pca'
 import { layoutUmap } from './umapLayout'
@@ -52,23 +52,6 @@ function trustworthiness(truth: Int32Array[], coords: Float32Array, k: number): 
     for (const j of near) if (rank[j] > k) sum += rank[j] - k
   }
   return 1 - (2 / (n * k * (2 * n - 3 * k - 1))) * sum
-}
-
-/** Share of points whose nearest point on the map is of their own cluster. */
-function sameClusterNearest(coords: Float32Array, labels: Int32Array): number {
-  const n = labels.length
-  let same = 0
-  for (let i = 0; i < n; i++) {
-    let best = -1
-    let bd = Infinity
-    for (let j = 0; j < n; j++) {
-      if (j === i) continue
-      const d = (coords[2 * i] - coords[2 * j]) ** 2 + (coords[2 * i + 1] - coords[2 * j + 1]) ** 2
-      if (d < bd) [bd, best] = [d, j]
-    }
-    if (labels[best] === labels[i]) same++
-  }
-  return same / n
 }
 
 describe('the neighbour graph (approximate, seeded)', () => {
