@@ -75,11 +75,11 @@ describeSourceConformance('a LanceDB folder (any table)', async (dir, content: C
   return { open: (workspacePath) => openSource({ path: folder, workspacePath }), files: [folder], carries: { scope: true, vectors: true, malformed: ['nan'] } }
 })
 
-describeSourceConformance('Mastra memory (LibSQLStore + LibSQLVector)', (dir, content: ConfContent) => {
+describeSourceConformance('Mastra memory (LibSQLStore + LibSQLVector)', async (dir, content: ConfContent) => {
   const folder = path.join(dir, 'mastra')
   fs.mkdirSync(folder)
   const sessions = [...new Set(content.memories.map((m) => m.session))]
-  const file = buildMastra(
+  const file = await buildMastra(
     folder,
     sessions.map((s) => ({ id: s, resource: 'r', title: s, at: iso(content.memories[0].createdAt) })),
     content.memories.map((m) => ({ id: m.id, thread: m.session, role: 'user', text: m.content, at: iso(m.createdAt), embedding: m.vector ?? undefined })),

@@ -251,11 +251,12 @@ export class EventLog {
   /** Every source: the store's `recall_events` first (when it has one), then the readers. */
   sources(): EventSourceInfo[] {
     const out: EventSourceInfo[] = []
+    const own = this.store.ownEventsOrigin?.() ?? null
     if (this.store.capabilities().recallEvents)
       out.push({
         key: 'recall_events',
-        kind: 'recall_events',
-        label: 'recall_events table',
+        kind: own?.origin.kind ?? 'recall_events',
+        label: own?.label ?? 'recall_events table',
         file: null,
         events: this.store.eventTimeline({}).total,
         stats: emptyStats(),

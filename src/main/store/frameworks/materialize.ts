@@ -33,6 +33,11 @@ export interface Materializer {
   materialize(p: string, opts?: { nativeBinding?: string }): Materialized
   /** What it looks for, for the "none of these" message. */
   lookedFor: string
+  /**
+   * The store's tables as tables of a fresh in-memory SQLite DB (the caller closes it), for formats whose
+   * tables can be opened by a column mapping like a SQLite table (LanceDB); absent: not mappable.
+   */
+  asTables?(p: string, opts?: { nativeBinding?: string }): Database.Database
 }
 
 const LITTLE_ENDIAN = os.endianness() === 'LE'
