@@ -698,8 +698,9 @@ export const contract = {
     output: out<MapData>(),
   },
   /**
-   * Refine a built map with UMAP (umap-js, started from the PCA frame) as a background job
-   * (progress per epoch, cancellable); the job's result is the layout and the query's placement.
+   * Refine a built map with UMAP (approximate neighbour graph + UMAP's layout, started from the PCA
+   * frame) as a background job (progress through every phase: neighbours, then layout epochs;
+   * cancellable); the job's result is the layout and the query's placement.
    */
   'map.refine': {
     input: z.strictObject({

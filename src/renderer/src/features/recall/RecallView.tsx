@@ -29,6 +29,7 @@ import { candidatesExport } from './candidatesExport'
 import { SidePane } from '../../components/SidePane'
 import { configFromParams, decodeRequest, diffConfig, encodeRecall } from './recallRoute'
 import { ContextWindow } from '../context/ContextWindow'
+import { useFrameCoalesced } from '../../lib/useFrameCoalesced'
 import './recall.css'
 
 /** The config as overrides over its preset (compact in a URL), or whole when the preset is unknown. */
@@ -36,6 +37,9 @@ function diffOverPreset(options: PresetOption[], preset: string, config: RecallC
   const base = options.find((o) => o.value === preset)?.config
   return base ? (diffConfig(base, config) ?? {}) : config
 }
+
+/** The URL follows the request this long after the last edit. */
+const URL_WRITE_MS = 250
 
 /** Keep the user's scope picks when switching presets. */
 function withScope(config: RecallConfig, scope: RecallConfig['scope']): RecallConfig {
@@ -114,8 +118,12 @@ export function RecallView() {
   const presetBase = options.find((o) => o.value === req.preset)?.config
   const autoLexical = !!noVectors && !!config && config.mode === 'lexical' && presetBase?.mode !== 'lexical'
   const routeParams = config ? JSON.stringify({ ...encodeRecall(req, config, presetBase, !autoNow), lexical: autoLexical ? 'auto' : undefined }) : null
+  // Written once the edits pause (URL_WRITE_MS): history.replaceState and the route update it sets off cost
+  // more than a local re-rank, and a slider drag would pay them every frame (docs/internals/performance.md).
   useEffect(() => {
-    if (routeParams) setParams(JSON.parse(routeParams) as Record<string, string | undefined>, 'replace')
+    if (!routeParams) return
+    const t = setTimeout(() => setParams(JSON.parse(routeParams) as Record<string, string | undefined>, 'replace'), URL_WRITE_MS)
+    return () => clearTimeout(t)
   }, [routeParams, setParams])
 
   const choosePreset = (value: string) => {
@@ -220,6 +228,8 @@ function Playground({
   changeNote,
 }: PlaygroundProps) {
   const r = useRecall(req, config, { auto: live })
+  // A dragged slider fires faster than the screen refreshes: one re-rank and render per frame, the last value.
+  const setConfigPerFrame = useFrameCoalesced(setConfig)
   const trace = r.trace
   const view = r.view
   const rows = useMemo(() => (view ? toRows(view.results, view.dropped) : []), [view])
@@ -324,7 +334,7 @@ function Playground({
             This preset needs {missing.join(' and ')} in the scope (its seed recalls within one {missing.includes('sessionId') ? 'session' : 'agent + user'}).
           </div>
         )}
-        <ConfigPanel config={config} onChange={setConfig} ages={{ scope: config.scope, now }} />
+        <ConfigPanel config={config} onChange={setConfigPerFrame} ages={{ scope: config.scope, now }} />
       </aside>
 
       <section className={`recall-center${tab === 'window' ? ' cw-shown' : ''}`} aria-label="Ranking">
