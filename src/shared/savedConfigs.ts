@@ -22,7 +22,7 @@ export interface SavedConfig {
 /** One field that differs between two configs (dotted path, e.g. `weights.recency`). */
 export interface ConfigChange {
   path: string
-  /** the value in `a` (undefined = unset) */
+  /** the value in `a` (null = unset) */
   a: unknown
   b: unknown
 }
@@ -39,18 +39,17 @@ function isPlain(v: unknown): v is Record<string, unknown> {
 }
 
 /**
- * Every leaf that differs between two configs, in a stable order (the keys of `a`,
- * then keys only `b` has). Objects are walked; arrays and scalars compare by value.
+ * Every leaf that differs between two configs, keys sorted at each level. Objects are
+ * walked; arrays and scalars compare by value; an unset field counts as null.
  */
 export function diffConfigs(a: RecallConfig, b: RecallConfig): ConfigChange[] {
   const out: ConfigChange[] = []
   const walk = (x: unknown, y: unknown, path: string): void => {
     if (isPlain(x) && isPlain(y)) {
-      const keys = [...Object.keys(x), ...Object.keys(y).filter((k) => !(k in x))]
-      for (const k of keys) walk(x[k], y[k], path ? `${path}.${k}` : k)
+      for (const k of [...new Set([...Object.keys(x), ...Object.keys(y)])].sort()) walk(x[k], y[k], path ? `${path}.${k}` : k)
       return
     }
-    if (JSON.stringify(x) !== JSON.stringify(y)) out.push({ path, a: x, b: y })
+    if (JSON.stringify(x ?? null) !== JSON.stringify(y ?? null)) out.push({ path, a: x ?? null, b: y ?? null })
   }
   walk(a, b, '')
   return out

@@ -46,8 +46,8 @@ describe('diffConfigs', () => {
     const b = { ...structuredClone(a), topK: a.topK + 3, weights: { ...a.weights, recency: 0.5 }, scope: { ...a.scope, tiers: ['archived'] } }
     expect(diffConfigs(a, b)).toEqual([
       { path: 'scope.tiers', a: a.scope.tiers, b: ['archived'] },
-      { path: 'weights.recency', a: a.weights.recency, b: 0.5 },
       { path: 'topK', a: a.topK, b: a.topK + 3 },
+      { path: 'weights.recency', a: a.weights.recency, b: 0.5 },
     ])
   })
 })
