@@ -329,7 +329,8 @@ export function verdictOf(w: WhyNot): string {
     return `${id} is not injected because it is out of scope (${f ? `${f.field} is ${f.value}, not ${f.expected}` : 'scope'}); ${f?.fix ?? 'widen the scope'}.`
   }
   if (w.status === 'excluded') return `${id} is not injected because it is in the live transcript (dedupe); remove it from scope.excludeIds.`
-  const because = w.gate?.detail ?? w.status
+  // The gate's detail can hold its own "; ": commas inside the parentheses keep the verdict's one "; " before the fix.
+  const because = w.gate ? `of ${w.gate.name} (${w.gate.detail.replaceAll('; ', ', ')})` : w.status
   const ok = (v: { engine: boolean } | null) => v === null || v.engine
   let fix: string
   if (w.best && ok(w.best.verified)) fix = `${move(w.best)} injects it at rank ${w.best.verified?.rank ?? w.best.rank}`

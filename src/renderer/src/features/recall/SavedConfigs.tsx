@@ -52,7 +52,7 @@ export function SavedConfigs({ preset, config, baseline, onPin, onLoad }: SavedC
         ) : (
           <button
             className="btn small"
-            onClick={() => onPin({ label: 'the config as it is now', config })}
+            onClick={() => onPin({ label: 'the config pinned from the screen', config })}
             title="The ▲/▼/NEW markers compare with this config until you unpin it"
           >
             Pin baseline
@@ -71,7 +71,14 @@ export function SavedConfigs({ preset, config, baseline, onPin, onLoad }: SavedC
           void save(false)
         }}
       >
-        <input aria-label="Config name" className="input" placeholder="name this config" maxLength={120} value={name} onChange={(e) => setName(e.target.value)} />
+        <input
+          aria-label="Config name"
+          className="input"
+          placeholder="name this config"
+          maxLength={120}
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+        />
         <button className="btn small" type="submit" disabled={!name.trim()}>
           Save
         </button>
@@ -129,14 +136,13 @@ export function SavedConfigs({ preset, config, baseline, onPin, onLoad }: SavedC
           </li>
         ))}
       </ul>
-      {list.data && list.data.unreadable.length > 0 && (
-        <p className="small warn">Unreadable (delete and save again): {list.data.unreadable.join(', ')}</p>
-      )}
+      {list.data && list.data.unreadable.length > 0 && <p className="small warn">Unreadable (delete and save again): {list.data.unreadable.join(', ')}</p>}
       {diff && (
         <div className="config-diff" aria-label="Config diff" data-testid="config-diff">
           <div className="sec-head">
             <span className="small">
-              {diff.a} → on screen: {diff.changes.length === 0 ? 'the same config' : `${diff.changes.length} field${diff.changes.length === 1 ? '' : 's'} differ`}
+              {diff.a} → on screen:{' '}
+              {diff.changes.length === 0 ? 'the same config' : `${diff.changes.length} field${diff.changes.length === 1 ? '' : 's'} differ`}
             </span>
             <button className="btn small" onClick={() => setDiff(null)}>
               Close

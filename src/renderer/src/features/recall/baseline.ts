@@ -49,7 +49,11 @@ export function rankLocally(trace: RecallTrace, config: RecallConfig): Map<strin
 }
 
 /** The baseline's injected ranks for this request (null while none is pinned, or while its query runs). */
-export function useBaselineRanks(req: BaselineRequest, trace: RecallTrace | null, baseline: Baseline | null): { ranks: Map<string, number> | null; error: string | null } {
+export function useBaselineRanks(
+  req: BaselineRequest,
+  trace: RecallTrace | null,
+  baseline: Baseline | null,
+): { ranks: Map<string, number> | null; error: string | null } {
   const local = useMemo(() => (trace && baseline ? rankLocally(trace, baseline.config) : null), [trace, baseline])
   const needsQuery = !!trace && !!baseline && local === null
   const [remote, setRemote] = useState<{ key: string; ranks: Map<string, number> | null; error: string | null } | null>(null)

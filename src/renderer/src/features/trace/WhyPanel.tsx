@@ -208,11 +208,10 @@ export function WhyResult({
       {!why.best && why.pair && (
         <div className="tr-best" data-testid="why-pair">
           <span className="small muted">
-            No single knob change injects it. Two changes together{why.pair.verified?.engine ? ' — verified by re-running the recall' : ' — not confirmed by the re-run'}
+            No single knob change injects it. Two changes together
+            {why.pair.verified?.engine ? ' — verified by re-running the recall' : ' — not confirmed by the re-run'}
           </span>
-          <span className="big">
-            {why.pair.changes.map((ch) => `${KNOB_LABEL[ch.knob]} ${knobValue(ch.from)} → ${knobValue(ch.to)}`).join('  +  ')}
-          </span>
+          <span className="big">{why.pair.changes.map((ch) => `${KNOB_LABEL[ch.knob]} ${knobValue(ch.from)} → ${knobValue(ch.to)}`).join('  +  ')}</span>
           <span className="small">
             injects it at rank {why.pair.verified?.rank ?? why.pair.rank};{' '}
             {(why.pair.verified?.pushedOut ?? why.pair.changes[0].pushedOut).length ? (
