@@ -1,7 +1,7 @@
 /**
  * Named recall configs kept in the workspace ("Save config…" on the Recall screen,
  * `configs.*` channels): the shapes that cross the boundary and the field-by-field
- * diff of two configs. docs/guide/recall.md "Named configs".
+ * diff of two configs. docs/guide/recall.md "Named configs and the pinned baseline".
  */
 import type { RecallConfig } from './types'
 

@@ -2,7 +2,7 @@
  * Two-knob fixes for why-not: when no single knob change injects a memory, move one
  * knob to a few values across its range and search the other knobs (knobs.ts) from
  * there; the cheapest pair by summed normalized change wins. The caller verifies it
- * with a real engine re-run (why.ts). docs/guide/decision-trace.md "Why not".
+ * with a real engine re-run (why.ts). docs/guide/trace-replay.md.
  */
 import { rerank } from '../../shared/scoring'
 import { KNOBS, type KnobChange, type KnobName, type KnobPair } from '../../shared/trace'
