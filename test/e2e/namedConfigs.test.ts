@@ -17,7 +17,7 @@ describe.skipIf(!ready)('named configs, pin baseline, why-not verdict', () => {
     const b = await openBrowser(f.srv.url, { width: 1440, height: 1000 })
     const { page } = b
     try {
-      await page.getByRole('button', { name: 'Recall', exact: true }).click()
+      await page.getByRole('link', { name: 'Recall', exact: true }).click()
       await page.getByLabel('Query (the raw utterance)').fill('deploy the tier migration')
       const kept = page.locator('.result[data-gate="kept"]')
       await kept.first().waitFor({ timeout: 20_000 })
