@@ -319,7 +319,7 @@ function move(ch: KnobChange): string {
  * The verdict, one line: "<id> is not injected because <gate>; <fix>" (or where it is injected).
  * The fix is the smallest verified single change, else the verified pair, else what no knob can do.
  */
-export function verdictOf(w: WhyNot): string {
+function verdictOf(w: WhyNot): string {
   const id = w.unitId
   if (w.status === 'not-found') return w.summary
   if (w.status === 'injected') return `${id} is injected at rank ${w.scored?.rank ?? '?'}.`

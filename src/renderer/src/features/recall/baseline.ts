@@ -40,7 +40,7 @@ export function rankChanges(before: ReadonlyMap<string, number>, now: ReadonlyMa
 }
 
 /** Injected id → rank of `config` over the trace's candidates, or null when a new query is needed. */
-export function rankLocally(trace: RecallTrace, config: RecallConfig): Map<string, number> | null {
+function rankLocally(trace: RecallTrace, config: RecallConfig): Map<string, number> | null {
   // The engine resolves an unset model to the embedder's; compare like with like (as useRecall does).
   const effective = config.model === undefined && trace.config.model !== undefined ? { ...config, model: trace.config.model } : config
   const local = canRerankLocally(trace, effective)
