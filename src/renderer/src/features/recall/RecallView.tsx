@@ -19,6 +19,8 @@ import type { EmbedStatus } from '../../../../shared/contract'
 import { ContextPreview } from './ContextPreview'
 import { ResultsList, toRows, GATE_TEXT, FEATURE_COLORS } from './ResultsList'
 import { useRecall, type RecallRequest } from './useRecall'
+import { rankChanges, useBaselineRanks, type Baseline } from './baseline'
+import { SavedConfigs } from './SavedConfigs'
 import { presetOptions, type PresetOption } from './presetOptions'
 import { RequestPanel, type RequestEditing } from './RequestPanel'
 import { CaseFromRecallButton } from '../eval/CaseFromRecall'
@@ -232,6 +234,13 @@ function Playground({
   const setConfigPerFrame = useFrameCoalesced(setConfig)
   const trace = r.trace
   const view = r.view
+  // "Pin baseline": the markers compare with a pinned config instead of the previous change.
+  const [baseline, setBaseline] = useState<Baseline | null>(null)
+  const pinned = useBaselineRanks(req, trace, baseline)
+  const changes = useMemo(
+    () => (!baseline ? r.changes : pinned.ranks && view ? rankChanges(pinned.ranks, new Map(view.results.map((x) => [x.id, x.rank]))) : new Map()),
+    [baseline, r.changes, pinned.ranks, view],
+  )
   const rows = useMemo(() => (view ? toRows(view.results, view.dropped) : []), [view])
   // Compare's "my current Recall settings" starts from what is on this screen.
   useEffect(
@@ -334,6 +343,17 @@ function Playground({
             This preset needs {missing.join(' and ')} in the scope (its seed recalls within one {missing.includes('sessionId') ? 'session' : 'agent + user'}).
           </div>
         )}
+        <SavedConfigs
+          preset={req.preset}
+          config={config}
+          baseline={baseline}
+          onPin={setBaseline}
+          onLoad={(c) => {
+            if (c.preset && options.some((o) => o.value === c.preset)) setReq((x) => ({ ...x, preset: c.preset! }))
+            setConfig(c.config)
+          }}
+        />
+        {pinned.error && <div className="error small">Baseline: {pinned.error}</div>}
         <ConfigPanel config={config} onChange={setConfigPerFrame} ages={{ scope: config.scope, now }} />
       </aside>
 
@@ -456,7 +476,7 @@ function Playground({
             rows={rows}
             units={trace.units}
             config={config}
-            changes={r.changes}
+            changes={changes}
             selectedId={selected}
             onSelect={setSelected}
             onOpen={(id) => (trace.unit === 'session' ? undefined : navigate('browse', { memoryId: id }))}
