@@ -117,8 +117,6 @@ export default defineConfig(
       'src/main/store/mapped/pg.ts',
       // restoreSteps: a generator whose yields are the points where the async restore gives the thread back.
       'src/main/store/vectors/snapshot.ts',
-      // Not split yet: tune() (381 lines; to become eval/tune/{compiled,search,report,index}.ts).
-      'src/main/eval/tune.ts',
       // Not split yet: gatherMemories (204 lines; its arms as phase functions).
       'src/main/recall/engine.ts',
       // Not split yet: searchKnobs (211), makeInjectCheck (217), whyNot (184), buildReplay (134).
@@ -149,7 +147,6 @@ export default defineConfig(
       // Every IPC channel once (input schema, output type, doc): not split by domain yet (to mirror api/handlers/).
       'src/shared/contract.ts',
       // Not split yet (see above).
-      'src/main/eval/tune.ts',
       'src/main/recall/engine.ts',
     ],
     rules: { 'max-lines': 'off' },
