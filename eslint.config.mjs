@@ -124,9 +124,8 @@ export default defineConfig(
       'src/main/trace/injectCheck.ts',
       'src/main/trace/why.ts',
       'src/main/trace/replay.ts',
-      // Not split yet: generateDemo (191), compareRuns (103), buildMap (122), startServer (178).
+      // Not split yet: generateDemo (191), buildMap (122), startServer (178).
       'src/main/demo/generate.ts',
-      'src/main/eval/runs.ts',
       'src/main/map/buildMap.ts',
       'src/main/server/http.ts',
       // Not split yet: the importers' main loops (importEngram 103, mapJsonlObject 125, importJsonl 112, importLocomo 271).
