@@ -19,7 +19,7 @@ import { buildReport } from './report'
 import { KnobSearch } from './search'
 import { activeWeightDims, parseGoal, reachOf, type TuneOptions } from './space'
 
-export { compileCase, idsCompiled, Scratch, type CompiledCase } from './compiled'
+export { compileCase, idsCompiled, Scratch } from './compiled'
 export { applyParams, type BaselineInput, type TuneOptions } from './space'
 
 /** The train and test cases (BAD_INPUT without train cases; INTERNAL when a case was gathered for another config). */
