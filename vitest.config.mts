@@ -1,3 +1,4 @@
+import os from 'node:os'
 import { defineConfig } from 'vitest/config'
 import react from '@vitejs/plugin-react'
 
@@ -29,10 +30,19 @@ const PG = [
  */
 const SLOW = ['src/main/store/vectors/scanPool.test.ts', 'src/main/trace/knobs.test.ts', 'src/main/eval/tuneLocomo.test.ts', 'src/main/eval/tune.test.ts']
 
+/**
+ * Test files at a time: twice the cores. vitest's default (cores - 1) is ONE file at a time on 2 cores, and most
+ * of the slow files (e2e, shell, pg, the worker and CLI tests) spend their time waiting on a child process, a
+ * worker thread or Chromium; measured on 2 cores in docs/internals/testing.md. `--maxWorkers N` or
+ * VITEST_MAX_WORKERS=N overrides it.
+ */
+const MAX_WORKERS = Math.max(2, os.availableParallelism()) * 2
+
 const node = { environment: 'node' as const, testTimeout: 60_000, hookTimeout: 120_000 }
 
 export default defineConfig({
   test: {
+    maxWorkers: MAX_WORKERS,
     projects: [
       { test: { name: 'unit', ...node, include: ['src/main/**/*.test.ts', 'src/shared/**/*.test.ts', 'src/preload/**/*.test.ts'], exclude: SLOW } },
       {
