@@ -11,7 +11,8 @@ import react from '@vitejs/plugin-react'
  *   shell        the built app, the CLI as a process, start scripts, packaging, `npm run bench -- --smoke`
  *   e2e          real Chromium against browser mode (needs `npm run build`)
  *   slow         the SLOW files of unit and integration (measured), so test:fast stays fast
- * `npm run test:fast` = unit + dom + integration (without SLOW); `npm test` runs every project.
+ *   latency      the LATENCY files: run after every other project, one file at a time
+ * `npm run test:fast` = unit + dom + integration + latency (without SLOW); `npm test` runs every project.
  */
 
 /** Postgres tests: their own tier (each starts PGlite). */
@@ -29,6 +30,13 @@ const PG = [
  * part of `npm test` but not of test:fast.
  */
 const SLOW = ['src/main/store/vectors/scanPool.test.ts', 'src/main/trace/knobs.test.ts', 'src/main/eval/tuneLocomo.test.ts', 'src/main/eval/tune.test.ts']
+
+/**
+ * Files that assert the main thread's latency while a worker computes or a store call hangs (app.info within
+ * 200 ms, polled every 50 ms): with other files running beside them on 2 cores the latency measured is the
+ * machine's, not the app's. Their project runs after all the others (sequence.groupOrder), one file at a time.
+ */
+const LATENCY = ['test/storeHost.test.ts', 'test/offThread.test.ts']
 
 /**
  * Test files at a time: twice the cores. vitest's default (cores - 1) is ONE file at a time on 2 cores, and most
@@ -60,9 +68,10 @@ export default defineConfig({
           name: 'integration',
           ...node,
           include: ['test/*.test.ts', 'test/frameworks/**/*.test.ts', 'test/conformance/**/*.test.ts'],
-          exclude: [...PG, ...SLOW],
+          exclude: [...PG, ...SLOW, ...LATENCY],
         },
       },
+      { test: { name: 'latency', ...node, include: LATENCY, maxWorkers: 1, sequence: { groupOrder: 1 } } },
       { test: { name: 'slow', ...node, include: SLOW } },
       { test: { name: 'pg', ...node, include: PG } },
       { test: { name: 'shell', ...node, include: ['test/shell/**/*.test.ts'] } },
