@@ -10,12 +10,14 @@
  * vitest's output streams as it runs; each check prints its result line (and its output if it failed)
  * when it ends. The exit code is 1 if the build, a check or vitest failed, after all have finished.
  *
- * Environment: RECALLSCOPE_TEST_CHECK_JOBS checks at a time (default 1: lint and typecheck are each one
- * busy thread, and vitest wants the other core); RECALLSCOPE_TEST_CHECK_NICE their niceness (default 5,
- * so latency-measuring tests win a contended core; 0 turns it off).
+ * Environment: RECALLSCOPE_TEST_CHECK_JOBS checks at a time (default: the number of cores, as `npm run check`),
+ * RECALLSCOPE_TEST_CHECK_NICE their niceness (default 10; 0 turns it off). Niced, the checks take the CPU the
+ * tests leave while they wait, and the tests (some measure latencies) win a contended core; no CPU is lost
+ * either way, so the whole run ends when the work of both is done.
  */
 'use strict'
 
+const os = require('node:os')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
 const { TASKS, runTask } = require('./check.cjs')
@@ -37,8 +39,8 @@ function runVitest(args) {
 
 async function main() {
   const t0 = Date.now()
-  const jobs = Math.max(1, envInt('RECALLSCOPE_TEST_CHECK_JOBS', 1))
-  const nice = envInt('RECALLSCOPE_TEST_CHECK_NICE', 5)
+  const jobs = Math.max(1, envInt('RECALLSCOPE_TEST_CHECK_JOBS', os.availableParallelism ? os.availableParallelism() : os.cpus().length))
+  const nice = envInt('RECALLSCOPE_TEST_CHECK_NICE', 10)
   // The shell and e2e projects run the built app (out/): build first. A failed build still lets the checks
   // and the other projects run, so one run shows every problem.
   const build = await runTask(
