@@ -84,6 +84,9 @@ export default defineConfig({
           globalSetup: ['test/e2e/globalSetup.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
+          // expect.poll waits up to 5 s (vitest's default is 1 s), as Playwright's own waits are generous: files run
+          // in parallel beside the checks. A test that claims a latency asserts it itself (liveOtlp: < 1 s).
+          expect: { poll: { timeout: 5000 } },
           // Files run in parallel (each has its own server, temp home, DB copy and Chromium).
           fileParallelism: true,
         },
