@@ -178,6 +178,6 @@ describeSourceConformance('a LanceDB table opened by a column mapping', async (d
   return {
     open: (workspacePath) => openSource({ path: folder, workspacePath, mapping }),
     files: [folder],
-    carries: { scope: true, vectors: true, malformed: ['nan'] },
+    carries: { agent: true, user: true, vectors: true, malformed: ['nan'], session: true, times: true },
   }
 })
