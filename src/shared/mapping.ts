@@ -90,6 +90,8 @@ export interface TablesInfo {
   path: string
   /** the layout detected, or null when the file is none recallscope knows (then a mapping opens it) */
   layout: string | null
+  /** what the store is: a SQLite file, a Postgres schema, or a LanceDB folder (its tables read as SQLite tables) */
+  format: 'sqlite' | 'postgres' | 'lancedb'
   tables: TableInfo[]
   /** the mapping saved in this store's workspace by an earlier open, if any */
   saved: Mapping | null

@@ -4,13 +4,18 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
+import * as lancedb from '@lancedb/lancedb'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { main } from '../../src/main/cli/index'
 import { openSource } from '../../src/main/store/registry'
 import { buildCrewaiLance, pyIsoUtc } from '../helpers/frameworks/crewai'
 import { buildLettaServer } from '../helpers/frameworks/letta'
 import { buildLlamaIndexStorage } from '../helpers/frameworks/llamaindex'
+import { buildAgno } from '../helpers/frameworks/agno'
+import { buildChroma } from '../helpers/frameworks/chroma'
 import { buildMastra } from '../helpers/frameworks/mastra'
+import { buildOpenMemory } from '../helpers/frameworks/openmemory'
+import { buildQdrantLocal, hasPython } from '../helpers/frameworks/qdrantLocal'
 import { hashTree } from '../helpers/frameworks/hashTree'
 import { tmpDir } from '../helpers/tmp'
 
@@ -94,7 +99,7 @@ describe('import framework', () => {
     ])
     const mdir = path.join(t.dir, 'mastra')
     fs.mkdirSync(mdir)
-    const mastra = buildMastra(
+    const mastra = await buildMastra(
       mdir,
       [{ id: 't1', resource: 'u1', title: 'Trip', at: '2025-06-01T10:00:00.000Z' }],
       [{ id: 'm1', thread: 't1', role: 'user', text: 'we go kayaking', at: '2025-06-01T10:00:00.000Z', embedding: [1, 0, 0] }],
@@ -104,18 +109,86 @@ describe('import framework', () => {
       [li, 'llamaindex', 2],
       [mastra, 'mastra', 2],
     ] as const) {
-      const before = hashTree(path.dirname(input === li ? path.join(li, 'x') : input))
+      // Mastra's client leaves its WAL un-checkpointed (as a running app does): reading writes read marks to the -shm
+      const before = hashTree(path.dirname(input === li ? path.join(li, 'x') : input), { shm: 'presence' })
       const out = path.join(t.dir, `${layout}-canonical.db`)
       const r = await run('import', 'framework', '--in', input, '--out', out, '--json')
       expect(r.code, r.err).toBe(0)
       expect(JSON.parse(r.out)).toMatchObject({ layout, written: { memories, embeddings: 1 } })
-      expect(hashTree(path.dirname(input === li ? path.join(li, 'x') : input))).toEqual(before)
+      expect(hashTree(path.dirname(input === li ? path.join(li, 'x') : input), { shm: 'presence' })).toEqual(before)
       const a = view(input, path.join(t.dir, `${layout}-a.ws`))
       const b = view(out, path.join(t.dir, `${layout}-b.ws`))
       expect(b.memories).toEqual(a.memories)
       expect(b.models).toEqual(a.models)
     }
   }, 60_000)
+
+  it('copies Qdrant local, Chroma, Agno, OpenMemory and any LanceDB table: same memories and vectors as opened in place; inputs unchanged', async () => {
+    const at = (i: number) => Date.UTC(2025, 5, 1, 10, i)
+    const vec = (i: number) => [1, i / 10, 0, 0]
+    const inputs: [layout: string, input: string, memories: number, embeddings: number][] = []
+    if (hasPython()) {
+      const q = path.join(t.dir, 'qdrant')
+      const points = [0, 1, 2].map((i) => ({
+        id: `00000000-0000-0000-0000-00000000000${i}`,
+        vector: vec(i),
+        payload: { data: `qdrant memory ${i}`, user_id: 'u1', created_at: new Date(at(i)).toISOString() },
+      }))
+      buildQdrantLocal(q, { mem0: { vectors: { size: 4, distance: 'Cosine' }, points } }, path.join(t.dir, 'never'))
+      inputs.push(['qdrant-local', q, 3, 3])
+      const c = path.join(t.dir, 'chroma')
+      const records = [0, 1].map((i) => ({
+        id: `doc-${i}`,
+        document: `chroma doc ${i}`,
+        metadata: { source: 'notes' },
+        embedding: vec(i),
+        createdAt: '2025-06-01 10:00:00',
+      }))
+      buildChroma(c, { notes: { dim: 4, records } })
+      inputs.push(['chroma', c, 2, 2])
+    } else console.warn('SKIPPED (Qdrant local, Chroma): python3 is missing, so their pickled fixtures cannot be written')
+    const agnoDir = path.join(t.dir, 'agno')
+    fs.mkdirSync(agnoDir)
+    const agno = buildAgno(
+      agnoDir,
+      [0, 1].map((i) => ({ id: `a-${i}`, memory: `agno memory ${i}`, userId: 'u1', topics: ['t'], createdAtS: at(i) / 1000 })),
+      [],
+    )
+    inputs.push(['agno', agno, 2, 0])
+    const omDir = path.join(t.dir, 'openmemory')
+    fs.mkdirSync(omDir)
+    const om = buildOpenMemory(
+      omDir,
+      'u1',
+      ['cursor'],
+      [0, 1, 2].map((i) => ({ key: `k${i}`, content: `openmemory fact ${i}`, app: 'cursor', createdAt: at(i) })),
+      [],
+    )
+    inputs.push(['openmemory', om, 3, 0])
+    const lance = path.join(t.dir, 'app.lancedb')
+    await (
+      await lancedb.connect(lance)
+    ).createTable(
+      'notes',
+      [0, 1].map((i) => ({ id: `n-${i}`, text: `lance note ${i}`, vector: vec(i) })),
+    )
+    inputs.push(['lancedb', lance, 2, 2])
+
+    for (const [layout, input, memories, embeddings] of inputs) {
+      const root = fs.statSync(input).isDirectory() ? input : path.dirname(input)
+      const before = hashTree(root)
+      const out = path.join(t.dir, `${layout}-canonical.db`)
+      const r = await run('import', 'framework', '--in', input, '--out', out, '--json')
+      expect(r.code, `${layout}: ${r.err}`).toBe(0)
+      expect(JSON.parse(r.out), layout).toMatchObject({ layout, written: { memories, embeddings } })
+      expect(hashTree(root), layout).toEqual(before)
+      const a = view(input, path.join(t.dir, `${layout}-a.ws`))
+      const b = view(out, path.join(t.dir, `${layout}-b.ws`))
+      expect(b.memories, layout).toEqual(a.memories)
+      expect(b.models, layout).toEqual(a.models)
+      expect(Object.keys(b.memories), layout).toHaveLength(memories)
+    }
+  }, 120_000)
 
   it('refuses an output inside the input folder', async () => {
     const lance = path.join(t.dir, 'memory')

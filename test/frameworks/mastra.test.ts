@@ -30,9 +30,9 @@ const MSGS: MastraMessage[] = [
 let t: ReturnType<typeof tmpDir>
 let file: string
 
-beforeAll(() => {
+beforeAll(async () => {
   t = tmpDir()
-  file = buildMastra(
+  file = await buildMastra(
     t.dir,
     [
       { id: 't1', resource: 'user-1', title: 'Trip planning', at: iso(0), workingMemory: '# Trip\n- Destination: Norway' },

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mergeConfig } from '../../src/shared/config'
 import { getPreset } from '../../src/shared/presets'
 import { runRecall } from '../../src/main/recall/engine'
+import { eventLogOf } from '../../src/main/events/eventLog'
 import { openSource } from '../../src/main/store/registry'
 import { replayEvent } from '../../src/main/trace/replay'
 import { buildOpenMemory, dashed, uuidHex, type OmMemory } from '../helpers/frameworks/openmemory'
@@ -102,6 +103,14 @@ describe('OpenMemory (openmemory.db)', () => {
       expect(e2.results.map((r) => r.id)).toEqual([id('b')])
       expect(e3.results).toEqual([{ id: id('a'), score: 0.8 }])
       expect(e3.at - e1.at).toBeGreaterThanOrEqual(59_000)
+      // each event says where it came from, and the event sources list names the access log (not a recall_events table)
+      for (const e of page.rows) expect(e.origin).toEqual({ kind: 'openmemory', tool: 'search_memory' })
+      expect(store.getEvent(e1.id)!.origin?.kind).toBe('openmemory')
+      expect(
+        eventLogOf(store)
+          .sources()
+          .map((s) => [s.kind, s.label, s.events]),
+      ).toEqual([['openmemory', 'OpenMemory access log (memory_access_logs, search rows)', 3]])
       expect(
         store
           .eventsForMemory(id('a'))

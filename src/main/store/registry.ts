@@ -11,7 +11,7 @@ import path from 'node:path'
 import type { Mapping } from '../../shared/mapping'
 import { RecallscopeError } from '../../shared/result'
 import { findMaterializer, frameworkLookedFor, resolveFrameworkPath } from './frameworks'
-import type { Materialized } from './frameworks/materialize'
+import type { Materialized, Materializer } from './frameworks/materialize'
 import { LAYOUTS } from './layoutList'
 import { savedMapping } from './mapped/file'
 import { mappedAdapter } from './mapped/sqlite'
@@ -78,9 +78,22 @@ export function openSource(opts: OpenOptions): SqliteSource {
   if (materializer) {
     // A copy in memory: there is nothing to write to.
     if (opts.write) throw new RecallscopeError('READ_ONLY', `${materializer.name} stores open read-only: ${abs} is read, never written`)
-    if (opts.mapping)
-      throw new RecallscopeError('BAD_INPUT', `A column mapping opens a SQLite table or a Postgres table; ${abs} is a ${materializer.name} store`)
-    return fromMaterialized(opts, abs, materializer.materialize(abs, { nativeBinding: opts.nativeBinding }))
+    if (opts.mapping) return openMappedTables(opts, abs, materializer, opts.mapping)
+    try {
+      return fromMaterialized(opts, abs, materializer.materialize(abs, { nativeBinding: opts.nativeBinding }))
+    } catch (e) {
+      if (!(e instanceof RecallscopeError) || e.code !== 'UNKNOWN_LAYOUT' || !materializer.asTables) throw e
+      const saved = savedMapping(abs, opts)
+      if (saved) return openMappedTables(opts, abs, materializer, saved)
+      throw new RecallscopeError(
+        'UNKNOWN_LAYOUT',
+        `${e.message}. To open one of its tables anyway, map its columns: --map mapping.json, or the Library's mapping dialog`,
+        {
+          ...(e.details as object),
+          mappable: true,
+        },
+      )
+    }
   }
   try {
     assertSqliteFile(abs)
@@ -109,6 +122,37 @@ export function openSource(opts: OpenOptions): SqliteSource {
 /** Open a SQLite file through a column mapping (checked against the file first: BAD_INPUT naming the column) and save it in the workspace. */
 function openMapped(opts: OpenOptions, mapping: Mapping): SqliteSource {
   const source = SqliteSource.open(opts, [mappedAdapter(mapping, path.basename(opts.path))])
+  try {
+    source.workspace.setMapping(mapping)
+  } catch {
+    /* a read-only workspace must not stop the store from opening: the mapping is just not remembered */
+  }
+  return source
+}
+
+/**
+ * Open one table of a mappable non-SQLite store (a LanceDB folder) through a column mapping: its tables
+ * are read into an in-memory SQLite DB and the mapped adapter runs over that, as over a SQLite file.
+ */
+function openMappedTables(opts: OpenOptions, abs: string, materializer: Materializer, mapping: Mapping): SqliteSource {
+  if (!materializer.asTables)
+    throw new RecallscopeError(
+      'BAD_INPUT',
+      `A column mapping opens a SQLite table, a LanceDB table or a Postgres table; ${abs} is a ${materializer.name} store`,
+    )
+  const db = materializer.asTables(abs, { nativeBinding: opts.nativeBinding })
+  let sql
+  try {
+    sql = detectLayout(db, [mappedAdapter(mapping, path.basename(abs))])
+  } catch (e) {
+    db.close()
+    throw e
+  }
+  if (!sql) {
+    db.close()
+    throw new RecallscopeError('BAD_INPUT', `${abs}: the mapping does not fit table "${mapping.table}"`)
+  }
+  const source = SqliteSource.fromMemory({ ...opts, path: abs }, db, sql)
   try {
     source.workspace.setMapping(mapping)
   } catch {

@@ -23,7 +23,7 @@
  * eval cases, runs, caches, backfilled vectors (store/workspace/).
  */
 import type { RecallAges, EventFilter, Facets, MemoryRow, VectorInfo } from '../../shared/contract'
-import type { DbFacts, EmbeddingModelFacts, EventDecision, Memory, Page, RecallEvent, RecallScope, Session } from '../../shared/types'
+import type { DbFacts, EmbeddingModelFacts, EventDecision, EventOrigin, Memory, Page, RecallEvent, RecallScope, Session } from '../../shared/types'
 import type { TextMatches } from './textMatch'
 import type { AgentRecords } from './agentRecords'
 import type { VectorIndex } from './vectors/vectorIndex'
@@ -297,6 +297,12 @@ export interface VectorStore {
   reloadVectors(): void
 }
 
+/** A layout's own event log that is not a `recall_events` table: each event's origin and the source's label. */
+export interface OwnEventsOrigin {
+  origin: EventOrigin
+  label: string
+}
+
 /** The store's own recall log (canonical `recall_events`); empty on stores that keep none. */
 export interface EventLog {
   /**
@@ -305,6 +311,11 @@ export interface EventLog {
    * layout holds; absent or empty when none. Rows are read lazily, each call re-reads.
    */
   agentRecords?(): AgentRecords[]
+  /**
+   * What the store's own log (`eventsPage`) is when a layout maps another table onto it (OpenMemory's
+   * `memory_access_logs`): its origin and a label; absent or null: a `recall_events` table.
+   */
+  ownEventsOrigin?(): OwnEventsOrigin | null
   eventsPage(q?: EventPageQuery): Page<RecallEvent>
   getEvent(id: string): RecallEvent | null
   eventExtras(id: string): EventExtras

@@ -1,20 +1,14 @@
 /**
- * Mastra memory fixtures: the tables LibSQLStore creates from @mastra/core's TABLE_SCHEMAS (text and
- * timestamp columns as TEXT, ISO times, camelCase names quoted) and a LibSQLVector index table
- * (`CREATE TABLE <index> (id INTEGER PRIMARY KEY, vector_id TEXT UNIQUE NOT NULL, embedding
- * F32_BLOB(dim), metadata TEXT DEFAULT '{}')` with its libsql_vector_idx index), rows shaped as
- * @mastra/memory saves them: content = MastraMessageContentV2 JSON, vector metadata
- * {message_id, thread_id, resource_id}. (The @mastra packages need Node 22: not installable here.)
+ * Mastra memory fixtures, written by Mastra's own storage client: `@mastra/libsql`'s LibSQLStore
+ * (threads, messages, resources; it creates every mastra_* table from @mastra/core's schemas) and
+ * LibSQLVector (the semantic-recall index table `memory_messages` with its libSQL vector index),
+ * with rows shaped as `@mastra/memory` saves them: a message's content is MastraMessageContentV2
+ * (`{format: 2, parts: [{type: 'step-start'}, {type: 'text', text}], content}`), a recall vector's
+ * metadata `{message_id, thread_id, resource_id}`, a thread's working memory in its metadata and a
+ * resource's in `workingMemory`.
  */
 import path from 'node:path'
-import Database from 'better-sqlite3'
-
-const DDL = `
-CREATE TABLE mastra_threads (id TEXT NOT NULL PRIMARY KEY, "resourceId" TEXT NOT NULL, title TEXT NOT NULL, metadata TEXT, "createdAt" TEXT NOT NULL, "updatedAt" TEXT NOT NULL);
-CREATE TABLE mastra_messages (id TEXT NOT NULL PRIMARY KEY, thread_id TEXT NOT NULL, content TEXT NOT NULL, role TEXT NOT NULL, type TEXT NOT NULL, "createdAt" TEXT NOT NULL, "resourceId" TEXT);
-CREATE TABLE mastra_resources (id TEXT NOT NULL PRIMARY KEY, "workingMemory" TEXT, metadata TEXT, "createdAt" TEXT NOT NULL, "updatedAt" TEXT NOT NULL);
-CREATE TABLE mastra_workflow_snapshot (workflow_name TEXT NOT NULL, run_id TEXT NOT NULL, "resourceId" TEXT, snapshot TEXT NOT NULL, "createdAt" TEXT NOT NULL, "updatedAt" TEXT NOT NULL, PRIMARY KEY (workflow_name, run_id));
-`
+import { LibSQLStore, LibSQLVector } from '@mastra/libsql'
 
 export interface MastraMessage {
   id: string
@@ -26,51 +20,62 @@ export interface MastraMessage {
   embedding?: number[]
 }
 
-export function buildMastra(
-  dir: string,
-  threads: { id: string; resource: string; title: string; at: string; workingMemory?: string }[],
-  messages: MastraMessage[],
-  resourceWm: Record<string, string>,
-): string {
+export interface MastraThread {
+  id: string
+  resource: string
+  title: string
+  at: string
+  /** thread-scoped working memory (kept in the thread's metadata) */
+  workingMemory?: string
+}
+
+/** Write `<dir>/mastra.db` with the real client; returns its path. */
+export async function buildMastra(dir: string, threads: MastraThread[], messages: MastraMessage[], resourceWm: Record<string, string>): Promise<string> {
   const file = path.join(dir, 'mastra.db')
-  const db = new Database(file)
-  db.exec(DDL)
+  const url = `file:${file}`
+  const store = new LibSQLStore({ id: 'fixture', url })
+  await store.init()
+  const memory = await store.getStore('memory')
+  if (!memory) throw new Error('LibSQLStore has no memory domain')
   for (const t of threads)
-    db.prepare(`INSERT INTO mastra_threads VALUES (?, ?, ?, ?, ?, ?)`).run(
-      t.id,
-      t.resource,
-      t.title,
-      JSON.stringify(t.workingMemory ? { workingMemory: t.workingMemory } : {}),
-      t.at,
-      t.at,
-    )
+    await memory.saveThread({
+      thread: {
+        id: t.id,
+        resourceId: t.resource,
+        title: t.title,
+        createdAt: new Date(t.at),
+        updatedAt: new Date(t.at),
+        metadata: t.workingMemory ? { workingMemory: t.workingMemory } : {},
+      },
+    })
   for (const [id, wm] of Object.entries(resourceWm))
-    db.prepare(`INSERT INTO mastra_resources VALUES (?, ?, '{}', ?, ?)`).run(id, wm, '2025-01-01T00:00:00.000Z', '2025-02-01T00:00:00.000Z')
+    await memory.saveResource({
+      resource: { id, workingMemory: wm, metadata: {}, createdAt: new Date('2025-01-01T00:00:00.000Z'), updatedAt: new Date('2025-02-01T00:00:00.000Z') },
+    })
   const resOf = new Map(threads.map((t) => [t.id, t.resource]))
-  for (const m of messages)
-    db.prepare(`INSERT INTO mastra_messages VALUES (?, ?, ?, ?, 'v2', ?, ?)`).run(
-      m.id,
-      m.thread,
-      JSON.stringify({ format: 2, parts: [{ type: 'step-start' }, { type: 'text', text: m.text }], content: m.text }),
-      m.role,
-      m.at,
-      resOf.get(m.thread) ?? null,
-    )
-  const dim = messages.find((m) => m.embedding)?.embedding?.length ?? 0
-  if (dim) {
-    // LibSQLVector's DDL; the index function exists only in libSQL, so this connection registers a stand-in to create it
-    db.function('libsql_vector_idx', { deterministic: true }, (x: unknown) => x as never)
-    db.exec(`CREATE TABLE memory_messages (id INTEGER PRIMARY KEY, vector_id TEXT UNIQUE NOT NULL, embedding F32_BLOB(${dim}), metadata TEXT DEFAULT '{}')`)
-    db.exec(`CREATE INDEX memory_messages_vector_idx ON memory_messages (libsql_vector_idx(embedding))`)
-    let n = 0
-    for (const m of messages)
-      if (m.embedding)
-        db.prepare(`INSERT INTO memory_messages (vector_id, embedding, metadata) VALUES (?, ?, ?)`).run(
-          `vec-${++n}`,
-          Buffer.from(new Float32Array(m.embedding).buffer),
-          JSON.stringify({ message_id: m.id, thread_id: m.thread, resource_id: resOf.get(m.thread) }),
-        )
+  if (messages.length)
+    await memory.saveMessages({
+      messages: messages.map((m) => ({
+        id: m.id,
+        threadId: m.thread,
+        resourceId: resOf.get(m.thread),
+        role: m.role,
+        createdAt: new Date(m.at),
+        content: { format: 2 as const, parts: [{ type: 'step-start' as const }, { type: 'text' as const, text: m.text }], content: m.text },
+      })),
+    })
+  const withVector = messages.filter((m) => m.embedding)
+  if (withVector.length) {
+    const vector = new LibSQLVector({ id: 'fixture-vector', url })
+    await vector.createIndex({ indexName: 'memory_messages', dimension: withVector[0].embedding!.length })
+    await vector.upsert({
+      indexName: 'memory_messages',
+      vectors: withVector.map((m) => m.embedding!),
+      metadata: withVector.map((m) => ({ message_id: m.id, thread_id: m.thread, resource_id: resOf.get(m.thread) })),
+    })
+    await vector.close()
   }
-  db.close()
+  // closed as an agent's process ends: the last connection checkpoints the WAL into the file
+  await store.close()
   return file
 }

@@ -12,6 +12,7 @@
  * touches the agent's file.
  */
 import Database from 'better-sqlite3'
+import { openReadOnlyAgentDb } from '../sqlite/readOnlyOpen'
 import { RecallscopeError } from '../../../shared/result'
 import { hashEmbed, HASHING_MODEL } from '../../embed/hashing'
 import { readTables } from '../sqlite/connection'
@@ -148,7 +149,7 @@ export async function importEngram(opts: ImportOptions): Promise<ImportReport> {
   assertSqliteFile(input)
   let src: Database.Database
   try {
-    src = new Database(input, { readonly: true, fileMustExist: true })
+    src = openReadOnlyAgentDb(input, { fileMustExist: true })
     src.pragma('query_only = 1')
   } catch (e) {
     throw new RecallscopeError('NOT_SQLITE', `Cannot open ${input}: ${(e as Error).message}`)

@@ -6,6 +6,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
+import { openReadOnlyAgentDb } from '../sqlite/readOnlyOpen'
 import { RecallscopeError } from '../../../shared/result'
 import { LAYOUTS } from '../layoutList'
 import { readTables } from '../sqlite/connection'
@@ -51,7 +52,7 @@ function resolveSqliteFolder(dir: string, opts: { nativeBinding?: string }): str
     if (!looksLikeSqlite(file)) continue
     let db: Database.Database | null = null
     try {
-      db = new Database(file, { readonly: true, fileMustExist: true, ...(opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {}) })
+      db = openReadOnlyAgentDb(file, { fileMustExist: true, ...(opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {}) })
       db.pragma('query_only = 1')
       const tables = readTables(db)
       for (const a of LAYOUTS) {

@@ -1,6 +1,6 @@
 /**
- * The mapping dialog's questions about a SQLite file that is not open (it opened
- * as "unknown layout"): its tables, a suggested mapping, a preview through a
+ * The mapping dialog's questions about a SQLite file (or a LanceDB folder, read as SQLite
+ * tables) that is not open (it opened as "unknown layout"): its tables, a suggested mapping, a preview through a
  * mapping. Each opens its own read-only connection and closes it; nothing is
  * written to the file, and a workspace is read only when one already exists.
  */
@@ -9,6 +9,7 @@ import path from 'node:path'
 import type Database from 'better-sqlite3'
 import type { Mapping, MappingPreview, TablesInfo } from '../../../shared/mapping'
 import { RecallscopeError } from '../../../shared/result'
+import { findMaterializer } from '../frameworks'
 import { LAYOUTS } from '../layoutList'
 import { assertSqliteFile, defaultWorkspacePath, openSqlite } from '../sqlite/connection'
 import { detectLayout } from '../sqlite/source'
@@ -25,12 +26,23 @@ export interface FileOptions {
   nativeBinding?: string
 }
 
-/** Run `fn` on a read-only connection to the file (sqlite-vec loaded when it declares vec0 tables). */
+/**
+ * A read-only connection to the store's tables: the SQLite file itself (sqlite-vec loaded when it declares vec0
+ * tables), or, for a mappable non-SQLite store (a LanceDB folder), its tables read into an in-memory SQLite DB.
+ */
+function connect(abs: string, opts: FileOptions): Database.Database {
+  const materializer = findMaterializer(abs)
+  if (materializer?.asTables) return materializer.asTables(abs, { nativeBinding: opts.nativeBinding })
+  if (materializer) throw new RecallscopeError('BAD_INPUT', `${abs} is a ${materializer.name} store: its tables cannot be mapped`)
+  assertSqliteFile(abs)
+  return openSqlite(abs, { nativeBinding: opts.nativeBinding })
+}
+
+/** Run `fn` on a read-only connection to the store's tables (see `connect`). */
 function withFile<T>(opts: FileOptions, fn: (db: Database.Database, abs: string) => T): T {
   if (typeof opts.path !== 'string' || opts.path.trim() === '') throw new RecallscopeError('BAD_INPUT', 'A database path is required')
   const abs = path.resolve(opts.path)
-  assertSqliteFile(abs)
-  const db = openSqlite(abs, { nativeBinding: opts.nativeBinding })
+  const db = connect(abs, opts)
   try {
     loadSqliteVecIfDeclared(db)
     return fn(db, abs)
@@ -64,16 +76,22 @@ export function savedMapping(abs: string, opts: FileOptions): Mapping | null {
   return readSavedMapping(ws, opts.nativeBinding)
 }
 
-/** Tables, columns, types and row counts of a SQLite file, the layout it opens as (null: unknown) and any saved mapping. */
+/**
+ * Tables, columns, types and row counts of a SQLite file (or a LanceDB folder), the layout it opens as (null:
+ * unknown) and any saved mapping.
+ */
 export function inspectTables(opts: FileOptions): TablesInfo {
   return withFile(opts, (db, abs) => {
-    let layout: string | null
-    try {
-      layout = detectLayout(db, LAYOUTS)?.layout ?? null
-    } catch {
-      layout = null // a layout that recognises the file but cannot read it: the mapping is still an option
-    }
-    return { path: abs, layout, tables: listTables(db), saved: savedMapping(abs, opts) }
+    // A LanceDB folder is here because it opened as unknown: its tables read as SQLite are no SQLite layout.
+    const format = findMaterializer(abs) ? 'lancedb' : 'sqlite'
+    let layout: string | null = null
+    if (format === 'sqlite')
+      try {
+        layout = detectLayout(db, LAYOUTS)?.layout ?? null
+      } catch {
+        layout = null // a layout that recognises the file but cannot read it: the mapping is still an option
+      }
+    return { path: abs, layout, format, tables: listTables(db), saved: savedMapping(abs, opts) }
   })
 }
 

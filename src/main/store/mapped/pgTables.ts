@@ -192,7 +192,13 @@ function savedPgMapping(url: ParsedPgUrl, opts: PgDialogOptions): Mapping | null
 
 /** A Postgres schema's tables (columns by udt name, sampled shapes, row counts), the layout it opens as (null: none) and its saved mapping. */
 export function inspectPgTables(opts: PgDialogOptions): TablesInfo {
-  return withPg(opts, (s) => ({ path: s.url.redacted, layout: detectedLayout(s), tables: listPgTables(s), saved: savedPgMapping(s.url, opts) }))
+  return withPg(opts, (s) => ({
+    path: s.url.redacted,
+    layout: detectedLayout(s),
+    format: 'postgres',
+    tables: listPgTables(s),
+    saved: savedPgMapping(s.url, opts),
+  }))
 }
 
 /** A mapping for one table of the schema, pre-filled from column names, types and the first rows' values. */

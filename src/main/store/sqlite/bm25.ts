@@ -19,6 +19,7 @@
  * the caller asks FTS5.
  */
 import Database from 'better-sqlite3'
+import { openReadOnlyAgentDb } from './readOnlyOpen'
 import type { FtsTable, SqliteCtx } from './context'
 
 /** Indexes above this many rows keep FTS5 (the JS postings would cost memory and build time). */
@@ -107,9 +108,17 @@ export function bm25IndexFor(ctx: SqliteCtx, fts: FtsTable): Bm25Index | null {
 /** The index last built per source and table, to close its connection when a newer version replaces it. */
 const live = new WeakMap<SqliteCtx, Map<string, { version: string | null; idx: Bm25Index | null }>>()
 
+/** Close the indexes (and their private connections) of a source being closed. */
+export function closeBm25Indexes(ctx: SqliteCtx): void {
+  const perCtx = live.get(ctx)
+  if (!perCtx) return
+  for (const { idx } of perCtx.values()) idx?.close()
+  live.delete(ctx)
+}
+
 function build(file: string, table: string): Bm25Index | null {
   // A private read-only connection: temp tables (the vocab view, the tokenizer) need one without query_only.
-  const db = new Database(file, { readonly: true, fileMustExist: true })
+  const db = openReadOnlyAgentDb(file, { fileMustExist: true })
   try {
     const avg = db
       .prepare(`SELECT block FROM ${quoteIdent(`${table}_data`)} WHERE id = 1`)

@@ -14,6 +14,7 @@ import crypto from 'node:crypto'
 import Database from 'better-sqlite3'
 import { RecallscopeError } from '../../../shared/result'
 import { openRegularFile } from '../safeFiles'
+import { openReadOnlyAgentDb } from './readOnlyOpen'
 
 const SQLITE_MAGIC = 'SQLite format 3\0'
 
@@ -92,12 +93,12 @@ export interface ConnectOptions {
 export function openSqlite(abs: string, opts: ConnectOptions = {}): Database.Database {
   assertSqliteFile(abs)
   try {
-    const db = new Database(abs, {
-      readonly: !opts.write,
+    const options = {
       fileMustExist: true,
       timeout: opts.busyTimeoutMs ?? 5000,
       ...(opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {}),
-    })
+    }
+    const db = opts.write ? new Database(abs, options) : openReadOnlyAgentDb(abs, options)
     if (!opts.write) db.pragma('query_only = 1')
     return db
   } catch (e) {

@@ -50,14 +50,20 @@ export function eventsPage(ctx: SqliteCtx, q: EventPageQuery = {}): Page<RecallE
     .prepare(`SELECT r.* FROM (${src}) r WHERE ${w.sql} ORDER BY r.at ${dir}, r.id ${dir} LIMIT ${limit} OFFSET ${offset}`)
     .all(w.params) as Record<string, unknown>[]
   const count = ctx.cappedCount(`FROM (${src}) r WHERE ${w.sql}`, w.params)
-  return { rows: rows.map(decodeEvent), offset, limit, ...count, tookMs: performance.now() - t0 }
+  return { rows: rows.map((r) => withOrigin(ctx, decodeEvent(r))), offset, limit, ...count, tookMs: performance.now() - t0 }
+}
+
+/** An event of a layout whose log is another table (OpenMemory's access log) carries that origin. */
+function withOrigin(ctx: SqliteCtx, e: RecallEvent): RecallEvent {
+  const o = ctx.sql.recallEventsOrigin
+  return o ? { ...e, origin: { ...o.origin } } : e
 }
 
 export function getEvent(ctx: SqliteCtx, id: string): RecallEvent | null {
   const src = ctx.sql.recallEvents
   if (!src) return null
   const row = ctx.db.prepare(`SELECT r.* FROM (${src}) r WHERE r.id = ?`).get(id) as Record<string, unknown> | undefined
-  return row ? decodeEvent(row) : null
+  return row ? withOrigin(ctx, decodeEvent(row)) : null
 }
 
 /** Events whose results include a memory, newest first (bounded). */

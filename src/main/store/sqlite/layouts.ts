@@ -9,6 +9,7 @@
 import { EVENT_COLUMNS, MEMORY_COLUMNS, SESSION_COLUMNS } from '../canonical'
 import type Database from 'better-sqlite3'
 import type { AgentRecords } from '../agentRecords'
+import type { OwnEventsOrigin } from '../source'
 
 export interface SqlLayout {
   /** the layout's name, e.g. 'canonical', 'engram-v1', 'mem0' */
@@ -25,6 +26,8 @@ export interface SqlLayout {
   embeddings: string | null
   /** Canonical recall_events columns; null when the layout has none. */
   recallEvents: string | null
+  /** When `recallEvents` maps another table (OpenMemory's access log): each event's origin and the log's label. */
+  recallEventsOrigin?: OwnEventsOrigin
   /** An FTS5 table in the agent DB whose rowid equals memories._rid, or null. */
   agentFts: string | null
   /** Default model name for vectors whose layout does not record one (Engram). */

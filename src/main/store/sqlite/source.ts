@@ -26,6 +26,7 @@ import type {
   MemoryFilter,
   MemoryPageQuery,
   MemorySource,
+  OwnEventsOrigin,
   ScopeRows,
   SessionPageQuery,
   SourceCapabilities,
@@ -42,6 +43,7 @@ import { probeIntegrity, typedDbError } from './dbErrors'
 import { makeSnapshot, needsSnapshot } from './readOnlySnapshot'
 import { loadSqliteVecIfDeclared } from '../sqliteVec'
 import type { FtsTable, Memo, SqliteCtx } from './context'
+import { closeBm25Indexes } from './bm25'
 import * as events from './events'
 import { contentSignature, facts, facets, quickCounts } from './facts'
 import { syncWorkspaceFts, toFtsQuery } from './fts'
@@ -234,6 +236,7 @@ export class SqliteSource implements MemorySource, VectorSnapshots, SqliteCtx {
     this.closed = true
     this.vec.closed = true
     this.vec.reload() // frees the indexes (a compact one holds a file)
+    closeBm25Indexes(this) // their private connections to the file
     this.db.close()
     this.ws.close()
     for (const release of this.releaseOpen) release()
@@ -439,6 +442,9 @@ export class SqliteSource implements MemorySource, VectorSnapshots, SqliteCtx {
   // --- recall log ---------------------------------------------------------
   agentRecords(): AgentRecords[] {
     return this.sql.agentRecords ?? []
+  }
+  ownEventsOrigin(): OwnEventsOrigin | null {
+    return this.sql.recallEventsOrigin ?? null
   }
   eventsPage(q?: EventPageQuery): Page<RecallEvent> {
     return events.eventsPage(this, q)

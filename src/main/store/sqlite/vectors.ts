@@ -5,6 +5,7 @@
  * workspace for big indexes, and the per-model facts the UI shows.
  */
 import Database from 'better-sqlite3'
+import { openReadOnlyAgentDb } from './readOnlyOpen'
 import type { VectorInfo } from '../../../shared/contract'
 import type { EmbeddingModelFacts } from '../../../shared/types'
 import { decodeVector } from '../decode'
@@ -222,8 +223,7 @@ export class SqliteVectors {
    * so no other process can truncate the file under the mapping while it is in use.
    */
   private openBulk(file: string, mmap: boolean): Database.Database {
-    const db = new Database(file, {
-      readonly: true,
+    const db = openReadOnlyAgentDb(file, {
       fileMustExist: true,
       timeout: this.opts.busyTimeoutMs ?? 5000,
       ...(this.opts.nativeBinding ? { nativeBinding: this.opts.nativeBinding } : {}),

@@ -14,13 +14,15 @@
  * (ISO text or epoch) → created, else the table folder's modification time (marked) · kind
  * 'semantic', tier 'long_term', source 'lancedb' · every other column → metadata
  * `{table, columns}` · the vector → model `lancedb:<table>:<dim>` (LanceDB does not record the
- * model). Tables without a text column are listed in "detected because", not read as memories.
+ * model). Tables without a text column are listed in "detected because", not read as memories; any
+ * table (a text column of another name) opens by a column mapping through lance/asTables.ts.
  */
 import fs from 'node:fs'
 import path from 'node:path'
 import { RecallscopeError } from '../../../../shared/result'
 import { parseJsonSafe } from '../../../safety/json'
 import { idText, MemoryDbBuilder, toEpochMs, type Materialized, type Materializer } from '../materialize'
+import { lanceAsSqlite } from './asTables'
 import { lanceTableNames, readLanceTables, sliceVector, type LanceTable } from './read'
 
 const TEXT_COLUMNS = ['text', 'content', 'document', 'page_content', 'memory', 'data', 'chunk', 'body'] as const
@@ -158,4 +160,9 @@ export const lanceMaterializer: Materializer = {
   lookedFor: 'LanceDB: a folder of <table>.lance tables with a text column (and a vector column)',
   sniff: (p) => lanceDir(p) !== null,
   materialize: materializeLance,
+  asTables: (p, opts) => {
+    const dir = lanceDir(p)
+    if (!dir) throw new RecallscopeError('NOT_FOUND', `${p} is not a LanceDB folder (no <table>.lance inside)`)
+    return lanceAsSqlite(dir, opts)
+  },
 }

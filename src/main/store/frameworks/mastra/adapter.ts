@@ -28,7 +28,14 @@ import type Database from 'better-sqlite3'
 import type { Adapter } from '../../sqlite/layouts'
 import { isoToMs } from '../sql'
 
-const TEXT_OF_CONTENT = (c: string) => `(CASE WHEN json_valid(${c}) THEN
+/**
+ * JSON text or a JSONB blob: LibSQLStore writes its `jsonb` columns (thread and resource metadata, …) with
+ * `jsonb(?)`, SQLite's binary JSON, which `json_valid(x)` calls invalid; flags 1|4 accept both, and json(),
+ * json_extract() and json_each() read either.
+ */
+const isJson = (c: string) => `json_valid(${c}, 5)`
+
+const TEXT_OF_CONTENT = (c: string) => `(CASE WHEN ${isJson(c)} THEN
   CASE json_type(${c})
     WHEN 'object' THEN coalesce(
       (SELECT group_concat(json_extract(p.value, '$.text'), char(10)) FROM json_each(${c}, '$.parts') p WHERE json_extract(p.value, '$.type') = 'text'),
@@ -39,7 +46,7 @@ const TEXT_OF_CONTENT = (c: string) => `(CASE WHEN json_valid(${c}) THEN
   END
   ELSE ${c} END)`
 
-const jsonOrText = (c: string) => `CASE WHEN json_valid(${c}) THEN json(${c}) ELSE ${c} END`
+const jsonOrText = (c: string) => `CASE WHEN ${isJson(c)} THEN json(${c}) ELSE ${c} END`
 
 /** LibSQLVector index tables: (vector_id, embedding, metadata). */
 function vectorTables(tables: Map<string, Set<string>>): string[] {
@@ -82,7 +89,7 @@ export const mastraAdapter: Adapter = {
           NULL AS role, 'semantic' AS kind, 'working' AS tier, json_extract(th.metadata, '$.workingMemory') AS content, 'working memory (thread)' AS summary,
           NULL AS salience, ${isoToMs('coalesce(th."updatedAt", th."createdAt")')} AS created_at, NULL AS last_used_at, NULL AS use_count, NULL AS turn,
           'mastra:working-memory' AS source, json_object('pinned', json('true'), 'scope', 'thread') AS metadata, NULL AS tenant_id
-        FROM mastra_threads th WHERE json_valid(th.metadata) AND json_type(th.metadata, '$.workingMemory') = 'text'`,
+        FROM mastra_threads th WHERE ${isJson('th.metadata')} AND json_type(th.metadata, '$.workingMemory') = 'text'`,
       )
     if (om && om.has('activeObservations'))
       parts.push(
@@ -105,7 +112,7 @@ export const mastraAdapter: Adapter = {
           .map(
             (v) => `SELECT min(x.rowid) * 4 AS _rid, 'memory' AS owner_type, json_extract(x.metadata, '$.message_id') AS owner_id, 'mastra:${v}' AS model,
               NULL AS dim, x.embedding AS vector
-            FROM "${v}" x WHERE json_valid(x.metadata) AND json_extract(x.metadata, '$.message_id') IS NOT NULL
+            FROM "${v}" x WHERE ${isJson('x.metadata')} AND json_extract(x.metadata, '$.message_id') IS NOT NULL
             GROUP BY json_extract(x.metadata, '$.message_id')`,
           )
           .join(' UNION ALL ')

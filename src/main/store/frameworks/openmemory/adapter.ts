@@ -100,6 +100,7 @@ export const openmemoryAdapter: Adapter = {
         NULL AS ended_at, NULL AS summary, 0 AS is_archived WHERE 0`,
       embeddings: null,
       recallEvents: hasLogs ? accessEventsSql(logs.has('metadata')) : null,
+      recallEventsOrigin: { origin: { kind: 'openmemory', tool: 'search_memory' }, label: 'OpenMemory access log (memory_access_logs, search rows)' },
       agentFts: null,
       defaultModel: null,
       detectedBecause: `tables ${found.join(', ')}: OpenMemory (mem0's memory server)`,

@@ -12,6 +12,7 @@ import type { Mapping, MappingPreview, TablesInfo } from '../../../../shared/map
 const TABLES: TablesInfo = {
   path: '/data/notes.sqlite',
   layout: null,
+  format: 'sqlite',
   saved: null,
   tables: [
     {
@@ -60,6 +61,7 @@ function previewOf(m: Mapping): MappingPreview {
 const PG_TABLES: TablesInfo = {
   path: 'postgres://agent@db.example:5432/mem?schema=odd',
   layout: null,
+  format: 'postgres',
   saved: null,
   tables: [
     {

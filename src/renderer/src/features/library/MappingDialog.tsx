@@ -141,8 +141,12 @@ export function MappingDialog({ source, onOpened, onClose }: MappingDialogProps)
           </p>
         ) : (
           <p className="small muted">
-            <span className="mono">{source.path}</span> is SQLite, but not a memory store recallscope knows. Pick the table whose rows are memories and the
-            column for each field; the file is only read, and the mapping is saved in its workspace for the next open.
+            <span className="mono">{source.path}</span>{' '}
+            {info.data?.format === 'lancedb'
+              ? 'is a LanceDB folder with no table recallscope reads by itself (none has a text column it knows by name).'
+              : 'is SQLite, but not a memory store recallscope knows.'}{' '}
+            Pick the table whose rows are memories and the column for each field; the {info.data?.format === 'lancedb' ? 'folder' : 'file'} is only read, and
+            the mapping is saved in its workspace for the next open.
           </p>
         )}
         {info.error && (

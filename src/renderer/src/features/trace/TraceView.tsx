@@ -22,7 +22,7 @@ import { CounterfactualPanel } from './EvidencePanel'
 import { EventLog, PresetTag, type LogFilters } from './EventLog'
 import { ReplayDiff } from './ReplayDiff'
 import { WhyPicker, WhyResult, type WhyCandidate } from './WhyPanel'
-import { oneLine } from './traceFormat'
+import { activeGates, oneLine } from './traceFormat'
 import { DecisionView, OriginLine, ReturnedTable, UnmatchedTable } from './EventParts'
 import { SidePane } from '../../components/SidePane'
 import './trace.css'
@@ -71,7 +71,7 @@ export function TraceView() {
     setPicked(id)
     setAdhoc(null)
     // A logged event replaces an ad-hoc why-not: its query params go with it.
-    setParams({ eventId: id, query: undefined, preset: undefined, now: undefined, config: undefined, from: undefined })
+    setParams({ eventId: id, query: undefined, preset: undefined, now: undefined, config: undefined, from: undefined, patch: undefined })
   }
 
   return (
@@ -210,12 +210,23 @@ function EventPane({
 }) {
   const detail = useAsync(() => call('trace.event', { eventId }), [eventId])
   const logged = useAsync(() => call('trace.replay', { eventId, mode: 'logged' }), [eventId])
-  const [mode, setMode] = useState<'logged' | 'current'>('logged')
+  // The replay mode and the config patch applied to "today" are in the URL (`replay=current&patch=…`): a reload or a
+  // copied link shows the same replay.
+  const { nav, setParams } = useApp()
+  const [mode, setModeState] = useState<'logged' | 'current'>(nav.params.replay === 'current' ? 'current' : 'logged')
+  const setMode = (m: 'logged' | 'current') => {
+    setModeState(m)
+    setParams({ replay: m === 'current' ? 'current' : undefined }, 'replace')
+  }
   const today = useToday()
   /** the clock read when "real clock" was ticked (never re-read on render: a replay per render otherwise) */
   const [clockNow, setClockNow] = useState<number | null>(null)
-  const [patchText, setPatchText] = useState('')
-  const [applied, setApplied] = useState<PartialRecallConfig | undefined>(undefined)
+  const [applied, setAppliedState] = useState<PartialRecallConfig | undefined>(() => parseConfigParam(nav.params.patch))
+  const [patchText, setPatchText] = useState(() => (applied ? JSON.stringify(applied) : ''))
+  const setApplied = (c: PartialRecallConfig | undefined) => {
+    setAppliedState(c)
+    setParams({ patch: c ? JSON.stringify(c) : undefined }, 'replace')
+  }
   const [patchError, setPatchError] = useState<string | null>(null)
   const now = clockNow ?? today.now
   const current = useAsync(() => call('trace.replay', { eventId, mode: 'current', now, config: applied }), [eventId, now, JSON.stringify(applied ?? null)], {
@@ -234,6 +245,9 @@ function EventPane({
   if (!d || d.event.id !== eventId) return <div className="muted">Loading {eventId}…</div>
   const e = d.event
   const replayById = new Map((logged.data?.rows ?? []).map((r) => [r.id, r]))
+  // A 0-injected event: the gate that emptied it, from its replay at its own time.
+  const emptyWhy = d.injected.length === 0 ? (logged.data?.trace.empty ?? null) : null
+  const emptiedBy = emptyWhy?.gate ?? null
   const apply = () => {
     if (!patchText.trim()) {
       setApplied(undefined)
@@ -310,13 +324,26 @@ function EventPane({
           <h3>
             {e.origin && e.origin.kind !== 'recall_events' ? 'Returned' : 'Injected'} ({d.injected.length})
           </h3>
-          <span className="muted small">
-            {d.config.mode} · topK {d.config.topK} · floor {d.config.floor ?? 'off'} · pool {d.config.candidatePool}
-            {d.config.tokenBudget !== null ? ` · budget ${d.config.tokenBudget}` : ''}
+          <span className="tr-gates small" aria-label="Active gates" data-testid="gate-chips">
+            <span className="muted">
+              {d.config.mode} · pool {d.config.candidatePool}
+            </span>
+            {activeGates(d.config).map((g) => (
+              <span
+                key={g.gate}
+                className={`badge${emptiedBy === g.gate ? ' warn' : ''}`}
+                title={emptiedBy === g.gate ? 'this gate emptied the recall' : undefined}
+              >
+                {g.text}
+                {emptiedBy === g.gate ? ' — emptied it' : ''}
+              </span>
+            ))}
           </span>
         </header>
         {d.injected.length === 0 ? (
-          <div className="notice">Nothing was injected{e.preset === 'neo' ? ' (seed 004: no turn beyond the live transcript scored)' : ''}.</div>
+          <div className="notice" data-testid="emptied-by">
+            Nothing was injected{e.preset === 'neo' ? ' (seed 004: no turn beyond the live transcript scored)' : ''}.{emptyWhy ? ` ${emptyWhy.message}` : ''}
+          </div>
         ) : (
           <ReturnedTable detail={d} replayRank={(id) => replayById.get(id)?.replayed?.rank ?? null} whyId={whyId} onWhy={onWhy} onOpenMemory={onOpenMemory} />
         )}
@@ -434,7 +461,14 @@ function WhyPane({
       )}
       {why.error && <div className="error">{why.error.message}</div>}
       {why.loading && !why.data && <div className="muted">Explaining…</div>}
-      {ready && why.data && why.data.memoryId === whyId && <WhyResult why={why.data} onOpenMemory={onOpenMemory} onTryChange={(p) => navigate('recall', p)} />}
+      {ready && why.data && why.data.memoryId === whyId && (
+        <WhyResult
+          why={why.data}
+          onOpenMemory={onOpenMemory}
+          onTryChange={(p) => navigate('recall', p)}
+          preset={eventId ? (logged.data?.trace.preset ?? null) : (adhoc?.preset ?? null)}
+        />
+      )}
     </>
   )
 }

@@ -86,10 +86,12 @@ function configWithKnob(c: RecallConfig, knob: KnobName, v: number): RecallConfi
 }
 
 /** Navigation params that open Recall with the why-not's best change applied and the memory highlighted. */
-function tryChangeParams(why: WhyNot): Record<string, string> | null {
+function tryChangeParams(why: WhyNot, preset: string | null): Record<string, string> | null {
   if (!why.best) return null
   const b = why.best
   return {
+    // the event's own preset, so Recall opens on it (the config is the event's whole config with the knob moved)
+    ...(preset ? { preset } : {}),
     query: why.query,
     now: String(why.now),
     config: JSON.stringify(configWithKnob(why.config, b.knob, b.to)),
@@ -98,14 +100,30 @@ function tryChangeParams(why: WhyNot): Record<string, string> | null {
   }
 }
 
+/** Navigation params that open Recall with the why-not's verified pair of changes applied. */
+function tryPairParams(why: WhyNot): Record<string, string> | null {
+  if (!why.pair) return null
+  const [a, b] = why.pair.changes
+  return {
+    query: why.query,
+    now: String(why.now),
+    config: JSON.stringify(configWithKnob(configWithKnob(why.config, a.knob, a.to), b.knob, b.to)),
+    highlight: why.memoryId,
+    change: why.pair.changes.map((ch) => `${KNOB_LABEL[ch.knob]} ${knobValue(ch.from)} → ${knobValue(ch.to)}`).join(' and '),
+  }
+}
+
 export function WhyResult({
   why,
   onOpenMemory,
   onTryChange,
+  preset = null,
 }: {
   why: WhyNot
   onOpenMemory?: (id: string) => void
   onTryChange?: (params: Record<string, string>) => void
+  /** the preset the event (or the ad-hoc recall) ran with: "Try this change" opens Recall on it */
+  preset?: string | null
 }) {
   const m = why.memory
   const s = why.scored
@@ -113,6 +131,12 @@ export function WhyResult({
   const total = s ? FEATURE_KEYS.reduce((a, k) => a + Math.max(0, s.contributions[k]), 0) : 0
   return (
     <div className="tr-section" aria-label="Why-not result">
+      {/* The verdict first: one line, the gate and the fix, before any detail. */}
+      {why.verdict && (
+        <p className={`tr-verdict${why.status === 'injected' ? ' ok' : ''}`} role="status" data-testid="why-verdict">
+          {why.verdict}
+        </p>
+      )}
       <div className="tr-status">
         <span className={`tr-ws tr-ws-${why.status}`} data-testid="why-status">
           {WHY_LABEL[why.status]}
@@ -178,8 +202,38 @@ export function WhyResult({
           </span>
           {onTryChange && why.config.unit === 'memory' && (
             <span>
-              <button className="btn small primary" onClick={() => onTryChange(tryChangeParams(why)!)}>
+              <button className="btn small primary" onClick={() => onTryChange(tryChangeParams(why, preset)!)}>
                 Try this change
+              </button>
+            </span>
+          )}
+        </div>
+      )}
+
+      {!why.best && why.pair && (
+        <div className="tr-best" data-testid="why-pair">
+          <span className="small muted">
+            No single knob change injects it. Two changes together
+            {why.pair.verified?.engine ? ' — verified by re-running the recall' : ' — not confirmed by the re-run'}
+          </span>
+          <span className="big">{why.pair.changes.map((ch) => `${KNOB_LABEL[ch.knob]} ${knobValue(ch.from)} → ${knobValue(ch.to)}`).join('  +  ')}</span>
+          <span className="small">
+            injects it at rank {why.pair.verified?.rank ?? why.pair.rank};{' '}
+            {(why.pair.verified?.pushedOut ?? why.pair.changes[0].pushedOut).length ? (
+              <>
+                pushes out <b className="mono">{(why.pair.verified?.pushedOut ?? why.pair.changes[0].pushedOut).join(', ')}</b>
+              </>
+            ) : (
+              'pushes nothing out'
+            )}
+          </span>
+          <span className="small">
+            <code>{why.pair.changes.map((ch) => setFlag(ch.knob, ch.to)).join(' ')}</code>
+          </span>
+          {onTryChange && why.config.unit === 'memory' && why.pair.verified?.engine && (
+            <span>
+              <button className="btn small primary" onClick={() => onTryChange(tryPairParams(why)!)}>
+                Try these changes
               </button>
             </span>
           )}
