@@ -240,7 +240,13 @@ export function DataTable<T extends RowData>(props: DataTableProps<T>) {
     return () => ro.disconnect()
   }, [])
   const widths = fitWidths(
-    headers.map((h) => ({ id: h.id, size: h.getSize(), min: h.column.columnDef.minSize ?? 48, grow: h.id === props.grow })),
+    headers.map((h) => ({
+      id: h.id,
+      size: h.getSize(),
+      // a width the user dragged is kept: the grow share takes width from the other columns only
+      min: columnSizing[h.id] !== undefined ? h.getSize() : (h.column.columnDef.minSize ?? 48),
+      grow: h.id === props.grow,
+    })),
     boxWidth,
     props.growShare,
   )

@@ -24,11 +24,12 @@ const columns = helper.columns([
     id: 'kind',
     header: 'Kind',
     size: 100,
-    minSize: 60,
+    // "procedural" / "episodic" whole: narrower, the pill is cut
+    minSize: 84,
     enableSorting: false,
     cell: (c) => <span className="pill-kind">{c.getValue() ?? '—'}</span>,
   }),
-  helper.accessor('role', { id: 'role', header: 'Role', size: 86, minSize: 50, enableSorting: false, cell: (c) => c.getValue() ?? '—' }),
+  helper.accessor('role', { id: 'role', header: 'Role', size: 86, minSize: 84, enableSorting: false, cell: (c) => c.getValue() ?? '—' }),
   helper.accessor('content', {
     id: 'content',
     header: 'Content',
