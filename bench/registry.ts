@@ -27,6 +27,11 @@ export const BENCHES: Bench[] = [
     title: 'the app on a 1M × 768 SQLite DB: compact vector index, exact dense top-30 through the engine, load time, RSS',
     run: async () => (await import('./millionApp')).runMillionApp(),
   },
+  {
+    name: 'lexical',
+    title: 'exact top-30 BM25 on 1M rows by MaxScore vs full scoring of every match (synthetic postings)',
+    run: async () => (await import('./lexical')).runLexical(),
+  },
   { name: 'rerank', title: 're-rank 1,000 candidates with the shared scoring code', run: async () => (await import('./rerank')).runRerank() },
   { name: 'why', title: 'why-not at candidate pools of 1,000 / 3,000 / 5,000 (demo DB)', run: async () => (await import('./why')).runWhyBench() },
   { name: 'eval', title: 'LoCoMo eval: replay 999 cases, tune 1,000 configs', run: async () => (await import('./eval')).runEvalBench() },

@@ -161,6 +161,31 @@ class TopRows {
 }
 
 /**
+ * Block-max skip over several essential lists: every rid below the end of the shortest-reaching
+ * current block lies inside each list's current block, so the blocks' maxima (plus `rest`, the
+ * non-essential bounds) bound its score; when that cannot beat `theta`, every list moves past
+ * those rids. True when it moved.
+ */
+function skipBlocks(lists: { p: PostingList; idf: number; pos: number }[], from: number, rest: number, theta: number): boolean {
+  let bound = rest
+  let end = 2147483647
+  for (let j = from; j < lists.length; j++) {
+    const L = lists[j]
+    if (L.pos >= L.p.rids.length) continue
+    const b = (L.pos / BLOCK) | 0
+    bound += L.idf * blockMaxOf(L.p)[b] * (1 + 1e-9)
+    const last = L.p.rids[Math.min(L.p.rids.length, (b + 1) * BLOCK) - 1]
+    if (last < end) end = last
+  }
+  if (bound > theta || end === 2147483647) return false
+  for (let j = from; j < lists.length; j++) {
+    const L = lists[j]
+    if (L.pos < L.p.rids.length) L.pos = seek(L.p.rids, L.pos, end + 1)
+  }
+  return true
+}
+
+/**
  * The best `k` rows in [lo, hi] for `words` (unique, query order, as rankBm25 takes them), in
  * (bm25, rowid) order; `member` (indexed by rid − lo, 1 = keep) leaves rows out first. Null when
  * a word is not exactly one token (the caller asks FTS5), like rankBm25.
@@ -207,6 +232,7 @@ export function topBm25(idx: Bm25Index, words: string[], k: number, lo: number, 
         L.pos = (b + 1) * BLOCK
       }
     }
+    if (heap.size === k && skipBlocks(lists, firstEssential, firstEssential > 0 ? prefix[firstEssential - 1] : 0, theta)) continue
     // next candidate: the smallest current rid among the essential lists
     let rid = 2147483647
     for (let j = firstEssential; j < m; j++) {
