@@ -184,8 +184,9 @@ export default defineConfig(
       'test/helpers/assertions.ts',
       // the event-source checks shared by the Letta, LangGraph and Agents SDK reader tests (replay/why/drivers on each event)
       'test/helpers/eventChecks.ts',
-      // the source conformance spec, run by test/conformance/*.test.ts
+      // the source conformance spec and the event-source one, run by test/conformance/*.test.ts
       'test/conformance/spec.ts',
+      'test/conformance/eventSpec.ts',
       // the e2e harness registers beforeAll/afterAll for the files that use it
       'test/e2e/harness.ts',
       // the e2e project's globalSetup (prebuilt demo DBs, provide/inject)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { fieldguideLabel, isoDate, renderContext, type RenderItem } from './render'
-import type { UnitInfo } from './types'
+import { fieldguideLabel, isoDate, renderContext, renderResults, type RenderItem } from './render'
+import type { CandidateRaw, TraceResult, UnitInfo } from './types'
 
 const unit = (id: string, p: Partial<UnitInfo> = {}): UnitInfo => ({
   id,
@@ -110,5 +110,26 @@ describe('templates', () => {
     const r = render('plain', [item(unit('a', { content: 'abc' }))])
     expect(r).toEqual({ text: '- abc\n', tokens: Math.ceil(6 / 4) })
     expect(isoDate(null)).toBe('')
+  })
+})
+
+describe('graph stores: the entity is the subject', () => {
+  it('names the entity before an observation in the block, and leaves memories without one as they are', () => {
+    const units = {
+      o1: unit('o1', { content: 'Allergic to peanuts', kind: 'semantic', turn: 1, metadata: { entity: 'Ada', entityType: 'person' } }),
+      o2: unit('o2', { content: 'Ada moved here in 2024', kind: 'semantic', turn: 0, metadata: { entity: 'Ada' } }),
+      m3: unit('m3', { content: 'plain memory', kind: 'semantic', turn: 2 }),
+    }
+    const candidates = Object.keys(units).map((id) => ({ id }) as unknown as CandidateRaw)
+    const results = Object.keys(units).map((id, i) => ({ id, rank: i + 1, score: 0.5 }) as unknown as TraceResult)
+    const { text } = renderResults(results, { candidates, units }, { template: 'fieldguide', tokenEstimator: 'ceil4' })
+    expect(text.split('\n')).toEqual([
+      'Recalled memory (evidence, not policy):',
+      '[recalled semantic memory, written turn 1] Ada: Allergic to peanuts',
+      // already starts with the entity's name: not repeated
+      '[recalled semantic memory, written turn 0] Ada moved here in 2024',
+      '[recalled semantic memory, written turn 2] plain memory',
+      '',
+    ])
   })
 })

@@ -6,6 +6,7 @@
  * Newlines: the C# seeds (000, 001) use StringBuilder.AppendLine, whose newline
  * is Environment.NewLine ("\r\n" on Windows, "\n" elsewhere); we always write "\n".
  */
+import { subjectOf, withSubject } from './subject'
 import { estimateTokens } from './scoring'
 import type { CandidateRaw, EffectiveMode, RecallConfig, TemplateName, TraceResult, UnitInfo } from './types'
 
@@ -40,8 +41,10 @@ export function renderResults(
   const items: RenderItem[] = []
   for (const r of results) {
     const c = byId.get(r.id)
-    const unit = trace.units[r.id]
-    if (!c || !unit) continue
+    const stored = trace.units[r.id]
+    if (!c || !stored) continue
+    // A graph store's observation is about an entity: the block names it, as the agent's graph tools return it.
+    const unit = subjectOf(stored.metadata) ? { ...stored, content: withSubject(stored.content, stored.metadata) } : stored
     // A row without a vector that the dense arm ranked anyway (Engram) printed similarity 0.
     const similarity = semantic && (c.similarity !== null || c.denseRank !== null) ? (c.similarity ?? 0) : null
     items.push({ unit, score: r.score, similarity, group: c.group })

@@ -1,6 +1,6 @@
 /**
  * The conformance spec (spec.ts) run against the stores opened since issue 23: Qdrant local,
- * Chroma, any LanceDB folder, Mastra, Agno and OpenMemory. Each factory writes the same canonical
+ * Chroma, any LanceDB folder (and a LanceDB table by column mapping), Mastra, Agno and OpenMemory. Each factory writes the same canonical
  * content in that store's own format (with the fixture writers of test/frameworks/).
  */
 import path from 'node:path'
@@ -36,7 +36,11 @@ if (PY) {
       },
       path.join(dir, 'never'),
     )
-    return { open: (workspacePath) => openSource({ path: folder, workspacePath }), files: [folder], carries: { scope: true, vectors: true, malformed: [] } }
+    return {
+      open: (workspacePath) => openSource({ path: folder, workspacePath }),
+      files: [folder],
+      carries: { agent: true, user: true, vectors: true, malformed: [], session: true, times: true },
+    }
   })
 
   describeSourceConformance('Chroma persistent store', (dir, content: ConfContent) => {
@@ -54,7 +58,18 @@ if (PY) {
         })),
       },
     })
-    return { open: (workspacePath) => openSource({ path: folder, workspacePath }), files: [folder], carries: { scope: false, vectors: true, malformed: [] } }
+    return {
+      open: (workspacePath) => openSource({ path: folder, workspacePath }),
+      files: [folder],
+      carries: {
+        agent: "a Chroma memory's agent is its collection's name",
+        user: 'Chroma metadata has no user field recallscope reads',
+        vectors: true,
+        malformed: [],
+        session: 'Chroma records have no session',
+        times: true,
+      },
+    }
   })
 }
 
@@ -72,7 +87,11 @@ describeSourceConformance('a LanceDB folder (any table)', async (dir, content: C
     vector: m.vector ?? new Array(8).fill(0),
   }))
   await db.createTable('notes', rows)
-  return { open: (workspacePath) => openSource({ path: folder, workspacePath }), files: [folder], carries: { scope: true, vectors: true, malformed: ['nan'] } }
+  return {
+    open: (workspacePath) => openSource({ path: folder, workspacePath }),
+    files: [folder],
+    carries: { agent: true, user: true, vectors: true, malformed: ['nan'], session: true, times: true },
+  }
 })
 
 describeSourceConformance('Mastra memory (LibSQLStore + LibSQLVector)', async (dir, content: ConfContent) => {
@@ -85,8 +104,18 @@ describeSourceConformance('Mastra memory (LibSQLStore + LibSQLVector)', async (d
     content.memories.map((m) => ({ id: m.id, thread: m.session, role: 'user', text: m.content, at: iso(m.createdAt), embedding: m.vector ?? undefined })),
     {},
   )
-  // Mastra messages carry a resource (the thread's), no agent: scope filters are not checked
-  return { open: (workspacePath) => openSource({ path: file, workspacePath }), files: [file], carries: { scope: false, vectors: true, malformed: [] } }
+  return {
+    open: (workspacePath) => openSource({ path: file, workspacePath }),
+    files: [file],
+    carries: {
+      agent: 'Mastra messages carry no agent',
+      user: "Mastra messages carry their thread's resource, not a user id",
+      vectors: true,
+      malformed: [],
+      session: true,
+      times: true,
+    },
+  }
 })
 
 describeSourceConformance('Agno (agno_memories)', (dir, content: ConfContent) => {
@@ -95,7 +124,11 @@ describeSourceConformance('Agno (agno_memories)', (dir, content: ConfContent) =>
     content.memories.map((m) => ({ id: m.id, memory: m.content, userId: m.user, agentId: m.agent, createdAtS: m.createdAt / 1000 })),
     [],
   )
-  return { open: (workspacePath) => openSource({ path: file, workspacePath }), files: [file], carries: { scope: true, vectors: false, malformed: [] } }
+  return {
+    open: (workspacePath) => openSource({ path: file, workspacePath }),
+    files: [file],
+    carries: { agent: true, user: true, vectors: 'Agno memories hold no vectors', malformed: [], session: 'agno_memories rows carry no session', times: true },
+  }
 })
 
 describeSourceConformance('OpenMemory (openmemory.db)', (dir, content: ConfContent) => {
@@ -107,6 +140,44 @@ describeSourceConformance('OpenMemory (openmemory.db)', (dir, content: ConfConte
     content.memories.map((m) => ({ key: m.id, content: m.content, app: m.agent, createdAt: m.createdAt })),
     [],
   )
-  // one OpenMemory user per file here: the user filter would not separate anything
-  return { open: (workspacePath) => openSource({ path: file, workspacePath }), files: [file], carries: { scope: false, vectors: false, malformed: [] } }
+  return {
+    open: (workspacePath) => openSource({ path: file, workspacePath }),
+    files: [file],
+    carries: {
+      agent: true,
+      user: 'one OpenMemory user per file here (user-1)',
+      vectors: 'openmemory.db holds no vectors (they live in its vector store)',
+      malformed: [],
+      session: 'OpenMemory memories have no session',
+      times: true,
+    },
+  }
+})
+
+describeSourceConformance('a LanceDB table opened by a column mapping', async (dir, content: ConfContent) => {
+  const folder = path.join(dir, 'mapped.lancedb')
+  const db = await lancedb.connect(folder)
+  // column names of the app's own (none is a text column recallscope knows by name): only a mapping opens it
+  const rows = [...content.memories, ...content.bad.filter((b) => b.problem === 'nan')].map((m) => ({
+    note_key: m.id,
+    note_body: m.content,
+    created_ms: m.createdAt,
+    who: m.user,
+    bot: m.agent,
+    thread: m.session,
+    // a memory without a vector gets the all-zero placeholder LanceDB writers use
+    embedding: m.vector ?? new Array(8).fill(0),
+  }))
+  await db.createTable('agent_notes', rows)
+  const mapping = {
+    table: 'agent_notes',
+    columns: { id: 'note_key', content: 'note_body', created: 'created_ms', user: 'who', agent: 'bot', session: 'thread' },
+    timeUnit: 'unix_ms' as const,
+    vector: { column: 'embedding', encoding: 'f32' as const },
+  }
+  return {
+    open: (workspacePath) => openSource({ path: folder, workspacePath, mapping }),
+    files: [folder],
+    carries: { agent: true, user: true, vectors: true, malformed: ['nan'], session: true, times: true },
+  }
 })

@@ -32,6 +32,8 @@ function canonicalSql(schema: string, content: ConfContent, vectorType: 'vector'
     `CREATE TABLE ${schema}.recall_events (id text PRIMARY KEY, at bigint NOT NULL, agent_id text, user_id text, session_id text, turn int, query text, cue text, preset text, config text, results text);`,
   ]
   const rows = [...content.memories, ...content.bad.filter((b) => withNan || b.problem !== 'nan')]
+  // canonical sessions are rows of their own table
+  for (const id of new Set(rows.map((m) => m.session))) out.push(`INSERT INTO ${schema}.sessions (id) VALUES (${pgText(id)});`)
   for (const m of rows) {
     out.push(
       `INSERT INTO ${schema}.memories VALUES (${pgText(m.id)}, ${pgText(m.agent)}, ${pgText(m.user)}, ${pgText(m.session)}, 'user', 'episodic', 'working', ${pgText(m.content)}, NULL, 0.5, ${m.createdAt}, NULL, 0, NULL, NULL, NULL);`,
@@ -47,7 +49,7 @@ describeSourceConformance('Postgres canonical (pgvector vector)', async (_dir, c
     open: (workspacePath) => openStore({ path: `${srv.url}&schema=conf_vec`, workspacePath }),
     files: [],
     // pgvector refuses NaN in a vector: only the other-length row can be stored
-    carries: { scope: true, vectors: true, malformed: ['wrongDimension'] },
+    carries: { agent: true, user: true, vectors: true, malformed: ['wrongDimension'], session: true, times: true },
   }
 })
 
@@ -56,6 +58,6 @@ describeSourceConformance('Postgres canonical (real[] vectors)', async (_dir, co
   return {
     open: (workspacePath) => openStore({ path: `${srv.url}&schema=conf_arr`, workspacePath }),
     files: [],
-    carries: { scope: true, vectors: true, malformed: ['wrongDimension', 'nan'] },
+    carries: { agent: true, user: true, vectors: true, malformed: ['wrongDimension', 'nan'], session: true, times: true },
   }
 })

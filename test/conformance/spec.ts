@@ -17,6 +17,7 @@ import { runRecall } from '../../src/main/recall/engine'
 import type { MemorySource } from '../../src/main/store/source'
 import { getPreset } from '../../src/shared/presets'
 import { mulberry32 } from '../../src/shared/random'
+import { CanonicalWriter } from '../../src/main/store/sqlite/canonicalWriter'
 import type { RecallConfig } from '../../src/shared/types'
 import { tmpDir } from '../helpers/tmp'
 
@@ -47,6 +48,9 @@ export interface ConfContent {
   bad: ConfBadMemory[]
 }
 
+/** `true`, or why the format cannot carry it (the suite then checks the source says so, instead of skipping). */
+export type Carried = true | string
+
 /** What a factory built: how to open it, the files to hash, and what its format can carry. */
 export interface BuiltSource {
   /** open read-only, with its workspace at `workspacePath` */
@@ -54,13 +58,23 @@ export interface BuiltSource {
   /** files whose bytes must not change (empty for a server: its read-only session is tested elsewhere) */
   files: string[]
   carries: {
-    /** agent and user ids survive (else scope filters are not checked) */
-    scope: boolean
-    /** vectors survive (else the dense checks are skipped) */
-    vectors: boolean
+    /** the agent id survives as the memory's agent (else: a filter by it selects nothing) */
+    agent: Carried
+    /** the user id survives as the memory's user (else: a filter by it selects nothing) */
+    user: Carried
+    /** vectors survive (else: the source lists no memory vectors and a dense recall ranks nothing) */
+    vectors: Carried
     /** which bad vectors the format can hold (they must be skipped and counted) */
     malformed: ConfBadMemory['problem'][]
+    /** the session id survives as the memory's session (else: a filter by it selects nothing) */
+    session: Carried
+    /** each memory's creation time survives (else the format stamps its own, e.g. the write time: recalls then run at a `now` after the test began) */
+    times: Carried
   }
+  /** The agent / user value the format stores for a memory when it is not the canonical id (a CrewAI scope path, a LangGraph namespace). */
+  scopeOf?: { agent?: (m: ConfMemory) => string; user?: (m: ConfMemory) => string; session?: (m: ConfMemory) => string }
+  /** The vector the format holds for a memory when its writer embeds the text itself (mem0 through its embedder); default `m.vector`. */
+  vectorOf?: (m: ConfMemory) => number[] | null
 }
 
 export type SourceFactory = (dir: string, content: ConfContent) => BuiltSource | Promise<BuiltSource>
@@ -100,6 +114,48 @@ export function conformanceContent(): ConfContent {
   return { memories, bad }
 }
 
+/** Write memories as a canonical SQLite store (vectors under the model `conf-model`); returns the file. */
+export function writeCanonicalStore(file: string, rows: (ConfMemory | ConfBadMemory)[]): string {
+  const w = new CanonicalWriter(file, { force: true })
+  for (const m of rows) {
+    w.memory({
+      id: m.id,
+      agent_id: m.agent,
+      user_id: m.user,
+      session_id: m.session,
+      role: 'user',
+      kind: 'episodic',
+      tier: 'working',
+      content: m.content,
+      summary: null,
+      salience: 0.5,
+      created_at: m.createdAt,
+      last_used_at: null,
+      use_count: 0,
+      turn: null,
+      source: null,
+      metadata: null,
+    })
+    if (m.vector) w.embedding('memory', m.id, 'conf-model', m.vector)
+  }
+  // canonical sessions are rows of their own table
+  for (const id of new Set(rows.map((m) => m.session))) {
+    const ms = rows.filter((m) => m.session === id)
+    w.session({
+      id,
+      agent_id: ms[0].agent,
+      user_id: ms[0].user,
+      tenant_id: null,
+      started_at: Math.min(...ms.map((m) => m.createdAt)),
+      ended_at: Math.max(...ms.map((m) => m.createdAt)),
+      summary: null,
+      is_archived: 0,
+    })
+  }
+  w.finish()
+  return file
+}
+
 /** The query of the dense check (seeded, dense, so no ties). */
 export function conformanceQuery(): number[] {
   const r = rng(99)
@@ -119,7 +175,8 @@ function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
   return dot / Math.sqrt(aa * bb)
 }
 
-function hashFiles(files: string[]): string {
+/** One sha256 over files and folders (a folder: every file's relative path and bytes, in name order). */
+export function hashFiles(files: string[]): string {
   const h = crypto.createHash('sha256')
   for (const f of files) {
     const st = fs.statSync(f)
@@ -154,11 +211,14 @@ export function describeSourceConformance(name: string, factory: SourceFactory, 
     const contentOf = new Map<string, string>()
     /** which canonical memories this source holds (a bad vector a format cannot carry is left out) */
     let held: (ConfMemory | ConfBadMemory)[]
+    /** the recall time: after every memory (a format that stamps its own times stamped them before the suite began) */
+    let now = CONF_NOW
 
     beforeAll(async () => {
       t = tmpDir()
       built = await factory(t.dir, content)
       held = [...content.memories, ...content.bad.filter((b) => built.carries.malformed.includes(b.problem))]
+      if (built.carries.times !== true) now = Date.now() + 86_400_000
       before = hashFiles(built.files)
       store = built.open(path.join(t.dir, 'conformance.recallscope'))
       for (const row of store.memoriesPage({ limit: 1000 }).rows) {
@@ -185,26 +245,101 @@ export function describeSourceConformance(name: string, factory: SourceFactory, 
       expect(store.memoriesPage({ offset: 0, limit: 3 }).total).toBe(held.length)
     })
 
-    it('scope filters (agent, user) select exactly the memories with that id', () => {
-      if (!built.carries.scope) return
-      for (const [key, value] of [
-        ['agentId', 'agent-b'],
-        ['userId', 'user-2'],
-      ] as const) {
-        const want = held.filter((m) => (key === 'agentId' ? m.agent : m.user) === value).map((m) => m.content)
-        const got = store.idsWhere({ [key]: value }).map((id) => contentOf.get(id))
-        expect(got.sort()).toEqual(want.sort())
-        expect(store.countWhere({ [key]: value }).total).toBe(want.length)
+    it('rows by id: every listed id reads back with its content', () => {
+      const byId = store.getMemories([...contentOf.keys()])
+      expect(byId.size).toBe(held.length)
+      for (const [id, text] of contentOf) {
+        expect(byId.get(id)?.content.trim()).toBe(text)
+        expect(store.getMemory(id)?.content.trim()).toBe(text)
       }
     })
 
+    it('browse search: a word only one memory has finds that memory alone', () => {
+      const page = store.memoriesPage({ search: UNIQUE[6], limit: 10 })
+      expect(page.rows.map((r) => r.content.trim())).toEqual([content.memories[6].content])
+    })
+
+    it('the vector filter: memories with a usable vector have one, the one without has none', () => {
+      const vectorOf = built.vectorOf ?? ((m: ConfMemory) => m.vector)
+      const withVec = new Set(store.idsWhere({ hasEmbedding: true }).map((id) => contentOf.get(id)))
+      const without = new Set(store.idsWhere({ hasEmbedding: false }).map((id) => contentOf.get(id)))
+      for (const m of content.memories) {
+        const has = built.carries.vectors === true && vectorOf(m) !== null
+        expect([m.content, withVec.has(m.content), without.has(m.content)]).toEqual([m.content, has, !has])
+      }
+    })
+
+    it('sessions: a filter by session selects exactly its memories; the sessions are counted', () => {
+      const probe = content.memories[2]
+      if (built.carries.session !== true) {
+        expect(store.idsWhere({ sessionId: probe.session })).toEqual([])
+        return
+      }
+      const of = built.scopeOf?.session ?? ((m: ConfMemory) => m.session)
+      const value = of(probe)
+      const want = held.filter((m) => of(m) === value).map((m) => m.content)
+      expect(
+        store
+          .idsWhere({ sessionId: value })
+          .map((id) => contentOf.get(id))
+          .sort(),
+      ).toEqual(want.sort())
+      expect(store.counts().sessions).toBe(new Set(held.map(of)).size)
+      expect(store.getSession(value)?.id).toBe(value)
+    })
+
+    for (const key of ['agent', 'user'] as const) {
+      const filterKey = key === 'agent' ? 'agentId' : 'userId'
+      // memory 0 is agent-b / user-1, memory 1 agent-a / user-2: each value splits the content
+      const probe = content.memories[key === 'agent' ? 0 : 1]
+      it(`scope: a filter by ${key} selects exactly the memories with that ${key}`, () => {
+        const carried = built.carries[key]
+        if (carried !== true) {
+          // Not carried: the filter must not pretend (no memory holds the canonical value).
+          expect(store.idsWhere({ [filterKey]: probe[key] })).toEqual([])
+          expect(store.countWhere({ [filterKey]: probe[key] }).total).toBe(0)
+          return
+        }
+        const of = built.scopeOf?.[key] ?? ((m: ConfMemory) => m[key])
+        const value = of(probe)
+        const want = held.filter((m) => of(m) === value).map((m) => m.content)
+        expect(want.length).toBeGreaterThan(0)
+        expect(want.length).toBeLessThan(held.length)
+        const got = store.idsWhere({ [filterKey]: value }).map((id) => contentOf.get(id))
+        expect(got.sort()).toEqual(want.sort())
+        expect(store.countWhere({ [filterKey]: value }).total).toBe(want.length)
+        // the facet lists every value once (what the filter menus offer)
+        expect([...store.facets()[key === 'agent' ? 'agents' : 'users']].sort()).toEqual([...new Set(held.map(of))].sort())
+      })
+    }
+
+    it('creation times: each memory keeps its own (when the format carries them)', () => {
+      if (built.carries.times !== true) {
+        // Not carried: whatever the format stamped is a real time no later than now.
+        for (const m of store.getMemories([...idOf.values()]).values()) expect(m.createdAt).toBeLessThanOrEqual(now)
+        return
+      }
+      const byId = store.getMemories([...idOf.values()])
+      for (const m of held) expect([m.content, byId.get(idOf.get(m.content)!)?.createdAt]).toEqual([m.content, m.createdAt])
+      const times = held.map((m) => m.createdAt)
+      expect(store.facets().timeRange).toEqual({ min: Math.min(...times), max: Math.max(...times) })
+    })
+
     it('the dense top-k equals a cosine ranking computed here', async () => {
-      if (!built.carries.vectors) return
       const q = conformanceQuery()
-      const tr = await runRecall(store, 'q', denseConfig(), CONF_NOW, { queryVector: q })
+      if (built.carries.vectors !== true) {
+        // Not carried: the source says it has no memory vectors, and a dense recall ranks nothing.
+        expect(store.capabilities().vectorModels.filter((v) => v.ownerType === 'memory')).toEqual([])
+        const tr = await runRecall(store, 'q', denseConfig(), now, { queryVector: q })
+        expect(tr.candidates.filter((c) => c.denseRank !== null)).toEqual([])
+        return
+      }
+      const vectorOf = built.vectorOf ?? ((m: ConfMemory) => m.vector)
+      const tr = await runRecall(store, 'q', denseConfig(), now, { queryVector: q })
       const want = content.memories
-        .filter((m) => m.vector)
-        .map((m) => ({ content: m.content, sim: cosine(m.vector!, q) }))
+        .map((m) => ({ content: m.content, v: vectorOf(m) }))
+        .filter((m) => m.v)
+        .map((m) => ({ content: m.content, sim: cosine(m.v!, q) }))
         .sort((a, b) => b.sim - a.sim)
       const got = tr.candidates
         .filter((c) => c.denseRank !== null)
@@ -217,16 +352,14 @@ export function describeSourceConformance(name: string, factory: SourceFactory, 
 
     // After the dense recall: NaN/Infinity show only once a model's vectors are loaded (SQL sees the shape alone).
     it('malformed vectors are skipped and counted, never fatal', () => {
-      if (!built.carries.vectors) return
       const m = store.facts().malformed
-      const expected = built.carries.malformed.length
-      expect(m.wrongDimension + m.badVectorShape + m.nonFiniteVector).toBe(expected)
+      expect(m.wrongDimension + m.badVectorShape + m.nonFiniteVector).toBe(built.carries.malformed.length)
     })
 
     it('lexical recall finds the memory with a unique word first', async () => {
       const target = content.memories[4]
       const word = UNIQUE[4]
-      const tr = await runRecall(store, word, { ...denseConfig(), mode: 'lexical' }, CONF_NOW, { embedder: null })
+      const tr = await runRecall(store, word, { ...denseConfig(), mode: 'lexical' }, now, { embedder: null })
       expect(tr.results.length).toBeGreaterThan(0)
       expect(contentOf.get(tr.results[0].id)).toBe(target.content)
     })

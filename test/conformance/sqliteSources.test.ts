@@ -6,46 +6,21 @@
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import { openSource } from '../../src/main/store/registry'
-import { CanonicalWriter } from '../../src/main/store/sqlite/canonicalWriter'
 import type { Mapping } from '../../src/shared/mapping'
 import crypto from 'node:crypto'
 import { engramV05Schema } from '../helpers/engramFixture'
 import { buildLlamaIndexStorage } from '../helpers/frameworks/llamaindex'
-import { describeSourceConformance, type ConfBadMemory, type ConfContent, type ConfMemory } from './spec'
+import { describeSourceConformance, writeCanonicalStore, type ConfContent } from './spec'
 
 const MODEL = 'conf-model'
 const f32 = (v: number[]) => Buffer.from(new Float32Array(v).buffer)
 
 describeSourceConformance('canonical SQLite', (dir, content: ConfContent) => {
-  const file = path.join(dir, 'canonical.db')
-  const w = new CanonicalWriter(file, { force: true })
-  const rows: (ConfMemory | ConfBadMemory)[] = [...content.memories, ...content.bad]
-  for (const m of rows) {
-    w.memory({
-      id: m.id,
-      agent_id: m.agent,
-      user_id: m.user,
-      session_id: m.session,
-      role: 'user',
-      kind: 'episodic',
-      tier: 'working',
-      content: m.content,
-      summary: null,
-      salience: 0.5,
-      created_at: m.createdAt,
-      last_used_at: null,
-      use_count: 0,
-      turn: null,
-      source: null,
-      metadata: null,
-    })
-    if (m.vector) w.embedding('memory', m.id, MODEL, m.vector)
-  }
-  w.finish()
+  const file = writeCanonicalStore(path.join(dir, 'canonical.db'), [...content.memories, ...content.bad])
   return {
     open: (workspacePath) => openSource({ path: file, workspacePath }),
     files: [file],
-    carries: { scope: true, vectors: true, malformed: ['wrongDimension', 'nan'] },
+    carries: { agent: true, user: true, vectors: true, malformed: ['wrongDimension', 'nan'], session: true, times: true },
   }
 })
 
@@ -66,7 +41,7 @@ describeSourceConformance('a SQLite table opened by a column mapping', (dir, con
   return {
     open: (workspacePath) => openSource({ path: file, workspacePath, mapping: MAPPING }),
     files: [file],
-    carries: { scope: true, vectors: true, malformed: ['wrongDimension', 'nan'] },
+    carries: { agent: true, user: true, vectors: true, malformed: ['wrongDimension', 'nan'], session: true, times: true },
   }
 })
 
@@ -88,8 +63,14 @@ describeSourceConformance('LlamaIndex default storage (JSON files)', (dir, conte
   return {
     open: (workspacePath) => openSource({ path: folder, workspacePath }),
     files: [folder],
-    // LlamaIndex nodes carry no agent or user
-    carries: { scope: false, vectors: true, malformed: [] },
+    carries: {
+      agent: 'LlamaIndex nodes carry no agent',
+      user: 'LlamaIndex nodes carry no user',
+      vectors: true,
+      malformed: [],
+      session: true,
+      times: 'LlamaIndex keeps a creation date, no time of day',
+    },
   }
 })
 
@@ -107,7 +88,13 @@ describeSourceConformance('Engram v0.5 (JSON-text embeddings)', (dir, content: C
   return {
     open: (workspacePath) => openSource({ path: file, workspacePath }),
     files: [file],
-    // session memories carry a session, not an agent or user
-    carries: { scope: false, vectors: true, malformed: ['wrongDimension', 'nan'] },
+    carries: {
+      agent: 'Engram session memories carry a session, no agent',
+      user: 'Engram session memories carry a session, no user',
+      vectors: true,
+      malformed: ['wrongDimension', 'nan'],
+      session: true,
+      times: true,
+    },
   }
 })

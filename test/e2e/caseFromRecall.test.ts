@@ -15,7 +15,7 @@ describe.skipIf(!ready)('a case from a recall', () => {
     const b = await openBrowser(f.srv.url)
     const { page } = b
     try {
-      await page.getByRole('button', { name: 'Recall', exact: true }).click()
+      await page.getByRole('link', { name: 'Recall', exact: true }).click()
       await page.getByLabel('Query (the raw utterance)').fill('deploy the tier migration')
       await page.locator('.result[data-gate="kept"]').first().waitFor({ timeout: 20_000 })
       await page.getByRole('button', { name: 'Save as eval case' }).click()

@@ -21,7 +21,7 @@ describe.skipIf(!ready)('the full context window', () => {
     const query = 'deploy the tier migration'
     const system = 'You are the release assistant. Answer briefly and cite the runbook.'
     try {
-      await page.getByRole('button', { name: 'Recall', exact: true }).click()
+      await page.getByRole('link', { name: 'Recall', exact: true }).click()
       await page.getByLabel('Query (the raw utterance)').fill(query)
       await page.locator('.result[data-gate="kept"]').first().waitFor({ timeout: 20_000 })
       await page.getByRole('tab', { name: 'Context window' }).click()

@@ -24,7 +24,7 @@ describe.skipIf(!ready)('debugging loop: failing case → why not → try this c
     const b = await openBrowser(f.srv.url)
     const { page } = b
     try {
-      await page.getByRole('button', { name: 'Evaluate' }).click()
+      await page.getByRole('link', { name: 'Evaluate' }).click()
       await expect.poll(() => page.getByTestId('case-facets').textContent()).toMatch(/^30 cases/)
 
       // --- run 1: the default preset ---
@@ -41,7 +41,7 @@ describe.skipIf(!ready)('debugging loop: failing case → why not → try this c
       /** Evaluate → Runs → the default run → case row i; the "why not?" buttons of its missed memories. */
       const openCase = async (i: number, fresh: boolean) => {
         if (fresh) {
-          await page.getByRole('button', { name: 'Evaluate' }).click()
+          await page.getByRole('link', { name: 'Evaluate' }).click()
           await page.getByRole('tab', { name: /Runs/ }).click()
           await runsTable.locator('tbody tr').first().click()
           await perCase.locator('tbody tr[data-id]').first().waitFor()
@@ -88,7 +88,7 @@ describe.skipIf(!ready)('debugging loop: failing case → why not → try this c
       expect(tried).toBe(true)
 
       // --- run 2 and compare → per-case diff ---
-      await page.getByRole('button', { name: 'Evaluate' }).click()
+      await page.getByRole('link', { name: 'Evaluate' }).click()
       await page.getByRole('tab', { name: /Runs/ }).click()
       await page.getByText(/Config overrides/).click()
       await page.getByLabel('Config overrides').fill('{"floor": null, "topK": 10, "mode": "hybrid"}')

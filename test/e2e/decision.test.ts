@@ -56,7 +56,7 @@ describe.skipIf(!ready)('decision trace: the decision, evidence and the counterf
     const b = await openBrowser(srv.url, { width: 1440, height: 900 })
     const { page } = b
     try {
-      await page.getByRole('button', { name: 'Decision trace' }).click()
+      await page.getByRole('link', { name: 'Decision trace' }).click()
       const log = page.getByRole('listbox', { name: 'Events' })
       await log.getByRole('option').first().waitFor()
       await page.getByLabel('Agent').selectOption('agent-coder')
@@ -120,7 +120,7 @@ describe.skipIf(!ready)('decision trace: the decision, evidence and the counterf
     const srv2 = await serve(['--db', empty])
     const b = await openBrowser(srv2.url, { width: 1440, height: 900 })
     try {
-      await b.page.getByRole('button', { name: 'Decision trace' }).click()
+      await b.page.getByRole('link', { name: 'Decision trace' }).click()
       const log = b.page.getByRole('listbox', { name: 'Events' })
       const text = (await log.locator('.tr-empty').textContent()) ?? ''
       for (const source of [

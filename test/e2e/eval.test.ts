@@ -22,7 +22,7 @@ describe.skipIf(!ready)('evaluate: cases, runs, compare, tune', () => {
     const b = await openBrowser(f.srv.url)
     const { page } = b
     try {
-      await page.getByRole('button', { name: 'Evaluate' }).click()
+      await page.getByRole('link', { name: 'Evaluate' }).click()
       await expect.poll(() => page.getByTestId('case-facets').textContent()).toMatch(/^40 cases/)
 
       // --- a case from a recall: query → Find candidates → grade → save ---

@@ -37,7 +37,7 @@ describe.skipIf(!ready)('foundation: browser mode on the demo DB', () => {
       await page.getByLabel('Kind').selectOption('semantic')
       await expect.poll(async () => (await table.locator('tbody tr[data-id] .pill-kind').allTextContents()).every((k) => k === 'semantic')).toBe(true)
       // Library shows the facts with the read-only badge.
-      await page.getByRole('button', { name: 'Library' }).click()
+      await page.getByRole('link', { name: 'Library' }).click()
       await page.getByRole('region', { name: 'Database facts' }).getByText('read-only').waitFor()
       await shot(page, 'foundation-library')
     } finally {

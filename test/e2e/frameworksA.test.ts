@@ -21,7 +21,7 @@ async function browseAndLibrary(page: Page, total: number, detected: RegExp): Pr
   const table = page.getByRole('table', { name: 'Memories' })
   await table.locator('tbody tr[data-id]').first().waitFor()
   await expect.poll(() => page.getByTestId('table-total').textContent()).toMatch(new RegExp(`\\b${total} rows?`))
-  await page.getByRole('button', { name: 'Library' }).click()
+  await page.getByRole('link', { name: 'Library' }).click()
   const facts = page.getByRole('region', { name: 'Database facts' })
   await facts.getByText('read-only').waitFor()
   await expect.poll(() => facts.textContent()).toMatch(detected)
@@ -41,7 +41,7 @@ describe.skipIf(!ready)('framework stores in the browser', () => {
       try {
         await browseAndLibrary(page, ITEMS.length, /OpenAI Agents SDK SQLiteSession: agent_sessions/)
         await shot(page, 'frameworks-agents-library')
-        await page.getByRole('button', { name: 'Recall', exact: true }).click()
+        await page.getByRole('link', { name: 'Recall', exact: true }).click()
         await page.getByLabel('Preset').selectOption('openai-agents')
         await page.getByLabel('Scope session').selectOption('conv-1')
         await page.getByLabel('Query (the raw utterance)').fill('weather')
@@ -71,7 +71,7 @@ describe.skipIf(!ready)('framework stores in the browser', () => {
       const { page } = b
       try {
         await browseAndLibrary(page, 6, /mem0 \(vector store\): vectors\(id, vector, payload\).*memory_history.*sibling memory\.db/)
-        await page.getByRole('button', { name: 'Memories' }).first().click()
+        await page.getByRole('link', { name: 'Memories' }).first().click()
         const row = page.getByRole('table', { name: 'Memories' }).locator('tbody tr[data-id]', { hasText: 'no sugar' })
         await row.click()
         const detail = page.getByRole('complementary', { name: 'Memory detail' })
@@ -94,7 +94,7 @@ describe.skipIf(!ready)('framework stores in the browser', () => {
       const { page } = b
       try {
         await browseAndLibrary(page, 5, /MCP knowledge-graph memory \(memory\.jsonl\)/)
-        await page.getByRole('button', { name: 'Memories' }).first().click()
+        await page.getByRole('link', { name: 'Memories' }).first().click()
         const row = page.getByRole('table', { name: 'Memories' }).locator('tbody tr[data-id]', { hasText: 'Allergic to peanuts' })
         await row.click()
         const detail = page.getByRole('complementary', { name: 'Memory detail' })
@@ -120,7 +120,7 @@ describe.skipIf(!ready)('framework stores in the browser', () => {
       try {
         const turns = THREADS.reduce((n, th) => n + th.steps.flat().length, 0)
         await browseAndLibrary(page, turns, /LangGraph SQLite checkpointer: .*msgpack serde/)
-        await page.getByRole('button', { name: 'Memories' }).first().click()
+        await page.getByRole('link', { name: 'Memories' }).first().click()
         const sessions = page.getByRole('listbox', { name: 'Sessions' })
         // one session per thread, newest first, each with its turn count
         const counts = [...THREADS].sort((x, y) => Date.parse(y.ts[0]) - Date.parse(x.ts[0])).map((th) => `${th.steps.flat().length} memories`)

@@ -152,13 +152,13 @@ describe.skipIf(!ready)('framework stores in the app', () => {
         const detail = page.getByRole('complementary', { name: 'Memory detail' })
         await expect.poll(async () => ((await detail.getByTestId('memory-content').textContent()) ?? '').length).toBeGreaterThan(3)
 
-        await page.getByRole('button', { name: 'Library' }).click()
+        await page.getByRole('link', { name: 'Library' }).click()
         await page.getByRole('region', { name: 'Database facts' }).getByText('read-only').waitFor()
         const badge = page.locator('header .badge', { hasText: c.layout }).first()
         await badge.waitFor()
         expect(await badge.getAttribute('title')).toBeTruthy() // why it was detected
 
-        await page.getByRole('button', { name: 'Recall', exact: true }).click()
+        await page.getByRole('link', { name: 'Recall', exact: true }).click()
         await page.getByLabel('Preset').selectOption('mcp-memory-service') // hybrid: its keyword arm runs whatever the embedder
         await page.getByLabel('Query (the raw utterance)').fill(c.query)
         const kept = page.locator('.result[data-gate="kept"]').first()

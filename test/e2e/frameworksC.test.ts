@@ -64,7 +64,7 @@ describe.skipIf(!ready)('issue-23 stores in the browser', () => {
         await expect.poll(() => table.textContent()).toMatch(/vegetarian/)
         await shot(page, 'stores-qdrant-memories')
 
-        await page.getByRole('button', { name: 'Recall', exact: true }).click()
+        await page.getByRole('link', { name: 'Recall', exact: true }).click()
         await page.getByLabel('Query (the raw utterance)').fill('marathon')
         await page.getByLabel('Mode').selectOption('lexical')
         // the similarity weight moved to lexical with the mode (a lexical recall scoring nothing would drop everything)
@@ -72,7 +72,7 @@ describe.skipIf(!ready)('issue-23 stores in the browser', () => {
         await expect.poll(() => page.locator('.result[data-gate="kept"]').first().getAttribute('data-id'), { timeout: 20_000 }).toBe(POINTS[1].id)
         await shot(page, 'stores-qdrant-recall')
 
-        await page.getByRole('button', { name: 'Library' }).click()
+        await page.getByRole('link', { name: 'Library' }).click()
         const facts = page.getByRole('region', { name: 'Database facts' })
         await expect.poll(() => facts.textContent()).toMatch(/Qdrant local folder/)
         await expect.poll(() => facts.textContent()).toMatch(/qdrant:mem0:4/)

@@ -49,7 +49,7 @@ describe.skipIf(!ready)('jobs: import and embedding backfill with progress', () 
     const b = await openBrowser(srv.url)
     const { page } = b
     try {
-      await page.getByRole('button', { name: 'Library' }).click()
+      await page.getByRole('link', { name: 'Library' }).click()
       await page.getByLabel('Import format').selectOption('jsonl')
       await page.getByLabel('Import from').fill(jsonl)
       await page.getByLabel('Import to').fill(out)
@@ -77,7 +77,7 @@ describe.skipIf(!ready)('jobs: import and embedding backfill with progress', () 
     const b = await openBrowser(srv.url)
     const { page } = b
     try {
-      await page.getByRole('button', { name: 'Library' }).click()
+      await page.getByRole('link', { name: 'Library' }).click()
       await page.getByLabel('Database path').fill(db)
       await page.getByRole('button', { name: 'Open', exact: true }).click()
       await page.getByRole('table', { name: 'Memories' }).locator('tbody tr[data-id]').first().waitFor()

@@ -63,7 +63,7 @@ describe.skipIf(!ready)('layout at every size (browser mode, demo DB)', () => {
   it('at 1024×700 no screen overflows sideways; the side panes fold (toggle remembered)', async () => {
     const b = await openBrowser(f.srv.url, { width: 1024, height: 700 })
     const { page } = b
-    const go = (name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('button', { name, exact: true }).click()
+    const go = (name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name, exact: true }).click()
     try {
       await page.getByRole('table', { name: 'Memories' }).locator('tbody tr[data-id]').first().waitFor()
       // Folded by default below 1300 px: the nav is a row, the panes are edge tabs.

@@ -21,16 +21,16 @@ describe.skipIf(!ready)('links and state (browser mode, demo DB)', () => {
     try {
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(f.srv.url).origin })
       await page.getByRole('table', { name: 'Memories' }).locator('tbody tr[data-id]').first().waitFor()
-      await page.getByRole('button', { name: 'Recall', exact: true }).click()
+      await page.getByRole('link', { name: 'Recall', exact: true }).click()
       const query = page.getByLabel('Query (the raw utterance)')
       await query.fill('deploy the tier migration')
       await page.locator('.result[data-gate="kept"]').first().waitFor({ timeout: 20_000 })
       await expect.poll(() => page.url()).toMatch(/query=deploy/)
 
       // away and back through the nav: the query is still there
-      await page.getByRole('button', { name: 'Memories', exact: true }).click()
+      await page.getByRole('link', { name: 'Memories', exact: true }).click()
       await page.getByRole('table', { name: 'Memories' }).locator('tbody tr[data-id]').first().waitFor()
-      await page.getByRole('button', { name: 'Recall', exact: true }).click()
+      await page.getByRole('link', { name: 'Recall', exact: true }).click()
       await expect.poll(() => query.inputValue()).toBe('deploy the tier migration')
       await page.locator('.result[data-gate="kept"]').first().waitFor({ timeout: 20_000 })
 

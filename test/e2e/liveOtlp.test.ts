@@ -64,7 +64,7 @@ describe.skipIf(!ready)('decision trace: live OTLP and trace logs (browser mode)
     const b = await openBrowser(srv.url)
     const { page } = b
     try {
-      await page.getByRole('button', { name: 'Decision trace' }).click()
+      await page.getByRole('link', { name: 'Decision trace' }).click()
       const log = page.getByRole('listbox', { name: 'Events' })
       await log.getByRole('option').first().waitFor()
       const live = log.getByRole('option').filter({ hasText: 'live probe: where is the launch plan' })

@@ -92,7 +92,7 @@ describe.skipIf(!ready)('the embedding map', () => {
     const b = await openBrowser(f.srv.url)
     const { page } = b
     try {
-      await page.getByRole('button', { name: 'Map', exact: true }).click()
+      await page.getByRole('link', { name: 'Map', exact: true }).click()
       await page.getByLabel('Map source').selectOption('case')
       await page.getByLabel('Eval case').selectOption('t-0')
       await page.getByLabel('Points at most').fill('400')
@@ -157,7 +157,7 @@ describe.skipIf(!ready)('the embedding map', () => {
     const b = await openBrowser(f.srv.url)
     const { page } = b
     try {
-      await page.getByRole('button', { name: 'Map', exact: true }).click()
+      await page.getByRole('link', { name: 'Map', exact: true }).click()
       await page.getByLabel('Map source').selectOption('case')
       await page.getByLabel('Eval case').selectOption('t-0')
       await page.getByLabel('Points at most').fill('400')
@@ -267,7 +267,7 @@ describe.skipIf(!ready)('the embedding map', () => {
     const b = await openBrowser(f.srv.url, { dark: true, width: 1024, height: 700 })
     const { page } = b
     try {
-      await page.getByRole('button', { name: 'Map', exact: true }).click()
+      await page.getByRole('link', { name: 'Map', exact: true }).click()
       await page.getByLabel('Map query').fill(expected.query)
       await page.getByLabel('refine with UMAP').uncheck()
       await page.getByRole('button', { name: 'Build map' }).click()

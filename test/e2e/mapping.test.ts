@@ -34,7 +34,7 @@ describe.skipIf(!ready)('mapping dialog', () => {
     const b = await openBrowser(srv.url)
     const { page } = b
     try {
-      await page.getByRole('button', { name: 'Library' }).click()
+      await page.getByRole('link', { name: 'Library' }).click()
       await page.getByLabel('Database path').fill(db)
       await page.getByLabel('Database path').press('Enter')
       const dlg = page.getByRole('dialog', { name: 'Open a table by mapping' })
@@ -72,11 +72,11 @@ describe.skipIf(!ready)('mapping dialog', () => {
       // Newest first: the last row written is on top, under the id the mapping names.
       await expect.poll(() => table.locator('tbody tr[data-id]').first().getAttribute('data-id')).toBe(rows[rows.length - 1].key)
       await shot(page, 'mapping-browse')
-      await page.getByRole('button', { name: 'Library' }).click()
+      await page.getByRole('link', { name: 'Library' }).click()
       const facts = page.getByRole('region', { name: 'Database facts' })
       await expect.poll(() => facts.textContent()).toMatch(/mapping of table Agent Notes "v2"/)
       // Recall: picking an embedder of another length than the stored vectors says so before anything runs.
-      await page.getByRole('button', { name: 'Recall', exact: true }).click()
+      await page.getByRole('link', { name: 'Recall', exact: true }).click()
       await page
         .locator('.selectfield', { has: page.locator('label', { hasText: /^Embedder$/ }) })
         .locator('select')

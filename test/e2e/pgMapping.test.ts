@@ -47,7 +47,7 @@ describe.skipIf(!ready)('mapping a Postgres table from the Library (browser mode
     const b = await openBrowser(srv.url)
     const { page } = b
     try {
-      await page.getByRole('button', { name: 'Library' }).click()
+      await page.getByRole('link', { name: 'Library' }).click()
       const form = page.getByRole('region', { name: 'Connect to Postgres' })
       await form.getByLabel('Host').fill('127.0.0.1')
       await form.getByLabel('Port').fill(new URL(pg.url).port)
@@ -100,7 +100,7 @@ describe.skipIf(!ready)('mapping a Postgres table from the Library (browser mode
       await expect.poll(() => table.locator('tbody tr[data-id]').first().getAttribute('data-id')).toBe(rows[rows.length - 1].key)
       await shot(page, 'pg-mapping-memories')
       // The Library: the mapping is what the store was opened by, and the connection was saved (no password).
-      await page.getByRole('button', { name: 'Library' }).click()
+      await page.getByRole('link', { name: 'Library' }).click()
       const facts = page.getByRole('region', { name: 'Database facts' })
       await expect.poll(() => facts.textContent(), { timeout: 30_000 }).toMatch(/mapping of odd\.Agent Notes/)
       const savedRow = page.getByRole('table', { name: 'Saved connections' }).getByRole('row').first()

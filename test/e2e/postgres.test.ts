@@ -34,7 +34,7 @@ describe.skipIf(!ready)('Postgres from the Library (browser mode)', () => {
     const b = await openBrowser(srv.url)
     const { page } = b
     try {
-      await page.getByRole('button', { name: 'Library' }).click()
+      await page.getByRole('link', { name: 'Library' }).click()
       const form = page.getByRole('region', { name: 'Connect to Postgres' })
       // Browser mode: no password field, and the form says where the password comes from.
       expect(await form.getByLabel('Password').count()).toBe(0)
@@ -66,7 +66,7 @@ describe.skipIf(!ready)('Postgres from the Library (browser mode)', () => {
       // Opening switches to the workbench; the header names the store (password-free URL), the layout and read-only.
       await page.getByText(url, { exact: true }).first().waitFor({ timeout: 30_000 })
       await page.getByText('canonical', { exact: true }).first().waitFor()
-      await page.getByRole('button', { name: 'Library' }).click()
+      await page.getByRole('link', { name: 'Library' }).click()
       await page.getByRole('region', { name: 'Database facts' }).getByText('read-only').waitFor({ timeout: 30_000 })
       // Saved: listed with the password-free URL, the password from PGPASSWORD.
       const savedRow = page.getByRole('table', { name: 'Saved connections' }).getByRole('row').first()
@@ -75,7 +75,7 @@ describe.skipIf(!ready)('Postgres from the Library (browser mode)', () => {
       await shot(page, 'postgres-library')
       expect(await page.content()).not.toContain('secret-pw')
 
-      await page.getByRole('button', { name: 'Memories' }).click()
+      await page.getByRole('link', { name: 'Memories' }).click()
       const table = page.getByRole('table', { name: 'Memories' })
       await table.locator('tbody tr[data-id]').first().waitFor({ timeout: 30_000 })
       const ids = await table.locator('tbody tr[data-id]').evaluateAll((els) => els.map((e) => e.getAttribute('data-id')!))
@@ -83,7 +83,7 @@ describe.skipIf(!ready)('Postgres from the Library (browser mode)', () => {
       expect(ids[0]).toBe(mems[mems.length - 1].id)
       await shot(page, 'postgres-browse')
 
-      await page.getByRole('button', { name: 'Recall', exact: true }).click()
+      await page.getByRole('link', { name: 'Recall', exact: true }).click()
       await page.getByLabel('Query (the raw utterance)').fill('coffee in paris')
       await page.locator('.result[data-gate="kept"]').first().waitFor({ timeout: 30_000 })
       const kept = await page.locator('.result[data-gate="kept"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-id')!))
@@ -95,7 +95,7 @@ describe.skipIf(!ready)('Postgres from the Library (browser mode)', () => {
       expect(await page.content()).not.toContain('secret-pw')
 
       // Evaluate: a case graded from a recall on the Postgres store, then an eval run (cases live in the local workspace).
-      await page.getByRole('button', { name: 'Evaluate' }).click()
+      await page.getByRole('link', { name: 'Evaluate' }).click()
       await page.getByRole('button', { name: 'New case' }).click()
       const editor = page.getByRole('complementary', { name: 'Case editor' })
       await editor.getByLabel('Case query').fill('coffee in paris')

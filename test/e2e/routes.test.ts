@@ -23,7 +23,7 @@ async function route(page: Page): Promise<{ screen: string; params: Record<strin
   return { screen: m?.[1] ?? '', params: Object.fromEntries(new URLSearchParams(m?.[2] ?? '')) }
 }
 
-const current = (page: Page) => page.locator('nav[aria-label="Sections"] button[aria-current="page"]').textContent()
+const current = (page: Page) => page.locator('nav[aria-label="Sections"] a[aria-current="page"]').textContent()
 const focusedLabel = (page: Page) =>
   page.evaluate(() => {
     const el = (globalThis as unknown as { document: { activeElement: { getAttribute(n: string): string | null; textContent: string | null } | null } })
@@ -121,7 +121,7 @@ describe.skipIf(!ready)('routes and keyboard (browser mode, demo DB)', () => {
       await expect.poll(() => kept.count(), { timeout: 20_000 }).toBe(3)
 
       // 5. A selection made in a screen is a history step of its own: pick a memory, pick another, back = the first.
-      await page.getByRole('button', { name: 'Memories', exact: true }).click()
+      await page.getByRole('link', { name: 'Memories', exact: true }).click()
       const rows = page.getByRole('table', { name: 'Memories' }).locator('tbody tr[data-id]')
       await rows.nth(3).waitFor()
       const first = await rows.nth(2).getAttribute('data-id')
@@ -203,7 +203,7 @@ describe.skipIf(!ready)('routes and keyboard (browser mode, demo DB)', () => {
       if (await diffRow.count()) expect(await diffRow.getAttribute('tabindex')).toBe('0')
 
       // Sessions: one tab stop for all the cards, arrows move.
-      await page.getByRole('button', { name: 'Memories', exact: true }).click()
+      await page.getByRole('link', { name: 'Memories', exact: true }).click()
       const cards = page.getByRole('listbox', { name: 'Sessions' }).getByRole('option')
       await cards.nth(2).waitFor()
       expect(await cards.count()).toBeGreaterThan(10)

@@ -42,7 +42,7 @@ describe.skipIf(!ready)('decision trace: browser mode on the demo DB', () => {
     const b = await openBrowser(srv.url)
     const { page } = b
     try {
-      await page.getByRole('button', { name: 'Decision trace' }).click()
+      await page.getByRole('link', { name: 'Decision trace' }).click()
       const log = page.getByRole('listbox', { name: 'Events' })
       await log.getByRole('option').first().waitFor()
       await expect.poll(() => page.getByTestId('event-count').textContent()).toMatch(/\d+ events/)
@@ -113,7 +113,7 @@ describe.skipIf(!ready)('decision trace: browser mode on the demo DB', () => {
     const b = await openBrowser(srv.url)
     const { page } = b
     try {
-      await page.getByRole('button', { name: 'Decision trace' }).click()
+      await page.getByRole('link', { name: 'Decision trace' }).click()
       await page.getByLabel('Agent').selectOption('agent-coder')
       const row = page.getByRole('listbox', { name: 'Events' }).locator(`[data-id="${eventId}"]`)
       await row.scrollIntoViewIfNeeded()
@@ -140,7 +140,7 @@ describe.skipIf(!ready)('decision trace: browser mode on the demo DB', () => {
     const b = await openBrowser(srv.url, { dark: true })
     const { page } = b
     try {
-      await page.getByRole('button', { name: 'Decision trace' }).click()
+      await page.getByRole('link', { name: 'Decision trace' }).click()
       await page.getByLabel('Agent').selectOption('agent-coder')
       const row = page.getByRole('listbox', { name: 'Events' }).locator(`[data-id="${eventId}"]`)
       await row.scrollIntoViewIfNeeded()

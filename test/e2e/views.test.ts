@@ -181,7 +181,7 @@ describe.skipIf(!ready)('views: export, duplicates, compare ids, tune survives',
     try {
       await page.getByRole('table', { name: 'Memories' }).locator('tbody tr[data-id]').first().waitFor()
       // Recall: a query, then "Compare presets →" takes these settings as run 1
-      await page.getByRole('button', { name: 'Recall', exact: true }).click()
+      await page.getByRole('link', { name: 'Recall', exact: true }).click()
       await page.getByLabel('Query (the raw utterance)').fill('deploy the tier migration')
       await page.locator('.result[data-gate="kept"]').first().waitFor({ timeout: 20_000 })
       await page.getByRole('button', { name: 'Compare presets →' }).click()
@@ -224,16 +224,16 @@ describe.skipIf(!ready)('views: export, duplicates, compare ids, tune survives',
     const { page } = b
     try {
       await page.getByRole('table', { name: 'Memories' }).locator('tbody tr[data-id]').first().waitFor()
-      await page.getByRole('button', { name: 'Evaluate' }).click()
+      await page.getByRole('link', { name: 'Evaluate' }).click()
       await page.getByRole('tab', { name: 'Tune' }).click()
       await page.getByLabel('Configs to try').fill('40')
       await page.getByRole('button', { name: 'Start tuning' }).click()
       await page.getByTestId('tune-test').waitFor({ timeout: 90_000 })
       const before = await page.getByTestId('tune-test').textContent()
 
-      await page.getByRole('button', { name: 'Memories' }).click()
+      await page.getByRole('link', { name: 'Memories' }).click()
       await page.getByRole('table', { name: 'Memories' }).waitFor()
-      await page.getByRole('button', { name: 'Evaluate' }).click()
+      await page.getByRole('link', { name: 'Evaluate' }).click()
       await page.getByRole('tab', { name: 'Tune' }).click()
       // shown again without opening a saved report
       await page.getByTestId('tune-test').waitFor()
@@ -271,7 +271,7 @@ describe.skipIf(!ready)('views: export, duplicates, compare ids, tune survives',
       const { page } = b
       try {
         await page.getByRole('table', { name: 'Memories' }).locator('tbody tr[data-id]').first().waitFor()
-        await page.getByRole('button', { name: 'Decision trace' }).click()
+        await page.getByRole('link', { name: 'Decision trace' }).click()
         const legend = page.getByRole('list', { name: 'Presets in the timeline' })
         await legend.locator('li').first().waitFor()
         const colours = await page.evaluate(() => {
@@ -317,7 +317,7 @@ describe.skipIf(!ready)('views: export, duplicates, compare ids, tune survives',
       await table.locator('tbody tr[data-id]').first().click()
       await page.getByRole('list', { name: 'More like this' }).locator('li').first().waitFor()
       await shot(page, 'views-memories-dark-1280')
-      await page.getByRole('button', { name: 'Compare' }).click()
+      await page.getByRole('link', { name: 'Compare' }).click()
       await page.getByRole('button', { name: 'Run comparison' }).click()
       await page.getByRole('region', { name: 'Rank deltas' }).waitFor()
       await shot(page, 'views-compare-dark-1280')

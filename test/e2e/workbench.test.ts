@@ -46,7 +46,7 @@ describe.skipIf(!ready)('workbench flow (browser mode, demo DB)', () => {
       await shot(page, 'workbench-1-memories-procedural')
 
       // 2. Run a recall (fieldguide, the default preset) for one agent.
-      await page.getByRole('button', { name: 'Recall', exact: true }).click()
+      await page.getByRole('link', { name: 'Recall', exact: true }).click()
       await page.getByLabel('Query (the raw utterance)').fill('deploy the tier migration')
       await page.getByLabel('Scope agent').selectOption('agent-coder')
       await page.locator('.result[data-gate="kept"]').first().waitFor({ timeout: 20_000 })

@@ -38,6 +38,12 @@ export class TranscriptWriter {
     return line
   }
 
+  /** Set the time of the next line (epoch ms); later lines follow a second apart. */
+  at(ms: number): this {
+    this.t = ms
+    return this
+  }
+
   /** ms of the next line */
   get now(): number {
     return this.t

@@ -24,7 +24,7 @@ import { LOG_FORMATS, type LogFormat } from './logFormats'
 import { emptyMatchCounts, matchRecalls } from './match'
 import { inStoreReaders } from './inStore'
 import { LIVE_SOURCE_KEY, liveRecallReader } from './otlp/live'
-import { emptyStats, type EventReader, type LoggedRecall } from './types'
+import { emptyStats, skip, type EventReader, type LoggedRecall, type ReadStats } from './types'
 
 export type { EventSourceInfo } from '../../shared/types'
 
@@ -56,6 +56,11 @@ export function registerEventSourceProvider(provide: (log: EventLog) => void): v
 }
 
 const logs = new WeakMap<MemorySource, EventLog>()
+
+/** A recall's result items that were neither an id nor a text, counted as skipped (one each, as the readers count theirs). */
+function countSkippedResults(stats: ReadStats, r: LoggedRecall): void {
+  for (let n = 0; n < (r.skippedResults ?? 0); n++) skip(stats, r.key, 'a result item has neither an id nor a text')
+}
 
 /** The event log of a store (created on first use, with the store's in-store readers). */
 export function eventLogOf(store: MemorySource): EventLog {
@@ -189,6 +194,7 @@ export class EventLog {
   append(key: string, recalls: LoggedRecall[]): RecallEvent[] {
     const s = this.sourcesList.find((x) => x.info.key === key)
     if (!s) throw new RecallscopeError('NOT_FOUND', `No event source ${key}`)
+    for (const r of recalls) countSkippedResults(s.info.stats, r)
     const events = matchRecalls(this.store, recalls, s.info.matched)
     s.info.stats.read += recalls.length
     this.keep(s, events)
@@ -239,6 +245,7 @@ export class EventLog {
       for await (const r of s.reader.read(s.info.stats)) {
         recalls.push(r)
         s.info.stats.read++
+        countSkippedResults(s.info.stats, r)
         // Match in batches: bounded memory for the logged texts, two scans per batch.
         if (recalls.length >= 2000) this.keep(s, matchRecalls(this.store, recalls.splice(0), s.info.matched))
       }

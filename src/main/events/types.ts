@@ -41,6 +41,8 @@ export interface LoggedRecall {
   preset: string | null
   config?: Partial<RecallConfig> | null
   results: LoggedResult[]
+  /** result items the log held that were neither an id nor a text: the event log counts each as skipped */
+  skippedResults?: number
   origin: EventOrigin
   decision: EventDecision | null
   /**

@@ -55,8 +55,6 @@ export const THREADS: ThreadSpec[] = [
 
 /** Write the threads with the real JS SqliteSaver (JSON serde). */
 export async function createLangGraphJsCheckpoints(file: string, threads: ThreadSpec[] = THREADS): Promise<void> {
-  const { SqliteSaver } = await import('@langchain/langgraph-checkpoint-sqlite')
-  const { emptyCheckpoint, uuid6 } = await import('@langchain/langgraph-checkpoint')
   const { HumanMessage, AIMessage, SystemMessage, ToolMessage } = await import('@langchain/core/messages')
   const make = (t: Turn) =>
     t.role === 'user'
@@ -66,20 +64,34 @@ export async function createLangGraphJsCheckpoints(file: string, threads: Thread
         : t.role === 'system'
           ? new SystemMessage({ content: t.content, id: t.id })
           : new ToolMessage({ content: t.content, id: t.id, tool_call_id: 'call-1' })
+  for (const th of threads)
+    await putLangGraphThread(
+      file,
+      th.threadId,
+      th.steps.map((step) => step.map(make)),
+      th.ts,
+    )
+}
+
+/**
+ * Put one thread with the real JS SqliteSaver, a checkpoint per step as a graph would: after step
+ * i the `messages` channel holds every message so far (`@langchain/core` message objects), at ts[i].
+ */
+export async function putLangGraphThread(file: string, threadId: string, steps: unknown[][], ts: string[]): Promise<void> {
+  const { SqliteSaver } = await import('@langchain/langgraph-checkpoint-sqlite')
+  const { emptyCheckpoint, uuid6 } = await import('@langchain/langgraph-checkpoint')
   const saver = SqliteSaver.fromConnString(file)
   try {
-    for (const th of threads) {
-      let config = { configurable: { thread_id: th.threadId, checkpoint_ns: '' } } as { configurable: Record<string, string> }
-      const msgs: Turn[] = []
-      for (let i = 0; i < th.steps.length; i++) {
-        msgs.push(...th.steps[i])
-        const cp = emptyCheckpoint()
-        cp.id = uuid6(i)
-        cp.ts = th.ts[i]
-        cp.channel_values = { messages: msgs.map(make) }
-        cp.channel_versions = { messages: i + 1 }
-        config = (await saver.put(config as never, cp, { source: 'loop', step: i, parents: {} } as never)) as typeof config
-      }
+    let config = { configurable: { thread_id: threadId, checkpoint_ns: '' } } as { configurable: Record<string, string> }
+    const msgs: unknown[] = []
+    for (let i = 0; i < steps.length; i++) {
+      msgs.push(...steps[i])
+      const cp = emptyCheckpoint()
+      cp.id = uuid6(i)
+      cp.ts = ts[i]
+      cp.channel_values = { messages: [...msgs] }
+      cp.channel_versions = { messages: i + 1 }
+      config = (await saver.put(config as never, cp, { source: 'loop', step: i, parents: {} } as never)) as typeof config
     }
   } finally {
     saver.db.close()

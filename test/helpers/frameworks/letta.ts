@@ -148,6 +148,31 @@ export function buildLettaServer(dir: string, spec: LettaServerSpec): string {
   return file
 }
 
+/** Python's repr of a str / number / None / bool / list / dict (what str(list_of_dicts) prints). */
+export function pyRepr(v: unknown): string {
+  if (v === null) return 'None'
+  if (v === true) return 'True'
+  if (v === false) return 'False'
+  if (typeof v === 'number') return String(v)
+  if (typeof v === 'string') {
+    const q = v.includes("'") && !v.includes('"') ? '"' : "'"
+    const body = v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(new RegExp(q, 'g'), `\\${q}`)
+    return `${q}${body}${q}`
+  }
+  if (Array.isArray(v)) return `[${v.map(pyRepr).join(', ')}]`
+  return `{${Object.entries(v as Record<string, unknown>)
+    .map(([k, x]) => `${pyRepr(k)}: ${pyRepr(x)}`)
+    .join(', ')}}`
+}
+
+/** Letta's package_function_response: the JSON envelope around str(result) (a tool message's text). */
+export const lettaToolEnvelope = (result: unknown, status = 'OK') =>
+  JSON.stringify({ status, message: typeof result === 'string' ? result : pyRepr(result), time: '2026-01-10 10:00:03 AM UTC+0000' }, null, 2)
+
+/** An assistant message's tool_calls column: one OpenAI tool call (Letta adds request_heartbeat). */
+export const lettaToolCall = (id: string, name: string, args: Record<string, unknown>) =>
+  JSON.stringify([{ id, type: 'function', function: { name, arguments: JSON.stringify({ ...args, request_heartbeat: true }) } }])
+
 /** Run git read/write commands for the fixture (the code under test only reads). */
 export function git(cwd: string, args: string[], env: Record<string, string> = {}): string {
   const r = spawnSync('git', args, {

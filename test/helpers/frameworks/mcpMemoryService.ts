@@ -22,7 +22,8 @@ export interface McpMemory {
   confidence?: number
   deletedAt?: number | null
   supersededBy?: string | null
-  embedding: number[]
+  /** null: no memory_embeddings row (an embedding that failed) */
+  embedding: number[] | null
 }
 
 export const contentHash = (content: string) => crypto.createHash('sha256').update(content).digest('hex')
@@ -111,7 +112,7 @@ export function buildMcpMemoryService(
       iso,
       iso,
     )
-    insVec.run(BigInt(r.lastInsertRowid), Buffer.from(new Float32Array(m.embedding).buffer))
+    if (m.embedding) insVec.run(BigInt(r.lastInsertRowid), Buffer.from(new Float32Array(m.embedding).buffer))
     later.run(m.confidence ?? 1.0, m.lastAccessed ?? null, m.deletedAt ?? null, m.supersededBy ?? null, r.lastInsertRowid)
   }
   const insEdge = db.prepare(

@@ -3,10 +3,16 @@
  * frame, computed on a worker thread) and refine (UMAP as a cancellable job).
  * The last few maps' vectors stay here, keyed by map id, so refining never
  * sends vectors through the renderer.
+ *
+ * Jobs are not piled up (docs/guide/jobs.md): the same request on the same
+ * open store gets the same map back (its id, so the same refinement), the same
+ * refinement asked again is the job already running or done, and a refinement
+ * of another map cancels the one still running (the screen shows one map).
  */
 import { randomUUID } from 'node:crypto'
 import { RecallscopeError } from '../../../shared/result'
-import type { MapRefinement } from '../../../shared/map'
+import type { MapData, MapRefinement } from '../../../shared/map'
+import type { MemorySource } from '../../store/source'
 import { buildMap, type MapMatrix } from '../../map/buildMap'
 import { runMapTask } from '../../map/runMapTask'
 import { UMAP_MIN_ROWS } from '../../map/umapLayout'
@@ -16,12 +22,39 @@ import type { Handlers } from '../register'
 /** Maps kept for refinement (a 20,000 × 768 map holds ~60 MB of vectors). */
 const KEEP_MAPS = 3
 
+/** A built map kept for refinement, with the request that built it (to hand the same map to the same request). */
+interface Kept {
+  matrix: MapMatrix
+  data: MapData
+  /** the request, as JSON; '' when it depends on the clock (no `now` given) and so is never reused */
+  key: string
+  store: MemorySource
+}
+
+/** What the map job computes, in words (the jobs list names it so): "UMAP layout of 5,656 memories for “deploy…” (fieldguide)". */
+function describeRefine(d: MapData): string {
+  const what = d.caseName ? `eval case ${d.caseName}` : d.query ? `“${d.query.length > 40 ? `${d.query.slice(0, 39)}…` : d.query}”` : 'the cue'
+  return `Map: UMAP layout of ${d.shown.toLocaleString('en-US')} memories for ${what} (${d.preset})`
+}
+
 export function mapHandlers(app: App): Pick<Handlers, 'map.build' | 'map.refine'> {
-  const maps = new Map<string, MapMatrix>()
+  const maps = new Map<string, Kept>()
+  /** refinement jobs by map id + options; `running` is the one the screen waits for */
+  const refinements = new Map<string, string>()
+  let running: { key: string; jobId: string } | null = null
   return {
     'map.build': async (i) => {
       const store = await app.readyStore()
       const s = app.settings()
+      // Without an explicit `now` the map follows the clock (recency decides what is injected): never reused.
+      const key = i.now === undefined ? '' : JSON.stringify({ ...i, embedder: i.embedder ?? s.embedder ?? null })
+      const same = key ? [...maps.entries()].find(([, k]) => k.key === key && k.store === store) : undefined
+      if (same) {
+        // most recently used last, so the eviction below drops the oldest
+        maps.delete(same[0])
+        maps.set(same[0], same[1])
+        return same[1].data
+      }
       const { data, matrix } = await buildMap(store, {
         query: i.query,
         cue: i.cue ?? null,
@@ -36,15 +69,29 @@ export function mapHandlers(app: App): Pick<Handlers, 'map.build' | 'map.refine'
         seed: i.seed,
       })
       const mapId = `map-${randomUUID()}`
-      maps.set(mapId, matrix)
+      const full = { ...data, mapId }
+      maps.set(mapId, { matrix, data: full, key, store })
       for (const k of maps.keys()) if (maps.size > KEEP_MAPS) maps.delete(k)
-      return { ...data, mapId }
+      return full
     },
     'map.refine': (i) => {
-      const m = maps.get(i.mapId)
-      if (!m) throw new RecallscopeError('NOT_FOUND', `No map ${i.mapId} (maps are kept for the last ${KEEP_MAPS} builds): build it again`)
+      const kept = maps.get(i.mapId)
+      if (!kept) throw new RecallscopeError('NOT_FOUND', `No map ${i.mapId} (maps are kept for the last ${KEEP_MAPS} builds): build it again`)
+      const m = kept.matrix
       if (m.n < UMAP_MIN_ROWS) throw new RecallscopeError('BAD_INPUT', `UMAP needs at least ${UMAP_MIN_ROWS} points; this map has ${m.n} (PCA only)`)
-      return app.jobs.start('map', `Map: UMAP of ${m.n.toLocaleString('en-US')} points`, async (ctl): Promise<MapRefinement> => {
+      const key = JSON.stringify([i.mapId, i.nNeighbors, i.nEpochs])
+      // The same refinement again (the screen revisited, a second tab): the job that computes or computed it.
+      const known = refinements.get(key)
+      if (known) {
+        const p = app.jobs.get(known)
+        if (p.state === 'running' || p.state === 'done') return p
+      }
+      // Another map's refinement still running: superseded (the screen shows the new map), so it stops.
+      if (running && running.key !== key) {
+        const prev = app.jobs.get(running.jobId)
+        if (prev.state === 'running') app.jobs.cancel(running.jobId)
+      }
+      const p = app.jobs.start('map', describeRefine(kept.data), async (ctl): Promise<MapRefinement> => {
         const t0 = performance.now()
         ctl.progress(0, i.nEpochs, 'nearest neighbours')
         const r = await runMapTask(
@@ -61,6 +108,11 @@ export function mapHandlers(app: App): Pick<Handlers, 'map.build' | 'map.refine'
           tookMs: performance.now() - t0,
         }
       })
+      refinements.set(key, p.jobId)
+      // only the kept maps' refinements are worth finding again
+      for (const k of refinements.keys()) if (refinements.size > KEEP_MAPS * 2) refinements.delete(k)
+      running = { key, jobId: p.jobId }
+      return p
     },
   }
 }

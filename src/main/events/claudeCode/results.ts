@@ -74,36 +74,49 @@ function jsonObject(text: string | null): Record<string, unknown> | null {
   return p.ok && isObj(p.value) ? p.value : null
 }
 
+/** The results of one answer, and its items that were neither an id nor a text (skipped, counted). */
+export interface ToolResults {
+  results: LoggedResult[]
+  bad: number
+}
+
 /** Results of a server-memory graph answer; null when the payload has no `entities` array. */
-function graphResults(payload: Record<string, unknown> | null): LoggedResult[] | null {
+function graphResults(payload: Record<string, unknown> | null): ToolResults | null {
   if (!payload || !Array.isArray(payload.entities)) return null
   const out: LoggedResult[] = []
+  let bad = 0
   for (const e of payload.entities) {
-    if (!isObj(e) || typeof e.name !== 'string') continue
+    if (!isObj(e) || typeof e.name !== 'string') {
+      bad++
+      continue
+    }
     const obs = Array.isArray(e.observations) ? e.observations.filter((o): o is string => typeof o === 'string') : []
     if (obs.length === 0) out.push({ rank: out.length + 1, id: e.name, text: null, score: null })
     for (const o of obs) out.push({ rank: out.length + 1, id: observationId(e.name, o), text: o, score: null })
   }
-  return out
+  return { results: out, bad }
 }
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null)
 
 /** Results of a structured mcp-memory-service answer; null when it has no memory list. */
-function serviceStructured(payload: Record<string, unknown> | null): LoggedResult[] | null {
+function serviceStructured(payload: Record<string, unknown> | null): ToolResults | null {
   const list = payload ? (Array.isArray(payload.memories) ? payload.memories : Array.isArray(payload.results) ? payload.results : null) : null
   if (!list) return null
   const out: LoggedResult[] = []
+  let bad = 0
   for (const raw of list as unknown[]) {
     // search results sometimes wrap the memory: {memory: {...}, relevance_score}
     const m: unknown = isObj(raw) && isObj(raw.memory) ? { ...raw.memory, relevance_score: raw.relevance_score } : raw
-    if (!isObj(m)) continue
-    const id = typeof m.content_hash === 'string' && m.content_hash ? m.content_hash : null
-    const text = typeof m.content === 'string' ? m.content : null
-    if (id === null && text === null) continue
+    const id = isObj(m) && typeof m.content_hash === 'string' && m.content_hash ? m.content_hash : null
+    const text = isObj(m) && typeof m.content === 'string' ? m.content : null
+    if (!isObj(m) || (id === null && text === null)) {
+      bad++
+      continue
+    }
     out.push({ rank: out.length + 1, id, text, score: num(m.similarity_score) ?? num(m.relevance_score) ?? num(m.score) })
   }
-  return out
+  return { results: out, bad }
 }
 
 /** Results from the classic server's text: blocks ending in `Hash: <hex>`, with `Content:` or `N. ` text and an optional `Relevance Score:`. */
@@ -142,9 +155,10 @@ function serviceText(text: string): LoggedResult[] {
 
 /**
  * The results of one memory tool call. `null` when nothing in the result could be read
- * as that tool's answer (the caller counts it as skipped); `[]` for a readable empty answer.
+ * as that tool's answer (the caller counts it as skipped); no results for a readable empty
+ * answer; `bad`: items that were neither an id nor a text (the caller counts each).
  */
-export function readToolResults(tool: MemoryTool, forms: { content: unknown; toolUseResult?: unknown; mcpMeta?: unknown }): LoggedResult[] | null {
+export function readToolResults(tool: MemoryTool, forms: { content: unknown; toolUseResult?: unknown; mcpMeta?: unknown }): ToolResults | null {
   const s = structured(forms.toolUseResult, forms.mcpMeta)
   const text = contentText(forms.content) ?? contentText(forms.toolUseResult)
   if (tool.family === 'graph') return graphResults(s) ?? graphResults(jsonObject(text))
@@ -152,7 +166,7 @@ export function readToolResults(tool: MemoryTool, forms: { content: unknown; too
   if (fromJson) return fromJson
   if (text === null) return null
   const fromText = serviceText(text)
-  if (fromText.length) return fromText
+  if (fromText.length) return { results: fromText, bad: 0 }
   // "No matching memories found", "No memories found for query: '…'": a readable empty answer.
-  return /^\s*no (matching )?memories found/i.test(text) ? [] : null
+  return /^\s*no (matching )?memories found/i.test(text) ? { results: [], bad: 0 } : null
 }

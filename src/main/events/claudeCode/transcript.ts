@@ -116,8 +116,8 @@ export async function* readTranscript(file: string, stats: ReadStats, signal?: A
           skip(stats, where, `${call.name} returned an error: ${(contentText(b.content) ?? '').slice(0, 200)}`)
           continue
         }
-        const results = readToolResults(call.tool, { content: b.content, toolUseResult: v.toolUseResult, mcpMeta: v.mcpMeta })
-        if (results === null) {
+        const read = readToolResults(call.tool, { content: b.content, toolUseResult: v.toolUseResult, mcpMeta: v.mcpMeta })
+        if (read === null) {
           skip(
             stats,
             where,
@@ -125,6 +125,7 @@ export async function* readTranscript(file: string, stats: ReadStats, signal?: A
           )
           continue
         }
+        for (let n = 0; n < read.bad; n++) skip(stats, where, `a ${call.name} result item has neither an id nor a text`)
         if (waiting.length >= MAX_WAITING) {
           const r = waiting.shift()!
           yield r
@@ -139,7 +140,7 @@ export async function* readTranscript(file: string, stats: ReadStats, signal?: A
           query: toolQuery(call.input),
           preset: null,
           config: null,
-          results,
+          results: read.results,
           origin: { kind: 'claude-code', tool: call.name, file: abs, line: call.line, messageId: call.messageId, callId: b.tool_use_id },
           decision: null,
         })

@@ -8,7 +8,7 @@
  */
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createLangGraphStore } from '../../../../test/helpers/frameworks/langgraph'
+import { createLangGraphStore, putLangGraphThread } from '../../../../test/helpers/frameworks/langgraph'
 import { expectTraceRuns, openFixtureStore } from '../../../../test/helpers/eventChecks'
 import type { MemorySource } from '../../store/source'
 import { eventLogOf } from '../eventLog'
@@ -35,8 +35,6 @@ const searchOutput = (hits: { key: string; score: number }[], extra: unknown[] =
   ])
 
 async function writeThread(file: string): Promise<void> {
-  const { SqliteSaver } = await import('@langchain/langgraph-checkpoint-sqlite')
-  const { emptyCheckpoint, uuid6 } = await import('@langchain/langgraph-checkpoint')
   const { HumanMessage, AIMessage, ToolMessage } = await import('@langchain/core/messages')
   const steps = [
     [new HumanMessage({ id: 'h1', content: 'What should I order at the café?' })],
@@ -73,22 +71,12 @@ async function writeThread(file: string): Promise<void> {
     [new AIMessage({ id: 'a6', content: '', tool_calls: [{ id: 'tc-5', name: 'search_memory', args: { query: 'broken' }, type: 'tool_call' }] })],
     [new ToolMessage({ id: 't5', tool_call_id: 'tc-5', name: 'search_memory', content: 'the store timed out' })],
   ]
-  const saver = SqliteSaver.fromConnString(file)
-  try {
-    let config = { configurable: { thread_id: 'thread-1', checkpoint_ns: '' } } as { configurable: Record<string, string> }
-    const msgs: unknown[] = []
-    for (let i = 0; i < steps.length; i++) {
-      msgs.push(...steps[i])
-      const cp = emptyCheckpoint()
-      cp.id = uuid6(i)
-      cp.ts = new Date(Date.UTC(2026, 1, 2, 9, 0, i)).toISOString()
-      cp.channel_values = { messages: [...msgs] }
-      cp.channel_versions = { messages: i + 1 }
-      config = (await saver.put(config as never, cp, { source: 'loop', step: i, parents: {} } as never)) as typeof config
-    }
-  } finally {
-    saver.db.close()
-  }
+  await putLangGraphThread(
+    file,
+    'thread-1',
+    steps,
+    steps.map((_, i) => new Date(Date.UTC(2026, 1, 2, 9, 0, i)).toISOString()),
+  )
 }
 
 describe('LangGraph checkpoints as an event source (langmem search_memory)', () => {

@@ -8,35 +8,11 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildLettaServer, type LettaServerSpec } from '../../../../test/helpers/frameworks/letta'
+import { buildLettaServer, lettaToolCall as call, lettaToolEnvelope as envelope, type LettaServerSpec } from '../../../../test/helpers/frameworks/letta'
 import { expectTraceRuns, openFixtureStore } from '../../../../test/helpers/eventChecks'
 import { sha256File, tmpDir } from '../../../../test/helpers/tmp'
 import type { MemorySource } from '../../store/source'
 import { eventLogOf } from '../eventLog'
-
-/** Python's repr of a str / number / None / bool / list / dict (what str(list_of_dicts) prints). */
-function pyRepr(v: unknown): string {
-  if (v === null) return 'None'
-  if (v === true) return 'True'
-  if (v === false) return 'False'
-  if (typeof v === 'number') return String(v)
-  if (typeof v === 'string') {
-    const q = v.includes("'") && !v.includes('"') ? '"' : "'"
-    const body = v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(new RegExp(q, 'g'), `\\${q}`)
-    return `${q}${body}${q}`
-  }
-  if (Array.isArray(v)) return `[${v.map(pyRepr).join(', ')}]`
-  return `{${Object.entries(v as Record<string, unknown>)
-    .map(([k, x]) => `${pyRepr(k)}: ${pyRepr(x)}`)
-    .join(', ')}}`
-}
-
-/** Letta's package_function_response: the JSON envelope around str(result). */
-const envelope = (result: unknown, status = 'OK') =>
-  JSON.stringify({ status, message: typeof result === 'string' ? result : pyRepr(result), time: '2026-01-10 10:00:03 AM UTC+0000' }, null, 2)
-
-const call = (id: string, name: string, args: Record<string, unknown>) =>
-  JSON.stringify([{ id, type: 'function', function: { name, arguments: JSON.stringify({ ...args, request_heartbeat: true }) } }])
 
 const T0 = Date.UTC(2026, 0, 10, 10, 0, 0)
 const A = 'agent-1'

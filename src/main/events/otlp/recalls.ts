@@ -71,23 +71,29 @@ export function isRecallSpan(s: FlatSpan): boolean {
 
 const text = (v: unknown): string | null => (typeof v === 'string' ? v : v === null || v === undefined ? null : JSON.stringify(v))
 
+/** The results of a span, and its items that were neither an id nor a text (skipped, counted). */
+interface SpanResults {
+  results: LoggedResult[]
+  bad: number
+}
+
 /** `[{id, score, content?}]` items → results; null when the value is not such a list. */
-function listResults(v: unknown, contentKey: 'content'): LoggedResult[] | null {
+function listResults(v: unknown, contentKey: 'content'): SpanResults | null {
   const list = jsonAttr(v)
   if (!Array.isArray(list)) return null
   const out: LoggedResult[] = []
+  let bad = 0
   for (const d of list.slice(0, MAX_RESULTS)) {
-    if (!isObj(d)) continue
-    const id = str(d.id)
-    const t = text(d[contentKey])
-    if (id === null && t === null) continue
-    out.push({ rank: out.length + 1, id, text: t, score: num(d.score) })
+    const id = isObj(d) ? str(d.id) : null
+    const t = isObj(d) ? text(d[contentKey]) : null
+    if (id === null && t === null) bad++
+    else out.push({ rank: out.length + 1, id, text: t, score: isObj(d) ? num(d.score) : null })
   }
-  return out
+  return { results: out, bad }
 }
 
 /** OpenInference's flattened `retrieval.documents.<i>.document.*` attributes, in index order. */
-function openInferenceResults(attrs: Record<string, unknown>): LoggedResult[] {
+function openInferenceResults(attrs: Record<string, unknown>): SpanResults {
   const byIndex = new Map<number, { id?: unknown; score?: unknown; content?: unknown }>()
   for (const [k, v] of Object.entries(attrs)) {
     const m = /^retrieval\.documents\.(\d+)\.document\.(id|score|content)$/.exec(k)
@@ -97,26 +103,28 @@ function openInferenceResults(attrs: Record<string, unknown>): LoggedResult[] {
     byIndex.set(i, { ...byIndex.get(i), [m[2]]: v })
   }
   const out: LoggedResult[] = []
+  let bad = 0
   for (const i of [...byIndex.keys()].sort((a, b) => a - b)) {
     const d = byIndex.get(i)!
     const id = str(d.id)
     const t = typeof d.content === 'string' ? d.content : null
-    if (id === null && t === null) continue
-    out.push({ rank: out.length + 1, id, text: t, score: num(d.score) })
+    if (id === null && t === null) bad++
+    else out.push({ rank: out.length + 1, id, text: t, score: num(d.score) })
   }
-  return out
+  return { results: out, bad }
 }
 
-function eventResults(s: FlatSpan): LoggedResult[] {
+function eventResults(s: FlatSpan): SpanResults {
   const out: LoggedResult[] = []
+  let bad = 0
   for (const e of s.events) {
     if (e.name !== 'db.query.result' || out.length >= MAX_RESULTS) continue
     const id = str(e.attrs['db.query.result.id'])
     const t = typeof e.attrs['db.query.result.document'] === 'string' ? e.attrs['db.query.result.document'] : null
-    if (id === null && t === null) continue
-    out.push({ rank: out.length + 1, id, text: t, score: num(e.attrs['db.query.result.score']) })
+    if (id === null && t === null) bad++
+    else out.push({ rank: out.length + 1, id, text: t, score: num(e.attrs['db.query.result.score']) })
   }
-  return out
+  return { results: out, bad }
 }
 
 /**
@@ -127,14 +135,15 @@ export function spanRecall(s: FlatSpan, kind: 'otlp' | 'otlp-live', file: string
   if (!isRecallSpan(s)) return null
   const op = opName(s)
   let query: string | null
-  let results: LoggedResult[] | null
+  let results: SpanResults | null
+  const none: SpanResults = { results: [], bad: 0 }
   if (op === 'retrieval') {
     query = str(s.attrs['gen_ai.retrieval.query.text'])
-    results = s.attrs['gen_ai.retrieval.documents'] === undefined ? [] : listResults(s.attrs['gen_ai.retrieval.documents'], 'content')
+    results = s.attrs['gen_ai.retrieval.documents'] === undefined ? none : listResults(s.attrs['gen_ai.retrieval.documents'], 'content')
     if (results === null) return { problem: `span ${s.spanId}: gen_ai.retrieval.documents is not a JSON list of {id, score}` }
   } else if (op === 'search_memory') {
     query = str(s.attrs['gen_ai.memory.query.text'])
-    results = s.attrs['gen_ai.memory.records'] === undefined ? [] : listResults(s.attrs['gen_ai.memory.records'], 'content')
+    results = s.attrs['gen_ai.memory.records'] === undefined ? none : listResults(s.attrs['gen_ai.memory.records'], 'content')
     if (results === null) return { problem: `span ${s.spanId}: gen_ai.memory.records is not a JSON list of records` }
   } else if (oiKind(s) === 'RETRIEVER') {
     query = str(s.attrs['input.value'])
@@ -154,7 +163,8 @@ export function spanRecall(s: FlatSpan, kind: 'otlp' | 'otlp-live', file: string
     query,
     preset: null,
     config: null,
-    results,
+    results: results.results,
+    ...(results.bad ? { skippedResults: results.bad } : {}),
     origin: { kind, tool: tool ? `${tool}${s.name ? ` (${s.name})` : ''}` : s.name || null, file, traceId: s.traceId, spanId: s.spanId },
     decision: null,
   }

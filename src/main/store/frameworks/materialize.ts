@@ -99,8 +99,16 @@ export class MemoryDbBuilder {
     this.db.transaction(fn)()
   }
 
-  /** The finished DB, switched to query_only like every agent connection. */
+  /**
+   * The finished DB, switched to query_only like every agent connection. Every session a memory
+   * names exists: a format without session records (Qdrant points' run_id, a LanceDB session_id
+   * column) gets them derived from its memories, as the SQL adapters derive theirs (mem0), so the
+   * Sessions view and session filters see them.
+   */
   done(): Database.Database {
+    this.db.exec(`INSERT INTO sessions (id, agent_id, user_id, tenant_id, started_at, ended_at, summary, is_archived)
+      SELECT session_id, min(agent_id), min(user_id), NULL, min(created_at), max(created_at), NULL, 0 FROM memories
+      WHERE session_id IS NOT NULL AND session_id NOT IN (SELECT id FROM sessions) GROUP BY session_id`)
     this.db.pragma('query_only = 1')
     return this.db
   }

@@ -2,12 +2,13 @@ import { Component, lazy, Suspense, useCallback, useEffect, useMemo, useRef, use
 import type { OpenInfo } from '../../../shared/contract'
 import { bridgeMode, call, isTokenError } from '../lib/api'
 import { SnapshotBadge } from './SnapshotNote'
-import { installHistoryKeys, listenLocation, readLocation, writeLocation, type Location, type RouteParams } from '../lib/router'
+import { formatHash, installHistoryKeys, listenLocation, readLocation, writeLocation, type Location, type RouteParams } from '../lib/router'
 import { AppContext, type AppState, type Nav, type Route } from './context'
 import { usePanes } from './panes'
 import { LibraryView } from '../features/library/LibraryView'
 import { EmbedStatus } from './EmbedStatus'
 import { JobsIndicator } from './Jobs'
+import { forgetRecallSettings } from '../lib/recallSettings'
 
 /** A view's chunk could not be fetched (e.g. the browser-mode server was stopped). */
 class ViewLoadError extends Error {
@@ -159,6 +160,8 @@ export function App() {
   // The latest nav, for setParams called twice before a render (each patch builds on the one before).
   const navRef = useRef(nav)
   const lastParams = useRef(readLastParams())
+  // the same, for rendering the nav links' addresses (the ref serves callbacks that run before a render)
+  const [lastShown, setLastShown] = useState(readLastParams)
   const commit = useCallback((next: Nav, restart: boolean) => {
     navRef.current = next
     setNav(next)
@@ -166,6 +169,7 @@ export function App() {
     // the screen's state as last seen, for its nav item (the Library's `wanted` note is not state)
     if (next.route !== 'library') {
       lastParams.current = { ...lastParams.current, [next.route]: next.params }
+      setLastShown(lastParams.current)
       try {
         sessionStorage.setItem(LAST_KEY, JSON.stringify(lastParams.current))
       } catch {
@@ -184,7 +188,9 @@ export function App() {
     const path = next?.path ?? ''
     if (sessionStorage.getItem(LAST_DB_KEY) !== path) {
       lastParams.current = {}
+      setLastShown({})
       sessionStorage.removeItem(LAST_KEY)
+      forgetRecallSettings()
       sessionStorage.setItem(LAST_DB_KEY, path)
     }
   }, [])
@@ -288,17 +294,33 @@ export function App() {
           </span>
         </header>
         <nav className="nav" aria-label="Sections">
-          {ROUTES.map((r) => (
-            <button
-              key={r.route}
-              aria-current={nav.route === r.route ? 'page' : undefined}
-              disabled={r.needsDb && !db}
-              onClick={() => navigate(r.route, r.route === nav.route ? {} : (lastParams.current[r.route] ?? {}))}
-              title={r.route === nav.route ? `${r.label}: start over` : `${r.label}, as you left it`}
-            >
-              {r.label}
-            </button>
-          ))}
+          {ROUTES.map((r) => {
+            const enabled = !(r.needsDb && !db)
+            const here = nav.route === r.route
+            // The item of the screen you are on starts it over; another reopens that screen as you left it.
+            const params = here ? {} : (lastShown[r.route] ?? {})
+            // A real link: open in a new tab (middle-click, Ctrl/⌘-click, the context menu) works; a plain click
+            // navigates in place without reloading the page.
+            return enabled ? (
+              <a
+                key={r.route}
+                href={formatHash(r.route, params)}
+                aria-current={here ? 'page' : undefined}
+                onClick={(e) => {
+                  if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return
+                  e.preventDefault()
+                  navigate(r.route, params)
+                }}
+                title={here ? `${r.label}: start over` : `${r.label}, as you left it`}
+              >
+                {r.label}
+              </a>
+            ) : (
+              <span key={r.route} className="nav-off" aria-disabled="true" title={`${r.label}: open a database first`}>
+                {r.label}
+              </span>
+            )
+          })}
           {!db && !bootError && (
             <div className="navhint" role={nav.params.wanted ? 'status' : undefined}>
               {nav.params.wanted ? `The link opens ${nav.params.wanted}: open a database first.` : 'Open a database to browse it.'}

@@ -46,11 +46,15 @@ export interface DataTableProps<T extends RowData> {
   selectedId?: string | null
   onSelect?: (row: T) => void
   initialSorting?: SortingState
+  /** Told the sort the user picked (e.g. to keep it in the URL). */
+  onSortChange?: (sort: { id: string; desc: boolean } | null) => void
   /** Shown when there are no rows. */
   empty?: ReactNode
   label: string
   /** The column that takes spare width (and gives it back first). @default none: extra width is left empty */
   grow?: string
+  /** The least share of the table's width the `grow` column keeps; the others shrink toward their minimums for it. @default 0 */
+  growShare?: number
   /** Columns hidden until the user shows them (the chooser remembers the user's pick). */
   defaultHidden?: readonly string[]
   /** Extra controls in the footer (e.g. export buttons); a function gets the current sort. */
@@ -104,6 +108,12 @@ export function DataTable<T extends RowData>(props: DataTableProps<T>) {
   const [focusIndex, setFocusIndex] = useState(0)
 
   const sortKey = sorting[0] ? `${sorting[0].id}:${sorting[0].desc}` : ''
+  const onSortChange = useEffectEvent(() => props.onSortChange?.(sorting[0] ? { id: sorting[0].id, desc: sorting[0].desc } : null))
+  const firstSort = useRef(sortKey)
+  useEffect(() => {
+    if (sortKey !== firstSort.current) onSortChange()
+    firstSort.current = sortKey
+  }, [sortKey])
   // Reset on a new query or sort.
   useEffect(() => {
     generation.current++
@@ -232,6 +242,7 @@ export function DataTable<T extends RowData>(props: DataTableProps<T>) {
   const widths = fitWidths(
     headers.map((h) => ({ id: h.id, size: h.getSize(), min: h.column.columnDef.minSize ?? 48, grow: h.id === props.grow })),
     boxWidth,
+    props.growShare,
   )
   const totalWidth = headers.reduce((s, h) => s + (widths.get(h.id) ?? h.getSize()), 0)
 

@@ -26,7 +26,18 @@ export function Slider({ label, value, min, max, step, onChange, format, hint, s
         {swatch && <span className="swatch" style={{ background: swatch }} />}
         {label}
       </label>
-      <input id={id} type="range" min={min} max={max} step={step} value={value} disabled={disabled} onChange={(e) => onChange(Number(e.target.value))} />
+      {/* aria-valuetext: a log-scale slider's position (e.g. 583 of 1000) is not its value ("7.0 d") */}
+      <input
+        id={id}
+        type="range"
+        min={min}
+        max={max}
+        step={step}
+        value={value}
+        disabled={disabled}
+        aria-valuetext={format ? format(value) : undefined}
+        onChange={(e) => onChange(Number(e.target.value))}
+      />
       <output htmlFor={id} className="slider-value">
         {format ? format(value) : value}
       </output>

@@ -53,3 +53,26 @@ describe('fitWidths', () => {
     )
   })
 })
+
+describe('fitWidths growShare', () => {
+  const cols = [
+    { id: 'created', size: 142, min: 90 },
+    { id: 'kind', size: 100, min: 60 },
+    { id: 'content', size: 260, min: 150, grow: true },
+    { id: 'salience', size: 82, min: 60 },
+  ]
+  it('gives the grow column at least its share, taken from the others down to their minimums, total unchanged', () => {
+    for (const box of [420, 500, 600, 700]) {
+      const w = fitWidths(cols, box, 0.4)
+      const total = [...w.values()].reduce((s, x) => s + x, 0)
+      const before = [...fitWidths(cols, box).values()].reduce((s, x) => s + x, 0)
+      expect(total).toBe(before)
+      for (const c of cols) expect(w.get(c.id)!).toBeGreaterThanOrEqual(c.min)
+      // enough slack above the minimums (142−90 + 100−60 + 82−60 = 114 px): the share is met
+      expect(w.get('content')! / box).toBeGreaterThanOrEqual(0.4)
+    }
+  })
+  it('leaves a box where the share is met as it was', () => {
+    expect(fitWidths(cols, 1400, 0.4)).toEqual(fitWidths(cols, 1400))
+  })
+})

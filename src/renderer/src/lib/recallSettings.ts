@@ -1,7 +1,10 @@
 /**
- * The Recall screen's current settings (preset, full config, query), kept for
- * this window so other screens can start from them: Compare's "my current
- * Recall settings". Module state, like the job store: it outlives the view.
+ * The current recall settings (preset, full config, query, moment, embedder):
+ * the one source of truth that the other screens start from — Compare's "My
+ * current Recall settings", the Map's default request, and the Recall screen
+ * itself when its nav item reopens it. Written by the Recall screen on every
+ * change; kept in this tab's sessionStorage so a reload keeps it, and forgotten
+ * when another database is opened (its scope and preset belong to the DB).
  */
 import type { RecallConfig } from '../../../shared/types'
 
@@ -9,16 +12,47 @@ export interface RecallSettings {
   preset: string
   config: RecallConfig
   query: string
+  /** the moment the recall runs at (ms), when known */
+  now?: number | null
+  /** the embedder the request names, when it names one */
+  embedder?: string | null
 }
 
-let current: RecallSettings | null = null
+const KEY = 'recallscope.recallSettings'
+
+let current: RecallSettings | null = readStored()
+
+function readStored(): RecallSettings | null {
+  try {
+    const v = JSON.parse(sessionStorage.getItem(KEY) ?? 'null') as RecallSettings | null
+    return v && typeof v === 'object' && typeof v.preset === 'string' && v.config && typeof v.query === 'string' ? v : null
+  } catch {
+    return null
+  }
+}
 
 /** Called by the Recall screen whenever its request or config changes. */
 export function rememberRecallSettings(s: RecallSettings): void {
+  if (JSON.stringify(s) === JSON.stringify(current)) return
   current = s
+  try {
+    sessionStorage.setItem(KEY, JSON.stringify(s))
+  } catch {
+    /* storage full or off: the settings last for this page */
+  }
 }
 
-/** The Recall screen's last settings in this window, or null when it was not opened yet. */
+/** Another DB was opened: its screens start from their defaults. */
+export function forgetRecallSettings(): void {
+  current = null
+  try {
+    sessionStorage.removeItem(KEY)
+  } catch {
+    /* nothing stored */
+  }
+}
+
+/** The current recall settings in this tab, or null when the Recall screen was not opened yet. */
 export function currentRecallSettings(): RecallSettings | null {
   return current
 }

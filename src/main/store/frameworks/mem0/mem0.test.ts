@@ -17,7 +17,7 @@ import {
   createMem0PyHistory,
   createMem0TsFixture,
   MEM0_DIM,
-  openMem0Search,
+  searchMem0,
   type Mem0PyFixture,
   type Mem0TsFixture,
 } from '../../../../../test/helpers/frameworks/mem0'
@@ -201,27 +201,28 @@ describe('mem0 TypeScript OSS (vector_store.db + memory.db, written by mem0ai)',
   })
 
   it("agrees with mem0's own Memory.search (explain) where the engine can express it, and shows where it cannot", async () => {
-    const mem0 = await openMem0Search(ts)
+    const [none, milk, lis] = await searchMem0(ts, [
+      { query: 'xylophone', userId: 'alice' },
+      { query: 'what milk does she take', userId: 'alice' },
+      { query: 'Lisbon', userId: 'alice' },
+    ])
     const s = openSource({ path: ts.vectorPath })
     const now = Date.now() + 60_000
     const recall = async (preset: string, query: string) =>
       (await runRecall(s, query, withUser(getPreset(preset).config, 'alice'), now, { queryVector: fakeUnitVector(query, MEM0_DIM) })).results
     try {
       // No keyword or entity hit: maxPossible = 1, the score is the cosine — mem0:semantic, exactly.
-      const none = await mem0.search('xylophone', 'alice')
       expect(none.every((h) => h.score_details.maxPossibleScore === 1 && h.score_details.bm25Score === 0)).toBe(true)
       const sem = await recall('mem0:semantic', 'xylophone')
       expect(sem.map((r) => r.id)).toEqual(none.map((h) => h.id))
       sem.forEach((r, i) => expect(r.score).toBeCloseTo(none[i].score, 5))
       // A keyword hit on a memory below the threshold: mem0 still divides by 2 — the mem0 preset, exactly.
-      const milk = await mem0.search('what milk does she take', 'alice')
       expect(milk.every((h) => h.score_details.maxPossibleScore === 2 && h.score_details.bm25Score === 0)).toBe(true)
       const hyb = await recall('mem0', 'what milk does she take')
       expect(hyb.map((r) => r.id)).toEqual(milk.map((h) => h.id))
       hyb.forEach((r, i) => expect(r.score).toBeCloseTo(milk[i].score, 5))
       // A keyword hit that survives: the same order, the same semantic part, but mem0's sigmoid BM25
       // (midpoint 5, steepness 0.7 for a one-term query) is small where the engine's max-normalised bm25 is 1.
-      const lis = await mem0.search('Lisbon', 'alice')
       const ours = await recall('mem0', 'Lisbon')
       expect(ours.map((r) => r.id)).toEqual(lis.map((h) => h.id))
       const hit = lis.find((h) => h.score_details.bm25Score > 0)!
@@ -232,7 +233,6 @@ describe('mem0 TypeScript OSS (vector_store.db + memory.db, written by mem0ai)',
       for (const h of lis.filter((x) => x.score_details.bm25Score === 0)) expect(ours.find((r) => r.id === h.id)!.score).toBeCloseTo(h.score, 5)
     } finally {
       s.close()
-      await mem0.close()
     }
   })
 

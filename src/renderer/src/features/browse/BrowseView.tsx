@@ -6,6 +6,8 @@ import { call } from '../../lib/api'
 import { useAsync } from '../../lib/useAsync'
 import { fmtDate, fmtDay, fmtInt, fmtNum } from '../../lib/format'
 import { useApp } from '../../app/context'
+import { subjectOf } from '../../../../shared/subject'
+import type { RouteParams } from '../../lib/router'
 import { DataTable, tableFeatureSet } from '../../components/DataTable'
 import { ExportButtons } from '../../components/ExportButtons'
 import type { ExportSpec } from '../../lib/exportTable'
@@ -17,7 +19,7 @@ const helper = createColumnHelper<typeof tableFeatureSet, MemoryRow>()
 // Default widths fit their longest usual value at 13 px ("2026-03-04 12:34", "procedural", "assistant");
 // Content takes the spare width. Tier, last used, user and turn start hidden (the Columns chooser shows them).
 const columns = helper.columns([
-  helper.accessor('createdAt', { id: 'created_at', header: 'Created', size: 142, minSize: 90, cell: (c) => fmtDate(c.getValue()) }),
+  helper.accessor('createdAt', { id: 'created_at', header: 'Created', size: 142, minSize: 142, cell: (c) => fmtDate(c.getValue()) }),
   helper.accessor('kind', {
     id: 'kind',
     header: 'Kind',
@@ -35,10 +37,17 @@ const columns = helper.columns([
     enableSorting: false,
     cell: (c) => {
       const snip = c.row.original.snippet
-      return snip ? snip.map((s, i) => (s.hit ? <mark key={i}>{s.text}</mark> : <span key={i}>{s.text}</span>)) : c.getValue()
+      // a graph store's observation is about an entity: the row names it first
+      const subject = subjectOf(c.row.original.metadata)
+      return (
+        <>
+          {subject && <strong className="subject">{subject}: </strong>}
+          {snip ? snip.map((s, i) => (s.hit ? <mark key={i}>{s.text}</mark> : <span key={i}>{s.text}</span>)) : c.getValue()}
+        </>
+      )
     },
   }),
-  helper.accessor('salience', { id: 'salience', header: 'Salience', size: 82, minSize: 60, cell: (c) => fmtNum(c.getValue(), 2) }),
+  helper.accessor('salience', { id: 'salience', header: 'Salience', size: 82, minSize: 76, cell: (c) => fmtNum(c.getValue(), 2) }),
   helper.accessor('tier', { id: 'tier', header: 'Tier', size: 90, minSize: 50, enableSorting: false, cell: (c) => c.getValue() ?? '—' }),
   helper.accessor('lastUsedAt', { id: 'last_used_at', header: 'Last used', size: 142, minSize: 90, cell: (c) => fmtDate(c.getValue()) }),
   helper.accessor('userId', { id: 'user', header: 'User', size: 100, minSize: 50, enableSorting: false, cell: (c) => c.getValue() ?? '—' }),
@@ -83,6 +92,49 @@ interface Filters {
   before?: number
 }
 
+/** The filters in the URL, one readable key each (`#/browse?q=deploy&kind=semantic&vec=no&sort=-salience`). */
+type FilterKey = 'q' | 'agent' | 'user' | 'session' | 'kind' | 'tier' | 'role' | 'vec' | 'after' | 'before'
+
+/** The filters a URL names; malformed values (a hand-edited address) are left out, never thrown. */
+function filtersFromParams(p: RouteParams): Filters {
+  const ms = (v: string | undefined) => (v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined)
+  return {
+    search: p.q || undefined,
+    agentId: p.agent,
+    userId: p.user,
+    sessionId: p.session,
+    kinds: p.kind ? [p.kind] : undefined,
+    tiers: p.tier ? [p.tier] : undefined,
+    roles: p.role ? [p.role] : undefined,
+    hasEmbedding: p.vec === 'yes' ? true : p.vec === 'no' ? false : undefined,
+    after: ms(p.after),
+    before: ms(p.before),
+  }
+}
+
+/** The URL parameters for these filters (undefined removes a key). */
+function paramsFromFilters(f: Filters): Record<FilterKey, string | undefined> {
+  return {
+    q: f.search,
+    agent: f.agentId,
+    user: f.userId,
+    session: f.sessionId,
+    kind: f.kinds?.[0],
+    tier: f.tiers?.[0],
+    role: f.roles?.[0],
+    vec: f.hasEmbedding === undefined ? undefined : f.hasEmbedding ? 'yes' : 'no',
+    after: f.after === undefined ? undefined : String(f.after),
+    before: f.before === undefined ? undefined : String(f.before),
+  }
+}
+
+/** `sort=created_at` ascending, `sort=-salience` descending; the default (newest first) is no key. */
+function sortFromParam(v: string | undefined): { id: string; desc: boolean } {
+  const id = v?.replace(/^-/, '')
+  return id && SORTABLE.includes(id) ? { id, desc: v!.startsWith('-') } : { id: 'created_at', desc: true }
+}
+const SORTABLE = ['created_at', 'salience', 'last_used_at', 'turn']
+
 function Select({
   label,
   value,
@@ -109,13 +161,20 @@ function Select({
 /** Sessions & memories browser: sessions list, a faceted/searchable memories table, one memory's detail. */
 export function BrowseView() {
   const { nav, setParams } = useApp()
-  const [filters, setFilters] = useState<Filters>({})
-  const [searchText, setSearchText] = useState('')
+  // The search, facets and sort are in the URL: a reload, a copied link or the nav item reopens the same slice.
+  const [filters, setFilters] = useState<Filters>(() => filtersFromParams(nav.params))
+  const [searchText, setSearchText] = useState(filters.search ?? '')
+  const [initialSort] = useState(() => sortFromParam(nav.params.sort))
   // The open memory lives in the URL (#/browse?memoryId=…): reload and back/forward keep it.
   const selected = nav.params.memoryId ?? null
   const setSelected = (id: string) => setParams({ memoryId: id })
   const facets = useAsync(() => call('memories.facets', {}), [])
-  const set = (patch: Partial<Filters>) => setFilters((f) => ({ ...f, ...patch }))
+  const set = (patch: Partial<Filters>) => {
+    const next = { ...filters, ...patch }
+    setFilters(next)
+    // typing a search is written in place; a facet pick is a step back/forward walks
+    setParams(paramsFromFilters(next), 'search' in patch && Object.keys(patch).length === 1 ? 'replace' : 'push')
+  }
   const queryKey = JSON.stringify(filters)
 
   const fetchPage = useMemo(
@@ -199,13 +258,18 @@ export function BrowseView() {
           rowId={(r) => r.id}
           selectedId={selected}
           onSelect={(r) => setSelected(r.id)}
-          initialSorting={[{ id: 'created_at', desc: true }]}
+          initialSorting={[initialSort]}
+          onSortChange={(sort) =>
+            setParams({ sort: !sort || (sort.id === 'created_at' && sort.desc) ? undefined : `${sort.desc ? '-' : ''}${sort.id}` }, 'replace')
+          }
           empty={
             <span className="muted">
               {Object.values(filters).some((v) => v !== undefined) ? 'No memory matches these filters.' : 'This DB has no memories.'}
             </span>
           }
           grow="content"
+          // the text is what a person reads: at least 40 % of the table at every window width
+          growShare={0.4}
           defaultHidden={HIDDEN_AT_FIRST}
           tools={(sort) => <ExportButtons base="memories" spec={EXPORT} source={exportSource(sort)} label="memories" />}
         />
@@ -303,7 +367,8 @@ function SessionsColumn({
             }}
           >
             <div className="row" style={{ justifyContent: 'space-between' }}>
-              <strong className="small">{s.agentId ?? '—'}</strong>
+              {/* the agent, else the session's own name (a graph store's session is an entity: "Ada") */}
+              <strong className="small">{s.agentId ?? s.id}</strong>
               <span className="small muted">{fmtDay(s.startedAt)}</span>
             </div>
             <div className="row small muted" style={{ gap: 6 }}>

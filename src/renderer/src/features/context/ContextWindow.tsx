@@ -201,7 +201,8 @@ export function ContextWindow({ trace, view, config, query, embedder }: ContextW
             </div>
             {b.note && <p className="small muted">{b.note}</p>}
             {b.key !== 'system' && b.text !== '' && (
-              <pre className="cw-text" data-testid="block-text">
+              // a scrolling block: focusable (tabIndex) so a keyboard can scroll it, and named for that tab stop
+              <pre className="cw-text" data-testid="block-text" tabIndex={0} aria-label={`${b.title}: text`}>
                 {b.text}
               </pre>
             )}
@@ -211,7 +212,9 @@ export function ContextWindow({ trace, view, config, query, embedder }: ContextW
                   Cut by the budget ({b.cut.reduce((s, c) => s + c.tokens, 0).toLocaleString('en-US')} tokens
                   {b.key === 'knowledge' ? ': memories the recall’s token budget dropped' : `: ${b.cut.length} older turn${b.cut.length === 1 ? '' : 's'}`})
                 </div>
-                <pre className="cw-text">{b.cut.map((c) => c.text).join(b.key === 'history' ? '\n' : '')}</pre>
+                <pre className="cw-text" tabIndex={0} aria-label={`${b.title}: cut by the budget`}>
+                  {b.cut.map((c) => c.text).join(b.key === 'history' ? '\n' : '')}
+                </pre>
               </div>
             )}
           </li>

@@ -14,6 +14,8 @@ import { useAsync } from '../../lib/useAsync'
 import { useJob } from '../../lib/jobs'
 import { fmtDate, fmtNum, staleDbNow } from '../../lib/format'
 import { useApp } from '../../app/context'
+import { currentRecallSettings } from '../../lib/recallSettings'
+import type { RouteParams } from '../../lib/router'
 import { presetOptions } from '../recall/presetOptions'
 import { CLASS_STYLE, drawMarker, MapCanvas } from './MapCanvas'
 import { CLASSES, classify, type PointClass } from './mapGeometry'
@@ -59,41 +61,61 @@ interface Request {
   umap: boolean
 }
 
+/** The map request a URL names, or else the current recall settings (the Recall screen's query, preset, config and moment). */
+function initialRequest(params: RouteParams): { req: Request; config: Partial<RecallConfig> | undefined; now: number | undefined; fromRecall: boolean } {
+  const cfg = parseConfig(params.config)
+  const now = params.now && Number.isFinite(Number(params.now)) ? Number(params.now) : undefined
+  const cap = Number(params.cap)
+  const base = { cap: Number.isInteger(cap) && cap >= 10 && cap <= 200_000 ? cap : 20_000, umap: params.umap !== '0' }
+  const r = currentRecallSettings()
+  if (params.query || params.caseId || !r)
+    return {
+      req: { ...base, source: params.caseId ? 'case' : 'query', query: params.query ?? '', preset: params.preset ?? 'fieldguide', caseId: params.caseId ?? '' },
+      config: cfg,
+      now,
+      fromRecall: false,
+    }
+  return { req: { ...base, source: 'query', query: r.query, preset: r.preset, caseId: '' }, config: r.config, now: r.now ?? undefined, fromRecall: true }
+}
+
+function parseConfig(raw: string | undefined): Partial<RecallConfig> | undefined {
+  try {
+    return raw ? (JSON.parse(raw) as Partial<RecallConfig>) : undefined
+  } catch {
+    return undefined
+  }
+}
+
 export function MapView() {
-  const { nav, navigate } = useApp()
+  const { nav, navigate, setParams } = useApp()
   const presets = useAsync(() => call('recall.presets', {}), [])
   const options = useMemo(() => (presets.data ? presetOptions(presets.data) : []), [presets.data])
   const cases = useAsync(() => call('cases.list', { limit: 1000 }), [])
-  // Handed over from Recall ("Map →"): its query, preset, config and moment; or an eval case.
-  const handedConfig = useMemo(() => {
-    try {
-      return nav.params.config ? (JSON.parse(nav.params.config) as Partial<RecallConfig>) : undefined
-    } catch {
-      return undefined
-    }
-  }, [nav.params.config])
+  // The request: the URL's (a reload, a link, "Map →" from Recall, an eval case), else the current recall settings.
+  const [start] = useState(() => initialRequest(nav.params))
+  const handedConfig = start.config
   // As on the Recall screen: a DB whose newest memory is days old (an export, the demo) is mapped at the time of its
   // last write, else recency against today's clock would be ~0 and the gates would drop everything.
   const facets = useAsync(() => call('memories.facets', {}), [])
-  const handedNow = nav.params.now && Number.isFinite(Number(nav.params.now)) ? Number(nav.params.now) : (staleDbNow(facets.data?.timeRange?.max) ?? undefined)
-  const [req, setReq] = useState<Request>({
-    source: nav.params.caseId ? 'case' : 'query',
-    query: nav.params.query ?? '',
-    preset: nav.params.preset ?? 'fieldguide',
-    caseId: nav.params.caseId ?? '',
-    cap: 20_000,
-    umap: true,
-  })
+  const handedNow = start.now ?? staleDbNow(facets.data?.timeRange?.max) ?? undefined
+  const [req, setReq] = useState<Request>(start.req)
   const [map, setMap] = useState<MapData | null>(null)
   const [error, setError] = useState<string | null>(null)
   const [building, setBuilding] = useState(false)
   const [umap, setUmap] = useState<MapRefinement | null>(null)
-  const [frame, setFrame] = useState<'pca' | 'umap'>('pca')
+  const [frame, setFrameState] = useState<'pca' | 'umap'>('pca')
+  // The user's choice of frame is in the URL (`frame=pca`); UMAP is shown when it arrives unless they chose PCA.
+  const wantPca = useRef(nav.params.frame === 'pca')
+  const setFrame = (f: 'pca' | 'umap') => {
+    wantPca.current = f === 'pca'
+    setFrameState(f)
+    setParams({ frame: f === 'pca' ? 'pca' : undefined }, 'replace')
+  }
   const [hover, setHover] = useState<{ i: number; x: number; y: number; flip: boolean; up: boolean } | null>(null)
   const [selection, setSelection] = useState<number[] | null>(null)
   const refine = useJob<'map'>((r) => {
     setUmap(r)
-    setFrame('umap')
+    if (!wantPca.current) setFrameState('umap')
   })
 
   const build = async () => {
@@ -101,15 +123,27 @@ export function MapView() {
     setError(null)
     setSelection(null)
     setUmap(null)
-    setFrame('pca')
+    setFrameState('pca')
     refine.reset()
+    // A map is built at one explicit moment (the handed one, else now) and that moment goes in the URL: the same
+    // request again (a reload, the Map revisited) is the same map and the same UMAP job in main, not a new one.
+    const now = handedNow ?? Date.now()
     try {
       const m = await call('map.build', {
-        ...(req.source === 'case' ? { caseId: req.caseId } : { query: req.query, now: handedNow, config: handedConfig }),
+        ...(req.source === 'case' ? { caseId: req.caseId } : { query: req.query, now, config: handedConfig }),
         preset: req.preset,
         cap: req.cap,
       })
       setMap(m)
+      setParams({
+        query: req.source === 'query' ? req.query : undefined,
+        caseId: req.source === 'case' ? req.caseId : undefined,
+        preset: req.preset === 'fieldguide' ? undefined : req.preset,
+        cap: req.cap === 20_000 ? undefined : String(req.cap),
+        umap: req.umap ? undefined : '0',
+        now: req.source === 'query' ? String(m.now) : undefined,
+        config: req.source === 'query' && handedConfig ? JSON.stringify(handedConfig) : undefined,
+      })
       if (req.umap && m.shown >= 8) void refine.start(() => call('map.refine', { mapId: m.mapId }))
     } catch (e) {
       setError((e as Error).message)
@@ -119,14 +153,18 @@ export function MapView() {
     }
   }
 
-  // Handed a query or a case (from Recall, Evaluate or a link): build it right away, once.
+  // Handed a query or a case (from Recall, Evaluate, a link, or the current recall settings): build it right away,
+  // once, when the moment is known (the DB's last write for an old DB needs the facets).
   const autoBuilt = useRef(false)
+  const canAuto =
+    !!(start.req.source === 'case' ? start.req.caseId : start.req.query.trim()) &&
+    (start.now !== undefined || facets.data !== undefined || facets.error !== undefined)
   useEffect(() => {
-    if (autoBuilt.current || !(nav.params.query || nav.params.caseId)) return
+    if (autoBuilt.current || !canAuto) return
     autoBuilt.current = true
     void build()
     // eslint-disable-next-line react-hooks/exhaustive-deps -- once, on arrival with a handed-over request
-  }, [])
+  }, [canAuto])
 
   const live = umap && map && umap.mapId === map.mapId && frame === 'umap' ? umap : null
   const coords = live ? live.coords : (map?.pca.coords ?? [])
@@ -195,7 +233,11 @@ export function MapView() {
         <button className="btn primary" type="submit" disabled={!canBuild}>
           {building ? 'Building…' : 'Build map'}
         </button>
-        {handedConfig && req.source === 'query' && <span className="badge accent">with the Recall screen's config</span>}
+        {handedConfig && req.source === 'query' && (
+          <span className="badge accent" title={start.fromRecall ? 'The current recall settings (the Recall screen as you left it)' : undefined}>
+            with the Recall screen's config
+          </span>
+        )}
       </form>
 
       {error && (

@@ -12,6 +12,7 @@ export function EmptyNotice({ empty, onApply }: { empty: EmptyExplanation; onApp
       {empty.suggestion && (
         <button className="btn small" onClick={() => onApply(empty.suggestion!.patch)}>
           Apply: {empty.suggestion.label}
+          {empty.suggestion.wouldInject > 0 ? ` (injects ${empty.suggestion.wouldInject})` : ''}
         </button>
       )}
     </div>

@@ -235,7 +235,7 @@ describe('EmptyNotice', () => {
     const box = screen.getByRole('status', { name: 'Why nothing was injected' })
     expect(box.textContent).toContain('All 6 candidates were dropped (6 below the floor)')
     expect(box.textContent).toContain('the best score is 0.865, 0.035 below floor 0.900')
-    fireEvent.click(within(box).getByRole('button', { name: 'Apply: floor → 0.86' }))
+    fireEvent.click(within(box).getByRole('button', { name: 'Apply: floor → 0.86 (injects 1)' }))
     expect(onApply).toHaveBeenCalledWith({ floor: 0.86 })
     expect(rerank(cands, { ...config, floor: 0.86 }, 'dense').results.map((x) => x.id)).toEqual(['a'])
   })

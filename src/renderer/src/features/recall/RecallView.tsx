@@ -13,6 +13,9 @@ import { useAsync } from '../../lib/useAsync'
 import { fmtDate, fmtNum, staleDbNow } from '../../lib/format'
 import { useApp } from '../../app/context'
 import { ConfigPanel } from './ConfigPanel'
+import { weightsForMode } from './weights'
+import { withSubject } from '../../../../shared/subject'
+import type { EmbedStatus } from '../../../../shared/contract'
 import { ContextPreview } from './ContextPreview'
 import { ResultsList, toRows, GATE_TEXT, FEATURE_COLORS } from './ResultsList'
 import { useRecall, type RecallRequest } from './useRecall'
@@ -40,6 +43,25 @@ function withScope(config: RecallConfig, scope: RecallConfig['scope']): RecallCo
   return { ...config, scope: { ...config.scope, ...Object.fromEntries(Object.entries(keep).filter(([, v]) => v !== undefined)) } }
 }
 
+/**
+ * The preset's config made to work on a store the dense arm cannot search (no vectors, or none for the embedder,
+ * or no embedder): lexical mode (BM25 on the raw utterance) with the similarity weight moved onto lexical and
+ * minSimilarity off (there is no cosine to compare). Modes that need no vectors are left as they are.
+ */
+function lexicalize(c: RecallConfig): RecallConfig {
+  if (c.mode !== 'dense' && c.mode !== 'hybrid') return c
+  return { ...c, mode: 'lexical', weights: weightsForMode(c.weights, 'lexical'), minSimilarity: null }
+}
+
+/** Why the dense arm can find nothing in this store with this embedder, in words; null when it can. */
+function noVectorsReason(s: EmbedStatus | undefined): string | null {
+  if (!s) return null
+  if (s.state === 'off') return 'no embedder is set (the dense arm is off)'
+  if (s.state === 'unavailable') return `the embedder ${s.spec} is unreachable`
+  if (s.storedVectors === 0 || s.storedVectors === null) return `this store has no ${s.model ?? s.spec} vectors`
+  return null
+}
+
 export function RecallView() {
   const { navigate, nav, setParams } = useApp()
   const presets = useAsync(() => call('recall.presets', {}), [])
@@ -49,11 +71,17 @@ export function RecallView() {
   const [req, setReq] = useState<RecallRequest>(() => decodeRequest(nav.params))
   // Until the user edits it: the default preset's config, or a config handed over (e.g. "Open in Recall" from a
   // tune). Derived from the loaded presets, not copied into state by an effect.
+  // Does the dense arm have anything to search? A store with no vectors (an MCP memory graph, a JSONL without
+  // embeddings) or none under the embedder's model opens in a working lexical configuration, and says so.
+  const vectors = useAsync(() => call('embed.status', { embedder: req.embedder ?? undefined }), [req.embedder])
+  const noVectors = noVectorsReason(vectors.data)
+  const vectorsKnown = vectors.data !== undefined || vectors.error !== undefined
   const initialConfig = useMemo(() => {
-    if (!options.length) return null
+    if (!options.length || !vectorsKnown) return null
     const base = options.find((o) => o.value === req.preset)?.config ?? options[0].config
-    return configFromParams(base, nav.params)
-  }, [options, req.preset, nav.params])
+    // A config in the URL is the user's (or a link's): taken as it is.
+    return noVectors && !nav.params.config ? lexicalize(base) : configFromParams(base, nav.params)
+  }, [options, req.preset, nav.params, noVectors, vectorsKnown])
   const [edited, setConfig] = useState<RecallConfig | null>(null)
   const config = edited ?? initialConfig
   const [live, setLive] = useState(true)
@@ -84,7 +112,8 @@ export function RecallView() {
   // The request as it stands, in the URL (in place: typing is not a back step). `now` only when the user set it:
   // the automatic time travel is worked out again on load.
   const presetBase = options.find((o) => o.value === req.preset)?.config
-  const routeParams = config ? JSON.stringify(encodeRecall(req, config, presetBase, !autoNow)) : null
+  const autoLexical = !!noVectors && !!config && config.mode === 'lexical' && presetBase?.mode !== 'lexical'
+  const routeParams = config ? JSON.stringify({ ...encodeRecall(req, config, presetBase, !autoNow), lexical: autoLexical ? 'auto' : undefined }) : null
   useEffect(() => {
     if (routeParams) setParams(JSON.parse(routeParams) as Record<string, string | undefined>, 'replace')
   }, [routeParams, setParams])
@@ -93,11 +122,16 @@ export function RecallView() {
     const o = options.find((x) => x.value === value)
     if (!o) return
     setReq((r) => ({ ...r, preset: value }))
-    setConfig(withScope(o.config, config?.scope ?? o.config.scope))
+    setConfig(withScope(noVectors ? lexicalize(o.config) : o.config, config?.scope ?? o.config.scope))
   }
 
   if (presets.error) return <div className="page error">{presets.error.message}</div>
   if (!config) return <div className="page muted">Loading presets…</div>
+  // Said for as long as the config is the lexical one it was opened in (the URL keeps the note: `lexical=auto`).
+  const lexicalNote =
+    (noVectors || nav.params.lexical === 'auto') && config.mode === 'lexical'
+      ? `Opened in lexical mode: ${noVectors ?? 'the dense arm has nothing to search here'}. The preset's similarity weight is on lexical (BM25 on the query's words) and minSimilarity is off.`
+      : null
   const timeTravelNote =
     autoNow && req.now !== null ? `Time-travelled to the newest memory (${fmtDate(req.now)} UTC): this DB's last write is in the past.` : null
   return (
@@ -115,6 +149,7 @@ export function RecallView() {
         setSelected,
         navigate,
         timeTravelNote,
+        lexicalNote,
         highlight,
         changeNote: nav.params.change ?? null,
       }}
@@ -127,6 +162,8 @@ interface PlaygroundProps extends RequestEditing {
   setSelected: (id: string | null) => void
   navigate: ReturnType<typeof useApp>['navigate']
   timeTravelNote: string | null
+  /** the config was made lexical because the dense arm has nothing to search (why, in words) */
+  lexicalNote: string | null
   /** a memory to point out (handed over by why-not) */
   highlight: string | null
   /** the change that was applied on the way here, in words */
@@ -178,6 +215,7 @@ function Playground({
   setSelected,
   navigate,
   timeTravelNote,
+  lexicalNote,
   highlight,
   changeNote,
 }: PlaygroundProps) {
@@ -186,7 +224,10 @@ function Playground({
   const view = r.view
   const rows = useMemo(() => (view ? toRows(view.results, view.dropped) : []), [view])
   // Compare's "my current Recall settings" starts from what is on this screen.
-  useEffect(() => rememberRecallSettings({ preset: req.preset, config, query: req.query }), [req.preset, req.query, config])
+  useEffect(
+    () => rememberRecallSettings({ preset: req.preset, config, query: req.query, now: trace?.now ?? req.now, embedder: req.embedder }),
+    [req.preset, req.query, req.now, req.embedder, config, trace?.now],
+  )
   // Nothing injected: which gate dropped everything and the knob to move (recomputed after every local re-rank).
   const empty = useMemo(
     () =>
@@ -203,6 +244,30 @@ function Playground({
         : null,
     [view, trace, config],
   )
+  // A suggestion the local re-rank could not check (no arm ran, so there are no candidates to re-score) is checked
+  // by running the recall with it before it is offered: offered with what it injects, or not offered at all.
+  const unchecked = empty?.suggestion && empty.suggestion.wouldInject === 0 ? empty.suggestion : null
+  const check = useAsync(
+    () =>
+      call('recall.run', {
+        query: req.query,
+        cue: req.useCue ? req.cue : null,
+        now: req.now ?? undefined,
+        embedder: req.embedder ?? undefined,
+        preset: req.preset,
+        config: mergeConfig(config, unchecked!.patch),
+      }),
+    [JSON.stringify(unchecked), trace],
+    { enabled: !!unchecked && !!trace },
+  )
+  const checkedEmpty = useMemo(() => {
+    if (!empty || !unchecked) return null
+    const n = check.data?.results.length
+    if (n === undefined) return { ...empty, suggestion: null, message: `${empty.message} (checking a fix…)` }
+    return n > 0
+      ? { ...empty, suggestion: { ...unchecked, wouldInject: n } }
+      : { ...empty, suggestion: null, message: `${empty.message} (Checked: ${unchecked.label} would still inject nothing.)` }
+  }, [empty, unchecked, check.data])
   // The engine stops counting the scope at its scan threshold (5,000+); the exact count is the one the decay chart
   // shows (recall.ages over the same scope filter and time), fetched only when the engine's is a lower bound.
   const capped = !!trace?.counts.inScopeCapped
@@ -222,7 +287,13 @@ function Playground({
   const [mountedAt] = useState(() => Date.now())
   const now = req.now ?? trace?.now ?? mountedAt
   // The centre shows the ranking, or the whole context window the agent would assemble around it (context.css hides the ranking).
-  const [tab, setTab] = useState<'ranking' | 'window'>('ranking')
+  // In the URL (`tab=window`): a reload or a copied link opens the same tab.
+  const { nav, setParams } = useApp()
+  const [tab, setTabState] = useState<'ranking' | 'window'>(nav.params.tab === 'window' ? 'window' : 'ranking')
+  const setTab = (t: 'ranking' | 'window') => {
+    setTabState(t)
+    setParams({ tab: t === 'window' ? 'window' : undefined }, 'replace')
+  }
 
   return (
     <div className="recall">
@@ -241,6 +312,11 @@ function Playground({
         {timeTravelNote && (
           <div className="notice small" role="status">
             {timeTravelNote}
+          </div>
+        )}
+        {lexicalNote && (
+          <div className="notice small" role="status" data-testid="lexical-note">
+            {lexicalNote}
           </div>
         )}
         {missing.length > 0 && (
@@ -281,7 +357,8 @@ function Playground({
                   {inScope.n.toLocaleString('en-US')}
                   {inScope.exact ? '' : '+'}
                 </span>{' '}
-                in scope · {trace.counts.pool} in pool · {view?.results.length ?? 0} injected ·{' '}
+                in scope · {view?.local ? view.results.length + view.dropped.filter((d) => d.gate !== 'scope').length : trace.counts.pool} in pool ·{' '}
+                {view?.results.length ?? 0} injected ·{' '}
                 <span
                   data-testid="block-tokens"
                   title={`The context block: ${view?.injectedTokens ?? 0} tokens of memory text (what the token budget counts) plus the template's header and per-memory labels.`}
@@ -363,7 +440,7 @@ function Playground({
             .
           </div>
         )}
-        {empty && <EmptyNotice empty={empty} onApply={(patch) => setConfig(mergeConfig(config, patch))} />}
+        {empty && !stale && <EmptyNotice empty={checkedEmpty ?? empty} onApply={(patch) => setConfig(mergeConfig(config, patch))} />}
         {view && trace && (
           <ResultsList
             rows={rows}
@@ -387,7 +464,7 @@ function Playground({
               <span className="mono small">{sel.id}</span>
             </div>
             {sel.gate && <p className="small">Why dropped: {GATE_TEXT[sel.gate]}.</p>}
-            <div className="content-block small">{selUnit?.content}</div>
+            <div className="content-block small">{selUnit ? withSubject(selUnit.content, selUnit.metadata) : null}</div>
             <table className="kv feat">
               <thead>
                 <tr>

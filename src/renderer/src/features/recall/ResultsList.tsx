@@ -4,6 +4,7 @@
  * greyed with the gate that dropped them, rank-change arrows and new/dropped
  * badges since the previous change. Keyboard: ↑/↓ move, Enter opens.
  */
+import { withSubject } from '../../../../shared/subject'
 import { memo, useMemo, useRef, type KeyboardEvent } from 'react'
 import type { Features, GateName, RecallConfig, TraceDropped, TraceResult, UnitInfo } from '../../../../shared/types'
 import type { RankChange } from './useRecall'
@@ -161,7 +162,7 @@ export function ResultsList({ rows, units, config, changes, selectedId, onSelect
               <span className="rank">{r.rank ?? '–'}</span>
               <ChangeBadge change={changes.get(r.id)} />
               <div className="result-body">
-                <div className="result-text">{u?.content ?? r.id}</div>
+                <div className="result-text">{u ? withSubject(u.content, u.metadata) : r.id}</div>
                 <div className="result-meta">
                   {r.gate && (
                     <span className="gate" title={`dropped: ${GATE_TEXT[r.gate]}`}>

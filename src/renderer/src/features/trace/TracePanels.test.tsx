@@ -198,7 +198,7 @@ function why(over: Partial<WhyNot> = {}): WhyNot {
 describe('WhyResult', () => {
   it("shows the memory's text and metadata, and 'Try this change' hands Recall the changed config and the memory", () => {
     const onTry = vi.fn()
-    render(<WhyResult why={why()} onTryChange={onTry} />)
+    render(<WhyResult why={why()} onTryChange={onTry} preset="portal-semantic" />)
     expect(screen.getByTestId('why-memory-text').textContent).toBe('The staging deploy needs the VPN.')
     expect(screen.getByTestId('why-memory-meta').textContent).toMatch(
       /kind episodic · role user · tier long_term · agent agent-a · session s-1 · created 2026-09-01/,
@@ -206,6 +206,8 @@ describe('WhyResult', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Try this change' }))
     const p = onTry.mock.calls[0][0] as Record<string, string>
     expect(p.highlight).toBe('m-q')
+    // Recall opens on the event's own preset, not the default one
+    expect(p.preset).toBe('portal-semantic')
     expect(p.query).toBe('q')
     expect(p.now).toBe(String(Date.UTC(2026, 9, 1)))
     // The best change (recency weight 0.25 → 0.31) applied, nothing else moved.

@@ -71,7 +71,7 @@ export function TraceView() {
     setPicked(id)
     setAdhoc(null)
     // A logged event replaces an ad-hoc why-not: its query params go with it.
-    setParams({ eventId: id, query: undefined, preset: undefined, now: undefined, config: undefined, from: undefined })
+    setParams({ eventId: id, query: undefined, preset: undefined, now: undefined, config: undefined, from: undefined, patch: undefined })
   }
 
   return (
@@ -210,12 +210,23 @@ function EventPane({
 }) {
   const detail = useAsync(() => call('trace.event', { eventId }), [eventId])
   const logged = useAsync(() => call('trace.replay', { eventId, mode: 'logged' }), [eventId])
-  const [mode, setMode] = useState<'logged' | 'current'>('logged')
+  // The replay mode and the config patch applied to "today" are in the URL (`replay=current&patch=…`): a reload or a
+  // copied link shows the same replay.
+  const { nav, setParams } = useApp()
+  const [mode, setModeState] = useState<'logged' | 'current'>(nav.params.replay === 'current' ? 'current' : 'logged')
+  const setMode = (m: 'logged' | 'current') => {
+    setModeState(m)
+    setParams({ replay: m === 'current' ? 'current' : undefined }, 'replace')
+  }
   const today = useToday()
   /** the clock read when "real clock" was ticked (never re-read on render: a replay per render otherwise) */
   const [clockNow, setClockNow] = useState<number | null>(null)
-  const [patchText, setPatchText] = useState('')
-  const [applied, setApplied] = useState<PartialRecallConfig | undefined>(undefined)
+  const [applied, setAppliedState] = useState<PartialRecallConfig | undefined>(() => parseConfigParam(nav.params.patch))
+  const [patchText, setPatchText] = useState(() => (applied ? JSON.stringify(applied) : ''))
+  const setApplied = (c: PartialRecallConfig | undefined) => {
+    setAppliedState(c)
+    setParams({ patch: c ? JSON.stringify(c) : undefined }, 'replace')
+  }
   const [patchError, setPatchError] = useState<string | null>(null)
   const now = clockNow ?? today.now
   const current = useAsync(() => call('trace.replay', { eventId, mode: 'current', now, config: applied }), [eventId, now, JSON.stringify(applied ?? null)], {
@@ -434,7 +445,14 @@ function WhyPane({
       )}
       {why.error && <div className="error">{why.error.message}</div>}
       {why.loading && !why.data && <div className="muted">Explaining…</div>}
-      {ready && why.data && why.data.memoryId === whyId && <WhyResult why={why.data} onOpenMemory={onOpenMemory} onTryChange={(p) => navigate('recall', p)} />}
+      {ready && why.data && why.data.memoryId === whyId && (
+        <WhyResult
+          why={why.data}
+          onOpenMemory={onOpenMemory}
+          onTryChange={(p) => navigate('recall', p)}
+          preset={eventId ? (logged.data?.trace.preset ?? null) : (adhoc?.preset ?? null)}
+        />
+      )}
     </>
   )
 }

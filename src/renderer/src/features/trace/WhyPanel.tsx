@@ -86,10 +86,12 @@ function configWithKnob(c: RecallConfig, knob: KnobName, v: number): RecallConfi
 }
 
 /** Navigation params that open Recall with the why-not's best change applied and the memory highlighted. */
-function tryChangeParams(why: WhyNot): Record<string, string> | null {
+function tryChangeParams(why: WhyNot, preset: string | null): Record<string, string> | null {
   if (!why.best) return null
   const b = why.best
   return {
+    // the event's own preset, so Recall opens on it (the config is the event's whole config with the knob moved)
+    ...(preset ? { preset } : {}),
     query: why.query,
     now: String(why.now),
     config: JSON.stringify(configWithKnob(why.config, b.knob, b.to)),
@@ -102,10 +104,13 @@ export function WhyResult({
   why,
   onOpenMemory,
   onTryChange,
+  preset = null,
 }: {
   why: WhyNot
   onOpenMemory?: (id: string) => void
   onTryChange?: (params: Record<string, string>) => void
+  /** the preset the event (or the ad-hoc recall) ran with: "Try this change" opens Recall on it */
+  preset?: string | null
 }) {
   const m = why.memory
   const s = why.scored
@@ -178,7 +183,7 @@ export function WhyResult({
           </span>
           {onTryChange && why.config.unit === 'memory' && (
             <span>
-              <button className="btn small primary" onClick={() => onTryChange(tryChangeParams(why)!)}>
+              <button className="btn small primary" onClick={() => onTryChange(tryChangeParams(why, preset)!)}>
                 Try this change
               </button>
             </span>
