@@ -20,7 +20,7 @@
  * in ascending rid, and a later row equal to the k-th best loses the (bm25, rowid) order, so
  * "≤" may prune. Verified against rankBm25 on random queries (bm25Top.test.ts).
  */
-import { rankBm25, type Bm25Index } from './bm25'
+import { rankBm25, swap, type Bm25Index } from './bm25'
 
 /** The top rows in (bm25, rowid) order (FTS5's sign: lower bm25 is better). */
 export interface TopBm25 {
@@ -137,13 +137,7 @@ class TopRows {
   }
 
   private swap(a: number, b: number): void {
-    const { hs, hr } = this
-    const s = hs[a]
-    hs[a] = hs[b]
-    hs[b] = s
-    const r = hr[a]
-    hr[a] = hr[b]
-    hr[b] = r
+    swap(this.hs, this.hr, a, b)
   }
 
   private siftDown(i: number): void {
