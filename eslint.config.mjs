@@ -117,8 +117,6 @@ export default defineConfig(
       'src/main/store/mapped/pg.ts',
       // restoreSteps: a generator whose yields are the points where the async restore gives the thread back.
       'src/main/store/vectors/snapshot.ts',
-      // Not split yet: tune() (381 lines; to become eval/tune/{compiled,search,report,index}.ts).
-      'src/main/eval/tune.ts',
       // Not split yet: gatherMemories (204 lines; its arms as phase functions).
       'src/main/recall/engine.ts',
       // Not split yet: searchKnobs (211), makeInjectCheck (217), whyNot (184), buildReplay (134).
@@ -126,9 +124,8 @@ export default defineConfig(
       'src/main/trace/injectCheck.ts',
       'src/main/trace/why.ts',
       'src/main/trace/replay.ts',
-      // Not split yet: generateDemo (191), compareRuns (103), buildMap (122), startServer (178).
+      // Not split yet: generateDemo (191), buildMap (122), startServer (178).
       'src/main/demo/generate.ts',
-      'src/main/eval/runs.ts',
       'src/main/map/buildMap.ts',
       'src/main/server/http.ts',
       // Not split yet: the importers' main loops (importEngram 103, mapJsonlObject 125, importJsonl 112, importLocomo 271).
@@ -149,7 +146,6 @@ export default defineConfig(
       // Every IPC channel once (input schema, output type, doc): not split by domain yet (to mirror api/handlers/).
       'src/shared/contract.ts',
       // Not split yet (see above).
-      'src/main/eval/tune.ts',
       'src/main/recall/engine.ts',
     ],
     rules: { 'max-lines': 'off' },

@@ -1,3 +1,4 @@
+import os from 'node:os'
 import { defineConfig } from 'vitest/config'
 import react from '@vitejs/plugin-react'
 
@@ -5,12 +6,13 @@ import react from '@vitejs/plugin-react'
  * Test tiers (docs/internals/testing.md has the commands and measured times):
  *   unit         pure modules beside their code (src/main, src/shared, src/preload), node
  *   dom          renderer components in jsdom
- *   integration  test/*.test.ts, test/frameworks, test/conformance: stores, importers, the HTTP bridge, real files
+ *   integration  test/*.test.ts, test/frameworks, test/conformance, test/trust3: stores, importers, the HTTP bridge, real files
  *   pg           the Postgres tests (PGlite in a worker thread, ~15 s to start each)
  *   shell        the built app, the CLI as a process, start scripts, packaging, `npm run bench -- --smoke`
  *   e2e          real Chromium against browser mode (needs `npm run build`)
  *   slow         the SLOW files of unit and integration (measured), so test:fast stays fast
- * `npm run test:fast` = unit + dom + integration (without SLOW); `npm test` runs every project.
+ *   latency      the LATENCY files: run after every other project, one file at a time
+ * `npm run test:fast` = unit + dom + integration + latency (without SLOW); `npm test` runs every project.
  */
 
 /** Postgres tests: their own tier (each starts PGlite). */
@@ -29,10 +31,26 @@ const PG = [
  */
 const SLOW = ['src/main/store/vectors/scanPool.test.ts', 'src/main/trace/knobs.test.ts', 'src/main/eval/tuneLocomo.test.ts', 'src/main/eval/tune.test.ts']
 
+/**
+ * Files that assert the main thread's latency while a worker computes or a store call hangs (app.info within
+ * 200 ms, polled every 50 ms): with other files running beside them on 2 cores the latency measured is the
+ * machine's, not the app's. Their project runs after all the others (sequence.groupOrder), one file at a time.
+ */
+const LATENCY = ['test/storeHost.test.ts', 'test/offThread.test.ts']
+
+/**
+ * Test files at a time: twice the cores. vitest's default (cores - 1) is ONE file at a time on 2 cores, and most
+ * of the slow files (e2e, shell, pg, the worker and CLI tests) spend their time waiting on a child process, a
+ * worker thread or Chromium; measured on 2 cores in docs/internals/testing.md. `--maxWorkers N` or
+ * VITEST_MAX_WORKERS=N overrides it.
+ */
+const MAX_WORKERS = Math.max(2, os.availableParallelism()) * 2
+
 const node = { environment: 'node' as const, testTimeout: 60_000, hookTimeout: 120_000 }
 
 export default defineConfig({
   test: {
+    maxWorkers: MAX_WORKERS,
     projects: [
       { test: { name: 'unit', ...node, include: ['src/main/**/*.test.ts', 'src/shared/**/*.test.ts', 'src/preload/**/*.test.ts'], exclude: SLOW } },
       {
@@ -49,10 +67,11 @@ export default defineConfig({
         test: {
           name: 'integration',
           ...node,
-          include: ['test/*.test.ts', 'test/frameworks/**/*.test.ts', 'test/conformance/**/*.test.ts'],
-          exclude: [...PG, ...SLOW],
+          include: ['test/*.test.ts', 'test/frameworks/**/*.test.ts', 'test/conformance/**/*.test.ts', 'test/trust3/**/*.test.ts'],
+          exclude: [...PG, ...SLOW, ...LATENCY],
         },
       },
+      { test: { name: 'latency', ...node, include: LATENCY, maxWorkers: 1, sequence: { groupOrder: 1 } } },
       { test: { name: 'slow', ...node, include: SLOW } },
       { test: { name: 'pg', ...node, include: PG } },
       { test: { name: 'shell', ...node, include: ['test/shell/**/*.test.ts'] } },
@@ -65,6 +84,9 @@ export default defineConfig({
           globalSetup: ['test/e2e/globalSetup.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
+          // expect.poll waits up to 5 s (vitest's default is 1 s), as Playwright's own waits are generous: files run
+          // in parallel beside the checks. A test that claims a latency asserts it itself (liveOtlp: < 1 s).
+          expect: { poll: { timeout: 5000 } },
           // Files run in parallel (each has its own server, temp home, DB copy and Chromium).
           fileParallelism: true,
         },

@@ -32,8 +32,18 @@ export const BENCHES: Bench[] = [
     title: 'exact top-30 BM25 on 1M rows by MaxScore vs full scoring of every match (synthetic postings)',
     run: async () => (await import('./lexical')).runLexical(),
   },
+  {
+    name: 'ui',
+    title: 'Recall sliders in Chromium: main-thread work per step of a 21-step drag at 1,000 candidates, beside the engine re-rank',
+    run: async () => (await import('./ui')).runUiBench(),
+  },
   { name: 'rerank', title: 're-rank 1,000 candidates with the shared scoring code', run: async () => (await import('./rerank')).runRerank() },
   { name: 'why', title: 'why-not at candidate pools of 1,000 / 3,000 / 5,000 (demo DB)', run: async () => (await import('./why')).runWhyBench() },
+  {
+    name: 'map',
+    title: 'the embedding map: PCA frame and UMAP layout of 5,000 and 20,000 points at 256 and 768 dimensions',
+    run: async () => (await import('./map')).runMapBench(),
+  },
   { name: 'eval', title: 'LoCoMo eval: replay 999 cases, tune 1,000 configs', run: async () => (await import('./eval')).runEvalBench() },
   {
     name: 'pg',

@@ -1,4 +1,5 @@
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { generateDemo } from '../src/main/demo/generate'
 import { CACHE } from './scale'
@@ -44,4 +45,12 @@ export function gaussianUnit(rng: () => number, dim: number, out: Float32Array, 
   }
   const inv = 1 / Math.sqrt(s)
   for (let i = 0; i < dim; i++) out[off + i] *= inv
+}
+
+/** "load average 1.02 0.80 0.75 on 2 cores": printed beside timings, which a busy machine inflates. */
+export function loadLine(): string {
+  return `load average ${os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')} on ${os.cpus().length} cores`
 }

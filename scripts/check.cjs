@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
- * `npm run check`: the static checks `npm test` runs before vitest (typecheck, arch, deadcode,
+ * `npm run check`: the static checks `npm test` runs beside vitest (typecheck, arch, deadcode,
  * format:check, lint) and the build the shell and e2e tests need, run side by side instead of one after
- * the other. Each task's output is buffered and printed whole when it ends (never interleaved), with its
+ * the other (scripts/test.cjs reuses TASKS and runTask). Each task's output is buffered and printed whole when it ends (never interleaved), with its
  * time; the exit code is 1 if any failed, after all have finished (one run shows every problem).
  *
  *   node scripts/check.cjs [--jobs N] [task…]      tasks: typecheck arch deadcode format lint build
@@ -37,10 +37,17 @@ function parseArgs(argv) {
   return { jobs, tasks: names.length ? TASKS.filter(([t]) => names.includes(t)) : TASKS }
 }
 
-function runTask([name, script]) {
+/**
+ * Run one task, its output buffered and printed whole when it ends.
+ * @param nice - run it at this niceness (POSIX `nice`; ignored on Windows): scripts/test.cjs lowers the checks'
+ *   priority so the tests beside them, some of which measure latencies, come first when both want a core.
+ */
+function runTask([name, script], { nice = 0 } = {}) {
   const t0 = Date.now()
   return new Promise((resolve) => {
-    const child = spawn('npm', ['run', '--silent', script], { stdio: ['ignore', 'pipe', 'pipe'], shell: process.platform === 'win32' })
+    const npm = ['npm', 'run', '--silent', script]
+    const [cmd, ...args] = nice && process.platform !== 'win32' ? ['nice', '-n', String(nice), ...npm] : npm
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], shell: process.platform === 'win32' })
     let out = ''
     child.stdout.on('data', (d) => (out += d))
     child.stderr.on('data', (d) => (out += d))
@@ -71,7 +78,10 @@ async function main() {
   process.exitCode = failed.length ? 1 : 0
 }
 
-main().catch((e) => {
-  process.stderr.write(`${e.message}\n`)
-  process.exitCode = 2
-})
+module.exports = { TASKS, runTask }
+
+if (require.main === module)
+  main().catch((e) => {
+    process.stderr.write(`${e.message}\n`)
+    process.exitCode = 2
+  })

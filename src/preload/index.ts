@@ -64,6 +64,11 @@ const api = {
   'recall.presets': (input) => ipcRenderer.invoke('recall.presets', input),
   'recall.compare': (input) => ipcRenderer.invoke('recall.compare', input),
   'recall.ages': (input) => ipcRenderer.invoke('recall.ages', input),
+  'configs.save': (input) => ipcRenderer.invoke('configs.save', input),
+  'configs.list': (input) => ipcRenderer.invoke('configs.list', input),
+  'configs.get': (input) => ipcRenderer.invoke('configs.get', input),
+  'configs.delete': (input) => ipcRenderer.invoke('configs.delete', input),
+  'configs.diff': (input) => ipcRenderer.invoke('configs.diff', input),
   'recall.refresh': (input) => ipcRenderer.invoke('recall.refresh', input),
 
   // --- map -----------------------------------------------------------------

@@ -25,6 +25,7 @@ import {
 import { mappingSchema, type Mapping, type MappingPreview, type TablesInfo } from './mapping'
 import type { TraceDrivers, TraceEventDetail, TraceReplay, TraceTimeline, WhyNot } from './trace'
 import type { MapData } from './map'
+import type { ConfigDiff, SavedConfig } from './savedConfigs'
 
 /** Marker for an output type (no runtime value). */
 const out = <T>() => undefined as unknown as T
@@ -325,6 +326,8 @@ const embedTimeout = z.number().int().min(50).max(60_000).default(3000)
 // --- recall inputs/outputs ---------------------------------------------------
 
 const presetName = z.string().trim().min(1).max(100)
+/** A saved config's name: trimmed, 1–120 characters. */
+const configName = z.string().trim().min(1, 'name is required').max(120, 'name is at most 120 characters')
 
 /** What every recall channel shares: the query, the time, how to embed. */
 const recallQueryShape = {
@@ -674,6 +677,44 @@ export const contract = {
     output: out<RecallAges>(),
   },
 
+  // --- named configs ---------------------------------------------------------
+  /**
+   * Save a recall config under a name in the workspace. A partial config is merged over `preset`
+   * (default fieldguide) and stored whole. A taken name answers CONFLICT unless `replace` is true.
+   */
+  'configs.save': {
+    input: z.strictObject({
+      name: configName,
+      preset: presetName.optional(),
+      config: partialConfigSchema.default({}),
+      /** free text shown beside the name. @default '' */
+      note: z.string().max(2000).default(''),
+      /** replace a config of the same name (keeping its creation time). @default false */
+      replace: z.boolean().default(false),
+    }),
+    output: out<SavedConfig>(),
+  },
+  /** Saved configs, most recently saved first; `unreadable` names rows that no longer validate. */
+  'configs.list': {
+    input: z.strictObject({ limit: z.number().int().min(1).max(10_000).default(500) }),
+    output: out<{ configs: SavedConfig[]; unreadable: string[] }>(),
+  },
+  /** One saved config, whole (what "Download" writes). NOT_FOUND when there is none of that name. */
+  'configs.get': { input: z.strictObject({ name: configName }), output: out<SavedConfig>() },
+  /** Delete saved configs by name. */
+  'configs.delete': { input: z.strictObject({ names: z.array(configName).min(1, 'names is required').max(1000) }), output: out<{ deleted: number }>() },
+  /**
+   * Field-by-field difference from saved config `a` to `b`: another saved config's name, or a config
+   * (partial, merged over `preset`) such as the one on the Recall screen.
+   */
+  'configs.diff': {
+    input: z.strictObject({
+      a: configName,
+      b: z.union([z.strictObject({ name: configName }), z.strictObject({ preset: presetName.optional(), config: partialConfigSchema })]),
+    }),
+    output: out<ConfigDiff>(),
+  },
+
   // --- map -----------------------------------------------------------------
   /**
    * The embedding map of a recall's scope (or an eval case's): the memories with a vector under the
@@ -698,8 +739,9 @@ export const contract = {
     output: out<MapData>(),
   },
   /**
-   * Refine a built map with UMAP (umap-js, started from the PCA frame) as a background job
-   * (progress per epoch, cancellable); the job's result is the layout and the query's placement.
+   * Refine a built map with UMAP (approximate neighbour graph + UMAP's layout, started from the PCA
+   * frame) as a background job (progress through every phase: neighbours, then layout epochs;
+   * cancellable); the job's result is the layout and the query's placement.
    */
   'map.refine': {
     input: z.strictObject({

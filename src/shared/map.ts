@@ -86,7 +86,7 @@ export interface MapData {
 /** The result of a `map.refine` job: the UMAP layout of a built map. */
 export interface MapRefinement extends MapFrame {
   mapId: string
-  /** `nearest`: the mean position of its 5 nearest points (umap-js's transform hangs on duplicate vectors) */
+  /** `nearest`: the mean position of its 5 nearest points (Euclidean in the vector space) */
   queryPlacement: 'nearest' | null
   epochs: number
   nNeighbors: number

@@ -179,6 +179,18 @@ export interface KnobChange {
   verified: { engine: boolean; pushedOut: string[]; rank: number | null } | null
 }
 
+/** Two knob changes that inject the memory together when no single change does (why-not). */
+export interface KnobPair {
+  /** each change from the original config; `rank`/`pushedOut` are the pair's together */
+  changes: [KnobChange, KnobChange]
+  /** summed normalized change (the pair's cost) */
+  normalized: number
+  /** the target's injected rank with both changes (re-rank) */
+  rank: number
+  /** Both applied and re-run through the real engine. */
+  verified: { engine: boolean; pushedOut: string[]; rank: number | null } | null
+}
+
 export interface KnobResult {
   knob: KnobName
   current: number | null
@@ -243,6 +255,10 @@ export interface WhyNot {
   knobs: KnobResult[]
   /** The smallest single change (by `normalized`), verified. */
   best: KnobChange | null
+  /** When no single change injects it: the cheapest verified pair of changes (null when none, or not needed). */
+  pair: KnobPair | null
+  /** One line, first thing shown: "m-… is not injected because <gate>; <fix>". */
+  verdict: string
   /** What no scoring knob can fix (scope, dedupe, missing vector…). */
   notes: string[]
   mode: string

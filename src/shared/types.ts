@@ -77,6 +77,8 @@ export interface MalformedCounts {
   unknownRole: number
   unknownKind: number
   unknownTier: number
+  /** memories whose created_at / last_used_at is present but unreadable (outside Date's ±8.64e15 ms, or not a time) */
+  badTimestamp: number
 }
 
 /** The detected store layout: 'canonical', 'engram-v0.2' | 'engram-v0.5' | 'engram-v1', or a framework store's name. */

@@ -1,12 +1,15 @@
 /**
- * e2e globalSetup: the demo DBs the e2e files serve, generated once per run into a temp folder (the
- * generator is deterministic, so a copy is the same DB a file would have generated itself); each file
- * copies the one it needs (harness.ts demoCopy), keeping its own bytes to hash. Saves a generation per
- * file. Removed after the run.
+ * e2e globalSetup, once per run:
+ * - the demo DBs the e2e files serve, generated into a temp folder (the generator is deterministic, so a
+ *   copy is the same DB a file would have generated itself); each file copies the one it needs (harness.ts
+ *   demoCopy), keeping its own bytes to hash. Saves a generation per file. Removed after the run.
+ * - one Chromium, launched as a server; every file connects to it and opens its own contexts (harness.ts
+ *   openBrowser). Closed after the run.
  */
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { chromium } from 'playwright-core'
 import type { TestProject } from 'vitest/node'
 import { generateDemo } from '../../src/main/demo/generate'
 
@@ -17,16 +20,43 @@ export function demoFileName(memories: (typeof DEMO_SIZES)[number]): string {
   return `demo-${memories}.db`
 }
 
-export default function setup(project: TestProject): () => void {
+/** The Chromium the e2e tests drive: $CHROMIUM_PATH, else Debian's or Google's, else null. */
+export function chromiumPath(): string | null {
+  for (const p of [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome']) if (p && fs.existsSync(p)) return p
+  return null
+}
+
+/** The args the test Chromium gets: no sandbox (containers), no GPU, nothing phoning home. */
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+]
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'recallscope-e2e-fixtures-'))
+  const exe = chromiumPath()
+  // Launched while the DBs are generated (its start is mostly waiting on its own processes).
+  const server = exe ? chromium.launchServer({ executablePath: exe, headless: true, args: CHROMIUM_ARGS }) : null
   for (const n of DEMO_SIZES) generateDemo({ out: path.join(dir, demoFileName(n)), ...(n === 'default' ? {} : { memories: n }) })
   project.provide('e2eDemoDir', dir)
-  return () => fs.rmSync(dir, { recursive: true, force: true })
+  // No Chromium: the files skip (their `ready` checks chromiumPath()), and openBrowser says what is missing.
+  project.provide('e2eChromiumWs', server ? (await server).wsEndpoint() : null)
+  return async () => {
+    await (await server)?.close()
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
 }
 
 declare module 'vitest' {
   export interface ProvidedContext {
     /** The folder holding the prebuilt demo DBs (globalSetup.ts). */
     e2eDemoDir: string
+    /** The shared Chromium's websocket endpoint (playwright-core connect), or null when none is installed. */
+    e2eChromiumWs: string | null
   }
 }

@@ -9,16 +9,13 @@ import path from 'node:path'
 import os from 'node:os'
 import { chromium, type Browser as PlaywrightBrowser, type BrowserContext, type Page } from 'playwright-core'
 import { afterAll, beforeAll, inject } from 'vitest'
-import { demoFileName, type DEMO_SIZES } from './globalSetup'
+import { chromiumPath, demoFileName, type DEMO_SIZES } from './globalSetup'
 import { sha256File, tmpDir } from '../helpers/tmp'
 
 export const ROOT = path.resolve(__dirname, '../..')
 export const SHOTS = path.join(ROOT, 'test/e2e/__screenshots__')
 
-export function chromiumPath(): string | null {
-  for (const p of [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome']) if (p && fs.existsSync(p)) return p
-  return null
-}
+export { chromiumPath }
 
 export function rendererBuilt(): boolean {
   return fs.existsSync(path.join(ROOT, 'out/renderer/index.html'))
@@ -93,27 +90,17 @@ export interface Browser {
   close(): Promise<void>
 }
 
-/** The args every test Chromium gets: no sandbox (containers), no GPU, nothing phoning home. */
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-]
-
 /**
- * One Chromium per test file, launched on first use and closed after the file's last test: a launch costs
- * ~1–2 s on a loaded 2-core machine and the suite used to pay it for every test. Each openBrowser() still
- * gets a fresh, isolated context (its own cookies, storage and cache), which is what the tests relied on.
+ * One Chromium for the whole e2e run: globalSetup.ts launches it as a server and every file connects to it
+ * (a launch costs ~1 s of CPU per file, and a full Chromium per file in parallel files multiplies its
+ * helper processes). Each openBrowser() still gets a fresh, isolated context (its own cookies, storage and
+ * cache), which is what the tests rely on; closing the connection after the file closes its contexts.
  */
 let shared: Promise<PlaywrightBrowser> | null = null
 function sharedChromium(): Promise<PlaywrightBrowser> {
-  const exe = chromiumPath()
-  if (!exe) return Promise.reject(new Error('Chromium not found (apt-get install -y chromium)'))
-  shared ??= chromium.launch({ executablePath: exe, headless: true, args: CHROMIUM_ARGS })
+  const ws = inject('e2eChromiumWs')
+  if (!ws) return Promise.reject(new Error('Chromium not found (apt-get install -y chromium)'))
+  shared ??= chromium.connect(ws)
   return shared
 }
 afterAll(async () => {

@@ -87,7 +87,10 @@ describe.skipIf(!ready)('views: export, duplicates, compare ids, tune survives',
         page.getByRole('group', { name: 'Export memories' }).getByRole('button', { name: 'CSV' }).click(),
       ])
       expect(download.suggestedFilename()).toBe('memories.csv')
-      const text = fs.readFileSync(await download.path(), 'utf8').replace(/^\uFEFF/, '')
+      // saveAs, not path(): the shared Chromium is a server this file connects to, and a remote download has no local path.
+      const saved = path.join(f.dir, 'memories.csv')
+      await download.saveAs(saved)
+      const text = fs.readFileSync(saved, 'utf8').replace(/^\uFEFF/, '')
       const rows = parseCsv(text)
       const header = rows[0]
       const body = rows.slice(1)

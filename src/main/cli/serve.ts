@@ -9,6 +9,7 @@ import { appVersion, rendererDir } from '../paths'
 import { ensureDemo } from '../demoDb'
 import { optionalInt, readMapping, type Command } from './args'
 import { removeTemps } from '../safety/tempFiles'
+import { assertWorkspaceTarget } from '../safety/fileIdentity'
 
 /** How long an orderly stop may take before the process is ended by its signal. */
 const STOP_GRACE_MS = 1500
@@ -44,6 +45,10 @@ export const serveCommand: Command = {
     const renderer = rendererDir()
     if (!fs.existsSync(path.join(renderer, 'index.html')))
       throw new RecallscopeError('INTERNAL', `the renderer is not built (${renderer} has no index.html): run \`npm run build\``)
+    // A workspace that is the agent DB (or its side file) by another name is refused here, before the store host
+    // worker starts (the store checks it again when it opens; safety/fileIdentity).
+    if (typeof ctx.values.db === 'string' && typeof ctx.values.workspace === 'string' && fs.statSync(ctx.values.db, { throwIfNoEntry: false })?.isFile())
+      assertWorkspaceTarget(ctx.values.workspace, ctx.values.db)
     const app = new HostedApp({ mode: 'browser', version: appVersion() })
     if (ctx.values.demo && typeof ctx.values.db !== 'string' && !fs.existsSync(app.demoPath) && !ctx.json)
       ctx.io.err(`recallscope: generating the demo database in ${app.demoPath} (first run only, a few seconds)…`)

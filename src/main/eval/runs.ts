@@ -8,6 +8,29 @@ import { RecallscopeError } from '../../shared/result'
 import type { Workspace } from '../store/workspace/workspace'
 import { caseMetricsAt } from './replay'
 
+type CaseMetricsById = Map<string, { c: CaseResult; metrics: Record<string, number | null> }>
+
+/** Every metric at k of one run beside the baseline run, over the cases where both have a value. */
+function metricsVsBaseline(run: CaseMetricsById, base: CaseMetricsById, order: readonly string[], k: number): RunComparison['vsBaseline'][number]['metrics'] {
+  const metrics: RunComparison['vsBaseline'][number]['metrics'] = {}
+  for (const mid of METRIC_IDS) {
+    const key = metricKey(mid, k)
+    let s = 0
+    let sb = 0
+    let cnt = 0
+    for (const id of order) {
+      const e = run.get(id)?.metrics[key]
+      const eb = base.get(id)?.metrics[key]
+      if (e === null || e === undefined || eb === null || eb === undefined) continue
+      s += e
+      sb += eb
+      cnt++
+    }
+    metrics[key] = cnt === 0 ? { value: null, baseline: null, delta: null } : { value: s / cnt, baseline: sb / cnt, delta: (s - sb) / cnt }
+  }
+  return metrics
+}
+
 /**
  * Compare runs case by case against the first (the baseline): the chosen
  * metric per case, wins / losses / ties with a sign test, the mean delta with a
@@ -29,7 +52,7 @@ export function compareRuns(ws: Workspace, ids: string[], opts: { metric?: strin
 
   // Per run: case id → metrics at k (recomputed from the stored list, with that run's budget).
   const maps = runs.map((r) => {
-    const m = new Map<string, { c: CaseResult; metrics: Record<string, number | null> }>()
+    const m: CaseMetricsById = new Map()
     for (const c of r.perCase) m.set(c.id, { c, metrics: caseMetricsAt(c, k, r.budget) })
     return m
   })
@@ -91,22 +114,7 @@ export function compareRuns(ws: Workspace, ids: string[], opts: { metric?: strin
     }
     const n = deltas.length
     const ci = bootstrapMeanCI(deltas, { seed: 1 })
-    const metrics: RunComparison['vsBaseline'][number]['metrics'] = {}
-    for (const mid of METRIC_IDS) {
-      const key = metricKey(mid, k)
-      let s = 0
-      let sb = 0
-      let cnt = 0
-      for (const id of order) {
-        const e = maps[i].get(id)?.metrics[key]
-        const eb = base.get(id)?.metrics[key]
-        if (e === null || e === undefined || eb === null || eb === undefined) continue
-        s += e
-        sb += eb
-        cnt++
-      }
-      metrics[key] = cnt === 0 ? { value: null, baseline: null, delta: null } : { value: s / cnt, baseline: sb / cnt, delta: (s - sb) / cnt }
-    }
+    const metrics = metricsVsBaseline(maps[i], base, order, k)
     vsBaseline.push({
       run: i,
       cases: n,

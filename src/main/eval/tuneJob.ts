@@ -3,7 +3,7 @@
  * (split.ts), gather every case once under the start config (deep enough for
  * every pool the tuner tries), gather the held-out cases again for each
  * baseline the first gather cannot serve (a preset with its own scope or unit),
- * then search (tune.ts) and rank the tuned config with the baselines.
+ * then search (tune/) and rank the tuned config with the baselines.
  * Optional k-fold: the same tune run k times, each fold held out once.
  */
 import type { EvalCaseRow, TuneReport, TuneSpace } from '../../shared/eval'

@@ -53,12 +53,13 @@ const SCOPE_LIST_CAP = 2_000_000
 /** Hover text per point: enough to recognise a memory; the full text is one click away. */
 const SNIPPET = 160
 /**
- * The first frame should come fast: when the top of the spectrum is flat (many topics of similar
- * weight), the exact top-two axes are barely better than any in that span, so stop there and say so.
+ * The first frame should come fast (≤ 200 ms for 20,000 points, docs/internals/performance.md): when the top of
+ * the spectrum is flat (many topics of similar weight), the exact top-two axes are barely better than any in
+ * that span, so stop after a few block iterations and say so (`converged: false`).
  */
-const PCA_MAX_ITERATIONS = 30
+export const PCA_MAX_ITERATIONS = 6
 /** Axes fit on a seeded sample of this many points (all are projected): the first frame's cost stops growing with the map. */
-const PCA_FIT_ROWS = 4000
+export const PCA_FIT_ROWS = 1000
 
 /** Build the map's points and its PCA frame (on a worker thread). */
 export async function buildMap(store: MemorySource, req: MapRequest): Promise<{ data: MapData; matrix: MapMatrix }> {

@@ -6,7 +6,7 @@ import { computePca, projectPca } from './pca'
 import type { MapTask, MapTaskResult, PcaOutput } from './protocol'
 import { layoutUmap } from './umapLayout'
 
-/** Run a task; `progress` is told each UMAP epoch (return false from it to stop early). */
+/** Run a task; `progress` is told how far UMAP is, every phase (return false from it to stop early). */
 export function computeMapTask<T extends MapTask>(
   t: T,
   progress: (done: number, total: number, message: string) => boolean | void = () => undefined,
@@ -20,6 +20,6 @@ export function computeMapTask<T extends MapTask>(
     nNeighbors: t.nNeighbors,
     nEpochs: t.nEpochs,
     seed: t.seed,
-    onEpoch: (e, total) => progress(e, total, `UMAP epoch ${e} of ${total}`),
+    onProgress: progress,
   }) as MapTaskResult[T['task']]
 }

@@ -133,7 +133,7 @@ export function computePca(data: Float32Array, n: number, dim: number, opts: Pca
 }
 
 /** `k` of the `n` rows, a seeded uniform sample (partial Fisher–Yates), as a compact matrix. */
-function sampleRows(data: Float32Array, n: number, dim: number, k: number, rand: () => number): { data: Float32Array; n: number } {
+export function sampleRows(data: Float32Array, n: number, dim: number, k: number, rand: () => number): { data: Float32Array; n: number } {
   const idx = Array.from({ length: n }, (_, i) => i)
   const out = new Float32Array(k * dim)
   for (let m = 0; m < k; m++) {
@@ -175,7 +175,7 @@ function dot(a: ArrayLike<number>, b: ArrayLike<number>): number {
  * centred copy: (x−μ)·q = x·q − μ·q, and Σ tᵢ(xᵢ−μ) = Σ tᵢxᵢ − μ Σ tᵢ. One pass
  * over the float32 rows with monomorphic loops (this is the map's hot loop).
  */
-function covarianceTimes(data: Float32Array, n: number, dim: number, mean: Float64Array, q: Float64Array[]): Float64Array[] {
+export function covarianceTimes(data: Float32Array, n: number, dim: number, mean: Float64Array, q: Float64Array[]): Float64Array[] {
   const p = q.length
   const y = Array.from({ length: p }, () => new Float64Array(dim))
   const muQ = new Float64Array(p)
@@ -223,7 +223,7 @@ function combine(basis: Float64Array[], coef: ArrayLike<number>, dim: number): F
 }
 
 /** Modified Gram–Schmidt in place; a vector that vanishes (rank deficiency) becomes zero. */
-function orthonormalize(vs: Float64Array[]): void {
+export function orthonormalize(vs: Float64Array[]): void {
   for (let k = 0; k < vs.length; k++) {
     const v = vs[k]
     for (let m = 0; m < k; m++) {

@@ -3,6 +3,7 @@ import { computeMapTask } from './compute'
 import { runMapTask } from './runMapTask'
 import { mulberry32 } from '../../shared/random'
 import type { PcaTask, UmapTask } from './protocol'
+import { sameClusterNearest } from '../../../test/helpers/clusteredVectors'
 
 /** Three well-separated clusters of unit vectors (what embeddings look like, small). */
 function clusters(n: number, dim: number, seed: number): Float32Array {
@@ -33,30 +34,34 @@ describe('the map worker', () => {
     expect(there.variance).toEqual(here.variance)
   })
 
-  it('returns the same UMAP layout (seeded) as the in-thread computation, with progress per epoch', async () => {
+  it('returns the same UMAP layout (seeded) as the in-thread computation, with progress through every phase', async () => {
     const pca = computeMapTask({ task: 'pca', data, n, dim, query, seed: 1 } satisfies PcaTask)
     const task: UmapTask = { task: 'umap', data, n, dim, query, seed: 2, init: pca.coords, nNeighbors: 10, nEpochs: 60 }
     const here = computeMapTask(task)
     const seen: number[] = []
-    const there = await runMapTask(task, { onProgress: (done) => seen.push(done) })
+    const said: string[] = []
+    let total = 0
+    const there = await runMapTask(task, {
+      onProgress: (done, t, message) => {
+        seen.push(done)
+        said.push(message)
+        total = t
+      },
+    })
     expect(Array.from(there.coords)).toEqual(Array.from(here.coords))
     expect(there.query).toEqual(here.query)
     expect(there.queryPlacement).toBe('nearest')
     expect(there.epochs).toBe(60)
-    expect(seen.at(-1)).toBe(60)
-    // The clusters stay apart: each point's nearest layout neighbour is in its own cluster.
-    let same = 0
-    for (let i = 0; i < n; i++) {
-      let best = -1
-      let bd = Infinity
-      for (let k = 0; k < n; k++) {
-        if (k === i) continue
-        const d = (there.coords[2 * i] - there.coords[2 * k]) ** 2 + (there.coords[2 * i + 1] - there.coords[2 * k + 1]) ** 2
-        if (d < bd) [bd, best] = [d, k]
-      }
-      if (best % 3 === i % 3) same++
-    }
-    expect(same / n).toBeGreaterThan(0.95)
+    expect(seen.at(-1)).toBe(total)
+    expect(said.some((m) => m.includes('nearest neighbours'))).toBe(true)
+    expect(said.at(-1)).toBe('layout epoch 60 of 60')
+    // The clusters stay apart: each point's nearest layout neighbour is in its own cluster (point i is in cluster i mod 3).
+    expect(
+      sameClusterNearest(
+        there.coords,
+        Int32Array.from({ length: n }, (_, i) => i % 3),
+      ),
+    ).toBeGreaterThan(0.95)
   })
 
   it('lays out duplicate vectors (agents store the same memory many times) and places the query among them', () => {

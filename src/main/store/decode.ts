@@ -7,7 +7,7 @@ import { KINDS, ROLES, TIERS, type Kind, type MalformedCounts, type Memory, type
 import { parseJsonSafe } from '../safety/json'
 
 export function emptyMalformed(): MalformedCounts {
-  return { badMetadata: 0, badVectorShape: 0, nonFiniteVector: 0, wrongDimension: 0, unknownRole: 0, unknownKind: 0, unknownTier: 0 }
+  return { badMetadata: 0, badVectorShape: 0, nonFiniteVector: 0, wrongDimension: 0, unknownRole: 0, unknownKind: 0, unknownTier: 0, badTimestamp: 0 }
 }
 
 /** The canonical enum values, as sets for membership checks (decoding and importers). */
@@ -40,15 +40,27 @@ export function cellText(v: unknown): string {
   return JSON.stringify(v) ?? ''
 }
 
-/** Timestamps: epoch ms as number; ISO strings are accepted too (some agents write them). */
+/** The largest |epoch ms| a JS Date holds (±100,000,000 days); beyond it `toISOString()` throws. */
+export const MAX_DATE_MS = 8.64e15
+
+/**
+ * Timestamps: epoch ms as number; ISO strings are accepted too (some agents write them). A value
+ * outside Date's range (±8.64e15 ms) is unreadable: null, like an unparseable string, so no
+ * formatting downstream ever throws on it.
+ */
 export function toMs(v: unknown): number | null {
   const n = num(v)
-  if (n !== null) return n
+  if (n !== null) return Math.abs(n) <= MAX_DATE_MS ? n : null
   if (typeof v === 'string') {
     const t = Date.parse(v)
     return Number.isNaN(t) ? null : t
   }
   return null
+}
+
+/** Was a timestamp cell present but unreadable (not empty, and toMs could not read it)? */
+function unreadableTime(v: unknown): boolean {
+  return v !== null && v !== undefined && v !== '' && toMs(v) === null
 }
 
 export function parseJson(text: unknown): { ok: true; value: unknown } | { ok: false } {
@@ -71,6 +83,7 @@ export function decodeMemory(r: RawRow, counts?: MalformedCounts): Memory {
   if (role !== null && !ROLE_SET.has(role) && counts) counts.unknownRole++
   if (kind !== null && !KIND_SET.has(kind) && counts) counts.unknownKind++
   if (tier !== null && !TIER_SET.has(tier) && counts) counts.unknownTier++
+  if (counts && (unreadableTime(r.created_at) || unreadableTime(r.last_used_at))) counts.badTimestamp++
   const sal = num(r.salience)
   return {
     id: String(r.id),

@@ -21,12 +21,25 @@ import { defaultEmbedderSpec } from '../recall/request'
 import { normalizeQuery } from '../recall/dense'
 import type { EventExtras, MemorySource } from '../store/source'
 import { eventLogOf } from '../events/eventLog'
+import { MAX_DATE_MS } from '../store/decode'
 
 export type { EventExtras } from '../store/source'
 
 /** An event from the store's event log (its recall_events, its agent records, added logs), or NOT_FOUND. */
-export function requireEvent(store: MemorySource, eventId: string): Promise<RecallEvent> {
-  return eventLogOf(store).requireEvent(eventId)
+export async function requireEvent(store: MemorySource, eventId: string): Promise<RecallEvent> {
+  const event = await eventLogOf(store).requireEvent(eventId)
+  // an `at` outside Date's range is unreadable (the timeline skips and counts it): a replay or
+  // why-not needs the event's moment, so it is a typed refusal rather than a throw from Date
+  if (!Number.isFinite(event.at) || Math.abs(event.at) > MAX_DATE_MS)
+    throw new RecallscopeError(
+      'BAD_INPUT',
+      `Event ${eventId} has an unreadable time (${String(event.at)} is outside the range of a date): it cannot be replayed`,
+      {
+        eventId,
+        at: String(event.at),
+      },
+    )
+  return event
 }
 
 /**

@@ -70,7 +70,7 @@ export interface KnobSearch {
   evaluations: number
 }
 
-function getKnob(c: RecallConfig, k: KnobName): number | null {
+export function getKnob(c: RecallConfig, k: KnobName): number | null {
   switch (k) {
     case 'weights.similarity':
     case 'weights.lexical':
@@ -118,7 +118,7 @@ export function setKnob(c: RecallConfig, k: KnobName, v: number): RecallConfig {
 const spec = (k: KnobName) => KNOBS.find((x) => x.knob === k)!
 
 /** A change on the knob's range: linear |Δ|/(hi−lo), log |ln(to/from)|/ln(hi/lo). From `null` (off) counts from the range's low end. */
-function normalizedChange(k: KnobName, from: number | null, to: number): number {
+export function normalizedChange(k: KnobName, from: number | null, to: number): number {
   const s = spec(k)
   if (s.scale === 'linear') return Math.abs(to - (from ?? s.lo)) / (s.hi - s.lo)
   const a = Math.max(from ?? s.lo, s.lo > 0 ? s.lo : 1e-9)

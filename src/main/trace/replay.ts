@@ -17,6 +17,7 @@
  * Length: replay, diff and the per-row explanation (seven causes) read one shared
  * context; splitting them would only move that context into a parameter object.
  */
+import { diffConfigs } from '../../shared/savedConfigs'
 import { armTexts } from '../../shared/cue'
 import { mergeConfig, partialConfigSchema, type PartialRecallConfig } from '../../shared/config'
 import { validateConfig } from '../../shared/presets'
@@ -102,18 +103,7 @@ export async function replayEventFull(store: MemorySource, eventId: string, opts
 
 /** Dotted paths whose values differ between two configs. */
 export function diffConfig(a: RecallConfig, b: RecallConfig): ConfigChange[] {
-  const out: ConfigChange[] = []
-  const walk = (x: unknown, y: unknown, path: string) => {
-    const obj = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v)
-    if (obj(x) && obj(y)) {
-      const keys = [...new Set([...Object.keys(x as object), ...Object.keys(y as object)])].sort()
-      for (const k of keys) walk((x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k], path ? `${path}.${k}` : k)
-      return
-    }
-    if (JSON.stringify(x ?? null) !== JSON.stringify(y ?? null)) out.push({ path, logged: x ?? null, replay: y ?? null })
-  }
-  walk(a, b, '')
-  return out
+  return diffConfigs(a, b).map((c) => ({ path: c.path, logged: c.a, replay: c.b }))
 }
 
 const show = (v: unknown) => (v === null || v === undefined ? 'none' : typeof v === 'number' ? String(Number(v.toFixed(6))) : JSON.stringify(v))

@@ -9,7 +9,7 @@
  */
 import { armTexts } from '../../shared/cue'
 import { RecallscopeError } from '../../shared/result'
-import type { KnobChange, WhyNot, WhyStatus } from '../../shared/trace'
+import type { KnobChange, KnobPair, WhyNot, WhyStatus } from '../../shared/trace'
 import { KNOBS } from '../../shared/trace'
 import type { Cue, Memory, RecallConfig, RecallTrace, Session } from '../../shared/types'
 import { createEmbedder } from '../embed/index'
@@ -22,6 +22,7 @@ import type { MemorySource } from '../store/source'
 import { loggedReplay, requireEvent, type PrepareOptions } from './event'
 import { fmt, gateOf, lookup } from './explain'
 import { poolNeeded, searchKnobs, setKnob } from './knobs'
+import { searchKnobPairs } from './knobPairs'
 import { checkMemoryScope, checkSessionScope, type ScopeCheck } from './scope'
 
 export interface WhyRequest extends PrepareOptions {
@@ -117,11 +118,13 @@ export async function whyNot(store: MemorySource, req: WhyRequest): Promise<WhyN
     injected: [],
     knobs: [],
     best: null,
+    pair: null,
+    verdict: '',
     notes,
     mode: cfg.mode,
     timings: { totalMs: 0, setupMs: 0, traceMs: 0, searchMs: 0, verifyMs: 0, evaluations: 0, depth: null },
   }
-  const finish = (w: WhyNot): WhyNot => ((w.timings.totalMs = performance.now() - t0), w)
+  const finish = (w: WhyNot): WhyNot => ((w.verdict = verdictOf(w)), (w.timings.totalMs = performance.now() - t0), w)
   const noScope: ScopeCheck = { inScope: false, failures: [], viaBlend: false }
   if ((cfg.unit === 'memory' && !memory) || (cfg.unit === 'session' && !session))
     return finish({
@@ -261,8 +264,23 @@ export async function whyNot(store: MemorySource, req: WhyRequest): Promise<WhyN
       if (!best && (verify === 'none' || ch.verified?.engine)) best = ch
     }
   }
+  // No single knob: try pairs (one knob moved across its range, the others searched from there), then verify the best.
+  let pair: KnobPair | null = null
+  let pairEvaluations = 0
+  if (search && !best && verify !== 'none') {
+    const ps = searchKnobPairs({ candidates: trace.candidates, config: cfg, mode, target: unitId })
+    pairEvaluations = ps.evaluations
+    pair = ps.pair
+    if (pair) {
+      const [a, b] = pair.changes
+      const t = run(setKnob(setKnob(cfg, a.knob, a.to), b.knob, b.to))
+      const i = t.results.findIndex((r) => r.id === unitId)
+      const now = new Set(t.results.map((r) => r.id))
+      pair.verified = { engine: i >= 0, pushedOut: injected.map((r) => r.id).filter((id) => !now.has(id)), rank: i >= 0 ? i + 1 : null }
+    }
+  }
   const verifyMs = performance.now() - tv
-  if (search && !best) notes.push('no single knob change injects it')
+  if (search && !best) notes.push(pair?.verified?.engine ? 'no single knob change injects it; a pair of changes does' : 'no single knob change injects it')
 
   const summary = summarize(status, unitId, g.text, best, scored)
   return finish({
@@ -276,8 +294,9 @@ export async function whyNot(store: MemorySource, req: WhyRequest): Promise<WhyN
     injected,
     knobs: search?.knobs ?? [],
     best,
+    pair,
     mode,
-    timings: { totalMs: 0, setupMs, traceMs, searchMs, verifyMs, evaluations: search?.evaluations ?? 0, depth: deepDepth },
+    timings: { totalMs: 0, setupMs, traceMs, searchMs, verifyMs, evaluations: (search?.evaluations ?? 0) + pairEvaluations, depth: deepDepth },
   })
 }
 
@@ -288,6 +307,38 @@ function describe(ch: KnobChange): string {
   const from = ch.from === null ? 'off' : fmtKnob(ch.from)
   const out = ch.pushedOut.length ? `, pushing out ${ch.pushedOut.join(', ')}` : ', pushing nothing out'
   return `${label} ${from} → ${fmtKnob(ch.to)} injects it at rank ${ch.rank}${out}`
+}
+
+/** "from → to" of one knob, by its label. */
+function move(ch: KnobChange): string {
+  const label = KNOBS.find((k) => k.knob === ch.knob)?.label ?? ch.knob
+  return `${label} ${ch.from === null ? 'off' : fmtKnob(ch.from)} → ${fmtKnob(ch.to)}`
+}
+
+/**
+ * The verdict, one line: "<id> is not injected because <gate>; <fix>" (or where it is injected).
+ * The fix is the smallest verified single change, else the verified pair, else what no knob can do.
+ */
+function verdictOf(w: WhyNot): string {
+  const id = w.unitId
+  if (w.status === 'not-found') return w.summary
+  if (w.status === 'injected') return `${id} is injected at rank ${w.scored?.rank ?? '?'}.`
+  if (w.status === 'not-yet-created') return `${id} is not injected because it did not exist yet at ${iso(w.now)}; replay at a later time.`
+  if (w.status === 'out-of-scope') {
+    const f = w.scope.failures[0]
+    return `${id} is not injected because it is out of scope (${f ? `${f.field} is ${f.value}, not ${f.expected}` : 'scope'}); ${f?.fix ?? 'widen the scope'}.`
+  }
+  if (w.status === 'excluded') return `${id} is not injected because it is in the live transcript (dedupe); remove it from scope.excludeIds.`
+  // The gate's detail can hold its own "; ": commas inside the parentheses keep the verdict's one "; " before the fix.
+  const because = w.gate ? `of ${w.gate.name} (${w.gate.detail.replaceAll('; ', ', ')})` : w.status
+  const ok = (v: { engine: boolean } | null) => v === null || v.engine
+  let fix: string
+  if (w.best && ok(w.best.verified)) fix = `${move(w.best)} injects it at rank ${w.best.verified?.rank ?? w.best.rank}`
+  else if (w.pair?.verified?.engine)
+    fix = `no single knob does it; ${move(w.pair.changes[0])} with ${move(w.pair.changes[1])} injects it at rank ${w.pair.verified.rank} (verified)`
+  else if (w.status === 'not-candidate' && !w.candidate) fix = 'no scoring knob can reach it (see the notes)'
+  else fix = 'no single knob change or pair of changes injects it'
+  return `${id} is not injected because ${because}; ${fix}.`
 }
 
 export function fmtKnob(v: number): string {

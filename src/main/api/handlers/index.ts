@@ -4,6 +4,7 @@
 import type { App } from '../app'
 import type { Handlers } from '../register'
 import { browseHandlers } from './browse'
+import { configHandlers } from './configs'
 import { embedHandlers } from './embed'
 import { evalHandlers } from './eval'
 import { jobHandlers } from './jobs'
@@ -17,6 +18,7 @@ import { traceLogHandlers } from './traceLogs'
 export function createHandlers(app: App): Handlers {
   return {
     ...browseHandlers(app),
+    ...configHandlers(app),
     ...embedHandlers(app),
     ...evalHandlers(app),
     ...jobHandlers(app),

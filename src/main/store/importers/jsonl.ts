@@ -27,6 +27,7 @@ import {
 } from './common'
 import { KIND_SET, ROLE_SET, TIER_SET } from '../decode'
 import { MAX_JSON_DEPTH, parseJsonSafe, valueDepth } from '../../safety/json'
+import { openRegularFile } from '../safeFiles'
 
 /**
  * Lines of a file, read in 1 MiB chunks (never the whole file at once). 1-based line numbers;
@@ -35,7 +36,7 @@ import { MAX_JSON_DEPTH, parseJsonSafe, valueDepth } from '../../safety/json'
  * bytes shown as U+FFFD) instead of being silently replaced (issue 10).
  */
 export function* readLines(file: string): Generator<{ line: number; text: string; invalidUtf8?: boolean }> {
-  const fd = fs.openSync(file, 'r')
+  const fd = openRegularFile(file, 'JSONL file')
   const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
   const loose = new TextDecoder('utf-8', { ignoreBOM: true })
   const decode = (b: Buffer, line: number): { line: number; text: string; invalidUtf8?: boolean } => {

@@ -12,6 +12,7 @@ import { migrate } from './connection'
 import { encodeVector } from '../decode'
 import { assertFreshTemp, assertNotOpenDb } from '../../safety/fileIdentity'
 import { registerTemp } from '../../safety/tempFiles'
+import { openRegularFile } from '../safeFiles'
 
 export interface CanonicalMemoryRow {
   id: string
@@ -78,7 +79,7 @@ export function assertReplaceable(abs: string, force: boolean | undefined): void
   const head = Buffer.alloc(16)
   let n = 0
   try {
-    const fd = fs.openSync(abs, 'r')
+    const fd = openRegularFile(abs, 'output file')
     try {
       n = fs.readSync(fd, head, 0, 16, 0)
     } finally {

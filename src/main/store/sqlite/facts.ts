@@ -7,7 +7,7 @@
 import fs from 'node:fs'
 import type { Facets } from '../../../shared/contract'
 import type { DbFacts, MalformedCounts } from '../../../shared/types'
-import { toMs, cellText } from '../decode'
+import { MAX_DATE_MS, toMs, cellText } from '../decode'
 import type { SqliteCtx } from './context'
 import type { SqliteVectors } from './vectors'
 
@@ -18,6 +18,7 @@ interface Summary {
   byTier: { key: string; count: number }[]
   byRole: { key: string; count: number }[]
   badMetadata: number
+  badTimestamp: number
   memories: number
   timeRange: { min: number; max: number } | null
 }
@@ -40,14 +41,23 @@ export function contentSignature(ctx: SqliteCtx): string {
 }
 
 function summary(ctx: SqliteCtx): Summary {
-  return ctx.cached('summary:v1', () => {
+  return ctx.cached('summary:v2', () => {
     const src = ctx.sql.memoriesLite
     const tally = (col: string) =>
       (ctx.db.prepare(`SELECT ${col} AS k, count(*) AS n FROM (${src}) GROUP BY 1`).all() as { k: unknown; n: number }[])
         .map((r) => ({ key: r.k === null ? '(none)' : cellText(r.k), count: r.n }))
         .sort((x, y) => y.count - x.count || x.key.localeCompare(y.key))
     const byAgent = tally('agent_id')
-    const tr = ctx.db.prepare(`SELECT min(created_at) AS mn, max(created_at) AS mx FROM (${src})`).get() as { mn: unknown; mx: unknown }
+    // a number outside Date's range is unreadable (decode.toMs): counted, and kept out of the range
+    const outside = (col: string) => `(typeof(${col}) IN ('integer', 'real') AND abs(${col}) > ${MAX_DATE_MS})`
+    const tr = ctx.db.prepare(`SELECT min(created_at) AS mn, max(created_at) AS mx FROM (${src}) WHERE NOT ${outside('created_at')}`).get() as {
+      mn: unknown
+      mx: unknown
+    }
+    const badTimestamp = ctx.db
+      .prepare(`SELECT count(*) FROM (${src}) WHERE ${outside('created_at')} OR ${outside('last_used_at')}`)
+      .pluck()
+      .get() as number
     const mn = toMs(tr.mn)
     const mx = toMs(tr.mx)
     return {
@@ -57,6 +67,7 @@ function summary(ctx: SqliteCtx): Summary {
       byTier: tally('tier'),
       byRole: tally('role'),
       badMetadata: ctx.db.prepare(`SELECT count(*) FROM (${src}) WHERE metadata IS NOT NULL AND NOT json_valid(metadata)`).pluck().get() as number,
+      badTimestamp,
       memories: byAgent.reduce((n, x) => n + x.count, 0),
       timeRange: mn !== null && mx !== null ? { min: mn, max: mx } : null,
     }
@@ -74,6 +85,7 @@ export function facts(ctx: SqliteCtx, vectors: SqliteVectors, evalCases: number)
     unknownRole: known(sum.byRole, ['user', 'assistant', 'system', 'tool']),
     unknownKind: known(sum.byKind, ['episodic', 'semantic', 'procedural', 'reflection']),
     unknownTier: known(sum.byTier, ['working', 'long_term', 'archived']),
+    badTimestamp: sum.badTimestamp,
   }
   // A full pass over the vectors table: cached separately so facets never wait for it.
   const models = vectors.vectorModels()

@@ -15,6 +15,7 @@ import os from 'node:os'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import { RecallscopeError } from '../../../shared/result'
+import { openRegularFile } from '../safeFiles'
 
 /** recallscope's data folder: $RECALLSCOPE_HOME, else ~/.recallscope (the app's rule). */
 function dataHome(): string {
@@ -36,7 +37,7 @@ export function needsSnapshot(abs: string): boolean {
   if (fs.existsSync(`${abs}-journal`)) return true
   let wal: boolean
   try {
-    const fd = fs.openSync(abs, 'r')
+    const fd = openRegularFile(abs, 'store')
     try {
       const b = Buffer.alloc(20)
       fs.readSync(fd, b, 0, 20, 0)

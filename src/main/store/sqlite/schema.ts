@@ -189,4 +189,16 @@ export const WORKSPACE_MIGRATIONS: string[] = [
   CREATE INDEX IF NOT EXISTS live_recalls_trace ON live_recalls (trace_id, decided);
   CREATE INDEX IF NOT EXISTS live_recalls_at ON live_recalls (at);
   `,
+  // v6 (named configs): recall configs saved under a name on the Recall screen (configs.* channels).
+  // config = the whole RecallConfig JSON; preset = what it was built over.
+  `
+  CREATE TABLE IF NOT EXISTS recall_configs (
+    name TEXT PRIMARY KEY,
+    preset TEXT,
+    config TEXT NOT NULL,
+    note TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  `,
 ]

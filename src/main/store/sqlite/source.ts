@@ -63,6 +63,29 @@ export interface SqliteOpenOptions extends ConnectOptions, VectorOptions {
   countCap?: number
 }
 
+/**
+ * The detected layout reads rows by rowid (paging, the FTS index, vector snapshots): a `memories`
+ * (or sessions / embeddings) VIEW has none, and every read would fail with "no such column". A
+ * typed UNKNOWN_LAYOUT at open, naming the table, instead of INTERNAL on the first read.
+ */
+function assertRowids(db: Database.Database, sql: SqlLayout, abs: string): void {
+  for (const [what, q] of [
+    ['memories', sql.memories],
+    ['sessions', sql.sessions],
+  ] as const) {
+    try {
+      db.prepare(`SELECT _rid FROM (${q}) LIMIT 0`)
+    } catch (e) {
+      if (!/rowid/i.test((e as Error).message)) throw e
+      throw new RecallscopeError(
+        'UNKNOWN_LAYOUT',
+        `${path.basename(abs)}: its ${what} has no rowid (a VIEW or a WITHOUT ROWID table), which recallscope reads rows by; open it with a column mapping instead`,
+        { table: what, reason: 'no rowid' },
+      )
+    }
+  }
+}
+
 export class SqliteSource implements MemorySource, VectorSnapshots, SqliteCtx {
   readonly path: string
   readonly workspacePath: string
@@ -130,6 +153,7 @@ export class SqliteSource implements MemorySource, VectorSnapshots, SqliteCtx {
         )
       }
       if (sql.defaultModel && opts.engramModel) sql.defaultModel = opts.engramModel
+      assertRowids(db, sql, abs)
     } catch (e) {
       // A damaged page can fail the layout probe with a generic message ("vtable constructor
       // failed"): say "malformed" when the integrity check agrees (issue 10, MEDIUM 5).
@@ -146,6 +170,7 @@ export class SqliteSource implements MemorySource, VectorSnapshots, SqliteCtx {
       throw new RecallscopeError('NOT_SQLITE', `Cannot read ${abs}: ${(e as Error).message}`)
     }
     let ws: Database.Database
+    const wsExisted = fs.existsSync(wsPath)
     try {
       ws = openWorkspaceDb(wsPath, opts.nativeBinding)
     } catch (e) {
@@ -153,7 +178,15 @@ export class SqliteSource implements MemorySource, VectorSnapshots, SqliteCtx {
       throw e
     }
     const source = new SqliteSource({ ...opts, path: abs, workspacePath: wsPath }, db, ws, sql)
-    source.attachWorkspace()
+    try {
+      source.attachWorkspace()
+    } catch (e) {
+      // a failed open leaves nothing behind: the workspace it just created goes with it
+      db.close()
+      ws.close()
+      if (!wsExisted) for (const suffix of ['', '-wal', '-shm', '-journal']) fs.rmSync(wsPath + suffix, { force: true })
+      throw e
+    }
     source.snapshotPath = readPath === abs ? null : readPath
     source.releaseOpen = [registerOpenDb(abs, 'agent DB'), registerOpenDb(wsPath, 'workspace DB')]
     return source

@@ -21,6 +21,7 @@ import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import { registerTemp } from '../../safety/tempFiles'
+import { openRegularFile } from '../safeFiles'
 
 const BATCH_BYTES = 4 << 20
 const SPILL = /^rows-(\d+)-[0-9a-f]+\.f32$/
@@ -51,7 +52,7 @@ export class RowFile {
 
   /** Serve rows [0, count) from `file` (count × dim float32 from byte `at`) until they are overwritten. */
   attachBase(file: string, at: number, count: number): void {
-    this.base = { fd: fs.openSync(file, 'r'), at, count }
+    this.base = { fd: openRegularFile(file, 'vector snapshot', { noFollow: true }), at, count }
     this.inSpill = new Uint8Array(count)
   }
 

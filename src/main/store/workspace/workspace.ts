@@ -9,6 +9,7 @@
 import Database from 'better-sqlite3'
 import type { CasesPage, EvalCaseRow, EvalRun, EvalRunSummary, SavedTuneReport, TuneReport, TuneReportSummary } from '../../../shared/eval'
 import { mappingSchema, type Mapping } from '../../../shared/mapping'
+import type { SavedConfig } from '../../../shared/savedConfigs'
 import { parseJsonSafe } from '../../safety/json'
 import { decodeVector, encodeVector } from '../decode'
 
@@ -19,6 +20,7 @@ import { WORKSPACE_MIGRATIONS } from '../sqlite/schema'
 import { caseFacets, deleteCases, getCase, listCases, loadCases, writeCases, type CaseFilter } from './cases'
 import { deleteRuns, getRun, listRuns, renameRun, saveRun, type NewRun } from './runs'
 import { deleteTuneReports, getTuneReport, listTuneReports, saveTuneReport } from './tuneReports'
+import { deleteConfigs, getConfig, listConfigs, saveConfig } from './savedConfigs'
 import { clearLiveRecalls, countLiveRecalls, liveRecallPage, putLiveRecalls, undecidedLiveRecalls, type LiveRecallRow } from './liveRecalls'
 
 export type { CaseFilter } from './cases'
@@ -99,6 +101,20 @@ export class Workspace {
   }
   deleteTuneReports(ids: string[]): number {
     return deleteTuneReports(this.db, ids)
+  }
+
+  // --- named recall configs -----------------------------------------------
+  saveConfig(entry: Parameters<typeof saveConfig>[1], now: number): SavedConfig {
+    return saveConfig(this.db, entry, now)
+  }
+  listConfigs(limit = 500): { configs: SavedConfig[]; unreadable: string[] } {
+    return listConfigs(this.db, limit)
+  }
+  getConfig(name: string): SavedConfig {
+    return getConfig(this.db, name)
+  }
+  deleteConfigs(names: readonly string[]): number {
+    return deleteConfigs(this.db, names)
   }
 
   // --- live OTLP recalls ---------------------------------------------------

@@ -17,6 +17,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { fieldsOf, readPickle } from '../qdrantLocal/pickle'
+import { openRegularFile } from '../../safeFiles'
 
 const HEADER_BYTES = 100
 const DELETE_MARK = 0x01
@@ -77,7 +78,7 @@ export function readHnswSegment(dir: string): HnswVectors {
     return none(`header.bin does not describe data_level0.bin (version ${version}, ${count} elements of ${perElement} bytes)`)
   const out = new Map<string, Float32Array>()
   let deleted = 0
-  const fd = fs.openSync(path.join(dir, 'data_level0.bin'), 'r')
+  const fd = openRegularFile(path.join(dir, 'data_level0.bin'), 'Chroma index file')
   try {
     // one element at a time: bounded memory whatever the index size
     const block = Buffer.alloc(perElement)

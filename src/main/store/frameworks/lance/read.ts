@@ -110,6 +110,46 @@ export function lanceTableNames(dir: string): string[] {
   }
 }
 
+/** Entries walked before a dataset is taken as too large to vet (the child is not started then). @default 200000 */
+const MAX_DATASET_ENTRIES = 200_000
+
+/**
+ * Refuse a dataset with anything but folders and regular files under its `<table>.lance` folders:
+ * the reader child blocks on a FIFO data file until its 5-minute timeout (a planted pipe wedges
+ * the open), and a device or socket is no dataset either. Links are followed (stat) and judged by
+ * what they point at. Throws BAD_INPUT naming the path, before any child is started.
+ */
+function assertRegularDataset(dir: string): void {
+  const stack = lanceTableNames(dir).map((n) => path.join(dir, `${n}.lance`))
+  let seen = 0
+  while (stack.length) {
+    const d = stack.pop() as string
+    let names: string[]
+    try {
+      names = fs.readdirSync(d)
+    } catch {
+      continue // unreadable: LanceDB reports it
+    }
+    for (const name of names) {
+      if (++seen > MAX_DATASET_ENTRIES)
+        throw new RecallscopeError('BAD_INPUT', `The LanceDB folder ${dir} has more than ${MAX_DATASET_ENTRIES} files: refused`, { path: dir })
+      const p = path.join(d, name)
+      let st: fs.Stats
+      try {
+        st = fs.statSync(p)
+      } catch {
+        continue // a dangling link: LanceDB reports it if it matters
+      }
+      if (st.isDirectory()) {
+        if (!fs.lstatSync(p).isSymbolicLink()) stack.push(p) // a linked folder is not walked (no cycles)
+      } else if (!st.isFile()) {
+        const kind = st.isFIFO() ? 'a FIFO (named pipe)' : st.isSocket() ? 'a socket' : 'a device'
+        throw new RecallscopeError('BAD_INPUT', `The LanceDB data file ${p} is ${kind}, not a regular file: refused`, { path: p, kind })
+      }
+    }
+  }
+}
+
 /**
  * Read tables of a LanceDB folder (synchronously, via a child process): `tables` by name, or
  * '*' for all. Returns them with their vectors' side file content and every table name found.
@@ -121,6 +161,7 @@ export function readLanceTables(dir: string, tables: string[] | '*'): { tables: 
   } catch (e) {
     throw new RecallscopeError('INTERNAL', `@lancedb/lancedb is not installed, so LanceDB folders cannot be read: ${(e as Error).message}`)
   }
+  assertRegularDataset(dir)
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'recallscope-lance-'))
   try {
     const vecFile = path.join(tmp, 'vectors.f32')

@@ -51,17 +51,20 @@ export function walkThreads(db: Database.Database): { stats: ThreadWalkStats; th
           if (t) yield t
           cur = { thread: String(r.thread_id), seen: new Map(), latest: null, latestId: '', ts: null }
         }
-        let cp: unknown
+        let msgs: DecodedMessage[] | null
+        let ts: number | null
         try {
-          cp = decodeTyped(r.type, r.checkpoint)
+          const cp = decodeTyped(r.type, r.checkpoint)
+          // Reading the messages walks the decoded value too (a content nested 100,000 deep overflows the
+          // stack in JSON.stringify): a checkpoint that cannot be read is skipped and counted, never fatal.
+          msgs = messagesOf(cp)
+          ts = msgs ? checkpointTs(cp) : null
           stats.serdes.add(r.type ?? 'json')
         } catch {
           stats.failed++
           continue
         }
-        const msgs = messagesOf(cp)
         if (!msgs) continue
-        const ts = checkpointTs(cp)
         msgs.forEach((m, i) => {
           const key = m.id ?? `#${i}`
           if (!cur!.seen.has(key)) cur!.seen.set(key, ts)

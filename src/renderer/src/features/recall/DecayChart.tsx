@@ -3,9 +3,12 @@
  * memories in scope: bars = how many memories are that old at `now`, line =
  * the recency feature 0.5 ^ (age / half-life). Moving the half-life redraws the
  * line only (the histogram is fetched when scope / now / age source change).
+ *
+ * Plain SVG in a fixed viewBox, scaled by the browser: a slider step redraws
+ * one polyline, with no chart library measuring paths or animating
+ * (docs/internals/performance.md, "Recall sliders").
  */
-import { useMemo } from 'react'
-import { Bar, ComposedChart, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts'
+import { memo, useMemo } from 'react'
 import type { RecallConfig } from '../../../../shared/types'
 import { recencyOf } from '../../../../shared/scoring'
 import { call } from '../../lib/api'
@@ -25,7 +28,12 @@ export function decayPoints(
   })
 }
 
-export function DecayChart({
+/** The chart's drawing box (SVG user units; the element scales it to the panel's width, keeping its shape). */
+const W = 300
+const H = 120
+const PAD = { left: 26, right: 4, top: 4, bottom: 16 }
+
+export const DecayChart = memo(function DecayChart({
   scope,
   now,
   from,
@@ -39,6 +47,14 @@ export function DecayChart({
   const key = JSON.stringify({ scope, now: Math.round(now / 60_000), from })
   const ages = useAsync(() => call('recall.ages', { scope, now, from, bins: 30 }), [key])
   const data = useMemo(() => (ages.data ? decayPoints(ages.data.bins, halfLifeHours) : []), [ages.data, halfLifeHours])
+  const bins = ages.data?.bins
+  // The histogram depends on the ages only: the half-life slider leaves these elements alone.
+  const bars = useMemo(() => (bins ? histogramBars(bins) : null), [bins])
+  const line = useMemo(() => {
+    if (!bins?.length) return ''
+    const x = xScale(bins)
+    return data.map((p) => `${x(p.day * DAY).toFixed(1)},${(PAD.top + (1 - p.recency) * (H - PAD.top - PAD.bottom)).toFixed(1)}`).join(' ')
+  }, [bins, data])
   return (
     <div className="decay" aria-label="Decay curve over memory ages">
       <div className="small muted">
@@ -48,22 +64,70 @@ export function DecayChart({
             ? ages.error.message
             : 'loading ages…'}
       </div>
-      <div style={{ width: '100%', height: 120 }}>
-        <ResponsiveContainer>
-          <ComposedChart data={data} margin={{ top: 4, right: 4, bottom: 0, left: -18 }}>
-            <XAxis dataKey="day" type="number" domain={['dataMin', 'dataMax']} tickFormatter={(d: number) => `${Math.round(d)}d`} fontSize={10} />
-            <YAxis yAxisId="n" fontSize={10} allowDecimals={false} />
-            <YAxis yAxisId="r" orientation="right" domain={[0, 1]} hide />
-            <Tooltip
-              formatter={(v, name) => (name === 'recency' ? Number(v).toFixed(3) : v)}
-              labelFormatter={(d) => `${Number(d).toFixed(1)} days old`}
-              contentStyle={{ fontSize: 11 }}
-            />
-            <Bar yAxisId="n" dataKey="count" name="memories" fill="var(--border)" isAnimationActive={false} />
-            <Line yAxisId="r" dataKey="recency" name="recency" stroke="var(--f-rec)" dot={false} strokeWidth={2} isAnimationActive={false} />
-          </ComposedChart>
-        </ResponsiveContainer>
-      </div>
+      <svg className="decay-chart" viewBox={`0 0 ${W} ${H}`} width="100%" role="img" aria-label="memories by age, and the recency curve">
+        {bars && (
+          <>
+            <g className="decay-bars">
+              {bars.rects.map((r, i) => (
+                <rect key={i} x={r.x} y={r.y} width={r.w} height={r.h}>
+                  <title>{r.title}</title>
+                </rect>
+              ))}
+            </g>
+            <g className="decay-axis">
+              <line x1={PAD.left} x2={W - PAD.right} y1={H - PAD.bottom} y2={H - PAD.bottom} />
+              {bars.ticks.map((t) => (
+                <text key={t.x} x={t.x} y={H - 4} textAnchor={t.anchor}>
+                  {t.label}
+                </text>
+              ))}
+              <text x={PAD.left - 3} y={PAD.top + 8} textAnchor="end">
+                {bars.max}
+              </text>
+              <text x={PAD.left - 3} y={H - PAD.bottom} textAnchor="end">
+                0
+              </text>
+            </g>
+          </>
+        )}
+        {line && <polyline className="decay-line" points={line} fill="none" vectorEffect="non-scaling-stroke" />}
+      </svg>
     </div>
   )
+})
+
+type Bin = { startMs: number; endMs: number; count: number }
+
+/** Age (ms) → x in the drawing box, over the bins' whole span. */
+function xScale(bins: readonly Bin[]): (ms: number) => number {
+  const lo = bins[0].startMs
+  const hi = bins[bins.length - 1].endMs
+  const span = hi > lo ? hi - lo : 1
+  return (ms) => PAD.left + ((ms - lo) / span) * (W - PAD.left - PAD.right)
+}
+
+/** One rectangle per bin (height ∝ count), five day ticks and the largest count. */
+function histogramBars(bins: readonly Bin[]) {
+  const x = xScale(bins)
+  const max = Math.max(1, ...bins.map((b) => b.count))
+  const plot = H - PAD.top - PAD.bottom
+  const rects = bins.map((b) => {
+    const h = (b.count / max) * plot
+    return {
+      x: x(b.startMs),
+      y: H - PAD.bottom - h,
+      w: Math.max(0.5, x(b.endMs) - x(b.startMs) - 0.5),
+      h,
+      title: `${b.count.toLocaleString('en-US')} memories ${(b.startMs / DAY).toFixed(1)}–${(b.endMs / DAY).toFixed(1)} days old`,
+    }
+  })
+  const lo = bins[0].startMs
+  const hi = bins[bins.length - 1].endMs
+  const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => {
+    const ms = lo + f * (hi - lo)
+    // The end labels hang inward: centred, they would be cut by the box's edges.
+    const anchor: 'start' | 'end' | 'middle' = f === 0 ? 'start' : f === 1 ? 'end' : 'middle'
+    return { x: x(ms), label: `${Math.round(ms / DAY)}d`, anchor }
+  })
+  return { rects, ticks, max }
 }

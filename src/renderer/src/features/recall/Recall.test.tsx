@@ -205,6 +205,62 @@ describe('ConfigPanel sliders', () => {
     render(<ConfigPanel config={fg} onChange={() => undefined} ages={{ scope: fg.scope, now: 0 }} />)
     expect(await screen.findByText(/6 memories in scope; half-life 7\.0 d/)).toBeInTheDocument()
   })
+
+  it('draws the histogram and the curve as plain SVG: one bar per bin, the curve at 0.5^(age / half-life)', async () => {
+    render(<ConfigPanel config={fg} onChange={() => undefined} ages={{ scope: fg.scope, now: 0 }} />)
+    await screen.findByText(/6 memories in scope/)
+    const svg = document.querySelector('svg.decay-chart')!
+    const bars = svg.querySelectorAll('.decay-bars rect')
+    expect(bars).toHaveLength(2)
+    // Heights ∝ counts 4 and 2.
+    expect(Number(bars[1].getAttribute('height')) / Number(bars[0].getAttribute('height'))).toBeCloseTo(0.5, 6)
+    const pts = svg
+      .querySelector('polyline')!
+      .getAttribute('points')!
+      .split(' ')
+      .map((p) => p.split(',').map(Number))
+    expect(pts).toHaveLength(2)
+    // Bin middles 0.5 d and 1.5 d at a 7-day half-life; the plot spans y 4…104 (recency 1 at the top).
+    const y = (days: number) => 4 + (1 - 0.5 ** (days / 7)) * 100
+    expect(pts[0][1]).toBeCloseTo(y(0.5), 1)
+    expect(pts[1][1]).toBeCloseTo(y(1.5), 1)
+    // No chart library: nothing animates, nothing measures a path.
+    expect(document.querySelector('.recharts-wrapper')).toBeNull()
+  })
+})
+
+describe('a long candidate list (virtualised)', () => {
+  // 400 candidates, similarity falling with i.
+  const many = Array.from({ length: 400 }, (_, i) => cand(`m${i}`, 0.99 - i / 1000, i % 30, 0.1, i + 1))
+  const manyUnits = Object.fromEntries(many.map((c) => [c.id, unit(c.id)]))
+
+  it('puts only a window of rows in the DOM, sized for all of them, and keeps the keyboard working past it', () => {
+    const config = { ...fg, candidatePool: 1000, topK: 5, floor: 0.5 }
+    const r = rerank(many, config, 'dense')
+    const rows = toRows(r.results, r.dropped)
+    const onSelect = vi.fn()
+    // jsdom lays nothing out: give the list's scroll box the 600 px a screen would.
+    vi.spyOn(HTMLElement.prototype, 'clientHeight', 'get').mockImplementation(function (this: HTMLElement) {
+      return this.classList.contains('results-scroll') ? 600 : 0
+    })
+    render(
+      <ResultsList rows={rows} units={manyUnits} config={config} changes={new Map()} selectedId={rows[0].id} onSelect={onSelect} onOpen={() => undefined} />,
+    )
+    const list = screen.getByRole('list', { name: 'Recall results' })
+    const items = list.querySelectorAll(':scope > li')
+    expect(rows.length).toBe(400)
+    expect(items.length).toBeGreaterThan(0)
+    // 600 px show ~10 rows; the virtualiser adds 8 either side.
+    expect(items.length).toBeLessThan(30)
+    expect(items[0]).toHaveAttribute('aria-setsize', '400')
+    // The list is as tall as every row (62 px) plus every cut line (23 px) drawn above its row.
+    const cuts = cutLines(rows, config).length
+    expect(cuts).toBeGreaterThan(0)
+    expect(parseFloat(list.style.height)).toBe(400 * 62 + cuts * 23)
+    fireEvent.keyDown(list, { key: 'ArrowDown' })
+    expect(onSelect).toHaveBeenLastCalledWith(rows[1].id)
+    vi.restoreAllMocks()
+  })
 })
 
 describe('decay chart data', () => {

@@ -19,6 +19,8 @@ import type { EmbedStatus } from '../../../../shared/contract'
 import { ContextPreview } from './ContextPreview'
 import { ResultsList, toRows, GATE_TEXT, FEATURE_COLORS } from './ResultsList'
 import { useRecall, type RecallRequest } from './useRecall'
+import { rankChanges, useBaselineRanks, type Baseline } from './baseline'
+import { SavedConfigs } from './SavedConfigs'
 import { presetOptions, type PresetOption } from './presetOptions'
 import { RequestPanel, type RequestEditing } from './RequestPanel'
 import { CaseFromRecallButton } from '../eval/CaseFromRecall'
@@ -29,6 +31,7 @@ import { candidatesExport } from './candidatesExport'
 import { SidePane } from '../../components/SidePane'
 import { configFromParams, decodeRequest, diffConfig, encodeRecall } from './recallRoute'
 import { ContextWindow } from '../context/ContextWindow'
+import { useFrameCoalesced } from '../../lib/useFrameCoalesced'
 import './recall.css'
 
 /** The config as overrides over its preset (compact in a URL), or whole when the preset is unknown. */
@@ -36,6 +39,9 @@ function diffOverPreset(options: PresetOption[], preset: string, config: RecallC
   const base = options.find((o) => o.value === preset)?.config
   return base ? (diffConfig(base, config) ?? {}) : config
 }
+
+/** The URL follows the request this long after the last edit. */
+const URL_WRITE_MS = 250
 
 /** Keep the user's scope picks when switching presets. */
 function withScope(config: RecallConfig, scope: RecallConfig['scope']): RecallConfig {
@@ -114,8 +120,12 @@ export function RecallView() {
   const presetBase = options.find((o) => o.value === req.preset)?.config
   const autoLexical = !!noVectors && !!config && config.mode === 'lexical' && presetBase?.mode !== 'lexical'
   const routeParams = config ? JSON.stringify({ ...encodeRecall(req, config, presetBase, !autoNow), lexical: autoLexical ? 'auto' : undefined }) : null
+  // Written once the edits pause (URL_WRITE_MS): history.replaceState and the route update it sets off cost
+  // more than a local re-rank, and a slider drag would pay them every frame (docs/internals/performance.md).
   useEffect(() => {
-    if (routeParams) setParams(JSON.parse(routeParams) as Record<string, string | undefined>, 'replace')
+    if (!routeParams) return
+    const t = setTimeout(() => setParams(JSON.parse(routeParams) as Record<string, string | undefined>, 'replace'), URL_WRITE_MS)
+    return () => clearTimeout(t)
   }, [routeParams, setParams])
 
   const choosePreset = (value: string) => {
@@ -220,8 +230,17 @@ function Playground({
   changeNote,
 }: PlaygroundProps) {
   const r = useRecall(req, config, { auto: live })
+  // A dragged slider fires faster than the screen refreshes: one re-rank and render per frame, the last value.
+  const setConfigPerFrame = useFrameCoalesced(setConfig)
   const trace = r.trace
   const view = r.view
+  // "Pin baseline": the markers compare with a pinned config instead of the previous change.
+  const [baseline, setBaseline] = useState<Baseline | null>(null)
+  const pinned = useBaselineRanks(req, trace, baseline)
+  const changes = useMemo(
+    () => (!baseline ? r.changes : pinned.ranks && view ? rankChanges(pinned.ranks, new Map(view.results.map((x) => [x.id, x.rank]))) : new Map()),
+    [baseline, r.changes, pinned.ranks, view],
+  )
   const rows = useMemo(() => (view ? toRows(view.results, view.dropped) : []), [view])
   // Compare's "my current Recall settings" starts from what is on this screen.
   useEffect(
@@ -324,7 +343,18 @@ function Playground({
             This preset needs {missing.join(' and ')} in the scope (its seed recalls within one {missing.includes('sessionId') ? 'session' : 'agent + user'}).
           </div>
         )}
-        <ConfigPanel config={config} onChange={setConfig} ages={{ scope: config.scope, now }} />
+        <SavedConfigs
+          preset={req.preset}
+          config={config}
+          baseline={baseline}
+          onPin={setBaseline}
+          onLoad={(c) => {
+            if (c.preset && options.some((o) => o.value === c.preset)) setReq((x) => ({ ...x, preset: c.preset! }))
+            setConfig(c.config)
+          }}
+        />
+        {pinned.error && <div className="error small">Baseline: {pinned.error}</div>}
+        <ConfigPanel config={config} onChange={setConfigPerFrame} ages={{ scope: config.scope, now }} />
       </aside>
 
       <section className={`recall-center${tab === 'window' ? ' cw-shown' : ''}`} aria-label="Ranking">
@@ -446,7 +476,7 @@ function Playground({
             rows={rows}
             units={trace.units}
             config={config}
-            changes={r.changes}
+            changes={changes}
             selectedId={selected}
             onSelect={setSelected}
             onOpen={(id) => (trace.unit === 'session' ? undefined : navigate('browse', { memoryId: id }))}

@@ -2,10 +2,12 @@
  * Ranked candidates: a stacked bar of weighted contributions per memory, the
  * composite, cut lines where floor / topK / budget fall, dropped candidates
  * greyed with the gate that dropped them, rank-change arrows and new/dropped
- * badges since the previous change. Keyboard: ↑/↓ move, Enter opens.
+ * badges since the previous change. Keyboard: ↑/↓ move, Enter opens. Every
+ * candidate is listed; a long list is virtualised.
  */
 import { withSubject } from '../../../../shared/subject'
 import { memo, useMemo, useRef, type KeyboardEvent } from 'react'
+import { useVirtualizer } from '@tanstack/react-virtual'
 import type { Features, GateName, RecallConfig, TraceDropped, TraceResult, UnitInfo } from '../../../../shared/types'
 import type { RankChange } from './useRecall'
 
@@ -112,25 +114,60 @@ export interface ResultsListProps {
   selectedId: string | null
   onSelect: (id: string) => void
   onOpen: (id: string) => void
-  /** show at most this many rows (the rest summarised) */
-  limit?: number
 }
 
-export function ResultsList({ rows, units, config, changes, selectedId, onSelect, onOpen, limit = 150 }: ResultsListProps) {
-  const lines = useMemo(() => cutLines(rows, config), [rows, config])
-  const scale = useMemo(() => Math.max(1e-9, ...rows.slice(0, limit).map((r) => r.score)), [rows, limit])
-  const listRef = useRef<HTMLOListElement>(null)
-  const shown = rows.slice(0, limit)
-  const outIds = [...changes].filter(([, c]) => c.after === null).map(([id]) => id)
+/**
+ * Longer lists are virtualised: only the rows in view (plus a margin) are in the DOM, so a slider step at
+ * 1,000 candidates re-renders a screenful, not a thousand rows (docs/internals/performance.md). Shorter ones
+ * are rendered whole (nothing to gain, and every row stays findable by the browser's find-in-page).
+ */
+const VIRTUAL_ABOVE = 60
+/**
+ * A row's height is known without measuring it (recall.css fixes both): `.result` 62 px, each cut line above
+ * it 23 px. Measuring rows (reading their layout) on every slider step forced a layout per row.
+ */
+const ROW_PX = 62
+const CUT_PX = 23
 
+export function ResultsList({ rows, units, config, changes, selectedId, onSelect, onOpen }: ResultsListProps) {
+  const lines = useMemo(() => cutLines(rows, config), [rows, config])
+  const linesAt = useMemo(() => {
+    const m = new Map<number, CutLine[]>()
+    for (const l of lines) m.set(l.before, [...(m.get(l.before) ?? []), l])
+    return m
+  }, [lines])
+  const scale = useMemo(() => rows.reduce((m, r) => Math.max(m, r.score), 1e-9), [rows])
+  const listRef = useRef<HTMLOListElement>(null)
+  const outIds = [...changes].filter(([, c]) => c.after === null).map(([id]) => id)
+  const virtual = rows.length > VIRTUAL_ABOVE
+  // A long list scrolls in its own box under the summary: the virtualiser then needs no offset of the list
+  // inside the page (which it would have to measure, forcing a layout, whenever a notice above changed).
+  const scrollRef = useRef<HTMLDivElement>(null)
+  // eslint-disable-next-line react-hooks/incompatible-library -- not compiled; nothing memoises the virtualizer's results
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    enabled: virtual,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: (i) => ROW_PX + CUT_PX * (linesAt.get(i)?.length ?? 0),
+    getItemKey: (i) => rows[i].id,
+    overscan: 8,
+  })
+  const shown = virtual ? virtualizer.getVirtualItems().map((v) => ({ i: v.index, start: v.start })) : rows.map((_, i) => ({ i, start: 0 }))
+
+  const focusRow = (id: string) => listRef.current?.querySelector<HTMLElement>(`[data-id="${CSS.escape(id)}"]`)?.focus()
   const onKey = (e: KeyboardEvent) => {
-    const i = shown.findIndex((r) => r.id === selectedId)
+    const i = rows.findIndex((r) => r.id === selectedId)
     if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
       e.preventDefault()
-      const next = shown[Math.min(shown.length - 1, Math.max(0, i + (e.key === 'ArrowDown' ? 1 : -1)))]
+      const ni = Math.min(rows.length - 1, Math.max(0, i + (e.key === 'ArrowDown' ? 1 : -1)))
+      const next = rows[ni]
       if (next) {
         onSelect(next.id)
-        listRef.current?.querySelector<HTMLElement>(`[data-id="${CSS.escape(next.id)}"]`)?.focus()
+        if (virtual) {
+          // The row may not be in the DOM yet: bring it into view, then focus it once drawn.
+          virtualizer.scrollToIndex(ni, { align: 'auto' })
+          requestAnimationFrame(() => focusRow(next.id))
+        } else focusRow(next.id)
       }
     } else if (e.key === 'Enter' && selectedId) {
       e.preventDefault()
@@ -138,14 +175,27 @@ export function ResultsList({ rows, units, config, changes, selectedId, onSelect
     }
   }
 
-  return (
-    <ol className="results" ref={listRef} aria-label="Recall results" onKeyDown={onKey}>
-      {shown.map((r, i) => {
+  const list = (
+    <ol
+      className={`results${virtual ? ' virtual' : ''}`}
+      ref={listRef}
+      aria-label="Recall results"
+      onKeyDown={onKey}
+      style={virtual ? { height: virtualizer.getTotalSize() } : undefined}
+    >
+      {shown.map(({ i, start }) => {
+        const r = rows[i]
         const u = units[r.id]
-        const line = lines.filter((l) => l.before === i)
         return (
-          <li key={r.id} className="result-wrap">
-            {line.map((l) => (
+          <li
+            key={r.id}
+            className="result-wrap"
+            data-index={i}
+            aria-setsize={rows.length}
+            aria-posinset={i + 1}
+            style={virtual ? { transform: `translateY(${start}px)` } : undefined}
+          >
+            {(linesAt.get(i) ?? []).map((l) => (
               <div key={l.gate} className={`cut cut-${l.gate}`} role="separator" aria-label={`cut: ${l.label}`}>
                 <span>{l.label}</span>
               </div>
@@ -183,16 +233,22 @@ export function ResultsList({ rows, units, config, changes, selectedId, onSelect
           </li>
         )
       })}
-      {rows.length > limit && (
-        <li className="muted small" style={{ padding: 8 }}>
-          … {rows.length - limit} more candidates (lower scores)
-        </li>
+    </ol>
+  )
+  return (
+    <>
+      {virtual ? (
+        <div className="results-scroll" ref={scrollRef}>
+          {list}
+        </div>
+      ) : (
+        list
       )}
       {outIds.length > 0 && !outIds.every((id) => rows.some((r) => r.id === id)) && (
-        <li className="muted small" style={{ padding: 8 }}>
+        <p className="muted small" style={{ padding: 8 }}>
           {outIds.filter((id) => !rows.some((r) => r.id === id)).length} previously injected memories are no longer candidates.
-        </li>
+        </p>
       )}
-    </ol>
+    </>
   )
 }

@@ -12,6 +12,9 @@ import type { Cue, RecallConfig, RecallTrace, TraceDropped, TraceResult } from '
 import { canRerankLocally, rerank } from '../../../../shared/scoring'
 import { renderResults } from '../../../../shared/render'
 import { call } from '../../lib/api'
+import { rankChanges, type RankChange } from './baseline'
+
+export type { RankChange } from './baseline'
 
 export interface RecallRequest {
   query: string
@@ -36,13 +39,6 @@ export interface RecallView {
   rerankMs: number
   /** the mode this view was ranked in (a local re-rank can switch it; the trace keeps the mode it was run in) */
   mode: RecallTrace['mode']
-}
-
-export interface RankChange {
-  /** previous injected rank (null = was not injected) */
-  before: number | null
-  /** current injected rank (null = not injected now) */
-  after: number | null
 }
 
 export interface UseRecall {
@@ -177,9 +173,7 @@ export function useRecall(req: RecallRequest, config: RecallConfig, opts: { auto
     const before = ranked.ranks
     let changes = ranked.changes
     if (before) {
-      const ch = new Map<string, RankChange>()
-      for (const [id, rank] of now) ch.set(id, { before: before.get(id) ?? null, after: rank })
-      for (const [id, rank] of before) if (!now.has(id)) ch.set(id, { before: rank, after: null })
+      const ch = rankChanges(before, now)
       // Keep the arrows of the last real change when nothing moved (e.g. a re-render).
       if ([...ch.values()].some((c) => c.before !== c.after)) changes = ch
     }

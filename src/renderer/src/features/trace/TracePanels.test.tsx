@@ -169,6 +169,8 @@ function why(over: Partial<WhyNot> = {}): WhyNot {
     injected: [],
     knobs,
     best: knobs[1].change,
+    pair: null,
+    verdict: 'm-q is not injected because ranked #7 by score (0.500); topK 5; recency weight 0.25 → 0.31 injects it at rank 5.',
     notes: [],
     mode: 'dense',
     memory: {

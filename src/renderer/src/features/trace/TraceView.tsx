@@ -22,7 +22,7 @@ import { CounterfactualPanel } from './EvidencePanel'
 import { EventLog, PresetTag, type LogFilters } from './EventLog'
 import { ReplayDiff } from './ReplayDiff'
 import { WhyPicker, WhyResult, type WhyCandidate } from './WhyPanel'
-import { oneLine } from './traceFormat'
+import { activeGates, oneLine } from './traceFormat'
 import { DecisionView, OriginLine, ReturnedTable, UnmatchedTable } from './EventParts'
 import { SidePane } from '../../components/SidePane'
 import './trace.css'
@@ -245,6 +245,9 @@ function EventPane({
   if (!d || d.event.id !== eventId) return <div className="muted">Loading {eventId}…</div>
   const e = d.event
   const replayById = new Map((logged.data?.rows ?? []).map((r) => [r.id, r]))
+  // A 0-injected event: the gate that emptied it, from its replay at its own time.
+  const emptyWhy = d.injected.length === 0 ? (logged.data?.trace.empty ?? null) : null
+  const emptiedBy = emptyWhy?.gate ?? null
   const apply = () => {
     if (!patchText.trim()) {
       setApplied(undefined)
@@ -321,13 +324,26 @@ function EventPane({
           <h3>
             {e.origin && e.origin.kind !== 'recall_events' ? 'Returned' : 'Injected'} ({d.injected.length})
           </h3>
-          <span className="muted small">
-            {d.config.mode} · topK {d.config.topK} · floor {d.config.floor ?? 'off'} · pool {d.config.candidatePool}
-            {d.config.tokenBudget !== null ? ` · budget ${d.config.tokenBudget}` : ''}
+          <span className="tr-gates small" aria-label="Active gates" data-testid="gate-chips">
+            <span className="muted">
+              {d.config.mode} · pool {d.config.candidatePool}
+            </span>
+            {activeGates(d.config).map((g) => (
+              <span
+                key={g.gate}
+                className={`badge${emptiedBy === g.gate ? ' warn' : ''}`}
+                title={emptiedBy === g.gate ? 'this gate emptied the recall' : undefined}
+              >
+                {g.text}
+                {emptiedBy === g.gate ? ' — emptied it' : ''}
+              </span>
+            ))}
           </span>
         </header>
         {d.injected.length === 0 ? (
-          <div className="notice">Nothing was injected{e.preset === 'neo' ? ' (seed 004: no turn beyond the live transcript scored)' : ''}.</div>
+          <div className="notice" data-testid="emptied-by">
+            Nothing was injected{e.preset === 'neo' ? ' (seed 004: no turn beyond the live transcript scored)' : ''}.{emptyWhy ? ` ${emptyWhy.message}` : ''}
+          </div>
         ) : (
           <ReturnedTable detail={d} replayRank={(id) => replayById.get(id)?.replayed?.rank ?? null} whyId={whyId} onWhy={onWhy} onOpenMemory={onOpenMemory} />
         )}

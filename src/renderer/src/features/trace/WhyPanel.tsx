@@ -100,6 +100,19 @@ function tryChangeParams(why: WhyNot, preset: string | null): Record<string, str
   }
 }
 
+/** Navigation params that open Recall with the why-not's verified pair of changes applied. */
+function tryPairParams(why: WhyNot): Record<string, string> | null {
+  if (!why.pair) return null
+  const [a, b] = why.pair.changes
+  return {
+    query: why.query,
+    now: String(why.now),
+    config: JSON.stringify(configWithKnob(configWithKnob(why.config, a.knob, a.to), b.knob, b.to)),
+    highlight: why.memoryId,
+    change: why.pair.changes.map((ch) => `${KNOB_LABEL[ch.knob]} ${knobValue(ch.from)} → ${knobValue(ch.to)}`).join(' and '),
+  }
+}
+
 export function WhyResult({
   why,
   onOpenMemory,
@@ -118,6 +131,12 @@ export function WhyResult({
   const total = s ? FEATURE_KEYS.reduce((a, k) => a + Math.max(0, s.contributions[k]), 0) : 0
   return (
     <div className="tr-section" aria-label="Why-not result">
+      {/* The verdict first: one line, the gate and the fix, before any detail. */}
+      {why.verdict && (
+        <p className={`tr-verdict${why.status === 'injected' ? ' ok' : ''}`} role="status" data-testid="why-verdict">
+          {why.verdict}
+        </p>
+      )}
       <div className="tr-status">
         <span className={`tr-ws tr-ws-${why.status}`} data-testid="why-status">
           {WHY_LABEL[why.status]}
@@ -185,6 +204,36 @@ export function WhyResult({
             <span>
               <button className="btn small primary" onClick={() => onTryChange(tryChangeParams(why, preset)!)}>
                 Try this change
+              </button>
+            </span>
+          )}
+        </div>
+      )}
+
+      {!why.best && why.pair && (
+        <div className="tr-best" data-testid="why-pair">
+          <span className="small muted">
+            No single knob change injects it. Two changes together
+            {why.pair.verified?.engine ? ' — verified by re-running the recall' : ' — not confirmed by the re-run'}
+          </span>
+          <span className="big">{why.pair.changes.map((ch) => `${KNOB_LABEL[ch.knob]} ${knobValue(ch.from)} → ${knobValue(ch.to)}`).join('  +  ')}</span>
+          <span className="small">
+            injects it at rank {why.pair.verified?.rank ?? why.pair.rank};{' '}
+            {(why.pair.verified?.pushedOut ?? why.pair.changes[0].pushedOut).length ? (
+              <>
+                pushes out <b className="mono">{(why.pair.verified?.pushedOut ?? why.pair.changes[0].pushedOut).join(', ')}</b>
+              </>
+            ) : (
+              'pushes nothing out'
+            )}
+          </span>
+          <span className="small">
+            <code>{why.pair.changes.map((ch) => setFlag(ch.knob, ch.to)).join(' ')}</code>
+          </span>
+          {onTryChange && why.config.unit === 'memory' && why.pair.verified?.engine && (
+            <span>
+              <button className="btn small primary" onClick={() => onTryChange(tryPairParams(why)!)}>
+                Try these changes
               </button>
             </span>
           )}

@@ -1,6 +1,6 @@
 /** Labels and small helpers shared by the trace panels. */
 import type { CauseCode, KnobName, ReplayStatus, WhyStatus } from '../../../../shared/trace'
-import type { Features } from '../../../../shared/types'
+import type { Features, RecallConfig } from '../../../../shared/types'
 
 export const STATUS_LABEL: Record<ReplayStatus, string> = {
   same: 'same',
@@ -83,4 +83,26 @@ export function setFlag(knob: KnobName, to: number): string {
 export function oneLine(s: string, n: number): string {
   const t = s.replace(/\s+/g, ' ').trim()
   return t.length > n ? `${t.slice(0, n - 1)}…` : t
+}
+
+/** One gate of a config as a chip: its name and setting (only gates that can drop something). */
+export interface GateChip {
+  gate: 'minSimilarity' | 'floor' | 'topK' | 'budget' | 'dedupe'
+  text: string
+}
+
+/**
+ * Every gate the config has on, in the engine's order (minSimilarity, then floor / topK as
+ * `gateOrder` says, then the token budget, then dedupe against the live transcript).
+ */
+export function activeGates(c: RecallConfig): GateChip[] {
+  const out: GateChip[] = []
+  if (c.minSimilarity !== null) out.push({ gate: 'minSimilarity', text: `minSimilarity ${c.minSimilarity}` })
+  const floor: GateChip | null = c.floor !== null ? { gate: 'floor', text: `floor ${c.floor}` } : null
+  const topK: GateChip = { gate: 'topK', text: `topK ${c.topK}` }
+  if (c.gateOrder === 'topk-then-floor') out.push(topK, ...(floor ? [floor] : []))
+  else out.push(...(floor ? [floor] : []), topK)
+  if (c.tokenBudget !== null) out.push({ gate: 'budget', text: `budget ${c.tokenBudget} tok` })
+  if (c.scope.excludeIds?.length) out.push({ gate: 'dedupe', text: `dedupe ${c.scope.excludeIds.length} ids` })
+  return out
 }

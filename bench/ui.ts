@@ -1,0 +1,278 @@
+/**
+ * The Recall screen's sliders in a real browser (docs/internals/performance.md, "Recall sliders"): browser
+ * mode (`recallscope serve`) on a generated demo store, a recall with ≥ 1,000 candidates, and Debian's
+ * Chromium (playwright-core) dragging the Recency weight slider through 21 steps. For each step:
+ *  - main-thread work: the renderer main thread's tasks from the step's input to the next step, summed from
+ *    a Chromium trace (the goal: ≤ 16 ms, one frame);
+ *  - input to painted: from the input event to the end of the frame that shows it (measured in the page);
+ *  - the engine's re-rank time the page itself reports ("re-ranked locally in … ms");
+ * and long tasks (> 50 ms) seen by a PerformanceObserver over the whole drag.
+ * Builds the app first when `out/` is missing or older than `src/`. In smoke mode it drags 3 steps over 100
+ * candidates, and without a build (or a Chromium) says so and stops: a build is a minute, smoke is seconds.
+ */
+import { spawn, spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { chromium, type Page } from 'playwright-core'
+import { SMOKE, scaled } from './scale'
+import { demoDb, fmtMs, loadLine, median } from './util'
+
+const ROOT = path.resolve(__dirname, '..')
+const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p) => fs.existsSync(p))
+const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run']
+const GOAL_MS = 16
+
+export async function runUiBench(): Promise<void> {
+  console.log(loadLine())
+  if (!CHROMIUM) return void console.log('no Chromium found (/usr/bin/chromium): skipped')
+  if (!ensureBuilt()) return void console.log('smoke mode without a build (out/ missing or stale): browser part skipped; `npm run build` to include it')
+  const pool = scaled(1000, 100)
+  const steps = scaled(21, 3)
+  const db = demoDb(scaled(3000, 300))
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'recallscope-bench-ui-'))
+  const srv = await serve(db, home)
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'recallscope-bench-ui-profile-'))
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+    viewport: { width: 1440, height: 900 },
+  })
+  try {
+    const page = context.pages()[0] ?? (await context.newPage())
+    await page.goto(srv.url)
+    const base = srv.url.replace(/#.*$/, '')
+    const config = JSON.stringify({ mode: 'hybrid', candidatePool: pool, topK: 10 })
+    await page.goto(`${base}#/recall?query=${encodeURIComponent('deploy the tier migration plan')}&preset=fieldguide&config=${encodeURIComponent(config)}`)
+    await page.locator('.result').first().waitFor({ timeout: 120_000 })
+    await page
+      .getByTestId('rerank-status')
+      .filter({ hasText: /query \d+ ms/ })
+      .waitFor({ timeout: 120_000 })
+    const candidates = Number(await page.locator('.results > li').first().getAttribute('aria-setsize'))
+    const inDom = await page.locator('.results > li').count()
+    console.log(`${candidates.toLocaleString('en-US')} candidates (pool ${pool}, hybrid), ${inDom} rows in the DOM (virtualised)`)
+
+    const r = await dragSlider(page, 'Recency', steps)
+    const work = r.map((s) => s.mainMs)
+    const paint = r.map((s) => s.paintMs)
+    const stat = (xs: number[]) => `p50 ${fmtMs(median(xs))} · p95 ${fmtMs(pct(xs, 0.95))} · max ${fmtMs(Math.max(...xs))}`
+    console.log(`slider drag, ${steps} steps:`)
+    console.log(`  main-thread work per step   ${stat(work)}   goal ≤ ${GOAL_MS} ms (p95) ${pct(work, 0.95) <= GOAL_MS ? 'met' : 'MISSED'}`)
+    console.log(`  input → painted per step    ${stat(paint)}`)
+    const rerank = r.map((s) => s.rerankMs).filter((x): x is number => x !== null)
+    console.log(`  engine re-rank (page-reported, ${rerank.length} updates)  ${rerank.length ? stat(rerank) : 'not shown'}`)
+    const long = await page.evaluate<number[]>('window.__longTasks')
+    console.log(`  long tasks (> 50 ms) during the drag: ${long.length}${long.length ? ` (${long.map((x) => x.toFixed(0)).join(', ')} ms)` : ''}`)
+    console.log(`  per step (main ms / painted ms): ${r.map((s) => `${s.mainMs.toFixed(1)}/${s.paintMs.toFixed(1)}`).join('  ')}`)
+  } finally {
+    await context.close()
+    await srv.stop()
+    fs.rmSync(profile, { recursive: true, force: true })
+    fs.rmSync(home, { recursive: true, force: true })
+  }
+}
+
+/** True when out/ holds a renderer built after the last change under src/ (building it when not, except in smoke mode). */
+function ensureBuilt(): boolean {
+  const index = path.join(ROOT, 'out/renderer/index.html')
+  const fresh = () => fs.existsSync(index) && fs.statSync(index).mtimeMs >= newestMtime(path.join(ROOT, 'src'))
+  if (fresh()) return true
+  if (SMOKE) return false
+  console.log('building the app (out/ is missing or older than src/)…')
+  const b = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' })
+  if (b.status !== 0) throw new Error('npm run build failed')
+  return true
+}
+
+function newestMtime(dir: string): number {
+  let m = 0
+  for (const e of fs.readdirSync(dir, { withFileTypes: true, recursive: true }))
+    if (e.isFile() && !/\.test\.tsx?$/.test(e.name)) m = Math.max(m, fs.statSync(path.join(e.parentPath, e.name)).mtimeMs)
+  return m
+}
+
+/** `recallscope serve` on `db`, its URL once it prints it. */
+async function serve(db: string, home: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  const proc = spawn(process.execPath, [path.join(ROOT, 'bin/recallscope.cjs'), 'serve', '--json', '--db', db], {
+    cwd: ROOT,
+    env: { ...process.env, RECALLSCOPE_HOME: home },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let err = ''
+  proc.stderr.on('data', (d) => (err += d))
+  const url = await new Promise<string>((resolve, reject) => {
+    let buf = ''
+    proc.stdout.on('data', (d) => {
+      buf += d
+      const line = buf.split('\n').find((l) => l.startsWith('{'))
+      if (line) resolve((JSON.parse(line) as { url: string }).url)
+    })
+    proc.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${err}`)))
+  })
+  return {
+    url,
+    stop: async () => {
+      if (proc.exitCode === null && proc.signalCode === null) {
+        proc.kill('SIGTERM')
+        await new Promise((r) => proc.once('exit', r))
+      }
+    },
+  }
+}
+
+/**
+ * Installed in the page before the drag (page JavaScript, a string: this file is compiled without the DOM's
+ * types): long tasks; the page's own re-rank time as it shows it after each step (read there: a query from
+ * the bench per step would add its own main-thread work to the steps); and input → the end of the frame
+ * that paints it (the first rAF after the input runs in that frame, and a message posted from it is handled
+ * after the frame's work and paint).
+ */
+const PAGE_PROBES = `(() => {
+  window.__longTasks = []
+  window.__paint = []
+  window.__rerank = []
+  const status = document.querySelector('[data-testid="rerank-status"]')
+  new MutationObserver(() => window.__rerank.push(status.textContent || '')).observe(status, { childList: true, characterData: true, subtree: true })
+  new PerformanceObserver((l) => l.getEntries().forEach((e) => window.__longTasks.push(e.duration))).observe({ type: 'longtask' })
+  document.addEventListener('input', (ev) => {
+    const t0 = ev.timeStamp
+    requestAnimationFrame(() => {
+      const ch = new MessageChannel()
+      ch.port1.onmessage = () => window.__paint.push(performance.now() - t0)
+      ch.port2.postMessage(0)
+    })
+  }, true)
+})()`
+
+interface Step {
+  mainMs: number
+  paintMs: number
+  rerankMs: number | null
+}
+
+/**
+ * Drag the slider named `name` with the mouse from 20 % to 80 % of its track in `steps` moves, one move per
+ * step, waiting after each for the page to settle. Chromium traces the renderer meanwhile; each step's
+ * main-thread work is the sum of the renderer main thread's top-level tasks between its mark and the next.
+ */
+async function dragSlider(page: Page, name: string, steps: number): Promise<Step[]> {
+  const slider = page.getByRole('slider', { name, exact: true })
+  await slider.scrollIntoViewIfNeeded()
+  const box = (await slider.boundingBox())!
+  await page.evaluate(PAGE_PROBES)
+  const cdp = await page.context().newCDPSession(page)
+  const events: TraceEvent[] = []
+  cdp.on('Tracing.dataCollected', (e) => events.push(...(e.value as unknown as TraceEvent[])))
+  await cdp.send('Tracing.start', { categories: 'toplevel,blink.user_timing,devtools.timeline', transferMode: 'ReportEvents' })
+  // `--profile`: where the steps' time goes, by function (self time), from a CPU profile of the drag.
+  const profile = process.argv.includes('--profile')
+  if (profile) {
+    await cdp.send('Profiler.enable')
+    await cdp.send('Profiler.setSamplingInterval', { interval: 200 })
+    await cdp.send('Profiler.start')
+  }
+  const y = box.y + box.height / 2
+  const at = (f: number) => box.x + 8 + f * (box.width - 16)
+  await page.mouse.move(at(0.2), y)
+  await page.mouse.down()
+  await settle(page)
+  for (let s = 0; s < steps; s++) {
+    await page.evaluate((i) => performance.mark(`bench-step-${i}`), s)
+    await page.mouse.move(at(0.2 + (0.6 * (s + 1)) / steps), y)
+    await settle(page)
+  }
+  await page.evaluate((i) => performance.mark(`bench-step-${i}`), steps)
+  await page.mouse.up()
+  if (profile) printProfile(((await cdp.send('Profiler.stop')) as { profile: CpuProfile }).profile)
+  const done = new Promise((r) => cdp.once('Tracing.tracingComplete', r))
+  await cdp.send('Tracing.end')
+  await done
+  const paint = await page.evaluate<number[]>('window.__paint')
+  const shown = await page.evaluate<string[]>('window.__rerank')
+  const rerank = shown.map((t) => /re-ranked locally in ([\d.]+) ms/.exec(t)).map((m) => (m ? Number(m[1]) : null))
+  const main = perStepMainThread(events, steps)
+  if (profile) printTraceBreakdown(events)
+  return main.map((mainMs, i) => ({ mainMs, paintMs: paint[i] ?? NaN, rerankMs: rerank[i] ?? null }))
+}
+
+/** Until two frames have passed and the task queue has drained once more (a render scheduled by an input has run). */
+async function settle(page: Page): Promise<void> {
+  await page.evaluate(`new Promise((resolve) =>
+    requestAnimationFrame(() =>
+      requestAnimationFrame(() => {
+        const ch = new MessageChannel()
+        ch.port1.onmessage = () => setTimeout(resolve, 30)
+        ch.port2.postMessage(0)
+      })))`)
+}
+
+interface TraceEvent {
+  name: string
+  ph: string
+  ts: number
+  dur?: number
+  pid: number
+  tid: number
+  args?: { name?: string }
+}
+
+/** Sum of the renderer main thread's top-level task time between consecutive step marks, ms. */
+function perStepMainThread(events: TraceEvent[], steps: number): number[] {
+  const marks = new Map<number, TraceEvent>()
+  for (const e of events) {
+    const m = /^bench-step-(\d+)$/.exec(e.name)
+    if (m && !marks.has(Number(m[1]))) marks.set(Number(m[1]), e)
+  }
+  const first = marks.get(0)
+  if (!first) throw new Error('the trace holds no step marks')
+  // The thread the marks were made on is the page's main thread.
+  const { pid, tid } = first
+  const tasks = events.filter((e) => e.pid === pid && e.tid === tid && e.ph === 'X' && (e.name === 'RunTask' || e.name === 'ThreadControllerImpl::RunTask'))
+  const out: number[] = []
+  for (let s = 0; s < steps; s++) {
+    const a = marks.get(s)?.ts
+    const b = marks.get(s + 1)?.ts
+    if (a === undefined || b === undefined) throw new Error(`the trace lacks the marks of step ${s}`)
+    let us = 0
+    for (const t of tasks) if (t.ts >= a && t.ts < b) us += t.dur ?? 0
+    out.push(us / 1000)
+  }
+  return out
+}
+
+function pct(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)]
+}
+
+interface CpuProfile {
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[]
+  samples: number[]
+  timeDeltas: number[]
+}
+
+/** The 15 functions with the most self time in the profile. */
+function printProfile(p: CpuProfile): void {
+  const byId = new Map(p.nodes.map((n) => [n.id, n]))
+  const self = new Map<string, number>()
+  p.samples.forEach((id, i) => {
+    const f = byId.get(id)!.callFrame
+    const key = `${f.functionName || '(anonymous)'} ${path.basename(f.url)}:${f.lineNumber}`
+    self.set(key, (self.get(key) ?? 0) + (p.timeDeltas[i] ?? 0) / 1000)
+  })
+  console.log('  profile, self time:')
+  for (const [k, ms] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 15)) console.log(`    ${fmtMs(ms).padStart(9)}  ${k}`)
+}
+
+/** Main-thread time by trace event (style, layout, paint, script…) over the drag: self time of the nested slices. */
+function printTraceBreakdown(events: TraceEvent[]): void {
+  const mark = events.find((e) => e.name === 'bench-step-0')
+  if (!mark) return
+  const mine = events.filter((e) => e.pid === mark.pid && e.tid === mark.tid && e.ph === 'X' && e.ts >= mark.ts && e.dur !== undefined)
+  const by = new Map<string, number>()
+  for (const e of mine) by.set(e.name, (by.get(e.name) ?? 0) + e.dur! / 1000)
+  console.log('  trace, total time by event (nested slices overlap):')
+  for (const [k, ms] of [...by].sort((a, b) => b[1] - a[1]).slice(0, 14)) console.log(`    ${fmtMs(ms).padStart(9)}  ${k}`)
+}

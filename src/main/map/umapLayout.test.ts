@@ -1,0 +1,137 @@
+/**
+ * The map's own UMAP: its neighbour graph against an exact brute force computed here, and the layout's
+ * quality measured independently (trustworthiness, cluster separation) on a clustered synthetic set, so a
+ * layout that breaks (a sign error in a gradient, a graph that loses its neighbours) fails here.
+ */
+import { describe, expect, it } from 'vitest'
+import { clusteredVectors, sameClusterNearest } from '../../../test/helpers/clusteredVectors'
+import { nearestNeighbours } from './knn'
+import { computePca } from './pca'
+import { layoutUmap } from './umapLayout'
+
+/** Every point's other points by distance (ascending), brute force in float64: the reference. */
+function ranksByDistance(data: Float32Array, n: number, dim: number): Int32Array[] {
+  const out: Int32Array[] = []
+  const d = new Float64Array(n)
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < n; j++) {
+      let s = 0
+      for (let t = 0; t < dim; t++) s += (data[i * dim + t] - data[j * dim + t]) ** 2
+      d[j] = j === i ? Infinity : s
+    }
+    out.push(Int32Array.from({ length: n }, (_, j) => j).sort((a, b) => d[a] - d[b]))
+  }
+  return out
+}
+
+/** Share of the true k nearest found. */
+function knnRecall(found: Int32Array, k: number, truth: Int32Array[]): number {
+  let hit = 0
+  truth.forEach((order, i) => {
+    const want = new Set(order.subarray(0, k))
+    for (let t = 0; t < k; t++) if (want.has(found[i * k + t])) hit++
+  })
+  return hit / (truth.length * k)
+}
+
+/**
+ * Trustworthiness (Venna & Kaski): 1 − 2/(n·k·(2n − 3k − 1)) · Σᵢ Σ_{j ∈ Uₖ(i)} (r(i, j) − k), where Uₖ(i) are
+ * the layout's k nearest of i that are not among its k nearest in the original space and r their rank
+ * there. 1 = no false neighbours on the map.
+ */
+function trustworthiness(truth: Int32Array[], coords: Float32Array, k: number): number {
+  const n = truth.length
+  let sum = 0
+  for (let i = 0; i < n; i++) {
+    const rank = new Int32Array(n)
+    truth[i].forEach((j, r) => (rank[j] = r + 1))
+    const d = Array.from({ length: n }, (_, j) => (j === i ? Infinity : (coords[2 * i] - coords[2 * j]) ** 2 + (coords[2 * i + 1] - coords[2 * j + 1]) ** 2))
+    const near = Array.from({ length: n }, (_, j) => j)
+      .sort((a, b) => d[a] - d[b])
+      .slice(0, k)
+    for (const j of near) if (rank[j] > k) sum += rank[j] - k
+  }
+  return 1 - (2 / (n * k * (2 * n - 3 * k - 1))) * sum
+}
+
+describe('the neighbour graph (approximate, seeded)', () => {
+  for (const dim of [96, 384]) {
+    it(`finds ≥ 90 % of the exact 15 nearest of 1,200 clustered ${dim}-d vectors${dim > 256 ? ' (searched in 64 PCA dimensions, re-ranked exactly)' : ''}`, () => {
+      const c = clusteredVectors(1200, dim, { seed: 3 })
+      const truth = ranksByDistance(c.data, c.n, dim)
+      const g = nearestNeighbours(c.data, c.n, dim, 15, { seed: 1 })
+      expect(g.searchDims).toBe(dim > 256 ? 64 : dim)
+      expect(g.rounds).toBeGreaterThan(0)
+      expect(knnRecall(g.indices, 15, truth)).toBeGreaterThan(0.9)
+      // Distances are the true Euclidean ones, ascending.
+      for (let i = 0; i < 50; i++)
+        for (let t = 0; t < 15; t++) {
+          const j = g.indices[i * 15 + t]
+          let s = 0
+          for (let q = 0; q < dim; q++) s += (c.data[i * dim + q] - c.data[j * dim + q]) ** 2
+          expect(g.dists[i * 15 + t]).toBeCloseTo(Math.sqrt(s), 5)
+          if (t) expect(g.dists[i * 15 + t]).toBeGreaterThanOrEqual(g.dists[i * 15 + t - 1])
+        }
+    })
+  }
+
+  it('is exact below 600 points, never lists a point as its own neighbour, and rejects an impossible k', () => {
+    const c = clusteredVectors(300, 32, { seed: 4 })
+    const truth = ranksByDistance(c.data, c.n, 32)
+    const g = nearestNeighbours(c.data, c.n, 32, 10)
+    expect(g.rounds).toBe(0)
+    expect(knnRecall(g.indices, 10, truth)).toBe(1)
+    for (let i = 0; i < c.n; i++) expect(Array.from(g.indices.subarray(i * 10, i * 10 + 10))).not.toContain(i)
+    expect(() => nearestNeighbours(c.data, c.n, 32, 300)).toThrow(RangeError)
+  })
+})
+
+describe('layoutUmap', () => {
+  const c = clusteredVectors(1500, 128, { seed: 7, clusters: 10 })
+  const truth = ranksByDistance(c.data, c.n, c.dim)
+  const pca = computePca(c.data, c.n, c.dim)
+
+  it('lays clustered vectors out trustworthily, far better than the PCA frame it starts from', () => {
+    const messages: string[] = []
+    const done: number[] = []
+    let total = 0
+    const u = layoutUmap(c.data, c.n, c.dim, pca.coords, null, {
+      seed: 2,
+      onProgress: (d, t, m) => {
+        done.push(d)
+        total = t
+        messages.push(m)
+      },
+    })
+    expect(u.stopped).toBe(false)
+    expect(u.epochs).toBe(200)
+    expect(u.coords.every(Number.isFinite)).toBe(true)
+    const tU = trustworthiness(truth, u.coords, 10)
+    const tP = trustworthiness(truth, pca.coords, 10)
+    expect(tU).toBeGreaterThan(0.9)
+    expect(tU).toBeGreaterThan(tP + 0.05)
+    expect(sameClusterNearest(u.coords, c.labels)).toBeGreaterThan(0.97)
+    // Progress for every phase, never going back, ending at the total.
+    expect(messages.some((m) => m.includes('random-projection trees'))).toBe(true)
+    expect(messages.some((m) => m.includes('NN-descent round'))).toBe(true)
+    expect(messages.some((m) => m.startsWith('layout epoch'))).toBe(true)
+    expect(done.every((d, i) => i === 0 || d >= done[i - 1])).toBe(true)
+    expect(done.at(-1)).toBe(total)
+  })
+
+  it('gives the same layout for the same seed, another for another seed', () => {
+    const opts = { nNeighbors: 10, nEpochs: 40 }
+    const a = layoutUmap(c.data, c.n, c.dim, pca.coords, null, { ...opts, seed: 5 })
+    const b = layoutUmap(c.data, c.n, c.dim, pca.coords, null, { ...opts, seed: 5 })
+    const d = layoutUmap(c.data, c.n, c.dim, pca.coords, null, { ...opts, seed: 6 })
+    expect(Array.from(b.coords)).toEqual(Array.from(a.coords))
+    expect(Array.from(d.coords)).not.toEqual(Array.from(a.coords))
+  })
+
+  it('stops when progress says so, in the neighbour search or in the epochs', () => {
+    const inSearch = layoutUmap(c.data, c.n, c.dim, pca.coords, null, { onProgress: (_d, _t, m) => !m.includes('NN-descent') })
+    expect(inSearch).toMatchObject({ stopped: true, epochs: 0 })
+    const inEpochs = layoutUmap(c.data, c.n, c.dim, pca.coords, null, { onProgress: (_d, _t, m) => m !== 'layout epoch 3 of 200' })
+    expect(inEpochs).toMatchObject({ stopped: true, epochs: 3 })
+  })
+})
