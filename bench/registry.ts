@@ -28,6 +28,11 @@ export const BENCHES: Bench[] = [
     run: async () => (await import('./millionApp')).runMillionApp(),
   },
   {
+    name: 'lexical',
+    title: 'exact top-30 BM25 on 1M rows by MaxScore vs full scoring of every match (synthetic postings)',
+    run: async () => (await import('./lexical')).runLexical(),
+  },
+  {
     name: 'ui',
     title: 'Recall sliders in Chromium: main-thread work per step of a 21-step drag at 1,000 candidates, beside the engine re-rank',
     run: async () => (await import('./ui')).runUiBench(),

@@ -306,7 +306,8 @@ function before(s: Float64Array, r: Int32Array, a: number, b: number): boolean {
   return s[a] < s[b] || (s[a] === s[b] && r[a] < r[b])
 }
 
-function swap(s: Float64Array, r: Int32Array, a: number, b: number): void {
+/** Swap entries a and b of parallel (score, rid) arrays (also bm25Top.ts's heap). */
+export function swap(s: Float64Array, r: Int32Array, a: number, b: number): void {
   const x = s[a]
   s[a] = s[b]
   s[b] = x
