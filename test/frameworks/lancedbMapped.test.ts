@@ -16,6 +16,7 @@ import { runRecall } from '../../src/main/recall/engine'
 import { inspectTables, previewFile, suggestForFile } from '../../src/main/store/mapped/file'
 import { openSource } from '../../src/main/store/registry'
 import { hashTree } from '../helpers/frameworks/hashTree'
+import { cosine } from '../helpers/mappedFixture'
 import { tmpDir } from '../helpers/tmp'
 
 const Q = [0, 0, 1, 0]
@@ -29,18 +30,6 @@ const MAPPING: Mapping = {
   columns: { id: 'key', content: 'note_body', user: 'owner', created: 'ts' },
   timeUnit: 'unix_s',
   vector: { column: 'embedding', encoding: 'f32' },
-}
-
-const cosine = (a: number[], b: number[]) => {
-  let d = 0
-  let na = 0
-  let nb = 0
-  for (let i = 0; i < a.length; i++) {
-    d += a[i] * b[i]
-    na += a[i] * a[i]
-    nb += b[i] * b[i]
-  }
-  return d / Math.sqrt(na * nb)
 }
 
 let t: ReturnType<typeof tmpDir>
