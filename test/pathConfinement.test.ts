@@ -43,7 +43,8 @@ function expectNoEcho(x: unknown): void {
 }
 
 async function waitJob(call: Dispatch, jobId: string): Promise<{ state: string; error?: unknown; result?: unknown }> {
-  for (let i = 0; i < 200; i++) {
+  // an eventual state: a job worker started from source takes seconds on a loaded machine
+  for (const end = Date.now() + 60_000; Date.now() < end;) {
     const r = await call('jobs.get', { jobId })
     const j = (r as { ok: true; data: { state: string } }).data
     if (j.state !== 'running') return j
@@ -117,7 +118,7 @@ describe('browser mode: paths are confined to what the user chose', () => {
       expectNoEcho(r)
       if (r.ok) expectNoEcho(await waitJob(call, (r.data as { jobId: string }).jobId))
     }
-  })
+  }, 180_000)
 })
 
 describe('Electron mode: the native dialog grants the path', () => {
