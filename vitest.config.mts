@@ -12,6 +12,7 @@ import react from '@vitejs/plugin-react'
  *   e2e          real Chromium against browser mode (needs `npm run build`)
  *   slow         the SLOW files of unit and integration (measured), so test:fast stays fast
  *   latency      the LATENCY files: run after every other project, one file at a time
+ *   e2e-latency  the e2e file asserting a latency (live OTLP < 1 s): after those, alone
  * `npm run test:fast` = unit + dom + integration + latency (without SLOW); `npm test` runs every project.
  */
 
@@ -37,6 +38,9 @@ const SLOW = ['src/main/store/vectors/scanPool.test.ts', 'src/main/trace/knobs.t
  * machine's, not the app's. Their project runs after all the others (sequence.groupOrder), one file at a time.
  */
 const LATENCY = ['test/storeHost.test.ts', 'test/offThread.test.ts']
+
+/** The e2e file asserting a latency (a live OTLP post shown within 1 s): the same rule, its own project. */
+const E2E_LATENCY = ['test/e2e/liveOtlp.test.ts']
 
 /**
  * Test files at a time: twice the cores. vitest's default (cores - 1) is ONE file at a time on 2 cores, and most
@@ -80,6 +84,26 @@ export default defineConfig({
           name: 'e2e',
           environment: 'node',
           include: ['test/e2e/**/*.test.ts'],
+          exclude: E2E_LATENCY,
+          // The demo DBs every e2e file serves, generated once per run (harness.ts demoCopy).
+          globalSetup: ['test/e2e/globalSetup.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+          // expect.poll waits up to 5 s (vitest's default is 1 s), as Playwright's own waits are generous: files run
+          // in parallel beside the checks. A test that claims a latency asserts it itself (liveOtlp: < 1 s).
+          expect: { poll: { timeout: 5000 } },
+          // Files run in parallel (each has its own server, temp home, DB copy and Chromium).
+          fileParallelism: true,
+        },
+      },
+      {
+        test: {
+          name: 'e2e-latency',
+          environment: 'node',
+          include: E2E_LATENCY,
+          // after every other project, alone: the latency it asserts is the app's, not the machine's under load
+          maxWorkers: 1,
+          sequence: { groupOrder: 2 },
           // The demo DBs every e2e file serves, generated once per run (harness.ts demoCopy).
           globalSetup: ['test/e2e/globalSetup.ts'],
           testTimeout: 120_000,
