@@ -18,7 +18,7 @@ import { withSubject } from '../../../../shared/subject'
 import type { EmbedStatus } from '../../../../shared/contract'
 import { ContextPreview } from './ContextPreview'
 import { ResultsList, toRows, GATE_TEXT, FEATURE_COLORS } from './ResultsList'
-import { useRecall, type RecallRequest } from './useRecall'
+import { recallRunInput, useRecall, type RecallRequest } from './useRecall'
 import { rankChanges, useBaselineRanks, type Baseline } from './baseline'
 import { SavedConfigs } from './SavedConfigs'
 import { presetOptions, type PresetOption } from './presetOptions'
@@ -266,19 +266,9 @@ function Playground({
   // A suggestion the local re-rank could not check (no arm ran, so there are no candidates to re-score) is checked
   // by running the recall with it before it is offered: offered with what it injects, or not offered at all.
   const unchecked = empty?.suggestion && empty.suggestion.wouldInject === 0 ? empty.suggestion : null
-  const check = useAsync(
-    () =>
-      call('recall.run', {
-        query: req.query,
-        cue: req.useCue ? req.cue : null,
-        now: req.now ?? undefined,
-        embedder: req.embedder ?? undefined,
-        preset: req.preset,
-        config: mergeConfig(config, unchecked!.patch),
-      }),
-    [JSON.stringify(unchecked), trace],
-    { enabled: !!unchecked && !!trace },
-  )
+  const check = useAsync(() => call('recall.run', recallRunInput(req, mergeConfig(config, unchecked!.patch))), [JSON.stringify(unchecked), trace], {
+    enabled: !!unchecked && !!trace,
+  })
   const checkedEmpty = useMemo(() => {
     if (!empty || !unchecked) return null
     const n = check.data?.results.length

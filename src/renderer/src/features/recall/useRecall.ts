@@ -26,6 +26,18 @@ export interface RecallRequest {
   preset: string
 }
 
+/** The `recall.run` input for a request run with `config` (the cue only when it is on; `now` null = the real clock). */
+export function recallRunInput(req: RecallRequest, config: RecallConfig) {
+  return {
+    query: req.query,
+    cue: req.useCue ? req.cue : null,
+    now: req.now ?? undefined,
+    embedder: req.embedder ?? undefined,
+    preset: req.preset,
+    config,
+  }
+}
+
 export interface RecallView {
   results: TraceResult[]
   dropped: TraceDropped[]
@@ -106,14 +118,7 @@ export function useRecall(req: RecallRequest, config: RecallConfig, opts: { auto
       () => {
         lastSent.current = sendKey
         setLoading(true)
-        call('recall.run', {
-          query: req.query,
-          cue: req.useCue ? req.cue : null,
-          now: req.now ?? undefined,
-          embedder: req.embedder ?? undefined,
-          preset: req.preset,
-          config,
-        }).then(
+        call('recall.run', recallRunInput(req, config)).then(
           (t) => {
             if (mine !== seq.current) return
             setTraceRequestKey(requestKey)
