@@ -66,6 +66,7 @@ function summary(id: string, name: string): EvalRunSummary {
     preset: 'fieldguide',
     config: getPreset('fieldguide').config,
     embedder: { name: 'hashing', model: 'hashing-256', available: true },
+    warnings: [],
     k: 10,
     split: 'all',
     budget: 2000,
