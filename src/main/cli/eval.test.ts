@@ -42,6 +42,21 @@ describe('recallscope eval', () => {
     expect(sha256File(db)).toBe(before)
   })
 
+  it('k above the config topK is said (K_ABOVE_TOPK) in --json and the text report; no warning at k = topK', async () => {
+    // fieldguide injects at most 5 (its topK): recall@10 can only count those 5.
+    const at10 = JSON.parse((await run('eval', '--db', db, '--k', '10', '--now', String(FIXTURE_NOW), '--json')).out) as EvalJson
+    expect(at10.config.topK).toBe(5)
+    expect(at10.warnings).toEqual([expect.objectContaining({ code: 'K_ABOVE_TOPK', k: 10, topK: 5 })])
+    // the cap is real: no case injected more than topK
+    expect(Math.max(...at10.perCase.map((c) => c.retrieved.length))).toBeLessThanOrEqual(5)
+    const text = await run('eval', '--db', db, '--k', '10', '--now', String(FIXTURE_NOW))
+    expect(text.out).toMatch(/WARNING K_ABOVE_TOPK: k 10 is above the config's topK 5/)
+    const at5 = JSON.parse((await run('eval', '--db', db, '--k', '5', '--now', String(FIXTURE_NOW), '--json')).out) as EvalJson
+    expect(at5.warnings).toEqual([])
+    const raised = JSON.parse((await run('eval', '--db', db, '--k', '10', '--set', 'topK=10', '--now', String(FIXTURE_NOW), '--json')).out) as EvalJson
+    expect(raised.warnings).toEqual([])
+  })
+
   it('--fail-under exits 3 when a gate fails and 0 when it passes, at the gate’s own k', async () => {
     const base = JSON.parse((await run('eval', '--db', db, '--k', '10', '--json')).out) as EvalJson
     const v = base.metrics['ndcg@10']!

@@ -69,9 +69,13 @@ describe('diagnoseScope', () => {
     const d = diagnoseScope(store, cases, cfg)
     const tiersOk = (m: Memory) => m.tier === 'working' || m.tier === 'long_term'
     expect(d.reachable).toBe(judged.filter((m) => m.kind === rare && tiersOk(m)).length)
-    expect(d.excludedBy.find((e) => e.filter === 'kinds')).toEqual({ filter: 'kinds', value: `kinds=[${rare}]`, excludes: judged.filter((m) => m.kind !== rare).length })
+    expect(d.excludedBy.find((e) => e.filter === 'kinds')).toEqual({
+      filter: 'kinds',
+      value: `kinds=[${rare}]`,
+      excludes: judged.filter((m) => m.kind !== rare).length,
+    })
     expect(d.widenPatch?.scope?.kinds?.[0]).toBe(rare)
-    expect(new Set(d.widenPatch!.scope!.kinds)).toEqual(new Set(judged.filter((m) => m.kind !== rare && m.kind).map((m) => m.kind)).add(rare))
+    expect(new Set(d.widenPatch!.scope!.kinds)).toEqual(new Set<string>([rare, ...judged.filter((m) => m.kind !== rare && m.kind).map((m) => m.kind!)]))
     expect(reachAfterWiden(cfg).minority).toBe(false)
   })
 

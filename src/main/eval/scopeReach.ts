@@ -113,7 +113,11 @@ function widenConfig(config: RecallConfig, filters: readonly Filter[], n: Needs,
   const scope = { ...config.scope }
   if (filters.includes('kinds')) delete scope.kinds
   if (filters.includes('roles')) delete scope.roles
-  const rest = widenPatchOf({ ...config, scope }, filters.filter((f) => f !== 'kinds' && f !== 'roles'), n)
+  const rest = widenPatchOf(
+    { ...config, scope },
+    filters.filter((f) => f !== 'kinds' && f !== 'roles'),
+    n,
+  )
   return mergeConfig({ ...config, scope }, rest ?? undefined)
 }
 
