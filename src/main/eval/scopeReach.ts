@@ -74,8 +74,14 @@ const emptyNeeds = (): Needs => ({
 
 function noteNeeds(n: Needs, m: Memory, ex: readonly Filter[]): void {
   if (ex.includes('tiers') && m.tier) n.tiers.add(m.tier)
-  if (ex.includes('kinds')) m.kind === null ? (n.nullKind = true) : n.kinds.add(m.kind)
-  if (ex.includes('roles')) m.role === null ? (n.nullRole = true) : n.roles.add(m.role)
+  if (ex.includes('kinds')) {
+    if (m.kind === null) n.nullKind = true
+    else n.kinds.add(m.kind)
+  }
+  if (ex.includes('roles')) {
+    if (m.role === null) n.nullRole = true
+    else n.roles.add(m.role)
+  }
   if (ex.includes('after')) n.minCreated = Math.min(n.minCreated, m.createdAt)
   if (ex.includes('before')) n.maxCreated = Math.max(n.maxCreated, m.createdAt)
 }

@@ -151,7 +151,6 @@ export function evalHandlers(app: App): Pick<Handlers, EvalChannels> {
     'tune.get': (i) => ws().getTuneReport(i.id),
     'tune.delete': (i) => ({ deleted: ws().deleteTuneReports(i.ids) }),
     'eval.scope': (i) => {
-      app.requireStore()
       buildConfig({ preset: i.preset, config: i.config }) // a bad preset or config: BAD_INPUT here, not in the worker
       return app.offThread('scope', { preset: i.preset, config: i.config })
     },
