@@ -33,6 +33,7 @@ import { configFromParams, decodeRequest, diffConfig, encodeRecall } from './rec
 import { ContextWindow } from '../context/ContextWindow'
 import { useFrameCoalesced } from '../../lib/useFrameCoalesced'
 import './recall.css'
+import { CreatedAt } from '../../components/CreatedAt'
 
 /** The config as overrides over its preset (compact in a URL), or whole when the preset is unknown. */
 function diffOverPreset(options: PresetOption[], preset: string, config: RecallConfig): object {
@@ -517,7 +518,7 @@ function Playground({
                 <tr>
                   <td>created · last used</td>
                   <td className="small">
-                    {fmtDate(selUnit?.createdAt)} · {fmtDate(selUnit?.lastUsedAt)}
+                    <CreatedAt ms={selUnit?.createdAt} /> · {fmtDate(selUnit?.lastUsedAt)}
                   </td>
                 </tr>
                 <tr>
