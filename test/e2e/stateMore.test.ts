@@ -1,6 +1,6 @@
 /**
  * The rest of "the workbench keeps its state, shares it, and adapts to the store it opened"
- * (docs/guide/links-and-state.md, docs/guide/tuning.md), in Chromium against browser mode, beside
+ * (docs/guide/links-and-state.md, docs/guide/evaluation.md), in Chromium against browser mode, beside
  * state.test.ts (Memories / Recall / Map / Trace links, map job dedupe, the MCP graph store):
  * - Recall's pinned baseline and the Map's lasso selection travel in a copied link and survive a reload;
  * - the Tune screen checks the start scope before searching: from `portal-episodic` it names

@@ -5,8 +5,8 @@
  * session-unit preset over memory-level judgments, a kinds filter that leaves
  * out the judged turns) scores 0 on every trial, and baselines computed under
  * the same scope hide why. This module names the filter, says how many
- * memories it excludes and builds the widened config. docs/guide/tuning.md
- * "Scope diagnosis".
+ * memories it excludes and builds the widened config. docs/guide/evaluation.md
+ * "Scope diagnosis: before the search".
  */
 import type { ScopeDiagnosis, ScopeExclusion } from '../../shared/eval'
 import { mergeConfig, type PartialRecallConfig } from '../../shared/config'
