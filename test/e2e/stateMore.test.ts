@@ -10,8 +10,8 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { BrowserContext, Page } from 'playwright-core'
-import { chromiumPath, demoCopy, openBrowser, rendererBuilt, serve, servedDb, shot, type Served } from './harness'
+import type { Page } from 'playwright-core'
+import { chromiumPath, copyAndOpen, demoCopy, openBrowser, rendererBuilt, serve, servedDb, shot, type Served } from './harness'
 import { buildMappedFixture } from '../helpers/mappedFixture'
 import { sha256File, tmpDir } from '../helpers/tmp'
 
@@ -19,18 +19,6 @@ const ready = chromiumPath() && rendererBuilt()
 if (!ready) console.warn('e2e skipped: needs /usr/bin/chromium (apt-get install -y chromium) and a built renderer (npm run build)')
 
 const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name, exact: true })
-
-/** Copy link (top bar) → the clipboard's address, opened in a new tab of the same browser. */
-async function copyAndOpen(page: Page, context: BrowserContext, width: number): Promise<{ tab: Page; link: string }> {
-  await page.getByRole('button', { name: 'Copy link' }).click()
-  await expect.poll(() => page.getByRole('button', { name: 'Link copied' }).count()).toBe(1)
-  const link = await page.evaluate<string>('navigator.clipboard.readText()')
-  expect(link).not.toMatch(/token=/)
-  const tab = await context.newPage()
-  await tab.setViewportSize({ width, height: 900 })
-  await tab.goto(link)
-  return { tab, link }
-}
 
 describe.skipIf(!ready)('pinned baseline, lasso and the tune scope check (browser mode, demo DB)', () => {
   const f = servedDb((dir) => demoCopy(dir))
@@ -156,7 +144,11 @@ describe.skipIf(!ready)('a mapped table without a created column', () => {
       await page.locator('.result').first().waitFor({ timeout: 20_000 })
       await page.locator('.result').first().click()
       await expect.poll(() => page.getByTestId('no-time').count(), { timeout: 10_000 }).toBeGreaterThan(0)
-      { const body = (await page.locator('body').textContent())!; const at = body.indexOf('1970-01-01'); expect(at < 0 ? '' : body.slice(Math.max(0, at - 150), at + 60)).toBe('') }
+      {
+        const body = (await page.locator('body').textContent())!
+        const at = body.indexOf('1970-01-01')
+        expect(at < 0 ? '' : body.slice(Math.max(0, at - 150), at + 60)).toBe('')
+      }
       await shot(page, 'state25-7-mapped-recall-no-time')
     } finally {
       await b.close()

@@ -15,7 +15,7 @@ import type { Memory, RecallConfig } from '../../shared/types'
 import type { MemorySource } from '../store/source'
 
 /** Below this share of reachable judged-relevant memories, the scope is the problem (a minority). */
-export const REACH_MINORITY = 0.5
+const REACH_MINORITY = 0.5
 
 type Filter = ScopeExclusion['filter']
 
