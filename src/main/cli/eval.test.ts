@@ -101,6 +101,27 @@ describe('recallscope eval', () => {
 })
 
 describe('recallscope tune', () => {
+  it('from a session-unit preset it says unit=session hides the judged memories and searches the widened scope (--keep-scope: as given)', async () => {
+    const text = await run('tune', '--db', db, '--preset', 'portal-episodic', '--budget', '30', '--no-save', '--now', String(FIXTURE_NOW))
+    expect(text.code).toBe(0)
+    expect(text.out).toMatch(/scope: The start scope reaches 0 of \d+ judged-relevant memories: unit=session excludes \d+\. Widen to unit=memory/)
+    expect(text.out).toMatch(/searched on the widened scope \(unit=memory\)/)
+    const rep = JSON.parse(
+      (await run('tune', '--db', db, '--preset', 'portal-episodic', '--budget', '30', '--no-save', '--now', String(FIXTURE_NOW), '--json')).out,
+    ) as TuneReport
+    expect(rep.scope).toMatchObject({ reachable: 0, minority: true, applied: true })
+    expect(rep.base.config.unit).toBe('memory')
+    // the start baseline keeps the preset's unit; the BM25 baseline reaches the memories
+    expect(rep.baselines.find((b) => b.name === 'start')!.config.unit).toBe('session')
+    expect(rep.baselines.find((b) => b.name === 'lexical-bm25')!.config.unit).toBe('memory')
+    const kept = JSON.parse(
+      (await run('tune', '--db', db, '--preset', 'portal-episodic', '--budget', '30', '--no-save', '--keep-scope', '--now', String(FIXTURE_NOW), '--json')).out,
+    ) as TuneReport
+    expect(kept.scope).toMatchObject({ minority: true, applied: false })
+    expect(kept.base.config.unit).toBe('session')
+    expect(kept.baselines.find((b) => b.name === 'lexical-bm25')!.config.unit).toBe('memory')
+  })
+
   it('--json reports train and test; --out writes a config an agent can load; --force guards overwrite', async () => {
     const out = path.join(t.dir, 'best.json')
     const r = await run('tune', '--db', db, '--metric', 'ndcg@5', '--budget', '60', '--out', out, '--json')
