@@ -40,6 +40,7 @@ describe.skipIf(!ready)('pinned baseline, lasso and the tune scope check (browse
         const { tab } = await copyAndOpen(page, context, width)
         await expect.poll(() => tab.getByTestId('baseline-status').textContent(), { timeout: 20_000 }).toMatch(/pinned baseline/)
         await tab.getByRole('button', { name: /^Unpin / }).waitFor()
+        await tab.locator('.result[data-gate="kept"]').first().waitFor({ timeout: 20_000 })
         await shot(tab, 'state25-1-pinned-baseline-new-tab')
         await tab.close()
       }
