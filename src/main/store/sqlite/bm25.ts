@@ -14,16 +14,20 @@
  * order it yields is FTS5's (bm25, then rowid), ties included; the eval bench still
  * compares every case's top-k with FTS5's and prints any difference.
  *
- * Used only when the index has at most MAX_ROWS rows (built on the caller's thread in
- * ~0.1 s per 1,000 rows) and every query word is exactly one token; otherwise null and
- * the caller asks FTS5.
+ * Used only when the index has at most MAX_ROWS rows and every query word is exactly one
+ * token; otherwise null and the caller asks FTS5. Built on the caller's thread (the store
+ * host's, not the UI's) once per data version, streaming fts5vocab's rows into typed
+ * arrays (measured times in docs/internals/performance.md); ~12 bytes a (term, row) pair.
  */
 import Database from 'better-sqlite3'
 import { openReadOnlyAgentDb } from './readOnlyOpen'
 import type { FtsTable, SqliteCtx } from './context'
 
-/** Indexes above this many rows keep FTS5 (the JS postings would cost memory and build time). */
-const MAX_ROWS = 20_000
+/**
+ * Indexes above this many rows keep FTS5 (the JS postings would cost memory and build time).
+ * Top-k over the JS postings (bm25Top.ts) is what lets a word in every row stay fast at 1M.
+ */
+const MAX_ROWS = 2_000_000
 
 /** Flip to compare against FTS5 (the eval bench does; nothing else should). */
 export const bm25Settings = { enabled: true }
@@ -44,7 +48,6 @@ interface Postings {
 export interface Bm25Index {
   nRow: number
   avgdl: number
-  docLen: Map<number, number>
   postings: Map<string, Postings>
   /** word → its single token, or null when the tokenizer makes zero or several tokens of it */
   tokenOf(words: string[]): (string | null)[]
@@ -141,27 +144,48 @@ function build(file: string, table: string): Bm25Index | null {
       docLen.set(Number(id), d)
     }
     db.exec(`CREATE VIRTUAL TABLE temp.rs_vocab USING fts5vocab(main, ${quoteIdent(table)}, instance)`)
-    const counts = new Map<string, Map<number, number>>()
-    for (const [term, doc] of db.prepare(`SELECT term, doc FROM temp.rs_vocab`).raw(true).iterate() as Iterable<[string, number]>) {
-      let m = counts.get(term)
-      if (!m) counts.set(term, (m = new Map<number, number>()))
-      const d = Number(doc)
-      m.set(d, (m.get(d) ?? 0) + 1)
-    }
+    // fts5vocab `instance` yields (term, doc) in term order, then doc order: one term's postings are one
+    // run of rows, a row's occurrences adjacent, so each list is built as it streams by (no per-term map).
     const postings = new Map<string, Postings>()
-    for (const [term, m] of counts) {
-      const rids = Int32Array.from([...m.keys()].sort((a, b) => a - b))
+    let rids = new Int32Array(1024)
+    let freq = new Int32Array(1024)
+    let cur: string | null = null
+    let np = 0
+    const flush = () => {
+      if (cur === null) return
       // The per-row parts of FTS5's expression, precomputed with its very operations and order.
-      const tf = new Float64Array(rids.length)
-      for (let i = 0; i < rids.length; i++) {
-        const f = m.get(rids[i])!
+      const tf = new Float64Array(np)
+      for (let i = 0; i < np; i++) {
+        const f = freq[i]
         const D = docLen.get(rids[i]) ?? 0
         const num = f * (K1 + 1.0)
         const den = f + K1 * (1 - B + (B * D) / avgdl)
         tf[i] = num / den
       }
-      postings.set(term, { rids, tf })
+      postings.set(cur, { rids: rids.slice(0, np), tf })
     }
+    for (const [term, doc] of db.prepare(`SELECT term, doc FROM temp.rs_vocab`).raw(true).iterate() as Iterable<[string, number]>) {
+      const d = Number(doc)
+      if (term !== cur) {
+        flush()
+        cur = term
+        np = 0
+      } else if (rids[np - 1] === d) {
+        freq[np - 1]++
+        continue
+      } else if (d < rids[np - 1]) throw new Error('fts5vocab rows out of doc order') // FTS5 answers instead
+      if (np === rids.length) {
+        const r2 = new Int32Array(np * 2)
+        r2.set(rids)
+        rids = r2
+        const f2 = new Int32Array(np * 2)
+        f2.set(freq)
+        freq = f2
+      }
+      rids[np] = d
+      freq[np++] = 1
+    }
+    flush()
     const tok = tokenizeOption(db, table).replace(/'/g, "''")
     db.exec(`CREATE VIRTUAL TABLE temp.rs_tok USING fts5(x, tokenize='${tok}'); CREATE VIRTUAL TABLE temp.rs_tokv USING fts5vocab(temp, rs_tok, instance);`)
     const ins = db.prepare(`INSERT INTO temp.rs_tok (rowid, x) VALUES (?, ?)`)
@@ -194,12 +218,47 @@ function build(file: string, table: string): Bm25Index | null {
       }
       return idf
     }
-    const out: Bm25Index = { nRow, avgdl, docLen, postings, tokenOf, idfOf, close: () => db.close() }
+    const out: Bm25Index = { nRow, avgdl, postings, tokenOf, idfOf, close: () => db.close() }
     return out
   } catch (e) {
     db.close()
     throw e
   }
+}
+
+/**
+ * bm25 (FTS5's sign) of each of `rids` for a query (`words` as rankBm25 takes them), NaN for a row
+ * matching no word; null when a word is not exactly one token. Each row's phrases are summed in query
+ * order, as rankBm25 and bm25() sum them: the same doubles.
+ */
+export function bm25OfRows(idx: Bm25Index, words: string[], rids: ArrayLike<number>): Float64Array | null {
+  const terms = idx.tokenOf(words)
+  for (const t of terms) if (t === null) return null
+  const lists = terms.map((t) => idx.postings.get(t!))
+  const idf = lists.map((p) => idx.idfOf(p?.rids.length ?? 0))
+  const out = new Float64Array(rids.length)
+  for (let t = 0; t < rids.length; t++) {
+    const rid = rids[t]
+    let score = 0
+    let hit = false
+    for (let i = 0; i < lists.length; i++) {
+      const p = lists[i]
+      if (!p) continue
+      let a = 0
+      let b = p.rids.length
+      while (a < b) {
+        const m = (a + b) >> 1
+        if (p.rids[m] < rid) a = m + 1
+        else b = m
+      }
+      if (a < p.rids.length && p.rids[a] === rid) {
+        score += idf[i] * p.tf[a]
+        hit = true
+      }
+    }
+    out[t] = hit ? -1.0 * score : NaN
+  }
+  return out
 }
 
 /** Rows matching a query, in (bm25, rowid) order: parallel arrays of `n` entries. */
