@@ -29,8 +29,12 @@ import type { FtsTable, SqliteCtx } from './context'
  */
 const MAX_ROWS = 2_000_000
 
-/** Flip to compare against FTS5 (the eval bench does; nothing else should). */
-export const bm25Settings = { enabled: true }
+/**
+ * `enabled`: flip to compare against FTS5 (the eval bench does; nothing else should). `syncRows`:
+ * indexes up to this many rows are built when first asked for (tens of ms); bigger ones in the
+ * background, FTS5 answering meanwhile (tests lower it to reach that path on a small DB).
+ */
+export const bm25Settings = { enabled: true, syncRows: 20_000 }
 
 const K1 = 1.2
 const B = 0.75
@@ -85,44 +89,110 @@ function tokenizeOption(db: Database.Database, name: string): string {
 
 const quoteIdent = (s: string) => `"${s.replace(/"/g, '""')}"`
 
-/** Build (or fetch from the per-version memo) the JS index of `fts`; null when not applicable. */
+/** fts5vocab / docsize rows read between two yields of a background build (a few ms of work). */
+const STEP_ROWS = 32_768
+
+/** One table's index for one data version: built, or being built in the background (FTS5 answers meanwhile). */
+interface Entry {
+  version: string | null
+  idx: Bm25Index | null
+  /** set while a background build runs; resolves when it ends (built, failed or cancelled) */
+  building: Promise<void> | null
+  cancel: () => void
+}
+
+/**
+ * The JS index of `fts` for the store's current data version, or null (FTS5 answers): not
+ * applicable, or a big index still being built. Up to bm25Settings.syncRows rows it is built here and now;
+ * above, in slices between the caller's other work (setImmediate; its own read-only connection),
+ * so the first recalls of a big store keep FTS5's speed instead of waiting for the build.
+ */
 export function bm25IndexFor(ctx: SqliteCtx, fts: FtsTable): Bm25Index | null {
   if (!bm25Settings.enabled || !ctx.fileBacked) return null
   // Valid for one data version of the store (the per-version memo's), kept beside it rather than in
-  // it: the memo's scope map is cleared when it grows, and a rebuild costs ~0.1 s per 1,000 rows.
+  // it: the memo's scope map is cleared when it grows, and a rebuild is not free.
   const version = ctx.memo().version
   const key = fts.qualified
   let perCtx = live.get(ctx)
-  if (!perCtx) live.set(ctx, (perCtx = new Map<string, { version: string | null; idx: Bm25Index | null }>()))
+  if (!perCtx) live.set(ctx, (perCtx = new Map<string, Entry>()))
   const prev = perCtx.get(key)
   if (prev && prev.version === version) return prev.idx
-  let idx: Bm25Index | null
-  try {
-    idx = build(fts.qualified.startsWith('ws.') ? ctx.workspacePath : ctx.path, fts.name)
-  } catch {
-    idx = null // an unreadable index, no ln(), a missing tokenizer: FTS5 answers instead
-  }
-  // The previous version's index (and its private connection) is done with.
+  // The previous version's index (and its private connection) is done with; so is a build of it.
+  prev?.cancel()
   prev?.idx?.close()
-  perCtx.set(key, { version, idx })
-  return idx
+  const entry: Entry = { version, idx: null, building: null, cancel: () => undefined }
+  perCtx.set(key, entry)
+  let steps: Generator<number | null, Bm25Index | null>
+  try {
+    steps = buildSteps(fts.qualified.startsWith('ws.') ? ctx.workspacePath : ctx.path, fts.name)
+    const first = steps.next() // reads the row count
+    if (first.done) return (entry.idx = first.value)
+    if ((first.value ?? 0) <= bm25Settings.syncRows) {
+      let r = steps.next()
+      while (!r.done) r = steps.next()
+      return (entry.idx = r.value)
+    }
+  } catch {
+    return null // an unreadable index, no ln(), a missing tokenizer: FTS5 answers instead
+  }
+  let cancelled = false
+  entry.cancel = () => {
+    cancelled = true
+  }
+  entry.building = new Promise<void>((resolve) => {
+    const slice = () => {
+      try {
+        if (cancelled) {
+          steps.return(null)
+          return resolve()
+        }
+        const r = steps.next()
+        if (!r.done) return void setImmediate(slice)
+        entry.idx = r.value
+      } catch {
+        entry.idx = null // FTS5 keeps answering for this version
+      }
+      entry.building = null
+      resolve()
+    }
+    setImmediate(slice)
+  })
+  return null
+}
+
+/** Resolves when every background index build of `ctx` has ended (benchmarks and tests wait on it). */
+export async function whenBm25IndexesBuilt(ctx: SqliteCtx): Promise<void> {
+  const perCtx = live.get(ctx)
+  if (perCtx) await Promise.all([...perCtx.values()].map((e) => e.building))
 }
 
 /** The index last built per source and table, to close its connection when a newer version replaces it. */
-const live = new WeakMap<SqliteCtx, Map<string, { version: string | null; idx: Bm25Index | null }>>()
+const live = new WeakMap<SqliteCtx, Map<string, Entry>>()
 
-/** Close the indexes (and their private connections) of a source being closed. */
+/** Close the indexes (and their private connections) of a source being closed; stop their builds. */
 export function closeBm25Indexes(ctx: SqliteCtx): void {
   const perCtx = live.get(ctx)
   if (!perCtx) return
-  for (const { idx } of perCtx.values()) idx?.close()
+  for (const e of perCtx.values()) {
+    e.cancel()
+    e.idx?.close()
+  }
   live.delete(ctx)
 }
 
-function build(file: string, table: string): Bm25Index | null {
+/**
+ * Build a table's index in steps: yields the row count first (the caller picks now or in slices),
+ * then null every STEP_ROWS rows read; returns the index (null: not applicable).
+ */
+function* buildSteps(file: string, table: string): Generator<number | null, Bm25Index | null> {
   // A private read-only connection: temp tables (the vocab view, the tokenizer) need one without query_only.
   const db = openReadOnlyAgentDb(file, { fileMustExist: true })
+  let built = false
   try {
+    // One read transaction over the row count, the sizes and the postings: one snapshot of the index,
+    // however many slices the build takes (the agent may write meanwhile).
+    db.exec(`CREATE VIRTUAL TABLE temp.rs_vocab USING fts5vocab(main, ${quoteIdent(table)}, instance)`)
+    db.exec('BEGIN')
     const avg = db
       .prepare(`SELECT block FROM ${quoteIdent(`${table}_data`)} WHERE id = 1`)
       .pluck()
@@ -131,6 +201,8 @@ function build(file: string, table: string): Bm25Index | null {
     const totals = readVarints(avg)
     const nRow = totals[0]
     if (!nRow || nRow > MAX_ROWS) return null
+    yield nRow
+    let nRead = 0
     let nTok = 0
     for (let i = 1; i < totals.length; i++) nTok += totals[i]
     const avgdl = nTok / nRow
@@ -142,8 +214,8 @@ function build(file: string, table: string): Bm25Index | null {
       let d = 0
       for (const x of readVarints(sz)) d += x
       docLen.set(Number(id), d)
+      if (++nRead % STEP_ROWS === 0) yield null
     }
-    db.exec(`CREATE VIRTUAL TABLE temp.rs_vocab USING fts5vocab(main, ${quoteIdent(table)}, instance)`)
     // fts5vocab `instance` yields (term, doc) in term order, then doc order: one term's postings are one
     // run of rows, a row's occurrences adjacent, so each list is built as it streams by (no per-term map).
     const postings = new Map<string, Postings>()
@@ -165,6 +237,7 @@ function build(file: string, table: string): Bm25Index | null {
       postings.set(cur, { rids: rids.slice(0, np), tf })
     }
     for (const [term, doc] of db.prepare(`SELECT term, doc FROM temp.rs_vocab`).raw(true).iterate() as Iterable<[string, number]>) {
+      if (++nRead % STEP_ROWS === 0) yield null
       const d = Number(doc)
       if (term !== cur) {
         flush()
@@ -186,6 +259,7 @@ function build(file: string, table: string): Bm25Index | null {
       freq[np++] = 1
     }
     flush()
+    db.exec('COMMIT')
     const tok = tokenizeOption(db, table).replace(/'/g, "''")
     db.exec(`CREATE VIRTUAL TABLE temp.rs_tok USING fts5(x, tokenize='${tok}'); CREATE VIRTUAL TABLE temp.rs_tokv USING fts5vocab(temp, rs_tok, instance);`)
     const ins = db.prepare(`INSERT INTO temp.rs_tok (rowid, x) VALUES (?, ?)`)
@@ -219,10 +293,11 @@ function build(file: string, table: string): Bm25Index | null {
       return idf
     }
     const out: Bm25Index = { nRow, avgdl, postings, tokenOf, idfOf, close: () => db.close() }
+    built = true
     return out
-  } catch (e) {
-    db.close()
-    throw e
+  } finally {
+    // not built (not applicable, failed, or stopped mid-way): the connection goes now
+    if (!built) db.close()
   }
 }
 

@@ -8,8 +8,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { tmpDir } from '../../../../test/helpers/tmp'
 import { buildDb, openDb } from '../../../../test/helpers/testDb'
+import { openSource } from '../registry'
 import { mulberry32 } from '../../../shared/random'
-import { bm25Settings } from './bm25'
+import { bm25Settings, whenBm25IndexesBuilt } from './bm25'
 import type { SqliteSource } from './source'
 
 const N = 3000
@@ -90,5 +91,35 @@ describe('lexical arm: top-k BM25 = full scoring', () => {
     }
     // the case top-k is for was exercised: a word in every memory, a full page of hits
     expect(cases).toBeGreaterThan(5)
+  })
+
+  it('a big index is built in the background: FTS5 answers until it is ready, then top-k, the same hits', async () => {
+    bm25Settings.syncRows = 100
+    const other = openSource({ path: store.path, workspacePath: `${store.path}.ws2` })
+    try {
+      const req = { text: 'topic w3 w7', filter: {}, limit: 30, ridRange: null }
+      const before = other.lexicalPass(req)
+      expect(before.path).toBe('prefix')
+      await whenBm25IndexesBuilt(other)
+      const after = other.lexicalPass(req)
+      expect(after.path).toBe('topk')
+      expect(after.hits).toEqual(before.hits)
+    } finally {
+      other.close()
+      bm25Settings.syncRows = 20_000
+    }
+  })
+
+  it('closing the store mid-build ends the build (its promise settles, nothing throws)', async () => {
+    bm25Settings.syncRows = 100
+    const other = openSource({ path: store.path, workspacePath: `${store.path}.ws3` })
+    try {
+      expect(other.lexicalPass({ text: 'topic', filter: {}, limit: 5, ridRange: null }).path).toBe('prefix')
+      const built = whenBm25IndexesBuilt(other)
+      other.close()
+      await built
+    } finally {
+      bm25Settings.syncRows = 20_000
+    }
   })
 })
