@@ -175,7 +175,7 @@ function sumInQueryOrder(u: Float64Array): number {
  * blocks' maxima bound those rows' scores. When that cannot beat `theta`, every list moves past `end`.
  * True when it moved. `u`: scratch, one slot per query position.
  */
-function skipBlocks(lists: List[], from: number, theta: number, u: Float64Array): boolean {
+function skipBlocks(lists: List[], from: number, rest: number, theta: number, u: Float64Array): boolean {
   let end = 2147483647
   for (let j = from; j < lists.length; j++) {
     const L = lists[j]
@@ -185,13 +185,22 @@ function skipBlocks(lists: List[], from: number, theta: number, u: Float64Array)
     if (last < end) end = last
   }
   if (end === 2147483647) return false
-  u.fill(0)
-  for (let j = 0; j < lists.length; j++) {
+  let approx = rest
+  for (let j = from; j < lists.length; j++) {
     const L = lists[j]
-    if (j < from) u[L.q] = L.ub
-    else if (L.pos < L.p.rids.length && L.p.rids[L.pos] <= end) u[L.q] = L.idf * blockMaxOf(L.p)[(L.pos / BLOCK) | 0]
+    if (L.pos < L.p.rids.length && L.p.rids[L.pos] <= end) approx += L.idf * blockMaxOf(L.p)[(L.pos / BLOCK) | 0]
   }
-  if (sumInQueryOrder(u) > theta) return false
+  // the cheap sum decides unless it is within a relative 1e-9 of theta; then the query-order sum does
+  if (approx * (1 - 1e-9) > theta) return false
+  if (approx * (1 + 1e-9) > theta) {
+    u.fill(0)
+    for (let j = 0; j < lists.length; j++) {
+      const L = lists[j]
+      if (j < from) u[L.q] = L.ub
+      else if (L.pos < L.p.rids.length && L.p.rids[L.pos] <= end) u[L.q] = L.idf * blockMaxOf(L.p)[(L.pos / BLOCK) | 0]
+    }
+    if (sumInQueryOrder(u) > theta) return false
+  }
   for (let j = from; j < lists.length; j++) {
     const L = lists[j]
     if (L.pos < L.p.rids.length) L.pos = seek(L.p.rids, L.pos, end + 1)
@@ -248,15 +257,23 @@ export function topBm25(idx: Bm25Index, words: string[], k: number, lo: number, 
       // with every other phrase's bound added, still cannot beat the k-th best (block-max).
       const L = lists[m - 1]
       const bm = blockMaxOf(L.p)
-      u.fill(0)
-      for (let j = 0; j < m - 1; j++) u[lists[j].q] = lists[j].ub
-      while (L.pos < L.p.rids.length) {
-        u[L.q] = L.idf * bm[(L.pos / BLOCK) | 0]
-        if (sumInQueryOrder(u) > theta) break
+      const rest = m > 1 ? prefix[m - 2] : 0
+      for (;;) {
+        if (L.pos >= L.p.rids.length) break
+        const top = L.idf * bm[(L.pos / BLOCK) | 0]
+        const approx = rest + top
+        if (approx * (1 - 1e-9) > theta) break
+        if (approx * (1 + 1e-9) > theta) {
+          // near theta: the query-order sum decides (exact, a tie is skipped)
+          u.fill(0)
+          for (let j = 0; j < m - 1; j++) u[lists[j].q] = lists[j].ub
+          u[L.q] = top
+          if (sumInQueryOrder(u) > theta) break
+        }
         L.pos = (((L.pos / BLOCK) | 0) + 1) * BLOCK
       }
     }
-    if (heap.size === k && skipBlocks(lists, firstEssential, theta, u)) continue
+    if (heap.size === k && skipBlocks(lists, firstEssential, firstEssential > 0 ? prefix[firstEssential - 1] : 0, theta, u)) continue
     // next candidate: the smallest current rid among the essential lists
     let rid = 2147483647
     for (let j = firstEssential; j < m; j++) {
