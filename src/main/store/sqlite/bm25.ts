@@ -163,7 +163,7 @@ export function bm25IndexFor(ctx: SqliteCtx, fts: FtsTable): Bm25Index | null {
 /** Resolves when every background index build of `ctx` has ended (benchmarks and tests wait on it). */
 export async function whenBm25IndexesBuilt(ctx: SqliteCtx): Promise<void> {
   const perCtx = live.get(ctx)
-  if (perCtx) await Promise.all([...perCtx.values()].map((e) => e.building))
+  if (perCtx) for (const e of [...perCtx.values()]) if (e.building) await e.building
 }
 
 /** The index last built per source and table, to close its connection when a newer version replaces it. */
@@ -260,38 +260,7 @@ function* buildSteps(file: string, table: string): Generator<number | null, Bm25
     }
     flush()
     db.exec('COMMIT')
-    const tok = tokenizeOption(db, table).replace(/'/g, "''")
-    db.exec(`CREATE VIRTUAL TABLE temp.rs_tok USING fts5(x, tokenize='${tok}'); CREATE VIRTUAL TABLE temp.rs_tokv USING fts5vocab(temp, rs_tok, instance);`)
-    const ins = db.prepare(`INSERT INTO temp.rs_tok (rowid, x) VALUES (?, ?)`)
-    const read = db.prepare(`SELECT doc, term FROM temp.rs_tokv`).raw(true)
-    const clear = db.prepare(`DELETE FROM temp.rs_tok`)
-    const cache = new Map<string, string | null>()
-    const tokenOf = (words: string[]): (string | null)[] => {
-      let cached = true
-      for (let i = 0; i < words.length && cached; i++) cached = cache.has(words[i])
-      const todo = cached ? [] : [...new Set(words.filter((w) => !cache.has(w)))]
-      if (todo.length) {
-        clear.run()
-        todo.forEach((w, i) => ins.run(i + 1, w))
-        const got: string[][] = todo.map(() => [])
-        for (const [doc, term] of read.all() as [number, string][]) got[Number(doc) - 1].push(term)
-        todo.forEach((w, i) => cache.set(w, got[i].length === 1 ? got[i][0] : null))
-      }
-      return words.map((w) => cache.get(w) ?? null)
-    }
-    // JS's Math.log and the C library's log can differ in the last bit, and that bit decides exact
-    // ties in bm25 order: take the logarithm from SQLite's ln(), which calls the same log().
-    const ln = db.prepare(`SELECT ln(?)`).pluck()
-    const idfs = new Map<number, number>()
-    const idfOf = (nHit: number): number => {
-      let idf = idfs.get(nHit)
-      if (idf === undefined) {
-        idf = (ln.get((nRow - nHit + 0.5) / (nHit + 0.5)) as number | null) ?? 0
-        if (idf <= 0.0) idf = 1e-6
-        idfs.set(nHit, idf)
-      }
-      return idf
-    }
+    const { tokenOf, idfOf } = queryHelpers(db, table, nRow)
     const out: Bm25Index = { nRow, avgdl, postings, tokenOf, idfOf, close: () => db.close() }
     built = true
     return out
@@ -299,6 +268,43 @@ function* buildSteps(file: string, table: string): Generator<number | null, Bm25
     // not built (not applicable, failed, or stopped mid-way): the connection goes now
     if (!built) db.close()
   }
+}
+
+/** The index's query side on its private connection: FTS5's own tokenizer for query words, and IDF with SQLite's ln(). */
+function queryHelpers(db: Database.Database, table: string, nRow: number): Pick<Bm25Index, 'tokenOf' | 'idfOf'> {
+  const tok = tokenizeOption(db, table).replace(/'/g, "''")
+  db.exec(`CREATE VIRTUAL TABLE temp.rs_tok USING fts5(x, tokenize='${tok}'); CREATE VIRTUAL TABLE temp.rs_tokv USING fts5vocab(temp, rs_tok, instance);`)
+  const ins = db.prepare(`INSERT INTO temp.rs_tok (rowid, x) VALUES (?, ?)`)
+  const read = db.prepare(`SELECT doc, term FROM temp.rs_tokv`).raw(true)
+  const clear = db.prepare(`DELETE FROM temp.rs_tok`)
+  const cache = new Map<string, string | null>()
+  const tokenOf = (words: string[]): (string | null)[] => {
+    let cached = true
+    for (let i = 0; i < words.length && cached; i++) cached = cache.has(words[i])
+    const todo = cached ? [] : [...new Set(words.filter((w) => !cache.has(w)))]
+    if (todo.length) {
+      clear.run()
+      todo.forEach((w, i) => ins.run(i + 1, w))
+      const got: string[][] = todo.map(() => [])
+      for (const [doc, term] of read.all() as [number, string][]) got[Number(doc) - 1].push(term)
+      todo.forEach((w, i) => cache.set(w, got[i].length === 1 ? got[i][0] : null))
+    }
+    return words.map((w) => cache.get(w) ?? null)
+  }
+  // JS's Math.log and the C library's log can differ in the last bit, and that bit decides exact
+  // ties in bm25 order: take the logarithm from SQLite's ln(), which calls the same log().
+  const ln = db.prepare(`SELECT ln(?)`).pluck()
+  const idfs = new Map<number, number>()
+  const idfOf = (nHit: number): number => {
+    let idf = idfs.get(nHit)
+    if (idf === undefined) {
+      idf = (ln.get((nRow - nHit + 0.5) / (nHit + 0.5)) as number | null) ?? 0
+      if (idf <= 0.0) idf = 1e-6
+      idfs.set(nHit, idf)
+    }
+    return idf
+  }
+  return { tokenOf, idfOf }
 }
 
 /**
