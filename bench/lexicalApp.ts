@@ -18,7 +18,7 @@ import { runRecall } from '../src/main/recall/engine'
 import { getPreset } from '../src/shared/presets'
 import { mulberry32 } from '../src/shared/random'
 import { scaled } from './scale'
-import { CACHE, fmtMs, gaussianUnit, median } from './util'
+import { benchMemory, CACHE, fmtMs, gaussianUnit, median } from './util'
 
 const DIM = 32
 const MODEL = `bench:${DIM}`
@@ -45,24 +45,7 @@ function ensureDb(n: number): string {
       // Zipf-like: word w<r> with r ≈ 3000^u
       for (let j = 0; j < 6; j++) words.push(`w${Math.floor(Math.pow(3000, rnd()))}`)
       gaussianUnit(rnd, DIM, vec)
-      w.memory({
-        id: `m${i}`,
-        agent_id: 'agent',
-        user_id: `u${i % 100}`,
-        session_id: `s${Math.floor(i / 50)}`,
-        role: 'user',
-        kind: 'episodic',
-        tier: 'working',
-        content: `memory ${i} about topic ${i % 997} ${words.join(' ')}`,
-        summary: null,
-        salience: 0.5,
-        created_at: T0 + i * 1000,
-        last_used_at: null,
-        use_count: 0,
-        turn: i % 50,
-        source: null,
-        metadata: null,
-      })
+      w.memory(benchMemory(i, `memory ${i} about topic ${i % 997} ${words.join(' ')}`, T0))
       w.embedding('memory', `m${i}`, MODEL, Buffer.from(vec.buffer.slice(0)))
     }
     w.finish()

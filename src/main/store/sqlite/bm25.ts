@@ -307,6 +307,18 @@ function queryHelpers(db: Database.Database, table: string, nRow: number): Pick<
   return { tokenOf, idfOf }
 }
 
+/** Index of the first of the sorted `rids` that is ≥ `x` (binary search; `rids.length` when none is). */
+function firstAtLeast(rids: Int32Array, x: number): number {
+  let a = 0
+  let b = rids.length
+  while (a < b) {
+    const m = (a + b) >> 1
+    if (rids[m] < x) a = m + 1
+    else b = m
+  }
+  return a
+}
+
 /**
  * bm25 (FTS5's sign) of each of `rids` for a query (`words` as rankBm25 takes them), NaN for a row
  * matching no word; null when a word is not exactly one token. Each row's phrases are summed in query
@@ -325,13 +337,7 @@ export function bm25OfRows(idx: Bm25Index, words: string[], rids: ArrayLike<numb
     for (let i = 0; i < lists.length; i++) {
       const p = lists[i]
       if (!p) continue
-      let a = 0
-      let b = p.rids.length
-      while (a < b) {
-        const m = (a + b) >> 1
-        if (p.rids[m] < rid) a = m + 1
-        else b = m
-      }
+      const a = firstAtLeast(p.rids, rid)
       if (a < p.rids.length && p.rids[a] === rid) {
         score += idf[i] * p.tf[a]
         hit = true
@@ -393,14 +399,7 @@ export function rankBm25(idx: Bm25Index, words: string[], lo: number, hi: number
   for (let i = 0; i < n; i++) {
     const p = lists[i]
     if (!p) continue
-    // first posting ≥ lo
-    let a = 0
-    let b = p.rids.length
-    while (a < b) {
-      const m = (a + b) >> 1
-      if (p.rids[m] < lo) a = m + 1
-      else b = m
-    }
+    const a = firstAtLeast(p.rids, lo)
     const w = idf[i]
     for (let j = a; j < p.rids.length && p.rids[j] <= hi; j++) {
       const rid = p.rids[j]
