@@ -130,9 +130,8 @@ export default defineConfig(
       'src/main/store/importers/locomo.ts',
       // Not split yet: previewPg (112).
       'src/main/store/mapped/pgTables.ts',
-      // Not split yet: explainEmpty (118), rerank (135; the renderer's live re-score, run on every slider move).
+      // Not split yet: explainEmpty (118).
       'src/shared/explainEmpty.ts',
-      'src/shared/scoring.ts',
     ],
     rules: { 'max-lines-per-function': 'off' },
   },
