@@ -117,8 +117,6 @@ export default defineConfig(
       'src/main/store/mapped/pg.ts',
       // restoreSteps: a generator whose yields are the points where the async restore gives the thread back.
       'src/main/store/vectors/snapshot.ts',
-      // Not split yet: buildReplay (134).
-      'src/main/trace/replay.ts',
       // Not split yet: generateDemo (191), buildMap (122), startServer (178).
       'src/main/demo/generate.ts',
       'src/main/map/buildMap.ts',
