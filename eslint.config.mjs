@@ -117,9 +117,8 @@ export default defineConfig(
       'src/main/store/mapped/pg.ts',
       // restoreSteps: a generator whose yields are the points where the async restore gives the thread back.
       'src/main/store/vectors/snapshot.ts',
-      // Not split yet: generateDemo (191), buildMap (122).
+      // Not split yet: generateDemo (191).
       'src/main/demo/generate.ts',
-      'src/main/map/buildMap.ts',
       // Not split yet: the importers' main loops (importEngram 103, mapJsonlObject 125, importJsonl 112, importLocomo 271).
       'src/main/store/engram/importer.ts',
       'src/main/store/importers/jsonl.ts',
