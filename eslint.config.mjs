@@ -123,8 +123,6 @@ export default defineConfig(
       'src/main/store/engram/importer.ts',
       'src/main/store/importers/jsonl.ts',
       'src/main/store/importers/locomo.ts',
-      // Not split yet: previewPg (112).
-      'src/main/store/mapped/pgTables.ts',
     ],
     rules: { 'max-lines-per-function': 'off' },
   },
