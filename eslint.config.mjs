@@ -119,7 +119,7 @@ export default defineConfig(
       'src/main/store/vectors/snapshot.ts',
       // Not split yet: generateDemo (191).
       'src/main/demo/generate.ts',
-      // Not split yet: the importers' main loops (mapJsonlObject 125, importJsonl 112, importLocomo 271).
+      // Not split yet: the importers' main loops (importJsonl 112, importLocomo 271).
       'src/main/store/importers/jsonl.ts',
       'src/main/store/importers/locomo.ts',
     ],
