@@ -263,7 +263,7 @@ export function rankBm25(idx: Bm25Index, words: string[], lo: number, hi: number
     }
     const w = idf[i]
     for (let j = a; j < p.rids.length && p.rids[j] <= hi; j++) {
-      const rid = p.rids[j]
+      const rid: number = p.rids[j] // typed: TypeScript 7 infers it circularly through `sparse!.get(rid)` (TS7022)
       if (member && !member[rid - lo]) continue
       const term = w * p.tf[j]
       if (acc) {
