@@ -2,7 +2,7 @@
  * docs/reference/ generated from the code, so the reference cannot disagree with it:
  *  - cli.md       every command's summary and usage (src/main/cli, the `--help` texts) and the exit codes;
  *  - channels.md  every API channel with its doc comment, read from the contract's source
- *                 (src/shared/contract.ts) with the TypeScript parser;
+ *                 (src/shared/contract/: index.ts and the domain files it spreads) with the TypeScript parser;
  *  - errors.md    the error codes (src/shared/result.ts ERROR_CODES with their comments) and the
  *                 exit code each gives.
  * `npm run docs` writes them; test/docs.test.ts fails when a file differs from what this renders.
@@ -43,23 +43,65 @@ function docOf(node: ts.Node, text: string): string {
     .trim()
 }
 
-/** The channels of `export const contract = { … }` with their doc comments, in source order. */
-export function readChannels(file = path.join(ROOT, 'src/shared/contract.ts')): { name: string; doc: string; section: string }[] {
+type ChannelDoc = { name: string; doc: string; section: string }
+
+/** An object literal with its `as const` / `satisfies` / parentheses taken off, else null. */
+function objectLiteralOf(init: ts.Expression): ts.ObjectLiteralExpression | null {
+  while (ts.isAsExpression(init) || ts.isSatisfiesExpression(init) || ts.isParenthesizedExpression(init)) init = init.expression
+  return ts.isObjectLiteralExpression(init) ? init : null
+}
+
+/** The object literal a top-level `const <name> = { … }` of a source file holds. */
+function findObject(sf: ts.SourceFile, name: string): ts.ObjectLiteralExpression | null {
+  for (const st of sf.statements)
+    if (ts.isVariableStatement(st))
+      for (const d of st.declarationList.declarations)
+        if (ts.isIdentifier(d.name) && d.name.text === name && d.initializer) return objectLiteralOf(d.initializer)
+  return null
+}
+
+/** The file a relative `import { name } from './x'` of `sf` names, resolved to a .ts file (or its index.ts). */
+function importedFile(sf: ts.SourceFile, name: string): string {
+  for (const st of sf.statements) {
+    if (!ts.isImportDeclaration(st) || !ts.isStringLiteral(st.moduleSpecifier)) continue
+    const named = st.importClause?.namedBindings
+    if (!named || !ts.isNamedImports(named) || !named.elements.some((e) => e.name.text === name)) continue
+    const base = path.resolve(path.dirname(sf.fileName), st.moduleSpecifier.text)
+    const file = [`${base}.ts`, path.join(base, 'index.ts')].find((f) => fs.existsSync(f))
+    if (file) return file
+  }
+  throw new Error(`${path.relative(ROOT, sf.fileName)}: no relative import of ${name}`)
+}
+
+/**
+ * The channels of the object `name` in `file` with their doc comments, in source order: a `'domain.verb': …`
+ * property is a channel, a `...spread` is followed to the file it is imported from (the contract's domain files).
+ */
+function channelsOf(file: string, name: string): ChannelDoc[] {
   const text = fs.readFileSync(file, 'utf8')
   const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true)
-  const out: { name: string; doc: string; section: string }[] = []
-  const visit = (n: ts.Node): void => {
-    if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name) && n.name.text === 'contract' && n.initializer) {
-      let init: ts.Expression = n.initializer
-      while (ts.isAsExpression(init) || ts.isSatisfiesExpression(init) || ts.isParenthesizedExpression(init)) init = init.expression
-      if (ts.isObjectLiteralExpression(init))
-        for (const p of init.properties)
-          if (ts.isPropertyAssignment(p) && ts.isStringLiteral(p.name)) out.push({ name: p.name.text, doc: docOf(p, text), section: p.name.text.split('.')[0] })
-      return
-    }
-    ts.forEachChild(n, visit)
+  const obj = findObject(sf, name)
+  if (!obj) throw new Error(`${path.relative(ROOT, file)}: no const ${name} = { … }`)
+  const out: ChannelDoc[] = []
+  for (const p of obj.properties) {
+    if (ts.isPropertyAssignment(p) && ts.isStringLiteral(p.name)) out.push({ name: p.name.text, doc: docOf(p, text), section: p.name.text.split('.')[0] })
+    else if (ts.isSpreadAssignment(p) && ts.isIdentifier(p.expression)) {
+      const own = findObject(sf, p.expression.text)
+      out.push(...(own ? channelsOf(file, p.expression.text) : channelsOf(importedFile(sf, p.expression.text), p.expression.text)))
+    } else throw new Error(`${path.relative(ROOT, file)}: ${name} holds something that is neither a channel nor a spread`)
   }
-  visit(sf)
+  return out
+}
+
+/** Every channel of the contract (src/shared/contract/index.ts and the domain files it spreads), in source order. */
+export function readChannels(file = path.join(ROOT, 'src/shared/contract/index.ts')): ChannelDoc[] {
+  const out = channelsOf(file, 'contract')
+  const seen = new Set<string>()
+  for (const c of out) {
+    // A later spread silently replaces an earlier channel of the same name: a mistake, never a feature.
+    if (seen.has(c.name)) throw new Error(`channel ${c.name} is given twice in the contract`)
+    seen.add(c.name)
+  }
   return out
 }
 

@@ -5,7 +5,7 @@
  * one subscription for job progress. Types only from src/shared: nothing else
  * is bundled, because a sandboxed preload can require only 'electron'.
  *
- * Adding a channel to src/shared/contract.ts? Add its one-liner here too: the
+ * Adding a channel to src/shared/contract/? Add its one-liner here too: the
  * `satisfies` below makes a missing one a type error, and test/shell checks the
  * keys against the contract at run time.
  */

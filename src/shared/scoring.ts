@@ -135,12 +135,41 @@ interface Row {
  * @param mode what actually ran (trace.mode); decides the pool and whether order follows the score.
  */
 export function rerank(candidates: readonly CandidateRaw[], config: RecallConfig, mode: EffectiveMode): Reranked {
+  // The renderer runs this on every slider move: each phase below allocates only what it returns
+  // (the comparator is a module-level function, the groups are filled in place).
+  const rows = buildRows(candidates, config, mode)
+  if (config.normalize === 'minmax' && rows.length > 0) normalizeMinMax(rows)
+  scoreRows(rows, config, mode)
+
+  const cmp = rowComparator(isOrderMode(mode), (config.tieBreak ?? 'newest') === 'newest')
+  const primary: Row[] = []
+  const blend: Row[] = []
+  for (const r of rows) (r.c.group === 'blend' ? blend : primary).push(r)
+  primary.sort(cmp)
+  blend.sort(cmp)
+  let sr = 0
+  for (const r of primary) r.scoreRank = ++sr
+  for (const r of blend) r.scoreRank = ++sr
+
+  let selected = selectWithBlend(primary, blend, config)
+  // Token budget over what survived, in injected order.
+  if (config.tokenBudget !== null) selected = applyBudget(selected, config.tokenBudget, config)
+  selected = applyDedupe(selected, config)
+
+  const results = new Array<TraceResult>(selected.length)
+  const injectedTokens = fillResults(selected, results)
+  const dropped: TraceDropped[] = []
+  pushDropped(primary, dropped)
+  pushDropped(blend, dropped)
+  const refreshed = config.refreshOnRecall ? results.map((r) => r.id) : []
+  return { results, dropped, refreshed, injectedTokens, pool: rows.length }
+}
+
+/** One working row per pool member: raw features, order key and token estimate. */
+function buildRows(candidates: readonly CandidateRaw[], config: RecallConfig, mode: EffectiveMode): Row[] {
   const p = config.candidatePool
   const hl = config.recency.halfLifeHours
   const fromLastUsed = config.recency.from === 'last_used'
-  const w = config.weights
-  const rrf = mode === 'hybrid' && config.fusion.method === 'rrf'
-  const rrfK = config.fusion.rrfK
   const est = config.tokenEstimator
   const rows: Row[] = []
   for (const c of candidates) {
@@ -156,9 +185,15 @@ export function rerank(candidates: readonly CandidateRaw[], config: RecallConfig
     const tokens = estimateTokensFromLength(c.textLength, c.textBytes ?? c.textLength, est)
     rows.push({ c, f, k: f, score: 0, order, tokens, gate: null, scoreRank: 0 })
   }
+  return rows
+}
 
-  if (config.normalize === 'minmax' && rows.length > 0) normalizeMinMax(rows)
-
+/** Each row's contributions (weight × feature, or × RRF term) and composite score. */
+function scoreRows(rows: Row[], config: RecallConfig, mode: EffectiveMode): void {
+  const p = config.candidatePool
+  const w = config.weights
+  const rrf = mode === 'hybrid' && config.fusion.method === 'rrf'
+  const rrfK = config.fusion.rrfK
   for (const r of rows) {
     const f = r.f
     let simTerm = f.similarity
@@ -181,82 +216,93 @@ export function rerank(candidates: readonly CandidateRaw[], config: RecallConfig
     r.k = k
     r.score = k.similarity + k.lexical + k.recency + k.salience
   }
+}
 
-  const byOrder = isOrderMode(mode)
-  const newest = (config.tieBreak ?? 'newest') === 'newest'
-  const cmp = (a: Row, b: Row): number => {
-    if (byOrder) {
-      if (a.order !== b.order) return a.order - b.order
-    } else {
-      if (a.score !== b.score) return b.score - a.score
-      // seed 003 sorts a similarity-ordered list by composite with a stable sort: ties keep similarity order.
-      if (a.f.similarity !== b.f.similarity) return b.f.similarity - a.f.similarity
-    }
-    const da = a.c.ageCreatedMs
-    const db = b.c.ageCreatedMs
-    // seed 002: stable sort over ORDER BY timestamp DESC (newest first); seed 004: over thread order (oldest first).
-    if (da !== db) return newest ? da - db : db - da
-    return a.c.id < b.c.id ? -1 : a.c.id > b.c.id ? 1 : 0
-  }
-  const primary: Row[] = []
-  const blend: Row[] = []
-  for (const r of rows) (r.c.group === 'blend' ? blend : primary).push(r)
-  primary.sort(cmp)
-  blend.sort(cmp)
-  let sr = 0
-  for (const r of primary) r.scoreRank = ++sr
-  for (const r of blend) r.scoreRank = ++sr
+/** Ties after score (or order): by creation age, then id. */
+function compareTies(a: Row, b: Row, newest: boolean): number {
+  const da = a.c.ageCreatedMs
+  const db = b.c.ageCreatedMs
+  // seed 002: stable sort over ORDER BY timestamp DESC (newest first); seed 004: over thread order (oldest first).
+  if (da !== db) return newest ? da - db : db - da
+  return a.c.id < b.c.id ? -1 : a.c.id > b.c.id ? 1 : 0
+}
 
+/** By score, then similarity (seed 003 sorts a similarity-ordered list by composite with a stable sort: ties keep similarity order). */
+function compareByScore(a: Row, b: Row, newest: boolean): number {
+  if (a.score !== b.score) return b.score - a.score
+  if (a.f.similarity !== b.f.similarity) return b.f.similarity - a.f.similarity
+  return compareTies(a, b, newest)
+}
+
+/** By the arm's order key (recency, session and keyword modes). */
+function compareByOrder(a: Row, b: Row, newest: boolean): number {
+  if (a.order !== b.order) return a.order - b.order
+  return compareTies(a, b, newest)
+}
+
+const byScoreNewest = (a: Row, b: Row): number => compareByScore(a, b, true)
+const byScoreOldest = (a: Row, b: Row): number => compareByScore(a, b, false)
+const byOrderNewest = (a: Row, b: Row): number => compareByOrder(a, b, true)
+const byOrderOldest = (a: Row, b: Row): number => compareByOrder(a, b, false)
+
+/** The injected order's comparator (one of four module-level functions: nothing allocated per call). */
+function rowComparator(byOrder: boolean, newest: boolean): (a: Row, b: Row) => number {
+  if (byOrder) return newest ? byOrderNewest : byOrderOldest
+  return newest ? byScoreNewest : byScoreOldest
+}
+
+/** The primary group's gates; with a blend group, Engram's blend appended after it and the list cut to topK. */
+function selectWithBlend(primary: Row[], blend: Row[], config: RecallConfig): Row[] {
   const kept = selectGroup(primary, config)
-  let selected = kept
-  if (blend.length > 0) {
-    // seed 002 (Engram recall + userId): up to ceil(limit/2) user memories, appended after the session
-    // results, skipping content already there, then the whole list cut to `limit`.
-    const blendKept = selectGroup(blend, { ...config, topK: Math.ceil(config.topK / 2) })
-    const keptIds = new Set(kept.map((r) => r.c.id))
-    const appended: Row[] = []
-    for (const r of blendKept) {
-      if (r.c.sameContentAs?.some((id) => keptIds.has(id))) r.gate = 'dedupe'
-      else appended.push(r)
-    }
-    selected = [...kept, ...appended]
-    for (let i = config.topK; i < selected.length; i++) selected[i].gate = 'topK'
-    selected = selected.slice(0, config.topK)
+  if (blend.length === 0) return kept
+  // seed 002 (Engram recall + userId): up to ceil(limit/2) user memories, appended after the session
+  // results, skipping content already there, then the whole list cut to `limit`.
+  const blendKept = selectGroup(blend, { ...config, topK: Math.ceil(config.topK / 2) })
+  const keptIds = new Set(kept.map((r) => r.c.id))
+  const appended: Row[] = []
+  for (const r of blendKept) {
+    if (r.c.sameContentAs?.some((id) => keptIds.has(id))) r.gate = 'dedupe'
+    else appended.push(r)
   }
+  const selected = [...kept, ...appended]
+  for (let i = config.topK; i < selected.length; i++) selected[i].gate = 'topK'
+  return selected.slice(0, config.topK)
+}
 
-  // Token budget over what survived, in injected order.
-  if (config.tokenBudget !== null) {
-    const budget = config.tokenBudget
-    let used = 0
-    let n = 0
-    let stopped = false
-    for (const r of selected) {
-      if (stopped) {
-        r.gate = 'budget'
-        continue
-      }
-      if (used + r.tokens <= budget || (config.atLeastOne && n === 0)) {
-        // seed 004: "always returns ≥1 if any exist", even when that one alone exceeds the budget.
-        used += r.tokens
-        n++
-      } else {
-        r.gate = 'budget'
-        // seed 004 stops at the first turn that no longer fits; `skip` keeps looking for smaller ones.
-        if (config.overflow === 'stop') stopped = true
-      }
+/** The token budget walked in injected order; marks the rows it drops and returns the rest. */
+function applyBudget(selected: Row[], budget: number, config: RecallConfig): Row[] {
+  let used = 0
+  let n = 0
+  let stopped = false
+  for (const r of selected) {
+    if (stopped) {
+      r.gate = 'budget'
+      continue
     }
-    selected = selected.filter((r) => r.gate === null)
+    if (used + r.tokens <= budget || (config.atLeastOne && n === 0)) {
+      // seed 004: "always returns ≥1 if any exist", even when that one alone exceeds the budget.
+      used += r.tokens
+      n++
+    } else {
+      r.gate = 'budget'
+      // seed 004 stops at the first turn that no longer fits; `skip` keeps looking for smaller ones.
+      if (config.overflow === 'stop') stopped = true
+    }
   }
+  return selected.filter((r) => r.gate === null)
+}
 
-  // seed 004: the agent drops hits already in the live transcript AFTER recall (topK and budget were spent on them).
+/** seed 004: the agent drops hits already in the live transcript AFTER recall (topK and budget were spent on them). */
+function applyDedupe(selected: Row[], config: RecallConfig): Row[] {
   const exclude = config.scope.excludeIds
   const excludeSet = exclude && exclude.length ? new Set(exclude) : null
-  if (excludeSet || selected.some((r) => r.c.excluded)) {
-    for (const r of selected) if (r.c.excluded || excludeSet?.has(r.c.id)) r.gate = 'dedupe'
-    selected = selected.filter((r) => r.gate === null)
-  }
+  if (!excludeSet && !selected.some((r) => r.c.excluded)) return selected
+  for (const r of selected) if (r.c.excluded || excludeSet?.has(r.c.id)) r.gate = 'dedupe'
+  return selected.filter((r) => r.gate === null)
+}
 
-  const results = new Array<TraceResult>(selected.length)
+/** The injected rows as results (in `results`, already sized); returns their tokens. */
+function fillResults(selected: Row[], results: TraceResult[]): number {
   let injectedTokens = 0
   for (let i = 0; i < selected.length; i++) {
     const r = selected[i]
@@ -267,25 +313,26 @@ export function rerank(candidates: readonly CandidateRaw[], config: RecallConfig
     if (r.fused) tr.fused = r.fused
     results[i] = tr
   }
-  const dropped: TraceDropped[] = []
-  for (const group of [primary, blend])
-    for (const r of group) {
-      if (r.kept) continue
-      const td: TraceDropped = {
-        id: r.c.id,
-        score: r.score,
-        features: r.f,
-        contributions: r.k,
-        gate: r.gate ?? 'topK',
-        tokens: r.tokens,
-        scoreRank: r.scoreRank,
-      }
-      if (r.c.group) td.group = r.c.group
-      if (r.fused) td.fused = r.fused
-      dropped.push(td)
+  return injectedTokens
+}
+
+/** A group's rows that were not injected, with the gate that dropped them (topK when none marked one). */
+function pushDropped(group: Row[], dropped: TraceDropped[]): void {
+  for (const r of group) {
+    if (r.kept) continue
+    const td: TraceDropped = {
+      id: r.c.id,
+      score: r.score,
+      features: r.f,
+      contributions: r.k,
+      gate: r.gate ?? 'topK',
+      tokens: r.tokens,
+      scoreRank: r.scoreRank,
     }
-  const refreshed = config.refreshOnRecall ? results.map((r) => r.id) : []
-  return { results, dropped, refreshed, injectedTokens, pool: rows.length }
+    if (r.c.group) td.group = r.c.group
+    if (r.fused) td.fused = r.fused
+    dropped.push(td)
+  }
 }
 
 /** minSimilarity, then floor and topK in the configured order; marks gates, returns the survivors in order. */

@@ -93,7 +93,9 @@ describe('preload (built bundle out/preload/index.js)', () => {
     if (!fs.existsSync(bundle)) ctx.skip(true, 'out/preload/index.js not built: run `npm run build` (npm test does)')
     const srcDir = path.join(root, 'src')
     const builtAt = fs.statSync(bundle).mtimeMs
-    const newer = [path.join(srcDir, 'preload', 'index.ts'), path.join(srcDir, 'shared', 'contract.ts')].filter((f) => fs.statSync(f).mtimeMs > builtAt)
+    const contractDir = path.join(srcDir, 'shared', 'contract')
+    const contractFiles = fs.readdirSync(contractDir).map((f) => path.join(contractDir, f))
+    const newer = [path.join(srcDir, 'preload', 'index.ts'), ...contractFiles].filter((f) => fs.statSync(f).mtimeMs > builtAt)
     if (newer.length) ctx.skip(true, `out/ is older than ${newer.map((f) => path.relative(root, f)).join(', ')}: run \`npm run build\``)
     const exposed = new Map<string, Record<string, unknown>>()
     const invoked: string[] = []

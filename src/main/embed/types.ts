@@ -5,7 +5,7 @@
 
 import type { EmbedderHealthInfo } from '../../shared/contract'
 
-/** What `health()` reports: the same shape the `embed.status` channel returns (src/shared/contract.ts). */
+/** What `health()` reports: the same shape the `embed.status` channel returns (src/shared/contract/embed.ts). */
 export type EmbedderHealth = EmbedderHealthInfo
 
 export interface Embedder {

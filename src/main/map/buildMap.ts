@@ -11,7 +11,7 @@ import { armTexts } from '../../shared/cue'
 import type { MapData, MapPoint } from '../../shared/map'
 import { RecallscopeError } from '../../shared/result'
 import { mulberry32 } from '../../shared/random'
-import type { Cue } from '../../shared/types'
+import type { Cue, RecallTrace, TraceDropped, TraceResult } from '../../shared/types'
 import { createEmbedder, type EmbedderOptions } from '../embed/index'
 import { caseConfig } from '../eval/replay'
 import { prepareVector, runRecallSync } from '../recall/engine'
@@ -61,9 +61,8 @@ export const PCA_MAX_ITERATIONS = 6
 /** Axes fit on a seeded sample of this many points (all are projected): the first frame's cost stops growing with the map. */
 export const PCA_FIT_ROWS = 1000
 
-/** Build the map's points and its PCA frame (on a worker thread). */
-export async function buildMap(store: MemorySource, req: MapRequest): Promise<{ data: MapData; matrix: MapMatrix }> {
-  const t0 = performance.now()
+/** The map's query, time and config: the request's, or an eval case's (its query, scope, `now` and relevant memories). */
+function resolveMapRequest(store: MemorySource, req: MapRequest) {
   let { query, cue, now } = req
   let relevant: Set<string> | null = null
   let caseName: string | null = null
@@ -82,12 +81,19 @@ export async function buildMap(store: MemorySource, req: MapRequest): Promise<{ 
   }
   if (config.unit === 'session') throw new RecallscopeError('BAD_INPUT', "The map shows memories: this config ranks sessions (unit 'session')")
   if (query.trim() === '' && !cue) throw new RecallscopeError('BAD_INPUT', 'A query (or a cue) is required')
+  return { query, cue, now, relevant, caseName, preset: built.preset, config }
+}
+
+/** Build the map's points and its PCA frame (on a worker thread). */
+export async function buildMap(store: MemorySource, req: MapRequest): Promise<{ data: MapData; matrix: MapMatrix }> {
+  const t0 = performance.now()
+  const { query, cue, now, relevant, caseName, preset, config } = resolveMapRequest(store, req)
 
   // The recall itself, exactly as recall.run runs it, with its query vector kept for the map.
   const embedder = req.queryVector ? null : createEmbedder(req.embedder ?? defaultEmbedderSpec(store, 'memory'), req.embedderOptions)
   const texts = armTexts(query, cue, config.cueUse)
   const prepared = await prepareVector(store, texts.dense, { embedder, queryVector: req.queryVector, signal: req.signal })
-  const trace = runRecallSync(store, { text: query, cue }, config, now, { preset: built.preset, prepared })
+  const trace = runRecallSync(store, { text: query, cue }, config, now, { preset, prepared })
 
   const model = trace.config.model ?? store.storedModels('memory')[0]
   if (!model) throw new RecallscopeError('BAD_INPUT', 'This DB has no memory vectors: backfill embeddings first (the map lays out stored vectors)')
@@ -122,24 +128,7 @@ export async function buildMap(store: MemorySource, req: MapRequest): Promise<{ 
       ? `The query vector has ${prepared.vector.length} dimensions, the map's model ${dim}: not placed`
       : `No query vector (${prepared.reason ?? trace.degradedReason ?? 'dense arm off'}): not placed`
 
-  const mems = store.getMemories(chosen)
-  const points: MapPoint[] = chosen.map((id, i) => {
-    const m = mems.get(id)
-    const text = m?.content ?? trace.units[id]?.content ?? ''
-    let similarity: number | null = null
-    if (qv) {
-      let s = 0
-      for (let j = 0; j < dim; j++) s += data[i * dim + j] * qv[j]
-      similarity = s
-    }
-    const p: MapPoint = { id, text: text.length > SNIPPET ? `${text.slice(0, SNIPPET - 1)}…` : text, kind: m?.kind ?? null, mark: 'none', similarity }
-    const r = injected.get(id)
-    const d = dropped.get(id)
-    if (r) Object.assign(p, { mark: 'injected', rank: r.rank, score: r.score, features: r.features, contributions: r.contributions })
-    else if (d) Object.assign(p, { mark: 'dropped', gate: d.gate, score: d.score, features: d.features, contributions: d.contributions })
-    if (relevant) p.relevant = relevant.has(id)
-    return p
-  })
+  const points = mapPoints(store, chosen, data, dim, qv, trace, { injected, dropped, relevant })
   const onMap = new Set(chosen)
   const gatherMs = performance.now() - t0
 
@@ -160,7 +149,7 @@ export async function buildMap(store: MemorySource, req: MapRequest): Promise<{ 
     query,
     cue,
     now,
-    preset: built.preset,
+    preset,
     caseId: req.caseId ?? null,
     caseName,
     embedder: trace.embedder,
@@ -193,6 +182,37 @@ export async function buildMap(store: MemorySource, req: MapRequest): Promise<{ 
     mapId: '',
   }
   return { data: result, matrix: { data, n, dim, query: qv, pca: pca?.coords ?? new Float32Array(0), seed: req.seed } }
+}
+
+/** One point per chosen memory: its snippet, its similarity to the query and its mark (injected / dropped, relevant). */
+function mapPoints(
+  store: MemorySource,
+  chosen: string[],
+  data: Float32Array,
+  dim: number,
+  qv: Float32Array | null,
+  trace: RecallTrace,
+  marks: { injected: Map<string, TraceResult>; dropped: Map<string, TraceDropped>; relevant: Set<string> | null },
+): MapPoint[] {
+  const { injected, dropped, relevant } = marks
+  const mems = store.getMemories(chosen)
+  return chosen.map((id, i) => {
+    const m = mems.get(id)
+    const text = m?.content ?? trace.units[id]?.content ?? ''
+    let similarity: number | null = null
+    if (qv) {
+      let s = 0
+      for (let j = 0; j < dim; j++) s += data[i * dim + j] * qv[j]
+      similarity = s
+    }
+    const p: MapPoint = { id, text: text.length > SNIPPET ? `${text.slice(0, SNIPPET - 1)}…` : text, kind: m?.kind ?? null, mark: 'none', similarity }
+    const r = injected.get(id)
+    const d = dropped.get(id)
+    if (r) Object.assign(p, { mark: 'injected', rank: r.rank, score: r.score, features: r.features, contributions: r.contributions })
+    else if (d) Object.assign(p, { mark: 'dropped', gate: d.gate, score: d.score, features: d.features, contributions: d.contributions })
+    if (relevant) p.relevant = relevant.has(id)
+    return p
+  })
 }
 
 /** The query vector as unit-length float32 of the map's dimension (the index's rows are unit length), else null. */

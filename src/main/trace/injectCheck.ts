@@ -29,223 +29,301 @@ export function makeInjectCheck(
   target: string,
 ): InjectCheck | null {
   if (byNeed.some((x) => x.c.group === 'blend')) return null
-  const ti = byNeed.findIndex((x) => x.c.id === target)
-  const n = byNeed.length
-  const need = new Float64Array(n)
-  const simRaw = new Float64Array(n) // NaN when null (fails every minSimilarity gate, like rerank's null check)
-  const sim0 = new Float64Array(n)
-  const lex0 = new Float64Array(n)
-  const sal0 = new Float64Array(n)
-  const ageC = new Float64Array(n)
-  const ageU = new Float64Array(n)
-  const order = new Float64Array(n)
-  const dRank = new Float64Array(n) // Infinity when null
-  const lRank = new Float64Array(n)
-  const ids = new Array<string>(n)
-  const excluded = new Uint8Array(n)
-  for (let i = 0; i < n; i++) {
-    const c = byNeed[i].c
-    need[i] = byNeed[i].need
-    simRaw[i] = c.similarity === null ? NaN : c.similarity
-    sim0[i] = c.similarity ?? 0
-    lex0[i] = c.lexical
-    sal0[i] = c.salience
-    ageC[i] = c.ageCreatedMs
-    ageU[i] = c.ageLastUsedMs
-    order[i] = mode === 'recency' ? (c.recencyRank ?? Infinity) : (c.orderKey ?? Infinity)
-    dRank[i] = c.denseRank ?? Infinity
-    lRank[i] = c.lexicalRank ?? Infinity
-    ids[i] = c.id
-    excluded[i] = c.excluded ? 1 : 0
+  const checker = new InjectChecker(byNeed, mode, target)
+  return (cfg) => checker.check(cfg)
+}
+
+/** The rows a pool of `p` admits: the length of the prefix with need ≤ p (`need` is sorted ascending). */
+function prefixUpTo(need: Float64Array, p: number): number {
+  let lo = 0
+  let hi = need.length
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (need[mid] <= p) lo = mid + 1
+    else hi = mid
   }
-  const byOrder = isOrderMode(mode)
-  // Working columns for the current (pool, half-life) and (…, weights); recomputed only when those change.
-  const fs = new Float64Array(n)
-  const fl = new Float64Array(n)
-  const fr = new Float64Array(n)
-  const fa = new Float64Array(n)
-  const tS = new Float64Array(n) // similarity term (feature, or RRF dense term)
-  const tL = new Float64Array(n)
-  const score = new Float64Array(n)
-  const tokens = new Float64Array(n)
-  let featKey = ''
-  let scoreKey = ''
-  let tokKey = ''
-  // Generation stamps: a row's features / score are valid when its stamp equals the current generation.
-  const fStamp = new Int32Array(n)
-  const sStamp = new Int32Array(n)
-  let fGen = 0
-  let sGen = 0
-  let age = ageC
-  let curHl = 0
-  let curRrf = false
-  let curP = 0
-  let curK = 0
-  let ws = 0
-  let wl = 0
-  let wr = 0
-  let wa = 0
-  const computeFeatures = (i: number) => {
-    fs[i] = sim0[i]
-    fl[i] = lex0[i]
-    fr[i] = recencyOf(age[i], curHl)
-    fa[i] = sal0[i]
-    fStamp[i] = fGen
+  return lo
+}
+
+/** Min-max normalisation of the first `m` values of a column, in place (rerank's: a flat column is 0.5). */
+function normalizeMinMax(col: Float64Array, m: number): void {
+  let min = Infinity
+  let max = -Infinity
+  for (let i = 0; i < m; i++) {
+    const v = col[i]
+    if (v < min) min = v
+    if (v > max) max = v
   }
-  const computeTerms = (i: number) => {
-    if (curRrf) {
-      tS[i] = dRank[i] <= curP ? (curK + 1) / (curK + dRank[i]) : 0
-      tL[i] = lRank[i] <= curP ? (curK + 1) / (curK + lRank[i]) : 0
-    } else {
-      tS[i] = fs[i]
-      tL[i] = fl[i]
+  const range = max - min
+  for (let i = 0; i < m; i++) col[i] = range === 0 ? 0.5 : (col[i] - min) / range
+}
+
+/**
+ * The oracle's state: the candidates' features as columns, and working columns for the current
+ * (pool, half-life) and (…, weights), recomputed only when those change. Generation stamps: a row's
+ * features / score are valid when its stamp equals the current generation.
+ */
+class InjectChecker {
+  private readonly n: number
+  private readonly ti: number
+  private readonly byOrder: boolean
+  private readonly need: Float64Array
+  /** NaN when null (fails every minSimilarity gate, like rerank's null check) */
+  private readonly simRaw: Float64Array
+  private readonly sim0: Float64Array
+  private readonly lex0: Float64Array
+  private readonly sal0: Float64Array
+  private readonly ageC: Float64Array
+  private readonly ageU: Float64Array
+  private readonly order: Float64Array
+  /** Infinity when null */
+  private readonly dRank: Float64Array
+  private readonly lRank: Float64Array
+  private readonly ids: string[]
+  private readonly excluded: Uint8Array
+  private readonly fs: Float64Array
+  private readonly fl: Float64Array
+  private readonly fr: Float64Array
+  private readonly fa: Float64Array
+  /** similarity term (feature, or RRF dense term) */
+  private readonly tS: Float64Array
+  private readonly tL: Float64Array
+  private readonly score: Float64Array
+  private readonly tokens: Float64Array
+  private readonly fStamp: Int32Array
+  private readonly sStamp: Int32Array
+  private featKey = ''
+  private scoreKey = ''
+  private tokKey = ''
+  private fGen = 0
+  private sGen = 0
+  private age: Float64Array
+  private curHl = 0
+  private curRrf = false
+  private curP = 0
+  private curK = 0
+  private ws = 0
+  private wl = 0
+  private wr = 0
+  private wa = 0
+
+  constructor(
+    private readonly byNeed: readonly { c: CandidateRaw; need: number }[],
+    private readonly mode: EffectiveMode,
+    target: string,
+  ) {
+    const n = (this.n = byNeed.length)
+    this.ti = byNeed.findIndex((x) => x.c.id === target)
+    this.byOrder = isOrderMode(mode)
+    this.need = new Float64Array(n)
+    this.simRaw = new Float64Array(n)
+    this.sim0 = new Float64Array(n)
+    this.lex0 = new Float64Array(n)
+    this.sal0 = new Float64Array(n)
+    this.ageC = new Float64Array(n)
+    this.ageU = new Float64Array(n)
+    this.order = new Float64Array(n)
+    this.dRank = new Float64Array(n)
+    this.lRank = new Float64Array(n)
+    this.ids = new Array<string>(n)
+    this.excluded = new Uint8Array(n)
+    for (let i = 0; i < n; i++) {
+      const c = byNeed[i].c
+      this.need[i] = byNeed[i].need
+      this.simRaw[i] = c.similarity === null ? NaN : c.similarity
+      this.sim0[i] = c.similarity ?? 0
+      this.lex0[i] = c.lexical
+      this.sal0[i] = c.salience
+      this.ageC[i] = c.ageCreatedMs
+      this.ageU[i] = c.ageLastUsedMs
+      this.order[i] = mode === 'recency' ? (c.recencyRank ?? Infinity) : (c.orderKey ?? Infinity)
+      this.dRank[i] = c.denseRank ?? Infinity
+      this.lRank[i] = c.lexicalRank ?? Infinity
+      this.ids[i] = c.id
+      this.excluded[i] = c.excluded ? 1 : 0
     }
-  }
-  /** Row i's features and score under the current generation (same expression as rerank: four products summed left to right). */
-  const ensure = (i: number) => {
-    if (sStamp[i] === sGen) return
-    if (fStamp[i] !== fGen) {
-      computeFeatures(i)
-      computeTerms(i)
-    }
-    score[i] = ws * tS[i] + wl * tL[i] + wr * fr[i] + wa * fa[i]
-    sStamp[i] = sGen
-  }
-  const minmax = (col: Float64Array, m: number) => {
-    let min = Infinity
-    let max = -Infinity
-    for (let i = 0; i < m; i++) {
-      const v = col[i]
-      if (v < min) min = v
-      if (v > max) max = v
-    }
-    const range = max - min
-    for (let i = 0; i < m; i++) col[i] = range === 0 ? 0.5 : (col[i] - min) / range
-  }
-  const poolSize = (p: number) => {
-    let lo = 0
-    let hi = n
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1
-      if (need[mid] <= p) lo = mid + 1
-      else hi = mid
-    }
-    return lo
+    this.fs = new Float64Array(n)
+    this.fl = new Float64Array(n)
+    this.fr = new Float64Array(n)
+    this.fa = new Float64Array(n)
+    this.tS = new Float64Array(n)
+    this.tL = new Float64Array(n)
+    this.score = new Float64Array(n)
+    this.tokens = new Float64Array(n)
+    this.fStamp = new Int32Array(n)
+    this.sStamp = new Int32Array(n)
+    this.age = this.ageC
   }
 
-  return (cfg: RecallConfig): boolean => {
+  /** Is the target injected under `cfg`? Its own gates, then the rows ahead of it (topK), then the budget walk, then the dedupe. */
+  check(cfg: RecallConfig): boolean {
+    const ti = this.ti
     if (ti < 0) return false
     const p = cfg.candidatePool
-    const m = poolSize(p)
+    const m = prefixUpTo(this.need, p)
     if (ti >= m) return false
+    this.useFeatures(cfg, m, p)
+    this.useWeights(cfg)
+    this.ensure(ti)
+    const minSim = cfg.minSimilarity
+    if (minSim !== null && !(this.simRaw[ti] >= minSim)) return false
+    const floor = cfg.floor
+    if (floor !== null && this.score[ti] < floor) return false
+    const ahead = this.rowsAhead(cfg, m)
+    if (ahead === null) return false
+    if (cfg.tokenBudget !== null && !this.fitsBudget(cfg, ahead, cfg.tokenBudget)) return false
+    // Dedupe drops live-transcript rows after selection.
+    if (this.excluded[ti]) return false
+    const ex = cfg.scope.excludeIds
+    if (ex && ex.includes(this.ids[ti])) return false
+    return true
+  }
+
+  /** The feature generation for (pool rows, half-life, age source, normalisation, RRF pool and k): a new one when any changed. */
+  private useFeatures(cfg: RecallConfig, m: number, p: number): void {
     const hl = cfg.recency.halfLifeHours
     const fromLast = cfg.recency.from === 'last_used'
-    const rrf = mode === 'hybrid' && cfg.fusion.method === 'rrf'
+    const rrf = this.mode === 'hybrid' && cfg.fusion.method === 'rrf'
     // RRF terms depend on the pool value itself (an arm rank ≤ p), not only on which rows it admits.
     const fk = `${m}|${hl}|${fromLast}|${cfg.normalize}|${rrf ? `${p}|${cfg.fusion.rrfK}` : ''}`
-    if (fk !== featKey) {
-      featKey = fk
-      fGen++
-      sGen++
-      age = fromLast ? ageU : ageC
-      curHl = hl
-      curRrf = rrf
-      curP = p
-      curK = cfg.fusion.rrfK
-      // Min-max couples every row to the pool's extremes: compute the whole column; otherwise rows are computed
-      // lazily (the loop below stops as soon as topK rows sort ahead, usually after a handful).
-      if (cfg.normalize === 'minmax' && m > 0) {
-        for (let i = 0; i < m; i++) computeFeatures(i)
-        minmax(fs, m)
-        minmax(fl, m)
-        minmax(fr, m)
-        minmax(fa, m)
-        for (let i = 0; i < m; i++) computeTerms(i)
-      }
+    if (fk === this.featKey) return
+    this.featKey = fk
+    this.fGen++
+    this.sGen++
+    this.age = fromLast ? this.ageU : this.ageC
+    this.curHl = hl
+    this.curRrf = rrf
+    this.curP = p
+    this.curK = cfg.fusion.rrfK
+    // Min-max couples every row to the pool's extremes: compute the whole column; otherwise rows are computed
+    // lazily (the loop in rowsAhead stops as soon as topK rows sort ahead, usually after a handful).
+    if (cfg.normalize === 'minmax' && m > 0) {
+      for (let i = 0; i < m; i++) this.computeFeatures(i)
+      normalizeMinMax(this.fs, m)
+      normalizeMinMax(this.fl, m)
+      normalizeMinMax(this.fr, m)
+      normalizeMinMax(this.fa, m)
+      for (let i = 0; i < m; i++) this.computeTerms(i)
     }
+  }
+
+  /** The score generation for the weights: a new one when they changed. */
+  private useWeights(cfg: RecallConfig): void {
     const w = cfg.weights
     const sk = `${w.similarity}|${w.lexical}|${w.recency}|${w.salience}`
-    if (sk !== scoreKey) {
-      scoreKey = sk
-      sGen++
-      ws = w.similarity
-      wl = w.lexical
-      wr = w.recency
-      wa = w.salience
+    if (sk === this.scoreKey) return
+    this.scoreKey = sk
+    this.sGen++
+    this.ws = w.similarity
+    this.wl = w.lexical
+    this.wr = w.recency
+    this.wa = w.salience
+  }
+
+  private computeFeatures(i: number): void {
+    this.fs[i] = this.sim0[i]
+    this.fl[i] = this.lex0[i]
+    this.fr[i] = recencyOf(this.age[i], this.curHl)
+    this.fa[i] = this.sal0[i]
+    this.fStamp[i] = this.fGen
+  }
+
+  private computeTerms(i: number): void {
+    if (this.curRrf) {
+      const k = this.curK
+      this.tS[i] = this.dRank[i] <= this.curP ? (k + 1) / (k + this.dRank[i]) : 0
+      this.tL[i] = this.lRank[i] <= this.curP ? (k + 1) / (k + this.lRank[i]) : 0
+    } else {
+      this.tS[i] = this.fs[i]
+      this.tL[i] = this.fl[i]
     }
-    ensure(ti)
+  }
+
+  /** Row i's features and score under the current generation (same expression as rerank: four products summed left to right). */
+  private ensure(i: number): void {
+    if (this.sStamp[i] === this.sGen) return
+    if (this.fStamp[i] !== this.fGen) {
+      this.computeFeatures(i)
+      this.computeTerms(i)
+    }
+    this.score[i] = this.ws * this.tS[i] + this.wl * this.tL[i] + this.wr * this.fr[i] + this.wa * this.fa[i]
+    this.sStamp[i] = this.sGen
+  }
+
+  /** rerank's comparator: does row a sort before row b? */
+  private sortsBefore(a: number, b: number, newest: boolean): boolean {
+    const { order, score, fs, ageC, ids } = this
+    if (this.byOrder) {
+      if (order[a] !== order[b]) return order[a] < order[b]
+    } else {
+      if (score[a] !== score[b]) return score[a] > score[b]
+      if (fs[a] !== fs[b]) return fs[a] > fs[b]
+    }
+    if (ageC[a] !== ageC[b]) return newest ? ageC[a] < ageC[b] : ageC[a] > ageC[b]
+    return ids[a] < ids[b]
+  }
+
+  /**
+   * The surviving rows that sort ahead of the target (collected only when a token budget is set), or null
+   * when topK of them do (the target is out). Stops at the topK-th.
+   */
+  private rowsAhead(cfg: RecallConfig, m: number): number[] | null {
+    const { ti, simRaw, score } = this
     const minSim = cfg.minSimilarity
-    if (minSim !== null && !(simRaw[ti] >= minSim)) return false
     const floor = cfg.floor
-    if (floor !== null && score[ti] < floor) return false
     const floorFirst = cfg.gateOrder !== 'topk-then-floor'
     const newest = (cfg.tieBreak ?? 'newest') === 'newest'
-    const st = score[ti]
-    const ft = fs[ti]
-    const ot = order[ti]
-    const at = ageC[ti]
-    const idt = ids[ti]
-    /** rerank's comparator: does row j sort before the target? */
-    const before = (j: number): boolean => {
-      if (byOrder) {
-        if (order[j] !== ot) return order[j] < ot
-      } else {
-        if (score[j] !== st) return score[j] > st
-        if (fs[j] !== ft) return fs[j] > ft
-      }
-      if (ageC[j] !== at) return newest ? ageC[j] < at : ageC[j] > at
-      return ids[j] < idt
-    }
-    const budget = cfg.tokenBudget
+    const collect = cfg.tokenBudget !== null
     const ahead: number[] = []
     let count = 0
     const topK = cfg.topK
-    if (topK <= 0) return false
+    if (topK <= 0) return null
     for (let j = 0; j < m; j++) {
       if (j === ti) continue
       if (minSim !== null && !(simRaw[j] >= minSim)) continue
-      ensure(j)
+      this.ensure(j)
       if (floorFirst && floor !== null && score[j] < floor) continue
-      if (!before(j)) continue
-      if (++count >= topK) return false
-      if (budget !== null) ahead.push(j)
+      if (!this.sortsBefore(j, ti, newest)) continue
+      if (++count >= topK) return null
+      if (collect) ahead.push(j)
     }
-    if (budget !== null) {
-      const est = cfg.tokenEstimator
-      if (tokKey !== est) {
-        for (let i = 0; i < n; i++) {
-          const c = byNeed[i].c
-          tokens[i] = estimateTokensFromLength(c.textLength, c.textBytes ?? c.textLength, est)
-        }
-        tokKey = est
+    return ahead
+  }
+
+  /** The budget walks the survivors in injected order: only the rows ahead of the target matter. Does the target still fit? */
+  private fitsBudget(cfg: RecallConfig, ahead: number[], budget: number): boolean {
+    const est = cfg.tokenEstimator
+    const tokens = this.tokens
+    if (this.tokKey !== est) {
+      for (let i = 0; i < this.n; i++) {
+        const c = this.byNeed[i].c
+        tokens[i] = estimateTokensFromLength(c.textLength, c.textBytes ?? c.textLength, est)
       }
-      // The budget walks the survivors in injected order: only the rows ahead of the target matter.
-      let rows = ahead
-      if (!floorFirst && floor !== null) rows = rows.filter((j) => score[j] >= floor)
-      rows.sort((a, b) => {
-        if (byOrder) {
-          if (order[a] !== order[b]) return order[a] - order[b]
-        } else {
-          if (score[a] !== score[b]) return score[b] - score[a]
-          if (fs[a] !== fs[b]) return fs[b] - fs[a]
-        }
-        if (ageC[a] !== ageC[b]) return newest ? ageC[a] - ageC[b] : ageC[b] - ageC[a]
-        return ids[a] < ids[b] ? -1 : 1
-      })
-      let used = 0
-      let kept = 0
-      for (const j of rows) {
-        if (used + tokens[j] <= budget || (cfg.atLeastOne && kept === 0)) {
-          used += tokens[j]
-          kept++
-        } else if (cfg.overflow === 'stop') return false
-      }
-      if (!(used + tokens[ti] <= budget || (cfg.atLeastOne && kept === 0))) return false
+      this.tokKey = est
     }
-    // Dedupe drops live-transcript rows after selection.
-    if (excluded[ti]) return false
-    const ex = cfg.scope.excludeIds
-    if (ex && ex.includes(idt)) return false
-    return true
+    const floor = cfg.floor
+    const newest = (cfg.tieBreak ?? 'newest') === 'newest'
+    let rows = ahead
+    if (cfg.gateOrder === 'topk-then-floor' && floor !== null) rows = rows.filter((j) => this.score[j] >= floor)
+    const { order, score, fs, ageC, ids } = this
+    rows.sort((a, b) => {
+      if (this.byOrder) {
+        if (order[a] !== order[b]) return order[a] - order[b]
+      } else {
+        if (score[a] !== score[b]) return score[b] - score[a]
+        if (fs[a] !== fs[b]) return fs[b] - fs[a]
+      }
+      if (ageC[a] !== ageC[b]) return newest ? ageC[a] - ageC[b] : ageC[b] - ageC[a]
+      return ids[a] < ids[b] ? -1 : 1
+    })
+    let used = 0
+    let kept = 0
+    for (const j of rows) {
+      if (used + tokens[j] <= budget || (cfg.atLeastOne && kept === 0)) {
+        used += tokens[j]
+        kept++
+      } else if (cfg.overflow === 'stop') return false
+    }
+    return used + tokens[this.ti] <= budget || (cfg.atLeastOne && kept === 0)
   }
 }

@@ -33,8 +33,8 @@
  * re-rank per value (`fast: false`, the reference in knobs.test.ts), so the same answer:
  * a 5,000-row pool went from ~1 min to well under a second.
  *
- * Length: one search per kind of knob (linear weights, half-life roots, gates,
- * integer knobs) behind one entry point; each needs the others' breakpoint helpers.
+ * One search per kind of knob (linear weights, half-life roots, gates, integer knobs)
+ * behind one entry point, sharing one Search (pools, base ranking, re-rank count).
  */
 import { inPool, rerank } from '../../shared/scoring'
 import { makeInjectCheck } from './injectCheck'
@@ -155,106 +155,149 @@ interface Outcome {
   ids: string[]
 }
 
+/** What one search shares across its knobs: the pools, the base ranking, the exact check and the count of re-ranks. */
+interface Search {
+  config: RecallConfig
+  mode: EffectiveMode
+  target: string
+  all: readonly CandidateRaw[]
+  /** the rows in the current pool (everything but candidatePool keeps it: re-rank only its rows, same answer) */
+  pool: CandidateRaw[]
+  /** for candidatePool: rows by the smallest pool that admits them, so a pool of p re-ranks only its members */
+  byNeed: { c: CandidateRaw; need: number }[]
+  check: ReturnType<typeof makeInjectCheck> | null
+  maxEval: number
+  baseline: string[]
+  rows: Map<string, RowInfo>
+  targetInPool: boolean
+  evaluations: number
+}
+
 export function searchKnobs(inp: KnobSearchInput): KnobSearch {
   const { config, mode, target } = inp
   const all = inp.candidates
-  const maxEval = inp.maxEvaluations ?? 3000
-  // Everything but candidatePool keeps the pool: re-rank only its rows (same answer, fewer rows).
   const pool = all.filter((c) => inPool(c, mode, config.candidatePool))
-  let evaluations = 0
-  // For candidatePool: rows by the smallest pool that admits them, so a pool of p re-ranks only its members.
   const byNeed = all
     .map((c) => ({ c, need: poolNeeded(c, mode) }))
     .filter((x): x is { c: CandidateRaw; need: number } => x.need !== null)
     .sort((a, b) => a.need - b.need)
-  const upTo = (p: number): CandidateRaw[] => {
-    let lo = 0
-    let hi = byNeed.length
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1
-      if (byNeed[mid].need <= p) lo = mid + 1
-      else hi = mid
-    }
-    return byNeed.slice(0, lo).map((x) => x.c)
-  }
   const check = inp.fast === false ? null : makeInjectCheck(byNeed, config, mode, target)
-  const run = (cfg: RecallConfig, cands: readonly CandidateRaw[] = pool): Outcome => {
-    evaluations++
-    const r = rerank(cands, cfg, mode)
-    const i = r.results.findIndex((x) => x.id === target)
-    return { included: i >= 0, rank: i + 1, ids: r.results.map((x) => x.id) }
+  const s: Search = {
+    config,
+    mode,
+    target,
+    all,
+    pool,
+    byNeed,
+    check,
+    maxEval: inp.maxEvaluations ?? 3000,
+    baseline: [],
+    rows: new Map(),
+    targetInPool: false,
+    evaluations: 0,
   }
-  const base = run(config)
-  const baseline = base.ids
+  const base = runOutcome(s, config)
+  s.baseline = base.ids
   const knobs: KnobResult[] = []
   const names = inp.knobs ?? KNOBS.map((k) => k.knob)
   if (base.included) {
     for (const k of names) knobs.push({ knob: k, current: getKnob(config, k), change: null, reason: 'already injected', evaluations: 0 })
-    return { knobs, best: null, baseline, evaluations }
+    return { knobs, best: null, baseline: s.baseline, evaluations: s.evaluations }
   }
   const baseRows = rerank(pool, config, mode)
-  const rows = new Map<string, { score: number; f: Record<FeatureName, number>; fused?: { dense: number; lexical: number } }>()
-  for (const r of [...baseRows.results, ...baseRows.dropped]) rows.set(r.id, { score: r.score, f: r.features, fused: r.fused })
-  const targetInPool = rows.has(target)
+  for (const r of [...baseRows.results, ...baseRows.dropped]) s.rows.set(r.id, { score: r.score, f: r.features, fused: r.fused })
+  s.targetInPool = s.rows.has(target)
+  for (const k of names) knobs.push(searchKnob(s, k))
+  let best: KnobChange | null = null
+  for (const r of knobs) if (r.change && (!best || r.change.normalized < best.normalized)) best = r.change
+  return { knobs, best, baseline: s.baseline, evaluations: s.evaluations }
+}
 
-  const change = (k: KnobName, from: number | null, to: number, o: Outcome): KnobChange => {
-    const now = new Set(o.ids)
-    const was = new Set(baseline)
-    return {
-      knob: k,
-      from,
-      to,
-      delta: to - (from ?? 0),
-      normalized: normalizedChange(k, from, to),
-      rank: o.rank,
-      pushedOut: baseline.filter((id) => !now.has(id)),
-      pulledIn: o.ids.filter((id) => !was.has(id) && id !== target),
-      verified: null,
-    }
+/** The rows a pool of `p` admits (byNeed is sorted by need: a binary search). */
+function rowsUpTo(s: Search, p: number): CandidateRaw[] {
+  const byNeed = s.byNeed
+  let lo = 0
+  let hi = byNeed.length
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (byNeed[mid].need <= p) lo = mid + 1
+    else hi = mid
   }
+  return byNeed.slice(0, lo).map((x) => x.c)
+}
 
-  /** One tried value: the exact check rejects it cheaply (null), else the real re-rank gives the outcome. */
-  const tryOne = (k: KnobName, v: number): Outcome | null => {
-    const cfg = setKnob(config, k, v)
-    if (check) {
-      evaluations++
-      if (!check(cfg)) return null
-      evaluations-- // counted once: the re-rank below
-    }
-    return run(cfg, k === 'candidatePool' ? upTo(v) : pool)
+/** One real re-rank (counted): is the target injected, at which rank, and the injected ids. */
+function runOutcome(s: Search, cfg: RecallConfig, cands: readonly CandidateRaw[] = s.pool): Outcome {
+  s.evaluations++
+  const r = rerank(cands, cfg, s.mode)
+  const i = r.results.findIndex((x) => x.id === s.target)
+  return { included: i >= 0, rank: i + 1, ids: r.results.map((x) => x.id) }
+}
+
+/** A found change with what it pushes out of and pulls into the injected set. */
+function describeChange(s: Search, k: KnobName, from: number | null, to: number, o: Outcome): KnobChange {
+  const now = new Set(o.ids)
+  const was = new Set(s.baseline)
+  return {
+    knob: k,
+    from,
+    to,
+    delta: to - (from ?? 0),
+    normalized: normalizedChange(k, from, to),
+    rank: o.rank,
+    pushedOut: s.baseline.filter((id) => !now.has(id)),
+    pulledIn: o.ids.filter((id) => !was.has(id) && id !== s.target),
+    verified: null,
   }
-  /** Try values nearest-first; the first that injects the target wins, then a rounder value near it if that also injects. */
-  const tryValues = (
-    k: KnobName,
-    values: number[],
-    cur: number | null,
-    dist: (v: number) => number,
-    round?: (v: number) => number[],
-    cap = maxEval,
-  ): KnobResult => {
-    const s = spec(k)
-    // Nearest first (ties: smaller value first); each value's distance computed once, not per comparison.
-    const uniq = [...new Set(values.filter((v) => Number.isFinite(v) && v !== cur))]
-      .map((v) => ({ v, d: dist(v) }))
-      .sort((a, b) => a.d - b.d || a.v - b.v)
-      .map((x) => x.v)
-    let n = 0
-    for (const v of uniq) {
-      if (n >= cap) return { knob: k, current: cur, change: null, reason: `not found within ${cap} tries`, evaluations: n }
+}
+
+/** One tried value: the exact check rejects it cheaply (null), else the real re-rank gives the outcome. */
+function tryKnobValue(s: Search, k: KnobName, v: number): Outcome | null {
+  const cfg = setKnob(s.config, k, v)
+  if (s.check) {
+    s.evaluations++
+    if (!s.check(cfg)) return null
+    s.evaluations-- // counted once: the re-rank below
+  }
+  return runOutcome(s, cfg, k === 'candidatePool' ? rowsUpTo(s, v) : s.pool)
+}
+
+/** Try values nearest-first; the first that injects the target wins, then a rounder value near it if that also injects. */
+function tryValues(
+  s: Search,
+  k: KnobName,
+  values: number[],
+  cur: number | null,
+  dist: (v: number) => number,
+  round?: (v: number) => number[],
+  cap = s.maxEval,
+): KnobResult {
+  const sp = spec(k)
+  // Nearest first (ties: smaller value first); each value's distance computed once, not per comparison.
+  const uniq = [...new Set(values.filter((v) => Number.isFinite(v) && v !== cur))]
+    .map((v) => ({ v, d: dist(v) }))
+    .sort((a, b) => a.d - b.d || a.v - b.v)
+    .map((x) => x.v)
+  let n = 0
+  for (const v of uniq) {
+    if (n >= cap) return { knob: k, current: cur, change: null, reason: `not found within ${cap} tries`, evaluations: n }
+    n++
+    const o = tryKnobValue(s, k, v)
+    if (!o?.included) continue
+    for (const nice of round?.(v) ?? []) {
+      if (nice === v || !Number.isFinite(nice) || (sp.integer && !Number.isInteger(nice))) continue
       n++
-      const o = tryOne(k, v)
-      if (!o?.included) continue
-      for (const nice of round?.(v) ?? []) {
-        if (nice === v || !Number.isFinite(nice) || (s.integer && !Number.isInteger(nice))) continue
-        n++
-        const o2 = tryOne(k, nice)
-        if (o2?.included) return { knob: k, current: cur, change: change(k, cur, nice, o2), reason: null, evaluations: n }
-      }
-      return { knob: k, current: cur, change: change(k, cur, v, o), reason: null, evaluations: n }
+      const o2 = tryKnobValue(s, k, nice)
+      if (o2?.included) return { knob: k, current: cur, change: describeChange(s, k, cur, nice, o2), reason: null, evaluations: n }
     }
-    return { knob: k, current: cur, change: null, reason: null, evaluations: n }
+    return { knob: k, current: cur, change: describeChange(s, k, cur, v, o), reason: null, evaluations: n }
   }
-  const roundAway = (cur: number | null) => (v: number) => {
+  return { knob: k, current: cur, change: null, reason: null, evaluations: n }
+}
+
+/** Readable values near `v` (3 decimals, else 4), rounded away from the current value. */
+function roundAway(cur: number | null): (v: number) => number[] {
+  return (v) => {
     const out: number[] = []
     for (const d of [3, 4]) {
       const f = 10 ** d
@@ -263,124 +306,148 @@ export function searchKnobs(inp: KnobSearchInput): KnobSearch {
     }
     return out
   }
+}
 
-  for (const k of names) {
-    const cur = getKnob(config, k)
-    const s = spec(k)
-    const lin = (v: number) => Math.abs(v - (cur ?? s.lo))
-    let res: KnobResult
-    if (k === 'candidatePool') {
-      // Pool membership changes only at a row's smallest admitting pool; a pool below the target's own cannot inject it.
-      const tc = all.find((c) => c.id === target)
-      const own = tc ? poolNeeded(tc, mode) : null
-      const ranks = new Set<number>()
-      const rrf = mode === 'hybrid' && config.fusion.method === 'rrf'
-      if (config.normalize === 'none' && !rrf && own !== null) {
-        // Scores do not depend on the pool here: a larger pool only adds competitors, so above the
-        // target's own admitting pool nothing can help; below the current pool, fewer competitors can.
-        ranks.add(own)
-        for (const x of byNeed) if (x.need >= own && x.need < (cur ?? 0)) ranks.add(x.need)
-      } else {
-        // RRF (rank terms) and min-max (pool-relative features) couple every row to the pool: try the
-        // pools where membership changes, nearest first, within the evaluation cap.
-        for (const x of byNeed) if (x.need <= 100_000 && (own === null || x.need >= own)) ranks.add(x.need)
-      }
-      res = tryValues(k, [...ranks], cur, (v) => Math.abs(Math.log(v / (cur ?? 1))), undefined, k === 'candidatePool' ? 300 : undefined)
-      if (!res.change)
-        res.reason = all.some((c) => c.id === target)
-          ? 'no pool size injects it (other gates or competitors keep it out)'
-          : 'no arm ranked it within the fetched depth'
-    } else if (!targetInPool) {
-      res = { knob: k, current: cur, change: null, reason: 'not in the candidate pool: only candidatePool (or scope) changes reach it', evaluations: 0 }
-    } else if (k.startsWith('weights.')) {
-      const f = k.slice(8) as FeatureName
-      const hi = Math.max(s.hi, cur ?? 0)
-      const values = linearBreakpoints(rows, target, f, config, mode)
-        .filter((v) => v >= s.lo - NUDGE && v <= hi + NUDGE)
-        .flatMap((v) => [v - NUDGE, v, v + NUDGE])
-        .filter((v) => v >= s.lo && v <= hi)
-      values.push(s.lo, hi)
-      res = tryValues(k, values, cur, lin, roundAway(cur))
-      if (!res.change) res.reason = `no ${f} weight in [${s.lo}, ${hi}] injects it`
-    } else if (k === 'recency.halfLifeHours') {
-      if (config.weights.recency === 0)
-        res = { knob: k, current: cur, change: null, reason: 'the recency weight is 0: the half-life has no effect', evaluations: 0 }
-      else {
-        const values = halfLifeCandidates(pool, rows, target, config)
-        const logd = (v: number) => Math.abs(Math.log(v / (cur as number)))
-        res = tryValues(k, values, cur, logd, (v) => {
-          const up = v > (cur as number)
-          return [
-            v >= 100 ? (up ? Math.ceil(v) : Math.floor(v)) : up ? Math.ceil(v * 10) / 10 : Math.floor(v * 10) / 10,
-            up ? Math.ceil(v * 100) / 100 : Math.floor(v * 100) / 100,
-          ]
-        })
-        if (!res.change) res.reason = `no half-life in [${s.lo}, ${s.hi}] h injects it`
-      }
-    } else if (k === 'floor') {
-      if (cur === null) res = { knob: k, current: cur, change: null, reason: 'no floor is set (raising one cannot add a memory)', evaluations: 0 }
-      else {
-        const vals: number[] = []
-        for (const r of rows.values()) vals.push(r.score, r.score - NUDGE, r.score + NUDGE)
-        vals.push(Math.min(s.lo, ...vals))
-        // Only lowering can let a memory in.
-        res = tryValues(
-          k,
-          vals.filter((v) => v < cur),
-          cur,
-          lin,
-          roundAway(cur),
-        )
-        if (!res.change) res.reason = 'lowering the floor does not inject it'
-      }
-    } else if (k === 'minSimilarity') {
-      const vals: number[] = [-1]
-      for (const c of pool) if (c.similarity !== null) vals.push(c.similarity, c.similarity - NUDGE, c.similarity + NUDGE)
-      res = tryValues(
-        k,
-        vals.filter((v) => v >= -1 && v <= 1),
-        cur,
-        lin,
-        roundAway(cur),
-      )
-      if (!res.change) res.reason = cur === null ? 'no minSimilarity gate injects it' : 'no minSimilarity in [-1, 1] injects it'
-    } else if (k === 'topK') {
-      const vals: number[] = []
-      for (let v = (cur ?? 0) + 1; v <= Math.min(100_000, pool.length); v++) vals.push(v)
-      res = tryValues(k, vals, cur, lin)
-      if (!res.change) res.reason = 'a larger topK does not inject it (another gate drops it)'
-    } else {
-      // tokenBudget
-      if (cur === null) res = { knob: k, current: cur, change: null, reason: 'no token budget is set', evaluations: 0 }
-      else {
-        const open = rerank(pool, { ...config, tokenBudget: null }, mode)
-        evaluations++
-        const at = open.results.findIndex((r) => r.id === target)
-        if (at < 0) res = { knob: k, current: cur, change: null, reason: 'the budget is not what drops it: another gate does', evaluations: 1 }
-        else {
-          const vals: number[] = []
-          let sum = 0
-          for (let i = 0; i <= at; i++) {
-            sum += open.results[i].tokens
-            if (sum > cur) vals.push(sum)
-          }
-          // skip overflow: a smaller earlier row may be skipped instead; also try the target's own size on top of the current budget
-          vals.push(cur + open.results[at].tokens)
-          res = tryValues(
-            k,
-            vals.filter((v) => v > cur),
-            cur,
-            lin,
-          )
-          if (!res.change) res.reason = 'no larger budget injects it'
-        }
-      }
-    }
-    knobs.push(res)
+/** One knob's search, by its kind (see the file's comment). */
+function searchKnob(s: Search, k: KnobName): KnobResult {
+  const cur = getKnob(s.config, k)
+  if (k === 'candidatePool') return searchPool(s, cur)
+  if (!s.targetInPool)
+    return { knob: k, current: cur, change: null, reason: 'not in the candidate pool: only candidatePool (or scope) changes reach it', evaluations: 0 }
+  const sp = spec(k)
+  const lin = (v: number) => Math.abs(v - (cur ?? sp.lo))
+  if (k.startsWith('weights.')) return searchWeight(s, k, cur, lin)
+  if (k === 'recency.halfLifeHours') return searchHalfLife(s, cur)
+  if (k === 'floor') return searchFloor(s, cur, lin)
+  if (k === 'minSimilarity') return searchMinSimilarity(s, cur, lin)
+  if (k === 'topK') {
+    const vals: number[] = []
+    for (let v = (cur ?? 0) + 1; v <= Math.min(100_000, s.pool.length); v++) vals.push(v)
+    const res = tryValues(s, k, vals, cur, lin)
+    if (!res.change) res.reason = 'a larger topK does not inject it (another gate drops it)'
+    return res
   }
-  let best: KnobChange | null = null
-  for (const r of knobs) if (r.change && (!best || r.change.normalized < best.normalized)) best = r.change
-  return { knobs, best, baseline, evaluations }
+  return searchTokenBudget(s, cur, lin)
+}
+
+/** candidatePool: membership changes only at a row's smallest admitting pool; a pool below the target's own cannot inject it. */
+function searchPool(s: Search, cur: number | null): KnobResult {
+  const { all, target, mode, config } = s
+  const tc = all.find((c) => c.id === target)
+  const own = tc ? poolNeeded(tc, mode) : null
+  const ranks = new Set<number>()
+  const rrf = mode === 'hybrid' && config.fusion.method === 'rrf'
+  if (config.normalize === 'none' && !rrf && own !== null) {
+    // Scores do not depend on the pool here: a larger pool only adds competitors, so above the
+    // target's own admitting pool nothing can help; below the current pool, fewer competitors can.
+    ranks.add(own)
+    for (const x of s.byNeed) if (x.need >= own && x.need < (cur ?? 0)) ranks.add(x.need)
+  } else {
+    // RRF (rank terms) and min-max (pool-relative features) couple every row to the pool: try the
+    // pools where membership changes, nearest first, within the evaluation cap.
+    for (const x of s.byNeed) if (x.need <= 100_000 && (own === null || x.need >= own)) ranks.add(x.need)
+  }
+  const res = tryValues(s, 'candidatePool', [...ranks], cur, (v) => Math.abs(Math.log(v / (cur ?? 1))), undefined, 300)
+  if (!res.change)
+    res.reason = all.some((c) => c.id === target)
+      ? 'no pool size injects it (other gates or competitors keep it out)'
+      : 'no arm ranked it within the fetched depth'
+  return res
+}
+
+/** A weight: the breakpoints of the target's line against every row's and the floor's, nudged to both sides. */
+function searchWeight(s: Search, k: KnobName, cur: number | null, lin: (v: number) => number): KnobResult {
+  const sp = spec(k)
+  const f = k.slice(8) as FeatureName
+  const hi = Math.max(sp.hi, cur ?? 0)
+  const values = linearBreakpoints(s.rows, s.target, f, s.config, s.mode)
+    .filter((v) => v >= sp.lo - NUDGE && v <= hi + NUDGE)
+    .flatMap((v) => [v - NUDGE, v, v + NUDGE])
+    .filter((v) => v >= sp.lo && v <= hi)
+  values.push(sp.lo, hi)
+  const res = tryValues(s, k, values, cur, lin, roundAway(cur))
+  if (!res.change) res.reason = `no ${f} weight in [${sp.lo}, ${hi}] injects it`
+  return res
+}
+
+/** The recency half-life: the crossings found by scan and bisection (halfLifeCandidates), nearest on a log scale. */
+function searchHalfLife(s: Search, cur: number | null): KnobResult {
+  const k: KnobName = 'recency.halfLifeHours'
+  if (s.config.weights.recency === 0)
+    return { knob: k, current: cur, change: null, reason: 'the recency weight is 0: the half-life has no effect', evaluations: 0 }
+  const sp = spec(k)
+  const values = halfLifeCandidates(s.pool, s.rows, s.target, s.config)
+  const logd = (v: number) => Math.abs(Math.log(v / (cur as number)))
+  const res = tryValues(s, k, values, cur, logd, (v) => {
+    const up = v > (cur as number)
+    return [
+      v >= 100 ? (up ? Math.ceil(v) : Math.floor(v)) : up ? Math.ceil(v * 10) / 10 : Math.floor(v * 10) / 10,
+      up ? Math.ceil(v * 100) / 100 : Math.floor(v * 100) / 100,
+    ]
+  })
+  if (!res.change) res.reason = `no half-life in [${sp.lo}, ${sp.hi}] h injects it`
+  return res
+}
+
+/** The floor: the rows' scores are the breakpoints; only lowering can let a memory in. */
+function searchFloor(s: Search, cur: number | null, lin: (v: number) => number): KnobResult {
+  if (cur === null) return { knob: 'floor', current: cur, change: null, reason: 'no floor is set (raising one cannot add a memory)', evaluations: 0 }
+  const vals: number[] = []
+  for (const r of s.rows.values()) vals.push(r.score, r.score - NUDGE, r.score + NUDGE)
+  vals.push(Math.min(spec('floor').lo, ...vals))
+  const res = tryValues(
+    s,
+    'floor',
+    vals.filter((v) => v < cur),
+    cur,
+    lin,
+    roundAway(cur),
+  )
+  if (!res.change) res.reason = 'lowering the floor does not inject it'
+  return res
+}
+
+/** minSimilarity: the pool's similarities are the breakpoints. */
+function searchMinSimilarity(s: Search, cur: number | null, lin: (v: number) => number): KnobResult {
+  const vals: number[] = [-1]
+  for (const c of s.pool) if (c.similarity !== null) vals.push(c.similarity, c.similarity - NUDGE, c.similarity + NUDGE)
+  const res = tryValues(
+    s,
+    'minSimilarity',
+    vals.filter((v) => v >= -1 && v <= 1),
+    cur,
+    lin,
+    roundAway(cur),
+  )
+  if (!res.change) res.reason = cur === null ? 'no minSimilarity gate injects it' : 'no minSimilarity in [-1, 1] injects it'
+  return res
+}
+
+/** The token budget: the running token totals of the unbudgeted injected order up to the target. */
+function searchTokenBudget(s: Search, cur: number | null, lin: (v: number) => number): KnobResult {
+  const k: KnobName = 'tokenBudget'
+  if (cur === null) return { knob: k, current: cur, change: null, reason: 'no token budget is set', evaluations: 0 }
+  const open = rerank(s.pool, { ...s.config, tokenBudget: null }, s.mode)
+  s.evaluations++
+  const at = open.results.findIndex((r) => r.id === s.target)
+  if (at < 0) return { knob: k, current: cur, change: null, reason: 'the budget is not what drops it: another gate does', evaluations: 1 }
+  const vals: number[] = []
+  let sum = 0
+  for (let i = 0; i <= at; i++) {
+    sum += open.results[i].tokens
+    if (sum > cur) vals.push(sum)
+  }
+  // skip overflow: a smaller earlier row may be skipped instead; also try the target's own size on top of the current budget
+  vals.push(cur + open.results[at].tokens)
+  const res = tryValues(
+    s,
+    k,
+    vals.filter((v) => v > cur),
+    cur,
+    lin,
+  )
+  if (!res.change) res.reason = 'no larger budget injects it'
+  return res
 }
 
 type RowInfo = { score: number; f: Record<FeatureName, number>; fused?: { dense: number; lexical: number } }

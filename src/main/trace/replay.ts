@@ -162,14 +162,7 @@ function buildReplay(store: MemorySource, b: BuildInput): TraceReplay {
   const unit = config.unit
   const diff = diffResults(event.results, trace.results)
   const ids = diff.map((d) => d.id)
-  const units = unitsOf(store, ids, unit, trace)
-  for (const [id, u] of unitsOf(
-    store,
-    ids.filter((id) => !units.get(id)),
-    unit,
-    loggedTrace,
-  ))
-    units.set(id, u)
+  const units = unitsOfBoth(store, ids, unit, trace, loggedTrace)
   const mems = unit === 'memory' ? store.getMemories(ids) : new Map<string, Memory>()
   const A = lookup(loggedTrace)
   const B = lookup(trace)
@@ -184,7 +177,65 @@ function buildReplay(store: MemorySource, b: BuildInput): TraceReplay {
     mode === 'current' && loggedModel !== todayModel
       ? `logged ${loggedModel ?? 'none'}, now ${todayModel ?? 'none'}${trace.embedder.name !== 'vector' ? ` (${trace.embedder.name})` : ''}`
       : null
+  const notes = replayNotes(b, loggedModel, reembedded, configChanges, embedderChanged)
 
+  const ownCause = new Set<string>()
+  const rows: ReplayRow[] = diff.map((d) => {
+    const causes =
+      d.status === 'same'
+        ? []
+        : explainRow(store, d, { A, B, mode, event, run, config, now: b.now, mem: mems.get(d.id) ?? null, unit, reembedded, configChanges, embedderChanged })
+    if (causes.some((c) => c.code !== 'gate' && c.code !== 'displaced')) ownCause.add(d.id)
+    const g = d.replayed ? null : gateOf(B, d.id).gate
+    return { ...d, replayGate: g, causes, unit: units.get(d.id) ?? null }
+  })
+  const block = run.extras.context
+  if (block !== null && unit === 'memory') markEditedContent(rows, block, mems, ownCause, notes)
+  explainDisplaced(rows, ownCause, mode)
+  const counts: Record<ReplayStatus, number> = { same: 0, rescored: 0, reordered: 0, missing: 0, extra: 0 }
+  for (const r of rows) counts[r.status]++
+  const identical = rows.every((r) => r.status === 'same' && !r.shifted)
+  return {
+    eventId: event.id,
+    mode,
+    event,
+    now: b.now,
+    config,
+    loggedConfig: run.config,
+    configSource: run.resolved.source,
+    configChanges,
+    vector: { source: b.vectorSource, embedder: trace.embedder, loggedModel },
+    identical,
+    counts,
+    rows,
+    notes,
+    trace,
+    tookMs: performance.now() - b.t0,
+  }
+}
+
+/** The rows' display records from the replayed trace, and from the logged one for ids only it holds. */
+function unitsOfBoth(store: MemorySource, ids: string[], unit: 'memory' | 'session', trace: RecallTrace, loggedTrace: RecallTrace) {
+  const units = unitsOf(store, ids, unit, trace)
+  for (const [id, u] of unitsOf(
+    store,
+    ids.filter((id) => !units.get(id)),
+    unit,
+    loggedTrace,
+  ))
+    units.set(id, u)
+  return units
+}
+
+/** The replay's own notes: how the config and query vector were resolved, and (current mode) what differs today. */
+function replayNotes(
+  b: BuildInput,
+  loggedModel: string | null,
+  reembedded: string | null,
+  configChanges: ConfigChange[],
+  embedderChanged: string | null,
+): Cause[] {
+  const { run, trace, mode, event } = b
   const notes: Cause[] = []
   for (const n of run.resolved.notes) notes.push(cause('config-differs', n))
   if (run.extras.queryVectorProblem) notes.push(cause('embedder-differs', run.extras.queryVectorProblem))
@@ -211,44 +262,38 @@ function buildReplay(store: MemorySource, b: BuildInput): TraceReplay {
     for (const c of configChanges) notes.push(cause('config-differs', `config differs: ${c.path} ${show(c.logged)} → ${show(c.replay)}`))
     if (embedderChanged) notes.push(cause('embedder-differs', `embedder differs: ${embedderChanged}`))
   }
+  return notes
+}
 
-  const ownCause = new Set<string>()
-  const rows: ReplayRow[] = diff.map((d) => {
-    const causes =
-      d.status === 'same'
-        ? []
-        : explainRow(store, d, { A, B, mode, event, run, config, now: b.now, mem: mems.get(d.id) ?? null, unit, reembedded, configChanges, embedderChanged })
-    if (causes.some((c) => c.code !== 'gate' && c.code !== 'displaced')) ownCause.add(d.id)
-    const g = d.replayed ? null : gateOf(B, d.id).gate
-    return { ...d, replayGate: g, causes, unit: units.get(d.id) ?? null }
-  })
-  // With the logged context block (optional `context` column), edited text is directly visible:
-  // an injected memory whose current text is nowhere in the block was edited since.
-  const block = run.extras.context
-  if (block !== null && unit === 'memory') {
-    const inBlock = (text: string) => {
-      const t = text.trim()
-      return t !== '' && (block.includes(t) || block.includes(JSON.stringify(t).slice(1, -1)))
-    }
-    const logged = rows.filter((r) => r.logged && mems.has(r.id))
-    // Only trust the check when the template printed the texts verbatim (most logged texts are found).
-    if (logged.filter((r) => inBlock(mems.get(r.id)!.content)).length * 2 >= logged.length) {
-      let edited = 0
-      for (const r of logged) {
-        if (inBlock(mems.get(r.id)!.content)) continue
-        edited++
-        r.causes.unshift(
-          cause(
-            'content-changed',
-            `its current text is not in the logged context block: content edited since the event (now: "${oneLine(mems.get(r.id)!.content, 80)}")`,
-          ),
-        )
-        ownCause.add(r.id)
-      }
-      if (edited) notes.push(cause('content-changed', `${edited} injected memor${edited === 1 ? 'y’s' : 'ies’'} text differs from the logged context block`))
-    }
+/**
+ * With the logged context block (optional `context` column), edited text is directly visible:
+ * an injected memory whose current text is nowhere in the block was edited since.
+ */
+function markEditedContent(rows: ReplayRow[], block: string, mems: Map<string, Memory>, ownCause: Set<string>, notes: Cause[]): void {
+  const inBlock = (text: string) => {
+    const t = text.trim()
+    return t !== '' && (block.includes(t) || block.includes(JSON.stringify(t).slice(1, -1)))
   }
-  // Rows that moved or left only because others changed: name those others.
+  const logged = rows.filter((r) => r.logged && mems.has(r.id))
+  // Only trust the check when the template printed the texts verbatim (most logged texts are found).
+  if (logged.filter((r) => inBlock(mems.get(r.id)!.content)).length * 2 < logged.length) return
+  let edited = 0
+  for (const r of logged) {
+    if (inBlock(mems.get(r.id)!.content)) continue
+    edited++
+    r.causes.unshift(
+      cause(
+        'content-changed',
+        `its current text is not in the logged context block: content edited since the event (now: "${oneLine(mems.get(r.id)!.content, 80)}")`,
+      ),
+    )
+    ownCause.add(r.id)
+  }
+  if (edited) notes.push(cause('content-changed', `${edited} injected memor${edited === 1 ? 'y’s' : 'ies’'} text differs from the logged context block`))
+}
+
+/** Rows that moved or left only because others changed: name those others. */
+function explainDisplaced(rows: ReplayRow[], ownCause: Set<string>, mode: 'logged' | 'current'): void {
   const movers = rows.filter((r) => ownCause.has(r.id)).map((r) => r.id)
   for (const r of rows) {
     if (ownCause.has(r.id)) continue
@@ -275,26 +320,6 @@ function buildReplay(store: MemorySource, b: BuildInput): TraceReplay {
             : 'not injected in the log and nothing else explains it: its own inputs changed since the event (the log keeps scores of injected memories only, so which one cannot be told)',
         ),
       )
-  }
-  const counts: Record<ReplayStatus, number> = { same: 0, rescored: 0, reordered: 0, missing: 0, extra: 0 }
-  for (const r of rows) counts[r.status]++
-  const identical = rows.every((r) => r.status === 'same' && !r.shifted)
-  return {
-    eventId: event.id,
-    mode,
-    event,
-    now: b.now,
-    config,
-    loggedConfig: run.config,
-    configSource: run.resolved.source,
-    configChanges,
-    vector: { source: b.vectorSource, embedder: trace.embedder, loggedModel },
-    identical,
-    counts,
-    rows,
-    notes,
-    trace,
-    tookMs: performance.now() - b.t0,
   }
 }
 

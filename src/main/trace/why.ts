@@ -9,9 +9,9 @@
  */
 import { armTexts } from '../../shared/cue'
 import { RecallscopeError } from '../../shared/result'
-import type { KnobChange, KnobPair, WhyNot, WhyStatus } from '../../shared/trace'
+import type { KnobChange, KnobPair, KnobResult, WhyNot, WhyStatus } from '../../shared/trace'
 import { KNOBS } from '../../shared/trace'
-import type { Cue, Memory, RecallConfig, RecallTrace, Session } from '../../shared/types'
+import type { CandidateRaw, Cue, Memory, RecallConfig, RecallTrace, Session } from '../../shared/types'
 import { createEmbedder } from '../embed/index'
 import { fetchDepth, prepareVector, runRecallSync, type PreparedVector } from '../recall/engine'
 import { rerank } from '../../shared/scoring'
@@ -20,7 +20,7 @@ import { buildConfig, defaultEmbedderSpec } from '../recall/request'
 import { blendFilter, scopeFilter } from '../recall/scope'
 import type { MemorySource } from '../store/source'
 import { loggedReplay, requireEvent, type PrepareOptions } from './event'
-import { fmt, gateOf, lookup } from './explain'
+import { fmt, gateOf, lookup, type Lookup } from './explain'
 import { poolNeeded, searchKnobs, setKnob } from './knobs'
 import { searchKnobPairs } from './knobPairs'
 import { checkMemoryScope, checkSessionScope, type ScopeCheck } from './scope'
@@ -83,25 +83,17 @@ async function setup(store: MemorySource, req: WhyRequest): Promise<Setup> {
   return { query: { text, cue }, config, now: req.now, prepared, preset: req.preset ?? preset, eventId: null, notes }
 }
 
+/** One recall under a config at the request's time (optionally deeper than the default fetch). */
+type RunRecall = (config: RecallConfig, depth?: number) => RecallTrace
+
 export async function whyNot(store: MemorySource, req: WhyRequest): Promise<WhyNot> {
   const t0 = performance.now()
   const s = await setup(store, req)
   const setupMs = performance.now() - t0
   const cfg = s.config
-  const run = (config: RecallConfig, depth?: number): RecallTrace =>
-    runRecallSync(store, s.query, config, s.now, { preset: s.preset, prepared: s.prepared, depth })
+  const run: RunRecall = (config, depth) => runRecallSync(store, s.query, config, s.now, { preset: s.preset, prepared: s.prepared, depth })
   const notes: string[] = [...(s.notes ?? [])]
-
-  // Which unit is ranked: the memory, or (session-unit recall, seed 000) its session.
-  const memory: Memory | null = store.getMemory(req.memoryId)
-  let session: Session | null = null
-  let unitId = req.memoryId
-  if (cfg.unit === 'session') {
-    const sid = memory ? memory.sessionId : req.memoryId
-    session = sid ? store.getSession(sid) : null
-    if (memory && session) notes.push(`this recall ranks sessions: memory ${memory.id} belongs to session ${session.id}, which is what is explained`)
-    if (session) unitId = session.id
-  }
+  const { memory, session, unitId } = resolveUnit(store, req.memoryId, cfg, notes)
   const base: Omit<WhyNot, 'status' | 'summary' | 'scope'> = {
     memoryId: req.memoryId,
     // The memory itself (text and metadata): the answer reads without a second lookup.
@@ -125,160 +117,45 @@ export async function whyNot(store: MemorySource, req: WhyRequest): Promise<WhyN
     timings: { totalMs: 0, setupMs: 0, traceMs: 0, searchMs: 0, verifyMs: 0, evaluations: 0, depth: null },
   }
   const finish = (w: WhyNot): WhyNot => ((w.verdict = verdictOf(w)), (w.timings.totalMs = performance.now() - t0), w)
-  const noScope: ScopeCheck = { inScope: false, failures: [], viaBlend: false }
   if ((cfg.unit === 'memory' && !memory) || (cfg.unit === 'session' && !session))
     return finish({
       ...base,
       status: 'not-found',
-      summary:
-        cfg.unit === 'session'
-          ? `No session ${unitId} (this recall ranks sessions)`
-          : store.getSession(req.memoryId)
-            ? `${req.memoryId} is a session; this recall ranks memories`
-            : `No memory ${req.memoryId} in this DB`,
-      scope: noScope,
+      summary: notFoundSummary(store, req.memoryId, cfg, unitId),
+      scope: { inScope: false, failures: [], viaBlend: false },
     })
 
   const scope = memory && cfg.unit === 'memory' ? checkMemoryScope(store, memory, cfg, s.now) : checkSessionScope(store, session!, cfg, s.now)
-  if (!scope.inScope) {
-    const future = scope.failures.find((f) => f.field === 'now')
-    for (const f of scope.failures) notes.push(`${f.field}: ${f.value}, the scope wants ${f.expected} → ${f.fix}`)
-    return finish({
-      ...base,
-      status: future ? 'not-yet-created' : 'out-of-scope',
-      summary: future
-        ? `${unitId} did not exist yet at ${iso(s.now)} (${future.value})`
-        : `${unitId} is out of scope: ${scope.failures.map((f) => `${f.field} is ${f.value}, not ${f.expected}`).join('; ')}`,
-      scope,
-      gate: { name: 'scope', detail: scope.failures.map((f) => `${f.field}: ${f.value} ∉ ${f.expected}`).join('; ') },
-    })
-  }
+  if (!scope.inScope) return finish({ ...base, ...outOfScopeAnswer(scope, unitId, s.now, notes) })
 
   // The normal recall, then (when the arms did not reach it) one deep enough to rank it.
   const tt = performance.now()
-  let deepDepth: number | null = null
-  let trace = s.trace ?? run(cfg)
-  const injected = trace.results.map((r) => ({ id: r.id, score: r.score }))
-  let counted: Reach | null = null
-  if (!trace.candidates.some((c) => c.id === unitId)) {
-    counted = reach(store, trace, s, unitId, memory)
-    if (counted.note) notes.push(counted.note)
-    // Fetch deep enough only for the arms this mode pools by; the other arm's rank is reported as counted.
-    if (counted.depth > fetchDepth(cfg.candidatePool)) trace = run(cfg, (deepDepth = counted.depth))
-  }
+  const { trace, injected, counted, deepDepth } = traceReaching(store, s, run, unitId, memory, notes)
   const traceMs = performance.now() - tt
   const L = lookup(trace)
   const mode = trace.mode ?? 'none'
   const c = L.cand.get(unitId)
   const g = gateOf(L, unitId)
   const pn = c ? poolNeeded(c, mode) : null
-  let scored: WhyNot['scored'] = null
-  const entry = L.result.get(unitId) ?? L.dropped.get(unitId)
-  if (entry)
-    scored = {
-      score: entry.score,
-      scoreRank: entry.scoreRank ?? 0,
-      features: entry.features,
-      contributions: entry.contributions,
-      tokens: entry.tokens,
-      gate: L.dropped.get(unitId)?.gate ?? null,
-      rank: L.result.get(unitId)?.rank ?? null,
-    }
-  else if (c && pn !== null && pn <= 100_000) {
-    // Scored as if the pool reached it: the (deep) trace holds every row an arm ranked up to `pn`,
-    // so re-ranking its candidates with that pool is what the engine would do.
-    const t2 = rerank(trace.candidates, { ...cfg, candidatePool: pn }, mode)
-    const e2 = t2.results.find((r) => r.id === unitId) ?? t2.dropped.find((d) => d.id === unitId)
-    if (e2) {
-      scored = {
-        score: e2.score,
-        scoreRank: e2.scoreRank ?? 0,
-        features: e2.features,
-        contributions: e2.contributions,
-        tokens: e2.tokens,
-        gate: null,
-        rank: null,
-      }
-      notes.push(`scored as if candidatePool were ${pn} (it is outside the pool of ${cfg.candidatePool})`)
-    }
-  }
-  let status: WhyStatus
-  if (g.gate === null) status = 'injected'
-  else if (g.gate === 'dedupe') status = 'excluded'
-  else if (g.gate === 'pool') status = 'outside-pool'
-  else if (g.gate === 'absent') status = 'not-candidate'
-  else status = 'dropped'
-
-  const candidate: WhyNot['candidate'] = c
-    ? {
-        similarity: c.similarity,
-        bm25: c.bm25,
-        denseRank: c.denseRank ?? counted?.dense ?? null,
-        lexicalRank: c.lexicalRank ?? counted?.lexical ?? null,
-        recencyRank: c.recencyRank ?? null,
-        inPool: g.gate !== 'pool',
-        poolNeeded: pn,
-      }
-    : counted && (counted.dense !== null || counted.lexical !== null)
-      ? {
-          similarity: null,
-          bm25: null,
-          denseRank: counted.dense,
-          lexicalRank: counted.lexical,
-          recencyRank: null,
-          inPool: false,
-          poolNeeded: counted.depth || null,
-        }
-      : null
+  const scored = scoredEntry(trace, L, unitId, c, pn, cfg, notes)
+  const status = statusOfGate(g.gate)
+  const candidate = candidateEntry(c, counted, g.gate !== 'pool', pn)
   if (status === 'excluded')
     notes.push(
       'it is in the live transcript (scope.excludeIds, or the same text): the agent drops it after selection — no scoring knob changes that; remove it from scope.excludeIds',
     )
-  if (status === 'not-candidate' && !c) {
-    const why = absentReason(store, trace, unitId)
-    notes.push(why)
-  }
+  if (status === 'not-candidate' && !c) notes.push(absentReason(store, trace, unitId))
 
   // The knob search on the (deep) trace's candidates, then each change applied through the engine.
   const ts = performance.now()
   const search = status === 'injected' || status === 'excluded' || !c ? null : searchKnobs({ candidates: trace.candidates, config: cfg, mode, target: unitId })
   const searchMs = performance.now() - ts
   const tv = performance.now()
-  let best: KnobChange | null = null
   const verify = req.verify ?? 'best'
-  if (search) {
-    const baseIds = new Set(injected.map((r) => r.id))
-    const check = (ch: KnobChange) => {
-      const t = run(setKnob(cfg, ch.knob, ch.to))
-      const i = t.results.findIndex((r) => r.id === unitId)
-      const now = new Set(t.results.map((r) => r.id))
-      ch.verified = { engine: i >= 0, pushedOut: [...baseIds].filter((id) => !now.has(id)), rank: i >= 0 ? i + 1 : null }
-    }
-    // Smallest first: with 'best', re-run until one change is confirmed (each run is a full recall).
-    const changes = search.knobs
-      .map((k) => k.change)
-      .filter((x): x is KnobChange => !!x)
-      .sort((a, b) => a.normalized - b.normalized)
-    for (const ch of changes) {
-      if (verify === 'all' || (verify === 'best' && !best)) check(ch)
-      if (!best && (verify === 'none' || ch.verified?.engine)) best = ch
-    }
-  }
+  const best = search ? verifyChanges(search.knobs, run, cfg, unitId, injected, verify) : null
   // No single knob: try pairs (one knob moved across its range, the others searched from there), then verify the best.
-  let pair: KnobPair | null = null
-  let pairEvaluations = 0
-  if (search && !best && verify !== 'none') {
-    const ps = searchKnobPairs({ candidates: trace.candidates, config: cfg, mode, target: unitId })
-    pairEvaluations = ps.evaluations
-    pair = ps.pair
-    if (pair) {
-      const [a, b] = pair.changes
-      const t = run(setKnob(setKnob(cfg, a.knob, a.to), b.knob, b.to))
-      const i = t.results.findIndex((r) => r.id === unitId)
-      const now = new Set(t.results.map((r) => r.id))
-      pair.verified = { engine: i >= 0, pushedOut: injected.map((r) => r.id).filter((id) => !now.has(id)), rank: i >= 0 ? i + 1 : null }
-    }
-  }
+  const { pair, evaluations: pairEvaluations } =
+    search && !best && verify !== 'none' ? verifiedPair(trace, run, cfg, unitId, injected) : { pair: null, evaluations: 0 }
   const verifyMs = performance.now() - tv
   if (search && !best) notes.push(pair?.verified?.engine ? 'no single knob change injects it; a pair of changes does' : 'no single knob change injects it')
 
@@ -298,6 +175,181 @@ export async function whyNot(store: MemorySource, req: WhyRequest): Promise<WhyN
     mode,
     timings: { totalMs: 0, setupMs, traceMs, searchMs, verifyMs, evaluations: (search?.evaluations ?? 0) + pairEvaluations, depth: deepDepth },
   })
+}
+
+/** Which unit is ranked: the memory, or (session-unit recall, seed 000) its session. */
+function resolveUnit(
+  store: MemorySource,
+  memoryId: string,
+  cfg: RecallConfig,
+  notes: string[],
+): { memory: Memory | null; session: Session | null; unitId: string } {
+  const memory: Memory | null = store.getMemory(memoryId)
+  let session: Session | null = null
+  let unitId = memoryId
+  if (cfg.unit === 'session') {
+    const sid = memory ? memory.sessionId : memoryId
+    session = sid ? store.getSession(sid) : null
+    if (memory && session) notes.push(`this recall ranks sessions: memory ${memory.id} belongs to session ${session.id}, which is what is explained`)
+    if (session) unitId = session.id
+  }
+  return { memory, session, unitId }
+}
+
+/** What the summary says when the unit does not exist (or is of the other kind). */
+function notFoundSummary(store: MemorySource, memoryId: string, cfg: RecallConfig, unitId: string): string {
+  if (cfg.unit === 'session') return `No session ${unitId} (this recall ranks sessions)`
+  return store.getSession(memoryId) ? `${memoryId} is a session; this recall ranks memories` : `No memory ${memoryId} in this DB`
+}
+
+/** The answer for a unit the scope leaves out (or that did not exist yet at `now`); each failure is also a note. */
+function outOfScopeAnswer(scope: ScopeCheck, unitId: string, now: number, notes: string[]): Pick<WhyNot, 'status' | 'summary' | 'scope' | 'gate'> {
+  const future = scope.failures.find((f) => f.field === 'now')
+  for (const f of scope.failures) notes.push(`${f.field}: ${f.value}, the scope wants ${f.expected} → ${f.fix}`)
+  return {
+    status: future ? 'not-yet-created' : 'out-of-scope',
+    summary: future
+      ? `${unitId} did not exist yet at ${iso(now)} (${future.value})`
+      : `${unitId} is out of scope: ${scope.failures.map((f) => `${f.field} is ${f.value}, not ${f.expected}`).join('; ')}`,
+    scope,
+    gate: { name: 'scope', detail: scope.failures.map((f) => `${f.field}: ${f.value} ∉ ${f.expected}`).join('; ') },
+  }
+}
+
+/** The recall's trace (the event's, or a run), and a deeper one when no arm ranked the unit within the default depth. */
+function traceReaching(
+  store: MemorySource,
+  s: Setup,
+  run: RunRecall,
+  unitId: string,
+  memory: Memory | null,
+  notes: string[],
+): { trace: RecallTrace; injected: WhyNot['injected']; counted: Reach | null; deepDepth: number | null } {
+  let deepDepth: number | null = null
+  let trace = s.trace ?? run(s.config)
+  const injected = trace.results.map((r) => ({ id: r.id, score: r.score }))
+  let counted: Reach | null = null
+  if (!trace.candidates.some((c) => c.id === unitId)) {
+    counted = reach(store, trace, s, unitId, memory)
+    if (counted.note) notes.push(counted.note)
+    // Fetch deep enough only for the arms this mode pools by; the other arm's rank is reported as counted.
+    if (counted.depth > fetchDepth(s.config.candidatePool)) trace = run(s.config, (deepDepth = counted.depth))
+  }
+  return { trace, injected, counted, deepDepth }
+}
+
+/** The unit's score, features and contributions: from the trace, else re-ranked as if the pool reached it. */
+function scoredEntry(
+  trace: RecallTrace,
+  L: Lookup,
+  unitId: string,
+  c: CandidateRaw | undefined,
+  pn: number | null,
+  cfg: RecallConfig,
+  notes: string[],
+): WhyNot['scored'] {
+  const entry = L.result.get(unitId) ?? L.dropped.get(unitId)
+  if (entry)
+    return {
+      score: entry.score,
+      scoreRank: entry.scoreRank ?? 0,
+      features: entry.features,
+      contributions: entry.contributions,
+      tokens: entry.tokens,
+      gate: L.dropped.get(unitId)?.gate ?? null,
+      rank: L.result.get(unitId)?.rank ?? null,
+    }
+  if (!c || pn === null || pn > 100_000) return null
+  // Scored as if the pool reached it: the (deep) trace holds every row an arm ranked up to `pn`,
+  // so re-ranking its candidates with that pool is what the engine would do.
+  const t2 = rerank(trace.candidates, { ...cfg, candidatePool: pn }, trace.mode ?? 'none')
+  const e2 = t2.results.find((r) => r.id === unitId) ?? t2.dropped.find((d) => d.id === unitId)
+  if (!e2) return null
+  notes.push(`scored as if candidatePool were ${pn} (it is outside the pool of ${cfg.candidatePool})`)
+  return { score: e2.score, scoreRank: e2.scoreRank ?? 0, features: e2.features, contributions: e2.contributions, tokens: e2.tokens, gate: null, rank: null }
+}
+
+/** The answer's status for the gate that decided the unit's fate. */
+function statusOfGate(gate: ReturnType<typeof gateOf>['gate']): WhyStatus {
+  if (gate === null) return 'injected'
+  if (gate === 'dedupe') return 'excluded'
+  if (gate === 'pool') return 'outside-pool'
+  if (gate === 'absent') return 'not-candidate'
+  return 'dropped'
+}
+
+/** The unit's arm ranks and features as a candidate (ranks counted beyond the trace when it is none). */
+function candidateEntry(c: CandidateRaw | undefined, counted: Reach | null, inPool: boolean, pn: number | null): WhyNot['candidate'] {
+  if (c)
+    return {
+      similarity: c.similarity,
+      bm25: c.bm25,
+      denseRank: c.denseRank ?? counted?.dense ?? null,
+      lexicalRank: c.lexicalRank ?? counted?.lexical ?? null,
+      recencyRank: c.recencyRank ?? null,
+      inPool,
+      poolNeeded: pn,
+    }
+  if (counted && (counted.dense !== null || counted.lexical !== null))
+    return {
+      similarity: null,
+      bm25: null,
+      denseRank: counted.dense,
+      lexicalRank: counted.lexical,
+      recencyRank: null,
+      inPool: false,
+      poolNeeded: counted.depth || null,
+    }
+  return null
+}
+
+/** Each found change re-run through the engine (smallest first; with 'best' until one is confirmed); returns the best. */
+function verifyChanges(
+  knobs: KnobResult[],
+  run: RunRecall,
+  cfg: RecallConfig,
+  unitId: string,
+  injected: WhyNot['injected'],
+  verify: 'best' | 'all' | 'none',
+): KnobChange | null {
+  let best: KnobChange | null = null
+  const baseIds = new Set(injected.map((r) => r.id))
+  const check = (ch: KnobChange) => {
+    const t = run(setKnob(cfg, ch.knob, ch.to))
+    const i = t.results.findIndex((r) => r.id === unitId)
+    const now = new Set(t.results.map((r) => r.id))
+    ch.verified = { engine: i >= 0, pushedOut: [...baseIds].filter((id) => !now.has(id)), rank: i >= 0 ? i + 1 : null }
+  }
+  // Smallest first: with 'best', re-run until one change is confirmed (each run is a full recall).
+  const changes = knobs
+    .map((k) => k.change)
+    .filter((x): x is KnobChange => !!x)
+    .sort((a, b) => a.normalized - b.normalized)
+  for (const ch of changes) {
+    if (verify === 'all' || (verify === 'best' && !best)) check(ch)
+    if (!best && (verify === 'none' || ch.verified?.engine)) best = ch
+  }
+  return best
+}
+
+/** The best pair of knob changes (knobPairs.ts), re-run through the engine. */
+function verifiedPair(
+  trace: RecallTrace,
+  run: RunRecall,
+  cfg: RecallConfig,
+  unitId: string,
+  injected: WhyNot['injected'],
+): { pair: KnobPair | null; evaluations: number } {
+  const ps = searchKnobPairs({ candidates: trace.candidates, config: cfg, mode: trace.mode ?? 'none', target: unitId })
+  const pair = ps.pair
+  if (pair) {
+    const [a, b] = pair.changes
+    const t = run(setKnob(setKnob(cfg, a.knob, a.to), b.knob, b.to))
+    const i = t.results.findIndex((r) => r.id === unitId)
+    const now = new Set(t.results.map((r) => r.id))
+    pair.verified = { engine: i >= 0, pushedOut: injected.map((r) => r.id).filter((id) => !now.has(id)), rank: i >= 0 ? i + 1 : null }
+  }
+  return { pair, evaluations: ps.evaluations }
 }
 
 const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')

@@ -143,6 +143,26 @@ const VECTOR_REASON = {
   wrongDimension: 'vector of the wrong dimension',
 } as const
 
+/** A derived session's time span widened by one of its memories' creation time. */
+function widenSession(sessions: Map<string, { min: number | null; max: number | null }>, id: string, t: number | null): void {
+  const s = sessions.get(id) ?? { min: null, max: null }
+  if (t !== null) {
+    s.min = s.min === null ? t : Math.min(s.min, t)
+    s.max = s.max === null ? t : Math.max(s.max, t)
+  }
+  sessions.set(id, s)
+}
+
+/** Engram's graph tables are not imported (the canonical schema has no graph): the report says how much is left behind. */
+function noteGraphTables(src: Database.Database, tables: Map<string, Set<string>>, rb: ReportBuilder): void {
+  const nodes = tables.has('graph_nodes') ? (src.prepare(`SELECT count(*) FROM graph_nodes`).pluck().get() as number) : 0
+  const edges = tables.has('graph_edges') ? (src.prepare(`SELECT count(*) FROM graph_edges`).pluck().get() as number) : 0
+  if (nodes || edges)
+    rb.notes.push(
+      `graph tables not imported (${nodes} node${nodes === 1 ? '' : 's'}, ${edges} edge${edges === 1 ? '' : 's'}): the canonical schema has no graph`,
+    )
+}
+
 export async function importEngram(opts: ImportOptions): Promise<ImportReport> {
   const t0 = performance.now()
   const { input, output } = checkPaths(opts)
@@ -198,15 +218,7 @@ export async function importEngram(opts: ImportOptions): Promise<ImportReport> {
               w.memory(m.row)
               memories++
               if (table === 'user_memories') userIds.add(m.row.id)
-              if (m.row.session_id !== null) {
-                const s = sessions.get(m.row.session_id) ?? { min: null, max: null }
-                const t = m.row.created_at as number | null
-                if (t !== null) {
-                  s.min = s.min === null ? t : Math.min(s.min, t)
-                  s.max = s.max === null ? t : Math.max(s.max, t)
-                }
-                sessions.set(m.row.session_id, s)
-              }
+              if (m.row.session_id !== null) widenSession(sessions, m.row.session_id, m.row.created_at)
               const raw = hasEmb ? r.embedding : null
               if (raw == null) noVector++
               else {
@@ -224,12 +236,7 @@ export async function importEngram(opts: ImportOptions): Promise<ImportReport> {
           w.session({ id, agent_id: null, user_id: null, tenant_id: null, started_at: s.min, ended_at: s.max, summary: null, is_archived: 0 })
         const models = pruneMinorityDims(w.db, rb, (_ot, id) => ({ table: userIds.has(id) ? 'user_memories' : 'memories', id }))
         if (noVector) rb.notes.push(`${noVector} memories have no stored embedding (Engram writes NULL when its embedder was down)`)
-        const nodes = tables.has('graph_nodes') ? (src.prepare(`SELECT count(*) FROM graph_nodes`).pluck().get() as number) : 0
-        const edges = tables.has('graph_edges') ? (src.prepare(`SELECT count(*) FROM graph_edges`).pluck().get() as number) : 0
-        if (nodes || edges)
-          rb.notes.push(
-            `graph tables not imported (${nodes} node${nodes === 1 ? '' : 's'}, ${edges} edge${edges === 1 ? '' : 's'}): the canonical schema has no graph`,
-          )
+        noteGraphTables(src, tables, rb)
         const embeddings = models.reduce((n, m) => n + m.count, 0)
         return { memories, sessions: sessions.size, embeddings, models }
       },

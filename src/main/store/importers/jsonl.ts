@@ -114,16 +114,8 @@ type LineResult =
       defaultedCreatedAt: boolean
     }
 
-/**
- * One parsed JSON value → a canonical row, or why the line is skipped. Pure.
- * `undatedAt`: the created_at of a line without one (see importJsonl).
- */
-function mapJsonlObject(o: unknown, line: number, undatedAt: number): LineResult {
-  if (o === null || typeof o !== 'object' || Array.isArray(o)) return { skip: 'not a JSON object' }
-  const r = o as Record<string, unknown>
-  const content = get(r, 'content')
-  if (content === undefined || content === null) return { skip: 'missing content' }
-  if (typeof content !== 'string') return { skip: 'wrong type', detail: 'content must be a string' }
+/** The typed fields of one JSONL object (ids may be numbers; times epoch ms or ISO-8601), or the first wrong type. */
+function readTypedFields(r: Record<string, unknown>) {
   const str = (f: keyof typeof FIELDS): string | null | Error => {
     const v = get(r, f)
     if (v === undefined || v === null) return null
@@ -163,8 +155,36 @@ function mapJsonlObject(o: unknown, line: number, undatedAt: number): LineResult
     created_at: timeOf('created_at'),
     last_used_at: timeOf('last_used_at'),
   }
-  for (const v of Object.values(fields)) if (v instanceof Error) return { skip: 'wrong type', detail: v.message }
-  const f = fields as { [K in keyof typeof fields]: Exclude<(typeof fields)[K], Error> }
+  for (const v of Object.values(fields)) if (v instanceof Error) return v
+  return fields as { [K in keyof typeof fields]: Exclude<(typeof fields)[K], Error> }
+}
+
+/** A line's `embedding`: float32 values under the line's model, why it cannot be one, or null when absent. */
+function readEmbedding(emb: unknown, model: string | null): { model: string | null; values: Float32Array } | { problem: string } | null {
+  if (emb === undefined || emb === null) return null
+  if (!Array.isArray(emb) || emb.length === 0) return { problem: 'embedding is not a non-empty array of numbers' }
+  const v = new Float32Array(emb.length)
+  for (let i = 0; i < emb.length; i++) {
+    const x: unknown = emb[i]
+    if (typeof x !== 'number') return { problem: x === null ? 'embedding has NaN/null/infinite values' : 'embedding is not a non-empty array of numbers' }
+    v[i] = x
+  }
+  for (let i = 0; i < v.length; i++) if (!Number.isFinite(v[i])) return { problem: 'embedding has NaN/null/infinite values' }
+  return { model, values: v }
+}
+
+/**
+ * One parsed JSON value → a canonical row, or why the line is skipped. Pure.
+ * `undatedAt`: the created_at of a line without one (see importJsonl).
+ */
+function mapJsonlObject(o: unknown, line: number, undatedAt: number): LineResult {
+  if (o === null || typeof o !== 'object' || Array.isArray(o)) return { skip: 'not a JSON object' }
+  const r = o as Record<string, unknown>
+  const content = get(r, 'content')
+  if (content === undefined || content === null) return { skip: 'missing content' }
+  if (typeof content !== 'string') return { skip: 'wrong type', detail: 'content must be a string' }
+  const f = readTypedFields(r)
+  if (f instanceof Error) return { skip: 'wrong type', detail: f.message }
   const archivedRaw = get(r, 'session_archived')
   if (archivedRaw !== undefined && archivedRaw !== null && typeof archivedRaw !== 'boolean' && archivedRaw !== 0 && archivedRaw !== 1)
     return { skip: 'wrong type', detail: 'sessionArchived must be a boolean' }
@@ -201,27 +221,7 @@ function mapJsonlObject(o: unknown, line: number, undatedAt: number): LineResult
   const meta = mergeMetadata(metaRaw ?? null, Object.keys(imp).length ? { _import: imp } : {})
   if (meta.invalid) repairs.push({ reason: 'metadata is not valid JSON (kept as text under _import.invalidMetadata)' })
 
-  let vector: { model: string | null; values: Float32Array } | { problem: string } | null = null
-  const emb = get(r, 'embedding')
-  if (emb !== undefined && emb !== null) {
-    if (!Array.isArray(emb) || emb.length === 0) vector = { problem: 'embedding is not a non-empty array of numbers' }
-    else {
-      const v = new Float32Array(emb.length)
-      for (let i = 0; i < emb.length && !vector; i++) {
-        const x: unknown = emb[i]
-        if (typeof x !== 'number') vector = { problem: x === null ? 'embedding has NaN/null/infinite values' : 'embedding is not a non-empty array of numbers' }
-        else v[i] = x
-      }
-      if (!vector) {
-        for (let i = 0; i < v.length; i++)
-          if (!Number.isFinite(v[i])) {
-            vector = { problem: 'embedding has NaN/null/infinite values' }
-            break
-          }
-      }
-      if (!vector) vector = { model: f.model, values: v }
-    }
-  }
+  const vector = readEmbedding(get(r, 'embedding'), f.model)
   // No id: derive one from the line number and the text, so re-importing the same file gives the same ids.
   const id = f.id ?? `jsonl-${crypto.createHash('sha1').update(`${line}\n${content}`).digest('hex').slice(0, 16)}`
   const unknownKeys = Object.keys(r).filter((k) => !KNOWN_KEYS.has(k))

@@ -240,118 +240,127 @@ const plausible = (ms: number) => ms >= PLAUSIBLE_MS[0] && ms <= PLAUSIBLE_MS[1]
  * of it or more, an id that repeats, vectors of different lengths or a bytea not float32.
  */
 export function previewPg(opts: PgDialogOptions, m: Mapping): MappingPreview {
-  return withPg(
-    opts,
-    (s) => {
-      let plan
-      try {
-        plan = planMappedPg(s.schema, s.columns, m, s.url.redacted)
-      } catch (e) {
-        const problems = (e as RecallscopeError).details as { problems?: MappingProblem[] } | undefined
-        if (e instanceof RecallscopeError && e.code === 'BAD_INPUT' && problems?.problems) return { rows: [], problems: problems.problems, vector: null }
-        throw e
-      }
-      const extra = [
-        `${plan.dim ?? 'NULL::int'} AS __dim`,
-        ...(['created', 'lastUsed'] as const).flatMap((f) =>
-          m.columns[f] ? [`x.${ident(m.columns[f])}::text AS __raw_${f}`, `${plan.timeMs[f]} AS __ms_${f}`] : [],
-        ),
-      ].join(', ')
-      let rows: Record<string, unknown>[]
-      try {
-        rows = s.bridge.query(`${plan.memoriesOver(`(SELECT x0.ctid AS ctid, x0.* FROM ${plan.table} x0 LIMIT ${SAMPLE})`, extra)}`)
-      } catch (e) {
-        // Text that is not a time makes the server refuse the cast: a problem of the time column, not a failure.
-        const timeCols = (['created', 'lastUsed'] as const).filter((f) => m.columns[f])
-        const sqlstate = (e as RecallscopeError).details as { sqlstate?: string } | undefined
-        if (!(e instanceof RecallscopeError) || !/^22/.test(sqlstate?.sqlstate ?? '') || timeCols.length === 0) throw e
-        const why = e.message.replace(/^.*?: /, '')
-        return {
-          rows: [],
-          problems: timeCols.map((f) => ({ field: f, column: m.columns[f]!, message: `${f}: "${m.columns[f]}" holds values that are not a time (${why})` })),
-          vector: null,
-        }
-      }
-      const problems: MappingProblem[] = []
-      for (const f of ['created', 'lastUsed'] as const) {
-        const col = m.columns[f]
-        if (!col) continue
-        const vs = rows.filter((r) => r[`__raw_${f}`] !== null)
-        const bad = vs.filter((r) => r[`__ms_${f}`] === null || !plausible(Number(r[`__ms_${f}`])))
-        if (vs.length > 0 && bad.length * 2 >= vs.length)
-          problems.push({
-            field: f,
-            column: col,
-            message: `${f}: ${bad.length} of ${vs.length} sampled values of "${col}" fall outside 1970–2200 or do not read as ${m.timeUnit ?? 'a time'} (e.g. ${JSON.stringify(String(bad[0][`__raw_${f}`]).slice(0, 40))}): is the unit right?`,
-          })
-      }
-      if (m.columns.id) {
-        const seen = new Set<string>()
-        const dup = rows.map((r) => String(r.id)).find((id) => (seen.has(id) ? true : (seen.add(id), false)))
-        if (dup !== undefined)
-          problems.push({ field: 'id', column: m.columns.id, message: `id: column "${m.columns.id}" is not unique ("${dup.slice(0, 40)}" twice)` })
-      }
-      let vector: MappingPreview['vector'] = null
-      let dimAll: number | null = null
-      if (m.vector) {
-        const dims = rows
-          .map((r) => r.__dim)
-          .filter((d): d is number => d !== null && d !== undefined)
-          .map(Number)
-        const lens = new Map<number, number>()
-        for (const d of dims) lens.set(d, (lens.get(d) ?? 0) + 1)
-        if (lens.has(-1))
-          problems.push({
-            field: 'vector',
-            column: m.vector.column,
-            message: `vector: column "${m.vector.column}" holds bytea whose length is not a multiple of 4 (float32)`,
-          })
-        else if (lens.size > 1)
-          problems.push({
-            field: 'vector',
-            column: m.vector.column,
-            message: `vector: column "${m.vector.column}" has vectors of different lengths (${[...lens]
-              .sort((a, b) => b[1] - a[1])
-              .map(([d, n]) => `${d}-d × ${n}`)
-              .join(', ')} in the first ${dims.length})`,
-          })
-        else if (lens.size === 1) {
-          dimAll = [...lens.keys()][0]
-          vector = { dim: dimAll, model: m.vector.model ?? defaultModelLabel(m.table, dimAll) }
-        }
-      }
-      // Every text field is cast to text in the SQL: strings or NULL come back.
-      const str = (v: unknown) => (v === null || v === undefined ? null : typeof v === 'string' ? v : JSON.stringify(v))
-      const num = (v: unknown) => (v === null || v === undefined ? null : Number(v))
-      const preview = rows.slice(0, PREVIEW_ROWS).map((x): PreviewRow => {
-        const errors: PreviewRow['errors'] = {}
-        for (const f of ['created', 'lastUsed'] as const) {
-          if (!m.columns[f] || x[`__raw_${f}`] === null) continue
-          const ms = x[`__ms_${f}`]
-          if (ms === null) errors[f] = `"${m.columns[f]}" cannot be read as ${m.timeUnit ?? 'a time'}`
-          else if (!plausible(Number(ms))) errors[f] = `"${m.columns[f]}" falls outside 1970–2200 as ${m.timeUnit ?? 'a time'}: is the unit right?`
-        }
-        for (const f of ['role', 'kind', 'tier'] as const) {
-          const v = x[f]
-          if (typeof v === 'string' && !(ALLOWED[f] as readonly string[]).includes(v))
-            errors[f] = `"${v}" is not one of ${ALLOWED[f].join(', ')}: shown as none`
-        }
-        const d = num(x.__dim)
-        if (d === -1) errors.vector = 'bytea length is not a multiple of 4 (float32)'
-        else if (d !== null && dimAll !== null && d !== dimAll) errors.vector = `${d}-d, the others are ${dimAll}-d`
-        return {
-          id: str(x.id) ?? '',
-          content: str(x.content) ?? '',
-          createdAt: m.columns.created ? num(x[`__ms_created`]) : null,
-          ...plainPreviewFields(x, str, num),
-          dim: d === -1 ? null : d,
-          errors,
-        }
+  return withPg(opts, (s) => previewPgSession(s, m), m.schema)
+}
+
+/** previewPg on an open session: the plan, the sample, its problems and the first rows. */
+function previewPgSession(s: Session, m: Mapping): MappingPreview {
+  let plan
+  try {
+    plan = planMappedPg(s.schema, s.columns, m, s.url.redacted)
+  } catch (e) {
+    const problems = (e as RecallscopeError).details as { problems?: MappingProblem[] } | undefined
+    if (e instanceof RecallscopeError && e.code === 'BAD_INPUT' && problems?.problems) return { rows: [], problems: problems.problems, vector: null }
+    throw e
+  }
+  const extra = [
+    `${plan.dim ?? 'NULL::int'} AS __dim`,
+    ...(['created', 'lastUsed'] as const).flatMap((f) =>
+      m.columns[f] ? [`x.${ident(m.columns[f])}::text AS __raw_${f}`, `${plan.timeMs[f]} AS __ms_${f}`] : [],
+    ),
+  ].join(', ')
+  let rows: Record<string, unknown>[]
+  try {
+    rows = s.bridge.query(`${plan.memoriesOver(`(SELECT x0.ctid AS ctid, x0.* FROM ${plan.table} x0 LIMIT ${SAMPLE})`, extra)}`)
+  } catch (e) {
+    // Text that is not a time makes the server refuse the cast: a problem of the time column, not a failure.
+    const timeCols = (['created', 'lastUsed'] as const).filter((f) => m.columns[f])
+    const sqlstate = (e as RecallscopeError).details as { sqlstate?: string } | undefined
+    if (!(e instanceof RecallscopeError) || !/^22/.test(sqlstate?.sqlstate ?? '') || timeCols.length === 0) throw e
+    const why = e.message.replace(/^.*?: /, '')
+    return {
+      rows: [],
+      problems: timeCols.map((f) => ({ field: f, column: m.columns[f]!, message: `${f}: "${m.columns[f]}" holds values that are not a time (${why})` })),
+      vector: null,
+    }
+  }
+  const problems = sampleProblems(rows, m)
+  const { vector, dimAll } = sampleVector(rows, m, problems)
+  const preview = rows.slice(0, PREVIEW_ROWS).map((x) => previewRowOf(x, m, dimAll))
+  return { rows: preview, problems, vector }
+}
+
+/** The sample's time problems (half or more of a column's values unreadable or implausible) and a repeated id. */
+function sampleProblems(rows: Record<string, unknown>[], m: Mapping): MappingProblem[] {
+  const problems: MappingProblem[] = []
+  for (const f of ['created', 'lastUsed'] as const) {
+    const col = m.columns[f]
+    if (!col) continue
+    const vs = rows.filter((r) => r[`__raw_${f}`] !== null)
+    const bad = vs.filter((r) => r[`__ms_${f}`] === null || !plausible(Number(r[`__ms_${f}`])))
+    if (vs.length > 0 && bad.length * 2 >= vs.length)
+      problems.push({
+        field: f,
+        column: col,
+        message: `${f}: ${bad.length} of ${vs.length} sampled values of "${col}" fall outside 1970–2200 or do not read as ${m.timeUnit ?? 'a time'} (e.g. ${JSON.stringify(String(bad[0][`__raw_${f}`]).slice(0, 40))}): is the unit right?`,
       })
-      return { rows: preview, problems, vector }
-    },
-    m.schema,
-  )
+  }
+  if (m.columns.id) {
+    const seen = new Set<string>()
+    const dup = rows.map((r) => String(r.id)).find((id) => (seen.has(id) ? true : (seen.add(id), false)))
+    if (dup !== undefined)
+      problems.push({ field: 'id', column: m.columns.id, message: `id: column "${m.columns.id}" is not unique ("${dup.slice(0, 40)}" twice)` })
+  }
+  return problems
+}
+
+/** The sample's vector length when every row agrees (else a problem pushed onto `problems`). */
+function sampleVector(rows: Record<string, unknown>[], m: Mapping, problems: MappingProblem[]): { vector: MappingPreview['vector']; dimAll: number | null } {
+  if (!m.vector) return { vector: null, dimAll: null }
+  const dims = rows
+    .map((r) => r.__dim)
+    .filter((d): d is number => d !== null && d !== undefined)
+    .map(Number)
+  const lens = new Map<number, number>()
+  for (const d of dims) lens.set(d, (lens.get(d) ?? 0) + 1)
+  if (lens.has(-1))
+    problems.push({
+      field: 'vector',
+      column: m.vector.column,
+      message: `vector: column "${m.vector.column}" holds bytea whose length is not a multiple of 4 (float32)`,
+    })
+  else if (lens.size > 1)
+    problems.push({
+      field: 'vector',
+      column: m.vector.column,
+      message: `vector: column "${m.vector.column}" has vectors of different lengths (${[...lens]
+        .sort((a, b) => b[1] - a[1])
+        .map(([d, n]) => `${d}-d × ${n}`)
+        .join(', ')} in the first ${dims.length})`,
+    })
+  else if (lens.size === 1) {
+    const dimAll = [...lens.keys()][0]
+    return { vector: { dim: dimAll, model: m.vector.model ?? defaultModelLabel(m.table, dimAll) }, dimAll }
+  }
+  return { vector: null, dimAll: null }
+}
+
+/** One previewed row with its per-field problems. Every text field is cast to text in the SQL: strings or NULL come back. */
+function previewRowOf(x: Record<string, unknown>, m: Mapping, dimAll: number | null): PreviewRow {
+  const str = (v: unknown) => (v === null || v === undefined ? null : typeof v === 'string' ? v : JSON.stringify(v))
+  const num = (v: unknown) => (v === null || v === undefined ? null : Number(v))
+  const errors: PreviewRow['errors'] = {}
+  for (const f of ['created', 'lastUsed'] as const) {
+    if (!m.columns[f] || x[`__raw_${f}`] === null) continue
+    const ms = x[`__ms_${f}`]
+    if (ms === null) errors[f] = `"${m.columns[f]}" cannot be read as ${m.timeUnit ?? 'a time'}`
+    else if (!plausible(Number(ms))) errors[f] = `"${m.columns[f]}" falls outside 1970–2200 as ${m.timeUnit ?? 'a time'}: is the unit right?`
+  }
+  for (const f of ['role', 'kind', 'tier'] as const) {
+    const v = x[f]
+    if (typeof v === 'string' && !(ALLOWED[f] as readonly string[]).includes(v)) errors[f] = `"${v}" is not one of ${ALLOWED[f].join(', ')}: shown as none`
+  }
+  const d = num(x.__dim)
+  if (d === -1) errors.vector = 'bytea length is not a multiple of 4 (float32)'
+  else if (d !== null && dimAll !== null && d !== dimAll) errors.vector = `${d}-d, the others are ${dimAll}-d`
+  return {
+    id: str(x.id) ?? '',
+    content: str(x.content) ?? '',
+    createdAt: m.columns.created ? num(x[`__ms_created`]) : null,
+    ...plainPreviewFields(x, str, num),
+    dim: d === -1 ? null : d,
+    errors,
+  }
 }
 
 /** Throw the preview's problems as one BAD_INPUT naming each field and column (what opening by the dialog checks first). */
