@@ -17,6 +17,7 @@ export const ERROR_CODES = [
   'AUTH_FAILED', // a database server refused the credentials
   'DB_TIMEOUT', // a statement ran past the statement timeout
   'DISK_FULL', // the disk (or the database's size limit) is full: a write could not be made
+  'BUSY', // too much CPU work queued (the bounded worker pool is full): try again when a job ends
   'EMBEDDER_UNAVAILABLE', // model server down, model missing, timeout
   'CHAT_UNAVAILABLE', // the chat model (counterfactual) is down, missing, or timed out
   'CANCELLED', // a job was cancelled
