@@ -21,7 +21,7 @@ import { HostedApp } from '../src/main/host/hostedApp'
 import { createHostedDispatcher, MAIN_CHANNELS } from '../src/main/host/dispatch'
 import { demoWithCases, FIXTURE_NOW } from './helpers/evalFixture'
 import { sha256File, tmpDir } from './helpers/tmp'
-import { makeWedgeDb } from './helpers/wedgeDb'
+import { makeCheckpointsWedgeDb, makeWedgeDb } from './helpers/wedgeDb'
 
 const NOW = Date.UTC(2026, 9, 20, 12)
 /** The deadline of one store call in these tests (the app's default is a minute). */
@@ -149,6 +149,34 @@ describe('the store host', () => {
     await quick.dispose(0) // its first worker spins on in the view's CTE: nothing stops a native call
 
     expect(sha256File(wedgeDb)).toBe(before)
+  })
+
+  it('a checkpoints VIEW over an endless recursive query: the open fails with DB_TIMEOUT saying why, app.info answers meanwhile, the next open works', async () => {
+    const hostile = makeCheckpointsWedgeDb(path.join(t.dir, 'checkpoints-view.db'))
+    const before = sha256File(hostile)
+    const quick = new HostedApp({ mode: 'browser', dataDir: path.join(t.dir, 'home-cpview'), callTimeoutMs: 60_000, openTimeoutMs: DEADLINE_MS * 2 })
+    const qcall = createHostedDispatcher(quick)
+    try {
+      const t0 = performance.now()
+      const opening = qcall('store.open', { path: hostile })
+      const lat = await pollInfo(qcall, opening)
+      const r = await opening
+      const took = performance.now() - t0
+      expect(!r.ok && r.error.code).toBe('DB_TIMEOUT')
+      expect(!r.ok && r.error.message).toContain(hostile)
+      expect(!r.ok && r.error.message).toMatch(/never (finished|ends)/)
+      expect(took).toBeGreaterThanOrEqual(DEADLINE_MS * 2 - 5)
+      expect(took).toBeLessThan(DEADLINE_MS * 2 + 1500)
+      expect(lat.length).toBeGreaterThanOrEqual((DEADLINE_MS * 2) / 250)
+      expect(Math.max(...lat)).toBeLessThan(200)
+      expect(data<{ current: unknown }>(await qcall('app.info', {})).current).toBeNull() // nothing half-open
+      // another store opens in a fresh worker (a small one: this app's open deadline is short)
+      const small = generateDemo({ out: path.join(t.dir, 'small.db'), memories: 100 }).path
+      expect(data<OpenInfo>(await qcall('store.open', { path: small })).path).toBe(path.resolve(small))
+    } finally {
+      await quick.dispose(0) // the abandoned worker spins on in the view's CTE
+    }
+    expect(sha256File(hostile)).toBe(before)
   })
 
   it('while a store call hangs (long deadline), main lists jobs and opens another DB; replacing the store ends the stuck call, typed', async () => {
