@@ -62,7 +62,8 @@ export function toResultError(e: unknown): ResultError {
   }
   const anyE = e as { code?: string; message?: string } | undefined
   const message = anyE?.message ?? String(e)
-  if (anyE?.code === 'SQLITE_BUSY' || anyE?.code === 'SQLITE_LOCKED') return { code: 'DB_BUSY', message }
+  // extended codes too: SQLITE_BUSY_SNAPSHOT, SQLITE_LOCKED_SHAREDCACHE… (before: INTERNAL)
+  if (/^SQLITE_(BUSY|LOCKED)/.test(String(anyE?.code ?? ''))) return { code: 'DB_BUSY', message }
   if (anyE?.code === 'SQLITE_FULL' || anyE?.code === 'ENOSPC') return { code: 'DISK_FULL', message }
   if (anyE?.code === 'SQLITE_READONLY') return { code: 'READ_ONLY', message }
   if (anyE?.code === 'SQLITE_NOTADB') return { code: 'NOT_SQLITE', message }
