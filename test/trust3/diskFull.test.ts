@@ -62,6 +62,7 @@ describe('a full disk', () => {
 
     const saved = await call('cases.save', { case: { name: 'on a full disk', query: 'x'.repeat(20_000), relevant: [{ id: 'm-1', grade: 2 }] } })
     expect(!saved.ok && saved.error.code).toBe('DISK_FULL')
+    expect(!saved.ok && saved.error.message).toContain(ws.name) // the workspace file
 
     // A new query text: its vector is not cached, and caching it would need a page. The recall answers anyway,
     // the same ranking as with room on the disk.
@@ -69,7 +70,7 @@ describe('a full disk', () => {
     expect(full.ok).toBe(true)
     const cached = () => ws.prepare('SELECT count(*) FROM query_cache').pluck().get() as number
     const n0 = cached()
-    const fresh = await call('recall.run', { ...q, query: 'how do we deploy the staging database' })
+    const fresh = await call('recall.run', { ...q, query: 'how do we deploy the staging database '.repeat(200) })
     expect(fresh.ok && (fresh.data as RecallTrace).results.length).toBeGreaterThan(0)
     expect(cached()).toBe(n0) // its cache write failed (and was ignored)
     if (!normal.ok || !full.ok) throw new Error('unreachable')
@@ -81,7 +82,7 @@ describe('a full disk', () => {
     // room again: the save goes through
     ws.pragma(`max_page_count = ${pages + 10_000}`)
     expect((await call('cases.save', { case: { name: 'room again', query: 'q', relevant: [{ id: 'm-1', grade: 2 }] } })).ok).toBe(true)
-    expect((await call('recall.run', { ...q, query: 'what broke in the last staging deploy' })).ok).toBe(true)
+    expect((await call('recall.run', { ...q, query: 'what broke in the last staging deploy '.repeat(200) })).ok).toBe(true)
     expect(cached()).toBeGreaterThan(n0) // with room, a new query's vector is cached: the write above was really attempted
     expect(sha256File(db)).toBe(before)
   })

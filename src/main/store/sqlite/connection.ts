@@ -98,7 +98,8 @@ function sleepSync(ms: number): void {
  * app and the CLI, on one workspace): `BEGIN IMMEDIATE` takes the write lock before anything is
  * read, so the transaction never has to upgrade a read snapshot another writer made stale
  * (SQLITE_BUSY_SNAPSHOT, which SQLite does not wait on), and SQLITE_BUSY is retried with a short
- * backoff until `budgetMs` has passed since the first try. Only then is it `DB_BUSY`.
+ * backoff until `budgetMs` has passed since the first try. Only then is it `DB_BUSY`. SQLITE_FULL is
+ * `DISK_FULL` naming the file (the transaction rolled back whole).
  */
 export function runWriteTransaction<T>(db: Database.Database, fn: () => T, budgetMs = WRITE_BUSY_BUDGET_MS): T {
   const tx = db.transaction(fn)
@@ -107,6 +108,8 @@ export function runWriteTransaction<T>(db: Database.Database, fn: () => T, budge
     try {
       return tx.immediate()
     } catch (e) {
+      if ((e as { code?: unknown } | null)?.code === 'SQLITE_FULL')
+        throw new RecallscopeError('DISK_FULL', `${db.name}: the disk (or the database's size limit) is full; nothing of this change was written`)
       if (!isBusy(e)) throw e
       const left = until - Date.now()
       if (left <= 0)
