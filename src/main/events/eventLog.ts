@@ -347,7 +347,9 @@ export class EventLog {
         const i = e.results.findIndex((r) => r.id === memoryId)
         return { eventId: e.id, at: e.at, rank: i + 1, score: e.results[i].score, query: e.query }
       })
-    return [...own, ...extra].sort((a, b) => b.at - a.at).slice(0, limit)
+    // an unreadable time (NaN) sorts last, consistently
+    const key = (e: { at: number }) => (Number.isFinite(e.at) ? e.at : -Infinity)
+    return [...own, ...extra].sort((a, b) => key(b) - key(a)).slice(0, limit)
   }
 
   /** Timeline aggregates under a filter: the store's, plus the read events'. */
