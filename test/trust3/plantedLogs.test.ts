@@ -1,7 +1,7 @@
 /**
  * Trust round 3, planted files where recallscope reads logs and JSON it is pointed at
  * (docs/guide/safety.md): a FIFO (or a symlink to one) given as an OTLP trace log, a JSONL event
- * log, a `--query-vector`/`--mapping` style JSON file or a Qdrant `meta.json` is refused with a
+ * log, a `--config` JSON file or a Qdrant `meta.json` is refused with a
  * typed BAD_INPUT naming it and what it is, within seconds; before, a plain `open()` blocked
  * forever waiting for a writer (on the thread that answers the UI).
  */
@@ -87,11 +87,11 @@ describe('a FIFO planted where a log or JSON file is read', () => {
   })
 
   it('a JSON file named by a CLI flag: BAD_INPUT naming the flag and the FIFO', async () => {
-    const { fifo, link } = plant('mapping.json')
+    const { fifo, link } = plant('config.json')
     for (const p of [fifo, link]) {
-      const r = await refusal(() => readJsonFile(p, '--mapping'))
+      const r = await refusal(() => readJsonFile(p, '--config'))
       expect(r.code, p).toBe('BAD_INPUT')
-      expect(r.message).toContain('--mapping')
+      expect(r.message).toContain('--config')
       expect(r.ms).toBeLessThan(DEADLINE_MS)
     }
   })
