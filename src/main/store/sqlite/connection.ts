@@ -81,7 +81,7 @@ export function migrate(db: Database.Database, migrations: string[]): void {
 }
 
 /** How long a write waits for another process's write lock, in all (the connections' busy timeout). */
-export const WRITE_BUSY_BUDGET_MS = 5000
+const WRITE_BUSY_BUDGET_MS = 5000
 
 const isBusy = (e: unknown) => {
   const code = (e as { code?: unknown } | null)?.code
