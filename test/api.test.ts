@@ -110,6 +110,7 @@ describe('the channel list', () => {
         'trace.timeline',
         'trace.why',
         'tune.delete',
+        'eval.scope',
         'tune.get',
         'tune.list',
       ].sort(),

@@ -104,6 +104,7 @@ const api = {
   'tune.list': (input) => ipcRenderer.invoke('tune.list', input),
   'tune.get': (input) => ipcRenderer.invoke('tune.get', input),
   'tune.delete': (input) => ipcRenderer.invoke('tune.delete', input),
+  'eval.scope': (input) => ipcRenderer.invoke('eval.scope', input),
 
   // --- import --------------------------------------------------------------
   'import.start': (input) => ipcRenderer.invoke('import.start', input),

@@ -21,6 +21,7 @@ import {
   type RunComparison,
   type SavedTuneReport,
   type TuneReportSummary,
+  type ScopeDiagnosis,
 } from './eval'
 import { mappingSchema, type Mapping, type MappingPreview, type TablesInfo } from './mapping'
 import type { TraceDrivers, TraceEventDetail, TraceReplay, TraceTimeline, WhyNot } from './trace'
@@ -965,8 +966,22 @@ export const contract = {
       testFraction: z.number().gt(0).lt(1).optional(),
       /** k-fold cross-validation of the tune besides the single split */
       folds: z.number().int().min(2).max(20).optional(),
+      /** search the start scope as given even when it reaches under half of the judged memories. @default false */
+      keepScope: z.boolean().optional(),
     }),
     output: out<JobProgress>(),
+  },
+  /**
+   * Before a tune: how many judged-relevant memories the start config's unit and scope filters
+   * reach; when under half, which filter excludes them and the widening (a partial config).
+   * Reads only the judged rows, in the store's job worker.
+   */
+  'eval.scope': {
+    input: z.strictObject({
+      preset: evalConfigShape.preset,
+      config: evalConfigShape.config,
+    }),
+    output: out<ScopeDiagnosis>(),
   },
   /** Saved tune reports, newest first (summaries; listed beside runs). */
   'tune.list': { input: z.strictObject({ limit: z.number().int().min(1).max(10_000).default(500) }), output: out<TuneReportSummary[]>() },

@@ -5,7 +5,7 @@
  * lines alike. docs/internals/design.md "Evaluation".
  */
 import { z } from 'zod'
-import { cueSchema } from './config'
+import { cueSchema, type PartialRecallConfig } from './config'
 import type { EvalCase, RecallConfig, EmbedderInfo } from './types'
 
 const finite = z.number().refine(Number.isFinite, 'must be a finite number')
@@ -109,6 +109,34 @@ export interface RunCounts {
 }
 
 /** A run without its per-case results (for lists and the history chart). */
+/**
+ * Something that makes a run's numbers mean less than they seem, said with the
+ * run (UI runs list and detail, `eval` output, `eval --json`).
+ * K_ABOVE_TOPK: the config injects at most topK memories, so a metric at k > topK
+ * scores the injected list (what the agent sees) and recall@k cannot exceed
+ * what topK lets through; evaluate at k = topK, or raise topK, to compare configs.
+ */
+export interface EvalWarning {
+  code: 'K_ABOVE_TOPK'
+  message: string
+  k: number
+  topK: number
+}
+
+/** The warnings a run at cutoff `k` under `config` carries (pure: recomputed for saved runs). */
+export function evalWarnings(config: Pick<RecallConfig, 'topK'>, k: number): EvalWarning[] {
+  const topK = config?.topK
+  if (typeof topK !== 'number' || !(topK < k)) return []
+  return [
+    {
+      code: 'K_ABOVE_TOPK',
+      k,
+      topK,
+      message: `k ${k} is above the config's topK ${topK}: at most ${topK} memories are injected, so recall@${k} counts only those (it is capped, not a ranking of ${k}). Evaluate at k ${topK}, or raise topK to ${k}, to compare rankings.`,
+    },
+  ]
+}
+
 export interface EvalRunSummary {
   id: string
   createdAt: number
@@ -125,6 +153,8 @@ export interface EvalRunSummary {
   /** 'ui' | 'cli' | 'tune' */
   source: string
   timings: { gatherMs: number; scoreMs: number; totalMs: number }
+  /** what limits these numbers (e.g. k above topK); recomputed from config and k for saved runs */
+  warnings: EvalWarning[]
 }
 
 export interface EvalRun extends EvalRunSummary {
@@ -148,6 +178,8 @@ export interface EvalJson {
   gates?: { metric: string; value: number | null; threshold: number; passed: boolean }[]
   runId?: string
   timings: { gatherMs: number; scoreMs: number; totalMs: number }
+  /** what limits these numbers (e.g. k above topK) */
+  warnings: EvalWarning[]
 }
 
 // ---------------------------------------------------------------------------
@@ -300,6 +332,42 @@ export interface TuneHeatmap {
   max: number
 }
 
+/** One scope filter of the start config and how many judged-relevant memories it excludes on its own. */
+export interface ScopeExclusion {
+  filter: 'unit' | 'tiers' | 'kinds' | 'roles' | 'after' | 'before'
+  /** as set, e.g. "unit=session", "kinds=[semantic]" */
+  value: string
+  /** judged-relevant (case, memory) pairs it excludes */
+  excludes: number
+}
+
+/** How many judged-relevant memories the start config's unit and scope can reach (checked before a tune). */
+export interface ScopeDiagnosis {
+  /** judged-relevant (case, memory) pairs whose memory is in the store */
+  relevant: number
+  reachable: number
+  /** relevant ids the store does not hold (not blamed on a filter) */
+  missing: number
+  /** reachable < half of relevant: the scope, not the scoring, decides the score */
+  minority: boolean
+  /** the filters that exclude judged memories, most first */
+  excludedBy: ScopeExclusion[]
+  /** the start config with those filters lifted (null when the scope is not a minority) */
+  widened: RecallConfig | null
+  /** the widening as a partial config to merge over the start (null when a list cannot name what it must admit) */
+  widenPatch: PartialRecallConfig | null
+  /** what widening changes, e.g. "unit=memory, kinds: any" */
+  widenLabel: string | null
+  /** one plain sentence */
+  message: string
+}
+
+/** The scope check a tune ran first, and whether it searched the widened scope. */
+export interface TuneScope extends ScopeDiagnosis {
+  /** true: the search and the single-arm baselines ran on `widened` (the start baseline keeps the start scope) */
+  applied: boolean
+}
+
 export interface TuneReport {
   metric: string
   k: number
@@ -347,6 +415,8 @@ export interface TuneReport {
   } | null
   embedder: EmbedderInfo
   timings: { gatherMs: number; searchMs: number; totalMs: number; configsPerSec: number }
+  /** the scope check run before the search (absent in reports saved before it existed) */
+  scope?: TuneScope | null
 }
 
 /** A tune report as saved in the workspace. */

@@ -52,9 +52,12 @@ export function renderResults(
   return renderContext(items, config, { semantic })
 }
 
-/** yyyy-MM-dd in UTC (seed 000 formats the episode's StartedAt, stored as UTC). */
+/**
+ * yyyy-MM-dd in UTC (seed 000 formats the episode's StartedAt, stored as UTC); '' for a row
+ * without a time, which stores decode as 0 (store/decode.ts): never "1970-01-01".
+ */
 export function isoDate(ms: number | null): string {
-  if (ms === null || !Number.isFinite(ms)) return ''
+  if (ms === null || !Number.isFinite(ms) || ms === 0) return ''
   return new Date(ms).toISOString().slice(0, 10)
 }
 
@@ -96,7 +99,7 @@ function portalEpisodic(items: readonly RenderItem[]): string {
   s += 'Relevant past conversations with this user:\n'
   // episodes.OrderBy(e => e.Date): a stable sort, so equal dates keep score order.
   const byDate = items.map((it, i) => ({ it, i })).sort((a, b) => (a.it.unit.createdAt ?? 0) - (b.it.unit.createdAt ?? 0) || a.i - b.i)
-  for (const { it } of byDate) s += `- ${isoDate(it.unit.createdAt)}: ${it.unit.content}\n` // $"- {ep.Date:yyyy-MM-dd}: {ep.Summary}"
+  for (const { it } of byDate) s += `- ${isoDate(it.unit.createdAt) || 'undated'}: ${it.unit.content}\n` // $"- {ep.Date:yyyy-MM-dd}: {ep.Summary}"
   return s
 }
 
@@ -147,7 +150,7 @@ function fieldguide(items: readonly RenderItem[]): string {
 /** "[recalled semantic memory, written turn 12]"; without a turn, the date it was written. */
 export function fieldguideLabel(u: Pick<UnitInfo, 'kind' | 'turn' | 'createdAt'>): string {
   const kind = u.kind ? `${u.kind} ` : ''
-  const when = u.turn !== null ? `turn ${u.turn}` : isoDate(u.createdAt)
+  const when = u.turn !== null ? `turn ${u.turn}` : isoDate(u.createdAt) || 'at an unknown time'
   return `[recalled ${kind}memory, written ${when}]`
 }
 

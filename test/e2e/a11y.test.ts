@@ -104,6 +104,15 @@ describe.skipIf(!ready)('legibility audit (axe-core + tab-stop names)', () => {
           await nav(page, 'Evaluate').click()
           await page.waitForTimeout(1500)
           await check('evaluate')
+          // The Tune tab's scope notice and its "Widen to …" button (a start scope that hides the judged memories).
+          await page.getByRole('tab', { name: 'Tune' }).click()
+          await page.getByLabel('Eval preset').selectOption('portal-episodic')
+          await page
+            .getByTestId('tune-scope')
+            .getByRole('button', { name: /^Widen to / })
+            .waitFor({ timeout: 30_000 })
+          await check('tune-scope')
+          await page.getByLabel('Eval preset').selectOption('fieldguide')
           await nav(page, 'Decision trace').click()
           await page.getByRole('listbox', { name: 'Events' }).getByRole('option').first().click()
           await page.getByRole('main', { name: 'Event' }).getByRole('button', { name: 'Today' }).waitFor()

@@ -8,7 +8,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import os from 'node:os'
 import { chromium, type Browser as PlaywrightBrowser, type BrowserContext, type Page } from 'playwright-core'
-import { afterAll, beforeAll, inject } from 'vitest'
+import { afterAll, beforeAll, expect, inject } from 'vitest'
 import { chromiumPath, demoFileName, type DEMO_SIZES } from './globalSetup'
 import { sha256File, tmpDir } from '../helpers/tmp'
 
@@ -171,4 +171,16 @@ export function demoCopy(dir: string, memories: (typeof DEMO_SIZES)[number] = 'd
   // screen that reads cases (Evaluate, tune) sees none.
   if (fs.existsSync(`${src}.recallscope`)) fs.copyFileSync(`${src}.recallscope`, `${out}.recallscope`)
   return out
+}
+
+/** Copy link (top bar) → the clipboard's address, opened in a new tab of the same browser. */
+export async function copyAndOpen(page: Page, context: BrowserContext, width: number): Promise<{ tab: Page; link: string }> {
+  await page.getByRole('button', { name: 'Copy link' }).click()
+  await expect.poll(() => page.getByRole('button', { name: 'Link copied' }).count()).toBe(1)
+  const link = await page.evaluate<string>('navigator.clipboard.readText()')
+  expect(link).not.toMatch(/token=/)
+  const tab = await context.newPage()
+  await tab.setViewportSize({ width, height: 900 })
+  await tab.goto(link)
+  return { tab, link }
 }

@@ -10,25 +10,13 @@
  */
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import type { BrowserContext, Page } from 'playwright-core'
-import { chromiumPath, demoCopy, openBrowser, rendererBuilt, servedDb, shot, type Served } from './harness'
+import type { Page } from 'playwright-core'
+import { chromiumPath, copyAndOpen, demoCopy, openBrowser, rendererBuilt, servedDb, shot, type Served } from './harness'
 import { createMcpMemoryFixture } from '../helpers/frameworks/mcpMemory'
 import { sha256File } from '../helpers/tmp'
 
 const ready = chromiumPath() && rendererBuilt()
 if (!ready) console.warn('e2e skipped: needs /usr/bin/chromium (apt-get install -y chromium) and a built renderer (npm run build)')
-
-/** Copy link (top bar) → the clipboard's address, opened in a new tab of the same browser. */
-async function copyAndOpen(page: Page, context: BrowserContext, width: number): Promise<{ tab: Page; link: string }> {
-  await page.getByRole('button', { name: 'Copy link' }).click()
-  await expect.poll(() => page.getByRole('button', { name: 'Link copied' }).count()).toBe(1)
-  const link = await page.evaluate<string>('navigator.clipboard.readText()')
-  expect(link).not.toMatch(/token=/)
-  const tab = await context.newPage()
-  await tab.setViewportSize({ width, height: 900 })
-  await tab.goto(link)
-  return { tab, link }
-}
 
 /** Main's job list over the API (what the top-bar indicator lists). */
 async function mapJobs(srv: Served): Promise<{ jobId: string; label: string; state: string }[]> {

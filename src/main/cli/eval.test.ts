@@ -42,6 +42,21 @@ describe('recallscope eval', () => {
     expect(sha256File(db)).toBe(before)
   })
 
+  it('k above the config topK is said (K_ABOVE_TOPK) in --json and the text report; no warning at k = topK', async () => {
+    // fieldguide injects at most 5 (its topK): recall@10 can only count those 5.
+    const at10 = JSON.parse((await run('eval', '--db', db, '--k', '10', '--now', String(FIXTURE_NOW), '--json')).out) as EvalJson
+    expect(at10.config.topK).toBe(5)
+    expect(at10.warnings).toEqual([expect.objectContaining({ code: 'K_ABOVE_TOPK', k: 10, topK: 5 })])
+    // the cap is real: no case injected more than topK
+    expect(Math.max(...at10.perCase.map((c) => c.retrieved.length))).toBeLessThanOrEqual(5)
+    const text = await run('eval', '--db', db, '--k', '10', '--now', String(FIXTURE_NOW))
+    expect(text.out).toMatch(/WARNING K_ABOVE_TOPK: k 10 is above the config's topK 5/)
+    const at5 = JSON.parse((await run('eval', '--db', db, '--k', '5', '--now', String(FIXTURE_NOW), '--json')).out) as EvalJson
+    expect(at5.warnings).toEqual([])
+    const raised = JSON.parse((await run('eval', '--db', db, '--k', '10', '--set', 'topK=10', '--now', String(FIXTURE_NOW), '--json')).out) as EvalJson
+    expect(raised.warnings).toEqual([])
+  })
+
   it('--fail-under exits 3 when a gate fails and 0 when it passes, at the gate’s own k', async () => {
     const base = JSON.parse((await run('eval', '--db', db, '--k', '10', '--json')).out) as EvalJson
     const v = base.metrics['ndcg@10']!
@@ -86,6 +101,27 @@ describe('recallscope eval', () => {
 })
 
 describe('recallscope tune', () => {
+  it('from a session-unit preset it says unit=session hides the judged memories and searches the widened scope (--keep-scope: as given)', async () => {
+    const text = await run('tune', '--db', db, '--preset', 'portal-episodic', '--budget', '30', '--no-save', '--now', String(FIXTURE_NOW))
+    expect(text.code).toBe(0)
+    expect(text.out).toMatch(/scope: The start scope reaches 0 of \d+ judged-relevant memories: unit=session excludes \d+\. Widen to unit=memory/)
+    expect(text.out).toMatch(/searched on the widened scope \(unit=memory\)/)
+    const rep = JSON.parse(
+      (await run('tune', '--db', db, '--preset', 'portal-episodic', '--budget', '30', '--no-save', '--now', String(FIXTURE_NOW), '--json')).out,
+    ) as TuneReport
+    expect(rep.scope).toMatchObject({ reachable: 0, minority: true, applied: true })
+    expect(rep.base.config.unit).toBe('memory')
+    // the start baseline keeps the preset's unit; the BM25 baseline reaches the memories
+    expect(rep.baselines.find((b) => b.name === 'start')!.config.unit).toBe('session')
+    expect(rep.baselines.find((b) => b.name === 'lexical-bm25')!.config.unit).toBe('memory')
+    const kept = JSON.parse(
+      (await run('tune', '--db', db, '--preset', 'portal-episodic', '--budget', '30', '--no-save', '--keep-scope', '--now', String(FIXTURE_NOW), '--json')).out,
+    ) as TuneReport
+    expect(kept.scope).toMatchObject({ minority: true, applied: false })
+    expect(kept.base.config.unit).toBe('session')
+    expect(kept.baselines.find((b) => b.name === 'lexical-bm25')!.config.unit).toBe('memory')
+  })
+
   it('--json reports train and test; --out writes a config an agent can load; --force guards overwrite', async () => {
     const out = path.join(t.dir, 'best.json')
     const r = await run('tune', '--db', db, '--metric', 'ndcg@5', '--budget', '60', '--out', out, '--json')

@@ -77,6 +77,7 @@ export const evalCommand: Command = {
         preset: run.preset,
         intervals: intervals(run.perCase, run.k),
         timings: run.timings,
+        warnings: run.warnings,
       }
       if (checked.length) out.gates = checked
       if (v.save) out.runId = run.id
@@ -143,6 +144,7 @@ function formatEval(o: EvalJson, run: EvalRun, perCase: boolean): string {
   lines.push(
     `embedder ${o.embedder.name}${o.embedder.model ? ` (${o.embedder.model})` : ''}${o.counts.degraded ? ` · DEGRADED on ${o.counts.degraded} cases (dense arm off)` : ''} · gather ${Math.round(o.timings.gatherMs)} ms · score ${Math.round(o.timings.scoreMs)} ms`,
   )
+  for (const warn of o.warnings) lines.push(`WARNING ${warn.code}: ${warn.message}`)
   lines.push('')
   const w = Math.max(...Object.keys(o.metrics).map((m) => m.length))
   for (const [m, val] of Object.entries(o.metrics)) {

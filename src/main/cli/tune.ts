@@ -15,9 +15,11 @@ import { type Command, optionalInt, readJsonFile, readMapping, requireString, st
 const USAGE = [
   'recallscope tune --db FILE|URL [--map MAPPING.json] [--metric recall@10] [--budget N] [--out FILE] [--force]',
   '         [--preset NAME] [--config FILE] [--set key=value]… [--seed N] [--fix KNOB,…]',
-  '         [--split auto|group|case] [--test-fraction 0.3] [--folds K] [--no-save]',
+  '         [--split auto|group|case] [--test-fraction 0.3] [--folds K] [--no-save] [--keep-scope]',
   '         [--max-topk N] [--token-budget N] [--embedder SPEC] [--now ISO|ms] [--workspace FILE] [--json]',
   `  knobs: ${TUNE_KNOBS.join(', ')}`,
+  '  the start scope is checked first: when its unit or filters (unit, tiers, kinds, roles, after/before) reach under half',
+  '  of the judged-relevant memories, the search and the single-arm baselines run on the widened scope (--keep-scope: search as given)',
   '  --out writes the recommended config: the tuned one, or a baseline that scored at least as well on held-out cases',
 ].join('\n')
 
@@ -42,6 +44,7 @@ export const tuneCommand: Command = {
     'test-fraction': { type: 'string' },
     folds: { type: 'string' },
     'no-save': { type: 'boolean' },
+    'keep-scope': { type: 'boolean' },
     'max-topk': { type: 'string' },
     'token-budget': { type: 'string' },
     embedder: { type: 'string' },
@@ -108,6 +111,7 @@ export const tuneCommand: Command = {
         splitRule: splitRule as SplitRule,
         testFraction,
         folds: optionalInt(ctx, 'folds', 2),
+        keepScope: Boolean(v['keep-scope']),
         onProgress: (d, t, m) => {
           const p = m?.startsWith('gathering') ? 'gathering' : 'searching'
           if (p !== phase) {
@@ -128,6 +132,17 @@ export const tuneCommand: Command = {
   },
 }
 
+/** The scope check, when it found the start scope hiding most judged memories. */
+function scopeLines(scope: TuneReport['scope']): string[] {
+  if (!scope?.minority) return []
+  return [
+    `scope: ${scope.message}`,
+    scope.applied
+      ? `       searched on the widened scope (${scope.widenLabel}); the start baseline keeps the start scope (--keep-scope searches it as given)`
+      : '       --keep-scope: searched the start scope as given; the single-arm baselines ran on the widened scope',
+  ]
+}
+
 const f4 = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(4))
 
 function formatTune(r: TuneReport & { id?: string }, out: string | null): string {
@@ -145,6 +160,7 @@ function formatTune(r: TuneReport & { id?: string }, out: string | null): string
         .join('; ') || 'nothing'
     }`,
     `held fixed: ${r.pinned?.length ? r.pinned.join(', ') : 'nothing'}`,
+    ...scopeLines(r.scope),
     '',
     `${''.padEnd(37)}${'train'.padStart(8)} ${'held-out'.padStart(9)}   95% CI          Δ tuned−this (95% CI)`,
     `  ${'tuned config'.padEnd(34)} ${f4(r.best.train).padStart(8)} ${f4(r.best.test).padStart(9)}   ${r.best.testCI ? `${f4(r.best.testCI.lo)}–${f4(r.best.testCI.hi)}` : '—'}`,

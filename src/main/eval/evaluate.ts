@@ -4,7 +4,7 @@
  * optionally save the run. Shared by `recallscope eval` and the `eval.run`
  * handler so both build configs and pick embedders the same way.
  */
-import type { EvalRun } from '../../shared/eval'
+import { evalWarnings, type EvalRun } from '../../shared/eval'
 import { RecallscopeError } from '../../shared/result'
 import type { RecallConfig } from '../../shared/types'
 import { createEmbedder, type EmbedderOptions } from '../embed/index'
@@ -84,6 +84,7 @@ export async function runEval(store: MemorySource, req: EvalRequest): Promise<Ev
     counts: scored.counts,
     source: req.save?.source ?? 'cli',
     timings: { gatherMs, scoreMs: scored.scoreMs, totalMs: performance.now() - t0 },
+    warnings: evalWarnings(config, k),
     perCase: scored.perCase,
   }
   if (req.save) return store.workspace.saveRun({ ...run, id: undefined })

@@ -43,6 +43,7 @@ function fakeRun(name: string, perCase: CaseResult[], createdAt: number): Omit<E
     preset: 'fieldguide',
     config: getPreset('fieldguide').config,
     embedder: { name: 'hashing', model: 'hashing-256', available: true },
+    warnings: [],
     k: 3,
     split: 'all',
     budget: 2000,

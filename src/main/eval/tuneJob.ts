@@ -4,6 +4,10 @@
  * every pool the tuner tries), gather the held-out cases again for each
  * baseline the first gather cannot serve (a preset with its own scope or unit),
  * then search (tune/) and rank the tuned config with the baselines.
+ * First, the scope check (scopeReach.ts): when the start unit/scope reaches
+ * only a minority of the judged-relevant memories, the search and the
+ * single-arm baselines run on the widened scope (unless `keepScope`), and the
+ * report says which filter excluded them.
  * Optional k-fold: the same tune run k times, each fold held out once.
  */
 import type { EvalCaseRow, TuneReport, TuneSpace } from '../../shared/eval'
@@ -14,6 +18,7 @@ import type { RecallConfig } from '../../shared/types'
 import type { Embedder } from '../embed/types'
 import type { MemorySource } from '../store/source'
 import { canReuse, gatherCases, type GatherCache, type GatheredCase } from './replay'
+import { diagnoseScope } from './scopeReach'
 import { kFolds, splitCases, type CaseSplit, type SplitRule } from './split'
 import { tune, type BaselineInput } from './tune'
 
@@ -30,6 +35,8 @@ export interface RunTuneOptions {
   testFraction?: number
   /** k-fold cross-validation of the whole tune (≥ 2), besides the single split */
   folds?: number
+  /** search the start scope even when it reaches only a minority of the judged memories (the single-arm baselines still widen). @default false */
+  keepScope?: boolean
   cache?: GatherCache
   signal?: AbortSignal
   onProgress?: (done: number, total: number, message?: string) => void
@@ -37,15 +44,16 @@ export interface RunTuneOptions {
 
 /**
  * The baselines every tune scores: the start config, each preset's default,
- * lexical-only BM25 and dense-only cosine. The two single-arm baselines keep
- * the start config's scope and units, rank by their arm alone (weight 1, no
+ * lexical-only BM25 and dense-only cosine. The two single-arm baselines take
+ * `reach` (the start config, widened when its scope hides most judged
+ * memories) for scope and unit, rank by their arm alone (weight 1, no
  * floor, no minSimilarity, no budget) and inject max(k, start topK) memories,
  * so a metric at k sees a full list.
  */
-function baselineConfigs(start: RecallConfig, k: number, cases: readonly Pick<EvalCaseRow, 'scope'>[]): BaselineInput[] {
+function baselineConfigs(start: RecallConfig, reach: RecallConfig, k: number, cases: readonly Pick<EvalCaseRow, 'scope'>[]): BaselineInput[] {
   const topK = Math.max(k, start.topK)
   const plain = (mode: 'lexical' | 'dense'): RecallConfig => ({
-    ...start,
+    ...reach,
     mode,
     weights: { similarity: mode === 'dense' ? 1 : 0, lexical: mode === 'lexical' ? 1 : 0, recency: 0, salience: 0 },
     normalize: 'none',
@@ -109,23 +117,28 @@ export async function runTune(store: MemorySource, cases: readonly EvalCaseRow[]
   const t0 = performance.now()
   const k = parseMetricKey(opts.metric ?? 'recall@10', 10)?.k ?? 10
   const split = splitCases(cases, { rule: opts.splitRule, testFraction: opts.testFraction, seed: opts.seed })
-  const gathered = await gatherCases(store, cases, config, {
+  const diagnosis = diagnoseScope(store, cases, config)
+  const applied = diagnosis.minority && !opts.keepScope
+  const searched = applied ? diagnosis.widened! : config
+  if (diagnosis.minority) opts.onProgress?.(0, 1, diagnosis.message)
+  const gathered = await gatherCases(store, cases, searched, {
     embedder: opts.embedder,
     now: opts.now,
-    depth: depthFor(config),
+    depth: depthFor(searched),
     cache: opts.cache,
     signal: opts.signal,
     onProgress: (d, t) => opts.onProgress?.(d, t, `gathering candidates: ${d} / ${t} cases`),
   })
-  const list = baselineConfigs(config, k, cases)
+  const list = baselineConfigs(config, diagnosis.widened ?? config, k, cases)
   // Baselines needing their own gather only need the cases they are compared on.
   const heldOut = opts.folds ? cases : cases.filter((c) => split.side.get(c.id) === 'test')
   opts.onProgress?.(0, 1, 'gathering the baselines')
   const baselines = await gatherBaselines(store, gathered, heldOut, list, opts)
   const gatherMs = performance.now() - t0
   const common = { metric: opts.metric, budget: opts.budget, seed: opts.seed, space: opts.space, tokenBudget: opts.tokenBudget, signal: opts.signal }
-  const report = await tune(gathered, config, { ...common, split, baselines, gatherMs, onProgress: opts.onProgress })
-  if (opts.folds && !report.cancelled) report.folds = await crossValidate(gathered, config, cases, baselines, opts.folds, common)
+  const report = await tune(gathered, searched, { ...common, split, baselines, gatherMs, onProgress: opts.onProgress })
+  report.scope = { ...diagnosis, applied }
+  if (opts.folds && !report.cancelled) report.folds = await crossValidate(gathered, searched, cases, baselines, opts.folds, common)
   return report
 }
 

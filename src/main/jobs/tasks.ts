@@ -7,7 +7,7 @@
  * never writes.
  */
 import type { BackfillReport, ImportReport } from '../../shared/jobs'
-import type { EvalRun, TuneReport, TuneSpace } from '../../shared/eval'
+import type { EvalRun, ScopeDiagnosis, TuneReport, TuneSpace } from '../../shared/eval'
 import { RecallscopeError } from '../../shared/result'
 import type { TraceDrivers, TraceEventDetail, TraceReplay, WhyNot } from '../../shared/trace'
 import { backfillEmbeddings } from '../embed/backfill'
@@ -15,6 +15,7 @@ import { createEmbedder, type EmbedderOptions } from '../embed/index'
 import { evalEmbedder, runEval, type EvalRequest } from '../eval/evaluate'
 import type { GatherCache } from '../eval/replay'
 import type { SplitRule } from '../eval/split'
+import { diagnoseScope } from '../eval/scopeReach'
 import { runTune } from '../eval/tuneJob'
 import { buildConfig } from '../recall/request'
 import { findImporter } from '../store/importers'
@@ -46,6 +47,7 @@ export interface TuneTaskInput {
   splitRule?: SplitRule
   testFraction?: number
   folds?: number
+  keepScope?: boolean
 }
 
 /** An embedding backfill into the workspace (the only task that writes: to recallscope's own file, never the agent DB). */
@@ -60,6 +62,8 @@ export interface BackfillTaskInput {
 export interface TaskInputs {
   eval: EvalTaskInput
   tune: TuneTaskInput
+  /** the scope check before a tune */
+  scope: { preset?: string; config?: unknown }
   why: Omit<WhyRequest, 'queryVector'> & { queryVector?: number[] | null; event?: RecallEvent | null }
   replay: { eventId: string; opts: ReplayOptions; event?: RecallEvent | null }
   event: { eventId: string; opts: PrepareOptions; event?: RecallEvent | null }
@@ -76,6 +80,7 @@ export interface TaskInputs {
 export interface TaskOutputs {
   eval: EvalRun
   tune: TuneReport
+  scope: ScopeDiagnosis
   why: WhyNot
   replay: TraceReplay
   event: TraceEventDetail
@@ -128,10 +133,16 @@ export async function runTask<K extends TaskKind>(store: MemorySource | null, ki
         splitRule: req.splitRule,
         testFraction: req.testFraction,
         folds: req.folds,
+        keepScope: req.keepScope,
         cache: ctl.cache,
         signal: ctl.signal,
         onProgress: ctl.progress,
       })) as TaskOutputs[K]
+    }
+    case 'scope': {
+      const req = input as TaskInputs['scope']
+      const { config } = buildConfig({ preset: req.preset, config: req.config })
+      return diagnoseScope(store, store.workspace.loadCases(), config) as TaskOutputs[K]
     }
     case 'why': {
       const { event: _event, ...req } = input as TaskInputs['why']

@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { JobProgress } from '../../../shared/api'
-import type { CasesPage, EvalRun, EvalRunSummary, RunComparison, TuneReport } from '../../../shared/eval'
+import type { CasesPage, EvalRun, EvalRunSummary, RunComparison, ScopeDiagnosis, TuneReport } from '../../../shared/eval'
 import { sha256File, tmpDir } from '../../../../test/helpers/tmp'
 import { demoWithCases, FIXTURE_NOW } from '../../../../test/helpers/evalFixture'
 import { App } from '../app'
@@ -67,6 +67,17 @@ describe('eval channels', () => {
     // A higher floor can only drop memories: recall never wins.
     expect(cmp.vsBaseline[0].wins).toBe(0)
     expect(sha256File(db)).toBe(before)
+  })
+
+  it('eval.scope says the demo cases are reachable from the default scope, and names unit=session for portal-episodic', async () => {
+    const ok1 = await ok<ScopeDiagnosis>('eval.scope', {})
+    expect(ok1.minority).toBe(false)
+    expect(ok1.relevant).toBeGreaterThan(0)
+    const ep = await ok<ScopeDiagnosis>('eval.scope', { preset: 'portal-episodic' })
+    expect(ep).toMatchObject({ reachable: 0, minority: true, widenPatch: { unit: 'memory' } })
+    expect(ep.excludedBy.map((e) => e.value)).toEqual(['unit=session'])
+    const bad = await call('eval.scope', { preset: 'no-such-preset' })
+    expect(!bad.ok && bad.error.code).toBe('BAD_INPUT')
   })
 
   it('eval.tune reports train vs test; jobs.cancel stops a long one with the best so far', async () => {

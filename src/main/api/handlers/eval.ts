@@ -35,6 +35,7 @@ type EvalChannels =
   | 'tune.list'
   | 'tune.get'
   | 'tune.delete'
+  | 'eval.scope'
   | 'jobs.list'
   | 'jobs.get'
   | 'jobs.cancel'
@@ -130,6 +131,7 @@ export function evalHandlers(app: App): Pick<Handlers, EvalChannels> {
             splitRule: i.splitRule,
             testFraction: i.testFraction,
             folds: i.folds,
+            keepScope: i.keepScope,
           },
           { signal: ctl.signal, progress: ctl.progress, fresh: i.fresh },
         )
@@ -149,6 +151,10 @@ export function evalHandlers(app: App): Pick<Handlers, EvalChannels> {
     'tune.list': (i) => ws().listTuneReports({ limit: i.limit }),
     'tune.get': (i) => ws().getTuneReport(i.id),
     'tune.delete': (i) => ({ deleted: ws().deleteTuneReports(i.ids) }),
+    'eval.scope': (i) => {
+      buildConfig({ preset: i.preset, config: i.config }) // a bad preset or config: BAD_INPUT here, not in the worker
+      return app.offThread('scope', { preset: i.preset, config: i.config })
+    },
     'jobs.list': () => app.jobs.list().map(({ result: _, ...p }) => p),
     'jobs.get': (i) => app.jobs.get(i.jobId),
     'jobs.cancel': (i) => ({ cancelled: app.jobs.cancel(i.jobId) }),

@@ -118,7 +118,7 @@ export function sessionMessages(ctx: PgCtx, sessionIds: string[], now: number): 
   for (const id of sessionIds) out.set(id, [])
   if (sessionIds.length === 0) return out
   const rows = ctx.q<{ s: string; role: string | null; content: string | null }>(
-    `SELECT m.session_id AS s, m.role, m.content FROM (${ctx.sql.memories}) m WHERE m.session_id = ANY($1::text[]) AND m.created_at <= $2::float8
+    `SELECT m.session_id AS s, m.role, m.content FROM (${ctx.sql.memories}) m WHERE m.session_id = ANY($1::text[]) AND (m.created_at <= $2::float8 OR m.created_at IS NULL)
      ORDER BY m.session_id, m.turn ASC NULLS LAST, m.created_at ASC, m.id ASC`,
     [sessionIds, now],
   )

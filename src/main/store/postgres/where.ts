@@ -46,7 +46,8 @@ export function memoryWhere(f: MemoryFilter, ps: Params, embeddings: string | nu
   list('m.tier', f.tiers)
   list('m.role', f.roles)
   if (f.after !== undefined) parts.push(`m.created_at >= ${ps.p(f.after)}::float8`)
-  if (f.before !== undefined) parts.push(`m.created_at <= ${ps.p(f.before)}::float8`)
+  // A row without a time decodes as created at 0 (store/decode.ts): it exists at every moment, so `before` keeps it.
+  if (f.before !== undefined) parts.push(`(m.created_at <= ${ps.p(f.before)}::float8 OR m.created_at IS NULL)`)
   list('m.id', f.ids)
   list('m.id', f.excludeIds, true)
   if (f.hasEmbedding !== undefined) {

@@ -374,7 +374,7 @@ export function sessionMessages(ctx: SqliteCtx, sessionIds: string[], now: numbe
     const rows = ctx.db
       .prepare(
         `SELECT m.session_id AS s, m.role AS role, m.content AS content FROM (${ctx.sql.memories}) m
-         WHERE m.session_id IN (${chunk.map(() => '?').join(',')}) AND m.created_at <= ?
+         WHERE m.session_id IN (${chunk.map(() => '?').join(',')}) AND (m.created_at <= ? OR m.created_at IS NULL)
          ORDER BY m.session_id, m.turn IS NULL, m.turn ASC, m.created_at ASC, m._rid ASC`,
       )
       .all(...chunk, now) as { s: string; role: string | null; content: string | null }[]

@@ -44,7 +44,8 @@ export function memoryWhere(f: MemoryFilter, embeddingsSql: string | readonly st
   list('m.tier', f.tiers)
   list('m.role', f.roles)
   if (f.after !== undefined) parts.push(`m.created_at >= ${p(f.after)}`)
-  if (f.before !== undefined) parts.push(`m.created_at <= ${p(f.before)}`)
+  // A row without a time decodes as created at 0 (store/decode.ts): it exists at every moment, so `before` keeps it.
+  if (f.before !== undefined) parts.push(`(m.created_at <= ${p(f.before)} OR m.created_at IS NULL)`)
   list('m.id', f.ids)
   list('m.id', f.excludeIds, true)
   if (f.hasEmbedding !== undefined) {

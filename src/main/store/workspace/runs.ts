@@ -6,7 +6,7 @@
  */
 import crypto from 'node:crypto'
 import type Database from 'better-sqlite3'
-import type { CaseResult, EvalRun, EvalRunSummary, RunCounts } from '../../../shared/eval'
+import { evalWarnings, type CaseResult, type EvalRun, type EvalRunSummary, type RunCounts } from '../../../shared/eval'
 import { RecallscopeError } from '../../../shared/result'
 import type { EmbedderInfo, RecallConfig } from '../../../shared/types'
 import { runWriteTransaction } from '../sqlite/connection'
@@ -57,6 +57,7 @@ function toSummary(r: RunRowDb): EvalRunSummary {
     counts: meta.counts ?? { cases: 0, graded: 0, expectEmpty: 0, unjudged: 0, degraded: 0 },
     source: meta.source ?? 'unknown',
     timings: meta.timings ?? { gatherMs: 0, scoreMs: 0, totalMs: 0 },
+    warnings: evalWarnings(parse<RecallConfig>(r.config, {} as RecallConfig), r.k),
   }
 }
 

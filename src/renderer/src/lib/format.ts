@@ -5,6 +5,24 @@ export function fmtDate(ms: number | null | undefined): string {
   return new Date(ms).toISOString().slice(0, 16).replace('T', ' ')
 }
 
+/**
+ * A memory's created time. Stores decode a missing or unreadable `created_at`
+ * as 0 (the engine needs a number to age by), so 0 means "no time", never
+ * 1970-01-01: a mapped table without a created column has none.
+ */
+export function hasCreatedTime(ms: number | null | undefined): ms is number {
+  return ms !== null && ms !== undefined && Number.isFinite(ms) && ms !== 0
+}
+
+/** What to show for a created time: the date, or "no time". */
+export function fmtCreated(ms: number | null | undefined): string {
+  return hasCreatedTime(ms) ? fmtDate(ms) : NO_TIME
+}
+
+export const NO_TIME = 'no time'
+/** The tooltip beside "no time". */
+export const NO_TIME_TITLE = 'This row has no created time (its store or mapping has no created column, or the value is empty)'
+
 export function fmtDay(ms: number | null | undefined): string {
   if (ms === null || ms === undefined || !Number.isFinite(ms)) return '—'
   return new Date(ms).toISOString().slice(0, 10)

@@ -4,7 +4,7 @@ import type { MemoryRow } from '../../../../shared/contract'
 import type { Session } from '../../../../shared/types'
 import { call } from '../../lib/api'
 import { useAsync } from '../../lib/useAsync'
-import { fmtDate, fmtDay, fmtInt, fmtNum } from '../../lib/format'
+import { fmtDay, fmtInt, fmtNum, hasCreatedTime } from '../../lib/format'
 import { useApp } from '../../app/context'
 import { subjectOf } from '../../../../shared/subject'
 import type { RouteParams } from '../../lib/router'
@@ -14,12 +14,13 @@ import type { ExportSpec } from '../../lib/exportTable'
 import { MemoryDetailPane } from './MemoryDetailPane'
 import { SidePane } from '../../components/SidePane'
 import { useRoving } from '../../lib/useRoving'
+import { CreatedAt } from '../../components/CreatedAt'
 
 const helper = createColumnHelper<typeof tableFeatureSet, MemoryRow>()
 // Default widths fit their longest usual value at 13 px ("2026-03-04 12:34", "procedural", "assistant");
 // Content takes the spare width. Tier, last used, user and turn start hidden (the Columns chooser shows them).
 const columns = helper.columns([
-  helper.accessor('createdAt', { id: 'created_at', header: 'Created', size: 142, minSize: 142, cell: (c) => fmtDate(c.getValue()) }),
+  helper.accessor('createdAt', { id: 'created_at', header: 'Created', size: 142, minSize: 142, cell: (c) => <CreatedAt ms={c.getValue()} /> }),
   helper.accessor('kind', {
     id: 'kind',
     header: 'Kind',
@@ -50,7 +51,7 @@ const columns = helper.columns([
   }),
   helper.accessor('salience', { id: 'salience', header: 'Salience', size: 82, minSize: 76, cell: (c) => fmtNum(c.getValue(), 2) }),
   helper.accessor('tier', { id: 'tier', header: 'Tier', size: 90, minSize: 50, enableSorting: false, cell: (c) => c.getValue() ?? '—' }),
-  helper.accessor('lastUsedAt', { id: 'last_used_at', header: 'Last used', size: 142, minSize: 90, cell: (c) => fmtDate(c.getValue()) }),
+  helper.accessor('lastUsedAt', { id: 'last_used_at', header: 'Last used', size: 142, minSize: 90, cell: (c) => <CreatedAt ms={c.getValue()} /> }),
   helper.accessor('userId', { id: 'user', header: 'User', size: 100, minSize: 50, enableSorting: false, cell: (c) => c.getValue() ?? '—' }),
   helper.accessor('turn', { id: 'turn', header: 'Turn', size: 60, minSize: 44, cell: (c) => c.getValue() ?? '—' }),
 ])
@@ -61,7 +62,7 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 const EXPORT: ExportSpec<MemoryRow> = {
   columns: [
     { header: 'id', value: (m) => m.id },
-    { header: 'created_at', value: (m) => iso(m.createdAt) },
+    { header: 'created_at', value: (m) => (hasCreatedTime(m.createdAt) ? iso(m.createdAt) : null) },
     { header: 'agent_id', value: (m) => m.agentId },
     { header: 'user_id', value: (m) => m.userId },
     { header: 'session_id', value: (m) => m.sessionId },

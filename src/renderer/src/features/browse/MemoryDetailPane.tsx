@@ -4,6 +4,7 @@ import { fmtDate, fmtNum } from '../../lib/format'
 import { useApp } from '../../app/context'
 import { groupDuplicates } from './similarGroups'
 import './browse.css'
+import { CreatedAt } from '../../components/CreatedAt'
 
 /** One memory: content, fields, metadata JSON, vectors, "more like this", and where it was recalled. */
 export function MemoryDetailPane({ id, onOpen }: { id: string | null; onOpen: (id: string) => void }) {
@@ -90,7 +91,9 @@ export function MemoryDetailPane({ id, onOpen }: { id: string | null; onOpen: (i
           </tr>
           <tr>
             <td>created</td>
-            <td>{fmtDate(m.createdAt)}</td>
+            <td>
+              <CreatedAt ms={m.createdAt} />
+            </td>
           </tr>
           <tr>
             <td>last used · uses</td>

@@ -17,6 +17,7 @@ import { Heatmap, heatColor } from './Heatmap'
 import { CompareSummary, verdict } from './CompareTab'
 import { CaseFromRecallButton } from './CaseFromRecall'
 import { TuneResults } from './TuneTab'
+import { mergeOverrides } from './settings'
 import { MetricHistoryChart } from './Charts'
 
 beforeEach(() => {
@@ -66,6 +67,7 @@ function summary(id: string, name: string): EvalRunSummary {
     preset: 'fieldguide',
     config: getPreset('fieldguide').config,
     embedder: { name: 'hashing', model: 'hashing-256', available: true },
+    warnings: [],
     k: 10,
     split: 'all',
     budget: 2000,
@@ -242,6 +244,38 @@ describe('TuneResults', () => {
     expect(screen.getByLabelText('Recommended config JSON').textContent).toBe(JSON.stringify({ ...cfg, topK: 9 }, null, 2))
     fireEvent.click(screen.getByRole('button', { name: 'Apply this config' }))
     expect(onApply).toHaveBeenCalledWith({ ...cfg, topK: 9 }, expect.objectContaining({ metric: 'recall@10' }))
+  })
+
+  it('says which filter hid the judged memories and that the search ran on the widened scope', () => {
+    const message =
+      'The start scope reaches 0 of 12 judged-relevant memories: kinds=[semantic] excludes 12. Widen to kinds=[semantic, episodic] so the search and the baselines can reach them.'
+    const scope = {
+      relevant: 12,
+      reachable: 0,
+      missing: 0,
+      minority: true,
+      excludedBy: [{ filter: 'kinds' as const, value: 'kinds=[semantic]', excludes: 12 }],
+      widened: cfg,
+      widenPatch: { scope: { kinds: ['semantic', 'episodic'] } },
+      widenLabel: 'kinds=[semantic, episodic]',
+      message,
+      applied: true,
+    }
+    render(<TuneResults report={{ ...report(0.52, 0.4), scope }} onApply={() => undefined} />)
+    expect(screen.getByTestId('tune-scope-report').textContent).toBe(
+      `${message} Searched on the widened scope (kinds=[semantic, episodic]); the start baseline keeps your scope.`,
+    )
+  })
+
+  it('mergeOverrides merges the widening into the overrides text: objects key by key, lists replaced', () => {
+    const text = JSON.stringify({ topK: 9, scope: { agentId: 'a', kinds: ['semantic'] } })
+    expect(JSON.parse(mergeOverrides(text, { unit: 'memory', scope: { kinds: ['semantic', 'episodic'] } }))).toEqual({
+      topK: 9,
+      unit: 'memory',
+      scope: { agentId: 'a', kinds: ['semantic', 'episodic'] },
+    })
+    expect(JSON.parse(mergeOverrides('', { unit: 'memory' }))).toEqual({ unit: 'memory' })
+    expect(JSON.parse(mergeOverrides('{not json', { unit: 'memory' }))).toEqual({ unit: 'memory' })
   })
 
   it('a baseline that beat the tuned config held out is said plainly, ranked, and offered as the config to apply', () => {

@@ -16,7 +16,7 @@ import { CasesTab } from './CasesTab'
 import { CompareTab } from './CompareTab'
 import { RunsTab } from './RunsTab'
 import { SavedTuneReports, TuneTab } from './TuneTab'
-import { DEFAULT_SETTINGS, parseOverrides, type EvalSettings } from './settings'
+import { DEFAULT_SETTINGS, mergeOverrides, parseOverrides, type EvalSettings } from './settings'
 import { useJob } from '../../lib/jobs'
 import './eval.css'
 import { PresetOptionList } from '../recall/PresetOptionList'
@@ -218,7 +218,15 @@ export function EvalView() {
           />
         )}
         {tab === 'compare' && <CompareTab runs={runs.data} ids={compareIds} setIds={setCompareIds} />}
-        {tab === 'tune' && <TuneTab settings={settings} onApply={apply} job={tuneJob} openId={openTune} />}
+        {tab === 'tune' && (
+          <TuneTab
+            settings={settings}
+            onApply={apply}
+            onWiden={(patch) => setSettings((s) => ({ ...s, overrides: mergeOverrides(s.overrides, patch) }))}
+            job={tuneJob}
+            openId={openTune}
+          />
+        )}
       </div>
     </div>
   )

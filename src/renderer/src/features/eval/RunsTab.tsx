@@ -120,7 +120,14 @@ export function RunsTab({
                   {runLabel(r)} <span className="small muted">{r.config.mode}</span>
                 </td>
                 <td className="small muted">{fmtDate(r.createdAt)}</td>
-                <td className="num">{r.k}</td>
+                <td className="num">
+                  {r.k}
+                  {r.warnings?.some((w) => w.code === 'K_ABOVE_TOPK') && (
+                    <span className="badge warn small" title={r.warnings.find((w) => w.code === 'K_ABOVE_TOPK')!.message}>
+                      topK {r.config.topK}
+                    </span>
+                  )}
+                </td>
                 <td className="num">{r.counts.cases}</td>
                 <td className="num">{fmtNum(r.metrics[metricKey('recall', r.k)])}</td>
                 <td className="num">{fmtNum(r.metrics[metricKey('ndcg', r.k)])}</td>
@@ -249,6 +256,11 @@ function RunDetail({ id }: { id: string }) {
             </span>
           </h3>
         </div>
+        {r.warnings?.map((w) => (
+          <div key={w.code} className="notice small warn" role="status" data-testid="run-warning" data-code={w.code}>
+            {w.message}
+          </div>
+        ))}
         <div className="metric-cards" data-testid="run-metrics">
           {Object.entries(r.metrics).map(([k, v]) => {
             const ci = intervals[k]

@@ -9,7 +9,8 @@
  */
 import { useEffect, useState } from 'react'
 import type { JobProgress } from '../../../../shared/api'
-import type { SavedTuneReport, TuneReport } from '../../../../shared/eval'
+import type { PartialRecallConfig } from '../../../../shared/config'
+import type { SavedTuneReport, ScopeDiagnosis, TuneReport } from '../../../../shared/eval'
 import { LOWER_IS_BETTER, METRIC_IDS, metricKey, type MetricId } from '../../../../shared/metrics'
 import type { RecallConfig } from '../../../../shared/types'
 import { call } from '../../lib/api'
@@ -38,11 +39,14 @@ const KNOBS = [
 export function TuneTab({
   settings,
   onApply,
+  onWiden,
   job,
   openId,
 }: {
   settings: EvalSettings
   onApply: (config: RecallConfig, report: TuneReport) => void
+  /** merge the scope check's widening into the config under test */
+  onWiden: (patch: PartialRecallConfig) => void
   job: JobState<'tune'>
   /** a saved report to show */
   openId?: string | null
@@ -76,6 +80,11 @@ export function TuneTab({
   }, [openId])
   const [formError, setFormError] = useState<string | null>(null)
   const metric = metricKey(metricId, k)
+  // The scope check runs before any search: a start scope that hides the judged memories is said up front.
+  const scope = useAsync(() => {
+    const o = parseOverrides(settings.overrides)
+    return o.ok ? call('eval.scope', { preset: settings.preset, config: o.config }) : Promise.resolve(null)
+  }, [settings.preset, settings.overrides])
   const start = () => {
     const o = parseOverrides(settings.overrides)
     if (!o.ok) return setFormError(`Config: ${o.error}`)
@@ -149,6 +158,7 @@ export function TuneTab({
           {settings.overrides.trim() ? ' + your config' : ''}; whole conversations (or sessions) are held out when the cases name them, and the held-out cases
           are only scored — with every baseline — never searched. Unticked knobs stay at the start config's value.
         </div>
+        {scope.data?.minority && <ScopeNotice scope={scope.data} onWiden={onWiden} />}
         {p && p.state === 'running' && (
           <div className="progress" role="progressbar" aria-label="Tune progress" aria-valuemin={0} aria-valuemax={p.total || 1} aria-valuenow={p.done}>
             <div className="bar" style={{ width: `${p.total ? (100 * p.done) / p.total : 0}%` }} />
@@ -164,6 +174,23 @@ export function TuneTab({
       </section>
       <SavedTuneReports refreshKey={job.result} onOpen={(id) => void call('tune.get', { id }).then(setOpened)} />
       {(opened ?? job.result) && <TuneResults report={(opened ?? job.result)!} onApply={onApply} />}
+    </div>
+  )
+}
+
+/** The start scope reaches a minority of the judged memories: say which filter, and offer the widening. */
+function ScopeNotice({ scope, onWiden }: { scope: ScopeDiagnosis; onWiden: (patch: PartialRecallConfig) => void }) {
+  return (
+    <div className="notice warn" role="status" data-testid="tune-scope">
+      <div>{scope.message}</div>
+      <div className="row">
+        {scope.widenPatch && (
+          <button className="btn small primary" onClick={() => onWiden(scope.widenPatch!)}>
+            Widen to {scope.widenLabel}
+          </button>
+        )}
+        <span className="small">Left as is, the tune searches the widened scope anyway and keeps your scope as the “start” baseline.</span>
+      </div>
     </div>
   )
 }
@@ -231,6 +258,12 @@ export function TuneResults({ report: r, onApply }: { report: TuneReport; onAppl
       {r.recommended && (
         <div className={`notice ${r.recommended.name === 'tuned' ? '' : 'warn'}`} role="status" data-testid="tune-verdict">
           {r.recommended.message}
+        </div>
+      )}
+      {r.scope?.minority && (
+        <div className="notice small" role="status" data-testid="tune-scope-report">
+          {r.scope.message}{' '}
+          {r.scope.applied ? `Searched on the widened scope (${r.scope.widenLabel}); the start baseline keeps your scope.` : 'Searched your scope as given.'}
         </div>
       )}
       <section className="card" aria-label="Train vs test">

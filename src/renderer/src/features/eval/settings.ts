@@ -3,7 +3,7 @@
  * edits, or a tuned config applied from the Tune tab), k and the split. Shared
  * by every tab so "Run", "Compare" and "Tune" talk about the same config.
  */
-import type { PartialRecallConfig } from '../../../../shared/config'
+import { type PartialRecallConfig } from '../../../../shared/config'
 
 export interface EvalSettings {
   preset: string
@@ -25,4 +25,20 @@ export function parseOverrides(text: string): { ok: true; config: PartialRecallC
   } catch (e) {
     return { ok: false, error: `not valid JSON: ${(e as Error).message}` }
   }
+}
+
+/**
+ * The overrides text with `patch` merged in (objects merged key by key, lists
+ * and values replaced): how the Tune screen's "Widen to …" edits the config
+ * under test. Unparseable overrides are replaced by the patch alone.
+ */
+export function mergeOverrides(text: string, patch: PartialRecallConfig): string {
+  const o = parseOverrides(text)
+  const cur = (o.ok ? (o.config ?? {}) : {}) as Record<string, unknown>
+  const out: Record<string, unknown> = { ...cur }
+  for (const [k, v] of Object.entries(patch)) {
+    const was = out[k]
+    out[k] = v && typeof v === 'object' && !Array.isArray(v) && was && typeof was === 'object' && !Array.isArray(was) ? { ...was, ...v } : v
+  }
+  return JSON.stringify(out, null, 2)
 }

@@ -112,7 +112,14 @@ export function MapView() {
     setParams({ frame: f === 'pca' ? 'pca' : undefined }, 'replace')
   }
   const [hover, setHover] = useState<{ i: number; x: number; y: number; flip: boolean; up: boolean } | null>(null)
-  const [selection, setSelection] = useState<number[] | null>(null)
+  const [selection, setSelectionState] = useState<number[] | null>(null)
+  // The lasso's memories are in the URL (`lasso=` ids): a copied link or a reload selects them again once the
+  // same map is built (ids, not a drawn region: the frame and zoom may differ).
+  const pendingLasso = useRef(nav.params.lasso ? nav.params.lasso.split(',').filter(Boolean) : null)
+  const setSelection = (ix: number[] | null, m = map) => {
+    setSelectionState(ix)
+    setParams({ lasso: ix && ix.length && m ? ix.map((i) => m.points[i].id).join(',') : undefined }, 'replace')
+  }
   const refine = useJob<'map'>((r) => {
     setUmap(r)
     if (!wantPca.current) setFrameState('umap')
@@ -121,7 +128,7 @@ export function MapView() {
   const build = async () => {
     setBuilding(true)
     setError(null)
-    setSelection(null)
+    setSelectionState(null)
     setUmap(null)
     setFrameState('pca')
     refine.reset()
@@ -135,7 +142,12 @@ export function MapView() {
         cap: req.cap,
       })
       setMap(m)
+      const want = pendingLasso.current ? new Set(pendingLasso.current) : null
+      pendingLasso.current = null
+      const restored = want ? m.points.flatMap((p, i) => (want.has(p.id) ? [i] : [])) : []
+      setSelectionState(restored.length ? restored : null)
       setParams({
+        lasso: restored.length ? restored.map((i) => m.points[i].id).join(',') : undefined,
         query: req.source === 'query' ? req.query : undefined,
         caseId: req.source === 'case' ? req.caseId : undefined,
         preset: req.preset === 'fieldguide' ? undefined : req.preset,

@@ -49,7 +49,8 @@ export const DecayChart = memo(function DecayChart({
   const data = useMemo(() => (ages.data ? decayPoints(ages.data.bins, halfLifeHours) : []), [ages.data, halfLifeHours])
   const bins = ages.data?.bins
   // The histogram depends on the ages only: the half-life slider leaves these elements alone.
-  const bars = useMemo(() => (bins ? histogramBars(bins) : null), [bins])
+  // No bins when no memory in scope has a time (a mapped table without a created column): no bars, no crash.
+  const bars = useMemo(() => (bins?.length ? histogramBars(bins) : null), [bins])
   const line = useMemo(() => {
     if (!bins?.length) return ''
     const x = xScale(bins)

@@ -29,10 +29,11 @@ import { listSource } from '../../lib/exportTable'
 import { rememberRecallSettings } from '../../lib/recallSettings'
 import { candidatesExport } from './candidatesExport'
 import { SidePane } from '../../components/SidePane'
-import { configFromParams, decodeRequest, diffConfig, encodeRecall } from './recallRoute'
+import { configFromParams, decodeBaseline, decodeRequest, diffConfig, encodeBaseline, encodeRecall } from './recallRoute'
 import { ContextWindow } from '../context/ContextWindow'
 import { useFrameCoalesced } from '../../lib/useFrameCoalesced'
 import './recall.css'
+import { CreatedAt } from '../../components/CreatedAt'
 
 /** The config as overrides over its preset (compact in a URL), or whole when the preset is unknown. */
 function diffOverPreset(options: PresetOption[], preset: string, config: RecallConfig): object {
@@ -235,7 +236,13 @@ function Playground({
   const trace = r.trace
   const view = r.view
   // "Pin baseline": the markers compare with a pinned config instead of the previous change.
-  const [baseline, setBaseline] = useState<Baseline | null>(null)
+  // In the URL (`pin=`): a copied link or a reload keeps comparing with the same pinned config.
+  const app = useApp()
+  const [baseline, setBaselineState] = useState<Baseline | null>(() => decodeBaseline(app.nav.params))
+  const setBaseline = (b: Baseline | null) => {
+    setBaselineState(b)
+    app.setParams({ pin: encodeBaseline(b) }, 'replace')
+  }
   const pinned = useBaselineRanks(req, trace, baseline)
   const changes = useMemo(
     () => (!baseline ? r.changes : pinned.ranks && view ? rankChanges(pinned.ranks, new Map(view.results.map((x) => [x.id, x.rank]))) : new Map()),
@@ -517,7 +524,7 @@ function Playground({
                 <tr>
                   <td>created · last used</td>
                   <td className="small">
-                    {fmtDate(selUnit?.createdAt)} · {fmtDate(selUnit?.lastUsedAt)}
+                    <CreatedAt ms={selUnit?.createdAt} /> · {fmtDate(selUnit?.lastUsedAt)}
                   </td>
                 </tr>
                 <tr>

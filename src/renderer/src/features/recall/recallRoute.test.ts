@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { mergeConfig } from '../../../../shared/config'
-import { PRESETS } from '../../../../shared/presets'
-import { configFromParams, decodeRequest, diffConfig, encodeRecall } from './recallRoute'
+import { getPreset, PRESETS } from '../../../../shared/presets'
+import { configFromParams, decodeBaseline, decodeRequest, diffConfig, encodeBaseline, encodeRecall } from './recallRoute'
 import type { RecallRequest } from './useRecall'
 
 const base = PRESETS.find((p) => p.name === 'fieldguide')!.config
@@ -38,5 +38,17 @@ describe('a recall request in the URL', () => {
     expect(configFromParams(base, { config: '{"topK":' })).toEqual(base)
     expect(configFromParams(base, { config: '{"topK":"many"}' })).toEqual(base)
     expect(decodeRequest({ cue: 'not json', now: 'soon' })).toMatchObject({ useCue: false, now: null, query: '', preset: 'fieldguide' })
+  })
+})
+
+describe('the pinned baseline in the URL', () => {
+  it('round-trips the label and the whole config; a hand-edited or partial config is ignored, never thrown', () => {
+    const config = { ...getPreset('engram').config, topK: 7 }
+    const pin = encodeBaseline({ label: 'engram, topK 7', config })!
+    expect(decodeBaseline({ pin })).toEqual({ label: 'engram, topK 7', config })
+    expect(encodeBaseline(null)).toBeUndefined()
+    expect(decodeBaseline({})).toBeNull()
+    expect(decodeBaseline({ pin: '{"label":"x","config":{"topK":3}}' })).toBeNull()
+    expect(decodeBaseline({ pin: pin.slice(0, 40) })).toBeNull()
   })
 })

@@ -4,7 +4,8 @@
  * is `config={"weights":{"recency":0.9}}`, not the whole RecallConfig.
  */
 import type { RecallConfig } from '../../../../shared/types'
-import { cueSchema, mergeConfig, partialConfigSchema, type PartialRecallConfig } from '../../../../shared/config'
+import { cueSchema, mergeConfig, partialConfigSchema, recallConfigSchema, type PartialRecallConfig } from '../../../../shared/config'
+import { z } from 'zod'
 import type { RouteParams } from '../../lib/router'
 import type { RecallRequest } from './useRecall'
 
@@ -79,4 +80,20 @@ export function decodeRequest(params: RouteParams): RecallRequest {
 /** The preset's config with the URL's overrides. */
 export function configFromParams(base: RecallConfig, params: RouteParams): RecallConfig {
   return mergeConfig(base, decodeConfig(params) ?? undefined)
+}
+
+const baselineSchema = z.strictObject({ label: z.string().max(200), config: recallConfigSchema })
+
+/**
+ * The pinned baseline in the URL (`pin=`): its label and whole config, so a
+ * copied link or a reload compares with the same config even after the preset
+ * or the sliders changed (a diff against the current preset could not say that).
+ */
+export function encodeBaseline(b: { label: string; config: RecallConfig } | null): string | undefined {
+  return b ? JSON.stringify({ label: b.label, config: b.config }) : undefined
+}
+
+/** The pinned baseline from the URL, or null when absent or not a valid config (never thrown). */
+export function decodeBaseline(params: RouteParams): { label: string; config: RecallConfig } | null {
+  return parseJson(params.pin, (v) => baselineSchema.safeParse(v))
 }

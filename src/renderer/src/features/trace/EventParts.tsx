@@ -12,6 +12,7 @@ import { words } from '../../../../shared/evidence'
 import { fmtDate, fmtNum } from '../../lib/format'
 import { rowKeys } from '../../lib/rowKeys'
 import { oneLine } from './traceFormat'
+import { CreatedAt } from '../../components/CreatedAt'
 
 const ORIGIN_LABEL: Record<EventOrigin['kind'], string> = {
   recall_events: 'recall_events table',
@@ -123,7 +124,14 @@ export function ReturnedTable({
                   {r.unit ? oneLine(r.unit.content, 120) : 'no longer in the DB'}
                 </div>
                 <div className="muted small">
-                  {r.unit?.kind ?? ''} {r.unit?.createdAt ? `· created ${fmtDate(r.unit.createdAt)}` : ''}{' '}
+                  {r.unit?.kind ?? ''}{' '}
+                  {r.unit ? (
+                    <>
+                      · created <CreatedAt ms={r.unit.createdAt} />
+                    </>
+                  ) : (
+                    ''
+                  )}{' '}
                   {rr !== null && rr !== r.rank ? `· replay #${rr}` : ''}
                 </div>
               </td>

@@ -7,7 +7,7 @@
 import { useState } from 'react'
 import type { KnobName, WhyNot } from '../../../../shared/trace'
 import type { RecallConfig } from '../../../../shared/types'
-import { fmtDate, fmtNum } from '../../lib/format'
+import { fmtCreated, fmtDate, fmtNum } from '../../lib/format'
 import { FEATURE_COLOR, FEATURE_KEYS, KNOB_LABEL, WHY_LABEL, knobValue, oneLine, setFlag } from './traceFormat'
 
 export interface WhyCandidate {
@@ -165,7 +165,7 @@ export function WhyResult({
               m.agentId && `agent ${m.agentId}`,
               m.userId && `user ${m.userId}`,
               m.sessionId && `session ${m.sessionId}`,
-              `created ${fmtDate(m.createdAt)}`,
+              `created ${fmtCreated(m.createdAt)}`,
               `last used ${m.lastUsedAt === null ? 'never' : fmtDate(m.lastUsedAt)}`,
               m.salience !== null && `salience ${fmtNum(m.salience, 2)}`,
             ]
