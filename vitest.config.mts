@@ -62,6 +62,11 @@ export default defineConfig({
         test: {
           name: 'dom',
           environment: 'jsdom',
+          // No fresh worker per file: each worker loads a module once and the files it runs share it (React, Testing
+          // Library, jsdom, our components), so a dom test must not depend on module state another file left behind.
+          // Passes in shuffled order (--sequence.shuffle); 50 → 21 s CPU (docs/internals/testing.md). Not for unit:
+          // shuffled, the embedder tests (module-level caches) failed without isolation.
+          isolate: false,
           include: ['src/renderer/**/*.test.{ts,tsx}'],
           setupFiles: ['src/renderer/src/test/setup.ts'],
           testTimeout: 30_000,

@@ -36,7 +36,6 @@ function buildPostings(nRow: number): Bm25Index {
   return {
     nRow,
     avgdl: 12,
-    docLen: new Map(),
     postings,
     tokenOf: (words) => words,
     idfOf: (nHit) => Math.max(1e-6, Math.log((nRow - nHit + 0.5) / (nHit + 0.5))),

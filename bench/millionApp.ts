@@ -15,7 +15,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { CanonicalWriter } from '../src/main/store/sqlite/canonicalWriter'
 import { benchQueries, bruteForce, DIM, eachChunk, ensureFixture, K, N, QUERIES } from './million'
-import { CACHE, fmtMs, median } from './util'
+import { benchMemory, CACHE, fmtMs, median } from './util'
 
 const DB = path.join(CACHE, `million-${DIM}.db`)
 const MODEL = `bench:${DIM}`
@@ -31,24 +31,7 @@ function ensureDb(): void {
     eachChunk((rows, first) => {
       for (let r = 0; r < rows.length / DIM; r++) {
         const i = first + r
-        w.memory({
-          id: `m${i}`,
-          agent_id: 'agent',
-          user_id: `u${i % 100}`,
-          session_id: `s${Math.floor(i / 50)}`,
-          role: 'user',
-          kind: 'episodic',
-          tier: 'working',
-          content: `memory ${i} about topic ${i % 997}`,
-          summary: null,
-          salience: 0.5,
-          created_at: T0 + i * 1000,
-          last_used_at: null,
-          use_count: 0,
-          turn: i % 50,
-          source: null,
-          metadata: null,
-        })
+        w.memory(benchMemory(i, `memory ${i} about topic ${i % 997}`, T0))
         w.embedding('memory', `m${i}`, MODEL, Buffer.from(rows.buffer, rows.byteOffset + r * DIM * 4, DIM * 4))
       }
     })

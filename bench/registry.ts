@@ -33,6 +33,11 @@ export const BENCHES: Bench[] = [
     run: async () => (await import('./lexical')).runLexical(),
   },
   {
+    name: 'lexicalapp',
+    title: 'whole recalls on a 100k-memory DB (--rows=N) with a word in every memory: the JS top-k BM25 vs FTS5, same answers',
+    run: async () => (await import('./lexicalApp')).runLexicalApp(),
+  },
+  {
     name: 'ui',
     title: 'Recall sliders in Chromium: main-thread work per step of a 21-step drag at 1,000 candidates, beside the engine re-rank',
     run: async () => (await import('./ui')).runUiBench(),

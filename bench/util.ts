@@ -2,6 +2,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { generateDemo } from '../src/main/demo/generate'
+import type { CanonicalMemoryRow } from '../src/main/store/sqlite/canonicalWriter'
 import { CACHE } from './scale'
 
 export { CACHE }
@@ -53,4 +54,26 @@ export function loadLine(): string {
     .loadavg()
     .map((x) => x.toFixed(2))
     .join(' ')} on ${os.cpus().length} cores`
+}
+
+/** Memory m<i> of a synthetic bench DB (millionapp, lexicalapp): one agent, 100 users, sessions of 50, a second apart from t0. */
+export function benchMemory(i: number, content: string, t0: number): CanonicalMemoryRow {
+  return {
+    id: `m${i}`,
+    agent_id: 'agent',
+    user_id: `u${i % 100}`,
+    session_id: `s${Math.floor(i / 50)}`,
+    role: 'user',
+    kind: 'episodic',
+    tier: 'working',
+    content,
+    summary: null,
+    salience: 0.5,
+    created_at: t0 + i * 1000,
+    last_used_at: null,
+    use_count: 0,
+    turn: i % 50,
+    source: null,
+    metadata: null,
+  }
 }

@@ -195,8 +195,11 @@ describe('jobs channels', () => {
     // A second backfill of the same model on the same DB is refused while the first runs.
     const dup = await call('embed.backfill', { embedder: `ollama:${MODEL}`, batchSize: 8 })
     expect(dup.ok ? null : dup.error.code).toBe('CONFLICT')
-    // Cancel once a few batches are in.
-    for (let i = 0; i < 500 && !events.some((e) => e.jobId === job.jobId && e.done >= 24); i++) await new Promise((r) => setTimeout(r, 10))
+    // Cancel once a few batches are in: waited for by time (60 s), not a count of polls, which a loaded CI run
+    // (the job worker started from source, beside the other files) used up before the third batch.
+    const batchesIn = () => events.some((e) => e.jobId === job.jobId && e.done >= 24)
+    for (const until = Date.now() + 60_000; !batchesIn() && Date.now() < until;) await new Promise((r) => setTimeout(r, 10))
+    expect(batchesIn()).toBe(true)
     expect(await ok('jobs.cancel', { jobId: job.jobId })).toEqual({ cancelled: true })
     const end = await waitJob(job.jobId)
     off()

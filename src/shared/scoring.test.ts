@@ -194,10 +194,18 @@ describe('local re-rank', () => {
   })
 
   it('re-ranks 1,000 candidates well within 2 ms (generous bound here; bench/ reports the number)', () => {
+    // The bound is on this process's CPU time per call (30 warm-up calls + 100 timed), not the wall clock: on
+    // the shared 2 cores of a full `npm test` the wall time per call measured 25 ms (a tenth of a core).
+    // (src/shared is typed without Node's globals; this test runs in the unit project, under Node)
+    type CpuUsage = { user: number; system: number }
+    const node = (globalThis as unknown as { process: { cpuUsage(since?: CpuUsage): CpuUsage } }).process
+    const cpu0 = node.cpuUsage()
     const r = benchRerank(cfg('fieldguide'), 1000, 100)
-    console.log(`rerank 1000 candidates: ${r.msPerCall.toFixed(3)} ms/call`)
+    const cpu = node.cpuUsage(cpu0)
+    const cpuMsPerCall = (cpu.user + cpu.system) / 1000 / 130
+    console.log(`rerank 1000 candidates: ${r.msPerCall.toFixed(3)} ms/call wall, ${cpuMsPerCall.toFixed(3)} ms/call CPU`)
     expect(r.results).toBeGreaterThan(0)
-    expect(r.msPerCall).toBeLessThan(20)
+    expect(cpuMsPerCall).toBeLessThan(20)
   })
 })
 

@@ -75,6 +75,47 @@ async function markerCentre(page: import('playwright-core').Page, variable: stri
   )
 }
 
+/**
+ * Wait until the points layer shows the layout on screen now: the canvas is drawn at its container's laid-out size
+ * (the first draw is at a default 600×400, redrawn when the ResizeObserver reports the stage's size, which can come
+ * after the status line under load), then two frames, so the draw effect of the last commit (a new layout) has run.
+ * A pixel read before that can belong to a picture that moves before the mouse gets there.
+ */
+async function waitForDrawnLayout(page: import('playwright-core').Page): Promise<void> {
+  await expect
+    .poll(
+      () =>
+        page.evaluate(() => {
+          const g = globalThis as unknown as PageGlobals & {
+            document: {
+              querySelector(s: string): {
+                width: number
+                height: number
+                style: { width: string; height: string }
+                parentElement: { getBoundingClientRect(): { width: number; height: number } }
+              } | null
+            }
+            devicePixelRatio: number
+          }
+          const c = g.document.querySelector('canvas[data-testid="map-points"]')
+          if (!c) return false
+          const r = c.parentElement.getBoundingClientRect()
+          const [w, h] = [Math.max(200, Math.floor(r.width)), Math.max(200, Math.floor(r.height))]
+          const dpr = g.devicePixelRatio || 1
+          return c.style.width === `${w}px` && c.style.height === `${h}px` && c.width === w * dpr && c.height === h * dpr
+        }),
+      { timeout: 30_000 },
+    )
+    .toBe(true)
+  await page.evaluate(
+    () =>
+      new Promise<void>((done) => {
+        const g = globalThis as unknown as { requestAnimationFrame(f: () => void): void }
+        g.requestAnimationFrame(() => g.requestAnimationFrame(() => done()))
+      }),
+  )
+}
+
 describe.skipIf(!ready)('the embedding map', () => {
   const expected = { relevant: 0, query: '' }
   const f = servedDb((dir) => {
@@ -110,22 +151,25 @@ describe.skipIf(!ready)('the embedding map', () => {
 
       // The marks are on the canvas in their colours, and the query star too.
       const marked = (await legendCount('missed')) > 0 ? '--danger' : '--ok'
-      const px = await countColour(page, marked)
-      expect(px.count).toBeGreaterThan(10)
+      await waitForDrawnLayout(page)
+      expect((await countColour(page, marked)).count).toBeGreaterThan(10)
       expect((await countColour(page, '--accent')).count + (await countColour(page, '--warn')).count).toBeGreaterThan(10)
       await shot(page, 'map-pca')
-
-      // Hover a marked point: its text and what the recall did with it.
-      const canvas = page.getByTestId('map-overlay')
-      const box = (await canvas.boundingBox())!
-      await page.mouse.move(box.x + px.at![0], box.y + px.at![1] + 2)
-      await expect.poll(() => page.getByTestId('map-hover').textContent()).toMatch(/relevant/)
 
       // UMAP refines it (a job), started from the PCA frame; the query placement is named.
       await expect.poll(() => status.textContent(), { timeout: 120_000 }).toMatch(/UMAP \(\d+ neighbours, 200 epochs/)
       expect(await status.textContent()).toMatch(/query placed by the mean of its 5 nearest memories/)
-      expect((await countColour(page, marked)).count).toBeGreaterThan(10)
+      await waitForDrawnLayout(page)
+      const px = await countColour(page, marked)
+      expect(px.count).toBeGreaterThan(10)
       await shot(page, 'map-umap')
+
+      // Hover a marked point: its text and what the recall did with it. On the final (UMAP) layout: a point read
+      // on the PCA frame moves when UMAP replaces it, which a loaded run can do between the read and the hover.
+      const canvas = page.getByTestId('map-overlay')
+      const box = (await canvas.boundingBox())!
+      await page.mouse.move(box.x + px.at![0], box.y + px.at![1] + 2)
+      await expect.poll(() => page.getByTestId('map-hover').textContent()).toMatch(/relevant/)
 
       // Lasso the whole map (Shift-drag; a plain drag pans): every point is listed in the region.
       await page.mouse.move(box.x + 2, box.y + 2)
@@ -172,6 +216,7 @@ describe.skipIf(!ready)('the embedding map', () => {
       const moveTo = (p: [number, number]) => page.mouse.move(box.x + p[0], box.y + p[1])
 
       // A marked memory (a relevant one: drawn on top) and its id from the tooltip at zoom 1.
+      await waitForDrawnLayout(page)
       const marked = (await markerCentre(page, '--danger')) ? '--danger' : '--ok'
       const c0 = (await markerCentre(page, marked))!
       expect(c0).not.toBeNull()

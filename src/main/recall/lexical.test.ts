@@ -68,16 +68,20 @@ describe('lexical arm: prefix path = one big join', () => {
       it(`"${text}" in ${sc.name}`, () => {
         // The FTS query string itself is the tokenizer's business (store/fts.ts); the scoping and order are under test.
         const q = toFtsQuery(text)!
-        for (const limit of [5, 100]) {
-          const got = store.lexicalPass({ text, filter: sc.filter, limit, ridRange: null, alsoIds: [] })
-          expect(got.hits).toEqual(reference(q, sc.cond, sc.params, limit))
-          expect(['prefix', 'join']).toContain(got.path)
-        }
+        // both prefix reads: exact top-k over the JS BM25 index, and FTS5's ORDER BY bm25 LIMIT
+        for (const js of [true, false])
+          for (const limit of [5, 100]) {
+            bm25Settings.enabled = js
+            const got = store.lexicalPass({ text, filter: sc.filter, limit, ridRange: null, alsoIds: [] })
+            bm25Settings.enabled = true
+            expect(got.hits).toEqual(reference(q, sc.cond, sc.params, limit))
+            expect(js ? ['topk', 'join'] : ['prefix', 'join']).toContain(got.path)
+          }
       })
     }
   }
 
-  it('really takes the prefix path, and returns the bm25 of the ids it is asked about (in or out of the top)', () => {
+  it('really takes a prefix path (top-k and FTS5), and returns the bm25 of the ids it is asked about (in or out of the top)', () => {
     const text = 'rollback the deploy'
     const q = toFtsQuery(text)!
     const all = reference(q, '1', [], 100_000)
@@ -90,12 +94,16 @@ describe('lexical arm: prefix path = one big join', () => {
         .prepare(`SELECT id FROM memories WHERE rowid NOT IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?) LIMIT 1`)
         .pluck()
         .get(q) as string) ?? 'missing'
-    const r = store.lexicalPass({ text, filter: {}, limit: 10, ridRange: null, alsoIds: [deep.id, top.id, none] })
-    expect(r.path).toBe('prefix')
-    expect(r.hits).toEqual(all.slice(0, 10))
-    expect(r.also.get(deep.id)).toBe(deep.bm25)
-    expect(r.also.get(top.id)).toBe(top.bm25)
-    expect(r.also.has(none)).toBe(false)
+    for (const js of [true, false]) {
+      bm25Settings.enabled = js
+      const r = store.lexicalPass({ text, filter: {}, limit: 10, ridRange: null, alsoIds: [deep.id, top.id, none] })
+      bm25Settings.enabled = true
+      expect(r.path).toBe(js ? 'topk' : 'prefix')
+      expect(r.hits).toEqual(all.slice(0, 10))
+      expect(r.also.get(deep.id)).toBe(deep.bm25)
+      expect(r.also.get(top.id)).toBe(top.bm25)
+      expect(r.also.has(none)).toBe(false)
+    }
   })
 })
 

@@ -96,8 +96,8 @@ export interface LexicalPass {
   also: Map<string, number>
   /** every requested id was checked */
   alsoKnown: boolean
-  /** which strategy ran (tests, timings) */
-  path: 'range' | 'prefix' | 'join'
+  /** which strategy ran (tests, timings): 'topk' is the prefix read by exact top-k over the JS BM25 index */
+  path: 'range' | 'prefix' | 'join' | 'topk'
 }
 
 export interface LexicalRequest {

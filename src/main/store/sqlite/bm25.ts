@@ -14,19 +14,27 @@
  * order it yields is FTS5's (bm25, then rowid), ties included; the eval bench still
  * compares every case's top-k with FTS5's and prints any difference.
  *
- * Used only when the index has at most MAX_ROWS rows (built on the caller's thread in
- * ~0.1 s per 1,000 rows) and every query word is exactly one token; otherwise null and
- * the caller asks FTS5.
+ * Used only when the index has at most MAX_ROWS rows and every query word is exactly one
+ * token; otherwise null and the caller asks FTS5. Built on the caller's thread (the store
+ * host's, not the UI's) once per data version, streaming fts5vocab's rows into typed
+ * arrays (measured times in docs/internals/performance.md); ~12 bytes a (term, row) pair.
  */
 import Database from 'better-sqlite3'
 import { openReadOnlyAgentDb } from './readOnlyOpen'
 import type { FtsTable, SqliteCtx } from './context'
 
-/** Indexes above this many rows keep FTS5 (the JS postings would cost memory and build time). */
-const MAX_ROWS = 20_000
+/**
+ * Indexes above this many rows keep FTS5 (the JS postings would cost memory and build time).
+ * Top-k over the JS postings (bm25Top.ts) is what lets a word in every row stay fast at 1M.
+ */
+const MAX_ROWS = 2_000_000
 
-/** Flip to compare against FTS5 (the eval bench does; nothing else should). */
-export const bm25Settings = { enabled: true }
+/**
+ * `enabled`: flip to compare against FTS5 (the eval bench does; nothing else should). `syncRows`:
+ * indexes up to this many rows are built when first asked for (tens of ms); bigger ones in the
+ * background, FTS5 answering meanwhile (tests lower it to reach that path on a small DB).
+ */
+export const bm25Settings = { enabled: true, syncRows: 20_000 }
 
 const K1 = 1.2
 const B = 0.75
@@ -44,7 +52,6 @@ interface Postings {
 export interface Bm25Index {
   nRow: number
   avgdl: number
-  docLen: Map<number, number>
   postings: Map<string, Postings>
   /** word → its single token, or null when the tokenizer makes zero or several tokens of it */
   tokenOf(words: string[]): (string | null)[]
@@ -82,44 +89,110 @@ function tokenizeOption(db: Database.Database, name: string): string {
 
 const quoteIdent = (s: string) => `"${s.replace(/"/g, '""')}"`
 
-/** Build (or fetch from the per-version memo) the JS index of `fts`; null when not applicable. */
+/** fts5vocab / docsize rows read between two yields of a background build (a few ms of work). */
+const STEP_ROWS = 32_768
+
+/** One table's index for one data version: built, or being built in the background (FTS5 answers meanwhile). */
+interface Entry {
+  version: string | null
+  idx: Bm25Index | null
+  /** set while a background build runs; resolves when it ends (built, failed or cancelled) */
+  building: Promise<void> | null
+  cancel: () => void
+}
+
+/**
+ * The JS index of `fts` for the store's current data version, or null (FTS5 answers): not
+ * applicable, or a big index still being built. Up to bm25Settings.syncRows rows it is built here and now;
+ * above, in slices between the caller's other work (setImmediate; its own read-only connection),
+ * so the first recalls of a big store keep FTS5's speed instead of waiting for the build.
+ */
 export function bm25IndexFor(ctx: SqliteCtx, fts: FtsTable): Bm25Index | null {
   if (!bm25Settings.enabled || !ctx.fileBacked) return null
   // Valid for one data version of the store (the per-version memo's), kept beside it rather than in
-  // it: the memo's scope map is cleared when it grows, and a rebuild costs ~0.1 s per 1,000 rows.
+  // it: the memo's scope map is cleared when it grows, and a rebuild is not free.
   const version = ctx.memo().version
   const key = fts.qualified
   let perCtx = live.get(ctx)
-  if (!perCtx) live.set(ctx, (perCtx = new Map<string, { version: string | null; idx: Bm25Index | null }>()))
+  if (!perCtx) live.set(ctx, (perCtx = new Map<string, Entry>()))
   const prev = perCtx.get(key)
   if (prev && prev.version === version) return prev.idx
-  let idx: Bm25Index | null
-  try {
-    idx = build(fts.qualified.startsWith('ws.') ? ctx.workspacePath : ctx.path, fts.name)
-  } catch {
-    idx = null // an unreadable index, no ln(), a missing tokenizer: FTS5 answers instead
-  }
-  // The previous version's index (and its private connection) is done with.
+  // The previous version's index (and its private connection) is done with; so is a build of it.
+  prev?.cancel()
   prev?.idx?.close()
-  perCtx.set(key, { version, idx })
-  return idx
+  const entry: Entry = { version, idx: null, building: null, cancel: () => undefined }
+  perCtx.set(key, entry)
+  let steps: Generator<number | null, Bm25Index | null>
+  try {
+    steps = buildSteps(fts.qualified.startsWith('ws.') ? ctx.workspacePath : ctx.path, fts.name)
+    const first = steps.next() // reads the row count
+    if (first.done) return (entry.idx = first.value)
+    if ((first.value ?? 0) <= bm25Settings.syncRows) {
+      let r = steps.next()
+      while (!r.done) r = steps.next()
+      return (entry.idx = r.value)
+    }
+  } catch {
+    return null // an unreadable index, no ln(), a missing tokenizer: FTS5 answers instead
+  }
+  let cancelled = false
+  entry.cancel = () => {
+    cancelled = true
+  }
+  entry.building = new Promise<void>((resolve) => {
+    const slice = () => {
+      try {
+        if (cancelled) {
+          steps.return(null)
+          return resolve()
+        }
+        const r = steps.next()
+        if (!r.done) return void setImmediate(slice)
+        entry.idx = r.value
+      } catch {
+        entry.idx = null // FTS5 keeps answering for this version
+      }
+      entry.building = null
+      resolve()
+    }
+    setImmediate(slice)
+  })
+  return null
+}
+
+/** Resolves when every background index build of `ctx` has ended (benchmarks and tests wait on it). */
+export async function whenBm25IndexesBuilt(ctx: SqliteCtx): Promise<void> {
+  const perCtx = live.get(ctx)
+  if (perCtx) for (const e of [...perCtx.values()]) if (e.building) await e.building
 }
 
 /** The index last built per source and table, to close its connection when a newer version replaces it. */
-const live = new WeakMap<SqliteCtx, Map<string, { version: string | null; idx: Bm25Index | null }>>()
+const live = new WeakMap<SqliteCtx, Map<string, Entry>>()
 
-/** Close the indexes (and their private connections) of a source being closed. */
+/** Close the indexes (and their private connections) of a source being closed; stop their builds. */
 export function closeBm25Indexes(ctx: SqliteCtx): void {
   const perCtx = live.get(ctx)
   if (!perCtx) return
-  for (const { idx } of perCtx.values()) idx?.close()
+  for (const e of perCtx.values()) {
+    e.cancel()
+    e.idx?.close()
+  }
   live.delete(ctx)
 }
 
-function build(file: string, table: string): Bm25Index | null {
+/**
+ * Build a table's index in steps: yields the row count first (the caller picks now or in slices),
+ * then null every STEP_ROWS rows read; returns the index (null: not applicable).
+ */
+function* buildSteps(file: string, table: string): Generator<number | null, Bm25Index | null> {
   // A private read-only connection: temp tables (the vocab view, the tokenizer) need one without query_only.
   const db = openReadOnlyAgentDb(file, { fileMustExist: true })
+  let built = false
   try {
+    // One read transaction over the row count, the sizes and the postings: one snapshot of the index,
+    // however many slices the build takes (the agent may write meanwhile).
+    db.exec(`CREATE VIRTUAL TABLE temp.rs_vocab USING fts5vocab(main, ${quoteIdent(table)}, instance)`)
+    db.exec('BEGIN')
     const avg = db
       .prepare(`SELECT block FROM ${quoteIdent(`${table}_data`)} WHERE id = 1`)
       .pluck()
@@ -128,6 +201,8 @@ function build(file: string, table: string): Bm25Index | null {
     const totals = readVarints(avg)
     const nRow = totals[0]
     if (!nRow || nRow > MAX_ROWS) return null
+    yield nRow
+    let nRead = 0
     let nTok = 0
     for (let i = 1; i < totals.length; i++) nTok += totals[i]
     const avgdl = nTok / nRow
@@ -139,67 +214,138 @@ function build(file: string, table: string): Bm25Index | null {
       let d = 0
       for (const x of readVarints(sz)) d += x
       docLen.set(Number(id), d)
+      if (++nRead % STEP_ROWS === 0) yield null
     }
-    db.exec(`CREATE VIRTUAL TABLE temp.rs_vocab USING fts5vocab(main, ${quoteIdent(table)}, instance)`)
-    const counts = new Map<string, Map<number, number>>()
-    for (const [term, doc] of db.prepare(`SELECT term, doc FROM temp.rs_vocab`).raw(true).iterate() as Iterable<[string, number]>) {
-      let m = counts.get(term)
-      if (!m) counts.set(term, (m = new Map<number, number>()))
-      const d = Number(doc)
-      m.set(d, (m.get(d) ?? 0) + 1)
-    }
+    // fts5vocab `instance` yields (term, doc) in term order, then doc order: one term's postings are one
+    // run of rows, a row's occurrences adjacent, so each list is built as it streams by (no per-term map).
     const postings = new Map<string, Postings>()
-    for (const [term, m] of counts) {
-      const rids = Int32Array.from([...m.keys()].sort((a, b) => a - b))
+    let rids = new Int32Array(1024)
+    let freq = new Int32Array(1024)
+    let cur: string | null = null
+    let np = 0
+    const flush = () => {
+      if (cur === null) return
       // The per-row parts of FTS5's expression, precomputed with its very operations and order.
-      const tf = new Float64Array(rids.length)
-      for (let i = 0; i < rids.length; i++) {
-        const f = m.get(rids[i])!
+      const tf = new Float64Array(np)
+      for (let i = 0; i < np; i++) {
+        const f = freq[i]
         const D = docLen.get(rids[i]) ?? 0
         const num = f * (K1 + 1.0)
         const den = f + K1 * (1 - B + (B * D) / avgdl)
         tf[i] = num / den
       }
-      postings.set(term, { rids, tf })
+      postings.set(cur, { rids: rids.slice(0, np), tf })
     }
-    const tok = tokenizeOption(db, table).replace(/'/g, "''")
-    db.exec(`CREATE VIRTUAL TABLE temp.rs_tok USING fts5(x, tokenize='${tok}'); CREATE VIRTUAL TABLE temp.rs_tokv USING fts5vocab(temp, rs_tok, instance);`)
-    const ins = db.prepare(`INSERT INTO temp.rs_tok (rowid, x) VALUES (?, ?)`)
-    const read = db.prepare(`SELECT doc, term FROM temp.rs_tokv`).raw(true)
-    const clear = db.prepare(`DELETE FROM temp.rs_tok`)
-    const cache = new Map<string, string | null>()
-    const tokenOf = (words: string[]): (string | null)[] => {
-      let cached = true
-      for (let i = 0; i < words.length && cached; i++) cached = cache.has(words[i])
-      const todo = cached ? [] : [...new Set(words.filter((w) => !cache.has(w)))]
-      if (todo.length) {
-        clear.run()
-        todo.forEach((w, i) => ins.run(i + 1, w))
-        const got: string[][] = todo.map(() => [])
-        for (const [doc, term] of read.all() as [number, string][]) got[Number(doc) - 1].push(term)
-        todo.forEach((w, i) => cache.set(w, got[i].length === 1 ? got[i][0] : null))
+    for (const [term, doc] of db.prepare(`SELECT term, doc FROM temp.rs_vocab`).raw(true).iterate() as Iterable<[string, number]>) {
+      if (++nRead % STEP_ROWS === 0) yield null
+      const d = Number(doc)
+      if (term !== cur) {
+        flush()
+        cur = term
+        np = 0
+      } else if (rids[np - 1] === d) {
+        freq[np - 1]++
+        continue
+      } else if (d < rids[np - 1]) throw new Error('fts5vocab rows out of doc order') // FTS5 answers instead
+      if (np === rids.length) {
+        const r2 = new Int32Array(np * 2)
+        r2.set(rids)
+        rids = r2
+        const f2 = new Int32Array(np * 2)
+        f2.set(freq)
+        freq = f2
       }
-      return words.map((w) => cache.get(w) ?? null)
+      rids[np] = d
+      freq[np++] = 1
     }
-    // JS's Math.log and the C library's log can differ in the last bit, and that bit decides exact
-    // ties in bm25 order: take the logarithm from SQLite's ln(), which calls the same log().
-    const ln = db.prepare(`SELECT ln(?)`).pluck()
-    const idfs = new Map<number, number>()
-    const idfOf = (nHit: number): number => {
-      let idf = idfs.get(nHit)
-      if (idf === undefined) {
-        idf = (ln.get((nRow - nHit + 0.5) / (nHit + 0.5)) as number | null) ?? 0
-        if (idf <= 0.0) idf = 1e-6
-        idfs.set(nHit, idf)
-      }
-      return idf
-    }
-    const out: Bm25Index = { nRow, avgdl, docLen, postings, tokenOf, idfOf, close: () => db.close() }
+    flush()
+    db.exec('COMMIT')
+    const { tokenOf, idfOf } = queryHelpers(db, table, nRow)
+    const out: Bm25Index = { nRow, avgdl, postings, tokenOf, idfOf, close: () => db.close() }
+    built = true
     return out
-  } catch (e) {
-    db.close()
-    throw e
+  } finally {
+    // not built (not applicable, failed, or stopped mid-way): the connection goes now
+    if (!built) db.close()
   }
+}
+
+/** The index's query side on its private connection: FTS5's own tokenizer for query words, and IDF with SQLite's ln(). */
+function queryHelpers(db: Database.Database, table: string, nRow: number): Pick<Bm25Index, 'tokenOf' | 'idfOf'> {
+  const tok = tokenizeOption(db, table).replace(/'/g, "''")
+  db.exec(`CREATE VIRTUAL TABLE temp.rs_tok USING fts5(x, tokenize='${tok}'); CREATE VIRTUAL TABLE temp.rs_tokv USING fts5vocab(temp, rs_tok, instance);`)
+  const ins = db.prepare(`INSERT INTO temp.rs_tok (rowid, x) VALUES (?, ?)`)
+  const read = db.prepare(`SELECT doc, term FROM temp.rs_tokv`).raw(true)
+  const clear = db.prepare(`DELETE FROM temp.rs_tok`)
+  const cache = new Map<string, string | null>()
+  const tokenOf = (words: string[]): (string | null)[] => {
+    let cached = true
+    for (let i = 0; i < words.length && cached; i++) cached = cache.has(words[i])
+    const todo = cached ? [] : [...new Set(words.filter((w) => !cache.has(w)))]
+    if (todo.length) {
+      clear.run()
+      todo.forEach((w, i) => ins.run(i + 1, w))
+      const got: string[][] = todo.map(() => [])
+      for (const [doc, term] of read.all() as [number, string][]) got[Number(doc) - 1].push(term)
+      todo.forEach((w, i) => cache.set(w, got[i].length === 1 ? got[i][0] : null))
+    }
+    return words.map((w) => cache.get(w) ?? null)
+  }
+  // JS's Math.log and the C library's log can differ in the last bit, and that bit decides exact
+  // ties in bm25 order: take the logarithm from SQLite's ln(), which calls the same log().
+  const ln = db.prepare(`SELECT ln(?)`).pluck()
+  const idfs = new Map<number, number>()
+  const idfOf = (nHit: number): number => {
+    let idf = idfs.get(nHit)
+    if (idf === undefined) {
+      idf = (ln.get((nRow - nHit + 0.5) / (nHit + 0.5)) as number | null) ?? 0
+      if (idf <= 0.0) idf = 1e-6
+      idfs.set(nHit, idf)
+    }
+    return idf
+  }
+  return { tokenOf, idfOf }
+}
+
+/** Index of the first of the sorted `rids` that is ≥ `x` (binary search; `rids.length` when none is). */
+function firstAtLeast(rids: Int32Array, x: number): number {
+  let a = 0
+  let b = rids.length
+  while (a < b) {
+    const m = (a + b) >> 1
+    if (rids[m] < x) a = m + 1
+    else b = m
+  }
+  return a
+}
+
+/**
+ * bm25 (FTS5's sign) of each of `rids` for a query (`words` as rankBm25 takes them), NaN for a row
+ * matching no word; null when a word is not exactly one token. Each row's phrases are summed in query
+ * order, as rankBm25 and bm25() sum them: the same doubles.
+ */
+export function bm25OfRows(idx: Bm25Index, words: string[], rids: ArrayLike<number>): Float64Array | null {
+  const terms = idx.tokenOf(words)
+  for (const t of terms) if (t === null) return null
+  const lists = terms.map((t) => idx.postings.get(t!))
+  const idf = lists.map((p) => idx.idfOf(p?.rids.length ?? 0))
+  const out = new Float64Array(rids.length)
+  for (let t = 0; t < rids.length; t++) {
+    const rid = rids[t]
+    let score = 0
+    let hit = false
+    for (let i = 0; i < lists.length; i++) {
+      const p = lists[i]
+      if (!p) continue
+      const a = firstAtLeast(p.rids, rid)
+      if (a < p.rids.length && p.rids[a] === rid) {
+        score += idf[i] * p.tf[a]
+        hit = true
+      }
+    }
+    out[t] = hit ? -1.0 * score : NaN
+  }
+  return out
 }
 
 /** Rows matching a query, in (bm25, rowid) order: parallel arrays of `n` entries. */
@@ -253,17 +399,10 @@ export function rankBm25(idx: Bm25Index, words: string[], lo: number, hi: number
   for (let i = 0; i < n; i++) {
     const p = lists[i]
     if (!p) continue
-    // first posting ≥ lo
-    let a = 0
-    let b = p.rids.length
-    while (a < b) {
-      const m = (a + b) >> 1
-      if (p.rids[m] < lo) a = m + 1
-      else b = m
-    }
+    const a = firstAtLeast(p.rids, lo)
     const w = idf[i]
     for (let j = a; j < p.rids.length && p.rids[j] <= hi; j++) {
-      const rid = p.rids[j]
+      const rid: number = p.rids[j] // typed: TypeScript 7 infers it circularly through `sparse!.get(rid)` (TS7022)
       if (member && !member[rid - lo]) continue
       const term = w * p.tf[j]
       if (acc) {

@@ -30,7 +30,6 @@ function makeIndex(seed: number, nRow: number, nWord: number): Bm25Index {
   return {
     nRow,
     avgdl: 10,
-    docLen: new Map(),
     postings,
     tokenOf: (words) => words.map((x) => (x.startsWith('w') ? x : null)),
     // FTS5's IDF formula, clamped as it is (an independent copy: the index is this test's)

@@ -10,15 +10,16 @@
  * from the essential lists only, and the non-essential lists are probed (binary search)
  * only while the row's partial score plus their remaining bounds can still win. When one list
  * is left essential (a single word, or one word far above the others), its blocks of 64 postings
- * are skipped whole while their largest factor cannot win either (block-max).
+ * are skipped whole while their largest factor cannot win either (block-max); with several, the
+ * rows up to the nearest block end are skipped while the blocks' maxima cannot win.
  *
  * Exactness: a candidate's score is summed in query order from its per-phrase products (a
  * phrase absent from the row adds 0, which changes no double), the same additions as
- * rankBm25 and FTS5's bm25(), so the numbers are bit for bit rankBm25's. Bounds only prune;
- * they are summed in another order, so a row is skipped only when its bound, widened by a
- * relative 1e-9, is still at most the k-th best (rounding cannot flip that). Ties: rows come
- * in ascending rid, and a later row equal to the k-th best loses the (bm25, rowid) order, so
- * "≤" may prune. Verified against rankBm25 on random queries (bm25Top.test.ts).
+ * rankBm25 and FTS5's bm25(), so the numbers are bit for bit rankBm25's. Bounds only prune:
+ * a skip bound is summed in query order too (sumInQueryOrder: monotone rounding makes it ≥ the
+ * score exactly); the early exit while probing sums in another order, so it widens by a relative
+ * 1e-9. Ties: rows come in ascending rid, and a later row equal to the k-th best loses the (bm25,
+ * rowid) order, so "≤" may prune. Verified against rankBm25 on random queries (bm25Top.test.ts).
  */
 import { rankBm25, swap, type Bm25Index } from './bm25'
 
@@ -155,28 +156,65 @@ class TopRows {
 }
 
 /**
- * Block-max skip over several essential lists: every rid below the end of the shortest-reaching
- * current block lies inside each list's current block, so the blocks' maxima (plus `rest`, the
- * non-essential bounds) bound its score; when that cannot beat `theta`, every list moves past
- * those rids. True when it moved.
+ * A bound on a row's score from per-phrase bounds `u` (by query position, 0 for a phrase the row
+ * cannot hold): summed in query order, as the row's score is. Rounding is monotone, so with every
+ * u[i] ≥ that phrase's product the sum is ≥ the score exactly, with no widening: a row whose bound
+ * only ties the k-th best is skipped too (it comes later in rid, and a tie loses) — a word in every
+ * row with equal factors.
  */
-function skipBlocks(lists: { p: PostingList; idf: number; pos: number }[], from: number, rest: number, theta: number): boolean {
-  let bound = rest
+function sumInQueryOrder(u: Float64Array): number {
+  let s = 0
+  for (let i = 0; i < u.length; i++) s += u[i]
+  return s
+}
+
+/**
+ * Block-max skip over the essential lists (from `from` on; the lists before it are non-essential and
+ * bound by their `ub`): every rid up to `end`, the end of the shortest-reaching current block, lies in
+ * each list's current block or, for a list whose next posting is past `end`, in none of its rows; the
+ * blocks' maxima bound those rows' scores. When that cannot beat `theta`, every list moves past `end`.
+ * True when it moved. `u`: scratch, one slot per query position.
+ */
+function skipBlocks(lists: List[], from: number, rest: number, theta: number, u: Float64Array): boolean {
   let end = 2147483647
   for (let j = from; j < lists.length; j++) {
     const L = lists[j]
     if (L.pos >= L.p.rids.length) continue
     const b = (L.pos / BLOCK) | 0
-    bound += L.idf * blockMaxOf(L.p)[b] * (1 + 1e-9)
     const last = L.p.rids[Math.min(L.p.rids.length, (b + 1) * BLOCK) - 1]
     if (last < end) end = last
   }
-  if (bound > theta || end === 2147483647) return false
+  if (end === 2147483647) return false
+  let approx = rest
+  for (let j = from; j < lists.length; j++) {
+    const L = lists[j]
+    if (L.pos < L.p.rids.length && L.p.rids[L.pos] <= end) approx += L.idf * blockMaxOf(L.p)[(L.pos / BLOCK) | 0]
+  }
+  // the cheap sum decides unless it is within a relative 1e-9 of theta; then the query-order sum does
+  if (approx * (1 - 1e-9) > theta) return false
+  if (approx * (1 + 1e-9) > theta) {
+    u.fill(0)
+    for (let j = 0; j < lists.length; j++) {
+      const L = lists[j]
+      if (j < from) u[L.q] = L.ub
+      else if (L.pos < L.p.rids.length && L.p.rids[L.pos] <= end) u[L.q] = L.idf * blockMaxOf(L.p)[(L.pos / BLOCK) | 0]
+    }
+    if (sumInQueryOrder(u) > theta) return false
+  }
   for (let j = from; j < lists.length; j++) {
     const L = lists[j]
     if (L.pos < L.p.rids.length) L.pos = seek(L.p.rids, L.pos, end + 1)
   }
   return true
+}
+
+/** A query phrase's postings in the walk: query position, idf, bound (idf × largest factor), cursor. */
+interface List {
+  q: number
+  p: PostingList
+  idf: number
+  ub: number
+  pos: number
 }
 
 /**
@@ -190,7 +228,7 @@ export function topBm25(idx: Bm25Index, words: string[], k: number, lo: number, 
   for (let i = 0; i < n; i++) if (terms[i] === null) return null
   if (k <= 0) return { rids: new Int32Array(0), bm25: new Float64Array(0) }
   // Phrases present in the index, by ascending bound; each keeps its query position.
-  const lists: { q: number; p: PostingList; idf: number; ub: number; pos: number }[] = []
+  const lists: List[] = []
   for (let i = 0; i < n; i++) {
     const p = idx.postings.get(terms[i]!)
     const idf = idx.idfOf(p?.rids.length ?? 0)
@@ -200,12 +238,12 @@ export function topBm25(idx: Bm25Index, words: string[], k: number, lo: number, 
   }
   lists.sort((a, b) => a.ub - b.ub)
   const m = lists.length
-  // prefix[j]: bound of lists 0..j together, widened so rounding cannot make it too small
+  // prefix[j]: bound of a row holding lists 0..j only (exact, sumInQueryOrder)
   const prefix = new Float64Array(m)
-  let run = 0
+  const u = new Float64Array(n)
   for (let j = 0; j < m; j++) {
-    run += lists[j].ub
-    prefix[j] = run * (1 + 1e-9)
+    u[lists[j].q] = lists[j].ub
+    prefix[j] = sumInQueryOrder(u)
   }
   const heap = new TopRows(k)
   const contrib = new Float64Array(n)
@@ -220,20 +258,29 @@ export function topBm25(idx: Bm25Index, words: string[], k: number, lo: number, 
       const L = lists[m - 1]
       const bm = blockMaxOf(L.p)
       const rest = m > 1 ? prefix[m - 2] : 0
-      while (L.pos < L.p.rids.length) {
-        const b = (L.pos / BLOCK) | 0
-        if (L.idf * bm[b] * (1 + 1e-9) + rest > theta) break
-        L.pos = (b + 1) * BLOCK
+      for (;;) {
+        if (L.pos >= L.p.rids.length) break
+        const top = L.idf * bm[(L.pos / BLOCK) | 0]
+        const approx = rest + top
+        if (approx * (1 - 1e-9) > theta) break
+        if (approx * (1 + 1e-9) > theta) {
+          // near theta: the query-order sum decides (exact, a tie is skipped)
+          u.fill(0)
+          for (let j = 0; j < m - 1; j++) u[lists[j].q] = lists[j].ub
+          u[L.q] = top
+          if (sumInQueryOrder(u) > theta) break
+        }
+        L.pos = (((L.pos / BLOCK) | 0) + 1) * BLOCK
       }
     }
-    if (heap.size === k && skipBlocks(lists, firstEssential, firstEssential > 0 ? prefix[firstEssential - 1] : 0, theta)) continue
+    if (heap.size === k && skipBlocks(lists, firstEssential, firstEssential > 0 ? prefix[firstEssential - 1] : 0, theta, u)) continue
     // next candidate: the smallest current rid among the essential lists
     let rid = 2147483647
     for (let j = firstEssential; j < m; j++) {
       const L = lists[j]
       if (L.pos < L.p.rids.length && L.p.rids[L.pos] < rid) rid = L.p.rids[L.pos]
     }
-    if (rid > hi) break
+    if (rid > hi || rid === 2147483647) break // (the sentinel: every essential list is done)
     let partial = 0
     for (let j = firstEssential; j < m; j++) {
       const L = lists[j]

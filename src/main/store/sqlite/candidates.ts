@@ -15,7 +15,8 @@ import { decodeSession } from '../decode'
 import type { LexicalPass, LexicalRequest, MemoryFilter, ScopeRows } from '../source'
 import { prep } from './connection'
 import { memSqlFor, type FtsTable, type SqliteCtx } from './context'
-import { bm25IndexFor, rankBm25 } from './bm25'
+import { bm25IndexFor, bm25OfRows, rankBm25, type Bm25Index } from './bm25'
+import { topBm25 } from './bm25Top'
 import { ftsTokens, toFtsQuery } from './fts'
 import { memoryWhere } from './where'
 
@@ -91,7 +92,7 @@ export function lexicalPass(ctx: SqliteCtx, req: LexicalRequest): LexicalPass {
   const fts = ctx.ftsTable()
   limit = Math.floor(limit)
   if (listed && ridRange) return listedPass(ctx, fts, q, ftsTokens(text), limit, ridRange, listed, alsoIds)
-  if (!ridRange && ctx.sql.layout === 'canonical' && !f.ids) return prefixPass(ctx, fts, q, f, limit, alsoIds)
+  if (!ridRange && ctx.sql.layout === 'canonical' && !f.ids) return prefixPass(ctx, fts, q, ftsTokens(text), f, limit, alsoIds)
   const hits = joinPass(ctx, fts, q, f, limit, ridRange)
   const also = new Map<string, number>()
   const ranked = new Map(hits.map((h) => [h.id, h.bm25]))
@@ -229,7 +230,7 @@ function joinPass(ctx: SqliteCtx, fts: Fts, q: string, f: MemoryFilter, limit: n
   return rows.map((r) => ({ id: String(r[0]), bm25: r[1] }))
 }
 
-function prefixPass(ctx: SqliteCtx, fts: Fts, q: string, f: MemoryFilter, limit: number, alsoIds: string[]): LexicalPass {
+function prefixPass(ctx: SqliteCtx, fts: Fts, q: string, words: string[], f: MemoryFilter, limit: number, alsoIds: string[]): LexicalPass {
   const where = memoryWhere(f, ctx.embeddingOwners)
   // The also ids' row keys (memories.id is indexed).
   const alsoRid = new Map<number, string>()
@@ -239,16 +240,21 @@ function prefixPass(ctx: SqliteCtx, fts: Fts, q: string, f: MemoryFilter, limit:
       .all({ ids: JSON.stringify(alsoIds) }) as [number, unknown][]
     for (const [rid, id] of rows) alsoRid.set(Number(rid), String(id))
   }
+  // CROSS JOIN: probe memories by rowid for each candidate (else SQLite may scan an index of the whole scope).
+  const inScope = prep(ctx.db, `SELECT m._rid, m.id FROM json_each(@rids) j CROSS JOIN (${memSqlFor(ctx, f)}) m ON m._rid = j.value WHERE ${where.sql}`).raw(
+    true,
+  )
+  const idx = bm25IndexFor(ctx, fts)
+  const viaIndex = idx
+    ? indexPrefixPass(ctx, fts, idx, q, words, f, limit, alsoRid, (rids) => inScope.all({ ...where.params, rids: JSON.stringify(rids) }) as [number, unknown][])
+    : null
+  if (viaIndex) return viaIndex
   const alsoJson = JSON.stringify([...alsoRid.keys()])
   const top = prep(
     ctx.db,
     `SELECT rowid, bm25(${fts.name}) AS b, rowid IN (SELECT value FROM json_each(@also)) AS a FROM ${fts.qualified}
      WHERE ${fts.name} MATCH @ftsq ORDER BY a DESC, b ASC, rowid ASC LIMIT @lim`,
   ).raw(true)
-  // CROSS JOIN: probe memories by rowid for each candidate (else SQLite may scan an index of the whole scope).
-  const inScope = prep(ctx.db, `SELECT m._rid, m.id FROM json_each(@rids) j CROSS JOIN (${memSqlFor(ctx, f)}) m ON m._rid = j.value WHERE ${where.sql}`).raw(
-    true,
-  )
   const also = new Map<string, number>()
   let n = Math.max(2 * limit, 64)
   for (let round = 0; ; round++) {
@@ -277,6 +283,47 @@ function prefixPass(ctx: SqliteCtx, fts: Fts, q: string, f: MemoryFilter, limit:
     if (hits.length >= limit || exhausted) return { hits, also, alsoKnown: true, path: 'prefix' }
     n *= 4
     if (n > PREFIX_MAX_FACTOR * limit) return { hits: joinPass(ctx, fts, q, f, limit, null), also, alsoKnown: true, path: 'join' }
+  }
+}
+
+/**
+ * prefixPass over the JS postings: the global top `n` by exact top-k BM25 (bm25Top.ts: a word in every
+ * row does not make it score every row), filtered to the scope, n ×4 until `limit` survive, as the FTS5
+ * reads do; the also rows' bm25 row by row. Same rows, order and doubles as FTS5's bm25() (bm25.ts).
+ * Null when a query word is not one token (FTS5 answers).
+ */
+function indexPrefixPass(
+  ctx: SqliteCtx,
+  fts: Fts,
+  idx: Bm25Index,
+  q: string,
+  words: string[],
+  f: MemoryFilter,
+  limit: number,
+  alsoRid: Map<number, string>,
+  inScope: (rids: number[]) => [number, unknown][],
+): LexicalPass | null {
+  const alsoRids = [...alsoRid.keys()]
+  const alsoBm25 = bm25OfRows(idx, words, alsoRids)
+  if (!alsoBm25) return null
+  const also = new Map<string, number>()
+  alsoRids.forEach((rid, t) => {
+    if (!Number.isNaN(alsoBm25[t])) also.set(alsoRid.get(rid)!, alsoBm25[t])
+  })
+  // Top-k costs grow with k (FTS5's LIMIT hardly does): start at `limit`, enough when the scope is the store.
+  for (let n = limit; ; n *= 4) {
+    // as the FTS5 reads: past this depth, one join pass (a narrow scope of a big store)
+    if (n > limit && n > PREFIX_MAX_FACTOR * limit) return { hits: joinPass(ctx, fts, q, f, limit, null), also, alsoKnown: true, path: 'join' }
+    const top = topBm25(idx, words, n, -2147483648, 2147483647)
+    if (!top) return null
+    const ok = new Map<number, string>()
+    for (const [rid, id] of inScope(Array.from(top.rids))) ok.set(Number(rid), String(id))
+    const hits: { id: string; bm25: number }[] = []
+    for (let i = 0; i < top.rids.length && hits.length < limit; i++) {
+      const id = ok.get(top.rids[i])
+      if (id !== undefined) hits.push({ id, bm25: top.bm25[i] })
+    }
+    if (hits.length >= limit || top.rids.length < n) return { hits, also, alsoKnown: true, path: 'topk' }
   }
 }
 

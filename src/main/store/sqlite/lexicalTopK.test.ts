@@ -1,0 +1,125 @@
+/**
+ * The lexical arm's prefix read by exact top-k over the JS BM25 index (path 'topk') against two
+ * independent full scorings of every match: a BM25 computed here from the memories' own words
+ * (FTS5's formula: k1 = 1.2, b = 0.75, IDF clamped to 1e-6), and FTS5's bm25() itself (the JS
+ * index switched off). A word every memory holds, random queries, limits and dense-hit lookups:
+ * same ids in the same order; the very same doubles as bm25(), and the test's own numbers to 1e-12.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { tmpDir } from '../../../../test/helpers/tmp'
+import { buildDb, openDb } from '../../../../test/helpers/testDb'
+import { openSource } from '../registry'
+import { mulberry32 } from '../../../shared/random'
+import { bm25Settings, whenBm25IndexesBuilt } from './bm25'
+import type { SqliteSource } from './source'
+
+const N = 3000
+const VOCAB = 60
+
+describe('lexical arm: top-k BM25 = full scoring', () => {
+  const t = tmpDir()
+  let store: SqliteSource
+  const rnd = mulberry32(31)
+  // "topic" in every memory (once or twice: per-row factors differ), a Zipf-like tail of w<r>
+  const texts = Array.from({ length: N }, () => {
+    const words = ['topic']
+    if (rnd() < 0.2) words.push('topic')
+    const n = 2 + Math.floor(rnd() * 8)
+    for (let j = 0; j < n; j++) words.push(`w${Math.floor(Math.pow(VOCAB, rnd()))}`)
+    return words.join(' ')
+  })
+  beforeAll(() => {
+    store = openDb(buildDb(t.dir, { name: 'topk.db', memories: texts.map((content, i) => ({ id: `m${i}`, content })) }))
+  })
+  afterAll(() => {
+    bm25Settings.enabled = true
+    store.close()
+    t.cleanup()
+  })
+
+  /** Every memory matching a query word scored from its words; sorted by (bm25, rowid). */
+  function fullBm25(query: string[]): { id: string; bm25: number }[] {
+    const { ids, rids } = store.scopeRows({}, N + 1)
+    const docs = ids.map((id) => texts[Number(id.slice(1))].split(' '))
+    const avgdl = docs.reduce((s, d) => s + d.length, 0) / N
+    const nHit = query.map((w) => docs.filter((d) => d.includes(w)).length)
+    const idf = nHit.map((n) => Math.max(1e-6, Math.log((N - n + 0.5) / (n + 0.5))))
+    const rows: { id: string; rid: number; bm25: number }[] = []
+    docs.forEach((d, i) => {
+      let score = 0
+      let hit = false
+      query.forEach((w, qi) => {
+        const f = d.filter((x) => x === w).length
+        if (!f) return
+        hit = true
+        score += (idf[qi] * (f * 2.2)) / (f + 1.2 * (0.25 + (0.75 * d.length) / avgdl))
+      })
+      if (hit) rows.push({ id: ids[i], rid: rids[i], bm25: -score })
+    })
+    return rows.sort((a, b) => a.bm25 - b.bm25 || a.rid - b.rid)
+  }
+
+  it('same ids, order and numbers on random queries, limits and looked-up rows', () => {
+    let cases = 0
+    for (let q = 0; q < 40; q++) {
+      const words = [...new Set(Array.from({ length: 1 + Math.floor(rnd() * 4) }, () => (rnd() < 0.4 ? 'topic' : `w${1 + Math.floor(rnd() * VOCAB)}`)))]
+      const limit = [1, 10, 30, 100, 1000][q % 5]
+      const alsoIds = Array.from({ length: 20 }, () => `m${Math.floor(rnd() * N)}`)
+      const req = { text: words.join(' '), filter: {}, limit, ridRange: null, alsoIds }
+      bm25Settings.enabled = true
+      const got = store.lexicalPass(req)
+      bm25Settings.enabled = false
+      const fts = store.lexicalPass(req)
+      bm25Settings.enabled = true
+      expect(got.path).toBe('topk')
+      expect(fts.path).not.toBe('topk')
+      // FTS5's bm25(): the very same doubles
+      expect(got.hits).toEqual(fts.hits)
+      expect([...got.also].sort()).toEqual([...fts.also].sort())
+      // the test's own full scoring: same ids in the same order, numbers to 1e-12
+      const full = fullBm25(words)
+      const want = full.slice(0, limit)
+      expect(got.hits.map((h) => h.id)).toEqual(want.map((h) => h.id))
+      got.hits.forEach((h, i) => expect(Math.abs(h.bm25 - want[i].bm25)).toBeLessThanOrEqual(1e-12 * Math.abs(want[i].bm25)))
+      const byId = new Map(full.map((r) => [r.id, r.bm25]))
+      for (const id of alsoIds) {
+        const b = byId.get(id)
+        if (b === undefined) expect(got.also.has(id)).toBe(false)
+        else expect(Math.abs(got.also.get(id)! - b)).toBeLessThanOrEqual(1e-12 * Math.abs(b))
+      }
+      if (words.includes('topic') && got.hits.length === limit) cases++
+    }
+    // the case top-k is for was exercised: a word in every memory, a full page of hits
+    expect(cases).toBeGreaterThan(5)
+  })
+
+  it('a big index is built in the background: FTS5 answers until it is ready, then top-k, the same hits', async () => {
+    bm25Settings.syncRows = 100
+    const other = openSource({ path: store.path, workspacePath: `${store.path}.ws2` })
+    try {
+      const req = { text: 'topic w3 w7', filter: {}, limit: 30, ridRange: null }
+      const before = other.lexicalPass(req)
+      expect(before.path).toBe('prefix')
+      await whenBm25IndexesBuilt(other)
+      const after = other.lexicalPass(req)
+      expect(after.path).toBe('topk')
+      expect(after.hits).toEqual(before.hits)
+    } finally {
+      other.close()
+      bm25Settings.syncRows = 20_000
+    }
+  })
+
+  it('closing the store mid-build ends the build (its promise settles, nothing throws)', async () => {
+    bm25Settings.syncRows = 100
+    const other = openSource({ path: store.path, workspacePath: `${store.path}.ws3` })
+    try {
+      expect(other.lexicalPass({ text: 'topic', filter: {}, limit: 5, ridRange: null }).path).toBe('prefix')
+      const built = whenBm25IndexesBuilt(other)
+      other.close()
+      await built
+    } finally {
+      bm25Settings.syncRows = 20_000
+    }
+  })
+})
