@@ -3,11 +3,15 @@
  * store lives in a store host worker (src/main/host/); main answers `app.info`, `jobs.*`
  * and opens other stores while a store call is stuck or a big recall runs; the stuck call
  * fails with DB_TIMEOUT after its deadline, the next call reopens the store, and the hosted
- * answers are the in-thread ones.
+ * answers are the in-thread ones. Each wedge scenario of trust round 3 asserts app.info ≤ 200 ms
+ * while it lasts: a VIEW over an endless recursive query (as recall_events and as checkpoints), a
+ * Postgres server that never answers, planted FIFOs (agent.db, a folder's store, a LanceDB data file).
  */
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
+import * as lancedb from '@lancedb/lancedb'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { JobProgress } from '../src/shared/jobs'
 import type { OpenInfo } from '../src/shared/contract'
@@ -21,7 +25,7 @@ import { HostedApp } from '../src/main/host/hostedApp'
 import { createHostedDispatcher, MAIN_CHANNELS } from '../src/main/host/dispatch'
 import { demoWithCases, FIXTURE_NOW } from './helpers/evalFixture'
 import { sha256File, tmpDir } from './helpers/tmp'
-import { makeWedgeDb } from './helpers/wedgeDb'
+import { makeCheckpointsWedgeDb, makeWedgeDb } from './helpers/wedgeDb'
 
 const NOW = Date.UTC(2026, 9, 20, 12)
 /** The deadline of one store call in these tests (the app's default is a minute). */
@@ -149,6 +153,73 @@ describe('the store host', () => {
     await quick.dispose(0) // its first worker spins on in the view's CTE: nothing stops a native call
 
     expect(sha256File(wedgeDb)).toBe(before)
+  })
+
+  it('a checkpoints VIEW over an endless recursive query: the open fails with DB_TIMEOUT saying why, app.info answers meanwhile, the next open works', async () => {
+    // Long enough for a fresh worker to start from source and open a small DB on a loaded machine.
+    const OPEN_DEADLINE_MS = 8000
+    const hostile = makeCheckpointsWedgeDb(path.join(t.dir, 'checkpoints-view.db'))
+    const before = sha256File(hostile)
+    const quick = new HostedApp({ mode: 'browser', dataDir: path.join(t.dir, 'home-cpview'), callTimeoutMs: 60_000, openTimeoutMs: OPEN_DEADLINE_MS })
+    const qcall = createHostedDispatcher(quick)
+    try {
+      const t0 = performance.now()
+      const opening = qcall('store.open', { path: hostile })
+      const lat = await pollInfo(qcall, opening)
+      const r = await opening
+      const took = performance.now() - t0
+      expect(!r.ok && r.error.code).toBe('DB_TIMEOUT')
+      expect(!r.ok && r.error.message).toContain(hostile)
+      expect(!r.ok && r.error.message).toMatch(/never (finished|ends)/)
+      expect(took).toBeGreaterThanOrEqual(OPEN_DEADLINE_MS - 5)
+      expect(took).toBeLessThan(OPEN_DEADLINE_MS + 1500)
+      expect(lat.length).toBeGreaterThanOrEqual(OPEN_DEADLINE_MS / 250)
+      expect(Math.max(...lat)).toBeLessThan(200)
+      expect(data<{ current: unknown }>(await qcall('app.info', {})).current).toBeNull() // nothing half-open
+      // another store opens in a fresh worker
+      const small = generateDemo({ out: path.join(t.dir, 'small.db'), memories: 100 }).path
+      expect(data<OpenInfo>(await qcall('store.open', { path: small })).path).toBe(path.resolve(small))
+    } finally {
+      await quick.dispose(0) // the abandoned worker spins on in the view's CTE
+    }
+    expect(sha256File(hostile)).toBe(before)
+  })
+
+  it('planted FIFOs (agent.db given directly or in a folder, a LanceDB data file): each open ends typed within seconds, app.info ≤ 200 ms meanwhile', async () => {
+    const dir = path.join(t.dir, 'fifos')
+    fs.mkdirSync(path.join(dir, 'folder'), { recursive: true })
+    const fifoDb = path.join(dir, 'folder', 'agent.db')
+    execFileSync('mkfifo', [fifoDb])
+    const lance = path.join(dir, 'hostile.lancedb')
+    await (await lancedb.connect(lance)).createTable('docs', [{ id: 'd-1', text: 'staging needs the VPN', vector: [1, 0, 0, 0] }])
+    const dataDir = path.join(lance, 'docs.lance', 'data')
+    const victim = path.join(dataDir, fs.readdirSync(dataDir)[0])
+    fs.rmSync(victim)
+    execFileSync('mkfifo', [victim])
+    const hosted = new HostedApp({ mode: 'browser', dataDir: path.join(t.dir, 'home-fifos'), callTimeoutMs: 60_000, openTimeoutMs: 60_000 })
+    const hcall = createHostedDispatcher(hosted)
+    try {
+      for (const [p, code] of [
+        [fifoDb, 'NOT_SQLITE'],
+        [path.join(dir, 'folder'), null], // the folder's only store file is the FIFO: refused typed, whichever code
+        [lance, 'BAD_INPUT'],
+      ] as const) {
+        const t0 = performance.now()
+        const opening = hcall('store.open', { path: p })
+        const lat = await pollInfo(hcall, opening)
+        const r = await opening
+        expect(r.ok, p).toBe(false)
+        if (!r.ok) {
+          expect(r.error.code, p).not.toBe('INTERNAL')
+          expect(r.error.code, p).not.toBe('DB_TIMEOUT')
+          if (code) expect(r.error.code, p).toBe(code)
+        }
+        expect(performance.now() - t0).toBeLessThan(10_000)
+        expect(Math.max(...lat), p).toBeLessThan(200)
+      }
+    } finally {
+      expect(await hosted.dispose(3000)).toBe(0) // nothing left stuck
+    }
   })
 
   it('while a store call hangs (long deadline), main lists jobs and opens another DB; replacing the store ends the stuck call, typed', async () => {

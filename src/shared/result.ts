@@ -17,6 +17,7 @@ export const ERROR_CODES = [
   'AUTH_FAILED', // a database server refused the credentials
   'DB_TIMEOUT', // a statement ran past the statement timeout
   'DISK_FULL', // the disk (or the database's size limit) is full: a write could not be made
+  'BUSY', // too much CPU work queued (the bounded worker pool is full): try again when a job ends
   'EMBEDDER_UNAVAILABLE', // model server down, model missing, timeout
   'CHAT_UNAVAILABLE', // the chat model (counterfactual) is down, missing, or timed out
   'CANCELLED', // a job was cancelled
@@ -61,7 +62,8 @@ export function toResultError(e: unknown): ResultError {
   }
   const anyE = e as { code?: string; message?: string } | undefined
   const message = anyE?.message ?? String(e)
-  if (anyE?.code === 'SQLITE_BUSY' || anyE?.code === 'SQLITE_LOCKED') return { code: 'DB_BUSY', message }
+  // extended codes too: SQLITE_BUSY_SNAPSHOT, SQLITE_LOCKED_SHAREDCACHE… (before: INTERNAL)
+  if (/^SQLITE_(BUSY|LOCKED)/.test(String(anyE?.code ?? ''))) return { code: 'DB_BUSY', message }
   if (anyE?.code === 'SQLITE_FULL' || anyE?.code === 'ENOSPC') return { code: 'DISK_FULL', message }
   if (anyE?.code === 'SQLITE_READONLY') return { code: 'READ_ONLY', message }
   if (anyE?.code === 'SQLITE_NOTADB') return { code: 'NOT_SQLITE', message }

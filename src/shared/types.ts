@@ -331,7 +331,10 @@ export interface RecallTrace {
 
 export interface RecallEvent {
   id: string
+  /** When it was logged (ms). NaN (null over HTTP) when the stored time is unreadable: see `unreadableAt`. */
   at: number
+  /** The stored `at` as text when it is not a time a date can hold (NULL, text, 1e20): the event is shown without a time, never as 1970. */
+  unreadableAt?: string
   agentId: string | null
   userId: string | null
   sessionId: string | null

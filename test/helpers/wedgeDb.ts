@@ -16,3 +16,16 @@ export function makeWedgeDb(from: string, to: string): string {
   d.close()
   return to
 }
+
+/**
+ * A LangGraph checkpointer file whose `checkpoints` is a VIEW over a recursive CTE that never
+ * ends: detection counts and decodes the checkpoints, so opening it spins in SQLite forever.
+ */
+export function makeCheckpointsWedgeDb(to: string): string {
+  const d = new Database(to)
+  d.exec(`CREATE VIEW checkpoints AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c)
+    SELECT 't' AS thread_id, '' AS checkpoint_ns, 'c' || x AS checkpoint_id, NULL AS parent_checkpoint_id, 'json' AS type,
+      '{}' AS checkpoint, '{}' AS metadata FROM c WHERE x < 0`)
+  d.close()
+  return to
+}

@@ -1,6 +1,7 @@
 /**
  * Trust round 3, the rest (docs/guide/safety.md), each hostile input built here:
- * - timestamps outside Date's range (±8.64e15 ms) in a memory or an event: `trace why` answers,
+ * - timestamps outside Date’s range (±8.64e15 ms) in a memory or an event: `trace why` answers for a memory
+ *   (an event whose own time is unreadable is a typed BAD_INPUT),
  *   the memory's times are unreadable and counted (facts.malformed.badTimestamp), never INTERNAL;
  * - a FIFO planted as a LanceDB data file: refused with BAD_INPUT naming it, within seconds (the
  *   reader child would otherwise wait for its 5-minute timeout);
@@ -58,6 +59,15 @@ describe('timestamps outside Date’s range', () => {
     for (const event of ['far', 'near']) {
       const why = await cli(['trace', 'why', '--db', db, '--event', event, '--memory', mems[0].id, '--json'])
       expect(why.out).not.toMatch(/INTERNAL|Invalid time value/)
+      if (event === 'far') {
+        // the event's own time is unreadable: a why-not needs its moment, so a typed refusal (never "as of 1970")
+        expect(why.code).toBe(2)
+        expect(why.out).toMatch(/unreadable time/)
+        const replay = await cli(['trace', 'replay', '--db', db, '--event', event, '--json'])
+        expect(replay.code).toBe(2)
+        expect(replay.out).toMatch(/BAD_INPUT/)
+        continue
+      }
       expect(why.code).toBe(0)
       const w = JSON.parse(why.out) as { memory: { createdAt: number; lastUsedAt: number | null } }
       expect(w.memory.lastUsedAt).toBeNull()

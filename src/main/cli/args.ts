@@ -3,7 +3,6 @@
  * helpers (required strings, integers, JSON files, cues). Commands import this,
  * never index.ts (which imports every command).
  */
-import fs from 'node:fs'
 import path from 'node:path'
 import type { ParseArgsConfig } from 'node:util'
 import { cueSchema } from '../../shared/config'
@@ -11,6 +10,7 @@ import { mappingSchema, type Mapping } from '../../shared/mapping'
 import { badInput, RecallscopeError } from '../../shared/result'
 import type { Cue } from '../../shared/types'
 import { parseJsonSafe } from '../safety/json'
+import { readRegularFile } from '../store/safeFiles'
 
 /** An option's value when it is a string, else undefined. */
 export function str(x: unknown): string | undefined {
@@ -22,7 +22,7 @@ export function readJsonFile(file: string, flag: string): unknown {
   const p = path.resolve(file)
   let text: string
   try {
-    text = fs.readFileSync(p, 'utf8')
+    text = readRegularFile(p, `${flag} file`).toString('utf8')
   } catch (e) {
     throw new RecallscopeError((e as NodeJS.ErrnoException).code === 'ENOENT' ? 'NOT_FOUND' : 'BAD_INPUT', `${flag}: cannot read ${p}: ${(e as Error).message}`)
   }

@@ -220,7 +220,7 @@ export function describeSource(s: EventSourceInfo): string {
 }
 
 const f3 = (x: number | null | undefined) => (x === null || x === undefined || !Number.isFinite(x) ? '—' : x.toFixed(3))
-const when = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace('T', ' ')
+const when = (ms: number) => (Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString().slice(0, 16).replace('T', ' ') : 'unreadable time')
 function oneLine(s: string, n: number): string {
   const t = s.replace(/\s+/g, ' ').trim()
   return t.length > n ? `${t.slice(0, n - 1)}…` : t

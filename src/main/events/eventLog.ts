@@ -25,6 +25,7 @@ import { emptyMatchCounts, matchRecalls } from './match'
 import { inStoreReaders } from './inStore'
 import { LIVE_SOURCE_KEY, liveRecallReader } from './otlp/live'
 import { emptyStats, skip, type EventReader, type LoggedRecall, type ReadStats } from './types'
+import { openRegularFile } from '../store/safeFiles'
 
 export type { EventSourceInfo } from '../../shared/types'
 
@@ -346,7 +347,9 @@ export class EventLog {
         const i = e.results.findIndex((r) => r.id === memoryId)
         return { eventId: e.id, at: e.at, rank: i + 1, score: e.results[i].score, query: e.query }
       })
-    return [...own, ...extra].sort((a, b) => b.at - a.at).slice(0, limit)
+    // an unreadable time (NaN) sorts last, consistently
+    const key = (e: { at: number }) => (Number.isFinite(e.at) ? e.at : -Infinity)
+    return [...own, ...extra].sort((a, b) => key(b) - key(a)).slice(0, limit)
   }
 
   /** Timeline aggregates under a filter: the store's, plus the read events'. */
@@ -421,7 +424,8 @@ function lookedFor(): string {
 function sniffFormat(file: string): LogFormat | null {
   let head: string
   try {
-    const fd = fs.openSync(file, 'r')
+    // a FIFO or device is no log: refused here, never waited on (store/safeFiles.ts)
+    const fd = openRegularFile(file, 'event log')
     try {
       const buf = Buffer.alloc(SNIFF_BYTES)
       const n = fs.readSync(fd, buf, 0, SNIFF_BYTES, 0)
@@ -429,7 +433,9 @@ function sniffFormat(file: string): LogFormat | null {
     } finally {
       fs.closeSync(fd)
     }
-  } catch {
+  } catch (e) {
+    // a FIFO, device or folder given as the log: say so (BAD_INPUT naming it), rather than "not a known trace log"
+    if (e instanceof RecallscopeError && e.code === 'BAD_INPUT') throw e
     return null
   }
   for (const f of LOG_FORMATS) {

@@ -8,6 +8,7 @@
  */
 import fs from 'node:fs'
 import { parseJsonSafe } from '../safety/json'
+import { openRegularFile } from '../store/safeFiles'
 
 /** Longest line parsed. A Claude Code line holding a large tool result is a few MB; an OTLP collector batch line can be larger. @default 32 MiB */
 const MAX_LINE_BYTES = 32 * 1024 * 1024
@@ -21,7 +22,8 @@ export type JsonLine = { line: number; value: Record<string, unknown> } | { line
  */
 export async function* readJsonLines(file: string, opts: { maxLineBytes?: number; signal?: AbortSignal } = {}): AsyncGenerator<JsonLine> {
   const cap = opts.maxLineBytes ?? MAX_LINE_BYTES
-  const stream = fs.createReadStream(file, { highWaterMark: 256 * 1024 })
+  // opened as a regular file only: a planted FIFO is refused (BAD_INPUT), never waited on (store/safeFiles.ts)
+  const stream = fs.createReadStream('', { fd: openRegularFile(file, 'log file'), highWaterMark: 256 * 1024 })
   let parts: Buffer[] = []
   let size = 0
   let overlong = false

@@ -87,12 +87,22 @@ export class StoreHost {
 
   /** Open the store in the worker (detection, integrity check, vector restore); its OpenInfo. */
   open(open: OpenRequest, policy: Policy, deadlineMs: number): Promise<OpenInfo> {
-    return this.request({ type: 'open', id: 0, open, policy }, deadlineMs, `Opening ${open.path}`) as Promise<OpenInfo>
+    return this.request(
+      { type: 'open', id: 0, open, policy },
+      deadlineMs,
+      `Opening ${open.path}`,
+      'detecting its layout, checking it or loading its vectors never finished (a query that never ends, such as a VIEW over an endless recursive query, or a server that does not answer); nothing was opened',
+    ) as Promise<OpenInfo>
   }
 
   /** Run a channel's handler in the worker. */
   call(channel: string, input: unknown, policy: Policy, deadlineMs: number): Promise<unknown> {
-    return this.request({ type: 'call', id: 0, channel, input, policy }, deadlineMs, channel)
+    return this.request(
+      { type: 'call', id: 0, channel, input, policy },
+      deadlineMs,
+      channel,
+      'a query that never ends (such as a VIEW over an endless recursive query) or a server that does not answer',
+    )
   }
 
   /** Read another DB in the worker (api/inspect.ts). */
@@ -109,7 +119,8 @@ export class StoreHost {
     this.fail('closed', new RecallscopeError('NO_DB', 'The store was closed while the call ran'))
   }
 
-  private request(m: Extract<ToHost, { id: number }>, deadlineMs: number, what: string): Promise<unknown> {
+  /** `what` names the request in a DB_TIMEOUT, `hint` says what usually causes one. */
+  private request(m: Extract<ToHost, { id: number }>, deadlineMs: number, what: string, hint?: string): Promise<unknown> {
     if (this.state === 'closed') return Promise.reject(new RecallscopeError('NO_DB', 'The store was closed'))
     if (this.state === 'wedged') return Promise.reject(new RecallscopeError('DB_TIMEOUT', 'The store stopped answering'))
     const id = ++this.seq
@@ -118,9 +129,13 @@ export class StoreHost {
         this.pending.delete(id)
         this.idle()
         reject(
-          new RecallscopeError('DB_TIMEOUT', `${what}: no answer from the store within ${(deadlineMs / 1000).toLocaleString('en-US')} s`, {
-            timeoutMs: deadlineMs,
-          }),
+          new RecallscopeError(
+            'DB_TIMEOUT',
+            `${what}: no answer from the store within ${(deadlineMs / 1000).toLocaleString('en-US')} s${hint ? `: ${hint}` : ''}`,
+            {
+              timeoutMs: deadlineMs,
+            },
+          ),
         )
         this.probe()
       }, deadlineMs)

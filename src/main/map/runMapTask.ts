@@ -16,19 +16,20 @@ export interface RunOptions {
   onProgress?: (done: number, total: number, message: string) => void
 }
 
-/** Compute `task` on a fresh worker thread. */
+/** Compute `task` on a fresh worker thread (callers run it inside `cpuPool`, which bounds how many run at once). */
 export function runMapTask<T extends MapTask>(task: T, opts: RunOptions = {}): Promise<MapTaskResult[T['task']]> {
   if (opts.signal?.aborted) return Promise.reject(new RecallscopeError('CANCELLED', 'Cancelled'))
   const script = workerScript('mapWorker', typeof __dirname === 'string' ? __dirname : process.cwd(), 'map worker')
   return new Promise((resolve, reject) => {
     const worker = new Worker(script.code, { eval: script.eval, workerData: task })
     let settled = false
+    // Settle only once the thread is gone: the CPU pool (jobs/cpuPool.ts) frees a slot when this settles, so the
+    // number of live map workers stays bounded even while cancelled ones are still being torn down.
     const finish = (f: () => void) => {
       if (settled) return
       settled = true
       opts.signal?.removeEventListener('abort', onAbort)
-      f()
-      void worker.terminate()
+      worker.terminate().then(f, f)
     }
     const onAbort = () => finish(() => reject(new RecallscopeError('CANCELLED', 'Cancelled')))
     opts.signal?.addEventListener('abort', onAbort, { once: true })

@@ -34,10 +34,10 @@ export async function requireEvent(store: MemorySource, eventId: string): Promis
   if (!Number.isFinite(event.at) || Math.abs(event.at) > MAX_DATE_MS)
     throw new RecallscopeError(
       'BAD_INPUT',
-      `Event ${eventId} has an unreadable time (${String(event.at)} is outside the range of a date): it cannot be replayed`,
+      `Event ${eventId} has an unreadable time (stored: ${event.unreadableAt ?? String(event.at)}; not a time a date can hold): it cannot be replayed`,
       {
         eventId,
-        at: String(event.at),
+        at: event.unreadableAt ?? String(event.at),
       },
     )
   return event

@@ -16,6 +16,7 @@ import { compareRuns } from '../../eval/runs'
 import type { App } from '../app'
 import { writeFileAtomic } from '../../safety/atomicWrite'
 import type { Handlers } from '../register'
+import { readRegularFile } from '../../store/safeFiles'
 
 type EvalChannels =
   | 'cases.list'
@@ -52,7 +53,7 @@ function readText(p: string): string {
   }
   if (!st.isFile()) throw new RecallscopeError('BAD_INPUT', `${abs} is not a file`)
   if (st.size > MAX_IMPORT_BYTES) throw new RecallscopeError('BAD_INPUT', `${abs} is over ${MAX_IMPORT_BYTES / 2 ** 20} MiB`)
-  return fs.readFileSync(abs, 'utf8')
+  return readRegularFile(abs, 'cases file').toString('utf8')
 }
 
 export function evalHandlers(app: App): Pick<Handlers, EvalChannels> {

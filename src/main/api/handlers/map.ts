@@ -15,9 +15,13 @@ import type { MapData, MapRefinement } from '../../../shared/map'
 import type { MemorySource } from '../../store/source'
 import { buildMap, type MapMatrix } from '../../map/buildMap'
 import { runMapTask } from '../../map/runMapTask'
+import { cpuPool } from '../../jobs/cpuPool'
 import { UMAP_MIN_ROWS } from '../../map/umapLayout'
 import type { App } from '../app'
 import type { Handlers } from '../register'
+
+/** The message of a refinement waiting for a pool slot (the jobs list shows it; a test counts the others as running). */
+export const QUEUED_MESSAGE = 'waiting for a free map worker'
 
 /** Maps kept for refinement (a 20,000 × 768 map holds ~60 MB of vectors). */
 const KEEP_MAPS = 3
@@ -55,19 +59,22 @@ export function mapHandlers(app: App): Pick<Handlers, 'map.build' | 'map.refine'
         maps.set(same[0], same[1])
         return same[1].data
       }
-      const { data, matrix } = await buildMap(store, {
-        query: i.query,
-        cue: i.cue ?? null,
-        preset: i.preset,
-        config: i.config,
-        now: i.now ?? Date.now(),
-        embedder: i.embedder ?? s.embedder ?? null,
-        embedderOptions: { ollamaHost: s.ollamaHost, openaiBaseUrl: s.openaiBaseUrl },
-        queryVector: i.queryVector ?? null,
-        caseId: i.caseId,
-        cap: i.cap,
-        seed: i.seed,
-      })
+      // The whole build holds a pool slot, not just its PCA worker: the vectors it gathers are the memory to bound.
+      const { data, matrix } = await cpuPool.run(() =>
+        buildMap(store, {
+          query: i.query,
+          cue: i.cue ?? null,
+          preset: i.preset,
+          config: i.config,
+          now: i.now ?? Date.now(),
+          embedder: i.embedder ?? s.embedder ?? null,
+          embedderOptions: { ollamaHost: s.ollamaHost, openaiBaseUrl: s.openaiBaseUrl },
+          queryVector: i.queryVector ?? null,
+          caseId: i.caseId,
+          cap: i.cap,
+          seed: i.seed,
+        }),
+      )
       const mapId = `map-${randomUUID()}`
       const full = { ...data, mapId }
       maps.set(mapId, { matrix, data: full, key, store })
@@ -93,10 +100,16 @@ export function mapHandlers(app: App): Pick<Handlers, 'map.build' | 'map.refine'
       }
       const p = app.jobs.start('map', describeRefine(kept.data), async (ctl): Promise<MapRefinement> => {
         const t0 = performance.now()
-        ctl.progress(0, i.nEpochs, 'nearest neighbours')
-        const r = await runMapTask(
-          { task: 'umap', data: m.data, n: m.n, dim: m.dim, query: m.query, seed: m.seed, init: m.pca, nNeighbors: i.nNeighbors, nEpochs: i.nEpochs },
-          { signal: ctl.signal, onProgress: (done, total, message) => ctl.progress(done, total, message) },
+        // One bounded pool for every map worker (jobs/cpuPool.ts): a refinement past its slots waits, shown as such.
+        const r = await cpuPool.run(
+          () => {
+            ctl.progress(0, i.nEpochs, 'nearest neighbours')
+            return runMapTask(
+              { task: 'umap', data: m.data, n: m.n, dim: m.dim, query: m.query, seed: m.seed, init: m.pca, nNeighbors: i.nNeighbors, nEpochs: i.nEpochs },
+              { signal: ctl.signal, onProgress: (done, total, message) => ctl.progress(done, total, message) },
+            )
+          },
+          { signal: ctl.signal, onQueued: (n) => ctl.progress(0, i.nEpochs, `${QUEUED_MESSAGE} (${n} in line)`) },
         )
         return {
           mapId: i.mapId,

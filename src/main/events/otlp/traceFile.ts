@@ -19,6 +19,7 @@ import { skip, type EventReader, type LogFormat, type LoggedRecall, type ReadSta
 import { isLlmSpan, isRecallSpan, pickDecisionSpan, spanDecision, spanRecall, type SpanTimes } from './recalls'
 import { flattenSpans, type FlatSpan } from './spans'
 import type { EventDecision } from '../../../shared/types'
+import { openRegularFile, readRegularFile } from '../../store/safeFiles'
 
 /** Largest single (not line-delimited) JSON document read. @default 64 MiB */
 const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
@@ -26,7 +27,8 @@ const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
 /** Is the file JSON Lines? `.jsonl`, or a first line that is a whole JSON object by itself. */
 function isJsonLines(file: string): boolean {
   if (/\.jsonl$/i.test(file)) return true
-  const fd = fs.openSync(file, 'r')
+  // a FIFO planted as a trace file is refused, never waited on (store/safeFiles.ts)
+  const fd = openRegularFile(file, 'trace file')
   try {
     const buf = Buffer.alloc(1024 * 1024)
     const n = fs.readSync(fd, buf, 0, buf.length, 0)
@@ -54,7 +56,7 @@ async function* fileSpans(file: string, stats: ReadStats, signal?: AbortSignal):
     skip(stats, name, `a single JSON document of ${size} bytes (over ${MAX_DOCUMENT_BYTES}): write one OTLP payload per line (JSON Lines) instead`)
     return
   }
-  const parsed = parseJsonSafe(await fs.promises.readFile(file, 'utf8'))
+  const parsed = parseJsonSafe(readRegularFile(file, 'trace file').toString('utf8'))
   if (!parsed.ok) {
     skip(stats, name, `not JSON (${parsed.reason})`)
     return

@@ -28,12 +28,12 @@
  */
 import { cellText } from '../decode'
 import crypto from 'node:crypto'
-import fs from 'node:fs'
 import path from 'node:path'
 import { RecallscopeError } from '../../../shared/result'
 import { hashEmbed, HASHING_MODEL } from '../../embed/hashing'
 import { checkPaths, makeTicker, pruneMinorityDims, ReportBuilder, withOutput, type ImportOptions, type ImportReport, type Importer } from './common'
 import { parseJsonSafe } from '../../safety/json'
+import { readRegularFile } from '../safeFiles'
 
 const MINUTE = 60_000
 const DAY = 86_400_000
@@ -132,7 +132,7 @@ export async function importLocomo(opts: ImportOptions): Promise<ImportReport> {
   const embed = opts.embed ?? 'hashing'
   const importedAt = opts.now ?? Date.now()
   // Never quote the file in the error (it may be any file the caller named), and bound its nesting.
-  const parsed = parseJsonSafe(fs.readFileSync(input, 'utf8'))
+  const parsed = parseJsonSafe(readRegularFile(input, 'LoCoMo file').toString('utf8'))
   if (!parsed.ok) throw new RecallscopeError('BAD_INPUT', `${input} is not valid JSON (${parsed.reason})`)
   const data: unknown = parsed.value
   // A single conversation object is accepted as a list of one.

@@ -8,6 +8,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { RecallscopeError } from '../../../shared/result'
+import { readRegularFile } from '../safeFiles'
 
 export function isPostgresUrl(s: unknown): s is string {
   return typeof s === 'string' && /^postgres(ql)?:\/\//i.test(s.trim())
@@ -94,7 +95,7 @@ export function passfilePasswords(given: string | null = null): string[] {
   try {
     const st = fs.statSync(file)
     if (!st.isFile() || st.size > PASSFILE_MAX_BYTES) return []
-    text = fs.readFileSync(file, 'utf8')
+    text = readRegularFile(file, 'passfile').toString('utf8')
   } catch {
     return []
   }

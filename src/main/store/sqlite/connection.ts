@@ -80,6 +80,46 @@ export function migrate(db: Database.Database, migrations: string[]): void {
   }).immediate()
 }
 
+/** How long a write waits for another process's write lock, in all (the connections' busy timeout). */
+const WRITE_BUSY_BUDGET_MS = 5000
+
+const isBusy = (e: unknown) => {
+  const code = (e as { code?: unknown } | null)?.code
+  return typeof code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test(code)
+}
+
+/** Block this thread for `ms` (a store host or job worker, or the CLI: never the app's main thread). */
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
+}
+
+/**
+ * Run `fn` as one write transaction that another process may be writing beside (two apps, or the
+ * app and the CLI, on one workspace): `BEGIN IMMEDIATE` takes the write lock before anything is
+ * read, so the transaction never has to upgrade a read snapshot another writer made stale
+ * (SQLITE_BUSY_SNAPSHOT, which SQLite does not wait on), and SQLITE_BUSY is retried with a short
+ * backoff until `budgetMs` has passed since the first try. Only then is it `DB_BUSY`. SQLITE_FULL is
+ * `DISK_FULL` naming the file (the transaction rolled back whole).
+ */
+export function runWriteTransaction<T>(db: Database.Database, fn: () => T, budgetMs = WRITE_BUSY_BUDGET_MS): T {
+  const tx = db.transaction(fn)
+  const until = Date.now() + budgetMs
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return tx.immediate()
+    } catch (e) {
+      if ((e as { code?: unknown } | null)?.code === 'SQLITE_FULL')
+        throw new RecallscopeError('DISK_FULL', `${db.name}: the disk (or the database's size limit) is full; nothing of this change was written`)
+      if (!isBusy(e)) throw e
+      const left = until - Date.now()
+      if (left <= 0)
+        throw new RecallscopeError('DB_BUSY', `${db.name}: another process kept the database locked for ${budgetMs / 1000} s (${(e as Error).message})`)
+      // 2, 4, 8 … 64 ms with jitter, so two writers that collided do not collide again in step
+      sleepSync(Math.min(left, 2 ** Math.min(attempt + 1, 6) * (0.5 + Math.random())))
+    }
+  }
+}
+
 export interface ConnectOptions {
   /** open read-write (explicit write mode only) */
   write?: boolean

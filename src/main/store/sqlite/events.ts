@@ -23,9 +23,12 @@ export function decodeEvent(r: Record<string, unknown>): RecallEvent {
       else if (typeof x === 'string') results.push({ id: x, score: 0 })
     }
   }
+  // an unreadable time (NULL, text, outside a date's range) stays unreadable: NaN and flagged, never 0 (1970)
+  const at = toMs(r.at)
   return {
     id: String(r.id),
-    at: toMs(r.at) ?? 0,
+    at: at ?? Number.NaN,
+    ...(at === null ? { unreadableAt: r.at == null ? 'NULL' : cellText(r.at).slice(0, 100) } : {}),
     agentId: r.agent_id == null ? null : cellText(r.agent_id),
     userId: r.user_id == null ? null : cellText(r.user_id),
     sessionId: r.session_id == null ? null : cellText(r.session_id),

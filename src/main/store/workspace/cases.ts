@@ -6,6 +6,7 @@ import type Database from 'better-sqlite3'
 import type { CasesPage, EvalCaseRow } from '../../../shared/eval'
 import { RecallscopeError } from '../../../shared/result'
 import type { Cue } from '../../../shared/types'
+import { runWriteTransaction } from '../sqlite/connection'
 
 export interface CaseRowDb {
   id: string
@@ -191,14 +192,14 @@ function writeCase(ws: Database.Database, c: EvalCaseRow, noteAt: number): 'adde
 
 export function deleteCases(ws: Database.Database, ids: string[]): number {
   let n = 0
-  ws.transaction(() => {
+  runWriteTransaction(ws, () => {
     const del = ws.prepare(`DELETE FROM eval_cases WHERE id = ?`)
     const delNote = ws.prepare(`DELETE FROM notes WHERE owner_type = 'eval_case' AND owner_id = ?`)
     for (const id of ids) {
       n += del.run(id).changes
       delNote.run(id)
     }
-  })()
+  })
   return n
 }
 
@@ -206,11 +207,11 @@ export function deleteCases(ws: Database.Database, ids: string[]): number {
 export function writeCases(ws: Database.Database, rows: readonly EvalCaseRow[], noteAt: number): { added: number; updated: number } {
   let added = 0
   let updated = 0
-  ws.transaction(() => {
+  runWriteTransaction(ws, () => {
     for (const r of rows) {
       if (writeCase(ws, r, noteAt) === 'added') added++
       else updated++
     }
-  })()
+  })
   return { added, updated }
 }

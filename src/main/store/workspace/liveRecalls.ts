@@ -4,7 +4,7 @@
  * JSON no longer parses is skipped by the caller (counted), never fatal.
  */
 import type Database from 'better-sqlite3'
-import { prep } from '../sqlite/connection'
+import { prep, runWriteTransaction } from '../sqlite/connection'
 
 /** One stored live recall. */
 export interface LiveRecallRow {
@@ -22,9 +22,9 @@ export interface LiveRecallRow {
 /** Insert or replace recalls (a re-sent span replaces its row). One transaction. */
 export function putLiveRecalls(db: Database.Database, rows: LiveRecallRow[]): number {
   const ins = prep(db, `INSERT OR REPLACE INTO live_recalls (key, trace_id, at, end_at, received_at, decided, recall) VALUES (?, ?, ?, ?, ?, ?, ?)`)
-  db.transaction(() => {
+  runWriteTransaction(db, () => {
     for (const r of rows) ins.run(r.key, r.traceId, r.at, r.endAt, r.receivedAt, r.decided ? 1 : 0, r.recall)
-  })()
+  })
   return rows.length
 }
 

@@ -9,6 +9,7 @@ import type Database from 'better-sqlite3'
 import { evalWarnings, type CaseResult, type EvalRun, type EvalRunSummary, type RunCounts } from '../../../shared/eval'
 import { RecallscopeError } from '../../../shared/result'
 import type { EmbedderInfo, RecallConfig } from '../../../shared/types'
+import { runWriteTransaction } from '../sqlite/connection'
 
 interface RunRowDb {
   id: string
@@ -99,10 +100,10 @@ export function getRun(ws: Database.Database, id: string): EvalRun {
 
 export function deleteRuns(ws: Database.Database, ids: string[]): number {
   let n = 0
-  ws.transaction(() => {
+  runWriteTransaction(ws, () => {
     const del = ws.prepare(`DELETE FROM eval_runs WHERE id = ?`)
     for (const id of ids) n += del.run(id).changes
-  })()
+  })
   return n
 }
 

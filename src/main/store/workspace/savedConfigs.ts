@@ -9,6 +9,7 @@ import { RecallscopeError } from '../../../shared/result'
 import type { SavedConfig } from '../../../shared/savedConfigs'
 import type { RecallConfig } from '../../../shared/types'
 import { parseJsonSafe } from '../../safety/json'
+import { runWriteTransaction } from '../sqlite/connection'
 
 interface ConfigRowDb {
   name: string
@@ -33,7 +34,7 @@ export function saveConfig(
   entry: { name: string; preset: string | null; config: RecallConfig; note: string; replace: boolean },
   now: number,
 ): SavedConfig {
-  return ws.transaction(() => {
+  return runWriteTransaction(ws, () => {
     const old = ws.prepare(`SELECT created_at FROM recall_configs WHERE name = ?`).pluck().get(entry.name) as number | undefined
     if (old !== undefined && !entry.replace)
       throw new RecallscopeError('CONFLICT', `A config named '${entry.name}' exists; choose another name or replace it`, { name: entry.name })
@@ -47,7 +48,7 @@ export function saveConfig(
       now,
     )
     return { name: entry.name, preset: entry.preset, config: entry.config, note: entry.note, createdAt, updatedAt: now }
-  })()
+  })
 }
 
 /** Saved configs, most recently saved first (rows that no longer validate are left out). */
@@ -75,9 +76,9 @@ export function getConfig(ws: Database.Database, name: string): SavedConfig {
 /** Delete saved configs by name; returns how many existed. */
 export function deleteConfigs(ws: Database.Database, names: readonly string[]): number {
   let n = 0
-  ws.transaction(() => {
+  runWriteTransaction(ws, () => {
     const del = ws.prepare(`DELETE FROM recall_configs WHERE name = ?`)
     for (const name of names) n += del.run(name).changes
-  })()
+  })
   return n
 }

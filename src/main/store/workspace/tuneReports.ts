@@ -8,6 +8,7 @@ import crypto from 'node:crypto'
 import type Database from 'better-sqlite3'
 import type { SavedTuneReport, TuneReport, TuneReportSummary } from '../../../shared/eval'
 import { RecallscopeError } from '../../../shared/result'
+import { runWriteTransaction } from '../sqlite/connection'
 
 interface TuneRowDb {
   id: string
@@ -89,9 +90,9 @@ export function getTuneReport(ws: Database.Database, id: string): SavedTuneRepor
 
 export function deleteTuneReports(ws: Database.Database, ids: string[]): number {
   let n = 0
-  ws.transaction(() => {
+  runWriteTransaction(ws, () => {
     const del = ws.prepare(`DELETE FROM tune_reports WHERE id = ?`)
     for (const id of ids) n += del.run(id).changes
-  })()
+  })
   return n
 }

@@ -13,7 +13,7 @@ import type { SavedConfig } from '../../../shared/savedConfigs'
 import { parseJsonSafe } from '../../safety/json'
 import { decodeVector, encodeVector } from '../decode'
 
-import { migrate, prep } from '../sqlite/connection'
+import { migrate, prep, runWriteTransaction } from '../sqlite/connection'
 import { workspaceOpenError } from '../sqlite/dbErrors'
 import { assertOwnedDbPath } from '../safeFiles'
 import { WORKSPACE_MIGRATIONS } from '../sqlite/schema'
@@ -203,9 +203,9 @@ export class Workspace {
     const ins = this.db.prepare(
       `INSERT OR REPLACE INTO ws_embeddings (owner_type, owner_id, model, dim, vector, embedder, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
     )
-    this.db.transaction(() => {
+    runWriteTransaction(this.db, () => {
       for (const r of rows) ins.run(ownerType, r.id, model, r.vector.length, encodeVector(r.vector), embedder, now)
-    })()
+    })
     this.vectorWriteCount++
     return rows.length
   }

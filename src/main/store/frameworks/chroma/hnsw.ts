@@ -17,7 +17,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { fieldsOf, readPickle } from '../qdrantLocal/pickle'
-import { openRegularFile } from '../../safeFiles'
+import { openRegularFile, readRegularFile } from '../../safeFiles'
 
 const HEADER_BYTES = 100
 const DELETE_MARK = 0x01
@@ -47,7 +47,7 @@ function readLabels(dir: string): Map<number, string> | null {
   if (!st || st.size > 1024 * 1024 * 1024) return null
   let fields: Record<string, unknown> | null
   try {
-    fields = fieldsOf(readPickle(fs.readFileSync(file)))
+    fields = fieldsOf(readPickle(readRegularFile(file, 'Chroma index metadata')))
   } catch {
     return null
   }
@@ -65,7 +65,7 @@ export function readHnswSegment(dir: string): HnswVectors {
   if (!headerSt || !dataSt) return none('no HNSW files (header.bin, data_level0.bin)')
   const labels = readLabels(dir)
   if (!labels) return none('index_metadata.pickle is missing or unreadable')
-  const h = fs.readFileSync(path.join(dir, 'header.bin'))
+  const h = readRegularFile(path.join(dir, 'header.bin'), 'Chroma index header')
   if (h.length < HEADER_BYTES) return none('header.bin is truncated')
   const size = (o: number) => Number(h.readBigUInt64LE(o))
   const version = h.readInt32LE(0)

@@ -26,6 +26,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { RecallscopeError } from '../../../../shared/result'
 import { MemoryDbBuilder, type Materialized, type Materializer } from '../materialize'
+import { readRegularFile } from '../../safeFiles'
 
 const isDir = (p: string) => {
   try {
@@ -187,7 +188,7 @@ export const lettaCodeMaterializer: Materializer = {
     b.batch(() => {
       for (const f of files) {
         const rel = path.relative(root, f).split(path.sep).join('/')
-        const { fields, body } = parseFrontmatter(fs.readFileSync(f, 'utf8'))
+        const { fields, body } = parseFrontmatter(readRegularFile(f, 'memory file').toString('utf8'))
         const timeline = 'byPath' in git ? (git.byPath.get(rel) ?? []) : null
         const mtime = fs.statSync(f).mtimeMs
         const created = timeline && timeline.length ? timeline[timeline.length - 1].at : Math.round(mtime)

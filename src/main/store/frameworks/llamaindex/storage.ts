@@ -30,6 +30,7 @@ import path from 'node:path'
 import { RecallscopeError } from '../../../../shared/result'
 import { parseJsonSafe } from '../../../safety/json'
 import { MemoryDbBuilder, toEpochMs, type Materialized, type Materializer } from '../materialize'
+import { readRegularFile } from '../../safeFiles'
 
 const DOCSTORE = 'docstore.json'
 const VECTORS = 'default__vector_store.json'
@@ -72,7 +73,7 @@ function readJsonFile(file: string): Obj | null {
       'BAD_INPUT',
       `${file} is ${Math.round(st.size / 2 ** 20)} MiB: LlamaIndex JSON storage over ${MAX_FILE_BYTES / 2 ** 20} MiB is not read`,
     )
-  const parsed = parseJsonSafe(fs.readFileSync(file, 'utf8'))
+  const parsed = parseJsonSafe(readRegularFile(file, 'LlamaIndex store file').toString('utf8'))
   if (!parsed.ok || !isObj(parsed.value))
     throw new RecallscopeError('BAD_INPUT', `${file} is not a LlamaIndex JSON store (${parsed.ok ? 'not an object' : parsed.reason})`)
   return parsed.value

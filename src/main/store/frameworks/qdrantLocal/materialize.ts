@@ -30,6 +30,7 @@ import { parseJsonSafe } from '../../../safety/json'
 import { openSqlite } from '../../sqlite/connection'
 import { idText, MemoryDbBuilder, toEpochMs, type Materialized, type Materializer } from '../materialize'
 import { fieldsOf, readPickle } from './pickle'
+import { readRegularFile } from '../../safeFiles'
 
 const META = 'meta.json'
 const TEXT_KEYS = ['data', 'page_content', 'text', 'content', 'document', 'memory'] as const
@@ -55,7 +56,7 @@ function qdrantDir(p: string): string | null {
 function readMeta(dir: string): Obj {
   const file = path.join(dir, META)
   if (fs.statSync(file).size > 64 * 1024 * 1024) throw new RecallscopeError('BAD_INPUT', `${file} is too large for a Qdrant meta.json`)
-  const parsed = parseJsonSafe(fs.readFileSync(file, 'utf8'))
+  const parsed = parseJsonSafe(readRegularFile(file, 'Qdrant meta.json').toString('utf8'))
   if (!parsed.ok || !isObj(parsed.value) || !isObj(parsed.value.collections))
     throw new RecallscopeError('BAD_INPUT', `${file} is not Qdrant local's meta.json (no "collections" object)`)
   return parsed.value
