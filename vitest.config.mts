@@ -30,7 +30,13 @@ const PG = [
  * loaded cores, the rest of unit and integration 0–35 s; docs/internals/testing.md): they run in the `slow` project,
  * part of `npm test` but not of test:fast.
  */
-const SLOW = ['src/main/store/vectors/scanPool.test.ts', 'src/main/trace/knobs.test.ts', 'src/main/eval/tuneLocomo.test.ts', 'src/main/eval/tune.test.ts', 'src/main/eval/tuneScopeLocomo.test.ts']
+const SLOW = [
+  'src/main/store/vectors/scanPool.test.ts',
+  'src/main/trace/knobs.test.ts',
+  'src/main/eval/tuneLocomo.test.ts',
+  'src/main/eval/tune.test.ts',
+  'src/main/eval/tuneScopeLocomo.test.ts',
+]
 
 /**
  * Files that assert the main thread's latency while a worker computes or a store call hangs (app.info within
