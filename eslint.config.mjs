@@ -117,8 +117,6 @@ export default defineConfig(
       'src/main/store/mapped/pg.ts',
       // restoreSteps: a generator whose yields are the points where the async restore gives the thread back.
       'src/main/store/vectors/snapshot.ts',
-      // Not split yet: the importer's main loop (importLocomo 271).
-      'src/main/store/importers/locomo.ts',
     ],
     rules: { 'max-lines-per-function': 'off' },
   },
