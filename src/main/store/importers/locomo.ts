@@ -31,17 +31,8 @@ import crypto from 'node:crypto'
 import path from 'node:path'
 import { RecallscopeError } from '../../../shared/result'
 import { hashEmbed, HASHING_MODEL } from '../../embed/hashing'
-import {
-  checkPaths,
-  makeTicker,
-  pruneMinorityDims,
-  ReportBuilder,
-  withOutput,
-  type ImportOptions,
-  type ImportReport,
-  type Importer,
-  type WorkspaceWriter,
-} from './common'
+import { checkPaths, makeTicker, pruneMinorityDims, ReportBuilder, withOutput, type ImportOptions, type ImportReport, type Importer } from './common'
+import type { WorkspaceWriter } from './common'
 import type { CanonicalWriter } from '../sqlite/canonicalWriter'
 import { parseJsonSafe } from '../../safety/json'
 import { readRegularFile } from '../safeFiles'
