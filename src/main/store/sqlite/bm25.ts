@@ -122,30 +122,38 @@ export function bm25IndexFor(ctx: SqliteCtx, fts: FtsTable): Bm25Index | null {
   prev?.idx?.close()
   const entry: Entry = { version, idx: null, building: null, cancel: () => undefined }
   perCtx.set(key, entry)
-  let steps: Generator<number | null, Bm25Index | null>
+  let steps: ReturnType<typeof buildSteps>
   try {
     steps = buildSteps(fts.qualified.startsWith('ws.') ? ctx.workspacePath : ctx.path, fts.name)
     const first = steps.next() // reads the row count
     if (first.done) return (entry.idx = first.value)
-    if ((first.value ?? 0) <= bm25Settings.syncRows) {
+    const { rows, wal } = first.value ?? { rows: 0, wal: false }
+    if (rows <= bm25Settings.syncRows) {
       let r = steps.next()
       while (!r.done) r = steps.next()
       return (entry.idx = r.value)
+    }
+    // A build in slices holds one read transaction for seconds to minutes. In WAL mode a reader never
+    // blocks a writer; in a rollback journal its SHARED lock would make a live agent's commits wait and
+    // fail with SQLITE_BUSY. There FTS5 keeps answering (for this data version).
+    if (!wal) {
+      steps.return(null)
+      return null
     }
   } catch {
     return null // an unreadable index, no ln(), a missing tokenizer: FTS5 answers instead
   }
   let cancelled = false
+  // Cancelled between slices (never during one: a slice runs to its yield without giving the thread
+  // back): the generator's finally closes its connection now, so its read lock is gone when close() returns.
   entry.cancel = () => {
     cancelled = true
+    steps.return(null)
   }
   entry.building = new Promise<void>((resolve) => {
     const slice = () => {
       try {
-        if (cancelled) {
-          steps.return(null)
-          return resolve()
-        }
+        if (cancelled) return resolve()
         const r = steps.next()
         if (!r.done) return void setImmediate(slice)
         entry.idx = r.value
@@ -181,10 +189,11 @@ export function closeBm25Indexes(ctx: SqliteCtx): void {
 }
 
 /**
- * Build a table's index in steps: yields the row count first (the caller picks now or in slices),
+ * Build a table's index in steps: yields the row count and whether the file is in WAL mode first (the
+ * caller picks now, in slices, or not at all),
  * then null every STEP_ROWS rows read; returns the index (null: not applicable).
  */
-function* buildSteps(file: string, table: string): Generator<number | null, Bm25Index | null> {
+function* buildSteps(file: string, table: string): Generator<{ rows: number; wal: boolean } | null, Bm25Index | null> {
   // A private read-only connection: temp tables (the vocab view, the tokenizer) need one without query_only.
   const db = openReadOnlyAgentDb(file, { fileMustExist: true })
   let built = false
@@ -201,7 +210,7 @@ function* buildSteps(file: string, table: string): Generator<number | null, Bm25
     const totals = readVarints(avg)
     const nRow = totals[0]
     if (!nRow || nRow > MAX_ROWS) return null
-    yield nRow
+    yield { rows: nRow, wal: String(db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal' }
     let nRead = 0
     let nTok = 0
     for (let i = 1; i < totals.length; i++) nTok += totals[i]

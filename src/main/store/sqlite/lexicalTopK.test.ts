@@ -5,6 +5,7 @@
  * index switched off). A word every memory holds, random queries, limits and dense-hit lookups:
  * same ids in the same order; the very same doubles as bm25(), and the test's own numbers to 1e-12.
  */
+import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { tmpDir } from '../../../../test/helpers/tmp'
 import { buildDb, openDb } from '../../../../test/helpers/testDb'
@@ -93,9 +94,19 @@ describe('lexical arm: top-k BM25 = full scoring', () => {
     expect(cases).toBeGreaterThan(5)
   })
 
-  it('a big index is built in the background: FTS5 answers until it is ready, then top-k, the same hits', async () => {
+  /** A copy of the fixture in the given journal mode (opened by nobody yet). */
+  function fixtureIn(mode: 'wal' | 'delete', name: string): string {
+    const p = buildDb(t.dir, { name, memories: texts.map((content, i) => ({ id: `m${i}`, content })) })
+    const db = new Database(p)
+    db.pragma(`journal_mode = ${mode}`)
+    db.close()
+    return p
+  }
+
+  it('a big index of a WAL file is built in the background: FTS5 answers until it is ready, then top-k, the same hits', async () => {
     bm25Settings.syncRows = 100
-    const other = openSource({ path: store.path, workspacePath: `${store.path}.ws2` })
+    const file = fixtureIn('wal', 'bg.db')
+    const other = openSource({ path: file, workspacePath: `${file}.ws` })
     try {
       const req = { text: 'topic w3 w7', filter: {}, limit: 30, ridRange: null }
       const before = other.lexicalPass(req)
@@ -112,13 +123,34 @@ describe('lexical arm: top-k BM25 = full scoring', () => {
 
   it('closing the store mid-build ends the build (its promise settles, nothing throws)', async () => {
     bm25Settings.syncRows = 100
-    const other = openSource({ path: store.path, workspacePath: `${store.path}.ws3` })
+    const file = fixtureIn('wal', 'close.db')
+    const other = openSource({ path: file, workspacePath: `${file}.ws` })
     try {
       expect(other.lexicalPass({ text: 'topic', filter: {}, limit: 5, ridRange: null }).path).toBe('prefix')
       const built = whenBm25IndexesBuilt(other)
       other.close()
       await built
     } finally {
+      bm25Settings.syncRows = 20_000
+    }
+  })
+
+  it('a rollback-journal file is not read in slices (its read lock would block the agent’s commits): FTS5 answers', async () => {
+    bm25Settings.syncRows = 100
+    const file = fixtureIn('delete', 'journal.db')
+    const other = openSource({ path: file, workspacePath: `${file}.ws` })
+    const agent = new Database(file)
+    agent.pragma('busy_timeout = 0')
+    try {
+      const req = { text: 'topic w3', filter: {}, limit: 10, ridRange: null }
+      expect(other.lexicalPass(req).path).toBe('prefix')
+      // the agent commits while recallscope has the store open and has answered a big lexical query
+      expect(() => agent.exec(`UPDATE memories SET content = content WHERE rowid = 1`)).not.toThrow()
+      await whenBm25IndexesBuilt(other)
+      expect(other.lexicalPass(req).path).toBe('prefix')
+    } finally {
+      agent.close()
+      other.close()
       bm25Settings.syncRows = 20_000
     }
   })
