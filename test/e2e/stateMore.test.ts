@@ -126,6 +126,16 @@ describe.skipIf(!ready)('pinned baseline, lasso and the tune scope check (browse
         }
         await page.reload()
         await sameTuneStart(page)
+        // --- a hand-edited address with bad values opens the defaults, never an error, and the address is cleaned
+        const bad = new URL(page.url())
+        bad.hash = `#/eval?tab=tune&preset=no-such-preset&config=${encodeURIComponent('{"topK":')}&k=ten&split=everything`
+        await page.goto(bad.toString())
+        await expect.poll(() => page.getByLabel('Eval preset').inputValue(), { timeout: 20_000 }).toBe('fieldguide')
+        expect(await page.getByLabel(/Config overrides/).inputValue()).toBe('')
+        expect(await page.getByLabel('Eval k').inputValue()).toBe('10')
+        expect(await page.getByLabel('Eval split').inputValue()).toBe('all')
+        await expect.poll(() => page.url()).not.toMatch(/no-such-preset|config=|k=|split=/)
+        expect(new URL(page.url()).hash).toMatch(/tab=tune/)
       } finally {
         await b.close()
       }
