@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatHash, parseHash } from './router'
+import { formatHash, parseHash, serializePatch } from './router'
 
 describe('hash routes', () => {
   it('round-trips a screen and its parameters, whatever characters they hold', () => {
@@ -18,5 +18,11 @@ describe('hash routes', () => {
     expect(parseHash('#token=abc')).toEqual({ route: '', params: {} })
     expect(parseHash('')).toEqual({ route: '', params: {} })
     expect(parseHash('#/trace/?eventId=ev-1&why=')).toEqual({ route: 'trace', params: { eventId: 'ev-1' } })
+  })
+
+  it('a serialized patch keeps a parameter set back to its default, so applying it removes the old value', () => {
+    const patch = JSON.parse(serializePatch({ preset: undefined, query: 'a' })) as Record<string, string>
+    const cur = { preset: 'neo', query: 'old', tab: 'tune' }
+    expect(formatHash('recall', { ...cur, ...patch })).toBe('#/recall?query=a&tab=tune')
   })
 })

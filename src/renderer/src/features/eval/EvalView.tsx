@@ -18,6 +18,7 @@ import { RunsTab } from './RunsTab'
 import { SavedTuneReports, TuneTab } from './TuneTab'
 import { DEFAULT_SETTINGS, mergeOverrides, parseOverrides, type EvalSettings } from './settings'
 import { decodeEval, encodeEval } from './evalRoute'
+import { serializePatch } from '../../lib/router'
 import { useJob } from '../../lib/jobs'
 import './eval.css'
 import { PresetOptionList } from '../recall/PresetOptionList'
@@ -79,8 +80,7 @@ export function EvalView() {
     setSettings((s) => ({ ...s, preset: fallback }))
   }
   // Written in place once the edits pause: typing overrides is not a back step, and not one history write per key.
-  // undefined (a default) is kept as '' so the patch removes the parameter; JSON.stringify would drop the key.
-  const routeParams = JSON.stringify(encodeEval(settings), (_k, v: unknown) => (v === undefined ? '' : v))
+  const routeParams = serializePatch(encodeEval(settings))
   useEffect(() => {
     const t = setTimeout(() => setParams(JSON.parse(routeParams) as Record<string, string | undefined>, 'replace'), URL_WRITE_MS)
     return () => clearTimeout(t)
