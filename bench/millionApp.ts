@@ -51,6 +51,8 @@ interface Run {
   ms: number[]
   /** whole recalls: [rare words, a word in every memory] */
   recallMs: [number[], number[]]
+  /** the JS BM25 index's background build, started by the first lexical recall */
+  bm25BuildMs: number
   ids: string[][]
   rss: number
   peak: number
@@ -67,6 +69,7 @@ function runChild(): Run {
     const { getPreset } = require(${src('../src/shared/presets.ts')})
     const { benchQueries } = require(${src('./million.ts')})
     const { ScanPool } = require(${src('../src/main/store/vectors/scanPool.ts')})
+    const { whenBm25IndexesBuilt } = require(${src('../src/main/store/sqlite/bm25.ts')})
     ;(async () => {
       await ScanPool.get()?.started()
       const s = openSource({ path: ${JSON.stringify(DB)} })
@@ -93,14 +96,20 @@ function runChild(): Run {
         }
         return ms
       }
-      // words in ~1,000 memories; then a word every memory has (FTS5 ranks all 1M matches)
+      // The first lexical recall starts the JS BM25 index's background build (FTS5 answers until it is
+      // ready): wait for it, timed apart, so the recalls below measure the exact top-k arm a user gets.
+      const tb = performance.now()
+      await runRecall(s, 'topic', cfg, ${T0 + N * 1000 + 1}, { queryVector: Array.from(queries[0]) })
+      await whenBm25IndexesBuilt(s)
+      const bm25BuildMs = performance.now() - tb
+      // words in ~1,000 memories; then a word every memory has (top-k BM25 skips most of its 1M matches)
       recallMs.push(await recall('4711 42'), await recall('topic'))
       const rss = process.memoryUsage().rss
       const peak = process.resourceUsage().maxRSS * 1024
       const compact = idx.compact
       const tc = performance.now()
       s.close()
-      console.log(JSON.stringify({ loadMs, loadPath, compact, ms, recallMs, ids, rss, peak, closeMs: performance.now() - tc }))
+      console.log(JSON.stringify({ loadMs, loadPath, compact, ms, recallMs, bm25BuildMs, ids, rss, peak, closeMs: performance.now() - tc }))
       process.exit(0)
     })()
   `
@@ -133,7 +142,7 @@ export async function runMillionApp(): Promise<void> {
       `    dense top-${K} over the whole DB (denseArm): median ${fmtMs(m)} (min ${fmtMs(Math.min(...r.ms))}, max ${fmtMs(Math.max(...r.ms))})  goal ≤ 100 ms: ${m <= 100 ? 'OK' : 'OVER'}`,
     )
     console.log(
-      `    whole recall (fieldguide, dense + lexical + recency): median ${fmtMs(median(r.recallMs[0]))} for words in ~1,000 memories, ${fmtMs(median(r.recallMs[1]))} for a word every memory has (the lexical arm ranks 1M matches)`,
+      `    whole recall (fieldguide, dense + lexical + recency): median ${fmtMs(median(r.recallMs[0]))} for words in ~1,000 memories, ${fmtMs(median(r.recallMs[1]))} for a word every memory has (exact top-k BM25; its index built in the background in ${(r.bm25BuildMs / 1000).toFixed(1)} s)`,
     )
     console.log(`    RSS ${gib(r.rss)}, peak ${gib(r.peak)}  goal ≤ 1.5 GB: ${r.peak <= 1.5e9 ? 'OK' : 'OVER'};  close ${fmtMs(r.closeMs)}`)
     console.log(
