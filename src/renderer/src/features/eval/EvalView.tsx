@@ -18,7 +18,7 @@ import { RunsTab } from './RunsTab'
 import { SavedTuneReports, TuneTab } from './TuneTab'
 import { DEFAULT_SETTINGS, mergeOverrides, parseOverrides, type EvalSettings } from './settings'
 import { decodeEval, encodeEval } from './evalRoute'
-import { serializePatch } from '../../lib/router'
+import { parsePatch, serializePatch } from '../../lib/router'
 import { useJob } from '../../lib/jobs'
 import './eval.css'
 import { PresetOptionList } from '../recall/PresetOptionList'
@@ -82,7 +82,7 @@ export function EvalView() {
   // Written in place once the edits pause: typing overrides is not a back step, and not one history write per key.
   const routeParams = serializePatch(encodeEval(settings))
   useEffect(() => {
-    const t = setTimeout(() => setParams(JSON.parse(routeParams) as Record<string, string | undefined>, 'replace'), URL_WRITE_MS)
+    const t = setTimeout(() => setParams(parsePatch(routeParams), 'replace'), URL_WRITE_MS)
     return () => clearTimeout(t)
   }, [routeParams, setParams])
 

@@ -32,7 +32,7 @@ import { SidePane } from '../../components/SidePane'
 import { configFromParams, decodeBaseline, decodeRequest, diffConfig, encodeBaseline, encodeRecall } from './recallRoute'
 import { ContextWindow } from '../context/ContextWindow'
 import { useFrameCoalesced } from '../../lib/useFrameCoalesced'
-import { serializePatch } from '../../lib/router'
+import { parsePatch, serializePatch } from '../../lib/router'
 import './recall.css'
 import { CreatedAt } from '../../components/CreatedAt'
 
@@ -126,7 +126,7 @@ export function RecallView() {
   // more than a local re-rank, and a slider drag would pay them every frame (docs/internals/performance.md).
   useEffect(() => {
     if (!routeParams) return
-    const t = setTimeout(() => setParams(JSON.parse(routeParams) as Record<string, string | undefined>, 'replace'), URL_WRITE_MS)
+    const t = setTimeout(() => setParams(parsePatch(routeParams), 'replace'), URL_WRITE_MS)
     return () => clearTimeout(t)
   }, [routeParams, setParams])
 
