@@ -11,7 +11,7 @@
 import crypto from 'node:crypto'
 import fs from 'node:fs'
 import { hashEmbed, HASHING_MODEL } from '../../embed/hashing'
-import type { CanonicalMemoryRow } from '../sqlite/canonicalWriter'
+import type { CanonicalMemoryRow, CanonicalWriter } from '../sqlite/canonicalWriter'
 import {
   checkPaths,
   DEFAULT_ENGRAM_MODEL,
@@ -263,103 +263,60 @@ interface SessionAcc {
   max: number | null
 }
 
+/** A line that maps to a memory (mapJsonlObject's non-skip result). */
+type MappedLine = Exclude<LineResult, { skip: string }>
+
+/** What the line loop gathers for the sessions, the notes and the written counts. */
+interface JsonlTally {
+  sessions: Map<string, SessionAcc>
+  /** unknown top-level key → number of lines that had it */
+  unknownKeys: Map<string, number>
+  memories: number
+  /** non-blank lines read */
+  lines: number
+  /** memories dated to the file's mtime (no createdAt) */
+  undated: number
+  /** memories imported as 'working' (no tier) */
+  noTier: number
+}
+
+/** What the phases of one import share besides the writer. */
+interface JsonlRun {
+  input: string
+  rb: ReportBuilder
+  embed: NonNullable<ImportOptions['embed']>
+  defaultModel: string
+  undatedAt: number
+  tick: (done: number) => Promise<void>
+}
+
+/** Import a JSONL file into a new canonical DB at `opts.output`; every skipped or repaired line is in the report. */
 export async function importJsonl(opts: ImportOptions): Promise<ImportReport> {
   const t0 = performance.now()
   const { input, output } = checkPaths(opts)
-  const defaultModel = opts.model ?? DEFAULT_ENGRAM_MODEL
-  const embed = opts.embed ?? 'none'
   const rb = new ReportBuilder(opts.maxIssues)
   const st = fs.statSync(input)
-  const size = st.size
-  const undatedAt = Math.floor(st.mtimeMs)
-  const tick = makeTicker(opts, 0)
+  const run: JsonlRun = {
+    input,
+    rb,
+    embed: opts.embed ?? 'none',
+    defaultModel: opts.model ?? DEFAULT_ENGRAM_MODEL,
+    undatedAt: Math.floor(st.mtimeMs),
+    tick: makeTicker(opts, 0),
+  }
   const { result, workspace } = await withOutput(
     output,
     opts,
     false,
     async (w) => {
-      const exists = w.db.prepare(`SELECT 1 FROM memories WHERE id = ?`).pluck()
-      const sessions = new Map<string, SessionAcc>()
-      const unknownKeys = new Map<string, number>()
-      let memories = 0
-      let lines = 0
-      let undated = 0
-      let noTier = 0
-      for (const { line, text, invalidUtf8 } of readLines(input)) {
-        if (text.trim() === '') continue
-        lines++
-        if (invalidUtf8) rb.repair('invalid UTF-8 (bad bytes replaced with U+FFFD)', { line })
-        // Depth-limited and never quoting the line (safety/json); deep metadata alone is dropped, not the memory.
-        const parsed = parseJsonLine(text)
-        if (!parsed.ok) {
-          rb.skip('bad JSON', { line, detail: parsed.reason })
-          await tick(lines)
-          continue
-        }
-        const o = parsed.value
-        if (parsed.droppedMetadata) rb.repair('metadata nested too deep (dropped)', { line, detail: `deeper than ${MAX_JSON_DEPTH} levels` })
-        const m = mapJsonlObject(o, line, undatedAt)
-        if ('skip' in m) {
-          rb.skip(m.skip, { line, ...(m.detail ? { detail: m.detail } : {}) })
-        } else if (exists.get(m.row.id)) {
-          rb.skip('duplicate id (first kept)', { line, id: m.row.id })
-        } else {
-          for (const p of m.repairs) rb.repair(p.reason, { line, id: m.row.id, ...(p.detail ? { detail: p.detail } : {}) })
-          for (const k of m.unknownKeys) unknownKeys.set(k, (unknownKeys.get(k) ?? 0) + 1)
-          if (m.defaultedTier) noTier++
-          w.memory(m.row)
-          memories++
-          if (m.defaultedCreatedAt) undated++
-          if (m.vector) {
-            if ('problem' in m.vector) rb.skip(m.vector.problem, { line, id: m.row.id })
-            else w.embedding('memory', m.row.id, m.vector.model ?? defaultModel, m.vector.values)
-          }
-          if (embed === 'hashing') w.embedding('memory', m.row.id, HASHING_MODEL, hashEmbed(m.row.content))
-          const sid = m.row.session_id
-          if (sid !== null) {
-            let s = sessions.get(sid)
-            if (!s) {
-              s = { agent: m.row.agent_id, user: m.row.user_id, tenant: null, summary: null, archived: false, min: null, max: null }
-              sessions.set(sid, s)
-            }
-            // First non-null value wins for session-level fields.
-            s.agent ??= m.row.agent_id
-            s.user ??= m.row.user_id
-            s.tenant ??= m.session.tenant
-            s.summary ??= m.session.summary
-            if (m.session.archived) s.archived = true
-            const t = m.row.created_at as number | null
-            if (t !== null) {
-              s.min = s.min === null ? t : Math.min(s.min, t)
-              s.max = s.max === null ? t : Math.max(s.max, t)
-            }
-          }
-        }
-        await tick(lines)
-      }
-      for (const [id, s] of sessions) {
-        w.session({
-          id,
-          agent_id: s.agent,
-          user_id: s.user,
-          tenant_id: s.tenant,
-          started_at: s.min,
-          ended_at: s.max,
-          summary: s.summary,
-          is_archived: s.archived ? 1 : 0,
-        })
-        if (embed === 'hashing' && s.summary) w.embedding('session', id, HASHING_MODEL, hashEmbed(s.summary))
-      }
-      for (const [k, n] of unknownKeys) rb.notes.push(`unknown field '${k}' ignored on ${n} line${n === 1 ? '' : 's'}`)
+      const tally = await writeJsonlLines(w, run)
+      writeJsonlSessions(w, tally.sessions, run.embed)
+      // Before the vector pruning's notes: the report lists what happened in input order.
+      for (const [k, n] of tally.unknownKeys) rb.notes.push(`unknown field '${k}' ignored on ${n} line${n === 1 ? '' : 's'}`)
       const models = pruneMinorityDims(w.db, rb, (ot, id) => (ot === 'memory' ? { id } : { id, session: id }))
       const embeddings = models.reduce((n, m) => n + m.count, 0)
-      if (noTier) rb.notes.push(`${noTier} memories have no tier: imported as working (a live tier), so the presets' scopes reach them`)
-      if (undated)
-        rb.notes.push(
-          `${undated} memories have no createdAt: dated ${new Date(undatedAt).toISOString()} (the input file's last change), so recalls from then on see them; metadata._import.createdAt marks them`,
-        )
-      rb.notes.push(`${lines} non-blank lines read (${size} bytes)`)
-      return { memories, sessions: sessions.size, embeddings, models }
+      noteJsonlTally(rb, tally, run.undatedAt, st.size)
+      return { memories: tally.memories, sessions: tally.sessions.size, embeddings, models }
     },
     () => {
       const f = rb.first()
@@ -376,6 +333,101 @@ export async function importJsonl(opts: ImportOptions): Promise<ImportReport> {
     models: result.models,
     tookMs: Math.round(performance.now() - t0),
   })
+}
+
+/** Read every line of the input: skip or repair it in the report, write its memory, and tally what the sessions and notes need. */
+async function writeJsonlLines(w: CanonicalWriter, run: JsonlRun): Promise<JsonlTally> {
+  const { rb } = run
+  const exists = w.db.prepare(`SELECT 1 FROM memories WHERE id = ?`).pluck()
+  const tally: JsonlTally = { sessions: new Map(), unknownKeys: new Map(), memories: 0, lines: 0, undated: 0, noTier: 0 }
+  for (const { line, text, invalidUtf8 } of readLines(run.input)) {
+    if (text.trim() === '') continue
+    tally.lines++
+    if (invalidUtf8) rb.repair('invalid UTF-8 (bad bytes replaced with U+FFFD)', { line })
+    // Depth-limited and never quoting the line (safety/json); deep metadata alone is dropped, not the memory.
+    const parsed = parseJsonLine(text)
+    if (!parsed.ok) {
+      rb.skip('bad JSON', { line, detail: parsed.reason })
+      await run.tick(tally.lines)
+      continue
+    }
+    const o = parsed.value
+    if (parsed.droppedMetadata) rb.repair('metadata nested too deep (dropped)', { line, detail: `deeper than ${MAX_JSON_DEPTH} levels` })
+    const m = mapJsonlObject(o, line, run.undatedAt)
+    if ('skip' in m) {
+      rb.skip(m.skip, { line, ...(m.detail ? { detail: m.detail } : {}) })
+    } else if (exists.get(m.row.id)) {
+      rb.skip('duplicate id (first kept)', { line, id: m.row.id })
+    } else {
+      writeJsonlMemory(w, run, tally, m, line)
+    }
+    await run.tick(tally.lines)
+  }
+  return tally
+}
+
+/** Write one mapped line's memory and its vectors, report its repairs, and fold it into the tally. */
+function writeJsonlMemory(w: CanonicalWriter, run: JsonlRun, tally: JsonlTally, m: MappedLine, line: number): void {
+  const { rb } = run
+  for (const p of m.repairs) rb.repair(p.reason, { line, id: m.row.id, ...(p.detail ? { detail: p.detail } : {}) })
+  for (const k of m.unknownKeys) tally.unknownKeys.set(k, (tally.unknownKeys.get(k) ?? 0) + 1)
+  if (m.defaultedTier) tally.noTier++
+  w.memory(m.row)
+  tally.memories++
+  if (m.defaultedCreatedAt) tally.undated++
+  if (m.vector) {
+    if ('problem' in m.vector) rb.skip(m.vector.problem, { line, id: m.row.id })
+    else w.embedding('memory', m.row.id, m.vector.model ?? run.defaultModel, m.vector.values)
+  }
+  if (run.embed === 'hashing') w.embedding('memory', m.row.id, HASHING_MODEL, hashEmbed(m.row.content))
+  if (m.row.session_id !== null) foldSession(tally.sessions, m.row.session_id, m)
+}
+
+/** Fold a memory into its session: the first non-null value wins for session-level fields; times span the memories. */
+function foldSession(sessions: Map<string, SessionAcc>, sid: string, m: MappedLine): void {
+  let s = sessions.get(sid)
+  if (!s) {
+    s = { agent: m.row.agent_id, user: m.row.user_id, tenant: null, summary: null, archived: false, min: null, max: null }
+    sessions.set(sid, s)
+  }
+  s.agent ??= m.row.agent_id
+  s.user ??= m.row.user_id
+  s.tenant ??= m.session.tenant
+  s.summary ??= m.session.summary
+  if (m.session.archived) s.archived = true
+  const t = m.row.created_at as number | null
+  if (t !== null) {
+    s.min = s.min === null ? t : Math.min(s.min, t)
+    s.max = s.max === null ? t : Math.max(s.max, t)
+  }
+}
+
+/** Write the sessions the memories named (in first-seen order), with a summary embedding when hashing. */
+function writeJsonlSessions(w: CanonicalWriter, sessions: Map<string, SessionAcc>, embed: JsonlRun['embed']): void {
+  for (const [id, s] of sessions) {
+    w.session({
+      id,
+      agent_id: s.agent,
+      user_id: s.user,
+      tenant_id: s.tenant,
+      started_at: s.min,
+      ended_at: s.max,
+      summary: s.summary,
+      is_archived: s.archived ? 1 : 0,
+    })
+    if (embed === 'hashing' && s.summary) w.embedding('session', id, HASHING_MODEL, hashEmbed(s.summary))
+  }
+}
+
+/** The report's closing notes: the defaults applied (so the user knows why tiers and dates look as they do) and the input size. */
+function noteJsonlTally(rb: ReportBuilder, tally: JsonlTally, undatedAt: number, size: number): void {
+  const { noTier, undated, lines } = tally
+  if (noTier) rb.notes.push(`${noTier} memories have no tier: imported as working (a live tier), so the presets' scopes reach them`)
+  if (undated)
+    rb.notes.push(
+      `${undated} memories have no createdAt: dated ${new Date(undatedAt).toISOString()} (the input file's last change), so recalls from then on see them; metadata._import.createdAt marks them`,
+    )
+  rb.notes.push(`${lines} non-blank lines read (${size} bytes)`)
 }
 
 export const jsonlImporter: Importer = {
