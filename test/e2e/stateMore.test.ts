@@ -4,7 +4,8 @@
  * state.test.ts (Memories / Recall / Map / Trace links, map job dedupe, the MCP graph store):
  * - Recall's pinned baseline and the Map's lasso selection travel in a copied link and survive a reload;
  * - the Tune screen checks the start scope before searching: from `portal-episodic` it names
- *   unit=session and "Widen to unit=memory" fixes the config under test (1024, 1440, 1920 px);
+ *   unit=session and "Widen to unit=memory" fixes the config under test (1024, 1440, 1920 px); the
+ *   chosen preset and the widened overrides travel in a copied link and survive a reload;
  * - rows of a mapped table without a created column show "no time", never 1970-01-01.
  */
 import fs from 'node:fs'
@@ -91,7 +92,7 @@ describe.skipIf(!ready)('pinned baseline, lasso and the tune scope check (browse
   for (const width of [1024, 1440, 1920]) {
     it(`the Tune screen says portal-episodic's unit=session hides the judged memories and widens it (${width} px)`, async () => {
       const b = await openBrowser(f.srv.url, { width })
-      const { page } = b
+      const { page, context } = b
       try {
         await page.getByRole('table', { name: 'Memories' }).locator('tbody tr[data-id]').first().waitFor()
         await nav(page, 'Evaluate').click()
@@ -104,6 +105,37 @@ describe.skipIf(!ready)('pinned baseline, lasso and the tune scope check (browse
         await expect.poll(() => notice.count(), { timeout: 30_000 }).toBe(0)
         expect(JSON.parse(await page.getByLabel(/Config overrides/).inputValue())).toMatchObject({ unit: 'memory' })
         await shot(page, `state25-5-tune-widened-${width}`)
+        if (width !== 1440) return
+        // --- the preset and the widened overrides are in the address: a copied link and a reload open them
+        await expect.poll(() => decodeURIComponent(new URL(page.url()).hash)).toMatch(/config=\{"unit":"memory"\}/)
+        expect(new URL(page.url()).hash).toMatch(/preset=portal-episodic/)
+        await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(f.srv.url).origin })
+        const sameTuneStart = async (p: Page) => {
+          await expect.poll(() => p.getByRole('tab', { name: 'Tune' }).getAttribute('aria-selected'), { timeout: 20_000 }).toBe('true')
+          await expect.poll(() => p.getByLabel('Eval preset').inputValue(), { timeout: 20_000 }).toBe('portal-episodic')
+          expect(JSON.parse(await p.getByLabel(/Config overrides/).inputValue())).toEqual({ unit: 'memory' })
+          // the widened scope reaches the judged memories again: the scope check has nothing to say
+          await p.getByText(/Searches on train cases starting from portal-episodic \+ your config/).waitFor({ timeout: 20_000 })
+          await expect.poll(() => p.getByTestId('tune-scope').count(), { timeout: 30_000 }).toBe(0)
+        }
+        {
+          const { tab } = await copyAndOpen(page, context, width)
+          await sameTuneStart(tab)
+          await shot(tab, 'state25-8-tune-widened-new-tab')
+          await tab.close()
+        }
+        await page.reload()
+        await sameTuneStart(page)
+        // --- a hand-edited address with bad values opens the defaults, never an error, and the address is cleaned
+        const bad = new URL(page.url())
+        bad.hash = `#/eval?tab=tune&preset=no-such-preset&config=${encodeURIComponent('{"topK":')}&k=ten&split=everything`
+        await page.goto(bad.toString())
+        await expect.poll(() => page.getByLabel('Eval preset').inputValue(), { timeout: 20_000 }).toBe('fieldguide')
+        expect(await page.getByLabel(/Config overrides/).inputValue()).toBe('')
+        expect(await page.getByLabel('Eval k').inputValue()).toBe('10')
+        expect(await page.getByLabel('Eval split').inputValue()).toBe('all')
+        await expect.poll(() => page.url()).not.toMatch(/no-such-preset|config=|k=|split=/)
+        expect(new URL(page.url()).hash).toMatch(/tab=tune/)
       } finally {
         await b.close()
       }

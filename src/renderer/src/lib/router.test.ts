@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatHash, parseHash } from './router'
+import { formatHash, parseHash, parsePatch, serializePatch } from './router'
 
 describe('hash routes', () => {
   it('round-trips a screen and its parameters, whatever characters they hold', () => {
@@ -18,5 +18,15 @@ describe('hash routes', () => {
     expect(parseHash('#token=abc')).toEqual({ route: '', params: {} })
     expect(parseHash('')).toEqual({ route: '', params: {} })
     expect(parseHash('#/trace/?eventId=ev-1&why=')).toEqual({ route: 'trace', params: { eventId: 'ev-1' } })
+  })
+
+  it('a serialized patch keeps a parameter set back to its default, so applying it removes the old value', () => {
+    const patch = parsePatch(serializePatch({ preset: undefined, query: 'a' }))
+    expect(patch).toEqual({ preset: undefined, query: 'a' })
+    expect('preset' in patch).toBe(true)
+    const next = { ...{ preset: 'neo', query: 'old', tab: 'tune' }, ...patch }
+    expect(formatHash('recall', next)).toBe('#/recall?query=a&tab=tune')
+    // never '' in the params a screen reads back (a '' preset is not "no preset")
+    expect(Object.values(next)).not.toContain('')
   })
 })

@@ -40,6 +40,22 @@ export function formatHash(route: string, params: RouteParams = {}): string {
   return `#/${encodeURIComponent(route)}${qs ? `?${qs}` : ''}`
 }
 
+/**
+ * A params patch as a string, for a view that writes its state to the URL after a pause (an effect keyed
+ * on the string). A parameter set to undefined (back to its default) is kept as '' — JSON.stringify would
+ * drop the key, and a patch without it would leave the old value in the URL. `parsePatch` reads it back.
+ */
+export function serializePatch(patch: RouteParams): string {
+  return JSON.stringify(patch, (_k, v: unknown) => (v === undefined ? '' : v))
+}
+
+/** A `serializePatch` string as the patch again: '' is undefined (the parameter is removed, never kept as ''). */
+export function parsePatch(s: string): RouteParams {
+  const out: RouteParams = {}
+  for (const [k, v] of Object.entries(JSON.parse(s) as Record<string, string>)) out[k] = v === '' ? undefined : v
+  return out
+}
+
 /** The current window's location as a route. */
 export function readLocation(): Location {
   return parseHash(window.location.hash)

@@ -4,7 +4,7 @@
  * split) and runs it over the cases as a background job; the tabs hold the
  * cases, the saved runs, run comparison and auto-tune.
  */
-import { useMemo, useState } from 'react'
+import { useEffect, useMemo, useState } from 'react'
 import type { JobProgress } from '../../../../shared/api'
 import type { EvalRunSummary, TuneReport } from '../../../../shared/eval'
 import type { RecallConfig } from '../../../../shared/types'
@@ -17,6 +17,8 @@ import { CompareTab } from './CompareTab'
 import { RunsTab } from './RunsTab'
 import { SavedTuneReports, TuneTab } from './TuneTab'
 import { DEFAULT_SETTINGS, mergeOverrides, parseOverrides, type EvalSettings } from './settings'
+import { decodeEval, encodeEval } from './evalRoute'
+import { parsePatch, serializePatch } from '../../lib/router'
 import { useJob } from '../../lib/jobs'
 import './eval.css'
 import { PresetOptionList } from '../recall/PresetOptionList'
@@ -29,6 +31,9 @@ const TABS: { id: Tab; label: string }[] = [
   { id: 'tune', label: 'Tune' },
 ]
 
+/** How long the config under test must stay unchanged before the URL is rewritten. */
+const URL_WRITE_MS = 250
+
 export function EvalView() {
   const { dbVersion, nav, setParams } = useApp()
   const route = nav.params
@@ -38,7 +43,8 @@ export function EvalView() {
     setTabState(t)
     setParams({ tab: t === 'cases' ? undefined : t })
   }
-  const [settings, setSettings] = useState<EvalSettings>(DEFAULT_SETTINGS)
+  // The config under test (preset, overrides, k, split) too: a copied Tune link opens the same start config.
+  const [settings, setSettings] = useState<EvalSettings>(() => decodeEval(route))
   const [runName, setRunName] = useState('')
   const presets = useAsync(() => call('recall.presets', {}), [])
   const runs = useAsync(() => call('runs.list', {}), [dbVersion])
@@ -67,6 +73,18 @@ export function EvalView() {
     }
     return out
   }, [presets.data])
+  // A preset the URL names but this build does not have (a hand-edited or old link): the default, not an error
+  // at run time. Adjusted during render once the presets arrive (React's pattern; no effect).
+  if (options.length && !options.some((o) => o.value === settings.preset)) {
+    const fallback = options.some((o) => o.value === DEFAULT_SETTINGS.preset) ? DEFAULT_SETTINGS.preset : options[0].value
+    setSettings((s) => ({ ...s, preset: fallback }))
+  }
+  // Written in place once the edits pause: typing overrides is not a back step, and not one history write per key.
+  const routeParams = serializePatch(encodeEval(settings))
+  useEffect(() => {
+    const t = setTimeout(() => setParams(parsePatch(routeParams), 'replace'), URL_WRITE_MS)
+    return () => clearTimeout(t)
+  }, [routeParams, setParams])
 
   // A plain function: useJob reads the latest onDone when the job ends, so it needs no stable identity.
   const onRunDone = (s: EvalRunSummary) => {

@@ -32,6 +32,7 @@ import { SidePane } from '../../components/SidePane'
 import { configFromParams, decodeBaseline, decodeRequest, diffConfig, encodeBaseline, encodeRecall } from './recallRoute'
 import { ContextWindow } from '../context/ContextWindow'
 import { useFrameCoalesced } from '../../lib/useFrameCoalesced'
+import { parsePatch, serializePatch } from '../../lib/router'
 import './recall.css'
 import { CreatedAt } from '../../components/CreatedAt'
 
@@ -120,12 +121,12 @@ export function RecallView() {
   // the automatic time travel is worked out again on load.
   const presetBase = options.find((o) => o.value === req.preset)?.config
   const autoLexical = !!noVectors && !!config && config.mode === 'lexical' && presetBase?.mode !== 'lexical'
-  const routeParams = config ? JSON.stringify({ ...encodeRecall(req, config, presetBase, !autoNow), lexical: autoLexical ? 'auto' : undefined }) : null
+  const routeParams = config ? serializePatch({ ...encodeRecall(req, config, presetBase, !autoNow), lexical: autoLexical ? 'auto' : undefined }) : null
   // Written once the edits pause (URL_WRITE_MS): history.replaceState and the route update it sets off cost
   // more than a local re-rank, and a slider drag would pay them every frame (docs/internals/performance.md).
   useEffect(() => {
     if (!routeParams) return
-    const t = setTimeout(() => setParams(JSON.parse(routeParams) as Record<string, string | undefined>, 'replace'), URL_WRITE_MS)
+    const t = setTimeout(() => setParams(parsePatch(routeParams), 'replace'), URL_WRITE_MS)
     return () => clearTimeout(t)
   }, [routeParams, setParams])
 

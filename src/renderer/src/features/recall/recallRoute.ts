@@ -58,8 +58,8 @@ function parseJson<T>(raw: string | undefined, check: (v: unknown) => { success:
   }
 }
 
-/** The config overrides in the URL (a partial over the preset), or null. */
-function decodeConfig(params: RouteParams): PartialRecallConfig | null {
+/** The config overrides in the URL (`config=`, a partial over the preset), or null when absent or not a valid partial config. */
+export function decodeConfig(params: RouteParams): PartialRecallConfig | null {
   return parseJson(params.config, (v) => partialConfigSchema.safeParse(v))
 }
 
