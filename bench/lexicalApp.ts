@@ -31,7 +31,7 @@ function rowsArg(): number {
 
 /** The N-memory DB, written once. */
 function ensureDb(n: number): string {
-  const db = path.join(CACHE, `lexical-${n}.db`)
+  const db = path.join(CACHE, `lexical-${n}-wal.db`)
   if (fs.existsSync(db)) return db
   fs.mkdirSync(CACHE, { recursive: true })
   const t0 = performance.now()
@@ -48,7 +48,9 @@ function ensureDb(n: number): string {
       w.memory(benchMemory(i, `memory ${i} about topic ${i % 997} ${words.join(' ')}`, T0))
       w.embedding('memory', `m${i}`, MODEL, Buffer.from(vec.buffer.slice(0)))
     }
-    w.finish()
+    // WAL, as a live agent's store: the JS BM25 index is built in the background only there
+    // (a rollback journal keeps FTS5: the build's long read lock would block the agent's commits)
+    w.finish({ wal: true })
   } catch (e) {
     w.abort()
     throw e

@@ -17,7 +17,7 @@ import { CanonicalWriter } from '../src/main/store/sqlite/canonicalWriter'
 import { benchQueries, bruteForce, DIM, eachChunk, ensureFixture, K, N, QUERIES } from './million'
 import { benchMemory, CACHE, fmtMs, median } from './util'
 
-const DB = path.join(CACHE, `million-${DIM}.db`)
+const DB = path.join(CACHE, `million-${DIM}-wal.db`)
 const MODEL = `bench:${DIM}`
 const T0 = Date.UTC(2026, 0, 1)
 
@@ -35,7 +35,9 @@ function ensureDb(): void {
         w.embedding('memory', `m${i}`, MODEL, Buffer.from(rows.buffer, rows.byteOffset + r * DIM * 4, DIM * 4))
       }
     })
-    w.finish()
+    // WAL, as a live agent's store: the JS BM25 index is built in the background only there
+    // (a rollback journal keeps FTS5: the build's long read lock would block the agent's commits)
+    w.finish({ wal: true })
   } catch (e) {
     w.abort()
     throw e

@@ -187,15 +187,19 @@ export class CanonicalWriter {
     this.db.exec('COMMIT; BEGIN')
   }
 
-  /** Build FTS, switch to WAL, move into place. Returns the final path. */
-  finish(opts: { fts?: boolean; workspaceFile?: (finalPath: string) => void } = {}): string {
+  /**
+   * Build FTS, set the journal mode, move into place. Returns the final path.
+   * `wal`: leave the file in WAL mode (an agent that writes while recallscope reads; readers never block
+   * its commits). Default: a rollback journal, one self-contained file.
+   */
+  finish(opts: { fts?: boolean; wal?: boolean; workspaceFile?: (finalPath: string) => void } = {}): string {
     this.db.exec('COMMIT')
     if (opts.fts !== false) {
       this.db.exec(CANONICAL_FTS)
       this.db.exec(`INSERT INTO memories_fts (memories_fts) VALUES ('rebuild')`)
     }
     this.db.exec('ANALYZE')
-    this.db.pragma('journal_mode = DELETE')
+    this.db.pragma(opts.wal ? 'journal_mode = WAL' : 'journal_mode = DELETE')
     this.db.close()
     const abs = path.resolve(this.outPath)
     assertNotOpenDb(abs, 'output', { targetIsDb: true }) // again at the rename: something may have opened it meanwhile
