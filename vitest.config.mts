@@ -82,7 +82,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           ...node,
-          include: ['test/*.test.ts', 'test/frameworks/**/*.test.ts', 'test/conformance/**/*.test.ts', 'test/trust3/**/*.test.ts'],
+          include: ['test/*.test.ts', 'test/events/**/*.test.ts', 'test/frameworks/**/*.test.ts', 'test/conformance/**/*.test.ts', 'test/trust3/**/*.test.ts'],
           exclude: [...PG, ...SLOW, ...LATENCY],
         },
       },

@@ -186,7 +186,9 @@ function boot(): void {
     // Quitting waits for the store hosts to stop; one stuck in a native call (a SQLite query that never
     // ends) never does and would hold the exit forever, so the process then ends by signal.
     event?.preventDefault?.()
-    void c.dispose().then((stuck) => {
+    // 5 s: a worker thread that is only slow to end (a loaded machine) is not stuck; killing it early
+    // would end the process by signal for nothing.
+    void c.dispose(5000).then((stuck) => {
       if (stuck > 0) process.kill(process.pid, 'SIGKILL')
       else app.exit(0) // will-quit ran already: exit without running it again
     })

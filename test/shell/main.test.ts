@@ -61,9 +61,12 @@ beforeEach(() => {
   vi.stubEnv('RECALLSCOPE_NATIVE_BINDING', nodeBuild)
 })
 
-afterEach(() => {
-  // Quit the booted app so its DB handles close before the folder goes.
+afterEach(async () => {
+  // Quit the booted app so its DB handles close before the folder goes: wait for its app.exit(0), which
+  // comes once every store-host worker has ended (a worker still running then would end this process by
+  // SIGKILL, as it ends the app's).
   fake.appEmitter.emit('will-quit', {})
+  if (fake.windows.length > 0) await vi.waitFor(() => expect(fake.state.exitCodes).toContain(0), { timeout: 30_000, interval: 20 })
   process.argv = savedArgv
   vi.unstubAllEnvs()
   t.cleanup()

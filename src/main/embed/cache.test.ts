@@ -105,11 +105,11 @@ describe('embedQueryCached', () => {
 describe('embedQueryOrDegrade: an unavailable embedder is an answer, within the timeout', () => {
   it('closed port → degraded with the reason, in milliseconds', BOUND, async () => {
     const port = await closedPort()
-    const e = createEmbedder('ollama:nomic-embed-text', { ollamaHost: `127.0.0.1:${port}`, timeoutMs: T })
+    const e = createEmbedder('ollama:nomic-embed-text', { ollamaHost: `127.0.0.1:${port}`, timeoutMs: OK })
     const r = await embedQueryOrDegrade(ws, e, 'anything')
     expect(r).toMatchObject({ vector: null, degraded: true, errorCode: 'ECONNREFUSED' })
     expect(r.reason).toContain('connection refused')
-    expect(r.tookMs).toBeLessThan(T)
+    expect(r.tookMs).toBeLessThan(OK / 4) // refused at once, not at the deadline (325 ms seen at load 20)
   })
 
   it('slow server → degraded TIMEOUT at the deadline; 404 → MODEL_NOT_FOUND', BOUND, async () => {
