@@ -11,14 +11,13 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { loadavg } from 'node:os'
-import { CanonicalWriter } from '../src/main/store/sqlite/canonicalWriter'
 import { bm25Settings, whenBm25IndexesBuilt } from '../src/main/store/sqlite/bm25'
 import { openSource } from '../src/main/store/registry'
 import { runRecall } from '../src/main/recall/engine'
 import { getPreset } from '../src/shared/presets'
 import { mulberry32 } from '../src/shared/random'
 import { scaled } from './scale'
-import { benchMemory, CACHE, fmtMs, gaussianUnit, median } from './util'
+import { benchMemory, CACHE, fmtMs, gaussianUnit, median, writeBenchDb } from './util'
 
 const DIM = 32
 const MODEL = `bench:${DIM}`
@@ -33,13 +32,9 @@ function rowsArg(): number {
 function ensureDb(n: number): string {
   const db = path.join(CACHE, `lexical-${n}-wal.db`)
   if (fs.existsSync(db)) return db
-  fs.mkdirSync(CACHE, { recursive: true })
-  const t0 = performance.now()
-  process.stdout.write(`writing a ${n.toLocaleString('en-US')}-memory SQLite DB (once)… `)
   const rnd = mulberry32(2024)
-  const w = new CanonicalWriter(`${db}.tmp`, { force: true })
   const vec = new Float32Array(DIM)
-  try {
+  writeBenchDb(db, `a ${n.toLocaleString('en-US')}-memory SQLite DB`, (w) => {
     for (let i = 0; i < n; i++) {
       const words: string[] = []
       // Zipf-like: word w<r> with r ≈ 3000^u
@@ -48,15 +43,7 @@ function ensureDb(n: number): string {
       w.memory(benchMemory(i, `memory ${i} about topic ${i % 997} ${words.join(' ')}`, T0))
       w.embedding('memory', `m${i}`, MODEL, Buffer.from(vec.buffer.slice(0)))
     }
-    // WAL, as a live agent's store: the JS BM25 index is built in the background only there
-    // (a rollback journal keeps FTS5: the build's long read lock would block the agent's commits)
-    w.finish({ wal: true })
-  } catch (e) {
-    w.abort()
-    throw e
-  }
-  fs.renameSync(`${db}.tmp`, db)
-  console.log(`${((performance.now() - t0) / 1000).toFixed(0)} s`)
+  })
   return db
 }
 

@@ -13,9 +13,8 @@
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import { CanonicalWriter } from '../src/main/store/sqlite/canonicalWriter'
 import { benchQueries, bruteForce, DIM, eachChunk, ensureFixture, K, N, QUERIES } from './million'
-import { benchMemory, CACHE, fmtMs, median } from './util'
+import { benchMemory, CACHE, fmtMs, median, writeBenchDb } from './util'
 
 const DB = path.join(CACHE, `million-${DIM}-wal.db`)
 const MODEL = `bench:${DIM}`
@@ -24,26 +23,15 @@ const T0 = Date.UTC(2026, 0, 1)
 /** The 1M-memory DB, written once from the float32 file. */
 function ensureDb(): void {
   if (fs.existsSync(DB)) return
-  const t0 = performance.now()
-  process.stdout.write(`writing a ${N.toLocaleString('en-US')}-memory SQLite DB with ${DIM}-d vectors (once)… `)
-  const w = new CanonicalWriter(`${DB}.tmp`, { force: true })
-  try {
+  writeBenchDb(DB, `a ${N.toLocaleString('en-US')}-memory SQLite DB with ${DIM}-d vectors`, (w) =>
     eachChunk((rows, first) => {
       for (let r = 0; r < rows.length / DIM; r++) {
         const i = first + r
         w.memory(benchMemory(i, `memory ${i} about topic ${i % 997}`, T0))
         w.embedding('memory', `m${i}`, MODEL, Buffer.from(rows.buffer, rows.byteOffset + r * DIM * 4, DIM * 4))
       }
-    })
-    // WAL, as a live agent's store: the JS BM25 index is built in the background only there
-    // (a rollback journal keeps FTS5: the build's long read lock would block the agent's commits)
-    w.finish({ wal: true })
-  } catch (e) {
-    w.abort()
-    throw e
-  }
-  fs.renameSync(`${DB}.tmp`, DB)
-  console.log(`${((performance.now() - t0) / 1000).toFixed(0)} s`)
+    }),
+  )
 }
 
 interface Run {

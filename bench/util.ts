@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { generateDemo } from '../src/main/demo/generate'
-import type { CanonicalMemoryRow } from '../src/main/store/sqlite/canonicalWriter'
+import { CanonicalWriter, type CanonicalMemoryRow } from '../src/main/store/sqlite/canonicalWriter'
 import { CACHE } from './scale'
 
 export { CACHE }
@@ -76,4 +76,26 @@ export function benchMemory(i: number, content: string, t0: number): CanonicalMe
     source: null,
     metadata: null,
   }
+}
+
+/**
+ * Write a synthetic bench DB once (millionapp, lexicalapp): `fill` writes its rows into a temporary
+ * file, moved to `file` when complete, so an interrupted run leaves no half-written DB to reuse.
+ * WAL, as a live agent's store: the JS BM25 index is built in the background only there (a rollback
+ * journal keeps FTS5: the build's long read lock would block the agent's commits).
+ */
+export function writeBenchDb(file: string, what: string, fill: (w: CanonicalWriter) => void): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true })
+  const t0 = performance.now()
+  process.stdout.write(`writing ${what} (once)… `)
+  const w = new CanonicalWriter(`${file}.tmp`, { force: true })
+  try {
+    fill(w)
+    w.finish({ wal: true })
+  } catch (e) {
+    w.abort()
+    throw e
+  }
+  fs.renameSync(`${file}.tmp`, file)
+  console.log(`${((performance.now() - t0) / 1000).toFixed(0)} s`)
 }
