@@ -12,6 +12,7 @@ import path from 'node:path'
 import { chromium } from 'playwright-core'
 import type { TestProject } from 'vitest/node'
 import { generateDemo } from '../../src/main/demo/generate'
+import { CHROMIUM_ARGS, findChromium } from '../helpers/chromium'
 
 /** The sizes the e2e files use; `default` is generateDemo's own default size. */
 export const DEMO_SIZES = ['default', 600, 2000, 3000] as const
@@ -20,22 +21,8 @@ export function demoFileName(memories: (typeof DEMO_SIZES)[number]): string {
   return `demo-${memories}.db`
 }
 
-/** The Chromium the e2e tests drive: $CHROMIUM_PATH, else Debian's or Google's, else null. */
-export function chromiumPath(): string | null {
-  for (const p of [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome']) if (p && fs.existsSync(p)) return p
-  return null
-}
-
-/** The args the test Chromium gets: no sandbox (containers), no GPU, nothing phoning home. */
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-]
+/** The Chromium the e2e tests drive (test/helpers/chromium.ts: the headless shell when installed), or null. */
+export const chromiumPath = findChromium
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'recallscope-e2e-fixtures-'))
