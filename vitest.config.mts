@@ -49,6 +49,22 @@ const LATENCY = ['test/storeHost.test.ts', 'test/offThread.test.ts']
 const E2E_LATENCY = ['test/e2e/liveOtlp.test.ts']
 
 /**
+ * unit and integration run without a fresh module registry per file (`isolate: false`: each worker imports a
+ * module once and the files it runs share it), which cut their CPU by a third (docs/internals/testing.md). These
+ * files depend on module state being fresh (the embedders' module-level caches, a store opened beside a writer,
+ * a whole-repo scan, a fuzzer's timings): they keep a fresh registry in their own projects.
+ */
+const UNIT_ISOLATED = [
+  'src/main/embed/cache.test.ts',
+  'src/main/embed/ollama.test.ts',
+  'src/main/map/umapLayout.test.ts',
+  'src/main/events/openaiAgents/openaiAgents.test.ts',
+  'src/main/events/langgraph/langgraph.test.ts',
+  'src/main/api/handlers/eval.test.ts',
+  'src/main/api/handlers/configs.test.ts',
+]
+
+/**
  * Test files at a time: twice the cores. vitest's default (cores - 1) is ONE file at a time on 2 cores, and most
  * of the slow files (e2e, shell, pg, the worker and CLI tests) spend their time waiting on a child process, a
  * worker thread or Chromium; measured on 2 cores in docs/internals/testing.md. `--maxWorkers N` or
@@ -62,7 +78,17 @@ export default defineConfig({
   test: {
     maxWorkers: MAX_WORKERS,
     projects: [
-      { test: { name: 'unit', ...node, include: ['src/main/**/*.test.ts', 'src/shared/**/*.test.ts', 'src/preload/**/*.test.ts'], exclude: SLOW } },
+      {
+        test: {
+          name: 'unit',
+          ...node,
+          // One module registry per worker (see UNIT_ISOLATED): passes in shuffled order (--sequence.shuffle).
+          isolate: false,
+          include: ['src/main/**/*.test.ts', 'src/shared/**/*.test.ts', 'src/preload/**/*.test.ts'],
+          exclude: [...SLOW, ...UNIT_ISOLATED],
+        },
+      },
+      { test: { name: 'unit-isolated', ...node, include: UNIT_ISOLATED } },
       {
         plugins: [react()],
         test: {

@@ -14,8 +14,8 @@ import { createHandlers } from '../src/main/api/handlers'
 import { CHANNELS, createDispatcher, type Dispatch } from '../src/main/api/register'
 import { startServer, type RunningServer } from '../src/main/server/http'
 import { CONTENT_SECURITY_POLICY } from '../src/main/csp'
-import { generateDemo } from '../src/main/demo/generate'
 import { sha256File, tmpDir } from './helpers/tmp'
+import { writeDemoDb } from './helpers/demoDb'
 
 /** The error code of a failed Result in an HTTP body. */
 const errorCode = (body: string): string => (JSON.parse(body) as { error: { code: string } }).error.code
@@ -28,7 +28,7 @@ let dispatch: Dispatch
 beforeAll(() => {
   t = tmpDir()
   db = path.join(t.dir, 'demo.db')
-  generateDemo({ out: db, memories: 300 })
+  writeDemoDb(db, { memories: 300 })
   app = new App({ mode: 'browser', dataDir: path.join(t.dir, 'home') })
   app.open(db)
   dispatch = createDispatcher(createHandlers(app))

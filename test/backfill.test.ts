@@ -19,11 +19,11 @@ import { main } from '../src/main/cli/index'
 import { backfillEmbeddings } from '../src/main/embed/backfill'
 import { createEmbedder } from '../src/main/embed/index'
 import { runRecall } from '../src/main/recall/engine'
-import { generateDemo } from '../src/main/demo/generate'
 import { openSource } from '../src/main/store/registry'
 import type { SqliteSource } from '../src/main/store/sqlite/source'
 import { fakeUnitVector, startFakeOllama, type FakeOllamaSwitches, type FakeServer } from './helpers/fakeOllama'
 import { sha256File, tmpDir } from './helpers/tmp'
+import { writeDemoDb } from './helpers/demoDb'
 
 const DIM = 8 // the fake server's nomic-embed-text
 const MODEL = 'nomic-embed-text'
@@ -43,7 +43,7 @@ afterAll(async () => {
 
 function demo(name: string, memories = 400): string {
   const p = path.join(t.dir, name)
-  generateDemo({ out: p, memories, events: false })
+  writeDemoDb(p, { memories, events: false })
   return p
 }
 

@@ -10,9 +10,9 @@ import { App } from '../src/main/api/app'
 import { createHandlers } from '../src/main/api/handlers'
 import { createDispatcher } from '../src/main/api/register'
 import { startServer, type RunningServer } from '../src/main/server/http'
-import { generateDemo } from '../src/main/demo/generate'
 import { rawBody, rawRequest } from './helpers/rawHttp'
 import { tmpDir } from './helpers/tmp'
+import { writeDemoDb } from './helpers/demoDb'
 
 const TOKEN = 'raw-socket-token-0123'
 let t: ReturnType<typeof tmpDir>
@@ -22,7 +22,7 @@ const MAX_BODY = 4096
 
 beforeAll(async () => {
   t = tmpDir()
-  const db = generateDemo({ out: path.join(t.dir, 'agent.db'), memories: 60 }).path
+  const db = writeDemoDb(path.join(t.dir, 'agent.db'), { memories: 60 }).path
   app = new App({ mode: 'browser', dataDir: path.join(t.dir, 'home') })
   app.open(db)
   const rendererDir = path.join(t.dir, 'renderer')

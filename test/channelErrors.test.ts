@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { App } from '../src/main/api/app'
 import { createHandlers } from '../src/main/api/handlers'
 import { createDispatcher, type Dispatch } from '../src/main/api/register'
-import { generateDemo } from '../src/main/demo/generate'
 import { tmpDir } from './helpers/tmp'
+import { writeDemoDb } from './helpers/demoDb'
 
 let t: ReturnType<typeof tmpDir>
 let app: App
@@ -17,7 +17,7 @@ let call: Dispatch
 let eventId: string
 beforeAll(() => {
   t = tmpDir()
-  const db = generateDemo({ out: path.join(t.dir, 'demo.db'), memories: 120 }).path
+  const db = writeDemoDb(path.join(t.dir, 'demo.db'), { memories: 120 }).path
   app = new App({ mode: 'browser', dataDir: path.join(t.dir, 'home') })
   call = createDispatcher(createHandlers(app))
   app.open(db)

@@ -8,15 +8,15 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { main } from '../src/main/cli/index'
-import { generateDemo } from '../src/main/demo/generate'
 import { damagePages } from './helpers/malformedDb'
 import { tmpDir } from './helpers/tmp'
+import { writeDemoDb } from './helpers/demoDb'
 
 let t: ReturnType<typeof tmpDir>
 let db: string
 beforeAll(() => {
   t = tmpDir()
-  db = generateDemo({ out: path.join(t.dir, 'demo.db'), memories: 300 }).path
+  db = writeDemoDb(path.join(t.dir, 'demo.db'), { memories: 300 }).path
 })
 afterAll(() => t.cleanup())
 
@@ -105,7 +105,7 @@ describe('the exit-code rule', () => {
 
   it('1: a runtime failure (a damaged DB) is one line, no stack', async () => {
     const bad = path.join(t.dir, 'damaged.db')
-    generateDemo({ out: bad, memories: 400 })
+    writeDemoDb(bad, { memories: 400 })
     damagePages(bad, 6)
     const r = await cli('info', '--db', bad)
     expect(r.code).toBe(1)

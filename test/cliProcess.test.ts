@@ -6,8 +6,8 @@ import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { generateDemo } from '../src/main/demo/generate'
 import { tmpDir } from './helpers/tmp'
+import { writeDemoDb } from './helpers/demoDb'
 
 const BIN = path.resolve(__dirname, '../bin/recallscope.cjs')
 let t: ReturnType<typeof tmpDir>
@@ -16,7 +16,7 @@ let big: string
 
 beforeAll(() => {
   t = tmpDir()
-  db = generateDemo({ out: path.join(t.dir, 'demo.db'), memories: 300 }).path
+  db = writeDemoDb(path.join(t.dir, 'demo.db'), { memories: 300 }).path
   // ~60 MB of JSONL: long enough to be interrupted mid-import
   big = path.join(t.dir, 'big.jsonl')
   const fd = fs.openSync(big, 'w')

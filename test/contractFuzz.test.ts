@@ -12,10 +12,10 @@ import { contract, type Channel } from '../src/shared/contract'
 import { App } from '../src/main/api/app'
 import { createHandlers } from '../src/main/api/handlers'
 import { CHANNELS, createDispatcher, type Dispatch } from '../src/main/api/register'
-import { generateDemo } from '../src/main/demo/generate'
 import { PRESETS } from '../src/shared/presets'
 import { channelInputArb, type Hints } from './helpers/schemaArb'
 import { sha256File, tmpDir } from './helpers/tmp'
+import { writeDemoDb } from './helpers/demoDb'
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261126)
 /** Heavy channels get fewer runs so the whole suite stays near 30 s on a shared 2-core box. */
@@ -54,7 +54,7 @@ let total = 0
 
 beforeAll(() => {
   t = tmpDir()
-  agent = generateDemo({ out: path.join(t.dir, 'agent.db'), memories: 300 }).path
+  agent = writeDemoDb(path.join(t.dir, 'agent.db'), { memories: 300 }).path
   agentHash = sha256File(agent)
   fs.symlinkSync(agent, path.join(t.dir, 'agent-link.db'))
   fs.writeFileSync(path.join(t.dir, 'in.jsonl'), `${JSON.stringify({ content: 'x', tier: 'working' })}\n`)

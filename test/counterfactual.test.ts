@@ -15,10 +15,10 @@ import { App } from '../src/main/api/app'
 import { createHandlers } from '../src/main/api/handlers'
 import { createDispatcher, type Dispatch } from '../src/main/api/register'
 import { createChatModel } from '../src/main/chat/chat'
-import { generateDemo } from '../src/main/demo/generate'
 import { openSource } from '../src/main/store/registry'
 import { closedPort, fakeChatAnswer, startFakeChat, type FakeChatSwitches, type FakeServer } from './helpers/fakeOllama'
 import { sha256File, tmpDir } from './helpers/tmp'
+import { writeDemoDb } from './helpers/demoDb'
 
 let t: ReturnType<typeof tmpDir>
 let srv: FakeServer<FakeChatSwitches>
@@ -46,7 +46,7 @@ const waitJob = async (jobId: string): Promise<JobProgress<'counterfactual'>> =>
 beforeAll(async () => {
   t = tmpDir()
   srv = await startFakeChat()
-  db = generateDemo({ out: path.join(t.dir, 'demo.db'), memories: 400, cases: false }).path
+  db = writeDemoDb(path.join(t.dir, 'demo.db'), { memories: 400, cases: false }).path
   const s = openSource({ path: db, workspacePath: path.join(t.dir, 'probe.ws') })
   ev = s.eventsPage({ limit: 1000 }).rows.find((e) => e.preset === 'fieldguide' && e.results.length >= 3)!
   contents = new Map([...s.getMemories(ev.results.map((r) => r.id)).values()].map((m) => [m.id, m.content]))

@@ -10,13 +10,13 @@ import { toResultError, type Result } from '../src/shared/result'
 import { App } from '../src/main/api/app'
 import { parseInput } from '../src/main/api/register'
 import { embedHandlers } from '../src/main/api/handlers/embed'
-import { generateDemo } from '../src/main/demo/generate'
 import { openSource } from '../src/main/store/registry'
 import type { SqliteSource } from '../src/main/store/sqlite/source'
 import { createEmbedder } from '../src/main/embed/index'
 import { embedQueryOrDegrade } from '../src/main/embed/cache'
 import { closedPort, startFakeOllama, type FakeOllamaSwitches, type FakeServer } from './helpers/fakeOllama'
 import { tmpDir } from './helpers/tmp'
+import { writeDemoDb } from './helpers/demoDb'
 
 const BOUND = { timeout: 10_000 }
 type EmbedChannel = 'embed.status' | 'embed.models' | 'settings.get' | 'settings.set'
@@ -127,7 +127,7 @@ describe('embed.status', () => {
 
   it('with a DB open: counts stored vectors for the model and warns when there are none', BOUND, async () => {
     const db = path.join(t.dir, 'status-demo.db')
-    generateDemo({ out: db, memories: 200 })
+    writeDemoDb(db, { memories: 200 })
     app.open(db)
     const h = await call('embed.status', { embedder: 'hashing' })
     expect(h.ok && h.data.storedVectors).toBeGreaterThan(0)
@@ -161,7 +161,7 @@ describe('degraded recall (seed 002: any embedder failure → keyword fallback)'
   let store: SqliteSource
   beforeAll(() => {
     const db = path.join(t.dir, 'degraded-demo.db')
-    generateDemo({ out: db, memories: 300 })
+    writeDemoDb(db, { memories: 300 })
     store = openSource({ path: db })
   })
   afterAll(() => store.close())

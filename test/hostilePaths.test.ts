@@ -12,11 +12,11 @@ import { App } from '../src/main/api/app'
 import { createHandlers } from '../src/main/api/handlers'
 import { createDispatcher, type Dispatch } from '../src/main/api/register'
 import { main } from '../src/main/cli/index'
-import { generateDemo } from '../src/main/demo/generate'
 import { openSource } from '../src/main/store/registry'
 
 import { openDbPaths } from '../src/main/safety/fileIdentity'
 import { sha256File, tmpDir } from './helpers/tmp'
+import { writeDemoDb } from './helpers/demoDb'
 
 let t: ReturnType<typeof tmpDir>
 let agent: string // rollback-journal DB
@@ -67,7 +67,7 @@ const journalByte = (p: string) => fs.readFileSync(p).subarray(18, 19)[0]
 
 beforeAll(() => {
   t = tmpDir()
-  agent = generateDemo({ out: path.join(t.dir, 'agent.db'), memories: 120 }).path
+  agent = writeDemoDb(path.join(t.dir, 'agent.db'), { memories: 120 }).path
   walAgent = path.join(t.dir, 'wal-agent.db')
   fs.copyFileSync(agent, walAgent)
   writer = new Database(walAgent)

@@ -10,16 +10,16 @@ import { App } from '../src/main/api/app'
 import { createHandlers } from '../src/main/api/handlers'
 import { createDispatcher, type Dispatch } from '../src/main/api/register'
 import { main } from '../src/main/cli/index'
-import { generateDemo } from '../src/main/demo/generate'
 import { PRESETS } from '../src/shared/presets'
 import { damagedDb, damageFtsPages, damagePages, DEEP_JSON, truncateFile, withDeepMetadata } from './helpers/malformedDb'
 import { sha256File, tmpDir } from './helpers/tmp'
+import { writeDemoDb } from './helpers/demoDb'
 
 let t: ReturnType<typeof tmpDir>
 let good: string
 beforeAll(() => {
   t = tmpDir()
-  good = generateDemo({ out: path.join(t.dir, 'good.db'), memories: 80 }).path
+  good = writeDemoDb(path.join(t.dir, 'good.db'), { memories: 80 }).path
 })
 afterAll(() => t.cleanup())
 
@@ -100,7 +100,7 @@ describe('corrupt DBs: all-or-nothing open', () => {
     ['damaged full-text index', (f: string) => damageFtsPages(f)],
   ])('%s: typed error naming the path; the previous DB stays open', async (name, damage) => {
     const bad = path.join(t.dir, `corrupt-${name.replace(' ', '-')}.db`)
-    generateDemo({ out: bad, memories: 400 })
+    writeDemoDb(bad, { memories: 400 })
     damage(bad)
     const app = new App({ mode: 'browser', dataDir: path.join(t.dir, `home-${name.replace(' ', '-')}`) })
     const call = createDispatcher(createHandlers(app))
@@ -123,7 +123,7 @@ describe('corrupt DBs: all-or-nothing open', () => {
 
   it('a damaged full-text index says "malformed" (DB_CORRUPT), not the layout probe\'s "vtable constructor failed"', async () => {
     const bad = path.join(t.dir, 'corrupt-fts.db')
-    generateDemo({ out: bad, memories: 400 })
+    writeDemoDb(bad, { memories: 400 })
     damageFtsPages(bad)
     const r = await cli('info', '--db', bad)
     expect(r.code).toBe(1)
@@ -132,7 +132,7 @@ describe('corrupt DBs: all-or-nothing open', () => {
 
   it('serve --db corrupt.db: one line, exit 1, no stack', async () => {
     const bad = path.join(t.dir, 'corrupt-serve.db')
-    generateDemo({ out: bad, memories: 400 })
+    writeDemoDb(bad, { memories: 400 })
     damagePages(bad, 6)
     const r = await cli('serve', '--db', bad)
     expect(r.code).toBe(1)

@@ -8,10 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { App } from '../src/main/api/app'
 import { createHandlers } from '../src/main/api/handlers'
 import { createDispatcher, type Dispatch } from '../src/main/api/register'
-import { generateDemo } from '../src/main/demo/generate'
 import type { JobProgress } from '../src/shared/jobs'
 import type { MapData } from '../src/shared/map'
 import { tmpDir } from './helpers/tmp'
+import { writeDemoDb } from './helpers/demoDb'
 
 let t: ReturnType<typeof tmpDir>
 let app: App
@@ -20,7 +20,7 @@ let dispatch: Dispatch
 beforeAll(() => {
   t = tmpDir()
   const db = path.join(t.dir, 'demo.db')
-  generateDemo({ out: db, memories: 300 })
+  writeDemoDb(db, { memories: 300 })
   app = new App({ mode: 'browser', dataDir: path.join(t.dir, 'home') })
   app.open(db)
   dispatch = createDispatcher(createHandlers(app))

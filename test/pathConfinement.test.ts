@@ -10,9 +10,9 @@ import { App } from '../src/main/api/app'
 import { createHandlers } from '../src/main/api/handlers'
 import { createDispatcher, type Dispatch } from '../src/main/api/register'
 import { main } from '../src/main/cli/index'
-import { generateDemo } from '../src/main/demo/generate'
 import { tmpDir } from './helpers/tmp'
 import type { PickDialog } from '../src/main/safety/pathGrants'
+import { writeDemoDb } from './helpers/demoDb'
 
 let t: ReturnType<typeof tmpDir>
 let db: string
@@ -29,7 +29,7 @@ const SECRET_TEXT = [
 
 beforeAll(() => {
   t = tmpDir()
-  db = generateDemo({ out: path.join(t.dir, 'agent.db'), memories: 80 }).path
+  db = writeDemoDb(path.join(t.dir, 'agent.db'), { memories: 80 }).path
   secret = path.join(t.dir, 'secret.txt')
   fs.writeFileSync(secret, `${SECRET_TEXT}\n`)
 })
@@ -160,7 +160,7 @@ describe('Electron mode: store.open, import.start and cases.export take only dia
   const codeOf = (r: { ok: boolean; error?: { code: string } }) => (r.ok ? 'ok' : r.error!.code)
 
   it('a typed DB path is FORBIDDEN (the open DB stays), the picked one opens, a recent one reopens', async () => {
-    const other = generateDemo({ out: path.join(t.dir, 'other.db'), memories: 30 }).path
+    const other = writeDemoDb(path.join(t.dir, 'other.db'), { memories: 30 }).path
     const { app, call, answers, shown } = desktop('home-open')
     app.open(db) // as from the command line
     try {

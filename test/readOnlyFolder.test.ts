@@ -9,8 +9,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { generateDemo } from '../src/main/demo/generate'
 import { sha256File, tmpDir } from './helpers/tmp'
+import { writeDemoDb } from './helpers/demoDb'
 
 const BIN = path.resolve(__dirname, '../bin/recallscope.cjs')
 const ROOT = process.getuid?.() === 0
@@ -43,7 +43,7 @@ beforeAll(() => {
   fs.mkdirSync(home, { mode: 0o777 })
   fs.chmodSync(home, 0o777)
   // A WAL DB with committed pages still in its -wal, and no -shm (the agent has exited).
-  const wal = generateDemo({ out: path.join(ro, 'wal.db'), memories: 120 }).path
+  const wal = writeDemoDb(path.join(ro, 'wal.db'), { memories: 120 }).path
   const w = new Database(wal)
   w.pragma('journal_mode = WAL')
   w.pragma('wal_autocheckpoint = 0')
@@ -56,7 +56,7 @@ beforeAll(() => {
   fs.renameSync(path.join(ro, 'wal-copy.db-wal'), `${wal}-wal`)
   for (const f of fs.readdirSync(ro)) if (f.endsWith('.recallscope') || f.endsWith('-shm')) fs.rmSync(path.join(ro, f), { recursive: true, force: true })
   // A rollback-journal DB left by a crash mid-transaction: pages already changed, a hot -journal beside it.
-  const src = generateDemo({ out: path.join(t.dir, 'journal-src.db'), memories: 60 }).path
+  const src = writeDemoDb(path.join(t.dir, 'journal-src.db'), { memories: 60 }).path
   const c = new Database(src)
   c.pragma('cache_size = 1') // spill the transaction's pages into the file before commit
   c.exec('BEGIN; DELETE FROM memories; DELETE FROM sessions;')

@@ -13,9 +13,9 @@ import { main } from '../src/main/cli/index'
 import { runRecall } from '../src/main/recall/engine'
 import { getPreset } from '../src/shared/presets'
 import { openSource } from '../src/main/store/registry'
-import { generateDemo } from '../src/main/demo/generate'
 import { hashTree } from './helpers/frameworks/hashTree'
 import { sha256File, tmpDir } from './helpers/tmp'
+import { writeDemoDb } from './helpers/demoDb'
 
 let t: ReturnType<typeof tmpDir>
 beforeAll(() => {
@@ -28,7 +28,7 @@ function walDb(name: string): string {
   const dir = path.join(t.dir, name)
   fs.mkdirSync(dir)
   const file = path.join(dir, 'agent.db')
-  generateDemo({ out: file, memories: 200 })
+  writeDemoDb(file, { memories: 200 })
   const w = new Database(file)
   w.pragma('journal_mode = WAL')
   w.close()

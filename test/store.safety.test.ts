@@ -7,7 +7,6 @@ import path from 'node:path'
 import { spawn } from 'node:child_process'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { generateDemo } from '../src/main/demo/generate'
 import { openSource } from '../src/main/store/registry'
 
 import { migrate } from '../src/main/store/sqlite/connection'
@@ -17,6 +16,7 @@ import { App } from '../src/main/api/app'
 import { createHandlers } from '../src/main/api/handlers'
 import { createDispatcher } from '../src/main/api/register'
 import { sha256File, tmpDir } from './helpers/tmp'
+import { writeDemoDb } from './helpers/demoDb'
 
 let t: ReturnType<typeof tmpDir>
 beforeAll(() => {
@@ -27,7 +27,7 @@ afterAll(() => t.cleanup())
 describe('read-only', () => {
   it('a full session of use through the API leaves the agent DB byte-identical', async () => {
     const db = path.join(t.dir, 'ro.db')
-    generateDemo({ out: db, memories: 800 })
+    writeDemoDb(db, { memories: 800 })
     const before = sha256File(db)
     const mtime = fs.statSync(db).mtimeMs
     const app = new App({ mode: 'browser', dataDir: path.join(t.dir, 'home') })
@@ -63,7 +63,7 @@ describe('read-only', () => {
 
   it('refuses writes through the agent connection', () => {
     const db = path.join(t.dir, 'ro2.db')
-    generateDemo({ out: db, memories: 100 })
+    writeDemoDb(db, { memories: 100 })
     const s = openSource({ path: db })
     try {
       expect(() => s.db.prepare(`UPDATE memories SET content = 'x'`).run()).toThrow(/readonly|query_only|read-only/i)
@@ -76,7 +76,7 @@ describe('read-only', () => {
 describe('concurrent writer (WAL)', () => {
   it('reads never fail while an agent process keeps writing, and new rows show up', async () => {
     const db = path.join(t.dir, 'wal.db')
-    generateDemo({ out: db, memories: 300 })
+    writeDemoDb(db, { memories: 300 })
     const w = new Database(db)
     w.pragma('journal_mode = WAL')
     w.close()
@@ -185,7 +185,7 @@ describe('malformed rows', () => {
 describe('write mode', () => {
   it('refreshOnRecall writes last_used_at only in write mode; read-only refuses and the bytes stay the same', async () => {
     const db = path.join(t.dir, 'write.db')
-    generateDemo({ out: db, memories: 300, events: false })
+    writeDemoDb(db, { memories: 300, events: false })
     const before = sha256File(db)
     const app = new App({ mode: 'browser', dataDir: path.join(t.dir, 'home-w') })
     const call = createDispatcher(createHandlers(app))

@@ -20,12 +20,12 @@ import type { Result } from '../src/shared/result'
 import { App } from '../src/main/api/app'
 import { createHandlers } from '../src/main/api/handlers'
 import { createDispatcher, type Dispatch } from '../src/main/api/register'
-import { generateDemo } from '../src/main/demo/generate'
 import { HostedApp } from '../src/main/host/hostedApp'
 import { createHostedDispatcher, MAIN_CHANNELS } from '../src/main/host/dispatch'
 import { demoWithCases, FIXTURE_NOW } from './helpers/evalFixture'
 import { sha256File, tmpDir } from './helpers/tmp'
 import { makeCheckpointsWedgeDb, makeWedgeDb } from './helpers/wedgeDb'
+import { writeDemoDb } from './helpers/demoDb'
 
 const NOW = Date.UTC(2026, 9, 20, 12)
 /** The deadline of one store call in these tests (the app's default is a minute). */
@@ -67,7 +67,7 @@ function data<T>(r: Result<unknown>): T {
 
 beforeAll(() => {
   t = tmpDir()
-  db = generateDemo({ out: path.join(t.dir, 'demo.db'), memories: 3000 }).path
+  db = writeDemoDb(path.join(t.dir, 'demo.db'), { memories: 3000 }).path
   wedgeDb = makeWedgeDb(db, path.join(t.dir, 'wedge.db'))
 })
 afterAll(() => t.cleanup())
@@ -177,7 +177,7 @@ describe('the store host', () => {
       expect(Math.max(...lat)).toBeLessThan(200)
       expect(data<{ current: unknown }>(await qcall('app.info', {})).current).toBeNull() // nothing half-open
       // another store opens in a fresh worker
-      const small = generateDemo({ out: path.join(t.dir, 'small.db'), memories: 100 }).path
+      const small = writeDemoDb(path.join(t.dir, 'small.db'), { memories: 100 }).path
       expect(data<OpenInfo>(await qcall('store.open', { path: small })).path).toBe(path.resolve(small))
     } finally {
       await quick.dispose(0) // the abandoned worker spins on in the view's CTE

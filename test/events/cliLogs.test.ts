@@ -8,7 +8,6 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { main } from '../../src/main/cli/index'
-import { generateDemo } from '../../src/main/demo/generate'
 import { openSource } from '../../src/main/store/registry'
 import type { TraceDrivers, TraceReplay, WhyNot } from '../../src/shared/trace'
 import type { Page, RecallEvent } from '../../src/shared/types'
@@ -16,6 +15,7 @@ import { TranscriptWriter } from '../helpers/claudeTranscript'
 import { callMcpMemoryTools, createMcpMemoryFixture } from '../helpers/frameworks/mcpMemory'
 import { hexId, otlpPayload, otlpSpan } from '../helpers/otlpFixture'
 import { sha256File, tmpDir } from '../helpers/tmp'
+import { writeDemoDb } from '../helpers/demoDb'
 
 let t: ReturnType<typeof tmpDir>
 let memFile: string
@@ -53,7 +53,7 @@ beforeAll(async () => {
   transcript = path.join(t.dir, 'session.jsonl')
   fs.writeFileSync(transcript, w.toString())
 
-  demo = generateDemo({ out: path.join(t.dir, 'demo.db'), memories: 300 }).path
+  demo = writeDemoDb(path.join(t.dir, 'demo.db'), { memories: 300 }).path
   const d = openSource({ path: demo, workspacePath: path.join(t.dir, 'probe2.ws') })
   const rows = d.memoriesPage({ limit: 3, sort: 'created_at', dir: 'asc' }).rows
   d.close()

@@ -11,7 +11,6 @@ import { App } from '../../src/main/api/app'
 import { createHandlers } from '../../src/main/api/handlers'
 import { createOtlpIngest } from '../../src/main/api/otlpLive'
 import { createDispatcher } from '../../src/main/api/register'
-import { generateDemo } from '../../src/main/demo/generate'
 import { liveRecallReader } from '../../src/main/events/otlp/live'
 import { emptyStats, type LoggedRecall } from '../../src/main/events/types'
 import { startServer, type RunningServer } from '../../src/main/server/http'
@@ -20,6 +19,7 @@ import type { JobProgress } from '../../src/shared/jobs'
 import type { Page, RecallEvent } from '../../src/shared/types'
 import { hexId, otlpPayload, otlpSpan } from '../helpers/otlpFixture'
 import { sha256File, tmpDir } from '../helpers/tmp'
+import { writeDemoDb } from '../helpers/demoDb'
 
 let t: ReturnType<typeof tmpDir>
 let db: string
@@ -34,7 +34,7 @@ const retrievalId = hexId(8)
 beforeAll(async () => {
   t = tmpDir()
   db = path.join(t.dir, 'demo.db')
-  generateDemo({ out: db, memories: 50 })
+  writeDemoDb(db, { memories: 50 })
   dbHash = sha256File(db)
   app = new App({ mode: 'browser', dataDir: path.join(t.dir, 'home') })
   app.open(db)

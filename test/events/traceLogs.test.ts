@@ -9,11 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { App } from '../../src/main/api/app'
 import { createHandlers } from '../../src/main/api/handlers'
 import { createDispatcher } from '../../src/main/api/register'
-import { generateDemo } from '../../src/main/demo/generate'
 import type { TraceLogs } from '../../src/shared/contract'
 import type { Page, RecallEvent } from '../../src/shared/types'
 import { hexId, otlpPayload, otlpSpan } from '../helpers/otlpFixture'
 import { tmpDir } from '../helpers/tmp'
+import { writeDemoDb } from '../helpers/demoDb'
 
 let t: ReturnType<typeof tmpDir>
 let db: string
@@ -22,7 +22,7 @@ const key = `otlp:${hexId(16)}:`
 
 beforeAll(() => {
   t = tmpDir()
-  db = generateDemo({ out: path.join(t.dir, 'demo.db'), memories: 50 }).path
+  db = writeDemoDb(path.join(t.dir, 'demo.db'), { memories: 50 }).path
   const traceId = key.split(':')[1]
   logFile = path.join(t.dir, 'agent.jsonl')
   fs.writeFileSync(

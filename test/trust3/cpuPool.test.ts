@@ -15,12 +15,12 @@ import { App } from '../../src/main/api/app'
 import { createHandlers } from '../../src/main/api/handlers'
 import { QUEUED_MESSAGE } from '../../src/main/api/handlers/map'
 import { createDispatcher, type Dispatch } from '../../src/main/api/register'
-import { generateDemo } from '../../src/main/demo/generate'
 import { cpuPool } from '../../src/main/jobs/cpuPool'
 import type { JobProgress } from '../../src/shared/jobs'
 import type { MapData } from '../../src/shared/map'
 import type { Result } from '../../src/shared/result'
 import { tmpDir } from '../helpers/tmp'
+import { writeDemoDb } from '../helpers/demoDb'
 
 const BURST = 40
 /**
@@ -70,7 +70,7 @@ function data<T>(r: Result<unknown>): T {
 beforeAll(async () => {
   t = tmpDir()
   const db = path.join(t.dir, 'demo.db')
-  generateDemo({ out: db, memories: 1500 })
+  writeDemoDb(db, { memories: 1500 })
   app = new App({ mode: 'browser', dataDir: path.join(t.dir, 'home') })
   app.open(db)
   call = createDispatcher(createHandlers(app))

@@ -13,10 +13,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { App } from '../../src/main/api/app'
 import { createHandlers } from '../../src/main/api/handlers'
 import { createDispatcher, type Dispatch } from '../../src/main/api/register'
-import { generateDemo } from '../../src/main/demo/generate'
 import type { RecallTrace } from '../../src/shared/types'
 import { startFakeOllama, type FakeOllamaSwitches, type FakeServer } from '../helpers/fakeOllama'
 import { sha256File, tmpDir } from '../helpers/tmp'
+import { writeDemoDb } from '../helpers/demoDb'
 
 let t: ReturnType<typeof tmpDir>
 let app: App
@@ -29,7 +29,7 @@ beforeAll(async () => {
   // an embedder whose query vectors are cached in the workspace (the offline hashing one is not cached)
   srv = await startFakeOllama()
   t = tmpDir()
-  db = generateDemo({ out: path.join(t.dir, 'demo.db'), memories: 300 }).path
+  db = writeDemoDb(path.join(t.dir, 'demo.db'), { memories: 300 }).path
   app = new App({ mode: 'browser', dataDir: path.join(t.dir, 'home') })
   app.open(db)
   call = createDispatcher(createHandlers(app))

@@ -10,7 +10,6 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readJsonFile } from '../../src/main/cli/args'
-import { generateDemo } from '../../src/main/demo/generate'
 import { eventLogOf } from '../../src/main/events/eventLog'
 import { readJsonLines } from '../../src/main/events/lineReader'
 import { readTraceFile } from '../../src/main/events/otlp/traceFile'
@@ -18,6 +17,7 @@ import { openSource } from '../../src/main/store/registry'
 import type { MemorySource } from '../../src/main/store/source'
 import { RecallscopeError } from '../../src/shared/result'
 import { tmpDir } from '../helpers/tmp'
+import { writeDemoDb } from '../helpers/demoDb'
 
 let t: ReturnType<typeof tmpDir>
 let store: MemorySource
@@ -26,7 +26,7 @@ const DEADLINE_MS = 5000
 
 beforeAll(() => {
   t = tmpDir()
-  store = openSource({ path: generateDemo({ out: path.join(t.dir, 'demo.db'), memories: 100 }).path })
+  store = openSource({ path: writeDemoDb(path.join(t.dir, 'demo.db'), { memories: 100 }).path })
 })
 afterAll(() => {
   store.close()

@@ -14,9 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { App } from '../../src/main/api/app'
 import { createHandlers } from '../../src/main/api/handlers'
 import { createDispatcher } from '../../src/main/api/register'
-import { generateDemo } from '../../src/main/demo/generate'
 import type { CasesPage } from '../../src/shared/eval'
 import { sha256File, tmpDir } from '../helpers/tmp'
+import { writeDemoDb } from '../helpers/demoDb'
 
 const SAVES = 150
 const PROCESSES = 2
@@ -87,7 +87,7 @@ function start(args: string[]): { proc: ChildProcess; ready: Promise<void>; resu
 
 describe('two processes on one store', () => {
   it(`${PROCESSES} processes save ${SAVES} cases each and read, released together: none INTERNAL, ≥ 99 % saved, all there after`, async () => {
-    const db = generateDemo({ out: path.join(t.dir, 'shared.db'), memories: 300 }).path
+    const db = writeDemoDb(path.join(t.dir, 'shared.db'), { memories: 300 }).path
     const before = sha256File(db)
     // Both processes meet an existing workspace (its creation by several processes is plantedFiles.test.ts's).
     const first = new App({ mode: 'browser', dataDir: path.join(t.dir, 'home-0') })

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { getPreset } from '../../shared/presets'
 import type { RecallTrace } from '../../shared/types'
 import { sha256File, tmpDir } from '../../../test/helpers/tmp'
-import { generateDemo } from '../demo/generate'
 import { main } from './index'
+import { writeDemoDb } from '../../../test/helpers/demoDb'
 
 let t: ReturnType<typeof tmpDir>
 let db: string
@@ -20,7 +20,7 @@ async function run(...args: string[]): Promise<{ code: number; out: string; err:
 
 beforeAll(() => {
   t = tmpDir()
-  db = generateDemo({ out: path.join(t.dir, 'demo.db'), memories: 800 }).path
+  db = writeDemoDb(path.join(t.dir, 'demo.db'), { memories: 800 }).path
 })
 afterAll(() => t.cleanup())
 

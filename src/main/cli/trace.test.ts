@@ -3,10 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page, RecallEvent } from '../../shared/types'
 import type { TraceDrivers, TraceReplay, WhyNot } from '../../shared/trace'
 import { sha256File, tmpDir } from '../../../test/helpers/tmp'
-import { generateDemo } from '../demo/generate'
 import { openSource } from '../store/registry'
 
 import { main } from './index'
+import { writeDemoDb } from '../../../test/helpers/demoDb'
 
 let t: ReturnType<typeof tmpDir>
 let db: string
@@ -22,7 +22,7 @@ async function run(...args: string[]): Promise<{ code: number; out: string; err:
 
 beforeAll(async () => {
   t = tmpDir()
-  db = generateDemo({ out: path.join(t.dir, 'demo.db'), memories: 800 }).path
+  db = writeDemoDb(path.join(t.dir, 'demo.db'), { memories: 800 }).path
   const s = openSource({ path: db, workspacePath: path.join(t.dir, 'probe.ws') })
   ev = s.eventsPage({ limit: 1000 }).rows.find((e) => e.preset === 'fieldguide' && e.results.length >= 2)!
   const { replayEvent } = await import('../trace/replay')

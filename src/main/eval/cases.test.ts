@@ -3,11 +3,11 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { LOCOMO_DEV, requireSharedData } from '../../../test/helpers/sharedData'
 import { sha256File, tmpDir } from '../../../test/helpers/tmp'
-import { generateDemo } from '../demo/generate'
 import { importLocomo } from '../store/importers/locomo'
 import { openSource } from '../store/registry'
 import type { SqliteSource } from '../store/sqlite/source'
 import { exportJsonl, importJsonl, importLocomoQa, saveCase } from './cases'
+import { writeDemoDb } from '../../../test/helpers/demoDb'
 
 let t: ReturnType<typeof tmpDir>
 let store: SqliteSource
@@ -15,7 +15,7 @@ let db: string
 
 beforeAll(() => {
   t = tmpDir()
-  db = generateDemo({ out: path.join(t.dir, 'demo.db'), memories: 300, events: false, cases: false }).path
+  db = writeDemoDb(path.join(t.dir, 'demo.db'), { memories: 300, events: false, cases: false }).path
   store = openSource({ path: db })
 })
 afterAll(() => {
@@ -102,7 +102,7 @@ describe('eval cases', () => {
     expect(exported.count).toBe(store.workspace.loadCases().length)
     const t2 = tmpDir()
     try {
-      const other = generateDemo({ out: path.join(t2.dir, 'o.db'), memories: 50, events: false, cases: false }).path
+      const other = writeDemoDb(path.join(t2.dir, 'o.db'), { memories: 50, events: false, cases: false }).path
       const s2 = openSource({ path: other })
       try {
         expect(importJsonl(s2.workspace, exported.text, 3)).toMatchObject({ added: exported.count, skipped: 0 })

@@ -7,20 +7,20 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { tmpDir } from '../../../test/helpers/tmp'
-import { generateDemo } from '../demo/generate'
 import { openSource } from '../store/registry'
 import type { MemorySource } from '../store/source'
 import { EventLog, eventLogOf } from './eventLog'
 import { LOG_FORMATS, type LogFormat } from './logFormats'
 import { parsePyLiteral } from './pyLiteral'
 import { skip, type EventReader, type LoggedRecall } from './types'
+import { writeDemoDb } from '../../../test/helpers/demoDb'
 
 let t: ReturnType<typeof tmpDir>
 let dbPath: string
 let store: MemorySource
 beforeAll(() => {
   t = tmpDir()
-  dbPath = generateDemo({ out: path.join(t.dir, 'demo.db'), memories: 300, seed: 5 }).path
+  dbPath = writeDemoDb(path.join(t.dir, 'demo.db'), { memories: 300, seed: 5 }).path
   store = openSource({ path: dbPath, workspacePath: `${dbPath}.ws` })
 })
 afterAll(() => {

@@ -10,13 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { tmpDir } from '../../../test/helpers/tmp'
 import { getPreset } from '../../shared/presets'
 import { createEmbedder } from '../embed/index'
-import { generateDemo } from '../demo/generate'
 import { openSource } from '../store/registry'
 import type { SqliteSource } from '../store/sqlite/source'
 import { gatherRecallSync, prepareVector, runRecall, runRecallSync } from './engine'
 import { bm25Settings } from '../store/sqlite/bm25'
 import { toFtsQuery } from '../store/sqlite/fts'
 import type { MemoryFilter } from '../store/source'
+import { writeDemoDb } from '../../../test/helpers/demoDb'
 
 let t: ReturnType<typeof tmpDir>
 let store: SqliteSource
@@ -25,7 +25,7 @@ const NOW = Date.UTC(2026, 9, 31, 18)
 beforeAll(() => {
   t = tmpDir()
   const db = path.join(t.dir, 'demo.db')
-  generateDemo({ out: db, memories: 7000, events: false })
+  writeDemoDb(db, { memories: 7000, events: false })
   store = openSource({ path: db })
 })
 afterAll(() => {

@@ -2,16 +2,16 @@ import fs from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { generateDemo } from '../demo/generate'
 import { openSource } from './registry'
 import { tmpDir } from '../../../test/helpers/tmp'
+import { writeDemoDb } from '../../../test/helpers/demoDb'
 
 let t: ReturnType<typeof tmpDir>
 let dbPath: string
 beforeAll(() => {
   t = tmpDir()
   dbPath = path.join(t.dir, 'demo.db')
-  generateDemo({ out: dbPath, memories: 600 })
+  writeDemoDb(dbPath, { memories: 600 })
 })
 afterAll(() => t.cleanup())
 

@@ -16,6 +16,7 @@ import { computeDrivers, eventDrivers, withoutCandidate } from './drivers'
 import { eventTimeline } from './timeline'
 import { HASHING_MODEL, hashEmbed } from '../embed/hashing'
 import { termSet } from '../../shared/evidence'
+import { writeDemoDb } from '../../../test/helpers/demoDb'
 
 let t: ReturnType<typeof tmpDir>
 beforeAll(() => {
@@ -124,7 +125,7 @@ describe('drivers on a hand-built DB', () => {
 describe('on the demo DB', () => {
   let store: SqliteSource
   beforeAll(() => {
-    const p = generateDemo({ out: path.join(t.dir, 'demo.db'), memories: 1200, seed: 3 }).path
+    const p = writeDemoDb(path.join(t.dir, 'demo.db'), { memories: 1200, seed: 3 }).path
     store = openSource({ path: p, workspacePath: `${p}.ws` })
   })
   afterAll(() => store.close())

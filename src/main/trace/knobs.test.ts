@@ -11,12 +11,12 @@ import { getPreset, validateConfig } from '../../shared/presets'
 import { inPool, rerank } from '../../shared/scoring'
 import type { CandidateRaw, EffectiveMode, RecallConfig } from '../../shared/types'
 import { tmpDir } from '../../../test/helpers/tmp'
-import { generateDemo } from '../demo/generate'
 import { openSource } from '../store/registry'
 import type { SqliteSource } from '../store/sqlite/source'
 import { makeInjectCheck } from './injectCheck'
 import { poolNeeded, searchKnobs } from './knobs'
 import { whyNot } from './why'
+import { writeDemoDb } from '../../../test/helpers/demoDb'
 
 /** Deterministic PRNG (mulberry32) so a failure reproduces. */
 function rng(seed: number): () => number {
@@ -170,7 +170,7 @@ describe('why-not at a candidate pool of 5,000 (demo DB)', () => {
   const t = tmpDir()
   let store: SqliteSource
   beforeAll(() => {
-    const p = generateDemo({ out: path.join(t.dir, 'demo.db'), memories: 6000, seed: 13 }).path
+    const p = writeDemoDb(path.join(t.dir, 'demo.db'), { memories: 6000, seed: 13 }).path
     store = openSource({ path: p, workspacePath: `${p}.ws` })
   })
   afterAll(() => {

@@ -14,10 +14,10 @@ import { tmpDir } from '../../../test/helpers/tmp'
 import { createEmbedder } from '../embed/index'
 import { hashEmbed } from '../embed/hashing'
 import { runRecall } from '../recall/engine'
-import { generateDemo } from '../demo/generate'
 import { openSource } from '../store/registry'
 
 import { diffConfig, diffResults, replayEvent } from './replay'
+import { writeDemoDb } from '../../../test/helpers/demoDb'
 
 const HOUR = 3_600_000
 let t: ReturnType<typeof tmpDir>
@@ -25,7 +25,7 @@ let demo: string
 
 beforeAll(() => {
   t = tmpDir()
-  demo = generateDemo({ out: path.join(t.dir, 'demo.db'), memories: 1500, seed: 5 }).path
+  demo = writeDemoDb(path.join(t.dir, 'demo.db'), { memories: 1500, seed: 5 }).path
 })
 afterAll(() => t.cleanup())
 

@@ -14,11 +14,11 @@ import { createEmbedder } from '../embed/index'
 import { hashEmbed } from '../embed/hashing'
 import { runRecall, runRecallSync } from '../recall/engine'
 import { buildDb, MODEL, openDb, QUERY, T0 } from '../../../test/helpers/testDb'
-import { generateDemo } from '../demo/generate'
 import { openSource } from '../store/registry'
 import type { SqliteSource } from '../store/sqlite/source'
 import { setKnob } from './knobs'
 import { whyNot } from './why'
+import { writeDemoDb } from '../../../test/helpers/demoDb'
 
 let t: ReturnType<typeof tmpDir>
 beforeAll(() => {
@@ -136,7 +136,7 @@ describe('why-not on a hand-built DB (closed-form breakpoints)', () => {
 describe('why-not on the demo DB', () => {
   let store: SqliteSource
   beforeAll(() => {
-    const p = generateDemo({ out: path.join(t.dir, 'demo.db'), memories: 1500, seed: 9 }).path
+    const p = writeDemoDb(path.join(t.dir, 'demo.db'), { memories: 1500, seed: 9 }).path
     store = openSource({ path: p, workspacePath: `${p}.ws` })
   })
   afterAll(() => store.close())

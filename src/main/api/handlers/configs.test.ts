@@ -3,11 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { getPreset } from '../../../shared/presets'
 import type { ConfigDiff, SavedConfig } from '../../../shared/savedConfigs'
 import { diffConfigs } from '../../../shared/savedConfigs'
-import { generateDemo } from '../../demo/generate'
 import { sha256File, tmpDir } from '../../../../test/helpers/tmp'
 import { App } from '../app'
 import { createDispatcher, type Dispatch } from '../register'
 import { createHandlers } from './index'
+import { writeDemoDb } from '../../../../test/helpers/demoDb'
 
 let t: ReturnType<typeof tmpDir>
 let app: App
@@ -28,7 +28,7 @@ async function code(channel: string, input: unknown): Promise<string> {
 beforeAll(() => {
   t = tmpDir()
   db = path.join(t.dir, 'demo.db')
-  generateDemo({ out: db, memories: 60 })
+  writeDemoDb(db, { memories: 60 })
   before = sha256File(db)
   app = new App({ dataDir: path.join(t.dir, 'data'), mode: 'browser' })
   app.open(db)

@@ -4,10 +4,10 @@ import type { RecallAges, RecallCompare } from '../../../shared/contract'
 import type { Preset } from '../../../shared/presets'
 import type { RecallTrace } from '../../../shared/types'
 import { tmpDir } from '../../../../test/helpers/tmp'
-import { generateDemo } from '../../demo/generate'
 import { App } from '../app'
 import { createDispatcher, type Dispatch } from '../register'
 import { createHandlers } from './index'
+import { writeDemoDb } from '../../../../test/helpers/demoDb'
 
 let t: ReturnType<typeof tmpDir>
 let app: App
@@ -16,7 +16,7 @@ const NOW = Date.UTC(2026, 9, 20, 12)
 
 beforeAll(() => {
   t = tmpDir()
-  const db = generateDemo({ out: path.join(t.dir, 'demo.db'), memories: 800 }).path
+  const db = writeDemoDb(path.join(t.dir, 'demo.db'), { memories: 800 }).path
   app = new App({ dataDir: path.join(t.dir, 'data'), mode: 'browser' })
   app.open(db)
   call = createDispatcher(createHandlers(app))

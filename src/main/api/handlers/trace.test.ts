@@ -3,10 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TraceDrivers, TraceEventDetail, TraceReplay, TraceTimeline, WhyNot } from '../../../shared/trace'
 import type { RecallEvent } from '../../../shared/types'
 import { tmpDir } from '../../../../test/helpers/tmp'
-import { generateDemo } from '../../demo/generate'
 import { App } from '../app'
 import { createDispatcher, type Dispatch } from '../register'
 import { createHandlers } from './index'
+import { writeDemoDb } from '../../../../test/helpers/demoDb'
 
 let t: ReturnType<typeof tmpDir>
 let app: App
@@ -15,7 +15,7 @@ let ev: RecallEvent
 
 beforeAll(() => {
   t = tmpDir()
-  const db = generateDemo({ out: path.join(t.dir, 'demo.db'), memories: 800 }).path
+  const db = writeDemoDb(path.join(t.dir, 'demo.db'), { memories: 800 }).path
   app = new App({ dataDir: path.join(t.dir, 'data'), mode: 'browser' })
   app.open(db)
   call = createDispatcher(createHandlers(app))
