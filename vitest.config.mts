@@ -4,7 +4,8 @@ import react from '@vitejs/plugin-react'
 
 /**
  * Test tiers (docs/internals/testing.md has the commands and measured times):
- *   unit         pure modules beside their code (src/main, src/shared, src/preload), node
+ *   unit         pure modules beside their code (src/main, src/shared, src/preload), node, without isolation
+ *   unit-isolated  the unit files that need fresh module state (UNIT_ISOLATED)
  *   dom          renderer components in jsdom
  *   integration  test/*.test.ts, test/frameworks, test/conformance, test/trust3: stores, importers, the HTTP bridge, real files
  *   pg           the Postgres tests (PGlite in a worker thread, ~15 s to start each)
@@ -13,7 +14,7 @@ import react from '@vitejs/plugin-react'
  *   slow         the SLOW files of unit and integration (measured), so test:fast stays fast
  *   latency      the LATENCY files: run after every other project, one file at a time
  *   e2e-latency  the e2e file asserting a latency (live OTLP < 1 s): after those, alone
- * `npm run test:fast` = unit + dom + integration + latency (without SLOW); `npm test` runs every project.
+ * `npm run test:fast` = unit + unit-isolated + dom + integration + latency (without SLOW); `npm test` runs every project.
  */
 
 /** Postgres tests: their own tier (each starts PGlite). */
@@ -49,10 +50,10 @@ const LATENCY = ['test/storeHost.test.ts', 'test/offThread.test.ts']
 const E2E_LATENCY = ['test/e2e/liveOtlp.test.ts']
 
 /**
- * unit and integration run without a fresh module registry per file (`isolate: false`: each worker imports a
- * module once and the files it runs share it), which cut their CPU by a third (docs/internals/testing.md). These
- * files depend on module state being fresh (the embedders' module-level caches, a store opened beside a writer,
- * a whole-repo scan, a fuzzer's timings): they keep a fresh registry in their own projects.
+ * unit runs without a fresh module registry per file (`isolate: false`: each worker imports a module once and the
+ * files it runs share it; docs/internals/testing.md has the CPU measured). These files depend on module state being
+ * fresh (the embedders' module-level caches, the event sources' skip counters, a handler's workspace) or failed in
+ * shuffled order: they keep a fresh registry in their own project. integration stays isolated (13 files failed).
  */
 const UNIT_ISOLATED = [
   'src/main/embed/cache.test.ts',
@@ -82,7 +83,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           ...node,
-          // One module registry per worker (see UNIT_ISOLATED): passes in shuffled order (--sequence.shuffle).
+          // One module registry per worker (see UNIT_ISOLATED): passes with its files shuffled (--sequence.shuffle.files).
           isolate: false,
           include: ['src/main/**/*.test.ts', 'src/shared/**/*.test.ts', 'src/preload/**/*.test.ts'],
           exclude: [...SLOW, ...UNIT_ISOLATED],
@@ -96,8 +97,8 @@ export default defineConfig({
           environment: 'jsdom',
           // No fresh worker per file: each worker loads a module once and the files it runs share it (React, Testing
           // Library, jsdom, our components), so a dom test must not depend on module state another file left behind.
-          // Passes in shuffled order (--sequence.shuffle); 50 → 21 s CPU (docs/internals/testing.md). Not for unit:
-          // shuffled, the embedder tests (module-level caches) failed without isolation.
+          // Passes in shuffled order (--sequence.shuffle); 50 → 21 s CPU (docs/internals/testing.md). unit does the same,
+          // minus UNIT_ISOLATED.
           isolate: false,
           include: ['src/renderer/**/*.test.{ts,tsx}'],
           setupFiles: ['src/renderer/src/test/setup.ts'],
