@@ -116,7 +116,9 @@ export async function buildMap(store: MemorySource, req: MapRequest): Promise<{ 
   const chosen = sampled ? sample(withVector, req.cap, marked, req.seed) : withVector
 
   const n = chosen.length
-  const data = new Float32Array(n * dim)
+  // Over shared memory: the PCA and UMAP workers (and the layout's helper threads) read the rows in place instead of
+  // each receiving a copy (61 MB at 20,000 × 768, tens of ms to clone on the way to every worker).
+  const data = typeof SharedArrayBuffer === 'function' ? new Float32Array(new SharedArrayBuffer(4 * n * dim)) : new Float32Array(n * dim)
   for (let i = 0; i < n; i++) {
     const row = index.rowOf.get(chosen[i])!
     data.set(index.rowVector(row), i * dim)

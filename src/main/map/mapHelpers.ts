@@ -34,7 +34,7 @@ const FAILED = 2
 const CHUNKS = 3
 const PARAMS = 4
 /** Parameters a step can pass (epoch number, pair block, …). */
-const MAX_PARAMS = 4
+const MAX_PARAMS = 6
 /** GEN value that tells a helper to leave its loop. */
 const QUIT = -1
 

@@ -7,6 +7,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import { computeMapTask } from './compute'
+import { runPairChunk, runProjectChunk, type PairState, type ProjectState } from './knn'
 import { runHelperLoop, type ChunkHandler, type HelperInit } from './mapHelpers'
 import type { MapTask, WorkerMessage } from './protocol'
 import { runEpochPart, type EpochState } from './umapLayout'
@@ -14,7 +15,9 @@ import { runEpochPart, type EpochState } from './umapLayout'
 const init = workerData as MapTask | { helper: HelperInit }
 if ('helper' in init) {
   const epochs: ChunkHandler = (s: EpochState, q, params) => runEpochPart(s, q, params[0])
-  runHelperLoop(init.helper, { epochs })
+  const pairs: ChunkHandler = (s: PairState, c, params) => runPairChunk(s, c, params)
+  const project: ChunkHandler = (s: ProjectState, c) => runProjectChunk(s, c)
+  runHelperLoop(init.helper, { epochs, pairs, project })
 } else {
   const post = (m: WorkerMessage) => parentPort?.postMessage(m)
   try {

@@ -1,6 +1,7 @@
 /**
  * Messages between the map's worker thread (mapWorker.ts) and the main side
- * (runMapTask.ts). Typed arrays travel by structured clone.
+ * (runMapTask.ts). Typed arrays travel by structured clone: copied, except those over a SharedArrayBuffer
+ * (buildMap puts the rows there), which the worker reads in place.
  */
 import type { PcaResult } from './pca'
 import type { UmapResult } from './umapLayout'

@@ -101,6 +101,7 @@ export function layoutUmap(data: Float32Array, n: number, dim: number, init: Flo
   try {
     knn = nearestNeighbours(data, n, dim, nNeighbors, {
       seed,
+      helpers: opts.helpers,
       onProgress: (f, m) => progress(Math.round(TOTAL * KNN_SHARE * f), TOTAL, m),
     })
   } catch (e) {
