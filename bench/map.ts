@@ -4,6 +4,9 @@
  * against its goal — PCA ≤ 200 ms, UMAP ≤ 5 s at 5,000 and ≤ 20 s at 20,000 — with the time per phase, the
  * CPU time (on a loaded machine wall time overstates what the code costs), the load average, and the
  * neighbour graph's recall against a brute force on a sample of points (the layout is only as good as it).
+ * The layout runs on every core (helper threads, mapHelpers.ts); on a shared machine a second core may not
+ * show in wall time, so the same layout is also timed with one thread and with two, alternately, and the
+ * two layouts compared (they must be identical).
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -12,7 +15,9 @@ import { clusteredVectors } from '../test/helpers/clusteredVectors'
 import { PCA_FIT_ROWS, PCA_MAX_ITERATIONS } from '../src/main/map/buildMap'
 import { computeMapTask } from '../src/main/map/compute'
 import { nearestNeighbours } from '../src/main/map/knn'
+import { MapHelpers } from '../src/main/map/mapHelpers'
 import type { MapTask } from '../src/main/map/protocol'
+import { layoutUmap } from '../src/main/map/umapLayout'
 import { scaled } from './scale'
 import { fmtMs, loadLine } from './util'
 
@@ -34,6 +39,8 @@ export async function runMapBench(): Promise<void> {
   for (const dim of scaled([256, 768], [48])) {
     for (const { n, goal } of sizes) {
       const c = clusteredVectors(n, dim, { seed: 11, clusters: 20 })
+      // The rows over shared memory, as buildMap hands them to the workers (read in place, not copied).
+      c.data = shareRows(c.data)
       const query = c.data.slice(0, dim)
       const pcaTask = { task: 'pca' as const, data: c.data, n, dim, query, seed: 1, maxIterations: PCA_MAX_ITERATIONS, fitRows: PCA_FIT_ROWS }
       let cpu = cpuMs()
@@ -67,8 +74,46 @@ export async function runMapBench(): Promise<void> {
       // The graph again, for its quality (at 5,000 only: at 20,000 it would repeat the longest phase).
       if (n <= 5000)
         console.log(`    neighbour graph: recall@15 vs brute force ${sampleRecall(c.data, n, dim, scaled(200, 20)).toFixed(3)} (a 200-point sample)`)
+      if (n <= 5000 && dim <= 256) await compareThreads(c.data, n, dim, pca.coords)
     }
   }
+}
+
+/** The rows copied into a SharedArrayBuffer. */
+function shareRows(data: Float32Array): Float32Array {
+  const out = new Float32Array(new SharedArrayBuffer(4 * data.length))
+  out.set(data)
+  return out
+}
+
+/**
+ * The layout with one thread and with two (one helper, started and waited for), alternately, `RUNS` times each:
+ * wall and CPU time of each, the load average, and whether the layouts are identical (the parallel steps must not
+ * change a single coordinate).
+ */
+async function compareThreads(data: Float32Array, n: number, dim: number, init: Float32Array): Promise<void> {
+  const runs = scaled(3, 1)
+  const helpers = MapHelpers.start(1)
+  const up = await helpers.started()
+  const times: Record<1 | 2, { wall: number[]; cpu: number[] }> = { 1: { wall: [], cpu: [] }, 2: { wall: [], cpu: [] } }
+  let first: Float32Array | null = null
+  let same = true
+  for (let r = 0; r < runs; r++)
+    for (const threads of [1, 2] as const) {
+      const cpu = cpuMs()
+      const t = performance.now()
+      const u = layoutUmap(data, n, dim, init, null, { seed: 1, helpers: threads === 2 ? helpers : null })
+      times[threads].wall.push(performance.now() - t)
+      times[threads].cpu.push(cpuMs() - cpu)
+      if (!first) first = u.coords
+      else same &&= u.coords.every((x, i) => x === first![i])
+    }
+  helpers.close()
+  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
+  const [w1, w2] = [med(times[1].wall), med(times[2].wall)]
+  console.log(
+    `    threads: 1 → ${fmtMs(w1)} (CPU ${fmtMs(med(times[1].cpu))}), 2 → ${fmtMs(w2)} (CPU ${fmtMs(med(times[2].cpu))}): ${(w1 / w2).toFixed(2)}× (medians of ${runs} alternating runs, ${up} helper up, ${loadLine()}); layouts ${same ? 'identical' : 'DIFFERENT'}`,
+  )
 }
 
 /** The approximate graph's share of the exact 15 nearest, over a seeded sample of points (brute force for those). */
