@@ -25,6 +25,18 @@ const cpuMs = () => {
   const u = process.cpuUsage()
   return (u.user + u.system) / 1000
 }
+/**
+ * CPU ms of this (the calling) thread alone, from /proc (Linux; null elsewhere): with helpers, the part of the
+ * work the caller still does — what the wall time comes to when every thread has a core of its own.
+ */
+const callerCpuMs = (): number | null => {
+  try {
+    const f = fs.readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    return (Number(f[11]) + Number(f[12])) * 10 // utime, stime in clock ticks of 10 ms
+  } catch {
+    return null
+  }
+}
 const mark = (ok: boolean) => (ok ? 'met' : 'MISSED')
 
 export async function runMapBench(): Promise<void> {
@@ -95,25 +107,33 @@ async function compareThreads(data: Float32Array, n: number, dim: number, init: 
   const runs = scaled(3, 1)
   const helpers = MapHelpers.start(1)
   const up = await helpers.started()
-  const times: Record<1 | 2, { wall: number[]; cpu: number[] }> = { 1: { wall: [], cpu: [] }, 2: { wall: [], cpu: [] } }
+  const times: Record<1 | 2, { wall: number[]; cpu: number[]; caller: number[] }> = {
+    1: { wall: [], cpu: [], caller: [] },
+    2: { wall: [], cpu: [], caller: [] },
+  }
   let first: Float32Array | null = null
   let same = true
   for (let r = 0; r < runs; r++)
     for (const threads of [1, 2] as const) {
       const cpu = cpuMs()
+      const caller = callerCpuMs()
       const t = performance.now()
       const u = layoutUmap(data, n, dim, init, null, { seed: 1, helpers: threads === 2 ? helpers : null })
       times[threads].wall.push(performance.now() - t)
       times[threads].cpu.push(cpuMs() - cpu)
+      if (caller !== null) times[threads].caller.push(callerCpuMs()! - caller)
       if (!first) first = u.coords
       else same &&= u.coords.every((x, i) => x === first![i])
     }
+  const share = helpers.stats.chunks ? helpers.stats.helperChunks / helpers.stats.chunks : 0
   helpers.close()
   const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
   const [w1, w2] = [med(times[1].wall), med(times[2].wall)]
+  const callers = times[1].caller.length ? `; calling thread's CPU 1 → ${fmtMs(med(times[1].caller))}, 2 → ${fmtMs(med(times[2].caller))}` : ''
   console.log(
     `    threads: 1 → ${fmtMs(w1)} (CPU ${fmtMs(med(times[1].cpu))}), 2 → ${fmtMs(w2)} (CPU ${fmtMs(med(times[2].cpu))}): ${(w1 / w2).toFixed(2)}× (medians of ${runs} alternating runs, ${up} helper up, ${loadLine()}); layouts ${same ? 'identical' : 'DIFFERENT'}`,
   )
+  console.log(`    parallel steps: the helper ran ${(100 * share).toFixed(0)} % of their chunks${callers}`)
 }
 
 /** The approximate graph's share of the exact 15 nearest, over a seeded sample of points (brute force for those). */
