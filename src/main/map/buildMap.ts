@@ -18,7 +18,7 @@ import { prepareVector, runRecallSync } from '../recall/engine'
 import { buildConfig, checkRequirements, defaultEmbedderSpec } from '../recall/request'
 import { blendFilter, scopeFilter } from '../recall/scope'
 import type { MemorySource } from '../store/source'
-import { runMapTask } from './runMapTask'
+import { startMapWorker, type MapWorker } from './runMapTask'
 
 export interface MapRequest {
   query: string
@@ -87,6 +87,17 @@ function resolveMapRequest(store: MemorySource, req: MapRequest) {
 /** Build the map's points and its PCA frame (on a worker thread). */
 export async function buildMap(store: MemorySource, req: MapRequest): Promise<{ data: MapData; matrix: MapMatrix }> {
   const t0 = performance.now()
+  // The PCA worker starts now: its thread comes up while the recall runs and the rows are gathered.
+  const worker = startMapWorker()
+  try {
+    return await buildWith(store, req, worker, t0)
+  } finally {
+    worker.close()
+  }
+}
+
+/** buildMap's work, its PCA on `worker` (already starting). */
+async function buildWith(store: MemorySource, req: MapRequest, worker: MapWorker, t0: number): Promise<{ data: MapData; matrix: MapMatrix }> {
   const { query, cue, now, relevant, caseName, preset, config } = resolveMapRequest(store, req)
 
   // The recall itself, exactly as recall.run runs it, with its query vector kept for the map.
@@ -137,7 +148,7 @@ export async function buildMap(store: MemorySource, req: MapRequest): Promise<{ 
   const t1 = performance.now()
   const pca =
     n > 0
-      ? await runMapTask(
+      ? await worker.run(
           { task: 'pca', data, n, dim, query: qv, seed: req.seed, maxIterations: PCA_MAX_ITERATIONS, fitRows: PCA_FIT_ROWS },
           { signal: req.signal },
         )

@@ -12,26 +12,29 @@ import { runHelperLoop, type ChunkHandler, type HelperInit } from './mapHelpers'
 import type { MapTask, WorkerMessage } from './protocol'
 import { runEpochPart, type EpochState } from './umapLayout'
 
-const init = workerData as MapTask | { helper: HelperInit }
-if ('helper' in init) {
+const init = workerData as { helper: HelperInit } | null
+if (init && 'helper' in init) {
   const epochs: ChunkHandler = (s: EpochState, q, params) => runEpochPart(s, q, params[0])
   const pairs: ChunkHandler = (s: PairState, c, params) => runPairChunk(s, c, params)
   const project: ChunkHandler = (s: ProjectState, c) => runProjectChunk(s, c)
   runHelperLoop(init.helper, { epochs, pairs, project })
 } else {
+  // The task arrives by message: the worker may have been started before it was known (runMapTask.ts).
   const post = (m: WorkerMessage) => parentPort?.postMessage(m)
-  try {
-    let last = 0
-    const result = computeMapTask(init, (done, total, message) => {
-      // A few progress messages a second are plenty for a progress bar.
-      const now = Date.now()
-      if (now - last > 150 || done === total) {
-        last = now
-        post({ type: 'progress', done, total, message })
-      }
-    })
-    post({ type: 'done', result })
-  } catch (e) {
-    post({ type: 'error', message: e instanceof Error ? e.message : String(e) })
-  }
+  parentPort?.once('message', (task: MapTask) => {
+    try {
+      let last = 0
+      const result = computeMapTask(task, (done, total, message) => {
+        // A few progress messages a second are plenty for a progress bar.
+        const now = Date.now()
+        if (now - last > 150 || done === total) {
+          last = now
+          post({ type: 'progress', done, total, message })
+        }
+      })
+      post({ type: 'done', result })
+    } catch (e) {
+      post({ type: 'error', message: e instanceof Error ? e.message : String(e) })
+    }
+  })
 }
