@@ -81,7 +81,7 @@ export class MapHelpers {
     for (let i = 0; i < count; i++) {
       const own = new SharedArrayBuffer(4 * 4)
       const { port1, port2 } = new MessageChannel()
-      const helper: HelperInit = { own, shared: this.job.buffer as SharedArrayBuffer, port: port2 }
+      const helper: HelperInit = { own, shared: this.job.buffer, port: port2 }
       const worker = new Worker(script.code, { eval: script.eval, workerData: { helper }, transferList: [port2] })
       // Helpers sleep in Atomics.wait between steps: they must never keep the process alive.
       worker.unref()
@@ -204,7 +204,7 @@ export function runHelperLoop(init: HelperInit, handlers: Record<string, ChunkHa
     Atomics.wait(ctl, GEN, seen)
     seen = Atomics.load(ctl, GEN)
     if (seen === QUIT) return
-    for (let m; (m = receiveMessageOnPort(init.port)); ) task = m.message as Task
+    for (let m; (m = receiveMessageOnPort(init.port));) task = m.message as Task
     if (!task || task.id !== Atomics.load(ctl, TASK)) continue
     const run = handlers[task.kind]
     for (;;) {

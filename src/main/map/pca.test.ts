@@ -181,7 +181,14 @@ describe('computePca', () => {
     expect(Math.abs(dot(p.components[1], top[1]))).toBeGreaterThan(0.995)
     const trace = C.reduce((s, row, j) => s + row[j], 0)
     expect(p.totalVariance).toBeCloseTo(trace, 4)
-    for (const k of [0, 1]) expect(p.variance[k]).toBeCloseTo(dot(p.components[k], C.map((row) => dot(row, p.components[k]))), 4)
+    for (const k of [0, 1])
+      expect(p.variance[k]).toBeCloseTo(
+        dot(
+          p.components[k],
+          C.map((row) => dot(row, p.components[k])),
+        ),
+        4,
+      )
   })
 
   it('is deterministic, handles no spread and no rows, and rejects a matrix that does not fit', () => {
