@@ -19,7 +19,7 @@
  * and in a test.
  */
 import { mulberry32 } from '../../shared/random'
-import type { MapHelpers } from './mapHelpers'
+import { sharedF64, sharedI32, type MapHelpers } from './mapHelpers'
 import { covarianceOperator, orthonormalize, sampleRows } from './pca'
 
 /** Called with the fraction done (0…1) of the whole kNN search; return false to stop. */
@@ -267,13 +267,6 @@ class PairBatch {
       for (let c = 0; c < chunks; c++) go(c, ps)
     }
   }
-}
-
-function sharedI32(length: number): Int32Array {
-  return typeof SharedArrayBuffer === 'function' ? new Int32Array(new SharedArrayBuffer(4 * length)) : new Int32Array(length)
-}
-function sharedF64(length: number): Float64Array {
-  return typeof SharedArrayBuffer === 'function' ? new Float64Array(new SharedArrayBuffer(8 * length)) : new Float64Array(length)
 }
 
 /** The exact graph by brute force (O(n²·dim)), for small inputs. */

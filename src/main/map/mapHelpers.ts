@@ -56,10 +56,20 @@ interface Helper {
 }
 
 /** How many helpers a layout starts: `$RECALLSCOPE_MAP_THREADS` − 1, else one per extra core, at most 3. */
-export function helperCount(): number {
+function helperCount(): number {
   const env = Number(process.env.RECALLSCOPE_MAP_THREADS)
   const threads = Number.isInteger(env) && env >= 1 ? env : Math.min(4, os.availableParallelism())
   return typeof SharedArrayBuffer === 'function' ? threads - 1 : 0
+}
+
+/** A Float64Array over shared memory where there is some (helpers read and write it in place), else a plain one. */
+export function sharedF64(length: number): Float64Array {
+  return typeof SharedArrayBuffer === 'function' ? new Float64Array(new SharedArrayBuffer(8 * length)) : new Float64Array(length)
+}
+
+/** An Int32Array over shared memory where there is some, else a plain one. */
+export function sharedI32(length: number): Int32Array {
+  return typeof SharedArrayBuffer === 'function' ? new Int32Array(new SharedArrayBuffer(4 * length)) : new Int32Array(length)
 }
 
 /** Waiting this long for a helper's chunk means the helper died (never seen): the step fails. */

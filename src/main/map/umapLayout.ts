@@ -15,7 +15,7 @@
  */
 import { mulberry32 } from '../../shared/random'
 import { KnnStopped, nearestNeighbours, type KnnGraph } from './knn'
-import type { MapHelpers } from './mapHelpers'
+import { sharedF64, sharedI32, type MapHelpers } from './mapHelpers'
 
 export interface UmapOptions {
   /** @default 15 */
@@ -244,14 +244,6 @@ export interface EpochState {
  * Eight balance two to four threads on a busy machine.
  */
 const PARTS = 8
-
-/** Float64Array over shared memory where there is some (the epochs' helpers write into it), else a plain one. */
-function sharedF64(length: number): Float64Array {
-  return typeof SharedArrayBuffer === 'function' ? new Float64Array(new SharedArrayBuffer(8 * length)) : new Float64Array(length)
-}
-function sharedI32(length: number): Int32Array {
-  return typeof SharedArrayBuffer === 'function' ? new Int32Array(new SharedArrayBuffer(4 * length)) : new Int32Array(length)
-}
 
 /** The epochs' state: the edges grouped by the partition owning their head (in their graph order within it). */
 function epochState(emb: Float64Array, n: number, g: FuzzyGraph, nEpochs: number, seed: number): EpochState {
