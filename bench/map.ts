@@ -174,12 +174,12 @@ async function timeWorker(script: string, task: MapTask): Promise<{ cold: number
         if (early) t = performance.now()
         w.postMessage(task)
       }
-      if (early) w.once('online', () => setTimeout(send, 50))
-      else send()
+      if (!early) send()
       w.on('message', (m: { type: string; message?: string }) => {
-        if (m.type === 'done') resolve(performance.now() - t)
+        if (m.type === 'ready' && early) send()
+        else if (m.type === 'done') resolve(performance.now() - t)
         else if (m.type === 'error') reject(new Error(m.message))
-        if (m.type !== 'progress') void w.terminate()
+        if (m.type === 'done' || m.type === 'error') void w.terminate()
       })
       w.on('error', reject)
     })

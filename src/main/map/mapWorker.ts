@@ -21,6 +21,7 @@ if (init && 'helper' in init) {
 } else {
   // The task arrives by message: the worker may have been started before it was known (runMapTask.ts).
   const post = (m: WorkerMessage) => parentPort?.postMessage(m)
+  post({ type: 'ready' })
   parentPort?.once('message', (task: MapTask) => {
     try {
       let last = 0

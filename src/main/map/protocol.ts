@@ -45,6 +45,8 @@ export interface MapTaskResult {
 }
 
 export type WorkerMessage =
+  /** the worker has loaded and waits for its task */
+  | { type: 'ready' }
   | { type: 'progress'; done: number; total: number; message: string }
   | { type: 'done'; result: MapTaskResult[MapTask['task']] }
   | { type: 'error'; message: string }

@@ -63,7 +63,7 @@ export function startMapWorker(): MapWorker {
         worker.on('message', (m: WorkerMessage) => {
           if (m.type === 'progress') opts.onProgress?.(m.done, m.total, m.message)
           else if (m.type === 'done') finish(() => resolve(m.result as MapTaskResult[T['task']]))
-          else finish(() => reject(new RecallscopeError('INTERNAL', `The map could not be computed: ${m.message}`)))
+          else if (m.type === 'error') finish(() => reject(new RecallscopeError('INTERNAL', `The map could not be computed: ${m.message}`)))
         })
         worker.on('error', (e) => finish(() => reject(new RecallscopeError('INTERNAL', `The map worker failed: ${e.message}`))))
         worker.on('exit', (code) => finish(() => reject(new RecallscopeError('INTERNAL', `The map worker exited (code ${code}) before answering`))))
