@@ -23,6 +23,7 @@
  */
 import os from 'node:os'
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads'
+import { HelperThreads } from '../helperThreads'
 import { workerScript } from '../workerScript'
 
 const GEN = 0
@@ -76,7 +77,7 @@ export function sharedI32(length: number): Int32Array {
 const STUCK_MS = 30_000
 
 export class MapHelpers {
-  private readonly helpers: Helper[] = []
+  private readonly helpers = new HelperThreads<Helper>(READY)
   private readonly job = new Int32Array(new SharedArrayBuffer((PARAMS + MAX_PARAMS) * 4))
   private readonly params = this.job.subarray(PARAMS, PARAMS + MAX_PARAMS)
   private gen = 0
@@ -93,11 +94,7 @@ export class MapHelpers {
       const { port1, port2 } = new MessageChannel()
       const helper: HelperInit = { own, shared: this.job.buffer, port: port2 }
       const worker = new Worker(script.code, { eval: script.eval, workerData: { helper }, transferList: [port2] })
-      // Helpers sleep in Atomics.wait between steps: they must never keep the process alive.
-      worker.unref()
-      worker.on('error', () => this.drop(worker))
-      worker.on('exit', () => this.drop(worker))
-      this.helpers.push({ worker, ctl: new Int32Array(own), port: port1, task: 0 })
+      this.helpers.add({ worker, ctl: new Int32Array(own), port: port1, task: 0 })
     }
   }
 
@@ -110,21 +107,9 @@ export class MapHelpers {
     return new MapHelpers(typeof SharedArrayBuffer === 'function' ? Math.max(0, count) : 0, here)
   }
 
-  private drop(w: Worker): void {
-    const i = this.helpers.findIndex((h) => h.worker === w)
-    if (i >= 0) this.helpers.splice(i, 1)
-  }
-
-  /** Helpers that run their loop (one still starting is left out of a step). */
-  ready(): number {
-    return this.helpers.filter((h) => Atomics.load(h.ctl, READY) === 1).length
-  }
-
   /** Resolves once every helper runs (tests and benches wait for it; the app uses what is up). */
-  async started(timeoutMs = 20_000): Promise<number> {
-    const t0 = Date.now()
-    while (this.ready() < this.helpers.length && Date.now() - t0 < timeoutMs) await new Promise((r) => setTimeout(r, 5))
-    return this.ready()
+  started(timeoutMs = 20_000): Promise<number> {
+    return this.helpers.started(timeoutMs)
   }
 
   /** The steps that follow run chunks of `kind` over `state` (typed arrays over SharedArrayBuffers: shared, not copied). */
@@ -140,7 +125,7 @@ export class MapHelpers {
     if (chunks > 0xffff) throw new RangeError(`A step has at most 65,535 chunks (got ${chunks})`)
     const job = this.job
     for (let i = 0; i < MAX_PARAMS; i++) this.params[i] = params[i] ?? 0
-    const helpers = this.task ? this.helpers.filter((h) => Atomics.load(h.ctl, READY) === 1) : []
+    const helpers = this.task ? this.helpers.ready() : []
     if (helpers.length === 0) {
       for (let c = 0; c < chunks; c++) self(c, this.params)
       this.count(chunks, chunks)
@@ -189,12 +174,11 @@ export class MapHelpers {
 
   /** End the helpers (they also end with the thread that started them). */
   close(): void {
-    for (const h of this.helpers) {
+    for (const h of this.helpers.all) {
       Atomics.store(h.ctl, GEN, QUIT)
       Atomics.notify(h.ctl, GEN)
-      void h.worker.terminate()
     }
-    this.helpers.length = 0
+    this.helpers.clear()
   }
 }
 
