@@ -47,3 +47,21 @@ export class HelperThreads<H extends HelperThread> {
     this.all.length = 0
   }
 }
+
+/**
+ * The calling thread's share of a request: claim chunks from `job[claimAt]` (request number << 16 | next chunk)
+ * like any helper until none are left, run each and count it at `job[doneAt]`. Returns how many it ran.
+ */
+export function claimChunks(job: Int32Array, claimAt: number, doneAt: number, chunks: number, run: (chunk: number) => void): number {
+  let mine = 0
+  for (;;) {
+    const v = Atomics.load(job, claimAt)
+    const c = v & 0xffff
+    if (c >= chunks) break
+    if (Atomics.compareExchange(job, claimAt, v, v + 1) !== v) continue
+    run(c)
+    Atomics.add(job, doneAt, 1)
+    mine++
+  }
+  return mine
+}

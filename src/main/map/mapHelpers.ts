@@ -23,7 +23,7 @@
  */
 import os from 'node:os'
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads'
-import { HelperThreads } from '../helperThreads'
+import { claimChunks, HelperThreads } from '../helperThreads'
 import { workerScript } from '../workerScript'
 
 const GEN = 0
@@ -147,16 +147,7 @@ export class MapHelpers {
       Atomics.store(h.ctl, GEN, gen)
       Atomics.notify(h.ctl, GEN)
     }
-    let mine = 0
-    for (;;) {
-      const v = Atomics.load(job, CLAIM)
-      const c = v & 0xffff
-      if (c >= chunks) break
-      if (Atomics.compareExchange(job, CLAIM, v, v + 1) !== v) continue
-      self(c, this.params)
-      Atomics.add(job, DONE, 1)
-      mine++
-    }
+    const mine = claimChunks(job, CLAIM, DONE, chunks, (c) => self(c, this.params))
     for (let done = Atomics.load(job, DONE); done < chunks; done = Atomics.load(job, DONE))
       if (Atomics.wait(job, DONE, done, STUCK_MS) === 'timed-out' && Atomics.load(job, DONE) === done) {
         this.close()

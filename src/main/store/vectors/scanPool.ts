@@ -20,7 +20,7 @@
  */
 import os from 'node:os'
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads'
-import { HelperThreads } from '../../helperThreads'
+import { claimChunks, HelperThreads } from '../../helperThreads'
 import { kernelModule, type DotAll, type KernelName, type WasmMemory } from './dotKernel'
 
 const GEN = 0
@@ -162,17 +162,10 @@ export class ScanPool {
       Atomics.notify(h.ctl, GEN)
     }
     // This thread claims chunks like any helper.
-    let mine = 0
-    for (;;) {
-      const v = Atomics.load(job, CLAIM)
-      const c = v & 0xffff
-      if (c >= chunks) break
-      if (Atomics.compareExchange(job, CLAIM, v, v + 1) !== v) continue
+    const mine = claimChunks(job, CLAIM, DONE, chunks, (c) => {
       const from = c * rows
       kernel(data + from * rowBytes, Math.min(rows, n - from), dim, q, out + from * outBytes)
-      Atomics.add(job, DONE, 1)
-      mine++
-    }
+    })
     // Chunks a helper claimed and is still scanning.
     for (let done = Atomics.load(job, DONE); done < chunks; done = Atomics.load(job, DONE)) {
       if (Atomics.wait(job, DONE, done, 5000) === 'timed-out' && Atomics.load(job, DONE) === done) {
