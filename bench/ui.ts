@@ -194,6 +194,12 @@ async function dragSlider(page: Page, name: string, steps: number): Promise<Step
   const rerank = shown.map((t) => /re-ranked locally in ([\d.]+) ms/.exec(t)).map((m) => (m ? Number(m[1]) : null))
   const main = perStepMainThread(events, steps)
   if (profile) printTraceBreakdown(events)
+  // `--trace=FILE`: the drag's Chromium trace, for DevTools' Performance panel (Load profile…) or chrome://tracing.
+  const traceFile = process.argv.find((a) => a.startsWith('--trace='))?.slice('--trace='.length)
+  if (traceFile) {
+    fs.writeFileSync(traceFile, JSON.stringify({ traceEvents: events }))
+    console.log(`  trace written to ${traceFile}`)
+  }
   return main.map((mainMs, i) => ({ mainMs, paintMs: paint[i] ?? NaN, rerankMs: rerank[i] ?? null }))
 }
 
@@ -215,7 +221,7 @@ interface TraceEvent {
   dur?: number
   pid: number
   tid: number
-  args?: { name?: string }
+  args?: Record<string, unknown>
 }
 
 /** Sum of the renderer main thread's top-level task time between consecutive step marks, ms. */

@@ -29,7 +29,7 @@ vi.mock('../../lib/api', () => ({
 }))
 
 import { ResultsList, toRows, cutLines } from './ResultsList'
-import { ConfigPanel } from './ConfigPanel'
+import { ConfigPanel, type ConfigUpdate } from './ConfigPanel'
 import { decayPoints } from './DecayChart'
 import { EmptyNotice } from './EmptyNotice'
 import { explainEmpty } from '../../../../shared/explainEmpty'
@@ -165,18 +165,28 @@ describe('ResultsList', () => {
     const bar = within(document.querySelector('[data-id="a"]') as HTMLElement).getByRole('img')
     // a: 0.6·0.9 = 0.54, 0.25·1 = 0.25, 0.15·0.5 = 0.075 of 0.865
     expect(bar).toHaveAttribute('aria-label', 'similarity 0.540, lexical 0.000, recency 0.250, salience 0.075')
-    const widths = [...bar.querySelectorAll('span')].map((s) => parseFloat(s.style.width))
-    expect(widths[0]).toBeCloseTo((100 * 0.54) / 0.865, 1)
-    expect(widths.reduce((x, y) => x + y, 0)).toBeCloseTo(100, 1)
+    // Each segment is the whole bar scaled to its share and moved past the ones before it.
+    const parts = [...bar.querySelectorAll('span')].map((s) => /translateX\(([\d.]+)%\) scaleX\(([\d.]+)\)/.exec(s.style.transform)!.slice(1).map(Number))
+    const shares = [0.54 / 0.865, 0, 0.25 / 0.865, 0.075 / 0.865]
+    parts.forEach(([x, w], i) => {
+      expect(w).toBeCloseTo(shares[i], 3)
+      expect(x).toBeCloseTo(100 * shares.slice(0, i).reduce((a, b) => a + b, 0), 1)
+    })
+    expect(parts[3][0] + 100 * parts[3][1]).toBeCloseTo(100, 1)
   })
 })
+
+/** The config the panel's last edit makes of `fg` (the panel sends updaters of the config). */
+function lastEdit(onChange: ReturnType<typeof vi.fn>): RecallConfig {
+  return (onChange.mock.lastCall![0] as ConfigUpdate)(fg)
+}
 
 describe('ConfigPanel sliders', () => {
   it('moves the recency weight on the simplex, sharing the rest in proportion', () => {
     const onChange = vi.fn()
-    render(<ConfigPanel config={fg} onChange={onChange} ages={{ scope: fg.scope, now: 0 }} />)
+    render(<ConfigPanel config={fg} onChange={onChange} now={0} />)
     fireEvent.change(screen.getByRole('slider', { name: 'Recency' }), { target: { value: '0.5' } })
-    const next = onChange.mock.lastCall![0] as RecallConfig
+    const next = lastEdit(onChange)
     // 0.6 and 0.15 share 0.5 in proportion 4:1
     expect(next.weights.recency).toBe(0.5)
     expect(next.weights.similarity).toBeCloseTo(0.4, 9)
@@ -186,28 +196,28 @@ describe('ConfigPanel sliders', () => {
 
   it('switches the floor off and shows it as off; the budget on with its default', () => {
     const onChange = vi.fn()
-    render(<ConfigPanel config={fg} onChange={onChange} ages={{ scope: fg.scope, now: 0 }} />)
+    render(<ConfigPanel config={fg} onChange={onChange} now={0} />)
     fireEvent.click(screen.getByRole('checkbox', { name: 'Floor on' }))
-    expect((onChange.mock.lastCall![0] as RecallConfig).floor).toBeNull()
+    expect(lastEdit(onChange).floor).toBeNull()
     fireEvent.click(screen.getByRole('checkbox', { name: 'Token budget on' }))
-    expect((onChange.mock.lastCall![0] as RecallConfig).tokenBudget).toBe(2000)
+    expect(lastEdit(onChange).tokenBudget).toBe(2000)
   })
 
   it('free weights move one at a time', () => {
     const onChange = vi.fn()
-    render(<ConfigPanel config={fg} onChange={onChange} ages={{ scope: fg.scope, now: 0 }} />)
+    render(<ConfigPanel config={fg} onChange={onChange} now={0} />)
     fireEvent.click(screen.getByRole('checkbox', { name: 'on the simplex' }))
     fireEvent.change(screen.getByRole('slider', { name: 'Lexical' }), { target: { value: '0.7' } })
-    expect((onChange.mock.lastCall![0] as RecallConfig).weights).toEqual({ ...fg.weights, lexical: 0.7 })
+    expect(lastEdit(onChange).weights).toEqual({ ...fg.weights, lexical: 0.7 })
   })
 
   it('shows the age histogram total under the decay curve', async () => {
-    render(<ConfigPanel config={fg} onChange={() => undefined} ages={{ scope: fg.scope, now: 0 }} />)
+    render(<ConfigPanel config={fg} onChange={() => undefined} now={0} />)
     expect(await screen.findByText(/6 memories in scope; half-life 7\.0 d/)).toBeInTheDocument()
   })
 
   it('draws the histogram and the curve as plain SVG: one bar per bin, the curve at 0.5^(age / half-life)', async () => {
-    render(<ConfigPanel config={fg} onChange={() => undefined} ages={{ scope: fg.scope, now: 0 }} />)
+    render(<ConfigPanel config={fg} onChange={() => undefined} now={0} />)
     await screen.findByText(/6 memories in scope/)
     const svg = document.querySelector('svg.decay-chart')!
     const bars = svg.querySelectorAll('.decay-bars rect')
@@ -250,8 +260,8 @@ describe('a long candidate list (virtualised)', () => {
     const items = list.querySelectorAll(':scope > li')
     expect(rows.length).toBe(400)
     expect(items.length).toBeGreaterThan(0)
-    // 600 px show ~10 rows; the virtualiser adds 8 either side.
-    expect(items.length).toBeLessThan(30)
+    // 600 px show ~10 rows; the virtualiser adds 3 either side.
+    expect(items.length).toBeLessThan(20)
     expect(items[0]).toHaveAttribute('aria-setsize', '400')
     // The list is as tall as every row (62 px) plus every cut line (23 px) drawn above its row.
     const cuts = cutLines(rows, config).length
