@@ -5,9 +5,10 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react'
-import type { CandidateRaw, RecallConfig, UnitInfo } from '../../../../shared/types'
+import type { CandidateRaw, RecallConfig } from '../../../../shared/types'
 import { getPreset } from '../../../../shared/presets'
 import { rerank } from '../../../../shared/scoring'
+import { unitInfo } from '../../test/unitInfo'
 
 vi.mock('../../lib/api', () => ({
   call: vi.fn(async (channel: string) => {
@@ -52,23 +53,6 @@ function cand(id: string, similarity: number, ageDays: number, salience: number,
     textLength: 40,
   }
 }
-function unit(id: string): UnitInfo {
-  return {
-    id,
-    content: `memory ${id}`,
-    kind: 'semantic',
-    role: null,
-    tier: 'long_term',
-    sessionId: null,
-    userId: null,
-    agentId: null,
-    createdAt: 0,
-    lastUsedAt: null,
-    turn: 1,
-    source: null,
-    salience: 0.5,
-  }
-}
 
 // fieldguide: 0.6·sim + 0.25·recency (7-day half-life) + 0.15·salience, floor 0.35 before top 5.
 const fg = getPreset('fieldguide').config
@@ -87,7 +71,7 @@ const cands = [
   cand('e', 0.45, 14, 0, 5),
   cand('f', 0.3, 365, 0, 6),
 ]
-const units = Object.fromEntries(cands.map((c) => [c.id, unit(c.id)]))
+const units = Object.fromEntries(cands.map((c) => [c.id, unitInfo(c.id)]))
 
 function renderList(config: RecallConfig, changes = new Map()) {
   const r = rerank(cands, config, 'dense')
@@ -242,7 +226,7 @@ describe('ConfigPanel sliders', () => {
 describe('a long candidate list (virtualised)', () => {
   // 400 candidates, similarity falling with i.
   const many = Array.from({ length: 400 }, (_, i) => cand(`m${i}`, 0.99 - i / 1000, i % 30, 0.1, i + 1))
-  const manyUnits = Object.fromEntries(many.map((c) => [c.id, unit(c.id)]))
+  const manyUnits = Object.fromEntries(many.map((c) => [c.id, unitInfo(c.id)]))
 
   it('puts only a window of rows in the DOM, sized for all of them, and keeps the keyboard working past it', () => {
     const config = { ...fg, candidatePool: 1000, topK: 5, floor: 0.5 }

@@ -12,6 +12,7 @@ import { PRESETS, getPreset } from '../../../../shared/presets'
 import { rerank } from '../../../../shared/scoring'
 import { renderResults } from '../../../../shared/render'
 import { AppContext, type AppState } from '../../app/context'
+import { unitInfo } from '../../test/unitInfo'
 
 /** Renders per component (or per control label) since the last reset. */
 const renders = vi.hoisted(() => new Map<string, number>())
@@ -33,26 +34,7 @@ const cands: CandidateRaw[] = Array.from({ length: 40 }, (_, i) => ({
   recencyRank: 40 - i,
   textLength: 40,
 }))
-const units: Record<string, UnitInfo> = Object.fromEntries(
-  cands.map((c) => [
-    c.id,
-    {
-      id: c.id,
-      content: `memory ${c.id}`,
-      kind: 'semantic',
-      role: null,
-      tier: 'long_term',
-      sessionId: null,
-      userId: null,
-      agentId: null,
-      createdAt: NOW - c.ageCreatedMs,
-      lastUsedAt: null,
-      turn: 1,
-      source: null,
-      salience: 0.5,
-    },
-  ]),
-)
+const units: Record<string, UnitInfo> = Object.fromEntries(cands.map((c) => [c.id, unitInfo(c.id, NOW - c.ageCreatedMs)]))
 
 /** The trace the engine would return for `config`: scored by the shared scorer, as main does. */
 function traceFor(config: RecallConfig): RecallTrace {
