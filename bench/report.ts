@@ -26,7 +26,8 @@ export function formatValue(value: number, unit: Unit): string {
     case 's':
       return `${num(value, 2)} s`
     case '×':
-      return `${num(value, 2)}×`
+      // two significant digits below 1 (a floor 300× faster reads 0.0033×, not 0×)
+      return value < 1 ? `${Number(value.toPrecision(2))}×` : `${num(value, 2)}×`
     case 'count':
       return num(value, 0)
     case 'fraction':
@@ -70,7 +71,7 @@ export function judgeMeasure(goal: Goal | null, value: number, peer: Peer | null
 }
 
 /** An exactness check: `met` when every case passed (and there was one), else `missed`; `no-goal` when informational. */
-export function judgeCheck(required: boolean, passed: number, total: number): Status {
+function judgeCheck(required: boolean, passed: number, total: number): Status {
   if (!required) return 'no-goal'
   return total > 0 && passed === total ? 'met' : 'missed'
 }

@@ -18,7 +18,7 @@ import { RecallscopeError } from '../src/shared/result'
 
 const ROOT = path.resolve(__dirname, '..')
 /** Where saved results live (relative to the repo). */
-export const BENCH_DIR = 'docs/internals/bench'
+const BENCH_DIR = 'docs/internals/bench'
 /** The page whose marked region is generated. */
 export const PERFORMANCE_DOC = 'docs/internals/performance.md'
 const BEGIN = '<!-- bench:begin -->'
@@ -39,7 +39,7 @@ interface Latest {
 }
 
 /** Read a results file for the docs: valid (bench/results.ts), and not a smoke run, whose numbers mean nothing. */
-export function readSaved(file: string): Saved {
+function readSaved(file: string): Saved {
   const results = readResults(file)
   if (results.run.smoke) throw new RecallscopeError('BAD_INPUT', `${file}: a --smoke run (tiny inputs): its numbers say nothing about performance`, { file })
   return { file, results }
