@@ -97,7 +97,7 @@ const SPECS = {
 export type GoalId = keyof typeof SPECS
 
 /** Every goal by id (its bench is the id's first part). */
-export const GOALS = Object.fromEntries(Object.entries(SPECS).map(([id, s]) => [id, { ...s, id, bench: id.split('.')[0] } as Goal])) as Readonly<
+export const GOALS = Object.fromEntries(Object.entries(SPECS).map(([id, s]): [string, Goal] => [id, { ...s, id, bench: id.split('.')[0] }])) as Readonly<
   Record<GoalId, Goal>
 >
 

@@ -23,8 +23,10 @@ export function parseBenchArgs(argv: string[]): { names: string[]; json: string 
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
     const eq = /^--(json|note)=(.*)$/.exec(a)
-    if (eq) eq[1] === 'json' ? (json = eq[2]) : (note = eq[2])
-    else if (a === '--json' || a === '--note') {
+    if (eq) {
+      if (eq[1] === 'json') json = eq[2]
+      else note = eq[2]
+    } else if (a === '--json' || a === '--note') {
       const v = argv[++i]
       if (v === undefined || v.startsWith('--')) throw new Error(`${a} needs a value`)
       if (a === '--json') json = v

@@ -97,7 +97,7 @@ function statusText(f: Figure): string {
 }
 
 function goalRows(goals: readonly Goal[], latest: Map<string, Latest>): string[] {
-  const out = [row(['goal', 'from', 'bench', 'figure', 'measured', 'vs peer', 'status', 'run (UTC)']), row(Array(8).fill('---'))]
+  const out = [row(['goal', 'from', 'bench', 'figure', 'measured', 'vs peer', 'status', 'run (UTC)']), row(Array<string>(8).fill('---'))]
   for (const g of goals) {
     const l = latest.get(g.bench)
     const figs = l?.bench.figures.filter((f) => f.goal?.id === g.id) ?? []
@@ -124,7 +124,7 @@ function benchSection(l: Latest): string[] {
     `${b.title}. ${m.cores} cores (${m.cpu}), ${m.node}, commit ${l.results.run.commit ?? 'unknown'}; ${b.seconds} s; from \`${path.basename(l.file)}\`${l.results.run.note ? `. Note: ${l.results.run.note}` : ''}.`,
     '',
     row(['figure', 'value', 'goal', 'vs peer', 'status']),
-    row(Array(5).fill('---')),
+    row(Array<string>(5).fill('---')),
   ]
   for (const f of b.figures) out.push(row([f.name, measured(f), f.goal?.text ?? '', peerText(f), statusText(f)]))
   return out
