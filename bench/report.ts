@@ -21,7 +21,7 @@ export function formatValue(value: number, unit: Unit): string {
   const num = (x: number, digits: number) => x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: 0 })
   switch (unit) {
     case 'ms':
-      if (value >= 10_000) return `${num(value / 1000, 1)} s`
+      if (value >= 1000) return `${num(value / 1000, value >= 10_000 ? 1 : 2)} s`
       return value < 1 ? `${num(value * 1000, 0)} µs` : value < 100 ? `${value.toFixed(2)} ms` : `${num(value, 0)} ms`
     case 's':
       return `${num(value, 2)} s`
