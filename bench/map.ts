@@ -14,22 +14,23 @@ import { computeMapTask } from '../src/main/map/compute'
 import { nearestNeighbours } from '../src/main/map/knn'
 import type { MapTask } from '../src/main/map/protocol'
 import { scaled } from './scale'
+import { GOALS } from './goals'
+import { measure, verdict } from './report'
 import { fmtMs, loadLine } from './util'
 
 const cpuMs = () => {
   const u = process.cpuUsage()
   return (u.user + u.system) / 1000
 }
-const mark = (ok: boolean) => (ok ? 'met' : 'MISSED')
 
 export async function runMapBench(): Promise<void> {
   console.log(loadLine())
   const sizes = scaled(
     [
-      { n: 5000, goal: 5000 },
-      { n: 20000, goal: 20000 },
+      { n: 5000, goal: GOALS['map.umap5k'] },
+      { n: 20000, goal: GOALS['map.umap20k'] },
     ],
-    [{ n: 700, goal: 5000 }],
+    [{ n: 700, goal: GOALS['map.umap5k'] }],
   )
   for (const dim of scaled([256, 768], [48])) {
     for (const { n, goal } of sizes) {
@@ -46,8 +47,14 @@ export async function runMapBench(): Promise<void> {
       const built = path.resolve(__dirname, '../out/main/mapWorker.js')
       const onWorker = fs.existsSync(built) ? await timeWorker(built, pcaTask) : null
       const frame = onWorker ?? pcaHere
+      const pcaFig = measure({
+        name: `${n.toLocaleString('en-US')} × ${dim}: PCA frame${onWorker === null ? ' (this thread)' : ' (built map worker)'}`,
+        value: frame,
+        unit: 'ms',
+        goal: GOALS['map.pca'],
+      })
       console.log(
-        `${n.toLocaleString('en-US')} × ${dim}  PCA frame ${fmtMs(frame)} ${onWorker === null ? '(computed in this thread: no build, `npm run build` to time the worker too)' : `on the built map worker (compute alone ${fmtMs(pcaHere)})`}, CPU ${fmtMs(pcaCpu)}, ${pca.iterations} iterations  goal ≤ 200 ms ${mark(frame <= 200)}`,
+        `${n.toLocaleString('en-US')} × ${dim}  PCA frame ${fmtMs(frame)} ${onWorker === null ? '(computed in this thread: no build, `npm run build` to time the worker too)' : `on the built map worker (compute alone ${fmtMs(pcaHere)})`}, CPU ${fmtMs(pcaCpu)}, ${pca.iterations} iterations  ${verdict(pcaFig)}`,
       )
 
       cpu = cpuMs()
@@ -60,13 +67,21 @@ export async function runMapBench(): Promise<void> {
       const wall = performance.now() - t
       const cpuUsed = cpuMs() - cpu
       const s = u.timings
+      const umapFig = measure({ name: `${n.toLocaleString('en-US')} × ${dim}: UMAP`, value: wall, unit: 'ms', goal })
+      measure({ name: `${n.toLocaleString('en-US')} × ${dim}: UMAP CPU time`, value: cpuUsed, unit: 'ms' })
       console.log(
-        `${n.toLocaleString('en-US')} × ${dim}  UMAP ${fmtMs(wall)} (CPU ${fmtMs(cpuUsed)}): neighbours ${fmtMs(s.neighboursMs)}, graph ${fmtMs(s.graphMs)}, ${u.epochs} epochs ${fmtMs(s.layoutMs)}  goal ≤ ${goal / 1000} s ${mark(wall <= goal)}`,
+        `${n.toLocaleString('en-US')} × ${dim}  UMAP ${fmtMs(wall)} (CPU ${fmtMs(cpuUsed)}): neighbours ${fmtMs(s.neighboursMs)}, graph ${fmtMs(s.graphMs)}, ${u.epochs} epochs ${fmtMs(s.layoutMs)}  ${verdict(umapFig)}`,
       )
       console.log(`    progress phases: ${phases.length} distinct messages, first "${phases[0]}", last "${phases.at(-1)}"`)
       // The graph again, for its quality (at 5,000 only: at 20,000 it would repeat the longest phase).
-      if (n <= 5000)
-        console.log(`    neighbour graph: recall@15 vs brute force ${sampleRecall(c.data, n, dim, scaled(200, 20)).toFixed(3)} (a 200-point sample)`)
+      if (n <= 5000) {
+        const rec = measure({
+          name: `${n.toLocaleString('en-US')} × ${dim}: neighbour graph recall@15`,
+          value: sampleRecall(c.data, n, dim, scaled(200, 20)),
+          unit: 'fraction',
+        })
+        console.log(`    neighbour graph: recall@15 vs brute force ${rec.value.toFixed(3)} (a 200-point sample)`)
+      }
     }
   }
 }
