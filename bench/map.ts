@@ -19,6 +19,8 @@ import { MapHelpers } from '../src/main/map/mapHelpers'
 import type { MapTask } from '../src/main/map/protocol'
 import { layoutUmap } from '../src/main/map/umapLayout'
 import { scaled } from './scale'
+import { GOALS } from './goals'
+import { check, checkWord, measure, verdict } from './report'
 import { fmtMs, loadLine } from './util'
 
 const cpuMs = () => {
@@ -37,16 +39,15 @@ const callerCpuMs = (): number | null => {
     return null
   }
 }
-const mark = (ok: boolean) => (ok ? 'met' : 'MISSED')
 
 export async function runMapBench(): Promise<void> {
   console.log(loadLine())
   const sizes = scaled(
     [
-      { n: 5000, goal: 5000 },
-      { n: 20000, goal: 20000 },
+      { n: 5000, goal: GOALS['map.umap5k'] },
+      { n: 20000, goal: GOALS['map.umap20k'] },
     ],
-    [{ n: 700, goal: 5000 }],
+    [{ n: 700, goal: GOALS['map.umap5k'] }],
   )
   for (const dim of scaled([256, 768], [48])) {
     for (const { n, goal } of sizes) {
@@ -66,10 +67,19 @@ export async function runMapBench(): Promise<void> {
       const times = fs.existsSync(built) ? await timeWorker(built, pcaTask) : null
       const onWorker = times?.cold ?? null
       const frame = onWorker ?? pcaHere
+      const pcaFig = measure({
+        name: `${n.toLocaleString('en-US')} × ${dim}: PCA frame${onWorker === null ? ' (this thread)' : ' (built map worker)'}`,
+        value: frame,
+        unit: 'ms',
+        goal: GOALS['map.pca'],
+      })
       console.log(
-        `${n.toLocaleString('en-US')} × ${dim}  PCA frame ${fmtMs(frame)} ${onWorker === null ? '(computed in this thread: no build, `npm run build` to time the worker too)' : `on the built map worker (compute alone ${fmtMs(pcaHere)})`}, CPU ${fmtMs(pcaCpu)}, ${pca.iterations} iterations  goal ≤ 200 ms ${mark(frame <= 200)}`,
+        `${n.toLocaleString('en-US')} × ${dim}  PCA frame ${fmtMs(frame)} ${onWorker === null ? '(computed in this thread: no build, `npm run build` to time the worker too)' : `on the built map worker (compute alone ${fmtMs(pcaHere)})`}, CPU ${fmtMs(pcaCpu)}, ${pca.iterations} iterations  ${verdict(pcaFig)}`,
       )
-      if (times) console.log(`    PCA frame on a map worker already up (buildMap starts it before the gather): ${fmtMs(times.warm)}`)
+      if (times) {
+        measure({ name: `${n.toLocaleString('en-US')} × ${dim}: PCA frame (map worker already up)`, value: times.warm, unit: 'ms' })
+        console.log(`    PCA frame on a map worker already up (buildMap starts it before the gather): ${fmtMs(times.warm)}`)
+      }
 
       cpu = cpuMs()
       t = performance.now()
@@ -81,13 +91,21 @@ export async function runMapBench(): Promise<void> {
       const wall = performance.now() - t
       const cpuUsed = cpuMs() - cpu
       const s = u.timings
+      const umapFig = measure({ name: `${n.toLocaleString('en-US')} × ${dim}: UMAP`, value: wall, unit: 'ms', goal })
+      measure({ name: `${n.toLocaleString('en-US')} × ${dim}: UMAP CPU time`, value: cpuUsed, unit: 'ms' })
       console.log(
-        `${n.toLocaleString('en-US')} × ${dim}  UMAP ${fmtMs(wall)} (CPU ${fmtMs(cpuUsed)}): neighbours ${fmtMs(s.neighboursMs)}, graph ${fmtMs(s.graphMs)}, ${u.epochs} epochs ${fmtMs(s.layoutMs)}  goal ≤ ${goal / 1000} s ${mark(wall <= goal)}`,
+        `${n.toLocaleString('en-US')} × ${dim}  UMAP ${fmtMs(wall)} (CPU ${fmtMs(cpuUsed)}): neighbours ${fmtMs(s.neighboursMs)}, graph ${fmtMs(s.graphMs)}, ${u.epochs} epochs ${fmtMs(s.layoutMs)}  ${verdict(umapFig)}`,
       )
       console.log(`    progress phases: ${phases.length} distinct messages, first "${phases[0]}", last "${phases.at(-1)}"`)
       // The graph again, for its quality (at 5,000 only: at 20,000 it would repeat the longest phase).
-      if (n <= 5000)
-        console.log(`    neighbour graph: recall@15 vs brute force ${sampleRecall(c.data, n, dim, scaled(200, 20)).toFixed(3)} (a 200-point sample)`)
+      if (n <= 5000) {
+        const rec = measure({
+          name: `${n.toLocaleString('en-US')} × ${dim}: neighbour graph recall@15`,
+          value: sampleRecall(c.data, n, dim, scaled(200, 20)),
+          unit: 'fraction',
+        })
+        console.log(`    neighbour graph: recall@15 vs brute force ${rec.value.toFixed(3)} (a 200-point sample)`)
+      }
       if (n <= 5000 && dim <= 256) await compareThreads(c.data, n, dim, pca.coords)
     }
   }
@@ -114,7 +132,8 @@ async function compareThreads(data: Float32Array, n: number, dim: number, init: 
     2: { wall: [], cpu: [], caller: [] },
   }
   let first: Float32Array | null = null
-  let same = true
+  let compared = 0
+  let identical = 0
   for (let r = 0; r < runs; r++)
     for (const threads of [1, 2] as const) {
       const cpu = cpuMs()
@@ -125,15 +144,26 @@ async function compareThreads(data: Float32Array, n: number, dim: number, init: 
       times[threads].cpu.push(cpuMs() - cpu)
       if (caller !== null) times[threads].caller.push(callerCpuMs()! - caller)
       if (!first) first = u.coords
-      else same &&= u.coords.every((x, i) => x === first![i])
+      else {
+        compared++
+        if (u.coords.every((x, i) => x === first![i])) identical++
+      }
     }
   const share = helpers.stats.chunks ? helpers.stats.helperChunks / helpers.stats.chunks : 0
   helpers.close()
   const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
   const [w1, w2] = [med(times[1].wall), med(times[2].wall)]
+  const name = `${n.toLocaleString('en-US')} × ${dim}: UMAP`
+  measure({ name: `${name}, 1 thread`, value: w1, unit: 'ms' })
+  measure({ name: `${name}, 2 threads`, value: w2, unit: 'ms' })
+  if (times[1].caller.length) {
+    measure({ name: `${name}, calling thread's CPU, 1 thread`, value: med(times[1].caller), unit: 'ms' })
+    measure({ name: `${name}, calling thread's CPU, 2 threads`, value: med(times[2].caller), unit: 'ms' })
+  }
+  const same = check({ name: `${name}: layouts with 1 and 2 threads identical`, passed: identical, total: compared, goal: 'all' })
   const callers = times[1].caller.length ? `; calling thread's CPU 1 → ${fmtMs(med(times[1].caller))}, 2 → ${fmtMs(med(times[2].caller))}` : ''
   console.log(
-    `    threads: 1 → ${fmtMs(w1)} (CPU ${fmtMs(med(times[1].cpu))}), 2 → ${fmtMs(w2)} (CPU ${fmtMs(med(times[2].cpu))}): ${(w1 / w2).toFixed(2)}× (medians of ${runs} alternating runs, ${up} helper up, ${loadLine()}); layouts ${same ? 'identical' : 'DIFFERENT'}`,
+    `    threads: 1 → ${fmtMs(w1)} (CPU ${fmtMs(med(times[1].cpu))}), 2 → ${fmtMs(w2)} (CPU ${fmtMs(med(times[2].cpu))}): ${(w1 / w2).toFixed(2)}× (medians of ${runs} alternating runs, ${up} helper up, ${loadLine()}); layouts identical ${checkWord(same)}`,
   )
   console.log(`    parallel steps: the helper ran ${(100 * share).toFixed(0)} % of their chunks${callers}`)
 }
