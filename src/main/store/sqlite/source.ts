@@ -248,9 +248,18 @@ export class SqliteSource implements MemorySource, VectorSnapshots, SqliteCtx {
   }
 
   capabilities(): SourceCapabilities {
+    // `fts` and `vectorModels` cost SQL and a content signature (file stats, a count over the
+    // memories): computed when read, so the engine's per-recall `pushdown` check stays free
+    // (an eval asks once per case; docs/internals/performance.md, the eval bench).
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the getters below are the object's, not the source's
+    const source = this
     return {
-      fts: this.sql.agentFts ? 'agent' : this.wsFtsReady() ? 'workspace' : 'none',
-      vectorModels: this.vec.vectorModels().map((m) => ({ ownerType: m.ownerType, model: m.model, dim: m.dim })),
+      get fts() {
+        return source.sql.agentFts ? 'agent' : source.wsFtsReady() ? 'workspace' : 'none'
+      },
+      get vectorModels() {
+        return source.vec.vectorModels().map((m) => ({ ownerType: m.ownerType, model: m.model, dim: m.dim }))
+      },
       pushdown: null,
       snapshots: this,
       recallEvents: this.sql.recallEvents !== null,
