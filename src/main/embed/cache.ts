@@ -115,7 +115,14 @@ export async function embedQueriesOrDegrade(
 ): Promise<QueryEmbedding[]> {
   for (const t of texts) checkText(t)
   if (!embedder.enabled)
-    return texts.map(() => ({ vector: null, cached: false, degraded: false, reason: `embedder "${embedder.name}": dense arm off`, errorCode: 'DISABLED', tookMs: 0 }))
+    return texts.map(() => ({
+      vector: null,
+      cached: false,
+      degraded: false,
+      reason: `embedder "${embedder.name}": dense arm off`,
+      errorCode: 'DISABLED',
+      tookMs: 0,
+    }))
   const t0 = performance.now()
   const distinct = [...new Set(texts)]
   const key = cacheKeyOf(embedder)

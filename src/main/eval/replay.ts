@@ -214,6 +214,10 @@ export interface Scored {
   metrics: Record<string, number | null>
   counts: RunCounts
   scoreMs: number
+  /** of scoreMs: re-ranking each case (fusion, gates) */
+  fusionMs: number
+  /** of scoreMs: metrics per case and their means */
+  metricsMs: number
 }
 
 /** Score gathered cases under a config: per-case results and macro means. */
@@ -222,9 +226,12 @@ export function scoreGathered(gathered: readonly GatheredCase[], config: RecallC
   const per: CaseMetrics[] = []
   const perCase: CaseResult[] = []
   let degraded = 0
+  let fusionMs = 0
   for (const g of gathered) {
     if (!canReuse(g, config)) throw new RecallscopeError('INTERNAL', `case ${g.case.id} was gathered under a config that cannot serve this one`)
+    const tf = performance.now()
     const r = scoreCase(g, config)
+    fusionMs += performance.now() - tf
     const m = caseMetrics(compileJudgment(g.case, opts.k), r.ids, r.tokens, opts.k, opts.budget)
     per.push(m)
     if (g.degraded) degraded++
@@ -243,7 +250,8 @@ export function scoreGathered(gathered: readonly GatheredCase[], config: RecallC
     perCase.push(cr)
   }
   const s = summarize(per, opts.k)
-  return { perCase, metrics: s.metrics, counts: { ...s.counts, degraded }, scoreMs: performance.now() - t0 }
+  const scoreMs = performance.now() - t0
+  return { perCase, metrics: s.metrics, counts: { ...s.counts, degraded }, scoreMs, fusionMs, metricsMs: scoreMs - fusionMs }
 }
 
 /** The token budget B for budget-aware recall: explicit, else the config's, else DEFAULT_EVAL_BUDGET. */

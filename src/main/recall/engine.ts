@@ -79,7 +79,10 @@ function toQuery(q: string | RecallQuery): RecallQuery {
 
 /** Embed the dense arm's text, degrading (never throwing) when the embedder is off or down (seeds 002, 004). */
 export async function prepareVector(store: MemorySource, denseText: string, opts: RecallOptions): Promise<PreparedVector> {
-  return preparedWithoutEmbedding(denseText, opts) ?? preparedFrom(opts.embedder!, await embedQueryOrDegrade(store.workspace, opts.embedder!, denseText, { signal: opts.signal }))
+  return (
+    preparedWithoutEmbedding(denseText, opts) ??
+    preparedFrom(opts.embedder!, await embedQueryOrDegrade(store.workspace, opts.embedder!, denseText, { signal: opts.signal }))
+  )
 }
 
 /**
@@ -288,7 +291,14 @@ function noteUnlabelled(g: Gathered, note: string | null): Gathered {
 }
 
 /** One recall's gather input: the query's texts, the vector model and index (or push-down) resolved through the gather's reads. */
-function resolveGather(reads: PassReads, query: string | RecallQuery, config: RecallConfig, now: number, opts: Pick<SyncOptions, 'prepared' | 'depth'>, units: boolean) {
+function resolveGather(
+  reads: PassReads,
+  query: string | RecallQuery,
+  config: RecallConfig,
+  now: number,
+  opts: Pick<SyncOptions, 'prepared' | 'depth'>,
+  units: boolean,
+) {
   const store = reads.store
   if (!Number.isFinite(now)) throw new RecallscopeError('BAD_INPUT', `now must be epoch milliseconds (got ${String(now)})`)
   // The config was validated once at the edge (request.ts buildConfig, resolveEventConfig, the

@@ -251,14 +251,14 @@ export class SqliteSource implements MemorySource, VectorSnapshots, SqliteCtx {
     // `fts` and `vectorModels` cost SQL and a content signature (file stats, a count over the
     // memories): computed when read, so the engine's per-recall `pushdown` check stays free
     // (an eval asks once per case; docs/internals/performance.md, the eval bench).
-    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the getters below are the object's, not the source's
-    const source = this
+    const fts = () => (this.sql.agentFts ? 'agent' : this.wsFtsReady() ? 'workspace' : 'none')
+    const models = () => this.vec.vectorModels().map((m) => ({ ownerType: m.ownerType, model: m.model, dim: m.dim }))
     return {
       get fts() {
-        return source.sql.agentFts ? 'agent' : source.wsFtsReady() ? 'workspace' : 'none'
+        return fts()
       },
       get vectorModels() {
-        return source.vec.vectorModels().map((m) => ({ ownerType: m.ownerType, model: m.model, dim: m.dim }))
+        return models()
       },
       pushdown: null,
       snapshots: this,
