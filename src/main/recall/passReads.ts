@@ -100,10 +100,11 @@ export class PassReads {
     return this.rows
   }
 
-  // Not memoised (each answer depends on the query): the store's own.
+  /** Not memoised (each answer depends on the query); the store answers this gather's passes from one snapshot when it can. */
   lexicalPass(req: LexicalRequest): LexicalPass {
-    return this.store.lexicalPass(req)
+    return this.store.lexicalPass({ ...req, snapshot: this })
   }
+  // Not memoised (each answer depends on the query): the store's own.
   idsWhere(f: MemoryFilter, cap?: number): string[] {
     return this.store.idsWhere(f, cap)
   }
