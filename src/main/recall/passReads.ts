@@ -56,25 +56,23 @@ export class PassReads {
 
   /** The store's scopeRows, once per (filter, cap): the same object every time, so per-listing caches (dense.ts, the lexical pass) hold. */
   scopeRows(f: MemoryFilter, cap: number): ScopeRows {
-    const key = `${cap}|${JSON.stringify(f)}`
-    let s = this.scopes.get(key)
-    if (!s) {
-      const t0 = performance.now()
-      this.scopes.set(key, (s = this.store.scopeRows(f, cap)))
-      this.scopeMs += performance.now() - t0
-    }
-    return s
+    return this.scopeRead(this.scopes, f, cap, () => this.store.scopeRows(f, cap))
   }
 
   countScope(f: MemoryFilter, cap?: number): { count: number; capped: boolean } {
+    return this.scopeRead(this.counts, f, cap, () => this.store.countScope(f, cap))
+  }
+
+  /** A scope read once per (filter, cap), its time counted in scopeMs. */
+  private scopeRead<T>(memo: Map<string, T>, f: MemoryFilter, cap: number | undefined, read: () => T): T {
     const key = `${cap}|${JSON.stringify(f)}`
-    let c = this.counts.get(key)
-    if (!c) {
+    let v = memo.get(key)
+    if (v === undefined) {
       const t0 = performance.now()
-      this.counts.set(key, (c = this.store.countScope(f, cap)))
+      memo.set(key, (v = read()))
       this.scopeMs += performance.now() - t0
     }
-    return c
+    return v
   }
 
   hasLexicalTerms(text: string): boolean {
