@@ -91,7 +91,7 @@ export function lexicalPass(ctx: SqliteCtx, req: LexicalRequest): LexicalPass {
   if (!q || limit <= 0) return empty
   const fts = ctx.ftsTable()
   limit = Math.floor(limit)
-  if (listed && ridRange) return listedPass(ctx, fts, q, ftsTokens(text), limit, ridRange, listed, alsoIds)
+  if (listed && ridRange) return listedPass(ctx, fts, q, ftsTokens(text), limit, ridRange, listed, alsoIds, req.snapshot)
   if (!ridRange && ctx.sql.layout === 'canonical' && !f.ids) return prefixPass(ctx, fts, q, ftsTokens(text), f, limit, alsoIds)
   const hits = joinPass(ctx, fts, q, f, limit, ridRange)
   const also = new Map<string, number>()
@@ -163,6 +163,7 @@ function listedPass(
   range: [number, number],
   listed: ScopeRows,
   alsoIds: string[],
+  snapshot: object | undefined,
 ): LexicalPass {
   const li = listedIndex(listed, range)
   const { byRid } = li
@@ -179,7 +180,7 @@ function listedPass(
   const also = new Map<string, number>()
   // A small index: FTS5's bm25 computed from its own numbers over the range's postings only (bm25.ts);
   // out-of-scope rows left out before ranking, and only the first `limit` put in order.
-  const idx = bm25IndexFor(ctx, fts)
+  const idx = bm25IndexFor(ctx, fts, snapshot)
   const member = li.range && li.range[0] === range[0] && li.range[1] === range[1] ? (li.member ?? undefined) : undefined
   // Without the bitmap, rows outside the scope stay in the ranking: all of it must be in order.
   const ranked = idx ? rankBm25(idx, words, range[0], range[1], { member, ordered: member ? limit : undefined, also: alsoRids }) : null
