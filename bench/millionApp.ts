@@ -36,11 +36,17 @@ function ensureDb(): void {
 
 interface Run {
   loadMs: number
+  loadCpuMs: number
   loadPath: string
   compact: boolean
   ms: number[]
   /** whole recalls: [rare words, a word in every memory] */
   recallMs: [number[], number[]]
+  /** CPU ms of each whole recall (this process, every thread), in the order of recallMs */
+  recallCpuMs: number[]
+  closeCpuMs: number
+  /** 1-minute load average when the child finished */
+  load: number
   /** the JS BM25 index's background build, started by the first lexical recall */
   bm25BuildMs: number
   ids: string[][]
@@ -64,8 +70,11 @@ function runChild(): Run {
       await ScanPool.get()?.started()
       const s = openSource({ path: ${JSON.stringify(DB)} })
       const t0 = performance.now()
+      const lc = process.cpuUsage()
       const idx = s.vectors(${JSON.stringify(MODEL)})
       const loadMs = performance.now() - t0
+      const lu = process.cpuUsage(lc)
+      const loadCpuMs = (lu.user + lu.system) / 1000
       const loadPath = idx.last.path
       const queries = benchQueries()
       denseArm(s, idx, queries[0], {}, ${K}, false) // warm-up
@@ -77,19 +86,25 @@ function runChild(): Run {
         ids.push(r.hits.map((h) => h.id))
       }
       const cfg = { ...getPreset('fieldguide').config, floor: null }
+      // a fresh "now" for every recall, as the app's (Date.now())
+      let now = ${T0 + N * 1000 + 1}
+      const recallCpuMs = []
       const recall = async (text) => {
         const ms = []
         for (const q of queries.slice(0, 4)) {
+          const c0 = process.cpuUsage()
           const t = performance.now()
-          await runRecall(s, text, cfg, ${T0 + N * 1000 + 1}, { queryVector: Array.from(q) })
+          await runRecall(s, text, cfg, now++, { queryVector: Array.from(q) })
           ms.push(performance.now() - t)
+          const c = process.cpuUsage(c0)
+          recallCpuMs.push((c.user + c.system) / 1000)
         }
         return ms
       }
       // The first lexical recall starts the JS BM25 index's background build (FTS5 answers until it is
       // ready): wait for it, timed apart, so the recalls below measure the exact top-k arm a user gets.
       const tb = performance.now()
-      await runRecall(s, 'topic', cfg, ${T0 + N * 1000 + 1}, { queryVector: Array.from(queries[0]) })
+      await runRecall(s, 'topic', cfg, now++, { queryVector: Array.from(queries[0]) })
       await whenBm25IndexesBuilt(s)
       const bm25BuildMs = performance.now() - tb
       // words in ~1,000 memories; then a word every memory has (top-k BM25 skips most of its 1M matches)
@@ -98,8 +113,11 @@ function runChild(): Run {
       const peak = process.resourceUsage().maxRSS * 1024
       const compact = idx.compact
       const tc = performance.now()
+      const cc = process.cpuUsage()
       s.close()
-      console.log(JSON.stringify({ loadMs, loadPath, compact, ms, recallMs, bm25BuildMs, ids, rss, peak, closeMs: performance.now() - tc }))
+      const closeMs = performance.now() - tc
+      const c = process.cpuUsage(cc)
+      console.log(JSON.stringify({ loadMs, loadCpuMs, loadPath, compact, ms, recallMs, recallCpuMs, bm25BuildMs, ids, rss, peak, closeMs, closeCpuMs: (c.user + c.system) / 1000, load: require('node:os').loadavg()[0] }))
       process.exit(0)
     })()
   `
@@ -126,7 +144,7 @@ export async function runMillionApp(): Promise<void> {
     const m = median(r.ms)
     const same = r.ids.filter((ids, i) => ids.length === K && ids.every((id, j) => id === ref[i][j])).length
     console.log(
-      `  ${name}: index ${r.compact ? 'compact (int8 in memory, float32 rows on disk)' : 'IN MEMORY'}, loaded in ${(r.loadMs / 1000).toFixed(1)} s (${r.loadPath})`,
+      `  ${name}: index ${r.compact ? 'compact (int8 in memory, float32 rows on disk)' : 'IN MEMORY'}, loaded in ${(r.loadMs / 1000).toFixed(1)} s, CPU ${(r.loadCpuMs / 1000).toFixed(1)} s (${r.loadPath})  goal ≤ 10 s: ${r.loadMs <= 10_000 ? 'OK' : 'OVER'}`,
     )
     console.log(
       `    dense top-${K} over the whole DB (denseArm): median ${fmtMs(m)} (min ${fmtMs(Math.min(...r.ms))}, max ${fmtMs(Math.max(...r.ms))})  goal ≤ 100 ms: ${m <= 100 ? 'OK' : 'OVER'}`,
@@ -134,7 +152,12 @@ export async function runMillionApp(): Promise<void> {
     console.log(
       `    whole recall (fieldguide, dense + lexical + recency): median ${fmtMs(median(r.recallMs[0]))} for words in ~1,000 memories, ${fmtMs(median(r.recallMs[1]))} for a word every memory has (exact top-k BM25; its index built in the background in ${(r.bm25BuildMs / 1000).toFixed(1)} s)`,
     )
-    console.log(`    RSS ${gib(r.rss)}, peak ${gib(r.peak)}  goal ≤ 1.5 GB: ${r.peak <= 1.5e9 ? 'OK' : 'OVER'};  close ${fmtMs(r.closeMs)}`)
+    console.log(
+      `    whole recalls: slowest ${fmtMs(Math.max(...r.recallMs.flat()))}, median CPU ${fmtMs(median(r.recallCpuMs))}  goal ≤ 100 ms: ${Math.max(...r.recallMs.flat()) <= 100 ? 'OK' : 'OVER'} (load average ${r.load.toFixed(2)})`,
+    )
+    console.log(
+      `    RSS ${gib(r.rss)}, peak ${gib(r.peak)}  goal ≤ 1.5 GB: ${r.peak <= 1.5e9 ? 'OK' : 'OVER'};  close ${fmtMs(r.closeMs)} (CPU ${fmtMs(r.closeCpuMs)})  goal ≤ 200 ms: ${r.closeMs <= 200 ? 'OK' : 'OVER'}`,
+    )
     console.log(
       `    exactness vs the float32 brute force: ${same === QUERIES ? `same ${K} ids in the same order (${same}/${QUERIES})` : `NO: ${QUERIES - same} queries differ`}`,
     )

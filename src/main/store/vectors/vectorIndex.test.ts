@@ -541,3 +541,30 @@ describe.each(MODES)('$mode', ({ compactBytes }) => {
     }
   })
 })
+
+describe('topKRows', () => {
+  it('is the first k of a full sort (score desc, then key, then row) on ties, NaN-free random scores and filters', () => {
+    let seed = 97
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648)
+    for (let trial = 0; trial < 60; trial++) {
+      const n = 1 + Math.floor(rnd() * 3000)
+      // few distinct values: many ties, decided by keys (also tied) and then rows
+      const levels = 1 + Math.floor(rnd() * 40)
+      const scores = Float64Array.from({ length: n }, () => Math.floor(rnd() * levels) / levels - 0.5)
+      const keys = Float64Array.from({ length: n }, () => Math.floor(rnd() * n * 0.5))
+      const k = Math.floor(rnd() * 300)
+      const mod = 1 + Math.floor(rnd() * 3)
+      const accept = trial % 2 ? (r: number) => r % mod === 0 : undefined
+      const want = Array.from({ length: n }, (_, r) => r)
+        .filter((r) => !accept || accept(r))
+        .sort((a, b) => scores[b] - scores[a] || keys[a] - keys[b] || a - b)
+        .slice(0, k)
+      expect(topKRows(scores, n, k, accept, keys)).toEqual(want)
+      const noKeys = Array.from({ length: n }, (_, r) => r)
+        .filter((r) => !accept || accept(r))
+        .sort((a, b) => scores[b] - scores[a] || a - b)
+        .slice(0, k)
+      expect(topKRows(scores, n, k, accept)).toEqual(noKeys)
+    }
+  })
+})
