@@ -234,7 +234,7 @@ export function denseArm(store: MemorySource, idx: VectorIndex, q: Float64Array,
     examined = top.length
     // The first chunk asks only for as many rows as are still missing: a scope of (nearly) the whole
     // store is confirmed by its first n rows (100 probes instead of 256 at a million rows).
-    for (let i = 0; i < fresh.length; ) {
+    for (let i = 0; i < fresh.length;) {
       const chunk = fresh.slice(i, i + (i === 0 ? Math.min(VERIFY_CHUNK, Math.max(n - found.length, 1)) : VERIFY_CHUNK))
       i += chunk.length
       const ok = new Set(store.idsWhere({ ...filter, ids: chunk.map((r) => idx.ids[r]) }, chunk.length))

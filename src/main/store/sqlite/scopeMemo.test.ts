@@ -55,7 +55,10 @@ describe('scope memo at "now"', () => {
   it('counts and lists the same rows as the filter with its before, at any now', () => {
     const latest = Math.max(...rows.map((r) => r.created_at ?? 0))
     for (const before of [T0 - 1, T0 + 3e8, T0 + 7e8, latest - 1, latest, latest + 1, latest + 86_400_000]) {
-      for (const [tiers, userId] of [[['working'], undefined], [['working', 'archive'], 'u3']] as const) {
+      for (const [tiers, userId] of [
+        [['working'], undefined],
+        [['working', 'archive'], 'u3'],
+      ] as const) {
         const want = expected(before, [...tiers], userId)
         const f = { tiers: [...tiers], userId, before }
         const listed = store.scopeRows(f, N + 1)

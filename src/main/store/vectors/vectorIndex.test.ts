@@ -543,9 +543,9 @@ describe.each(MODES)('$mode', ({ compactBytes }) => {
 })
 
 describe('topKRows', () => {
-  it('is the first k of a full sort (score desc, then key, then row) on ties, NaN-free random scores and filters', () => {
+  it('is the first k of a full sort (score desc, then key, then row): random scores with many ties, with and without a filter', () => {
     let seed = 97
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648)
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648
     for (let trial = 0; trial < 60; trial++) {
       const n = 1 + Math.floor(rnd() * 3000)
       // few distinct values: many ties, decided by keys (also tied) and then rows
