@@ -10,6 +10,7 @@
  * memory, float32 rows on disk: VectorIndex.compactBytes = 1 makes every index
  * compact), which must hold exactly the same rows.
  */
+import fs from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -511,6 +512,43 @@ describe.each(MODES)('$mode', ({ compactBytes }) => {
         expectTruth(idx)
       } finally {
         b.close()
+      }
+    })
+
+    it('a WAL-mode file: restored although its -wal file went at the last close and came back empty at the next open', () => {
+      build([1, 2, 3, 4])
+      agent((d) => d.pragma('journal_mode = WAL'))
+      const a = open()
+      expect(a.vectors(MODEL).last.path).toBe('full')
+      a.close()
+      const walGone = !fs.existsSync(`${db}-wal`) || fs.statSync(`${db}-wal`).size === 0
+      expect(walGone).toBe(true)
+      const b = open()
+      try {
+        expect(fs.existsSync(`${db}-wal`)).toBe(true) // the open made a new (empty) one
+        const idx = b.vectors(MODEL)
+        expect(idx.last.path).toBe('cached')
+        expect(idx.fullLoads).toBe(0)
+        expectTruth(idx)
+      } finally {
+        b.close()
+      }
+      // A commit that stays in the WAL (the writer still has it open): same file, different content.
+      const w = new Database(db)
+      try {
+        w.prepare(`UPDATE embeddings SET vector = ? WHERE owner_id = 'm2'`).run(encodeVector(raw(222)))
+        truth.set('m2', raw(222))
+        expect(fs.statSync(`${db}-wal`).size).toBeGreaterThan(0)
+        const c = open()
+        try {
+          const idx = c.vectors(MODEL)
+          expect(idx.last.path).toBe('full')
+          expectTruth(idx)
+        } finally {
+          c.close()
+        }
+      } finally {
+        w.close()
       }
     })
 
