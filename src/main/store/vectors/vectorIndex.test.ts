@@ -472,6 +472,17 @@ describe.each(MODES)('$mode', ({ compactBytes }) => {
 
   describe('snapshot of a big index (vectorCache)', () => {
     const open = () => openSource({ path: db, vectorCache: { minRows: 1 } })
+    /** A fresh open ignores the snapshot (the file changed) and loads the truth from SQL. */
+    const expectReloadFromSql = () => {
+      const s = open()
+      try {
+        const idx = s.vectors(MODEL)
+        expect(idx.last.path).toBe('full')
+        expectTruth(idx)
+      } finally {
+        s.close()
+      }
+    }
 
     it('is written at close after a full load and restores the same index while the file is unchanged', () => {
       build([1, 2, 3, 4])
@@ -505,14 +516,7 @@ describe.each(MODES)('$mode', ({ compactBytes }) => {
       // In place: same row count, same max rowid — exactly what the cheap check cannot see.
       agent((d) => d.prepare(`UPDATE embeddings SET vector = ? WHERE owner_id = 'm2'`).run(encodeVector(raw(222))))
       truth.set('m2', raw(222))
-      const b = open()
-      try {
-        const idx = b.vectors(MODEL)
-        expect(idx.last.path).toBe('full')
-        expectTruth(idx)
-      } finally {
-        b.close()
-      }
+      expectReloadFromSql()
     })
 
     it('a WAL-mode file: restored although its -wal file went at the last close and came back empty at the next open', () => {
@@ -539,14 +543,7 @@ describe.each(MODES)('$mode', ({ compactBytes }) => {
         w.prepare(`UPDATE embeddings SET vector = ? WHERE owner_id = 'm2'`).run(encodeVector(raw(222)))
         truth.set('m2', raw(222))
         expect(fs.statSync(`${db}-wal`).size).toBeGreaterThan(0)
-        const c = open()
-        try {
-          const idx = c.vectors(MODEL)
-          expect(idx.last.path).toBe('full')
-          expectTruth(idx)
-        } finally {
-          c.close()
-        }
+        expectReloadFromSql()
       } finally {
         w.close()
       }
