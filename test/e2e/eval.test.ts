@@ -50,6 +50,8 @@ describe.skipIf(!ready)('evaluate: cases, runs, compare, tune', () => {
       await page.getByRole('table', { name: 'Per-case results' }).locator('tbody tr[data-id]').first().waitFor()
       await page.getByRole('table', { name: 'Per-case results' }).locator('tbody tr[data-id]').first().click()
       await page.getByLabel('Case result').locator('.mono').first().waitFor()
+      // the run's timings by phase, under its counts
+      await page.getByText(/where the time went: query vectors \d+ · scope \d+ · dense \d+ · lexical \d+ · features \d+ · fusion \d+ · metrics \d+/).waitFor()
       await shot(page, 'eval-run')
 
       // --- run 2: no floor ---
