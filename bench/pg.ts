@@ -25,6 +25,8 @@ import { openSource, openStore } from '../src/main/store/registry'
 import { CanonicalWriter } from '../src/main/store/sqlite/canonicalWriter'
 import type { MemorySource } from '../src/main/store/source'
 import { startPgServer } from '../test/helpers/pgServer'
+import { GOALS } from './goals'
+import { check, measure, statusWord } from './report'
 import { scaled } from './scale'
 import { CACHE, fmtMs, gaussianUnit, median } from './util'
 
@@ -137,7 +139,11 @@ export async function runPg(): Promise<void> {
       if (a.ids.length === K && JSON.stringify(a.ids) === JSON.stringify(b.ids)) same++
       else console.log(`  MISMATCH: sqlite ${a.ids.slice(0, 5).join(',')}… vs pg ${b.ids.slice(0, 5).join(',')}…`)
     }
-    console.log(`exact pushed-down top-${K} == SQLite engine top-${K} (same ids, same order): ${same}/${QUERIES} queries`)
+    const exactFig = check({ name: `exact pushed-down top-${K} = SQLite engine top-${K} (queries)`, passed: same, total: QUERIES, goal: GOALS['pg.exact'] })
+    console.log(`exact pushed-down top-${K} == SQLite engine top-${K} (same ids, same order): ${same}/${QUERIES} queries  ${statusWord(exactFig)}`)
+    const pgvector = { name: 'pgvector via PGlite', value: median(pgMs) }
+    measure({ name: `full recall (dense, top-${K}), SQLite engine, median`, value: median(liteMs), unit: 'ms', peer: pgvector })
+    measure({ name: `full recall (dense, top-${K}), Postgres/PGlite exact, median`, value: median(pgMs), unit: 'ms' })
     console.log(`full recall (dense, top-${K}), median of ${QUERIES}: SQLite ${fmtMs(median(liteMs))} · Postgres/PGlite exact ${fmtMs(median(pgMs))}`)
     const page = (s: MemorySource) => {
       const xs: number[] = []
@@ -148,7 +154,10 @@ export async function runPg(): Promise<void> {
       }
       return median(xs)
     }
-    console.log(`first page of memories (100 rows, newest first, capped count), median of 5: SQLite ${fmtMs(page(lite))} · Postgres/PGlite ${fmtMs(page(pg))}`)
+    const litePage = page(lite)
+    const pgPage = page(pg)
+    measure({ name: 'first page of memories (100 rows), SQLite, median', value: litePage, unit: 'ms', peer: { name: 'Postgres/PGlite', value: pgPage } })
+    console.log(`first page of memories (100 rows, newest first, capped count), median of 5: SQLite ${fmtMs(litePage)} · Postgres/PGlite ${fmtMs(pgPage)}`)
     pg.close()
 
     // ANN: an HNSW index, then recall@30 against the exact answer (RECALLSCOPE_BENCH_PG_ANN=0 skips it: the build is slow in PGlite).
@@ -176,6 +185,8 @@ export async function runPg(): Promise<void> {
             const want = new Set(exact[i])
             hit += r.ids.filter((id) => want.has(id)).length
           }
+          measure({ name: `ANN hnsw ef_search ${ef}: recall@${K} vs exact`, value: hit / (K * QUERIES), unit: 'fraction' })
+          measure({ name: `ANN hnsw ef_search ${ef}: full recall, median`, value: median(ms), unit: 'ms', peer: pgvector })
           console.log(
             `ANN hnsw ef_search ${ef}: recall@${K} vs exact ${((hit / (K * QUERIES)) * 100).toFixed(1)}% · median recall ${fmtMs(median(ms))} · trace ${method}`,
           )

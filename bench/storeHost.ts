@@ -14,14 +14,11 @@ import { createDispatcher, type Dispatch } from '../src/main/api/register'
 import { HostedApp } from '../src/main/host/hostedApp'
 import { createHostedDispatcher } from '../src/main/host/dispatch'
 import { makeWedgeDb } from '../test/helpers/wedgeDb'
-import { demoDb, fmtMs, median } from './util'
+import { GOALS } from './goals'
+import { measure, verdict } from './report'
+import { demoDb, fmtMs, median, percentile } from './util'
 
 const NOW = Date.UTC(2026, 9, 20, 12)
-
-function p99(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.min(s.length - 1, Math.ceil(s.length * 0.99) - 1)]
-}
 
 /**
  * app.info latencies while `work` runs, polled on a fixed 50 ms schedule; each latency runs from
@@ -52,10 +49,24 @@ async function pollInfo(call: Dispatch, work: () => Promise<unknown>): Promise<{
   return { lat, tookMs: workMs }
 }
 
-function line(label: string, r: { lat: number[]; tookMs: number }): void {
+type Polled = { lat: number[]; tookMs: number }
+
+/**
+ * Print one case and record its slowest poll: with the store on the calling thread (`hosted` false, no goal), or
+ * in the store host (the goal, as a ratio to the same case on the calling thread when there is one).
+ */
+function line(label: string, r: Polled, hosted = false, before: Polled | null = null): Polled {
+  const fig = measure({
+    name: `app.info slowest poll: ${label}`,
+    value: Math.max(...r.lat),
+    unit: 'ms',
+    goal: hosted ? GOALS['storehost.info'] : undefined,
+    peer: before ? { name: 'store on the calling thread', value: Math.max(...before.lat) } : null,
+  })
   console.log(
-    `  ${label.padEnd(44)} work ${fmtMs(r.tookMs).padStart(8)}   app.info: ${r.lat.length} polls, median ${fmtMs(median(r.lat))}, max ${fmtMs(Math.max(...r.lat))}`,
+    `  ${label.padEnd(44)} work ${fmtMs(r.tookMs).padStart(8)}   app.info: ${r.lat.length} polls, median ${fmtMs(median(r.lat))}, max ${fmtMs(Math.max(...r.lat))}  ${verdict(fig)}`,
   )
+  return r
 }
 
 /** Per-call times of `channel` through both dispatchers, calls interleaved so both see the same machine load. */
@@ -96,15 +107,15 @@ export async function runStoreHost(): Promise<void> {
     await call('store.open', { path: db })
 
     console.log('app.info while the store works (polled every 50 ms; before = store on the calling thread, after = store host):')
-    line('slow recall (compare, 3 × pool 3,000), before', await pollInfo(direct, () => direct('recall.compare', slow)))
-    line('slow recall (compare, 3 × pool 3,000), after', await pollInfo(call, () => call('recall.compare', slow)))
-    line('open 20,000 memories, before', await pollInfo(direct, () => direct('store.open', { path: big })))
-    line('open 20,000 memories, after', await pollInfo(call, () => call('store.open', { path: big })))
+    const slowBefore = line('slow recall (compare, 3 × pool 3,000), before', await pollInfo(direct, () => direct('recall.compare', slow)))
+    line('slow recall (compare, 3 × pool 3,000), after', await pollInfo(call, () => call('recall.compare', slow)), true, slowBefore)
+    const openBefore = line('open 20,000 memories, before', await pollInfo(direct, () => direct('store.open', { path: big })))
+    line('open 20,000 memories, after', await pollInfo(call, () => call('store.open', { path: big })), true, openBefore)
     // Not in smoke mode: the stuck worker keeps spinning until the process is killed (the end of this bench).
     if (!SMOKE) {
       await call('store.open', { path: wedge })
       console.log('  stuck call (events.page over a never-ending VIEW), before: app.info never answers (the thread spins in SQLite)')
-      line('stuck call, after (deadline 3 s → DB_TIMEOUT)', await pollInfo(call, () => call('events.page', { limit: 5 })))
+      line('stuck call, after (deadline 3 s → DB_TIMEOUT)', await pollInfo(call, () => call('events.page', { limit: 5 })), true)
     }
 
     await direct('store.open', { path: db })
@@ -115,8 +126,14 @@ export async function runStoreHost(): Promise<void> {
       ['recall.run', { query: 'deploy to staging', preset: 'fieldguide', now: NOW }],
     ] as const) {
       const [a, b] = await timeCalls(direct, call, channel, input, scaled(300, 20))
+      measure({
+        name: `${channel} through the store host, median`,
+        value: median(b),
+        unit: 'ms',
+        peer: { name: 'store on the calling thread', value: median(a) },
+      })
       console.log(
-        `  ${channel.padEnd(14)} before median ${fmtMs(median(a))}, p99 ${fmtMs(p99(a))}   after median ${fmtMs(median(b))}, p99 ${fmtMs(p99(b))}   hop +${fmtMs(median(b) - median(a))} (median)`,
+        `  ${channel.padEnd(14)} before median ${fmtMs(median(a))}, p99 ${fmtMs(percentile(a, 0.99))}   after median ${fmtMs(median(b))}, p99 ${fmtMs(percentile(b, 0.99))}   hop +${fmtMs(median(b) - median(a))} (median)`,
       )
     }
   } finally {

@@ -6,6 +6,7 @@
  * recalls read, lines skipped, and the peak RSS growth over the baseline, sampled every
  * 20 ms during the read. The same for an OTLP JSON Lines file of about 100 MB.
  */
+import { check, measure as record } from './report'
 import { scaled } from './scale'
 import crypto from 'node:crypto'
 import fs from 'node:fs'
@@ -124,6 +125,10 @@ async function measure(label: string, file: string, expected: number, read: (sta
   clearInterval(timer)
   peak = Math.max(peak, process.memoryUsage().rss)
   const size = fs.statSync(file).size
+  record({ name: `${label}: read time`, value: ms / 1000, unit: 's' })
+  record({ name: `${label}: read speed`, value: size / MB / (ms / 1000), unit: 'MB/s' })
+  record({ name: `${label}: peak RSS growth`, value: (peak - base) / MB, unit: 'MiB' })
+  check({ name: `${label}: as many recalls read as written`, passed: n === expected ? 1 : 0, total: 1, goal: 'all' })
   console.log(
     `${label}: ${(size / MB).toFixed(1)} MB read in ${(ms / 1000).toFixed(2)} s (${(size / MB / (ms / 1000)).toFixed(0)} MB/s); ` +
       `${n} recalls (${expected} written, ${decided} with a decision), ${stats.skipped} skipped; peak RSS growth ${((peak - base) / MB).toFixed(1)} MB`,

@@ -12,6 +12,8 @@ import { prepareVector, runRecallSync } from '../src/main/recall/engine'
 import { openSource } from '../src/main/store/registry'
 import { searchKnobs } from '../src/main/trace/knobs'
 import { whyNot } from '../src/main/trace/why'
+import { GOALS } from './goals'
+import { check, checkWord, measure, statusWord, verdict } from './report'
 import { scaled } from './scale'
 import { demoDb, fmtMs, median } from './util'
 
@@ -39,16 +41,23 @@ export async function runWhyBench(): Promise<void> {
         .filter((x, i, a) => x && a.indexOf(x) === i)
       const total: number[] = []
       const search: number[] = []
+      // Where a why-not's time goes (setup, the recall's trace, the knob search, the engine's verification).
+      const parts = { setupMs: [] as number[], traceMs: [] as number[], verifyMs: [] as number[] }
       let evals = 0
       for (const id of picks) {
         const w = await whyNot(store, { memoryId: id, query: ev.query!, preset: 'fieldguide', config: partial, now: ev.at, embedder: 'hashing' })
         total.push(w.timings.totalMs)
         search.push(w.timings.searchMs)
+        for (const k of ['setupMs', 'traceMs', 'verifyMs'] as const) parts[k].push(w.timings[k])
         evals += w.timings.evaluations
       }
       const m = median(total)
+      const fig = measure({ name: `why-not median, ${label}, pool ${pool}`, value: m, unit: 'ms', goal: pool === 5000 ? GOALS['why.pool5000'] : undefined })
+      measure({ name: `why-not max, ${label}, pool ${pool}`, value: Math.max(...total), unit: 'ms' })
+      measure({ name: `why-not median knob search, ${label}, pool ${pool}`, value: median(search), unit: 'ms' })
+      measure({ name: `why-not median verification, ${label}, pool ${pool}`, value: median(parts.verifyMs), unit: 'ms' })
       console.log(
-        `  ${label}, pool ${String(pool).padStart(5)} (${trace.candidates.length} candidates, ${picks.length} dropped memories, ${Math.round(evals / picks.length)} knob values tried each): why-not median ${fmtMs(m)} (search ${fmtMs(median(search))}), max ${fmtMs(Math.max(...total))}${pool === 5000 ? `  goal ≤ 1 s  ${m <= 1000 ? 'OK' : 'OVER'}` : ''}`,
+        `  ${label}, pool ${String(pool).padStart(5)} (${trace.candidates.length} candidates, ${picks.length} dropped memories, ${Math.round(evals / picks.length)} knob values tried each): why-not median ${fmtMs(m)} (setup ${fmtMs(median(parts.setupMs))}, trace ${fmtMs(median(parts.traceMs))}, search ${fmtMs(median(search))}, verify ${fmtMs(median(parts.verifyMs))}), max ${fmtMs(Math.max(...total))}  ${verdict(fig)}`,
       )
       if (pool === 1000 && label === 'one agent' && picks.length) {
         // The old path on the same candidates: a full re-rank for every tried value.
@@ -59,9 +68,20 @@ export async function runWhyBench(): Promise<void> {
         const t1 = performance.now()
         const fast = searchKnobs({ candidates: trace.candidates, config, mode, target: picks[0] })
         const fastMs = performance.now() - t1
-        const same = JSON.stringify(slow) === JSON.stringify(fast)
+        const same = check({
+          name: 'same answer as a full re-rank per tried value (pool 1,000)',
+          passed: JSON.stringify(slow) === JSON.stringify(fast) ? 1 : 0,
+          total: 1,
+          goal: GOALS['why.same'],
+        })
+        measure({
+          name: 'knob search, pool 1,000',
+          value: fastMs,
+          unit: 'ms',
+          peer: { name: 'full re-rank per value', value: slowMs },
+        })
         console.log(
-          `    reference (full re-rank per value, ${slow.evaluations} re-ranks): ${fmtMs(slowMs)} vs ${fmtMs(fastMs)} — ${(slowMs / fastMs).toFixed(0)}× faster, same answer: ${same ? 'yes' : 'NO'}`,
+          `    reference (full re-rank per value, ${slow.evaluations} re-ranks): ${fmtMs(slowMs)} vs ${fmtMs(fastMs)} — ${(slowMs / fastMs).toFixed(0)}× faster, same answer: ${checkWord(same)}  ${statusWord(same)}`,
         )
       }
     }

@@ -1,12 +1,14 @@
 /**
- * docs/ stays true to the code: the generated reference (scripts/reference.ts) is current, every
- * relative link in README.md and docs/ points at a file that exists, and every reference in a code
- * comment (a docs/ page and heading, a seed number, an issue number) resolves inside the repo.
+ * docs/ stays true to the code: the generated reference (scripts/reference.ts) and bench table
+ * (scripts/benchTable.ts) are current, every relative link in README.md and docs/ points at a file that
+ * exists, and every reference in a code comment (a docs/ page and heading, a seed number, an issue
+ * number) resolves inside the repo.
  */
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { loadSaved, PERFORMANCE_DOC, renderPerformanceDoc } from '../scripts/benchTable'
 import { findBrokenRefs, rewriteRefs } from '../scripts/docRefs'
 import { readChannels, renderReference } from '../scripts/reference'
 import { contract } from '../src/shared/contract'
@@ -20,6 +22,11 @@ describe('docs', () => {
       expect(fs.existsSync(file), `${rel} is missing: run npm run docs`).toBe(true)
       expect(fs.readFileSync(file, 'utf8'), `${rel} is stale: run npm run docs`).toBe(content)
     }
+  })
+
+  it('the bench results in docs/internals/performance.md are what `npm run bench:docs` renders from docs/internals/bench/*.json', async () => {
+    const doc = fs.readFileSync(path.join(ROOT, PERFORMANCE_DOC), 'utf8')
+    expect(doc, `${PERFORMANCE_DOC} is stale: run npm run bench:docs`).toBe(await renderPerformanceDoc(doc, loadSaved()))
   })
 
   it('the channel reference lists every channel of the contract, each with a description', () => {

@@ -137,6 +137,55 @@ export function evalWarnings(config: Pick<RecallConfig, 'topK'>, k: number): Eva
   ]
 }
 
+/** Where an eval run's time went (ms). */
+export interface EvalTimings {
+  /** gathering candidates (query vectors + the engine) */
+  gatherMs: number
+  /** re-scoring and metrics */
+  scoreMs: number
+  totalMs: number
+  /** gatherMs + scoreMs by phase (runs saved before phases were kept have none) */
+  phases?: EvalPhaseTimings
+}
+
+/** An eval's phases (ms summed over its cases): they add up to gatherMs + scoreMs. */
+export interface EvalPhaseTimings {
+  /** query vectors: workspace cache and embedder, batched */
+  queryVectorsMs: number
+  /** listing and counting the cases' scopes */
+  scopeMs: number
+  /** the dense arm */
+  denseMs: number
+  /** the lexical arm and the bm25 of candidates it did not rank */
+  lexicalMs: number
+  /** recency/order arms, rows, missing similarities, building candidates */
+  featuresMs: number
+  /** re-ranking each case under the config (fusion, gates) */
+  fusionMs: number
+  /** per-case metrics and their means */
+  metricsMs: number
+  /** bookkeeping between phases (configs, cache keys, batching) */
+  otherMs: number
+  /** cases the engine gathered; the others came from the gather cache */
+  gathered: number
+}
+
+/** A run's phases in one line ("query vectors 12 · scope 1 · dense 80 … ms"), for the CLI and the run detail. */
+export function formatPhases(p: EvalPhaseTimings): string {
+  const parts: [string, number][] = [
+    ['query vectors', p.queryVectorsMs],
+    ['scope', p.scopeMs],
+    ['dense', p.denseMs],
+    ['lexical', p.lexicalMs],
+    ['features', p.featuresMs],
+    ['fusion', p.fusionMs],
+    ['metrics', p.metricsMs],
+    ['other', p.otherMs],
+  ]
+  const cached = p.gathered > 0 ? '' : ' (every case from the gather cache)'
+  return `${parts.map(([k, v]) => `${k} ${Math.round(v)}`).join(' · ')} ms${cached}`
+}
+
 export interface EvalRunSummary {
   id: string
   createdAt: number
@@ -152,7 +201,7 @@ export interface EvalRunSummary {
   counts: RunCounts
   /** 'ui' | 'cli' | 'tune' */
   source: string
-  timings: { gatherMs: number; scoreMs: number; totalMs: number }
+  timings: EvalTimings
   /** what limits these numbers (e.g. k above topK); recomputed from config and k for saved runs */
   warnings: EvalWarning[]
 }
@@ -177,7 +226,7 @@ export interface EvalJson {
   intervals: Record<string, { lo: number; hi: number } | null>
   gates?: { metric: string; value: number | null; threshold: number; passed: boolean }[]
   runId?: string
-  timings: { gatherMs: number; scoreMs: number; totalMs: number }
+  timings: EvalTimings
   /** what limits these numbers (e.g. k above topK) */
   warnings: EvalWarning[]
 }

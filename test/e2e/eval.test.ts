@@ -50,6 +50,8 @@ describe.skipIf(!ready)('evaluate: cases, runs, compare, tune', () => {
       await page.getByRole('table', { name: 'Per-case results' }).locator('tbody tr[data-id]').first().waitFor()
       await page.getByRole('table', { name: 'Per-case results' }).locator('tbody tr[data-id]').first().click()
       await page.getByLabel('Case result').locator('.mono').first().waitFor()
+      // the run's timings by phase, under its counts
+      await page.getByText(/where the time went: query vectors \d+ · scope \d+ · dense \d+ · lexical \d+ · features \d+ · fusion \d+ · metrics \d+/).waitFor()
       await shot(page, 'eval-run')
 
       // --- run 2: no floor ---
@@ -63,6 +65,11 @@ describe.skipIf(!ready)('evaluate: cases, runs, compare, tune', () => {
       // --- compare the two (the older run is the baseline) ---
       await page.getByLabel('Select run fieldguide').check()
       await page.getByLabel('Select run no floor').check()
+      // the ticks are in the address: a reload keeps them
+      await expect.poll(() => new URL(page.url()).hash).toMatch(/checked=[^&]+%2C|checked=[^&]+,/)
+      await page.reload()
+      await expect.poll(() => page.getByLabel('Select run fieldguide').isChecked(), { timeout: 20_000 }).toBe(true)
+      expect(await page.getByLabel('Select run no floor').isChecked()).toBe(true)
       await page.getByRole('button', { name: /Compare 2 runs/ }).click()
       const summary = page.getByRole('table', { name: 'Comparison summary' })
       await summary.waitFor()

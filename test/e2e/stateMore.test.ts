@@ -126,6 +126,30 @@ describe.skipIf(!ready)('pinned baseline, lasso and the tune scope check (browse
         }
         await page.reload()
         await sameTuneStart(page)
+        // --- the Tune tab's own settings (objective, k, configs, seed, knobs) survive a reload and a tab switch
+        await page.getByLabel('Tune metric').selectOption('ndcg')
+        await page.getByLabel('Tune k').fill('20')
+        await page.getByLabel('Configs to try').fill('250')
+        await page.getByLabel('Tune seed').fill('7')
+        const knobs = page.getByRole('group', { name: 'Knobs to search' })
+        await knobs.getByLabel('floor', { exact: true }).uncheck()
+        await knobs.getByLabel('topK', { exact: true }).uncheck()
+        await expect.poll(() => new URL(page.url()).hash).toMatch(/tuneOff=floor(%2C|,)topK/)
+        const sameTuneSettings = async () => {
+          await expect.poll(() => page.getByLabel('Tune metric').inputValue(), { timeout: 20_000 }).toBe('ndcg')
+          expect(await page.getByLabel('Tune k').inputValue()).toBe('20')
+          expect(await page.getByLabel('Configs to try').inputValue()).toBe('250')
+          expect(await page.getByLabel('Tune seed').inputValue()).toBe('7')
+          expect(await knobs.getByLabel('floor', { exact: true }).isChecked()).toBe(false)
+          expect(await knobs.getByLabel('topK', { exact: true }).isChecked()).toBe(false)
+          expect(await knobs.getByLabel('mode', { exact: true }).isChecked()).toBe(true)
+        }
+        await page.reload()
+        await sameTuneSettings()
+        await page.getByRole('tab', { name: /^Cases/ }).click()
+        await page.getByRole('tab', { name: 'Tune' }).click()
+        await sameTuneSettings()
+        await shot(page, 'state25-9-tune-settings-reloaded')
         // --- a hand-edited address with bad values opens the defaults, never an error, and the address is cleaned
         const bad = new URL(page.url())
         bad.hash = `#/eval?tab=tune&preset=no-such-preset&config=${encodeURIComponent('{"topK":')}&k=ten&split=everything`

@@ -8,6 +8,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { getConfig, validateConfiguration } from 'app-builder-lib/out/util/config/config'
 import type { Configuration } from 'app-builder-lib'
+import semver from 'semver'
 import { describe, expect, it } from 'vitest'
 
 const ROOT = path.resolve(__dirname, '../..')
@@ -88,5 +89,23 @@ describe('engines', () => {
       const theirs = (JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', dep, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node
       expect(atLeast(ours, lowerBound(theirs)), `${dep} needs ${theirs}, package.json says ${pkg.engines.node}`).toBeGreaterThanOrEqual(0)
     }
+  })
+
+  it('names a Node every locked package accepts, so `npm install` on it prints no EBADENGINE', () => {
+    // npm warns for each installed package whose engines.node the running Node does not satisfy: check the
+    // lowest Node package.json allows against every package the lock file installs (transitive ones too).
+    const lowest = lowerBound(pkg.engines.node).join('.')
+    const lock = JSON.parse(fs.readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { engines?: { node?: string } | string[] }>
+    }
+    const refused = Object.entries(lock.packages)
+      .filter(([where]) => where !== '')
+      .flatMap(([where, p]) => {
+        const range = p.engines && !Array.isArray(p.engines) ? p.engines.node : undefined
+        return range && !semver.satisfies(lowest, range) ? [`${where} needs ${range}`] : []
+      })
+    expect(refused, `on Node ${lowest}`).toEqual([])
+    // and the check itself refuses a Node a locked package does not accept (posthog-node: ^20.20.0 || >=22.22.0)
+    expect(semver.satisfies('22.13.0', '^20.20.0 || >=22.22.0')).toBe(false)
   })
 })

@@ -1,4 +1,4 @@
-import type { EvalJson, EvalRun } from '../../shared/eval'
+import { formatPhases, type EvalJson, type EvalRun } from '../../shared/eval'
 import { LOWER_IS_BETTER, METRIC_IDS, metricKey, parseMetricKey, summarize, caseMetrics } from '../../shared/metrics'
 import { RecallscopeError } from '../../shared/result'
 import { runEval } from '../eval/evaluate'
@@ -144,6 +144,7 @@ function formatEval(o: EvalJson, run: EvalRun, perCase: boolean): string {
   lines.push(
     `embedder ${o.embedder.name}${o.embedder.model ? ` (${o.embedder.model})` : ''}${o.counts.degraded ? ` · DEGRADED on ${o.counts.degraded} cases (dense arm off)` : ''} · gather ${Math.round(o.timings.gatherMs)} ms · score ${Math.round(o.timings.scoreMs)} ms`,
   )
+  if (o.timings.phases) lines.push(`phases: ${formatPhases(o.timings.phases)}`)
   for (const warn of o.warnings) lines.push(`WARNING ${warn.code}: ${warn.message}`)
   lines.push('')
   const w = Math.max(...Object.keys(o.metrics).map((m) => m.length))

@@ -3,7 +3,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { RecallscopeError } from '../../shared/result'
 import { openWorkspaceDb, Workspace } from '../store/workspace/workspace'
-import { clearQueryCache, embedQueryCached, embedQueryOrDegrade, parseQueryVector } from './cache'
+import { clearQueryCache, embedQueriesOrDegrade, embedQueryCached, embedQueryOrDegrade, parseQueryVector } from './cache'
 import { createEmbedder } from './index'
 import { closedPort, fakeLegacyVector, fakeUnitVector, startFakeOllama, type FakeOllamaSwitches, type FakeServer } from '../../../test/helpers/fakeOllama'
 import { tmpDir } from '../../../test/helpers/tmp'
@@ -139,6 +139,61 @@ describe('embedQueryOrDegrade: an unavailable embedder is an answer, within the 
     ).rejects.toMatchObject({
       code: 'CANCELLED',
     })
+  })
+})
+
+describe('embedQueriesOrDegrade: many queries, each answered as embedQueryOrDegrade answers it', () => {
+  it('one cache read, one request per batch of new texts (duplicates once), then all from the cache', BOUND, async () => {
+    const e = createEmbedder('ollama:nomic-embed-text', { ollamaHost: srv.url, timeoutMs: OK })
+    // a text cached beforehand through the one-text path
+    const pre = await embedQueryOrDegrade(ws, e, 'cached before')
+    srv.requests.length = 0
+    const texts = ['cached before', ...Array.from({ length: 300 }, (_, i) => `query ${i % 280}`)]
+    const got = await embedQueriesOrDegrade(ws, e, texts, { now: 5 })
+    // 280 distinct new texts: embed() calls of 256 and 24 texts, which the Ollama embedder sends
+    // 64 at a time (its batch size): 4 + 1 requests, none for the cached text or the duplicates
+    expect(srv.requests).toHaveLength(5)
+    const sent = srv.requests.flatMap((r) => (r.body as { input: string[] }).input)
+    expect(sent).toHaveLength(280)
+    expect(new Set(sent).size).toBe(280)
+    expect(sent).not.toContain('cached before')
+    expect(got).toHaveLength(texts.length)
+    expect(got[0]).toMatchObject({ cached: true, degraded: false })
+    expect([...got[0].vector!]).toEqual([...pre.vector!])
+    texts.forEach((t, i) => {
+      if (i === 0) return
+      const want = fakeUnitVector(t, 8)
+      got[i].vector!.forEach((x, j) => expect(Math.abs(x - want[j])).toBeLessThan(1e-6))
+      expect(got[i]).toMatchObject({ cached: false, degraded: false, reason: null, errorCode: null })
+    })
+    // the same texts one by one now come from the cache, with the same numbers
+    srv.requests.length = 0
+    for (const i of [1, 50, 299]) {
+      const one = await embedQueryOrDegrade(ws, e, texts[i])
+      expect(one.cached).toBe(true)
+      expect([...one.vector!]).toEqual([...got[i].vector!])
+    }
+    expect(srv.requests).toHaveLength(0)
+    expect(ws.db.prepare('SELECT count(*) FROM query_cache').pluck().get()).toBe(281)
+  })
+
+  it('an unavailable embedder degrades every text with the reason one text gets; none is not degraded; empty text is BAD_INPUT', BOUND, async () => {
+    const port = await closedPort()
+    const down = createEmbedder('ollama:nomic-embed-text', { ollamaHost: `127.0.0.1:${port}`, timeoutMs: OK })
+    const one = await embedQueryOrDegrade(ws, down, 'a')
+    const many = await embedQueriesOrDegrade(ws, down, ['a', 'b', 'a'])
+    for (const r of many) expect(r).toMatchObject({ vector: null, degraded: true, errorCode: one.errorCode, reason: one.reason })
+    const none = await embedQueriesOrDegrade(ws, createEmbedder('none'), ['a', 'b'])
+    for (const r of none) expect(r).toMatchObject({ vector: null, degraded: false, errorCode: 'DISABLED' })
+    await expect(embedQueriesOrDegrade(ws, createEmbedder('hashing'), ['a', '  '])).rejects.toMatchObject({ code: 'BAD_INPUT' })
+  })
+
+  it('cancellation throws', BOUND, async () => {
+    srv.set({ delayMs: 3000 })
+    const ac = new AbortController()
+    setTimeout(() => ac.abort(), 30)
+    const e = createEmbedder('ollama:nomic-embed-text', { ollamaHost: srv.url, timeoutMs: 2000 })
+    await expect(embedQueriesOrDegrade(ws, e, ['x', 'y'], { signal: ac.signal })).rejects.toMatchObject({ code: 'CANCELLED' })
   })
 })
 

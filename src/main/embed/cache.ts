@@ -97,6 +97,80 @@ export async function embedQueryOrDegrade(ws: Workspace, embedder: Embedder, tex
   }
 }
 
+/** Texts one embedder call takes in a batch of query vectors (the embedder splits further to its own size). */
+const QUERY_BATCH = 256
+
+/**
+ * embedQueryOrDegrade for many texts (an eval's queries): one cache read for all of them, the
+ * missing ones embedded in batches of QUERY_BATCH (one embedder call each), the new vectors cached in
+ * one transaction. Each answer is what embedQueryOrDegrade would give that text: a batch the
+ * embedder fails degrades its own texts (with the failure's reason), and the next batch is tried.
+ * `tookMs` is each text's share of its batch. Empty texts are BAD_INPUT; cancellation throws.
+ */
+export async function embedQueriesOrDegrade(
+  ws: Workspace,
+  embedder: Embedder,
+  texts: readonly string[],
+  opts: EmbedQueryOptions & { onBatch?: (done: number, total: number) => void } = {},
+): Promise<QueryEmbedding[]> {
+  for (const t of texts) checkText(t)
+  if (!embedder.enabled)
+    return texts.map(() => ({
+      vector: null,
+      cached: false,
+      degraded: false,
+      reason: `embedder "${embedder.name}": dense arm off`,
+      errorCode: 'DISABLED',
+      tookMs: 0,
+    }))
+  const t0 = performance.now()
+  const distinct = [...new Set(texts)]
+  const key = cacheKeyOf(embedder)
+  const useCache = embedder.cacheable !== false && key !== null
+  const got = new Map<string, QueryEmbedding>()
+  const hits = useCache ? ws.cachedQueryVectors(key, distinct) : distinct.map(() => null)
+  const missing: string[] = []
+  const lookupMs = (performance.now() - t0) / Math.max(1, distinct.length)
+  distinct.forEach((t, i) => {
+    const v = hits[i]
+    if (v) got.set(t, { vector: v, cached: true, degraded: false, reason: null, errorCode: null, tookMs: lookupMs })
+    else missing.push(t)
+  })
+  const fresh: { text: string; vector: Float32Array }[] = []
+  for (let i = 0; i < missing.length; i += QUERY_BATCH) {
+    const chunk = missing.slice(i, i + QUERY_BATCH)
+    const tb = performance.now()
+    try {
+      const vs = await embedder.embed(chunk, { signal: opts.signal })
+      const share = (performance.now() - tb) / chunk.length + lookupMs
+      chunk.forEach((t, j) => {
+        const v = vs[j]
+        if (!v || v.length === 0) {
+          const reason = `${embedder.name} returned no vector for the query`
+          got.set(t, { vector: null, cached: false, degraded: true, reason, errorCode: 'BAD_RESPONSE', tookMs: share })
+        } else {
+          got.set(t, { vector: v, cached: false, degraded: false, reason: null, errorCode: null, tookMs: share })
+          fresh.push({ text: t, vector: v })
+        }
+      })
+    } catch (e) {
+      if (!(e instanceof RecallscopeError) || e.code !== 'EMBEDDER_UNAVAILABLE') throw e
+      const code = (e.details as { errorCode?: string } | undefined)?.errorCode ?? 'UNAVAILABLE'
+      const share = (performance.now() - tb) / chunk.length + lookupMs
+      for (const t of chunk) got.set(t, { vector: null, cached: false, degraded: true, reason: e.message, errorCode: code, tookMs: share })
+    }
+    opts.onBatch?.(Math.min(missing.length, i + QUERY_BATCH), missing.length)
+  }
+  if (useCache && fresh.length) {
+    try {
+      ws.cacheQueryVectors(key, fresh, opts.now ?? Date.now(), opts.maxEntries ?? 20_000)
+    } catch {
+      /* the cache is an optimisation: a busy or read-only workspace must not fail the recall */
+    }
+  }
+  return texts.map((t) => got.get(t)!)
+}
+
 /**
  * `--query-vector FILE|JSON`: an inline JSON array (`[0.1, -0.2, …]`) or a file
  * holding one. A file may also hold what an agent logged: `{"embedding": […]}`,

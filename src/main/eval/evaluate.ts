@@ -4,7 +4,7 @@
  * optionally save the run. Shared by `recallscope eval` and the `eval.run`
  * handler so both build configs and pick embedders the same way.
  */
-import { evalWarnings, type EvalRun } from '../../shared/eval'
+import { evalWarnings, type EvalPhaseTimings, type EvalRun } from '../../shared/eval'
 import { RecallscopeError } from '../../shared/result'
 import type { RecallConfig } from '../../shared/types'
 import { createEmbedder, type EmbedderOptions } from '../embed/index'
@@ -12,7 +12,7 @@ import type { Embedder } from '../embed/types'
 import { buildConfig, defaultEmbedderSpec, type ConfigRequest } from '../recall/request'
 import type { MemorySource } from '../store/source'
 import type { CaseFilter } from '../store/workspace/workspace'
-import { evalBudget, gatherCases, scoreGathered, type GatherCache } from './replay'
+import { evalBudget, gatherCases, scoreGathered, zeroGatherMs, type GatherCache, type GatherMs, type Scored } from './replay'
 
 export interface EvalRequest extends ConfigRequest {
   /** metric cutoff. @default 10 */
@@ -44,6 +44,13 @@ export function evalEmbedder(store: MemorySource, config: RecallConfig, spec: st
   return createEmbedder(spec ?? defaultEmbedderSpec(store, config.unit === 'session' ? 'session' : 'memory'), opts)
 }
 
+/** The run's phases: the gather's, and the score's split; `otherMs` is what the gather's phases leave of gatherMs. */
+function phaseTimings(ms: GatherMs, gatherMs: number, scored: Scored): EvalPhaseTimings {
+  const { queryVectorsMs, scopeMs, denseMs, lexicalMs, featuresMs, gathered } = ms
+  const otherMs = Math.max(0, gatherMs - queryVectorsMs - scopeMs - denseMs - lexicalMs - featuresMs)
+  return { queryVectorsMs, scopeMs, denseMs, lexicalMs, featuresMs, fusionMs: scored.fusionMs, metricsMs: scored.metricsMs, otherMs, gathered }
+}
+
 /** Run an eval. The run is saved (and gets an id) when `save` is given. */
 export async function runEval(store: MemorySource, req: EvalRequest): Promise<EvalRun> {
   const t0 = performance.now()
@@ -60,12 +67,14 @@ export async function runEval(store: MemorySource, req: EvalRequest): Promise<Ev
     )
   const embedder = evalEmbedder(store, config, req.embedder, req.embedderOptions)
   const tg = performance.now()
+  const ms = zeroGatherMs()
   const gathered = await gatherCases(store, cases, config, {
     embedder,
     now: req.now,
     signal: req.signal,
     cache: req.cache,
-    onProgress: (d, t) => req.onProgress?.(d, t, `gathering candidates: ${d} / ${t} cases`),
+    ms,
+    onProgress: (d, t, message) => req.onProgress?.(d, t, message ?? `gathering candidates: ${d} / ${t} cases`),
   })
   const gatherMs = performance.now() - tg
   const budget = evalBudget(config, req.budget)
@@ -83,7 +92,7 @@ export async function runEval(store: MemorySource, req: EvalRequest): Promise<Ev
     metrics: scored.metrics,
     counts: scored.counts,
     source: req.save?.source ?? 'cli',
-    timings: { gatherMs, scoreMs: scored.scoreMs, totalMs: performance.now() - t0 },
+    timings: { gatherMs, scoreMs: scored.scoreMs, totalMs: performance.now() - t0, phases: phaseTimings(ms, gatherMs, scored) },
     warnings: evalWarnings(config, k),
     perCase: scored.perCase,
   }

@@ -1,7 +1,7 @@
 /**
  * Replay eval cases: gather each case's candidates ONCE with the recall engine
- * (`gatherRecallSync`: a live recall's arms, without its rendering; query vectors from the
- * workspace cache), keep them, and re-score them with the shared `rerank` for
+ * (`gatherRecallBatch`: a live recall's arms over a batch of cases, without rendering; query
+ * vectors batched through the workspace cache), keep them, and re-score them with the shared `rerank` for
  * any config that only moves scoring knobs (weights, half-life, floor, topK,
  * budget, fusion, a pool no deeper than fetched — scoring.ts `canRerankLocally`).
  * A run of the engine per case happens only when a config changes what is
@@ -18,9 +18,10 @@ import { RecallscopeError } from '../../shared/result'
 import { canRerankLocally, effectiveMode, rerank } from '../../shared/scoring'
 import type { ArmInfo, CandidateRaw, EffectiveMode, EmbedderInfo, RecallConfig } from '../../shared/types'
 import type { Embedder } from '../embed/types'
-import { gatherRecallSync, prepareVector, type PreparedVector } from '../recall/engine'
+import { gatherRecallBatch, prepareVectors } from '../recall/engine'
+import type { GatherPhaseMs } from '../recall/gatherMemories'
+import { PassReads } from '../recall/passReads'
 import type { MemorySource } from '../store/source'
-import type { VectorIndex } from '../store/vectors/vectorIndex'
 
 /** Budget-aware recall's B when neither the caller nor the config sets one: seed 001's SemanticContextMaxTokens. */
 const DEFAULT_EVAL_BUDGET = 2000
@@ -50,10 +51,24 @@ export interface GatherOptions {
   /** ranked candidates fetched per arm (≥ candidatePool). @default the engine's fetchDepth */
   depth?: number
   signal?: AbortSignal
-  onProgress?: (done: number, total: number) => void
+  /** cases gathered so far (`message` while the query vectors are embedded) */
+  onProgress?: (done: number, total: number, message?: string) => void
   /** reuse earlier gathers (per open store); entries that cannot serve `config` are redone */
   cache?: GatherCache
+  /** where the gather's time goes, accumulated (ms) */
+  ms?: GatherMs
 }
+
+/** Where a gather's time went (ms, summed over its cases), and how many cases the engine gathered (the rest came from the cache). */
+export interface GatherMs extends GatherPhaseMs {
+  /** the query vectors: workspace cache and embedder (batched) */
+  queryVectorsMs: number
+  /** per-case bookkeeping outside the phases: configs, keys, results */
+  otherMs: number
+  gathered: number
+}
+
+export const zeroGatherMs = (): GatherMs => ({ queryVectorsMs: 0, scopeMs: 0, denseMs: 0, lexicalMs: 0, featuresMs: 0, otherMs: 0, gathered: 0 })
 
 /** Cached gathers of one open store, by case id. Kept by the App; dropped with the store. */
 export class GatherCache {
@@ -102,23 +117,20 @@ function checkAbort(signal?: AbortSignal): void {
   if (signal?.aborted) throw new RecallscopeError('CANCELLED', 'Cancelled')
 }
 
+/** Cases one batch gathers between two yields to the event loop (progress, cancel): ~10–30 ms of work. */
+const BATCH_CASES = 128
+
 /**
- * Gather every case's candidates under `config` (engine runs, query vectors
- * cached in the workspace). Yields to the event loop between slices so the UI
- * stays responsive; cancellable.
+ * Gather every case's candidates under `config`: the query vectors first, batched (workspace
+ * cache, then the embedder), then the engine over the cases in batches (`gatherRecallBatch`: each
+ * arm one pass over the batch, the store read once per scope, row and model for the whole call).
+ * The same candidates as one `gatherRecallSync` per case. Yields to the event loop between
+ * batches so the UI stays responsive; cancellable. `opts.ms` accumulates where the time went.
  */
 export async function gatherCases(store: MemorySource, cases: readonly EvalCaseRow[], config: RecallConfig, opts: GatherOptions): Promise<GatheredCase[]> {
   const out = new Array<GatheredCase>(cases.length)
-  // One VectorIndex per (model, owner) for the whole replay: the engine's default re-checks the DB per call.
-  const indexes = new Map<string, VectorIndex>()
-  const vectors = (model: string, owner: 'memory' | 'session') => {
-    const k = `${owner}\u0000${model}`
-    let v = indexes.get(k)
-    if (!v) indexes.set(k, (v = store.vectors(model, owner)))
-    return v
-  }
-  const prepared = new Map<string, PreparedVector>()
-  let last = performance.now()
+  const ms = opts.ms ?? zeroGatherMs()
+  const todo: { i: number; now: number; key: string; config: RecallConfig; dense: string }[] = []
   for (let i = 0; i < cases.length; i++) {
     const c = cases[i]
     const now = c.now ?? opts.now
@@ -131,31 +143,51 @@ export async function gatherCases(store: MemorySource, cases: readonly EvalCaseR
       continue
     }
     const cfg = caseConfig(config, c)
-    const texts = armTexts(c.query, c.cue, cfg.cueUse)
-    let p = prepared.get(texts.dense)
-    if (!p) {
-      p = await prepareVector(store, texts.dense, { embedder: opts.embedder, signal: opts.signal })
-      prepared.set(texts.dense, p)
-    }
-    const r = gatherRecallSync(store, { text: c.query, cue: c.cue }, cfg, now, { prepared: p, depth: opts.depth, vectors })
-    const g: GatheredCase = {
-      case: c,
-      now,
-      config: r.config,
-      candidates: r.candidates,
-      arms: r.arms,
-      mode: r.mode,
-      degraded: r.degraded,
-      embedder: r.embedder,
-      key,
-    }
-    out[i] = g
-    opts.cache?.set(g)
-    if (performance.now() - last > 12) {
-      opts.onProgress?.(i + 1, cases.length)
+    todo.push({ i, now, key, config: cfg, dense: armTexts(c.query, c.cue, cfg.cueUse).dense })
+  }
+  const tq = performance.now()
+  const prepared = todo.length
+    ? await prepareVectors(
+        store,
+        todo.map((t) => t.dense),
+        { embedder: opts.embedder, signal: opts.signal, onBatch: (d, t) => opts.onProgress?.(0, cases.length, `embedding queries: ${d} / ${t}`) },
+      )
+    : []
+  ms.queryVectorsMs += performance.now() - tq
+  checkAbort(opts.signal)
+  // One set of reads for the whole call: each scope listed, each row decoded, each index resolved once.
+  const reads = new PassReads(store)
+  for (let b = 0; b < todo.length; b += BATCH_CASES) {
+    const batch = todo.slice(b, b + BATCH_CASES)
+    const t0 = performance.now()
+    const inner = ms.scopeMs + ms.denseMs + ms.lexicalMs + ms.featuresMs
+    const rs = gatherRecallBatch(
+      reads,
+      batch.map((t, j) => ({ query: { text: cases[t.i].query, cue: cases[t.i].cue }, config: t.config, now: t.now, prepared: prepared[b + j] })),
+      { depth: opts.depth, ms },
+    )
+    batch.forEach((t, j) => {
+      const r = rs[j]
+      const g: GatheredCase = {
+        case: cases[t.i],
+        now: t.now,
+        config: r.config,
+        candidates: r.candidates,
+        arms: r.arms,
+        mode: r.mode,
+        degraded: r.degraded,
+        embedder: r.embedder,
+        key: t.key,
+      }
+      out[t.i] = g
+      opts.cache?.set(g)
+    })
+    ms.otherMs += performance.now() - t0 - (ms.scopeMs + ms.denseMs + ms.lexicalMs + ms.featuresMs - inner)
+    ms.gathered += batch.length
+    if (b + BATCH_CASES < todo.length) {
+      opts.onProgress?.(cases.length - todo.length + b + batch.length, cases.length)
       await yieldNow()
       checkAbort(opts.signal)
-      last = performance.now()
     }
   }
   opts.onProgress?.(cases.length, cases.length)
@@ -182,6 +214,10 @@ export interface Scored {
   metrics: Record<string, number | null>
   counts: RunCounts
   scoreMs: number
+  /** of scoreMs: re-ranking each case (fusion, gates) */
+  fusionMs: number
+  /** of scoreMs: metrics per case and their means */
+  metricsMs: number
 }
 
 /** Score gathered cases under a config: per-case results and macro means. */
@@ -190,9 +226,12 @@ export function scoreGathered(gathered: readonly GatheredCase[], config: RecallC
   const per: CaseMetrics[] = []
   const perCase: CaseResult[] = []
   let degraded = 0
+  let fusionMs = 0
   for (const g of gathered) {
     if (!canReuse(g, config)) throw new RecallscopeError('INTERNAL', `case ${g.case.id} was gathered under a config that cannot serve this one`)
+    const tf = performance.now()
     const r = scoreCase(g, config)
+    fusionMs += performance.now() - tf
     const m = caseMetrics(compileJudgment(g.case, opts.k), r.ids, r.tokens, opts.k, opts.budget)
     per.push(m)
     if (g.degraded) degraded++
@@ -211,7 +250,8 @@ export function scoreGathered(gathered: readonly GatheredCase[], config: RecallC
     perCase.push(cr)
   }
   const s = summarize(per, opts.k)
-  return { perCase, metrics: s.metrics, counts: { ...s.counts, degraded }, scoreMs: performance.now() - t0 }
+  const scoreMs = performance.now() - t0
+  return { perCase, metrics: s.metrics, counts: { ...s.counts, degraded }, scoreMs, fusionMs, metricsMs: scoreMs - fusionMs }
 }
 
 /** The token budget B for budget-aware recall: explicit, else the config's, else DEFAULT_EVAL_BUDGET. */

@@ -18,7 +18,7 @@ import { prepareVector, runRecallSync } from '../recall/engine'
 import { buildConfig, checkRequirements, defaultEmbedderSpec } from '../recall/request'
 import { blendFilter, scopeFilter } from '../recall/scope'
 import type { MemorySource } from '../store/source'
-import { runMapTask } from './runMapTask'
+import { startMapWorker, type MapWorker } from './runMapTask'
 
 export interface MapRequest {
   query: string
@@ -87,6 +87,17 @@ function resolveMapRequest(store: MemorySource, req: MapRequest) {
 /** Build the map's points and its PCA frame (on a worker thread). */
 export async function buildMap(store: MemorySource, req: MapRequest): Promise<{ data: MapData; matrix: MapMatrix }> {
   const t0 = performance.now()
+  // The PCA worker starts now: its thread comes up while the recall runs and the rows are gathered.
+  const worker = startMapWorker()
+  try {
+    return await buildWith(store, req, worker, t0)
+  } finally {
+    worker.close()
+  }
+}
+
+/** buildMap's work, its PCA on `worker` (already starting). */
+async function buildWith(store: MemorySource, req: MapRequest, worker: MapWorker, t0: number): Promise<{ data: MapData; matrix: MapMatrix }> {
   const { query, cue, now, relevant, caseName, preset, config } = resolveMapRequest(store, req)
 
   // The recall itself, exactly as recall.run runs it, with its query vector kept for the map.
@@ -116,7 +127,9 @@ export async function buildMap(store: MemorySource, req: MapRequest): Promise<{ 
   const chosen = sampled ? sample(withVector, req.cap, marked, req.seed) : withVector
 
   const n = chosen.length
-  const data = new Float32Array(n * dim)
+  // Over shared memory: the PCA and UMAP workers (and the layout's helper threads) read the rows in place instead of
+  // each receiving a copy (61 MB at 20,000 × 768, tens of ms to clone on the way to every worker).
+  const data = typeof SharedArrayBuffer === 'function' ? new Float32Array(new SharedArrayBuffer(4 * n * dim)) : new Float32Array(n * dim)
   for (let i = 0; i < n; i++) {
     const row = index.rowOf.get(chosen[i])!
     data.set(index.rowVector(row), i * dim)
@@ -135,7 +148,7 @@ export async function buildMap(store: MemorySource, req: MapRequest): Promise<{ 
   const t1 = performance.now()
   const pca =
     n > 0
-      ? await runMapTask(
+      ? await worker.run(
           { task: 'pca', data, n, dim, query: qv, seed: req.seed, maxIterations: PCA_MAX_ITERATIONS, fitRows: PCA_FIT_ROWS },
           { signal: req.signal },
         )

@@ -2,6 +2,7 @@
  * One map task, computed where it is called: the worker runs exactly this, and
  * tests call it in their own thread to check the worker gives the same answer.
  */
+import { MapHelpers } from './mapHelpers'
 import { computePca, projectPca } from './pca'
 import type { MapTask, MapTaskResult, PcaOutput } from './protocol'
 import { layoutUmap } from './umapLayout'
@@ -16,10 +17,17 @@ export function computeMapTask<T extends MapTask>(
     const out: PcaOutput = { ...pca, query: t.query ? projectPca(pca, t.query) : null }
     return out as MapTaskResult[T['task']]
   }
-  return layoutUmap(t.data, t.n, t.dim, t.init, t.query, {
-    nNeighbors: t.nNeighbors,
-    nEpochs: t.nEpochs,
-    seed: t.seed,
-    onProgress: progress,
-  }) as MapTaskResult[T['task']]
+  // Helper threads start now and boot while the neighbour search runs; the layout uses those that are up.
+  const helpers = MapHelpers.start()
+  try {
+    return layoutUmap(t.data, t.n, t.dim, t.init, t.query, {
+      nNeighbors: t.nNeighbors,
+      nEpochs: t.nEpochs,
+      seed: t.seed,
+      onProgress: progress,
+      helpers,
+    }) as MapTaskResult[T['task']]
+  } finally {
+    helpers.close()
+  }
 }

@@ -19,7 +19,8 @@
  * and in a test.
  */
 import { mulberry32 } from '../../shared/random'
-import { covarianceTimes, orthonormalize, sampleRows } from './pca'
+import { sharedF64, sharedI32, type MapHelpers } from './mapHelpers'
+import { covarianceOperator, orthonormalize, sampleRows } from './pca'
 
 /** Called with the fraction done (0…1) of the whole kNN search; return false to stop. */
 export type KnnProgress = (fraction: number, message: string) => boolean | void
@@ -39,6 +40,8 @@ export interface KnnOptions {
   /** stop when fewer than delta·n·K neighbour entries change in a round. @default 0.002 */
   delta?: number
   onProgress?: KnnProgress
+  /** helper threads for the distance batches and the reduction (the graph is the same with or without them) */
+  helpers?: MapHelpers | null
 }
 
 /** Each point's `k` nearest others (never itself), nearest first. */
@@ -94,23 +97,22 @@ export function nearestNeighbours(data: Float32Array, n: number, dim: number, k:
   const [rShare, tShare, dShare] = reduced ? [0.2, 0.1, 0.5] : [0, 0.15, 0.85]
   tell(0, reduced ? `reducing ${dim} dimensions to ${target} for the search` : 'random-projection trees')
   const p = reduced ? target : dim
-  const y = reduced ? reduceRows(data, n, dim, p, rand) : data
+  const helpers = opts.helpers ?? null
+  const full = shared(data.subarray(0, n * dim))
+  const y = reduced ? reduceRows(full, n, dim, p, rand, helpers) : full
 
   // K: the search keeps more candidates than wanted when it ran in reduced space, for the exact re-rank to choose
   // from (each extra one costs: a round's joins grow as K²).
   const K = reduced ? Math.min(n - 1, k + Math.ceil(k / 2)) : k
-  const heap = newHeap(n, K)
+  const heap = newHeap(n, K, true)
+  const batch = new PairBatch([y, full], [p, dim], [heap], n, helpers)
   tell(rShare, 'random-projection trees')
   const leafSize = Math.max(10, K)
   const trees = opts.trees ?? 8
   for (let t = 0; t < trees; t++) {
     for (const leaf of rpTreeLeaves(y, n, p, leafSize, rand))
-      for (let a = 0; a < leaf.length; a++)
-        for (let b = a + 1; b < leaf.length; b++) {
-          const d = sqDist2(y, leaf[a] * p, y, leaf[b] * p, p)
-          heapPush(heap, leaf[a], leaf[b], d, 1)
-          heapPush(heap, leaf[b], leaf[a], d, 1)
-        }
+      for (let a = 0; a < leaf.length; a++) for (let b = a + 1; b < leaf.length; b++) batch.add(leaf[a], leaf[b])
+    batch.flush()
     tell(rShare + (tShare * (t + 1)) / trees, `random-projection trees: ${t + 1} of ${trees}`)
   }
   // A point no leaf paired (tiny leaves after degenerate splits) still needs K entries: random ones, improved below.
@@ -125,14 +127,146 @@ export function nearestNeighbours(data: Float32Array, n: number, dim: number, k:
   let rounds = 0
   for (let r = 0; r < maxRounds; r++) {
     rounds = r + 1
-    const updates = descentRound(heap, y, n, p, rand)
+    const updates = descentRound(heap, batch, n, rand)
     tell(rShare + tShare + (dShare * (r + 1)) / maxRounds, `nearest neighbours: NN-descent round ${r + 1} (${updates.toLocaleString('en-US')} updates)`)
     if (updates <= delta * n * K) break
   }
   tell(rShare + tShare + dShare, reduced ? `nearest neighbours: exact distances in ${dim} dimensions` : 'nearest neighbours done')
-  const g = reduced ? rerankExact(heap, data, n, dim, k) : sortedGraph(heap, n, k)
+  const g = reduced ? rerankExact(heap, batch, n, k) : sortedGraph(heap, n, k)
   tell(1, 'nearest neighbours done')
   return { ...g, rounds, searchDims: p }
+}
+
+/** The rows over shared memory (helper threads read them in place): as they are when they already are, else a copy. */
+function shared(data: Float32Array): Float32Array {
+  if (typeof SharedArrayBuffer !== 'function' || data.buffer instanceof SharedArrayBuffer) return data
+  const out = new Float32Array(new SharedArrayBuffer(4 * data.length))
+  out.set(data)
+  return out
+}
+
+/** Pairs per batch: a few MB of buffers, and enough chunks for two to four threads to balance. */
+const PAIR_BATCH = 1 << 16
+/** Pairs per chunk of a batch's distances. */
+const PAIR_CHUNK = 2048
+/** Point partitions of a batch's heap updates: each owns the heaps of a range of points. */
+const OFFER_PARTS = 8
+
+/** The shared state a helper runs a batch's chunks from (`pairs` chunks, mapWorker.ts). */
+export interface PairState {
+  /** the matrices distances are measured in: 0 the search space, 1 the original rows */
+  mats: Float32Array[]
+  dims: number[]
+  u: Int32Array
+  v: Int32Array
+  out: Float64Array
+  /** the heaps offered to: 0 the search's, 1 the exact re-rank's */
+  heaps: Heap[]
+  /** partition q owns the heaps of points [parts[q], parts[q+1]) */
+  parts: Int32Array
+  /** heap changes per partition in the last offer step */
+  updates: Int32Array
+}
+
+/** A batch step: measure the distances, or offer the measured pairs to the heaps. */
+const MEASURE = 0
+const OFFER = 1
+
+/**
+ * Chunk `c` of a batch step (`params`: step, pair count, then for MEASURE the matrix, for OFFER the heap, both
+ * directions or only u's, the flag). MEASURE: the squared distances of pairs [c·PAIR_CHUNK, …). OFFER: every
+ * pair, in the batch's order, offered to the heaps of partition c's points — each heap sees its offers in the
+ * same order whichever thread runs it, so the heaps end the same as offered one by one.
+ */
+export function runPairChunk(s: PairState, c: number, params: Int32Array): void {
+  const count = params[1]
+  const { u, v, out } = s
+  if (params[0] === MEASURE) {
+    const y = s.mats[params[2]]
+    const p = s.dims[params[2]]
+    const end = Math.min(count, (c + 1) * PAIR_CHUNK)
+    for (let t = c * PAIR_CHUNK; t < end; t++) out[t] = sqDist2(y, u[t] * p, y, v[t] * p, p)
+    return
+  }
+  const h = s.heaps[params[2]]
+  const both = params[3] === 1
+  const flag = params[4]
+  const lo = s.parts[c]
+  const hi = s.parts[c + 1]
+  let updates = 0
+  for (let t = 0; t < count; t++) {
+    const a = u[t]
+    const b = v[t]
+    if (a >= lo && a < hi && heapPush(h, a, b, out[t], flag)) updates++
+    if (both && b >= lo && b < hi && heapPush(h, b, a, out[t], flag)) updates++
+  }
+  s.updates[c] = updates
+}
+
+/**
+ * Pairs whose distances are wanted, queued in order; `flush` measures a batch, then offers each pair to the heap
+ * (both ends, or only the first), both steps in parallel chunks; the heaps change exactly as if each pair had
+ * been measured and offered when it was met.
+ */
+class PairBatch {
+  private readonly s: PairState
+  private count = 0
+  /** heap changes since `take()` */
+  private changed = 0
+  /** what the queued pairs are: measured in matrix `mat`, offered to heap `heap`, to both ends or u only, with `flag` */
+  mode = { mat: 0, heap: 0, both: true, flag: 1 }
+
+  constructor(
+    mats: Float32Array[],
+    dims: number[],
+    heaps: Heap[],
+    n: number,
+    private readonly helpers: MapHelpers | null,
+  ) {
+    const parts = sharedI32(OFFER_PARTS + 1)
+    for (let q = 0; q <= OFFER_PARTS; q++) parts[q] = Math.floor((q * n) / OFFER_PARTS)
+    this.s = { mats, dims, u: sharedI32(PAIR_BATCH), v: sharedI32(PAIR_BATCH), out: sharedF64(PAIR_BATCH), heaps, parts, updates: sharedI32(OFFER_PARTS) }
+    helpers?.setTask('pairs', this.s)
+  }
+
+  /** Use `heap` as heap `i` of the following batches (the exact re-rank's is made after the search). */
+  setHeap(i: number, heap: Heap): void {
+    this.s.heaps[i] = heap
+    this.helpers?.setTask('pairs', this.s)
+  }
+
+  add(u: number, v: number): void {
+    this.s.u[this.count] = u
+    this.s.v[this.count++] = v
+    if (this.count === PAIR_BATCH) this.flush()
+  }
+
+  flush(): void {
+    const count = this.count
+    if (count === 0) return
+    const { mat, heap, both, flag } = this.mode
+    this.run(Math.ceil(count / PAIR_CHUNK), [MEASURE, count, mat])
+    this.run(OFFER_PARTS, [OFFER, count, heap, both ? 1 : 0, flag])
+    for (let q = 0; q < OFFER_PARTS; q++) this.changed += this.s.updates[q]
+    this.count = 0
+  }
+
+  /** Heap changes since the last call (queued pairs flushed first). */
+  take(): number {
+    this.flush()
+    const c = this.changed
+    this.changed = 0
+    return c
+  }
+
+  private run(chunks: number, params: number[]): void {
+    const go = (c: number, ps: Int32Array) => runPairChunk(this.s, c, ps)
+    if (this.helpers) this.helpers.step(chunks, params, go)
+    else {
+      const ps = Int32Array.from(params)
+      for (let c = 0; c < chunks; c++) go(c, ps)
+    }
+  }
 }
 
 /** The exact graph by brute force (O(n²·dim)), for small inputs. */
@@ -155,8 +289,13 @@ interface Heap {
   flag: Uint8Array
 }
 
-function newHeap(n: number, K: number): Heap {
-  return { K, idx: new Int32Array(n * K).fill(-1), dist: new Float32Array(n * K).fill(Infinity), flag: new Uint8Array(n * K) }
+/** `shared`: over SharedArrayBuffers, for the helper threads of a batch (PairBatch) to update in place. */
+function newHeap(n: number, K: number, shared = false): Heap {
+  const sab = shared && typeof SharedArrayBuffer === 'function'
+  const idx = sab ? new Int32Array(new SharedArrayBuffer(4 * n * K)) : new Int32Array(n * K)
+  const dist = sab ? new Float32Array(new SharedArrayBuffer(4 * n * K)) : new Float32Array(n * K)
+  const flag = sab ? new Uint8Array(new SharedArrayBuffer(n * K)) : new Uint8Array(n * K)
+  return { K, idx: idx.fill(-1), dist: dist.fill(Infinity), flag }
 }
 
 /** Offer j (at squared distance d) to i's heap; true when it was taken. */
@@ -213,28 +352,51 @@ function sqDist2(x: Float32Array, a: number, z: Float32Array, b: number, dim: nu
  * enough for a search space, whose distances are re-measured exactly afterwards). Centring is left out of
  * the projection: it shifts every point alike and distances do not change.
  */
-function reduceRows(data: Float32Array, n: number, dim: number, p: number, rand: () => number): Float32Array {
+function reduceRows(data: Float32Array, n: number, dim: number, p: number, rand: () => number, helpers: MapHelpers | null): Float32Array {
   const fit = n > REDUCE_FIT_ROWS ? sampleRows(data, n, dim, REDUCE_FIT_ROWS, rand) : { data, n }
   const mean = new Float64Array(dim)
   for (let i = 0; i < fit.n; i++) for (let j = 0; j < dim; j++) mean[j] += fit.data[i * dim + j]
   for (let j = 0; j < dim; j++) mean[j] /= fit.n
   const start = Array.from({ length: p }, () => Float64Array.from({ length: dim }, () => rand() - 0.5))
   orthonormalize(start)
-  const q = covarianceTimes(fit.data, fit.n, dim, mean, start)
+  const q = covarianceOperator(fit.data, fit.n, dim, mean)(start)
   orthonormalize(q)
-  const basis = new Float32Array(p * dim)
-  for (let c = 0; c < p; c++) basis.set(q[c], c * dim)
-  const y = new Float32Array(n * p)
-  for (let i = 0; i < n; i++) {
+  const s: ProjectState = { data, n, dim, p, basis: shared(new Float32Array(p * dim)), y: shared(new Float32Array(n * p)) }
+  for (let c = 0; c < p; c++) s.basis.set(q[c], c * dim)
+  const chunks = Math.ceil(n / PROJECT_ROWS)
+  if (helpers) {
+    helpers.setTask('project', s)
+    helpers.step(chunks, [], (c) => runProjectChunk(s, c))
+  } else for (let c = 0; c < chunks; c++) runProjectChunk(s, c)
+  return s.y
+}
+
+/** Rows per chunk of the reduction's projection. */
+const PROJECT_ROWS = 512
+
+/** The reduction's projection: `y` (n × p) = rows × basisᵀ, shared so helper threads fill disjoint row ranges. */
+export interface ProjectState {
+  data: Float32Array
+  n: number
+  dim: number
+  p: number
+  basis: Float32Array
+  y: Float32Array
+}
+
+/** Chunk `c` of the projection: rows [c·PROJECT_ROWS, …). */
+export function runProjectChunk(s: ProjectState, c: number): void {
+  const { data, dim, p, basis, y } = s
+  const end = Math.min(s.n, (c + 1) * PROJECT_ROWS)
+  for (let i = c * PROJECT_ROWS; i < end; i++) {
     const o = i * dim
-    for (let c = 0; c < p; c++) {
-      const b = c * dim
-      let s = 0
-      for (let j = 0; j < dim; j++) s += data[o + j] * basis[b + j]
-      y[i * p + c] = s
+    for (let k = 0; k < p; k++) {
+      const b = k * dim
+      let t = 0
+      for (let j = 0; j < dim; j++) t += data[o + j] * basis[b + j]
+      y[i * p + k] = t
     }
   }
-  return y
 }
 
 /**
@@ -294,7 +456,7 @@ function rpTreeLeaves(y: Float32Array, n: number, p: number, leafSize: number, r
  * lists by random priority, mark the sampled new ones old, then measure every new–new and new–old pair
  * among each point's candidates and offer each to both ends. Returns the number of heap changes.
  */
-function descentRound(h: Heap, y: Float32Array, n: number, p: number, rand: () => number): number {
+function descentRound(h: Heap, batch: PairBatch, n: number, rand: () => number): number {
   const K = h.K
   const C = Math.min(K, 40)
   const fresh = newHeap(n, C)
@@ -319,7 +481,7 @@ function descentRound(h: Heap, y: Float32Array, n: number, p: number, rand: () =
           break
         }
     }
-  let updates = 0
+  batch.take()
   for (let i = 0; i < n; i++) {
     const o = i * C
     for (let a = 0; a < C; a++) {
@@ -327,21 +489,15 @@ function descentRound(h: Heap, y: Float32Array, n: number, p: number, rand: () =
       if (u < 0) continue
       for (let b = a + 1; b < C; b++) {
         const v = fresh.idx[o + b]
-        if (v < 0) continue
-        const d = sqDist2(y, u * p, y, v * p, p)
-        if (heapPush(h, u, v, d, 1)) updates++
-        if (heapPush(h, v, u, d, 1)) updates++
+        if (v >= 0) batch.add(u, v)
       }
       for (let b = 0; b < C; b++) {
         const v = old.idx[o + b]
-        if (v < 0 || v === u) continue
-        const d = sqDist2(y, u * p, y, v * p, p)
-        if (heapPush(h, u, v, d, 1)) updates++
-        if (heapPush(h, v, u, d, 1)) updates++
+        if (v >= 0 && v !== u) batch.add(u, v)
       }
     }
   }
-  return updates
+  return batch.take()
 }
 
 /** The heap's k nearest per point, ascending, as Euclidean distances. */
@@ -361,12 +517,16 @@ function sortedGraph(h: Heap, n: number, k: number): Pick<KnnGraph, 'k' | 'indic
 }
 
 /** Each point's candidates re-measured in the original space; the k nearest kept. */
-function rerankExact(h: Heap, data: Float32Array, n: number, dim: number, k: number): Pick<KnnGraph, 'k' | 'indices' | 'dists'> {
-  const exact = newHeap(n, k)
+function rerankExact(h: Heap, batch: PairBatch, n: number, k: number): Pick<KnnGraph, 'k' | 'indices' | 'dists'> {
+  const exact = newHeap(n, k, true)
+  batch.flush()
+  batch.setHeap(1, exact)
+  batch.mode = { mat: 1, heap: 1, both: false, flag: 0 }
   for (let i = 0; i < n; i++)
     for (let t = 0; t < h.K; t++) {
       const j = h.idx[i * h.K + t]
-      if (j >= 0) heapPush(exact, i, j, sqDist2(data, i * dim, data, j * dim, dim), 0)
+      if (j >= 0) batch.add(i, j)
     }
+  batch.flush()
   return sortedGraph(exact, n, k)
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { computePca, projectPca } from './pca'
+import { computePca, covarianceOperator, covarianceTimes, projectPca } from './pca'
 import { mulberry32 } from '../../shared/random'
 
 /** Standard normal from a seeded uniform (Box–Muller). */
@@ -132,6 +132,63 @@ describe('computePca', () => {
       expect(p.coords[2 * i]).toBeCloseTo(x, 4)
       expect(p.coords[2 * i + 1]).toBeCloseTo(y, 4)
     }
+  })
+
+  it("multiplies by the covariance exactly on the SIMD kernel and in JS, and the map's quick frame finds the explicit covariance's top axes", () => {
+    const r = mulberry32(9)
+    const n = 3000
+    const dim = 96
+    const basis = Array.from({ length: 4 }, () => Array.from({ length: dim }, () => gauss(r)))
+    const data = new Float32Array(n * dim)
+    for (let i = 0; i < n; i++) {
+      const z = [5, 2.5, 1, 0.5].map((s) => s * gauss(r))
+      for (let j = 0; j < dim; j++) data[i * dim + j] = 0.2 + basis.reduce((s, b, k) => s + z[k] * b[j], 0) + 0.1 * gauss(r)
+    }
+    // The explicit covariance of all rows, float64.
+    const mean = new Float64Array(dim)
+    for (let i = 0; i < n; i++) for (let j = 0; j < dim; j++) mean[j] += data[i * dim + j] / n
+    const C = Array.from({ length: dim }, () => new Float64Array(dim))
+    for (let i = 0; i < n; i++)
+      for (let a = 0; a < dim; a++) {
+        const xa = data[i * dim + a] - mean[a]
+        for (let b = 0; b < dim; b++) C[a][b] += (xa * (data[i * dim + b] - mean[b])) / n
+      }
+    const q = Array.from({ length: 3 }, () => Float64Array.from({ length: dim }, () => gauss(r)))
+    for (const y of [covarianceOperator(data, n, dim, mean)(q), covarianceTimes(data, n, dim, mean, q)])
+      q.forEach((qk, k) => {
+        const want = C.map((row) => dot(row, qk))
+        const err = Math.sqrt(want.reduce((s, w, j) => s + (w - y[k][j]) ** 2, 0)) / Math.sqrt(dot(want, want))
+        expect(err).toBeLessThan(1e-12)
+      })
+    // Top two eigenvectors of C by power iteration with deflation, here.
+    const top: number[][] = []
+    for (let k = 0; k < 2; k++) {
+      let v = Array.from({ length: dim }, () => gauss(r))
+      for (let it = 0; it < 500; it++) {
+        for (const u of top) {
+          const d = dot(v, u)
+          v = v.map((x, j) => x - d * u[j])
+        }
+        const w = C.map((row) => dot(row, v))
+        const norm = Math.sqrt(dot(w, w))
+        v = w.map((x) => x / norm)
+      }
+      top.push(v)
+    }
+    // The frame as the map computes it: axes fit on 1,000 sampled rows, 6 block iterations.
+    const p = computePca(data, n, dim, { fitRows: 1000, maxIterations: 6 })
+    expect(Math.abs(dot(p.components[0], top[0]))).toBeGreaterThan(0.999)
+    expect(Math.abs(dot(p.components[1], top[1]))).toBeGreaterThan(0.995)
+    const trace = C.reduce((s, row, j) => s + row[j], 0)
+    expect(p.totalVariance).toBeCloseTo(trace, 4)
+    for (const k of [0, 1])
+      expect(p.variance[k]).toBeCloseTo(
+        dot(
+          p.components[k],
+          C.map((row) => dot(row, p.components[k])),
+        ),
+        4,
+      )
   })
 
   it('is deterministic, handles no spread and no rows, and rejects a matrix that does not fit', () => {

@@ -1,6 +1,7 @@
 /**
  * Messages between the map's worker thread (mapWorker.ts) and the main side
- * (runMapTask.ts). Typed arrays travel by structured clone.
+ * (runMapTask.ts). Typed arrays travel by structured clone: copied, except those over a SharedArrayBuffer
+ * (buildMap puts the rows there), which the worker reads in place.
  */
 import type { PcaResult } from './pca'
 import type { UmapResult } from './umapLayout'
@@ -44,6 +45,8 @@ export interface MapTaskResult {
 }
 
 export type WorkerMessage =
+  /** the worker has loaded and waits for its task */
+  | { type: 'ready' }
   | { type: 'progress'; done: number; total: number; message: string }
   | { type: 'done'; result: MapTaskResult[MapTask['task']] }
   | { type: 'error'; message: string }

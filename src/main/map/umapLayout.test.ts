@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { clusteredVectors, sameClusterNearest } from '../../../test/helpers/clusteredVectors'
 import { nearestNeighbours } from './knn'
+import { MapHelpers } from './mapHelpers'
 import { computePca } from './pca'
 import { layoutUmap } from './umapLayout'
 
@@ -126,6 +127,31 @@ describe('layoutUmap', () => {
     const d = layoutUmap(c.data, c.n, c.dim, pca.coords, null, { ...opts, seed: 6 })
     expect(Array.from(b.coords)).toEqual(Array.from(a.coords))
     expect(Array.from(d.coords)).not.toEqual(Array.from(a.coords))
+  })
+
+  it('gives the same graph and layout, bit for bit, when a helper thread runs part of every parallel step', async () => {
+    const helpers = MapHelpers.start(1)
+    try {
+      expect(await helpers.started()).toBe(1)
+      for (const dim of [128, 384]) {
+        const d = dim === c.dim ? c : clusteredVectors(900, dim, { seed: 8 })
+        const init = dim === c.dim ? pca.coords : computePca(d.data, d.n, dim).coords
+        const opts = { nNeighbors: 12, nEpochs: 30, seed: 3 }
+        const alone = layoutUmap(d.data, d.n, dim, init, null, opts)
+        const before = { ...helpers.stats }
+        const shared = layoutUmap(d.data, d.n, dim, init, null, { ...opts, helpers })
+        // Every step went through the pool (kNN batches, the reduction at 384-d, 30 epochs) and the helper ran some chunks.
+        expect(helpers.stats.steps - before.steps).toBeGreaterThan(30)
+        expect(helpers.stats.helperChunks).toBeGreaterThan(before.helperChunks)
+        expect(Array.from(shared.coords)).toEqual(Array.from(alone.coords))
+        const g1 = nearestNeighbours(d.data, d.n, dim, 15, { seed: 4 })
+        const g2 = nearestNeighbours(d.data, d.n, dim, 15, { seed: 4, helpers })
+        expect(Array.from(g2.indices)).toEqual(Array.from(g1.indices))
+        expect(Array.from(g2.dists)).toEqual(Array.from(g1.dists))
+      }
+    } finally {
+      helpers.close()
+    }
   })
 
   it('stops when progress says so, in the neighbour search or in the epochs', () => {

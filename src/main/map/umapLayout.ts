@@ -15,6 +15,7 @@
  */
 import { mulberry32 } from '../../shared/random'
 import { KnnStopped, nearestNeighbours, type KnnGraph } from './knn'
+import { sharedF64, sharedI32, type MapHelpers } from './mapHelpers'
 
 export interface UmapOptions {
   /** @default 15 */
@@ -28,6 +29,11 @@ export interface UmapOptions {
    * is doing; return false to stop early (cancel).
    */
   onProgress?: (done: number, total: number, message: string) => boolean | void
+  /**
+   * Helper threads for the parallel steps (MapHelpers.start); the layout is the same with or without them.
+   * @default none: every step on the calling thread
+   */
+  helpers?: MapHelpers | null
 }
 
 /** How the query point was placed on the UMAP layout: the mean position of its nearest rows. */
@@ -95,6 +101,7 @@ export function layoutUmap(data: Float32Array, n: number, dim: number, init: Flo
   try {
     knn = nearestNeighbours(data, n, dim, nNeighbors, {
       seed,
+      helpers: opts.helpers,
       onProgress: (f, m) => progress(Math.round(TOTAL * KNN_SHARE * f), TOTAL, m),
     })
   } catch (e) {
@@ -106,7 +113,7 @@ export function layoutUmap(data: Float32Array, n: number, dim: number, init: Flo
   const t2 = performance.now()
   if (progress(Math.round(TOTAL * KNN_SHARE), TOTAL, `layout: ${graph.head.length.toLocaleString('en-US')} edges`) === false)
     return finish(0, true, { neighboursMs: t1 - t0, graphMs: t2 - t1, layoutMs: 0 })
-  const run = optimizeLayout(emb, n, graph, nEpochs, seed, (e) =>
+  const run = optimizeLayout(emb, n, graph, nEpochs, seed, opts.helpers ?? null, (e) =>
     progress(Math.round(TOTAL * (KNN_SHARE + ((1 - KNN_SHARE) * e) / nEpochs)), TOTAL, `layout epoch ${e} of ${nEpochs}`),
   )
   return finish(run.epochs, run.stopped, { neighboursMs: t1 - t0, graphMs: t2 - t1, layoutMs: performance.now() - t2 })
@@ -210,10 +217,89 @@ function fuzzyGraph(g: KnnGraph, n: number, nEpochs: number): FuzzyGraph {
   return { head, tail, epochsPerSample: eps }
 }
 
+/** The epochs' state, every array over a SharedArrayBuffer when there is one (helper threads read and write it in place). */
+export interface EpochState {
+  n: number
+  nEpochs: number
+  /** row i at [2i, 2i+1]: the live positions (a partition writes only its own points) */
+  emb: Float64Array
+  /** the positions at the start of the epoch: what a partition reads of points it does not own */
+  snap: Float64Array
+  /** partition q owns points [pointStart[q], pointStart[q+1]) and edges [edgeStart[q], edgeStart[q+1]) (those whose head it owns) */
+  pointStart: Int32Array
+  edgeStart: Int32Array
+  head: Int32Array
+  tail: Int32Array
+  epochsPerSample: Float64Array
+  epsNeg: Float64Array
+  nextSample: Float64Array
+  nextNeg: Float64Array
+  /** each partition's xorshift32 state for its negative samples */
+  rng: Int32Array
+}
+
 /**
- * UMAP's stochastic gradient descent (optimize_layout_euclidean): each epoch, every edge due for a sample
- * pulls its two ends together and pushes its head away from `NEGATIVE_RATE` random points; the learning
- * rate falls linearly from 1 to 0. `onEpoch` returning false stops it.
+ * Partitions of the epochs: a fixed number, whatever the thread count, so the layout does not depend on how
+ * many threads ran it (each partition's updates depend only on its own earlier ones and the epoch's snapshot).
+ * Eight balance two to four threads on a busy machine.
+ */
+const PARTS = 8
+
+/** The epochs' state: the edges grouped by the partition owning their head (in their graph order within it). */
+function epochState(emb: Float64Array, n: number, g: FuzzyGraph, nEpochs: number, seed: number): EpochState {
+  const m = g.head.length
+  const pointStart = sharedI32(PARTS + 1)
+  for (let q = 0; q <= PARTS; q++) pointStart[q] = Math.floor((q * n) / PARTS)
+  const partOf = (i: number) => {
+    let q = Math.min(PARTS - 1, Math.floor((i * PARTS) / n))
+    while (i < pointStart[q]) q--
+    while (i >= pointStart[q + 1]) q++
+    return q
+  }
+  const edgeStart = sharedI32(PARTS + 1)
+  const parts = new Int32Array(m)
+  for (let e = 0; e < m; e++) edgeStart[(parts[e] = partOf(g.head[e])) + 1]++
+  for (let q = 0; q < PARTS; q++) edgeStart[q + 1] += edgeStart[q]
+  const at = Int32Array.from(edgeStart.subarray(0, PARTS))
+  const s: EpochState = {
+    n,
+    nEpochs,
+    emb: sharedF64(2 * n),
+    snap: sharedF64(2 * n),
+    pointStart,
+    edgeStart,
+    head: sharedI32(m),
+    tail: sharedI32(m),
+    epochsPerSample: sharedF64(m),
+    epsNeg: sharedF64(m),
+    nextSample: sharedF64(m),
+    nextNeg: sharedF64(m),
+    rng: sharedI32(PARTS),
+  }
+  for (let e = 0; e < m; e++) {
+    const t = at[parts[e]]++
+    s.head[t] = g.head[e]
+    s.tail[t] = g.tail[e]
+    s.epochsPerSample[t] = s.nextSample[t] = g.epochsPerSample[e]
+    s.epsNeg[t] = s.nextNeg[t] = g.epochsPerSample[e] / NEGATIVE_RATE
+  }
+  s.emb.set(emb)
+  s.snap.set(emb)
+  // Negative samples draw from xorshift32 inline (seeded per partition by mulberry32): a closure call per draw was
+  // a measurable share of the epochs.
+  const r = mulberry32(seed ^ 0x5bd1e995)
+  for (let q = 0; q < PARTS; q++) s.rng[q] = Math.floor(r() * 0xfffffffe) + 1
+  return s
+}
+
+/**
+ * UMAP's stochastic gradient descent (optimize_layout_euclidean), each epoch in `PARTS` partitions that may run
+ * on different threads: every edge due for a sample pulls its head towards its tail and pushes the head away
+ * from `NEGATIVE_RATE` random points; the learning rate falls linearly from 1 to 0. A partition moves only the
+ * points it owns and reads the others as they were when the epoch began, so its result does not depend on the
+ * other partitions' timing. The tail is not moved (UMAP's move_other): the graph holds both directions of every
+ * edge, and the tail's own entry pulls it back, so the head takes both pulls (twice the gradient) instead.
+ * `onEpoch` returning false stops it.
  */
 function optimizeLayout(
   emb: Float64Array,
@@ -221,67 +307,80 @@ function optimizeLayout(
   g: FuzzyGraph,
   nEpochs: number,
   seed: number,
+  helpers: MapHelpers | null,
   onEpoch: (epoch: number) => boolean | void,
 ): { epochs: number; stopped: boolean } {
-  const { head, tail, epochsPerSample } = g
-  const m = head.length
-  const epsNeg = new Float64Array(m)
-  const nextSample = new Float64Array(m)
-  const nextNeg = new Float64Array(m)
-  for (let e = 0; e < m; e++) {
-    epsNeg[e] = epochsPerSample[e] / NEGATIVE_RATE
-    nextSample[e] = epochsPerSample[e]
-    nextNeg[e] = epsNeg[e]
-  }
-  // Negative samples draw from xorshift32 inline (seeded by mulberry32): a closure call per draw was a
-  // measurable share of the epochs.
-  let state = Math.floor(mulberry32(seed ^ 0x5bd1e995)() * 0xfffffffe) + 1
-  const clip = (x: number) => (x > CLIP ? CLIP : x < -CLIP ? -CLIP : x)
+  const s = epochState(emb, n, g, nEpochs, seed)
+  helpers?.setTask('epochs', s)
+  const run = (q: number, params: Int32Array) => runEpochPart(s, q, params[0])
+  let epochs = nEpochs
+  let stopped = false
   for (let epoch = 0; epoch < nEpochs; epoch++) {
-    const alpha = 1 - epoch / nEpochs
-    for (let e = 0; e < m; e++) {
-      if (nextSample[e] > epoch) continue
-      const j = 2 * head[e]
-      const k = 2 * tail[e]
-      let dx = emb[j] - emb[k]
-      let dy = emb[j + 1] - emb[k + 1]
-      let d2 = dx * dx + dy * dy
-      if (d2 > 0) {
-        const pb = powB(d2)
-        const c = (-2 * A * B * (pb / d2)) / (A * pb + 1)
-        const gx = clip(c * dx) * alpha
-        const gy = clip(c * dy) * alpha
-        emb[j] += gx
-        emb[j + 1] += gy
-        emb[k] -= gx
-        emb[k + 1] -= gy
-      }
-      nextSample[e] += epochsPerSample[e]
-      const nNeg = Math.floor((epoch - nextNeg[e]) / epsNeg[e])
-      for (let s = 0; s < nNeg; s++) {
-        state ^= state << 13
-        state ^= state >>> 17
-        state ^= state << 5
-        const r = 2 * ((state >>> 0) % n)
-        if (r === j) continue
-        dx = emb[j] - emb[r]
-        dy = emb[j + 1] - emb[r + 1]
-        d2 = dx * dx + dy * dy
-        if (d2 > 0) {
-          const c = (2 * B) / ((0.001 + d2) * (A * powB(d2) + 1))
-          emb[j] += clip(c * dx) * alpha
-          emb[j + 1] += clip(c * dy) * alpha
-        } else {
-          // Two points on the same spot: push apart by the clip (UMAP's rule for a zero gradient coefficient).
-          emb[j] += CLIP * alpha
-          emb[j + 1] += CLIP * alpha
-        }
-      }
-      nextNeg[e] += nNeg * epsNeg[e]
+    if (helpers) helpers.step(PARTS, [epoch], run)
+    else for (let q = 0; q < PARTS; q++) runEpochPart(s, q, epoch)
+    s.snap.set(s.emb)
+    if (onEpoch(epoch + 1) === false) {
+      epochs = epoch + 1
+      stopped = true
+      break
     }
-    if (onEpoch(epoch + 1) === false) return { epochs: epoch + 1, stopped: true }
   }
-  return { epochs: nEpochs, stopped: false }
+  emb.set(s.emb)
+  return { epochs, stopped }
+}
+
+/** One epoch of partition `q` (the unit a thread runs): its edges in order, moving only its own points. */
+export function runEpochPart(s: EpochState, q: number, epoch: number): void {
+  const { n, emb, snap, head, tail, epochsPerSample, epsNeg, nextSample, nextNeg } = s
+  const lo = 2 * s.pointStart[q]
+  const hi = 2 * s.pointStart[q + 1]
+  const alpha = 1 - epoch / s.nEpochs
+  let state = s.rng[q]
+  const end = s.edgeStart[q + 1]
+  for (let e = s.edgeStart[q]; e < end; e++) {
+    if (nextSample[e] > epoch) continue
+    const j = 2 * head[e]
+    const k = 2 * tail[e]
+    const from = k >= lo && k < hi ? emb : snap
+    let dx = emb[j] - from[k]
+    let dy = emb[j + 1] - from[k + 1]
+    let d2 = dx * dx + dy * dy
+    if (d2 > 0) {
+      const pb = powB(d2)
+      const c = (-2 * A * B * (pb / d2)) / (A * pb + 1)
+      emb[j] += 2 * clip(c * dx) * alpha
+      emb[j + 1] += 2 * clip(c * dy) * alpha
+    }
+    nextSample[e] += epochsPerSample[e]
+    const nNeg = Math.floor((epoch - nextNeg[e]) / epsNeg[e])
+    for (let t = 0; t < nNeg; t++) {
+      state ^= state << 13
+      state ^= state >>> 17
+      state ^= state << 5
+      // A multiply instead of `% n`: the unsigned state above 2³¹ made the remainder a slow floating-point one.
+      const r = 2 * Math.floor((state >>> 0) * n * 2.3283064365386963e-10)
+      if (r === j) continue
+      const at = r >= lo && r < hi ? emb : snap
+      dx = emb[j] - at[r]
+      dy = emb[j + 1] - at[r + 1]
+      d2 = dx * dx + dy * dy
+      if (d2 > 0) {
+        const c = (2 * B) / ((0.001 + d2) * (A * powB(d2) + 1))
+        emb[j] += clip(c * dx) * alpha
+        emb[j + 1] += clip(c * dy) * alpha
+      } else {
+        // Two points on the same spot: push apart by the clip (UMAP's rule for a zero gradient coefficient).
+        emb[j] += CLIP * alpha
+        emb[j + 1] += CLIP * alpha
+      }
+    }
+    nextNeg[e] += nNeg * epsNeg[e]
+  }
+  s.rng[q] = state
+}
+
+function clip(x: number): number {
+  return x > CLIP ? CLIP : x < -CLIP ? -CLIP : x
 }
 
 const f64 = new Float64Array(1)

@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { dotKernelAvailable } from '../store/vectors/dotKernel'
 import { VectorIndex } from '../store/vectors/vectorIndex'
-import { dotAll, firstInOrder, normalizeQuery } from './dense'
+import { dotAll, firstBySimilarity, firstInOrder, normalizeQuery } from './dense'
 import { dotRow } from '../store/vectors/vectorIndex'
 
 function rng(seed: number): () => number {
@@ -104,6 +104,27 @@ describe('firstInOrder', () => {
       const n = Math.floor(rnd() * 40)
       const want = [...rows].sort(cmp).slice(0, n)
       expect(firstInOrder([...rows], n, cmp)).toEqual(want)
+    }
+  })
+})
+
+describe('firstBySimilarity', () => {
+  it('equals a full sort then slice: many ties at the cut, −0 beside 0, rows in any order; a NaN falls back to the heap', () => {
+    let seed = 5
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648
+    for (let t = 0; t < 400; t++) {
+      const m = Math.floor(rnd() * 300)
+      const sim = new Float64Array(m)
+      // few distinct values (ties), and a zero of either sign
+      for (let i = 0; i < m; i++) sim[i] = rnd() < 0.1 ? (rnd() < 0.5 ? -0 : 0) : Math.round((rnd() - 0.5) * 12) / 12
+      if (t % 50 === 7 && m > 0) sim[Math.floor(rnd() * m)] = NaN
+      const key = Array.from({ length: m }, () => Math.floor(rnd() * 5))
+      const cmp = (a: number, b: number) => (sim[b] !== sim[a] ? sim[b] - sim[a] : key[a] - key[b] || a - b)
+      const rows = Array.from({ length: m }, (_, i) => i).filter(() => rnd() < 0.9)
+      const n = Math.floor(rnd() * 60)
+      const hasNaN = rows.some((r) => Number.isNaN(sim[r]))
+      const want = hasNaN ? firstInOrder([...rows], n, cmp) : [...rows].sort(cmp).slice(0, n)
+      expect(firstBySimilarity([...rows], sim, n, cmp)).toEqual(want)
     }
   })
 })

@@ -13,7 +13,7 @@
  *  - more: scan every vector, then confirm the best rows against the scope in
  *    SQL batches, widening (×4) until N in-scope rows are found.
  */
-import type { MemoryFilter, MemorySource } from '../store/source'
+import type { MemoryFilter, MemorySource, ScopeRows } from '../store/source'
 import { dotRow, topKRows, type VectorIndex } from '../store/vectors/vectorIndex'
 
 /** The query as a unit Float64Array, or null for a zero / non-finite vector. */
@@ -50,10 +50,19 @@ export interface DenseHit {
   similarity: number | null
 }
 
+/** The store reads the dense arm makes (a gather's PassReads answers each once). */
+export type DenseReads = Pick<MemorySource, 'countScope' | 'scopeRows' | 'idsWhere'>
+
 export interface DenseArmResult {
   hits: DenseHit[]
   /** the in-scope rows, when the scope was small enough to list (selective path) */
-  scope: { ids: string[]; rids: number[] } | null
+  scope: ScopeRows | null
+  /**
+   * Every listed row's similarity, when the arm computed them all (a listed scope in memory):
+   * `sim[i]` for `scope.ids[i]` when `rows[i]` (its vector-index row) is ≥ 0; −1: no vector.
+   * The same numbers `idx.dot` gives, so a later feature pass reads them instead of recomputing.
+   */
+  scored: { sim: Float64Array; rows: Int32Array } | null
   /** every in-scope row was ranked (a larger N would add nothing) */
   exhausted: boolean
   /** in-scope rows counted on the way (a lower bound when `inScopeCapped`) */
@@ -101,6 +110,66 @@ export function firstInOrder<T>(rows: T[], n: number, cmp: (a: T, b: T) => numbe
     }
   }
   return heap.sort(cmp)
+}
+
+/**
+ * The first `n` of the positions `rows` in the order "similarity descending, then `cmp`" (`cmp`
+ * must order by `sim` first, as denseArm's does), without a comparator over every row: the n-th
+ * largest similarity from a native sort of the numbers, then only the rows at or above it are
+ * put in order by `cmp`. Same answer as `firstInOrder(rows, n, cmp)` (ties at the cut included);
+ * with a NaN among the numbers it is firstInOrder.
+ */
+export function firstBySimilarity(rows: number[], sim: Float64Array, n: number, cmp: (a: number, b: number) => number): number[] {
+  const m = rows.length
+  if (n <= 0) return []
+  if (m <= 2 * n) return firstInOrder(rows, n, cmp)
+  const vals = selectionScratch(m)
+  for (let i = 0; i < m; i++) {
+    const v = sim[rows[i]]
+    if (v !== v) return firstInOrder(rows, n, cmp) // NaN: no total order by number
+    vals[i] = v
+  }
+  const cut = nthLargest(vals, m, n)
+  const top: number[] = []
+  for (let i = 0; i < m; i++) if (sim[rows[i]] >= cut) top.push(rows[i])
+  return top.sort(cmp).slice(0, n)
+}
+
+/**
+ * The n-th largest of the first m numbers of `a` (no NaN; 1 ≤ n ≤ m), reordering them: quickselect
+ * (Hoare partition, middle pivot), linear on average.
+ */
+function nthLargest(a: Float64Array, m: number, n: number): number {
+  const k = m - n // its index in ascending order
+  let lo = 0
+  let hi = m - 1
+  while (lo < hi) {
+    const pivot = a[(lo + hi) >> 1]
+    let i = lo
+    let j = hi
+    while (i <= j) {
+      while (a[i] < pivot) i++
+      while (a[j] > pivot) j--
+      if (i <= j) {
+        const x = a[i]
+        a[i] = a[j]
+        a[j] = x
+        i++
+        j--
+      }
+    }
+    if (k <= j) hi = j
+    else if (k >= i) lo = i
+    else return a[k]
+  }
+  return a[k]
+}
+
+/** Scratch for firstBySimilarity's numbers (read before the next call). */
+let selBuf = new Float64Array(0)
+function selectionScratch(n: number): Float64Array {
+  if (selBuf.length < n) selBuf = new Float64Array(Math.max(n, 2 * selBuf.length))
+  return selBuf
 }
 
 /** Each listed scope's vector-index rows (−1: no vector), per scope listing and index (both are per data version). */
@@ -155,7 +224,7 @@ export function rankAll(idx: VectorIndex, q: Float64Array): (k: number) => { row
  * was loaded — like topKRows). With `missingZero`, in-scope rows without a
  * vector rank at 0 (seed 002: Engram keeps them in its ranking).
  */
-export function denseArm(store: MemorySource, idx: VectorIndex, q: Float64Array, filter: MemoryFilter, n: number, missingZero: boolean): DenseArmResult {
+export function denseArm(store: DenseReads, idx: VectorIndex, q: Float64Array, filter: MemoryFilter, n: number, missingZero: boolean): DenseArmResult {
   const threshold = selectiveThreshold(idx.count)
   // Counting is ~10× cheaper per row than listing: decide first, list only a small scope.
   const big = !missingZero && filter.sessionId === undefined && store.countScope(filter, threshold).capped
@@ -169,6 +238,7 @@ export function denseArm(store: MemorySource, idx: VectorIndex, q: Float64Array,
     const sim = new Float64Array(m)
     const rows: number[] = []
     let ranked: number
+    let scored: DenseArmResult['scored'] = null
     const withVector = idx.compact ? rowOf.reduce((c, r) => c + (r >= 0 ? 1 : 0), 0) : 0
     if (withVector > COMPACT_DIRECT_ROWS) {
       // Compact and large: only the scope's exact top n with a vector can be among the first n (the
@@ -199,6 +269,7 @@ export function denseArm(store: MemorySource, idx: VectorIndex, q: Float64Array,
         } else if (missingZero) rows.push(i) // no vector: ranks at 0 (sim stays 0), tie key Infinity
       }
       ranked = rows.length
+      scored = { sim, rows: rowOf }
     }
     const keyOf = (i: number) => (rowOf[i] >= 0 ? keys[rowOf[i]] : Infinity)
     const cmp = (a: number, b: number) => {
@@ -209,9 +280,10 @@ export function denseArm(store: MemorySource, idx: VectorIndex, q: Float64Array,
       return ids[a] < ids[b] ? -1 : ids[a] > ids[b] ? 1 : 0
     }
     return {
-      hits: firstInOrder(rows, n, cmp).map((i) => ({ id: ids[i], similarity: rowOf[i] >= 0 ? sim[i] : null })),
+      hits: firstBySimilarity(rows, sim, n, cmp).map((i) => ({ id: ids[i], similarity: rowOf[i] >= 0 ? sim[i] : null })),
       exhausted: ranked <= n,
       scope,
+      scored,
       inScope: ids.length,
       inScopeCapped: false,
       path: 'selective',
@@ -232,8 +304,11 @@ export function denseArm(store: MemorySource, idx: VectorIndex, q: Float64Array,
     for (let i = examined; i < top.length; i++) simOf.set(top[i], ranked.sims[i])
     const fresh = top.slice(examined)
     examined = top.length
-    for (let i = 0; i < fresh.length; i += VERIFY_CHUNK) {
-      const chunk = fresh.slice(i, i + VERIFY_CHUNK)
+    // The first chunk asks only for as many rows as are still missing: a scope of (nearly) the whole
+    // store is confirmed by its first n rows (100 probes instead of 256 at a million rows).
+    for (let i = 0; i < fresh.length;) {
+      const chunk = fresh.slice(i, i + (i === 0 ? Math.min(VERIFY_CHUNK, Math.max(n - found.length, 1)) : VERIFY_CHUNK))
+      i += chunk.length
       const ok = new Set(store.idsWhere({ ...filter, ids: chunk.map((r) => idx.ids[r]) }, chunk.length))
       for (const r of chunk) if (ok.has(idx.ids[r])) found.push(r)
       if (found.length >= n) break
@@ -245,6 +320,7 @@ export function denseArm(store: MemorySource, idx: VectorIndex, q: Float64Array,
     hits: found.slice(0, n).map((r) => ({ id: idx.ids[r], similarity: simOf.get(r)! })),
     exhausted: found.length < n,
     scope: null,
+    scored: null,
     inScope: threshold + 1,
     inScopeCapped: true,
     path: 'scan',

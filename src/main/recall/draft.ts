@@ -6,6 +6,7 @@
 import type { ArmInfo, CandidateRaw, EffectiveMode, RecallConfig, UnitInfo } from '../../shared/types'
 import type { DensePushdown, MemorySource } from '../store/source'
 import type { VectorIndex } from '../store/vectors/vectorIndex'
+import type { PassReads } from './passReads'
 
 export type ArmState = ArmInfo
 
@@ -58,6 +59,8 @@ export function draftOf(map: Map<string, Draft>, id: string, group: 'blend' | un
 /** What both gatherers (memory and session units) work from. */
 export interface GatherInput {
   store: MemorySource
+  /** the gather's reads of `store` (shared by the recalls of one batch) */
+  reads: PassReads
   texts: { dense: string; lexical: string }
   cfg: RecallConfig
   now: number

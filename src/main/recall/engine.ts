@@ -30,14 +30,15 @@ import { renderResults } from '../../shared/render'
 import { RecallscopeError } from '../../shared/result'
 import { rerank } from '../../shared/scoring'
 import type { ArmInfo, CandidateRaw, Cue, EffectiveMode, EmbedderInfo, RecallConfig, RecallTrace } from '../../shared/types'
-import { embedQueryOrDegrade } from '../embed/cache'
+import { embedQueriesOrDegrade, embedQueryOrDegrade, type QueryEmbedding } from '../embed/cache'
 import type { Embedder } from '../embed/types'
 import type { MemorySource } from '../store/source'
 import type { VectorIndex } from '../store/vectors/vectorIndex'
 import { isUnlabelledModel } from './models'
 import { normalizeQuery } from './dense'
 import type { GatherInput, Gathered, PushedModel } from './draft'
-import { gatherMemories } from './gatherMemories'
+import { gatherMemories, gatherMemoriesBatch, zeroPhaseMs, type GatherPhaseMs } from './gatherMemories'
+import { PassReads } from './passReads'
 import { gatherSessions } from './gatherSessions'
 
 export interface RecallQuery {
@@ -78,17 +79,54 @@ function toQuery(q: string | RecallQuery): RecallQuery {
 
 /** Embed the dense arm's text, degrading (never throwing) when the embedder is off or down (seeds 002, 004). */
 export async function prepareVector(store: MemorySource, denseText: string, opts: RecallOptions): Promise<PreparedVector> {
+  return (
+    preparedWithoutEmbedding(denseText, opts) ??
+    preparedFrom(opts.embedder!, await embedQueryOrDegrade(store.workspace, opts.embedder!, denseText, { signal: opts.signal }))
+  )
+}
+
+/**
+ * prepareVector for many dense texts (an eval's queries), each answer the same: the embedder's
+ * part in batches (one cache read, one embedder call per batch: embedQueriesOrDegrade).
+ */
+export async function prepareVectors(
+  store: MemorySource,
+  denseTexts: readonly string[],
+  opts: RecallOptions & { onBatch?: (done: number, total: number) => void },
+): Promise<PreparedVector[]> {
+  const out: (PreparedVector | null)[] = denseTexts.map((t) => preparedWithoutEmbedding(t, opts))
+  const todo: number[] = []
+  out.forEach((p, i) => {
+    if (!p) todo.push(i)
+  })
+  if (todo.length) {
+    const e = opts.embedder!
+    const got = await embedQueriesOrDegrade(
+      store.workspace,
+      e,
+      todo.map((i) => denseTexts[i]),
+      { signal: opts.signal, onBatch: opts.onBatch },
+    )
+    todo.forEach((i, j) => (out[i] = preparedFrom(e, got[j])))
+  }
+  return out as PreparedVector[]
+}
+
+/** The prepared vector when no embedding is needed (an explicit vector, no or a disabled embedder, empty text); null: embed. */
+function preparedWithoutEmbedding(denseText: string, opts: RecallOptions): PreparedVector | null {
   if (opts.queryVector) return { vector: opts.queryVector, embedder: { name: 'vector', model: null, available: true }, reason: null, embedMs: 0 }
   const e = opts.embedder
   if (!e) return { vector: null, embedder: { name: 'none', model: null, available: false }, reason: 'no embedder: the dense arm is off', embedMs: 0 }
   const info: EmbedderInfo = { name: e.name, model: e.model, available: e.enabled }
   if (!e.enabled) return { vector: null, embedder: info, reason: `embedder "${e.name}": the dense arm is off`, embedMs: 0 }
   if (denseText.trim() === '') return { vector: null, embedder: info, reason: 'empty query: nothing to embed', embedMs: 0 }
-  const r = await embedQueryOrDegrade(store.workspace, e, denseText, { signal: opts.signal })
-  if (!r.vector) info.available = false
+  return null
+}
+
+function preparedFrom(e: Embedder, r: QueryEmbedding): PreparedVector {
   return {
     vector: r.vector,
-    embedder: info,
+    embedder: { name: e.name, model: e.model, available: r.vector !== null },
     reason: r.vector ? null : `embedder ${e.name}${e.model ? `:${e.model}` : ''} unavailable: ${r.reason ?? 'no vector'}`,
     embedMs: r.tookMs,
   }
@@ -125,6 +163,8 @@ export interface SyncOptions {
   depth?: number
   /** Where vector indexes come from. @default store.vectors (re-checks the DB for new rows on every call) */
   vectors?: (model: string, owner: 'memory' | 'session') => VectorIndex
+  /** The gather's store reads, shared with other recalls of the same pass. @default new ones for this recall */
+  reads?: PassReads
 }
 
 /** What one engine run gathered, before any scoring: the part of a trace an eval keeps (replay.ts). */
@@ -148,6 +188,42 @@ export interface GatheredRecall {
 export function gatherRecallSync(store: MemorySource, query: string | RecallQuery, config: RecallConfig, now: number, opts: SyncOptions): GatheredRecall {
   const { cfg, embedder, g } = gatherSync(store, query, config, now, opts, false)
   return { config: cfg, embedder, candidates: g.candidates, arms: g.arms, mode: g.mode, degraded: isDegraded(cfg, g) }
+}
+
+/** One recall of a batch (an eval case): its query, config (the case's scope applied), moment and query vector. */
+export interface BatchRecall {
+  query: RecallQuery
+  config: RecallConfig
+  now: number
+  prepared: PreparedVector
+}
+
+/**
+ * Gather many recalls together (an eval's cases), each as `gatherRecallSync` would, number for
+ * number: every arm and feature phase runs over all of them in turn (gatherMemoriesBatch), and
+ * the store is asked each scope, count, model and row once for the batch (`reads`, which the
+ * caller may share across batches of one pass). `ms` accumulates where the time went.
+ */
+export function gatherRecallBatch(reads: PassReads, items: readonly BatchRecall[], opts: { depth?: number; ms?: GatherPhaseMs } = {}): GatheredRecall[] {
+  const resolved = items.map((it) => resolveGather(reads, it.query, it.config, it.now, { prepared: it.prepared, depth: opts.depth }, false))
+  const ms = opts.ms ?? zeroPhaseMs()
+  const memories = gatherMemoriesBatch(
+    resolved.filter((r) => r.cfg.unit !== 'session').map((r) => r.input),
+    ms,
+  )
+  let next = 0
+  return resolved.map((r) => {
+    let g: Gathered
+    if (r.cfg.unit === 'session') {
+      const t0 = performance.now()
+      g = gatherSessions(r.input)
+      ms.denseMs += g.denseMs
+      ms.lexicalMs += g.lexicalMs
+      ms.featuresMs += performance.now() - t0 - g.denseMs - g.lexicalMs
+    } else g = memories[next++]
+    noteUnlabelled(g, r.unlabelledNote)
+    return { config: r.cfg, embedder: r.embedder, candidates: g.candidates, arms: g.arms, mode: g.mode, degraded: isDegraded(r.cfg, g) }
+  })
 }
 
 function isDegraded(cfg: RecallConfig, g: Gathered): boolean {
@@ -204,6 +280,26 @@ export function runRecallSync(store: MemorySource, query: string | RecallQuery, 
 
 /** The arms' work (the vector model resolved, every arm run, features measured); `units`: build the display records. */
 function gatherSync(store: MemorySource, query: string | RecallQuery, config: RecallConfig, now: number, opts: SyncOptions, units: boolean) {
+  const r = resolveGather(opts.reads ?? new PassReads(store, opts.vectors), query, config, now, opts, units)
+  const g = r.input.cfg.unit === 'session' ? gatherSessions(r.input) : gatherMemories(r.input)
+  return { ...r, g: noteUnlabelled(g, r.unlabelledNote) }
+}
+
+function noteUnlabelled(g: Gathered, note: string | null): Gathered {
+  if (note && g.arms.dense.ran) g.arms.dense.reason = note
+  return g
+}
+
+/** One recall's gather input: the query's texts, the vector model and index (or push-down) resolved through the gather's reads. */
+function resolveGather(
+  reads: PassReads,
+  query: string | RecallQuery,
+  config: RecallConfig,
+  now: number,
+  opts: Pick<SyncOptions, 'prepared' | 'depth'>,
+  units: boolean,
+) {
+  const store = reads.store
   if (!Number.isFinite(now)) throw new RecallscopeError('BAD_INPUT', `now must be epoch milliseconds (got ${String(now)})`)
   // The config was validated once at the edge (request.ts buildConfig, resolveEventConfig, the
   // handlers' schemas); the engine trusts its type and never re-parses it (eval runs thousands).
@@ -227,25 +323,25 @@ function gatherSync(store: MemorySource, query: string | RecallQuery, config: Re
     )
   const vec = prepared.vector
   // Push-down stores (Postgres + pgvector) rank in the database: no vector index is loaded here.
-  // (`opts.vectors` — eval's shared indexes — does not apply to them: nothing is loaded.)
-  const caps = store.capabilities()
+  // (The reads' vector indexes do not apply to them: nothing is loaded.)
+  const caps = reads.capabilities()
   const pushdown = caps.pushdown
   const pushModels = pushdown ? caps.vectorModels.filter((m) => m.ownerType === owner) : null
   if (vec && !model)
     model = pushModels
       ? (pushModels.find((m) => m.dim === vec.length)?.model ?? null)
-      : (store.storedModels(owner).find((m) => (opts.vectors ? opts.vectors(m, owner) : store.vectors(m, owner)).dim === vec.length) ?? null)
+      : (reads.storedModels(owner).find((m) => reads.vectors(m, owner).dim === vec.length) ?? null)
   if (embedder.name === 'vector') embedder.model = model
   // A store that records no model name (its vectors are labelled `<source>:<dim>`): the embedder the
   // user picked is taken to be the one that wrote them when the lengths agree; the arm says so.
   let unlabelledNote: string | null = null
   let mismatchNote: string | null = null
   if (vec && model && !cfg.model && embedder.name !== 'vector') {
-    const own = pushModels ? pushModels.some((m) => m.model === model) : store.storedModels(owner).includes(model)
+    const own = pushModels ? pushModels.some((m) => m.model === model) : reads.storedModels(owner).includes(model)
     if (!own) {
       const label = pushModels
         ? pushModels.find((m) => isUnlabelledModel(m.model) && m.dim === vec.length)?.model
-        : store.storedModels(owner).find((m) => isUnlabelledModel(m) && (opts.vectors ? opts.vectors(m, owner) : store.vectors(m, owner)).dim === vec.length)
+        : reads.storedModels(owner).find((m) => isUnlabelledModel(m) && reads.vectors(m, owner).dim === vec.length)
       if (label) {
         unlabelledNote = `the store does not record which model made its vectors (${label}); ${embedder.model}'s ${vec.length}-d query is compared with them`
         model = label
@@ -256,7 +352,7 @@ function gatherSync(store: MemorySource, query: string | RecallQuery, config: Re
           : store
               .storedModels(owner)
               .filter(isUnlabelledModel)
-              .map((m) => ({ model: m, dim: (opts.vectors ? opts.vectors(m, owner) : store.vectors(m, owner)).dim }))
+              .map((m) => ({ model: m, dim: reads.vectors(m, owner).dim }))
         if (dims.length)
           mismatchNote = `query embedder gives ${vec.length}-d, stored vectors are ${dims.map((d) => `${d.dim}-d (${d.model})`).join(', ')}: dense arm off`
       }
@@ -274,7 +370,7 @@ function gatherSync(store: MemorySource, query: string | RecallQuery, config: Re
       // Name the lengths that are stored: a query embedder of the wrong dimension is the usual cause.
       const stored = pushModels
         ? pushModels.map((m) => ({ model: m.model, dim: m.dim }))
-        : store.storedModels(owner).map((m) => ({ model: m, dim: (opts.vectors ? opts.vectors(m, owner) : store.vectors(m, owner)).dim }))
+        : reads.storedModels(owner).map((m) => ({ model: m, dim: reads.vectors(m, owner).dim }))
       denseReason = stored.length
         ? `query embedder gives ${vec.length}-d, stored vectors are ${stored.map((d) => `${d.dim}-d (${d.model})`).join(', ')}: dense arm off`
         : `no stored ${owner} vectors of length ${vec.length}`
@@ -284,7 +380,7 @@ function gatherSync(store: MemorySource, query: string | RecallQuery, config: Re
       else if (m.dim !== vec.length) denseReason = `query vector has ${vec.length} dimensions, stored ${model} vectors have ${m.dim}`
       else push = { model, dense: pushdown }
     } else {
-      const i = opts.vectors ? opts.vectors(model, owner) : store.vectors(model, owner)
+      const i = reads.vectors(model, owner)
       if (i.count === 0) denseReason = `no stored ${owner} vectors for model ${model}`
       else if (i.dim !== vec.length) denseReason = `query vector has ${vec.length} dimensions, stored ${model} vectors have ${i.dim}`
       else idx = i
@@ -294,8 +390,6 @@ function gatherSync(store: MemorySource, query: string | RecallQuery, config: Re
   if (!idx && !push) qn = null
 
   const depth = Math.min(100_000, Math.max(cfg.candidatePool, Math.floor(opts.depth ?? fetchDepth(cfg.candidatePool))))
-  const input: GatherInput = { store, texts, cfg, now, idx, push, qn, denseReason, depth, units }
-  const g = cfg.unit === 'session' ? gatherSessions(input) : gatherMemories(input)
-  if (unlabelledNote && g.arms.dense.ran) g.arms.dense.reason = unlabelledNote
-  return { cfg, q, texts, embedder, g }
+  const input: GatherInput = { store, reads, texts, cfg, now, idx, push, qn, denseReason, depth, units }
+  return { cfg, q, texts, embedder, input, unlabelledNote }
 }

@@ -6,8 +6,8 @@
  */
 import { effectiveMode, isOrderMode } from '../../shared/scoring'
 import type { CandidateRaw, EffectiveMode, Memory, UnitInfo } from '../../shared/types'
-import type { MemoryFilter } from '../store/source'
-import { denseArm } from './dense'
+import type { MemoryFilter, ScopeRows } from '../store/source'
+import { denseArm, type DenseArmResult } from './dense'
 import { armOff, denseDraftsOf, draftOf, type Draft, type GatherInput, type Gathered, type PushedModel } from './draft'
 import { blendFilter, engramKeywords, scopeFilter } from './scope'
 import { textBytesOf, unitOfMemory } from './units'
@@ -31,7 +31,7 @@ function ridRange(rids: number[]): [number, number] {
 /** The dense arm of one group, in the store (push-down): same shape as denseArm's answer. */
 function pushedDense(push: PushedModel, qn: Float64Array, filter: MemoryFilter, n: number, missingZero: boolean) {
   const r = push.dense.denseSearch({ vector: qn, model: push.model, ownerType: 'memory', filter, limit: n, missingZero })
-  return { hits: r.hits, scope: null, exhausted: r.exhausted, inScope: r.inScope, inScopeCapped: r.inScopeCapped, method: r.method }
+  return { hits: r.hits, scope: null, scored: null, exhausted: r.exhausted, inScope: r.inScope, inScopeCapped: r.inScopeCapped, method: r.method }
 }
 
 /** One scope group: the scope itself (group undefined) or Engram's blend of user memories. */
@@ -54,32 +54,90 @@ interface MemoryGather {
   denseCount: number
   lexicalCount: number
   /** in-scope rows per group when the scope is small (from the dense arm, or listed for the lexical arm) */
-  scopes: Map<string, { ids: string[]; rids: number[] }>
+  scopes: Map<string, ScopeRows>
+  /** every listed row's similarity per group, when the dense arm computed them all (denseArm's `scored`) */
+  scored: Map<string, NonNullable<DenseArmResult['scored']>>
   bigScopes: Set<string>
   /** bm25 of rows the lexical pass returned beyond the ranks (or of another group's drafts) */
   knownBm25: Map<string, number>
   /** false when a lexical pass stopped at its limit: a row it did not return may still match */
   allBm25Known: boolean
+  denseMs: number
+  lexicalMs: number
 }
+
+/** Where a gather's time went, ms summed over its recalls (an eval's `timings`). */
+export interface GatherPhaseMs {
+  /** listing and counting scopes in the store */
+  scopeMs: number
+  /** the dense arm (without its scope reads) */
+  denseMs: number
+  /** the lexical arm, and the bm25 of candidates it did not rank */
+  lexicalMs: number
+  /** recency / order arms, reading the candidates' rows, their missing similarities, building the candidates */
+  featuresMs: number
+}
+
+export const zeroPhaseMs = (): GatherPhaseMs => ({ scopeMs: 0, denseMs: 0, lexicalMs: 0, featuresMs: 0 })
 
 /** The memory gatherer: arms, then the missing features, then the candidates (see the file's comment). */
 export function gatherMemories(input: GatherInput): Gathered {
-  const st = startMemoryGather(input)
-  const td = performance.now()
-  runDenseArm(st)
-  const denseMs = performance.now() - td
-  const tl = performance.now()
-  runLexicalArm(st)
-  let lexicalMs = performance.now() - tl
-  const mode = effectiveMode(input.cfg, { dense: st.arms.dense.ran, lexical: st.arms.lexical.ran })
-  runOrderArm(st, mode)
-  countInScope(st)
-  const mems = input.store.getMemories([...st.drafts.keys()])
-  measureSimilarities(st)
-  lexicalMs += measureMissingBm25(st)
-  const { candidates, units } = buildMemoryCandidates(st, mems)
-  const { arms, inScope, inScopeCapped, denseCount, lexicalCount } = st
-  return { candidates, units, mode, arms, inScope, inScopeCapped, denseCount, lexicalCount, denseMs, lexicalMs }
+  return gatherMemoriesBatch([input], zeroPhaseMs())[0]
+}
+
+/**
+ * Memory gathers of many recalls (an eval's cases) phase by phase: the dense arm of every recall,
+ * then every lexical arm, then the features. Each recall's phases see only its own state and the
+ * store (through the shared reads), in the order one gather runs them, so each answer is what
+ * `gatherMemories` gives it alone; a phase's scope listings, rows and scratch stay warm across
+ * the batch. `ms` accumulates the phases' time (scope reads counted apart from the arms).
+ */
+export function gatherMemoriesBatch(inputs: readonly GatherInput[], ms: GatherPhaseMs): Gathered[] {
+  if (inputs.length === 0) return []
+  const reads = inputs[0].reads
+  const states = inputs.map(startMemoryGather)
+  const scopeStart = reads.scopeMs
+  // Each phase's own time: its wall time minus the scope reads made inside it.
+  const phase = (run: (st: MemoryGather, i: number) => number): number => {
+    const t0 = performance.now()
+    const s0 = reads.scopeMs
+    let inner = 0
+    for (let i = 0; i < states.length; i++) inner += run(states[i], i)
+    return performance.now() - t0 - (reads.scopeMs - s0) - inner
+  }
+  ms.denseMs += phase((st) => {
+    const t0 = performance.now()
+    runDenseArm(st)
+    st.denseMs = performance.now() - t0
+    return 0
+  })
+  ms.lexicalMs += phase((st) => {
+    const t0 = performance.now()
+    runLexicalArm(st)
+    st.lexicalMs = performance.now() - t0
+    return 0
+  })
+  // The features; the bm25 of candidates the lexical arm did not rank counts as lexical.
+  let missingMs = 0
+  const out = new Array<Gathered>(states.length)
+  ms.featuresMs += phase((st, i) => {
+    const { input } = st
+    const mode = effectiveMode(input.cfg, { dense: st.arms.dense.ran, lexical: st.arms.lexical.ran })
+    runOrderArm(st, mode)
+    countInScope(st)
+    const mems = input.reads.memories(st.drafts.keys())
+    measureSimilarities(st)
+    const m = measureMissingBm25(st)
+    st.lexicalMs += m
+    missingMs += m
+    const { candidates, units } = buildMemoryCandidates(st, mems)
+    const { arms, inScope, inScopeCapped, denseCount, lexicalCount, denseMs, lexicalMs } = st
+    out[i] = { candidates, units, mode, arms, inScope, inScopeCapped, denseCount, lexicalCount, denseMs, lexicalMs }
+    return m
+  })
+  ms.lexicalMs += missingMs
+  ms.scopeMs += reads.scopeMs - scopeStart
+  return out
 }
 
 /** The groups of the scope and an empty gather over them. */
@@ -100,23 +158,27 @@ function startMemoryGather(input: GatherInput): MemoryGather {
     denseCount: 0,
     lexicalCount: 0,
     scopes: new Map(),
+    scored: new Map(),
     bigScopes: new Set(),
     knownBm25: new Map(),
     allBm25Known: true,
+    denseMs: 0,
+    lexicalMs: 0,
   }
 }
 
 /** Dense arm: each group's nearest vectors (in memory, or pushed down to the store); a small scope's rows are kept for the lexical arm. */
 function runDenseArm(st: MemoryGather): void {
-  const { store, cfg, idx, push, qn, depth } = st.input
+  const { reads, cfg, idx, push, qn, depth } = st.input
   if (!(idx || push) || !qn) return
   const arms = st.arms
   arms.dense = { ran: true, fetched: 0, exhausted: true, reason: null }
   for (const { filter, group } of st.groups) {
-    const r = push ? pushedDense(push, qn, filter, depth, cfg.missingVector === 'zero') : denseArm(store, idx!, qn, filter, depth, cfg.missingVector === 'zero')
+    const r = push ? pushedDense(push, qn, filter, depth, cfg.missingVector === 'zero') : denseArm(reads, idx!, qn, filter, depth, cfg.missingVector === 'zero')
     if ('method' in r) arms.dense.pushdown = r.method
     if (r.scope) st.scopes.set(group ?? '', r.scope)
     else st.bigScopes.add(group ?? '')
+    if (r.scored) st.scored.set(group ?? '', r.scored)
     r.hits.forEach((h, i) => {
       const d = draftOf(st.drafts, h.id, group)
       if (!d) return
@@ -140,9 +202,9 @@ function runDenseArm(st: MemoryGather): void {
  * that it usually holds them), so they need no second pass.
  */
 function runLexicalArm(st: MemoryGather): void {
-  const { store, texts, cfg } = st.input
+  const { reads, texts, cfg } = st.input
   const arms = st.arms
-  if (!store.hasLexicalTerms(texts.lexical)) {
+  if (!reads.hasLexicalTerms(texts.lexical)) {
     arms.lexical.reason = texts.lexical.trim() === '' ? 'empty query' : 'the query has no words to match'
     return
   }
@@ -158,10 +220,10 @@ function runLexicalArm(st: MemoryGather): void {
 
 /** The lexical arm's pass over one group: ranks its hits, keeps the rest as bm25 lookups, settles its dense hits' bm25. */
 function runLexicalPass(st: MemoryGather, { filter, group }: ScopeGroup, orderArm: boolean): void {
-  const { store, texts, depth } = st.input
+  const { reads, texts, depth } = st.input
   let sc = st.scopes.get(group ?? '')
   if (!sc && !st.bigScopes.has(group ?? '')) {
-    const listed = store.scopeRows(filter, LEXICAL_RANGE_CAP + 1)
+    const listed = reads.scopeRows(filter, LEXICAL_RANGE_CAP + 1)
     if (listed.ids.length <= LEXICAL_RANGE_CAP) st.scopes.set(group ?? '', (sc = listed))
   }
   // (Only for a listing of the lexical arm's size: the dense arm lists any scope under missingVector
@@ -173,7 +235,7 @@ function runLexicalPass(st: MemoryGather, { filter, group }: ScopeGroup, orderAr
   const pass =
     sc && sc.ids.length === 0
       ? null
-      : store.lexicalPass({
+      : reads.lexicalPass({
           text: texts.lexical,
           filter,
           limit: read,
@@ -210,12 +272,12 @@ function runLexicalPass(st: MemoryGather, { filter, group }: ScopeGroup, orderAr
 
 /** The recency arm (recency mode) or the order arm (session mode: turn order; keyword mode: Engram's fallback). */
 function runOrderArm(st: MemoryGather, mode: EffectiveMode): void {
-  const { store, texts, depth } = st.input
+  const { reads, texts, depth } = st.input
   const arms = st.arms
   if (mode === 'recency') {
     arms.recency = { ran: true, fetched: 0, exhausted: true, reason: null }
     for (const { filter, group } of st.groups) {
-      const rows = store.memoriesWhere(filter, { limit: depth, order: 'created_desc' })
+      const rows = reads.memoriesWhere(filter, { limit: depth, order: 'created_desc' })
       rows.forEach((m, i) => {
         const d = draftOf(st.drafts, m.id, group)
         if (d) d.recencyRank = i + 1
@@ -229,7 +291,7 @@ function runOrderArm(st: MemoryGather, mode: EffectiveMode): void {
     for (const { filter, group } of st.groups) {
       // seed 000 GetBySessionAsync: the session's messages in order; seed 002 keyword fallback: newest first.
       const ids =
-        mode === 'session' ? store.memoriesWhere(filter, { limit: depth, order: 'turn' }).map((m) => m.id) : store.keywordSearch(filter, keywords, depth)
+        mode === 'session' ? reads.memoriesWhere(filter, { limit: depth, order: 'turn' }).map((m) => m.id) : reads.keywordSearch(filter, keywords, depth)
       ids.forEach((id, i) => {
         const d = draftOf(st.drafts, id, group)
         if (d) d.orderKey = i + 1
@@ -242,25 +304,34 @@ function runOrderArm(st: MemoryGather, mode: EffectiveMode): void {
 
 /** Rows in scope, when the dense arm did not count them (a listed scope's length, else the store's count), plus the blend group's. */
 function countInScope(st: MemoryGather): void {
-  const { store } = st.input
+  const { reads } = st.input
   if (!st.inScopeKnown) {
     const listed = st.scopes.get('')
-    const c = listed ? { count: listed.ids.length, capped: false } : store.countScope(st.groups[0].filter)
+    const c = listed ? { count: listed.ids.length, capped: false } : reads.countScope(st.groups[0].filter)
     st.inScope = c.count
     st.inScopeCapped = c.capped
   }
-  if (st.blend) st.inScope += store.countScope(st.blend).count
+  if (st.blend) st.inScope += reads.countScope(st.blend).count
 }
 
-/** The similarity of the drafts the dense arm did not find, from their stored vectors. */
+/**
+ * The similarity of the drafts the dense arm did not find: from the arm's own numbers when it
+ * scored every row of the draft's scope (a listed scope), else from their stored vectors.
+ */
 function measureSimilarities(st: MemoryGather): void {
   const { idx, push, qn } = st.input
   const drafts = st.drafts
   if (idx && qn) {
     for (const d of drafts.values()) {
       if (d.denseRank !== null) continue
-      const row = idx.rowOf.get(d.id)
-      d.similarity = row === undefined ? null : idx.dot(row, qn)
+      const g = d.group ?? ''
+      const scored = st.scored.get(g)
+      const at = scored ? positionsOf(st.scopes.get(g)!).get(d.id) : undefined
+      if (at !== undefined) d.similarity = scored!.rows[at] >= 0 ? scored!.sim[at] : null
+      else {
+        const row = idx.rowOf.get(d.id)
+        d.similarity = row === undefined ? null : idx.dot(row, qn)
+      }
     }
   } else if (push && qn) {
     const need = [...drafts.values()].filter((d) => d.denseRank === null).map((d) => d.id)
@@ -269,10 +340,22 @@ function measureSimilarities(st: MemoryGather): void {
   }
 }
 
+/** Each listing's positions by id (per listing object: the store and the reads hand out the same one per scope). */
+const positionsMemo = new WeakMap<ScopeRows, Map<string, number>>()
+function positionsOf(scope: ScopeRows): Map<string, number> {
+  let p = positionsMemo.get(scope)
+  if (!p) {
+    p = new Map()
+    for (let i = 0; i < scope.ids.length; i++) p.set(scope.ids[i], i)
+    positionsMemo.set(scope, p)
+  }
+  return p
+}
+
 /** The bm25 of the drafts the lexical arm did not rank: from its lookups, else a second pass over their ids. Returns its ms. */
 function measureMissingBm25(st: MemoryGather): number {
   if (!st.arms.lexical.ran) return 0
-  const { store, texts } = st.input
+  const { reads, texts } = st.input
   const t2 = performance.now()
   const missing: string[] = []
   for (const d of st.drafts.values()) {
@@ -284,7 +367,7 @@ function measureMissingBm25(st: MemoryGather): number {
   }
   for (let i = 0; i < missing.length; i += 500) {
     const chunk = missing.slice(i, i + 500)
-    for (const h of store.lexicalPass({ text: texts.lexical, filter: { ids: chunk }, limit: chunk.length }).hits) {
+    for (const h of reads.lexicalPass({ text: texts.lexical, filter: { ids: chunk }, limit: chunk.length }).hits) {
       const d = st.drafts.get(h.id)
       if (d) d.bm25 = h.bm25
     }
@@ -292,16 +375,25 @@ function measureMissingBm25(st: MemoryGather): number {
   return performance.now() - t2
 }
 
+/** Rows by id (undefined: gone from the store). */
+type MemoryRows = ReadonlyMap<string, Memory | undefined>
+
 /** One raw candidate per draft still in the store: features normalised, excluded and same-content rows marked. */
-function buildMemoryCandidates(st: MemoryGather, mems: Map<string, Memory>): { candidates: CandidateRaw[]; units: Record<string, UnitInfo> } {
-  const { store, cfg, now, units: withUnits } = st.input
+function buildMemoryCandidates(st: MemoryGather, mems: MemoryRows): { candidates: CandidateRaw[]; units: Record<string, UnitInfo> } {
+  const { reads, cfg, now, units: withUnits } = st.input
   let maxNeg = 0
   for (const d of st.drafts.values()) if (d.bm25 !== null && -d.bm25 > maxNeg) maxNeg = -d.bm25
 
   // Live-transcript dedupe (seed 004): by id, or by identical trimmed text like Neo's renderRecall.
   const excludeIds = cfg.scope.excludeIds ?? []
   const excludedTexts = new Set<string>()
-  if (excludeIds.length) for (const m of store.getMemories(excludeIds).values()) excludedTexts.add(m.content.trim())
+  if (excludeIds.length) {
+    const rows = reads.memories(excludeIds)
+    for (const id of excludeIds) {
+      const m = rows.get(id)
+      if (m) excludedTexts.add(m.content.trim())
+    }
+  }
   const excludeSet = new Set(excludeIds)
   const primaryByContent = st.blend ? groupPrimaryByContent(st.drafts, mems) : new Map<string, string[]>()
 
@@ -340,7 +432,7 @@ function buildMemoryCandidates(st: MemoryGather, mems: Map<string, Memory>): { c
 }
 
 /** The primary group's draft ids by content: Engram's blend skips user memories whose content equals a session result's. */
-function groupPrimaryByContent(drafts: Map<string, Draft>, mems: Map<string, Memory>): Map<string, string[]> {
+function groupPrimaryByContent(drafts: Map<string, Draft>, mems: MemoryRows): Map<string, string[]> {
   const primaryByContent = new Map<string, string[]>()
   for (const d of drafts.values()) {
     if (d.group) continue

@@ -110,6 +110,11 @@ export interface LexicalRequest {
   alsoIds?: string[]
   /** the scope's rows when already listed (small scopes) */
   listed?: ScopeRows
+  /**
+   * One gather's identity (its PassReads): requests carrying the same object are answered from the
+   * store as it was at the first of them when nothing changed since, without re-checking its version.
+   */
+  snapshot?: object
 }
 
 export interface EventRef {

@@ -248,9 +248,18 @@ export class SqliteSource implements MemorySource, VectorSnapshots, SqliteCtx {
   }
 
   capabilities(): SourceCapabilities {
+    // `fts` and `vectorModels` cost SQL and a content signature (file stats, a count over the
+    // memories): computed when read, so the engine's per-recall `pushdown` check stays free
+    // (an eval asks once per case; docs/internals/performance.md, the eval bench).
+    const fts = () => (this.sql.agentFts ? 'agent' : this.wsFtsReady() ? 'workspace' : 'none')
+    const models = () => this.vec.vectorModels().map((m) => ({ ownerType: m.ownerType, model: m.model, dim: m.dim }))
     return {
-      fts: this.sql.agentFts ? 'agent' : this.wsFtsReady() ? 'workspace' : 'none',
-      vectorModels: this.vec.vectorModels().map((m) => ({ ownerType: m.ownerType, model: m.model, dim: m.dim })),
+      get fts() {
+        return fts()
+      },
+      get vectorModels() {
+        return models()
+      },
       pushdown: null,
       snapshots: this,
       recallEvents: this.sql.recallEvents !== null,

@@ -20,6 +20,7 @@
  */
 import os from 'node:os'
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads'
+import { claimChunks, HelperThreads } from '../../helperThreads'
 import { kernelModule, type DotAll, type KernelName, type WasmMemory } from './dotKernel'
 
 const GEN = 0
@@ -94,7 +95,7 @@ const MAX_CHUNKS = 64
 const MIN_CHUNK_ROWS = 512
 
 export class ScanPool {
-  private readonly helpers: Helper[] = []
+  private readonly helpers = new HelperThreads<Helper>(READY)
   private readonly job = new Int32Array(new SharedArrayBuffer(16 * 4))
   private gen = 0
   /** Scans split so far, and how many chunks helpers took (the rest ran on the calling thread). */
@@ -105,29 +106,18 @@ export class ScanPool {
       const own = new SharedArrayBuffer(4 * 4)
       const { port1, port2 } = new MessageChannel()
       const worker = new Worker(HELPER, { eval: true, workerData: { modules, own, shared: this.job.buffer, port: port2 }, transferList: [port2] })
-      // Helpers sleep in Atomics.wait: they must never keep the process alive.
-      worker.unref()
-      worker.on('error', () => this.drop(worker))
-      worker.on('exit', () => this.drop(worker))
-      this.helpers.push({ worker, ctl: new Int32Array(own), port: port1, memId: -1 })
+      this.helpers.add({ worker, ctl: new Int32Array(own), port: port1, memId: -1 })
     }
-  }
-
-  private drop(w: Worker): void {
-    const i = this.helpers.findIndex((h) => h.worker === w)
-    if (i >= 0) this.helpers.splice(i, 1)
   }
 
   /** Helpers that have started their loop (a helper still starting is left out of this scan). */
   ready(): number {
-    return this.helpers.filter((h) => Atomics.load(h.ctl, READY) === 1).length
+    return this.helpers.ready().length
   }
 
   /** Resolves once every helper runs (benches and tests wait for it; the app just uses what is up). */
-  async started(timeoutMs = 10_000): Promise<number> {
-    const t0 = Date.now()
-    while (this.ready() < this.helpers.length && Date.now() - t0 < timeoutMs) await new Promise((r) => setTimeout(r, 5))
-    return this.ready()
+  started(timeoutMs = 10_000): Promise<number> {
+    return this.helpers.started(timeoutMs)
   }
 
   /**
@@ -141,7 +131,7 @@ export class ScanPool {
     s: { name: KernelName; data: number; n: number; dim: number; q: number; out: number; rowBytes: number; outBytes: number },
   ): boolean {
     const { data, n, dim, q, out, rowBytes, outBytes } = s
-    const helpers = this.helpers.filter((h) => Atomics.load(h.ctl, READY) === 1)
+    const helpers = this.helpers.ready()
     if (helpers.length === 0) return false
     let id = memIds.get(memory)
     if (id === undefined) memIds.set(memory, (id = nextMemId++))
@@ -172,23 +162,15 @@ export class ScanPool {
       Atomics.notify(h.ctl, GEN)
     }
     // This thread claims chunks like any helper.
-    let mine = 0
-    for (;;) {
-      const v = Atomics.load(job, CLAIM)
-      const c = v & 0xffff
-      if (c >= chunks) break
-      if (Atomics.compareExchange(job, CLAIM, v, v + 1) !== v) continue
+    const mine = claimChunks(job, CLAIM, DONE, chunks, (c) => {
       const from = c * rows
       kernel(data + from * rowBytes, Math.min(rows, n - from), dim, q, out + from * outBytes)
-      Atomics.add(job, DONE, 1)
-      mine++
-    }
+    })
     // Chunks a helper claimed and is still scanning.
     for (let done = Atomics.load(job, DONE); done < chunks; done = Atomics.load(job, DONE)) {
       if (Atomics.wait(job, DONE, done, 5000) === 'timed-out' && Atomics.load(job, DONE) === done) {
         // A helper died mid-chunk (never seen): stop using the pool; the caller rescans alone.
-        for (const h of helpers) void h.worker.terminate()
-        this.helpers.length = 0
+        this.helpers.clear()
         return false
       }
     }

@@ -34,15 +34,18 @@ const MAGIC = 'RSVEC001'
 
 /** Identity of the agent DB file as it is now: size, mtime and inode of the file and its WAL. */
 export function fileSignature(dbPath: string): string {
-  const one = (p: string) => {
+  const one = (p: string, emptyIsAbsent: boolean) => {
     try {
       const st = fs.statSync(p, { bigint: true })
-      return `${st.size}:${st.mtimeNs}:${st.ino}`
+      return emptyIsAbsent && st.size === 0n ? '-' : `${st.size}:${st.mtimeNs}:${st.ino}`
     } catch {
       return '-'
     }
   }
-  return `${one(dbPath)}|${one(`${dbPath}-wal`)}`
+  // An empty WAL holds no frames: the same content as none. SQLite removes the -wal file when the last
+  // connection closes and the next open creates a new one (new inode and time), so counting an empty
+  // one would make every reopen of a WAL-mode DB miss its snapshot and load from SQL again.
+  return `${one(dbPath, false)}|${one(`${dbPath}-wal`, true)}`
 }
 
 export function snapshotPath(workspacePath: string, ownerType: string, model: string): string {

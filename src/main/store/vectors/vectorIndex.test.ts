@@ -10,6 +10,7 @@
  * memory, float32 rows on disk: VectorIndex.compactBytes = 1 makes every index
  * compact), which must hold exactly the same rows.
  */
+import fs from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -471,6 +472,17 @@ describe.each(MODES)('$mode', ({ compactBytes }) => {
 
   describe('snapshot of a big index (vectorCache)', () => {
     const open = () => openSource({ path: db, vectorCache: { minRows: 1 } })
+    /** A fresh open ignores the snapshot (the file changed) and loads the truth from SQL. */
+    const expectReloadFromSql = () => {
+      const s = open()
+      try {
+        const idx = s.vectors(MODEL)
+        expect(idx.last.path).toBe('full')
+        expectTruth(idx)
+      } finally {
+        s.close()
+      }
+    }
 
     it('is written at close after a full load and restores the same index while the file is unchanged', () => {
       build([1, 2, 3, 4])
@@ -504,13 +516,36 @@ describe.each(MODES)('$mode', ({ compactBytes }) => {
       // In place: same row count, same max rowid — exactly what the cheap check cannot see.
       agent((d) => d.prepare(`UPDATE embeddings SET vector = ? WHERE owner_id = 'm2'`).run(encodeVector(raw(222))))
       truth.set('m2', raw(222))
+      expectReloadFromSql()
+    })
+
+    it('a WAL-mode file: restored although its -wal file went at the last close and came back empty at the next open', () => {
+      build([1, 2, 3, 4])
+      agent((d) => d.pragma('journal_mode = WAL'))
+      const a = open()
+      expect(a.vectors(MODEL).last.path).toBe('full')
+      a.close()
+      const walGone = !fs.existsSync(`${db}-wal`) || fs.statSync(`${db}-wal`).size === 0
+      expect(walGone).toBe(true)
       const b = open()
       try {
+        expect(fs.existsSync(`${db}-wal`)).toBe(true) // the open made a new (empty) one
         const idx = b.vectors(MODEL)
-        expect(idx.last.path).toBe('full')
+        expect(idx.last.path).toBe('cached')
+        expect(idx.fullLoads).toBe(0)
         expectTruth(idx)
       } finally {
         b.close()
+      }
+      // A commit that stays in the WAL (the writer still has it open): same file, different content.
+      const w = new Database(db)
+      try {
+        w.prepare(`UPDATE embeddings SET vector = ? WHERE owner_id = 'm2'`).run(encodeVector(raw(222)))
+        truth.set('m2', raw(222))
+        expect(fs.statSync(`${db}-wal`).size).toBeGreaterThan(0)
+        expectReloadFromSql()
+      } finally {
+        w.close()
       }
     })
 
@@ -538,6 +573,33 @@ describe.each(MODES)('$mode', ({ compactBytes }) => {
       expect(s.vectors(MODEL).compact).toBe(compactBytes === 1)
     } finally {
       s.close()
+    }
+  })
+})
+
+describe('topKRows', () => {
+  it('is the first k of a full sort (score desc, then key, then row): random scores with many ties, with and without a filter', () => {
+    let seed = 97
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648
+    for (let trial = 0; trial < 60; trial++) {
+      const n = 1 + Math.floor(rnd() * 3000)
+      // few distinct values: many ties, decided by keys (also tied) and then rows
+      const levels = 1 + Math.floor(rnd() * 40)
+      const scores = Float64Array.from({ length: n }, () => Math.floor(rnd() * levels) / levels - 0.5)
+      const keys = Float64Array.from({ length: n }, () => Math.floor(rnd() * n * 0.5))
+      const k = Math.floor(rnd() * 300)
+      const mod = 1 + Math.floor(rnd() * 3)
+      const accept = trial % 2 ? (r: number) => r % mod === 0 : undefined
+      const want = Array.from({ length: n }, (_, r) => r)
+        .filter((r) => !accept || accept(r))
+        .sort((a, b) => scores[b] - scores[a] || keys[a] - keys[b] || a - b)
+        .slice(0, k)
+      expect(topKRows(scores, n, k, accept, keys)).toEqual(want)
+      const noKeys = Array.from({ length: n }, (_, r) => r)
+        .filter((r) => !accept || accept(r))
+        .sort((a, b) => scores[b] - scores[a] || a - b)
+        .slice(0, k)
+      expect(topKRows(scores, n, k, accept)).toEqual(noKeys)
     }
   })
 })

@@ -578,14 +578,20 @@ export function topKRows(scores: ArrayLike<number>, n: number, k: number, accept
       i = m
     }
   }
+  // Once the heap is full, a row scoring below its worst cannot enter: one comparison rejects most of
+  // a million rows (the full order, `worse`, only decides the rest).
+  let floor = -Infinity
   for (let row = 0; row < n; row++) {
+    if (scores[row] < floor) continue
     if (accept && !accept(row)) continue
     if (heap.length < k) {
       heap.push(row)
       siftUp(heap.length - 1)
+      if (heap.length === k) floor = scores[heap[0]]
     } else if (worse(heap[0], row)) {
       heap[0] = row
       siftDown(0)
+      floor = scores[heap[0]]
     }
   }
   return heap.sort((a, b) => (worse(a, b) ? 1 : worse(b, a) ? -1 : 0))

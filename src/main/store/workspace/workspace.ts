@@ -148,8 +148,38 @@ export class Workspace {
     return null
   }
 
+  /** Cached vectors of many texts under one key, in one read: null where there is none (an unreadable one is dropped, as cachedQueryVector does). */
+  cachedQueryVectors(key: string, texts: readonly string[]): (Float32Array | null)[] {
+    const found = new Map<string, Float32Array>()
+    const bad: string[] = []
+    const st = prep(this.db, 'SELECT text, dim, vector FROM query_cache WHERE model = ? AND text IN (SELECT value FROM json_each(?))')
+    for (let i = 0; i < texts.length; i += 5000) {
+      for (const row of st.all(key, JSON.stringify(texts.slice(i, i + 5000))) as { text: string; dim: number; vector: Buffer }[]) {
+        const v = decodeVector(row.vector, row.dim)
+        if (typeof v !== 'string') found.set(row.text, v)
+        else bad.push(row.text)
+      }
+    }
+    for (const text of bad) prep(this.db, 'DELETE FROM query_cache WHERE model = ? AND text = ?').run(key, text)
+    return texts.map((t) => found.get(t) ?? null)
+  }
+
+  /** Store many query vectors in one transaction; keeps at most `maxEntries` per key (oldest go first). */
+  cacheQueryVectors(key: string, entries: readonly { text: string; vector: Float32Array }[], at: number, maxEntries: number): void {
+    if (entries.length === 0) return
+    runWriteTransaction(this.db, () => {
+      for (const e of entries) this.insertQueryVector(key, e.text, e.vector, at)
+      this.trimQueryCache(key, maxEntries)
+    })
+  }
+
   /** Store a query vector; keeps at most `maxEntries` per key (oldest go first). */
   cacheQueryVector(key: string, text: string, vector: Float32Array, at: number, maxEntries: number): void {
+    this.insertQueryVector(key, text, vector, at)
+    this.trimQueryCache(key, maxEntries)
+  }
+
+  private insertQueryVector(key: string, text: string, vector: Float32Array, at: number): void {
     prep(this.db, 'INSERT OR REPLACE INTO query_cache (model, text, dim, vector, created_at) VALUES (?, ?, ?, ?, ?)').run(
       key,
       text,
@@ -157,6 +187,9 @@ export class Workspace {
       encodeVector(vector),
       at,
     )
+  }
+
+  private trimQueryCache(key: string, maxEntries: number): void {
     const n = prep(this.db, 'SELECT count(*) FROM query_cache WHERE model = ?').pluck().get(key) as number
     if (n > maxEntries)
       prep(this.db, 'DELETE FROM query_cache WHERE rowid IN (SELECT rowid FROM query_cache WHERE model = ? ORDER BY created_at ASC LIMIT ?)').run(

@@ -17,7 +17,8 @@ import { CompareTab } from './CompareTab'
 import { RunsTab } from './RunsTab'
 import { SavedTuneReports, TuneTab } from './TuneTab'
 import { DEFAULT_SETTINGS, mergeOverrides, parseOverrides, type EvalSettings } from './settings'
-import { decodeEval, encodeEval } from './evalRoute'
+import { decodeEval, decodeIdList, encodeEval } from './evalRoute'
+import { decodeTune, encodeTune, type TuneForm } from './tuneRoute'
 import { parsePatch, serializePatch } from '../../lib/router'
 import { useJob } from '../../lib/jobs'
 import './eval.css'
@@ -45,6 +46,8 @@ export function EvalView() {
   }
   // The config under test (preset, overrides, k, split) too: a copied Tune link opens the same start config.
   const [settings, setSettings] = useState<EvalSettings>(() => decodeEval(route))
+  // The Tune tab's search settings (objective, k, configs, seed, knobs) too, kept while another tab shows.
+  const [tuneForm, setTuneForm] = useState<TuneForm>(() => decodeTune(route, settings.k))
   const [runName, setRunName] = useState('')
   const presets = useAsync(() => call('recall.presets', {}), [])
   const runs = useAsync(() => call('runs.list', {}), [dbVersion])
@@ -58,8 +61,13 @@ export function EvalView() {
     setOpenTuneState(id)
     setParams({ tune: id ?? undefined })
   }
-  const [checked, setChecked] = useState<string[]>([])
-  const [compareIds, setCompareIdsState] = useState<string[]>(() => (route.runs ? route.runs.split(',').filter(Boolean) : []))
+  // The runs ticked in the Runs tab (checked=a,b), written in place: a tick is not a back step.
+  const [checked, setCheckedState] = useState<string[]>(() => decodeIdList(route.checked))
+  const setChecked = (ids: string[]) => {
+    setCheckedState(ids)
+    setParams({ checked: ids.length ? ids.join(',') : undefined }, 'replace')
+  }
+  const [compareIds, setCompareIdsState] = useState<string[]>(() => decodeIdList(route.runs))
   const setCompareIds = (ids: string[]) => {
     setCompareIdsState(ids)
     setParams({ runs: ids.length ? ids.join(',') : undefined }, 'replace')
@@ -80,7 +88,7 @@ export function EvalView() {
     setSettings((s) => ({ ...s, preset: fallback }))
   }
   // Written in place once the edits pause: typing overrides is not a back step, and not one history write per key.
-  const routeParams = serializePatch(encodeEval(settings))
+  const routeParams = serializePatch({ ...encodeEval(settings), ...encodeTune(tuneForm, settings.k) })
   useEffect(() => {
     const t = setTimeout(() => setParams(parsePatch(routeParams), 'replace'), URL_WRITE_MS)
     return () => clearTimeout(t)
@@ -239,6 +247,8 @@ export function EvalView() {
         {tab === 'tune' && (
           <TuneTab
             settings={settings}
+            form={tuneForm}
+            setForm={setTuneForm}
             onApply={apply}
             onWiden={(patch) => setSettings((s) => ({ ...s, overrides: mergeOverrides(s.overrides, patch) }))}
             job={tuneJob}

@@ -4,7 +4,7 @@
  * per-case distribution, and a per-case table with what each case injected.
  */
 import { useMemo, useState } from 'react'
-import type { CaseResult, EvalRun, EvalRunSummary } from '../../../../shared/eval'
+import { formatPhases, type CaseResult, type EvalRun, type EvalRunSummary } from '../../../../shared/eval'
 import { bootstrapMeanCI, LOWER_IS_BETTER, METRIC_IDS, METRIC_INFO, metricKey, type MetricId } from '../../../../shared/metrics'
 import type { Page } from '../../../../shared/types'
 import { call } from '../../lib/api'
@@ -283,6 +283,7 @@ function RunDetail({ id }: { id: string }) {
           {r.counts.degraded ? ` · dense arm off for ${r.counts.degraded} (embedder unavailable)` : ''} · gather {Math.round(r.timings.gatherMs)} ms · score{' '}
           {Math.round(r.timings.scoreMs)} ms
         </div>
+        {r.timings.phases && <div className="small muted">where the time went: {formatPhases(r.timings.phases)}</div>}
         <div className="grid2">
           <MetricBars metrics={r.metrics} intervals={intervals} />
           <div>

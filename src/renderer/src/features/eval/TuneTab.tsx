@@ -11,7 +11,7 @@ import { useEffect, useState } from 'react'
 import type { JobProgress } from '../../../../shared/api'
 import type { PartialRecallConfig } from '../../../../shared/config'
 import type { SavedTuneReport, ScopeDiagnosis, TuneReport } from '../../../../shared/eval'
-import { LOWER_IS_BETTER, METRIC_IDS, metricKey, type MetricId } from '../../../../shared/metrics'
+import { metricKey, type MetricId } from '../../../../shared/metrics'
 import type { RecallConfig } from '../../../../shared/types'
 import { call } from '../../lib/api'
 import { fmtNum } from '../../lib/format'
@@ -19,31 +19,24 @@ import { ConvergenceChart } from './Charts'
 import { downloadText } from './CasesTab'
 import { Heatmap } from './Heatmap'
 import { parseOverrides, type EvalSettings } from './settings'
+import { KNOBS, TUNE_BOUNDS, TUNE_METRICS, type TuneForm } from './tuneRoute'
 import type { JobState } from '../../lib/jobs'
 import { useOptionalApp } from '../../app/context'
 import { useAsync } from '../../lib/useAsync'
 
-const KNOBS = [
-  ['mode', 'mode'],
-  ['fusion', 'fusion'],
-  ['pool', 'pool'],
-  ['weights', 'weights (simplex)'],
-  ['halfLife', 'half-life'],
-  ['ageSource', 'age source'],
-  ['floor', 'floor'],
-  ['minSimilarity', 'minSimilarity'],
-  ['topK', 'topK'],
-  ['tokenBudget', 'token budget'],
-] as const
-
 export function TuneTab({
   settings,
+  form,
+  setForm,
   onApply,
   onWiden,
   job,
   openId,
 }: {
   settings: EvalSettings
+  /** the search settings (held by the Evaluate view, which keeps them in the URL) */
+  form: TuneForm
+  setForm: (update: (f: TuneForm) => TuneForm) => void
   onApply: (config: RecallConfig, report: TuneReport) => void
   /** merge the scope check's widening into the config under test */
   onWiden: (patch: PartialRecallConfig) => void
@@ -51,22 +44,10 @@ export function TuneTab({
   /** a saved report to show */
   openId?: string | null
 }) {
-  const [metricId, setMetricId] = useState<MetricId>('recall')
-  const [k, setK] = useState(settings.k)
-  const [trials, setTrials] = useState(1000)
-  const [seed, setSeed] = useState(1)
-  const [space, setSpace] = useState<Record<(typeof KNOBS)[number][0], boolean>>({
-    mode: true,
-    fusion: true,
-    pool: true,
-    weights: true,
-    halfLife: true,
-    ageSource: true,
-    floor: true,
-    minSimilarity: true,
-    topK: true,
-    tokenBudget: true,
-  })
+  const { metric: metricId, k, trials, seed, space } = form
+  const set = <K extends keyof TuneForm>(key: K, value: TuneForm[K]) => setForm((f) => ({ ...f, [key]: value }))
+  /** A number input's value within its bounds (an empty or invalid entry gives the lower bound). */
+  const bounded = (v: string, [lo, hi]: readonly [number, number]) => Math.min(hi, Math.max(lo, Math.trunc(Number(v)) || lo))
   const [opened, setOpened] = useState<SavedTuneReport | null>(null)
   // A fresh tune replaces whatever saved report was open (adjusted during render, not in an effect).
   const [seenResult, setSeenResult] = useState(job.result)
@@ -98,8 +79,8 @@ export function TuneTab({
         <div className="row">
           <label>
             <span className="field-label">Objective</span>
-            <select className="input" aria-label="Tune metric" value={metricId} onChange={(e) => setMetricId(e.target.value as MetricId)}>
-              {METRIC_IDS.filter((m) => !LOWER_IS_BETTER.has(m)).map((m) => (
+            <select className="input" aria-label="Tune metric" value={metricId} onChange={(e) => set('metric', e.target.value as MetricId)}>
+              {TUNE_METRICS.map((m) => (
                 <option key={m} value={m}>
                   {m}
                 </option>
@@ -111,11 +92,11 @@ export function TuneTab({
             <input
               className="input num"
               type="number"
-              min={1}
-              max={200}
+              min={TUNE_BOUNDS.k[0]}
+              max={TUNE_BOUNDS.k[1]}
               value={k}
               aria-label="Tune k"
-              onChange={(e) => setK(Math.max(1, Number(e.target.value) || 1))}
+              onChange={(e) => set('k', bounded(e.target.value, TUNE_BOUNDS.k))}
             />
           </label>
           <label>
@@ -123,21 +104,29 @@ export function TuneTab({
             <input
               className="input num"
               type="number"
-              min={1}
-              max={100000}
+              min={TUNE_BOUNDS.trials[0]}
+              max={TUNE_BOUNDS.trials[1]}
               value={trials}
               aria-label="Configs to try"
-              onChange={(e) => setTrials(Math.max(1, Number(e.target.value) || 1))}
+              onChange={(e) => set('trials', bounded(e.target.value, TUNE_BOUNDS.trials))}
             />
           </label>
           <label>
             <span className="field-label">Seed</span>
-            <input className="input num" type="number" min={0} value={seed} onChange={(e) => setSeed(Math.max(0, Number(e.target.value) || 0))} />
+            <input
+              className="input num"
+              type="number"
+              min={TUNE_BOUNDS.seed[0]}
+              max={TUNE_BOUNDS.seed[1]}
+              value={seed}
+              aria-label="Tune seed"
+              onChange={(e) => set('seed', bounded(e.target.value, TUNE_BOUNDS.seed))}
+            />
           </label>
           <div className="knobs" role="group" aria-label="Knobs to search">
             {KNOBS.map(([key, label]) => (
               <label key={key} className="toggle">
-                <input type="checkbox" checked={space[key]} onChange={(e) => setSpace((s) => ({ ...s, [key]: e.target.checked }))} />
+                <input type="checkbox" checked={space[key]} onChange={(e) => set('space', { ...space, [key]: e.target.checked })} />
                 {label}
               </label>
             ))}

@@ -46,3 +46,8 @@ export function decodeEval(params: RouteParams): EvalSettings {
     split: SPLITS.find((x) => x === params.split) ?? DEFAULT_SETTINGS.split,
   }
 }
+
+/** A list of run ids from the URL (`runs=a,b`, `checked=a,b`): in order, without blanks or repeats. */
+export function decodeIdList(s: string | undefined): string[] {
+  return [...new Set((s ?? '').split(',').filter(Boolean))]
+}

@@ -1,9 +1,13 @@
 /**
  * Controls for every RecallConfig field. Scoring knobs re-rank instantly from
  * cached features; the panel says when a change needs a new query.
+ *
+ * Each section is memoised on the fields it shows, and every edit goes out as an updater of the
+ * config (a stable function): moving a weight re-renders the weights section only, not the ~25
+ * other controls (docs/internals/performance.md, "Recall sliders").
  */
 import { describeIssues } from '../../../../shared/result'
-import { useState } from 'react'
+import { memo, useCallback, useLayoutEffect, useRef, useState, type ComponentType } from 'react'
 import type { FeatureName, RecallConfig } from '../../../../shared/types'
 import { mergeConfig, partialConfigSchema } from '../../../../shared/config'
 import { NumberInput, OptionalSlider, Select, Slider, Toggle } from '../../components/controls'
@@ -11,54 +15,93 @@ import { FEATURE_COLORS } from './ResultsList'
 import { FEATURES, fmtHours, halfLifeToPos, moveWeight, onSimplex, posToHalfLife, toSimplex, weightsForMode } from './weights'
 import { DecayChart } from './DecayChart'
 
+/** An edit of the config: the next config from the current one (so edits made within one frame compose). */
+export type ConfigUpdate = (c: RecallConfig) => RecallConfig
+
 export interface ConfigPanelProps {
   config: RecallConfig
-  onChange: (next: RecallConfig) => void
-  /** scope + now for the age histogram under the decay curve */
-  ages: { scope: RecallConfig['scope']; now: number }
+  /** a stable function: the sections are memoised and keep the one they were first given */
+  onChange: (update: ConfigUpdate) => void
+  /** the moment the age histogram under the decay curve is taken at (its scope is the config's) */
+  now: number
 }
 
 const LABEL: Record<FeatureName, string> = { similarity: 'Similarity', lexical: 'Lexical', recency: 'Recency', salience: 'Salience' }
 
-export function ConfigPanel({ config, onChange, ages }: ConfigPanelProps) {
-  const [simplex, setSimplex] = useState(() => onSimplex(config.weights))
-  const [showJson, setShowJson] = useState(false)
-  const set = <K extends keyof RecallConfig>(k: K, v: RecallConfig[K]) => onChange({ ...config, [k]: v })
+interface SectionProps {
+  config: RecallConfig
+  update: (u: ConfigUpdate) => void
+}
 
+/** `section` re-rendered only when one of `fields` (or `update`) changed. */
+function memoOn(fields: readonly (keyof RecallConfig)[], section: ComponentType<SectionProps>) {
+  return memo(section, (a, b) => a.update === b.update && fields.every((k) => a.config[k] === b.config[k]))
+}
+
+/** Sets one field of the config. */
+function setter(update: (u: ConfigUpdate) => void) {
+  return <K extends keyof RecallConfig>(k: K, v: RecallConfig[K]) => update((c) => ({ ...c, [k]: v }))
+}
+
+export function ConfigPanel({ config, onChange, now }: ConfigPanelProps) {
+  // The JSON section copies the config as it is when clicked, not as it was when last rendered.
+  const current = useRef(config)
+  useLayoutEffect(() => {
+    current.current = config
+  })
+  const getConfig = useCallback(() => current.current, [])
   return (
     <div className="config">
-      <section aria-label="Weights">
-        <div className="sec-head">
-          <h4>Weights</h4>
-          <Toggle
-            label="on the simplex"
-            hint="Weights sum to 1: moving one shares the rest among the others in proportion"
-            checked={simplex}
-            onChange={(v) => {
-              setSimplex(v)
-              if (v) set('weights', toSimplex(config.weights))
-            }}
-          />
-        </div>
-        {FEATURES.map((k) => (
-          <Slider
-            key={k}
-            label={LABEL[k]}
-            swatch={FEATURE_COLORS[k]}
-            value={config.weights[k]}
-            min={0}
-            max={1}
-            step={0.01}
-            format={(v) => v.toFixed(2)}
-            onChange={(v) => set('weights', moveWeight(config.weights, k, v, simplex))}
-          />
-        ))}
-        <div className="small muted">
-          Σ = {FEATURES.reduce((s, k) => s + config.weights[k], 0).toFixed(2)}
-          {config.fusion.method === 'rrf' && config.mode === 'hybrid' ? ' · hybrid RRF: similarity/lexical weight the arms’ rank terms' : ''}
-        </div>
-      </section>
+      <WeightsSection config={config} update={onChange} />
+      <RecencySection config={config} update={onChange} now={now} />
+      <GatesSection config={config} update={onChange} />
+      <CandidatesSection config={config} update={onChange} />
+      <OutputSection config={config} update={onChange} />
+      <JsonSection getConfig={getConfig} update={onChange} />
+    </div>
+  )
+}
 
+const WeightsSection = memoOn(['weights', 'fusion', 'mode'], function WeightsSection({ config, update }: SectionProps) {
+  const [simplex, setSimplex] = useState(() => onSimplex(config.weights))
+  return (
+    <section aria-label="Weights">
+      <div className="sec-head">
+        <h4>Weights</h4>
+        <Toggle
+          label="on the simplex"
+          hint="Weights sum to 1: moving one shares the rest among the others in proportion"
+          checked={simplex}
+          onChange={(v) => {
+            setSimplex(v)
+            if (v) update((c) => ({ ...c, weights: toSimplex(c.weights) }))
+          }}
+        />
+      </div>
+      {FEATURES.map((k) => (
+        <Slider
+          key={k}
+          label={LABEL[k]}
+          swatch={FEATURE_COLORS[k]}
+          value={config.weights[k]}
+          min={0}
+          max={1}
+          step={0.01}
+          format={(v) => v.toFixed(2)}
+          onChange={(v) => update((c) => ({ ...c, weights: moveWeight(c.weights, k, v, simplex) }))}
+        />
+      ))}
+      <div className="small muted">
+        Σ = {FEATURES.reduce((s, k) => s + config.weights[k], 0).toFixed(2)}
+        {config.fusion.method === 'rrf' && config.mode === 'hybrid' ? ' · hybrid RRF: similarity/lexical weight the arms’ rank terms' : ''}
+      </div>
+    </section>
+  )
+})
+
+const RecencySection = memo(
+  function RecencySection({ config, update, now }: SectionProps & { now: number }) {
+    return (
       <section aria-label="Recency">
         <h4>Recency</h4>
         <Slider
@@ -69,7 +112,7 @@ export function ConfigPanel({ config, onChange, ages }: ConfigPanelProps) {
           step={1}
           format={() => fmtHours(config.recency.halfLifeHours)}
           hint="recency = 0.5 ^ (age / half-life)"
-          onChange={(pos) => set('recency', { ...config.recency, halfLifeHours: Math.max(1, posToHalfLife(pos)) })}
+          onChange={(pos) => update((c) => ({ ...c, recency: { ...c.recency, halfLifeHours: Math.max(1, posToHalfLife(pos)) } }))}
         />
         <Select
           label="Age from"
@@ -78,11 +121,20 @@ export function ConfigPanel({ config, onChange, ages }: ConfigPanelProps) {
             { value: 'last_used', label: 'last use (created if never)' },
             { value: 'created', label: 'creation' },
           ]}
-          onChange={(v) => set('recency', { ...config.recency, from: v })}
+          onChange={(v) => update((c) => ({ ...c, recency: { ...c.recency, from: v } }))}
         />
-        <DecayChart scope={ages.scope} now={ages.now} from={config.recency.from} halfLifeHours={config.recency.halfLifeHours} />
+        <DecayChart scope={config.scope} now={now} from={config.recency.from} halfLifeHours={config.recency.halfLifeHours} />
       </section>
+    )
+  },
+  (a, b) => a.update === b.update && a.now === b.now && a.config.recency === b.config.recency && a.config.scope === b.config.scope,
+)
 
+const GatesSection = memoOn(
+  ['floor', 'minSimilarity', 'topK', 'tokenBudget', 'gateOrder', 'tokenEstimator', 'overflow', 'atLeastOne'],
+  function GatesSection({ config, update }: SectionProps) {
+    const set = setter(update)
+    return (
       <section aria-label="Gates">
         <h4>Gates</h4>
         <OptionalSlider
@@ -141,55 +193,74 @@ export function ConfigPanel({ config, onChange, ages }: ConfigPanelProps) {
           <Toggle label="at least one" checked={config.atLeastOne} onChange={(v) => set('atLeastOne', v)} />
         </div>
       </section>
+    )
+  },
+)
 
-      <section aria-label="Candidates">
-        <h4>Candidates</h4>
-        <div className="grid-controls">
-          <Select
-            label="Mode"
-            value={config.mode}
-            options={['hybrid', 'dense', 'lexical', 'recency', 'session'] as const}
-            onChange={(v) => onChange({ ...config, mode: v, weights: weightsForMode(config.weights, v) })}
-          />
-          <Select
-            label="Unit"
-            value={config.unit}
-            options={[
-              { value: 'memory', label: 'memories' },
-              { value: 'session', label: 'sessions (summary vectors)' },
-            ]}
-            onChange={(v) => set('unit', v)}
-          />
-          <NumberInput
-            label="Pool"
-            value={config.candidatePool}
-            min={1}
-            max={100000}
-            onChange={(v) => set('candidatePool', v)}
-            hint="Wide net: candidates per arm"
-          />
-          <Select
-            label="Fusion"
-            value={config.fusion.method}
-            options={[
-              { value: 'rrf', label: 'RRF' },
-              { value: 'weighted', label: 'weighted sum' },
-            ]}
-            onChange={(v) => set('fusion', { ...config.fusion, method: v })}
-          />
-          <NumberInput label="RRF k" value={config.fusion.rrfK} min={0} max={1000} onChange={(v) => set('fusion', { ...config.fusion, rrfK: v })} />
-          <Select
-            label="Normalise"
-            value={config.normalize}
-            options={[
-              { value: 'none', label: 'none' },
-              { value: 'minmax', label: 'min-max per query' },
-            ]}
-            onChange={(v) => set('normalize', v)}
-          />
-        </div>
-      </section>
+const CandidatesSection = memoOn(['mode', 'unit', 'candidatePool', 'fusion', 'normalize'], function CandidatesSection({ config, update }: SectionProps) {
+  const set = setter(update)
+  return (
+    <section aria-label="Candidates">
+      <h4>Candidates</h4>
+      <div className="grid-controls">
+        <Select
+          label="Mode"
+          value={config.mode}
+          options={['hybrid', 'dense', 'lexical', 'recency', 'session'] as const}
+          onChange={(v) => update((c) => ({ ...c, mode: v, weights: weightsForMode(c.weights, v) }))}
+        />
+        <Select
+          label="Unit"
+          value={config.unit}
+          options={[
+            { value: 'memory', label: 'memories' },
+            { value: 'session', label: 'sessions (summary vectors)' },
+          ]}
+          onChange={(v) => set('unit', v)}
+        />
+        <NumberInput
+          label="Pool"
+          value={config.candidatePool}
+          min={1}
+          max={100000}
+          onChange={(v) => set('candidatePool', v)}
+          hint="Wide net: candidates per arm"
+        />
+        <Select
+          label="Fusion"
+          value={config.fusion.method}
+          options={[
+            { value: 'rrf', label: 'RRF' },
+            { value: 'weighted', label: 'weighted sum' },
+          ]}
+          onChange={(v) => update((c) => ({ ...c, fusion: { ...c.fusion, method: v } }))}
+        />
+        <NumberInput
+          label="RRF k"
+          value={config.fusion.rrfK}
+          min={0}
+          max={1000}
+          onChange={(v) => update((c) => ({ ...c, fusion: { ...c.fusion, rrfK: v } }))}
+        />
+        <Select
+          label="Normalise"
+          value={config.normalize}
+          options={[
+            { value: 'none', label: 'none' },
+            { value: 'minmax', label: 'min-max per query' },
+          ]}
+          onChange={(v) => set('normalize', v)}
+        />
+      </div>
+    </section>
+  )
+})
 
+const OutputSection = memoOn(
+  ['template', 'refreshOnRecall', 'useSessionSummaries', 'keywordFallback'],
+  function OutputSection({ config, update }: SectionProps) {
+    const set = setter(update)
+    return (
       <section aria-label="Output">
         <h4>Output</h4>
         <div className="grid-controls">
@@ -214,25 +285,30 @@ export function ConfigPanel({ config, onChange, ages }: ConfigPanelProps) {
           />
         </div>
       </section>
+    )
+  },
+)
 
-      <section aria-label="Config JSON">
-        <div className="sec-head">
-          <h4>Config JSON</h4>
-          <button className="btn small" onClick={() => void navigator.clipboard?.writeText(JSON.stringify(config, null, 2))}>
-            Copy
-          </button>
-          <button className="btn small" onClick={() => setShowJson((v) => !v)} aria-expanded={showJson}>
-            {showJson ? 'Hide' : 'Show / edit'}
-          </button>
-        </div>
-        {showJson && <JsonEditor config={config} onChange={onChange} />}
-      </section>
-    </div>
+const JsonSection = memo(function JsonSection({ getConfig, update }: { getConfig: () => RecallConfig; update: (u: ConfigUpdate) => void }) {
+  const [showJson, setShowJson] = useState(false)
+  return (
+    <section aria-label="Config JSON">
+      <div className="sec-head">
+        <h4>Config JSON</h4>
+        <button className="btn small" onClick={() => void navigator.clipboard?.writeText(JSON.stringify(getConfig(), null, 2))}>
+          Copy
+        </button>
+        <button className="btn small" onClick={() => setShowJson((v) => !v)} aria-expanded={showJson}>
+          {showJson ? 'Hide' : 'Show / edit'}
+        </button>
+      </div>
+      {showJson && <JsonEditor getConfig={getConfig} update={update} />}
+    </section>
   )
-}
+})
 
-function JsonEditor({ config, onChange }: { config: RecallConfig; onChange: (c: RecallConfig) => void }) {
-  const [text, setText] = useState(() => JSON.stringify(config, null, 2))
+function JsonEditor({ getConfig, update }: { getConfig: () => RecallConfig; update: (u: ConfigUpdate) => void }) {
+  const [text, setText] = useState(() => JSON.stringify(getConfig(), null, 2))
   const [error, setError] = useState<string | null>(null)
   return (
     <div>
@@ -251,7 +327,7 @@ function JsonEditor({ config, onChange }: { config: RecallConfig; onChange: (c: 
             const parsed = partialConfigSchema.safeParse(raw)
             if (!parsed.success) return setError(describeIssues(parsed.error, '(config)'))
             setError(null)
-            onChange(mergeConfig(config, parsed.data))
+            update((c) => mergeConfig(c, parsed.data))
           }}
         >
           Apply JSON

@@ -1,5 +1,17 @@
+import { memo } from 'react'
+
 /** The exact block the agent would inject for the current template, with its token count against the budget. */
-export function ContextPreview({ text, tokens, budget, template }: { text: string; tokens: number; budget: number | null; template: string }) {
+export const ContextPreview = memo(function ContextPreview({
+  text,
+  tokens,
+  budget,
+  template,
+}: {
+  text: string
+  tokens: number
+  budget: number | null
+  template: string
+}) {
   const pct = budget ? Math.min(100, (100 * tokens) / Math.max(1, budget)) : 0
   const over = budget !== null && tokens > budget
   return (
@@ -33,4 +45,4 @@ export function ContextPreview({ text, tokens, budget, template }: { text: strin
       )}
     </section>
   )
-}
+})

@@ -5,9 +5,10 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react'
-import type { CandidateRaw, RecallConfig, UnitInfo } from '../../../../shared/types'
+import type { CandidateRaw, RecallConfig } from '../../../../shared/types'
 import { getPreset } from '../../../../shared/presets'
 import { rerank } from '../../../../shared/scoring'
+import { unitInfo } from '../../test/unitInfo'
 
 vi.mock('../../lib/api', () => ({
   call: vi.fn(async (channel: string) => {
@@ -29,7 +30,7 @@ vi.mock('../../lib/api', () => ({
 }))
 
 import { ResultsList, toRows, cutLines } from './ResultsList'
-import { ConfigPanel } from './ConfigPanel'
+import { ConfigPanel, type ConfigUpdate } from './ConfigPanel'
 import { decayPoints } from './DecayChart'
 import { EmptyNotice } from './EmptyNotice'
 import { explainEmpty } from '../../../../shared/explainEmpty'
@@ -52,23 +53,6 @@ function cand(id: string, similarity: number, ageDays: number, salience: number,
     textLength: 40,
   }
 }
-function unit(id: string): UnitInfo {
-  return {
-    id,
-    content: `memory ${id}`,
-    kind: 'semantic',
-    role: null,
-    tier: 'long_term',
-    sessionId: null,
-    userId: null,
-    agentId: null,
-    createdAt: 0,
-    lastUsedAt: null,
-    turn: 1,
-    source: null,
-    salience: 0.5,
-  }
-}
 
 // fieldguide: 0.6·sim + 0.25·recency (7-day half-life) + 0.15·salience, floor 0.35 before top 5.
 const fg = getPreset('fieldguide').config
@@ -87,7 +71,7 @@ const cands = [
   cand('e', 0.45, 14, 0, 5),
   cand('f', 0.3, 365, 0, 6),
 ]
-const units = Object.fromEntries(cands.map((c) => [c.id, unit(c.id)]))
+const units = Object.fromEntries(cands.map((c) => [c.id, unitInfo(c.id)]))
 
 function renderList(config: RecallConfig, changes = new Map()) {
   const r = rerank(cands, config, 'dense')
@@ -165,18 +149,28 @@ describe('ResultsList', () => {
     const bar = within(document.querySelector('[data-id="a"]') as HTMLElement).getByRole('img')
     // a: 0.6·0.9 = 0.54, 0.25·1 = 0.25, 0.15·0.5 = 0.075 of 0.865
     expect(bar).toHaveAttribute('aria-label', 'similarity 0.540, lexical 0.000, recency 0.250, salience 0.075')
-    const widths = [...bar.querySelectorAll('span')].map((s) => parseFloat(s.style.width))
-    expect(widths[0]).toBeCloseTo((100 * 0.54) / 0.865, 1)
-    expect(widths.reduce((x, y) => x + y, 0)).toBeCloseTo(100, 1)
+    // Each segment is the whole bar scaled to its share and moved past the ones before it.
+    const parts = [...bar.querySelectorAll('span')].map((s) => /translateX\(([\d.]+)%\) scaleX\(([\d.]+)\)/.exec(s.style.transform)!.slice(1).map(Number))
+    const shares = [0.54 / 0.865, 0, 0.25 / 0.865, 0.075 / 0.865]
+    parts.forEach(([x, w], i) => {
+      expect(w).toBeCloseTo(shares[i], 3)
+      expect(x).toBeCloseTo(100 * shares.slice(0, i).reduce((a, b) => a + b, 0), 1)
+    })
+    expect(parts[3][0] + 100 * parts[3][1]).toBeCloseTo(100, 1)
   })
 })
+
+/** The config the panel's last edit makes of `fg` (the panel sends updaters of the config). */
+function lastEdit(onChange: ReturnType<typeof vi.fn>): RecallConfig {
+  return (onChange.mock.lastCall![0] as ConfigUpdate)(fg)
+}
 
 describe('ConfigPanel sliders', () => {
   it('moves the recency weight on the simplex, sharing the rest in proportion', () => {
     const onChange = vi.fn()
-    render(<ConfigPanel config={fg} onChange={onChange} ages={{ scope: fg.scope, now: 0 }} />)
+    render(<ConfigPanel config={fg} onChange={onChange} now={0} />)
     fireEvent.change(screen.getByRole('slider', { name: 'Recency' }), { target: { value: '0.5' } })
-    const next = onChange.mock.lastCall![0] as RecallConfig
+    const next = lastEdit(onChange)
     // 0.6 and 0.15 share 0.5 in proportion 4:1
     expect(next.weights.recency).toBe(0.5)
     expect(next.weights.similarity).toBeCloseTo(0.4, 9)
@@ -186,28 +180,28 @@ describe('ConfigPanel sliders', () => {
 
   it('switches the floor off and shows it as off; the budget on with its default', () => {
     const onChange = vi.fn()
-    render(<ConfigPanel config={fg} onChange={onChange} ages={{ scope: fg.scope, now: 0 }} />)
+    render(<ConfigPanel config={fg} onChange={onChange} now={0} />)
     fireEvent.click(screen.getByRole('checkbox', { name: 'Floor on' }))
-    expect((onChange.mock.lastCall![0] as RecallConfig).floor).toBeNull()
+    expect(lastEdit(onChange).floor).toBeNull()
     fireEvent.click(screen.getByRole('checkbox', { name: 'Token budget on' }))
-    expect((onChange.mock.lastCall![0] as RecallConfig).tokenBudget).toBe(2000)
+    expect(lastEdit(onChange).tokenBudget).toBe(2000)
   })
 
   it('free weights move one at a time', () => {
     const onChange = vi.fn()
-    render(<ConfigPanel config={fg} onChange={onChange} ages={{ scope: fg.scope, now: 0 }} />)
+    render(<ConfigPanel config={fg} onChange={onChange} now={0} />)
     fireEvent.click(screen.getByRole('checkbox', { name: 'on the simplex' }))
     fireEvent.change(screen.getByRole('slider', { name: 'Lexical' }), { target: { value: '0.7' } })
-    expect((onChange.mock.lastCall![0] as RecallConfig).weights).toEqual({ ...fg.weights, lexical: 0.7 })
+    expect(lastEdit(onChange).weights).toEqual({ ...fg.weights, lexical: 0.7 })
   })
 
   it('shows the age histogram total under the decay curve', async () => {
-    render(<ConfigPanel config={fg} onChange={() => undefined} ages={{ scope: fg.scope, now: 0 }} />)
+    render(<ConfigPanel config={fg} onChange={() => undefined} now={0} />)
     expect(await screen.findByText(/6 memories in scope; half-life 7\.0 d/)).toBeInTheDocument()
   })
 
   it('draws the histogram and the curve as plain SVG: one bar per bin, the curve at 0.5^(age / half-life)', async () => {
-    render(<ConfigPanel config={fg} onChange={() => undefined} ages={{ scope: fg.scope, now: 0 }} />)
+    render(<ConfigPanel config={fg} onChange={() => undefined} now={0} />)
     await screen.findByText(/6 memories in scope/)
     const svg = document.querySelector('svg.decay-chart')!
     const bars = svg.querySelectorAll('.decay-bars rect')
@@ -232,7 +226,7 @@ describe('ConfigPanel sliders', () => {
 describe('a long candidate list (virtualised)', () => {
   // 400 candidates, similarity falling with i.
   const many = Array.from({ length: 400 }, (_, i) => cand(`m${i}`, 0.99 - i / 1000, i % 30, 0.1, i + 1))
-  const manyUnits = Object.fromEntries(many.map((c) => [c.id, unit(c.id)]))
+  const manyUnits = Object.fromEntries(many.map((c) => [c.id, unitInfo(c.id)]))
 
   it('puts only a window of rows in the DOM, sized for all of them, and keeps the keyboard working past it', () => {
     const config = { ...fg, candidatePool: 1000, topK: 5, floor: 0.5 }
@@ -250,8 +244,8 @@ describe('a long candidate list (virtualised)', () => {
     const items = list.querySelectorAll(':scope > li')
     expect(rows.length).toBe(400)
     expect(items.length).toBeGreaterThan(0)
-    // 600 px show ~10 rows; the virtualiser adds 8 either side.
-    expect(items.length).toBeLessThan(30)
+    // 600 px show ~10 rows; the virtualiser adds 3 either side.
+    expect(items.length).toBeLessThan(20)
     expect(items[0]).toHaveAttribute('aria-setsize', '400')
     // The list is as tall as every row (62 px) plus every cut line (23 px) drawn above its row.
     const cuts = cutLines(rows, config).length

@@ -3,7 +3,7 @@
  * knob; the ranked candidates with their score breakdown and gates; the exact
  * context block. Slider moves re-rank locally from cached features.
  */
-import { useEffect, useMemo, useState } from 'react'
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
 import type { RecallConfig } from '../../../../shared/types'
 import { mergeConfig } from '../../../../shared/config'
 import { explainEmpty } from '../../../../shared/explainEmpty'
@@ -12,7 +12,7 @@ import { call } from '../../lib/api'
 import { useAsync } from '../../lib/useAsync'
 import { fmtDate, fmtNum, staleDbNow } from '../../lib/format'
 import { useApp } from '../../app/context'
-import { ConfigPanel } from './ConfigPanel'
+import { ConfigPanel, type ConfigUpdate } from './ConfigPanel'
 import { weightsForMode } from './weights'
 import { withSubject } from '../../../../shared/subject'
 import type { EmbedStatus } from '../../../../shared/contract'
@@ -21,6 +21,7 @@ import { ResultsList, toRows, GATE_TEXT, FEATURE_COLORS } from './ResultsList'
 import { recallRunInput, useRecall, type RecallRequest } from './useRecall'
 import { rankChanges, useBaselineRanks, type Baseline } from './baseline'
 import { SavedConfigs } from './SavedConfigs'
+import type { SavedConfig } from '../../../../shared/savedConfigs'
 import { presetOptions, type PresetOption } from './presetOptions'
 import { RequestPanel, type RequestEditing } from './RequestPanel'
 import { CaseFromRecallButton } from '../eval/CaseFromRecall'
@@ -40,6 +41,11 @@ import { CreatedAt } from '../../components/CreatedAt'
 function diffOverPreset(options: PresetOption[], preset: string, config: RecallConfig): object {
   const base = options.find((o) => o.value === preset)?.config
   return base ? (diffConfig(base, config) ?? {}) : config
+}
+
+/** Two config edits as one: `earlier`, then `later` on its result. */
+function composeUpdates(earlier: ConfigUpdate, later: ConfigUpdate): ConfigUpdate {
+  return (c) => later(earlier(c))
 }
 
 /** The URL follows the request this long after the last edit. */
@@ -92,14 +98,30 @@ export function RecallView() {
   }, [options, req.preset, nav.params, noVectors, vectorsKnown])
   const [edited, setConfig] = useState<RecallConfig | null>(null)
   const config = edited ?? initialConfig
+  // Edits from the panels are updaters of the config as it is then (stable, so the memoised panels keep theirs).
+  const configNow = useRef(config)
+  useLayoutEffect(() => {
+    configNow.current = config
+  })
+  const updateConfig = useCallback(
+    (update: ConfigUpdate) =>
+      setConfig((prev) => {
+        const base = prev ?? configNow.current
+        return base ? update(base) : prev
+      }),
+    [],
+  )
   const [live, setLive] = useState(true)
   // A memory handed over to look at (why-not's "Try this change"): selected and marked in the list.
   const [selected, setSelectedState] = useState<string | null>(nav.params.sel ?? nav.params.highlight ?? null)
   const highlight = nav.params.highlight ?? null
-  const setSelected = (id: string | null) => {
-    setSelectedState(id)
-    setParams({ sel: id ?? undefined })
-  }
+  const setSelected = useCallback(
+    (id: string | null) => {
+      setSelectedState(id)
+      setParams({ sel: id ?? undefined })
+    },
+    [setParams],
+  )
 
   // First load: the default preset's config, or a config handed over (e.g. "Open in Recall" from a tune).
   // A DB whose newest memory is days old (an export, the demo) is explored at the time of its last write:
@@ -130,12 +152,15 @@ export function RecallView() {
     return () => clearTimeout(t)
   }, [routeParams, setParams])
 
-  const choosePreset = (value: string) => {
-    const o = options.find((x) => x.value === value)
-    if (!o) return
-    setReq((r) => ({ ...r, preset: value }))
-    setConfig(withScope(noVectors ? lexicalize(o.config) : o.config, config?.scope ?? o.config.scope))
-  }
+  const choosePreset = useCallback(
+    (value: string) => {
+      const o = options.find((x) => x.value === value)
+      if (!o) return
+      setReq((r) => ({ ...r, preset: value }))
+      setConfig((prev) => withScope(noVectors ? lexicalize(o.config) : o.config, (prev ?? configNow.current)?.scope ?? o.config.scope))
+    },
+    [options, noVectors],
+  )
 
   if (presets.error) return <div className="page error">{presets.error.message}</div>
   if (!config) return <div className="page muted">Loading presets…</div>
@@ -153,6 +178,7 @@ export function RecallView() {
         setReq,
         config,
         setConfig,
+        updateConfig,
         options,
         choosePreset,
         live,
@@ -169,7 +195,9 @@ export function RecallView() {
   )
 }
 
-interface PlaygroundProps extends RequestEditing {
+interface PlaygroundProps extends Omit<RequestEditing, 'scope'> {
+  config: RecallConfig
+  setConfig: (c: RecallConfig) => void
   selected: string | null
   setSelected: (id: string | null) => void
   navigate: ReturnType<typeof useApp>['navigate']
@@ -219,6 +247,7 @@ function Playground({
   setReq,
   config,
   setConfig,
+  updateConfig,
   options,
   choosePreset,
   live,
@@ -233,17 +262,37 @@ function Playground({
 }: PlaygroundProps) {
   const r = useRecall(req, config, { auto: live })
   // A dragged slider fires faster than the screen refreshes: one re-rank and render per frame, the last value.
-  const setConfigPerFrame = useFrameCoalesced(setConfig)
+  // Updaters given within one frame are composed: two knobs moved in the same frame both count.
+  const updateConfigPerFrame = useFrameCoalesced(updateConfig, composeUpdates)
+  const configNow = useRef(config)
+  useLayoutEffect(() => {
+    configNow.current = config
+  })
+  const getConfig = useCallback(() => configNow.current, [])
   const trace = r.trace
   const view = r.view
   // "Pin baseline": the markers compare with a pinned config instead of the previous change.
   // In the URL (`pin=`): a copied link or a reload keeps comparing with the same pinned config.
   const app = useApp()
   const [baseline, setBaselineState] = useState<Baseline | null>(() => decodeBaseline(app.nav.params))
-  const setBaseline = (b: Baseline | null) => {
-    setBaselineState(b)
-    app.setParams({ pin: encodeBaseline(b) }, 'replace')
-  }
+  const appSetParams = app.setParams
+  const setBaseline = useCallback(
+    (b: Baseline | null) => {
+      setBaselineState(b)
+      appSetParams({ pin: encodeBaseline(b) }, 'replace')
+    },
+    [appSetParams],
+  )
+  const loadSaved = useCallback(
+    (c: SavedConfig) => {
+      if (c.preset && options.some((o) => o.value === c.preset)) setReq((x) => ({ ...x, preset: c.preset! }))
+      setConfig(c.config)
+    },
+    [options, setReq, setConfig],
+  )
+  // Sessions have no memory page to open.
+  const sessionUnits = trace?.unit === 'session'
+  const openRow = useCallback((id: string) => (sessionUnits ? undefined : navigate('browse', { memoryId: id })), [sessionUnits, navigate])
   const pinned = useBaselineRanks(req, trace, baseline)
   const changes = useMemo(
     () => (!baseline ? r.changes : pinned.ranks && view ? rankChanges(pinned.ranks, new Map(view.results.map((x) => [x.id, x.rank]))) : new Map()),
@@ -318,8 +367,8 @@ function Playground({
         <RequestPanel
           req={req}
           setReq={setReq}
-          config={config}
-          setConfig={setConfig}
+          scope={config.scope}
+          updateConfig={updateConfig}
           options={options}
           choosePreset={choosePreset}
           live={live}
@@ -341,18 +390,9 @@ function Playground({
             This preset needs {missing.join(' and ')} in the scope (its seed recalls within one {missing.includes('sessionId') ? 'session' : 'agent + user'}).
           </div>
         )}
-        <SavedConfigs
-          preset={req.preset}
-          config={config}
-          baseline={baseline}
-          onPin={setBaseline}
-          onLoad={(c) => {
-            if (c.preset && options.some((o) => o.value === c.preset)) setReq((x) => ({ ...x, preset: c.preset! }))
-            setConfig(c.config)
-          }}
-        />
+        <SavedConfigs preset={req.preset} getConfig={getConfig} baseline={baseline} onPin={setBaseline} onLoad={loadSaved} />
         {pinned.error && <div className="error small">Baseline: {pinned.error}</div>}
-        <ConfigPanel config={config} onChange={setConfigPerFrame} ages={{ scope: config.scope, now }} />
+        <ConfigPanel config={config} onChange={updateConfigPerFrame} now={now} />
       </aside>
 
       <section className={`recall-center${tab === 'window' ? ' cw-shown' : ''}`} aria-label="Ranking">
@@ -470,15 +510,7 @@ function Playground({
         )}
         {empty && !stale && <EmptyNotice empty={checkedEmpty ?? empty} onApply={(patch) => setConfig(mergeConfig(config, patch))} />}
         {view && trace && (
-          <ResultsList
-            rows={rows}
-            units={trace.units}
-            config={config}
-            changes={changes}
-            selectedId={selected}
-            onSelect={setSelected}
-            onOpen={(id) => (trace.unit === 'session' ? undefined : navigate('browse', { memoryId: id }))}
-          />
+          <ResultsList rows={rows} units={trace.units} config={config} changes={changes} selectedId={selected} onSelect={setSelected} onOpen={openRow} />
         )}
       </section>
 

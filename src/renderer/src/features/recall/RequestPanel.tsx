@@ -1,5 +1,5 @@
 /** What to recall: preset, query or cue, scope, `now` (time travel) and the embedder. */
-import { useId } from 'react'
+import { memo, useId } from 'react'
 import type { RecallConfig } from '../../../../shared/types'
 import { call } from '../../lib/api'
 import { useAsync } from '../../lib/useAsync'
@@ -25,17 +25,28 @@ function fromLocalInput(s: string): number | null {
 export interface RequestEditing {
   req: RecallRequest
   setReq: (f: (r: RecallRequest) => RecallRequest) => void
-  config: RecallConfig
-  setConfig: (c: RecallConfig) => void
+  /** the config's scope (the panel edits it) */
+  scope: RecallConfig['scope']
+  /** edits the config from its current value (stable: the panel is memoised and a slider step leaves it alone) */
+  updateConfig: (update: (c: RecallConfig) => RecallConfig) => void
   options: PresetOption[]
   choosePreset: (v: string) => void
   live: boolean
   setLive: (v: boolean) => void
 }
 
-export function RequestPanel({ req, setReq, config, setConfig, options, choosePreset, live, setLive, onRun }: RequestEditing & { onRun: () => void }) {
+export const RequestPanel = memo(function RequestPanel({
+  req,
+  setReq,
+  scope,
+  updateConfig,
+  options,
+  choosePreset,
+  live,
+  setLive,
+  onRun,
+}: RequestEditing & { onRun: () => void }) {
   const facets = useAsync(() => call('memories.facets', {}), [])
-  const scope = config.scope
   const sessions = useAsync(
     () => call('sessions.page', { agentId: scope.agentId, userId: scope.userId, limit: 200, includeArchived: true }),
     [scope.agentId, scope.userId],
@@ -44,7 +55,7 @@ export function RequestPanel({ req, setReq, config, setConfig, options, choosePr
   const setScope = (patch: Partial<RecallConfig['scope']>) => {
     const next = { ...scope, ...patch }
     for (const k of Object.keys(next) as (keyof typeof next)[]) if (next[k] === undefined || next[k] === '') delete next[k]
-    setConfig({ ...config, scope: next })
+    updateConfig((c) => ({ ...c, scope: next }))
   }
   const ids = { preset: useId(), query: useId(), now: useId(), emb: useId() }
   const tiers = ['working', 'long_term', 'archived']
@@ -84,7 +95,7 @@ export function RequestPanel({ req, setReq, config, setConfig, options, choosePr
         onChange={(v) => {
           setReq((r) => ({ ...r, useCue: v }))
           // The dense arm embeds the cue; the lexical arm keeps the raw utterance.
-          if (v) setConfig({ ...config, cueUse: { dense: 'cue', lexical: 'utterance' } })
+          if (v) updateConfig((c) => ({ ...c, cueUse: { dense: 'cue', lexical: 'utterance' } }))
         }}
       />
       {req.useCue && (
@@ -237,4 +248,4 @@ export function RequestPanel({ req, setReq, config, setConfig, options, choosePr
       </div>
     </div>
   )
-}
+})

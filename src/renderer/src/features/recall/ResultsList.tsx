@@ -90,18 +90,25 @@ function ChangeBadge({ change }: { change: RankChange | undefined }) {
   )
 }
 
-/** Weighted contributions as a stacked bar; width scaled to `scale` (the largest score shown). */
+/**
+ * Weighted contributions as a stacked bar; length scaled to `scale` (the largest score shown). Each segment spans
+ * the whole bar and is scaled and moved into place with a transform: a slider step changes every bar, and a
+ * transform is repainted without laying the row out again (widths were a layout of every row per step).
+ */
 const StackedBar = memo(function StackedBar({ c, scale }: { c: Features; scale: number }) {
-  const seg = (k: keyof Features) => Math.max(0, c[k]) / (scale || 1)
+  let offset = 0
   return (
     <div
       className="stack"
       role="img"
       aria-label={`similarity ${c.similarity.toFixed(3)}, lexical ${c.lexical.toFixed(3)}, recency ${c.recency.toFixed(3)}, salience ${c.salience.toFixed(3)}`}
     >
-      {(['similarity', 'lexical', 'recency', 'salience'] as const).map((k) => (
-        <span key={k} style={{ width: `${(100 * seg(k)).toFixed(2)}%`, background: FEATURE_COLORS[k] }} />
-      ))}
+      {(['similarity', 'lexical', 'recency', 'salience'] as const).map((k) => {
+        const share = Math.max(0, c[k]) / (scale || 1)
+        const at = offset
+        offset += share
+        return <span key={k} style={{ transform: `translateX(${(100 * at).toFixed(2)}%) scaleX(${share.toFixed(4)})`, background: FEATURE_COLORS[k] }} />
+      })}
     </div>
   )
 })
@@ -128,6 +135,85 @@ const VIRTUAL_ABOVE = 60
  */
 const ROW_PX = 62
 const CUT_PX = 23
+/** Rows drawn beyond the visible ones on each side: enough for a keyboard step; each one more is laid out every slider step. */
+const OVERSCAN = 3
+/**
+ * A virtualised row's key is its index modulo this (larger than any window of rows): a slider step re-ranks the
+ * candidates under rows that stay put, so each row element is updated in place with its new memory instead of
+ * being removed and another created (creating ~12 rows with their text was most of a step's DOM, style and layout
+ * work); scrolling by one row reuses the element of the row that left.
+ */
+const KEY_RING = 256
+
+/** The row's text: re-rendered only when the memory it shows changes. */
+const RowText = memo(function RowText({ text }: { text: string }) {
+  return <div className="result-text">{text}</div>
+})
+
+interface RowProps {
+  r: Row
+  u: UnitInfo | undefined
+  change: RankChange | undefined
+  lines: CutLine[] | undefined
+  index: number
+  setsize: number
+  /** translateY of a virtualised row; undefined in a whole list */
+  start: number | undefined
+  scale: number
+  selected: boolean
+  focusable: boolean
+  onSelect: (id: string) => void
+  onOpen: (id: string) => void
+}
+
+/** One candidate, with the cut lines drawn above it. */
+const ResultRow = memo(function ResultRow({ r, u, change, lines, index, setsize, start, scale, selected, focusable, onSelect, onOpen }: RowProps) {
+  return (
+    <li
+      className="result-wrap"
+      data-index={index}
+      aria-setsize={setsize}
+      aria-posinset={index + 1}
+      style={start !== undefined ? { transform: `translateY(${start}px)` } : undefined}
+    >
+      {(lines ?? []).map((l) => (
+        <div key={l.gate} className={`cut cut-${l.gate}`} role="separator" aria-label={`cut: ${l.label}`}>
+          <span>{l.label}</span>
+        </div>
+      ))}
+      <div
+        className={`result${r.gate ? ' dropped' : ''}`}
+        data-id={r.id}
+        data-gate={r.gate ?? 'kept'}
+        tabIndex={focusable ? 0 : -1}
+        aria-selected={selected}
+        onClick={() => onSelect(r.id)}
+        onDoubleClick={() => onOpen(r.id)}
+      >
+        <span className="rank">{r.rank ?? '–'}</span>
+        <ChangeBadge change={change} />
+        <div className="result-body">
+          <RowText text={u ? withSubject(u.content, u.metadata) : r.id} />
+          <div className="result-meta">
+            {r.gate && (
+              <span className="gate" title={`dropped: ${GATE_TEXT[r.gate]}`}>
+                ✕ {r.gate}
+              </span>
+            )}
+            {change?.after === null && <span className="gate">was #{change.before}</span>}
+            <span className="pill-kind">{u?.kind ?? u?.role ?? (u && u.sessionId === u.id ? 'session' : 'unit')}</span>
+            <span>{r.tokens} tok</span>
+            <span className="mono result-id" title={r.id}>
+              {r.id}
+            </span>
+          </div>
+        </div>
+        <StackedBar c={r.contributions} scale={scale} />
+        <span className="score">{r.score.toFixed(3)}</span>
+      </div>
+    </li>
+  )
+})
 
 export function ResultsList({ rows, units, config, changes, selectedId, onSelect, onOpen }: ResultsListProps) {
   const lines = useMemo(() => cutLines(rows, config), [rows, config])
@@ -150,7 +236,7 @@ export function ResultsList({ rows, units, config, changes, selectedId, onSelect
     getScrollElement: () => scrollRef.current,
     estimateSize: (i) => ROW_PX + CUT_PX * (linesAt.get(i)?.length ?? 0),
     getItemKey: (i) => rows[i].id,
-    overscan: 8,
+    overscan: OVERSCAN,
   })
   const shown = virtual ? virtualizer.getVirtualItems().map((v) => ({ i: v.index, start: v.start })) : rows.map((_, i) => ({ i, start: 0 }))
 
@@ -185,52 +271,22 @@ export function ResultsList({ rows, units, config, changes, selectedId, onSelect
     >
       {shown.map(({ i, start }) => {
         const r = rows[i]
-        const u = units[r.id]
         return (
-          <li
-            key={r.id}
-            className="result-wrap"
-            data-index={i}
-            aria-setsize={rows.length}
-            aria-posinset={i + 1}
-            style={virtual ? { transform: `translateY(${start}px)` } : undefined}
-          >
-            {(linesAt.get(i) ?? []).map((l) => (
-              <div key={l.gate} className={`cut cut-${l.gate}`} role="separator" aria-label={`cut: ${l.label}`}>
-                <span>{l.label}</span>
-              </div>
-            ))}
-            <div
-              className={`result${r.gate ? ' dropped' : ''}`}
-              data-id={r.id}
-              data-gate={r.gate ?? 'kept'}
-              tabIndex={selectedId === r.id || (selectedId === null && i === 0) ? 0 : -1}
-              aria-selected={selectedId === r.id}
-              onClick={() => onSelect(r.id)}
-              onDoubleClick={() => onOpen(r.id)}
-            >
-              <span className="rank">{r.rank ?? '–'}</span>
-              <ChangeBadge change={changes.get(r.id)} />
-              <div className="result-body">
-                <div className="result-text">{u ? withSubject(u.content, u.metadata) : r.id}</div>
-                <div className="result-meta">
-                  {r.gate && (
-                    <span className="gate" title={`dropped: ${GATE_TEXT[r.gate]}`}>
-                      ✕ {r.gate}
-                    </span>
-                  )}
-                  {changes.get(r.id)?.after === null && <span className="gate">was #{changes.get(r.id)!.before}</span>}
-                  <span className="pill-kind">{u?.kind ?? u?.role ?? (u && u.sessionId === u.id ? 'session' : 'unit')}</span>
-                  <span>{r.tokens} tok</span>
-                  <span className="mono result-id" title={r.id}>
-                    {r.id}
-                  </span>
-                </div>
-              </div>
-              <StackedBar c={r.contributions} scale={scale} />
-              <span className="score">{r.score.toFixed(3)}</span>
-            </div>
-          </li>
+          <ResultRow
+            key={virtual ? i % KEY_RING : r.id}
+            r={r}
+            u={units[r.id]}
+            change={changes.get(r.id)}
+            lines={linesAt.get(i)}
+            index={i}
+            setsize={rows.length}
+            start={virtual ? start : undefined}
+            scale={scale}
+            selected={selectedId === r.id}
+            focusable={selectedId === r.id || (selectedId === null && i === 0)}
+            onSelect={onSelect}
+            onOpen={onOpen}
+          />
         )
       })}
     </ol>

@@ -3,7 +3,7 @@
  * load, diff (against the config on screen), download as JSON, delete, or pin one as
  * the baseline the rank markers compare with. Stored in the workspace (configs.*).
  */
-import { useState } from 'react'
+import { memo, useState } from 'react'
 import type { RecallConfig } from '../../../../shared/types'
 import type { ConfigDiff, SavedConfig } from '../../../../shared/savedConfigs'
 import { call } from '../../lib/api'
@@ -13,7 +13,8 @@ import type { Baseline } from './baseline'
 
 interface SavedConfigsProps {
   preset: string
-  config: RecallConfig
+  /** the config on screen when a button is pressed (a getter: the list is memoised, and a slider step leaves it alone) */
+  getConfig: () => RecallConfig
   baseline: Baseline | null
   onPin: (b: Baseline | null) => void
   onLoad: (saved: SavedConfig) => void
@@ -21,7 +22,7 @@ interface SavedConfigsProps {
 
 const show = (v: unknown) => (v === undefined ? 'unset' : JSON.stringify(v))
 
-export function SavedConfigs({ preset, config, baseline, onPin, onLoad }: SavedConfigsProps) {
+export const SavedConfigs = memo(function SavedConfigs({ preset, getConfig, baseline, onPin, onLoad }: SavedConfigsProps) {
   const [tick, setTick] = useState(0)
   const list = useAsync(() => call('configs.list', {}), [tick])
   const [name, setName] = useState('')
@@ -30,7 +31,7 @@ export function SavedConfigs({ preset, config, baseline, onPin, onLoad }: SavedC
 
   const save = async (replace: boolean) => {
     try {
-      const s = await call('configs.save', { name, preset, config, replace })
+      const s = await call('configs.save', { name, preset, config: getConfig(), replace })
       setMsg({ text: `Saved "${s.name}".` })
       setName('')
       setTick((t) => t + 1)
@@ -52,7 +53,7 @@ export function SavedConfigs({ preset, config, baseline, onPin, onLoad }: SavedC
         ) : (
           <button
             className="btn small"
-            onClick={() => onPin({ label: 'the config pinned from the screen', config })}
+            onClick={() => onPin({ label: 'the config pinned from the screen', config: getConfig() })}
             title="The ▲/▼/NEW markers compare with this config until you unpin it"
           >
             Pin baseline
@@ -110,7 +111,7 @@ export function SavedConfigs({ preset, config, baseline, onPin, onLoad }: SavedC
               </button>
               <button
                 className="btn small"
-                onClick={act(async () => setDiff(await call('configs.diff', { a: c.name, b: { preset, config } })))}
+                onClick={act(async () => setDiff(await call('configs.diff', { a: c.name, b: { preset, config: getConfig() } })))}
                 title="What differs from this saved config to the config on screen"
               >
                 Diff
@@ -166,4 +167,4 @@ export function SavedConfigs({ preset, config, baseline, onPin, onLoad }: SavedC
       )}
     </section>
   )
-}
+})

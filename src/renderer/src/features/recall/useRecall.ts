@@ -7,7 +7,7 @@
  * candidate set (query, scope, model, unit, a deeper pool than fetched…) sends a
  * new `recall.run`, debounced.
  */
-import { useEffect, useMemo, useRef, useState } from 'react'
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
 import type { Cue, RecallConfig, RecallTrace, TraceDropped, TraceResult } from '../../../../shared/types'
 import { canRerankLocally, rerank } from '../../../../shared/scoring'
 import { renderResults } from '../../../../shared/render'
@@ -65,6 +65,32 @@ export interface UseRecall {
   run: () => void
 }
 
+/** Re-ranks run on idle after a trace arrives, to warm the re-rank's code up. */
+const WARM_RUNS = 3
+
+/** Re-ranks `trace`'s candidates WARM_RUNS times with its own config, one run per idle moment; returns a cancel. */
+function warmRerank(trace: RecallTrace): () => void {
+  const l = canRerankLocally(trace, trace.config)
+  if (!l.ok) return () => undefined
+  let runs = 0
+  let cancel = whenIdle(function warm() {
+    const r = rerank(trace.candidates, trace.config, l.mode)
+    renderResults(r.results, { candidates: trace.candidates, units: trace.units, mode: l.mode }, trace.config)
+    if (++runs < WARM_RUNS) cancel = whenIdle(warm)
+  })
+  return () => cancel()
+}
+
+/** Runs `f` when the page is idle (soon, where there is no idle callback); returns a cancel. */
+function whenIdle(f: () => void): () => void {
+  if (typeof requestIdleCallback === 'function') {
+    const h = requestIdleCallback(f, { timeout: 1000 })
+    return () => cancelIdleCallback(h)
+  }
+  const h = setTimeout(f, 50)
+  return () => clearTimeout(h)
+}
+
 function viewFromTrace(t: RecallTrace): RecallView {
   return {
     results: t.results,
@@ -100,6 +126,11 @@ export function useRecall(req: RecallRequest, config: RecallConfig, opts: { auto
   )
   const local = useMemo(() => (trace ? canRerankLocally(trace, effective) : null), [trace, effective])
   const configKey = JSON.stringify(config)
+
+  // The first slider steps after a query ran the re-rank's code cold (not yet optimised by the JS engine): 3–10×
+  // the time of a warm step, and the worst steps of a drag (docs/internals/performance.md, "Recall sliders").
+  // Re-ranked a few times with the trace's own config while the page is idle, the first drag step is a warm one.
+  useEffect(() => (trace ? warmRerank(trace) : undefined), [trace])
 
   useEffect(() => {
     const manual = tick > 0 && lastTick.current !== tick
@@ -187,5 +218,6 @@ export function useRecall(req: RecallRequest, config: RecallConfig, opts: { auto
   const changes = ranked.changes
 
   const pendingReason = !trace ? null : traceRequestKey !== requestKey ? 'query changed' : local && !local.ok ? local.reason : null
-  return { trace, view, changes, loading, error, pendingReason, run: () => setTick((t) => t + 1) }
+  const run = useCallback(() => setTick((t) => t + 1), [])
+  return { trace, view, changes, loading, error, pendingReason, run }
 }
