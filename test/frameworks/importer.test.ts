@@ -109,7 +109,7 @@ describe('import framework', () => {
       [li, 'llamaindex', 2],
       [mastra, 'mastra', 2],
     ] as const) {
-      // Mastra's client leaves its WAL un-checkpointed (as a running app does): reading writes read marks to the -shm
+      // reading a WAL-mode file writes read marks to its -shm (kept: its presence is compared, not its bytes)
       const before = hashTree(path.dirname(input === li ? path.join(li, 'x') : input), { shm: 'presence' })
       const out = path.join(t.dir, `${layout}-canonical.db`)
       const r = await run('import', 'framework', '--in', input, '--out', out, '--json')

@@ -7,7 +7,10 @@
  * metadata `{message_id, thread_id, resource_id}`, a thread's working memory in its metadata and a
  * resource's in `workingMemory`.
  */
+import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
+import Database from 'better-sqlite3'
 import { LibSQLStore, LibSQLVector } from '@mastra/libsql'
 
 export interface MastraMessage {
@@ -32,7 +35,12 @@ export interface MastraThread {
 /** Write `<dir>/mastra.db` with the real client; returns its path. */
 export async function buildMastra(dir: string, threads: MastraThread[], messages: MastraMessage[], resourceWm: Record<string, string>): Promise<string> {
   const file = path.join(dir, 'mastra.db')
-  const url = `file:${file}`
+  // The client writes a scratch file: libsql ends its connection when the object is collected, not at close(),
+  // and that late close checkpoints the WAL into the file whenever it happens (measured: within a second, or
+  // not for 15 s). The fixture is a consistent copy made by a connection closed here, so its bytes stay put.
+  const scratchDir = fs.mkdtempSync(path.join(os.tmpdir(), 'recallscope-mastra-build-'))
+  const scratch = path.join(scratchDir, 'mastra.db')
+  const url = `file:${scratch}`
   const store = new LibSQLStore({ id: 'fixture', url })
   await store.init()
   const memory = await store.getStore('memory')
@@ -75,7 +83,14 @@ export async function buildMastra(dir: string, threads: MastraThread[], messages
     })
     await vector.close()
   }
-  // closed as an agent's process ends: the last connection checkpoints the WAL into the file
+  // closed as an agent's process ends, so the fixture is checkpointed: one file, no -wal
   await store.close()
+  const db = new Database(scratch, { readonly: true })
+  try {
+    await db.backup(file)
+  } finally {
+    db.close()
+  }
+  fs.rmSync(scratchDir, { recursive: true, force: true })
   return file
 }
