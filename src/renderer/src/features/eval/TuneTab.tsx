@@ -24,6 +24,13 @@ import type { JobState } from '../../lib/jobs'
 import { useOptionalApp } from '../../app/context'
 import { useAsync } from '../../lib/useAsync'
 
+/** The form's whole-number inputs: field, label, accessible name. */
+const NUMBER_FIELDS = [
+  ['k', 'k', 'Tune k'],
+  ['trials', 'Configs to try', 'Configs to try'],
+  ['seed', 'Seed', 'Tune seed'],
+] as const
+
 export function TuneTab({
   settings,
   form,
@@ -87,42 +94,20 @@ export function TuneTab({
               ))}
             </select>
           </label>
-          <label>
-            <span className="field-label">k</span>
-            <input
-              className="input num"
-              type="number"
-              min={TUNE_BOUNDS.k[0]}
-              max={TUNE_BOUNDS.k[1]}
-              value={k}
-              aria-label="Tune k"
-              onChange={(e) => set('k', bounded(e.target.value, TUNE_BOUNDS.k))}
-            />
-          </label>
-          <label>
-            <span className="field-label">Configs to try</span>
-            <input
-              className="input num"
-              type="number"
-              min={TUNE_BOUNDS.trials[0]}
-              max={TUNE_BOUNDS.trials[1]}
-              value={trials}
-              aria-label="Configs to try"
-              onChange={(e) => set('trials', bounded(e.target.value, TUNE_BOUNDS.trials))}
-            />
-          </label>
-          <label>
-            <span className="field-label">Seed</span>
-            <input
-              className="input num"
-              type="number"
-              min={TUNE_BOUNDS.seed[0]}
-              max={TUNE_BOUNDS.seed[1]}
-              value={seed}
-              aria-label="Tune seed"
-              onChange={(e) => set('seed', bounded(e.target.value, TUNE_BOUNDS.seed))}
-            />
-          </label>
+          {NUMBER_FIELDS.map(([key, label, aria]) => (
+            <label key={key}>
+              <span className="field-label">{label}</span>
+              <input
+                className="input num"
+                type="number"
+                min={TUNE_BOUNDS[key][0]}
+                max={TUNE_BOUNDS[key][1]}
+                value={form[key]}
+                aria-label={aria}
+                onChange={(e) => set(key, bounded(e.target.value, TUNE_BOUNDS[key]))}
+              />
+            </label>
+          ))}
           <div className="knobs" role="group" aria-label="Knobs to search">
             {KNOBS.map(([key, label]) => (
               <label key={key} className="toggle">
