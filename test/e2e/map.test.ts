@@ -166,9 +166,11 @@ describe.skipIf(!ready)('the embedding map', () => {
 
       // Hover a marked point: its text and what the recall did with it. On the final (UMAP) layout: a point read
       // on the PCA frame moves when UMAP replaces it, which a loaded run can do between the read and the hover.
+      // The marker's centre, not its first pixel: at a marker's edge a neighbour drawn close by can be the nearest point.
       const canvas = page.getByTestId('map-overlay')
       const box = (await canvas.boundingBox())!
-      await page.mouse.move(box.x + px.at![0], box.y + px.at![1] + 2)
+      const centre = (await markerCentre(page, marked))!
+      await page.mouse.move(box.x + centre[0], box.y + centre[1])
       await expect.poll(() => page.getByTestId('map-hover').textContent()).toMatch(/relevant/)
 
       // Lasso the whole map (Shift-drag; a plain drag pans): every point is listed in the region.

@@ -282,9 +282,10 @@ export function MapCanvas({ points, coords, query, selected, onHover, onOpen, on
     return [e.clientX - r.left, e.clientY - r.top] as [number, number]
   }
   const rank = (i: number) => CLASSES.indexOf(classes[i])
+  const markerSize = (i: number) => CLASS_STYLE[classes[i]].size
   /** The point under canvas position (x, y): the cursor is taken back through the view, the radius stays in screen pixels. */
   const pick = (x: number, y: number) => {
-    const i = pickThrough(home.grid, view, x, y, PICK_RADIUS, rank)
+    const i = pickThrough(home.grid, view, x, y, PICK_RADIUS, rank, markerSize)
     return i < 0 ? null : i
   }
   const hoverAt = (x: number, y: number) => {

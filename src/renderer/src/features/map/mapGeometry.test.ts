@@ -49,6 +49,32 @@ describe('map geometry', () => {
     expect(g.nearest(299, 301, 8)).toBe(3)
   })
 
+  it('picks the marker drawn on top when markers overlap under the cursor, else the nearest', () => {
+    // 0: a grey dot (rank 0, drawn 1 px wide); 1: a marked diamond (rank 5, drawn 6 px) 1.5 px away, over it.
+    const g = new PointGrid(Float32Array.from([100, 101.5, 200]), Float32Array.from([100, 100, 100]))
+    const rank = (i: number) => [0, 5, 0][i]
+    const cover = (i: number) => [1, 6, 1][i]
+    // On the dot itself: both markers cover the cursor, the one on top wins though the dot is nearer.
+    expect(g.nearest(100, 100, 8, rank, cover)).toBe(1)
+    // Without sizes: the nearest, as before.
+    expect(g.nearest(100, 100, 8, rank)).toBe(0)
+    // 7 px left of the diamond: only the dot's pick radius reaches, neither marker covers it: the nearest.
+    expect(g.nearest(94.5, 100, 8, rank, cover)).toBe(0)
+    // A covering marker beats a nearer one that does not cover the cursor.
+    const h = new PointGrid(Float32Array.from([10, 14]), Float32Array.from([10, 10]))
+    expect(
+      h.nearest(
+        11.5,
+        10,
+        8,
+        () => 0,
+        (i) => [1, 6][i],
+      ),
+    ).toBe(1)
+    // Exactly at the radius is outside.
+    expect(g.nearest(208, 100, 8, rank, cover)).toBe(-1)
+  })
+
   it('tests points against a lasso polygon', () => {
     const square: [number, number][] = [
       [0, 0],

@@ -147,10 +147,16 @@ export class PointGrid {
     return (cx + 32768) * 65536 + (cy + 32768)
   }
 
-  /** The index of the point nearest to (x, y) within `radius` pixels; -1 when none. Ties: the later-drawn (higher `rank`) wins. */
-  nearest(x: number, y: number, radius: number, rank?: (i: number) => number): number {
+  /**
+   * The point under (x, y): what the user sees there. A point whose marker covers (x, y) (within `cover(i)`,
+   * its drawn size) beats one that does not, and among covering points the later-drawn (higher `rank`, on top)
+   * wins, then the nearer — so a marked memory drawn over a near-duplicate grey dot is the one hovered.
+   * Otherwise the nearest within `radius`; ties: the higher `rank`. -1 when none.
+   */
+  nearest(x: number, y: number, radius: number, rank?: (i: number) => number, cover?: (i: number) => number): number {
     let best = -1
     let bestD = radius * radius
+    let bestCovers = false
     const r = Math.ceil(radius / this.cell)
     const cx = Math.floor(x / this.cell)
     const cy = Math.floor(y / this.cell)
@@ -160,9 +166,17 @@ export class PointGrid {
         if (!list) continue
         for (const i of list) {
           const d = (this.xs[i] - x) ** 2 + (this.ys[i] - y) ** 2
-          if (d < bestD || (d === bestD && best >= 0 && rank && rank(i) > rank(best))) {
+          if (d >= radius * radius) continue
+          const covers = cover ? d <= cover(i) ** 2 : false
+          let better: boolean
+          if (best < 0) better = true
+          else if (covers !== bestCovers) better = covers
+          else if (covers && rank && rank(i) !== rank(best)) better = rank(i) > rank(best)
+          else better = d < bestD || (d === bestD && !!rank && rank(i) > rank(best))
+          if (better) {
             bestD = d
             best = i
+            bestCovers = covers
           }
         }
       }
@@ -171,12 +185,21 @@ export class PointGrid {
 }
 
 /**
- * The point under canvas position (sx, sy) through `view`, for a grid built over the zoom-1
+ * The point under canvas position (sx, sy) through `view` (PointGrid.nearest: the marker on top first), for a grid built over the zoom-1
  * positions: the cursor is taken back through the view and the radius stays `radius` screen
  * pixels (markers keep their size). -1 when none.
  */
-export function pickThrough(grid: PointGrid, view: View, sx: number, sy: number, radius: number, rank?: (i: number) => number): number {
-  return grid.nearest((sx - view.tx) / view.k, (sy - view.ty) / view.k, radius / view.k, rank)
+export function pickThrough(
+  grid: PointGrid,
+  view: View,
+  sx: number,
+  sy: number,
+  radius: number,
+  rank?: (i: number) => number,
+  /** each point's drawn size in screen pixels (markers keep it when zooming) */
+  size?: (i: number) => number,
+): number {
+  return grid.nearest((sx - view.tx) / view.k, (sy - view.ty) / view.k, radius / view.k, rank, size && ((i) => size(i) / view.k))
 }
 
 /** Whether (x, y) is inside the polygon (even–odd rule; the lasso closes itself). */
