@@ -10,12 +10,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { contract } from '../src/shared/contract'
 import { ERROR_CODES } from '../src/shared/result'
 import { App } from '../src/main/api/app'
-import { createHandlers } from '../src/main/api/handlers'
-import { CHANNELS, createDispatcher, type Dispatch } from '../src/main/api/register'
+import { CHANNELS, type Dispatch } from '../src/main/api/register'
 import { startServer, type RunningServer } from '../src/main/server/http'
 import { CONTENT_SECURITY_POLICY } from '../src/main/csp'
 import { sha256File, tmpDir } from './helpers/tmp'
 import { writeDemoDb } from './helpers/demoDb'
+import { openTestApp } from './helpers/testApp'
 
 /** The error code of a failed Result in an HTTP body. */
 const errorCode = (body: string): string => (JSON.parse(body) as { error: { code: string } }).error.code
@@ -29,9 +29,7 @@ beforeAll(() => {
   t = tmpDir()
   db = path.join(t.dir, 'demo.db')
   writeDemoDb(db, { memories: 300 })
-  app = new App({ mode: 'browser', dataDir: path.join(t.dir, 'home') })
-  app.open(db)
-  dispatch = createDispatcher(createHandlers(app))
+  ;({ app, call: dispatch } = openTestApp(db, path.join(t.dir, 'home')))
 })
 afterAll(() => {
   app.close()

@@ -6,12 +6,12 @@
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { App } from '../src/main/api/app'
-import { createHandlers } from '../src/main/api/handlers'
-import { createDispatcher, type Dispatch } from '../src/main/api/register'
+import type { Dispatch } from '../src/main/api/register'
 import type { JobProgress } from '../src/shared/jobs'
 import type { MapData } from '../src/shared/map'
 import { tmpDir } from './helpers/tmp'
 import { writeDemoDb } from './helpers/demoDb'
+import { openTestApp } from './helpers/testApp'
 
 let t: ReturnType<typeof tmpDir>
 let app: App
@@ -21,9 +21,7 @@ beforeAll(() => {
   t = tmpDir()
   const db = path.join(t.dir, 'demo.db')
   writeDemoDb(db, { memories: 300 })
-  app = new App({ mode: 'browser', dataDir: path.join(t.dir, 'home') })
-  app.open(db)
-  dispatch = createDispatcher(createHandlers(app))
+  ;({ app, call: dispatch } = openTestApp(db, path.join(t.dir, 'home')))
 })
 afterAll(() => {
   app.close()

@@ -12,15 +12,15 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { App } from '../../src/main/api/app'
-import { createHandlers } from '../../src/main/api/handlers'
 import { QUEUED_MESSAGE } from '../../src/main/api/handlers/map'
-import { createDispatcher, type Dispatch } from '../../src/main/api/register'
+import type { Dispatch } from '../../src/main/api/register'
 import { cpuPool } from '../../src/main/jobs/cpuPool'
 import type { JobProgress } from '../../src/shared/jobs'
 import type { MapData } from '../../src/shared/map'
 import type { Result } from '../../src/shared/result'
 import { tmpDir } from '../helpers/tmp'
 import { writeDemoDb } from '../helpers/demoDb'
+import { openTestApp } from '../helpers/testApp'
 
 const BURST = 40
 /**
@@ -71,9 +71,7 @@ beforeAll(async () => {
   t = tmpDir()
   const db = path.join(t.dir, 'demo.db')
   writeDemoDb(db, { memories: 1500 })
-  app = new App({ mode: 'browser', dataDir: path.join(t.dir, 'home') })
-  app.open(db)
-  call = createDispatcher(createHandlers(app))
+  ;({ app, call } = openTestApp(db, path.join(t.dir, 'home')))
   now = data<{ timeRange: { max: number } }>(await call('memories.facets', {})).timeRange.max
   // Warm up: the first build starts what stays (the vector scan's helper threads) and loads the map worker's code.
   data<MapData>(await call('map.build', { query: 'warm up', now, cap: 400, seed: 999 }))

@@ -9,12 +9,12 @@ import path from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { App } from '../../src/main/api/app'
-import { createHandlers } from '../../src/main/api/handlers'
-import { createDispatcher, type Dispatch } from '../../src/main/api/register'
+import type { Dispatch } from '../../src/main/api/register'
 import { main } from '../../src/main/cli/index'
 import type { Page, RecallEvent } from '../../src/shared/types'
 import { makeMemories, writeSqlite } from '../helpers/pgFixture'
 import { sha256File, tmpDir } from '../helpers/tmp'
+import { openTestApp } from '../helpers/testApp'
 
 let t: ReturnType<typeof tmpDir>
 let db: string
@@ -33,9 +33,7 @@ beforeAll(() => {
   ev.run('ev-good', GOOD_AT, 'coffee', JSON.stringify([{ id: mems[0].id, score: 0.5 }]))
   for (const [id, at] of Object.entries(BAD)) ev.run(id, at, 'coffee', JSON.stringify([{ id: mems[0].id, score: 0.5 }]))
   d.close()
-  app = new App({ mode: 'browser', dataDir: path.join(t.dir, 'home') })
-  app.open(db)
-  call = createDispatcher(createHandlers(app))
+  ;({ app, call } = openTestApp(db, path.join(t.dir, 'home')))
 })
 afterAll(() => {
   app.close()

@@ -5,9 +5,9 @@ import type { ConfigDiff, SavedConfig } from '../../../shared/savedConfigs'
 import { diffConfigs } from '../../../shared/savedConfigs'
 import { sha256File, tmpDir } from '../../../../test/helpers/tmp'
 import { App } from '../app'
-import { createDispatcher, type Dispatch } from '../register'
-import { createHandlers } from './index'
+import type { Dispatch } from '../register'
 import { writeDemoDb } from '../../../../test/helpers/demoDb'
+import { openTestApp } from '../../../../test/helpers/testApp'
 
 let t: ReturnType<typeof tmpDir>
 let app: App
@@ -30,9 +30,7 @@ beforeAll(() => {
   db = path.join(t.dir, 'demo.db')
   writeDemoDb(db, { memories: 60 })
   before = sha256File(db)
-  app = new App({ dataDir: path.join(t.dir, 'data'), mode: 'browser' })
-  app.open(db)
-  call = createDispatcher(createHandlers(app))
+  ;({ app, call } = openTestApp(db, path.join(t.dir, 'data')))
 })
 afterAll(() => {
   app.close()

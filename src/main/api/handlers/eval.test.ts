@@ -6,8 +6,8 @@ import type { CasesPage, EvalRun, EvalRunSummary, RunComparison, ScopeDiagnosis,
 import { sha256File, tmpDir } from '../../../../test/helpers/tmp'
 import { demoWithCases, FIXTURE_NOW } from '../../../../test/helpers/evalFixture'
 import { App } from '../app'
-import { createDispatcher, type Dispatch } from '../register'
-import { createHandlers } from './index'
+import type { Dispatch } from '../register'
+import { openTestApp } from '../../../../test/helpers/testApp'
 
 let t: ReturnType<typeof tmpDir>
 let app: App
@@ -34,9 +34,7 @@ beforeAll(() => {
   const f = demoWithCases(t.dir, { memories: 800, cases: 40 })
   db = f.db
   f.store.close()
-  app = new App({ dataDir: path.join(t.dir, 'data'), mode: 'browser' })
-  app.open(db)
-  call = createDispatcher(createHandlers(app))
+  ;({ app, call } = openTestApp(db, path.join(t.dir, 'data')))
 })
 afterAll(() => {
   app.close()

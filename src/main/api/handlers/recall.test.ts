@@ -8,6 +8,7 @@ import { App } from '../app'
 import { createDispatcher, type Dispatch } from '../register'
 import { createHandlers } from './index'
 import { writeDemoDb } from '../../../../test/helpers/demoDb'
+import { openTestApp } from '../../../../test/helpers/testApp'
 
 let t: ReturnType<typeof tmpDir>
 let app: App
@@ -17,9 +18,7 @@ const NOW = Date.UTC(2026, 9, 20, 12)
 beforeAll(() => {
   t = tmpDir()
   const db = writeDemoDb(path.join(t.dir, 'demo.db'), { memories: 800 }).path
-  app = new App({ dataDir: path.join(t.dir, 'data'), mode: 'browser' })
-  app.open(db)
-  call = createDispatcher(createHandlers(app))
+  ;({ app, call } = openTestApp(db, path.join(t.dir, 'data')))
 })
 afterAll(() => {
   app.close()
