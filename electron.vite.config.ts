@@ -8,6 +8,7 @@
 import { resolve } from 'node:path'
 import { defineConfig } from 'electron-vite'
 import react from '@vitejs/plugin-react'
+import { WORKER_ENTRIES } from './src/main/workerEntries'
 
 const root = import.meta.dirname
 
@@ -29,14 +30,8 @@ export default defineConfig({
           index: resolve(root, 'src/main/index.ts'),
           // Exports main(argv); bin/recallscope.cjs requires it (built on first run).
           cli: resolve(root, 'src/main/cli/index.ts'),
-          // The Postgres pool's worker thread (store/postgres/bridge.ts loads out/main/pgWorker.js).
-          pgWorker: resolve(root, 'src/main/store/postgres/pgWorker.ts'),
-          // The embedding map's PCA / UMAP worker thread (map/runMapTask.ts loads out/main/mapWorker.js).
-          mapWorker: resolve(root, 'src/main/map/mapWorker.ts'),
-          // The job worker: evals, tunes and why-nots off the main thread (jobs/offThread.ts loads out/main/jobWorker.js).
-          jobWorker: resolve(root, 'src/main/jobs/jobWorker.ts'),
-          // The store host: each open store, and every channel that touches it (host/storeHost.ts loads out/main/hostWorker.js).
-          hostWorker: resolve(root, 'src/main/host/hostWorker.ts'),
+          // The worker threads (out/main/<name>.js, where workerScript finds them): src/main/workerEntries.ts.
+          ...Object.fromEntries(Object.entries(WORKER_ENTRIES).map(([name, entry]) => [name, resolve(root, 'src/main', entry)])),
         },
         output: { format: 'cjs' },
       },
