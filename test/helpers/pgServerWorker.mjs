@@ -1,14 +1,64 @@
 // The PGlite server of test/helpers/pgServer.ts, in its own thread: the source under test blocks its
 // thread while it waits for the database (store/postgres/bridge.ts), so the server, the logging proxy
 // and the fake auth server cannot share that thread. Plain JS so it loads without a TypeScript loader.
+import fs from 'node:fs'
+import { createRequire } from 'node:module'
 import net from 'node:net'
+import path from 'node:path'
 import { parentPort, workerData } from 'node:worker_threads'
 import { PGlite } from '@electric-sql/pglite'
 import { vector } from '@electric-sql/pglite-pgvector'
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
 import pg from 'pg'
 
-const db = await PGlite.create(workerData.vector === false ? {} : { extensions: { vector } })
+/**
+ * A new PGlite cluster. `PGlite.create` runs initdb in WebAssembly: ~7 s of CPU, against ~1.2 s to start from
+ * a dump of the data folder it leaves (measured; docs/internals/testing.md). So the first server dumps its
+ * fresh cluster into .cache/pglite/ (git-ignored), keyed by the PGlite and pgvector versions, and every later
+ * one starts from that dump: the same files initdb writes, before any test touched them. Servers starting at
+ * the same time wait for the one writing the dump (a lock file) instead of each running initdb.
+ */
+async function createCluster(opts) {
+  const req = createRequire(import.meta.url)
+  // Their package.json is not exported: found above the resolved entry point.
+  const version = (name) => {
+    for (let d = path.dirname(req.resolve(name)); d !== path.dirname(d); d = path.dirname(d)) {
+      const pkg = path.join(d, 'package.json')
+      if (fs.existsSync(pkg) && JSON.parse(fs.readFileSync(pkg, 'utf8')).name === name) return JSON.parse(fs.readFileSync(pkg, 'utf8')).version
+    }
+    throw new Error(`no package.json for ${name}`)
+  }
+  const key = `pglite-${version('@electric-sql/pglite')}${opts.extensions ? `-pgvector-${version('@electric-sql/pglite-pgvector')}` : ''}`
+  const dir = path.resolve(import.meta.dirname, '../../.cache/pglite')
+  const dump = path.join(dir, `${key}.tar`)
+  const lock = `${dump}.lock`
+  const fromDump = () => PGlite.create({ ...opts, loadDataDir: new Blob([fs.readFileSync(dump)]) })
+  if (fs.existsSync(dump)) return fromDump()
+  fs.mkdirSync(dir, { recursive: true })
+  let fd
+  try {
+    fd = fs.openSync(lock, 'wx')
+  } catch {
+    // Another server is writing the dump: wait for it. A lock older than two minutes was left by a killed run.
+    const stale = () => Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? 0) > 120_000
+    while (!fs.existsSync(dump) && fs.existsSync(lock) && !stale()) await new Promise((r) => setTimeout(r, 100))
+    if (fs.existsSync(dump)) return fromDump()
+    if (stale()) fs.rmSync(lock, { force: true })
+    return PGlite.create(opts)
+  }
+  try {
+    const db = await PGlite.create(opts)
+    const tmp = `${dump}.${process.pid}.${Date.now()}`
+    fs.writeFileSync(tmp, Buffer.from(await (await db.dumpDataDir('none')).arrayBuffer()))
+    fs.renameSync(tmp, dump)
+    return db
+  } finally {
+    fs.closeSync(fd)
+    fs.rmSync(lock, { force: true })
+  }
+}
+
+const db = await createCluster(workerData.vector === false ? {} : { extensions: { vector } })
 const server = new PGLiteSocketServer({ db, port: 0, host: '127.0.0.1', maxConnections: 16 })
 await server.start()
 const directPort = Number(server.getServerConn().split(':').at(-1))
