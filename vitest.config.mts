@@ -73,7 +73,11 @@ const UNIT_ISOLATED = [
  */
 const MAX_WORKERS = Math.max(2, os.availableParallelism()) * 2
 
-const node = { environment: 'node' as const, testTimeout: 60_000, hookTimeout: 120_000 }
+/**
+ * The node projects: worker threads started from source load scripts built once per run (test/helpers/testWorkers.ts)
+ * instead of compiling through tsx on every start.
+ */
+const node = { environment: 'node' as const, testTimeout: 60_000, hookTimeout: 120_000, globalSetup: ['test/helpers/testWorkers.ts'] }
 
 export default defineConfig({
   test: {
