@@ -87,6 +87,7 @@ describe('concurrent writer (WAL)', () => {
       d.pragma('busy_timeout = 5000')
       const ins = d.prepare("INSERT INTO memories (id, agent_id, content, created_at, kind, tier, role) VALUES (?, 'agent-coder', ?, ?, 'episodic', 'working', 'user')")
       const upd = d.prepare("UPDATE memories SET last_used_at = ? WHERE rowid % 7 = ?")
+      process.stdout.write('writing\\n')
       const end = Date.now() + 2000
       let i = 0
       while (Date.now() < end) {
@@ -96,16 +97,22 @@ describe('concurrent writer (WAL)', () => {
       d.close()
     `
     const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] })
-    let written = ''
-    child.stdout.on('data', (d) => (written += d))
-    const exited = new Promise<number>((r) => child.on('exit', (c) => r(c ?? -1)))
+    let out = ''
+    child.stdout.on('data', (d) => (out += d))
+    let running = true
+    // 'close': its stdout (the count it prints last) has been read in full
+    const exited = new Promise<number>((r) => child.on('close', (c) => r(c ?? -1))).finally(() => (running = false))
     const s = openSource({ path: db, busyTimeoutMs: 5000 })
     let reads = 0
     let maxTotal = 0
     const errors: string[] = []
-    const deadline = Date.now() + 2500
     try {
-      while (Date.now() < deadline) {
+      // Read for as long as the agent writes: from its first transaction (a loaded machine may take seconds to
+      // start a node process) until it exits.
+      const started = Date.now() + 60_000
+      while (running && !out.startsWith('writing\n') && Date.now() < started) await new Promise((r) => setTimeout(r, 10))
+      expect(out, 'the writer started').toMatch(/^writing\n/)
+      while (running) {
         try {
           const p = s.memoriesPage({ limit: 20 })
           maxTotal = Math.max(maxTotal, p.total)
@@ -118,11 +125,12 @@ describe('concurrent writer (WAL)', () => {
         await new Promise((r) => setImmediate(r))
       }
       expect(await exited).toBe(0)
+      const written = Number(out.split('\n')[1])
       const total = s.memoriesPage({ limit: 1 }).total
       expect(errors).toEqual([])
       expect(reads).toBeGreaterThan(20)
-      expect(Number(written)).toBeGreaterThan(0)
-      expect(total).toBe(300 + Number(written))
+      expect(written).toBeGreaterThan(0)
+      expect(total).toBe(300 + written)
       expect(maxTotal).toBeGreaterThan(300)
     } finally {
       s.close()
