@@ -113,6 +113,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           ...node,
+          isolate: false,
           include: ['test/*.test.ts', 'test/events/**/*.test.ts', 'test/frameworks/**/*.test.ts', 'test/conformance/**/*.test.ts', 'test/trust3/**/*.test.ts'],
           exclude: [...PG, ...SLOW, ...LATENCY],
         },
