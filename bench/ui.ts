@@ -79,6 +79,12 @@ export async function runUiBench(): Promise<void> {
     console.log(`    of which (p50)            ${kinds.map((k) => `${k} ${fmtMs(median(r.map((s) => s.work[k])))}`).join(' · ')}`)
     for (const k of ['script', 'layout', 'paint'] as const) measure({ name: `${k} per step, p50`, value: median(r.map((s) => s.work[k])), unit: 'ms' })
     console.log(`    objects laid out again     p50 ${median(r.map((s) => s.work.dirtyObjects))} per step`)
+    // CPU time: without the waits for a core, so runs at different loads compare.
+    const cpu = r.map((s) => s.cpu.total)
+    measure({ name: 'main-thread CPU time per step, p95', value: percentile(cpu, 0.95), unit: 'ms' })
+    measure({ name: 'main-thread CPU time per step, p50', value: median(cpu), unit: 'ms' })
+    console.log(`  main-thread CPU per step    ${stat(cpu)}`)
+    console.log(`    of which (p50)            ${kinds.map((k) => `${k} ${fmtMs(median(r.map((s) => s.cpu[k])))}`).join(' · ')}`)
     console.log(`  every task, bench's own too ${stat(all)}`)
     console.log(`  input → painted per step    ${stat(paint)}`)
     console.log(`  engine re-rank (page-reported, ${rerank.length} updates)  ${rerank.length ? stat(rerank) : 'not shown'}`)
@@ -179,6 +185,8 @@ interface Step {
   /** the app's main-thread work for the step (bench/uiTrace.ts) */
   mainMs: number
   work: StepWork
+  /** the same in thread (CPU) time */
+  cpu: StepWork
   paintMs: number
   rerankMs: number | null
 }
@@ -230,7 +238,9 @@ async function dragSlider(page: Page, name: string, steps: number): Promise<Step
   const shown = await page.evaluate<string[]>('window.__rerank')
   const rerank = shown.map((t) => /re-ranked locally in ([\d.]+) ms/.exec(t)).map((m) => (m ? Number(m[1]) : null))
   // The app's scripts are the served bundle's (`/assets/…`); the bench's own are evaluated without a URL.
-  const work = stepWork(events, steps, (url) => url.includes('/assets/'))
+  const isApp = (url: string) => url.includes('/assets/')
+  const work = stepWork(events, steps, isApp)
+  const cpu = stepWork(events, steps, isApp, 'thread')
   if (profile) printTraceBreakdown(events)
   // `--trace=FILE`: the drag's Chromium trace, for DevTools' Performance panel (Load profile…) or chrome://tracing.
   const traceFile = process.argv.find((a) => a.startsWith('--trace='))?.slice('--trace='.length)
@@ -238,7 +248,7 @@ async function dragSlider(page: Page, name: string, steps: number): Promise<Step
     fs.writeFileSync(traceFile, JSON.stringify({ traceEvents: events }))
     console.log(`  trace written to ${traceFile}`)
   }
-  return work.map((w, i) => ({ mainMs: w.total, work: w, paintMs: paint[i] ?? NaN, rerankMs: rerank[i] ?? null }))
+  return work.map((w, i) => ({ mainMs: w.total, work: w, cpu: cpu[i], paintMs: paint[i] ?? NaN, rerankMs: rerank[i] ?? null }))
 }
 
 /** Until two frames have passed and the task queue has drained once more (a render scheduled by an input has run). */

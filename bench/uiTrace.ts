@@ -16,6 +16,8 @@ export interface TraceEvent {
   ph: string
   ts: number
   dur?: number
+  /** thread (CPU) time of the slice, µs: what the thread ran, without the time it waited for a core */
+  tdur?: number
   pid: number
   tid: number
   args?: Record<string, unknown>
@@ -93,9 +95,12 @@ function stepMarks(events: readonly TraceEvent[], steps: number): { pid: number;
 
 /**
  * Per step (the time between mark `bench-step-i` and the next): the app's main-thread work, by kind. `isApp`
- * tells the app's scripts from the bench's by URL.
+ * tells the app's scripts from the bench's by URL. `clock` 'wall' sums the slices' durations (what the user
+ * waits); 'thread' their CPU time (`tdur`): the same on an idle machine, and on a loaded one without the time
+ * the thread waited for a core (comparable between runs at different loads).
  */
-export function stepWork(events: readonly TraceEvent[], steps: number, isApp: (url: string) => boolean): StepWork[] {
+export function stepWork(events: readonly TraceEvent[], steps: number, isApp: (url: string) => boolean, clock: 'wall' | 'thread' = 'wall'): StepWork[] {
+  const len = (e: TraceEvent) => (clock === 'thread' ? (e.tdur ?? e.dur!) : e.dur!)
   const { pid, tid, at } = stepMarks(events, steps)
   const slices = events
     .filter((e) => e.pid === pid && e.tid === tid && e.ph === 'X' && e.dur !== undefined && e.ts >= at[0] && e.ts < at[steps])
@@ -127,7 +132,7 @@ export function stepWork(events: readonly TraceEvent[], steps: number, isApp: (u
     const step = at.findIndex((t, s) => s < steps && task.ts >= t && task.ts < at[s + 1])
     if (step < 0) continue
     const w = out[step]
-    w.allTasks += task.dur! / 1000
+    w.allTasks += len(task) / 1000
     const self = new Map<TraceEvent, number>()
     const bench = new Set<TraceEvent>()
     const stack: TraceEvent[] = []
@@ -135,8 +140,8 @@ export function stepWork(events: readonly TraceEvent[], steps: number, isApp: (u
     for (const e of inner) {
       while (stack.length && stack[stack.length - 1].ts + stack[stack.length - 1].dur! <= e.ts) stack.pop()
       const parent = stack[stack.length - 1]
-      if (parent) self.set(parent, self.get(parent)! - e.dur!)
-      self.set(e, e.dur!)
+      if (parent) self.set(parent, self.get(parent)! - len(e))
+      self.set(e, len(e))
       const url = scriptUrl(e)
       if ((parent && bench.has(parent)) || (url !== null && !isApp(url))) bench.add(e)
       else if ((url !== null && isApp(url)) || (e !== task && ['style', 'layout', 'gc'].includes(kindOf(e.name))) || e.name === 'Paint') counted = true
