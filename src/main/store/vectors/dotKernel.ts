@@ -180,11 +180,76 @@ const FUNC8 = [
   ...BODY8,
 ]
 
+// --- two query vectors per pass (the map's PCA, map/pca.ts): each row is read once for both ---
+//
+//   (func (export "dot2All") (param $data i32) (param $n i32) (param $dim i32) (param $q i32) (param $out i32)
+//     the second query follows the first (q + 8·dim); out[2r] = row r · q0, out[2r+1] = row r · q1, each summed
+//     exactly as dotAll sums it. Four independent accumulators instead of two: dotAll waits on its two
+//     additions' latency, this does twice the work in the same steps.
+const [, , , , , R2, P2, QP2, QQ2, I2, DIM42, A0, B0, A1, B1, X01, X23, S20, S21, X2] = Array.from({ length: 20 }, (_, i) => i)
+const acc2 = (local: number, x: number, qp: number, off: number) => [
+  ...get(local),
+  ...get(x),
+  ...get(qp),
+  ...v128load(off),
+  ...mulF64x2,
+  ...addF64x2,
+  ...set(local),
+]
+const rest2 = (s: number, qp: number) => [...get(s), ...get(X2), ...get(qp), ...f64load(0), ...f64mul, ...f64add, ...set(s)]
+const store2 = (s: number, a: number, b: number, off: number) => [
+  ...get(OUT), ...get(R2), ...i32(4), ...shl32, ...add32,
+  ...get(s), ...get(a), ...lane(1), ...f64add, ...get(b), ...lane(0), ...get(b), ...lane(1), ...f64add, ...f64add, ...f64store(off),
+] // prettier-ignore
+
+const BODY2 = [
+  ...get(DIM), ...i32(-4), ...and32, ...set(DIM42),
+  ...get(DATA), ...set(P2),
+  ...i32(0), ...set(R2),
+  ...block, ...loop, // rows
+  ...get(R2), ...get(N), ...geU32, ...brIf(1),
+  ...f64zero, ...splatF64, ...set(A0), ...f64zero, ...splatF64, ...set(B0),
+  ...f64zero, ...splatF64, ...set(A1), ...f64zero, ...splatF64, ...set(B1),
+  ...get(Q), ...set(QP2),
+  ...get(Q), ...get(DIM), ...i32(3), ...shl32, ...add32, ...set(QQ2),
+  ...i32(0), ...set(I2),
+  ...block, ...loop, // four elements at a time, against both queries
+  ...get(I2), ...get(DIM42), ...geU32, ...brIf(1),
+  ...get(P2), ...load64zero(0), ...promoteLow, ...set(X01),
+  ...get(P2), ...load64zero(8), ...promoteLow, ...set(X23),
+  ...acc2(A0, X01, QP2, 0), ...acc2(B0, X23, QP2, 16), ...acc2(A1, X01, QQ2, 0), ...acc2(B1, X23, QQ2, 16),
+  ...step(P2, 16), ...step(QP2, 32), ...step(QQ2, 32), ...step(I2, 4),
+  ...br(0), ...end, ...end,
+  ...get(A0), ...lane(0), ...set(S20),
+  ...get(A1), ...lane(0), ...set(S21),
+  ...block, ...loop, // the remainder, into each s0
+  ...get(I2), ...get(DIM), ...geU32, ...brIf(1),
+  ...get(P2), ...f32load(0), ...f64promote, ...set(X2),
+  ...rest2(S20, QP2), ...rest2(S21, QQ2),
+  ...step(P2, 4), ...step(QP2, 8), ...step(QQ2, 8), ...step(I2, 1),
+  ...br(0), ...end, ...end,
+  ...store2(S20, A0, B0, 0), ...store2(S21, A1, B1, 8),
+  ...step(R2, 1),
+  ...br(0), ...end, ...end,
+  ...end,
+] // prettier-ignore
+
+const FUNC2 = [
+  ...vec([
+    [...uleb(6), I32],
+    [...uleb(6), V128],
+    [...uleb(3), F64],
+  ]),
+  ...BODY2,
+]
+
 /** WebAssembly memories stop at 4 GiB (65,536 pages of 64 KiB). */
 export const WASM_MAX_PAGES = 65536
 
-/** The scan kernels: f32 rows · f64 query (dotAll), int8 rows · int16 query (dotI8All). */
-export type KernelName = 'dotAll' | 'dotI8All'
+/** The kernels: f32 rows · f64 query (dotAll), the same against two queries (dot2All), int8 rows · int16 query (dotI8All). */
+export type KernelName = 'dotAll' | 'dot2All' | 'dotI8All'
+
+const FUNCS: Record<KernelName, number[]> = { dotAll: FUNC, dot2All: FUNC2, dotI8All: FUNC8 }
 
 /**
  * A module exporting one kernel `(data, n, dim|stride, q, out) → ()` over the
@@ -193,7 +258,7 @@ export type KernelName = 'dotAll' | 'dotI8All'
  * instantiate the same module over.
  */
 const moduleBytes = (kernel: KernelName, shared: boolean) => {
-  const func = kernel === 'dotAll' ? FUNC : FUNC8
+  const func = FUNCS[kernel]
   return Uint8Array.from([
     0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0,
     ...section(1, vec([[0x60, ...vec([[I32], [I32], [I32], [I32], [I32]]), 0]])), // type: (i32 ×5) → ()
