@@ -72,7 +72,7 @@ export function computePca(data: Float32Array, n: number, dim: number, opts: Pca
     // A sample without spread says nothing about the axes: fit on every row instead.
     if (stats.total > 0) {
       const axes = fitAxes(fit.data, fit.n, dim, stats.mean, opts, rand)
-      const pass = rowPass(data, n, dim, axes.c0, axes.c1, true, opts.memory)
+      const pass = rowPass(data, n, dim, axes.c0, axes.c1, opts.memory)
       for (let j = 0; j < dim; j++) pass.sums[j] /= n
       const total = Math.max(0, pass.squares / n - dot64(pass.sums, pass.sums))
       return pcaResult(pass, n, pass.sums, total, axes)
@@ -80,7 +80,7 @@ export function computePca(data: Float32Array, n: number, dim: number, opts: Pca
   }
   const { mean, total } = columnStats(data, n, dim)
   const axes = n > 0 && total > 0 ? fitAxes(data, n, dim, mean, opts, rand) : noAxes(dim)
-  return pcaResult(rowPass(data, n, dim, axes.c0, axes.c1, false, opts.memory), n, mean, total, axes)
+  return pcaResult(rowPass(data, n, dim, axes.c0, axes.c1, opts.memory), n, mean, total, axes)
 }
 
 /** The fit's outcome: two unit axes (or zeros), and how it stopped. */
@@ -154,7 +154,7 @@ function fitAxes(data: Float32Array, n: number, dim: number, mean: Float64Array,
   }
 }
 
-/** What one pass over the rows gathers: x·c0 and x·c1 of row i at [2i, 2i+1]; with `sums`, Σx and Σ‖x‖². */
+/** What one pass over the rows gathers: x·c0 and x·c1 of row i at [2i, 2i+1], the column sums Σx, and Σ‖x‖². */
 interface RowPass {
   raw: Float64Array
   sums: Float64Array
@@ -162,16 +162,16 @@ interface RowPass {
 }
 
 /**
- * Every row on both axes — and, with `stats`, the column sums and the sum of squares for the mean and the
- * total variance — in one pass, four rows at a time: each axis element loaded once per four rows, eight
+ * Every row on both axes — and the column sums and the sum of squares, for the mean and the total variance
+ * when the axes came from a sample — in one pass, four rows at a time: each axis element loaded once per four rows, eight
  * independent sums instead of two long chains (this pass reads all n × dim values: at 20,000 × 768 it was the
  * frame's largest cost, as a separate mean pass and a row-at-a-time projection).
  */
-function rowPass(data: Float32Array, n: number, dim: number, c0: Float64Array, c1: Float64Array, stats: boolean, memory?: WasmMemory | null): RowPass {
+function rowPass(data: Float32Array, n: number, dim: number, c0: Float64Array, c1: Float64Array, memory?: WasmMemory | null): RowPass {
   const fast = memory ? rowPassSimd(data, n, dim, c0, c1, memory) : null
   if (fast) return fast
   const raw = new Float64Array(2 * n)
-  const sums = new Float64Array(stats ? dim : 0)
+  const sums = new Float64Array(dim)
   let squares = 0
   let i = 0
   for (; i + 3 < n; i += 4) {
@@ -187,44 +187,26 @@ function rowPass(data: Float32Array, n: number, dim: number, c0: Float64Array, c
     let b1 = 0
     let b2 = 0
     let b3 = 0
-    if (stats) {
-      let s = 0
-      for (let j = 0; j < dim; j++) {
-        const x0 = data[o0 + j]
-        const x1 = data[o1 + j]
-        const x2 = data[o2 + j]
-        const x3 = data[o3 + j]
-        const u = c0[j]
-        const v = c1[j]
-        a0 += x0 * u
-        a1 += x1 * u
-        a2 += x2 * u
-        a3 += x3 * u
-        b0 += x0 * v
-        b1 += x1 * v
-        b2 += x2 * v
-        b3 += x3 * v
-        s += x0 * x0 + x1 * x1 + (x2 * x2 + x3 * x3)
-        sums[j] += x0 + x1 + (x2 + x3)
-      }
-      squares += s
-    } else
-      for (let j = 0; j < dim; j++) {
-        const x0 = data[o0 + j]
-        const x1 = data[o1 + j]
-        const x2 = data[o2 + j]
-        const x3 = data[o3 + j]
-        const u = c0[j]
-        const v = c1[j]
-        a0 += x0 * u
-        a1 += x1 * u
-        a2 += x2 * u
-        a3 += x3 * u
-        b0 += x0 * v
-        b1 += x1 * v
-        b2 += x2 * v
-        b3 += x3 * v
-      }
+    let sq = 0
+    for (let j = 0; j < dim; j++) {
+      const x0 = data[o0 + j]
+      const x1 = data[o1 + j]
+      const x2 = data[o2 + j]
+      const x3 = data[o3 + j]
+      const u = c0[j]
+      const v = c1[j]
+      a0 += x0 * u
+      a1 += x1 * u
+      a2 += x2 * u
+      a3 += x3 * u
+      b0 += x0 * v
+      b1 += x1 * v
+      b2 += x2 * v
+      b3 += x3 * v
+      sq += x0 * x0 + x1 * x1 + (x2 * x2 + x3 * x3)
+      sums[j] += x0 + x1 + (x2 + x3)
+    }
+    squares += sq
     raw[2 * i] = a0
     raw[2 * i + 1] = b0
     raw[2 * i + 2] = a1
@@ -242,10 +224,8 @@ function rowPass(data: Float32Array, n: number, dim: number, c0: Float64Array, c
       const x = data[o + j]
       a += x * c0[j]
       b += x * c1[j]
-      if (stats) {
-        squares += x * x
-        sums[j] += x
-      }
+      squares += x * x
+      sums[j] += x
     }
     raw[2 * i] = a
     raw[2 * i + 1] = b
