@@ -66,6 +66,22 @@ export class RowFile {
     if (this.base && r < this.base.count) this.inSpill[r] = 1
   }
 
+  /** Store rows first … first+m−1 from `v` (m × dim values, written straight from there: a load's block). */
+  writeRows(first: number, v: Float32Array): void {
+    this.flush()
+    const m = v.length / this.dim
+    writeAllSync(this.spillFile().fd, new Uint8Array(v.buffer, v.byteOffset, v.byteLength), first * this.rowBytes)
+    if (this.base) this.inSpill.fill(1, Math.min(first, this.base.count), Math.min(first + m, this.base.count))
+  }
+
+  /** Write out gathered rows and wait until the spill file is on disk (before a snapshot names it). */
+  async sync(): Promise<void> {
+    this.flush()
+    const s = this.spill
+    if (!s || this.closed) return
+    await new Promise<void>((done, fail) => fs.fdatasync(s.fd, (e) => (e ? fail(e) : done())))
+  }
+
   /** Write out gathered rows. */
   flush(): void {
     if (this.pendingRows === 0) return
