@@ -360,6 +360,8 @@ describe.skipIf(!dotKernelAvailable())('compact vector index', () => {
     s.vectors(MODEL).compactTop(normalizeQuery(query(0))!, 5) // a search writes out the rows gathered so far
     expect(spills()).toEqual([expect.stringMatching(new RegExp(`^rows-${process.pid}-`))])
     s.close()
+    // removed in the background (unlinking GBs takes a while): gone within moments
+    for (let i = 0; i < 200 && spills().length > 0; i++) await new Promise((r) => setTimeout(r, 10))
     expect(spills()).toEqual([])
 
     // With a snapshot: the rows file is renamed into it (its size is exactly the rows), nothing else is left.

@@ -145,15 +145,17 @@ export class RowFile {
     return true
   }
 
-  /** Close the files and remove the spill file. */
+  /** Close the files and remove the spill file (in the background). */
   close(): void {
     if (this.closed) return
     this.closed = true
     if (this.base) fs.closeSync(this.base.fd)
     if (this.spill) {
       fs.closeSync(this.spill.fd)
-      fs.rmSync(this.spill.path, { force: true })
-      this.spill.release()
+      // Unlinking GBs takes the file system about a second: not on the closing thread. Until it is
+      // gone the file stays registered (an exit meanwhile removes it; a crash leaves it to the sweep).
+      const { path: p, release } = this.spill
+      fs.rm(p, { force: true }, () => release())
     }
   }
 }
