@@ -180,6 +180,131 @@ const FUNC8 = [
   ...BODY8,
 ]
 
+// --- two query vectors per pass (the map's PCA, map/pca.ts): each row is read once for both ---
+//
+//   (func (export "dot2All") (param $data i32) (param $n i32) (param $dim i32) (param $q i32) (param $out i32)
+//     the second query follows the first (q + 8·dim); out[2r] = row r · q0, out[2r+1] = row r · q1, each summed
+//     exactly as dotAll sums it. Four independent accumulators instead of two: dotAll waits on its two
+//     additions' latency, this does twice the work in the same steps.
+const [, , , , , R2, P2, QP2, QQ2, I2, DIM42, A0, B0, A1, B1, X01, X23, S20, S21, X2] = Array.from({ length: 20 }, (_, i) => i)
+const acc2 = (local: number, x: number, qp: number, off: number) => [
+  ...get(local),
+  ...get(x),
+  ...get(qp),
+  ...v128load(off),
+  ...mulF64x2,
+  ...addF64x2,
+  ...set(local),
+]
+const rest2 = (s: number, qp: number) => [...get(s), ...get(X2), ...get(qp), ...f64load(0), ...f64mul, ...f64add, ...set(s)]
+const store2 = (s: number, a: number, b: number, off: number) => [
+  ...get(OUT), ...get(R2), ...i32(4), ...shl32, ...add32,
+  ...get(s), ...get(a), ...lane(1), ...f64add, ...get(b), ...lane(0), ...get(b), ...lane(1), ...f64add, ...f64add, ...f64store(off),
+] // prettier-ignore
+
+const BODY2 = [
+  ...get(DIM), ...i32(-4), ...and32, ...set(DIM42),
+  ...get(DATA), ...set(P2),
+  ...i32(0), ...set(R2),
+  ...block, ...loop, // rows
+  ...get(R2), ...get(N), ...geU32, ...brIf(1),
+  ...f64zero, ...splatF64, ...set(A0), ...f64zero, ...splatF64, ...set(B0),
+  ...f64zero, ...splatF64, ...set(A1), ...f64zero, ...splatF64, ...set(B1),
+  ...get(Q), ...set(QP2),
+  ...get(Q), ...get(DIM), ...i32(3), ...shl32, ...add32, ...set(QQ2),
+  ...i32(0), ...set(I2),
+  ...block, ...loop, // four elements at a time, against both queries
+  ...get(I2), ...get(DIM42), ...geU32, ...brIf(1),
+  ...get(P2), ...load64zero(0), ...promoteLow, ...set(X01),
+  ...get(P2), ...load64zero(8), ...promoteLow, ...set(X23),
+  ...acc2(A0, X01, QP2, 0), ...acc2(B0, X23, QP2, 16), ...acc2(A1, X01, QQ2, 0), ...acc2(B1, X23, QQ2, 16),
+  ...step(P2, 16), ...step(QP2, 32), ...step(QQ2, 32), ...step(I2, 4),
+  ...br(0), ...end, ...end,
+  ...get(A0), ...lane(0), ...set(S20),
+  ...get(A1), ...lane(0), ...set(S21),
+  ...block, ...loop, // the remainder, into each s0
+  ...get(I2), ...get(DIM), ...geU32, ...brIf(1),
+  ...get(P2), ...f32load(0), ...f64promote, ...set(X2),
+  ...rest2(S20, QP2), ...rest2(S21, QQ2),
+  ...step(P2, 4), ...step(QP2, 8), ...step(QQ2, 8), ...step(I2, 1),
+  ...br(0), ...end, ...end,
+  ...store2(S20, A0, B0, 0), ...store2(S21, A1, B1, 8),
+  ...step(R2, 1),
+  ...br(0), ...end, ...end,
+  ...end,
+] // prettier-ignore
+
+const FUNC2 = [
+  ...vec([
+    [...uleb(6), I32],
+    [...uleb(6), V128],
+    [...uleb(3), F64],
+  ]),
+  ...BODY2,
+]
+
+// --- the map's PCA pass over every row (map/pca.ts): both axes, the squared norm and the column sums at once ---
+//
+//   (func (export "pcaRowsAll") (param $data i32) (param $n i32) (param $dim i32) (param $q i32) (param $out i32)
+//     q holds three float64 vectors of dim: axis c0, axis c1, then the column sums (added to in place);
+//     out[3r] = row r · c0, out[3r+1] = row r · c1, out[3r+2] = ‖row r‖², each summed as dotAll sums.
+const [, , , , , R3, P3, QA3, QB3, SP3, I3, D43, A30, B30, A31, B31, SA3, SB3, X301, X323, S30, S31, S32, X3] = Array.from({ length: 24 }, (_, i) => i)
+const mul32 = [0x6c]
+const v128store = (off: number) => simd(0x0b, 0, ...uleb(off))
+const sq3 = (local: number, x: number) => [...get(local), ...get(x), ...get(x), ...mulF64x2, ...addF64x2, ...set(local)]
+const sum3 = (x: number, off: number) => [...get(SP3), ...get(SP3), ...v128load(off), ...get(x), ...addF64x2, ...v128store(off)]
+const rest3 = (s: number, qp: number) => [...get(s), ...get(X3), ...get(qp), ...f64load(0), ...f64mul, ...f64add, ...set(s)]
+const fold3 = (s: number, a: number, b: number, off: number) => [
+  ...get(OUT), ...get(R3), ...i32(24), ...mul32, ...add32,
+  ...get(s), ...get(a), ...lane(1), ...f64add, ...get(b), ...lane(0), ...get(b), ...lane(1), ...f64add, ...f64add, ...f64store(off),
+] // prettier-ignore
+
+const BODY3 = [
+  ...get(DIM), ...i32(-4), ...and32, ...set(D43),
+  ...get(DATA), ...set(P3),
+  ...i32(0), ...set(R3),
+  ...block, ...loop, // rows
+  ...get(R3), ...get(N), ...geU32, ...brIf(1),
+  ...[A30, B30, A31, B31, SA3, SB3].flatMap((l) => [...f64zero, ...splatF64, ...set(l)]),
+  ...get(Q), ...set(QA3),
+  ...get(Q), ...get(DIM), ...i32(3), ...shl32, ...add32, ...set(QB3),
+  ...get(QB3), ...get(DIM), ...i32(3), ...shl32, ...add32, ...set(SP3),
+  ...i32(0), ...set(I3),
+  ...block, ...loop, // four elements at a time
+  ...get(I3), ...get(D43), ...geU32, ...brIf(1),
+  ...get(P3), ...load64zero(0), ...promoteLow, ...set(X301),
+  ...get(P3), ...load64zero(8), ...promoteLow, ...set(X323),
+  ...acc2(A30, X301, QA3, 0), ...acc2(B30, X323, QA3, 16), ...acc2(A31, X301, QB3, 0), ...acc2(B31, X323, QB3, 16),
+  ...sq3(SA3, X301), ...sq3(SB3, X323),
+  ...sum3(X301, 0), ...sum3(X323, 16),
+  ...step(P3, 16), ...step(QA3, 32), ...step(QB3, 32), ...step(SP3, 32), ...step(I3, 4),
+  ...br(0), ...end, ...end,
+  ...get(A30), ...lane(0), ...set(S30),
+  ...get(A31), ...lane(0), ...set(S31),
+  ...get(SA3), ...lane(0), ...set(S32),
+  ...block, ...loop, // the remainder
+  ...get(I3), ...get(DIM), ...geU32, ...brIf(1),
+  ...get(P3), ...f32load(0), ...f64promote, ...set(X3),
+  ...rest3(S30, QA3), ...rest3(S31, QB3),
+  ...get(S32), ...get(X3), ...get(X3), ...f64mul, ...f64add, ...set(S32),
+  ...get(SP3), ...get(SP3), ...f64load(0), ...get(X3), ...f64add, ...f64store(0),
+  ...step(P3, 4), ...step(QA3, 8), ...step(QB3, 8), ...step(SP3, 8), ...step(I3, 1),
+  ...br(0), ...end, ...end,
+  ...fold3(S30, A30, B30, 0), ...fold3(S31, A31, B31, 8), ...fold3(S32, SA3, SB3, 16),
+  ...step(R3, 1),
+  ...br(0), ...end, ...end,
+  ...end,
+] // prettier-ignore
+
+const FUNC3 = [
+  ...vec([
+    [...uleb(7), I32],
+    [...uleb(8), V128],
+    [...uleb(4), F64],
+  ]),
+  ...BODY3,
+]
+
 // --- the quantiser (int8Scan.ts's setRow, on a load): float32 rows in place → unit rows, int8 codes, per-row numbers ---
 //
 //   (func (export "quantI8") (param $data i32) (param $n i32) (param $dim i32) (param $codes i32) (param $out i32)
@@ -197,7 +322,6 @@ const f32store = (off: number) => [0x38, 2, ...uleb(off)]
 const f64const = (x: number) => [0x44, ...new Uint8Array(new Float64Array([x]).buffer)]
 const i64const = (n: number) => [0x42, ...sleb(n)]
 const i32store8 = [0x3a, 0, 0]
-const mul32 = [0x6c]
 const f32demote = [0xb6]
 const f32abs = [0x8b]
 const f32max = [0x97]
@@ -366,8 +490,13 @@ const FUNCQ = [
 /** WebAssembly memories stop at 4 GiB (65,536 pages of 64 KiB). */
 export const WASM_MAX_PAGES = 65536
 
-/** The kernels: f32 rows · f64 query (dotAll), int8 rows · int16 query (dotI8All), the quantiser (quantI8). */
-export type KernelName = 'dotAll' | 'dotI8All' | 'quantI8'
+/**
+ * The kernels: f32 rows · f64 query (dotAll), the same against two queries (dot2All), the map PCA's pass over the
+ * rows (pcaRowsAll), int8 rows · int16 query (dotI8All), the quantiser (quantI8).
+ */
+export type KernelName = 'dotAll' | 'dot2All' | 'pcaRowsAll' | 'dotI8All' | 'quantI8'
+
+const FUNCS: Record<KernelName, number[]> = { dotAll: FUNC, dot2All: FUNC2, pcaRowsAll: FUNC3, dotI8All: FUNC8, quantI8: FUNCQ }
 
 /**
  * A module exporting one kernel `(data, n, dim|stride, q, out) → ()` over the
@@ -376,7 +505,7 @@ export type KernelName = 'dotAll' | 'dotI8All' | 'quantI8'
  * instantiate the same module over.
  */
 const moduleBytes = (kernel: KernelName, shared: boolean) => {
-  const func = kernel === 'dotAll' ? FUNC : kernel === 'dotI8All' ? FUNC8 : FUNCQ
+  const func = FUNCS[kernel]
   return Uint8Array.from([
     0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0,
     ...section(1, vec([[0x60, ...vec([[I32], [I32], [I32], [I32], [I32]]), 0]])), // type: (i32 ×5) → ()
