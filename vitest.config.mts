@@ -8,8 +8,9 @@ import react from '@vitejs/plugin-react'
  *   unit-isolated  the unit files that need fresh module state (UNIT_ISOLATED)
  *   dom          renderer components in jsdom, without isolation
  *   dom-isolated the dom files that mock a module (DOM_MOCKING)
- *   integration  test/*.test.ts, test/frameworks, test/conformance, test/trust3: stores, importers, the HTTP bridge, real files
- *   pg           the Postgres tests (PGlite in a worker thread, ~15 s to start each)
+ *   integration  test/*.test.ts, test/frameworks, test/conformance, test/trust3: stores, importers, the HTTP bridge, real files;
+ *                without isolation
+ *   pg           the Postgres tests (PGlite in a worker thread, each from a cached initdb dump: test/helpers/pgServerWorker.mjs)
  *   shell        the built app, the CLI as a process, start scripts, packaging, `npm run bench -- --smoke`
  *   e2e          real Chromium against browser mode (needs `npm run build`)
  *   slow         the SLOW files of unit and integration (measured), so test:fast stays fast
@@ -69,7 +70,8 @@ const E2E_LATENCY = ['test/e2e/liveOtlp.test.ts']
  * unit runs without a fresh module registry per file (`isolate: false`: each worker imports a module once and the
  * files it runs share it; docs/internals/testing.md has the CPU measured). These files depend on module state being
  * fresh (the embedders' module-level caches, the event sources' skip counters, a handler's workspace) or failed in
- * shuffled order: they keep a fresh registry in their own project. integration stays isolated (13 files failed).
+ * shuffled order: they keep a fresh registry in their own project. integration runs the same way, with no exceptions
+ * (all 64 files pass shuffled).
  */
 const UNIT_ISOLATED = [
   'src/main/embed/cache.test.ts',
@@ -140,6 +142,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           ...node,
+          // One module registry per worker, as unit: passes with its files shuffled (docs/internals/testing.md).
           isolate: false,
           include: ['test/*.test.ts', 'test/events/**/*.test.ts', 'test/frameworks/**/*.test.ts', 'test/conformance/**/*.test.ts', 'test/trust3/**/*.test.ts'],
           exclude: [...PG, ...SLOW, ...LATENCY],
