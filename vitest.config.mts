@@ -6,7 +6,8 @@ import react from '@vitejs/plugin-react'
  * Test tiers (docs/internals/testing.md has the commands and measured times):
  *   unit         pure modules beside their code (src/main, src/shared, src/preload), node, without isolation
  *   unit-isolated  the unit files that need fresh module state (UNIT_ISOLATED)
- *   dom          renderer components in jsdom
+ *   dom          renderer components in jsdom, without isolation
+ *   dom-isolated the dom files that mock a module (DOM_MOCKING)
  *   integration  test/*.test.ts, test/frameworks, test/conformance, test/trust3: stores, importers, the HTTP bridge, real files
  *   pg           the Postgres tests (PGlite in a worker thread, ~15 s to start each)
  *   shell        the built app, the CLI as a process, start scripts, packaging, `npm run bench -- --smoke`
@@ -14,7 +15,7 @@ import react from '@vitejs/plugin-react'
  *   slow         the SLOW files of unit and integration (measured), so test:fast stays fast
  *   latency      the LATENCY files: run after every other project, one file at a time
  *   e2e-latency  the e2e file asserting a latency (live OTLP < 1 s): after those, alone
- * `npm run test:fast` = unit + unit-isolated + dom + integration + latency (without SLOW); `npm test` runs every project.
+ * `npm run test:fast` = unit + unit-isolated + dom + dom-isolated + integration + latency (without SLOW); `npm test` runs every project.
  */
 
 /** Postgres tests: their own tier (each starts PGlite). */
@@ -45,6 +46,21 @@ const SLOW = [
  * machine's, not the app's. Their project runs after all the others (sequence.groupOrder), one file at a time.
  */
 const LATENCY = ['test/storeHost.test.ts', 'test/offThread.test.ts']
+
+/**
+ * The dom files that replace a module with `vi.mock` (the api bridge, controls, panels). Without isolation a worker
+ * keeps the first module graph it built: a component imported by one file stays wired to that file's mock, and the
+ * next file's mock is never called (vitest-dev/vitest#11152). It failed MappingDialog.test.tsx after Library.test.tsx
+ * had imported MappingDialog through the Library view. These files get a fresh registry each; the rest of dom has no
+ * module mock, so none can leak into it.
+ */
+const DOM_MOCKING = [
+  'src/renderer/src/features/eval/Eval.test.tsx',
+  'src/renderer/src/features/library/Library.test.tsx',
+  'src/renderer/src/features/library/MappingDialog.test.tsx',
+  'src/renderer/src/features/recall/Recall.test.tsx',
+  'src/renderer/src/features/recall/RecallRenders.test.tsx',
+]
 
 /** The e2e file asserting a latency (a live OTLP post shown within 1 s): the same rule, its own project. */
 const E2E_LATENCY = ['test/e2e/liveOtlp.test.ts']
@@ -101,6 +117,17 @@ export default defineConfig({
           // minus UNIT_ISOLATED.
           isolate: false,
           include: ['src/renderer/**/*.test.{ts,tsx}'],
+          exclude: DOM_MOCKING,
+          setupFiles: ['src/renderer/src/test/setup.ts'],
+          testTimeout: 30_000,
+        },
+      },
+      {
+        plugins: [react()],
+        test: {
+          name: 'dom-isolated',
+          environment: 'jsdom',
+          include: DOM_MOCKING,
           setupFiles: ['src/renderer/src/test/setup.ts'],
           testTimeout: 30_000,
         },

@@ -16,8 +16,10 @@ import { PCA_FIT_ROWS, PCA_MAX_ITERATIONS } from '../src/main/map/buildMap'
 import { computeMapTask } from '../src/main/map/compute'
 import { nearestNeighbours } from '../src/main/map/knn'
 import { MapHelpers } from '../src/main/map/mapHelpers'
-import type { MapTask } from '../src/main/map/protocol'
+import type { MapTask, MapTaskResult, WorkerMessage } from '../src/main/map/protocol'
+import { allocateRows } from '../src/main/map/rows'
 import { layoutUmap } from '../src/main/map/umapLayout'
+import { workerScript, type WorkerScript } from '../src/main/workerScript'
 import { scaled } from './scale'
 import { GOALS } from './goals'
 import { check, checkWord, measure, verdict } from './report'
@@ -52,10 +54,22 @@ export async function runMapBench(): Promise<void> {
   for (const dim of scaled([256, 768], [48])) {
     for (const { n, goal } of sizes) {
       const c = clusteredVectors(n, dim, { seed: 11, clusters: 20 })
-      // The rows over shared memory, as buildMap hands them to the workers (read in place, not copied).
-      c.data = shareRows(c.data)
+      // The rows where buildMap puts them for the workers (a shared WebAssembly memory: read in place, not copied).
+      const rows = allocateRows(n, dim)
+      rows.data.set(c.data)
+      c.data = rows.data
       const query = c.data.slice(0, dim)
-      const pcaTask = { task: 'pca' as const, data: c.data, n, dim, query, seed: 1, maxIterations: PCA_MAX_ITERATIONS, fitRows: PCA_FIT_ROWS }
+      const pcaTask = {
+        task: 'pca' as const,
+        data: c.data,
+        memory: rows.memory,
+        n,
+        dim,
+        query,
+        seed: 1,
+        maxIterations: PCA_MAX_ITERATIONS,
+        fitRows: PCA_FIT_ROWS,
+      }
       let cpu = cpuMs()
       let t = performance.now()
       const pca = computeMapTask(pcaTask)
@@ -63,8 +77,8 @@ export async function runMapBench(): Promise<void> {
       const pcaCpu = cpuMs() - cpu
       // The frame as the app computes it: on the built map worker (thread start and the copy of the rows count).
       // Without a build the worker runs from source, and tsx compiling it on each start would be the number.
-      const built = path.resolve(__dirname, '../out/main/mapWorker.js')
-      const times = fs.existsSync(built) ? await timeWorker(built, pcaTask) : null
+      const built = builtWorker()
+      const times = built ? await timeWorker(built, pcaTask) : null
       const onWorker = times?.cold ?? null
       const frame = onWorker ?? pcaHere
       const pcaFig = measure({
@@ -81,20 +95,24 @@ export async function runMapBench(): Promise<void> {
         console.log(`    PCA frame on a map worker already up (buildMap starts it before the gather): ${fmtMs(times.warm)}`)
       }
 
-      cpu = cpuMs()
-      t = performance.now()
+      // The layout as the app runs it: on the built map worker, whose helper threads start from the built script
+      // too (from source each thread would first compile the map's modules); without a build, in this thread.
+      const umapTask = { task: 'umap' as const, data: c.data, memory: rows.memory, n, dim, query, seed: 1, init: pca.coords, nNeighbors: 15, nEpochs: 200 }
       const phases: string[] = []
-      const u = computeMapTask({ task: 'umap', data: c.data, n, dim, query, seed: 1, init: pca.coords, nNeighbors: 15, nEpochs: 200 }, (_d, _t, m) => {
+      const onProgress = (_d: number, _t: number, m: string) => {
         const phase = m.replace(/[\d,]+/g, '#')
         if (phases.at(-1) !== phase) phases.push(phase)
-      })
+      }
+      cpu = cpuMs()
+      t = performance.now()
+      const u = built ? await runOnWorker(built, umapTask, onProgress) : computeMapTask(umapTask, onProgress)
       const wall = performance.now() - t
       const cpuUsed = cpuMs() - cpu
       const s = u.timings
       const umapFig = measure({ name: `${n.toLocaleString('en-US')} × ${dim}: UMAP`, value: wall, unit: 'ms', goal })
       measure({ name: `${n.toLocaleString('en-US')} × ${dim}: UMAP CPU time`, value: cpuUsed, unit: 'ms' })
       console.log(
-        `${n.toLocaleString('en-US')} × ${dim}  UMAP ${fmtMs(wall)} (CPU ${fmtMs(cpuUsed)}): neighbours ${fmtMs(s.neighboursMs)}, graph ${fmtMs(s.graphMs)}, ${u.epochs} epochs ${fmtMs(s.layoutMs)}  ${verdict(umapFig)}`,
+        `${n.toLocaleString('en-US')} × ${dim}  UMAP ${fmtMs(wall)} ${built ? 'on the built map worker' : 'in this thread'} (CPU ${fmtMs(cpuUsed)}): neighbours ${fmtMs(s.neighboursMs)}, graph ${fmtMs(s.graphMs)}, ${u.epochs} epochs ${fmtMs(s.layoutMs)}  ${verdict(umapFig)}`,
       )
       console.log(`    progress phases: ${phases.length} distinct messages, first "${phases[0]}", last "${phases.at(-1)}"`)
       // The graph again, for its quality (at 5,000 only: at 20,000 it would repeat the longest phase).
@@ -109,13 +127,6 @@ export async function runMapBench(): Promise<void> {
       if (n <= 5000 && dim <= 256) await compareThreads(c.data, n, dim, pca.coords)
     }
   }
-}
-
-/** The rows copied into a SharedArrayBuffer. */
-function shareRows(data: Float32Array): Float32Array {
-  const out = new Float32Array(new SharedArrayBuffer(4 * data.length))
-  out.set(data)
-  return out
 }
 
 /**
@@ -195,11 +206,11 @@ function sampleRecall(data: Float32Array, n: number, dim: number, m: number): nu
  * with the task), and from sending the task to a worker already up to its answer (what buildMap's early start
  * leaves of it when the recall and the gather take longer than the thread's start).
  */
-async function timeWorker(script: string, task: MapTask): Promise<{ cold: number; warm: number }> {
+async function timeWorker(script: WorkerScript, task: MapTask): Promise<{ cold: number; warm: number }> {
   const once = (early: boolean) =>
     new Promise<number>((resolve, reject) => {
       let t = performance.now()
-      const w = new Worker(script)
+      const w = new Worker(script.code, { eval: script.eval, execArgv: script.execArgv })
       const send = () => {
         if (early) t = performance.now()
         w.postMessage(task)
@@ -214,4 +225,29 @@ async function timeWorker(script: string, task: MapTask): Promise<{ cold: number
       w.on('error', reject)
     })
   return { cold: await once(false), warm: await once(true) }
+}
+
+/** The built map worker (`npm run build`), started as the app starts it; null without a build. */
+function builtWorker(): WorkerScript | null {
+  const dir = path.resolve(__dirname, '../out/main')
+  return fs.existsSync(path.join(dir, 'mapWorker.js')) ? workerScript('mapWorker', dir, 'map worker') : null
+}
+
+/** `task` on a fresh worker of `script`, its progress passed on; resolves with its result. */
+function runOnWorker<T extends MapTask>(
+  script: WorkerScript,
+  task: T,
+  onProgress: (done: number, total: number, message: string) => void,
+): Promise<MapTaskResult[T['task']]> {
+  return new Promise((resolve, reject) => {
+    const w = new Worker(script.code, { eval: script.eval, execArgv: script.execArgv })
+    w.on('message', (m: WorkerMessage) => {
+      if (m.type === 'progress') onProgress(m.done, m.total, m.message)
+      else if (m.type === 'done') resolve(m.result as MapTaskResult[T['task']])
+      else if (m.type === 'error') reject(new Error(m.message))
+      if (m.type === 'done' || m.type === 'error') void w.terminate()
+    })
+    w.on('error', reject)
+    w.postMessage(task)
+  })
 }

@@ -2,8 +2,9 @@
  * The Recall screen's sliders in a real browser (docs/internals/performance.md, "Recall sliders"): browser
  * mode (`recallscope serve`) on a generated demo store, a recall with ≥ 1,000 candidates, and Debian's
  * Chromium (playwright-core) dragging the Recency weight slider through 21 steps. For each step:
- *  - main-thread work: the renderer main thread's tasks from the step's input to the next step, summed from
- *    a Chromium trace (the goal: ≤ 16 ms, one frame);
+ *  - main-thread work: the app's work on the renderer main thread from the step's input to the next step,
+ *    summed from a Chromium trace and split into script, style, layout, paint and GC; the bench's own probes
+ *    are not counted (bench/uiTrace.ts says how they are told apart) (the goal: ≤ 16 ms, one frame);
  *  - input to painted: from the input event to the end of the frame that shows it (measured in the page);
  *  - the engine's re-rank time the page itself reports ("re-ranked locally in … ms");
  * and long tasks (> 50 ms) seen by a PerformanceObserver over the whole drag.
@@ -19,6 +20,7 @@ import { SMOKE, scaled } from './scale'
 import { GOALS } from './goals'
 import { measure, skipBench, verdict } from './report'
 import { demoDb, fmtMs, loadLine, median, percentile } from './util'
+import { stepWork, type StepWork, type TraceEvent } from './uiTrace'
 
 const ROOT = path.resolve(__dirname, '..')
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p) => fs.existsSync(p))
@@ -68,14 +70,33 @@ export async function runUiBench(): Promise<void> {
     const painted = paint.filter((x) => Number.isFinite(x))
     if (painted.length) measure({ name: 'input → painted per step, p50', value: median(painted), unit: 'ms' })
     if (rerank.length) measure({ name: 'engine re-rank (page-reported), p50', value: median(rerank), unit: 'ms' })
+    const all = r.map((s) => s.work.allTasks)
+    measure({ name: "every main-thread task per step (the bench's own included), p50", value: median(all), unit: 'ms' })
     console.log(`slider drag, ${steps} steps:`)
     console.log(`  main-thread work per step   ${stat(work)}   ${verdict(step)} (p95)`)
+    // Where a step's time goes: the median of each kind over the steps (they need not add up to the median total).
+    const kinds = ['script', 'style', 'layout', 'paint', 'gc', 'other'] as const
+    console.log(`    of which (p50)            ${kinds.map((k) => `${k} ${fmtMs(median(r.map((s) => s.work[k])))}`).join(' · ')}`)
+    for (const k of ['script', 'layout', 'paint'] as const) measure({ name: `${k} per step, p50`, value: median(r.map((s) => s.work[k])), unit: 'ms' })
+    console.log(`    objects laid out again     p50 ${median(r.map((s) => s.work.dirtyObjects))} per step`)
+    // CPU time: without the waits for a core, so runs at different loads compare.
+    const cpu = r.map((s) => s.cpu.total)
+    measure({ name: 'main-thread CPU time per step, p95', value: percentile(cpu, 0.95), unit: 'ms' })
+    measure({ name: 'main-thread CPU time per step, p50', value: median(cpu), unit: 'ms' })
+    console.log(`  main-thread CPU per step    ${stat(cpu)}`)
+    console.log(`    of which (p50)            ${kinds.map((k) => `${k} ${fmtMs(median(r.map((s) => s.cpu[k])))}`).join(' · ')}`)
+    console.log(`  every task, bench's own too ${stat(all)}`)
     console.log(`  input → painted per step    ${stat(paint)}`)
     console.log(`  engine re-rank (page-reported, ${rerank.length} updates)  ${rerank.length ? stat(rerank) : 'not shown'}`)
     const long = await page.evaluate<number[]>('window.__longTasks')
     measure({ name: 'long tasks (> 50 ms) during the drag', value: long.length, unit: 'count' })
     console.log(`  long tasks (> 50 ms) during the drag: ${long.length}${long.length ? ` (${long.map((x) => x.toFixed(0)).join(', ')} ms)` : ''}`)
     console.log(`  per step (main ms / painted ms): ${r.map((s) => `${s.mainMs.toFixed(1)}/${s.paintMs.toFixed(1)}`).join('  ')}`)
+    if (process.argv.includes('--profile'))
+      for (const [i, s] of r.entries())
+        console.log(
+          `    step ${String(i).padStart(2)}: ${fmtMs(s.mainMs).padStart(9)} = ${kinds.map((k) => `${k} ${s.work[k].toFixed(1)}`).join(' + ')}; ${s.work.dirtyObjects} laid out`,
+        )
   } finally {
     await context.close()
     await srv.stop()
@@ -161,7 +182,11 @@ const PAGE_PROBES = `(() => {
 })()`
 
 interface Step {
+  /** the app's main-thread work for the step (bench/uiTrace.ts) */
   mainMs: number
+  work: StepWork
+  /** the same in thread (CPU) time */
+  cpu: StepWork
   paintMs: number
   rerankMs: number | null
 }
@@ -199,14 +224,23 @@ async function dragSlider(page: Page, name: string, steps: number): Promise<Step
   }
   await page.evaluate((i) => performance.mark(`bench-step-${i}`), steps)
   await page.mouse.up()
-  if (profile) printProfile(((await cdp.send('Profiler.stop')) as { profile: CpuProfile }).profile)
+  if (profile) {
+    const cpu = ((await cdp.send('Profiler.stop')) as { profile: CpuProfile }).profile
+    printProfile(cpu)
+    // `--cpuprofile=FILE`: the drag's CPU profile, for DevTools' Performance panel (Load profile…).
+    const cpuFile = process.argv.find((a) => a.startsWith('--cpuprofile='))?.slice('--cpuprofile='.length)
+    if (cpuFile) fs.writeFileSync(cpuFile, JSON.stringify(cpu))
+  }
   const done = new Promise((r) => cdp.once('Tracing.tracingComplete', r))
   await cdp.send('Tracing.end')
   await done
   const paint = await page.evaluate<number[]>('window.__paint')
   const shown = await page.evaluate<string[]>('window.__rerank')
   const rerank = shown.map((t) => /re-ranked locally in ([\d.]+) ms/.exec(t)).map((m) => (m ? Number(m[1]) : null))
-  const main = perStepMainThread(events, steps)
+  // The app's scripts are the served bundle's (`/assets/…`); the bench's own are evaluated without a URL.
+  const isApp = (url: string) => url.includes('/assets/')
+  const work = stepWork(events, steps, isApp)
+  const cpu = stepWork(events, steps, isApp, 'thread')
   if (profile) printTraceBreakdown(events)
   // `--trace=FILE`: the drag's Chromium trace, for DevTools' Performance panel (Load profile…) or chrome://tracing.
   const traceFile = process.argv.find((a) => a.startsWith('--trace='))?.slice('--trace='.length)
@@ -214,7 +248,7 @@ async function dragSlider(page: Page, name: string, steps: number): Promise<Step
     fs.writeFileSync(traceFile, JSON.stringify({ traceEvents: events }))
     console.log(`  trace written to ${traceFile}`)
   }
-  return main.map((mainMs, i) => ({ mainMs, paintMs: paint[i] ?? NaN, rerankMs: rerank[i] ?? null }))
+  return work.map((w, i) => ({ mainMs: w.total, work: w, cpu: cpu[i], paintMs: paint[i] ?? NaN, rerankMs: rerank[i] ?? null }))
 }
 
 /** Until two frames have passed and the task queue has drained once more (a render scheduled by an input has run). */
@@ -226,40 +260,6 @@ async function settle(page: Page): Promise<void> {
         ch.port1.onmessage = () => setTimeout(resolve, 30)
         ch.port2.postMessage(0)
       })))`)
-}
-
-interface TraceEvent {
-  name: string
-  ph: string
-  ts: number
-  dur?: number
-  pid: number
-  tid: number
-  args?: Record<string, unknown>
-}
-
-/** Sum of the renderer main thread's top-level task time between consecutive step marks, ms. */
-function perStepMainThread(events: TraceEvent[], steps: number): number[] {
-  const marks = new Map<number, TraceEvent>()
-  for (const e of events) {
-    const m = /^bench-step-(\d+)$/.exec(e.name)
-    if (m && !marks.has(Number(m[1]))) marks.set(Number(m[1]), e)
-  }
-  const first = marks.get(0)
-  if (!first) throw new Error('the trace holds no step marks')
-  // The thread the marks were made on is the page's main thread.
-  const { pid, tid } = first
-  const tasks = events.filter((e) => e.pid === pid && e.tid === tid && e.ph === 'X' && (e.name === 'RunTask' || e.name === 'ThreadControllerImpl::RunTask'))
-  const out: number[] = []
-  for (let s = 0; s < steps; s++) {
-    const a = marks.get(s)?.ts
-    const b = marks.get(s + 1)?.ts
-    if (a === undefined || b === undefined) throw new Error(`the trace lacks the marks of step ${s}`)
-    let us = 0
-    for (const t of tasks) if (t.ts >= a && t.ts < b) us += t.dur ?? 0
-    out.push(us / 1000)
-  }
-  return out
 }
 
 interface CpuProfile {

@@ -56,6 +56,13 @@ function open(compact: boolean, ws: string, extra: Record<string, unknown> = {})
   }
 }
 
+/** Open as `open` does, wait for the snapshot the load writes in the background, close. */
+async function snapshotAndClose(compact: boolean, ws: string): Promise<void> {
+  const s = open(compact, ws, { vectorCache: { minRows: 1 } })
+  expect(await s.whenVectorSnapshotsWritten()).toHaveLength(1)
+  s.close()
+}
+
 /** The reference: every stored vector as a float32 unit row, dot with the unit query in float64; top k by score, then rowid. */
 function bruteTop(q: number[], k: number, keep: (id: string) => boolean = () => true): { id: string; s: number }[] {
   const qn = normalizeQuery(q)!
@@ -214,10 +221,9 @@ describe.skipIf(!dotKernelAvailable())('compact vector index', () => {
     }
   })
 
-  it('restores from its snapshot without reading the rows into memory, then follows appends and replacements exactly', () => {
+  it('restores from its snapshot without reading the rows into memory, then follows appends and replacements exactly', async () => {
     const ws = 'snap.ws'
-    const first = open(true, ws, { vectorCache: { minRows: 1 } })
-    first.close() // writes the snapshot (rows copied from disk)
+    await snapshotAndClose(true, ws)
     const again = open(true, ws, { vectorCache: { minRows: 1 } })
     try {
       const idx = again.vectors(MODEL)
@@ -267,7 +273,7 @@ describe.skipIf(!dotKernelAvailable())('compact vector index', () => {
     }
   })
 
-  it('a snapshot written in one mode restores in the other, with the same recall', () => {
+  it('a snapshot written in one mode restores in the other, with the same recall', async () => {
     const q = normalizeQuery(query(4))!
     const want = denseArm(mem, mem.vectors(MODEL), q, {}, 30, false)
     for (const [from, to] of [
@@ -275,7 +281,7 @@ describe.skipIf(!dotKernelAvailable())('compact vector index', () => {
       [true, false],
     ]) {
       const ws = `cross-${from}.ws`
-      open(from, ws, { vectorCache: { minRows: 1 } }).close()
+      await snapshotAndClose(from, ws)
       const s = open(to, ws, { vectorCache: { minRows: 1 } })
       try {
         const idx = s.vectors(MODEL)
@@ -294,11 +300,11 @@ describe.skipIf(!dotKernelAvailable())('compact vector index', () => {
     for (const damage of ['rows', 'header'] as const) {
       for (const restore of ['sync', 'async'] as const) {
         const ws = `damaged-${damage}-${restore}.ws`
-        open(true, ws, { vectorCache: { minRows: 1 } }).close()
+        await snapshotAndClose(true, ws)
         const dir = path.join(t.dir, `${ws}-vectors`)
         const bin = fs.readdirSync(dir).find((f) => f.endsWith('.bin'))!
         if (damage === 'rows') fs.truncateSync(path.join(dir, `${bin}.rows`), 1000)
-        else fs.writeFileSync(path.join(dir, bin), 'RSVEC001 not a header')
+        else fs.writeFileSync(path.join(dir, bin), 'RSVEC002 not a header')
         const prev = VectorIndex.compactBytes
         VectorIndex.compactBytes = 1
         const s = openSource({ path: dbPath, workspacePath: path.join(t.dir, ws), vectorCache: { minRows: 1 } })
@@ -321,7 +327,7 @@ describe.skipIf(!dotKernelAvailable())('compact vector index', () => {
     const want = denseArm(mem, mem.vectors(MODEL), q, {}, 30, false)
     for (const compact of [true, false]) {
       const ws = `async-${compact}.ws`
-      open(compact, ws, { vectorCache: { minRows: 1 } }).close()
+      await snapshotAndClose(compact, ws)
       const prev = VectorIndex.compactBytes
       VectorIndex.compactBytes = compact ? 1 : Number.MAX_SAFE_INTEGER
       const s = openSource({ path: dbPath, workspacePath: path.join(t.dir, ws), vectorCache: { minRows: 1 } })
@@ -347,17 +353,19 @@ describe.skipIf(!dotKernelAvailable())('compact vector index', () => {
     }
   })
 
-  it('keeps its rows file only while open; a snapshot takes the file over by a rename; a killed process’s file is swept', () => {
+  it('keeps its rows file only while open; a snapshot takes the file over by a rename; a killed process’s file is swept', async () => {
     const dir = path.join(t.dir, 'spill.ws-vectors')
     const spills = () => (fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => /^rows-\d+-[0-9a-f]+\.f32$/.test(f)) : [])
     const s = open(true, 'spill.ws')
     s.vectors(MODEL).compactTop(normalizeQuery(query(0))!, 5) // a search writes out the rows gathered so far
     expect(spills()).toEqual([expect.stringMatching(new RegExp(`^rows-${process.pid}-`))])
     s.close()
+    // removed in the background (unlinking GBs takes a while): gone within moments
+    for (let i = 0; i < 200 && spills().length > 0; i++) await new Promise((r) => setTimeout(r, 10))
     expect(spills()).toEqual([])
 
-    // Closing with a snapshot: the rows file is renamed into it (its size is exactly the rows), nothing else is left.
-    open(true, 'spill.ws', { vectorCache: { minRows: 1 } }).close()
+    // With a snapshot: the rows file is renamed into it (its size is exactly the rows), nothing else is left.
+    await snapshotAndClose(true, 'spill.ws')
     const kept = fs.readdirSync(dir)
     const rows = kept.filter((f) => f.endsWith('.bin.rows'))
     expect(rows).toHaveLength(1)

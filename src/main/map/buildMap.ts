@@ -18,6 +18,7 @@ import { prepareVector, runRecallSync } from '../recall/engine'
 import { buildConfig, checkRequirements, defaultEmbedderSpec } from '../recall/request'
 import { blendFilter, scopeFilter } from '../recall/scope'
 import type { MemorySource } from '../store/source'
+import { allocateRows } from './rows'
 import { startMapWorker, type MapWorker } from './runMapTask'
 
 export interface MapRequest {
@@ -129,7 +130,7 @@ async function buildWith(store: MemorySource, req: MapRequest, worker: MapWorker
   const n = chosen.length
   // Over shared memory: the PCA and UMAP workers (and the layout's helper threads) read the rows in place instead of
   // each receiving a copy (61 MB at 20,000 × 768, tens of ms to clone on the way to every worker).
-  const data = typeof SharedArrayBuffer === 'function' ? new Float32Array(new SharedArrayBuffer(4 * n * dim)) : new Float32Array(n * dim)
+  const { data, memory } = allocateRows(n, dim)
   for (let i = 0; i < n; i++) {
     const row = index.rowOf.get(chosen[i])!
     data.set(index.rowVector(row), i * dim)
@@ -149,7 +150,7 @@ async function buildWith(store: MemorySource, req: MapRequest, worker: MapWorker
   const pca =
     n > 0
       ? await worker.run(
-          { task: 'pca', data, n, dim, query: qv, seed: req.seed, maxIterations: PCA_MAX_ITERATIONS, fitRows: PCA_FIT_ROWS },
+          { task: 'pca', data, memory, n, dim, query: qv, seed: req.seed, maxIterations: PCA_MAX_ITERATIONS, fitRows: PCA_FIT_ROWS },
           { signal: req.signal },
         )
       : null

@@ -13,7 +13,7 @@ export function computeMapTask<T extends MapTask>(
   progress: (done: number, total: number, message: string) => boolean | void = () => undefined,
 ): MapTaskResult[T['task']] {
   if (t.task === 'pca') {
-    const pca = computePca(t.data, t.n, t.dim, { seed: t.seed, maxIterations: t.maxIterations, fitRows: t.fitRows })
+    const pca = computePca(t.data, t.n, t.dim, { seed: t.seed, maxIterations: t.maxIterations, fitRows: t.fitRows, memory: t.memory })
     const out: PcaOutput = { ...pca, query: t.query ? projectPca(pca, t.query) : null }
     return out as MapTaskResult[T['task']]
   }

@@ -93,7 +93,7 @@ export class MapHelpers {
       const own = new SharedArrayBuffer(4 * 4)
       const { port1, port2 } = new MessageChannel()
       const helper: HelperInit = { own, shared: this.job.buffer, port: port2 }
-      const worker = new Worker(script.code, { eval: script.eval, workerData: { helper }, transferList: [port2] })
+      const worker = new Worker(script.code, { eval: script.eval, execArgv: script.execArgv, workerData: { helper }, transferList: [port2] })
       this.helpers.add({ worker, ctl: new Int32Array(own), port: port1, task: 0 })
     }
   }

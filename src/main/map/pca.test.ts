@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { computePca, covarianceOperator, covarianceTimes, projectPca } from './pca'
 import { mulberry32 } from '../../shared/random'
+import { allocateRows } from './rows'
 
 /** Standard normal from a seeded uniform (Box–Muller). */
 function gauss(r: () => number): number {
@@ -189,6 +190,42 @@ describe('computePca', () => {
         ),
         4,
       )
+  })
+
+  it('reads rows in a shared WebAssembly memory in place (SIMD pass): exact means, total variance and projections, as the JS pass', () => {
+    const r = mulberry32(21)
+    // Odd sizes: the kernel's four-element steps and the JS pass's four-row blocks both leave remainders.
+    for (const [n, dim, fitRows] of [
+      [1203, 37, 300],
+      [611, 130, undefined],
+    ] as const) {
+      const rows = allocateRows(n, dim)
+      expect(rows.memory).not.toBeNull()
+      for (let i = 0; i < n * dim; i++) rows.data[i] = 0.3 + gauss(r) * (1 + (i % dim) / dim)
+      const plain = Float32Array.from(rows.data)
+      const fast = computePca(rows.data, n, dim, { fitRows, maxIterations: 6, memory: rows.memory })
+      const slow = computePca(plain, n, dim, { fitRows, maxIterations: 6 })
+      // The column means and the trace of the covariance, computed here.
+      const mean = Array.from({ length: dim }, (_, j) => {
+        let m = 0
+        for (let i = 0; i < n; i++) m += plain[i * dim + j] / n
+        return m
+      })
+      let trace = 0
+      for (let i = 0; i < n; i++) for (let j = 0; j < dim; j++) trace += (plain[i * dim + j] - mean[j]) ** 2 / n
+      for (const p of [fast, slow]) {
+        expect(Math.max(...mean.map((m, j) => Math.abs(m - p.mean[j])))).toBeLessThan(1e-9)
+        expect(p.totalVariance).toBeCloseTo(trace, 8)
+        for (const i of [0, 1, n - 2, n - 1]) {
+          const x = plain.subarray(i * dim, (i + 1) * dim)
+          expect(p.coords[2 * i]).toBeCloseTo(dot(x, p.components[0]) - dot(mean, p.components[0]), 4)
+          expect(p.coords[2 * i + 1]).toBeCloseTo(dot(x, p.components[1]) - dot(mean, p.components[1]), 4)
+        }
+      }
+      // The same fit (the axes do not depend on the pass), so the same picture.
+      expect(Array.from(fast.components[0])).toEqual(Array.from(slow.components[0]))
+      fast.coords.forEach((x, i) => expect(Math.abs(x - slow.coords[i])).toBeLessThan(1e-5))
+    }
   })
 
   it('is deterministic, handles no spread and no rows, and rejects a matrix that does not fit', () => {

@@ -3,12 +3,15 @@
  * (runMapTask.ts). Typed arrays travel by structured clone: copied, except those over a SharedArrayBuffer
  * (buildMap puts the rows there), which the worker reads in place.
  */
+import type { WasmMemory } from '../store/vectors/dotKernel'
 import type { PcaResult } from './pca'
 import type { UmapResult } from './umapLayout'
 
 /** The rows to lay out: `n` rows of `dim` values, row-major. */
 interface MatrixTask {
   data: Float32Array
+  /** the shared WebAssembly memory `data` lies in (map/rows.ts), for the SIMD kernels to read it in place */
+  memory?: WasmMemory | null
   n: number
   dim: number
   /** the query vector, placed on the map (null: none) */

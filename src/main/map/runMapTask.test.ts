@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { computeMapTask } from './compute'
+import { allocateRows } from './rows'
 import { runMapTask } from './runMapTask'
 import { mulberry32 } from '../../shared/random'
 import type { PcaTask, UmapTask } from './protocol'
@@ -32,6 +33,18 @@ describe('the map worker', () => {
     expect(Array.from(there.coords)).toEqual(Array.from(here.coords))
     expect(there.query).toEqual(here.query)
     expect(there.variance).toEqual(here.variance)
+  })
+
+  it('reads rows in a shared WebAssembly memory in place on the worker: the same frame as in this thread', async () => {
+    const rows = allocateRows(n, dim)
+    rows.data.set(data)
+    const task: PcaTask = { task: 'pca', data: rows.data, memory: rows.memory, n, dim, query, seed: 1, fitRows: 100, maxIterations: 6 }
+    const here = computeMapTask(task)
+    const there = await runMapTask(task)
+    expect(Array.from(there.coords)).toEqual(Array.from(here.coords))
+    expect(there.totalVariance).toBe(here.totalVariance)
+    // and the rows are still those written (the worker's scratch space lies past them)
+    expect(Array.from(rows.data)).toEqual(Array.from(data))
   })
 
   it('returns the same UMAP layout (seeded) as the in-thread computation, with progress through every phase', async () => {

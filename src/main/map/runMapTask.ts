@@ -31,7 +31,7 @@ export interface MapWorker {
 /** Start a map worker thread now; its task follows with `run`. */
 export function startMapWorker(): MapWorker {
   const script = workerScript('mapWorker', typeof __dirname === 'string' ? __dirname : process.cwd(), 'map worker')
-  const worker = new Worker(script.code, { eval: script.eval })
+  const worker = new Worker(script.code, { eval: script.eval, execArgv: script.execArgv })
   // Until it has a task it must not keep the process alive, nor crash it if it fails to start.
   worker.unref()
   let early: Error | null = null

@@ -17,7 +17,7 @@
  * Used only when the index has at most MAX_ROWS rows and every query word is exactly one
  * token; otherwise null and the caller asks FTS5. Built on the caller's thread (the store
  * host's, not the UI's) once per data version, streaming fts5vocab's rows into typed
- * arrays (measured times in docs/internals/performance.md); ~12 bytes a (term, row) pair.
+ * arrays (measured times in docs/internals/performance.md); ~12 bytes a (term, row) pair, pooled.
  */
 import Database from 'better-sqlite3'
 import { openReadOnlyAgentDb } from './readOnlyOpen'
@@ -49,10 +49,44 @@ interface Postings {
   tf: Float64Array
 }
 
+/** A term's postings, looked up by term (a Map of them, or the pooled table a build makes). */
+interface PostingsLookup {
+  get(term: string): Postings | undefined
+}
+
+/**
+ * Every term's postings in two pooled arrays (rows, factors), each term a run of them: a million
+ * singleton terms (an id in every memory's text) cost 12 bytes a posting and one Map entry, not two
+ * typed arrays each (~200 bytes). A term's `{ rids, tf }` views are made when a query first asks
+ * and kept (bm25Top.ts caches its bounds per list object).
+ */
+class PooledPostings implements PostingsLookup {
+  private readonly views = new Map<string, Postings>()
+  /** `at`: term → offset × RUN + length of its run in `rids` and `tf` */
+  constructor(
+    private readonly rids: Int32Array,
+    private readonly tf: Float64Array,
+    private readonly at: Map<string, number>,
+  ) {}
+  get(term: string): Postings | undefined {
+    let v = this.views.get(term)
+    if (v) return v
+    const a = this.at.get(term)
+    if (a === undefined) return undefined
+    const n = a % RUN
+    const off = (a - n) / RUN
+    v = { rids: this.rids.subarray(off, off + n), tf: this.tf.subarray(off, off + n) }
+    this.views.set(term, v)
+    return v
+  }
+}
+/** A run's length is below this (MAX_ROWS < 2²²); offsets up to 2³¹ keep offset × RUN + length exact. */
+const RUN = 2 ** 22
+
 export interface Bm25Index {
   nRow: number
   avgdl: number
-  postings: Map<string, Postings>
+  postings: PostingsLookup
   /** word → its single token, or null when the tokenizer makes zero or several tokens of it */
   tokenOf(words: string[]): (string | null)[]
   /** FTS5's IDF of a phrase found in `nHit` rows, with SQLite's own ln() (the same libm log bm25() calls) */
@@ -196,6 +230,34 @@ export function closeBm25Indexes(ctx: SqliteCtx): void {
 }
 
 /**
+ * Each row's token count from `%_docsize`, as a lookup by rowid: an array when the rowids are dense
+ * enough (a Map of a million entries is ~50 MB more at the build's peak), else a Map. Yields every
+ * STEP_ROWS rows, as the build does.
+ */
+function* readDocLengths(db: Database.Database, table: string, nRow: number): Generator<null, (rid: number) => number> {
+  const maxId = Number(
+    db
+      .prepare(`SELECT max(id) FROM ${quoteIdent(`${table}_docsize`)}`)
+      .pluck()
+      .get() ?? 0,
+  )
+  const dense = maxId >= 0 && maxId <= 4 * nRow + 1024 ? new Int32Array(maxId + 1) : null
+  const sparse = dense ? null : new Map<number, number>()
+  let nRead = 0
+  for (const [id, sz] of db
+    .prepare(`SELECT id, sz FROM ${quoteIdent(`${table}_docsize`)}`)
+    .raw(true)
+    .iterate() as Iterable<[number, Uint8Array]>) {
+    let d = 0
+    for (const x of readVarints(sz)) d += x
+    if (dense && Number(id) >= 0) dense[Number(id)] = d
+    else sparse?.set(Number(id), d)
+    if (++nRead % STEP_ROWS === 0) yield null
+  }
+  return (rid) => (dense ? (rid >= 0 && rid < dense.length ? dense[rid] : 0) : (sparse!.get(rid) ?? 0))
+}
+
+/**
  * Build a table's index in steps: yields the row count and whether the file is in WAL mode first (the
  * caller picks now, in slices, or not at all),
  * then null every STEP_ROWS rows read; returns the index (null: not applicable).
@@ -222,35 +284,40 @@ function* buildSteps(file: string, table: string): Generator<{ rows: number; wal
     let nTok = 0
     for (let i = 1; i < totals.length; i++) nTok += totals[i]
     const avgdl = nTok / nRow
-    const docLen = new Map<number, number>()
-    for (const [id, sz] of db
-      .prepare(`SELECT id, sz FROM ${quoteIdent(`${table}_docsize`)}`)
-      .raw(true)
-      .iterate() as Iterable<[number, Uint8Array]>) {
-      let d = 0
-      for (const x of readVarints(sz)) d += x
-      docLen.set(Number(id), d)
-      if (++nRead % STEP_ROWS === 0) yield null
-    }
+    const docLen = yield* readDocLengths(db, table, nRow)
     // fts5vocab `instance` yields (term, doc) in term order, then doc order: one term's postings are one
-    // run of rows, a row's occurrences adjacent, so each list is built as it streams by (no per-term map).
-    const postings = new Map<string, Postings>()
+    // run of rows, a row's occurrences adjacent, so each list is built as it streams by (no per-term map)
+    // into the pool (at most one posting per token: nTok of them).
+    let poolRids = new Int32Array(Math.max(1024, nTok))
+    let poolTf = new Float64Array(poolRids.length)
+    let used = 0
+    const at = new Map<string, number>()
     let rids = new Int32Array(1024)
     let freq = new Int32Array(1024)
     let cur: string | null = null
     let np = 0
     const flush = () => {
       if (cur === null) return
+      if (used + np > poolRids.length) {
+        // More postings than the averages record counted (it cannot be, but never write past the end).
+        const r2 = new Int32Array(Math.max(used + np, poolRids.length * 2))
+        r2.set(poolRids.subarray(0, used))
+        poolRids = r2
+        const t2 = new Float64Array(r2.length)
+        t2.set(poolTf.subarray(0, used))
+        poolTf = t2
+      }
       // The per-row parts of FTS5's expression, precomputed with its very operations and order.
-      const tf = new Float64Array(np)
       for (let i = 0; i < np; i++) {
         const f = freq[i]
-        const D = docLen.get(rids[i]) ?? 0
+        const D = docLen(rids[i])
         const num = f * (K1 + 1.0)
         const den = f + K1 * (1 - B + (B * D) / avgdl)
-        tf[i] = num / den
+        poolTf[used + i] = num / den
       }
-      postings.set(cur, { rids: rids.slice(0, np), tf })
+      poolRids.set(rids.subarray(0, np), used)
+      at.set(cur, used * RUN + np)
+      used += np
     }
     for (const [term, doc] of db.prepare(`SELECT term, doc FROM temp.rs_vocab`).raw(true).iterate() as Iterable<[string, number]>) {
       if (++nRead % STEP_ROWS === 0) yield null
@@ -276,6 +343,12 @@ function* buildSteps(file: string, table: string): Generator<{ rows: number; wal
     }
     flush()
     db.exec('COMMIT')
+    // Rows repeat tokens: keep only the postings there are when that frees much.
+    if (used < poolRids.length * 0.75) {
+      poolRids = poolRids.slice(0, used)
+      poolTf = poolTf.slice(0, used)
+    }
+    const postings = new PooledPostings(poolRids, poolTf, at)
     const { tokenOf, idfOf } = queryHelpers(db, table, nRow)
     const out: Bm25Index = { nRow, avgdl, postings, tokenOf, idfOf, close: () => db.close() }
     built = true

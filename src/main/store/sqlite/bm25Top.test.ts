@@ -10,7 +10,7 @@ import { mulberry32 } from '../../../shared/random'
 import type { Bm25Index } from './bm25'
 import { topBm25, topBm25ByFullScoring } from './bm25Top'
 
-function makeIndex(seed: number, nRow: number, nWord: number): Bm25Index {
+function makeIndex(seed: number, nRow: number, nWord: number): Bm25Index & { postings: Map<string, { rids: Int32Array; tf: Float64Array }> } {
   const rnd = mulberry32(seed)
   const postings = new Map<string, { rids: Int32Array; tf: Float64Array }>()
   const factors = [0.5, 0.75, 1, 1.25, 1.5, 2.2 / 3]

@@ -228,13 +228,10 @@ export class SqliteSource implements MemorySource, VectorSnapshots, SqliteCtx {
 
   close(): void {
     if (this.closed) return
-    try {
-      this.vec.saveSnapshots()
-    } catch {
-      /* a cache that cannot be written is no reason to fail a close */
-    }
+    // A snapshot is written in the background after a load, never here: a close only stops that write.
     this.closed = true
     this.vec.closed = true
+    this.vec.stopWrites()
     this.vec.reload() // frees the indexes (a compact one holds a file)
     closeBm25Indexes(this) // their private connections to the file
     this.db.close()
@@ -443,9 +440,13 @@ export class SqliteSource implements MemorySource, VectorSnapshots, SqliteCtx {
   coldVectorModels(): { model: string; ownerType: 'memory' | 'session' }[] {
     return this.closed ? [] : this.vec.coldModels()
   }
-  /** Write vector snapshots now (close() does it too). */
+  /** Write vector snapshots now (a load starts writing them in the background; close() stops that). */
   saveVectorSnapshots(): string[] {
     return this.closed ? [] : this.vec.saveSnapshots()
+  }
+  /** Resolves once the vector snapshots a load started writing in the background are written (or given up). */
+  whenVectorSnapshotsWritten(): Promise<string[]> {
+    return this.closed ? Promise.resolve([]) : this.vec.whenSnapshotsWritten()
   }
 
   // --- recall log ---------------------------------------------------------

@@ -10,7 +10,7 @@ import type { VectorInfo } from '../../../shared/contract'
 import type { EmbeddingModelFacts } from '../../../shared/types'
 import { decodeVector } from '../decode'
 import { refreshVectorIndex, type RefreshOptions, type VectorSource } from '../vectors/load'
-import { fileSignature, readSnapshot, readSnapshotAsync, snapshotMatches, snapshotPath, writeSnapshot } from '../vectors/snapshot'
+import { fileSignature, readSnapshot, readSnapshotAsync, snapshotMatches, snapshotPath, writeSnapshot, writeSnapshotAsync } from '../vectors/snapshot'
 import { HELD_AGENT, HELD_WORKSPACE, VectorIndex } from '../vectors/vectorIndex'
 import type { Workspace } from '../workspace/workspace'
 import { agentModels, workspaceModels } from './candidates'
@@ -44,6 +44,8 @@ export class SqliteVectors {
   private readonly loadSignatures = new Map<VectorIndex, { signature: string; fromSnapshot: boolean }>()
   private readonly modelsCache = new Map<string, { version: string; models: string[] }>()
   private restoring: Promise<void> | null = null
+  /** snapshots being written in the background after a full load (stopped by `stop`) */
+  private readonly writing = new Map<VectorIndex, { stop: () => void; done: Promise<boolean> }>()
   /** set by the source's close: an async restore finishing after it drops its index */
   closed = false
 
@@ -80,7 +82,10 @@ export class SqliteVectors {
     const fullBefore = idx.fullLoads
     const t1 = performance.now()
     const path = refreshVectorIndex(idx, this.sources(), this.load)
-    if (idx.fullLoads !== fullBefore && signature !== null) this.loadSignatures.set(idx, { signature, fromSnapshot: false })
+    if (idx.fullLoads !== fullBefore && signature !== null) {
+      this.loadSignatures.set(idx, { signature, fromSnapshot: false })
+      this.writeInBackground(idx)
+    }
     if (restored && path !== 'full') idx.last = { path: 'cached', ms: idx.last.ms + (performance.now() - t1) }
     return idx
   }
@@ -146,20 +151,66 @@ export class SqliteVectors {
   }
 
   /**
+   * Whether `idx` may be snapshotted now: exactly a full load of the agent file as it is now
+   * (nothing committed since the load, file unchanged), big enough, not snapshotted yet.
+   */
+  private snapshotDue(idx: VectorIndex): { signature: string; fromSnapshot: boolean } | null {
+    if (this.closed || this.cacheMinRows === null || !this.ctx.sql.embeddings) return null
+    const agent = this.sources().find((s) => s.bit === HELD_AGENT)
+    const load = this.loadSignatures.get(idx)
+    if (!agent || !load || load.fromSnapshot || !idx.pristine || idx.count < this.cacheMinRows) return null
+    if (this.indexes.get(`${idx.ownerType}\u0000${idx.model}`) !== idx) return null
+    if (idx.sync[0].version !== agent.version() || fileSignature(this.ctx.path) !== load.signature) return null
+    return load
+  }
+
+  /**
+   * Start writing `idx`'s snapshot in the background (vectors/snapshot.ts, writeSnapshotAsync), right
+   * after its full load: the write stops as soon as the index or the file changes, or the store closes,
+   * and leaves nothing then. So a close has nothing to write (it only stops this).
+   */
+  private writeInBackground(idx: VectorIndex): void {
+    const load = this.snapshotDue(idx)
+    if (!load || this.writing.has(idx)) return
+    let stopped = false
+    const loads = idx.fullLoads
+    const file = snapshotPath(this.ctx.workspacePath, idx.ownerType, idx.model)
+    const done = writeSnapshotAsync(file, idx, load.signature, () => !stopped && idx.fullLoads === loads && this.snapshotDue(idx) === load)
+      .then((ok) => {
+        if (ok) load.fromSnapshot = true
+        return ok
+      })
+      .finally(() => {
+        if (this.writing.get(idx)?.done === done) this.writing.delete(idx)
+      })
+    this.writing.set(idx, { stop: () => (stopped = true), done })
+  }
+
+  /** Resolves once the snapshots being written in the background are written (or given up): the files written. */
+  async whenSnapshotsWritten(): Promise<string[]> {
+    const out: string[] = []
+    for (const [idx, w] of [...this.writing]) if (await w.done) out.push(snapshotPath(this.ctx.workspacePath, idx.ownerType, idx.model))
+    return out
+  }
+
+  /** Stop every background snapshot write (a close: nothing half-written stays). */
+  stopWrites(): void {
+    for (const w of this.writing.values()) w.stop()
+    this.writing.clear()
+  }
+
+  /**
    * Write a snapshot of every index that is exactly a full load of the agent file as it
-   * is now (vectors/snapshot.ts): nothing committed since the load, file unchanged.
-   * Called on close. Returns the files written.
+   * is now (vectors/snapshot.ts), now, on this thread (a background write of one is stopped
+   * first). Returns the files written.
    */
   saveSnapshots(): string[] {
     const written: string[] = []
-    if (this.cacheMinRows === null || !this.ctx.sql.embeddings) return written
-    const agent = this.sources().find((s) => s.bit === HELD_AGENT)
-    if (!agent) return written
-    const version = agent.version()
     for (const idx of this.indexes.values()) {
-      const load = this.loadSignatures.get(idx)
-      if (!load || load.fromSnapshot || !idx.pristine || idx.count < this.cacheMinRows) continue
-      if (idx.sync[0].version !== version || fileSignature(this.ctx.path) !== load.signature) continue
+      const load = this.snapshotDue(idx)
+      if (!load) continue
+      this.writing.get(idx)?.stop()
+      this.writing.delete(idx)
       const file = snapshotPath(this.ctx.workspacePath, idx.ownerType, idx.model)
       if (writeSnapshot(file, idx, load.signature)) {
         written.push(file)
@@ -171,6 +222,7 @@ export class SqliteVectors {
 
   /** Forget every loaded index: the next use reloads (for an in-place UPDATE the cheap check cannot see). */
   reload(): void {
+    this.stopWrites()
     for (const idx of this.indexes.values()) {
       idx.reset()
       this.loadSignatures.delete(idx)

@@ -180,11 +180,323 @@ const FUNC8 = [
   ...BODY8,
 ]
 
+// --- two query vectors per pass (the map's PCA, map/pca.ts): each row is read once for both ---
+//
+//   (func (export "dot2All") (param $data i32) (param $n i32) (param $dim i32) (param $q i32) (param $out i32)
+//     the second query follows the first (q + 8·dim); out[2r] = row r · q0, out[2r+1] = row r · q1, each summed
+//     exactly as dotAll sums it. Four independent accumulators instead of two: dotAll waits on its two
+//     additions' latency, this does twice the work in the same steps.
+const [, , , , , R2, P2, QP2, QQ2, I2, DIM42, A0, B0, A1, B1, X01, X23, S20, S21, X2] = Array.from({ length: 20 }, (_, i) => i)
+const acc2 = (local: number, x: number, qp: number, off: number) => [
+  ...get(local),
+  ...get(x),
+  ...get(qp),
+  ...v128load(off),
+  ...mulF64x2,
+  ...addF64x2,
+  ...set(local),
+]
+const rest2 = (s: number, qp: number) => [...get(s), ...get(X2), ...get(qp), ...f64load(0), ...f64mul, ...f64add, ...set(s)]
+const store2 = (s: number, a: number, b: number, off: number) => [
+  ...get(OUT), ...get(R2), ...i32(4), ...shl32, ...add32,
+  ...get(s), ...get(a), ...lane(1), ...f64add, ...get(b), ...lane(0), ...get(b), ...lane(1), ...f64add, ...f64add, ...f64store(off),
+] // prettier-ignore
+
+const BODY2 = [
+  ...get(DIM), ...i32(-4), ...and32, ...set(DIM42),
+  ...get(DATA), ...set(P2),
+  ...i32(0), ...set(R2),
+  ...block, ...loop, // rows
+  ...get(R2), ...get(N), ...geU32, ...brIf(1),
+  ...f64zero, ...splatF64, ...set(A0), ...f64zero, ...splatF64, ...set(B0),
+  ...f64zero, ...splatF64, ...set(A1), ...f64zero, ...splatF64, ...set(B1),
+  ...get(Q), ...set(QP2),
+  ...get(Q), ...get(DIM), ...i32(3), ...shl32, ...add32, ...set(QQ2),
+  ...i32(0), ...set(I2),
+  ...block, ...loop, // four elements at a time, against both queries
+  ...get(I2), ...get(DIM42), ...geU32, ...brIf(1),
+  ...get(P2), ...load64zero(0), ...promoteLow, ...set(X01),
+  ...get(P2), ...load64zero(8), ...promoteLow, ...set(X23),
+  ...acc2(A0, X01, QP2, 0), ...acc2(B0, X23, QP2, 16), ...acc2(A1, X01, QQ2, 0), ...acc2(B1, X23, QQ2, 16),
+  ...step(P2, 16), ...step(QP2, 32), ...step(QQ2, 32), ...step(I2, 4),
+  ...br(0), ...end, ...end,
+  ...get(A0), ...lane(0), ...set(S20),
+  ...get(A1), ...lane(0), ...set(S21),
+  ...block, ...loop, // the remainder, into each s0
+  ...get(I2), ...get(DIM), ...geU32, ...brIf(1),
+  ...get(P2), ...f32load(0), ...f64promote, ...set(X2),
+  ...rest2(S20, QP2), ...rest2(S21, QQ2),
+  ...step(P2, 4), ...step(QP2, 8), ...step(QQ2, 8), ...step(I2, 1),
+  ...br(0), ...end, ...end,
+  ...store2(S20, A0, B0, 0), ...store2(S21, A1, B1, 8),
+  ...step(R2, 1),
+  ...br(0), ...end, ...end,
+  ...end,
+] // prettier-ignore
+
+const FUNC2 = [
+  ...vec([
+    [...uleb(6), I32],
+    [...uleb(6), V128],
+    [...uleb(3), F64],
+  ]),
+  ...BODY2,
+]
+
+// --- the map's PCA pass over every row (map/pca.ts): both axes, the squared norm and the column sums at once ---
+//
+//   (func (export "pcaRowsAll") (param $data i32) (param $n i32) (param $dim i32) (param $q i32) (param $out i32)
+//     q holds three float64 vectors of dim: axis c0, axis c1, then the column sums (added to in place);
+//     out[3r] = row r · c0, out[3r+1] = row r · c1, out[3r+2] = ‖row r‖², each summed as dotAll sums.
+const [, , , , , R3, P3, QA3, QB3, SP3, I3, D43, A30, B30, A31, B31, SA3, SB3, X301, X323, S30, S31, S32, X3] = Array.from({ length: 24 }, (_, i) => i)
+const mul32 = [0x6c]
+const v128store = (off: number) => simd(0x0b, 0, ...uleb(off))
+const sq3 = (local: number, x: number) => [...get(local), ...get(x), ...get(x), ...mulF64x2, ...addF64x2, ...set(local)]
+const sum3 = (x: number, off: number) => [...get(SP3), ...get(SP3), ...v128load(off), ...get(x), ...addF64x2, ...v128store(off)]
+const rest3 = (s: number, qp: number) => [...get(s), ...get(X3), ...get(qp), ...f64load(0), ...f64mul, ...f64add, ...set(s)]
+const fold3 = (s: number, a: number, b: number, off: number) => [
+  ...get(OUT), ...get(R3), ...i32(24), ...mul32, ...add32,
+  ...get(s), ...get(a), ...lane(1), ...f64add, ...get(b), ...lane(0), ...get(b), ...lane(1), ...f64add, ...f64add, ...f64store(off),
+] // prettier-ignore
+
+const BODY3 = [
+  ...get(DIM), ...i32(-4), ...and32, ...set(D43),
+  ...get(DATA), ...set(P3),
+  ...i32(0), ...set(R3),
+  ...block, ...loop, // rows
+  ...get(R3), ...get(N), ...geU32, ...brIf(1),
+  ...[A30, B30, A31, B31, SA3, SB3].flatMap((l) => [...f64zero, ...splatF64, ...set(l)]),
+  ...get(Q), ...set(QA3),
+  ...get(Q), ...get(DIM), ...i32(3), ...shl32, ...add32, ...set(QB3),
+  ...get(QB3), ...get(DIM), ...i32(3), ...shl32, ...add32, ...set(SP3),
+  ...i32(0), ...set(I3),
+  ...block, ...loop, // four elements at a time
+  ...get(I3), ...get(D43), ...geU32, ...brIf(1),
+  ...get(P3), ...load64zero(0), ...promoteLow, ...set(X301),
+  ...get(P3), ...load64zero(8), ...promoteLow, ...set(X323),
+  ...acc2(A30, X301, QA3, 0), ...acc2(B30, X323, QA3, 16), ...acc2(A31, X301, QB3, 0), ...acc2(B31, X323, QB3, 16),
+  ...sq3(SA3, X301), ...sq3(SB3, X323),
+  ...sum3(X301, 0), ...sum3(X323, 16),
+  ...step(P3, 16), ...step(QA3, 32), ...step(QB3, 32), ...step(SP3, 32), ...step(I3, 4),
+  ...br(0), ...end, ...end,
+  ...get(A30), ...lane(0), ...set(S30),
+  ...get(A31), ...lane(0), ...set(S31),
+  ...get(SA3), ...lane(0), ...set(S32),
+  ...block, ...loop, // the remainder
+  ...get(I3), ...get(DIM), ...geU32, ...brIf(1),
+  ...get(P3), ...f32load(0), ...f64promote, ...set(X3),
+  ...rest3(S30, QA3), ...rest3(S31, QB3),
+  ...get(S32), ...get(X3), ...get(X3), ...f64mul, ...f64add, ...set(S32),
+  ...get(SP3), ...get(SP3), ...f64load(0), ...get(X3), ...f64add, ...f64store(0),
+  ...step(P3, 4), ...step(QA3, 8), ...step(QB3, 8), ...step(SP3, 8), ...step(I3, 1),
+  ...br(0), ...end, ...end,
+  ...fold3(S30, A30, B30, 0), ...fold3(S31, A31, B31, 8), ...fold3(S32, SA3, SB3, 16),
+  ...step(R3, 1),
+  ...br(0), ...end, ...end,
+  ...end,
+] // prettier-ignore
+
+const FUNC3 = [
+  ...vec([
+    [...uleb(7), I32],
+    [...uleb(8), V128],
+    [...uleb(4), F64],
+  ]),
+  ...BODY3,
+]
+
+// --- the quantiser (int8Scan.ts's setRow, on a load): float32 rows in place → unit rows, int8 codes, per-row numbers ---
+//
+//   (func (export "quantI8") (param $data i32) (param $n i32) (param $dim i32) (param $codes i32) (param $out i32)
+//     for r in 0..n:                       ;; row r: dim float32 at data + r·dim·4, codes at codes + r·stride, out at out + r·32
+//       ss = Σ x²                          ;; four float64 sums, element i in sum i mod 4, the rest in sum 0, (s0 + s1) + (s2 + s3)
+//       inv = sqrt(ss) > 0 ? 1 / sqrt(ss) : 0
+//       x ← f32(x · inv) in place          ;; the unit row (VectorIndex.putFrom's numbers)
+//       s = f32(max|x| / 127)
+//       c = s > 0 ? clamp(round(x / s), ±127) : 0   ;; round = floor(y) + (y − floor(y) ≥ 0.5): Math.round, ties up
+//       e2 = Σ (x − s·c)², h2 = Σ (s·c)²   ;; summed like ss
+//       out = [ss, s, e2, h2] (float64)
+// Every operation is IEEE float64 (or an exact conversion) in the order the JS reference (quantizeRowJs in
+// int8Scan.ts) uses, so the numbers are the same bit for bit whichever path made them.
+const f32store = (off: number) => [0x38, 2, ...uleb(off)]
+const f64const = (x: number) => [0x44, ...new Uint8Array(new Float64Array([x]).buffer)]
+const i64const = (n: number) => [0x42, ...sleb(n)]
+const i32store8 = [0x3a, 0, 0]
+const f32demote = [0xb6]
+const f32abs = [0x8b]
+const f32max = [0x97]
+const f64sqrt = [0x9f]
+const f64sub = [0xa1]
+const f64div = [0xa3]
+const f64floor = [0x9c]
+const f64min = [0xa4]
+const f64max = [0xa5]
+const f64gt = [0x64]
+const f64ge = [0x66]
+const select = [0x1b]
+const truncSat32 = [0xfc, 0x02]
+const splatI64 = simd(0x12)
+const splatF32 = simd(0x13)
+const laneF32 = (l: number) => simd(0x1f, l)
+const absF32x4 = simd(0xe0)
+const maxF32x4 = simd(0xe9)
+const subF64x2 = simd(0xf1)
+const divF64x2 = simd(0xf3)
+const minF64x2 = simd(0xf4)
+const maxF64x2 = simd(0xf5)
+const floorF64x2 = simd(0x75)
+const geF64x2 = simd(0x4c)
+const andV = simd(0x4e)
+const demoteZero = simd(0x5e)
+const truncSatZero = simd(0xfc)
+const narrow16 = simd(0x85)
+const narrow8 = simd(0x65)
+const store64lane = (off: number) => simd(0x5b, 0, ...uleb(off), 0)
+const store32lane = (off: number) => simd(0x5a, 0, ...uleb(off), 0)
+// lanes 0–1 (bytes 0–7) of the first operand, then lanes 0–1 of the second
+const pack2x2 = simd(0x0d, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23)
+
+// params 0..4: data n dim codes out
+// i32 locals 5..11: r p cp i dim4 row cstart · v128 12..22: A B M V X R XH EA EB HA HB · v128 23..25: INV2 S2 MASK
+// f64 26..31: s0 inv s y f e0 · f64 32: h0 · f32 33: mx · f64 34: x (tail) · f64 35: ss
+const [, , , CODES, , QR, QPP, QCP, QI, QD4, ROW, CST] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]
+const [QA, QB, QM, QV, QX, QR2, QXH, QEA, QEB, QHA, QHB, INV2, S2, MASK] = [12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25]
+const [QS0, QINV, QS, QY, QF, QE0, QH0, QMX, QXX, QSS] = [26, 27, 28, 29, 30, 31, 32, 33, 34, 35]
+const forI = (limit: number, body: number[]) => [...block, ...loop, ...get(QI), ...get(limit), ...geU32, ...brIf(1), ...body, ...br(0), ...end, ...end]
+const sq = (acc: number, v: number) => [...get(acc), ...get(v), ...get(v), ...mulF64x2, ...addF64x2, ...set(acc)]
+// R = mask & clamp(floor(Y) + (Y − floor(Y) ≥ 0.5 ? 1 : 0), ±127), Y = X / s
+const roundQ = [
+  ...get(QX), ...get(S2), ...divF64x2, ...set(QV),
+  ...get(QV), ...floorF64x2, ...set(QR2),
+  ...get(QR2),
+  ...get(QV), ...get(QR2), ...subF64x2, ...f64const(0.5), ...splatF64, ...geF64x2, ...f64const(1), ...splatF64, ...andV,
+  ...addF64x2,
+  ...f64const(127), ...splatF64, ...minF64x2, ...f64const(-127), ...splatF64, ...maxF64x2,
+  ...get(MASK), ...andV, ...set(QR2),
+] // prettier-ignore
+// one pair of elements at p + off: their codes (i32x4 lanes 0–1) left on the stack, errors into E, approximations into H
+const pairQ = (off: number, e: number, h: number) => [
+  ...get(QPP), ...load64zero(off), ...promoteLow, ...set(QX),
+  ...roundQ,
+  ...get(QR2), ...get(S2), ...mulF64x2, ...set(QXH),
+  ...get(QX), ...get(QXH), ...subF64x2, ...set(QV), ...sq(e, QV),
+  ...sq(h, QXH),
+  ...get(QR2), ...truncSatZero,
+] // prettier-ignore
+const unitPair = (off: number) => [
+  ...get(QPP), ...get(QPP), ...load64zero(off), ...promoteLow, ...get(INV2), ...mulF64x2, ...demoteZero, ...set(QV),
+  ...get(QV), ...store64lane(off),
+  ...get(QM), ...get(QV), ...absF32x4, ...maxF32x4, ...set(QM),
+] // prettier-ignore
+const lanesSum = (s0: number, a: number, b: number) => [
+  ...get(s0),
+  ...get(a),
+  ...lane(1),
+  ...f64add,
+  ...get(b),
+  ...lane(0),
+  ...get(b),
+  ...lane(1),
+  ...f64add,
+  ...f64add,
+]
+const zero2 = (local: number) => [...f64zero, ...splatF64, ...set(local)]
+
+const BODYQ = [
+  ...get(DIM), ...i32(-4), ...and32, ...set(QD4),
+  ...get(DATA), ...set(ROW),
+  ...get(CODES), ...set(CST),
+  ...i32(0), ...set(QR),
+  ...block, ...loop, // rows
+  ...get(QR), ...get(N), ...geU32, ...brIf(1),
+  // 1. ss = Σ x²
+  ...get(ROW), ...set(QPP), ...zero2(QA), ...zero2(QB), ...i32(0), ...set(QI),
+  ...forI(QD4, [
+    ...get(QPP), ...load64zero(0), ...promoteLow, ...set(QV), ...sq(QA, QV),
+    ...get(QPP), ...load64zero(8), ...promoteLow, ...set(QV), ...sq(QB, QV),
+    ...step(QPP, 16), ...step(QI, 4),
+  ]),
+  ...get(QA), ...lane(0), ...set(QS0),
+  ...forI(DIM, [
+    ...get(QPP), ...f32load(0), ...f64promote, ...set(QXX),
+    ...get(QS0), ...get(QXX), ...get(QXX), ...f64mul, ...f64add, ...set(QS0),
+    ...step(QPP, 4), ...step(QI, 1),
+  ]),
+  ...lanesSum(QS0, QA, QB), ...set(QSS),
+  ...get(OUT), ...get(QSS), ...f64store(0),
+  // 2. the unit row in place, and its largest magnitude
+  ...f64const(1), ...get(QSS), ...f64sqrt, ...f64div, ...f64zero, ...get(QSS), ...f64sqrt, ...f64zero, ...f64gt, ...select, ...set(QINV),
+  ...get(QINV), ...splatF64, ...set(INV2),
+  ...f64zero, ...f32demote, ...splatF32, ...set(QM),
+  ...get(ROW), ...set(QPP), ...i32(0), ...set(QI),
+  ...forI(QD4, [...unitPair(0), ...unitPair(8), ...step(QPP, 16), ...step(QI, 4)]),
+  ...get(QM), ...laneF32(0), ...get(QM), ...laneF32(1), ...f32max, ...get(QM), ...laneF32(2), ...get(QM), ...laneF32(3), ...f32max, ...f32max, ...set(QMX),
+  ...forI(DIM, [
+    ...get(QPP), ...get(QPP), ...f32load(0), ...f64promote, ...get(QINV), ...f64mul, ...f32demote, ...f32store(0),
+    ...get(QMX), ...get(QPP), ...f32load(0), ...f32abs, ...f32max, ...set(QMX),
+    ...step(QPP, 4), ...step(QI, 1),
+  ]),
+  ...get(QMX), ...f64promote, ...f64const(127), ...f64div, ...f32demote, ...f64promote, ...set(QS),
+  ...get(OUT), ...get(QS), ...f64store(8),
+  // 3. codes and the error sums
+  ...get(QS), ...splatF64, ...set(S2),
+  ...i64const(-1), ...i64const(0), ...get(QS), ...f64zero, ...f64gt, ...select, ...splatI64, ...set(MASK),
+  ...zero2(QEA), ...zero2(QEB), ...zero2(QHA), ...zero2(QHB),
+  ...get(ROW), ...set(QPP), ...get(CST), ...set(QCP), ...i32(0), ...set(QI),
+  ...forI(QD4, [
+    ...get(QCP),
+    ...pairQ(0, QEA, QHA), ...pairQ(8, QEB, QHB), ...pack2x2,
+    ...set(QV), ...get(QV), ...get(QV), ...narrow16, ...set(QV), ...get(QV), ...get(QV), ...narrow8,
+    ...store32lane(0),
+    ...step(QPP, 16), ...step(QCP, 4), ...step(QI, 4),
+  ]),
+  ...get(QEA), ...lane(0), ...set(QE0),
+  ...get(QHA), ...lane(0), ...set(QH0),
+  ...forI(DIM, [
+    ...get(QPP), ...f32load(0), ...f64promote, ...set(QXX),
+    ...get(QXX), ...get(QS), ...f64div, ...set(QY),
+    ...get(QY), ...f64floor, ...set(QF),
+    ...get(QF), ...f64const(1), ...f64zero, ...get(QY), ...get(QF), ...f64sub, ...f64const(0.5), ...f64ge, ...select, ...f64add,
+    ...f64const(127), ...f64min, ...f64const(-127), ...f64max,
+    ...f64zero, ...get(QS), ...f64zero, ...f64gt, ...select, ...set(QF),
+    ...get(QCP), ...get(QF), ...truncSat32, ...i32store8,
+    ...get(QS), ...get(QF), ...f64mul, ...set(QY), // s·c
+    ...get(QE0), ...get(QXX), ...get(QY), ...f64sub, ...get(QXX), ...get(QY), ...f64sub, ...f64mul, ...f64add, ...set(QE0),
+    ...get(QH0), ...get(QY), ...get(QY), ...f64mul, ...f64add, ...set(QH0),
+    ...step(QPP, 4), ...step(QCP, 1), ...step(QI, 1),
+  ]),
+  ...get(OUT), ...lanesSum(QE0, QEA, QEB), ...f64store(16),
+  ...get(OUT), ...lanesSum(QH0, QHA, QHB), ...f64store(24),
+  // next row
+  ...get(ROW), ...get(DIM), ...i32(4), ...mul32, ...add32, ...set(ROW),
+  ...get(CST), ...get(DIM), ...i32(31), ...add32, ...i32(-32), ...and32, ...add32, ...set(CST),
+  ...step(OUT, 32), ...step(QR, 1),
+  ...br(0), ...end, ...end,
+  ...end,
+] // prettier-ignore
+
+const FUNCQ = [
+  ...vec([
+    [...uleb(7), I32],
+    [...uleb(14), V128],
+    [...uleb(6), F64],
+    [...uleb(1), F64],
+    [...uleb(1), 0x7d],
+    [...uleb(2), F64],
+  ]),
+  ...BODYQ,
+]
+
 /** WebAssembly memories stop at 4 GiB (65,536 pages of 64 KiB). */
 export const WASM_MAX_PAGES = 65536
 
-/** The scan kernels: f32 rows · f64 query (dotAll), int8 rows · int16 query (dotI8All). */
-export type KernelName = 'dotAll' | 'dotI8All'
+/**
+ * The kernels: f32 rows · f64 query (dotAll), the same against two queries (dot2All), the map PCA's pass over the
+ * rows (pcaRowsAll), int8 rows · int16 query (dotI8All), the quantiser (quantI8).
+ */
+export type KernelName = 'dotAll' | 'dot2All' | 'pcaRowsAll' | 'dotI8All' | 'quantI8'
+
+const FUNCS: Record<KernelName, number[]> = { dotAll: FUNC, dot2All: FUNC2, pcaRowsAll: FUNC3, dotI8All: FUNC8, quantI8: FUNCQ }
 
 /**
  * A module exporting one kernel `(data, n, dim|stride, q, out) → ()` over the
@@ -193,7 +505,7 @@ export type KernelName = 'dotAll' | 'dotI8All'
  * instantiate the same module over.
  */
 const moduleBytes = (kernel: KernelName, shared: boolean) => {
-  const func = kernel === 'dotAll' ? FUNC : FUNC8
+  const func = FUNCS[kernel]
   return Uint8Array.from([
     0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0,
     ...section(1, vec([[0x60, ...vec([[I32], [I32], [I32], [I32], [I32]]), 0]])), // type: (i32 ×5) → ()

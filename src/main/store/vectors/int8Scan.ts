@@ -59,6 +59,8 @@ export class Int8Index {
   hatNorms = new Float64Array(0)
   private readonly memory: WasmMemory
   private readonly kernel: DotAll
+  /** the quantiser (startBlock), instantiated on first use */
+  private quant: DotAll | null | undefined
   private readonly shared: boolean
   private qOff = 0
   private outOff = 0
@@ -116,7 +118,11 @@ export class Int8Index {
     return this.memory.buffer.byteLength + this.scales.byteLength + this.errs.byteLength + this.hatNorms.byteLength
   }
 
-  /** Quantise row `r` (< capacity) from `v[off .. off+dim)` (the float32 row the exact scores are computed on). */
+  /**
+   * Quantise row `r` (< capacity) from the unit row `v[off .. off+dim)` (the float32 row the exact scores
+   * are computed on). The JS reference of the quantiser kernel (dotKernel.ts, `startBlock`): the same
+   * numbers bit for bit, the error sums kept as four float64 sums as that kernel's lanes do.
+   */
   setRow(r: number, v: Float32Array, off = 0): void {
     const dim = this.dim
     let max = 0
@@ -126,19 +132,80 @@ export class Int8Index {
     }
     const s = Math.fround(max / 127)
     const codes = new Int8Array(this.memory.buffer, r * this.stride, this.stride)
-    let e2 = 0
-    let h2 = 0
+    const e = [0, 0, 0, 0]
+    const h = [0, 0, 0, 0]
+    const dim4 = dim & ~3
     for (let i = 0; i < dim; i++) {
       const x = v[off + i]
       const c = s > 0 ? Math.max(-127, Math.min(127, Math.round(x / s))) : 0
       codes[i] = c
       const xh = s * c
-      e2 += (x - xh) * (x - xh)
-      h2 += xh * xh
+      // element i in sum i mod 4, the remainder (past the last full four) in sum 0
+      const k = i < dim4 ? i & 3 : 0
+      e[k] += (x - xh) * (x - xh)
+      h[k] += xh * xh
     }
     this.scales[r] = s
-    this.errs[r] = Math.sqrt(e2)
-    this.hatNorms[r] = Math.sqrt(h2)
+    this.errs[r] = Math.sqrt(e[0] + e[1] + (e[2] + e[3]))
+    this.hatNorms[r] = Math.sqrt(h[0] + h[1] + (h[2] + h[3]))
+  }
+
+  /**
+   * Start making rows first … first+m−1 from `m` raw float32 rows (`bytes`: m × dim × 4, not yet unit
+   * length) with the quantiser kernel, on the helper threads when there are any (the caller is free
+   * until it calls the finish; one block at a time). The finish waits, sets the rows' scale and bounds
+   * and returns per row its unit float32 row (`unit`, m × dim, VectorIndex.putFrom's numbers) and its
+   * sum of squares (`ss`: not finite for a row that must be rejected — its slot then holds garbage the
+   * caller overwrites). The views are valid until the next block. null: no kernel (WebAssembly SIMD
+   * unavailable) or no room: the caller quantises row by row (putFrom + setRow, the same numbers).
+   */
+  startBlock(first: number, bytes: Uint8Array, m: number): (() => { unit: Float32Array; ss: Float64Array }) | null {
+    const dim = this.dim
+    if (m <= 0 || first + m > this.capacity || bytes.byteLength !== m * dim * 4) return null
+    this.quant ??= dotKernel(this.memory, this.shared, 'quantI8')
+    const quant = this.quant
+    if (!quant) return null
+    const at = Math.ceil((this.outOff + this.capacity * 4) / 16) * 16
+    const outAt = at + m * dim * 4
+    const need = Math.ceil((outAt + m * 32) / PAGE)
+    const have = this.memory.buffer.byteLength / PAGE
+    if (need > WASM_MAX_PAGES) return null
+    if (need > have) this.memory.grow(need - have)
+    const copyIn = () => new Uint8Array(this.memory.buffer, at, bytes.byteLength).set(bytes)
+    copyIn()
+    const req = { name: 'quantI8', data: at, n: m, dim, q: first * this.stride, out: outAt, rowBytes: dim * 4, outBytes: 32, qBytes: this.stride } as const
+    const pool = this.shared ? ScanPool.get() : null
+    let finish = pool?.start(this.memory, quant, req) ?? null
+    if (!finish) {
+      quant(at, m, dim, req.q, outAt)
+      finish = () => true
+    }
+    return () => {
+      if (!finish()) {
+        // A helper died mid-block: the rows done so far are unit rows already; start again from the raw ones.
+        copyIn()
+        quant(at, m, dim, req.q, outAt)
+      }
+      const out = new Float64Array(this.memory.buffer, outAt, m * 4)
+      const ss = new Float64Array(m)
+      for (let j = 0; j < m; j++) {
+        const r = first + j
+        ss[j] = out[4 * j]
+        this.scales[r] = out[4 * j + 1]
+        this.errs[r] = Math.sqrt(out[4 * j + 2])
+        this.hatNorms[r] = Math.sqrt(out[4 * j + 3])
+      }
+      return { unit: new Float32Array(this.memory.buffer, at, m * dim), ss }
+    }
+  }
+
+  /** Move row `from`'s codes and numbers to row `to` (a block closing the gap a rejected row left). */
+  moveRow(from: number, to: number): void {
+    const st = this.stride
+    new Int8Array(this.memory.buffer).copyWithin(to * st, from * st, (from + 1) * st)
+    this.scales[to] = this.scales[from]
+    this.errs[to] = this.errs[from]
+    this.hatNorms[to] = this.hatNorms[from]
   }
 
   /**

@@ -66,6 +66,22 @@ export class RowFile {
     if (this.base && r < this.base.count) this.inSpill[r] = 1
   }
 
+  /** Store rows first … first+m−1 from `v` (m × dim values, written straight from there: a load's block). */
+  writeRows(first: number, v: Float32Array): void {
+    this.flush()
+    const m = v.length / this.dim
+    writeAllSync(this.spillFile().fd, new Uint8Array(v.buffer, v.byteOffset, v.byteLength), first * this.rowBytes)
+    if (this.base) this.inSpill.fill(1, Math.min(first, this.base.count), Math.min(first + m, this.base.count))
+  }
+
+  /** Write out gathered rows and wait until the spill file is on disk (before a snapshot names it). */
+  async sync(): Promise<void> {
+    this.flush()
+    const s = this.spill
+    if (!s || this.closed) return
+    await new Promise<void>((done, fail) => fs.fdatasync(s.fd, (e) => (e ? fail(e) : done())))
+  }
+
   /** Write out gathered rows. */
   flush(): void {
     if (this.pendingRows === 0) return
@@ -129,15 +145,17 @@ export class RowFile {
     return true
   }
 
-  /** Close the files and remove the spill file. */
+  /** Close the files and remove the spill file (in the background). */
   close(): void {
     if (this.closed) return
     this.closed = true
     if (this.base) fs.closeSync(this.base.fd)
     if (this.spill) {
       fs.closeSync(this.spill.fd)
-      fs.rmSync(this.spill.path, { force: true })
-      this.spill.release()
+      // Unlinking GBs takes the file system about a second: not on the closing thread. Until it is
+      // gone the file stays registered (an exit meanwhile removes it; a crash leaves it to the sweep).
+      const { path: p, release } = this.spill
+      fs.rm(p, { force: true }, () => release())
     }
   }
 }

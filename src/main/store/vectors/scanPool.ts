@@ -16,7 +16,7 @@
  *   [MEM]   id of the memory to scan (a helper drains its port for new ones)
  *   [READY] 1 once the helper runs its loop (unused before: the first scans stay on one thread)
  * and one block shared by all: [CLAIM] (gen << 16 | next chunk), [DONE] chunks finished,
- * the parameters (data, n, dim, q, out, chunk rows, chunks).
+ * the parameters (data, n, dim, q, out, chunk rows, chunks, kernel, row/out/q strides).
  */
 import os from 'node:os'
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads'
@@ -38,7 +38,8 @@ const P_CHUNKS = 8
 const P_KERNEL = 9
 const P_ROW_BYTES = 10
 const P_OUT_BYTES = 11
-const KERNELS: readonly KernelName[] = ['dotAll', 'dotI8All']
+const P_Q_BYTES = 12
+const KERNELS: readonly KernelName[] = ['dotAll', 'dotI8All', 'quantI8']
 
 /**
  * The helper: plain CommonJS run with `eval` (no file to build or find: the kernel
@@ -73,12 +74,26 @@ for (;;) {
     const rows = job[${P_ROWS}], n = job[${P_N}]
     const from = c * rows
     const count = Math.min(rows, n - from)
-    kernels[job[${P_KERNEL}]](job[${P_DATA}] + from * job[${P_ROW_BYTES}], count, job[${P_DIM}], job[${P_Q}], job[${P_OUT}] + from * job[${P_OUT_BYTES}])
+    kernels[job[${P_KERNEL}]](job[${P_DATA}] + from * job[${P_ROW_BYTES}], count, job[${P_DIM}], job[${P_Q}] + from * job[${P_Q_BYTES}], job[${P_OUT}] + from * job[${P_OUT_BYTES}])
     Atomics.add(job, ${DONE}, 1)
     Atomics.notify(job, ${DONE})
   }
 }
 `
+
+/** One kernel call over rows [0, n), as `scan` and `start` split it (see `scan`). */
+export interface ScanRequest {
+  name: KernelName
+  data: number
+  n: number
+  dim: number
+  q: number
+  out: number
+  rowBytes: number
+  outBytes: number
+  /** bytes between rows' places at `q` (the quantiser's codes) @default 0 */
+  qBytes?: number
+}
 
 interface Helper {
   worker: Worker
@@ -123,16 +138,26 @@ export class ScanPool {
   /**
    * `kernel(data, n, dim, q, out)` over rows [0, n), split across this thread and the
    * ready helpers: rows are `rowBytes` apart from `data`, results `outBytes` apart from
-   * `out`. False when no helper is ready (the caller runs the kernel itself).
+   * `out` (and `qBytes` apart from `q` when the kernel writes per row there: the quantiser's
+   * codes; 0 for a query every row reads). False when no helper is ready (the caller runs
+   * the kernel itself).
    */
-  scan(
-    memory: WasmMemory,
-    kernel: DotAll,
-    s: { name: KernelName; data: number; n: number; dim: number; q: number; out: number; rowBytes: number; outBytes: number },
-  ): boolean {
+  scan(memory: WasmMemory, kernel: DotAll, s: ScanRequest): boolean {
+    return this.start(memory, kernel, s)?.() ?? false
+  }
+
+  /**
+   * Start a scan on the helpers only and return its finish: call it to take part (this thread claims
+   * the chunks no helper has taken) and wait for the rest; it returns false when a helper died (the
+   * caller runs the kernel itself over every row). Meanwhile this thread is free for other work (a
+   * load reads its next block from SQL while the helpers quantise this one). null: no helper is ready.
+   * One request at a time: finish it before the next start or scan.
+   */
+  start(memory: WasmMemory, kernel: DotAll, s: ScanRequest): (() => boolean) | null {
     const { data, n, dim, q, out, rowBytes, outBytes } = s
+    const qBytes = s.qBytes ?? 0
     const helpers = this.helpers.ready()
-    if (helpers.length === 0) return false
+    if (helpers.length === 0) return null
     let id = memIds.get(memory)
     if (id === undefined) memIds.set(memory, (id = nextMemId++))
     const rows = Math.max(MIN_CHUNK_ROWS, Math.ceil(n / MAX_CHUNKS))
@@ -150,6 +175,7 @@ export class ScanPool {
     job[P_KERNEL] = KERNELS.indexOf(s.name)
     job[P_ROW_BYTES] = rowBytes
     job[P_OUT_BYTES] = outBytes
+    job[P_Q_BYTES] = qBytes
     Atomics.store(job, DONE, 0)
     Atomics.store(job, CLAIM, gen << 16) // publishes the parameters above (sequentially consistent)
     for (const h of helpers) {
@@ -161,23 +187,25 @@ export class ScanPool {
       Atomics.store(h.ctl, GEN, gen)
       Atomics.notify(h.ctl, GEN)
     }
-    // This thread claims chunks like any helper.
-    const mine = claimChunks(job, CLAIM, DONE, chunks, (c) => {
-      const from = c * rows
-      kernel(data + from * rowBytes, Math.min(rows, n - from), dim, q, out + from * outBytes)
-    })
-    // Chunks a helper claimed and is still scanning.
-    for (let done = Atomics.load(job, DONE); done < chunks; done = Atomics.load(job, DONE)) {
-      if (Atomics.wait(job, DONE, done, 5000) === 'timed-out' && Atomics.load(job, DONE) === done) {
-        // A helper died mid-chunk (never seen): stop using the pool; the caller rescans alone.
-        this.helpers.clear()
-        return false
+    return () => {
+      // This thread claims chunks like any helper.
+      const mine = claimChunks(job, CLAIM, DONE, chunks, (c) => {
+        const from = c * rows
+        kernel(data + from * rowBytes, Math.min(rows, n - from), dim, q + from * qBytes, out + from * outBytes)
+      })
+      // Chunks a helper claimed and is still scanning.
+      for (let done = Atomics.load(job, DONE); done < chunks; done = Atomics.load(job, DONE)) {
+        if (Atomics.wait(job, DONE, done, 5000) === 'timed-out' && Atomics.load(job, DONE) === done) {
+          // A helper died mid-chunk (never seen): stop using the pool; the caller rescans alone.
+          this.helpers.clear()
+          return false
+        }
       }
+      this.stats.scans++
+      this.stats.chunks += chunks
+      this.stats.helperChunks += chunks - mine
+      return true
     }
-    this.stats.scans++
-    this.stats.chunks += chunks
-    this.stats.helperChunks += chunks - mine
-    return true
   }
 
   private static instance: ScanPool | null | undefined

@@ -5,7 +5,11 @@
  * Strict by design, because recall must stay exact:
  *  - a snapshot is written only from an index whose agent part is exactly a full
  *    load of the file as it is now (no incremental refresh since, no commit since:
- *    PRAGMA data_version unchanged), at Store.close();
+ *    PRAGMA data_version unchanged): in the background right after the load
+ *    (writeSnapshotAsync; a close only stops it), or when asked (writeSnapshot);
+ *  - it is written to a temp file, synced, then renamed into place, and a reader
+ *    accepts it only with every section's size and the trailer right: a write cut
+ *    short (a crash, a full disk) is never taken for a snapshot;
  *  - it is used only when the agent DB file (and its WAL) has the very size,
  *    mtime and inode it had then; anything else deletes it and loads from SQL;
  *  - after a restore the normal staleness check runs at once (the workspace's
@@ -13,24 +17,29 @@
  * It is a cache: deleting it loses nothing. One file per (owner type, model) in
  * `<workspace>-vectors/`.
  *
- * Layout: "RSVEC001", u32 header length, header JSON, then 8-byte aligned
+ * Layout: "RSVEC002", u32 header length, header JSON, then 8-byte aligned
  * sections: data (count × dim float32), norms (f32), keys (f64), held (u8);
  * for a compact index (vectorIndex.ts) also its int8 copy: codes (count ×
  * stride), scales (f32), errors and norms of the approximations (f64 each), so
  * a restore reads 0.8 GB instead of quantising 2.9 GB again. A compact index
  * hands its float32 rows file over as `<snapshot>.rows` (a rename: closing does
  * not copy GBs), and the header says so (`rows: 'external'`, no data section).
- * A compact restore reads rows from whichever file holds them when needed.
+ * A compact restore reads rows from whichever file holds them when needed. Last,
+ * the trailer: "RSVECEND", the row count and the width (u32 each).
  */
 import { assertNotOpenDb } from '../../safety/fileIdentity'
 import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import { readAllSync, writeAllSync } from './rowFile'
+import { registerTemp } from '../../safety/tempFiles'
 import type { SourceState, VectorIndex } from './vectorIndex'
 import { openRegularFile } from '../safeFiles'
 
-const MAGIC = 'RSVEC001'
+const MAGIC = 'RSVEC002'
+const TRAILER = 'RSVECEND'
+/** the trailer: TRAILER, then the row count and width (u32 each) */
+const TRAILER_BYTES = 16
 
 /** Identity of the agent DB file as it is now: size, mtime and inode of the file and its WAL. */
 export function fileSignature(dbPath: string): string {
@@ -85,6 +94,90 @@ const align8 = (n: number) => Math.ceil(n / 8) * 8
 /** Rows of a compact index move through a buffer of this size. */
 const CHUNK_BYTES = 8 << 20
 
+/** One step of writing a snapshot: bytes to append (then pad to 8 when `pad`), or a point where an async writer lets other work run. */
+type WriteStep = { b: Uint8Array; pad: boolean } | 'pause'
+
+/** A big section in pieces of this size, a pause between two: an async writer stops within one piece when it is cancelled. */
+const PIECE_BYTES = 16 << 20
+
+function* pieces(b: Uint8Array): Generator<WriteStep, void, void> {
+  for (let off = 0; off < b.byteLength; off += PIECE_BYTES) {
+    yield { b: b.subarray(off, Math.min(b.byteLength, off + PIECE_BYTES)), pad: false }
+    yield 'pause'
+  }
+  yield { b: new Uint8Array(0), pad: true }
+}
+
+/**
+ * The snapshot of `idx`'s first `n` rows as a sequence of writes (the layout in the module comment),
+ * `external`: the float32 rows are in `<snapshot>.rows` (no data section). Ends with the trailer.
+ */
+function* snapshotSteps(idx: VectorIndex, n: number, signature: string, external: boolean): Generator<WriteStep, void, void> {
+  // The ids as JSON arrays of ID_CHUNK each: an async restore parses one between pauses.
+  const idParts: Buffer[] = []
+  for (let i = 0; i < n; i += ID_CHUNK) {
+    idParts.push(Buffer.from(JSON.stringify(idx.ids.slice(i, Math.min(n, i + ID_CHUNK)))))
+    yield 'pause'
+  }
+  const idsJson = Buffer.concat(idParts)
+  const header: Header = {
+    ownerType: idx.ownerType,
+    model: idx.model,
+    signature,
+    dim: idx.dim,
+    count: n,
+    ids: idsJson.length,
+    idChunks: idParts.map((b) => b.length),
+    malformed: { ...idx.malformed },
+    lengths: [...idx.lengths],
+    dimRows: idx.dimRows,
+    sync: idx.sync.map((s) => ({ total: s.total, maxRid: s.maxRid, rows: s.rows, rejected: [...s.rejected] })),
+    ...(idx.int8 ? { int8: { stride: idx.int8.stride } } : {}),
+    ...(external ? { rows: 'external' as const } : {}),
+  }
+  const head = Buffer.from(JSON.stringify(header))
+  const pre = Buffer.alloc(12)
+  pre.write(MAGIC, 0, 'latin1')
+  pre.writeUInt32LE(head.length, 8)
+  yield { b: Buffer.concat([pre, head]), pad: true }
+  yield* pieces(idsJson)
+  if (external) {
+    // no data section: the rows are in their own file
+  } else if (idx.compact) {
+    // The float32 rows are on disk (with a base file under them): copy them across a chunk at a time.
+    const rows = Math.max(1, Math.floor(CHUNK_BYTES / (idx.dim * 4)))
+    const buf = new Float32Array(rows * idx.dim)
+    for (let r = 0; r < n; r += rows) {
+      const m = Math.min(rows, n - r)
+      idx.readRows(r, m, buf)
+      yield { b: new Uint8Array(buf.buffer, 0, m * idx.dim * 4), pad: false }
+      yield 'pause'
+    }
+    yield { b: new Uint8Array(0), pad: true }
+  } else yield* pieces(new Uint8Array(idx.data.buffer, idx.data.byteOffset, n * idx.dim * 4))
+  yield* pieces(new Uint8Array(idx.norms.buffer, idx.norms.byteOffset, n * 4))
+  yield* pieces(new Uint8Array(idx.keys.buffer, idx.keys.byteOffset, n * 8))
+  yield* pieces(new Uint8Array(idx.held.buffer, idx.held.byteOffset, n))
+  const q = idx.int8
+  if (q) {
+    q.n = n
+    yield* pieces(q.codeBytes())
+    yield* pieces(new Uint8Array(q.scales.buffer, 0, n * 4))
+    yield* pieces(new Uint8Array(q.errs.buffer, 0, n * 8))
+    yield* pieces(new Uint8Array(q.hatNorms.buffer, 0, n * 8))
+  }
+  yield { b: trailer(n, idx.dim), pad: false }
+}
+
+/** The last bytes of a complete snapshot: a reader finding anything else there (a write cut short) rejects the file. */
+function trailer(n: number, dim: number): Buffer {
+  const t = Buffer.alloc(TRAILER_BYTES)
+  t.write(TRAILER, 0, 'latin1')
+  t.writeUInt32LE(n >>> 0, 8)
+  t.writeUInt32LE(dim >>> 0, 12)
+  return t
+}
+
 /** Write `idx` (count rows) to `file` atomically. Returns false (and writes nothing) on any error. */
 export function writeSnapshot(file: string, idx: VectorIndex, signature: string): boolean {
   const tmp = `${file}.tmp-${process.pid}`
@@ -92,7 +185,6 @@ export function writeSnapshot(file: string, idx: VectorIndex, signature: string)
     fs.mkdirSync(path.dirname(file), { recursive: true })
     assertNotOpenDb(file, 'vector cache', { targetIsDb: true }) // safety/fileIdentity (a planted link at the cache path)
     fs.rmSync(tmp, { force: true })
-    const n = idx.count
     // A compact index's rows file becomes the snapshot's (renamed, not copied); an older snapshot goes first.
     let external = false
     if (idx.compact) {
@@ -100,69 +192,17 @@ export function writeSnapshot(file: string, idx: VectorIndex, signature: string)
       removeSnapshot(file)
       external = idx.handOverRows(rowsFileOf(file))
     }
-    // The ids as JSON arrays of ID_CHUNK each: an async restore parses one between pauses.
-    const idParts: Buffer[] = []
-    for (let i = 0; i < n; i += ID_CHUNK) idParts.push(Buffer.from(JSON.stringify(idx.ids.slice(i, Math.min(n, i + ID_CHUNK)))))
-    const idsJson = Buffer.concat(idParts)
-    const header: Header = {
-      ownerType: idx.ownerType,
-      model: idx.model,
-      signature,
-      dim: idx.dim,
-      count: n,
-      ids: idsJson.length,
-      idChunks: idParts.map((b) => b.length),
-      malformed: { ...idx.malformed },
-      lengths: [...idx.lengths],
-      dimRows: idx.dimRows,
-      sync: idx.sync.map((s) => ({ total: s.total, maxRid: s.maxRid, rows: s.rows, rejected: [...s.rejected] })),
-      ...(idx.int8 ? { int8: { stride: idx.int8.stride } } : {}),
-      ...(external ? { rows: 'external' as const } : {}),
-    }
-    const head = Buffer.from(JSON.stringify(header))
     const fd = fs.openSync(tmp, 'wx')
     try {
-      const pre = Buffer.alloc(12)
-      pre.write(MAGIC, 0, 'latin1')
-      pre.writeUInt32LE(head.length, 8)
       let pos = 0
-      /** Write `b` at `pos`; `pad`: then pad to 8 bytes (off for the pieces of one section). */
-      const put = (b: Uint8Array, pad = true) => {
-        writeAllSync(fd, b, pos)
-        pos += b.byteLength
-        if (pad) pos = align8At(pos)
-      }
-      /** Pad the file to 8 bytes at `at`; returns the new position. */
-      const align8At = (at: number) => {
-        const p = align8(at) - at
-        if (p) fs.writeSync(fd, Buffer.alloc(p), 0, p, at)
-        return at + p
-      }
-      put(Buffer.concat([pre, head]))
-      put(idsJson)
-      if (external) {
-        // no data section: the rows are in their own file
-      } else if (idx.compact) {
-        // The float32 rows are on disk (with a base file under them): copy them across a chunk at a time.
-        const rows = Math.max(1, Math.floor(CHUNK_BYTES / (idx.dim * 4)))
-        const buf = new Float32Array(rows * idx.dim)
-        for (let r = 0; r < n; r += rows) {
-          const m = Math.min(rows, n - r)
-          idx.readRows(r, m, buf)
-          put(new Uint8Array(buf.buffer, 0, m * idx.dim * 4), false)
+      for (const step of snapshotSteps(idx, idx.count, signature, external)) {
+        if (step === 'pause') continue
+        writeAllSync(fd, step.b, pos)
+        pos += step.b.byteLength
+        if (step.pad && pos % 8) {
+          writeAllSync(fd, new Uint8Array(align8(pos) - pos), pos)
+          pos = align8(pos)
         }
-        pos = align8At(pos)
-      } else put(new Uint8Array(idx.data.buffer, idx.data.byteOffset, n * idx.dim * 4))
-      put(new Uint8Array(idx.norms.buffer, idx.norms.byteOffset, n * 4))
-      put(new Uint8Array(idx.keys.buffer, idx.keys.byteOffset, n * 8))
-      put(new Uint8Array(idx.held.buffer, idx.held.byteOffset, n))
-      const q = idx.int8
-      if (q) {
-        q.n = n
-        put(q.codeBytes())
-        put(new Uint8Array(q.scales.buffer, 0, n * 4))
-        put(new Uint8Array(q.errs.buffer, 0, n * 8))
-        put(new Uint8Array(q.hatNorms.buffer, 0, n * 8))
       }
     } finally {
       fs.closeSync(fd)
@@ -173,6 +213,65 @@ export function writeSnapshot(file: string, idx: VectorIndex, signature: string)
     fs.rmSync(tmp, { force: true })
     fs.rmSync(file, { force: true }) // a rows file handed over stays readable by the index; no header points at it
     return false
+  }
+}
+
+const writeAsync = (fd: number, b: Uint8Array, off: number, at: number) =>
+  new Promise<number>((done, fail) => fs.write(fd, b, off, b.byteLength - off, at, (e, n) => (e ? fail(e) : done(n))))
+
+/**
+ * writeSnapshot in the background, after a load (not at close): the sections go out through the OS's
+ * I/O threads a piece at a time, the thread free in between, into `<snapshot>.tmp-<pid>-bg`; the file
+ * is synced to disk, then — only if `valid()` still holds (the index unchanged, the file unchanged,
+ * the store open) — a compact index's rows file is handed over and the temp file renamed into place,
+ * in one synchronous step. `valid()` is asked before every piece: false stops the write and removes the
+ * temp file (a close only has to say so). A crash at any point leaves no file under the snapshot's
+ * name (and the reader checks the trailer besides). Resolves whether it wrote the snapshot.
+ */
+export async function writeSnapshotAsync(file: string, idx: VectorIndex, signature: string, valid: () => boolean): Promise<boolean> {
+  const tmp = `${file}.tmp-${process.pid}-bg`
+  const release = registerTemp(tmp)
+  let fd: number | null = null
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true })
+    assertNotOpenDb(file, 'vector cache', { targetIsDb: true })
+    if (idx.compact) assertNotOpenDb(rowsFileOf(file), 'vector cache', { targetIsDb: true })
+    fs.rmSync(tmp, { force: true })
+    const n = idx.count
+    const external = idx.compact
+    fd = fs.openSync(tmp, 'wx', 0o600)
+    let pos = 0
+    for (const step of snapshotSteps(idx, n, signature, external)) {
+      if (!valid() || idx.count !== n) return false
+      if (step === 'pause') {
+        await new Promise((done) => setImmediate(done))
+        continue
+      }
+      for (let off = 0; off < step.b.byteLength;) off += await writeAsync(fd, step.b, off, pos + off)
+      pos += step.b.byteLength
+      if (step.pad && pos % 8) {
+        const zeros = new Uint8Array(align8(pos) - pos)
+        for (let off = 0; off < zeros.byteLength;) off += await writeAsync(fd, zeros, off, pos + off)
+        pos = align8(pos)
+      }
+    }
+    const f = fd
+    await new Promise<void>((done, fail) => fs.fdatasync(f, (e) => (e ? fail(e) : done())))
+    if (external) await idx.syncRows()
+    // From here on synchronous: nothing can change the index between this check and the rename.
+    if (!valid() || idx.count !== n) return false
+    fs.closeSync(fd)
+    fd = null
+    removeSnapshot(file)
+    if (external && !idx.handOverRows(rowsFileOf(file))) return false
+    fs.renameSync(tmp, file)
+    return true
+  } catch {
+    return false
+  } finally {
+    if (fd !== null) fs.closeSync(fd)
+    fs.rmSync(tmp, { force: true })
+    release()
   }
 }
 
@@ -312,7 +411,11 @@ function* restoreSteps(file: string, idx: VectorIndex, signature: string): Gener
     const hatAt = pos
     pos = align8(pos + n * 8)
     const end = h.int8 ? pos : align8(heldAt + n)
-    if (end !== size || !Number.isInteger(dim) || dim <= 0) return false
+    if (end + TRAILER_BYTES !== size || !Number.isInteger(dim) || dim <= 0) return false
+    // A complete file ends with its trailer (a write cut short, or blocks lost in a crash, do not).
+    const tail = Buffer.alloc(TRAILER_BYTES)
+    readAllSync(fd, tail, end)
+    if (!tail.equals(trailer(n, dim))) return false
     const idsBuf = Buffer.alloc(h.ids)
     yield { fd, dst: idsBuf, at: idsAt }
     let ids: string[] = []

@@ -18,6 +18,7 @@ import { tmpDir } from '../../../../test/helpers/tmp'
 import { encodeVector } from '../decode'
 import { openSource } from '../registry'
 import { dotKernelAvailable } from './dotKernel'
+import { snapshotPath } from './snapshot'
 import { HELD_AGENT, HELD_WORKSPACE, topKRows, VectorIndex } from './vectorIndex'
 import { CanonicalWriter } from '../sqlite/canonicalWriter'
 
@@ -484,12 +485,13 @@ describe.each(MODES)('$mode', ({ compactBytes }) => {
       }
     }
 
-    it('is written at close after a full load and restores the same index while the file is unchanged', () => {
+    it('is written in the background after a full load and restores the same index while the file is unchanged', async () => {
       build([1, 2, 3, 4])
       const a = open()
       const idxA = a.vectors(MODEL)
       expect(idxA.last.path).toBe('full')
       const keysA = new Map(idxA.ids.slice(0, idxA.count).map((id) => [id, idxA.keys[idxA.rowOf.get(id)!]]))
+      expect(await a.whenVectorSnapshotsWritten()).toEqual([snapshotPath(a.workspacePath, 'memory', MODEL)])
       a.close()
       const b = open()
       try {
@@ -508,10 +510,11 @@ describe.each(MODES)('$mode', ({ compactBytes }) => {
       }
     })
 
-    it('is ignored (and deleted) once the agent file changed, even with the same counts', () => {
+    it('is ignored (and deleted) once the agent file changed, even with the same counts', async () => {
       build([1, 2, 3])
       const a = open()
       a.vectors(MODEL)
+      expect(await a.whenVectorSnapshotsWritten()).toHaveLength(1)
       a.close()
       // In place: same row count, same max rowid — exactly what the cheap check cannot see.
       agent((d) => d.prepare(`UPDATE embeddings SET vector = ? WHERE owner_id = 'm2'`).run(encodeVector(raw(222))))
@@ -519,11 +522,12 @@ describe.each(MODES)('$mode', ({ compactBytes }) => {
       expectReloadFromSql()
     })
 
-    it('a WAL-mode file: restored although its -wal file went at the last close and came back empty at the next open', () => {
+    it('a WAL-mode file: restored although its -wal file went at the last close and came back empty at the next open', async () => {
       build([1, 2, 3, 4])
       agent((d) => d.pragma('journal_mode = WAL'))
       const a = open()
       expect(a.vectors(MODEL).last.path).toBe('full')
+      expect(await a.whenVectorSnapshotsWritten()).toHaveLength(1)
       a.close()
       const walGone = !fs.existsSync(`${db}-wal`) || fs.statSync(`${db}-wal`).size === 0
       expect(walGone).toBe(true)
@@ -549,17 +553,80 @@ describe.each(MODES)('$mode', ({ compactBytes }) => {
       }
     })
 
-    it('is not written from an index that was refreshed incrementally (it might hide an in-place change)', () => {
+    it('is not written from an index that was refreshed incrementally (it might hide an in-place change)', async () => {
       build([1, 2, 3])
       const a = open()
       a.vectors(MODEL)
       agent((d) => putRow(d, 'm4', raw(4)))
       a.vectors(MODEL)
+      expect(await a.whenVectorSnapshotsWritten()).toEqual([]) // the background write started by the load gave up
       expect(a.saveVectorSnapshots()).toEqual([])
       a.close()
       const b = open()
       try {
         expect(b.vectors(MODEL).last.path).toBe('full')
+      } finally {
+        b.close()
+      }
+    })
+
+    it('a close stops the background write: no snapshot, no temp file left, and the next open loads from SQL', async () => {
+      build(Array.from({ length: 300 }, (_, i) => i + 1))
+      const a = open()
+      expect(a.vectors(MODEL).last.path).toBe('full')
+      const dir = path.dirname(snapshotPath(a.workspacePath, 'memory', MODEL))
+      a.close() // before the background write had a turn
+      // The write notices at its next step and removes its temp file.
+      for (let i = 0; i < 200 && fs.existsSync(dir) && fs.readdirSync(dir).some((f) => f.includes('.tmp-')); i++) await new Promise((r) => setTimeout(r, 10))
+      const left = fs.existsSync(dir) ? fs.readdirSync(dir) : []
+      expect(left.filter((f) => f.includes('.tmp-') || f.endsWith('.bin'))).toEqual([])
+      expectReloadFromSql()
+    })
+
+    it('a snapshot cut short or damaged at its end is never taken: the index loads from SQL, exact, and the file goes', async () => {
+      build([1, 2, 3, 4, 5])
+      const a = open()
+      a.vectors(MODEL)
+      const [file] = await a.whenVectorSnapshotsWritten()
+      a.close()
+      const good = fs.readFileSync(file)
+      const rowsFile = `${file}.rows`
+      const rows = fs.existsSync(rowsFile) ? fs.readFileSync(rowsFile) : null
+      expect(rows !== null).toBe(compactBytes === 1) // a compact index's float32 rows are in their own file
+      const put = (bytes: Buffer | null) => {
+        fs.rmSync(file, { force: true })
+        if (bytes) fs.writeFileSync(file, bytes)
+        if (rows) fs.writeFileSync(rowsFile, rows)
+      }
+      const zeroTail = Buffer.from(good)
+      zeroTail.fill(0, good.length - 16) // the right size, the trailer's blocks never written
+      const damaged: [string, Buffer | null][] = [
+        ['without its last byte', good.subarray(0, good.length - 1)],
+        ['without its trailer', good.subarray(0, good.length - 16)],
+        ['cut in half', good.subarray(0, good.length >> 1)],
+        ['zeros where the trailer goes', zeroTail],
+        ['only as a temp file (the rename never came)', null],
+      ]
+      for (const [what, bytes] of damaged) {
+        put(bytes)
+        if (!bytes) fs.writeFileSync(`${file}.tmp-999999-bg`, good)
+        const s = open()
+        try {
+          const idx = s.vectors(MODEL)
+          expect(idx.last.path, what).toBe('full')
+          expectTruth(idx)
+        } finally {
+          s.close()
+        }
+        expect(fs.existsSync(file) && fs.readFileSync(file).equals(good) === false, what).toBe(false)
+        fs.rmSync(`${file}.tmp-999999-bg`, { force: true })
+      }
+      // The same bytes, whole: taken (so the cases above failed for what was cut, nothing else).
+      put(good)
+      const b = open()
+      try {
+        expect(b.vectors(MODEL).last.path).toBe('cached')
+        expectTruth(b.vectors(MODEL))
       } finally {
         b.close()
       }

@@ -138,6 +138,15 @@ export class VectorIndex {
   private readonly spillDir: string
   /** Compact mode: the int8 copy searched in memory and the exact rows on disk (null: `data` holds the matrix). */
   private compactStore: { codes: Int8Index; rows: RowFile } | null = null
+  /** a block of a load being quantised on the helper threads (queueBlock), joined by flushBlocks */
+  private pendingBlock: {
+    finish: () => { unit: Float32Array; ss: Float64Array }
+    ids: string[]
+    keys: ArrayLike<number>
+    bit: number
+    first: number
+    reject: (i: number) => void
+  } | null = null
   /** one row read back from disk (compact mode) */
   private rowBuf = new Float32Array(0)
   private memory: WasmMemory | null = null
@@ -167,6 +176,7 @@ export class VectorIndex {
 
   /** Forget everything (reload from scratch). */
   reset(): void {
+    if (this.pendingBlock) this.flushBlocks() // the helpers must be done with the memory before it goes
     this.compactStore?.rows.close()
     this.compactStore = null
     this.dim = this.count = 0
@@ -355,6 +365,7 @@ export class VectorIndex {
    * Returns a problem name instead of storing NaN/Infinity.
    */
   putFrom(id: string, v: Float32Array, off: number, key: number, bit: number, row: number | undefined): 'nonFiniteVector' | null {
+    if (this.pendingBlock) this.flushBlocks()
     const dim = this.dim
     // Unrolled by 4 with local views: ~3× a plain loop in V8 on a million-row load.
     const end = off + dim
@@ -412,6 +423,63 @@ export class VectorIndex {
     return null
   }
 
+  /**
+   * A fresh load's block (compact mode): rows whose ids the index does not hold, `bytes` their raw
+   * float32 vectors (ids.length × dim × 4, not yet unit length), quantised by the WebAssembly kernel on
+   * the helper threads while the caller reads the next block (int8Scan.ts, startBlock); the rows join
+   * the index when the next block comes or at `flushBlocks`. The numbers are putFrom's, bit for bit.
+   * `reject(i)` is called for row i of the block when it is not finite (it is left out, as putFrom
+   * leaves it). False: this path does not apply (an in-memory index, no kernel, no room): the caller
+   * puts the rows one by one.
+   */
+  queueBlock(ids: string[], keys: ArrayLike<number>, bit: number, bytes: Uint8Array, reject: (i: number) => void): boolean {
+    const cs = this.compactStore
+    if (!cs) return false
+    this.flushBlocks()
+    const m = ids.length
+    const first = this.count
+    if (first + m > this.norms.length) return false
+    const finish = cs.codes.startBlock(first, bytes, m)
+    if (!finish) return false
+    this.pendingBlock = { finish, ids, keys, bit, first, reject }
+    return true
+  }
+
+  /** Add the rows of a block still being quantised (queueBlock): call before anything reads the index. */
+  flushBlocks(): void {
+    const b = this.pendingBlock
+    const cs = this.compactStore
+    if (!b || !cs) return
+    this.pendingBlock = null
+    const { unit, ss } = b.finish()
+    const dim = this.dim
+    let row = b.first
+    // the first rejected row: the kept rows after it move up one place per rejection before them
+    let gapAt = -1
+    for (let j = 0; j < b.ids.length; j++) {
+      if (!Number.isFinite(ss[j])) {
+        b.reject(j)
+        if (gapAt < 0) gapAt = j
+        continue
+      }
+      if (gapAt >= 0) {
+        cs.codes.moveRow(b.first + j, row)
+        cs.rows.write(row, unit, j * dim)
+      }
+      const id = b.ids[j]
+      this.ids[row] = id
+      this.rowOf.set(id, row)
+      this.held[row] = b.bit
+      this.keys[row] = b.keys[j]
+      this.norms[row] = Math.sqrt(ss[j])
+      row++
+    }
+    // The rows before any gap are in place: one write.
+    const inPlace = gapAt < 0 ? b.ids.length : gapAt
+    if (inPlace > 0) cs.rows.writeRows(b.first, unit.subarray(0, inPlace * dim))
+    this.count = row
+  }
+
   /** Row `row`'s exact similarity with unit query `q` (dotRow's number, whichever mode). */
   dot(row: number, q: Float64Array): number {
     const cs = this.compactStore
@@ -448,6 +516,7 @@ export class VectorIndex {
   private int8Searchable(): Int8Index | null {
     const cs = this.compactStore
     if (!cs) return null
+    this.flushBlocks()
     cs.rows.flush()
     cs.codes.n = this.count
     return cs.codes
@@ -493,6 +562,11 @@ export class VectorIndex {
    */
   handOverRows(dest: string): boolean {
     return this.compactStore?.rows.handOver(dest, this.count) ?? false
+  }
+
+  /** Compact mode: wait until the float32 rows written so far are on disk (a snapshot is about to name their file). */
+  async syncRows(): Promise<void> {
+    await this.compactStore?.rows.sync()
   }
 
   /** Compact mode: make the int8 copy of rows first, first + 1, … from the float32 block `v` (a snapshot being restored). */

@@ -65,7 +65,7 @@ export function ConfigPanel({ config, onChange, now }: ConfigPanelProps) {
 const WeightsSection = memoOn(['weights', 'fusion', 'mode'], function WeightsSection({ config, update }: SectionProps) {
   const [simplex, setSimplex] = useState(() => onSimplex(config.weights))
   return (
-    <section aria-label="Weights">
+    <section aria-label="Weights" className="weights">
       <div className="sec-head">
         <h4>Weights</h4>
         <Toggle

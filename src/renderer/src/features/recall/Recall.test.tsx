@@ -149,14 +149,19 @@ describe('ResultsList', () => {
     const bar = within(document.querySelector('[data-id="a"]') as HTMLElement).getByRole('img')
     // a: 0.6·0.9 = 0.54, 0.25·1 = 0.25, 0.15·0.5 = 0.075 of 0.865
     expect(bar).toHaveAttribute('aria-label', 'similarity 0.540, lexical 0.000, recency 0.250, salience 0.075')
-    // Each segment is the whole bar scaled to its share and moved past the ones before it.
-    const parts = [...bar.querySelectorAll('span')].map((s) => /translateX\(([\d.]+)%\) scaleX\(([\d.]+)\)/.exec(s.style.transform)!.slice(1).map(Number))
+    // One element: the segments are its background, hard stops at each feature's share past the ones before it.
+    const stops = [...(bar.getAttribute('style') ?? '').matchAll(/var\(--f-(\w+)\) ([\d.]+)% ([\d.]+)%/g)].map(
+      (m) => [m[1], Number(m[2]), Number(m[3])] as const,
+    )
+    expect(stops.map((x) => x[0])).toEqual(['sim', 'lex', 'rec', 'sal'])
     const shares = [0.54 / 0.865, 0, 0.25 / 0.865, 0.075 / 0.865]
-    parts.forEach(([x, w], i) => {
-      expect(w).toBeCloseTo(shares[i], 3)
-      expect(x).toBeCloseTo(100 * shares.slice(0, i).reduce((a, b) => a + b, 0), 1)
+    stops.forEach(([, from, to], i) => {
+      expect(from).toBeCloseTo(100 * shares.slice(0, i).reduce((a, b) => a + b, 0), 1)
+      expect(to - from).toBeCloseTo(100 * shares[i], 1)
     })
-    expect(parts[3][0] + 100 * parts[3][1]).toBeCloseTo(100, 1)
+    // The best row's bar fills the bar; nothing is drawn past it.
+    expect(stops[3][2]).toBeCloseTo(100, 1)
+    expect(bar.children).toHaveLength(0)
   })
 })
 

@@ -33,6 +33,7 @@ import { SidePane } from '../../components/SidePane'
 import { configFromParams, decodeBaseline, decodeRequest, diffConfig, encodeBaseline, encodeRecall } from './recallRoute'
 import { ContextWindow } from '../context/ContextWindow'
 import { useFrameCoalesced } from '../../lib/useFrameCoalesced'
+import { createQuietTimer } from '../../lib/quietTimer'
 import { parsePatch, serializePatch } from '../../lib/router'
 import './recall.css'
 import { CreatedAt } from '../../components/CreatedAt'
@@ -143,14 +144,17 @@ export function RecallView() {
   // the automatic time travel is worked out again on load.
   const presetBase = options.find((o) => o.value === req.preset)?.config
   const autoLexical = !!noVectors && !!config && config.mode === 'lexical' && presetBase?.mode !== 'lexical'
-  const routeParams = config ? serializePatch({ ...encodeRecall(req, config, presetBase, !autoNow), lexical: autoLexical ? 'auto' : undefined }) : null
   // Written once the edits pause (URL_WRITE_MS): history.replaceState and the route update it sets off cost
   // more than a local re-rank, and a slider drag would pay them every frame (docs/internals/performance.md).
+  // Encoded then too, not on every render of a drag.
+  const [urlTimer] = useState(() => createQuietTimer(URL_WRITE_MS))
   useEffect(() => {
-    if (!routeParams) return
-    const t = setTimeout(() => setParams(parsePatch(routeParams), 'replace'), URL_WRITE_MS)
-    return () => clearTimeout(t)
-  }, [routeParams, setParams])
+    if (!config) return
+    urlTimer.poke(() =>
+      setParams(parsePatch(serializePatch({ ...encodeRecall(req, config, presetBase, !autoNow), lexical: autoLexical ? 'auto' : undefined })), 'replace'),
+    )
+  }, [req, config, presetBase, autoNow, autoLexical, setParams, urlTimer])
+  useEffect(() => urlTimer.cancel, [urlTimer])
 
   const choosePreset = useCallback(
     (value: string) => {

@@ -6,10 +6,13 @@
  * candidate is listed; a long list is virtualised.
  */
 import { withSubject } from '../../../../shared/subject'
-import { memo, useMemo, useRef, type KeyboardEvent } from 'react'
+import { memo, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react'
 import { useVirtualizer } from '@tanstack/react-virtual'
 import type { Features, GateName, RecallConfig, TraceDropped, TraceResult, UnitInfo } from '../../../../shared/types'
 import type { RankChange } from './useRecall'
+import { FEATURES } from './weights'
+import { RowSlots } from './rowSlots'
+import { createQuietTimer } from '../../lib/quietTimer'
 
 export const FEATURE_COLORS: Record<keyof Features, string> = {
   similarity: 'var(--f-sim)',
@@ -41,11 +44,20 @@ export interface Row {
 
 /** One list in score order (results and dropped interleaved), as the gates saw it. */
 export function toRows(results: readonly TraceResult[], dropped: readonly TraceDropped[]): Row[] {
-  const rows: Row[] = [
-    ...results.map((r, i) => ({ ...r, gate: null, rank: r.rank, scoreRank: r.scoreRank ?? i + 1 })),
-    ...dropped.map((d, i) => ({ ...d, rank: null, scoreRank: d.scoreRank ?? results.length + i + 1 })),
-  ]
-  return rows.sort((a, b) => a.scoreRank - b.scoreRank)
+  const n = results.length + dropped.length
+  const rows: Row[] = []
+  const put = (row: Row) => rows.push(row)
+  results.forEach((r, i) => put({ ...r, gate: null, rank: r.rank, scoreRank: r.scoreRank ?? i + 1 }))
+  dropped.forEach((d, i) => put({ ...d, rank: null, scoreRank: d.scoreRank ?? results.length + i + 1 }))
+  // Score ranks are 1…n, each once (the scorer numbers every candidate): each row goes to its place, no sort
+  // (this runs on every slider step). Anything else (a trace from elsewhere) is sorted.
+  const placed = new Array<Row | undefined>(n)
+  for (const r of rows) {
+    const at = r.scoreRank - 1
+    if (!Number.isInteger(at) || at < 0 || at >= n || placed[at]) return rows.sort((a, b) => a.scoreRank - b.scoreRank)
+    placed[at] = r
+  }
+  return placed as Row[]
 }
 
 export interface CutLine {
@@ -91,27 +103,32 @@ function ChangeBadge({ change }: { change: RankChange | undefined }) {
 }
 
 /**
- * Weighted contributions as a stacked bar; length scaled to `scale` (the largest score shown). Each segment spans
- * the whole bar and is scaled and moved into place with a transform: a slider step changes every bar, and a
- * transform is repainted without laying the row out again (widths were a layout of every row per step).
+ * Weighted contributions as a stacked bar; length scaled to `scale` (the largest score shown). One element whose
+ * background is the segments (a gradient with hard stops): a slider step changes every bar, and a background is
+ * repainted without laying anything out, on one element per row instead of one per segment.
  */
 const StackedBar = memo(function StackedBar({ c, scale }: { c: Features; scale: number }) {
-  let offset = 0
   return (
     <div
       className="stack"
       role="img"
       aria-label={`similarity ${c.similarity.toFixed(3)}, lexical ${c.lexical.toFixed(3)}, recency ${c.recency.toFixed(3)}, salience ${c.salience.toFixed(3)}`}
-    >
-      {(['similarity', 'lexical', 'recency', 'salience'] as const).map((k) => {
-        const share = Math.max(0, c[k]) / (scale || 1)
-        const at = offset
-        offset += share
-        return <span key={k} style={{ transform: `translateX(${(100 * at).toFixed(2)}%) scaleX(${share.toFixed(4)})`, background: FEATURE_COLORS[k] }} />
-      })}
-    </div>
+      style={{ backgroundImage: barGradient(c, scale) }}
+    />
   )
 })
+
+/** The bar's segments as a left-to-right gradient with hard stops, each feature's share of `scale` wide. */
+function barGradient(c: Features, scale: number): string {
+  let at = 0
+  let stops = ''
+  for (const k of FEATURES) {
+    const from = at
+    at += (100 * Math.max(0, c[k])) / (scale || 1)
+    stops += `${FEATURE_COLORS[k]} ${from.toFixed(2)}% ${at.toFixed(2)}%, `
+  }
+  return `linear-gradient(to right, ${stops}transparent ${at.toFixed(2)}%)`
+}
 
 export interface ResultsListProps {
   rows: Row[]
@@ -138,12 +155,10 @@ const CUT_PX = 23
 /** Rows drawn beyond the visible ones on each side: enough for a keyboard step; each one more is laid out every slider step. */
 const OVERSCAN = 3
 /**
- * A virtualised row's key is its index modulo this (larger than any window of rows): a slider step re-ranks the
- * candidates under rows that stay put, so each row element is updated in place with its new memory instead of
- * being removed and another created (creating ~12 rows with their text was most of a step's DOM, style and layout
- * work); scrolling by one row reuses the element of the row that left.
+ * After the ranking or the scroll position last changed, the rows go back into rank order in the DOM this much
+ * later (rowSlots.ts): not during a drag, where each move would lay a row out again.
  */
-const KEY_RING = 256
+const REST_MS = 300
 
 /** The row's text: re-rendered only when the memory it shows changes. */
 const RowText = memo(function RowText({ text }: { text: string }) {
@@ -159,6 +174,8 @@ interface RowProps {
   setsize: number
   /** translateY of a virtualised row; undefined in a whole list */
   start: number | undefined
+  /** the height of a virtualised row (its cut lines and itself) */
+  size: number
   scale: number
   selected: boolean
   focusable: boolean
@@ -167,14 +184,15 @@ interface RowProps {
 }
 
 /** One candidate, with the cut lines drawn above it. */
-const ResultRow = memo(function ResultRow({ r, u, change, lines, index, setsize, start, scale, selected, focusable, onSelect, onOpen }: RowProps) {
+const ResultRow = memo(function ResultRow({ r, u, change, lines, index, setsize, start, size, scale, selected, focusable, onSelect, onOpen }: RowProps) {
   return (
     <li
       className="result-wrap"
       data-index={index}
       aria-setsize={setsize}
       aria-posinset={index + 1}
-      style={start !== undefined ? { transform: `translateY(${start}px)` } : undefined}
+      // A virtualised row's height is set, so it is laid out on its own (contain: strict in recall.css).
+      style={start !== undefined ? { transform: `translateY(${start}px)`, height: size } : undefined}
     >
       {(lines ?? []).map((l) => (
         <div key={l.gate} className={`cut cut-${l.gate}`} role="separator" aria-label={`cut: ${l.label}`}>
@@ -238,7 +256,22 @@ export function ResultsList({ rows, units, config, changes, selectedId, onSelect
     getItemKey: (i) => rows[i].id,
     overscan: OVERSCAN,
   })
-  const shown = virtual ? virtualizer.getVirtualItems().map((v) => ({ i: v.index, start: v.start })) : rows.map((_, i) => ({ i, start: 0 }))
+  const shown = virtual
+    ? virtualizer.getVirtualItems().map((v) => ({ i: v.index, start: v.start, size: v.size }))
+    : rows.map((_, i) => ({ i, start: 0, size: 0 }))
+  // Which element shows which memory (rowSlots.ts): a memory that stays in view keeps its element across a step.
+  const [slots] = useState(() => new RowSlots())
+  const [sortRequest, setSortRequest] = useState(0)
+  const [rest] = useState(() => createQuietTimer(REST_MS))
+  const shownIds = shown.map(({ i }) => rows[i].id)
+  const placed = virtual ? slots.place(shownIds, sortRequest) : null
+  const inOrder = !virtual || slots.inOrder(shownIds)
+  useEffect(() => {
+    if (!inOrder) rest.poke(() => setSortRequest((n) => n + 1))
+  })
+  useEffect(() => rest.cancel, [rest])
+  const byId = new Map(shown.map((x) => [rows[x.i].id, x]))
+  const items = placed ? placed.map((p) => ({ key: p.key, ...byId.get(p.id)! })) : shown.map((x) => ({ key: rows[x.i].id, ...x }))
 
   const focusRow = (id: string) => listRef.current?.querySelector<HTMLElement>(`[data-id="${CSS.escape(id)}"]`)?.focus()
   const onKey = (e: KeyboardEvent) => {
@@ -269,11 +302,11 @@ export function ResultsList({ rows, units, config, changes, selectedId, onSelect
       onKeyDown={onKey}
       style={virtual ? { height: virtualizer.getTotalSize() } : undefined}
     >
-      {shown.map(({ i, start }) => {
+      {items.map(({ key, i, start, size }) => {
         const r = rows[i]
         return (
           <ResultRow
-            key={virtual ? i % KEY_RING : r.id}
+            key={key}
             r={r}
             u={units[r.id]}
             change={changes.get(r.id)}
@@ -281,6 +314,7 @@ export function ResultsList({ rows, units, config, changes, selectedId, onSelect
             index={i}
             setsize={rows.length}
             start={virtual ? start : undefined}
+            size={size}
             scale={scale}
             selected={selectedId === r.id}
             focusable={selectedId === r.id || (selectedId === null && i === 0)}

@@ -91,6 +91,28 @@ function whenIdle(f: () => void): () => void {
   return () => clearTimeout(h)
 }
 
+/**
+ * The injected ranks of the last view seen and the changes that led to it. `changesFor` the same view twice
+ * returns the same answer (a render may run twice); a view where nothing moved keeps the last real change's arrows.
+ */
+class RankTracker {
+  private view: RecallView | null = null
+  private ranks: Map<string, number> | null = null
+  private changes = new Map<string, RankChange>()
+
+  changesFor(view: RecallView | null): Map<string, RankChange> {
+    if (!view || view === this.view) return this.changes
+    const now = new Map(view.results.map((r) => [r.id, r.rank]))
+    if (this.ranks) {
+      const ch = rankChanges(this.ranks, now)
+      if ([...ch.values()].some((c) => c.before !== c.after)) this.changes = ch
+    }
+    this.view = view
+    this.ranks = now
+    return this.changes
+  }
+}
+
 function viewFromTrace(t: RecallTrace): RecallView {
   return {
     results: t.results,
@@ -197,25 +219,10 @@ export function useRecall(req: RecallRequest, config: RecallConfig, opts: { auto
     }
   }, [trace, effective, local])
 
-  // Rank changes between consecutive views, worked out while rendering the new view (React's "adjust state when
-  // a value changes" pattern): no effect, so no paint with the previous view's arrows.
-  const [ranked, setRanked] = useState<{ view: RecallView | null; ranks: Map<string, number> | null; changes: Map<string, RankChange> }>({
-    view: null,
-    ranks: null,
-    changes: new Map(),
-  })
-  if (view && view !== ranked.view) {
-    const now = new Map(view.results.map((r) => [r.id, r.rank]))
-    const before = ranked.ranks
-    let changes = ranked.changes
-    if (before) {
-      const ch = rankChanges(before, now)
-      // Keep the arrows of the last real change when nothing moved (e.g. a re-render).
-      if ([...ch.values()].some((c) => c.before !== c.after)) changes = ch
-    }
-    setRanked({ view, ranks: now, changes })
-  }
-  const changes = ranked.changes
+  // Rank changes between consecutive views, worked out while rendering the new view: no effect (so no paint with
+  // the previous view's arrows), and no state set while rendering (which rendered the whole screen twice a step).
+  const [tracker] = useState(() => new RankTracker())
+  const changes = tracker.changesFor(view)
 
   const pendingReason = !trace ? null : traceRequestKey !== requestKey ? 'query changed' : local && !local.ok ? local.reason : null
   const run = useCallback(() => setTick((t) => t + 1), [])
