@@ -12,6 +12,7 @@
  * `halfLifeValues` bisects them all (reference), `halfLifeStream` only those of the grid cells
  * nearest the current half-life, cell by cell as the search walks outward.
  */
+import { nthLargest } from '../recall/dense'
 
 /** Candidate values of one knob, nearest the current value first (ties: the smaller value first), each once. */
 export interface ValueStream {
@@ -102,37 +103,10 @@ export function nearestValues(values: ArrayLike<number>, count: number, cur: num
   }
 }
 
-/** The k-th smallest (1-based) of d over the first `len` indices of `idx` (quickselect on a copy in `work`). */
+/** The k-th smallest (1-based) of d over the first `len` indices of `idx` (a quickselect on a copy in `work`). */
 function kthSmallest(idx: Int32Array, len: number, d: Float64Array, k: number, work: Float64Array): number {
   for (let j = 0; j < len; j++) work[j] = d[idx[j]]
-  let lo = 0
-  let hi = len - 1
-  const want = k - 1
-  while (lo < hi) {
-    // Median of three as the pivot; Hoare partition.
-    const mid = (lo + hi) >> 1
-    const a = work[lo]
-    const b = work[mid]
-    const c = work[hi]
-    const pivot = a < b ? (b < c ? b : a < c ? c : a) : a < c ? a : b < c ? c : b
-    let i = lo
-    let j = hi
-    while (i <= j) {
-      while (work[i] < pivot) i++
-      while (work[j] > pivot) j--
-      if (i <= j) {
-        const t = work[i]
-        work[i] = work[j]
-        work[j] = t
-        i++
-        j--
-      }
-    }
-    if (want <= j) hi = j
-    else if (want >= i) lo = i
-    else return work[want]
-  }
-  return work[want]
+  return nthLargest(work, len, len - k + 1)
 }
 
 // ---------------------------------------------------------------------------
