@@ -97,6 +97,24 @@ const MAX_WORKERS = Math.max(2, os.availableParallelism()) * 2
  */
 const node = { environment: 'node' as const, testTimeout: 60_000, hookTimeout: 120_000, globalSetup: ['test/helpers/testWorkers.ts'] }
 
+/**
+ * Both e2e projects: real Chromium (one per worker, test/e2e/harness.ts) against `recallscope serve`.
+ * Without isolation: a worker runs file after file and imports Playwright's client, the harness and the fixture
+ * code once, and keeps its Chromium (docs/internals/testing.md has the CPU measured).
+ * Each file still has its own `serve` process, temp home and DB copy, and each test its own browser context.
+ */
+const e2e = {
+  environment: 'node' as const,
+  isolate: false,
+  testTimeout: 120_000,
+  hookTimeout: 180_000,
+  // expect.poll waits up to 5 s (vitest's default is 1 s), as Playwright's own waits are generous: files run
+  // in parallel beside the checks. A test that claims a latency asserts it itself (liveOtlp: < 1 s).
+  expect: { poll: { timeout: 5000 } },
+  // Files run in parallel (each has its own server, temp home and DB copy; each test its own browser context).
+  fileParallelism: true,
+}
+
 export default defineConfig({
   test: {
     maxWorkers: MAX_WORKERS,
@@ -155,37 +173,22 @@ export default defineConfig({
       {
         test: {
           name: 'e2e',
-          environment: 'node',
+          ...e2e,
           include: ['test/e2e/**/*.test.ts'],
           exclude: E2E_LATENCY,
-          // The demo DBs every e2e file serves, generated once per run (harness.ts demoCopy).
+          // the demo DBs the files copy, generated once per run (harness.ts demoCopy)
           globalSetup: ['test/e2e/globalSetup.ts'],
-          testTimeout: 120_000,
-          hookTimeout: 180_000,
-          // expect.poll waits up to 5 s (vitest's default is 1 s), as Playwright's own waits are generous: files run
-          // in parallel beside the checks. A test that claims a latency asserts it itself (liveOtlp: < 1 s).
-          expect: { poll: { timeout: 5000 } },
-          // Files run in parallel (each has its own server, temp home, DB copy and Chromium).
-          fileParallelism: true,
         },
       },
       {
         test: {
           name: 'e2e-latency',
-          environment: 'node',
+          ...e2e,
           include: E2E_LATENCY,
           // after every other project, alone: the latency it asserts is the app's, not the machine's under load
           maxWorkers: 1,
           sequence: { groupOrder: 2 },
-          // The demo DBs every e2e file serves, generated once per run (harness.ts demoCopy).
-          globalSetup: ['test/e2e/globalSetup.ts'],
-          testTimeout: 120_000,
-          hookTimeout: 180_000,
-          // expect.poll waits up to 5 s (vitest's default is 1 s), as Playwright's own waits are generous: files run
-          // in parallel beside the checks. A test that claims a latency asserts it itself (liveOtlp: < 1 s).
-          expect: { poll: { timeout: 5000 } },
-          // Files run in parallel (each has its own server, temp home, DB copy and Chromium).
-          fileParallelism: true,
+          // no globalSetup: its one file makes its own small DB
         },
       },
     ],

@@ -40,12 +40,17 @@ export async function runWhyBench(): Promise<void> {
         .map((f) => dropped[Math.min(dropped.length - 1, Math.floor(f * dropped.length))])
         .filter((x, i, a) => x && a.indexOf(x) === i)
       const total: number[] = []
+      const cpu: number[] = []
       const search: number[] = []
-      // Where a why-not's time goes (setup, the recall's trace, the knob search, the engine's verification).
+      // Where a why-not's time goes (setup, the recall's trace, the knob and pair searches, the engine's verification).
       const parts = { setupMs: [] as number[], traceMs: [] as number[], verifyMs: [] as number[] }
       let evals = 0
       for (const id of picks) {
+        const c0 = process.cpuUsage()
         const w = await whyNot(store, { memoryId: id, query: ev.query!, preset: 'fieldguide', config: partial, now: ev.at, embedder: 'hashing' })
+        const c = process.cpuUsage(c0)
+        // CPU time (user + system) beside the wall time: on a loaded machine the wall time counts others' work.
+        cpu.push((c.user + c.system) / 1000)
         total.push(w.timings.totalMs)
         search.push(w.timings.searchMs)
         for (const k of ['setupMs', 'traceMs', 'verifyMs'] as const) parts[k].push(w.timings[k])
@@ -54,10 +59,11 @@ export async function runWhyBench(): Promise<void> {
       const m = median(total)
       const fig = measure({ name: `why-not median, ${label}, pool ${pool}`, value: m, unit: 'ms', goal: pool === 5000 ? GOALS['why.pool5000'] : undefined })
       measure({ name: `why-not max, ${label}, pool ${pool}`, value: Math.max(...total), unit: 'ms' })
+      measure({ name: `why-not median CPU time, ${label}, pool ${pool}`, value: median(cpu), unit: 'ms' })
       measure({ name: `why-not median knob search, ${label}, pool ${pool}`, value: median(search), unit: 'ms' })
       measure({ name: `why-not median verification, ${label}, pool ${pool}`, value: median(parts.verifyMs), unit: 'ms' })
       console.log(
-        `  ${label}, pool ${String(pool).padStart(5)} (${trace.candidates.length} candidates, ${picks.length} dropped memories, ${Math.round(evals / picks.length)} knob values tried each): why-not median ${fmtMs(m)} (setup ${fmtMs(median(parts.setupMs))}, trace ${fmtMs(median(parts.traceMs))}, search ${fmtMs(median(search))}, verify ${fmtMs(median(parts.verifyMs))}), max ${fmtMs(Math.max(...total))}  ${verdict(fig)}`,
+        `  ${label}, pool ${String(pool).padStart(5)} (${trace.candidates.length} candidates, ${picks.length} dropped memories, ${Math.round(evals / picks.length)} knob values tried each): why-not median ${fmtMs(m)}, CPU ${fmtMs(median(cpu))} (setup ${fmtMs(median(parts.setupMs))}, trace ${fmtMs(median(parts.traceMs))}, search ${fmtMs(median(search))}, verify ${fmtMs(median(parts.verifyMs))}), max ${fmtMs(Math.max(...total))}  ${verdict(fig)}`,
       )
       if (pool === 1000 && label === 'one agent' && picks.length) {
         // The old path on the same candidates: a full re-rank for every tried value.

@@ -264,7 +264,7 @@ export interface WhyNot {
   mode: string
   /** the memory asked about: its text and metadata (null when absent from the DB) */
   memory: Memory | null
-  /** setup = config + query vector; trace = the recall (and the deep one when needed); search = the knob re-ranks; verify = engine re-runs */
+  /** setup = config + query vector; trace = the recall (and the deep one when needed); search = the single-knob and pair searches (checks and re-ranks); verify = the engine re-runs of the changes found */
   timings: { totalMs: number; setupMs: number; traceMs: number; searchMs: number; verifyMs: number; evaluations: number; depth: number | null }
 }
 

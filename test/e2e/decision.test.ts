@@ -8,8 +8,8 @@
  */
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { chromiumPath, openBrowser, rendererBuilt, serve, shot, type PageElement, type Served } from './harness'
-import { generateDemo } from '../../src/main/demo/generate'
+import { chromiumPath, demoCopy, openBrowser, rendererBuilt, serve, shot, type PageElement, type Served } from './harness'
+import { writeDemoDb } from '../helpers/demoDb'
 import { openSource } from '../../src/main/store/registry'
 import { termSet } from '../../src/shared/evidence'
 import type { EventDecision } from '../../src/shared/types'
@@ -31,8 +31,7 @@ describe.skipIf(!ready)('decision trace: the decision, evidence and the counterf
   let contents: Map<string, string>
   beforeAll(async () => {
     t = tmpDir()
-    db = path.join(t.dir, 'demo.db')
-    generateDemo({ out: db, memories: 2000 })
+    db = demoCopy(t.dir, 2000)
     const s = openSource({ path: db, workspacePath: path.join(t.dir, 'probe.ws') })
     const ev = s
       .eventsPage({ limit: 1000, agentId: 'agent-coder' })
@@ -116,7 +115,7 @@ describe.skipIf(!ready)('decision trace: the decision, evidence and the counterf
   })
 
   it('a store with no recall events: the empty log names where events come from', async () => {
-    const empty = generateDemo({ out: path.join(t.dir, 'empty.db'), memories: 200, events: false, cases: false }).path
+    const empty = writeDemoDb(path.join(t.dir, 'empty.db'), { memories: 200, events: false, cases: false }).path
     const srv2 = await serve(['--db', empty])
     const b = await openBrowser(srv2.url, { width: 1440, height: 900 })
     try {

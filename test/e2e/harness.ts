@@ -8,14 +8,16 @@ import fs from 'node:fs'
 import path from 'node:path'
 import os from 'node:os'
 import { chromium, type Browser as PlaywrightBrowser, type BrowserContext, type Page } from 'playwright-core'
-import { afterAll, beforeAll, expect, inject } from 'vitest'
-import { chromiumPath, demoFileName, type DEMO_SIZES } from './globalSetup'
+import { afterAll, beforeAll, expect, inject, onTestFinished } from 'vitest'
+import { demoFileName, type DEMO_SIZES } from './demoSizes'
+import { CHROMIUM_ARGS, findChromium } from '../helpers/chromium'
 import { sha256File, tmpDir } from '../helpers/tmp'
 
 export const ROOT = path.resolve(__dirname, '../..')
 export const SHOTS = path.join(ROOT, 'test/e2e/__screenshots__')
 
-export { chromiumPath }
+/** The Chromium the e2e tests drive (test/helpers/chromium.ts: the headless shell when installed), or null. */
+export const chromiumPath = findChromium
 
 export function rendererBuilt(): boolean {
   return fs.existsSync(path.join(ROOT, 'out/renderer/index.html'))
@@ -91,31 +93,38 @@ export interface Browser {
 }
 
 /**
- * One Chromium for the whole e2e run: globalSetup.ts launches it as a server and every file connects to it
- * (a launch costs ~1 s of CPU per file, and a full Chromium per file in parallel files multiplies its
- * helper processes). Each openBrowser() still gets a fresh, isolated context (its own cookies, storage and
- * cache), which is what the tests rely on; closing the connection after the file closes its contexts.
+ * One Chromium per vitest worker, launched on the worker's first openBrowser() and kept for every file the worker
+ * runs after it (the e2e projects run without isolation: a worker runs file after file with its modules loaded
+ * once, this one included); Playwright closes it when the worker ends. Each openBrowser() gets a fresh, isolated
+ * context (its own cookies, storage and cache), which is what the tests rely on, closed when its test ends. A
+ * browser that went away (crashed) is launched again for the next test instead of failing every file after it.
+ * Why not one Chromium for the run, shared over Playwright's server: that server relays every protocol message
+ * a second time, in vitest's main process (docs/internals/testing.md has the CPU measured).
  */
 let shared: Promise<PlaywrightBrowser> | null = null
-function sharedChromium(): Promise<PlaywrightBrowser> {
-  const ws = inject('e2eChromiumWs')
-  if (!ws) return Promise.reject(new Error('Chromium not found (apt-get install -y chromium)'))
-  shared ??= chromium.connect(ws)
+function workerChromium(): Promise<PlaywrightBrowser> {
+  const exe = chromiumPath()
+  if (!exe) return Promise.reject(new Error('Chromium not found (apt-get install -y chromium)'))
+  if (!shared) {
+    const mine = chromium.launch({ executablePath: exe, headless: true, args: CHROMIUM_ARGS })
+    shared = mine
+    const forget = () => {
+      if (shared === mine) shared = null
+    }
+    mine.then((b) => b.on('disconnected', forget), forget)
+  }
   return shared
 }
-afterAll(async () => {
-  const b = shared
-  shared = null
-  if (b) await (await b).close()
-})
 
 export async function openBrowser(url: string, opts: { dark?: boolean; width?: number; height?: number } = {}): Promise<Browser> {
   const context = await (
-    await sharedChromium()
+    await workerChromium()
   ).newContext({
     viewport: { width: opts.width ?? 1440, height: opts.height ?? 900 },
     colorScheme: opts.dark ? 'dark' : 'light',
   })
+  // Closed when the test ends even if it failed before its own close(): the worker runs more files after it.
+  onTestFinished(() => context.close())
   const page = await context.newPage()
   const errors: string[] = []
   page.on('pageerror', (e) => errors.push(String(e)))
@@ -183,4 +192,45 @@ export async function copyAndOpen(page: Page, context: BrowserContext, width: nu
   await tab.setViewportSize({ width, height: 900 })
   await tab.goto(link)
   return { tab, link }
+}
+
+/**
+ * The embedding map: wait until its points layer shows the layout on screen now: the canvas is drawn at its container's laid-out size
+ * (the first draw is at a default 600×400, redrawn when the ResizeObserver reports the stage's size, which can come
+ * after the status line under load), then two frames, so the draw effect of the last commit (a new layout) has run.
+ * A pixel read before that can belong to a picture that moves before the mouse gets there.
+ */
+export async function waitForDrawnLayout(page: Page): Promise<void> {
+  await expect
+    .poll(
+      () =>
+        page.evaluate(() => {
+          const g = globalThis as unknown as PageGlobals & {
+            document: {
+              querySelector(s: string): {
+                width: number
+                height: number
+                style: { width: string; height: string }
+                parentElement: { getBoundingClientRect(): { width: number; height: number } }
+              } | null
+            }
+            devicePixelRatio: number
+          }
+          const c = g.document.querySelector('canvas[data-testid="map-points"]')
+          if (!c) return false
+          const r = c.parentElement.getBoundingClientRect()
+          const [w, h] = [Math.max(200, Math.floor(r.width)), Math.max(200, Math.floor(r.height))]
+          const dpr = g.devicePixelRatio || 1
+          return c.style.width === `${w}px` && c.style.height === `${h}px` && c.width === w * dpr && c.height === h * dpr
+        }),
+      { timeout: 30_000 },
+    )
+    .toBe(true)
+  await page.evaluate(
+    () =>
+      new Promise<void>((done) => {
+        const g = globalThis as unknown as { requestAnimationFrame(f: () => void): void }
+        g.requestAnimationFrame(() => g.requestAnimationFrame(() => done()))
+      }),
+  )
 }

@@ -9,7 +9,7 @@ import path from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromiumPath, openBrowser, rendererBuilt, serve, shot, type Served } from './harness'
-import { generateDemo } from '../../src/main/demo/generate'
+import { writeDemoDb } from '../helpers/demoDb'
 import { startFakeOllama, type FakeServer, type FakeOllamaSwitches } from '../helpers/fakeOllama'
 import { sha256File, tmpDir } from '../helpers/tmp'
 
@@ -25,7 +25,7 @@ describe.skipIf(!ready)('jobs: import and embedding backfill with progress', () 
   beforeAll(async () => {
     t = tmpDir()
     db = path.join(t.dir, 'small.db')
-    generateDemo({ out: db, memories: 300, events: false })
+    writeDemoDb(db, { memories: 300, events: false })
     before = sha256File(db)
     ollama = await startFakeOllama({ models: [{ name: 'nomic-embed-text:latest', dim: 64, embeddingLength: true }] })
     srv = await serve(['--db', db], { OLLAMA_HOST: ollama.url })

@@ -4,16 +4,14 @@
  * address that opens the same state in another tab of the same browser (the token is kept per
  * browser for the server run); a browser without the token gets one plain instruction.
  */
-import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { chromiumPath, openBrowser, rendererBuilt, servedDb, shot } from './harness'
-import { generateDemo } from '../../src/main/demo/generate'
+import { chromiumPath, demoCopy, openBrowser, rendererBuilt, servedDb, shot } from './harness'
 
 const ready = chromiumPath() && rendererBuilt()
 if (!ready) console.warn('e2e skipped: needs /usr/bin/chromium (apt-get install -y chromium) and a built renderer (npm run build)')
 
 describe.skipIf(!ready)('links and state (browser mode, demo DB)', () => {
-  const f = servedDb((dir) => generateDemo({ out: path.join(dir, 'demo.db') }).path)
+  const f = servedDb((dir) => demoCopy(dir))
 
   it('keeps a screen’s state across nav, copies a link that opens it in another tab, and explains a missing token', async () => {
     const b = await openBrowser(f.srv.url)

@@ -8,7 +8,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromiumPath, openBrowser, rendererBuilt, serve, shot, type Served } from './harness'
-import { generateDemo } from '../../src/main/demo/generate'
+import { writeDemoDb } from '../helpers/demoDb'
 import { openSource } from '../../src/main/store/registry'
 import { hexId, otlpPayload, otlpSpan } from '../helpers/otlpFixture'
 import { sha256File, tmpDir } from '../helpers/tmp'
@@ -24,7 +24,7 @@ describe.skipIf(!ready)('decision trace: live OTLP and trace logs (browser mode)
   beforeAll(async () => {
     t = tmpDir()
     db = path.join(t.dir, 'demo.db')
-    generateDemo({ out: db, memories: 300 })
+    writeDemoDb(db, { memories: 300 })
     const s = openSource({ path: db, workspacePath: path.join(t.dir, 'probe.ws') })
     ids = s.memoriesPage({ limit: 3 }).rows.map((m) => m.id)
     s.close()

@@ -4,7 +4,7 @@
  * said on screen; PCA then UMAP; hover, lasso and click.
  */
 import { describe, expect, it } from 'vitest'
-import { chromiumPath, openBrowser, rendererBuilt, servedDb, shot, type PageGlobals } from './harness'
+import { chromiumPath, openBrowser, rendererBuilt, servedDb, shot, waitForDrawnLayout, type PageGlobals } from './harness'
 import { demoWithCases } from '../helpers/evalFixture'
 import { sha256File } from '../helpers/tmp'
 
@@ -72,47 +72,6 @@ async function markerCentre(page: import('playwright-core').Page, variable: stri
       return c
     },
     [variable, near ?? null] as const,
-  )
-}
-
-/**
- * Wait until the points layer shows the layout on screen now: the canvas is drawn at its container's laid-out size
- * (the first draw is at a default 600×400, redrawn when the ResizeObserver reports the stage's size, which can come
- * after the status line under load), then two frames, so the draw effect of the last commit (a new layout) has run.
- * A pixel read before that can belong to a picture that moves before the mouse gets there.
- */
-async function waitForDrawnLayout(page: import('playwright-core').Page): Promise<void> {
-  await expect
-    .poll(
-      () =>
-        page.evaluate(() => {
-          const g = globalThis as unknown as PageGlobals & {
-            document: {
-              querySelector(s: string): {
-                width: number
-                height: number
-                style: { width: string; height: string }
-                parentElement: { getBoundingClientRect(): { width: number; height: number } }
-              } | null
-            }
-            devicePixelRatio: number
-          }
-          const c = g.document.querySelector('canvas[data-testid="map-points"]')
-          if (!c) return false
-          const r = c.parentElement.getBoundingClientRect()
-          const [w, h] = [Math.max(200, Math.floor(r.width)), Math.max(200, Math.floor(r.height))]
-          const dpr = g.devicePixelRatio || 1
-          return c.style.width === `${w}px` && c.style.height === `${h}px` && c.width === w * dpr && c.height === h * dpr
-        }),
-      { timeout: 30_000 },
-    )
-    .toBe(true)
-  await page.evaluate(
-    () =>
-      new Promise<void>((done) => {
-        const g = globalThis as unknown as { requestAnimationFrame(f: () => void): void }
-        g.requestAnimationFrame(() => g.requestAnimationFrame(() => done()))
-      }),
   )
 }
 

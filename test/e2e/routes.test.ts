@@ -8,8 +8,7 @@
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { chromiumPath, openBrowser, rendererBuilt, serve, shot, type Served } from './harness'
-import { generateDemo } from '../../src/main/demo/generate'
+import { chromiumPath, demoCopy, openBrowser, rendererBuilt, serve, shot, type Served } from './harness'
 import { openSource } from '../../src/main/store/registry'
 import { tmpDir } from '../helpers/tmp'
 
@@ -42,8 +41,7 @@ describe.skipIf(!ready)('routes and keyboard (browser mode, demo DB)', () => {
   let injectedId: string
   beforeAll(async () => {
     t = tmpDir()
-    const db = path.join(t.dir, 'demo.db')
-    generateDemo({ out: db, memories: 2000 })
+    const db = demoCopy(t.dir, 2000)
     // The facts the links point at, read from the DB itself (not through the UI).
     const s = openSource({ path: db, workspacePath: path.join(t.dir, 'probe.ws') })
     const m = s.memoriesPage({ limit: 50 }).rows[17]

@@ -12,7 +12,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { chromiumPath, copyAndOpen, demoCopy, openBrowser, rendererBuilt, serve, servedDb, shot, type Served } from './harness'
+import { chromiumPath, copyAndOpen, demoCopy, openBrowser, rendererBuilt, serve, servedDb, shot, waitForDrawnLayout, type Served } from './harness'
 import { buildMappedFixture } from '../helpers/mappedFixture'
 import { sha256File, tmpDir } from '../helpers/tmp'
 
@@ -53,6 +53,10 @@ describe.skipIf(!ready)('pinned baseline, lasso and the tune scope check (browse
       await expect.poll(() => page.getByLabel('Map query').inputValue()).toBe('deploy the tier migration')
       const status = page.getByTestId('map-status')
       await expect.poll(() => status.textContent(), { timeout: 60_000 }).toMatch(/Showing [\d,]+ of/)
+      // Lasso the final (UMAP) layout, drawn at its size: UMAP replacing the PCA frame, or the canvas's first resize,
+      // in the middle of the drag loses the lasso (it failed so on a loaded run).
+      await expect.poll(() => status.textContent(), { timeout: 120_000 }).toMatch(/UMAP \(\d+ neighbours/)
+      await waitForDrawnLayout(page)
       const canvas = page.getByTestId('map-overlay')
       const box = (await canvas.boundingBox())!
       await page.mouse.move(box.x + 2, box.y + 2)

@@ -5,8 +5,7 @@
  */
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { chromiumPath, openBrowser, rendererBuilt, serve, shot, type PageElement, type Served } from './harness'
-import { generateDemo } from '../../src/main/demo/generate'
+import { chromiumPath, demoCopy, openBrowser, rendererBuilt, serve, shot, type PageElement, type Served } from './harness'
 import { openSource } from '../../src/main/store/registry'
 
 import { sha256File, tmpDir } from '../helpers/tmp'
@@ -23,8 +22,7 @@ describe.skipIf(!ready)('decision trace: browser mode on the demo DB', () => {
   let injectedId: string
   beforeAll(async () => {
     t = tmpDir()
-    db = path.join(t.dir, 'demo.db')
-    generateDemo({ out: db, memories: 2000 })
+    db = demoCopy(t.dir, 2000)
     const s = openSource({ path: db, workspacePath: path.join(t.dir, 'probe.ws') })
     const ev = s.eventsPage({ limit: 1000, agentId: 'agent-coder' }).rows.find((e) => e.preset === 'fieldguide' && e.results.length >= 4)!
     eventId = ev.id

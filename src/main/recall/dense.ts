@@ -139,7 +139,7 @@ export function firstBySimilarity(rows: number[], sim: Float64Array, n: number, 
  * The n-th largest of the first m numbers of `a` (no NaN; 1 ≤ n ≤ m), reordering them: quickselect
  * (Hoare partition, middle pivot), linear on average.
  */
-function nthLargest(a: Float64Array, m: number, n: number): number {
+export function nthLargest(a: Float64Array, m: number, n: number): number {
   const k = m - n // its index in ascending order
   let lo = 0
   let hi = m - 1

@@ -28,9 +28,40 @@ export function makeInjectCheck(
   mode: EffectiveMode,
   target: string,
 ): InjectCheck | null {
+  const checker = createInjectChecker(byNeed, mode, target)
+  return checker && ((cfg) => checker.check(cfg))
+}
+
+/**
+ * The oracle as an object: `check` as above, and `poolColumns`, the pool rows' numbers under a
+ * config (the knob search computes its breakpoints from them instead of a full re-rank). Null
+ * with a blend group, like makeInjectCheck. One checker serves any number of configs.
+ */
+export function createInjectChecker(byNeed: readonly { c: CandidateRaw; need: number }[], mode: EffectiveMode, target: string): InjectChecker | null {
   if (byNeed.some((x) => x.c.group === 'blend')) return null
-  const checker = new InjectChecker(byNeed, mode, target)
-  return (cfg) => checker.check(cfg)
+  return new InjectChecker(byNeed, mode, target)
+}
+
+/**
+ * The pool's rows (the `need`-sorted prefix a config's candidatePool admits) under one config:
+ * copies, so later checks do not change them. Every number is the one `rerank` computes.
+ */
+export interface PoolColumns {
+  /** pool size: rows 0..m−1 of the `need`-sorted list */
+  m: number
+  /** the target's row, or −1 when the pool does not admit it */
+  target: number
+  score: Float64Array
+  /** features after any min-max normalisation */
+  similarity: Float64Array
+  lexical: Float64Array
+  recency: Float64Array
+  salience: Float64Array
+  /** hybrid + RRF: the arms' rank terms (rerank's `fused`), else null */
+  fusedDense: Float64Array | null
+  fusedLexical: Float64Array | null
+  /** the raw similarity, NaN when null */
+  simRaw: Float64Array
 }
 
 /** The rows a pool of `p` admits: the length of the prefix with need ≤ p (`need` is sorted ascending). */
@@ -63,7 +94,7 @@ function normalizeMinMax(col: Float64Array, m: number): void {
  * (pool, half-life) and (…, weights), recomputed only when those change. Generation stamps: a row's
  * features / score are valid when its stamp equals the current generation.
  */
-class InjectChecker {
+export class InjectChecker {
   private readonly n: number
   private readonly ti: number
   private readonly byOrder: boolean
@@ -92,8 +123,19 @@ class InjectChecker {
   private readonly tokens: Float64Array
   private readonly fStamp: Int32Array
   private readonly sStamp: Int32Array
-  private featKey = ''
-  private scoreKey = ''
+  /** the feature generation's inputs (pool rows, half-life, age source, normalisation, RRF pool and k); m = −1: none yet */
+  private keyM = -1
+  private keyHl = 0
+  private keyFromLast = false
+  private keyNorm = ''
+  private keyRrf = false
+  private keyP = 0
+  private keyK = 0
+  /** the score generation's weights (NaN: none yet) */
+  private keyWs = NaN
+  private keyWl = NaN
+  private keyWr = NaN
+  private keyWa = NaN
   private tokKey = ''
   private fGen = 0
   private sGen = 0
@@ -179,15 +221,52 @@ class InjectChecker {
     return true
   }
 
+  /** The pool rows' numbers under `cfg` (see PoolColumns): computed as `check` computes them, then copied. */
+  poolColumns(cfg: RecallConfig): PoolColumns {
+    const p = cfg.candidatePool
+    const m = prefixUpTo(this.need, p)
+    this.useFeatures(cfg, m, p)
+    this.useWeights(cfg)
+    for (let i = 0; i < m; i++) this.ensure(i)
+    const rrf = this.curRrf
+    return {
+      m,
+      target: this.ti < m ? this.ti : -1,
+      score: this.score.slice(0, m),
+      similarity: this.fs.slice(0, m),
+      lexical: this.fl.slice(0, m),
+      recency: this.fr.slice(0, m),
+      salience: this.fa.slice(0, m),
+      fusedDense: rrf ? this.tS.slice(0, m) : null,
+      fusedLexical: rrf ? this.tL.slice(0, m) : null,
+      simRaw: this.simRaw.slice(0, m),
+    }
+  }
+
   /** The feature generation for (pool rows, half-life, age source, normalisation, RRF pool and k): a new one when any changed. */
   private useFeatures(cfg: RecallConfig, m: number, p: number): void {
     const hl = cfg.recency.halfLifeHours
     const fromLast = cfg.recency.from === 'last_used'
     const rrf = this.mode === 'hybrid' && cfg.fusion.method === 'rrf'
     // RRF terms depend on the pool value itself (an arm rank ≤ p), not only on which rows it admits.
-    const fk = `${m}|${hl}|${fromLast}|${cfg.normalize}|${rrf ? `${p}|${cfg.fusion.rrfK}` : ''}`
-    if (fk === this.featKey) return
-    this.featKey = fk
+    // Compared field by field (this runs for every tried value): any difference starts a new generation.
+    const k = cfg.fusion.rrfK
+    if (
+      m === this.keyM &&
+      hl === this.keyHl &&
+      fromLast === this.keyFromLast &&
+      cfg.normalize === this.keyNorm &&
+      rrf === this.keyRrf &&
+      (!rrf || (p === this.keyP && k === this.keyK))
+    )
+      return
+    this.keyM = m
+    this.keyHl = hl
+    this.keyFromLast = fromLast
+    this.keyNorm = cfg.normalize
+    this.keyRrf = rrf
+    this.keyP = p
+    this.keyK = k
     this.fGen++
     this.sGen++
     this.age = fromLast ? this.ageU : this.ageC
@@ -210,9 +289,11 @@ class InjectChecker {
   /** The score generation for the weights: a new one when they changed. */
   private useWeights(cfg: RecallConfig): void {
     const w = cfg.weights
-    const sk = `${w.similarity}|${w.lexical}|${w.recency}|${w.salience}`
-    if (sk === this.scoreKey) return
-    this.scoreKey = sk
+    if (w.similarity === this.keyWs && w.lexical === this.keyWl && w.recency === this.keyWr && w.salience === this.keyWa) return
+    this.keyWs = w.similarity
+    this.keyWl = w.lexical
+    this.keyWr = w.recency
+    this.keyWa = w.salience
     this.sGen++
     this.ws = w.similarity
     this.wl = w.lexical

@@ -29,20 +29,26 @@
  * Each tried value is decided by an exact O(n) injected-or-not check over the known
  * features (injectCheck.ts: the target's own gates, the rows that sort ahead of it,
  * the budget walk over those), which stops as soon as topK rows are ahead; only a value
- * that injects is re-ranked for real. Same values tried in the same order as a full
- * re-rank per value (`fast: false`, the reference in knobs.test.ts), so the same answer:
- * a 5,000-row pool went from ~1 min to well under a second.
+ * that injects is re-ranked for real. The rows' scores the breakpoints come from are the
+ * check's own columns (no re-rank of the pool), and the values are walked lazily,
+ * nearest batch first (knobValues.ts): a search that stops after a few hundred values
+ * never sorts, or bisects, the thousands further out. Same values tried in the same order
+ * as a full re-rank per value over the fully sorted list (`fast: false`, the reference in
+ * knobs.test.ts), so the same answer: a 5,000-row pool went from ~1 min to milliseconds.
  *
  * One search per kind of knob (linear weights, half-life roots, gates, integer knobs)
- * behind one entry point, sharing one Search (pools, base ranking, re-rank count).
+ * behind one entry point, sharing one Search (pools, rows, re-rank count); what does not
+ * depend on the config (the rows sorted by admitting pool, the check, the half-life grid)
+ * is a KnobContext that the single-knob search and the pair search (knobPairs.ts) share.
  */
 import { inPool, rerank } from '../../shared/scoring'
-import { makeInjectCheck } from './injectCheck'
+import { createInjectChecker, type InjectChecker } from './injectCheck'
+import { cannotInject, Floats, linearBreakpoints, rowsFromColumns, rowsFromRerank, type Grids, type Rows } from './knobRows'
+import { halfLifeStream, halfLifeValues, nearestValues, sortedValues, type Distance, type ValueStream } from './knobValues'
 import { KNOBS, type KnobChange, type KnobName, type KnobResult } from '../../shared/trace'
 import type { CandidateRaw, EffectiveMode, FeatureName, RecallConfig } from '../../shared/types'
 
 const NUDGE = 1e-7
-const HOUR = 3_600_000
 
 export interface KnobSearchInput {
   candidates: readonly CandidateRaw[]
@@ -59,6 +65,8 @@ export interface KnobSearchInput {
    * the fast path is tested against). @default true
    */
   fast?: boolean
+  /** What every search for this target over these candidates shares (createKnobContext); made here when absent. */
+  context?: KnobContext
 }
 
 export interface KnobSearch {
@@ -155,67 +163,122 @@ interface Outcome {
   ids: string[]
 }
 
-/** What one search shares across its knobs: the pools, the base ranking, the exact check and the count of re-ranks. */
+/**
+ * What every knob search for one target over one candidate list shares, whatever the config:
+ * the rows by their smallest admitting pool, the exact check, the half-life grid.
+ */
+export interface KnobContext {
+  readonly candidates: readonly CandidateRaw[]
+  readonly mode: EffectiveMode
+  readonly target: string
+  /** the candidates an arm of the mode ranked, by the smallest pool that admits them (a pool of p is a prefix) */
+  readonly byNeed: { c: CandidateRaw; need: number }[]
+  /** the exact injected-or-not check; null with a blend group (every tried value is then re-ranked) */
+  readonly checker: InjectChecker | null
+  /** per recency source: byNeed's ages and their powers on the half-life grid, made when first needed */
+  readonly grids: Grids
+}
+
+/** The shared part of every knob search for `target` over `candidates` under `mode`. */
+export function createKnobContext(candidates: readonly CandidateRaw[], mode: EffectiveMode, target: string): KnobContext {
+  const byNeed = candidates
+    .map((c) => ({ c, need: poolNeeded(c, mode) }))
+    .filter((x): x is { c: CandidateRaw; need: number } => x.need !== null)
+    .sort((a, b) => a.need - b.need)
+  return { candidates, mode, target, byNeed, checker: createInjectChecker(byNeed, mode, target), grids: {} }
+}
+
+/** What one search shares across its knobs: the config, the pool, its rows, the check and the count of re-ranks. */
 interface Search {
   config: RecallConfig
   mode: EffectiveMode
   target: string
-  all: readonly CandidateRaw[]
+  ctx: KnobContext
+  /** the exact check decides tried values, walked lazily; false: the reference (a re-rank per value, every list sorted) */
+  fast: boolean
   /** the rows in the current pool (everything but candidatePool keeps it: re-rank only its rows, same answer) */
   pool: CandidateRaw[]
-  /** for candidatePool: rows by the smallest pool that admits them, so a pool of p re-ranks only its members */
-  byNeed: { c: CandidateRaw; need: number }[]
-  check: ReturnType<typeof makeInjectCheck> | null
   maxEval: number
-  baseline: string[]
-  rows: Map<string, RowInfo>
-  targetInPool: boolean
+  /** a knob's walk stops at the first value whose normalized change is above this (the pair search's bound) */
+  maxNormalized: number
+  /** skip the walk of a knob that provably cannot inject the target (cannotInject; the pair search's inner searches) */
+  shortcut: boolean
+  /** injected ids under the config: read only to describe a found change (fast: re-ranked when first read) */
+  baseline: string[] | null
+  rows: Rows | null
   evaluations: number
+  /** the config the check reads for the knob being walked (probeConfig) */
+  probe: { knob: KnobName; config: RecallConfig } | null
 }
 
 export function searchKnobs(inp: KnobSearchInput): KnobSearch {
+  const { s, knobs, best } = runSearch(inp, Infinity, false)
+  return { knobs, best, baseline: baselineOf(s), evaluations: s.evaluations }
+}
+
+/**
+ * One knob search for the pair search (knobPairs.ts): its best change and count only. A knob's walk
+ * stops past `maxNormalized` (a second change that large cannot make a cheaper pair), and a knob
+ * that provably cannot inject the target is not walked (cannotInject): the same best change.
+ */
+export function searchSecondKnob(inp: KnobSearchInput, maxNormalized: number): { best: KnobChange | null; evaluations: number } {
+  const { s, best } = runSearch(inp, maxNormalized, true)
+  return { best, evaluations: s.evaluations }
+}
+
+function runSearch(inp: KnobSearchInput, maxNormalized: number, shortcut: boolean): { s: Search; knobs: KnobResult[]; best: KnobChange | null } {
   const { config, mode, target } = inp
   const all = inp.candidates
-  const pool = all.filter((c) => inPool(c, mode, config.candidatePool))
-  const byNeed = all
-    .map((c) => ({ c, need: poolNeeded(c, mode) }))
-    .filter((x): x is { c: CandidateRaw; need: number } => x.need !== null)
-    .sort((a, b) => a.need - b.need)
-  const check = inp.fast === false ? null : makeInjectCheck(byNeed, config, mode, target)
+  const ctx =
+    inp.context && inp.context.candidates === all && inp.context.mode === mode && inp.context.target === target
+      ? inp.context
+      : createKnobContext(all, mode, target)
   const s: Search = {
     config,
     mode,
     target,
-    all,
-    pool,
-    byNeed,
-    check,
+    ctx,
+    fast: inp.fast !== false && ctx.checker !== null,
+    pool: all.filter((c) => inPool(c, mode, config.candidatePool)),
     maxEval: inp.maxEvaluations ?? 3000,
-    baseline: [],
-    rows: new Map(),
-    targetInPool: false,
+    maxNormalized,
+    shortcut,
+    baseline: null,
+    rows: null,
     evaluations: 0,
+    probe: null,
   }
-  const base = runOutcome(s, config)
-  s.baseline = base.ids
+  let included: boolean
+  if (s.fast) {
+    s.evaluations++ // counted as the reference counts its base re-rank
+    included = ctx.checker!.check(config)
+  } else {
+    const base = runOutcome(s, config)
+    s.baseline = base.ids
+    included = base.included
+  }
   const knobs: KnobResult[] = []
   const names = inp.knobs ?? KNOBS.map((k) => k.knob)
-  if (base.included) {
+  if (included) {
     for (const k of names) knobs.push({ knob: k, current: getKnob(config, k), change: null, reason: 'already injected', evaluations: 0 })
-    return { knobs, best: null, baseline: s.baseline, evaluations: s.evaluations }
+    return { s, knobs, best: null }
   }
-  const baseRows = rerank(pool, config, mode)
-  for (const r of [...baseRows.results, ...baseRows.dropped]) s.rows.set(r.id, { score: r.score, f: r.features, fused: r.fused })
-  s.targetInPool = s.rows.has(target)
+  s.rows = s.fast ? rowsFromColumns(ctx.checker!.poolColumns(config), ctx.byNeed, ctx.grids) : rowsFromRerank(s.pool, config, mode, target)
   for (const k of names) knobs.push(searchKnob(s, k))
   let best: KnobChange | null = null
   for (const r of knobs) if (r.change && (!best || r.change.normalized < best.normalized)) best = r.change
-  return { knobs, best, baseline: s.baseline, evaluations: s.evaluations }
+  return { s, knobs, best }
+}
+
+/** The injected ids under the search's config (the fast path re-ranks for them only when asked). */
+function baselineOf(s: Search): string[] {
+  if (s.baseline === null) s.baseline = rerank(s.pool, s.config, s.mode).results.map((x) => x.id)
+  return s.baseline
 }
 
 /** The rows a pool of `p` admits (byNeed is sorted by need: a binary search). */
 function rowsUpTo(s: Search, p: number): CandidateRaw[] {
-  const byNeed = s.byNeed
+  const byNeed = s.ctx.byNeed
   let lo = 0
   let hi = byNeed.length
   while (lo < hi) {
@@ -237,7 +300,8 @@ function runOutcome(s: Search, cfg: RecallConfig, cands: readonly CandidateRaw[]
 /** A found change with what it pushes out of and pulls into the injected set. */
 function describeChange(s: Search, k: KnobName, from: number | null, to: number, o: Outcome): KnobChange {
   const now = new Set(o.ids)
-  const was = new Set(s.baseline)
+  const baseline = baselineOf(s)
+  const was = new Set(baseline)
   return {
     knob: k,
     from,
@@ -245,7 +309,7 @@ function describeChange(s: Search, k: KnobName, from: number | null, to: number,
     delta: to - (from ?? 0),
     normalized: normalizedChange(k, from, to),
     rank: o.rank,
-    pushedOut: s.baseline.filter((id) => !now.has(id)),
+    pushedOut: baseline.filter((id) => !now.has(id)),
     pulledIn: o.ids.filter((id) => !was.has(id) && id !== s.target),
     verified: null,
   }
@@ -253,34 +317,62 @@ function describeChange(s: Search, k: KnobName, from: number | null, to: number,
 
 /** One tried value: the exact check rejects it cheaply (null), else the real re-rank gives the outcome. */
 function tryKnobValue(s: Search, k: KnobName, v: number): Outcome | null {
-  const cfg = setKnob(s.config, k, v)
-  if (s.check) {
+  if (s.fast) {
     s.evaluations++
-    if (!s.check(cfg)) return null
+    if (!s.ctx.checker!.check(probeConfig(s, k, v))) return null
     s.evaluations-- // counted once: the re-rank below
   }
-  return runOutcome(s, cfg, k === 'candidatePool' ? rowsUpTo(s, v) : s.pool)
+  return runOutcome(s, setKnob(s.config, k, v), k === 'candidatePool' ? rowsUpTo(s, v) : s.pool)
 }
 
-/** Try values nearest-first; the first that injects the target wins, then a rounder value near it if that also injects. */
-function tryValues(
-  s: Search,
-  k: KnobName,
-  values: number[],
-  cur: number | null,
-  dist: (v: number) => number,
-  round?: (v: number) => number[],
-  cap = s.maxEval,
-): KnobResult {
+/**
+ * The config with knob `k` at `v`, for the check only: one copy per knob, its field overwritten
+ * for each value (a fresh config per tried value was a tenth of a search's time). setKnob copies
+ * the object holding the knob, so the search's own config is never written.
+ */
+function probeConfig(s: Search, k: KnobName, v: number): RecallConfig {
+  const p = s.probe
+  if (!p || p.knob !== k) {
+    s.probe = { knob: k, config: setKnob(s.config, k, v) }
+    return s.probe.config
+  }
+  const c = p.config
+  switch (k) {
+    case 'weights.similarity':
+    case 'weights.lexical':
+    case 'weights.recency':
+    case 'weights.salience':
+      c.weights[k.slice(8) as FeatureName] = v
+      break
+    case 'recency.halfLifeHours':
+      c.recency.halfLifeHours = v
+      break
+    case 'floor':
+      c.floor = v
+      break
+    case 'minSimilarity':
+      c.minSimilarity = v
+      break
+    default:
+      c[k] = v
+  }
+  return c
+}
+
+/** The values in the search's order: lazily (fast) or fully sorted (the reference); the same order either way. */
+function ordered(s: Search, values: ArrayLike<number>, count: number, cur: number | null, dist: Distance): ValueStream {
+  return s.fast ? nearestValues(values, count, cur, dist) : sortedValues(values, count, cur, dist)
+}
+
+/** Walk values nearest-first; the first that injects the target wins, then a rounder value near it if that also injects. */
+function tryValues(s: Search, k: KnobName, values: ValueStream, cur: number | null, round?: (v: number) => number[], cap = s.maxEval): KnobResult {
   const sp = spec(k)
-  // Nearest first (ties: smaller value first); each value's distance computed once, not per comparison.
-  const uniq = [...new Set(values.filter((v) => Number.isFinite(v) && v !== cur))]
-    .map((v) => ({ v, d: dist(v) }))
-    .sort((a, b) => a.d - b.d || a.v - b.v)
-    .map((x) => x.v)
+  const bounded = s.maxNormalized < Infinity
   let n = 0
-  for (const v of uniq) {
+  for (let v = values.next(); v !== undefined; v = values.next()) {
     if (n >= cap) return { knob: k, current: cur, change: null, reason: `not found within ${cap} tries`, evaluations: n }
+    // Farther values cost more (the walk is by distance): none from here on can be cheap enough.
+    if (bounded && normalizedChange(k, cur, v) > s.maxNormalized) return { knob: k, current: cur, change: null, reason: 'no cheaper change', evaluations: n }
     n++
     const o = tryKnobValue(s, k, v)
     if (!o?.included) continue
@@ -308,22 +400,30 @@ function roundAway(cur: number | null): (v: number) => number[] {
   }
 }
 
+/** The largest value the topK walk tries: one above the current per value, at most the cap's worth, never past the pool. */
+function topKMax(s: Search, cur: number | null): number {
+  return Math.min(100_000, s.pool.length, (cur ?? 0) + s.maxEval)
+}
+
 /** One knob's search, by its kind (see the file's comment). */
 function searchKnob(s: Search, k: KnobName): KnobResult {
   const cur = getKnob(s.config, k)
   if (k === 'candidatePool') return searchPool(s, cur)
-  if (!s.targetInPool)
+  const rows = s.rows!
+  if (rows.target < 0)
     return { knob: k, current: cur, change: null, reason: 'not in the candidate pool: only candidatePool (or scope) changes reach it', evaluations: 0 }
+  if (s.shortcut && s.fast && cannotInject(rows, s.config, s.mode, k, cur, topKMax(s, cur), s.ctx.byNeed))
+    return { knob: k, current: cur, change: null, reason: 'enough rows stay ahead of it over the whole range', evaluations: 0 }
   const sp = spec(k)
   const lin = (v: number) => Math.abs(v - (cur ?? sp.lo))
-  if (k.startsWith('weights.')) return searchWeight(s, k, cur, lin)
-  if (k === 'recency.halfLifeHours') return searchHalfLife(s, cur)
-  if (k === 'floor') return searchFloor(s, cur, lin)
-  if (k === 'minSimilarity') return searchMinSimilarity(s, cur, lin)
+  if (k.startsWith('weights.')) return searchWeight(s, rows, k, cur, lin)
+  if (k === 'recency.halfLifeHours') return searchHalfLife(s, rows, cur)
+  if (k === 'floor') return searchFloor(s, rows, cur, lin)
+  if (k === 'minSimilarity') return searchMinSimilarity(s, rows, cur, lin)
   if (k === 'topK') {
     const vals: number[] = []
     for (let v = (cur ?? 0) + 1; v <= Math.min(100_000, s.pool.length); v++) vals.push(v)
-    const res = tryValues(s, k, vals, cur, lin)
+    const res = tryValues(s, k, ordered(s, vals, vals.length, cur, lin), cur)
     if (!res.change) res.reason = 'a larger topK does not inject it (another gate drops it)'
     return res
   }
@@ -332,7 +432,10 @@ function searchKnob(s: Search, k: KnobName): KnobResult {
 
 /** candidatePool: membership changes only at a row's smallest admitting pool; a pool below the target's own cannot inject it. */
 function searchPool(s: Search, cur: number | null): KnobResult {
-  const { all, target, mode, config } = s
+  const { target, mode, config } = s
+  if (s.shortcut && s.fast && s.rows!.target >= 0 && cannotInject(s.rows!, s.config, s.mode, 'candidatePool', cur, 0, s.ctx.byNeed))
+    return { knob: 'candidatePool', current: cur, change: null, reason: 'enough rows stay ahead of it in every pool', evaluations: 0 }
+  const all = s.ctx.candidates
   const tc = all.find((c) => c.id === target)
   const own = tc ? poolNeeded(tc, mode) : null
   const ranks = new Set<number>()
@@ -341,13 +444,21 @@ function searchPool(s: Search, cur: number | null): KnobResult {
     // Scores do not depend on the pool here: a larger pool only adds competitors, so above the
     // target's own admitting pool nothing can help; below the current pool, fewer competitors can.
     ranks.add(own)
-    for (const x of s.byNeed) if (x.need >= own && x.need < (cur ?? 0)) ranks.add(x.need)
+    for (const x of s.ctx.byNeed) if (x.need >= own && x.need < (cur ?? 0)) ranks.add(x.need)
   } else {
     // RRF (rank terms) and min-max (pool-relative features) couple every row to the pool: try the
     // pools where membership changes, nearest first, within the evaluation cap.
-    for (const x of s.byNeed) if (x.need <= 100_000 && (own === null || x.need >= own)) ranks.add(x.need)
+    for (const x of s.ctx.byNeed) if (x.need <= 100_000 && (own === null || x.need >= own)) ranks.add(x.need)
   }
-  const res = tryValues(s, 'candidatePool', [...ranks], cur, (v) => Math.abs(Math.log(v / (cur ?? 1))), undefined, 300)
+  const vals = [...ranks]
+  const res = tryValues(
+    s,
+    'candidatePool',
+    ordered(s, vals, vals.length, cur, (v) => Math.abs(Math.log(v / (cur ?? 1)))),
+    cur,
+    undefined,
+    300,
+  )
   if (!res.change)
     res.reason = all.some((c) => c.id === target)
       ? 'no pool size injects it (other gates or competitors keep it out)'
@@ -356,29 +467,44 @@ function searchPool(s: Search, cur: number | null): KnobResult {
 }
 
 /** A weight: the breakpoints of the target's line against every row's and the floor's, nudged to both sides. */
-function searchWeight(s: Search, k: KnobName, cur: number | null, lin: (v: number) => number): KnobResult {
+function searchWeight(s: Search, rows: Rows, k: KnobName, cur: number | null, lin: (v: number) => number): KnobResult {
   const sp = spec(k)
   const f = k.slice(8) as FeatureName
   const hi = Math.max(sp.hi, cur ?? 0)
-  const values = linearBreakpoints(s.rows, s.target, f, s.config, s.mode)
-    .filter((v) => v >= sp.lo - NUDGE && v <= hi + NUDGE)
-    .flatMap((v) => [v - NUDGE, v, v + NUDGE])
-    .filter((v) => v >= sp.lo && v <= hi)
-  values.push(sp.lo, hi)
-  const res = tryValues(s, k, values, cur, lin, roundAway(cur))
+  const raw = linearBreakpoints(rows, f, s.config, s.mode)
+  const values = new Floats()
+  for (let i = 0; i < raw.n; i++) {
+    const v = raw.a[i]
+    if (!(v >= sp.lo - NUDGE && v <= hi + NUDGE)) continue
+    values.pushIn(v - NUDGE, sp.lo, hi)
+    values.pushIn(v, sp.lo, hi)
+    values.pushIn(v + NUDGE, sp.lo, hi)
+  }
+  values.push(sp.lo)
+  values.push(hi)
+  const res = tryValues(s, k, ordered(s, values.a, values.n, cur, lin), cur, roundAway(cur))
   if (!res.change) res.reason = `no ${f} weight in [${sp.lo}, ${hi}] injects it`
   return res
 }
 
-/** The recency half-life: the crossings found by scan and bisection (halfLifeCandidates), nearest on a log scale. */
-function searchHalfLife(s: Search, cur: number | null): KnobResult {
+/** The recency half-life: the crossings found by scan and bisection (knobValues.ts), nearest on a log scale. */
+function searchHalfLife(s: Search, rows: Rows, cur: number | null): KnobResult {
   const k: KnobName = 'recency.halfLifeHours'
-  if (s.config.weights.recency === 0)
+  const config = s.config
+  if (config.weights.recency === 0)
     return { knob: k, current: cur, change: null, reason: 'the recency weight is 0: the half-life has no effect', evaluations: 0 }
   const sp = spec(k)
-  const values = halfLifeCandidates(s.pool, s.rows, s.target, s.config)
+  const h0 = config.recency.halfLifeHours
+  const minmax = config.normalize === 'minmax'
+  const hl = { n: rows.n, target: rows.target, score: rows.score, grid: rows.grid(config.recency.from === 'last_used') }
   const logd = (v: number) => Math.abs(Math.log(v / (cur as number)))
-  const res = tryValues(s, k, values, cur, logd, (v) => {
+  let values: ValueStream
+  if (s.fast) values = halfLifeStream(hl, config.weights.recency, h0, config.floor, minmax, cur as number)
+  else {
+    const all = halfLifeValues(hl, config.weights.recency, h0, config.floor, minmax)
+    values = sortedValues(all, all.length, cur, logd)
+  }
+  const res = tryValues(s, k, values, cur, (v) => {
     const up = v > (cur as number)
     return [
       v >= 100 ? (up ? Math.ceil(v) : Math.floor(v)) : up ? Math.ceil(v * 10) / 10 : Math.floor(v * 10) / 10,
@@ -390,35 +516,37 @@ function searchHalfLife(s: Search, cur: number | null): KnobResult {
 }
 
 /** The floor: the rows' scores are the breakpoints; only lowering can let a memory in. */
-function searchFloor(s: Search, cur: number | null, lin: (v: number) => number): KnobResult {
+function searchFloor(s: Search, rows: Rows, cur: number | null, lin: (v: number) => number): KnobResult {
   if (cur === null) return { knob: 'floor', current: cur, change: null, reason: 'no floor is set (raising one cannot add a memory)', evaluations: 0 }
-  const vals: number[] = []
-  for (const r of s.rows.values()) vals.push(r.score, r.score - NUDGE, r.score + NUDGE)
-  vals.push(Math.min(spec('floor').lo, ...vals))
-  const res = tryValues(
-    s,
-    'floor',
-    vals.filter((v) => v < cur),
-    cur,
-    lin,
-    roundAway(cur),
-  )
+  const vals = new Floats()
+  let min = spec('floor').lo
+  for (let i = 0; i < rows.n; i++) {
+    const sc = rows.score[i]
+    vals.push(sc)
+    vals.push(sc - NUDGE)
+    vals.push(sc + NUDGE)
+    min = Math.min(min, sc, sc - NUDGE, sc + NUDGE)
+  }
+  vals.push(min)
+  const below = new Floats()
+  for (let i = 0; i < vals.n; i++) if (vals.a[i] < cur) below.push(vals.a[i])
+  const res = tryValues(s, 'floor', ordered(s, below.a, below.n, cur, lin), cur, roundAway(cur))
   if (!res.change) res.reason = 'lowering the floor does not inject it'
   return res
 }
 
 /** minSimilarity: the pool's similarities are the breakpoints. */
-function searchMinSimilarity(s: Search, cur: number | null, lin: (v: number) => number): KnobResult {
-  const vals: number[] = [-1]
-  for (const c of s.pool) if (c.similarity !== null) vals.push(c.similarity, c.similarity - NUDGE, c.similarity + NUDGE)
-  const res = tryValues(
-    s,
-    'minSimilarity',
-    vals.filter((v) => v >= -1 && v <= 1),
-    cur,
-    lin,
-    roundAway(cur),
-  )
+function searchMinSimilarity(s: Search, rows: Rows, cur: number | null, lin: (v: number) => number): KnobResult {
+  const vals = new Floats()
+  vals.push(-1)
+  for (let i = 0; i < rows.n; i++) {
+    const sim = rows.simRaw[i]
+    if (Number.isNaN(sim)) continue
+    vals.pushIn(sim, -1, 1)
+    vals.pushIn(sim - NUDGE, -1, 1)
+    vals.pushIn(sim + NUDGE, -1, 1)
+  }
+  const res = tryValues(s, 'minSimilarity', ordered(s, vals.a, vals.n, cur, lin), cur, roundAway(cur))
   if (!res.change) res.reason = cur === null ? 'no minSimilarity gate injects it' : 'no minSimilarity in [-1, 1] injects it'
   return res
 }
@@ -439,123 +567,8 @@ function searchTokenBudget(s: Search, cur: number | null, lin: (v: number) => nu
   }
   // skip overflow: a smaller earlier row may be skipped instead; also try the target's own size on top of the current budget
   vals.push(cur + open.results[at].tokens)
-  const res = tryValues(
-    s,
-    k,
-    vals.filter((v) => v > cur),
-    cur,
-    lin,
-  )
+  const above = vals.filter((v) => v > cur)
+  const res = tryValues(s, k, ordered(s, above, above.length, cur, lin), cur)
   if (!res.change) res.reason = 'no larger budget injects it'
   return res
-}
-
-type RowInfo = { score: number; f: Record<FeatureName, number>; fused?: { dense: number; lexical: number } }
-
-/** Where, as one weight moves, the target's line crosses another row's line or any row's line crosses the floor. */
-function linearBreakpoints(rows: Map<string, RowInfo>, target: string, f: FeatureName, config: RecallConfig, mode: EffectiveMode): number[] {
-  const rrf = mode === 'hybrid' && config.fusion.method === 'rrf'
-  const w0 = config.weights[f]
-  const slope = (r: RowInfo) => (rrf && f === 'similarity' ? (r.fused?.dense ?? 0) : rrf && f === 'lexical' ? (r.fused?.lexical ?? 0) : r.f[f])
-  const t = rows.get(target)!
-  const st = slope(t)
-  const out: number[] = []
-  const list = [...rows.values()]
-  for (const r of list) {
-    if (r === t) continue
-    const d = st - slope(r)
-    if (d !== 0) out.push(w0 + (r.score - t.score) / d)
-  }
-  if (config.floor !== null) for (const r of list) if (slope(r) !== 0) out.push(w0 + (config.floor - r.score) / slope(r))
-  if ((config.overflow === 'skip' && config.tokenBudget !== null) || config.scope.blendUserId) {
-    if (list.length <= 200)
-      for (let i = 0; i < list.length; i++)
-        for (let j = i + 1; j < list.length; j++) {
-          const d = slope(list[i]) - slope(list[j])
-          if (d !== 0) out.push(w0 + (list[j].score - list[i].score) / d)
-        }
-  }
-  return out
-}
-
-/** Half-lives where the target's score crosses another row's, or a row's crosses the floor (log-grid scan + bisection). */
-function halfLifeCandidates(pool: readonly CandidateRaw[], rows: Map<string, RowInfo>, target: string, config: RecallConfig): number[] {
-  const { lo, hi } = spec('recency.halfLifeHours')
-  const lnLo = Math.log(lo)
-  const lnHi = Math.log(hi)
-  const out: number[] = []
-  const h0 = config.recency.halfLifeHours
-  if (config.normalize === 'minmax') {
-    // Features couple through the normalisation: scan a fine grid instead.
-    for (let i = 0; i <= 240; i++) out.push(Math.exp(lnLo + ((lnHi - lnLo) * i) / 240))
-    return out
-  }
-  const fromLast = config.recency.from === 'last_used'
-  const byId = new Map(pool.map((c) => [c.id, c]))
-  const wr = config.weights.recency
-  // score(h) = rest + wr · 0.5^(age/h)
-  const fn = (id: string) => {
-    const c = byId.get(id)!
-    const r = rows.get(id)!
-    const age = Math.max(0, fromLast ? c.ageLastUsedMs : c.ageCreatedMs) / HOUR
-    const rest = r.score - wr * Math.pow(0.5, age / h0)
-    return (h: number) => rest + wr * Math.pow(0.5, age / h)
-  }
-  const ft = fn(target)
-  // The log grid, and the target's score on it, computed once (every pair scan reuses them).
-  const N = 64
-  const gridX: number[] = []
-  const gridH: number[] = []
-  for (let i = 0; i <= N; i++) {
-    const x = i === 0 ? lnLo : lnLo + ((lnHi - lnLo) * i) / N
-    gridX.push(x)
-    gridH.push(Math.exp(x))
-  }
-  const ftGrid = gridH.map(ft)
-  /** Sign changes of g over the grid (its values there given), each refined by bisection. */
-  const roots = (g: (h: number) => number, gy: (i: number) => number) => {
-    let prevX = lnLo
-    let prevY = gy(0)
-    for (let i = 1; i <= N; i++) {
-      const x = gridX[i]
-      const y = gy(i)
-      if (prevY === 0) out.push(Math.exp(prevX))
-      else if (Math.sign(y) !== Math.sign(prevY) && y !== 0) {
-        let a = prevX
-        let b = x
-        let ya = prevY
-        for (let k = 0; k < 50; k++) {
-          const m = (a + b) / 2
-          const ym = g(Math.exp(m))
-          if (Math.sign(ym) === Math.sign(ya)) {
-            a = m
-            ya = ym
-          } else b = m
-        }
-        out.push(Math.exp(a), Math.exp(b))
-      }
-      prevX = x
-      prevY = y
-    }
-  }
-  for (const id of rows.keys()) {
-    const fo = fn(id)
-    const foGrid = gridH.map(fo)
-    if (id !== target)
-      roots(
-        (h) => ft(h) - fo(h),
-        (i) => ftGrid[i] - foGrid[i],
-      )
-    if (config.floor !== null) {
-      const floor = config.floor
-      roots(
-        (h) => fo(h) - floor,
-        (i) => foGrid[i] - floor,
-      )
-    }
-  }
-  const withNudge: number[] = []
-  for (const h of out) withNudge.push(h * (1 - 1e-6), h, h * (1 + 1e-6))
-  withNudge.push(lo, hi)
-  return withNudge.filter((h) => h >= lo && h <= hi)
 }

@@ -21,7 +21,7 @@ import { blendFilter, scopeFilter } from '../recall/scope'
 import type { MemorySource } from '../store/source'
 import { loggedReplay, requireEvent, type PrepareOptions } from './event'
 import { fmt, gateOf, lookup, type Lookup } from './explain'
-import { poolNeeded, searchKnobs, setKnob } from './knobs'
+import { createKnobContext, poolNeeded, searchKnobs, setKnob } from './knobs'
 import { searchKnobPairs } from './knobPairs'
 import { checkMemoryScope, checkSessionScope, type ScopeCheck } from './scope'
 
@@ -148,15 +148,26 @@ export async function whyNot(store: MemorySource, req: WhyRequest): Promise<WhyN
 
   // The knob search on the (deep) trace's candidates, then each change applied through the engine.
   const ts = performance.now()
-  const search = status === 'injected' || status === 'excluded' || !c ? null : searchKnobs({ candidates: trace.candidates, config: cfg, mode, target: unitId })
-  const searchMs = performance.now() - ts
-  const tv = performance.now()
+  const context = status === 'injected' || status === 'excluded' || !c ? null : createKnobContext(trace.candidates, mode, unitId)
+  const search = context ? searchKnobs({ candidates: trace.candidates, config: cfg, mode, target: unitId, context }) : null
+  let searchMs = performance.now() - ts
+  let tv = performance.now()
   const verify = req.verify ?? 'best'
   const best = search ? verifyChanges(search.knobs, run, cfg, unitId, injected, verify) : null
+  let verifyMs = performance.now() - tv
   // No single knob: try pairs (one knob moved across its range, the others searched from there), then verify the best.
-  const { pair, evaluations: pairEvaluations } =
-    search && !best && verify !== 'none' ? verifiedPair(trace, run, cfg, unitId, injected) : { pair: null, evaluations: 0 }
-  const verifyMs = performance.now() - tv
+  let pair: KnobPair | null = null
+  let pairEvaluations = 0
+  if (context && !best && verify !== 'none') {
+    const tp = performance.now()
+    const ps = searchKnobPairs({ candidates: trace.candidates, config: cfg, mode, target: unitId, context })
+    searchMs += performance.now() - tp
+    pair = ps.pair
+    pairEvaluations = ps.evaluations
+    tv = performance.now()
+    if (pair) verifyPair(pair, run, cfg, unitId, injected)
+    verifyMs += performance.now() - tv
+  }
   if (search && !best) notes.push(pair?.verified?.engine ? 'no single knob change injects it; a pair of changes does' : 'no single knob change injects it')
 
   const summary = summarize(status, unitId, g.text, best, scored)
@@ -332,24 +343,13 @@ function verifyChanges(
   return best
 }
 
-/** The best pair of knob changes (knobPairs.ts), re-run through the engine. */
-function verifiedPair(
-  trace: RecallTrace,
-  run: RunRecall,
-  cfg: RecallConfig,
-  unitId: string,
-  injected: WhyNot['injected'],
-): { pair: KnobPair | null; evaluations: number } {
-  const ps = searchKnobPairs({ candidates: trace.candidates, config: cfg, mode: trace.mode ?? 'none', target: unitId })
-  const pair = ps.pair
-  if (pair) {
-    const [a, b] = pair.changes
-    const t = run(setKnob(setKnob(cfg, a.knob, a.to), b.knob, b.to))
-    const i = t.results.findIndex((r) => r.id === unitId)
-    const now = new Set(t.results.map((r) => r.id))
-    pair.verified = { engine: i >= 0, pushedOut: injected.map((r) => r.id).filter((id) => !now.has(id)), rank: i >= 0 ? i + 1 : null }
-  }
-  return { pair, evaluations: ps.evaluations }
+/** The pair's changes applied together and re-run through the engine (its `verified`). */
+function verifyPair(pair: KnobPair, run: RunRecall, cfg: RecallConfig, unitId: string, injected: WhyNot['injected']): void {
+  const [a, b] = pair.changes
+  const t = run(setKnob(setKnob(cfg, a.knob, a.to), b.knob, b.to))
+  const i = t.results.findIndex((r) => r.id === unitId)
+  const now = new Set(t.results.map((r) => r.id))
+  pair.verified = { engine: i >= 0, pushedOut: injected.map((r) => r.id).filter((id) => !now.has(id)), rank: i >= 0 ? i + 1 : null }
 }
 
 const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')
