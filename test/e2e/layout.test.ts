@@ -156,6 +156,9 @@ describe.skipIf(!ready)('layout at every size (browser mode, demo DB)', () => {
       expect(look.textBg).toBe('rgba(0, 0, 0, 0)')
       expect(look.text).toMatch(/\S/)
       await page.getByRole('button', { name: 'Cancel' }).first().click()
+      // "Cancelled." shows once the job has ended as cancelled: until then the tune holds the job worker the
+      // Decision trace's job below needs (a loaded CI run waited 30 s for it behind a tune still running).
+      await page.getByRole('status').filter({ hasText: 'Cancelled.' }).waitFor({ timeout: 30_000 })
       await page.getByRole('tab', { name: /^Cases/ }).click()
       await page.getByRole('table').locator('tbody tr[data-id]').first().click()
       await expectFits(page, 'eval case open')
