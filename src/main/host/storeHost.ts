@@ -64,7 +64,7 @@ export class StoreHost {
 
   constructor(private readonly opts: StoreHostOptions) {
     const script = workerScript('hostWorker', typeof __dirname === 'string' ? __dirname : process.cwd(), 'store host')
-    this.worker = new Worker(script.code, { eval: script.eval, workerData: opts.init })
+    this.worker = new Worker(script.code, { eval: script.eval, execArgv: script.execArgv, workerData: opts.init })
     this.worker.on('message', (m: FromHost) => this.receive(m))
     // Without listeners an error in the worker would take the process down.
     this.worker.on('error', (e) => this.fail('wedged', new RecallscopeError('INTERNAL', `The store host stopped: ${e.message}`)))

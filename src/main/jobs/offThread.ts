@@ -45,7 +45,7 @@ export class TaskWorker {
   private start(): Worker {
     if (this.worker) return this.worker
     const script = workerScript('jobWorker', typeof __dirname === 'string' ? __dirname : process.cwd(), 'job worker')
-    const w = new Worker(script.code, { eval: script.eval, workerData: { open: this.open } })
+    const w = new Worker(script.code, { eval: script.eval, execArgv: script.execArgv, workerData: { open: this.open } })
     w.on('message', (m: FromWorker) => {
       const p = this.pending.get(m.id)
       if (!p) return

@@ -82,7 +82,7 @@ export class PgBridge {
       readOnly: opts.readOnly,
       applicationName: opts.applicationName,
     }
-    this.worker = new Worker(script.code, { eval: script.eval, workerData: { config, port: port2, signal }, transferList: [port2] })
+    this.worker = new Worker(script.code, { eval: script.eval, execArgv: script.execArgv, workerData: { config, port: port2, signal }, transferList: [port2] })
     // Without a listener, an error in the worker would crash the process; record it instead.
     this.worker.on('error', (e) => (this.dead = e.message))
     this.worker.on('exit', (c) => (this.dead ??= `exited with code ${c}`))
