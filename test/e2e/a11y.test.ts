@@ -71,62 +71,74 @@ async function audit(page: Page): Promise<Finding[]> {
 
 const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name, exact: true })
 
-describe.skipIf(!ready)('legibility audit (axe-core + tab-stop names)', () => {
-  const f = servedDb((dir) => demoCopy(dir))
+/** The widths every screen is audited at, in each theme. */
+const WIDTHS = [1024, 1440, 1920]
 
+/** Two frames after a resize: React's re-render on the media-query change and the layout it causes are done. */
+const settle = (page: Page) => page.evaluate('new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(null))))')
+
+describe.skipIf(!ready)('legibility audit (axe-core + tab-stop names)', () => {
+  const f = servedDb((dir) => demoCopy(dir, 2000))
+
+  // One walk per theme, each screen audited at every width: the window is resized in place (the app adapts to a
+  // resize without remounting, as a person's window does), so the walk's page loads, recalls, comparisons and map are
+  // paid twice instead of six times (docs/internals/testing.md, "Where the e2e CPU goes").
   for (const dark of [false, true])
-    for (const width of [1024, 1440, 1920])
-      it(`every screen, ${dark ? 'dark' : 'light'}, ${width} px: no contrast or name violations`, async () => {
-        const b = await openBrowser(f.srv.url, { width, dark })
-        const { page } = b
-        const found: Record<string, Finding[]> = {}
-        const check = async (screen: string) => {
+    it(`every screen, ${dark ? 'dark' : 'light'}, at ${WIDTHS.join(', ')} px: no contrast or name violations`, async () => {
+      const b = await openBrowser(f.srv.url, { width: WIDTHS[0], dark })
+      const { page } = b
+      const found: Record<string, Finding[]> = {}
+      const check = async (screen: string, each?: (width: number) => Promise<unknown>) => {
+        for (const width of WIDTHS) {
+          await page.setViewportSize({ width, height: 900 })
+          await settle(page)
           const v = await audit(page)
-          if (v.length) found[screen] = v
+          if (v.length) found[`${screen} @ ${width} px`] = v
+          await each?.(width)
         }
-        try {
-          await page.getByRole('table', { name: 'Memories' }).locator('tbody tr[data-id]').first().waitFor()
-          await page.getByRole('table', { name: 'Memories' }).locator('tbody tr[data-id]').first().click()
-          await check('memories')
-          await nav(page, 'Recall').click()
-          await page.getByLabel('Query (the raw utterance)').fill('deploy the tier migration')
-          await page.locator('.result.dropped').first().waitFor({ timeout: 20_000 })
-          await page.locator('.result[data-gate="kept"]').first().click()
-          await check('recall')
-          await shot(page, `a11y-${dark ? 'dark' : 'light'}-${width}-recall`)
-          await page.getByRole('tab', { name: 'Context window' }).click()
-          await check('recall-context-window')
-          await nav(page, 'Compare').click()
-          await page.getByRole('button', { name: 'Run comparison' }).click()
-          await page.getByRole('button', { name: 'Run comparison' }).waitFor()
-          await page.waitForTimeout(1500)
-          await check('compare')
-          await nav(page, 'Evaluate').click()
-          await page.waitForTimeout(1500)
-          await check('evaluate')
-          // The Tune tab's scope notice and its "Widen to …" button (a start scope that hides the judged memories).
-          await page.getByRole('tab', { name: 'Tune' }).click()
-          await page.getByLabel('Eval preset').selectOption('portal-episodic')
-          await page
-            .getByTestId('tune-scope')
-            .getByRole('button', { name: /^Widen to / })
-            .waitFor({ timeout: 30_000 })
-          await check('tune-scope')
-          await page.getByLabel('Eval preset').selectOption('fieldguide')
-          await nav(page, 'Decision trace').click()
-          await page.getByRole('listbox', { name: 'Events' }).getByRole('option').first().click()
-          await page.getByRole('main', { name: 'Event' }).getByRole('button', { name: 'Today' }).waitFor()
-          await page.waitForTimeout(1000)
-          await check('trace')
-          await nav(page, 'Map').click()
-          await page.getByTestId('map-status').waitFor({ timeout: 60_000 })
-          await check('map')
-          await nav(page, 'Library').click()
-          await page.waitForTimeout(1000)
-          await check('library')
-        } finally {
-          await b.close()
-        }
-        expect(found).toEqual({})
-      }, 240_000)
+      }
+      try {
+        await page.getByRole('table', { name: 'Memories' }).locator('tbody tr[data-id]').first().waitFor()
+        await page.getByRole('table', { name: 'Memories' }).locator('tbody tr[data-id]').first().click()
+        await check('memories')
+        await nav(page, 'Recall').click()
+        await page.getByLabel('Query (the raw utterance)').fill('deploy the tier migration')
+        await page.locator('.result.dropped').first().waitFor({ timeout: 20_000 })
+        await page.locator('.result[data-gate="kept"]').first().click()
+        await check('recall', (width) => shot(page, `a11y-${dark ? 'dark' : 'light'}-${width}-recall`))
+        await page.getByRole('tab', { name: 'Context window' }).click()
+        await check('recall-context-window')
+        await nav(page, 'Compare').click()
+        await page.getByRole('button', { name: 'Run comparison' }).click()
+        await page.getByRole('button', { name: 'Run comparison' }).waitFor()
+        await page.waitForTimeout(1500)
+        await check('compare')
+        await nav(page, 'Evaluate').click()
+        await page.waitForTimeout(1500)
+        await check('evaluate')
+        // The Tune tab's scope notice and its "Widen to …" button (a start scope that hides the judged memories).
+        await page.getByRole('tab', { name: 'Tune' }).click()
+        await page.getByLabel('Eval preset').selectOption('portal-episodic')
+        await page
+          .getByTestId('tune-scope')
+          .getByRole('button', { name: /^Widen to / })
+          .waitFor({ timeout: 30_000 })
+        await check('tune-scope')
+        await page.getByLabel('Eval preset').selectOption('fieldguide')
+        await nav(page, 'Decision trace').click()
+        await page.getByRole('listbox', { name: 'Events' }).getByRole('option').first().click()
+        await page.getByRole('main', { name: 'Event' }).getByRole('button', { name: 'Today' }).waitFor()
+        await page.waitForTimeout(1000)
+        await check('trace')
+        await nav(page, 'Map').click()
+        await page.getByTestId('map-status').waitFor({ timeout: 60_000 })
+        await check('map')
+        await nav(page, 'Library').click()
+        await page.waitForTimeout(1000)
+        await check('library')
+      } finally {
+        await b.close()
+      }
+      expect(found).toEqual({})
+    }, 300_000)
 })

@@ -58,7 +58,8 @@ const width = (page: Page, selector: string) =>
     .evaluate((e: unknown) => (e as { clientWidth: number }).clientWidth)
 
 describe.skipIf(!ready)('layout at every size (browser mode, demo DB)', () => {
-  const f = servedDb((dir) => demoCopy(dir))
+  // The default demo (6,000 memories): the in-scope count below must be over the engine's scan threshold (5,000).
+  const f = servedDb((dir) => demoCopy(dir, 'default'))
 
   it('at 1024×700 no screen overflows sideways; the side panes fold (toggle remembered)', async () => {
     const b = await openBrowser(f.srv.url, { width: 1024, height: 700 })

@@ -11,7 +11,7 @@ const ready = chromiumPath() && rendererBuilt()
 if (!ready) console.warn('e2e skipped: needs /usr/bin/chromium (apt-get install -y chromium) and a built renderer (npm run build)')
 
 describe.skipIf(!ready)('links and state (browser mode, demo DB)', () => {
-  const f = servedDb((dir) => demoCopy(dir))
+  const f = servedDb((dir) => demoCopy(dir, 2000))
 
   it('keeps a screen’s state across nav, copies a link that opens it in another tab, and explains a missing token', async () => {
     const b = await openBrowser(f.srv.url)

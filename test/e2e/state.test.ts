@@ -32,7 +32,7 @@ async function mapJobs(srv: Served): Promise<{ jobId: string; label: string; sta
 const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name, exact: true })
 
 describe.skipIf(!ready)('every state is a link (browser mode, demo DB)', () => {
-  const f = servedDb((dir) => demoCopy(dir))
+  const f = servedDb((dir) => demoCopy(dir, 2000))
 
   for (const width of [1024, 1440, 1920]) {
     it(`Memories, Recall, Map and Trace: a copied link opens the same state, nav and reload keep it (${width} px)`, async () => {

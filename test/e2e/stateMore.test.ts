@@ -22,7 +22,7 @@ if (!ready) console.warn('e2e skipped: needs /usr/bin/chromium (apt-get install 
 const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name, exact: true })
 
 describe.skipIf(!ready)('pinned baseline, lasso and the tune scope check (browser mode, demo DB)', () => {
-  const f = servedDb((dir) => demoCopy(dir))
+  const f = servedDb((dir) => demoCopy(dir, 2000))
 
   it('a pinned baseline and a lasso selection open the same in a copied link and after a reload', async () => {
     const width = 1440

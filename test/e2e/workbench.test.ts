@@ -32,7 +32,7 @@ async function dragSlider(page: Page, label: string, to: number): Promise<void> 
 }
 
 describe.skipIf(!ready)('workbench flow (browser mode, demo DB)', () => {
-  const f = servedDb((dir) => demoCopy(dir))
+  const f = servedDb((dir) => demoCopy(dir, 2000))
 
   it('filter → recall → drag recency → why dropped → compare → context', async () => {
     const b = await openBrowser(f.srv.url)
