@@ -18,6 +18,7 @@ import { denseArm, normalizeQuery } from '../../src/main/recall/dense'
 import { hashEmbed } from '../../src/main/embed/hashing'
 import { snapshotPath } from '../../src/main/store/vectors/snapshot'
 import { sha256File, tmpDir } from '../helpers/tmp'
+import { processLibPath } from '../helpers/processLibPath'
 
 let t: ReturnType<typeof tmpDir>
 beforeAll(() => {
@@ -132,7 +133,7 @@ describe('two processes on one new store', () => {
     const STORES = 8
     const dbs = Array.from({ length: STORES }, (_, i) => writeSqlite(path.join(t.dir, `together-${i}.db`), makeMemories(12)))
     const script = `
-      const { openSource } = require(${JSON.stringify(path.resolve('src/main/store/registry.ts'))})
+      const { openSource } = require(${JSON.stringify(processLibPath())})
       const start = Number(process.argv[1])
       const dbs = process.argv.slice(2)
       const out = []
@@ -148,7 +149,7 @@ describe('two processes on one new store', () => {
       { length: 4 },
       () =>
         new Promise<string>((resolve) => {
-          const c = spawn(process.execPath, ['--import', 'tsx', '-e', script, String(start), ...dbs], { cwd: path.resolve('.') })
+          const c = spawn(process.execPath, ['-e', script, String(start), ...dbs], { cwd: path.resolve('.') })
           let out = ''
           c.stdout.on('data', (d) => (out += d))
           c.stderr.on('data', (d) => (out += d))
