@@ -32,7 +32,12 @@ export async function runFirstPage(): Promise<void> {
   const ms = median(runs.map((r) => r.ms))
   const rss = Math.max(...runs.map((r) => r.rss)) / 2 ** 20
   console.log(`1,000,000 memories: open + first page (100 rows of ${runs[0].total.toLocaleString('en-US')}) + first sessions page`)
-  const open = measure({ name: `open + first page + first sessions page, median of ${n} fresh processes`, value: ms, unit: 'ms', goal: GOALS['firstpage.open'] })
+  const open = measure({
+    name: `open + first page + first sessions page, median of ${n} fresh processes`,
+    value: ms,
+    unit: 'ms',
+    goal: GOALS['firstpage.open'],
+  })
   console.log(
     `  median of ${n} fresh processes: ${ms.toFixed(0)} ms  (memories page ${runs[n >> 1].pageMs.toFixed(0)} ms, sessions page ${runs[n >> 1].sessionsMs.toFixed(0)} ms)  ${verdict(open)}`,
   )

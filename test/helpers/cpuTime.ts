@@ -16,7 +16,7 @@ export interface CpuSeconds {
  */
 export function readCpuSeconds(): CpuSeconds {
   const u = process.cpuUsage()
-  let children = 0
+  let children: number
   try {
     const stat = fs.readFileSync('/proc/self/stat', 'utf8')
     // The fields after the command name (which may hold spaces, hence the last ')'); cutime and cstime are 16 and 17.

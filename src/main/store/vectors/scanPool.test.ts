@@ -25,7 +25,7 @@ function rng(seed: number): () => number {
  * `dim` draws of `r`: what Float32Array.from({ length: dim }, r) gives, without its per-element iteration (the
  * matrices here hold ~34 M numbers; measured ~5× faster).
  */
-function randomRow(dim: number, r: () => number): Float32Array {
+function randomRow(dim: number, r: () => number): Float32Array<ArrayBuffer> {
   const v = new Float32Array(dim)
   for (let j = 0; j < dim; j++) v[j] = r()
   return v
