@@ -80,7 +80,7 @@ describe('the store host', () => {
     call = createHostedDispatcher(app)
   })
   afterAll(async () => {
-    // The wedged SQLite workers can never be stopped (they spin in native code): the serve test covers exiting anyway.
+    // Nothing of this app is stuck (the wedges run last, on apps of their own): no need to wait.
     await app.dispose(0)
   })
 
