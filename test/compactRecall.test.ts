@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { getPreset } from '../src/shared/presets'
 import { runRecall } from '../src/main/recall/engine'
 import { denseArm, normalizeQuery } from '../src/main/recall/dense'
@@ -285,7 +285,8 @@ describe.skipIf(!dotKernelAvailable())('compact vector index', () => {
       const s = open(to, ws, { vectorCache: { minRows: 1 } })
       try {
         const idx = s.vectors(MODEL)
-        expect(idx.fullLoads).toBe(0)
+        // A compact snapshot stores no rows (they are read back from the DB): memory mode loads them from SQL.
+        expect(idx.fullLoads).toBe(from ? 1 : 0)
         expect(idx.compact).toBe(to)
         expect(denseArm(s, idx, q, {}, 30, false)).toEqual(want)
       } finally {
@@ -294,17 +295,30 @@ describe.skipIf(!dotKernelAvailable())('compact vector index', () => {
     }
   })
 
-  it('a damaged snapshot (rows file cut short, header garbage) is dropped and the index loads from SQL, same answer', async () => {
+  it('a damaged snapshot (rows file cut short, header garbage, cut before its norms) is dropped and the index loads from SQL, same answer', async () => {
     const q = normalizeQuery(query(3))!
     const want = denseArm(mem, mem.vectors(MODEL), q, {}, 30, false)
-    for (const damage of ['rows', 'header'] as const) {
+    for (const damage of ['rows', 'header', 'norms'] as const) {
       for (const restore of ['sync', 'async'] as const) {
         const ws = `damaged-${damage}-${restore}.ws`
-        await snapshotAndClose(true, ws)
+        // 'rows': a snapshot with a rows file (rows not read back from the DB); 'norms': one without
+        VectorIndex.rowsFromSource = damage !== 'rows'
+        try {
+          await snapshotAndClose(true, ws)
+        } finally {
+          VectorIndex.rowsFromSource = true
+        }
         const dir = path.join(t.dir, `${ws}-vectors`)
         const bin = fs.readdirSync(dir).find((f) => f.endsWith('.bin'))!
+        expect(fs.existsSync(path.join(dir, `${bin}.rows`))).toBe(damage === 'rows')
         if (damage === 'rows') fs.truncateSync(path.join(dir, `${bin}.rows`), 1000)
-        else fs.writeFileSync(path.join(dir, bin), 'RSVEC002 not a header')
+        else if (damage === 'header') fs.writeFileSync(path.join(dir, bin), 'RSVEC003 not a header')
+        else {
+          // the exact norms are the last section before the trailer: cut into them (trailer moved up)
+          const file = path.join(dir, bin)
+          const b = fs.readFileSync(file)
+          fs.writeFileSync(file, Buffer.concat([b.subarray(0, b.length - 16 - 8), b.subarray(b.length - 16)]))
+        }
         const prev = VectorIndex.compactBytes
         VectorIndex.compactBytes = 1
         const s = openSource({ path: dbPath, workspacePath: path.join(t.dir, ws), vectorCache: { minRows: 1 } })
@@ -353,7 +367,61 @@ describe.skipIf(!dotKernelAvailable())('compact vector index', () => {
     }
   })
 
+  it('reads its rows back from the DB: no rows file while open or in its snapshot; a vector rewritten in place reloads the index', async () => {
+    const dir = path.join(t.dir, 'source.ws-vectors')
+    await snapshotAndClose(true, 'source.ws')
+    expect(fs.readdirSync(dir).filter((f) => !f.endsWith('.bin'))).toEqual([])
+    const copy = path.join(t.dir, 'inplace.db')
+    fs.copyFileSync(dbPath, copy)
+    const prev = VectorIndex.compactBytes
+    VectorIndex.compactBytes = 1
+    const s = openSource({ path: copy, workspacePath: path.join(t.dir, 'inplace.ws') })
+    try {
+      const idx = s.vectors(MODEL)
+      expect(idx.compact).toBe(true)
+      expect(idx.rowsInSource).toBe(true)
+      expect(fs.existsSync(path.join(t.dir, 'inplace.ws-vectors')) ? fs.readdirSync(path.join(t.dir, 'inplace.ws-vectors')) : []).toEqual([])
+      // Rewrite m20's vector in place (same rowid): count and max(rowid) do not move, so no refresh sees it…
+      const r = lcg(5)
+      const nv = Array.from({ length: DIM }, () => r())
+      const d = new Database(copy)
+      try {
+        d.prepare(`UPDATE embeddings SET vector = ? WHERE owner_id = 'm20' AND model = ?`).run(encodeVector(nv), MODEL)
+      } finally {
+        d.close()
+      }
+      // …but the search that rescores m20 (a query equal to its old vector) reads it back and finds another norm.
+      const qn = normalizeQuery(stored.get('m20')!)!
+      expect(idx.stale).toBe(false)
+      denseArm(s, idx, qn, {}, 30, false)
+      expect(idx.stale).toBe(true)
+      const again = s.vectors(MODEL)
+      expect(again.fullLoads).toBe(2)
+      expect(again.stale).toBe(false)
+      // after the reload: what a fresh in-memory load of the changed file gives
+      VectorIndex.compactBytes = Number.MAX_SAFE_INTEGER
+      const fresh = openSource({ path: copy, workspacePath: path.join(t.dir, 'inplace-fresh.ws') })
+      try {
+        const f = fresh.vectors(MODEL)
+        expect(f.compact).toBe(false)
+        for (const q of [qn, normalizeQuery(nv)!]) expect(denseArm(s, again, q, {}, 30, false)).toEqual(denseArm(fresh, f, q, {}, 30, false))
+        expect(denseArm(s, again, normalizeQuery(nv)!, {}, 30, false).hits[0].id).toBe('m20')
+        expect(again.stale).toBe(false)
+      } finally {
+        fresh.close()
+      }
+    } finally {
+      VectorIndex.compactBytes = prev
+      s.close()
+    }
+  })
+
   it('keeps its rows file only while open; a snapshot takes the file over by a rename; a killed process’s file is swept', async () => {
+    // the rows-file path: rows not read back from the DB (a source without rowid lookups, Postgres)
+    VectorIndex.rowsFromSource = false
+    onTestFinished(() => {
+      VectorIndex.rowsFromSource = true
+    })
     const dir = path.join(t.dir, 'spill.ws-vectors')
     const spills = () => (fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => /^rows-\d+-[0-9a-f]+\.f32$/.test(f)) : [])
     const s = open(true, 'spill.ws')
