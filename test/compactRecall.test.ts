@@ -22,6 +22,8 @@ import { openSource } from '../src/main/store/registry'
 import type { SqliteSource } from '../src/main/store/sqlite/source'
 import { dotKernelAvailable } from '../src/main/store/vectors/dotKernel'
 import { VectorIndex } from '../src/main/store/vectors/vectorIndex'
+import { ChunkReaderFailed, startChunkReader } from '../src/main/store/vectors/chunkReader'
+import { loadCounts } from '../src/main/store/vectors/load'
 import { buildDb, MODEL, T0, type MemSpec } from './helpers/testDb'
 import { tmpDir } from './helpers/tmp'
 
@@ -413,6 +415,42 @@ describe.skipIf(!dotKernelAvailable())('compact vector index', () => {
     } finally {
       VectorIndex.compactBytes = prev
       s.close()
+    }
+  })
+
+  it('a big first load reads its chunks on a reader thread: the same index and recall as the in-thread read; a reader that cannot open the file fails cleanly', async () => {
+    const prev = VectorIndex.compactBytes
+    VectorIndex.compactBytes = 1
+    const before = loadCounts.threaded
+    const threaded = openSource({ path: dbPath, workspacePath: path.join(t.dir, 'thr.ws'), vectorLoad: { bulkMinRows: 1, chunkRows: 97 } })
+    const inThread = openSource({ path: dbPath, workspacePath: path.join(t.dir, 'nothr.ws'), vectorLoad: { bulkMinRows: 1, chunkRows: 97, threaded: false } })
+    try {
+      const a = threaded.vectors(MODEL)
+      expect(loadCounts.threaded).toBe(before + 1)
+      const b = inThread.vectors(MODEL)
+      expect(loadCounts.threaded).toBe(before + 1)
+      expect(a.compact && b.compact).toBe(true)
+      expect(a.ids).toEqual(b.ids)
+      expect(a.count).toBe(b.count)
+      expect(a.count).toBeGreaterThanOrEqual(stored.size)
+      expect(Array.from(a.keys.subarray(0, a.count))).toEqual(Array.from(b.keys.subarray(0, b.count)))
+      expect(Array.from(a.exactNorms.subarray(0, a.count))).toEqual(Array.from(b.exactNorms.subarray(0, b.count)))
+      expect(Buffer.from(a.int8!.codeBytes()).equals(Buffer.from(b.int8!.codeBytes()))).toBe(true)
+      expect(a.sync[0]).toEqual(b.sync[0])
+      for (const i of [0, 6]) {
+        const q = normalizeQuery(query(i))!
+        expect(denseArm(threaded, a, q, {}, 30, false)).toEqual(denseArm(inThread, b, q, {}, 30, false))
+      }
+    } finally {
+      VectorIndex.compactBytes = prev
+      threaded.close()
+      inThread.close()
+    }
+    const bad = startChunkReader({ path: path.join(t.dir, 'missing.db'), timeoutMs: 100 }, ['SELECT 1', 'SELECT 1'], 'SELECT 1', {}, 1)
+    try {
+      expect(() => bad.stats()).toThrow(ChunkReaderFailed)
+    } finally {
+      bad.close()
     }
   })
 

@@ -287,6 +287,15 @@ export class SqliteVectors {
             : `${prep(ctx.db, 'PRAGMA data_version').pluck().get() as number}:${prep(ctx.db, 'SELECT total_changes()').pluck().get() as number}`,
         unique: ctx.sql.layout === 'canonical' && uniqueEmbeddingKey(ctx.db),
         openBulk: ctx.fileBacked ? (o) => this.openBulk(ctx.snapshotPath ?? ctx.path, o.mmap) : undefined,
+        // A reader thread opens the file as openBulk does, so not where the layout needs its own setup.
+        readerFile:
+          ctx.fileBacked && !ctx.sql.needsSqliteVec && !ctx.sql.prepare
+            ? {
+                path: ctx.snapshotPath ?? ctx.path,
+                timeoutMs: this.opts.busyTimeoutMs ?? 5000,
+                ...(this.opts.nativeBinding ? { nativeBinding: this.opts.nativeBinding } : {}),
+              }
+            : undefined,
       })
     }
     list.push({
