@@ -1,6 +1,8 @@
 /**
  * Loading and refreshing a VectorIndex from SQL sources (the agent DB's embeddings
  * and the workspace's backfilled ones): the rules are in vectorIndex.ts's header.
+ * A big fresh load into a compact index reads its chunks on a reader thread
+ * (chunkReader.ts) while this thread and the scan pool quantise the previous ones.
  */
 import type Database from 'better-sqlite3'
 import { decodeVector, LITTLE_ENDIAN } from '../decode'
