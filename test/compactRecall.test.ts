@@ -454,6 +454,45 @@ describe.skipIf(!dotKernelAvailable())('compact vector index', () => {
     }
   })
 
+  it('agent rows read back from the DB and backfilled workspace rows in the file: the snapshot holds the rows, and restores the same recall', async () => {
+    const ws = path.join(t.dir, 'mixed.ws')
+    const r = lcg(21)
+    const backfill = ['m3', 'm104', 'm205'].map((id) => ({ id, vector: Array.from({ length: DIM }, () => r()) }))
+    expect(backfill.every((b) => !stored.has(b.id))).toBe(true) // memories without an agent vector
+    const prev = VectorIndex.compactBytes
+    VectorIndex.compactBytes = 1
+    try {
+      const a = openSource({ path: dbPath, workspacePath: ws, vectorCache: { minRows: 1 } })
+      a.workspace.putVectors('memory', MODEL, backfill, 'test', 5)
+      const idx = a.vectors(MODEL)
+      expect(idx.backfilled).toBe(3)
+      expect(idx.rowsFromSourceNow).toBe('some')
+      const q = normalizeQuery(backfill[1].vector)!
+      const want = denseArm(a, idx, q, {}, 30, false)
+      expect(want.hits[0].id).toBe('m104')
+      expect(await a.whenVectorSnapshotsWritten()).toHaveLength(1)
+      a.close()
+      const b = openSource({ path: dbPath, workspacePath: ws, vectorCache: { minRows: 1 } })
+      try {
+        const again = b.vectors(MODEL)
+        expect(again.fullLoads).toBe(0)
+        expect(again.compact).toBe(true)
+        expect(denseArm(b, again, q, {}, 30, false)).toEqual(want)
+        VectorIndex.compactBytes = Number.MAX_SAFE_INTEGER
+        const m = openSource({ path: dbPath, workspacePath: ws, vectorCache: false })
+        try {
+          expect(denseArm(m, m.vectors(MODEL), q, {}, 30, false)).toEqual(want)
+        } finally {
+          m.close()
+        }
+      } finally {
+        b.close()
+      }
+    } finally {
+      VectorIndex.compactBytes = prev
+    }
+  })
+
   it('keeps its rows file only while open; a snapshot takes the file over by a rename; a killed process’s file is swept', async () => {
     // the rows-file path: rows not read back from the DB (a source without rowid lookups, Postgres)
     VectorIndex.rowsFromSource = false

@@ -89,6 +89,11 @@ export class RowFile {
     return this.fromSource !== null
   }
 
+  /** Whether any row is read through the source. */
+  get someInSource(): boolean {
+    return this.sourceRows > 0
+  }
+
   /** Whether rows [0, count) are all read through the source (a snapshot then needs none of their numbers). */
   allInSource(count: number): boolean {
     return count > 0 && this.sourceRows >= count && !this.inSource.subarray(0, count).includes(0)

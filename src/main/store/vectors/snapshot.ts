@@ -117,8 +117,12 @@ function* pieces(b: Uint8Array): Generator<WriteStep, void, void> {
 /** Where a snapshot's float32 rows go: a data section, `<snapshot>.rows`, or nowhere (read back from the source). */
 type RowsMode = 'inline' | 'external' | 'source'
 
-/** How a compact index's rows are snapshotted: nowhere when all are read back from the source, else handed over as a file. */
-const compactRowsMode = (idx: VectorIndex): RowsMode => (idx.rowsInSource ? 'source' : 'external')
+/**
+ * How a compact index's rows are snapshotted: nowhere when all are read back from the source; handed
+ * over as a file when all are in it; copied into the snapshot when they are in both (an agent's rows
+ * in the DB, backfilled workspace rows in the file).
+ */
+const compactRowsMode = (idx: VectorIndex): RowsMode => (({ all: 'source', some: 'inline', none: 'external' }) as const)[idx.rowsFromSourceNow]
 
 /**
  * The snapshot of `idx`'s first `n` rows as a sequence of writes (the layout in the module comment),
@@ -274,7 +278,7 @@ export async function writeSnapshotAsync(file: string, idx: VectorIndex, signatu
     await new Promise<void>((done, fail) => fs.fdatasync(f, (e) => (e ? fail(e) : done())))
     if (external) await idx.syncRows()
     // From here on synchronous: nothing can change the index between this check and the rename.
-    if (!valid() || idx.count !== n || (rows === 'source' && !idx.rowsInSource)) return false
+    if (!valid() || idx.count !== n || (idx.compact ? compactRowsMode(idx) : 'inline') !== rows) return false
     fs.closeSync(fd)
     fd = null
     removeSnapshot(file)

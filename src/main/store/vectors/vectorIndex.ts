@@ -605,9 +605,18 @@ export class VectorIndex {
     return true
   }
 
-  /** Whether every row is read back from the source (a snapshot then stores `exactNorms` instead of rows). */
+  /**
+   * Where a compact index's rows are: 'all' read back from the source (a snapshot then stores `exactNorms`
+   * instead of rows), 'some' (the others in the rows file), or 'none'.
+   */
+  get rowsFromSourceNow(): 'all' | 'some' | 'none' {
+    const rows = this.compactStore?.rows
+    return rows?.allInSource(this.count) ? 'all' : rows?.someInSource ? 'some' : 'none'
+  }
+
+  /** Whether every row is read back from the source. */
   get rowsInSource(): boolean {
-    return this.compactStore?.rows.allInSource(this.count) ?? false
+    return this.rowsFromSourceNow === 'all'
   }
 
   /**
