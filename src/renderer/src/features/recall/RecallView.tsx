@@ -432,6 +432,7 @@ function Playground({
                 in scope · {view?.local ? view.results.length + view.dropped.filter((d) => d.gate !== 'scope').length : trace.counts.pool} in pool ·{' '}
                 {view?.results.length ?? 0} injected ·{' '}
                 <span
+                  className="block-tokens"
                   data-testid="block-tokens"
                   title={`The context block: ${view?.injectedTokens ?? 0} tokens of memory text (what the token budget counts) plus the template's header and per-memory labels.`}
                 >
@@ -443,8 +444,15 @@ function Playground({
           )}
           {trace && (
             <>
-              <span className="small muted" data-testid="rerank-status">
-                {r.loading ? 'querying…' : view?.local ? `re-ranked locally in ${view.rerankMs.toFixed(2)} ms` : `query ${trace.timings.totalMs.toFixed(0)} ms`}
+              {/* its own fixed box: the text changes on every slider step (recall.css) */}
+              <span className="small muted rerank-status">
+                <span data-testid="rerank-status">
+                  {r.loading
+                    ? 'querying…'
+                    : view?.local
+                      ? `re-ranked locally in ${view.rerankMs.toFixed(2)} ms`
+                      : `query ${trace.timings.totalMs.toFixed(0)} ms`}
+                </span>
               </span>
               {r.pendingReason && !r.loading && <span className="badge accent">needs a new query: {r.pendingReason}</span>}
             </>

@@ -165,6 +165,15 @@ const RowText = memo(function RowText({ text }: { text: string }) {
   return <div className="result-text">{text}</div>
 })
 
+/** A gate's cut line: where the gate starts cutting, in score order. */
+function CutLineLabel({ line }: { line: CutLine }) {
+  return (
+    <div className={`cut cut-${line.gate}`} role="separator" aria-label={`cut: ${line.label}`}>
+      <span>{line.label}</span>
+    </div>
+  )
+}
+
 interface RowProps {
   r: Row
   u: UnitInfo | undefined
@@ -172,10 +181,8 @@ interface RowProps {
   lines: CutLine[] | undefined
   index: number
   setsize: number
-  /** translateY of a virtualised row; undefined in a whole list */
+  /** translateY of a virtualised row (below its cut lines); undefined in a whole list */
   start: number | undefined
-  /** the height of a virtualised row (its cut lines and itself) */
-  size: number
   scale: number
   selected: boolean
   focusable: boolean
@@ -184,20 +191,18 @@ interface RowProps {
 }
 
 /** One candidate, with the cut lines drawn above it. */
-const ResultRow = memo(function ResultRow({ r, u, change, lines, index, setsize, start, size, scale, selected, focusable, onSelect, onOpen }: RowProps) {
+const ResultRow = memo(function ResultRow({ r, u, change, lines, index, setsize, start, scale, selected, focusable, onSelect, onOpen }: RowProps) {
   return (
     <li
       className="result-wrap"
       data-index={index}
       aria-setsize={setsize}
       aria-posinset={index + 1}
-      // A virtualised row's height is set, so it is laid out on its own (contain: strict in recall.css).
-      style={start !== undefined ? { transform: `translateY(${start}px)`, height: size } : undefined}
+      // A virtualised row's height is fixed (recall.css), so it is laid out on its own (contain: strict) and moves by its transform only.
+      style={start !== undefined ? { transform: `translateY(${start}px)` } : undefined}
     >
       {(lines ?? []).map((l) => (
-        <div key={l.gate} className={`cut cut-${l.gate}`} role="separator" aria-label={`cut: ${l.label}`}>
-          <span>{l.label}</span>
-        </div>
+        <CutLineLabel key={l.gate} line={l} />
       ))}
       <div
         className={`result${r.gate ? ' dropped' : ''}`}
@@ -256,9 +261,7 @@ export function ResultsList({ rows, units, config, changes, selectedId, onSelect
     getItemKey: (i) => rows[i].id,
     overscan: OVERSCAN,
   })
-  const shown = virtual
-    ? virtualizer.getVirtualItems().map((v) => ({ i: v.index, start: v.start, size: v.size }))
-    : rows.map((_, i) => ({ i, start: 0, size: 0 }))
+  const shown = virtual ? virtualizer.getVirtualItems().map((v) => ({ i: v.index, start: v.start })) : rows.map((_, i) => ({ i, start: 0 }))
   // Which element shows which memory (rowSlots.ts): a memory that stays in view keeps its element across a step.
   const [slots] = useState(() => new RowSlots())
   const [sortRequest, setSortRequest] = useState(0)
@@ -272,6 +275,10 @@ export function ResultsList({ rows, units, config, changes, selectedId, onSelect
   useEffect(() => rest.cancel, [rest])
   const byId = new Map(shown.map((x) => [rows[x.i].id, x]))
   const items = placed ? placed.map((p) => ({ key: p.key, ...byId.get(p.id)! })) : shown.map((x) => ({ key: rows[x.i].id, ...x }))
+  // In a virtualised list the cut lines are elements of their own, placed like the rows (by transform, at a fixed
+  // height), after the rows in the DOM: a cut line inside a row changed that row's height whenever the line moved to
+  // another memory, and a row whose height changes lays out the list, the column and the page again.
+  const cuts = virtual ? shown.flatMap(({ i, start }) => (linesAt.get(i) ?? []).map((l, k) => ({ l, top: start + k * CUT_PX }))) : []
 
   const focusRow = (id: string) => listRef.current?.querySelector<HTMLElement>(`[data-id="${CSS.escape(id)}"]`)?.focus()
   const onKey = (e: KeyboardEvent) => {
@@ -302,19 +309,19 @@ export function ResultsList({ rows, units, config, changes, selectedId, onSelect
       onKeyDown={onKey}
       style={virtual ? { height: virtualizer.getTotalSize() } : undefined}
     >
-      {items.map(({ key, i, start, size }) => {
+      {items.map(({ key, i, start }) => {
         const r = rows[i]
+        const lines = linesAt.get(i)
         return (
           <ResultRow
             key={key}
             r={r}
             u={units[r.id]}
             change={changes.get(r.id)}
-            lines={linesAt.get(i)}
+            lines={virtual ? undefined : lines}
             index={i}
             setsize={rows.length}
-            start={virtual ? start : undefined}
-            size={size}
+            start={virtual ? start + CUT_PX * (lines?.length ?? 0) : undefined}
             scale={scale}
             selected={selectedId === r.id}
             focusable={selectedId === r.id || (selectedId === null && i === 0)}
@@ -323,6 +330,11 @@ export function ResultsList({ rows, units, config, changes, selectedId, onSelect
           />
         )
       })}
+      {cuts.map(({ l, top }) => (
+        <li key={l.gate} className="cut-wrap" style={{ transform: `translateY(${top}px)` }}>
+          <CutLineLabel line={l} />
+        </li>
+      ))}
     </ol>
   )
   return (
