@@ -40,15 +40,32 @@ export interface Row {
   gate: GateName | null
   rank: number | null
   scoreRank: number
+  /** Engram's blend group, as in the trace */
+  group?: 'blend'
+  /** hybrid + RRF: the arm-rank terms, as in the trace */
+  fused?: { dense: number; lexical: number }
 }
 
 /** One list in score order (results and dropped interleaved), as the gates saw it. */
 export function toRows(results: readonly TraceResult[], dropped: readonly TraceDropped[]): Row[] {
   const n = results.length + dropped.length
   const rows: Row[] = []
-  const put = (row: Row) => rows.push(row)
-  results.forEach((r, i) => put({ ...r, gate: null, rank: r.rank, scoreRank: r.scoreRank ?? i + 1 }))
-  dropped.forEach((d, i) => put({ ...d, rank: null, scoreRank: d.scoreRank ?? results.length + i + 1 }))
+  // Built field by field (one shape for all, no spread): this runs for every candidate on every slider step.
+  const put = (r: TraceResult | TraceDropped, gate: GateName | null, rank: number | null, scoreRank: number) =>
+    rows.push({
+      id: r.id,
+      score: r.score,
+      features: r.features,
+      contributions: r.contributions,
+      tokens: r.tokens,
+      gate,
+      rank,
+      scoreRank,
+      group: r.group,
+      fused: r.fused,
+    })
+  results.forEach((r, i) => put(r, null, r.rank, r.scoreRank ?? i + 1))
+  dropped.forEach((d, i) => put(d, d.gate, null, d.scoreRank ?? results.length + i + 1))
   // Score ranks are 1…n, each once (the scorer numbers every candidate): each row goes to its place, no sort
   // (this runs on every slider step). Anything else (a trace from elsewhere) is sorted.
   const placed = new Array<Row | undefined>(n)
