@@ -432,11 +432,11 @@ function Playground({
                 in scope · {view?.local ? view.results.length + view.dropped.filter((d) => d.gate !== 'scope').length : trace.counts.pool} in pool ·{' '}
                 {view?.results.length ?? 0} injected ·{' '}
                 <span
-                  className="block-tokens"
                   data-testid="block-tokens"
                   title={`The context block: ${view?.injectedTokens ?? 0} tokens of memory text (what the token budget counts) plus the template's header and per-memory labels.`}
                 >
-                  {view?.contextTokens ?? 0} tok block
+                  {/* its own fixed box: the count changes during a drag (recall.css) */}
+                  <span className="block-tokens">{view?.contextTokens ?? 0}</span> tok block
                 </span>{' '}
                 · at {fmtDate(trace.now)} UTC
               </span>

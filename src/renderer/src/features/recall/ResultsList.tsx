@@ -6,7 +6,7 @@
  * candidate is listed; a long list is virtualised.
  */
 import { withSubject } from '../../../../shared/subject'
-import { memo, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react'
+import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore, type KeyboardEvent } from 'react'
 import { useVirtualizer } from '@tanstack/react-virtual'
 import type { Features, GateName, RecallConfig, TraceDropped, TraceResult, UnitInfo } from '../../../../shared/types'
 import type { RankChange } from './useRecall'
@@ -119,32 +119,82 @@ function ChangeBadge({ change }: { change: RankChange | undefined }) {
   )
 }
 
+/** The bar's size in CSS pixels (recall.css: `.result > .stack`). */
+const BAR_W = 150
+const BAR_H = 12
+
 /**
- * Weighted contributions as a stacked bar; length scaled to `scale` (the largest score shown). One element whose
- * background is the segments (a gradient with hard stops): a slider step changes every bar, and a background is
- * repainted without laying anything out, on one element per row instead of one per segment.
+ * Weighted contributions as a stacked bar; length scaled to `scale` (the largest score shown). Drawn on a canvas:
+ * a slider step changes every bar in view, and four filled rectangles on a canvas cost next to nothing to repaint,
+ * where a hard-stop gradient background cost ~1 ms of paint and style a step for 14 bars, and one element per
+ * segment more (docs/internals/performance.md, "Recall sliders"). The track and the rounded corners are the
+ * element's CSS; the segments take the feature colours of the current colour scheme.
  */
 const StackedBar = memo(function StackedBar({ c, scale }: { c: Features; scale: number }) {
+  const ref = useRef<HTMLCanvasElement>(null)
+  const scheme = useSyncExternalStore(subscribeScheme, colorScheme)
+  useLayoutEffect(() => drawBar(ref.current, c, scale, scheme), [c, scale, scheme])
+  const dpr = typeof window === 'undefined' ? 1 : window.devicePixelRatio || 1
   return (
-    <div
+    <canvas
+      ref={ref}
       className="stack"
+      width={BAR_W * dpr}
+      height={BAR_H * dpr}
       role="img"
       aria-label={`similarity ${c.similarity.toFixed(3)}, lexical ${c.lexical.toFixed(3)}, recency ${c.recency.toFixed(3)}, salience ${c.salience.toFixed(3)}`}
-      style={{ backgroundImage: barGradient(c, scale) }}
     />
   )
 })
 
-/** The bar's segments as a left-to-right gradient with hard stops, each feature's share of `scale` wide. */
-function barGradient(c: Features, scale: number): string {
-  let at = 0
-  let stops = ''
-  for (const k of FEATURES) {
-    const from = at
-    at += (100 * Math.max(0, c[k])) / (scale || 1)
-    stops += `${FEATURE_COLORS[k]} ${from.toFixed(2)}% ${at.toFixed(2)}%, `
+const DARK = '(prefers-color-scheme: dark)'
+/** 'dark' or 'light': the feature colours differ (styles.css), so the bars are drawn again when it changes. */
+function colorScheme(): string {
+  return typeof matchMedia === 'function' && matchMedia(DARK).matches ? 'dark' : 'light'
+}
+function subscribeScheme(onChange: () => void): () => void {
+  if (typeof matchMedia !== 'function') return () => undefined
+  const m = matchMedia(DARK)
+  m.addEventListener('change', onChange)
+  return () => m.removeEventListener('change', onChange)
+}
+
+/** The feature colours of a scheme, read from the stylesheet once per scheme (reading styles on every draw would force a style pass). */
+const colorsByScheme = new Map<string, string[]>()
+function featureColors(scheme: string): string[] {
+  let colors = colorsByScheme.get(scheme)
+  if (!colors) {
+    const css = getComputedStyle(document.documentElement)
+    colors = FEATURES.map((k) => css.getPropertyValue(FEATURE_VARS[k]).trim() || 'gray')
+    colorsByScheme.set(scheme, colors)
   }
-  return `linear-gradient(to right, ${stops}transparent ${at.toFixed(2)}%)`
+  return colors
+}
+const FEATURE_VARS: Record<keyof Features, string> = { similarity: '--f-sim', lexical: '--f-lex', recency: '--f-rec', salience: '--f-sal' }
+
+/** A getContext that gave no context (a DOM without canvases, jsdom): not asked again for every bar. */
+let noContext: unknown = null
+
+/** The segments left to right, each feature's share of `scale` wide. */
+function drawBar(canvas: HTMLCanvasElement | null, c: Features, scale: number, scheme: string): void {
+  if (!canvas || canvas.getContext === noContext) return
+  const g = canvas.getContext('2d')
+  if (!g) {
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to compare by identity, never called
+    noContext = canvas.getContext
+    return
+  }
+  const dpr = canvas.width / BAR_W
+  g.setTransform(dpr, 0, 0, dpr, 0, 0)
+  g.clearRect(0, 0, BAR_W, BAR_H)
+  const colors = featureColors(scheme)
+  let at = 0
+  FEATURES.forEach((k, i) => {
+    const w = (BAR_W * Math.max(0, c[k])) / (scale || 1)
+    g.fillStyle = colors[i]
+    g.fillRect(at, 0, w, BAR_H)
+    at += w
+  })
 }
 
 export interface ResultsListProps {
