@@ -227,9 +227,42 @@ const OVERSCAN = 3
  */
 const REST_MS = 300
 
-/** The row's text: re-rendered only when the memory it shows changes. */
-const RowText = memo(function RowText({ text }: { text: string }) {
-  return <div className="result-text">{text}</div>
+/**
+ * The row's text and facts: re-rendered only when the memory it shows or its gate changes, not for every new
+ * score of a slider step.
+ */
+const RowBody = memo(function RowBody({
+  id,
+  u,
+  gate,
+  tokens,
+  wasRank,
+}: {
+  id: string
+  u: UnitInfo | undefined
+  gate: GateName | null
+  tokens: number
+  /** the rank it had before it dropped out, when it just did */
+  wasRank: number | null
+}) {
+  return (
+    <div className="result-body">
+      <div className="result-text">{u ? withSubject(u.content, u.metadata) : id}</div>
+      <div className="result-meta">
+        {gate && (
+          <span className="gate" title={`dropped: ${GATE_TEXT[gate]}`}>
+            ✕ {gate}
+          </span>
+        )}
+        {wasRank !== null && <span className="gate">was #{wasRank}</span>}
+        <span className="pill-kind">{u?.kind ?? u?.role ?? (u && u.sessionId === u.id ? 'session' : 'unit')}</span>
+        <span>{tokens} tok</span>
+        <span className="mono result-id" title={id}>
+          {id}
+        </span>
+      </div>
+    </div>
+  )
 })
 
 /** A gate's cut line: where the gate starts cutting, in score order. */
@@ -282,22 +315,7 @@ const ResultRow = memo(function ResultRow({ r, u, change, lines, index, setsize,
       >
         <span className="rank">{r.rank ?? '–'}</span>
         <ChangeBadge change={change} />
-        <div className="result-body">
-          <RowText text={u ? withSubject(u.content, u.metadata) : r.id} />
-          <div className="result-meta">
-            {r.gate && (
-              <span className="gate" title={`dropped: ${GATE_TEXT[r.gate]}`}>
-                ✕ {r.gate}
-              </span>
-            )}
-            {change?.after === null && <span className="gate">was #{change.before}</span>}
-            <span className="pill-kind">{u?.kind ?? u?.role ?? (u && u.sessionId === u.id ? 'session' : 'unit')}</span>
-            <span>{r.tokens} tok</span>
-            <span className="mono result-id" title={r.id}>
-              {r.id}
-            </span>
-          </div>
-        </div>
+        <RowBody id={r.id} u={u} gate={r.gate} tokens={r.tokens} wasRank={change?.after === null ? change.before : null} />
         <StackedBar c={r.contributions} scale={scale} />
         <span className="score">{r.score.toFixed(3)}</span>
       </div>
