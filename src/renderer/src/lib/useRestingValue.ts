@@ -5,12 +5,12 @@
  * output that costs more to lay out and paint than a drag step may spend, and that nobody reads mid-drag
  * (docs/internals/performance.md, "Recall sliders").
  */
-import { useEffect, useLayoutEffect, useRef, useState } from 'react'
-import { createQuietTimer } from './quietTimer'
+import { useLayoutEffect, useRef, useState } from 'react'
+import { useQuietTimer } from './quietTimer'
 
 export function useRestingValue<T>(value: T, ms: number): { shown: T; pending: boolean } {
   const [shown, setShown] = useState(value)
-  const [timer] = useState(() => createQuietTimer(ms))
+  const timer = useQuietTimer(ms)
   const latest = useRef(value)
   const lastChange = useRef(-Infinity)
   useLayoutEffect(() => {
@@ -22,6 +22,5 @@ export function useRestingValue<T>(value: T, ms: number): { shown: T; pending: b
     if (resting) setShown(value)
     else timer.poke(() => setShown(latest.current))
   }, [value, ms, timer])
-  useEffect(() => timer.cancel, [timer])
   return { shown, pending: !Object.is(shown, value) }
 }
