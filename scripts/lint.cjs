@@ -14,23 +14,15 @@ const { spawnSync } = require('node:child_process')
 
 const ROOT = path.resolve(__dirname, '..')
 
-/** name → the tool's command line (its own bin script, run by this node: no shell, same on Windows). */
+/** A package's bin script (run by this node: no shell, same on Windows). */
+function binOf(pkg, bin) {
+  return path.join(path.dirname(require.resolve(`${pkg}/package.json`)), bin)
+}
+
+/** name → the tool's command line. */
 const TOOLS = [
-  ['oxlint', [path.join(ROOT, 'node_modules/oxlint/bin/oxlint'), '--max-warnings', '0']],
-  [
-    'eslint',
-    [
-      path.join(ROOT, 'node_modules/eslint/bin/eslint.js'),
-      '.',
-      '--max-warnings',
-      '0',
-      '--cache',
-      '--cache-strategy',
-      'content',
-      '--cache-location',
-      '.cache/eslint/',
-    ],
-  ],
+  ['oxlint', [binOf('oxlint', 'bin/oxlint'), '--max-warnings', '0']],
+  ['eslint', [binOf('eslint', 'bin/eslint.js'), '.', '--max-warnings', '0', '--cache', '--cache-strategy', 'content', '--cache-location', '.cache/eslint/']],
 ]
 
 function main(args) {
