@@ -33,7 +33,7 @@ import { SidePane } from '../../components/SidePane'
 import { configFromParams, decodeBaseline, decodeRequest, diffConfig, encodeBaseline, encodeRecall } from './recallRoute'
 import { ContextWindow } from '../context/ContextWindow'
 import { useFrameCoalesced } from '../../lib/useFrameCoalesced'
-import { createQuietTimer } from '../../lib/quietTimer'
+import { URL_WRITE_MS, useQuietTimer } from '../../lib/quietTimer'
 import { parsePatch, serializePatch } from '../../lib/router'
 import './recall.css'
 import { CreatedAt } from '../../components/CreatedAt'
@@ -48,9 +48,6 @@ function diffOverPreset(options: PresetOption[], preset: string, config: RecallC
 function composeUpdates(earlier: ConfigUpdate, later: ConfigUpdate): ConfigUpdate {
   return (c) => later(earlier(c))
 }
-
-/** The URL follows the request this long after the last edit. */
-const URL_WRITE_MS = 250
 
 /** Keep the user's scope picks when switching presets. */
 function withScope(config: RecallConfig, scope: RecallConfig['scope']): RecallConfig {
@@ -147,14 +144,13 @@ export function RecallView() {
   // Written once the edits pause (URL_WRITE_MS): history.replaceState and the route update it sets off cost
   // more than a local re-rank, and a slider drag would pay them every frame (docs/internals/performance.md).
   // Encoded then too, not on every render of a drag.
-  const [urlTimer] = useState(() => createQuietTimer(URL_WRITE_MS))
+  const urlTimer = useQuietTimer(URL_WRITE_MS)
   useEffect(() => {
     if (!config) return
     urlTimer.poke(() =>
       setParams(parsePatch(serializePatch({ ...encodeRecall(req, config, presetBase, !autoNow), lexical: autoLexical ? 'auto' : undefined })), 'replace'),
     )
   }, [req, config, presetBase, autoNow, autoLexical, setParams, urlTimer])
-  useEffect(() => urlTimer.cancel, [urlTimer])
 
   const choosePreset = useCallback(
     (value: string) => {

@@ -12,7 +12,7 @@ import type { Features, GateName, RecallConfig, TraceDropped, TraceResult, UnitI
 import type { RankChange } from './useRecall'
 import { FEATURES } from './weights'
 import { RowSlots } from './rowSlots'
-import { createQuietTimer } from '../../lib/quietTimer'
+import { useQuietTimer } from '../../lib/quietTimer'
 
 export const FEATURE_COLORS: Record<keyof Features, string> = {
   similarity: 'var(--f-sim)',
@@ -262,14 +262,13 @@ export function ResultsList({ rows, units, config, changes, selectedId, onSelect
   // Which element shows which memory (rowSlots.ts): a memory that stays in view keeps its element across a step.
   const [slots] = useState(() => new RowSlots())
   const [sortRequest, setSortRequest] = useState(0)
-  const [rest] = useState(() => createQuietTimer(REST_MS))
+  const rest = useQuietTimer(REST_MS)
   const shownIds = shown.map(({ i }) => rows[i].id)
   const placed = virtual ? slots.place(shownIds, sortRequest) : null
   const inOrder = !virtual || slots.inOrder(shownIds)
   useEffect(() => {
     if (!inOrder) rest.poke(() => setSortRequest((n) => n + 1))
   })
-  useEffect(() => rest.cancel, [rest])
   const byId = new Map(shown.map((x) => [rows[x.i].id, x]))
   const items = placed ? placed.map((p) => ({ key: p.key, ...byId.get(p.id)! })) : shown.map((x) => ({ key: rows[x.i].id, ...x }))
 
