@@ -228,11 +228,11 @@ describe('lint reports a planted violation of every rule family', () => {
     const out = JSON.parse(run('oxlint/bin/oxlint', ['-f', 'json'])) as { diagnostics: { code: string; filename: string }[] }
     const found = [...new Set(out.diagnostics.map((d) => `${d.filename} ${d.code}`))].sort()
     expect(found).toEqual(EXPECTED_OXLINT)
-  })
+  }, 180_000) // a few seconds idle; a tool start takes far longer on a loaded machine
 
   it('eslint: the React hooks and React Compiler rules on the renderer, and the sloppy-script rules', () => {
     const out = JSON.parse(run('eslint/bin/eslint.js', ['.', '-f', 'json', '--no-cache'])) as { filePath: string; messages: { ruleId: string | null }[] }[]
     const found = [...new Set(out.flatMap((f) => f.messages.map((m) => `${path.relative(dir, f.filePath)} ${m.ruleId}`)))].sort()
     expect(found).toEqual(EXPECTED_ESLINT)
-  })
+  }, 180_000)
 })
