@@ -19,7 +19,7 @@ import type { EmbedStatus } from '../../../../shared/contract'
 import { ContextPreview } from './ContextPreview'
 import { ResultsList, toRows, GATE_TEXT, FEATURE_COLORS } from './ResultsList'
 import { recallRunInput, useRecall, type RecallRequest } from './useRecall'
-import { rankChanges, useBaselineRanks, type Baseline } from './baseline'
+import { rankChanges, useBaselineRanks, type Baseline, type RankChange } from './baseline'
 import { SavedConfigs } from './SavedConfigs'
 import type { SavedConfig } from '../../../../shared/savedConfigs'
 import { presetOptions, type PresetOption } from './presetOptions'
@@ -298,7 +298,12 @@ function Playground({
   const openRow = useCallback((id: string) => (sessionUnits ? undefined : navigate('browse', { memoryId: id })), [sessionUnits, navigate])
   const pinned = useBaselineRanks(req, trace, baseline)
   const changes = useMemo(
-    () => (!baseline ? r.changes : pinned.ranks && view ? rankChanges(pinned.ranks, new Map(view.results.map((x) => [x.id, x.rank]))) : new Map()),
+    () =>
+      !baseline
+        ? r.changes
+        : pinned.ranks && view
+          ? rankChanges(pinned.ranks, new Map(view.results.map((x) => [x.id, x.rank])))
+          : new Map<string, RankChange>(),
     [baseline, r.changes, pinned.ranks, view],
   )
   const rows = useMemo(() => (view ? toRows(view.results, view.dropped) : []), [view])
