@@ -14,6 +14,7 @@
  */
 import { createRequire } from 'node:module'
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads'
+import { withoutModuleHooks } from '../../workerScript'
 
 /** One chunk: what load.ts's chunk statement returns (JSON arrays of the rows' `_rid`, id and fast-path flag). */
 export interface ChunkRow {
@@ -101,6 +102,8 @@ export function startChunkReader(
   const driver = createRequire(__filename).resolve('better-sqlite3')
   const worker = new Worker(READER, {
     eval: true,
+    // plain CommonJS: no TypeScript loader to start in the thread (tests and benches run under tsx)
+    execArgv: withoutModuleHooks(process.execArgv),
     workerData: { driver, file, statsSql, chunkSql, params, chunkRows, port: port2, ctl: ctl.buffer },
     transferList: [port2],
   })
