@@ -24,7 +24,7 @@
 import Database from 'better-sqlite3'
 import { openReadOnlyAgentDb } from './readOnlyOpen'
 import type { FtsTable, SqliteCtx } from './context'
-import { bm25Counts, indexOf, MAX_ROWS, quoteIdent, readVarints, RUN, tokenizerOf, type Bm25Index, type Pool, type Postings } from './bm25Index'
+import { averagesOf, bm25Counts, indexOf, MAX_ROWS, quoteIdent, readVarints, RUN, tokenizerOf, type Bm25Index, type Pool, type Postings } from './bm25Index'
 
 export { bm25Counts, type Bm25Index } from './bm25Index'
 
@@ -189,12 +189,8 @@ function* buildSteps(file: string, table: string): Generator<{ rows: number; wal
     // however many slices the build takes (the agent may write meanwhile).
     db.exec(`CREATE VIRTUAL TABLE temp.rs_vocab USING fts5vocab(main, ${quoteIdent(table)}, instance)`)
     db.exec('BEGIN')
-    const avg = db
-      .prepare(`SELECT block FROM ${quoteIdent(`${table}_data`)} WHERE id = 1`)
-      .pluck()
-      .get() as Uint8Array | undefined
-    if (!avg) return null
-    const totals = readVarints(avg)
+    const totals = averagesOf(db, table)
+    if (!totals) return null
     const nRow = totals[0]
     if (!nRow || nRow > MAX_ROWS) return null
     yield { rows: nRow, wal: String(db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal' }

@@ -153,6 +153,15 @@ interface IndexState {
   maxRid: number
 }
 
+/** FTS5's averages record (`%_data` id 1): the row count, then each column's token total; null when absent. */
+export function averagesOf(db: Database.Database, table: string): number[] | null {
+  const avg = db
+    .prepare(`SELECT block FROM ${quoteIdent(`${table}_data`)} WHERE id = 1`)
+    .pluck()
+    .get() as Uint8Array | undefined
+  return avg ? readVarints(avg) : null
+}
+
 /** Appended rows at most per appendRows (more: a full build, in the background for a big index). */
 const APPEND_MAX = 20_000
 
@@ -203,12 +212,8 @@ export function indexOf(db: Database.Database, table: string, tokenOf: Bm25Index
 function appendedState(db: Database.Database, table: string, st: IndexState): IndexState | null {
   db.exec('BEGIN')
   try {
-    const avg = db
-      .prepare(`SELECT block FROM ${quoteIdent(`${table}_data`)} WHERE id = 1`)
-      .pluck()
-      .get() as Uint8Array | undefined
-    if (!avg) return null
-    const totals = readVarints(avg)
+    const totals = averagesOf(db, table)
+    if (!totals) return null
     const cols = totals.length - 1
     if (totals[0] > MAX_ROWS || cols !== st.totals.length - 1) return null
     const added = db
