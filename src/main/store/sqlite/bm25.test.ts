@@ -141,6 +141,8 @@ describe('JS bm25 order with many exact ties', () => {
 })
 
 describe('JS bm25 index on a growing store (rows appended)', () => {
+  /** as the app runs it (this file turns appends on for its append tests) */
+  const appendByDefault = bm25Settings.append
   const t = tmpDir()
   const r = rng(11)
   const text = (n: number) => Array.from({ length: n }, () => (r() < 0.4 ? WORDS[Math.floor(r() * 5)] : WORDS[Math.floor(r() * WORDS.length)])).join(' ')
@@ -172,8 +174,10 @@ describe('JS bm25 index on a growing store (rows appended)', () => {
   beforeAll(() => {
     dbPath = buildDb(t.dir, { name: 'grow.db', memories: Array.from({ length: 200 }, memory) })
     store = openDb(dbPath)
+    bm25Settings.append = true
   })
   afterAll(() => {
+    bm25Settings.append = appendByDefault
     store.close()
     t.cleanup()
   })
@@ -255,6 +259,39 @@ describe('JS bm25 index on a growing store (rows appended)', () => {
       const idx = bm25IndexFor(ctx, ctx.ftsTable())!
       expect(bm25Counts.builds).toBe(builds + 1)
       expectSameAsFullBuild(idx)
+    }
+  })
+  it('by default a row rewritten in place with the same token counts ("likes tea" → "likes coffee") builds again, exact; appendRows cannot see it', () => {
+    const ctx = store as unknown as Parameters<typeof bm25IndexFor>[0]
+    const rewrite = () =>
+      append(2, (db) => {
+        const [rid, content, summary] = db
+          .prepare(`SELECT rowid, content, summary FROM memories WHERE content != '' ORDER BY rowid LIMIT 1`)
+          .raw(true)
+          .get() as [number, string, string | null]
+        const words = content.split(' ')
+        // one word swapped for another single-token word: every column's token count stays as it was
+        const next = [...words.slice(0, -1), words[words.length - 1] === 'studio' ? 'garden' : 'studio'].join(' ')
+        db.prepare(`INSERT INTO memories_fts (memories_fts, rowid, content, summary) VALUES ('delete', ?, ?, ?)`).run(rid, content, summary)
+        db.prepare(`UPDATE memories SET content = ? WHERE rowid = ?`).run(next, rid)
+        db.prepare(`INSERT INTO memories_fts (rowid, content, summary) VALUES (?, ?, ?)`).run(rid, next, summary)
+      })
+    // The blind spot, shown: with appends trusted, the rewrite passes appendRows' check.
+    const trusted = bm25IndexFor(ctx, ctx.ftsTable())!
+    rewrite()
+    expect(trusted.appendRows!()).not.toBeNull()
+    // So appends are off by default: the next version is built again, and scores as a full build does.
+    expect(appendByDefault).toBe(false)
+    bm25Settings.append = false
+    try {
+      bm25IndexFor(ctx, ctx.ftsTable())
+      rewrite()
+      const builds = bm25Counts.builds
+      const idx = bm25IndexFor(ctx, ctx.ftsTable())!
+      expect(bm25Counts.builds).toBe(builds + 1)
+      expectSameAsFullBuild(idx)
+    } finally {
+      bm25Settings.append = true
     }
   })
 })

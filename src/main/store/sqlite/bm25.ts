@@ -18,8 +18,8 @@
  * token; otherwise null and the caller asks FTS5. Built on the caller's thread (the store
  * host's, not the UI's) once, streaming fts5vocab's rows into typed arrays (measured times
  * in docs/internals/performance.md); 8 bytes a (term, row) pair, pooled (bm25Index.ts). A later
- * data version that only added rows (a live agent writing) is taken in by `appendRows` instead
- * of a new build; any other change builds again.
+ * data version builds again; with `bm25Settings.append` one that only added rows (a live agent
+ * writing) is taken in by `appendRows` instead.
  */
 import Database from 'better-sqlite3'
 import { openReadOnlyAgentDb } from './readOnlyOpen'
@@ -32,8 +32,13 @@ export { bm25Counts, type Bm25Index } from './bm25Index'
  * `enabled`: flip to compare against FTS5 (the eval bench does; nothing else should). `syncRows`:
  * indexes up to this many rows are built when first asked for (tens of ms); bigger ones in the
  * background, FTS5 answering meanwhile (tests lower it to reach that path on a small DB).
+ * `append`: take a data version that looks like rows only added in by `appendRows` instead of a new
+ * build. Off: the check behind it (FTS5's totals, the new rows' `%_docsize`, their text re-tokenized)
+ * cannot see a row rewritten in place with the same token count per column ("likes tea" → "likes
+ * coffee"), and that row would keep its old terms; nothing in FTS5's tables tells such an update from
+ * no change without reading every row. A store known to be append-only may turn it on.
  */
-export const bm25Settings = { enabled: true, syncRows: 20_000 }
+export const bm25Settings = { enabled: true, syncRows: 20_000, append: false }
 
 /** fts5vocab / docsize rows read between two yields of a background build (a few ms of work). */
 const STEP_ROWS = 32_768
@@ -67,8 +72,9 @@ export function bm25IndexFor(ctx: SqliteCtx, fts: FtsTable, snapshot?: object): 
   const version = ctx.memo().version
   if (snapshot) snapshotVersions.set(snapshot, version)
   if (prev && prev.version === version) return prev.idx
-  // Only rows added since (an agent writing its memories): the built index takes them in, no rebuild.
-  const grown = prev?.idx?.appendRows?.() ?? null
+  // Only rows added since (an agent writing its memories): the built index takes them in, no rebuild,
+  // when appends are trusted (bm25Settings.append says why they are not by default).
+  const grown = bm25Settings.append ? (prev?.idx?.appendRows?.() ?? null) : null
   if (grown) {
     perCtx.set(key, { version, idx: grown, building: null, cancel: () => undefined })
     return grown
