@@ -8,8 +8,8 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 // A test-only module (it runs only as a vitest setup file), like src/renderer/src/test/setup.ts: .dependency-cruiser.cjs
-// lists it; eslint.config.mjs does not yet.
-// eslint-disable-next-line no-restricted-imports -- a vitest setup file, never loaded outside vitest
+// lists it; .oxlintrc.json does not yet (hence the disable below).
+// oxlint-disable-next-line no-restricted-imports -- a vitest setup file, never loaded outside vitest
 import { afterAll, beforeAll } from 'vitest'
 import { readCpuSeconds } from './cpuTime'
 
@@ -20,7 +20,7 @@ if (LOG) {
   const t0 = performance.now()
   const cpu0 = readCpuSeconds()
   let file = ''
-  // eslint-disable-next-line no-empty-pattern -- vitest reads the first parameter as fixtures (it must destructure); the file is the second
+  // oxlint-disable-next-line no-empty-pattern -- vitest reads the first parameter as fixtures (it must destructure); the file is the second
   beforeAll(({}, suite) => {
     file = path.relative(process.cwd(), suite.file.filepath)
   })
