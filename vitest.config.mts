@@ -16,7 +16,7 @@ import react from '@vitejs/plugin-react'
  *   slow         the SLOW files of unit and integration (measured), so test:fast stays fast
  *   latency      the LATENCY files: run after every other project, one file at a time
  *   e2e-latency  the e2e file asserting a latency (live OTLP < 1 s): after those, alone
- * `npm run test:fast` = unit + unit-isolated + dom + dom-isolated + integration + latency (without SLOW); `npm test` runs every project.
+ * `npm run test:fast` = unit + unit-isolated + dom + dom-isolated + integration (without SLOW and LATENCY); `npm test` runs every project.
  */
 
 /** Postgres tests: their own tier (each starts PGlite). */
@@ -29,9 +29,9 @@ const PG = [
 ]
 
 /**
- * Unit and integration files too slow for the day-to-day tier (45–145 s each measured on the 2 shared,
- * loaded cores, the rest of unit and integration 0–35 s; docs/internals/testing.md): they run in the `slow` project,
- * part of `npm test` but not of test:fast.
+ * Unit and integration files too heavy for the day-to-day tier (5–25 s of CPU each, the rest of unit and integration
+ * 0–6 s; docs/internals/testing.md "Per-file CPU"): they run in the `slow` project, part of `npm test` but not of
+ * test:fast.
  */
 const SLOW = [
   'src/main/store/vectors/scanPool.test.ts',
@@ -39,6 +39,9 @@ const SLOW = [
   'src/main/eval/tuneLocomo.test.ts',
   'src/main/eval/tune.test.ts',
   'src/main/eval/tuneScopeLocomo.test.ts',
+  // 10,000 fuzzed calls over every channel; 80 map jobs on 1,500 memories
+  'test/contractFuzz.test.ts',
+  'test/trust3/cpuPool.test.ts',
 ]
 
 /**
@@ -95,7 +98,14 @@ const MAX_WORKERS = Math.max(2, os.availableParallelism()) * 2
  * The node projects: worker threads started from source load scripts built once per run (test/helpers/testWorkers.ts)
  * instead of compiling through tsx on every start.
  */
-const node = { environment: 'node' as const, testTimeout: 60_000, hookTimeout: 120_000, globalSetup: ['test/helpers/testWorkers.ts'] }
+const node = {
+  environment: 'node' as const,
+  testTimeout: 60_000,
+  hookTimeout: 120_000,
+  globalSetup: ['test/helpers/testWorkers.ts'],
+  // RECALLSCOPE_TEST_CPU_LOG=FILE: each file appends its CPU time to FILE (docs/internals/testing.md, "Per-file CPU")
+  setupFiles: process.env.RECALLSCOPE_TEST_CPU_LOG ? ['test/helpers/fileCpu.ts'] : [],
+}
 
 /**
  * Both e2e projects: real Chromium (one per worker, test/e2e/harness.ts) against `recallscope serve`.
@@ -167,7 +177,8 @@ export default defineConfig({
         },
       },
       { test: { name: 'latency', ...node, include: LATENCY, maxWorkers: 1, sequence: { groupOrder: 1 } } },
-      { test: { name: 'slow', ...node, include: SLOW } },
+      // One module registry per worker, as unit (pure computation, no module state between files): passes shuffled.
+      { test: { name: 'slow', ...node, isolate: false, include: SLOW } },
       { test: { name: 'pg', ...node, include: PG } },
       { test: { name: 'shell', ...node, include: ['test/shell/**/*.test.ts'] } },
       {

@@ -14,6 +14,7 @@ import { BENCHES } from './registry'
 import { beginBench, endBench, statusWord } from './report'
 import { describeCommit, describeMachine, readLoad, RESULTS_FORMAT, writeResults, type BenchResult, type ResultsFile } from './results'
 import { SMOKE } from './scale'
+import { readCpuSeconds } from '../test/helpers/cpuTime'
 
 /** The command line: bench names, and the two flags that take a value. */
 export function parseBenchArgs(argv: string[]): { names: string[]; json: string | null; note: string | null } {
@@ -73,6 +74,7 @@ async function main() {
     const date = new Date().toISOString()
     const loadStart = readLoad()
     const t0 = performance.now()
+    const cpu0 = readCpuSeconds()
     let error: string | null = null
     beginBench(b.name)
     try {
@@ -84,6 +86,7 @@ async function main() {
     }
     const { figures, skipped } = endBench()
     const seconds = (performance.now() - t0) / 1000
+    const cpu = readCpuSeconds()
     const r: BenchResult = {
       name: b.name,
       title: b.title,
@@ -101,7 +104,7 @@ async function main() {
     for (const f of bad) missed.push(`${b.name}: ${f.name} — ${f.goal?.text ?? ''} ${statusWord(f)}`)
     if (figures.some((f) => f.kind === 'check' && f.status === 'missed')) failed.push(`${b.name} (exactness)`)
     console.log(
-      `(${seconds.toFixed(1)} s; goals: ${judged.length - bad.length} met${bad.length ? `, ${bad.length} not: ${bad.map((f) => f.name).join('; ')}` : ''}; load average ${loadStart[0].toFixed(2)} → ${r.loadEnd[0].toFixed(2)})`,
+      `(${seconds.toFixed(1)} s; goals: ${judged.length - bad.length} met${bad.length ? `, ${bad.length} not: ${bad.map((f) => f.name).join('; ')}` : ''}; load average ${loadStart[0].toFixed(2)} → ${r.loadEnd[0].toFixed(2)}; CPU ${(cpu.self - cpu0.self).toFixed(1)} s here + ${(cpu.children - cpu0.children).toFixed(1)} s in child processes)`,
     )
     save()
   }

@@ -42,6 +42,9 @@ const callerCpuMs = (): number | null => {
   }
 }
 
+/** UMAP epochs: the app's 200 (umapLayout's default); smoke mode runs the same steps, fewer times. */
+const EPOCHS = scaled(200, 50)
+
 export async function runMapBench(): Promise<void> {
   console.log(loadLine())
   const sizes = scaled(
@@ -49,7 +52,7 @@ export async function runMapBench(): Promise<void> {
       { n: 5000, goal: GOALS['map.umap5k'] },
       { n: 20000, goal: GOALS['map.umap20k'] },
     ],
-    [{ n: 700, goal: GOALS['map.umap5k'] }],
+    [{ n: 400, goal: GOALS['map.umap5k'] }],
   )
   for (const dim of scaled([256, 768], [48])) {
     for (const { n, goal } of sizes) {
@@ -97,7 +100,7 @@ export async function runMapBench(): Promise<void> {
 
       // The layout as the app runs it: on the built map worker, whose helper threads start from the built script
       // too (from source each thread would first compile the map's modules); without a build, in this thread.
-      const umapTask = { task: 'umap' as const, data: c.data, memory: rows.memory, n, dim, query, seed: 1, init: pca.coords, nNeighbors: 15, nEpochs: 200 }
+      const umapTask = { task: 'umap' as const, data: c.data, memory: rows.memory, n, dim, query, seed: 1, init: pca.coords, nNeighbors: 15, nEpochs: EPOCHS }
       const phases: string[] = []
       const onProgress = (_d: number, _t: number, m: string) => {
         const phase = m.replace(/[\d,]+/g, '#')
@@ -150,7 +153,7 @@ async function compareThreads(data: Float32Array, n: number, dim: number, init: 
       const cpu = cpuMs()
       const caller = callerCpuMs()
       const t = performance.now()
-      const u = layoutUmap(data, n, dim, init, null, { seed: 1, helpers: threads === 2 ? helpers : null })
+      const u = layoutUmap(data, n, dim, init, null, { seed: 1, nEpochs: EPOCHS, helpers: threads === 2 ? helpers : null })
       times[threads].wall.push(performance.now() - t)
       times[threads].cpu.push(cpuMs() - cpu)
       if (caller !== null) times[threads].caller.push(callerCpuMs()! - caller)

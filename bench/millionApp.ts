@@ -42,6 +42,8 @@ interface Run {
   loadCpuMs: number
   loadPath: string
   compact: boolean
+  /** the compact index's float32 rows are read back from the DB (no rows file) */
+  rowsInSource: boolean
   ms: number[]
   /** whole recalls: [rare words, a word in every memory] */
   recallMs: [number[], number[]]
@@ -117,6 +119,7 @@ function runChild(): Run {
       const rss = process.memoryUsage().rss
       const peak = process.resourceUsage().maxRSS * 1024
       const compact = idx.compact
+      const rowsInSource = idx.rowsInSource
       // The snapshot the load started writing in the background: done by now, or waited for (timed apart),
       // so the reopen below restores it and the close measures only the close.
       const ts = performance.now()
@@ -127,7 +130,7 @@ function runChild(): Run {
       s.close()
       const closeMs = performance.now() - tc
       const c = process.cpuUsage(cc)
-      console.log(JSON.stringify({ loadMs, loadCpuMs, loadPath, compact, ms, recallMs, recallCpuMs, bm25BuildMs, snapshotWaitMs, ids, rss, peak, closeMs, closeCpuMs: (c.user + c.system) / 1000, load: require('node:os').loadavg()[0] }))
+      console.log(JSON.stringify({ loadMs, loadCpuMs, loadPath, compact, rowsInSource, ms, recallMs, recallCpuMs, bm25BuildMs, snapshotWaitMs, ids, rss, peak, closeMs, closeCpuMs: (c.user + c.system) / 1000, load: require('node:os').loadavg()[0] }))
       process.exit(0)
     })()
   `
@@ -188,7 +191,7 @@ export async function runMillionApp(): Promise<void> {
       goal: GOALS['millionapp.exact'],
     })
     console.log(
-      `  ${name}: index ${r.compact ? 'compact (int8 in memory, float32 rows on disk)' : 'IN MEMORY'}, loaded in ${(r.loadMs / 1000).toFixed(1)} s, CPU ${(r.loadCpuMs / 1000).toFixed(1)} s (${r.loadPath})  ${verdict(load)}`,
+      `  ${name}: index ${r.compact ? `compact (int8 in memory, float32 rows ${r.rowsInSource ? 'read back from the DB' : 'in a file'})` : 'IN MEMORY'}, loaded in ${(r.loadMs / 1000).toFixed(1)} s, CPU ${(r.loadCpuMs / 1000).toFixed(1)} s (${r.loadPath})  ${verdict(load)}`,
     )
     console.log(
       `    dense top-${K} over the whole DB (denseArm): median ${fmtMs(m)} (min ${fmtMs(Math.min(...r.ms))}, max ${fmtMs(Math.max(...r.ms))}), p95 ${fmtMs(dense.value)}  ${verdict(dense)}`,

@@ -169,7 +169,8 @@ export async function runPg(): Promise<void> {
           `SET maintenance_work_mem = '256MB'; CREATE INDEX emb_hnsw ON b.embeddings USING hnsw (vector vector_cosine_ops) WITH (m = 16, ef_construction = 64);`,
         )
         console.log(`HNSW index (m 16, ef_construction 64) built in ${fmtMs(performance.now() - ti)}`)
-        for (const ef of [40, 100]) {
+        // smoke: one ef_search (the index and the hnsw path run either way)
+        for (const ef of scaled([40, 100], [40])) {
           const ann = openStore({
             path: `${srv.url}&schema=b&ann=hnsw&ef_search=${ef}&statement_timeout_ms=600000`,
             workspacePath: path.join(CACHE, `pg-${N}.recallscope`),

@@ -18,13 +18,14 @@ import { scaled } from './scale'
 import { demoDb, fmtMs, median } from './util'
 
 export async function runWhyBench(): Promise<void> {
-  const store = openSource({ path: demoDb(scaled(6000, 400)) })
+  const store = openSource({ path: demoDb(scaled(6000, 300)) })
   try {
     const ev = store.eventsPage({ limit: 1000 }).rows.find((e) => e.preset === 'fieldguide' && e.query && e.agentId && e.results.length >= 3)
     if (!ev) throw new Error('no fieldguide event in the demo DB')
     const embedder = createEmbedder('hashing')
     const prepared = await prepareVector(store, ev.query!, { embedder })
-    const runs: { pool: number; scope: { agentId?: string }; label: string }[] = [1000, 3000, 5000].map((pool) => ({
+    // smoke: the two pools a goal is judged at (5,000: the time; 1,000: the same answer as the old path), one memory each
+    const runs: { pool: number; scope: { agentId?: string }; label: string }[] = scaled([1000, 3000, 5000], [1000]).map((pool) => ({
       pool,
       scope: { agentId: ev.agentId! },
       label: 'one agent',
@@ -36,7 +37,7 @@ export async function runWhyBench(): Promise<void> {
       const { config } = buildConfig({ preset: 'fieldguide', config: partial })
       const trace = runRecallSync(store, { text: ev.query!, cue: null }, config, ev.at, { prepared })
       const dropped = trace.dropped.map((d) => d.id)
-      const picks = [0, 0.25, 0.5, 0.75, 1]
+      const picks = scaled([0, 0.25, 0.5, 0.75, 1], [0.5])
         .map((f) => dropped[Math.min(dropped.length - 1, Math.floor(f * dropped.length))])
         .filter((x, i, a) => x && a.indexOf(x) === i)
       const total: number[] = []

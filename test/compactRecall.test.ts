@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { getPreset } from '../src/shared/presets'
 import { runRecall } from '../src/main/recall/engine'
 import { denseArm, normalizeQuery } from '../src/main/recall/dense'
@@ -22,6 +22,8 @@ import { openSource } from '../src/main/store/registry'
 import type { SqliteSource } from '../src/main/store/sqlite/source'
 import { dotKernelAvailable } from '../src/main/store/vectors/dotKernel'
 import { VectorIndex } from '../src/main/store/vectors/vectorIndex'
+import { ChunkReaderFailed, startChunkReader } from '../src/main/store/vectors/chunkReader'
+import { loadCounts } from '../src/main/store/vectors/load'
 import { buildDb, MODEL, T0, type MemSpec } from './helpers/testDb'
 import { tmpDir } from './helpers/tmp'
 
@@ -285,7 +287,8 @@ describe.skipIf(!dotKernelAvailable())('compact vector index', () => {
       const s = open(to, ws, { vectorCache: { minRows: 1 } })
       try {
         const idx = s.vectors(MODEL)
-        expect(idx.fullLoads).toBe(0)
+        // A compact snapshot stores no rows (they are read back from the DB): memory mode loads them from SQL.
+        expect(idx.fullLoads).toBe(from ? 1 : 0)
         expect(idx.compact).toBe(to)
         expect(denseArm(s, idx, q, {}, 30, false)).toEqual(want)
       } finally {
@@ -294,17 +297,30 @@ describe.skipIf(!dotKernelAvailable())('compact vector index', () => {
     }
   })
 
-  it('a damaged snapshot (rows file cut short, header garbage) is dropped and the index loads from SQL, same answer', async () => {
+  it('a damaged snapshot (rows file cut short, header garbage, cut before its norms) is dropped and the index loads from SQL, same answer', async () => {
     const q = normalizeQuery(query(3))!
     const want = denseArm(mem, mem.vectors(MODEL), q, {}, 30, false)
-    for (const damage of ['rows', 'header'] as const) {
+    for (const damage of ['rows', 'header', 'norms'] as const) {
       for (const restore of ['sync', 'async'] as const) {
         const ws = `damaged-${damage}-${restore}.ws`
-        await snapshotAndClose(true, ws)
+        // 'rows': a snapshot with a rows file (rows not read back from the DB); 'norms': one without
+        VectorIndex.rowsFromSource = damage !== 'rows'
+        try {
+          await snapshotAndClose(true, ws)
+        } finally {
+          VectorIndex.rowsFromSource = true
+        }
         const dir = path.join(t.dir, `${ws}-vectors`)
         const bin = fs.readdirSync(dir).find((f) => f.endsWith('.bin'))!
+        expect(fs.existsSync(path.join(dir, `${bin}.rows`))).toBe(damage === 'rows')
         if (damage === 'rows') fs.truncateSync(path.join(dir, `${bin}.rows`), 1000)
-        else fs.writeFileSync(path.join(dir, bin), 'RSVEC002 not a header')
+        else if (damage === 'header') fs.writeFileSync(path.join(dir, bin), 'RSVEC003 not a header')
+        else {
+          // the exact norms are the last section before the trailer: cut into them (trailer moved up)
+          const file = path.join(dir, bin)
+          const b = fs.readFileSync(file)
+          fs.writeFileSync(file, Buffer.concat([b.subarray(0, b.length - 16 - 8), b.subarray(b.length - 16)]))
+        }
         const prev = VectorIndex.compactBytes
         VectorIndex.compactBytes = 1
         const s = openSource({ path: dbPath, workspacePath: path.join(t.dir, ws), vectorCache: { minRows: 1 } })
@@ -353,7 +369,136 @@ describe.skipIf(!dotKernelAvailable())('compact vector index', () => {
     }
   })
 
+  it('reads its rows back from the DB: no rows file while open or in its snapshot; a vector rewritten in place reloads the index', async () => {
+    const dir = path.join(t.dir, 'source.ws-vectors')
+    await snapshotAndClose(true, 'source.ws')
+    expect(fs.readdirSync(dir).filter((f) => !f.endsWith('.bin'))).toEqual([])
+    const copy = path.join(t.dir, 'inplace.db')
+    fs.copyFileSync(dbPath, copy)
+    const prev = VectorIndex.compactBytes
+    VectorIndex.compactBytes = 1
+    const s = openSource({ path: copy, workspacePath: path.join(t.dir, 'inplace.ws') })
+    try {
+      const idx = s.vectors(MODEL)
+      expect(idx.compact).toBe(true)
+      expect(idx.rowsInSource).toBe(true)
+      expect(fs.existsSync(path.join(t.dir, 'inplace.ws-vectors')) ? fs.readdirSync(path.join(t.dir, 'inplace.ws-vectors')) : []).toEqual([])
+      // Rewrite m20's vector in place (same rowid): count and max(rowid) do not move, so no refresh sees it…
+      const r = lcg(5)
+      const nv = Array.from({ length: DIM }, () => r())
+      const d = new Database(copy)
+      try {
+        d.prepare(`UPDATE embeddings SET vector = ? WHERE owner_id = 'm20' AND model = ?`).run(encodeVector(nv), MODEL)
+      } finally {
+        d.close()
+      }
+      // …but the search that rescores m20 (a query equal to its old vector) reads it back and finds another norm.
+      const qn = normalizeQuery(stored.get('m20')!)!
+      expect(idx.stale).toBe(false)
+      denseArm(s, idx, qn, {}, 30, false)
+      expect(idx.stale).toBe(true)
+      const again = s.vectors(MODEL)
+      expect(again.fullLoads).toBe(2)
+      expect(again.stale).toBe(false)
+      // after the reload: what a fresh in-memory load of the changed file gives
+      VectorIndex.compactBytes = Number.MAX_SAFE_INTEGER
+      const fresh = openSource({ path: copy, workspacePath: path.join(t.dir, 'inplace-fresh.ws') })
+      try {
+        const f = fresh.vectors(MODEL)
+        expect(f.compact).toBe(false)
+        for (const q of [qn, normalizeQuery(nv)!]) expect(denseArm(s, again, q, {}, 30, false)).toEqual(denseArm(fresh, f, q, {}, 30, false))
+        expect(denseArm(s, again, normalizeQuery(nv)!, {}, 30, false).hits[0].id).toBe('m20')
+        expect(again.stale).toBe(false)
+      } finally {
+        fresh.close()
+      }
+    } finally {
+      VectorIndex.compactBytes = prev
+      s.close()
+    }
+  })
+
+  it('a big first load reads its chunks on a reader thread: the same index and recall as the in-thread read; a reader that cannot open the file fails cleanly', async () => {
+    const prev = VectorIndex.compactBytes
+    VectorIndex.compactBytes = 1
+    const before = loadCounts.threaded
+    const threaded = openSource({ path: dbPath, workspacePath: path.join(t.dir, 'thr.ws'), vectorLoad: { bulkMinRows: 1, chunkRows: 97 } })
+    const inThread = openSource({ path: dbPath, workspacePath: path.join(t.dir, 'nothr.ws'), vectorLoad: { bulkMinRows: 1, chunkRows: 97, threaded: false } })
+    try {
+      const a = threaded.vectors(MODEL)
+      expect(loadCounts.threaded).toBe(before + 1)
+      const b = inThread.vectors(MODEL)
+      expect(loadCounts.threaded).toBe(before + 1)
+      expect(a.compact && b.compact).toBe(true)
+      expect(a.ids).toEqual(b.ids)
+      expect(a.count).toBe(b.count)
+      expect(a.count).toBeGreaterThanOrEqual(stored.size)
+      expect(Array.from(a.keys.subarray(0, a.count))).toEqual(Array.from(b.keys.subarray(0, b.count)))
+      expect(Array.from(a.exactNorms.subarray(0, a.count))).toEqual(Array.from(b.exactNorms.subarray(0, b.count)))
+      expect(Buffer.from(a.int8!.codeBytes()).equals(Buffer.from(b.int8!.codeBytes()))).toBe(true)
+      expect(a.sync[0]).toEqual(b.sync[0])
+      for (const i of [0, 6]) {
+        const q = normalizeQuery(query(i))!
+        expect(denseArm(threaded, a, q, {}, 30, false)).toEqual(denseArm(inThread, b, q, {}, 30, false))
+      }
+    } finally {
+      VectorIndex.compactBytes = prev
+      threaded.close()
+      inThread.close()
+    }
+    const bad = startChunkReader({ path: path.join(t.dir, 'missing.db'), timeoutMs: 100 }, ['SELECT 1', 'SELECT 1'], 'SELECT 1', {}, 1)
+    try {
+      expect(() => bad.stats()).toThrow(ChunkReaderFailed)
+    } finally {
+      bad.close()
+    }
+  })
+
+  it('agent rows read back from the DB and backfilled workspace rows in the file: the snapshot holds the rows, and restores the same recall', async () => {
+    const ws = path.join(t.dir, 'mixed.ws')
+    const r = lcg(21)
+    const backfill = ['m3', 'm104', 'm205'].map((id) => ({ id, vector: Array.from({ length: DIM }, () => r()) }))
+    expect(backfill.every((b) => !stored.has(b.id))).toBe(true) // memories without an agent vector
+    const prev = VectorIndex.compactBytes
+    VectorIndex.compactBytes = 1
+    try {
+      const a = openSource({ path: dbPath, workspacePath: ws, vectorCache: { minRows: 1 } })
+      a.workspace.putVectors('memory', MODEL, backfill, 'test', 5)
+      const idx = a.vectors(MODEL)
+      expect(idx.backfilled).toBe(3)
+      expect(idx.rowsFromSourceNow).toBe('some')
+      const q = normalizeQuery(backfill[1].vector)!
+      const want = denseArm(a, idx, q, {}, 30, false)
+      expect(want.hits[0].id).toBe('m104')
+      expect(await a.whenVectorSnapshotsWritten()).toHaveLength(1)
+      a.close()
+      const b = openSource({ path: dbPath, workspacePath: ws, vectorCache: { minRows: 1 } })
+      try {
+        const again = b.vectors(MODEL)
+        expect(again.fullLoads).toBe(0)
+        expect(again.compact).toBe(true)
+        expect(denseArm(b, again, q, {}, 30, false)).toEqual(want)
+        VectorIndex.compactBytes = Number.MAX_SAFE_INTEGER
+        const m = openSource({ path: dbPath, workspacePath: ws, vectorCache: false })
+        try {
+          expect(denseArm(m, m.vectors(MODEL), q, {}, 30, false)).toEqual(want)
+        } finally {
+          m.close()
+        }
+      } finally {
+        b.close()
+      }
+    } finally {
+      VectorIndex.compactBytes = prev
+    }
+  })
+
   it('keeps its rows file only while open; a snapshot takes the file over by a rename; a killed process’s file is swept', async () => {
+    // the rows-file path: rows not read back from the DB (a source without rowid lookups, Postgres)
+    VectorIndex.rowsFromSource = false
+    onTestFinished(() => {
+      VectorIndex.rowsFromSource = true
+    })
     const dir = path.join(t.dir, 'spill.ws-vectors')
     const spills = () => (fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => /^rows-\d+-[0-9a-f]+\.f32$/.test(f)) : [])
     const s = open(true, 'spill.ws')

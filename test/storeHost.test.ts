@@ -80,7 +80,7 @@ describe('the store host', () => {
     call = createHostedDispatcher(app)
   })
   afterAll(async () => {
-    // The wedged SQLite workers can never be stopped (they spin in native code): the serve test covers exiting anyway.
+    // Nothing of this app is stuck (the wedges run last, on apps of their own): no need to wait.
     await app.dispose(0)
   })
 
@@ -131,60 +131,6 @@ describe('the store host', () => {
     expect(Math.max(...lat)).toBeLessThan(200)
   })
 
-  it('a stuck SQLite call fails with DB_TIMEOUT after its deadline; app.info, jobs.list and opening another DB answer meanwhile; the next call reopens', async () => {
-    const before = sha256File(wedgeDb)
-    const quick = new HostedApp({ mode: 'browser', dataDir: path.join(t.dir, 'home-quick'), callTimeoutMs: DEADLINE_MS, openTimeoutMs: 60_000 })
-    const call = createHostedDispatcher(quick)
-    data(await call('store.open', { path: wedgeDb }))
-    const t0 = performance.now()
-    const stuck = call('events.page', { limit: 5 })
-    let stuckMs = 0
-    void stuck.then(() => (stuckMs = performance.now() - t0))
-    const lat = await pollInfo(call, stuck)
-    const r = await stuck
-    expect(!r.ok && r.error.code).toBe('DB_TIMEOUT')
-    expect(stuckMs).toBeGreaterThanOrEqual(DEADLINE_MS - 5)
-    expect(stuckMs).toBeLessThan(DEADLINE_MS + 1000)
-    expect(lat.length).toBeGreaterThanOrEqual(DEADLINE_MS / 250)
-    expect(Math.max(...lat)).toBeLessThan(200)
-    // The same store answers its other channels again: a fresh worker reopened it.
-    const page = data<MemoriesPage>(await call('memories.page', { limit: 3 }))
-    expect(page.rows).toHaveLength(3)
-    await quick.dispose(0) // its first worker spins on in the view's CTE: nothing stops a native call
-
-    expect(sha256File(wedgeDb)).toBe(before)
-  })
-
-  it('a checkpoints VIEW over an endless recursive query: the open fails with DB_TIMEOUT saying why, app.info answers meanwhile, the next open works', async () => {
-    // Long enough for a fresh worker to start from source and open a small DB on a loaded machine.
-    const OPEN_DEADLINE_MS = 8000
-    const hostile = makeCheckpointsWedgeDb(path.join(t.dir, 'checkpoints-view.db'))
-    const before = sha256File(hostile)
-    const quick = new HostedApp({ mode: 'browser', dataDir: path.join(t.dir, 'home-cpview'), callTimeoutMs: 60_000, openTimeoutMs: OPEN_DEADLINE_MS })
-    const qcall = createHostedDispatcher(quick)
-    try {
-      const t0 = performance.now()
-      const opening = qcall('store.open', { path: hostile })
-      const lat = await pollInfo(qcall, opening)
-      const r = await opening
-      const took = performance.now() - t0
-      expect(!r.ok && r.error.code).toBe('DB_TIMEOUT')
-      expect(!r.ok && r.error.message).toContain(hostile)
-      expect(!r.ok && r.error.message).toMatch(/never (finished|ends)/)
-      expect(took).toBeGreaterThanOrEqual(OPEN_DEADLINE_MS - 5)
-      expect(took).toBeLessThan(OPEN_DEADLINE_MS + 1500)
-      expect(lat.length).toBeGreaterThanOrEqual(OPEN_DEADLINE_MS / 250)
-      expect(Math.max(...lat)).toBeLessThan(200)
-      expect(data<{ current: unknown }>(await qcall('app.info', {})).current).toBeNull() // nothing half-open
-      // another store opens in a fresh worker
-      const small = writeDemoDb(path.join(t.dir, 'small.db'), { memories: 100 }).path
-      expect(data<OpenInfo>(await qcall('store.open', { path: small })).path).toBe(path.resolve(small))
-    } finally {
-      await quick.dispose(0) // the abandoned worker spins on in the view's CTE
-    }
-    expect(sha256File(hostile)).toBe(before)
-  })
-
   it('planted FIFOs (agent.db given directly or in a folder, a LanceDB data file): each open ends typed within seconds, app.info ≤ 200 ms meanwhile', async () => {
     const dir = path.join(t.dir, 'fifos')
     fs.mkdirSync(path.join(dir, 'folder'), { recursive: true })
@@ -222,27 +168,6 @@ describe('the store host', () => {
     }
   })
 
-  it('while a store call hangs (long deadline), main lists jobs and opens another DB; replacing the store ends the stuck call, typed', async () => {
-    const patient = new HostedApp({ mode: 'browser', dataDir: path.join(t.dir, 'home-patient'), callTimeoutMs: 60_000 })
-    const pcall = createHostedDispatcher(patient)
-    try {
-      data(await pcall('store.open', { path: wedgeDb }))
-      const stuck = pcall('events.page', { limit: 5 })
-      await new Promise((res) => setTimeout(res, 200))
-      const t1 = performance.now()
-      expect(data<JobProgress[]>(await pcall('jobs.list', {}))).toBeInstanceOf(Array)
-      expect(performance.now() - t1).toBeLessThan(200)
-      const other = data<OpenInfo>(await pcall('store.open', { path: db }))
-      expect(other.path).toBe(path.resolve(db))
-      // Closed by the replacement (NO_DB), long before its own deadline (no DB_TIMEOUT).
-      const r = await stuck
-      expect(!r.ok && r.error.code).toBe('NO_DB')
-      expect(data<MemoriesPage>(await pcall('memories.page', { limit: 2 })).rows).toHaveLength(2)
-    } finally {
-      expect(await patient.dispose(500)).toBe(1) // the one worker still spinning in the view's CTE
-    }
-  })
-
   it('a Postgres server that accepts and never answers: pg.test and pg.connect fail with DB_TIMEOUT, app.info keeps answering', async () => {
     const sockets = new Set<net.Socket>()
     const silent = net.createServer((s) => {
@@ -252,8 +177,9 @@ describe('the store host', () => {
     await new Promise<void>((res) => silent.listen(0, '127.0.0.1', res))
     const port = (silent.address() as net.AddressInfo).port
     const url = `postgres://agent@127.0.0.1:${port}/memory?connect_timeout_ms=60000`
-    // Deadlines long enough for the driver to connect and send its startup message first (workers start slowly from source).
-    const PG_DEADLINE_MS = 8000
+    // Deadlines long enough for the driver to connect and send its startup message first (the workers are prebuilt:
+    // test/helpers/testWorkers.ts). The wait is Atomics.wait, no CPU: only the wall time is at stake.
+    const PG_DEADLINE_MS = 3000
     const quick = new HostedApp({ mode: 'browser', dataDir: path.join(t.dir, 'home-pg'), callTimeoutMs: PG_DEADLINE_MS, openTimeoutMs: PG_DEADLINE_MS })
     const qcall = createHostedDispatcher(quick)
     try {
@@ -386,4 +312,88 @@ describe('serve with a stuck store', () => {
       await srv.stop()
     }
   }, 90_000)
+})
+
+/**
+ * The calls that leave a store host worker spinning in SQLite (a VIEW over an endless recursive query): nothing can
+ * stop a thread inside a native call, so each such worker burns a core until this test process ends. They run last,
+ * the longest-lived spinner first, so no other test (and its latency) shares the cores with them, and a spinner
+ * lives seconds instead of the rest of the file (docs/internals/testing.md, "The latency project").
+ */
+describe('stuck SQLite calls (last: their workers spin until the process ends)', () => {
+  it('a checkpoints VIEW over an endless recursive query: the open fails with DB_TIMEOUT saying why, app.info answers meanwhile, the next open works', async () => {
+    // Long enough for a fresh worker to start (the tests' workers are prebuilt: test/helpers/testWorkers.ts) and reach
+    // the query on a loaded machine; the message says why whether it got there or not. Its worker spins all along.
+    const OPEN_DEADLINE_MS = 3000
+    const hostile = makeCheckpointsWedgeDb(path.join(t.dir, 'checkpoints-view.db'))
+    const before = sha256File(hostile)
+    const quick = new HostedApp({ mode: 'browser', dataDir: path.join(t.dir, 'home-cpview'), callTimeoutMs: 60_000, openTimeoutMs: OPEN_DEADLINE_MS })
+    const qcall = createHostedDispatcher(quick)
+    try {
+      const t0 = performance.now()
+      const opening = qcall('store.open', { path: hostile })
+      const lat = await pollInfo(qcall, opening)
+      const r = await opening
+      const took = performance.now() - t0
+      expect(!r.ok && r.error.code).toBe('DB_TIMEOUT')
+      expect(!r.ok && r.error.message).toContain(hostile)
+      expect(!r.ok && r.error.message).toMatch(/never (finished|ends)/)
+      expect(took).toBeGreaterThanOrEqual(OPEN_DEADLINE_MS - 5)
+      expect(took).toBeLessThan(OPEN_DEADLINE_MS + 1500)
+      expect(lat.length).toBeGreaterThanOrEqual(OPEN_DEADLINE_MS / 250)
+      expect(Math.max(...lat)).toBeLessThan(200)
+      expect(data<{ current: unknown }>(await qcall('app.info', {})).current).toBeNull() // nothing half-open
+      // another store opens in a fresh worker
+      const small = writeDemoDb(path.join(t.dir, 'small.db'), { memories: 100 }).path
+      expect(data<OpenInfo>(await qcall('store.open', { path: small })).path).toBe(path.resolve(small))
+    } finally {
+      await quick.dispose(0) // the abandoned worker spins on in the view's CTE
+    }
+    expect(sha256File(hostile)).toBe(before)
+  })
+
+  it('a stuck SQLite call fails with DB_TIMEOUT after its deadline; app.info, jobs.list and opening another DB answer meanwhile; the next call reopens', async () => {
+    const before = sha256File(wedgeDb)
+    const quick = new HostedApp({ mode: 'browser', dataDir: path.join(t.dir, 'home-quick'), callTimeoutMs: DEADLINE_MS, openTimeoutMs: 60_000 })
+    const call = createHostedDispatcher(quick)
+    data(await call('store.open', { path: wedgeDb }))
+    const t0 = performance.now()
+    const stuck = call('events.page', { limit: 5 })
+    let stuckMs = 0
+    void stuck.then(() => (stuckMs = performance.now() - t0))
+    const lat = await pollInfo(call, stuck)
+    const r = await stuck
+    expect(!r.ok && r.error.code).toBe('DB_TIMEOUT')
+    expect(stuckMs).toBeGreaterThanOrEqual(DEADLINE_MS - 5)
+    expect(stuckMs).toBeLessThan(DEADLINE_MS + 1000)
+    expect(lat.length).toBeGreaterThanOrEqual(DEADLINE_MS / 250)
+    expect(Math.max(...lat)).toBeLessThan(200)
+    // The same store answers its other channels again: a fresh worker reopened it.
+    const page = data<MemoriesPage>(await call('memories.page', { limit: 3 }))
+    expect(page.rows).toHaveLength(3)
+    await quick.dispose(0) // its first worker spins on in the view's CTE: nothing stops a native call
+
+    expect(sha256File(wedgeDb)).toBe(before)
+  })
+
+  it('while a store call hangs (long deadline), main lists jobs and opens another DB; replacing the store ends the stuck call, typed', async () => {
+    const patient = new HostedApp({ mode: 'browser', dataDir: path.join(t.dir, 'home-patient'), callTimeoutMs: 60_000 })
+    const pcall = createHostedDispatcher(patient)
+    try {
+      data(await pcall('store.open', { path: wedgeDb }))
+      const stuck = pcall('events.page', { limit: 5 })
+      await new Promise((res) => setTimeout(res, 200))
+      const t1 = performance.now()
+      expect(data<JobProgress[]>(await pcall('jobs.list', {}))).toBeInstanceOf(Array)
+      expect(performance.now() - t1).toBeLessThan(200)
+      const other = data<OpenInfo>(await pcall('store.open', { path: db }))
+      expect(other.path).toBe(path.resolve(db))
+      // Closed by the replacement (NO_DB), long before its own deadline (no DB_TIMEOUT).
+      const r = await stuck
+      expect(!r.ok && r.error.code).toBe('NO_DB')
+      expect(data<MemoriesPage>(await pcall('memories.page', { limit: 2 })).rows).toHaveLength(2)
+    } finally {
+      expect(await patient.dispose(500)).toBe(1) // the one worker still spinning in the view's CTE
+    }
+  })
 })

@@ -35,7 +35,7 @@ export function renderResults(
   trace: { candidates: readonly CandidateRaw[]; units: Record<string, UnitInfo>; mode?: EffectiveMode },
   config: Pick<RecallConfig, 'template' | 'tokenEstimator'>,
 ): { text: string; tokens: number } {
-  const byId = new Map(trace.candidates.map((c) => [c.id, c]))
+  const byId = candidatesById(trace.candidates)
   // Engram prints a similarity only after a semantic search (not in its keyword fallback).
   const semantic = trace.mode !== 'keyword'
   const items: RenderItem[] = []
@@ -50,6 +50,15 @@ export function renderResults(
     items.push({ unit, score: r.score, similarity, group: c.group })
   }
   return renderContext(items, config, { semantic })
+}
+
+const byIdCache = new WeakMap<readonly CandidateRaw[], Map<string, CandidateRaw>>()
+
+/** The candidates by id, made once per list: the live preview renders the same trace's block on every slider step. */
+function candidatesById(candidates: readonly CandidateRaw[]): Map<string, CandidateRaw> {
+  let m = byIdCache.get(candidates)
+  if (!m) byIdCache.set(candidates, (m = new Map(candidates.map((c) => [c.id, c]))))
+  return m
 }
 
 /**

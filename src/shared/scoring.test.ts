@@ -209,6 +209,62 @@ describe('local re-rank', () => {
   })
 })
 
+describe('re-ranking the same candidates again (the rows kept between calls)', () => {
+  it('gives what a first re-rank of a fresh copy gives, over random candidates and random sequences of knob changes', () => {
+    let seed = 7
+    const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]
+    for (let trial = 0; trial < 12; trial++) {
+      const n = 50 + Math.floor(rnd() * 400)
+      // Ties on purpose: scores, similarities and ages drawn from a few values, so the comparator's later keys decide.
+      const c: CandidateRaw[] = Array.from({ length: n }, (_, i) =>
+        cand(`m${Math.floor(rnd() * 1e9)}-${i}`, {
+          similarity: rnd() < 0.1 ? null : pick([0.2, 0.5, 0.5, 0.8, rnd()]),
+          lexical: rnd() < 0.5 ? pick([0, 0.3, rnd()]) : 0,
+          ageLastUsedMs: pick([0, 1, 5, 40]) * 24 * H,
+          ageCreatedMs: pick([0, 2, 9, 30]) * 24 * H,
+          salience: pick([0, 0.5, 1, rnd()]),
+          denseRank: rnd() < 0.9 ? i + 1 : null,
+          lexicalRank: rnd() < 0.5 ? 1 + Math.floor(rnd() * n) : null,
+          recencyRank: 1 + Math.floor(rnd() * n),
+          textLength: 10 + Math.floor(rnd() * 300),
+          group: rnd() < 0.1 ? 'blend' : undefined,
+          excluded: rnd() < 0.05 ? true : undefined,
+        }),
+      )
+      const preset = pick(['fieldguide', 'engram', 'neo', 'portal-episodic', 'portal-semantic'])
+      let config = cfg(preset, { candidatePool: Math.max(10, Math.floor(n * rnd())) })
+      const mode = pick(['hybrid', 'dense', 'lexical', 'recency'] as const)
+      for (let step = 0; step < 25; step++) {
+        // A drag's knobs mostly (weights, floor, topK, budget), sometimes one that reshapes the rows.
+        const w = () => Math.round(rnd() * 100) / 100
+        const knob = Math.floor(rnd() * 9)
+        if (knob <= 3) config = { ...config, weights: { similarity: w(), lexical: w(), recency: w(), salience: w() } }
+        else if (knob === 4) config = { ...config, floor: rnd() < 0.3 ? null : w() }
+        else if (knob === 5) config = { ...config, topK: 1 + Math.floor(rnd() * 20), gateOrder: pick(['floor-then-topk', 'topk-then-floor'] as const) }
+        else if (knob === 6) config = { ...config, tokenBudget: rnd() < 0.4 ? null : 50 + Math.floor(rnd() * 500), minSimilarity: rnd() < 0.7 ? null : w() }
+        else if (knob === 7) config = { ...config, recency: { ...config.recency, halfLifeHours: 1 + Math.floor(rnd() * 400) } }
+        else config = { ...config, normalize: pick(['none', 'minmax'] as const), fusion: { method: pick(['rrf', 'weighted'] as const), rrfK: pick([1, 60]) } }
+        const again = rerank(c, config, mode)
+        const fresh = rerank(
+          c.map((x) => ({ ...x })),
+          config,
+          mode,
+        )
+        expect(again, `trial ${trial} step ${step}`).toEqual(fresh)
+      }
+    }
+  })
+
+  it('does not change what an earlier call returned', () => {
+    const c = dense([0.9, 0.8, 0.7, 0.6, 0.5])
+    const a = rerank(c, cfg('fieldguide', { topK: 2, floor: null }), 'dense')
+    const snapshot = structuredClone(a)
+    rerank(c, cfg('fieldguide', { topK: 4, floor: null, weights: { similarity: 0, lexical: 0, recency: 0, salience: 1 } }), 'dense')
+    expect(a).toEqual(snapshot)
+  })
+})
+
 import { sameScope } from './scoring'
 describe('sameScope', () => {
   it('ignores key order, undefined keys and list order', () => {

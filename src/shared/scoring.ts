@@ -126,8 +126,62 @@ interface Row {
   tokens: number
   gate: GateName | null
   scoreRank: number
-  kept?: boolean
-  fused?: { dense: number; lexical: number }
+  kept: boolean
+  fused: { dense: number; lexical: number } | undefined
+}
+
+/**
+ * The rows of one candidate list under the knobs that shape them (pool, features, tokens, RRF terms), kept
+ * between calls: a slider step re-ranks the same trace's candidates under new weights, floor or topK, which
+ * change none of these. `primary` and `blend` keep the order of the last call, so the next sort starts from
+ * a list that is nearly in order (a weight step moves few rows far). Ids are unique in a candidate list (the
+ * comparator ends on the id), so the order sorted to does not depend on the order sorted from.
+ */
+interface RowCache {
+  key: string
+  rows: Row[]
+  primary: Row[]
+  blend: Row[]
+}
+
+const rowCaches = new WeakMap<readonly CandidateRaw[], RowCache>()
+
+/** What the rows depend on besides the candidates (everything but the weights, floor, topK, budget and gates). */
+function rowKey(config: RecallConfig, mode: EffectiveMode): string {
+  const rrf = mode === 'hybrid' && config.fusion.method === 'rrf'
+  return `${mode}|${config.candidatePool}|${config.recency.halfLifeHours}|${config.recency.from}|${config.tokenEstimator}|${config.normalize}|${rrf ? config.fusion.rrfK : '-'}`
+}
+
+/** The candidates' rows for this config (built, or the last call's with their per-call state reset), split by group. */
+function poolRows(candidates: readonly CandidateRaw[], config: RecallConfig, mode: EffectiveMode): RowCache {
+  const key = rowKey(config, mode)
+  const cached = rowCaches.get(candidates)
+  if (cached && cached.key === key) {
+    for (const r of cached.rows) {
+      r.gate = null
+      r.kept = false
+    }
+    return cached
+  }
+  const rows = buildRows(candidates, config, mode)
+  if (config.normalize === 'minmax' && rows.length > 0) normalizeMinMax(rows)
+  if (mode === 'hybrid' && config.fusion.method === 'rrf') fuseRows(rows, config)
+  const primary: Row[] = []
+  const blend: Row[] = []
+  for (const r of rows) (r.c.group === 'blend' ? blend : primary).push(r)
+  const fresh = { key, rows, primary, blend }
+  // Only a list whose ids are unique may be re-sorted from the last order (see RowCache).
+  if (hasUniqueIds(candidates)) rowCaches.set(candidates, fresh)
+  return fresh
+}
+
+const uniqueIds = new WeakMap<readonly CandidateRaw[], boolean>()
+
+/** Are the list's ids unique? (Checked once per list: a knob sweep rebuilds its rows under many configs.) */
+function hasUniqueIds(candidates: readonly CandidateRaw[]): boolean {
+  let u = uniqueIds.get(candidates)
+  if (u === undefined) uniqueIds.set(candidates, (u = new Set(candidates.map((c) => c.id)).size === candidates.length))
+  return u
 }
 
 /**
@@ -137,14 +191,10 @@ interface Row {
 export function rerank(candidates: readonly CandidateRaw[], config: RecallConfig, mode: EffectiveMode): Reranked {
   // The renderer runs this on every slider move: each phase below allocates only what it returns
   // (the comparator is a module-level function, the groups are filled in place).
-  const rows = buildRows(candidates, config, mode)
-  if (config.normalize === 'minmax' && rows.length > 0) normalizeMinMax(rows)
-  scoreRows(rows, config, mode)
+  const { rows, primary, blend } = poolRows(candidates, config, mode)
+  scoreRows(rows, config)
 
   const cmp = rowComparator(isOrderMode(mode), (config.tieBreak ?? 'newest') === 'newest')
-  const primary: Row[] = []
-  const blend: Row[] = []
-  for (const r of rows) (r.c.group === 'blend' ? blend : primary).push(r)
   primary.sort(cmp)
   blend.sort(cmp)
   let sr = 0
@@ -183,30 +233,31 @@ function buildRows(candidates: readonly CandidateRaw[], config: RecallConfig, mo
     }
     const order = mode === 'recency' ? (c.recencyRank ?? Infinity) : (c.orderKey ?? Infinity)
     const tokens = estimateTokensFromLength(c.textLength, c.textBytes ?? c.textLength, est)
-    rows.push({ c, f, k: f, score: 0, order, tokens, gate: null, scoreRank: 0 })
+    rows.push({ c, f, k: f, score: 0, order, tokens, gate: null, scoreRank: 0, kept: false, fused: undefined })
   }
   return rows
 }
 
-/** Each row's contributions (weight × feature, or × RRF term) and composite score. */
-function scoreRows(rows: Row[], config: RecallConfig, mode: EffectiveMode): void {
+/** Hybrid + RRF: each row's arm-rank terms, which stand in for its similarity and lexical features. */
+function fuseRows(rows: Row[], config: RecallConfig): void {
   const p = config.candidatePool
-  const w = config.weights
-  const rrf = mode === 'hybrid' && config.fusion.method === 'rrf'
   const rrfK = config.fusion.rrfK
   for (const r of rows) {
+    // Reciprocal-rank fusion, scaled so an arm's rank 1 contributes 1 (classic 1/(k+rank) × (k+1)):
+    // same order as classic RRF when only relevance is weighted, and the floor keeps its 0..1 meaning.
+    const d = r.c.denseRank !== null && r.c.denseRank <= p ? (rrfK + 1) / (rrfK + r.c.denseRank) : 0
+    const l = r.c.lexicalRank !== null && r.c.lexicalRank <= p ? (rrfK + 1) / (rrfK + r.c.lexicalRank) : 0
+    r.fused = { dense: d, lexical: l }
+  }
+}
+
+/** Each row's contributions (weight × feature, or × RRF term) and composite score. */
+function scoreRows(rows: Row[], config: RecallConfig): void {
+  const w = config.weights
+  for (const r of rows) {
     const f = r.f
-    let simTerm = f.similarity
-    let lexTerm = f.lexical
-    if (rrf) {
-      // Reciprocal-rank fusion, scaled so an arm's rank 1 contributes 1 (classic 1/(k+rank) × (k+1)):
-      // same order as classic RRF when only relevance is weighted, and the floor keeps its 0..1 meaning.
-      const d = r.c.denseRank !== null && r.c.denseRank <= p ? (rrfK + 1) / (rrfK + r.c.denseRank) : 0
-      const l = r.c.lexicalRank !== null && r.c.lexicalRank <= p ? (rrfK + 1) / (rrfK + r.c.lexicalRank) : 0
-      r.fused = { dense: d, lexical: l }
-      simTerm = d
-      lexTerm = l
-    }
+    const simTerm = r.fused ? r.fused.dense : f.similarity
+    const lexTerm = r.fused ? r.fused.lexical : f.lexical
     const k: Features = {
       similarity: w.similarity * simTerm,
       lexical: w.lexical * lexTerm,

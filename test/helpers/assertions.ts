@@ -1,6 +1,6 @@
 /**
  * Assertions shared by several test files. This is the one helper module that
- * imports vitest (the lint rule in eslint.config.mjs names it): the other
+ * imports vitest (the lint rule in .oxlintrc.json names it): the other
  * helpers stay framework-free, so benches and scripts can use them.
  */
 import { expect } from 'vitest'

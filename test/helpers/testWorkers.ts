@@ -17,7 +17,10 @@ import { WORKER_ENTRIES } from '../../src/main/workerEntries'
 const ROOT = path.resolve(__dirname, '../..')
 const BASE = path.join(ROOT, '.cache', 'test-workers')
 
-/** Build every worker script into `outDir` (`<name>.js` plus shared chunks), CommonJS for Node, deps left as requires. */
+/**
+ * Build every worker script into `outDir` (`<name>.js` plus shared chunks), and the child processes' processLib.js,
+ * CommonJS for Node, deps left as requires.
+ */
 export async function buildTestWorkers(outDir: string): Promise<void> {
   await build({
     configFile: false,
@@ -32,7 +35,11 @@ export async function buildTestWorkers(outDir: string): Promise<void> {
       minify: false,
       reportCompressedSize: false,
       rolldownOptions: {
-        input: Object.fromEntries(Object.entries(WORKER_ENTRIES).map(([name, entry]) => [name, path.join(ROOT, 'src/main', entry)])),
+        input: {
+          ...Object.fromEntries(Object.entries(WORKER_ENTRIES).map(([name, entry]) => [name, path.join(ROOT, 'src/main', entry)])),
+          // what the trust tests' child processes require (test/helpers/processLib.ts), sharing the workers' chunks
+          processLib: path.join(ROOT, 'test/helpers/processLib.ts'),
+        },
         output: { format: 'cjs', entryFileNames: '[name].js' },
       },
     },

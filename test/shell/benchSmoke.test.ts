@@ -52,7 +52,7 @@ describe('npm run bench -- --smoke', () => {
       const unmeasured = listGoals()
         .filter((g) => !measured.has(g.id))
         .map((g) => g.id)
-      // Goals a smoke run cannot reach: the 20,000-point UMAP (smoke lays out 700), the browser bench without a build.
+      // Goals a smoke run cannot reach: the 20,000-point UMAP (smoke lays out 400), the browser bench without a build.
       const unreachable = new Set(['map.umap20k', ...(isBuildFresh() ? [] : ['ui.step'])])
       expect(unmeasured).toEqual(
         listGoals()

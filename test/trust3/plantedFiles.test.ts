@@ -18,6 +18,7 @@ import { denseArm, normalizeQuery } from '../../src/main/recall/dense'
 import { hashEmbed } from '../../src/main/embed/hashing'
 import { snapshotPath } from '../../src/main/store/vectors/snapshot'
 import { sha256File, tmpDir } from '../helpers/tmp'
+import { processLibPath } from '../helpers/processLibPath'
 
 let t: ReturnType<typeof tmpDir>
 beforeAll(() => {
@@ -132,23 +133,28 @@ describe('two processes on one new store', () => {
     const STORES = 8
     const dbs = Array.from({ length: STORES }, (_, i) => writeSqlite(path.join(t.dir, `together-${i}.db`), makeMemories(12)))
     const script = `
-      const { openSource } = require(${JSON.stringify(path.resolve('src/main/store/registry.ts'))})
+      const { openSource } = require(${JSON.stringify(processLibPath())})
       const start = Number(process.argv[1])
       const dbs = process.argv.slice(2)
       const out = []
+      const sleep = new Int32Array(new SharedArrayBuffer(4))
       dbs.forEach((db, i) => {
-        while (Date.now() < start + i * 250) {}
+        // asleep until 2 ms before the shared start (a busy wait burned a core per process for seconds), then spin to it
+        const at = start + i * 250
+        if (at - Date.now() > 2) Atomics.wait(sleep, 0, 0, at - Date.now() - 2)
+        while (Date.now() < at) {}
         try { const s = openSource({ path: db }); s.close(); out.push('ok') }
         catch (e) { out.push('fail ' + (e.code || '') + ' ' + e.message) }
       })
       console.log(JSON.stringify(out))
     `
-    const start = Date.now() + 4000
+    // every process up first (~0.3 s each from the built processLib; a loaded machine takes longer)
+    const start = Date.now() + 3000
     const runs = Array.from(
       { length: 4 },
       () =>
         new Promise<string>((resolve) => {
-          const c = spawn(process.execPath, ['--import', 'tsx', '-e', script, String(start), ...dbs], { cwd: path.resolve('.') })
+          const c = spawn(process.execPath, ['-e', script, String(start), ...dbs], { cwd: path.resolve('.') })
           let out = ''
           c.stdout.on('data', (d) => (out += d))
           c.stderr.on('data', (d) => (out += d))

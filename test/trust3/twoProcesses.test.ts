@@ -16,6 +16,7 @@ import { createHandlers } from '../../src/main/api/handlers'
 import { createDispatcher } from '../../src/main/api/register'
 import type { CasesPage } from '../../src/shared/eval'
 import { sha256File, tmpDir } from '../helpers/tmp'
+import { processLibPath } from '../helpers/processLibPath'
 import { writeDemoDb } from '../helpers/demoDb'
 
 const SAVES = 150
@@ -29,10 +30,7 @@ afterAll(() => t.cleanup())
 
 /** One process: open the store, say "ready", wait for "go", then save SAVES cases, reading after every third. */
 const SCRIPT = `
-const root = process.argv[1]
-const { App } = require(root + '/src/main/api/app.ts')
-const { createHandlers } = require(root + '/src/main/api/handlers/index.ts')
-const { createDispatcher } = require(root + '/src/main/api/register.ts')
+const { App, createHandlers, createDispatcher } = require(process.argv[1])
 const [db, home, tag, n] = process.argv.slice(2)
 const app = new App({ mode: 'browser', dataDir: home })
 app.open(db)
@@ -65,7 +63,7 @@ interface Tally {
 }
 
 function start(args: string[]): { proc: ChildProcess; ready: Promise<void>; result: Promise<Tally> } {
-  const proc = spawn(process.execPath, ['--import', 'tsx', '-e', SCRIPT, path.resolve('.'), ...args], { cwd: path.resolve('.') })
+  const proc = spawn(process.execPath, ['-e', SCRIPT, processLibPath(), ...args], { cwd: path.resolve('.') })
   let out = ''
   let err = ''
   let onReady: () => void = () => undefined

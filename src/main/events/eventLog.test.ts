@@ -100,7 +100,7 @@ describe('EventLog over a store with recall_events', () => {
     log.addReader({
       kind: 'otlp',
       label: 'broken',
-      // eslint-disable-next-line require-yield -- a reader that fails before its first record
+      // oxlint-disable-next-line require-yield -- a reader that fails before its first record
       *read() {
         throw new Error('disk went away')
       },

@@ -16,112 +16,29 @@
  *
  * Used only when the index has at most MAX_ROWS rows and every query word is exactly one
  * token; otherwise null and the caller asks FTS5. Built on the caller's thread (the store
- * host's, not the UI's) once per data version, streaming fts5vocab's rows into typed
- * arrays (measured times in docs/internals/performance.md); ~12 bytes a (term, row) pair, pooled.
+ * host's, not the UI's) once, streaming fts5vocab's rows into typed arrays (measured times
+ * in docs/internals/performance.md); 8 bytes a (term, row) pair, pooled (bm25Index.ts). A later
+ * data version builds again; with `bm25Settings.append` one that only added rows (a live agent
+ * writing) is taken in by `appendRows` instead.
  */
 import Database from 'better-sqlite3'
 import { openReadOnlyAgentDb } from './readOnlyOpen'
 import type { FtsTable, SqliteCtx } from './context'
+import { averagesOf, bm25Counts, indexOf, MAX_ROWS, quoteIdent, readVarints, RUN, tokenizerOf, type Bm25Index, type Pool, type Postings } from './bm25Index'
 
-/**
- * Indexes above this many rows keep FTS5 (the JS postings would cost memory and build time).
- * Top-k over the JS postings (bm25Top.ts) is what lets a word in every row stay fast at 1M.
- */
-const MAX_ROWS = 2_000_000
+export { bm25Counts, type Bm25Index } from './bm25Index'
 
 /**
  * `enabled`: flip to compare against FTS5 (the eval bench does; nothing else should). `syncRows`:
  * indexes up to this many rows are built when first asked for (tens of ms); bigger ones in the
  * background, FTS5 answering meanwhile (tests lower it to reach that path on a small DB).
+ * `append`: take a data version that looks like rows only added in by `appendRows` instead of a new
+ * build. Off: the check behind it (FTS5's totals, the new rows' `%_docsize`, their text re-tokenized)
+ * cannot see a row rewritten in place with the same token count per column ("likes tea" → "likes
+ * coffee"), and that row would keep its old terms; nothing in FTS5's tables tells such an update from
+ * no change without reading every row. A store known to be append-only may turn it on.
  */
-export const bm25Settings = { enabled: true, syncRows: 20_000 }
-
-const K1 = 1.2
-const B = 0.75
-
-interface Postings {
-  rids: Int32Array
-  /**
-   * Per posting, FTS5's per-row factor tf·(k1 + 1) / (tf + k1·(1 − b + b·D/avgdl)) (D: the row's
-   * token count), divided once here: the same division of the same two doubles as in bm25(), so
-   * idf × this is bm25()'s product bit for bit.
-   */
-  tf: Float64Array
-}
-
-/** A term's postings, looked up by term (a Map of them, or the pooled table a build makes). */
-interface PostingsLookup {
-  get(term: string): Postings | undefined
-}
-
-/**
- * Every term's postings in two pooled arrays (rows, factors), each term a run of them: a million
- * singleton terms (an id in every memory's text) cost 12 bytes a posting and one Map entry, not two
- * typed arrays each (~200 bytes). A term's `{ rids, tf }` views are made when a query first asks
- * and kept (bm25Top.ts caches its bounds per list object).
- */
-class PooledPostings implements PostingsLookup {
-  private readonly views = new Map<string, Postings>()
-  /** `at`: term → offset × RUN + length of its run in `rids` and `tf` */
-  constructor(
-    private readonly rids: Int32Array,
-    private readonly tf: Float64Array,
-    private readonly at: Map<string, number>,
-  ) {}
-  get(term: string): Postings | undefined {
-    let v = this.views.get(term)
-    if (v) return v
-    const a = this.at.get(term)
-    if (a === undefined) return undefined
-    const n = a % RUN
-    const off = (a - n) / RUN
-    v = { rids: this.rids.subarray(off, off + n), tf: this.tf.subarray(off, off + n) }
-    this.views.set(term, v)
-    return v
-  }
-}
-/** A run's length is below this (MAX_ROWS < 2²²); offsets up to 2³¹ keep offset × RUN + length exact. */
-const RUN = 2 ** 22
-
-export interface Bm25Index {
-  nRow: number
-  avgdl: number
-  postings: PostingsLookup
-  /** word → its single token, or null when the tokenizer makes zero or several tokens of it */
-  tokenOf(words: string[]): (string | null)[]
-  /** FTS5's IDF of a phrase found in `nHit` rows, with SQLite's own ln() (the same libm log bm25() calls) */
-  idfOf(nHit: number): number
-  close(): void
-}
-
-/** SQLite's big-endian varint (as FTS5 writes its records). */
-function readVarints(buf: Uint8Array): number[] {
-  const out: number[] = []
-  let i = 0
-  while (i < buf.length) {
-    let v = 0
-    for (let k = 0; k < 9 && i < buf.length; k++) {
-      const b = buf[i++]
-      if (k === 8) {
-        v = v * 256 + b
-        break
-      }
-      v = v * 128 + (b & 0x7f)
-      if (!(b & 0x80)) break
-    }
-    out.push(v)
-  }
-  return out
-}
-
-/** The FTS table's `tokenize=` option from its CREATE statement (FTS5's default otherwise). */
-function tokenizeOption(db: Database.Database, name: string): string {
-  const sql = (db.prepare(`SELECT sql FROM sqlite_master WHERE name = ?`).pluck().get(name) as string | undefined) ?? ''
-  const m = /tokenize\s*=\s*(?:'((?:[^']|'')*)'|"((?:[^"]|"")*)")/i.exec(sql)
-  return m ? (m[1] ?? m[2]).replace(/''/g, "'").replace(/""/g, '"') : 'unicode61'
-}
-
-const quoteIdent = (s: string) => `"${s.replace(/"/g, '""')}"`
+export const bm25Settings = { enabled: true, syncRows: 20_000, append: false }
 
 /** fts5vocab / docsize rows read between two yields of a background build (a few ms of work). */
 const STEP_ROWS = 32_768
@@ -155,6 +72,13 @@ export function bm25IndexFor(ctx: SqliteCtx, fts: FtsTable, snapshot?: object): 
   const version = ctx.memo().version
   if (snapshot) snapshotVersions.set(snapshot, version)
   if (prev && prev.version === version) return prev.idx
+  // Only rows added since (an agent writing its memories): the built index takes them in, no rebuild,
+  // when appends are trusted (bm25Settings.append says why they are not by default).
+  const grown = bm25Settings.append ? (prev?.idx?.appendRows?.() ?? null) : null
+  if (grown) {
+    perCtx.set(key, { version, idx: grown, building: null, cancel: () => undefined })
+    return grown
+  }
   // The previous version's index (and its private connection) is done with; so is a build of it.
   prev?.cancel()
   prev?.idx?.close()
@@ -234,7 +158,7 @@ export function closeBm25Indexes(ctx: SqliteCtx): void {
  * enough (a Map of a million entries is ~50 MB more at the build's peak), else a Map. Yields every
  * STEP_ROWS rows, as the build does.
  */
-function* readDocLengths(db: Database.Database, table: string, nRow: number): Generator<null, (rid: number) => number> {
+function* readDocLengths(db: Database.Database, table: string, nRow: number): Generator<null, { docLen: (rid: number) => number; maxId: number }> {
   const maxId = Number(
     db
       .prepare(`SELECT max(id) FROM ${quoteIdent(`${table}_docsize`)}`)
@@ -254,7 +178,7 @@ function* readDocLengths(db: Database.Database, table: string, nRow: number): Ge
     else sparse?.set(Number(id), d)
     if (++nRead % STEP_ROWS === 0) yield null
   }
-  return (rid) => (dense ? (rid >= 0 && rid < dense.length ? dense[rid] : 0) : (sparse!.get(rid) ?? 0))
+  return { docLen: (rid) => (dense ? (rid >= 0 && rid < dense.length ? dense[rid] : 0) : (sparse!.get(rid) ?? 0)), maxId }
 }
 
 /**
@@ -271,25 +195,20 @@ function* buildSteps(file: string, table: string): Generator<{ rows: number; wal
     // however many slices the build takes (the agent may write meanwhile).
     db.exec(`CREATE VIRTUAL TABLE temp.rs_vocab USING fts5vocab(main, ${quoteIdent(table)}, instance)`)
     db.exec('BEGIN')
-    const avg = db
-      .prepare(`SELECT block FROM ${quoteIdent(`${table}_data`)} WHERE id = 1`)
-      .pluck()
-      .get() as Uint8Array | undefined
-    if (!avg) return null
-    const totals = readVarints(avg)
+    const totals = averagesOf(db, table)
+    if (!totals) return null
     const nRow = totals[0]
     if (!nRow || nRow > MAX_ROWS) return null
     yield { rows: nRow, wal: String(db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal' }
     let nRead = 0
     let nTok = 0
     for (let i = 1; i < totals.length; i++) nTok += totals[i]
-    const avgdl = nTok / nRow
-    const docLen = yield* readDocLengths(db, table, nRow)
+    const { docLen, maxId } = yield* readDocLengths(db, table, nRow)
     // fts5vocab `instance` yields (term, doc) in term order, then doc order: one term's postings are one
     // run of rows, a row's occurrences adjacent, so each list is built as it streams by (no per-term map)
     // into the pool (at most one posting per token: nTok of them).
     let poolRids = new Int32Array(Math.max(1024, nTok))
-    let poolTf = new Float64Array(poolRids.length)
+    let poolFreq = new Int32Array(poolRids.length)
     let used = 0
     const at = new Map<string, number>()
     let rids = new Int32Array(1024)
@@ -303,19 +222,12 @@ function* buildSteps(file: string, table: string): Generator<{ rows: number; wal
         const r2 = new Int32Array(Math.max(used + np, poolRids.length * 2))
         r2.set(poolRids.subarray(0, used))
         poolRids = r2
-        const t2 = new Float64Array(r2.length)
-        t2.set(poolTf.subarray(0, used))
-        poolTf = t2
-      }
-      // The per-row parts of FTS5's expression, precomputed with its very operations and order.
-      for (let i = 0; i < np; i++) {
-        const f = freq[i]
-        const D = docLen(rids[i])
-        const num = f * (K1 + 1.0)
-        const den = f + K1 * (1 - B + (B * D) / avgdl)
-        poolTf[used + i] = num / den
+        const f2 = new Int32Array(r2.length)
+        f2.set(poolFreq.subarray(0, used))
+        poolFreq = f2
       }
       poolRids.set(rids.subarray(0, np), used)
+      poolFreq.set(freq.subarray(0, np), used)
       at.set(cur, used * RUN + np)
       used += np
     }
@@ -346,54 +258,26 @@ function* buildSteps(file: string, table: string): Generator<{ rows: number; wal
     // Rows repeat tokens: keep only the postings there are when that frees much.
     if (used < poolRids.length * 0.75) {
       poolRids = poolRids.slice(0, used)
-      poolTf = poolTf.slice(0, used)
+      poolFreq = poolFreq.slice(0, used)
     }
-    const postings = new PooledPostings(poolRids, poolTf, at)
-    const { tokenOf, idfOf } = queryHelpers(db, table, nRow)
-    const out: Bm25Index = { nRow, avgdl, postings, tokenOf, idfOf, close: () => db.close() }
+    const extraLen = new Map<number, number>()
+    const pool: Pool = {
+      rids: poolRids,
+      freq: poolFreq,
+      at,
+      extra: new Map(),
+      extraCount: 0,
+      docLen: (rid) => (rid <= maxId ? docLen(rid) : (extraLen.get(rid) ?? 0)),
+      extraLen,
+    }
+    const out = indexOf(db, table, tokenizerOf(db, table), { pool, totals, maxRid: maxId }, { open: true })
+    bm25Counts.builds++
     built = true
     return out
   } finally {
     // not built (not applicable, failed, or stopped mid-way): the connection goes now
     if (!built) db.close()
   }
-}
-
-/** The index's query side on its private connection: FTS5's own tokenizer for query words, and IDF with SQLite's ln(). */
-function queryHelpers(db: Database.Database, table: string, nRow: number): Pick<Bm25Index, 'tokenOf' | 'idfOf'> {
-  const tok = tokenizeOption(db, table).replace(/'/g, "''")
-  db.exec(`CREATE VIRTUAL TABLE temp.rs_tok USING fts5(x, tokenize='${tok}'); CREATE VIRTUAL TABLE temp.rs_tokv USING fts5vocab(temp, rs_tok, instance);`)
-  const ins = db.prepare(`INSERT INTO temp.rs_tok (rowid, x) VALUES (?, ?)`)
-  const read = db.prepare(`SELECT doc, term FROM temp.rs_tokv`).raw(true)
-  const clear = db.prepare(`DELETE FROM temp.rs_tok`)
-  const cache = new Map<string, string | null>()
-  const tokenOf = (words: string[]): (string | null)[] => {
-    let cached = true
-    for (let i = 0; i < words.length && cached; i++) cached = cache.has(words[i])
-    const todo = cached ? [] : [...new Set(words.filter((w) => !cache.has(w)))]
-    if (todo.length) {
-      clear.run()
-      todo.forEach((w, i) => ins.run(i + 1, w))
-      const got: string[][] = todo.map(() => [])
-      for (const [doc, term] of read.all() as [number, string][]) got[Number(doc) - 1].push(term)
-      todo.forEach((w, i) => cache.set(w, got[i].length === 1 ? got[i][0] : null))
-    }
-    return words.map((w) => cache.get(w) ?? null)
-  }
-  // JS's Math.log and the C library's log can differ in the last bit, and that bit decides exact
-  // ties in bm25 order: take the logarithm from SQLite's ln(), which calls the same log().
-  const ln = db.prepare(`SELECT ln(?)`).pluck()
-  const idfs = new Map<number, number>()
-  const idfOf = (nHit: number): number => {
-    let idf = idfs.get(nHit)
-    if (idf === undefined) {
-      idf = (ln.get((nRow - nHit + 0.5) / (nHit + 0.5)) as number | null) ?? 0
-      if (idf <= 0.0) idf = 1e-6
-      idfs.set(nHit, idf)
-    }
-    return idf
-  }
-  return { tokenOf, idfOf }
 }
 
 /** Index of the first of the sorted `rids` that is ≥ `x` (binary search; `rids.length` when none is). */

@@ -71,13 +71,14 @@ export function migrate(db: Database.Database, migrations: string[]): void {
   // store together serialise here (the second waits out the busy timeout, then sees the new
   // version) instead of both reading version 0 and the loser failing "duplicate column name".
   if ((db.pragma('user_version', { simple: true }) as number) >= migrations.length) return
-  db.transaction(() => {
+  const steps = db.transaction(() => {
     const v = db.pragma('user_version', { simple: true }) as number
     for (let i = v; i < migrations.length; i++) {
       db.exec(migrations[i])
       db.pragma(`user_version = ${i + 1}`)
     }
-  }).immediate()
+  })
+  retryWhileBusy(db, () => steps.immediate())
 }
 
 /** How long a write waits for another process's write lock, in all (the connections' busy timeout). */
@@ -94,22 +95,18 @@ function sleepSync(ms: number): void {
 }
 
 /**
- * Run `fn` as one write transaction that another process may be writing beside (two apps, or the
- * app and the CLI, on one workspace): `BEGIN IMMEDIATE` takes the write lock before anything is
- * read, so the transaction never has to upgrade a read snapshot another writer made stale
- * (SQLITE_BUSY_SNAPSHOT, which SQLite does not wait on), and SQLITE_BUSY is retried with a short
- * backoff until `budgetMs` has passed since the first try. Only then is it `DB_BUSY`. SQLITE_FULL is
- * `DISK_FULL` naming the file (the transaction rolled back whole).
+ * Run `fn`, retrying it while SQLite says another process holds the lock (SQLITE_BUSY / LOCKED), with a
+ * short jittered backoff until `budgetMs` has passed since the first try; only then `DB_BUSY`. For the
+ * calls SQLite does not wait on with the busy timeout: a write transaction whose snapshot went stale,
+ * and switching a new file to WAL while another process is creating it too (measured: 4 processes
+ * opening 12 new workspaces together lost 1–3 opens a run to an immediate "database is locked").
  */
-export function runWriteTransaction<T>(db: Database.Database, fn: () => T, budgetMs = WRITE_BUSY_BUDGET_MS): T {
-  const tx = db.transaction(fn)
+export function retryWhileBusy<T>(db: Database.Database, fn: () => T, budgetMs = WRITE_BUSY_BUDGET_MS): T {
   const until = Date.now() + budgetMs
   for (let attempt = 0; ; attempt++) {
     try {
-      return tx.immediate()
+      return fn()
     } catch (e) {
-      if ((e as { code?: unknown } | null)?.code === 'SQLITE_FULL')
-        throw new RecallscopeError('DISK_FULL', `${db.name}: the disk (or the database's size limit) is full; nothing of this change was written`)
       if (!isBusy(e)) throw e
       const left = until - Date.now()
       if (left <= 0)
@@ -118,6 +115,30 @@ export function runWriteTransaction<T>(db: Database.Database, fn: () => T, budge
       sleepSync(Math.min(left, 2 ** Math.min(attempt + 1, 6) * (0.5 + Math.random())))
     }
   }
+}
+
+/**
+ * Run `fn` as one write transaction that another process may be writing beside (two apps, or the
+ * app and the CLI, on one workspace): `BEGIN IMMEDIATE` takes the write lock before anything is
+ * read, so the transaction never has to upgrade a read snapshot another writer made stale
+ * (SQLITE_BUSY_SNAPSHOT, which SQLite does not wait on), and SQLITE_BUSY is retried
+ * (`retryWhileBusy`). SQLITE_FULL is `DISK_FULL` naming the file (the transaction rolled back whole).
+ */
+export function runWriteTransaction<T>(db: Database.Database, fn: () => T, budgetMs = WRITE_BUSY_BUDGET_MS): T {
+  const tx = db.transaction(fn)
+  return retryWhileBusy(
+    db,
+    () => {
+      try {
+        return tx.immediate()
+      } catch (e) {
+        if ((e as { code?: unknown } | null)?.code === 'SQLITE_FULL')
+          throw new RecallscopeError('DISK_FULL', `${db.name}: the disk (or the database's size limit) is full; nothing of this change was written`)
+        throw e
+      }
+    },
+    budgetMs,
+  )
 }
 
 export interface ConnectOptions {

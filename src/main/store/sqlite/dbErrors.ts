@@ -14,13 +14,13 @@ const isCorrupt = (e: unknown) => {
   return code.startsWith('SQLITE_CORRUPT') || /malformed/i.test(String((e as Error)?.message ?? ''))
 }
 
-/** A SQLite failure while reading `file`, as a typed error that names it; other errors pass through. */
 /** An error's `code` (SQLite's SQLITE_CORRUPT, Node's ENOENT…) as text, '' when absent. */
 function errCode(e: unknown): string {
   const c = (e as { code?: unknown } | null)?.code
   return typeof c === 'string' || typeof c === 'number' ? String(c) : ''
 }
 
+/** A SQLite failure while reading `file`, as a typed error that names it; other errors pass through. */
 export function typedDbError(e: unknown, file: string): unknown {
   if (e instanceof RecallscopeError) return e
   const code = errCode(e)

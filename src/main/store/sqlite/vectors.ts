@@ -11,7 +11,7 @@ import type { EmbeddingModelFacts } from '../../../shared/types'
 import { decodeVector } from '../decode'
 import { refreshVectorIndex, type RefreshOptions, type VectorSource } from '../vectors/load'
 import { fileSignature, readSnapshot, readSnapshotAsync, snapshotMatches, snapshotPath, writeSnapshot, writeSnapshotAsync } from '../vectors/snapshot'
-import { HELD_AGENT, HELD_WORKSPACE, VectorIndex } from '../vectors/vectorIndex'
+import { HELD_AGENT, HELD_WORKSPACE, VectorIndex, WS_KEY_OFFSET } from '../vectors/vectorIndex'
 import type { Workspace } from '../workspace/workspace'
 import { agentModels, workspaceModels } from './candidates'
 import { loadSqliteVec } from '../sqliteVec'
@@ -67,8 +67,13 @@ export class SqliteVectors {
     let idx = this.indexes.get(key)
     const first = !idx
     if (!idx) {
-      idx = new VectorIndex(ownerType, model, this.ctx.workspacePath)
+      idx = this.newIndex(ownerType, model)
       this.indexes.set(key, idx)
+    } else if (idx.stale) {
+      // A row read back from the DB had changed in place: only a full load is exact again.
+      this.writing.get(idx)?.stop()
+      this.loadSignatures.delete(idx)
+      idx.reset()
     }
     const useCache = this.cacheMinRows !== null && this.ctx.sql.embeddings !== null
     // Taken before any load starts: a snapshot is only written if the file still has it at close.
@@ -88,6 +93,33 @@ export class SqliteVectors {
     }
     if (restored && path !== 'full') idx.last = { path: 'cached', ms: idx.last.ms + (performance.now() - t1) }
     return idx
+  }
+
+  /**
+   * An empty index whose compact rows are read back from the stored BLOBs by rowid (`_rid`, the
+   * agent row's tie key; a workspace row's key is WS_KEY_OFFSET + its rowid), so a big load writes
+   * no float32 rows file. Only where `_rid` is the table's rowid (one B-tree lookup a row); elsewhere
+   * the rows go to a file as before.
+   */
+  private newIndex(ownerType: 'memory' | 'session', model: string): VectorIndex {
+    const { ctx } = this
+    const agentSql = ctx.sql.embeddings
+    let agent: ((rid: number) => unknown) | null | undefined
+    let ws: ((rid: number) => unknown) | undefined
+    const read = (key: number): Uint8Array | null => {
+      let v: unknown
+      if (key < WS_KEY_OFFSET) {
+        agent ??=
+          agentSql && rowidLookup(ctx.db, agentSql) ? (rid) => prep(ctx.db, `SELECT e.vector FROM (${agentSql}) e WHERE e._rid = ?`).pluck().get(rid) : null
+        if (!agent) return null
+        v = agent(key)
+      } else {
+        ws ??= (rid) => prep(ctx.ws, `SELECT vector FROM ws_embeddings WHERE rowid = ?`).pluck().get(rid)
+        v = ws(key - WS_KEY_OFFSET)
+      }
+      return v instanceof Uint8Array ? v : null
+    }
+    return new VectorIndex(ownerType, model, ctx.workspacePath, agentSql && rowidLookup(ctx.db, agentSql) ? read : null)
   }
 
   /**
@@ -134,7 +166,7 @@ export class SqliteVectors {
   restoreAsync(): Promise<void> {
     this.restoring ??= (async () => {
       for (const m of this.unloadedBig().filter((x) => x.snapshot)) {
-        const idx = new VectorIndex(m.ownerType, m.model, this.ctx.workspacePath)
+        const idx = this.newIndex(m.ownerType, m.model)
         const t0 = performance.now()
         if (!(await readSnapshotAsync(m.file, idx, m.signature))) continue
         if (this.indexes.has(m.key) || this.closed) {
@@ -255,6 +287,15 @@ export class SqliteVectors {
             : `${prep(ctx.db, 'PRAGMA data_version').pluck().get() as number}:${prep(ctx.db, 'SELECT total_changes()').pluck().get() as number}`,
         unique: ctx.sql.layout === 'canonical' && uniqueEmbeddingKey(ctx.db),
         openBulk: ctx.fileBacked ? (o) => this.openBulk(ctx.snapshotPath ?? ctx.path, o.mmap) : undefined,
+        // A reader thread opens the file as openBulk does, so not where the layout needs its own setup.
+        readerFile:
+          ctx.fileBacked && !ctx.sql.needsSqliteVec && !ctx.sql.prepare
+            ? {
+                path: ctx.snapshotPath ?? ctx.path,
+                timeoutMs: this.opts.busyTimeoutMs ?? 5000,
+                ...(this.opts.nativeBinding ? { nativeBinding: this.opts.nativeBinding } : {}),
+              }
+            : undefined,
       })
     }
     list.push({
@@ -376,6 +417,16 @@ export class SqliteVectors {
       for (let i = 0; i < v.length; i++) s += v[i] * v[i]
       return { model: String(r.model), dim: v.length, norm: Math.sqrt(s), problem: null, preview: Array.from(v.subarray(0, 8)), ...mark }
     })
+  }
+}
+
+/** Whether `e._rid = ?` over this embeddings SQL is one rowid lookup (not a scan). */
+function rowidLookup(db: Database.Database, sql: string): boolean {
+  try {
+    const plan = db.prepare(`EXPLAIN QUERY PLAN SELECT e.vector FROM (${sql}) e WHERE e._rid = ?`).all(0) as { detail: string }[]
+    return plan.length > 0 && plan.every((r) => /USING INTEGER PRIMARY KEY \(rowid=\?\)/.test(r.detail))
+  } catch {
+    return false
   }
 }
 

@@ -1,9 +1,12 @@
 /**
  * Loading and refreshing a VectorIndex from SQL sources (the agent DB's embeddings
  * and the workspace's backfilled ones): the rules are in vectorIndex.ts's header.
+ * A big fresh load into a compact index reads its chunks on a reader thread
+ * (chunkReader.ts) while this thread and the scan pool quantise the previous ones.
  */
 import type Database from 'better-sqlite3'
 import { decodeVector, LITTLE_ENDIAN } from '../decode'
+import { ChunkReaderFailed, startChunkReader, type ChunkRow, type ReaderFile } from './chunkReader'
 import { HELD_AGENT, HELD_WORKSPACE, WS_KEY_OFFSET, VectorIndex, type RefreshPath, type SourceState } from './vectorIndex'
 
 export interface VectorSourceSql {
@@ -30,6 +33,11 @@ export interface VectorSource extends VectorSourceSql {
    * after use. null: use `db`.
    */
   openBulk?: (opts: { mmap: boolean }) => Database.Database | null
+  /**
+   * The file a reader thread may open for a big first load (chunkReader.ts): set only where a plain
+   * read-only connection reads the source as `db` does (no attached files, no extension). Absent: in-thread.
+   */
+  readerFile?: ReaderFile
 }
 
 export interface RefreshOptions {
@@ -39,7 +47,12 @@ export interface RefreshOptions {
   chunkRows?: number
   /** Read in chunks at all (off: row by row, the reference path the tests compare against). @default true */
   chunked?: boolean
+  /** A big compact first load reads its chunks on a thread of its own (chunkReader.ts) when the source allows. @default true */
+  threaded?: boolean
 }
+
+/** Loads that read their chunks on a reader thread so far (tests check the path is taken). */
+export const loadCounts = { threaded: 0 }
 
 const bitSlot = (bit: number) => (bit === HELD_AGENT ? 0 : 1)
 
@@ -176,7 +189,7 @@ function readRows(
   const p = { ...params, after: after ?? NO_RID, upto }
   const dim = idx.dim
   if (dim > 0 && opts.chunked !== false && LITTLE_ENDIAN && chunkable(db, src, where)) {
-    const chunkRows = Math.max(1, Math.min(opts.chunkRows ?? 1024, Math.floor((16 << 20) / (dim * 4))))
+    const chunkRows = chunkRowsFor(opts, dim)
     readChunked(idx, src, st, db, where, p, chunkRows, acc, fresh)
     return acc
   }
@@ -228,6 +241,21 @@ function chunkable(db: Database.Database, src: VectorSourceSql, where: string): 
   return ok
 }
 
+/** The chunk statement: one SQL row per chunk of up to `chunkRows` rows with `@after < _rid ≤ @upto`. */
+function chunkSql(src: VectorSourceSql, where: string, dim: number, chunkRows: number): string {
+  const bytes = dim * 4
+  const fast = `typeof(e.vector) = 'blob' AND length(e.vector) = ${bytes}`
+  // All aggregates see the rows in the same order, so ids, keys, flags and the concatenated BLOBs
+  // line up whatever that order is.
+  return `SELECT count(*) AS n, max(e._rid) AS hi, json_group_array(e._rid) AS rids, json_group_array(e.owner_id) AS ids,
+       json_group_array(${fast}) AS ok, sum(CASE WHEN ${fast} THEN ${bytes} ELSE 0 END) AS nbytes,
+       CAST(group_concat(CASE WHEN ${fast} THEN e.vector END, x'') AS BLOB) AS v
+     FROM (SELECT e._rid AS _rid, e.owner_id AS owner_id, e.vector AS vector FROM (${src.embeddings}) e
+           WHERE ${where} AND e._rid > @after AND e._rid <= @upto ORDER BY e._rid LIMIT ${chunkRows}) e`
+}
+
+const chunkRowsFor = (opts: RefreshOptions, dim: number) => Math.max(1, Math.min(opts.chunkRows ?? 1024, Math.floor((16 << 20) / (dim * 4))))
+
 function readChunked(
   idx: VectorIndex,
   src: VectorSource,
@@ -239,34 +267,37 @@ function readChunked(
   acc: ApplyStats,
   fresh: boolean,
 ): void {
+  const chunk = db.prepare(chunkSql(src, where, idx.dim, chunkRows))
+  let after = p.after as number
+  applyChunks(idx, src, st, db, acc, fresh, () => {
+    const r = chunk.get({ ...p, after }) as ChunkRow | undefined
+    if (!r || r.n === 0 || r.hi === null) return null
+    after = Number(r.hi)
+    return r.n < chunkRows ? { ...r, last: true } : r
+  })
+}
+
+/** Apply chunk rows from `next` (null: no more; `last`: this one is the last) to the index; odd rows are read one by one from `db`. */
+function applyChunks(
+  idx: VectorIndex,
+  src: VectorSource,
+  st: SourceState,
+  db: Database.Database,
+  acc: ApplyStats,
+  fresh: boolean,
+  next: () => (ChunkRow & { last?: boolean }) | null,
+): void {
   const dim = idx.dim
   const bytes = dim * 4
-  const fast = `typeof(e.vector) = 'blob' AND length(e.vector) = ${bytes}`
-  // One SQL row per chunk. All aggregates see the rows in the same order, so ids,
-  // keys, flags and the concatenated BLOBs line up whatever that order is.
-  const chunk = db.prepare(
-    `SELECT count(*) AS n, max(e._rid) AS hi, json_group_array(e._rid) AS rids, json_group_array(e.owner_id) AS ids,
-       json_group_array(${fast}) AS ok, sum(CASE WHEN ${fast} THEN ${bytes} ELSE 0 END) AS nbytes,
-       CAST(group_concat(CASE WHEN ${fast} THEN e.vector END, x'') AS BLOB) AS v
-     FROM (SELECT e._rid AS _rid, e.owner_id AS owner_id, e.vector AS vector FROM (${src.embeddings}) e
-           WHERE ${where} AND e._rid > @after AND e._rid <= @upto ORDER BY e._rid LIMIT ${chunkRows}) e`,
-  )
   const one = db.prepare(`SELECT e.vector FROM (${src.embeddings}) e WHERE e._rid = ?`).pluck()
-  let after = p.after as number
   let aligned = new Float32Array(0)
-  for (;;) {
-    const r = chunk.get({ ...p, after }) as { n: number; hi: number | null; rids: string; ids: string; ok: string; nbytes: number | null; v: Buffer | null }
-    if (!r || r.n === 0 || r.hi === null) break
+  for (let r = next(); r; r = r.last ? null : next()) {
     const rids = JSON.parse(r.rids) as number[]
     const ids = JSON.parse(r.ids) as unknown[]
-    const ok = JSON.parse(r.ok) as number[]
-    const v = r.v ?? Buffer.alloc(0)
+    const v = r.v ?? new Uint8Array(0)
     // A fresh compact load's block of well-formed rows: quantised on the helper threads while the next is read.
-    if (fresh && v.byteLength === (r.nbytes ?? 0) && v.byteLength === rids.length * bytes && queueBlock(idx, src, st, rids, ids, v, acc)) {
-      after = Number(r.hi)
-      if (r.n < chunkRows) break
-      continue
-    }
+    if (fresh && v.byteLength === (r.nbytes ?? 0) && v.byteLength === rids.length * bytes && queueBlock(idx, src, st, rids, ids, v, acc)) continue
+    const ok = JSON.parse(r.ok) as number[]
     if (v.byteLength !== (r.nbytes ?? 0)) {
       // Never trust bytes whose count does not add up: read this chunk row by row.
       for (let i = 0; i < rids.length; i++) applyRow(idx, src, st, rids[i], String(ids[i]), one.get(rids[i]), acc, null, 0, fresh)
@@ -286,14 +317,47 @@ function readChunked(
         } else applyRow(idx, src, st, rids[i], String(ids[i]), one.get(rids[i]), acc, null, 0, fresh)
       }
     }
-    after = Number(r.hi)
-    if (r.n < chunkRows) break
   }
   idx.flushBlocks()
 }
 
+/**
+ * A big fresh compact load through a reader thread (chunkReader.ts): the source's stats and chunks
+ * from one read transaction there, applied here as the in-thread read applies them. null: not
+ * applicable (the caller reads in-thread). Throws ChunkReaderFailed when the thread fails.
+ */
+function readThreaded(
+  idx: VectorIndex,
+  src: VectorSource,
+  st: SourceState,
+  opts: RefreshOptions,
+  fresh: boolean,
+): { s: { n: number; r: number | null }; acc: ApplyStats } | null {
+  const dim = idx.dim
+  if (!fresh || !idx.compact || !src.readerFile || opts.threaded === false || opts.chunked === false || dim <= 0 || !LITTLE_ENDIAN) return null
+  const { where, params } = modelFilter(src, idx)
+  if (!chunkable(src.db, src, where)) return null
+  const chunkRows = chunkRowsFor(opts, dim)
+  const reader = startChunkReader(
+    src.readerFile,
+    [`SELECT count(*) FROM (${src.embeddings})`, `SELECT max(_rid) FROM (${src.embeddings})`],
+    chunkSql(src, where, dim, chunkRows),
+    { ...params, after: NO_RID, upto: Number.MAX_SAFE_INTEGER },
+    chunkRows,
+  )
+  try {
+    const s = reader.stats()
+    loadCounts.threaded++
+    const acc: ApplyStats = { read: 0, replaced: 0, mustReload: false }
+    if (s.r !== null) applyChunks(idx, src, st, src.db, acc, fresh, reader.next)
+    return { s, acc }
+  } finally {
+    reader.close()
+  }
+}
+
 /** readChunked's block path (VectorIndex.queueBlock): the accounting applyRow does per row. False: not taken. */
-function queueBlock(idx: VectorIndex, src: VectorSource, st: SourceState, rids: number[], ids: unknown[], v: Buffer, acc: ApplyStats): boolean {
+function queueBlock(idx: VectorIndex, src: VectorSource, st: SourceState, rids: number[], ids: unknown[], v: Uint8Array, acc: ApplyStats): boolean {
   const keys = src.bit === HELD_AGENT ? rids : rids.map((rid) => WS_KEY_OFFSET + rid)
   const names = ids.map(String)
   const queued = idx.queueBlock(names, keys, src.bit, v, (i) => {
@@ -352,6 +416,19 @@ function fullLoad(idx: VectorIndex, sources: VectorSource[], opts: RefreshOption
     // The first source into an empty index, with one row per id: no lookups needed.
     const fresh = idx.count === 0 && src.unique
     if (dim > 0) idx.reserve(idx.count + expected)
+    if (dim > 0 && expected >= (opts.bulkMinRows ?? 50_000)) {
+      let done: ReturnType<typeof readThreaded>
+      try {
+        done = readThreaded(idx, src, st, opts, fresh)
+      } catch (e) {
+        if (!(e instanceof ChunkReaderFailed)) throw e
+        return fullLoad(idx, sources, { ...opts, threaded: false }, forcedDim) // from scratch, in-thread
+      }
+      if (done) {
+        Object.assign(st, { version, total: done.s.n, maxRid: done.s.r, rows: done.acc.read })
+        continue
+      }
+    }
     let db = src.db
     let bulk: Database.Database | null = null
     if (dim > 0 && expected >= (opts.bulkMinRows ?? 50_000) && src.openBulk) {

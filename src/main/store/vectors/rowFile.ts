@@ -4,11 +4,16 @@
  * memory. A million 768-d rows are 2.9 GiB here instead of in RAM; the few
  * rows a search must rescore exactly are read with pread (page cache).
  *
- * Rows come from two places:
+ * Rows come from three places:
+ *  - the source: rows marked with `markSource` are not stored here at all; they
+ *    are read back through the owner's callback (vectorIndex.ts reads the stored
+ *    vector from the DB by its rowid and makes the unit row again, the same
+ *    numbers). A fresh load from SQL marks every row so: writing 2.9 GiB at 1M ×
+ *    768 cost more CPU than the whole rest of the load on a shared disk;
  *  - a read-only base: rows [0, base.count) of a file from byte `at` (a vector
  *    snapshot's rows, snapshot.ts);
  *  - the spill file, ours: row r at byte r × dim × 4 (a sparse file), for every
- *    row written since (all of them after a load from SQL).
+ *    other row written since.
  * The spill file is `rows-<pid>-<random>.f32` in the workspace's vector folder.
  * It is removed on close and registered for removal on exit; one left by a
  * process that was killed is removed by the next process that spills there.
@@ -32,6 +37,10 @@ export class RowFile {
   private base: { fd: number; at: number; count: number } | null = null
   /** per row: 1 when its current numbers are in the spill file (only tracked while there is a base) */
   private inSpill = new Uint8Array(0)
+  /** per row: 1 when it is read through `fromSource` (markSource), 0 when stored here */
+  private inSource = new Uint8Array(0)
+  /** rows marked so far (0: none, and `inSource` is not consulted) */
+  private sourceRows = 0
   /** rows [pendingFrom, pendingFrom + pendingRows) written but not yet on disk */
   private readonly pending: Float32Array
   private pendingFrom = 0
@@ -42,6 +51,7 @@ export class RowFile {
   constructor(
     private readonly dir: string,
     readonly dim: number,
+    private readonly fromSource: ((r: number, out: Float32Array) => void) | null = null,
   ) {
     this.rowBytes = dim * 4
     fs.mkdirSync(dir, { recursive: true })
@@ -56,8 +66,57 @@ export class RowFile {
     this.inSpill = new Uint8Array(count)
   }
 
+  /**
+   * Rows first … first+m−1 are not stored here: `fromSource` reads them back (their numbers stay in the
+   * source). Nothing is written. A later `write` of one of them stores it here again.
+   */
+  markSource(first: number, m: number): void {
+    if (!this.fromSource) throw new Error('markSource on a row file without a source')
+    if (this.inSource.length < first + m) {
+      const a = new Uint8Array(Math.max(first + m, this.inSource.length * 2))
+      a.set(this.inSource)
+      this.inSource = a
+    }
+    for (let r = first; r < first + m; r++)
+      if (!this.inSource[r]) {
+        this.inSource[r] = 1
+        this.sourceRows++
+      }
+  }
+
+  /** Whether rows can be read through the source (markSource) at all. */
+  get readsSource(): boolean {
+    return this.fromSource !== null
+  }
+
+  /** Whether any row is read through the source. */
+  get someInSource(): boolean {
+    return this.sourceRows > 0
+  }
+
+  /** Whether rows [0, count) are all read through the source (a snapshot then needs none of their numbers). */
+  allInSource(count: number): boolean {
+    return count > 0 && this.sourceRows >= count && !this.inSource.subarray(0, count).includes(0)
+  }
+
+  /** Serve rows [0, count) from the source (a snapshot written with `allInSource` being restored). */
+  attachSource(count: number): void {
+    this.markSource(0, count)
+  }
+
+  private unmarkSource(first: number, m: number): void {
+    if (this.sourceRows === 0) return
+    const end = Math.min(first + m, this.inSource.length)
+    for (let r = first; r < end; r++)
+      if (this.inSource[r]) {
+        this.inSource[r] = 0
+        this.sourceRows--
+      }
+  }
+
   /** Store row `r` (dim float32 values from `v[off..]`). */
   write(r: number, v: Float32Array, off = 0): void {
+    this.unmarkSource(r, 1)
     const cap = this.pending.length / this.dim
     if (this.pendingRows > 0 && (r !== this.pendingFrom + this.pendingRows || this.pendingRows === cap)) this.flush()
     if (this.pendingRows === 0) this.pendingFrom = r
@@ -70,6 +129,7 @@ export class RowFile {
   writeRows(first: number, v: Float32Array): void {
     this.flush()
     const m = v.length / this.dim
+    this.unmarkSource(first, m)
     writeAllSync(this.spillFile().fd, new Uint8Array(v.buffer, v.byteOffset, v.byteLength), first * this.rowBytes)
     if (this.base) this.inSpill.fill(1, Math.min(first, this.base.count), Math.min(first + m, this.base.count))
   }
@@ -101,6 +161,10 @@ export class RowFile {
 
   /** Row `r` into `out` (dim values). */
   read(r: number, out: Float32Array): Float32Array {
+    if (this.sourceRows > 0 && this.inSource[r]) {
+      this.fromSource!(r, out)
+      return out
+    }
     if (r >= this.pendingFrom && r < this.pendingFrom + this.pendingRows) {
       const o = (r - this.pendingFrom) * this.dim
       out.set(this.pending.subarray(o, o + this.dim))
@@ -118,7 +182,9 @@ export class RowFile {
     this.flush()
     const b = this.base
     const bytes = new Uint8Array(out.buffer, out.byteOffset, count * this.rowBytes)
-    if (b && first + count <= b.count && !this.inSpill.subarray(first, first + count).includes(1)) readAllSync(b.fd, bytes, b.at + first * this.rowBytes)
+    if (this.sourceRows > 0 && this.inSource.subarray(first, first + count).includes(1))
+      for (let r = 0; r < count; r++) this.read(first + r, out.subarray(r * this.dim, (r + 1) * this.dim))
+    else if (b && first + count <= b.count && !this.inSpill.subarray(first, first + count).includes(1)) readAllSync(b.fd, bytes, b.at + first * this.rowBytes)
     else if (!b || first >= b.count) readAllSync(this.spillFile().fd, bytes, first * this.rowBytes)
     else for (let r = 0; r < count; r++) this.read(first + r, out.subarray(r * this.dim, (r + 1) * this.dim))
   }
@@ -129,7 +195,7 @@ export class RowFile {
    * `dest` never changes. Returns false (nothing moved) otherwise.
    */
   handOver(dest: string, count: number): boolean {
-    if (this.base || count === 0) return false
+    if (this.base || count === 0 || this.sourceRows > 0) return false
     this.flush()
     const s = this.spillFile()
     fs.ftruncateSync(s.fd, count * this.rowBytes)

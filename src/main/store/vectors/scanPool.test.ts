@@ -21,6 +21,16 @@ function rng(seed: number): () => number {
   }
 }
 
+/**
+ * `dim` draws of `r`: what Float32Array.from({ length: dim }, r) gives, without its per-element iteration (the
+ * matrices here hold ~34 M numbers; measured ~5× faster).
+ */
+function randomRow(dim: number, r: () => number): Float32Array<ArrayBuffer> {
+  const v = new Float32Array(dim)
+  for (let j = 0; j < dim; j++) v[j] = r()
+  return v
+}
+
 function build(n: number, dim: number, seed: number): VectorIndex {
   const r = rng(seed)
   const idx = new VectorIndex('memory', 'x')
@@ -29,7 +39,7 @@ function build(n: number, dim: number, seed: number): VectorIndex {
   let v = new Float32Array(dim)
   for (let i = 0; i < n; i++) {
     // every 97th row repeats the one before (same input, same unit row): equal similarities, ordered by key
-    if (i % 97 !== 1) v = Float32Array.from({ length: dim }, r)
+    if (i % 97 !== 1) v = randomRow(dim, r)
     idx.put(`m${i}`, v, n - i)
   }
   return idx
@@ -77,7 +87,7 @@ describe.skipIf(!pool)('the scan pool', () => {
         for (let row = 0; row < idx.count; row += 7) expect(sims[row]).toBe(dotRow(idx.data, row, 200, q))
         expect(sims[idx.count - 1]).toBe(dotRow(idx.data, idx.count - 1, 200, q))
       }
-      for (let i = 0; i < 1500; i++) a.put(`g${round}-${i}`, Float32Array.from({ length: 200 }, r))
+      for (let i = 0; i < 1500; i++) a.put(`g${round}-${i}`, randomRow(200, r))
     }
   })
 

@@ -17,15 +17,18 @@
  * It is a cache: deleting it loses nothing. One file per (owner type, model) in
  * `<workspace>-vectors/`.
  *
- * Layout: "RSVEC002", u32 header length, header JSON, then 8-byte aligned
+ * Layout: "RSVEC003", u32 header length, header JSON, then 8-byte aligned
  * sections: data (count × dim float32), norms (f32), keys (f64), held (u8);
  * for a compact index (vectorIndex.ts) also its int8 copy: codes (count ×
  * stride), scales (f32), errors and norms of the approximations (f64 each), so
  * a restore reads 0.8 GB instead of quantising 2.9 GB again. A compact index
  * hands its float32 rows file over as `<snapshot>.rows` (a rename: closing does
  * not copy GBs), and the header says so (`rows: 'external'`, no data section).
- * A compact restore reads rows from whichever file holds them when needed. Last,
- * the trailer: "RSVECEND", the row count and the width (u32 each).
+ * A compact index whose rows are read back from the agent DB (vectorIndex.ts,
+ * `rowSource`) stores no float32 rows at all (`rows: 'source'`), only each row's
+ * float64 norm after the int8 sections: the snapshot is valid only for the very
+ * file those rows are read from. A compact restore reads rows from whichever
+ * place holds them when needed. Last, the trailer: "RSVECEND", the row count and the width (u32 each).
  */
 import { assertNotOpenDb } from '../../safety/fileIdentity'
 import crypto from 'node:crypto'
@@ -36,7 +39,7 @@ import { registerTemp } from '../../safety/tempFiles'
 import type { SourceState, VectorIndex } from './vectorIndex'
 import { openRegularFile } from '../safeFiles'
 
-const MAGIC = 'RSVEC002'
+const MAGIC = 'RSVEC003'
 const TRAILER = 'RSVECEND'
 /** the trailer: TRAILER, then the row count and width (u32 each) */
 const TRAILER_BYTES = 16
@@ -77,8 +80,11 @@ interface Header {
   sync: { total: number; maxRid: number | null; rows: number; rejected: string[] }[]
   /** present when the int8 sections follow held: the codes' row length */
   int8?: { stride: number }
-  /** 'external': the float32 rows are in `<snapshot>.rows`, not in a data section */
-  rows?: 'external'
+  /**
+   * 'external': the float32 rows are in `<snapshot>.rows`, not in a data section; 'source': nowhere
+   * here (read back from the agent DB), an exact-norms section (f64) after the int8 sections instead
+   */
+  rows?: 'external' | 'source'
 }
 
 /** Where an external snapshot keeps its float32 rows. */
@@ -108,11 +114,21 @@ function* pieces(b: Uint8Array): Generator<WriteStep, void, void> {
   yield { b: new Uint8Array(0), pad: true }
 }
 
+/** Where a snapshot's float32 rows go: a data section, `<snapshot>.rows`, or nowhere (read back from the source). */
+type RowsMode = 'inline' | 'external' | 'source'
+
+/**
+ * How a compact index's rows are snapshotted: nowhere when all are read back from the source; handed
+ * over as a file when all are in it; copied into the snapshot when they are in both (an agent's rows
+ * in the DB, backfilled workspace rows in the file).
+ */
+const compactRowsMode = (idx: VectorIndex): RowsMode => (({ all: 'source', some: 'inline', none: 'external' }) as const)[idx.rowsFromSourceNow]
+
 /**
  * The snapshot of `idx`'s first `n` rows as a sequence of writes (the layout in the module comment),
- * `external`: the float32 rows are in `<snapshot>.rows` (no data section). Ends with the trailer.
+ * `rows` saying where the float32 rows are. Ends with the trailer.
  */
-function* snapshotSteps(idx: VectorIndex, n: number, signature: string, external: boolean): Generator<WriteStep, void, void> {
+function* snapshotSteps(idx: VectorIndex, n: number, signature: string, rows: RowsMode): Generator<WriteStep, void, void> {
   // The ids as JSON arrays of ID_CHUNK each: an async restore parses one between pauses.
   const idParts: Buffer[] = []
   for (let i = 0; i < n; i += ID_CHUNK) {
@@ -133,7 +149,7 @@ function* snapshotSteps(idx: VectorIndex, n: number, signature: string, external
     dimRows: idx.dimRows,
     sync: idx.sync.map((s) => ({ total: s.total, maxRid: s.maxRid, rows: s.rows, rejected: [...s.rejected] })),
     ...(idx.int8 ? { int8: { stride: idx.int8.stride } } : {}),
-    ...(external ? { rows: 'external' as const } : {}),
+    ...(rows === 'inline' ? {} : { rows }),
   }
   const head = Buffer.from(JSON.stringify(header))
   const pre = Buffer.alloc(12)
@@ -141,8 +157,8 @@ function* snapshotSteps(idx: VectorIndex, n: number, signature: string, external
   pre.writeUInt32LE(head.length, 8)
   yield { b: Buffer.concat([pre, head]), pad: true }
   yield* pieces(idsJson)
-  if (external) {
-    // no data section: the rows are in their own file
+  if (rows !== 'inline') {
+    // no data section: the rows are in their own file, or in the source
   } else if (idx.compact) {
     // The float32 rows are on disk (with a base file under them): copy them across a chunk at a time.
     const rows = Math.max(1, Math.floor(CHUNK_BYTES / (idx.dim * 4)))
@@ -166,6 +182,7 @@ function* snapshotSteps(idx: VectorIndex, n: number, signature: string, external
     yield* pieces(new Uint8Array(q.errs.buffer, 0, n * 8))
     yield* pieces(new Uint8Array(q.hatNorms.buffer, 0, n * 8))
   }
+  if (rows === 'source') yield* pieces(new Uint8Array(idx.exactNorms.buffer, 0, n * 8))
   yield { b: trailer(n, idx.dim), pad: false }
 }
 
@@ -186,16 +203,17 @@ export function writeSnapshot(file: string, idx: VectorIndex, signature: string)
     assertNotOpenDb(file, 'vector cache', { targetIsDb: true }) // safety/fileIdentity (a planted link at the cache path)
     fs.rmSync(tmp, { force: true })
     // A compact index's rows file becomes the snapshot's (renamed, not copied); an older snapshot goes first.
-    let external = false
+    let rows: RowsMode = 'inline'
     if (idx.compact) {
       assertNotOpenDb(rowsFileOf(file), 'vector cache', { targetIsDb: true })
       removeSnapshot(file)
-      external = idx.handOverRows(rowsFileOf(file))
+      rows = compactRowsMode(idx)
+      if (rows === 'external' && !idx.handOverRows(rowsFileOf(file))) rows = 'inline'
     }
     const fd = fs.openSync(tmp, 'wx')
     try {
       let pos = 0
-      for (const step of snapshotSteps(idx, idx.count, signature, external)) {
+      for (const step of snapshotSteps(idx, idx.count, signature, rows)) {
         if (step === 'pause') continue
         writeAllSync(fd, step.b, pos)
         pos += step.b.byteLength
@@ -238,10 +256,11 @@ export async function writeSnapshotAsync(file: string, idx: VectorIndex, signatu
     if (idx.compact) assertNotOpenDb(rowsFileOf(file), 'vector cache', { targetIsDb: true })
     fs.rmSync(tmp, { force: true })
     const n = idx.count
-    const external = idx.compact
+    const rows: RowsMode = idx.compact ? compactRowsMode(idx) : 'inline'
+    const external = rows === 'external'
     fd = fs.openSync(tmp, 'wx', 0o600)
     let pos = 0
-    for (const step of snapshotSteps(idx, n, signature, external)) {
+    for (const step of snapshotSteps(idx, n, signature, rows)) {
       if (!valid() || idx.count !== n) return false
       if (step === 'pause') {
         await new Promise((done) => setImmediate(done))
@@ -259,7 +278,7 @@ export async function writeSnapshotAsync(file: string, idx: VectorIndex, signatu
     await new Promise<void>((done, fail) => fs.fdatasync(f, (e) => (e ? fail(e) : done())))
     if (external) await idx.syncRows()
     // From here on synchronous: nothing can change the index between this check and the rename.
-    if (!valid() || idx.count !== n) return false
+    if (!valid() || idx.count !== n || (idx.compact ? compactRowsMode(idx) : 'inline') !== rows) return false
     fs.closeSync(fd)
     fd = null
     removeSnapshot(file)
@@ -393,8 +412,10 @@ function* restoreSteps(file: string, idx: VectorIndex, signature: string): Gener
     const idsAt = pos
     pos = align8(pos + h.ids)
     const external = h.rows === 'external'
+    const inSource = h.rows === 'source'
+    if (inSource && !h.int8) return false
     const dataAt = pos
-    if (!external) pos = align8(pos + n * dim * 4)
+    if (!external && !inSource) pos = align8(pos + n * dim * 4)
     const normsAt = pos
     pos = align8(pos + n * 4)
     const keysAt = pos
@@ -410,6 +431,8 @@ function* restoreSteps(file: string, idx: VectorIndex, signature: string): Gener
     pos = align8(pos + n * 8)
     const hatAt = pos
     pos = align8(pos + n * 8)
+    const exactAt = pos
+    if (inSource) pos = align8(pos + n * 8)
     const end = h.int8 ? pos : align8(heldAt + n)
     if (end + TRAILER_BYTES !== size || !Number.isInteger(dim) || dim <= 0) return false
     // A complete file ends with its trailer (a write cut short, or blocks lost in a crash, do not).
@@ -440,9 +463,12 @@ function* restoreSteps(file: string, idx: VectorIndex, signature: string): Gener
     idx.reset()
     idx.dim = dim
     idx.reserve(n)
+    // Rows read back from the agent DB: only an index that can read them (and is compact) takes this snapshot.
+    if (inSource && !(idx.int8 && idx.int8.stride === h.int8!.stride && idx.attachSource(n))) return false
+    if (inSource) yield { fd, dst: new Uint8Array(idx.exactNorms.buffer, 0, n * 8), at: exactAt }
     if (idx.compact) {
       // Too big to hold: the rows stay on disk (read back when needed); only the int8 copy is in memory.
-      idx.attachRows(rows.file, rows.at, n)
+      if (!inSource) idx.attachRows(rows.file, rows.at, n)
       const q = idx.int8!
       if (h.int8 && h.int8.stride === q.stride) {
         q.n = n

@@ -32,7 +32,13 @@
  * Compact mode, for matrices of `VectorIndex.compactBytes` and more (a million
  * 768-d rows are 2.9 GiB): the float32 rows go to a file (rowFile.ts) and only
  * an int8 copy with per-row error bounds stays in memory (int8Scan.ts, a
- * quarter of the size). Every number is still the float32 row's exact one:
+ * quarter of the size). Where the index's owner can read a stored vector back by
+ * its key (`rowSource`: the SQLite source reads the BLOB by rowid), a fresh load
+ * writes no float32 rows at all: a row is read back from the DB when a search
+ * rescores it, and made unit length again with the load's own float64 norm
+ * (`exactNorms`), so the numbers are the same bit for bit. A stored vector whose
+ * norm is no longer the loaded one was rewritten in place (the blind spot below):
+ * the index says `stale` and its owner reloads it at the next use. Every number is still the float32 row's exact one:
  * `dot` reads the row back, and top-k searches rescore exactly every row the
  * int8 bound cannot rule out, so results are the same as the in-memory matrix
  * gives, ids, order and similarities. `data` is empty in compact mode: read
@@ -48,6 +54,7 @@
 import { dotKernel, dotKernelAvailable, kernelModule, wasmMemory, WASM_MAX_PAGES, type DotAll, type WasmMemory } from './dotKernel'
 import { Int8Index } from './int8Scan'
 import { RowFile } from './rowFile'
+import { sumOfSquares, unitRowFromStored } from './unitRow'
 import { ScanPool } from './scanPool'
 import os from 'node:os'
 import path from 'node:path'
@@ -106,6 +113,12 @@ export class VectorIndex {
    * float32 rows in a file (see the module comment). @default 512 MiB (100k × 768 stays in memory)
    */
   static compactBytes = 512 * 2 ** 20
+  /**
+   * Compact rows of a fresh load are read back from the source when the index has a `rowSource`
+   * (no float32 rows file is written). Off: they always go to the rows file (tests reach that path).
+   * @default true
+   */
+  static rowsFromSource = true
 
   dim = 0
   count = 0
@@ -147,8 +160,21 @@ export class VectorIndex {
     first: number
     reject: (i: number) => void
   } | null = null
+  /**
+   * Compact mode with a `rowSource`: each row's float64 norm as the load computed it (the unit row
+   * is the stored vector times 1 / this), to make the row again from the stored vector, bit for bit.
+   */
+  exactNorms = new Float64Array(0)
+  /**
+   * A row read back from the source no longer has the norm it was loaded with (its vector was
+   * rewritten in place, or removed): the owner must reload the index. The search that found it
+   * used the stored vector as it is now.
+   */
+  stale = false
   /** one row read back from disk (compact mode) */
   private rowBuf = new Float32Array(0)
+  /** a stored vector read back from the source whose bytes are not 4-aligned */
+  private rawBuf = new Float32Array(0)
   private memory: WasmMemory | null = null
   private kernel: DotAll | null = null
   /** whether `memory` is shared (the pool can scan it) */
@@ -166,10 +192,16 @@ export class VectorIndex {
   readonly lengths = new Map<number, number>()
 
   /** `workspacePath`: the store's workspace, beside which a compact index keeps its rows (absent: the OS temp folder). */
+  /**
+   * `rowSource(key)`: the stored vector (float32 BLOB, not unit length) of the row with this tie key,
+   * or null when it is gone; compact rows of a fresh load are then read back through it instead of
+   * being written to a file.
+   */
   constructor(
     readonly ownerType: 'memory' | 'session',
     readonly model: string,
     workspacePath?: string,
+    private readonly rowSource: ((key: number) => Uint8Array | null) | null = null,
   ) {
     this.spillDir = workspacePath && path.isAbsolute(workspacePath) ? `${workspacePath}-vectors` : TEMP_SPILL
   }
@@ -189,6 +221,8 @@ export class VectorIndex {
     this.held = new Uint8Array(0)
     this.ids = []
     this.rowOf = new Map()
+    this.exactNorms = new Float64Array(0)
+    this.stale = false
     this.lengths.clear()
     this.dimRows = 0
     this.sync[0] = freshState()
@@ -216,6 +250,11 @@ export class VectorIndex {
     const h = new Uint8Array(cap)
     h.set(this.held.subarray(0, this.count))
     this.held = h
+    if (this.compactStore?.rows.readsSource) {
+      const e = new Float64Array(cap)
+      e.set(this.exactNorms.subarray(0, Math.min(this.count, this.exactNorms.length)))
+      this.exactNorms = e
+    }
   }
 
   /**
@@ -230,11 +269,12 @@ export class VectorIndex {
       return
     }
     let rows: RowFile
+    const fromSource = this.rowSource && VectorIndex.rowsFromSource ? (r: number, out: Float32Array) => this.readSourceRow(r, out) : null
     try {
-      rows = new RowFile(this.spillDir, this.dim)
+      rows = new RowFile(this.spillDir, this.dim, fromSource)
     } catch {
       try {
-        rows = new RowFile(TEMP_SPILL, this.dim) // the workspace folder cannot be written: the OS temp folder
+        rows = new RowFile(TEMP_SPILL, this.dim, fromSource) // the workspace folder cannot be written: the OS temp folder
       } catch {
         return
       }
@@ -367,26 +407,9 @@ export class VectorIndex {
   putFrom(id: string, v: Float32Array, off: number, key: number, bit: number, row: number | undefined): 'nonFiniteVector' | null {
     if (this.pendingBlock) this.flushBlocks()
     const dim = this.dim
-    // Unrolled by 4 with local views: ~3× a plain loop in V8 on a million-row load.
     const end = off + dim
     const end4 = off + (dim & ~3)
-    let s0 = 0
-    let s1 = 0
-    let s2 = 0
-    let s3 = 0
-    let i = off
-    for (; i < end4; i += 4) {
-      const a = v[i]
-      const b = v[i + 1]
-      const c = v[i + 2]
-      const d = v[i + 3]
-      s0 += a * a
-      s1 += b * b
-      s2 += c * c
-      s3 += d * d
-    }
-    for (; i < end; i++) s0 += v[i] * v[i]
-    const s = s0 + s1 + (s2 + s3)
+    const s = sumOfSquares(v, off, dim)
     if (!Number.isFinite(s)) return 'nonFiniteVector'
     if (row === undefined) {
       row = this.count
@@ -408,7 +431,8 @@ export class VectorIndex {
     // Compact: the unit row is built in one row's room, then stored (same float32 roundings).
     const data = cs ? this.rowBuf : this.data
     let o = cs ? 0 : row * dim
-    for (i = off; i < end4; i += 4, o += 4) {
+    let i = off
+    for (; i < end4; i += 4, o += 4) {
       data[o] = v[i] * inv
       data[o + 1] = v[i + 1] * inv
       data[o + 2] = v[i + 2] * inv
@@ -454,6 +478,8 @@ export class VectorIndex {
     const { unit, ss } = b.finish()
     const dim = this.dim
     let row = b.first
+    // Read back from the source (nothing written), or written to the rows file.
+    const fromSource = this.rowSource !== null && cs.rows.readsSource
     // the first rejected row: the kept rows after it move up one place per rejection before them
     let gapAt = -1
     for (let j = 0; j < b.ids.length; j++) {
@@ -464,20 +490,35 @@ export class VectorIndex {
       }
       if (gapAt >= 0) {
         cs.codes.moveRow(b.first + j, row)
-        cs.rows.write(row, unit, j * dim)
+        if (!fromSource) cs.rows.write(row, unit, j * dim)
       }
       const id = b.ids[j]
       this.ids[row] = id
       this.rowOf.set(id, row)
       this.held[row] = b.bit
       this.keys[row] = b.keys[j]
-      this.norms[row] = Math.sqrt(ss[j])
+      const norm = Math.sqrt(ss[j])
+      this.norms[row] = norm
+      if (fromSource) this.exactNorms[row] = norm
       row++
     }
-    // The rows before any gap are in place: one write.
-    const inPlace = gapAt < 0 ? b.ids.length : gapAt
-    if (inPlace > 0) cs.rows.writeRows(b.first, unit.subarray(0, inPlace * dim))
+    if (fromSource) cs.rows.markSource(b.first, row - b.first)
+    else {
+      // The rows before any gap are in place: one write.
+      const inPlace = gapAt < 0 ? b.ids.length : gapAt
+      if (inPlace > 0) cs.rows.writeRows(b.first, unit.subarray(0, inPlace * dim))
+    }
     this.count = row
+  }
+
+  /**
+   * Row `r`'s unit vector made again from its stored vector (rowSource): each value times 1 / the load's
+   * float64 norm, rounded to float32, as putFrom and the quantiser made it. A stored vector gone or with
+   * another norm marks the index stale (see the module comment) and is used as it is now.
+   */
+  private readSourceRow(r: number, out: Float32Array): void {
+    if (this.rawBuf.length !== this.dim) this.rawBuf = new Float32Array(this.dim)
+    if (!unitRowFromStored(this.rowSource!(this.keys[r]), this.exactNorms[r], out.subarray(0, this.dim), this.rawBuf)) this.stale = true
   }
 
   /** Row `row`'s exact similarity with unit query `q` (dotRow's number, whichever mode). */
@@ -554,6 +595,28 @@ export class VectorIndex {
     const cs = this.compactStore
     if (!cs) throw new Error('attachRows on an in-memory index')
     cs.rows.attachBase(file, at, count)
+  }
+
+  /** Compact mode with a row source: rows [0, count) are read back from it (a snapshot that stored none being restored). */
+  attachSource(count: number): boolean {
+    const cs = this.compactStore
+    if (!cs?.rows.readsSource) return false
+    cs.rows.attachSource(count)
+    return true
+  }
+
+  /**
+   * Where a compact index's rows are: 'all' read back from the source (a snapshot then stores `exactNorms`
+   * instead of rows), 'some' (the others in the rows file), or 'none'.
+   */
+  get rowsFromSourceNow(): 'all' | 'some' | 'none' {
+    const rows = this.compactStore?.rows
+    return rows?.allInSource(this.count) ? 'all' : rows?.someInSource ? 'some' : 'none'
+  }
+
+  /** Whether every row is read back from the source. */
+  get rowsInSource(): boolean {
+    return this.rowsFromSourceNow === 'all'
   }
 
   /**

@@ -13,7 +13,7 @@ import type { SavedConfig } from '../../../shared/savedConfigs'
 import { parseJsonSafe } from '../../safety/json'
 import { decodeVector, encodeVector } from '../decode'
 
-import { migrate, prep, runWriteTransaction } from '../sqlite/connection'
+import { migrate, prep, retryWhileBusy, runWriteTransaction } from '../sqlite/connection'
 import { workspaceOpenError } from '../sqlite/dbErrors'
 import { assertOwnedDbPath } from '../safeFiles'
 import { WORKSPACE_MIGRATIONS } from '../sqlite/schema'
@@ -304,7 +304,10 @@ export function openWorkspaceDb(wsPath: string, nativeBinding?: string): Databas
   assertOwnedDbPath(wsPath, 'workspace')
   try {
     ws = new Database(wsPath, { timeout: 5000, ...(nativeBinding ? { nativeBinding } : {}) })
-    ws.pragma('journal_mode = WAL')
+    // Switching to WAL is not covered by the busy timeout: another process creating the file too makes it
+    // fail at once ("database is locked"), so it is retried like a write.
+    const db = ws
+    retryWhileBusy(db, () => db.pragma('journal_mode = WAL'))
     migrate(ws, WORKSPACE_MIGRATIONS)
     return ws
   } catch (e) {

@@ -1,9 +1,16 @@
+import { useEffect, useState } from 'react'
+
 /**
  * Runs a function once `ms` have passed without another `poke`: a debounce for edits that come every frame (a slider
  * drag). One timer is armed and re-armed for the time left when it fires, instead of one cleared and set per
  * edit: clearing and setting a timer on every step of a drag cost more main-thread time than the work
  * debounced (docs/internals/performance.md, "Recall sliders").
  */
+/** Search as you type: the filter follows the box this long after the last key (Enter applies it at once). */
+export const SEARCH_QUIET_MS = 250
+/** A screen's settings are written to the URL (in place) this long after the edits pause. */
+export const URL_WRITE_MS = 250
+
 export interface QuietTimer {
   /** Something changed: run `f` `ms` after now (unless poked again meanwhile: then the later one runs). */
   poke: (f: () => void) => void
@@ -39,4 +46,14 @@ export function createQuietTimer(ms: number): QuietTimer {
       live = false
     },
   }
+}
+
+/**
+ * A component's quiet timer: made once, cancelled when the component unmounts (a poke from an effect runs
+ * `ms` after the last change of that effect's inputs: the URL written after a drag, a search after typing).
+ */
+export function useQuietTimer(ms: number): QuietTimer {
+  const [timer] = useState(() => createQuietTimer(ms))
+  useEffect(() => timer.cancel, [timer])
+  return timer
 }

@@ -7,6 +7,7 @@
  * when another database is opened (its scope and preset belong to the DB).
  */
 import type { RecallConfig } from '../../../shared/types'
+import { createQuietTimer } from './quietTimer'
 
 export interface RecallSettings {
   preset: string
@@ -31,12 +32,29 @@ function readStored(): RecallSettings | null {
   }
 }
 
-/** Called by the Recall screen whenever its request or config changes. */
+/**
+ * Stored this long after the last change: a slider drag changes the config every frame, and encoding and
+ * storing it each time cost more than the drag step's re-rank (docs/internals/performance.md, "Recall sliders").
+ */
+const STORE_MS = 250
+const storeTimer = createQuietTimer(STORE_MS)
+let stored: string | null = null
+// A reload or close within the wait still keeps the latest.
+if (typeof window !== 'undefined') window.addEventListener('pagehide', () => storeCurrent())
+
+/** Called by the Recall screen whenever its request or config changes: current at once, stored once the changes rest. */
 export function rememberRecallSettings(s: RecallSettings): void {
-  if (JSON.stringify(s) === JSON.stringify(current)) return
   current = s
+  storeTimer.poke(storeCurrent)
+}
+
+function storeCurrent(): void {
+  if (!current) return
+  const json = JSON.stringify(current)
+  if (json === stored) return
+  stored = json
   try {
-    sessionStorage.setItem(KEY, JSON.stringify(s))
+    sessionStorage.setItem(KEY, json)
   } catch {
     /* storage full or off: the settings last for this page */
   }
@@ -45,6 +63,8 @@ export function rememberRecallSettings(s: RecallSettings): void {
 /** Another DB was opened: its screens start from their defaults. */
 export function forgetRecallSettings(): void {
   current = null
+  stored = null
+  storeTimer.cancel()
   try {
     sessionStorage.removeItem(KEY)
   } catch {

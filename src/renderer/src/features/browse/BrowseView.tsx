@@ -14,6 +14,7 @@ import type { ExportSpec } from '../../lib/exportTable'
 import { MemoryDetailPane } from './MemoryDetailPane'
 import { SidePane } from '../../components/SidePane'
 import { useRoving } from '../../lib/useRoving'
+import { SEARCH_QUIET_MS, useQuietTimer } from '../../lib/quietTimer'
 import { CreatedAt } from '../../components/CreatedAt'
 
 const helper = createColumnHelper<typeof tableFeatureSet, MemoryRow>()
@@ -198,10 +199,8 @@ export function BrowseView() {
     const next = text.trim() || undefined
     if (next !== filters.search) set({ search: next })
   })
-  useEffect(() => {
-    const t = setTimeout(() => commitSearch(searchText), 250)
-    return () => clearTimeout(t)
-  }, [searchText])
+  const searchTimer = useQuietTimer(SEARCH_QUIET_MS)
+  useEffect(() => searchTimer.poke(() => commitSearch(searchText)), [searchText, searchTimer])
 
   return (
     <div className="browse">

@@ -21,6 +21,7 @@ import { decodeEval, decodeIdList, encodeEval } from './evalRoute'
 import { decodeTune, encodeTune, type TuneForm } from './tuneRoute'
 import { parsePatch, serializePatch } from '../../lib/router'
 import { useJob } from '../../lib/jobs'
+import { URL_WRITE_MS, useQuietTimer } from '../../lib/quietTimer'
 import './eval.css'
 import { PresetOptionList } from '../recall/PresetOptionList'
 
@@ -31,9 +32,6 @@ const TABS: { id: Tab; label: string }[] = [
   { id: 'compare', label: 'Compare' },
   { id: 'tune', label: 'Tune' },
 ]
-
-/** How long the config under test must stay unchanged before the URL is rewritten. */
-const URL_WRITE_MS = 250
 
 export function EvalView() {
   const { dbVersion, nav, setParams } = useApp()
@@ -89,10 +87,8 @@ export function EvalView() {
   }
   // Written in place once the edits pause: typing overrides is not a back step, and not one history write per key.
   const routeParams = serializePatch({ ...encodeEval(settings), ...encodeTune(tuneForm, settings.k) })
-  useEffect(() => {
-    const t = setTimeout(() => setParams(parsePatch(routeParams), 'replace'), URL_WRITE_MS)
-    return () => clearTimeout(t)
-  }, [routeParams, setParams])
+  const urlTimer = useQuietTimer(URL_WRITE_MS)
+  useEffect(() => urlTimer.poke(() => setParams(parsePatch(routeParams), 'replace')), [routeParams, setParams, urlTimer])
 
   // A plain function: useJob reads the latest onDone when the job ends, so it needs no stable identity.
   const onRunDone = (s: EvalRunSummary) => {

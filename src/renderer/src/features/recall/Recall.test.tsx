@@ -145,23 +145,35 @@ describe('ResultsList', () => {
   })
 
   it('scales the stacked bars to the best score and labels them with each contribution', () => {
+    // A canvas that records what is drawn on it (jsdom has none), and the stylesheet's feature colours.
+    const drawn: { fill: string; x: number; w: number }[] = []
+    const ctx = {
+      fillStyle: '',
+      setTransform: () => undefined,
+      clearRect: () => drawn.splice(0),
+      fillRect(x: number, _y: number, w: number) {
+        drawn.push({ fill: this.fillStyle, x, w })
+      },
+    }
+    vi.spyOn(HTMLCanvasElement.prototype, 'getContext').mockImplementation(function (this: HTMLCanvasElement) {
+      return this.closest('[data-id="a"]') ? (ctx as unknown as CanvasRenderingContext2D) : null
+    })
+    const css = { '--f-sim': '#111', '--f-lex': '#222', '--f-rec': '#333', '--f-sal': '#444' } as Record<string, string>
+    vi.spyOn(window, 'getComputedStyle').mockReturnValue({ getPropertyValue: (k: string) => css[k] ?? '' } as unknown as CSSStyleDeclaration)
     renderList(fg)
     const bar = within(document.querySelector('[data-id="a"]') as HTMLElement).getByRole('img')
     // a: 0.6·0.9 = 0.54, 0.25·1 = 0.25, 0.15·0.5 = 0.075 of 0.865
     expect(bar).toHaveAttribute('aria-label', 'similarity 0.540, lexical 0.000, recency 0.250, salience 0.075')
-    // One element: the segments are its background, hard stops at each feature's share past the ones before it.
-    const stops = [...(bar.getAttribute('style') ?? '').matchAll(/var\(--f-(\w+)\) ([\d.]+)% ([\d.]+)%/g)].map(
-      (m) => [m[1], Number(m[2]), Number(m[3])] as const,
-    )
-    expect(stops.map((x) => x[0])).toEqual(['sim', 'lex', 'rec', 'sal'])
+    // One canvas 150 px wide: the segments side by side from the left, each its feature's share of the best score.
+    expect(bar.tagName).toBe('CANVAS')
+    expect(drawn.map((d) => d.fill)).toEqual(['#111', '#222', '#333', '#444'])
     const shares = [0.54 / 0.865, 0, 0.25 / 0.865, 0.075 / 0.865]
-    stops.forEach(([, from, to], i) => {
-      expect(from).toBeCloseTo(100 * shares.slice(0, i).reduce((a, b) => a + b, 0), 1)
-      expect(to - from).toBeCloseTo(100 * shares[i], 1)
+    drawn.forEach(({ x, w }, i) => {
+      expect(x).toBeCloseTo(150 * shares.slice(0, i).reduce((a, b) => a + b, 0), 6)
+      expect(w).toBeCloseTo(150 * shares[i], 6)
     })
     // The best row's bar fills the bar; nothing is drawn past it.
-    expect(stops[3][2]).toBeCloseTo(100, 1)
-    expect(bar.children).toHaveLength(0)
+    expect(drawn[3].x + drawn[3].w).toBeCloseTo(150, 6)
   })
 })
 

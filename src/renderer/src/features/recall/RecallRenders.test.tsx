@@ -119,6 +119,9 @@ afterEach(() => {
   vi.unstubAllGlobals()
 })
 
+/** How long to wait for the screen's first query to show: its first render loads the screen's modules (16–20 s at load 25). */
+const FIRST_QUERY_WAIT_MS = 45_000
+
 function app(): AppState {
   return {
     db: null,
@@ -130,7 +133,7 @@ function app(): AppState {
   }
 }
 
-describe('a weight step on the Recall screen', () => {
+describe('a weight step on the Recall screen', { timeout: 60_000 }, () => {
   it('re-renders the weights and the rows, and leaves the other panels and sections alone', async () => {
     // Frames on demand: the step is applied in the frame after the input (useFrameCoalesced).
     const frames: FrameRequestCallback[] = []
@@ -142,8 +145,8 @@ describe('a weight step on the Recall screen', () => {
         <RecallView />
       </AppContext.Provider>,
     )
-    // The query runs 300 ms after the screen opens; then the list shows the trace's ranking.
-    await screen.findByText(/query \d+ ms/, undefined, { timeout: 5000 })
+    // The query runs 300 ms after the screen opens; then the list shows the trace's ranking (a wait, not a measure).
+    await screen.findByText(/query \d+ ms/, undefined, { timeout: FIRST_QUERY_WAIT_MS })
     const slider = screen.getByRole<HTMLInputElement>('slider', { name: 'Recency' })
     const order = () => [...document.querySelectorAll('.result')].map((e) => e.getAttribute('data-id'))
     const before = order()
@@ -193,7 +196,7 @@ describe('a weight step on the Recall screen', () => {
         <RecallView />
       </AppContext.Provider>,
     )
-    await screen.findByText(/query \d+ ms/, undefined, { timeout: 5000 })
+    await screen.findByText(/query \d+ ms/, undefined, { timeout: FIRST_QUERY_WAIT_MS })
     fireEvent.change(screen.getByRole('slider', { name: 'Recency' }), { target: { value: '0.9' } })
     fireEvent.change(screen.getByRole('slider', { name: 'topK' }), { target: { value: '3' } })
     expect(frames).toHaveLength(1)

@@ -3,7 +3,7 @@
  * knob; the ranked candidates with their score breakdown and gates; the exact
  * context block. Slider moves re-rank locally from cached features.
  */
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
 import type { RecallConfig } from '../../../../shared/types'
 import { mergeConfig } from '../../../../shared/config'
 import { explainEmpty } from '../../../../shared/explainEmpty'
@@ -19,7 +19,7 @@ import type { EmbedStatus } from '../../../../shared/contract'
 import { ContextPreview } from './ContextPreview'
 import { ResultsList, toRows, GATE_TEXT, FEATURE_COLORS } from './ResultsList'
 import { recallRunInput, useRecall, type RecallRequest } from './useRecall'
-import { rankChanges, useBaselineRanks, type Baseline } from './baseline'
+import { rankChanges, useBaselineRanks, type Baseline, type RankChange } from './baseline'
 import { SavedConfigs } from './SavedConfigs'
 import type { SavedConfig } from '../../../../shared/savedConfigs'
 import { presetOptions, type PresetOption } from './presetOptions'
@@ -33,7 +33,7 @@ import { SidePane } from '../../components/SidePane'
 import { configFromParams, decodeBaseline, decodeRequest, diffConfig, encodeBaseline, encodeRecall } from './recallRoute'
 import { ContextWindow } from '../context/ContextWindow'
 import { useFrameCoalesced } from '../../lib/useFrameCoalesced'
-import { createQuietTimer } from '../../lib/quietTimer'
+import { URL_WRITE_MS, useQuietTimer } from '../../lib/quietTimer'
 import { parsePatch, serializePatch } from '../../lib/router'
 import './recall.css'
 import { CreatedAt } from '../../components/CreatedAt'
@@ -48,9 +48,6 @@ function diffOverPreset(options: PresetOption[], preset: string, config: RecallC
 function composeUpdates(earlier: ConfigUpdate, later: ConfigUpdate): ConfigUpdate {
   return (c) => later(earlier(c))
 }
-
-/** The URL follows the request this long after the last edit. */
-const URL_WRITE_MS = 250
 
 /** Keep the user's scope picks when switching presets. */
 function withScope(config: RecallConfig, scope: RecallConfig['scope']): RecallConfig {
@@ -147,14 +144,13 @@ export function RecallView() {
   // Written once the edits pause (URL_WRITE_MS): history.replaceState and the route update it sets off cost
   // more than a local re-rank, and a slider drag would pay them every frame (docs/internals/performance.md).
   // Encoded then too, not on every render of a drag.
-  const [urlTimer] = useState(() => createQuietTimer(URL_WRITE_MS))
+  const urlTimer = useQuietTimer(URL_WRITE_MS)
   useEffect(() => {
     if (!config) return
     urlTimer.poke(() =>
       setParams(parsePatch(serializePatch({ ...encodeRecall(req, config, presetBase, !autoNow), lexical: autoLexical ? 'auto' : undefined })), 'replace'),
     )
   }, [req, config, presetBase, autoNow, autoLexical, setParams, urlTimer])
-  useEffect(() => urlTimer.cancel, [urlTimer])
 
   const choosePreset = useCallback(
     (value: string) => {
@@ -214,37 +210,40 @@ interface PlaygroundProps extends Omit<RequestEditing, 'scope'> {
   changeNote: string | null
 }
 
-/** refreshOnRecall: simulated in the trace; written only in write mode, on request. */
-function RefreshBox({ ids, now }: { ids: string[]; now: number }) {
-  const { db } = useApp()
-  const [msg, setMsg] = useState<string | null>(null)
-  return (
-    <section className="refresh small" aria-label="Refresh on recall">
-      <div>
-        refreshOnRecall: {ids.length} memor{ids.length === 1 ? 'y' : 'ies'} would get last_used_at = {fmtDate(now)} UTC
-        {db?.readOnly ? ' (simulated: the DB is open read-only).' : '.'}
-      </div>
-      {db && !db.readOnly && (
-        <div className="row">
-          <button
-            className="btn small"
-            onClick={async () => {
-              try {
-                const r = await call('recall.refresh', { ids, now })
-                setMsg(`Wrote last_used_at for ${r.updated} memories.`)
-              } catch (e) {
-                setMsg((e as Error).message)
-              }
-            }}
-          >
-            Write refresh to the agent DB
-          </button>
-          {msg && <span role="status">{msg}</span>}
+/** refreshOnRecall: simulated in the trace; written only in write mode, on request. Re-rendered when the ids change, not per slider step. */
+const RefreshBox = memo(
+  function RefreshBox({ ids, now }: { ids: string[]; now: number }) {
+    const { db } = useApp()
+    const [msg, setMsg] = useState<string | null>(null)
+    return (
+      <section className="refresh small" aria-label="Refresh on recall">
+        <div>
+          refreshOnRecall: {ids.length} memor{ids.length === 1 ? 'y' : 'ies'} would get last_used_at = {fmtDate(now)} UTC
+          {db?.readOnly ? ' (simulated: the DB is open read-only).' : '.'}
         </div>
-      )}
-    </section>
-  )
-}
+        {db && !db.readOnly && (
+          <div className="row">
+            <button
+              className="btn small"
+              onClick={async () => {
+                try {
+                  const r = await call('recall.refresh', { ids, now })
+                  setMsg(`Wrote last_used_at for ${r.updated} memories.`)
+                } catch (e) {
+                  setMsg((e as Error).message)
+                }
+              }}
+            >
+              Write refresh to the agent DB
+            </button>
+            {msg && <span role="status">{msg}</span>}
+          </div>
+        )}
+      </section>
+    )
+  },
+  (a, b) => a.now === b.now && a.ids.length === b.ids.length && a.ids.every((id, i) => id === b.ids[i]),
+)
 
 function Playground({
   req,
@@ -299,7 +298,12 @@ function Playground({
   const openRow = useCallback((id: string) => (sessionUnits ? undefined : navigate('browse', { memoryId: id })), [sessionUnits, navigate])
   const pinned = useBaselineRanks(req, trace, baseline)
   const changes = useMemo(
-    () => (!baseline ? r.changes : pinned.ranks && view ? rankChanges(pinned.ranks, new Map(view.results.map((x) => [x.id, x.rank]))) : new Map()),
+    () =>
+      !baseline
+        ? r.changes
+        : pinned.ranks && view
+          ? rankChanges(pinned.ranks, new Map(view.results.map((x) => [x.id, x.rank])))
+          : new Map<string, RankChange>(),
     [baseline, r.changes, pinned.ranks, view],
   )
   const rows = useMemo(() => (view ? toRows(view.results, view.dropped) : []), [view])
@@ -344,14 +348,16 @@ function Playground({
   const exactScope = useAsync(() => call('recall.ages', { scope: trace!.config.scope, now: trace!.now, bins: 1 }), [trace], { enabled: capped })
   const inScope = capped && exactScope.data ? { n: exactScope.data.total, exact: true } : { n: trace?.counts.inScope ?? 0, exact: !capped }
   const stale = !!trace && (r.loading || !!r.pendingReason)
+  const nowText = useMemo(() => fmtDate(trace?.now), [trace?.now])
   const hl =
     highlight && view
       ? { id: highlight, rank: view.results.find((x) => x.id === highlight)?.rank ?? null, gate: view.dropped.find((x) => x.id === highlight)?.gate ?? null }
       : null
   const requires = options.find((o) => o.value === req.preset)?.requires ?? []
   const missing = requires.filter((k) => !(config.scope as unknown as Record<string, unknown>)[k])
-  const sel = rows.find((x) => x.id === selected) ?? null
-  const selCand = trace?.candidates.find((c) => c.id === selected)
+  // Looked up only when a row is selected: each is a scan of every candidate, on every slider step.
+  const sel = selected === null ? null : (rows.find((x) => x.id === selected) ?? null)
+  const selCand = selected === null ? undefined : trace?.candidates.find((c) => c.id === selected)
   const selUnit = selected ? trace?.units[selected] : undefined
   // Before the first trace, ages are previewed against the clock as of mounting (read once, not every render).
   const [mountedAt] = useState(() => Date.now())
@@ -435,16 +441,24 @@ function Playground({
                   data-testid="block-tokens"
                   title={`The context block: ${view?.injectedTokens ?? 0} tokens of memory text (what the token budget counts) plus the template's header and per-memory labels.`}
                 >
-                  {view?.contextTokens ?? 0} tok block
+                  {/* its own fixed box: the count changes during a drag (recall.css) */}
+                  <span className="block-tokens">{view?.contextTokens ?? 0}</span> tok block
                 </span>{' '}
-                · at {fmtDate(trace.now)} UTC
+                · at {nowText} UTC
               </span>
             </span>
           )}
           {trace && (
             <>
-              <span className="small muted" data-testid="rerank-status">
-                {r.loading ? 'querying…' : view?.local ? `re-ranked locally in ${view.rerankMs.toFixed(2)} ms` : `query ${trace.timings.totalMs.toFixed(0)} ms`}
+              {/* its own fixed box: the text changes on every slider step (recall.css) */}
+              <span className="small muted rerank-status">
+                <span data-testid="rerank-status">
+                  {r.loading
+                    ? 'querying…'
+                    : view?.local
+                      ? `re-ranked locally in ${view.rerankMs.toFixed(2)} ms`
+                      : `query ${trace.timings.totalMs.toFixed(0)} ms`}
+                </span>
               </span>
               {r.pendingReason && !r.loading && <span className="badge accent">needs a new query: {r.pendingReason}</span>}
             </>

@@ -6,13 +6,13 @@
  * candidate is listed; a long list is virtualised.
  */
 import { withSubject } from '../../../../shared/subject'
-import { memo, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react'
+import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore, type KeyboardEvent } from 'react'
 import { useVirtualizer } from '@tanstack/react-virtual'
 import type { Features, GateName, RecallConfig, TraceDropped, TraceResult, UnitInfo } from '../../../../shared/types'
 import type { RankChange } from './useRecall'
 import { FEATURES } from './weights'
 import { RowSlots } from './rowSlots'
-import { createQuietTimer } from '../../lib/quietTimer'
+import { useQuietTimer } from '../../lib/quietTimer'
 
 export const FEATURE_COLORS: Record<keyof Features, string> = {
   similarity: 'var(--f-sim)',
@@ -40,15 +40,32 @@ export interface Row {
   gate: GateName | null
   rank: number | null
   scoreRank: number
+  /** Engram's blend group, as in the trace */
+  group?: 'blend'
+  /** hybrid + RRF: the arm-rank terms, as in the trace */
+  fused?: { dense: number; lexical: number }
 }
 
 /** One list in score order (results and dropped interleaved), as the gates saw it. */
 export function toRows(results: readonly TraceResult[], dropped: readonly TraceDropped[]): Row[] {
   const n = results.length + dropped.length
   const rows: Row[] = []
-  const put = (row: Row) => rows.push(row)
-  results.forEach((r, i) => put({ ...r, gate: null, rank: r.rank, scoreRank: r.scoreRank ?? i + 1 }))
-  dropped.forEach((d, i) => put({ ...d, rank: null, scoreRank: d.scoreRank ?? results.length + i + 1 }))
+  // Built field by field (one shape for all, no spread): this runs for every candidate on every slider step.
+  const put = (r: TraceResult | TraceDropped, gate: GateName | null, rank: number | null, scoreRank: number) =>
+    rows.push({
+      id: r.id,
+      score: r.score,
+      features: r.features,
+      contributions: r.contributions,
+      tokens: r.tokens,
+      gate,
+      rank,
+      scoreRank,
+      group: r.group,
+      fused: r.fused,
+    })
+  results.forEach((r, i) => put(r, null, r.rank, r.scoreRank ?? i + 1))
+  dropped.forEach((d, i) => put(d, d.gate, null, d.scoreRank ?? results.length + i + 1))
   // Score ranks are 1…n, each once (the scorer numbers every candidate): each row goes to its place, no sort
   // (this runs on every slider step). Anything else (a trace from elsewhere) is sorted.
   const placed = new Array<Row | undefined>(n)
@@ -102,32 +119,82 @@ function ChangeBadge({ change }: { change: RankChange | undefined }) {
   )
 }
 
+/** The bar's size in CSS pixels (recall.css: `.result > .stack`). */
+const BAR_W = 150
+const BAR_H = 12
+
 /**
- * Weighted contributions as a stacked bar; length scaled to `scale` (the largest score shown). One element whose
- * background is the segments (a gradient with hard stops): a slider step changes every bar, and a background is
- * repainted without laying anything out, on one element per row instead of one per segment.
+ * Weighted contributions as a stacked bar; length scaled to `scale` (the largest score shown). Drawn on a canvas:
+ * a slider step changes every bar in view, and four filled rectangles on a canvas cost next to nothing to repaint,
+ * where a hard-stop gradient background cost ~1 ms of paint and style a step for 14 bars, and one element per
+ * segment more (docs/internals/performance.md, "Recall sliders"). The track and the rounded corners are the
+ * element's CSS; the segments take the feature colours of the current colour scheme.
  */
 const StackedBar = memo(function StackedBar({ c, scale }: { c: Features; scale: number }) {
+  const ref = useRef<HTMLCanvasElement>(null)
+  const scheme = useSyncExternalStore(subscribeScheme, colorScheme)
+  useLayoutEffect(() => drawBar(ref.current, c, scale, scheme), [c, scale, scheme])
+  const dpr = typeof window === 'undefined' ? 1 : window.devicePixelRatio || 1
   return (
-    <div
+    <canvas
+      ref={ref}
       className="stack"
+      width={BAR_W * dpr}
+      height={BAR_H * dpr}
       role="img"
       aria-label={`similarity ${c.similarity.toFixed(3)}, lexical ${c.lexical.toFixed(3)}, recency ${c.recency.toFixed(3)}, salience ${c.salience.toFixed(3)}`}
-      style={{ backgroundImage: barGradient(c, scale) }}
     />
   )
 })
 
-/** The bar's segments as a left-to-right gradient with hard stops, each feature's share of `scale` wide. */
-function barGradient(c: Features, scale: number): string {
-  let at = 0
-  let stops = ''
-  for (const k of FEATURES) {
-    const from = at
-    at += (100 * Math.max(0, c[k])) / (scale || 1)
-    stops += `${FEATURE_COLORS[k]} ${from.toFixed(2)}% ${at.toFixed(2)}%, `
+const DARK = '(prefers-color-scheme: dark)'
+/** 'dark' or 'light': the feature colours differ (styles.css), so the bars are drawn again when it changes. */
+function colorScheme(): string {
+  return typeof matchMedia === 'function' && matchMedia(DARK).matches ? 'dark' : 'light'
+}
+function subscribeScheme(onChange: () => void): () => void {
+  if (typeof matchMedia !== 'function') return () => undefined
+  const m = matchMedia(DARK)
+  m.addEventListener('change', onChange)
+  return () => m.removeEventListener('change', onChange)
+}
+
+/** The feature colours of a scheme, read from the stylesheet once per scheme (reading styles on every draw would force a style pass). */
+const colorsByScheme = new Map<string, string[]>()
+function featureColors(scheme: string): string[] {
+  let colors = colorsByScheme.get(scheme)
+  if (!colors) {
+    const css = getComputedStyle(document.documentElement)
+    colors = FEATURES.map((k) => css.getPropertyValue(FEATURE_VARS[k]).trim() || 'gray')
+    colorsByScheme.set(scheme, colors)
   }
-  return `linear-gradient(to right, ${stops}transparent ${at.toFixed(2)}%)`
+  return colors
+}
+const FEATURE_VARS: Record<keyof Features, string> = { similarity: '--f-sim', lexical: '--f-lex', recency: '--f-rec', salience: '--f-sal' }
+
+/** A getContext that gave no context (a DOM without canvases, jsdom): not asked again for every bar. */
+let noContext: unknown = null
+
+/** The segments left to right, each feature's share of `scale` wide. */
+function drawBar(canvas: HTMLCanvasElement | null, c: Features, scale: number, scheme: string): void {
+  // The method itself is the key (a test's stub is another one): read, never called, here.
+  if (!canvas || Reflect.get(canvas, 'getContext') === noContext) return
+  const g = canvas.getContext('2d')
+  if (!g) {
+    noContext = Reflect.get(canvas, 'getContext')
+    return
+  }
+  const dpr = canvas.width / BAR_W
+  g.setTransform(dpr, 0, 0, dpr, 0, 0)
+  g.clearRect(0, 0, BAR_W, BAR_H)
+  const colors = featureColors(scheme)
+  let at = 0
+  FEATURES.forEach((k, i) => {
+    const w = (BAR_W * Math.max(0, c[k])) / (scale || 1)
+    g.fillStyle = colors[i]
+    g.fillRect(at, 0, w, BAR_H)
+    at += w
+  })
 }
 
 export interface ResultsListProps {
@@ -160,10 +227,52 @@ const OVERSCAN = 3
  */
 const REST_MS = 300
 
-/** The row's text: re-rendered only when the memory it shows changes. */
-const RowText = memo(function RowText({ text }: { text: string }) {
-  return <div className="result-text">{text}</div>
+/**
+ * The row's text and facts: re-rendered only when the memory it shows or its gate changes, not for every new
+ * score of a slider step.
+ */
+const RowBody = memo(function RowBody({
+  id,
+  u,
+  gate,
+  tokens,
+  wasRank,
+}: {
+  id: string
+  u: UnitInfo | undefined
+  gate: GateName | null
+  tokens: number
+  /** the rank it had before it dropped out, when it just did */
+  wasRank: number | null
+}) {
+  return (
+    <div className="result-body">
+      <div className="result-text">{u ? withSubject(u.content, u.metadata) : id}</div>
+      <div className="result-meta">
+        {gate && (
+          <span className="gate" title={`dropped: ${GATE_TEXT[gate]}`}>
+            ✕ {gate}
+          </span>
+        )}
+        {wasRank !== null && <span className="gate">was #{wasRank}</span>}
+        <span className="pill-kind">{u?.kind ?? u?.role ?? (u && u.sessionId === u.id ? 'session' : 'unit')}</span>
+        <span>{tokens} tok</span>
+        <span className="mono result-id" title={id}>
+          {id}
+        </span>
+      </div>
+    </div>
+  )
 })
+
+/** A gate's cut line: where the gate starts cutting, in score order. */
+function CutLineLabel({ line }: { line: CutLine }) {
+  return (
+    <div className={`cut cut-${line.gate}`} role="separator" aria-label={`cut: ${line.label}`}>
+      <span>{line.label}</span>
+    </div>
+  )
+}
 
 interface RowProps {
   r: Row
@@ -172,10 +281,8 @@ interface RowProps {
   lines: CutLine[] | undefined
   index: number
   setsize: number
-  /** translateY of a virtualised row; undefined in a whole list */
+  /** translateY of a virtualised row (below its cut lines); undefined in a whole list */
   start: number | undefined
-  /** the height of a virtualised row (its cut lines and itself) */
-  size: number
   scale: number
   selected: boolean
   focusable: boolean
@@ -184,20 +291,18 @@ interface RowProps {
 }
 
 /** One candidate, with the cut lines drawn above it. */
-const ResultRow = memo(function ResultRow({ r, u, change, lines, index, setsize, start, size, scale, selected, focusable, onSelect, onOpen }: RowProps) {
+const ResultRow = memo(function ResultRow({ r, u, change, lines, index, setsize, start, scale, selected, focusable, onSelect, onOpen }: RowProps) {
   return (
     <li
       className="result-wrap"
       data-index={index}
       aria-setsize={setsize}
       aria-posinset={index + 1}
-      // A virtualised row's height is set, so it is laid out on its own (contain: strict in recall.css).
-      style={start !== undefined ? { transform: `translateY(${start}px)`, height: size } : undefined}
+      // A virtualised row's height is fixed (recall.css), so it is laid out on its own (contain: strict) and moves by its transform only.
+      style={start !== undefined ? { transform: `translateY(${start}px)` } : undefined}
     >
       {(lines ?? []).map((l) => (
-        <div key={l.gate} className={`cut cut-${l.gate}`} role="separator" aria-label={`cut: ${l.label}`}>
-          <span>{l.label}</span>
-        </div>
+        <CutLineLabel key={l.gate} line={l} />
       ))}
       <div
         className={`result${r.gate ? ' dropped' : ''}`}
@@ -210,22 +315,7 @@ const ResultRow = memo(function ResultRow({ r, u, change, lines, index, setsize,
       >
         <span className="rank">{r.rank ?? '–'}</span>
         <ChangeBadge change={change} />
-        <div className="result-body">
-          <RowText text={u ? withSubject(u.content, u.metadata) : r.id} />
-          <div className="result-meta">
-            {r.gate && (
-              <span className="gate" title={`dropped: ${GATE_TEXT[r.gate]}`}>
-                ✕ {r.gate}
-              </span>
-            )}
-            {change?.after === null && <span className="gate">was #{change.before}</span>}
-            <span className="pill-kind">{u?.kind ?? u?.role ?? (u && u.sessionId === u.id ? 'session' : 'unit')}</span>
-            <span>{r.tokens} tok</span>
-            <span className="mono result-id" title={r.id}>
-              {r.id}
-            </span>
-          </div>
-        </div>
+        <RowBody id={r.id} u={u} gate={r.gate} tokens={r.tokens} wasRank={change?.after === null ? change.before : null} />
         <StackedBar c={r.contributions} scale={scale} />
         <span className="score">{r.score.toFixed(3)}</span>
       </div>
@@ -256,22 +346,23 @@ export function ResultsList({ rows, units, config, changes, selectedId, onSelect
     getItemKey: (i) => rows[i].id,
     overscan: OVERSCAN,
   })
-  const shown = virtual
-    ? virtualizer.getVirtualItems().map((v) => ({ i: v.index, start: v.start, size: v.size }))
-    : rows.map((_, i) => ({ i, start: 0, size: 0 }))
+  const shown = virtual ? virtualizer.getVirtualItems().map((v) => ({ i: v.index, start: v.start })) : rows.map((_, i) => ({ i, start: 0 }))
   // Which element shows which memory (rowSlots.ts): a memory that stays in view keeps its element across a step.
   const [slots] = useState(() => new RowSlots())
   const [sortRequest, setSortRequest] = useState(0)
-  const [rest] = useState(() => createQuietTimer(REST_MS))
+  const rest = useQuietTimer(REST_MS)
   const shownIds = shown.map(({ i }) => rows[i].id)
   const placed = virtual ? slots.place(shownIds, sortRequest) : null
   const inOrder = !virtual || slots.inOrder(shownIds)
   useEffect(() => {
     if (!inOrder) rest.poke(() => setSortRequest((n) => n + 1))
   })
-  useEffect(() => rest.cancel, [rest])
   const byId = new Map(shown.map((x) => [rows[x.i].id, x]))
   const items = placed ? placed.map((p) => ({ key: p.key, ...byId.get(p.id)! })) : shown.map((x) => ({ key: rows[x.i].id, ...x }))
+  // In a virtualised list the cut lines are elements of their own, placed like the rows (by transform, at a fixed
+  // height), after the rows in the DOM: a cut line inside a row changed that row's height whenever the line moved to
+  // another memory, and a row whose height changes lays out the list, the column and the page again.
+  const cuts = virtual ? shown.flatMap(({ i, start }) => (linesAt.get(i) ?? []).map((l, k) => ({ l, top: start + k * CUT_PX }))) : []
 
   const focusRow = (id: string) => listRef.current?.querySelector<HTMLElement>(`[data-id="${CSS.escape(id)}"]`)?.focus()
   const onKey = (e: KeyboardEvent) => {
@@ -302,19 +393,19 @@ export function ResultsList({ rows, units, config, changes, selectedId, onSelect
       onKeyDown={onKey}
       style={virtual ? { height: virtualizer.getTotalSize() } : undefined}
     >
-      {items.map(({ key, i, start, size }) => {
+      {items.map(({ key, i, start }) => {
         const r = rows[i]
+        const lines = linesAt.get(i)
         return (
           <ResultRow
             key={key}
             r={r}
             u={units[r.id]}
             change={changes.get(r.id)}
-            lines={linesAt.get(i)}
+            lines={virtual ? undefined : lines}
             index={i}
             setsize={rows.length}
-            start={virtual ? start : undefined}
-            size={size}
+            start={virtual ? start + CUT_PX * (lines?.length ?? 0) : undefined}
             scale={scale}
             selected={selectedId === r.id}
             focusable={selectedId === r.id || (selectedId === null && i === 0)}
@@ -323,6 +414,11 @@ export function ResultsList({ rows, units, config, changes, selectedId, onSelect
           />
         )
       })}
+      {cuts.map(({ l, top }) => (
+        <li key={l.gate} className="cut-wrap" style={{ transform: `translateY(${top}px)` }}>
+          <CutLineLabel line={l} />
+        </li>
+      ))}
     </ol>
   )
   return (

@@ -40,7 +40,7 @@ const rowsFor = (config: RecallConfig) => {
   const r = rerank(cands, config, 'dense')
   return toRows(r.results, r.dropped)
 }
-const domIds = () => [...document.querySelectorAll('.results > li .result')].map((e) => e.getAttribute('data-id')!)
+const domIds = () => [...document.querySelectorAll('.results > li.result-wrap .result')].map((e) => e.getAttribute('data-id')!)
 
 describe('a weight step on a long candidate list', () => {
   it('moves the rows that stay in view, gives text only to the ones that came into view, and re-sorts them at rest', async () => {
@@ -59,10 +59,10 @@ describe('a weight step on a long candidate list', () => {
     // Rank order in the DOM to start with.
     expect(before).toEqual(rowsA.slice(0, before.length).map((r) => r.id))
     const elementOf = new Map(
-      [...document.querySelectorAll<HTMLElement>('.results > li')].map((li) => [li.querySelector('.result')!.getAttribute('data-id')!, li]),
+      [...document.querySelectorAll<HTMLElement>('.results > li.result-wrap')].map((li) => [li.querySelector('.result')!.getAttribute('data-id')!, li]),
     )
     const textNodeOf = new Map(
-      [...document.querySelectorAll('.results > li .result')].map((e) => [e.getAttribute('data-id')!, e.querySelector('.result-text')!.firstChild]),
+      [...document.querySelectorAll('.results > li.result-wrap .result')].map((e) => [e.getAttribute('data-id')!, e.querySelector('.result-text')!.firstChild]),
     )
 
     const list = document.querySelector('ol.results')!
@@ -78,6 +78,7 @@ describe('a weight step on a long candidate list', () => {
     const shownB = rowsB.slice(0, after.length).map((r) => r.id)
     expect(new Set(after)).toEqual(new Set(shownB))
     expect(after.length).toBe(before.length)
+    const cutB = rowsB.findIndex((r) => r.gate === 'topK')
     const stayed = shownB.filter((id) => before.includes(id))
     const entered = shownB.filter((id) => !before.includes(id))
     // The step reorders the window and brings some memories in (else this test would show nothing).
@@ -88,14 +89,21 @@ describe('a weight step on a long candidate list', () => {
     expect(seen.filter((m) => m.type === 'childList' && m.target === list)).toEqual([])
     // A memory that stayed keeps its element and its text node, untouched; its position is its transform.
     for (const id of stayed) {
-      const li = [...document.querySelectorAll<HTMLElement>('.results > li')].find((x) => x.querySelector('.result')!.getAttribute('data-id') === id)!
+      const li = [...document.querySelectorAll<HTMLElement>('.results > li.result-wrap')].find(
+        (x) => x.querySelector('.result')!.getAttribute('data-id') === id,
+      )!
       expect(li).toBe(elementOf.get(id))
       expect(li.querySelector('.result-text')!.firstChild).toBe(textNodeOf.get(id))
-      // 62 px a row; the topK cut line (23 px) is drawn above the first row it cuts, so rows past that one move down.
+      // 62 px a row; the topK cut line (23 px) is drawn above the first row it cuts, so that row and the ones past it move down.
       const i = rowsB.findIndex((r) => r.id === id)
-      const cut = rowsB.findIndex((r) => r.gate === 'topK')
-      expect(li.style.transform).toBe(`translateY(${i * 62 + (i > cut ? 23 : 0)}px)`)
+      expect(li.style.transform).toBe(`translateY(${i * 62 + (i >= cutB ? 23 : 0)}px)`)
     }
+    // The cut line is an element of its own at the top of the first row it cuts, moved by its transform: no row's
+    // size changes when the line passes to another memory (a row's height is fixed in CSS, never set per row).
+    const cutLi = document.querySelector<HTMLElement>('.results > li.cut-wrap')!
+    expect(cutLi.querySelector('[role="separator"]')!.getAttribute('aria-label')).toBe('cut: topK 5')
+    expect(cutLi.style.transform).toBe(`translateY(${cutB * 62}px)`)
+    expect(seen.filter((m) => m.attributeName === 'style' && (m.target as HTMLElement).style.height)).toEqual([])
     // Text was written only for the memories that came into view (one text per row element that changed hands).
     const textWrites = seen.filter((m) => m.target.parentElement?.classList.contains('result-text') || (m.target as Element).classList?.contains('result-text'))
     expect(
@@ -106,6 +114,8 @@ describe('a weight step on a long candidate list', () => {
     await act(() => new Promise((r) => setTimeout(r, 450)))
     expect(domIds()).toEqual(shownB)
     for (const id of stayed)
-      expect([...document.querySelectorAll('.results > li')].find((x) => x.querySelector('.result')!.getAttribute('data-id') === id)).toBe(elementOf.get(id))
+      expect([...document.querySelectorAll('.results > li.result-wrap')].find((x) => x.querySelector('.result')!.getAttribute('data-id') === id)).toBe(
+        elementOf.get(id),
+      )
   })
 })

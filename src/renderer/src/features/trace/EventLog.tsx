@@ -8,6 +8,7 @@ import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxi
 import type { Page, RecallEvent } from '../../../../shared/types'
 import { call } from '../../lib/api'
 import { useAsync } from '../../lib/useAsync'
+import { SEARCH_QUIET_MS, useQuietTimer } from '../../lib/quietTimer'
 import { TraceSources } from './TraceSources'
 import { fmtDate, fmtInt } from '../../lib/format'
 import { oneLine } from './traceFormat'
@@ -86,10 +87,8 @@ export function EventLog({
   const commitSearch = useEffectEvent((text: string) => {
     if ((filters.search ?? '') !== text) onFilters({ ...filters, search: text || undefined })
   })
-  useEffect(() => {
-    const t = setTimeout(() => commitSearch(searchText), 250)
-    return () => clearTimeout(t)
-  }, [searchText])
+  const searchTimer = useQuietTimer(SEARCH_QUIET_MS)
+  useEffect(() => searchTimer.poke(() => commitSearch(searchText)), [searchText, searchTimer])
 
   const events = useMemo(() => pages.flatMap((p) => p.rows), [pages])
   const total = pages[0]?.total ?? 0
