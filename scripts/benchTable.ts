@@ -10,7 +10,7 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import * as prettier from 'prettier'
+import { format } from 'oxfmt'
 import { listGoals, type Goal } from '../bench/goals'
 import { describeGoal, formatValue, statusWord } from '../bench/report'
 import { formatResults, readResults, type BenchResult, type Figure, type ResultsFile } from '../bench/results'
@@ -130,7 +130,7 @@ function benchSection(l: Latest): string[] {
   return out
 }
 
-/** The generated region, markers included (before prettier aligns its tables). */
+/** The generated region, markers included (before the formatter aligns its tables). */
 export function renderBenchRegion(saved: Saved[]): string {
   const latest = latestByBench(saved)
   const goals = listGoals()
@@ -159,11 +159,23 @@ export function replaceRegion(doc: string, region: string, file = PERFORMANCE_DO
   return doc.slice(0, a) + region + doc.slice(b + END.length)
 }
 
-/** performance.md as it should be: its region rendered from `saved`, the page formatted as prettier formats it. */
+/**
+ * The formatting options of `.oxfmtrc.jsonc` (the project's formatter config): JSON with whole-line `//` comments
+ * and trailing commas, which oxfmt writes it with. Its ignore list is the CLI's business, not a format option.
+ */
+function readFormatOptions(): Record<string, unknown> {
+  const text = fs.readFileSync(path.join(ROOT, '.oxfmtrc.jsonc'), 'utf8')
+  const json = text.replace(/^\s*\/\/.*$/gm, '').replace(/,(\s*[\]}])/g, '$1')
+  const { $schema: _schema, ignorePatterns: _ignored, ...options } = JSON.parse(json) as Record<string, unknown>
+  return options
+}
+
+/** performance.md as it should be: its region rendered from `saved`, the page formatted as `npm run format` formats it (oxfmt). */
 export async function renderPerformanceDoc(doc: string, saved: Saved[]): Promise<string> {
-  const file = path.join(ROOT, PERFORMANCE_DOC)
-  const options = (await prettier.resolveConfig(file)) ?? {}
-  return prettier.format(replaceRegion(doc, renderBenchRegion(saved)), { ...options, filepath: file })
+  const out = await format(PERFORMANCE_DOC, replaceRegion(doc, renderBenchRegion(saved)), readFormatOptions())
+  if (out.errors.length)
+    throw new RecallscopeError('BAD_INPUT', `${PERFORMANCE_DOC}: ${out.errors.map((e) => e.message).join('; ')}`, { file: PERFORMANCE_DOC })
+  return out.code
 }
 
 /**

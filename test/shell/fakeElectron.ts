@@ -65,7 +65,8 @@ export function createFakeElectron() {
     quitCalls: 0,
     exitCodes: [] as number[],
     headersHook: null as
-      null | ((details: { url: string; responseHeaders?: Record<string, string[]> }, cb: (r: { responseHeaders?: Record<string, string[]> }) => void) => void),
+      | null
+      | ((details: { url: string; responseHeaders?: Record<string, string[]> }, cb: (r: { responseHeaders?: Record<string, string[]> }) => void) => void),
     permissionRequest: null as null | ((wc: unknown, permission: string, cb: (granted: boolean) => void, details?: unknown) => void),
     permissionCheck: null as null | ((wc: unknown, permission: string, origin: string, details?: unknown) => boolean),
   }

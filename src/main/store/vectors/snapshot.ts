@@ -122,7 +122,7 @@ type RowsMode = 'inline' | 'external' | 'source'
  * over as a file when all are in it; copied into the snapshot when they are in both (an agent's rows
  * in the DB, backfilled workspace rows in the file).
  */
-const compactRowsMode = (idx: VectorIndex): RowsMode => (({ all: 'source', some: 'inline', none: 'external' }) as const)[idx.rowsFromSourceNow]
+const compactRowsMode = (idx: VectorIndex): RowsMode => ({ all: 'source', some: 'inline', none: 'external' } as const)[idx.rowsFromSourceNow]
 
 /**
  * The snapshot of `idx`'s first `n` rows as a sequence of writes (the layout in the module comment),
