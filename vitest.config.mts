@@ -5,7 +5,6 @@ import react from '@vitejs/plugin-react'
 /**
  * Test tiers (docs/internals/testing.md has the commands and measured times):
  *   unit         pure modules beside their code (src/main, src/shared, src/preload), node, without isolation
- *   unit-isolated  the unit files that need fresh module state (UNIT_ISOLATED)
  *   dom          renderer components in jsdom, without isolation
  *   dom-isolated the dom files that mock a module (DOM_MOCKING)
  *   integration  test/*.test.ts, test/frameworks, test/conformance, test/trust3: stores, importers, the HTTP bridge, real files;
@@ -16,7 +15,7 @@ import react from '@vitejs/plugin-react'
  *   slow         the SLOW files of unit and integration (measured), so test:fast stays fast
  *   latency      the LATENCY files: run after every other project, one file at a time
  *   e2e-latency  the e2e file asserting a latency (live OTLP < 1 s): after those, alone
- * `npm run test:fast` = unit + unit-isolated + dom + dom-isolated + integration (without SLOW and LATENCY); `npm test` runs every project.
+ * `npm run test:fast` = unit + dom + dom-isolated + integration (without SLOW and LATENCY); `npm test` runs every project.
  */
 
 /** Postgres tests: their own tier (each starts PGlite). */
@@ -39,6 +38,8 @@ const SLOW = [
   'src/main/eval/tuneLocomo.test.ts',
   'src/main/eval/tune.test.ts',
   'src/main/eval/tuneScopeLocomo.test.ts',
+  // UMAP layouts of 1,200-point sets against brute-force references (~13 s of CPU)
+  'src/main/map/umapLayout.test.ts',
   // 10,000 fuzzed calls over every channel; 80 map jobs on 1,500 memories
   'test/contractFuzz.test.ts',
   'test/trust3/cpuPool.test.ts',
@@ -68,23 +69,6 @@ const DOM_MOCKING = [
 
 /** The e2e file asserting a latency (a live OTLP post shown within 1 s): the same rule, its own project. */
 const E2E_LATENCY = ['test/e2e/liveOtlp.test.ts']
-
-/**
- * unit runs without a fresh module registry per file (`isolate: false`: each worker imports a module once and the
- * files it runs share it; docs/internals/testing.md has the CPU measured). These files depend on module state being
- * fresh (the embedders' module-level caches, the event sources' skip counters, a handler's workspace) or failed in
- * shuffled order: they keep a fresh registry in their own project. integration runs the same way, with no exceptions
- * (all 64 files pass shuffled).
- */
-const UNIT_ISOLATED = [
-  'src/main/embed/cache.test.ts',
-  'src/main/embed/ollama.test.ts',
-  'src/main/map/umapLayout.test.ts',
-  'src/main/events/openaiAgents/openaiAgents.test.ts',
-  'src/main/events/langgraph/langgraph.test.ts',
-  'src/main/api/handlers/eval.test.ts',
-  'src/main/api/handlers/configs.test.ts',
-]
 
 /**
  * Test files at a time: twice the cores. vitest's default (cores - 1) is ONE file at a time on 2 cores, and most
@@ -133,13 +117,13 @@ export default defineConfig({
         test: {
           name: 'unit',
           ...node,
-          // One module registry per worker (see UNIT_ISOLATED): passes with its files shuffled (--sequence.shuffle.files).
+          // One module registry per worker (each worker imports a module once and the files it runs share it), with no
+          // exceptions: passes with its files shuffled (--sequence.shuffle.files; docs/internals/testing.md "Isolation").
           isolate: false,
           include: ['src/main/**/*.test.ts', 'src/shared/**/*.test.ts', 'src/preload/**/*.test.ts'],
-          exclude: [...SLOW, ...UNIT_ISOLATED],
+          exclude: SLOW,
         },
       },
-      { test: { name: 'unit-isolated', ...node, include: UNIT_ISOLATED } },
       {
         plugins: [react()],
         test: {
@@ -147,8 +131,7 @@ export default defineConfig({
           environment: 'jsdom',
           // No fresh worker per file: each worker loads a module once and the files it runs share it (React, Testing
           // Library, jsdom, our components), so a dom test must not depend on module state another file left behind.
-          // Passes in shuffled order (--sequence.shuffle); 50 → 21 s CPU (docs/internals/testing.md). unit does the same,
-          // minus UNIT_ISOLATED.
+          // Passes in shuffled order (--sequence.shuffle); 50 → 21 s CPU (docs/internals/testing.md). unit does the same.
           isolate: false,
           include: ['src/renderer/**/*.test.{ts,tsx}'],
           exclude: DOM_MOCKING,

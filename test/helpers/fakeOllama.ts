@@ -192,6 +192,21 @@ async function startServer<S extends { delayMs: number; bodyDelayMs: number; han
   }
 }
 
+/**
+ * Abort `ac` once `srv` has recorded `n` requests (polled every 5 ms, for at most 5 s): a test of a caller's abort
+ * then cancels a request the server holds. An abort on a timer instead can come before the request reached the
+ * server on a loaded machine; the server then records it after the next test cleared `requests`, and that test sees
+ * a request it never sent.
+ */
+export function abortWhenReceived(srv: { requests: readonly unknown[] }, ac: AbortController, n = 1): void {
+  const deadline = performance.now() + 5000
+  const tick = () => {
+    if (srv.requests.length >= n) ac.abort()
+    else if (performance.now() < deadline) setTimeout(tick, 5)
+  }
+  tick()
+}
+
 /** A fake Ollama: POST /api/embed, POST /api/embeddings, GET /api/tags, GET /api/version. */
 export function startFakeOllama(init: Partial<FakeOllamaSwitches> = {}): Promise<FakeServer<FakeOllamaSwitches>> {
   const initial: FakeOllamaSwitches = {

@@ -5,7 +5,15 @@ import { RecallscopeError } from '../../shared/result'
 import { openWorkspaceDb, Workspace } from '../store/workspace/workspace'
 import { clearQueryCache, embedQueriesOrDegrade, embedQueryCached, embedQueryOrDegrade, parseQueryVector } from './cache'
 import { createEmbedder } from './index'
-import { closedPort, fakeLegacyVector, fakeUnitVector, startFakeOllama, type FakeOllamaSwitches, type FakeServer } from '../../../test/helpers/fakeOllama'
+import {
+  abortWhenReceived,
+  closedPort,
+  fakeLegacyVector,
+  fakeUnitVector,
+  startFakeOllama,
+  type FakeOllamaSwitches,
+  type FakeServer,
+} from '../../../test/helpers/fakeOllama'
 import { tmpDir } from '../../../test/helpers/tmp'
 
 /** Deadline for calls that must time out (the fake server waits 3 s). */
@@ -119,12 +127,12 @@ describe('embedQueryOrDegrade: an unavailable embedder is an answer, within the 
     expect(slow.tookMs).toBeGreaterThanOrEqual(T - 5)
     expect(slow.tookMs).toBeLessThan(T + 400)
     srv.set({ delayMs: 0 })
-    const missing = await embedQueryOrDegrade(ws, createEmbedder('ollama:not-pulled', { ollamaHost: srv.url, timeoutMs: T }), 'anything')
+    const missing = await embedQueryOrDegrade(ws, createEmbedder('ollama:not-pulled', { ollamaHost: srv.url, timeoutMs: OK }), 'anything')
     expect(missing).toMatchObject({ degraded: true, errorCode: 'MODEL_NOT_FOUND' })
   })
 
   it('healthy → a vector, cached on the second call; none → no vector and not degraded', BOUND, async () => {
-    const e = createEmbedder('ollama:nomic-embed-text', { ollamaHost: srv.url, timeoutMs: T })
+    const e = createEmbedder('ollama:nomic-embed-text', { ollamaHost: srv.url, timeoutMs: OK })
     expect(await embedQueryOrDegrade(ws, e, 'x')).toMatchObject({ degraded: false, cached: false, reason: null })
     expect(await embedQueryOrDegrade(ws, e, 'x')).toMatchObject({ degraded: false, cached: true })
     expect(await embedQueryOrDegrade(ws, createEmbedder('none'), 'x')).toMatchObject({ vector: null, degraded: false, errorCode: 'DISABLED' })
@@ -133,7 +141,7 @@ describe('embedQueryOrDegrade: an unavailable embedder is an answer, within the 
   it('cancellation is not degradation: it throws', BOUND, async () => {
     srv.set({ delayMs: 3000 })
     const ac = new AbortController()
-    setTimeout(() => ac.abort(), 30)
+    abortWhenReceived(srv, ac)
     await expect(
       embedQueryOrDegrade(ws, createEmbedder('ollama:nomic-embed-text', { ollamaHost: srv.url, timeoutMs: 2000 }), 'x', { signal: ac.signal }),
     ).rejects.toMatchObject({
@@ -191,7 +199,7 @@ describe('embedQueriesOrDegrade: many queries, each answered as embedQueryOrDegr
   it('cancellation throws', BOUND, async () => {
     srv.set({ delayMs: 3000 })
     const ac = new AbortController()
-    setTimeout(() => ac.abort(), 30)
+    abortWhenReceived(srv, ac)
     const e = createEmbedder('ollama:nomic-embed-text', { ollamaHost: srv.url, timeoutMs: 2000 })
     await expect(embedQueriesOrDegrade(ws, e, ['x', 'y'], { signal: ac.signal })).rejects.toMatchObject({ code: 'CANCELLED' })
   })

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { RecallscopeError } from '../../shared/result'
 import { OllamaEmbedder, resolveOllamaHost, canonicalModelName } from './ollama'
 import {
+  abortWhenReceived,
   closedPort,
   fakeLegacyVector,
   fakeRawVector,
@@ -229,10 +230,13 @@ describe('OllamaEmbedder failures: stable codes, clear messages, on time', () =>
     srv.set({ delayMs: 3000 })
     const e = new OllamaEmbedder({ model: 'nomic-embed-text', host: srv.url, timeoutMs: 2000 })
     const ac = new AbortController()
-    setTimeout(() => ac.abort(), 50)
-    const { e: err, ms } = await failure(() => e.embed(['q'], { signal: ac.signal }))
+    let abortedAt = 0
+    ac.signal.addEventListener('abort', () => (abortedAt = performance.now()))
+    abortWhenReceived(srv, ac)
+    const { e: err } = await failure(() => e.embed(['q'], { signal: ac.signal }))
     expect(err.code).toBe('CANCELLED')
-    expect(ms).toBeLessThan(1000)
+    // within a second of the abort, not at the server's 3 s answer or the 2 s deadline
+    expect(performance.now() - abortedAt).toBeLessThan(1000)
   })
 
   it('a bad timeout option is BAD_INPUT', () => {
@@ -242,7 +246,7 @@ describe('OllamaEmbedder failures: stable codes, clear messages, on time', () =>
 
 describe('OllamaEmbedder.health (GET /api/tags)', () => {
   it('reachable, model pulled (matched without :latest), dimension from details.embedding_length, version', BOUND, async () => {
-    const h = await new OllamaEmbedder({ model: 'nomic-embed-text', host: srv.url, timeoutMs: T }).health()
+    const h = await new OllamaEmbedder({ model: 'nomic-embed-text', host: srv.url, timeoutMs: OK }).health()
     expect(h).toMatchObject({ reachable: true, modelAvailable: true, dim: 8, error: null, errorCode: null, host: srv.url, version: '0.12.3' })
     expect(h.models).toEqual(['nomic-embed-text:latest', 'all-minilm:l6-v2'])
     // No embedding request was needed to learn the dimension.
@@ -250,7 +254,7 @@ describe('OllamaEmbedder.health (GET /api/tags)', () => {
   })
 
   it('an older server without embedding_length: dim unknown unless probed', BOUND, async () => {
-    const e = new OllamaEmbedder({ model: 'all-minilm:l6-v2', host: srv.url, timeoutMs: T })
+    const e = new OllamaEmbedder({ model: 'all-minilm:l6-v2', host: srv.url, timeoutMs: OK })
     expect((await e.health()).dim).toBeNull()
     const h = await e.health({ probeDim: true })
     expect(h.dim).toBe(6)
@@ -258,7 +262,7 @@ describe('OllamaEmbedder.health (GET /api/tags)', () => {
   })
 
   it('a model that is not pulled: reachable, MODEL_NOT_FOUND, and the models it does have', BOUND, async () => {
-    const h = await new OllamaEmbedder({ model: 'mxbai-embed-large', host: srv.url, timeoutMs: T }).health({ probeDim: true })
+    const h = await new OllamaEmbedder({ model: 'mxbai-embed-large', host: srv.url, timeoutMs: OK }).health({ probeDim: true })
     expect(h).toMatchObject({ reachable: true, modelAvailable: false, dim: null, errorCode: 'MODEL_NOT_FOUND' })
     expect(h.error).toContain('ollama pull mxbai-embed-large')
     expect(h.models).toContain('nomic-embed-text:latest')
@@ -266,19 +270,19 @@ describe('OllamaEmbedder.health (GET /api/tags)', () => {
 
   it('says when Ollama lists the model without the embedding capability', BOUND, async () => {
     srv.set({ models: [{ name: 'llama3.2:latest', dim: 8, capabilities: ['completion', 'tools'] }] })
-    const h = await new OllamaEmbedder({ model: 'llama3.2', host: srv.url, timeoutMs: T }).health()
+    const h = await new OllamaEmbedder({ model: 'llama3.2', host: srv.url, timeoutMs: OK }).health()
     expect(h.modelAvailable).toBe(true)
     expect(h.note).toMatch(/capabilities/)
   })
 
   it('never throws: closed port, 500, timeout, hang-up, cancel', BOUND, async () => {
     const port = await closedPort()
-    const refused = await new OllamaEmbedder({ model: 'nomic-embed-text', host: `127.0.0.1:${port}`, timeoutMs: T }).health()
+    const refused = await new OllamaEmbedder({ model: 'nomic-embed-text', host: `127.0.0.1:${port}`, timeoutMs: OK }).health()
     expect(refused).toMatchObject({ reachable: false, modelAvailable: false, errorCode: 'ECONNREFUSED' })
     expect(refused.error).toContain('ollama serve')
 
     srv.set({ fail500: 'model list cache unavailable' })
-    const five = await new OllamaEmbedder({ model: 'nomic-embed-text', host: srv.url, timeoutMs: T }).health()
+    const five = await new OllamaEmbedder({ model: 'nomic-embed-text', host: srv.url, timeoutMs: OK }).health()
     expect(five).toMatchObject({ reachable: true, modelAvailable: false, errorCode: 'HTTP_500' })
     expect(five.error).toContain('model list cache unavailable')
 
@@ -288,7 +292,7 @@ describe('OllamaEmbedder.health (GET /api/tags)', () => {
     expect(slow.tookMs!).toBeLessThan(T + 400)
 
     srv.set({ delayMs: 0, hangUp: true })
-    expect((await new OllamaEmbedder({ model: 'nomic-embed-text', host: srv.url, timeoutMs: T }).health()).errorCode).toBe('ECONNRESET')
+    expect((await new OllamaEmbedder({ model: 'nomic-embed-text', host: srv.url, timeoutMs: OK }).health()).errorCode).toBe('ECONNRESET')
 
     const ac = new AbortController()
     ac.abort()
