@@ -66,6 +66,12 @@ export class Int8Index {
   private outOff = 0
   /** int16 query codes: at most this, so an int32 row sum cannot overflow (127 · qMax · stride < 2³¹) */
   private readonly qMax: number
+  /**
+   * The query whose int32 sums the scratch holds (a copy), for rows [0, n), with its numbers: a
+   * search or count for the same query reuses them instead of scanning 768 MB again (the dense arm
+   * widening its k, a why-not after a recall). Dropped by anything that writes codes or moves the scratch.
+   */
+  private lastScan: { q: Float64Array; n: number; t: number; qn: number; eq: number } | null = null
 
   /**
    * Room for `capacity` rows of `dim` (all of them searched until `n` says otherwise); throws a
@@ -108,6 +114,7 @@ export class Int8Index {
     this.errs = more(this.errs, (n) => new Float64Array(n))
     this.hatNorms = more(this.hatNorms, (n) => new Float64Array(n))
     this.capacity = capacity
+    this.lastScan = null
     // The scratch after the matrix: the query codes, then one int32 sum per row.
     this.qOff = capacity * this.stride
     this.outOff = this.qOff + this.stride * 2
@@ -131,6 +138,7 @@ export class Int8Index {
       if (a > max) max = a
     }
     const s = Math.fround(max / 127)
+    this.lastScan = null
     const codes = new Int8Array(this.memory.buffer, r * this.stride, this.stride)
     const e = [0, 0, 0, 0]
     const h = [0, 0, 0, 0]
@@ -165,6 +173,7 @@ export class Int8Index {
     this.quant ??= dotKernel(this.memory, this.shared, 'quantI8')
     const quant = this.quant
     if (!quant) return null
+    this.lastScan = null
     const at = Math.ceil((this.outOff + this.capacity * 4) / 16) * 16
     const outAt = at + m * dim * 4
     const need = Math.ceil((outAt + m * 32) / PAGE)
@@ -202,6 +211,7 @@ export class Int8Index {
   /** Move row `from`'s codes and numbers to row `to` (a block closing the gap a rejected row left). */
   moveRow(from: number, to: number): void {
     const st = this.stride
+    this.lastScan = null
     new Int8Array(this.memory.buffer).copyWithin(to * st, from * st, (from + 1) * st)
     this.scales[to] = this.scales[from]
     this.errs[to] = this.errs[from]
@@ -214,6 +224,8 @@ export class Int8Index {
    */
   private scanQuery(q: Float64Array): { t: number; qn: number; eq: number; D: Int32Array } {
     const { n, dim, stride } = this
+    const last = this.lastScan
+    if (last && last.n === n && sameValues(last.q, q, dim)) return { t: last.t, qn: last.qn, eq: last.eq, D: new Int32Array(this.memory.buffer, this.outOff, n) }
     let qmax = 0
     let qn2 = 0
     for (let i = 0; i < dim; i++) {
@@ -232,7 +244,10 @@ export class Int8Index {
     const pool = this.shared && n > 0 ? ScanPool.get() : null
     const scan = { name: 'dotI8All', data: 0, n, dim: stride, q: this.qOff, out: this.outOff, rowBytes: stride, outBytes: 4 } as const
     if (n > 0 && !pool?.scan(this.memory, this.kernel, scan)) this.kernel(0, n, stride, this.qOff, this.outOff)
-    return { t, qn: Math.sqrt(qn2), eq: Math.sqrt(eq2), D: new Int32Array(this.memory.buffer, this.outOff, n) }
+    const qn = Math.sqrt(qn2)
+    const eq = Math.sqrt(eq2)
+    this.lastScan = { q: Float64Array.from(q.subarray(0, dim)), n, t, qn, eq }
+    return { t, qn, eq, D: new Int32Array(this.memory.buffer, this.outOff, n) }
   }
 
   /**
@@ -344,6 +359,7 @@ export class Int8Index {
 
   /** The int8 matrix's bytes (n × stride; a view, do not keep across growth): read, or filled by a snapshot restore. */
   codeBytes(): Uint8Array {
+    this.lastScan = null // the caller may fill it
     return new Uint8Array(this.memory.buffer, 0, this.n * this.stride)
   }
 
@@ -369,4 +385,11 @@ export class Int8Index {
     const b = Math.sqrt(qn2) * this.errs[r] + Math.sqrt(eq2) * this.hatNorms[r] + SLACK
     return { lo: a - b, hi: a + b }
   }
+}
+
+/** Whether the first `dim` values of `a` and `b` are the same numbers (a NaN never is). */
+function sameValues(a: Float64Array, b: Float64Array, dim: number): boolean {
+  if (b.length < dim) return false
+  for (let i = 0; i < dim; i++) if (a[i] !== b[i]) return false
+  return true
 }
