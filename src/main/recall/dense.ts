@@ -266,7 +266,13 @@ export function denseArm(store: DenseReads, idx: VectorIndex, q: Float64Array, f
       const all = !idx.compact && m * 4 >= idx.count && idx.count > 0 ? dotAll(idx, q, simScratch(idx.count)) : null
       const listed = !all && !idx.compact && idx.dotRowsInto(rowOf, q, sim)
       // compact: the listed rows read back together (idx.dots), in the order they are met below
-      const direct = !all && !listed ? idx.dots(rowOf.filter((r) => r >= 0), q) : null
+      const direct =
+        !all && !listed
+          ? idx.dots(
+              rowOf.filter((r) => r >= 0),
+              q,
+            )
+          : null
       let next = 0
       for (let i = 0; i < m; i++) {
         const row = rowOf[i]

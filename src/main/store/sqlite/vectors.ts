@@ -123,7 +123,8 @@ export class SqliteVectors {
     let agentMany: ((rids: number[]) => unknown[][]) | null | undefined
     const readMany = (keys: number[]): Map<number, Uint8Array> => {
       const out = new Map<number, Uint8Array>()
-      agentMany ??= agentSql && rowidListLookup(ctx.db, agentSql) ? (rids) => prep(ctx.db, rowidListSql(agentSql)).raw().all(JSON.stringify(rids)) as unknown[][] : null
+      agentMany ??=
+        agentSql && rowidListLookup(ctx.db, agentSql) ? (rids) => prep(ctx.db, rowidListSql(agentSql)).raw().all(JSON.stringify(rids)) as unknown[][] : null
       const agentKeys = agentMany ? keys.filter((k) => k < WS_KEY_OFFSET) : []
       for (let i = 0; i < agentKeys.length; i += MANY_ROWS)
         for (const [rid, v] of agentMany!(agentKeys.slice(i, i + MANY_ROWS))) if (v instanceof Uint8Array) out.set(Number(rid), v)

@@ -94,6 +94,43 @@ describe.skipIf(!dotKernelAvailable())('int8 scan + exact rescoring', () => {
     })
   }
 
+  it('one scan per query: a larger k, a count, reuse it; new values in the same array, a changed row or another n scan again — every answer the brute force’s', () => {
+    const n = 4000
+    const dim = 96
+    const m = rows(n, dim, 11)
+    const idx = new Int8Index(n, dim)
+    for (let r = 0; r < n; r++) idx.setRow(r, m, r * dim)
+    const keys = Float64Array.from({ length: n }, (_, r) => r)
+    const exact = (q: Float64Array) => (rs: Int32Array) => Array.from(rs, (row) => dotRow(m, row, dim, q))
+    const r = rng(12)
+    const q = normalizeQuery(Array.from({ length: dim }, () => gauss(r)))!
+    const s0 = idx.scans
+    for (const k of [10, 40, 160]) expect(idx.search(q, k, keys, exact(q)).rows).toEqual(bruteTop(m, n, dim, q, keys, k))
+    const ref = bruteTop(m, n, dim, q, keys, 160)
+    const threshold = dotRow(m, ref[99], dim, q)
+    expect(idx.countAbove(q, threshold, ref[99], exact(q))).toBe(99) // the rows ahead of rank 100
+    expect(idx.scans - s0).toBe(1)
+
+    // The same array with other values: a new query, scanned again.
+    q.set(normalizeQuery(Array.from({ length: dim }, () => gauss(r)))!)
+    expect(idx.search(q, 30, keys, exact(q)).rows).toEqual(bruteTop(m, n, dim, q, keys, 30))
+    expect(idx.scans - s0).toBe(2)
+
+    // A row rewritten to the query itself: the next search must see it first.
+    const best = 1234
+    m.set(Float32Array.from(q), best * dim)
+    idx.setRow(best, m, best * dim)
+    const after = idx.search(q, 30, keys, exact(q))
+    expect(after.rows[0]).toBe(best)
+    expect(after.rows).toEqual(bruteTop(m, n, dim, q, keys, 30))
+    expect(idx.scans - s0).toBe(3)
+
+    // Fewer rows searched: only those compete.
+    idx.n = 2000
+    expect(idx.search(q, 30, keys, exact(q)).rows).toEqual(bruteTop(m, 2000, dim, q, keys, 30))
+    expect(idx.scans - s0).toBe(4)
+  })
+
   it('k larger than the store, and an empty k', () => {
     const m = rows(40, 33, 5)
     const idx = new Int8Index(40, 33)

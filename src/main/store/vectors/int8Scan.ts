@@ -72,6 +72,8 @@ export class Int8Index {
    * widening its k, a why-not after a recall). Dropped by anything that writes codes or moves the scratch.
    */
   private lastScan: { q: Float64Array; n: number; t: number; qn: number; eq: number } | null = null
+  /** int8 scans run so far (a search or count that reused the last one does not add; tests and benches read it) */
+  scans = 0
 
   /**
    * Room for `capacity` rows of `dim` (all of them searched until `n` says otherwise); throws a
@@ -225,7 +227,8 @@ export class Int8Index {
   private scanQuery(q: Float64Array): { t: number; qn: number; eq: number; D: Int32Array } {
     const { n, dim, stride } = this
     const last = this.lastScan
-    if (last && last.n === n && sameValues(last.q, q, dim)) return { t: last.t, qn: last.qn, eq: last.eq, D: new Int32Array(this.memory.buffer, this.outOff, n) }
+    if (last && last.n === n && sameValues(last.q, q, dim))
+      return { t: last.t, qn: last.qn, eq: last.eq, D: new Int32Array(this.memory.buffer, this.outOff, n) }
     let qmax = 0
     let qn2 = 0
     for (let i = 0; i < dim; i++) {
@@ -241,6 +244,7 @@ export class Int8Index {
       qc[i] = d
       eq2 += (q[i] - t * d) ** 2
     }
+    this.scans++
     const pool = this.shared && n > 0 ? ScanPool.get() : null
     const scan = { name: 'dotI8All', data: 0, n, dim: stride, q: this.qOff, out: this.outOff, rowBytes: stride, outBytes: 4 } as const
     if (n > 0 && !pool?.scan(this.memory, this.kernel, scan)) this.kernel(0, n, stride, this.qOff, this.outOff)

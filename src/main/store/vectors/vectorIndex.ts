@@ -171,6 +171,8 @@ export class VectorIndex {
    * used the stored vector as it is now.
    */
   stale = false
+  /** Compact rows read back from the source: one by one (`dot`), and in batches (`dots`) with how many rows. */
+  readonly sourceReads = { single: 0, batches: 0, batchedRows: 0 }
   /** one row read back from disk (compact mode) */
   private rowBuf = new Float32Array(0)
   /** a stored vector read back from the source whose bytes are not 4-aligned */
@@ -522,6 +524,7 @@ export class VectorIndex {
    * another norm marks the index stale (see the module comment) and is used as it is now.
    */
   private readSourceRow(r: number, out: Float32Array): void {
+    this.sourceReads.single++
     if (this.rawBuf.length !== this.dim) this.rawBuf = new Float32Array(this.dim)
     if (!unitRowFromStored(this.rowSource!(this.keys[r]), this.exactNorms[r], out.subarray(0, this.dim), this.rawBuf)) this.stale = true
   }
@@ -554,6 +557,8 @@ export class VectorIndex {
     }
     if (batch.length === 0) return out
     const stored = many!(batch.map((i) => this.keys[rows[i]]))
+    this.sourceReads.batches++
+    this.sourceReads.batchedRows += batch.length
     if (this.rawBuf.length !== this.dim) this.rawBuf = new Float32Array(this.dim)
     const unit = this.rowBuf
     for (const i of batch) {
