@@ -14,7 +14,8 @@
  *    SQL batches, widening (×4) until N in-scope rows are found.
  */
 import type { MemoryFilter, MemorySource, ScopeRows } from '../store/source'
-import { dotRow, topKRows, type VectorIndex } from '../store/vectors/vectorIndex'
+import { dotRow, type VectorIndex } from '../store/vectors/vectorIndex'
+import { topKRows } from '../store/vectors/topKRows'
 
 /** The query as a unit Float64Array, or null for a zero / non-finite vector. */
 export function normalizeQuery(v: ArrayLike<number>): Float64Array | null {
