@@ -12,6 +12,7 @@ import { normalizeQuery } from '../../recall/dense'
 import { dotRow } from './vectorIndex'
 import { dotKernelAvailable } from './dotKernel'
 import { Int8Index } from './int8Scan'
+import { ScanPool } from './scanPool'
 
 function rng(seed: number): () => number {
   let s = seed >>> 0 || 1
@@ -129,6 +130,29 @@ describe.skipIf(!dotKernelAvailable())('int8 scan + exact rescoring', () => {
     idx.n = 2000
     expect(idx.search(q, 30, keys, exact(q)).rows).toEqual(bruteTop(m, 2000, dim, q, keys, 30))
     expect(idx.scans - s0).toBe(4)
+  })
+
+  it('with the scan pool running: the bound pass over this thread’s rows during the scan, the helpers’ after, gives the brute force’s top-k', async () => {
+    const pool = ScanPool.get()
+    if (!pool) return // one core: no pool, the plain path above
+    await pool.started()
+    const n = 40_000
+    const dim = 64
+    const m = rows(n, dim, 21)
+    const idx = new Int8Index(n, dim)
+    for (let r = 0; r < n; r++) idx.setRow(r, m, r * dim)
+    const keys = Float64Array.from({ length: n }, (_, r) => (r * 31) % 9973)
+    const r = rng(22)
+    const before = { ...pool.stats }
+    for (let t = 0; t < 6; t++) {
+      const q = normalizeQuery(Array.from({ length: dim }, () => gauss(r)))!
+      const k = [1, 30, 100][t % 3]
+      const got = idx.search(q, k, keys, (rs) => Array.from(rs, (row) => dotRow(m, row, dim, q)))
+      expect(got.rows).toEqual(bruteTop(m, n, dim, q, keys, k))
+    }
+    // split across threads (64 chunks a scan); the helper may be slow to wake on a busy machine, so only the split is checked
+    expect(pool.stats.scans - before.scans).toBe(6)
+    expect(pool.stats.chunks - before.chunks).toBe(6 * 64)
   })
 
   it('k larger than the store, and an empty k', () => {

@@ -40,7 +40,10 @@ export interface Int8SearchResult {
   scores: number[]
   /** rows rescored exactly (the ones the int8 bound could not rule out) */
   rescored: number
-  /** ms spent: the int8 scan (all cores), the bound passes (this thread), the exact rescoring (the caller's reads included) */
+  /**
+   * ms spent: the int8 scan (all cores; with the bound pass over this thread's share of the rows, run as
+   * it scans them), the rest of the bound passes (this thread), the exact rescoring (the caller's reads included)
+   */
   timings: { scanMs: number; boundMs: number; rescoreMs: number }
 }
 
@@ -224,7 +227,7 @@ export class Int8Index {
    * The query's int16 codes and the integer scan of rows [0, n) on every core: each row's
    * approximate score is t · scales[r] · D[r] within ± (qn · errs[r] + eq · hatNorms[r] + SLACK).
    */
-  private scanQuery(q: Float64Array): { t: number; qn: number; eq: number; D: Int32Array } {
+  private scanQuery(q: Float64Array, onMine?: (s: ScanNumbers, from: number, count: number) => void): ScanNumbers {
     const { n, dim, stride } = this
     const last = this.lastScan
     if (last && last.n === n && sameValues(last.q, q, dim))
@@ -245,13 +248,13 @@ export class Int8Index {
       eq2 += (q[i] - t * d) ** 2
     }
     this.scans++
+    const numbers = { t, qn: Math.sqrt(qn2), eq: Math.sqrt(eq2), D: new Int32Array(this.memory.buffer, this.outOff, n) }
     const pool = this.shared && n > 0 ? ScanPool.get() : null
     const scan = { name: 'dotI8All', data: 0, n, dim: stride, q: this.qOff, out: this.outOff, rowBytes: stride, outBytes: 4 } as const
-    if (n > 0 && !pool?.scan(this.memory, this.kernel, scan)) this.kernel(0, n, stride, this.qOff, this.outOff)
-    const qn = Math.sqrt(qn2)
-    const eq = Math.sqrt(eq2)
-    this.lastScan = { q: Float64Array.from(q.subarray(0, dim)), n, t, qn, eq }
-    return { t, qn, eq, D: new Int32Array(this.memory.buffer, this.outOff, n) }
+    const mine = onMine && ((from: number, count: number) => onMine(numbers, from, count))
+    if (n > 0 && !pool?.scan(this.memory, this.kernel, scan, mine)) this.kernel(0, n, stride, this.qOff, this.outOff)
+    this.lastScan = { q: Float64Array.from(q.subarray(0, dim)), n, t, qn: numbers.qn, eq: numbers.eq }
+    return numbers
   }
 
   /**
@@ -265,59 +268,36 @@ export class Int8Index {
     k = Math.min(k, total)
     if (k <= 0) return { rows: [], scores: [], rescored: 0, timings: { scanMs: 0, boundMs: 0, rescoreMs: 0 } }
     const t0 = performance.now()
-    const { t, qn, eq, D } = this.scanQuery(q)
+    // The bound pass (BoundPass) runs over the rows this thread scanned as soon as it has scanned them,
+    // while the helpers still scan theirs (the pass's answer does not depend on the order it sees rows in).
+    const pass = new BoundPass(k, this.scales, this.errs, this.hatNorms)
+    const seen: number[] = [] // [from, count] of the ranges passed over during the scan
+    const { t, qn, eq, D } = this.scanQuery(
+      q,
+      subset
+        ? undefined
+        : (s, from, count) => {
+            pass.visit(s, from, from + count)
+            seen.push(from, count)
+          },
+    )
     const t1 = performance.now()
-
-    // One pass: a min-heap of the k largest lower ends (its root rises towards L, the k-th largest), and
-    // every row whose upper end reaches the root as it stands (never above L: a superset of the rows that
-    // reach L, filtered once L is known).
-    const { scales, errs, hatNorms } = this
-    const heap = new Float64Array(k)
-    let size = 0
-    let root = -Infinity
-    let m = 0
-    let cand = new Int32Array(Math.max(1024, 16 * k))
-    for (let i = 0; i < total; i++) {
-      const r = subset ? subset[i] : i
-      const a = t * scales[r] * D[r]
-      const b = qn * errs[r] + eq * hatNorms[r] + SLACK
-      const lo = a - b
-      if (size < k) {
-        let j = size++
-        heap[j] = lo
-        while (j > 0) {
-          const p = (j - 1) >> 1
-          if (heap[p] <= heap[j]) break
-          const x = heap[p]
-          heap[p] = heap[j]
-          heap[j] = x
-          j = p
-        }
-        if (size === k) root = heap[0]
-      } else if (lo > root) {
-        heap[0] = lo
-        for (let j = 0; ;) {
-          const l = 2 * j + 1
-          if (l >= k) break
-          const c = l + 1 < k && heap[l + 1] < heap[l] ? l + 1 : l
-          if (heap[j] <= heap[c]) break
-          const x = heap[c]
-          heap[c] = heap[j]
-          heap[j] = x
-          j = c
-        }
-        root = heap[0]
+    const numbers = { t, qn, eq, D }
+    if (subset) pass.visit(numbers, 0, total, subset)
+    else {
+      // The rows the helpers scanned (or all of them: no pool, or the last scan reused).
+      const ranges = Array.from({ length: seen.length / 2 }, (_, i) => [seen[2 * i], seen[2 * i + 1]]).sort((a, b) => a[0] - b[0])
+      let at = 0
+      for (const [from, count] of ranges) {
+        if (from > at) pass.visit(numbers, at, from)
+        at = from + count
       }
-      if (a + b >= root) {
-        if (m === cand.length) {
-          const c = new Int32Array(cand.length * 2)
-          c.set(cand)
-          cand = c
-        }
-        cand[m++] = r
-      }
+      if (at < total) pass.visit(numbers, at, total)
     }
-    const L = root
+    const L = pass.root
+    const { scales, errs, hatNorms } = this
+    const cand = pass.cand
+    let m = pass.m
     // Keep the rows whose upper end reaches L (the same arithmetic as above, so the same numbers).
     let kept = 0
     for (let i = 0; i < m; i++) {
@@ -326,7 +306,7 @@ export class Int8Index {
     }
     m = kept
     const rows = cand.subarray(0, m)
-    if (subset) rows.sort()
+    rows.sort() // ascending (the pass met the ranges in the order the threads finished them)
     const t2 = performance.now()
     const sc = exact(rows)
     const order = Array.from({ length: m }, (_, i) => i)
@@ -388,6 +368,88 @@ export class Int8Index {
     const a = t * this.scales[r] * sums[0]
     const b = Math.sqrt(qn2) * this.errs[r] + Math.sqrt(eq2) * this.hatNorms[r] + SLACK
     return { lo: a - b, hi: a + b }
+  }
+}
+
+/** A scan's numbers: each row's approximate score is t · scales[r] · D[r] within ± (qn · errs[r] + eq · hatNorms[r] + SLACK). */
+interface ScanNumbers {
+  t: number
+  qn: number
+  eq: number
+  D: Int32Array
+}
+
+/**
+ * The bound pass of a top-k search, over rows in any order: a min-heap of the k largest lower ends (its
+ * root rises towards L, the k-th largest of all), and every row whose upper end reaches the root as it
+ * stands when the row is met (never above L: a superset of the rows that reach L, filtered once L is
+ * known). L and the filtered set are the same whatever order the rows come in.
+ */
+class BoundPass {
+  readonly heap: Float64Array
+  size = 0
+  root = -Infinity
+  m = 0
+  cand: Int32Array
+
+  constructor(
+    readonly k: number,
+    private readonly scales: Float32Array,
+    private readonly errs: Float64Array,
+    private readonly hatNorms: Float64Array,
+  ) {
+    this.heap = new Float64Array(k)
+    this.cand = new Int32Array(Math.max(1024, 16 * k))
+  }
+
+  /** Rows from … to−1 (or subset[from … to−1]). The state is kept in locals for the loop (a hot million-row pass). */
+  visit({ t, qn, eq, D }: ScanNumbers, from: number, to: number, subset?: Int32Array): void {
+    const { k, heap, scales, errs, hatNorms } = this
+    let { size, root, m, cand } = this
+    for (let i = from; i < to; i++) {
+      const r = subset ? subset[i] : i
+      const a = t * scales[r] * D[r]
+      const b = qn * errs[r] + eq * hatNorms[r] + SLACK
+      const lo = a - b
+      if (size < k) {
+        let j = size++
+        heap[j] = lo
+        while (j > 0) {
+          const p = (j - 1) >> 1
+          if (heap[p] <= heap[j]) break
+          const x = heap[p]
+          heap[p] = heap[j]
+          heap[j] = x
+          j = p
+        }
+        if (size === k) root = heap[0]
+      } else if (lo > root) {
+        heap[0] = lo
+        for (let j = 0; ;) {
+          const l = 2 * j + 1
+          if (l >= k) break
+          const c = l + 1 < k && heap[l + 1] < heap[l] ? l + 1 : l
+          if (heap[j] <= heap[c]) break
+          const x = heap[c]
+          heap[c] = heap[j]
+          heap[j] = x
+          j = c
+        }
+        root = heap[0]
+      }
+      if (a + b >= root) {
+        if (m === cand.length) {
+          const c = new Int32Array(cand.length * 2)
+          c.set(cand)
+          cand = c
+        }
+        cand[m++] = r
+      }
+    }
+    this.size = size
+    this.root = root
+    this.m = m
+    this.cand = cand
   }
 }
 
