@@ -357,13 +357,10 @@ const pmaxF64x2 = simd(0xf7)
 const floorF64x2 = simd(0x75)
 const andV = simd(0x4e)
 const demoteZero = simd(0x5e)
-const truncSatZero = simd(0xfc)
-const narrow16 = simd(0x85)
-const narrow8 = simd(0x65)
 const store64lane = (off: number) => simd(0x5b, 0, ...uleb(off), 0)
 const store32lane = (off: number) => simd(0x5a, 0, ...uleb(off), 0)
-// lanes 0–1 (bytes 0–7) of the first operand, then lanes 0–1 of the second
-const pack2x2 = simd(0x0d, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23)
+// the low byte of each float64 lane of two operands (bytes 0, 8 of the first, 16, 24 of the second)
+const lowBytes4 = simd(0x0d, 0, 8, 16, 24, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 
 // params 0..4: data n dim codes out
 // i32 locals 5..11: r p cp i dim4 row cstart · v128 12..22: A B M V X R XH EA EB HA HB · v128 23..25: INV2 S2 MASK
@@ -371,7 +368,7 @@ const pack2x2 = simd(0x0d, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 2
 const [, , , CODES, , QR, QPP, QCP, QI, QD4, ROW, CST] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]
 const [QA, QB, QM, QV, QX, QR2, QXH, QEA, QEB, QHA, QHB, INV2, S2, MASK] = [12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25]
 const [QS0, QINV, QS, QY, QF, QE0, QH0, QMX, QXX, QSS] = [26, 27, 28, 29, 30, 31, 32, 33, 34, 35]
-const [HALF2, P127, N127] = [36, 37, 38]
+const [HALF2, P127, N127, MAGIC] = [36, 37, 38, 39]
 const forI = (limit: number, body: number[]) => [...block, ...loop, ...get(QI), ...get(limit), ...geU32, ...brIf(1), ...body, ...br(0), ...end, ...end]
 const sq = (acc: number, v: number) => [...get(acc), ...get(v), ...get(v), ...mulF64x2, ...addF64x2, ...set(acc)]
 // R = mask & clamp(floor(X / s + 0.5), ±127): Math.round(X / s) (ties up), see the note above BODYQ
@@ -380,14 +377,16 @@ const roundQ = [
   ...get(P127), ...pminF64x2, ...get(N127), ...pmaxF64x2,
   ...get(MASK), ...andV, ...set(QR2),
 ] // prettier-ignore
-// one pair of elements at p + off: their codes (i32x4 lanes 0–1) left on the stack, errors into E, approximations into H
+// one pair of elements at p + off: errors into E, approximations into H, and their codes left on the stack as
+// c + 1.5·2⁵² (float64x2): an integer |c| ≤ 127 added to it is exact and leaves c's two's complement in the low
+// mantissa bits, so the low byte of each lane is the int8 code (no float → int conversion, no narrowing)
 const pairQ = (off: number, e: number, h: number) => [
   ...get(QPP), ...load64zero(off), ...promoteLow, ...set(QX),
   ...roundQ,
   ...get(QR2), ...get(S2), ...mulF64x2, ...set(QXH),
   ...get(QX), ...get(QXH), ...subF64x2, ...set(QV), ...sq(e, QV),
   ...sq(h, QXH),
-  ...get(QR2), ...truncSatZero,
+  ...get(QR2), ...get(MAGIC), ...addF64x2,
 ] // prettier-ignore
 const unitPair = (off: number) => [
   ...get(QPP), ...get(QPP), ...load64zero(off), ...promoteLow, ...get(INV2), ...mulF64x2, ...demoteZero, ...set(QV),
@@ -412,6 +411,7 @@ const BODYQ = [
   ...f64const(0.5), ...splatF64, ...set(HALF2),
   ...f64const(127), ...splatF64, ...set(P127),
   ...f64const(-127), ...splatF64, ...set(N127),
+  ...f64const(2 ** 52 + 2 ** 51), ...splatF64, ...set(MAGIC),
   ...get(DIM), ...i32(-4), ...and32, ...set(QD4),
   ...get(DATA), ...set(ROW),
   ...get(CODES), ...set(CST),
@@ -454,8 +454,7 @@ const BODYQ = [
   ...get(ROW), ...set(QPP), ...get(CST), ...set(QCP), ...i32(0), ...set(QI),
   ...forI(QD4, [
     ...get(QCP),
-    ...pairQ(0, QEA, QHA), ...pairQ(8, QEB, QHB), ...pack2x2,
-    ...set(QV), ...get(QV), ...get(QV), ...narrow16, ...set(QV), ...get(QV), ...get(QV), ...narrow8,
+    ...pairQ(0, QEA, QHA), ...pairQ(8, QEB, QHB), ...lowBytes4,
     ...store32lane(0),
     ...step(QPP, 16), ...step(QCP, 4), ...step(QI, 4),
   ]),
@@ -492,7 +491,7 @@ const FUNCQ = [
     [...uleb(1), F64],
     [...uleb(1), 0x7d],
     [...uleb(2), F64],
-    [...uleb(3), V128],
+    [...uleb(4), V128],
   ]),
   ...BODYQ,
 ]
