@@ -6,11 +6,10 @@
  * the processes it reaped, read from /proc). How to read the numbers: docs/internals/testing.md ("Where the e2e CPU goes").
  */
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 // oxlint-disable-next-line no-restricted-imports -- a vitest setup file, never loaded outside vitest
 import { afterAll, beforeAll } from 'vitest'
-import { readCpuSeconds } from '../helpers/cpuTime'
+import { startFileCpu } from '../helpers/cpuTime'
 
 const LOG = process.env.RECALLSCOPE_TEST_CPU_LOG
 
@@ -55,25 +54,11 @@ function descendantsOf(root: number, parent: Map<number, number>, cpu: Map<numbe
 }
 
 if (LOG) {
-  const t0 = performance.now()
-  const cpu0 = readCpuSeconds()
-  const chromium0 = readChromiumSeconds()
+  const finish = startFileCpu({ chromium: readChromiumSeconds })
   let file = ''
   // oxlint-disable-next-line no-empty-pattern -- vitest reads the first parameter as fixtures (it must destructure); the file is the second
   beforeAll(({}, suite) => {
     file = path.relative(process.cwd(), suite.file.filepath)
   })
-  afterAll(() => {
-    const cpu = readCpuSeconds()
-    const round = (x: number) => Math.round(x * 100) / 100
-    const line = {
-      file,
-      wall: round((performance.now() - t0) / 1000),
-      cpu: round(cpu.self - cpu0.self),
-      children: round(cpu.children - cpu0.children),
-      chromium: round(readChromiumSeconds() - chromium0),
-      load: round(os.loadavg()[0]),
-    }
-    fs.appendFileSync(LOG, `${JSON.stringify(line)}\n`)
-  })
+  afterAll(() => fs.appendFileSync(LOG, finish(file)))
 }
