@@ -107,6 +107,8 @@ const e2e = {
   expect: { poll: { timeout: 5000 } },
   // Files run in parallel (each has its own server, temp home and DB copy; each test its own browser context).
   fileParallelism: true,
+  // RECALLSCOPE_TEST_CPU_LOG=FILE: per-file CPU, the worker's Chromium included (docs/internals/testing.md, "Where the e2e CPU goes")
+  setupFiles: process.env.RECALLSCOPE_TEST_CPU_LOG ? ['test/e2e/fileCpu.ts'] : [],
 }
 
 export default defineConfig({

@@ -143,8 +143,9 @@ export async function runMillion(): Promise<void> {
       readMs += performance.now() - t
       return out
     })
-  // Warm-up (JIT, the rescored rows' pages), then time every query.
+  // Warm-up (JIT, the rescored rows' pages), then time every query; not with a timed query last (its scan would be reused).
   for (const q of queries.slice(0, 2)) search(q)
+  search(queries[1].map((x) => -x))
   const ms: number[] = []
   const scanMs: number[] = []
   const boundMs: number[] = []

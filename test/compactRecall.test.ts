@@ -152,13 +152,23 @@ describe.skipIf(!dotKernelAvailable())('compact vector index', () => {
       expect(b.hits.map((h) => h.id)).toEqual(ref.map((x) => x.id))
       b.hits.forEach((h, j) => expect(h.similarity).toBeCloseTo(ref[j].s, 12))
 
-      // A big scope without the 150 best rows: the first k are all out of scope, so the search widens.
+      // A big scope without the 150 best rows: the first k are all out of scope, so the search widens
+      // (over the same int8 scan: one per query), reading the rescored rows back from the DB in batches.
       const skip = bruteTop(query(i), 150).map((x) => x.id)
       const wa = denseArm(mem, mem.vectors(MODEL), q, { excludeIds: skip }, 30, false)
-      const wb = denseArm(cmp, cmp.vectors(MODEL), q, { excludeIds: skip }, 30, false)
+      const idx = cmp.vectors(MODEL)
+      const scans = idx.int8!.scans
+      const reads = { ...idx.sourceReads }
+      const wb = denseArm(cmp, idx, Float64Array.from(q.map((x) => -x)), { excludeIds: skip }, 30, false) // another query first
+      expect(idx.int8!.scans - scans).toBe(1)
+      const wc = denseArm(cmp, idx, q, { excludeIds: skip }, 30, false)
+      expect(idx.int8!.scans - scans).toBe(2)
+      expect(idx.sourceReads.single).toBe(reads.single)
+      expect(idx.sourceReads.batches).toBeGreaterThan(reads.batches)
+      expect(idx.sourceReads.batchedRows - reads.batchedRows).toBeGreaterThanOrEqual(180)
       expect(wb.path).toBe('scan')
-      expect(wb).toEqual(wa)
-      expect(wb.hits.map((h) => h.id)).toEqual(
+      expect(wc).toEqual(wa)
+      expect(wc.hits.map((h) => h.id)).toEqual(
         bruteTop(query(i), 180)
           .slice(150)
           .map((x) => x.id),

@@ -3,6 +3,7 @@
  * per-bench (bench/index.ts) figures. Framework-free, so benches can import it.
  */
 import fs from 'node:fs'
+import os from 'node:os'
 
 /** Seconds of CPU (user + system): `self` = this process with all its threads, `children` = its reaped children. */
 export interface CpuSeconds {
@@ -27,4 +28,28 @@ export function readCpuSeconds(): CpuSeconds {
     children = 0
   }
   return { self: (u.user + u.system) / 1e6, children }
+}
+
+/**
+ * Start measuring one test file (test/helpers/fileCpu.ts, test/e2e/fileCpu.ts): returns the function that ends it
+ * with the file's JSON line, `{file, wall, cpu, children, …extra, load}` (each figure the difference since this
+ * call, in seconds, rounded to 0.01). `extra` names more CPU readers (seconds so far), e.g. the e2e worker's Chromium.
+ */
+export function startFileCpu(extra: Record<string, () => number> = {}): (file: string) => string {
+  const t0 = performance.now()
+  const cpu0 = readCpuSeconds()
+  const extra0 = Object.fromEntries(Object.entries(extra).map(([k, read]) => [k, read()]))
+  return (file) => {
+    const cpu = readCpuSeconds()
+    const round = (x: number) => Math.round(x * 100) / 100
+    const line = {
+      file,
+      wall: round((performance.now() - t0) / 1000),
+      cpu: round(cpu.self - cpu0.self),
+      children: round(cpu.children - cpu0.children),
+      ...Object.fromEntries(Object.entries(extra).map(([k, read]) => [k, round(read() - extra0[k])])),
+      load: round(os.loadavg()[0]),
+    }
+    return `${JSON.stringify(line)}\n`
+  }
 }

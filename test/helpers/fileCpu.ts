@@ -5,35 +5,22 @@
  * there. How to read the numbers: docs/internals/testing.md ("Per-file CPU").
  */
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 // A test-only module (it runs only as a vitest setup file), like src/renderer/src/test/setup.ts: .dependency-cruiser.cjs
 // lists it; .oxlintrc.json does not yet (hence the disable below).
 // oxlint-disable-next-line no-restricted-imports -- a vitest setup file, never loaded outside vitest
 import { afterAll, beforeAll } from 'vitest'
-import { readCpuSeconds } from './cpuTime'
+import { startFileCpu } from './cpuTime'
 
 const LOG = process.env.RECALLSCOPE_TEST_CPU_LOG
 
 if (LOG) {
   // Taken when the setup file runs (before each test file, also without isolation), so the file's import counts.
-  const t0 = performance.now()
-  const cpu0 = readCpuSeconds()
+  const finish = startFileCpu()
   let file = ''
   // oxlint-disable-next-line no-empty-pattern -- vitest reads the first parameter as fixtures (it must destructure); the file is the second
   beforeAll(({}, suite) => {
     file = path.relative(process.cwd(), suite.file.filepath)
   })
-  afterAll(() => {
-    const cpu = readCpuSeconds()
-    const round = (x: number) => Math.round(x * 100) / 100
-    const line = {
-      file,
-      wall: round((performance.now() - t0) / 1000),
-      cpu: round(cpu.self - cpu0.self),
-      children: round(cpu.children - cpu0.children),
-      load: round(os.loadavg()[0]),
-    }
-    fs.appendFileSync(LOG, `${JSON.stringify(line)}\n`)
-  })
+  afterAll(() => fs.appendFileSync(LOG, finish(file)))
 }

@@ -14,7 +14,8 @@
  *    SQL batches, widening (×4) until N in-scope rows are found.
  */
 import type { MemoryFilter, MemorySource, ScopeRows } from '../store/source'
-import { dotRow, topKRows, type VectorIndex } from '../store/vectors/vectorIndex'
+import { dotRow, type VectorIndex } from '../store/vectors/vectorIndex'
+import { topKRows } from '../store/vectors/topKRows'
 
 /** The query as a unit Float64Array, or null for a zero / non-finite vector. */
 export function normalizeQuery(v: ArrayLike<number>): Float64Array | null {
@@ -210,7 +211,11 @@ function selectiveThreshold(vectors: number): number {
  * growing k: one full scan kept for every k in memory; a compact index searches its int8 copy anew.
  */
 export function rankAll(idx: VectorIndex, q: Float64Array): (k: number) => { rows: number[]; sims: ArrayLike<number> } {
-  if (idx.compact) return (k) => idx.compactTop(q, k)
+  if (idx.compact) {
+    // One int8 scan for every k (Int8Index keeps the last query's sums), each row read back once.
+    const memo = new Map<number, number>()
+    return (k) => idx.compactTop(q, k, undefined, memo)
+  }
   const sims = dotAll(idx, q)
   return (k) => {
     const rows = topKRows(sims, idx.count, k, undefined, idx.keys)
@@ -261,10 +266,19 @@ export function denseArm(store: DenseReads, idx: VectorIndex, q: Float64Array, f
       // compact) row by row. The same numbers bit for bit, whichever.
       const all = !idx.compact && m * 4 >= idx.count && idx.count > 0 ? dotAll(idx, q, simScratch(idx.count)) : null
       const listed = !all && !idx.compact && idx.dotRowsInto(rowOf, q, sim)
+      // compact: the listed rows read back together (idx.dots), in the order they are met below
+      const direct =
+        !all && !listed
+          ? idx.dots(
+              rowOf.filter((r) => r >= 0),
+              q,
+            )
+          : null
+      let next = 0
       for (let i = 0; i < m; i++) {
         const row = rowOf[i]
         if (row >= 0) {
-          if (!listed) sim[i] = all ? all[row] : idx.dot(row, q)
+          if (!listed) sim[i] = all ? all[row] : direct![next++]
           rows.push(i)
         } else if (missingZero) rows.push(i) // no vector: ranks at 0 (sim stays 0), tie key Infinity
       }
@@ -294,9 +308,9 @@ export function denseArm(store: DenseReads, idx: VectorIndex, q: Float64Array, f
   const found: number[] = []
   let examined = 0
   // In memory a bigger first k is nearly free (one more heap pass over the same similarities); a compact
-  // index rescores more rows from disk for it (~1,100 at k = 256 vs ~170 at 30, 1M × 768), and each
-  // widening is a new int8 scan, so it starts at twice what is asked.
-  let k = Math.min(idx.count, idx.compact ? Math.max(2 * n, 64) : Math.max(4 * n, 256))
+  // index rescores more rows from disk for it (~1,100 at k = 256 vs ~170 at 30, 1M × 768), while a
+  // widening reuses its int8 scan and the rows already read (rankAll): it asks for just n.
+  let k = Math.min(idx.count, idx.compact ? n : Math.max(4 * n, 256))
   for (;;) {
     // The top k is a prefix-stable order (ties: lower key first), so rows past `examined` are the new ones.
     const ranked = best(k)

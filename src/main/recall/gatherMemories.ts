@@ -322,6 +322,9 @@ function measureSimilarities(st: MemoryGather): void {
   const { idx, push, qn } = st.input
   const drafts = st.drafts
   if (idx && qn) {
+    // Rows to score from their stored vectors: together at the end (a compact index reads them back in one batch).
+    const rest: Draft[] = []
+    const rows: number[] = []
     for (const d of drafts.values()) {
       if (d.denseRank !== null) continue
       const g = d.group ?? ''
@@ -330,9 +333,15 @@ function measureSimilarities(st: MemoryGather): void {
       if (at !== undefined) d.similarity = scored!.rows[at] >= 0 ? scored!.sim[at] : null
       else {
         const row = idx.rowOf.get(d.id)
-        d.similarity = row === undefined ? null : idx.dot(row, qn)
+        if (row === undefined) d.similarity = null
+        else {
+          rest.push(d)
+          rows.push(row)
+        }
       }
     }
+    const sims = idx.dots(rows, qn)
+    rest.forEach((d, i) => (d.similarity = sims[i]))
   } else if (push && qn) {
     const need = [...drafts.values()].filter((d) => d.denseRank === null).map((d) => d.id)
     const sims = push.dense.similarities(need, qn, push.model, 'memory')

@@ -119,7 +119,24 @@ export class SqliteVectors {
       }
       return v instanceof Uint8Array ? v : null
     }
-    return new VectorIndex(ownerType, model, ctx.workspacePath, agentSql && rowidLookup(ctx.db, agentSql) ? read : null)
+    // Many rows at once (a search's rescored rows): agent rows in one statement, by rowid lookups in rowid order.
+    let agentMany: ((rids: number[]) => unknown[][]) | null | undefined
+    const readMany = (keys: number[]): Map<number, Uint8Array> => {
+      const out = new Map<number, Uint8Array>()
+      agentMany ??=
+        agentSql && rowidListLookup(ctx.db, agentSql) ? (rids) => prep(ctx.db, rowidListSql(agentSql)).raw().all(JSON.stringify(rids)) as unknown[][] : null
+      const agentKeys = agentMany ? keys.filter((k) => k < WS_KEY_OFFSET) : []
+      for (let i = 0; i < agentKeys.length; i += MANY_ROWS)
+        for (const [rid, v] of agentMany!(agentKeys.slice(i, i + MANY_ROWS))) if (v instanceof Uint8Array) out.set(Number(rid), v)
+      for (const k of keys) {
+        if (agentMany && k < WS_KEY_OFFSET) continue
+        const v = read(k)
+        if (v) out.set(k, v)
+      }
+      return out
+    }
+    const lookups = agentSql && rowidLookup(ctx.db, agentSql)
+    return new VectorIndex(ownerType, model, ctx.workspacePath, lookups ? read : null, lookups ? readMany : null)
   }
 
   /**
@@ -425,6 +442,22 @@ function rowidLookup(db: Database.Database, sql: string): boolean {
   try {
     const plan = db.prepare(`EXPLAIN QUERY PLAN SELECT e.vector FROM (${sql}) e WHERE e._rid = ?`).all(0) as { detail: string }[]
     return plan.length > 0 && plan.every((r) => /USING INTEGER PRIMARY KEY \(rowid=\?\)/.test(r.detail))
+  } catch {
+    return false
+  }
+}
+
+/** Rows one batched read asks for at most (the keys go in as one JSON array). */
+const MANY_ROWS = 5000
+
+/** The agent's stored vectors of a JSON array of `_rid`s: [_rid, vector] rows. */
+const rowidListSql = (sql: string) => `SELECT e._rid, e.vector FROM (${sql}) e WHERE e._rid IN (SELECT value FROM json_each(?))`
+
+/** Is the batched read (rowidListSql) one rowid lookup per asked `_rid` (no scan of the table)? */
+function rowidListLookup(db: Database.Database, sql: string): boolean {
+  try {
+    const plan = db.prepare(`EXPLAIN QUERY PLAN ${rowidListSql(sql)}`).all('[0]') as { detail: string }[]
+    return plan.some((r) => /USING INTEGER PRIMARY KEY \(rowid=\?\)/.test(r.detail)) && plan.every((r) => !/^SCAN/.test(r.detail) || /json_each/.test(r.detail))
   } catch {
     return false
   }

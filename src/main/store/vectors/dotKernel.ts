@@ -313,11 +313,20 @@ const FUNC3 = [
 //       inv = sqrt(ss) > 0 ? 1 / sqrt(ss) : 0
 //       x ← f32(x · inv) in place          ;; the unit row (VectorIndex.putFrom's numbers)
 //       s = f32(max|x| / 127)
-//       c = s > 0 ? clamp(round(x / s), ±127) : 0   ;; round = floor(y) + (y − floor(y) ≥ 0.5): Math.round, ties up
+//       c = s > 0 ? clamp(floor(x / s + 0.5), ±127) : 0   ;; Math.round(x / s), ties up (why it is exact: below)
 //       e2 = Σ (x − s·c)², h2 = Σ (s·c)²   ;; summed like ss
 //       out = [ss, s, e2, h2] (float64)
-// Every operation is IEEE float64 (or an exact conversion) in the order the JS reference (quantizeRowJs in
+// Every operation is IEEE float64 (or an exact conversion) in the order the JS reference (Int8Index.setRow in
 // int8Scan.ts) uses, so the numbers are the same bit for bit whichever path made them.
+// The rounding: floor(y + 0.5) with y = fl(x / s) is Math.round(y) although y + 0.5 is rounded too.
+// Only half-integers matter (where y + 0.5 is an integer). x and s are float32 and s is normal (a unit
+// row's largest magnitude is ≥ 1/√dim), so the exact quotient is a half-integer (then y is exact, and
+// y + 0.5) or at least 2⁻²⁶ away from every one, while |y| < 128 keeps y, and y + 0.5, within 2⁻⁴⁵ of
+// the exact numbers: no rounding crosses a boundary. Three instructions a pair instead of six; the JS
+// reference keeps Math.round, and quantize.test.ts holds rows of exact ties.
+// The largest magnitude and the clamp use pmax/pmin (one instruction; f32x4.max and friends spend ~8 on NaN
+// and ±0): they differ only for NaN, which only a non-finite row holds (rejected by its sum of squares) or a
+// zero scale makes (masked to 0), and on −0 against +0, which |x| and floor(y + 0.5) never are (2.7× faster).
 const f32store = (off: number) => [0x38, 2, ...uleb(off)]
 const f64const = (x: number) => [0x44, ...new Uint8Array(new Float64Array([x]).buffer)]
 const i64const = (n: number) => [0x42, ...sleb(n)]
@@ -339,54 +348,50 @@ const splatI64 = simd(0x12)
 const splatF32 = simd(0x13)
 const laneF32 = (l: number) => simd(0x1f, l)
 const absF32x4 = simd(0xe0)
-const maxF32x4 = simd(0xe9)
+// pmax(a, b) = a < b ? b : a, pmin(a, b) = b < a ? b : a: one instruction each (min/max handle NaN and ±0 in ~8)
+const pmaxF32x4 = simd(0xeb)
 const subF64x2 = simd(0xf1)
 const divF64x2 = simd(0xf3)
-const minF64x2 = simd(0xf4)
-const maxF64x2 = simd(0xf5)
+const pminF64x2 = simd(0xf6)
+const pmaxF64x2 = simd(0xf7)
 const floorF64x2 = simd(0x75)
-const geF64x2 = simd(0x4c)
 const andV = simd(0x4e)
 const demoteZero = simd(0x5e)
-const truncSatZero = simd(0xfc)
-const narrow16 = simd(0x85)
-const narrow8 = simd(0x65)
 const store64lane = (off: number) => simd(0x5b, 0, ...uleb(off), 0)
 const store32lane = (off: number) => simd(0x5a, 0, ...uleb(off), 0)
-// lanes 0–1 (bytes 0–7) of the first operand, then lanes 0–1 of the second
-const pack2x2 = simd(0x0d, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23)
+// the low byte of each float64 lane of two operands (bytes 0, 8 of the first, 16, 24 of the second)
+const lowBytes4 = simd(0x0d, 0, 8, 16, 24, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 
 // params 0..4: data n dim codes out
 // i32 locals 5..11: r p cp i dim4 row cstart · v128 12..22: A B M V X R XH EA EB HA HB · v128 23..25: INV2 S2 MASK
-// f64 26..31: s0 inv s y f e0 · f64 32: h0 · f32 33: mx · f64 34: x (tail) · f64 35: ss
+// f64 26..31: s0 inv s y f e0 · f64 32: h0 · f32 33: mx · f64 34: x (tail) · f64 35: ss · v128 36..38: the splats 0.5, 127, −127
 const [, , , CODES, , QR, QPP, QCP, QI, QD4, ROW, CST] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]
 const [QA, QB, QM, QV, QX, QR2, QXH, QEA, QEB, QHA, QHB, INV2, S2, MASK] = [12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25]
 const [QS0, QINV, QS, QY, QF, QE0, QH0, QMX, QXX, QSS] = [26, 27, 28, 29, 30, 31, 32, 33, 34, 35]
+const [HALF2, P127, N127, MAGIC] = [36, 37, 38, 39]
 const forI = (limit: number, body: number[]) => [...block, ...loop, ...get(QI), ...get(limit), ...geU32, ...brIf(1), ...body, ...br(0), ...end, ...end]
 const sq = (acc: number, v: number) => [...get(acc), ...get(v), ...get(v), ...mulF64x2, ...addF64x2, ...set(acc)]
-// R = mask & clamp(floor(Y) + (Y − floor(Y) ≥ 0.5 ? 1 : 0), ±127), Y = X / s
+// R = mask & clamp(floor(X / s + 0.5), ±127): Math.round(X / s) (ties up), see the note above BODYQ
 const roundQ = [
-  ...get(QX), ...get(S2), ...divF64x2, ...set(QV),
-  ...get(QV), ...floorF64x2, ...set(QR2),
-  ...get(QR2),
-  ...get(QV), ...get(QR2), ...subF64x2, ...f64const(0.5), ...splatF64, ...geF64x2, ...f64const(1), ...splatF64, ...andV,
-  ...addF64x2,
-  ...f64const(127), ...splatF64, ...minF64x2, ...f64const(-127), ...splatF64, ...maxF64x2,
+  ...get(QX), ...get(S2), ...divF64x2, ...get(HALF2), ...addF64x2, ...floorF64x2,
+  ...get(P127), ...pminF64x2, ...get(N127), ...pmaxF64x2,
   ...get(MASK), ...andV, ...set(QR2),
 ] // prettier-ignore
-// one pair of elements at p + off: their codes (i32x4 lanes 0–1) left on the stack, errors into E, approximations into H
+// one pair of elements at p + off: errors into E, approximations into H, and their codes left on the stack as
+// c + 1.5·2⁵² (float64x2): an integer |c| ≤ 127 added to it is exact and leaves c's two's complement in the low
+// mantissa bits, so the low byte of each lane is the int8 code (no float → int conversion, no narrowing)
 const pairQ = (off: number, e: number, h: number) => [
   ...get(QPP), ...load64zero(off), ...promoteLow, ...set(QX),
   ...roundQ,
   ...get(QR2), ...get(S2), ...mulF64x2, ...set(QXH),
   ...get(QX), ...get(QXH), ...subF64x2, ...set(QV), ...sq(e, QV),
   ...sq(h, QXH),
-  ...get(QR2), ...truncSatZero,
+  ...get(QR2), ...get(MAGIC), ...addF64x2,
 ] // prettier-ignore
 const unitPair = (off: number) => [
   ...get(QPP), ...get(QPP), ...load64zero(off), ...promoteLow, ...get(INV2), ...mulF64x2, ...demoteZero, ...set(QV),
   ...get(QV), ...store64lane(off),
-  ...get(QM), ...get(QV), ...absF32x4, ...maxF32x4, ...set(QM),
+  ...get(QM), ...get(QV), ...absF32x4, ...pmaxF32x4, ...set(QM),
 ] // prettier-ignore
 const lanesSum = (s0: number, a: number, b: number) => [
   ...get(s0),
@@ -403,6 +408,10 @@ const lanesSum = (s0: number, a: number, b: number) => [
 const zero2 = (local: number) => [...f64zero, ...splatF64, ...set(local)]
 
 const BODYQ = [
+  ...f64const(0.5), ...splatF64, ...set(HALF2),
+  ...f64const(127), ...splatF64, ...set(P127),
+  ...f64const(-127), ...splatF64, ...set(N127),
+  ...f64const(2 ** 52 + 2 ** 51), ...splatF64, ...set(MAGIC),
   ...get(DIM), ...i32(-4), ...and32, ...set(QD4),
   ...get(DATA), ...set(ROW),
   ...get(CODES), ...set(CST),
@@ -445,8 +454,7 @@ const BODYQ = [
   ...get(ROW), ...set(QPP), ...get(CST), ...set(QCP), ...i32(0), ...set(QI),
   ...forI(QD4, [
     ...get(QCP),
-    ...pairQ(0, QEA, QHA), ...pairQ(8, QEB, QHB), ...pack2x2,
-    ...set(QV), ...get(QV), ...get(QV), ...narrow16, ...set(QV), ...get(QV), ...get(QV), ...narrow8,
+    ...pairQ(0, QEA, QHA), ...pairQ(8, QEB, QHB), ...lowBytes4,
     ...store32lane(0),
     ...step(QPP, 16), ...step(QCP, 4), ...step(QI, 4),
   ]),
@@ -483,6 +491,7 @@ const FUNCQ = [
     [...uleb(1), F64],
     [...uleb(1), 0x7d],
     [...uleb(2), F64],
+    [...uleb(4), V128],
   ]),
   ...BODYQ,
 ]

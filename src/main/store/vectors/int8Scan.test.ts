@@ -12,6 +12,7 @@ import { normalizeQuery } from '../../recall/dense'
 import { dotRow } from './vectorIndex'
 import { dotKernelAvailable } from './dotKernel'
 import { Int8Index } from './int8Scan'
+import { ScanPool } from './scanPool'
 
 function rng(seed: number): () => number {
   let s = seed >>> 0 || 1
@@ -93,6 +94,66 @@ describe.skipIf(!dotKernelAvailable())('int8 scan + exact rescoring', () => {
       expect(rescored).toBeLessThan(n / 4)
     })
   }
+
+  it('one scan per query: a larger k, a count, reuse it; new values in the same array, a changed row or another n scan again — every answer the brute force’s', () => {
+    const n = 4000
+    const dim = 96
+    const m = rows(n, dim, 11)
+    const idx = new Int8Index(n, dim)
+    for (let r = 0; r < n; r++) idx.setRow(r, m, r * dim)
+    const keys = Float64Array.from({ length: n }, (_, r) => r)
+    const exact = (q: Float64Array) => (rs: Int32Array) => Array.from(rs, (row) => dotRow(m, row, dim, q))
+    const r = rng(12)
+    const q = normalizeQuery(Array.from({ length: dim }, () => gauss(r)))!
+    const s0 = idx.scans
+    for (const k of [10, 40, 160]) expect(idx.search(q, k, keys, exact(q)).rows).toEqual(bruteTop(m, n, dim, q, keys, k))
+    const ref = bruteTop(m, n, dim, q, keys, 160)
+    const threshold = dotRow(m, ref[99], dim, q)
+    expect(idx.countAbove(q, threshold, ref[99], exact(q))).toBe(99) // the rows ahead of rank 100
+    expect(idx.scans - s0).toBe(1)
+
+    // The same array with other values: a new query, scanned again.
+    q.set(normalizeQuery(Array.from({ length: dim }, () => gauss(r)))!)
+    expect(idx.search(q, 30, keys, exact(q)).rows).toEqual(bruteTop(m, n, dim, q, keys, 30))
+    expect(idx.scans - s0).toBe(2)
+
+    // A row rewritten to the query itself: the next search must see it first.
+    const best = 1234
+    m.set(Float32Array.from(q), best * dim)
+    idx.setRow(best, m, best * dim)
+    const after = idx.search(q, 30, keys, exact(q))
+    expect(after.rows[0]).toBe(best)
+    expect(after.rows).toEqual(bruteTop(m, n, dim, q, keys, 30))
+    expect(idx.scans - s0).toBe(3)
+
+    // Fewer rows searched: only those compete.
+    idx.n = 2000
+    expect(idx.search(q, 30, keys, exact(q)).rows).toEqual(bruteTop(m, 2000, dim, q, keys, 30))
+    expect(idx.scans - s0).toBe(4)
+  })
+
+  it('with the scan pool running: the bound pass over this thread’s rows during the scan, the helpers’ after, gives the brute force’s top-k', async () => {
+    const pool = ScanPool.get()
+    if (!pool) return // one core: no pool, the plain path above
+    await pool.started()
+    const n = 40_000
+    const dim = 64
+    const m = rows(n, dim, 21)
+    const idx = new Int8Index(n, dim)
+    for (let r = 0; r < n; r++) idx.setRow(r, m, r * dim)
+    const keys = Float64Array.from({ length: n }, (_, r) => (r * 31) % 9973)
+    const r = rng(22)
+    const before = { ...pool.stats }
+    for (let t = 0; t < 6; t++) {
+      const q = normalizeQuery(Array.from({ length: dim }, () => gauss(r)))!
+      const k = [1, 30, 100][t % 3]
+      const got = idx.search(q, k, keys, (rs) => Array.from(rs, (row) => dotRow(m, row, dim, q)))
+      expect(got.rows).toEqual(bruteTop(m, n, dim, q, keys, k))
+    }
+    // split across threads (64 chunks a scan); the helper may be slow to wake on a busy machine, so only the split is checked
+    expect(pool.stats.scans - before.scans).toBe(6)
+    expect(pool.stats.chunks - before.chunks).toBe(6 * 64)
+  })
 
   it('k larger than the store, and an empty k', () => {
     const m = rows(40, 33, 5)

@@ -40,7 +40,10 @@ export interface Int8SearchResult {
   scores: number[]
   /** rows rescored exactly (the ones the int8 bound could not rule out) */
   rescored: number
-  /** ms spent: the int8 scan (all cores), the bound passes (this thread), the exact rescoring (the caller's reads included) */
+  /**
+   * ms spent: the int8 scan (all cores; with the bound pass over this thread's share of the rows, run as
+   * it scans them), the rest of the bound passes (this thread), the exact rescoring (the caller's reads included)
+   */
   timings: { scanMs: number; boundMs: number; rescoreMs: number }
 }
 
@@ -66,6 +69,14 @@ export class Int8Index {
   private outOff = 0
   /** int16 query codes: at most this, so an int32 row sum cannot overflow (127 · qMax · stride < 2³¹) */
   private readonly qMax: number
+  /**
+   * The query whose int32 sums the scratch holds (a copy), for rows [0, n), with its numbers: a
+   * search or count for the same query reuses them instead of scanning 768 MB again (the dense arm
+   * widening its k, a why-not after a recall). Dropped by anything that writes codes or moves the scratch.
+   */
+  private lastScan: { q: Float64Array; n: number; t: number; qn: number; eq: number } | null = null
+  /** int8 scans run so far (a search or count that reused the last one does not add; tests and benches read it) */
+  scans = 0
 
   /**
    * Room for `capacity` rows of `dim` (all of them searched until `n` says otherwise); throws a
@@ -108,6 +119,7 @@ export class Int8Index {
     this.errs = more(this.errs, (n) => new Float64Array(n))
     this.hatNorms = more(this.hatNorms, (n) => new Float64Array(n))
     this.capacity = capacity
+    this.lastScan = null
     // The scratch after the matrix: the query codes, then one int32 sum per row.
     this.qOff = capacity * this.stride
     this.outOff = this.qOff + this.stride * 2
@@ -131,6 +143,7 @@ export class Int8Index {
       if (a > max) max = a
     }
     const s = Math.fround(max / 127)
+    this.lastScan = null
     const codes = new Int8Array(this.memory.buffer, r * this.stride, this.stride)
     const e = [0, 0, 0, 0]
     const h = [0, 0, 0, 0]
@@ -165,6 +178,7 @@ export class Int8Index {
     this.quant ??= dotKernel(this.memory, this.shared, 'quantI8')
     const quant = this.quant
     if (!quant) return null
+    this.lastScan = null
     const at = Math.ceil((this.outOff + this.capacity * 4) / 16) * 16
     const outAt = at + m * dim * 4
     const need = Math.ceil((outAt + m * 32) / PAGE)
@@ -202,6 +216,7 @@ export class Int8Index {
   /** Move row `from`'s codes and numbers to row `to` (a block closing the gap a rejected row left). */
   moveRow(from: number, to: number): void {
     const st = this.stride
+    this.lastScan = null
     new Int8Array(this.memory.buffer).copyWithin(to * st, from * st, (from + 1) * st)
     this.scales[to] = this.scales[from]
     this.errs[to] = this.errs[from]
@@ -212,8 +227,11 @@ export class Int8Index {
    * The query's int16 codes and the integer scan of rows [0, n) on every core: each row's
    * approximate score is t · scales[r] · D[r] within ± (qn · errs[r] + eq · hatNorms[r] + SLACK).
    */
-  private scanQuery(q: Float64Array): { t: number; qn: number; eq: number; D: Int32Array } {
+  private scanQuery(q: Float64Array, onMine?: (s: ScanNumbers, from: number, count: number) => void): ScanNumbers {
     const { n, dim, stride } = this
+    const last = this.lastScan
+    if (last && last.n === n && sameValues(last.q, q, dim))
+      return { t: last.t, qn: last.qn, eq: last.eq, D: new Int32Array(this.memory.buffer, this.outOff, n) }
     let qmax = 0
     let qn2 = 0
     for (let i = 0; i < dim; i++) {
@@ -229,10 +247,14 @@ export class Int8Index {
       qc[i] = d
       eq2 += (q[i] - t * d) ** 2
     }
+    this.scans++
+    const numbers = { t, qn: Math.sqrt(qn2), eq: Math.sqrt(eq2), D: new Int32Array(this.memory.buffer, this.outOff, n) }
     const pool = this.shared && n > 0 ? ScanPool.get() : null
     const scan = { name: 'dotI8All', data: 0, n, dim: stride, q: this.qOff, out: this.outOff, rowBytes: stride, outBytes: 4 } as const
-    if (n > 0 && !pool?.scan(this.memory, this.kernel, scan)) this.kernel(0, n, stride, this.qOff, this.outOff)
-    return { t, qn: Math.sqrt(qn2), eq: Math.sqrt(eq2), D: new Int32Array(this.memory.buffer, this.outOff, n) }
+    const mine = onMine && ((from: number, count: number) => onMine(numbers, from, count))
+    if (n > 0 && !pool?.scan(this.memory, this.kernel, scan, mine)) this.kernel(0, n, stride, this.qOff, this.outOff)
+    this.lastScan = { q: Float64Array.from(q.subarray(0, dim)), n, t, qn: numbers.qn, eq: numbers.eq }
+    return numbers
   }
 
   /**
@@ -246,19 +268,145 @@ export class Int8Index {
     k = Math.min(k, total)
     if (k <= 0) return { rows: [], scores: [], rescored: 0, timings: { scanMs: 0, boundMs: 0, rescoreMs: 0 } }
     const t0 = performance.now()
-    const { t, qn, eq, D } = this.scanQuery(q)
+    // The bound pass (BoundPass) runs over the rows this thread scanned as soon as it has scanned them,
+    // while the helpers still scan theirs (the pass's answer does not depend on the order it sees rows in).
+    const pass = new BoundPass(k, this.scales, this.errs, this.hatNorms)
+    const seen: number[] = [] // [from, count] of the ranges passed over during the scan
+    const { t, qn, eq, D } = this.scanQuery(
+      q,
+      subset
+        ? undefined
+        : (s, from, count) => {
+            pass.visit(s, from, from + count)
+            seen.push(from, count)
+          },
+    )
     const t1 = performance.now()
-
-    // One pass: a min-heap of the k largest lower ends (its root rises towards L, the k-th largest), and
-    // every row whose upper end reaches the root as it stands (never above L: a superset of the rows that
-    // reach L, filtered once L is known).
+    const numbers = { t, qn, eq, D }
+    if (subset) pass.visit(numbers, 0, total, subset)
+    else {
+      // The rows the helpers scanned (or all of them: no pool, or the last scan reused).
+      const ranges = Array.from({ length: seen.length / 2 }, (_, i) => [seen[2 * i], seen[2 * i + 1]]).sort((a, b) => a[0] - b[0])
+      let at = 0
+      for (const [from, count] of ranges) {
+        if (from > at) pass.visit(numbers, at, from)
+        at = from + count
+      }
+      if (at < total) pass.visit(numbers, at, total)
+    }
+    const L = pass.root
     const { scales, errs, hatNorms } = this
-    const heap = new Float64Array(k)
-    let size = 0
-    let root = -Infinity
-    let m = 0
-    let cand = new Int32Array(Math.max(1024, 16 * k))
+    const cand = pass.cand
+    let m = pass.m
+    // Keep the rows whose upper end reaches L (the same arithmetic as above, so the same numbers).
+    let kept = 0
+    for (let i = 0; i < m; i++) {
+      const r = cand[i]
+      if (t * scales[r] * D[r] + (qn * errs[r] + eq * hatNorms[r] + SLACK) >= L) cand[kept++] = r
+    }
+    m = kept
+    const rows = cand.subarray(0, m)
+    rows.sort() // ascending (the pass met the ranges in the order the threads finished them)
+    const t2 = performance.now()
+    const sc = exact(rows)
+    const order = Array.from({ length: m }, (_, i) => i)
+    order.sort((a, b) => sc[b] - sc[a] || keys[rows[a]] - keys[rows[b]] || rows[a] - rows[b])
+    const top = order.slice(0, k)
+    const timings = { scanMs: t1 - t0, boundMs: t2 - t1, rescoreMs: performance.now() - t2 }
+    return { rows: top.map((i) => rows[i]), scores: top.map((i) => sc[i]), rescored: m, timings }
+  }
+
+  /**
+   * How many rows (of [0, n), or of `subset`) score above `threshold` for unit query `q`,
+   * a row scoring exactly `threshold` counting when it is below `tieRow`. Exact: rows whose
+   * bounds straddle the threshold are rescored through `exact` (rows ascending).
+   */
+  countAbove(q: Float64Array, threshold: number, tieRow: number, exact: (rows: Int32Array) => ArrayLike<number>, subset?: Int32Array): number {
+    const total = subset ? subset.length : this.n
+    if (total === 0) return 0
+    const { t, qn, eq, D } = this.scanQuery(q)
+    const { scales, errs, hatNorms } = this
+    let above = 0
+    const unsure: number[] = []
     for (let i = 0; i < total; i++) {
+      const r = subset ? subset[i] : i
+      const a = t * scales[r] * D[r]
+      const b = qn * errs[r] + eq * hatNorms[r] + SLACK
+      if (a - b > threshold) above++
+      else if (a + b >= threshold) unsure.push(r)
+    }
+    const rows = Int32Array.from(unsure).sort()
+    const sc = exact(rows)
+    for (let i = 0; i < rows.length; i++) if (sc[i] > threshold || (sc[i] === threshold && rows[i] < tieRow)) above++
+    return above
+  }
+
+  /** The int8 matrix's bytes (n × stride; a view, do not keep across growth): read, or filled by a snapshot restore. */
+  codeBytes(): Uint8Array {
+    this.lastScan = null // the caller may fill it
+    return new Uint8Array(this.memory.buffer, 0, this.n * this.stride)
+  }
+
+  /** Row `r`'s score bounds for query `q` as `search` uses them (tests check that they hold). */
+  boundsOf(q: Float64Array, r: number): { lo: number; hi: number } {
+    const sums = new Int32Array(1)
+    // Recompute this one row the way search does (no kernel: a plain loop over the codes).
+    let qmax = 0
+    let qn2 = 0
+    for (let i = 0; i < this.dim; i++) {
+      qmax = Math.max(qmax, Math.abs(q[i]))
+      qn2 += q[i] * q[i]
+    }
+    const t = qmax / this.qMax
+    const codes = new Int8Array(this.memory.buffer, r * this.stride, this.dim)
+    let eq2 = 0
+    for (let i = 0; i < this.dim; i++) {
+      const d = t > 0 ? Math.round(q[i] / t) : 0
+      sums[0] += d * codes[i]
+      eq2 += (q[i] - t * d) ** 2
+    }
+    const a = t * this.scales[r] * sums[0]
+    const b = Math.sqrt(qn2) * this.errs[r] + Math.sqrt(eq2) * this.hatNorms[r] + SLACK
+    return { lo: a - b, hi: a + b }
+  }
+}
+
+/** A scan's numbers: each row's approximate score is t · scales[r] · D[r] within ± (qn · errs[r] + eq · hatNorms[r] + SLACK). */
+interface ScanNumbers {
+  t: number
+  qn: number
+  eq: number
+  D: Int32Array
+}
+
+/**
+ * The bound pass of a top-k search, over rows in any order: a min-heap of the k largest lower ends (its
+ * root rises towards L, the k-th largest of all), and every row whose upper end reaches the root as it
+ * stands when the row is met (never above L: a superset of the rows that reach L, filtered once L is
+ * known). L and the filtered set are the same whatever order the rows come in.
+ */
+class BoundPass {
+  readonly heap: Float64Array
+  size = 0
+  root = -Infinity
+  m = 0
+  cand: Int32Array
+
+  constructor(
+    readonly k: number,
+    private readonly scales: Float32Array,
+    private readonly errs: Float64Array,
+    private readonly hatNorms: Float64Array,
+  ) {
+    this.heap = new Float64Array(k)
+    this.cand = new Int32Array(Math.max(1024, 16 * k))
+  }
+
+  /** Rows from … to−1 (or subset[from … to−1]). The state is kept in locals for the loop (a hot million-row pass). */
+  visit({ t, qn, eq, D }: ScanNumbers, from: number, to: number, subset?: Int32Array): void {
+    const { k, heap, scales, errs, hatNorms } = this
+    let { size, root, m, cand } = this
+    for (let i = from; i < to; i++) {
       const r = subset ? subset[i] : i
       const a = t * scales[r] * D[r]
       const b = qn * errs[r] + eq * hatNorms[r] + SLACK
@@ -298,75 +446,16 @@ export class Int8Index {
         cand[m++] = r
       }
     }
-    const L = root
-    // Keep the rows whose upper end reaches L (the same arithmetic as above, so the same numbers).
-    let kept = 0
-    for (let i = 0; i < m; i++) {
-      const r = cand[i]
-      if (t * scales[r] * D[r] + (qn * errs[r] + eq * hatNorms[r] + SLACK) >= L) cand[kept++] = r
-    }
-    m = kept
-    const rows = cand.subarray(0, m)
-    if (subset) rows.sort()
-    const t2 = performance.now()
-    const sc = exact(rows)
-    const order = Array.from({ length: m }, (_, i) => i)
-    order.sort((a, b) => sc[b] - sc[a] || keys[rows[a]] - keys[rows[b]] || rows[a] - rows[b])
-    const top = order.slice(0, k)
-    const timings = { scanMs: t1 - t0, boundMs: t2 - t1, rescoreMs: performance.now() - t2 }
-    return { rows: top.map((i) => rows[i]), scores: top.map((i) => sc[i]), rescored: m, timings }
+    this.size = size
+    this.root = root
+    this.m = m
+    this.cand = cand
   }
+}
 
-  /**
-   * How many rows (of [0, n), or of `subset`) score above `threshold` for unit query `q`,
-   * a row scoring exactly `threshold` counting when it is below `tieRow`. Exact: rows whose
-   * bounds straddle the threshold are rescored through `exact` (rows ascending).
-   */
-  countAbove(q: Float64Array, threshold: number, tieRow: number, exact: (rows: Int32Array) => ArrayLike<number>, subset?: Int32Array): number {
-    const total = subset ? subset.length : this.n
-    if (total === 0) return 0
-    const { t, qn, eq, D } = this.scanQuery(q)
-    const { scales, errs, hatNorms } = this
-    let above = 0
-    const unsure: number[] = []
-    for (let i = 0; i < total; i++) {
-      const r = subset ? subset[i] : i
-      const a = t * scales[r] * D[r]
-      const b = qn * errs[r] + eq * hatNorms[r] + SLACK
-      if (a - b > threshold) above++
-      else if (a + b >= threshold) unsure.push(r)
-    }
-    const rows = Int32Array.from(unsure).sort()
-    const sc = exact(rows)
-    for (let i = 0; i < rows.length; i++) if (sc[i] > threshold || (sc[i] === threshold && rows[i] < tieRow)) above++
-    return above
-  }
-
-  /** The int8 matrix's bytes (n × stride; a view, do not keep across growth): read, or filled by a snapshot restore. */
-  codeBytes(): Uint8Array {
-    return new Uint8Array(this.memory.buffer, 0, this.n * this.stride)
-  }
-
-  /** Row `r`'s score bounds for query `q` as `search` uses them (tests check that they hold). */
-  boundsOf(q: Float64Array, r: number): { lo: number; hi: number } {
-    const sums = new Int32Array(1)
-    // Recompute this one row the way search does (no kernel: a plain loop over the codes).
-    let qmax = 0
-    let qn2 = 0
-    for (let i = 0; i < this.dim; i++) {
-      qmax = Math.max(qmax, Math.abs(q[i]))
-      qn2 += q[i] * q[i]
-    }
-    const t = qmax / this.qMax
-    const codes = new Int8Array(this.memory.buffer, r * this.stride, this.dim)
-    let eq2 = 0
-    for (let i = 0; i < this.dim; i++) {
-      const d = t > 0 ? Math.round(q[i] / t) : 0
-      sums[0] += d * codes[i]
-      eq2 += (q[i] - t * d) ** 2
-    }
-    const a = t * this.scales[r] * sums[0]
-    const b = Math.sqrt(qn2) * this.errs[r] + Math.sqrt(eq2) * this.hatNorms[r] + SLACK
-    return { lo: a - b, hi: a + b }
-  }
+/** Whether the first `dim` values of `a` and `b` are the same numbers (a NaN never is). */
+function sameValues(a: Float64Array, b: Float64Array, dim: number): boolean {
+  if (b.length < dim) return false
+  for (let i = 0; i < dim; i++) if (a[i] !== b[i]) return false
+  return true
 }

@@ -4,7 +4,8 @@
  * bit for bit: norms, unit rows, int8 codes, scales and both error bounds. Raw rows of every kind a
  * store holds: Gaussian directions at magnitudes from 1e-30 to 1e30, widths that are not a multiple of
  * 4 or 32, zero rows, subnormal-only rows (a scale that rounds to 0), constant rows (codes at ±127),
- * and non-finite rows, which both paths reject and leave out.
+ * rows whose codes fall exactly on ties (x / s = k + ½, which Math.round takes up: the kernel's
+ * floor(x / s + ½) must too), and non-finite rows, which both paths reject and leave out.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { dotKernelAvailable } from './dotKernel'
@@ -19,6 +20,12 @@ function rng(seed: number): () => number {
   }
 }
 
+/**
+ * Integers whose squares sum to 4⁹ (so the norm, 512, and the unit row are exact) and whose largest is
+ * 254 (so the scale is exactly 2 / 512): every odd one quantises from an exact tie, ±126.5 … ±0.5.
+ */
+const TIES = [254, 253, -253, 253, 73, -15, 5, -3, 3, 1, -1, 1, -1]
+
 /** n raw rows of `dim` (not unit length), the hard cases mixed in; every 97th row is not finite. */
 function rawRows(n: number, dim: number, seed: number): Float32Array {
   const r = rng(seed)
@@ -31,6 +38,13 @@ function rawRows(n: number, dim: number, seed: number): Float32Array {
     if (i % 29 === 4) m.fill(1.4e-45, o, o + dim) // the smallest subnormal: its scale rounds to 0
     if (i % 31 === 5) m.fill(-0.25, o, o + dim) // a constant row: every code at −127
     if (i % 37 === 6) m[o + dim - 1] = 3 * m[o] // the largest value in the remainder past the last four
+    if (i % 41 === 8 && dim >= TIES.length) {
+      // exact ties, the last one in the remainder past the last four; a power of two keeps them exact
+      m.fill(0, o, o + dim)
+      const p2 = 2 ** ((i % 7) * 9 - 27)
+      for (let j = 0; j < TIES.length - 1; j++) m[o + j] = TIES[j] * p2
+      m[o + dim - 1] = TIES[TIES.length - 1] * p2
+    }
     if (i % 97 === 7) m[o + (i % dim)] = i % 2 ? Number.NaN : Number.POSITIVE_INFINITY
   }
   return m

@@ -94,6 +94,11 @@ export class RowFile {
     return this.sourceRows > 0
   }
 
+  /** Whether row `r` is read through the source (its numbers are not stored here). */
+  inSourceAt(r: number): boolean {
+    return this.sourceRows > 0 && this.inSource[r] === 1
+  }
+
   /** Whether rows [0, count) are all read through the source (a snapshot then needs none of their numbers). */
   allInSource(count: number): boolean {
     return count > 0 && this.sourceRows >= count && !this.inSource.subarray(0, count).includes(0)
@@ -161,7 +166,7 @@ export class RowFile {
 
   /** Row `r` into `out` (dim values). */
   read(r: number, out: Float32Array): Float32Array {
-    if (this.sourceRows > 0 && this.inSource[r]) {
+    if (this.inSourceAt(r)) {
       this.fromSource!(r, out)
       return out
     }

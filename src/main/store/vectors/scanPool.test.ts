@@ -11,7 +11,8 @@ import { dotAll, normalizeQuery } from '../../recall/dense'
 import { dotRow } from './vectorIndex'
 import { kernelModule } from './dotKernel'
 import { ScanPool } from './scanPool'
-import { topKRows, VectorIndex } from './vectorIndex'
+import { VectorIndex } from './vectorIndex'
+import { topKRows } from './topKRows'
 
 function rng(seed: number): () => number {
   let s = seed >>> 0 || 1

@@ -142,8 +142,8 @@ export class ScanPool {
    * codes; 0 for a query every row reads). False when no helper is ready (the caller runs
    * the kernel itself).
    */
-  scan(memory: WasmMemory, kernel: DotAll, s: ScanRequest): boolean {
-    return this.start(memory, kernel, s)?.() ?? false
+  scan(memory: WasmMemory, kernel: DotAll, s: ScanRequest, onMine?: (from: number, count: number) => void): boolean {
+    return this.start(memory, kernel, s, onMine)?.() ?? false
   }
 
   /**
@@ -151,9 +151,11 @@ export class ScanPool {
    * the chunks no helper has taken) and wait for the rest; it returns false when a helper died (the
    * caller runs the kernel itself over every row). Meanwhile this thread is free for other work (a
    * load reads its next block from SQL while the helpers quantise this one). null: no helper is ready.
-   * One request at a time: finish it before the next start or scan.
+   * One request at a time: finish it before the next start or scan. `onMine(from, count)`: called on
+   * this thread right after it scanned rows [from, from + count) (their results are in place), so it can
+   * work on them while the helpers still scan (the int8 search's bound pass); not for the helpers' rows.
    */
-  start(memory: WasmMemory, kernel: DotAll, s: ScanRequest): (() => boolean) | null {
+  start(memory: WasmMemory, kernel: DotAll, s: ScanRequest, onMine?: (from: number, count: number) => void): (() => boolean) | null {
     const { data, n, dim, q, out, rowBytes, outBytes } = s
     const qBytes = s.qBytes ?? 0
     const helpers = this.helpers.ready()
@@ -191,7 +193,9 @@ export class ScanPool {
       // This thread claims chunks like any helper.
       const mine = claimChunks(job, CLAIM, DONE, chunks, (c) => {
         const from = c * rows
-        kernel(data + from * rowBytes, Math.min(rows, n - from), dim, q + from * qBytes, out + from * outBytes)
+        const count = Math.min(rows, n - from)
+        kernel(data + from * rowBytes, count, dim, q + from * qBytes, out + from * outBytes)
+        onMine?.(from, count)
       })
       // Chunks a helper claimed and is still scanning.
       for (let done = Atomics.load(job, DONE); done < chunks; done = Atomics.load(job, DONE)) {

@@ -19,7 +19,8 @@ import { encodeVector } from '../decode'
 import { openSource } from '../registry'
 import { dotKernelAvailable } from './dotKernel'
 import { snapshotPath } from './snapshot'
-import { HELD_AGENT, HELD_WORKSPACE, topKRows, VectorIndex } from './vectorIndex'
+import { HELD_AGENT, HELD_WORKSPACE, VectorIndex } from './vectorIndex'
+import { topKRows } from './topKRows'
 import { CanonicalWriter } from '../sqlite/canonicalWriter'
 
 const DIM = 8

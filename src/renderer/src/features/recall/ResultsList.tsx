@@ -7,11 +7,11 @@
  */
 import { withSubject } from '../../../../shared/subject'
 import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore, type KeyboardEvent } from 'react'
-import { useVirtualizer } from '@tanstack/react-virtual'
 import type { Features, GateName, RecallConfig, TraceDropped, TraceResult, UnitInfo } from '../../../../shared/types'
 import type { RankChange } from './useRecall'
 import { FEATURES } from './weights'
 import { RowSlots } from './rowSlots'
+import { listHeight, rowStart, rowsInView, scrollToShow, slotStart, useScrollBox, type FixedRows } from './fixedRows'
 import { useQuietTimer } from '../../lib/quietTimer'
 
 export const FEATURE_COLORS: Record<keyof Features, string> = {
@@ -150,13 +150,19 @@ const StackedBar = memo(function StackedBar({ c, scale }: { c: Features; scale: 
 const DARK = '(prefers-color-scheme: dark)'
 /** 'dark' or 'light': the feature colours differ (styles.css), so the bars are drawn again when it changes. */
 function colorScheme(): string {
-  return typeof matchMedia === 'function' && matchMedia(DARK).matches ? 'dark' : 'light'
+  return darkQuery()?.matches ? 'dark' : 'light'
 }
 function subscribeScheme(onChange: () => void): () => void {
-  if (typeof matchMedia !== 'function') return () => undefined
-  const m = matchMedia(DARK)
+  const m = darkQuery()
+  if (!m) return () => undefined
   m.addEventListener('change', onChange)
   return () => m.removeEventListener('change', onChange)
+}
+/** One query for every bar: each bar reads the scheme on every render (a new matchMedia per read cost ~15 µs). */
+let dark: MediaQueryList | null | undefined
+function darkQuery(): MediaQueryList | null {
+  if (dark === undefined) dark = typeof matchMedia === 'function' ? matchMedia(DARK) : null
+  return dark
 }
 
 /** The feature colours of a scheme, read from the stylesheet once per scheme (reading styles on every draw would force a style pass). */
@@ -334,19 +340,17 @@ export function ResultsList({ rows, units, config, changes, selectedId, onSelect
   const listRef = useRef<HTMLOListElement>(null)
   const outIds = [...changes].filter(([, c]) => c.after === null).map(([id]) => id)
   const virtual = rows.length > VIRTUAL_ABOVE
-  // A long list scrolls in its own box under the summary: the virtualiser then needs no offset of the list
-  // inside the page (which it would have to measure, forcing a layout, whenever a notice above changed).
+  // A long list scrolls in its own box under the summary: the window needs no offset of the list inside the
+  // page (which would have to be measured, forcing a layout, whenever a notice above changed).
   const scrollRef = useRef<HTMLDivElement>(null)
-  // eslint-disable-next-line react-hooks/incompatible-library -- not compiled; nothing memoises the virtualizer's results
-  const virtualizer = useVirtualizer({
-    count: rows.length,
-    enabled: virtual,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: (i) => ROW_PX + CUT_PX * (linesAt.get(i)?.length ?? 0),
-    getItemKey: (i) => rows[i].id,
-    overscan: OVERSCAN,
-  })
-  const shown = virtual ? virtualizer.getVirtualItems().map((v) => ({ i: v.index, start: v.start })) : rows.map((_, i) => ({ i, start: 0 }))
+  const box = useScrollBox(scrollRef, virtual)
+  // Positions are arithmetic over the fixed heights (fixedRows.ts): a step costs the rows in view, not every candidate.
+  const geometry = useMemo<FixedRows>(() => ({ count: rows.length, rowPx: ROW_PX, cutPx: CUT_PX, cutsAt: lines.map((l) => l.before) }), [rows.length, lines])
+  const shown: { i: number; start: number }[] = []
+  if (virtual) {
+    const { first, last } = rowsInView(geometry, box.top, box.height, OVERSCAN)
+    for (let i = first; i <= last; i++) shown.push({ i, start: slotStart(geometry, i) })
+  } else rows.forEach((_, i) => shown.push({ i, start: 0 }))
   // Which element shows which memory (rowSlots.ts): a memory that stays in view keeps its element across a step.
   const [slots] = useState(() => new RowSlots())
   const [sortRequest, setSortRequest] = useState(0)
@@ -373,9 +377,10 @@ export function ResultsList({ rows, units, config, changes, selectedId, onSelect
       const next = rows[ni]
       if (next) {
         onSelect(next.id)
-        if (virtual) {
+        const el = scrollRef.current
+        if (virtual && el) {
           // The row may not be in the DOM yet: bring it into view, then focus it once drawn.
-          virtualizer.scrollToIndex(ni, { align: 'auto' })
+          el.scrollTop = scrollToShow(geometry, ni, el.scrollTop, el.clientHeight)
           requestAnimationFrame(() => focusRow(next.id))
         } else focusRow(next.id)
       }
@@ -391,9 +396,9 @@ export function ResultsList({ rows, units, config, changes, selectedId, onSelect
       ref={listRef}
       aria-label="Recall results"
       onKeyDown={onKey}
-      style={virtual ? { height: virtualizer.getTotalSize() } : undefined}
+      style={virtual ? { height: listHeight(geometry) } : undefined}
     >
-      {items.map(({ key, i, start }) => {
+      {items.map(({ key, i }) => {
         const r = rows[i]
         const lines = linesAt.get(i)
         return (
@@ -405,7 +410,7 @@ export function ResultsList({ rows, units, config, changes, selectedId, onSelect
             lines={virtual ? undefined : lines}
             index={i}
             setsize={rows.length}
-            start={virtual ? start + CUT_PX * (lines?.length ?? 0) : undefined}
+            start={virtual ? rowStart(geometry, i) : undefined}
             scale={scale}
             selected={selectedId === r.id}
             focusable={selectedId === r.id || (selectedId === null && i === 0)}
