@@ -10,6 +10,7 @@ import { tmpDir } from '../../../../test/helpers/tmp'
 import { buildDb, openDb } from '../../../../test/helpers/testDb'
 import { ftsTokens, toFtsQuery } from './fts'
 import { bm25Counts, bm25IndexFor, bm25Settings, rankBm25 } from './bm25'
+import { hasBounds } from './bm25Bounds'
 import type { SqliteSource } from './source'
 
 const WORDS = [
@@ -292,6 +293,49 @@ describe('JS bm25 index on a growing store (rows appended)', () => {
       expectSameAsFullBuild(idx)
     } finally {
       bm25Settings.append = true
+    }
+  })
+})
+
+describe('JS bm25 build: the longest lists come ready', () => {
+  it('makes the top-k bounds of every list of at least warmMinPostings postings, longest first within warmMaxPostings', () => {
+    const t = tmpDir()
+    const r = rng(5)
+    // a few words in most rows (the long lists), the rest rarer
+    const text = () => Array.from({ length: 1 + Math.floor(r() * 12) }, () => WORDS[Math.floor(r() * r() * WORDS.length)]).join(' ')
+    const dbPath = buildDb(t.dir, { name: 'warm.db', memories: Array.from({ length: 300 }, (_, i) => ({ id: `w${i}`, content: text(), summary: null })) })
+    // rows per term, from SQLite's own fts5vocab (not from the index under test)
+    const raw = new Database(dbPath)
+    raw.exec(`CREATE VIRTUAL TABLE temp.v USING fts5vocab(main, memories_fts, row)`)
+    const docs = raw.prepare(`SELECT term, doc FROM temp.v`).all() as { term: string; doc: number }[]
+    raw.close()
+    const saved = { min: bm25Settings.warmMinPostings, max: bm25Settings.warmMaxPostings }
+    const longest = Math.max(...docs.map((d) => d.doc))
+    const min = 60
+    const long = docs.filter((d) => d.doc >= min)
+    expect(long.length).toBeGreaterThan(2)
+    expect(long.length).toBeLessThan(docs.length)
+    try {
+      for (const max of [1e9, longest]) {
+        bm25Settings.warmMinPostings = min
+        bm25Settings.warmMaxPostings = max
+        const store = openDb(dbPath)
+        try {
+          const ctx = store as unknown as Parameters<typeof bm25IndexFor>[0]
+          const before = bm25Counts.warmed
+          const idx = bm25IndexFor(ctx, ctx.ftsTable())!
+          const warmed = docs.filter((d) => hasBounds(idx.postings.get(d.term)!))
+          if (max === 1e9) expect(warmed.map((d) => d.term).sort()).toEqual(long.map((d) => d.term).sort())
+          else expect(warmed.map((d) => d.doc)).toEqual([longest]) // the budget holds the longest list only
+          expect(bm25Counts.warmed - before).toBe(warmed.length)
+        } finally {
+          store.close()
+        }
+      }
+    } finally {
+      bm25Settings.warmMinPostings = saved.min
+      bm25Settings.warmMaxPostings = saved.max
+      t.cleanup()
     }
   })
 })

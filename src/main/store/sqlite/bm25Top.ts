@@ -22,40 +22,13 @@
  * rowid) order, so "≤" may prune. Verified against rankBm25 on random queries (bm25Top.test.ts).
  */
 import { rankBm25, swap, type Bm25Index } from './bm25'
+import { BLOCK, blockMaxOf, maxFactorOf } from './bm25Bounds'
+import type { Postings as PostingList } from './bm25Index'
 
 /** The top rows in (bm25, rowid) order (FTS5's sign: lower bm25 is better). */
 export interface TopBm25 {
   rids: Int32Array
   bm25: Float64Array
-}
-
-type PostingList = NonNullable<ReturnType<Bm25Index['postings']['get']>>
-
-/** Largest per-row factor of a postings list (cached: the lists live as long as their index). */
-const maxFactor = new WeakMap<PostingList, number>()
-function maxFactorOf(p: PostingList): number {
-  let m = maxFactor.get(p)
-  if (m === undefined) {
-    m = 0
-    for (let j = 0; j < p.tf.length; j++) if (p.tf[j] > m) m = p.tf[j]
-    maxFactor.set(p, m)
-  }
-  return m
-}
-
-/** Postings per block for the block maxima. */
-const BLOCK = 64
-
-/** Largest per-row factor of each block of BLOCK postings (cached like maxFactor). */
-const blockMax = new WeakMap<PostingList, Float64Array>()
-function blockMaxOf(p: PostingList): Float64Array {
-  let bm = blockMax.get(p)
-  if (!bm) {
-    bm = new Float64Array(Math.ceil(p.tf.length / BLOCK))
-    for (let j = 0; j < p.tf.length; j++) if (p.tf[j] > bm[(j / BLOCK) | 0]) bm[(j / BLOCK) | 0] = p.tf[j]
-    blockMax.set(p, bm)
-  }
-  return bm
 }
 
 /** First index in `rids` from `from` on whose rid is ≥ `rid` (galloping, then binary search). */
