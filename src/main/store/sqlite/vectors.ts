@@ -104,27 +104,18 @@ export class SqliteVectors {
   private newIndex(ownerType: 'memory' | 'session', model: string): VectorIndex {
     const { ctx } = this
     const agentSql = ctx.sql.embeddings
-    let agent: ((rid: number) => unknown) | null | undefined
-    let ws: ((rid: number) => unknown) | undefined
+    if (!agentSql || !rowidLookup(ctx.db, agentSql)) return new VectorIndex(ownerType, model, ctx.workspacePath)
+    const agent = (rid: number): unknown => prep(ctx.db, `SELECT e.vector FROM (${agentSql}) e WHERE e._rid = ?`).pluck().get(rid)
+    const ws = (rid: number): unknown => prep(ctx.ws, `SELECT vector FROM ws_embeddings WHERE rowid = ?`).pluck().get(rid)
     const read = (key: number): Uint8Array | null => {
-      let v: unknown
-      if (key < WS_KEY_OFFSET) {
-        agent ??=
-          agentSql && rowidLookup(ctx.db, agentSql) ? (rid) => prep(ctx.db, `SELECT e.vector FROM (${agentSql}) e WHERE e._rid = ?`).pluck().get(rid) : null
-        if (!agent) return null
-        v = agent(key)
-      } else {
-        ws ??= (rid) => prep(ctx.ws, `SELECT vector FROM ws_embeddings WHERE rowid = ?`).pluck().get(rid)
-        v = ws(key - WS_KEY_OFFSET)
-      }
+      const v = key < WS_KEY_OFFSET ? agent(key) : ws(key - WS_KEY_OFFSET)
       return v instanceof Uint8Array ? v : null
     }
     // Many rows at once (a search's rescored rows): agent rows in one statement, by rowid lookups in rowid order.
     let agentMany: ((rids: number[]) => unknown[][]) | null | undefined
     const readMany = (keys: number[]): Map<number, Uint8Array> => {
       const out = new Map<number, Uint8Array>()
-      agentMany ??=
-        agentSql && rowidListLookup(ctx.db, agentSql) ? (rids) => prep(ctx.db, rowidListSql(agentSql)).raw().all(JSON.stringify(rids)) as unknown[][] : null
+      agentMany ??= rowidListLookup(ctx.db, agentSql) ? (rids) => prep(ctx.db, rowidListSql(agentSql)).raw().all(JSON.stringify(rids)) as unknown[][] : null
       const agentKeys = agentMany ? keys.filter((k) => k < WS_KEY_OFFSET) : []
       for (let i = 0; i < agentKeys.length; i += MANY_ROWS)
         for (const [rid, v] of agentMany!(agentKeys.slice(i, i + MANY_ROWS))) if (v instanceof Uint8Array) out.set(Number(rid), v)
@@ -135,8 +126,7 @@ export class SqliteVectors {
       }
       return out
     }
-    const lookups = agentSql && rowidLookup(ctx.db, agentSql)
-    return new VectorIndex(ownerType, model, ctx.workspacePath, lookups ? read : null, lookups ? readMany : null)
+    return new VectorIndex(ownerType, model, ctx.workspacePath, read, readMany)
   }
 
   /**

@@ -193,13 +193,11 @@ export class VectorIndex {
   dimRows = 0
   readonly lengths = new Map<number, number>()
 
-  /** `workspacePath`: the store's workspace, beside which a compact index keeps its rows (absent: the OS temp folder). */
   /**
+   * `workspacePath`: the store's workspace, beside which a compact index keeps its rows (absent: the OS temp folder).
    * `rowSource(key)`: the stored vector (float32 BLOB, not unit length) of the row with this tie key,
    * or null when it is gone; compact rows of a fresh load are then read back through it instead of
    * being written to a file.
-   */
-  /**
    * `rowSourceMany(keys)`: the same for many rows in one read (a search's rescored rows: one SQL statement
    * instead of one a row), each key's vector by key (absent: gone). Without it rows are read one by one.
    */
