@@ -11,6 +11,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { format } from 'oxfmt'
+import { readJsonc } from '../test/helpers/jsonc'
 import { listGoals, type Goal } from '../bench/goals'
 import { describeGoal, formatValue, statusWord } from '../bench/report'
 import { formatResults, readResults, type BenchResult, type Figure, type ResultsFile } from '../bench/results'
@@ -159,14 +160,9 @@ export function replaceRegion(doc: string, region: string, file = PERFORMANCE_DO
   return doc.slice(0, a) + region + doc.slice(b + END.length)
 }
 
-/**
- * The formatting options of `.oxfmtrc.jsonc` (the project's formatter config): JSON with whole-line `//` comments
- * and trailing commas, which oxfmt writes it with. Its ignore list is the CLI's business, not a format option.
- */
+/** The formatting options of `.oxfmtrc.jsonc` (the project's formatter config); its ignore list is the CLI's business. */
 function readFormatOptions(): Record<string, unknown> {
-  const text = fs.readFileSync(path.join(ROOT, '.oxfmtrc.jsonc'), 'utf8')
-  const json = text.replace(/^\s*\/\/.*$/gm, '').replace(/,(\s*[\]}])/g, '$1')
-  const { $schema: _schema, ignorePatterns: _ignored, ...options } = JSON.parse(json) as Record<string, unknown>
+  const { $schema: _schema, ignorePatterns: _ignored, ...options } = readJsonc(path.join(ROOT, '.oxfmtrc.jsonc')) as Record<string, unknown>
   return options
 }
 

@@ -13,21 +13,19 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { spawnSync } from 'node:child_process'
-import ts from 'typescript'
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 import reactHooks from 'eslint-plugin-react-hooks'
 import { ESLint, type Linter } from 'eslint'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readJsonc } from './helpers/jsonc'
 import { tmpDir } from './helpers/tmp'
 
 const ROOT = path.resolve(__dirname, '..')
 
-/** A config file that allows comments (.oxlintrc.json), read with TypeScript's JSONC reader. */
-function readJsonc(file: string): { rules: Record<string, unknown>; overrides: { files: string[]; rules: Record<string, unknown> }[] } {
-  const r = ts.parseConfigFileTextToJson(file, fs.readFileSync(file, 'utf8'))
-  if (r.error) throw new Error(`${file}: ${ts.flattenDiagnosticMessageText(r.error.messageText, '\n')}`)
-  return r.config as ReturnType<typeof readJsonc>
+/** .oxlintrc.json's rules and overrides (a JSONC file). */
+function readOxlintConfig(file: string): { rules: Record<string, unknown>; overrides: { files: string[]; rules: Record<string, unknown> }[] } {
+  return readJsonc(file) as ReturnType<typeof readOxlintConfig>
 }
 
 function isOn(v: unknown): boolean {
@@ -71,7 +69,7 @@ const NOT_RUN: Record<string, string> = {
 describe('lint configuration covers the presets', () => {
   it('turns on every rule of eslint:recommended, recommendedTypeChecked and react-hooks recommended-latest', async () => {
     const presets = rulesOn([js.configs.recommended, ...(tseslint.configs.recommendedTypeChecked as Linter.Config[])])
-    const ox = readJsonc(path.join(ROOT, '.oxlintrc.json'))
+    const ox = readOxlintConfig(path.join(ROOT, '.oxlintrc.json'))
     const oxOn = rulesOn([{ rules: ox.rules as Linter.RulesRecord }, ...ox.overrides.map((o) => ({ rules: o.rules as Linter.RulesRecord }))])
     const eslint = new ESLint({ cwd: ROOT })
     const forRenderer = await eslint.calculateConfigForFile('src/renderer/src/app/App.tsx')
