@@ -6,7 +6,6 @@ import react from '@vitejs/plugin-react'
  * Test tiers (docs/internals/testing.md has the commands and measured times):
  *   unit         pure modules beside their code (src/main, src/shared, src/preload), node, without isolation
  *   dom          renderer components in jsdom, without isolation
- *   dom-isolated the dom files that mock a module (DOM_MOCKING)
  *   integration  test/*.test.ts, test/frameworks, test/conformance, test/trust3: stores, importers, the HTTP bridge, real files;
  *                without isolation
  *   pg           the Postgres tests (PGlite in a worker thread, each from a cached initdb dump: test/helpers/pgServerWorker.mjs)
@@ -15,7 +14,7 @@ import react from '@vitejs/plugin-react'
  *   slow         the SLOW files of unit and integration (measured), so test:fast stays fast
  *   latency      the LATENCY files: run after every other project, one file at a time
  *   e2e-latency  the e2e file asserting a latency (live OTLP < 1 s): after those, alone
- * `npm run test:fast` = unit + dom + dom-isolated + integration (without SLOW and LATENCY); `npm test` runs every project.
+ * `npm run test:fast` = unit + dom + integration (without SLOW and LATENCY); `npm test` runs every project.
  */
 
 /** Postgres tests: their own tier (each starts PGlite). */
@@ -51,21 +50,6 @@ const SLOW = [
  * machine's, not the app's. Their project runs after all the others (sequence.groupOrder), one file at a time.
  */
 const LATENCY = ['test/storeHost.test.ts', 'test/offThread.test.ts']
-
-/**
- * The dom files that replace a module with `vi.mock` (the api bridge, controls, panels). Without isolation a worker
- * keeps the first module graph it built: a component imported by one file stays wired to that file's mock, and the
- * next file's mock is never called (vitest-dev/vitest#11152). It failed MappingDialog.test.tsx after Library.test.tsx
- * had imported MappingDialog through the Library view. These files get a fresh registry each; the rest of dom has no
- * module mock, so none can leak into it.
- */
-const DOM_MOCKING = [
-  'src/renderer/src/features/eval/Eval.test.tsx',
-  'src/renderer/src/features/library/Library.test.tsx',
-  'src/renderer/src/features/library/MappingDialog.test.tsx',
-  'src/renderer/src/features/recall/Recall.test.tsx',
-  'src/renderer/src/features/recall/RecallRenders.test.tsx',
-]
 
 /** The e2e file asserting a latency (a live OTLP post shown within 1 s): the same rule, its own project. */
 const E2E_LATENCY = ['test/e2e/liveOtlp.test.ts']
@@ -134,20 +118,12 @@ export default defineConfig({
           // No fresh worker per file: each worker loads a module once and the files it runs share it (React, Testing
           // Library, jsdom, our components), so a dom test must not depend on module state another file left behind.
           // Passes in shuffled order (--sequence.shuffle); 50 → 21 s CPU (docs/internals/testing.md). unit does the same.
+          // No file may vi.mock a module (a worker keeps the first module graph it built): the tests fake the preload
+          // bridge (src/renderer/src/test/fakeBridge.ts) and count renders from React's commits (test/reactCommits.ts).
           isolate: false,
           include: ['src/renderer/**/*.test.{ts,tsx}'],
-          exclude: DOM_MOCKING,
-          setupFiles: ['src/renderer/src/test/setup.ts'],
-          testTimeout: 30_000,
-        },
-      },
-      {
-        plugins: [react()],
-        test: {
-          name: 'dom-isolated',
-          environment: 'jsdom',
-          include: DOM_MOCKING,
-          setupFiles: ['src/renderer/src/test/setup.ts'],
+          // RECALLSCOPE_TEST_CPU_LOG=FILE: per-file CPU, as the node projects (docs/internals/testing.md, "Per-file CPU")
+          setupFiles: ['src/renderer/src/test/setup.ts', ...node.setupFiles],
           testTimeout: 30_000,
         },
       },

@@ -1,6 +1,6 @@
 import { Component, lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState, type ComponentType, type ReactNode } from 'react'
 import type { OpenInfo } from '../../../shared/contract'
-import { bridgeMode, call, isTokenError } from '../lib/api'
+import { getBridgeMode, call, isTokenError } from '../lib/api'
 import { SnapshotBadge } from './SnapshotNote'
 import { formatHash, installHistoryKeys, listenLocation, readLocation, writeLocation, type Location, type RouteParams } from '../lib/router'
 import { AppContext, type AppState, type Nav, type Route } from './context'
@@ -213,7 +213,7 @@ export function App() {
 
   // Back/forward and a hand-edited address: the screen the URL names, started over from its params.
   useEffect(() => listenLocation((loc) => commit(toNav(loc), true)), [commit])
-  useEffect(() => (bridgeMode === 'electron' ? installHistoryKeys() : undefined), [])
+  useEffect(() => (getBridgeMode() === 'electron' ? installHistoryKeys() : undefined), [])
 
   // On start: whatever main already opened (argv path or the demo) is shown in the browser, on the screen the URL
   // names (a reload stays where it was), else the memories.
@@ -286,11 +286,11 @@ export function App() {
           >
             {panes.collapsed ? 'Side panes: folded' : 'Side panes: shown'}
           </button>
-          {bridgeMode === 'browser' && <CopyLink />}
+          {getBridgeMode() === 'browser' && <CopyLink />}
           <JobsIndicator />
           {!bootError && <EmbedStatus dbVersion={dbVersion} />}
-          <span className="badge" title={bridgeMode === 'browser' ? 'Browser mode: the app talks to a loopback server' : 'Electron app'}>
-            {bridgeMode === 'browser' ? 'browser mode' : 'desktop'}
+          <span className="badge" title={getBridgeMode() === 'browser' ? 'Browser mode: the app talks to a loopback server' : 'Electron app'}>
+            {getBridgeMode() === 'browser' ? 'browser mode' : 'desktop'}
           </span>
         </header>
         <nav className="nav" aria-label="Sections">

@@ -118,8 +118,23 @@ function createHttpApi(): RecallscopeApi {
   })
 }
 
-export const bridge: RecallscopeApi = typeof window !== 'undefined' && window.recallscope ? window.recallscope : createHttpApi()
-export const bridgeMode: 'electron' | 'browser' = typeof window !== 'undefined' && window.recallscope ? 'electron' : 'browser'
+/** The HTTP bridge, made at load in browser mode: it takes the token out of the address bar at once. */
+let httpApi: RecallscopeApi | null = typeof window !== 'undefined' && window.recallscope ? null : createHttpApi()
+
+/**
+ * The bridge to main: the preload's (Electron) when there is one, else the HTTP one. Read on each use, not kept from
+ * load: the preload defines it before the page's first script, so in the app the answer never changes, and the
+ * renderer tests give each file its own fake preload bridge while their files share one module registry
+ * (docs/internals/testing.md, "Isolation").
+ */
+export function getBridge(): RecallscopeApi {
+  return window.recallscope ?? (httpApi ??= createHttpApi())
+}
+
+/** `electron` with the preload's bridge, `browser` over the loopback HTTP bridge. */
+export function getBridgeMode(): 'electron' | 'browser' {
+  return window.recallscope ? 'electron' : 'browser'
+}
 
 /** An error from main, with its stable code. */
 class ApiError extends Error {
@@ -134,7 +149,7 @@ class ApiError extends Error {
 
 /** Call a channel and unwrap its Result (throws ApiError). */
 export async function call<C extends Channel>(channel: C, input: Input<C>): Promise<Output<C>> {
-  const fn = bridge[channel] as (i: Input<C>) => Promise<Result<Output<C>>>
+  const fn = getBridge()[channel] as (i: Input<C>) => Promise<Result<Output<C>>>
   const r = await fn(input)
   if (!r.ok) throw new ApiError(r.error)
   return r.data

@@ -7,7 +7,7 @@
  */
 import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react'
 import type { JobKind, JobProgress, JobResults } from '../../../shared/jobs'
-import { bridge, call } from './api'
+import { call, getBridge } from './api'
 
 const jobs = new Map<string, JobProgress>()
 const listeners = new Set<() => void>()
@@ -49,7 +49,7 @@ function publish(p: JobProgress): void {
 function subscribe(listener: () => void): () => void {
   if (!started) {
     started = true
-    bridge.onJobProgress(publish)
+    getBridge().onJobProgress(publish)
     call('jobs.list', {}).then(
       (list) => {
         for (const j of list) if (!jobs.has(j.jobId)) publish(j)

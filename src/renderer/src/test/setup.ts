@@ -1,3 +1,5 @@
+// First, before anything loads React: react-dom reports its commits to the hook this installs (reactCommits.ts).
+import './reactCommits'
 import '@testing-library/jest-dom/vitest'
 import { configure } from '@testing-library/react'
 

@@ -3,27 +3,28 @@ import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-li
 import type { EvalRunSummary, RunComparison, TuneHeatmap, TuneReport } from '../../../../shared/eval'
 import { getPreset } from '../../../../shared/presets'
 
-const calls: { channel: string; input: unknown }[] = []
-vi.mock('../../lib/api', () => ({
-  call: vi.fn(async (channel: string, input: unknown) => {
-    calls.push({ channel, input })
-    if (channel === 'cases.save') return { id: 'case-new', ...(input as { case: object }).case }
-    throw new Error(`unexpected ${channel}`)
-  }),
-  bridge: { onJobProgress: () => () => undefined },
-}))
-
 import { Heatmap, heatColor } from './Heatmap'
 import { CompareSummary, verdict } from './CompareTab'
 import { CaseFromRecallButton } from './CaseFromRecall'
 import { TuneResults } from './TuneTab'
 import { mergeOverrides } from './settings'
 import { MetricHistoryChart } from './Charts'
+import { installFakeBridge, type FakeBridge } from '../../test/fakeBridge'
 
+/** main's answers over a fake preload bridge (test/fakeBridge.ts) */
+function answer(channel: string, input: { case: object }): unknown {
+  if (channel === 'cases.save') return { id: 'case-new', ...input.case }
+  throw new Error(`unexpected ${channel}`)
+}
+
+let bridge: FakeBridge
 beforeEach(() => {
-  calls.length = 0
+  bridge = installFakeBridge(answer)
 })
-afterEach(cleanup)
+afterEach(() => {
+  cleanup()
+  bridge.uninstall()
+})
 
 function heatmap(steps: number): TuneHeatmap {
   const cells: TuneHeatmap['cells'] = []
@@ -136,7 +137,7 @@ describe('CaseFromRecallButton', () => {
     fireEvent.click(within(dialog).getByRole('button', { name: 'Save case' }))
     await waitFor(() => expect(onSaved).toHaveBeenCalled())
     // The dialog is the Cases tab's editor, which also reads the facets: the save is what is checked here.
-    expect(calls.filter((c) => c.channel === 'cases.save')).toEqual([
+    expect(bridge.calls.filter((c) => c.channel === 'cases.save')).toEqual([
       {
         channel: 'cases.save',
         input: {
@@ -166,7 +167,7 @@ describe('CaseFromRecallButton', () => {
     fireEvent.click(within(dialog).getByLabelText(/Nothing should be recalled/))
     expect(within(within(dialog).getByRole('group', { name: 'Grade for m1' })).getByRole('button', { name: '2' })).toBeDisabled()
     fireEvent.click(within(dialog).getByRole('button', { name: 'Save case' }))
-    const saves = () => calls.filter((c) => c.channel === 'cases.save')
+    const saves = () => bridge.calls.filter((c) => c.channel === 'cases.save')
     await waitFor(() => expect(saves()).toHaveLength(1))
     expect((saves()[0].input as { case: { relevant: unknown[]; expectEmpty: boolean } }).case).toMatchObject({ relevant: [], expectEmpty: true })
   })

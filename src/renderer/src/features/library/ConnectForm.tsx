@@ -1,6 +1,6 @@
 import { useState } from 'react'
 import type { OpenInfo, PgConnectionInput, PgTestInfo } from '../../../../shared/contract'
-import { bridgeMode, call } from '../../lib/api'
+import { getBridgeMode, call } from '../../lib/api'
 import { useAsync } from '../../lib/useAsync'
 import { fmtInt } from '../../lib/format'
 import type { MapSource } from './MappingDialog'
@@ -59,7 +59,7 @@ function labelOf(f: Fields, useUrl: boolean): string {
  * `onMap` opens the mapping dialog over the same connection.
  */
 export function ConnectForm({ onOpened, onMap, version }: { onOpened: (info: OpenInfo) => void; onMap: (source: MapSource) => void; version: number }) {
-  const desktop = bridgeMode === 'electron'
+  const desktop = getBridgeMode() === 'electron'
   const [f, setF] = useState<Fields>({ host: 'localhost', port: '5432', database: '', user: '', password: '', sslmode: 'prefer', schema: '', url: '' })
   const [useUrl, setUseUrl] = useState(false)
   const [save, setSave] = useState(false)

@@ -2,13 +2,16 @@
  * The Library in the desktop app (issue 10, HIGH 3): files come from main's native dialogs,
  * never from a typed path, and the import's output is confirmed in the Save dialog first.
  * Also the read-only snapshot note (item 11), and "Map a table…" when a Postgres schema has no
- * known layout. `lib/api` is mocked as the Electron bridge.
+ * known layout. The page talks to a fake Electron preload bridge (test/fakeBridge.ts).
  */
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react'
 import type { OpenInfo } from '../../../../shared/contract'
+import { LibraryView } from './LibraryView'
+import { AppContext, type AppState } from '../../app/context'
+import { SnapshotBadge } from '../../app/SnapshotNote'
+import { installFakeBridge, type FakeBridge } from '../../test/fakeBridge'
 
-const calls: { channel: string; input: Record<string, unknown> }[] = []
 /** What the fake native dialog answers, in order. */
 const dialogAnswers: (string | null)[] = []
 const opened = (p: string, snapshot = false): OpenInfo => ({
@@ -22,30 +25,26 @@ const opened = (p: string, snapshot = false): OpenInfo => ({
   tookMs: 1,
 })
 
-vi.mock('../../lib/api', () => ({
-  bridgeMode: 'electron',
-  bridge: { onJobProgress: () => () => undefined },
-  call: vi.fn(async (channel: string, input: Record<string, unknown>) => {
-    calls.push({ channel, input })
-    if (channel === 'store.pick') return { supported: true, path: dialogAnswers.shift() ?? null }
-    if (channel === 'store.open') return input.write ? { ...opened(input.path as string), writeDeclined: true } : opened(input.path as string)
-    if (channel === 'store.recent' || channel === 'jobs.list') return []
-    if (channel === 'import.start') return { jobId: 'job-1', kind: 'import', label: 'Import', state: 'running', done: 0, total: 0, startedAt: 1, updatedAt: 1 }
-    if (channel === 'store.facts') return new Promise(() => undefined) // the facts card stays loading
-    if (channel === 'pg.saved') return [{ id: 's1', name: 'prod', url: 'postgres://agent@db.example/mem', password: 'keychain' }]
-    if (channel === 'pg.connect') throw Object.assign(new Error('schema "public" holds no memory store recallscope knows'), { code: 'UNKNOWN_LAYOUT' })
-    if (channel === 'store.tables') return new Promise(() => undefined) // the dialog stays loading
-    throw new Error(`unexpected ${channel}`)
-  }),
-}))
+/** main's answers over the preload bridge */
+function answer(channel: string, input: Record<string, unknown>): unknown {
+  if (channel === 'store.pick') return { supported: true, path: dialogAnswers.shift() ?? null }
+  if (channel === 'store.open') return input.write ? { ...opened(input.path as string), writeDeclined: true } : opened(input.path as string)
+  if (channel === 'store.recent' || channel === 'jobs.list') return []
+  if (channel === 'import.start') return { jobId: 'job-1', kind: 'import', label: 'Import', state: 'running', done: 0, total: 0, startedAt: 1, updatedAt: 1 }
+  if (channel === 'store.facts') return new Promise(() => undefined) // the facts card stays loading
+  if (channel === 'pg.saved') return [{ id: 's1', name: 'prod', url: 'postgres://agent@db.example/mem', password: 'keychain' }]
+  if (channel === 'pg.connect') throw Object.assign(new Error('schema "public" holds no memory store recallscope knows'), { code: 'UNKNOWN_LAYOUT' })
+  if (channel === 'store.tables') return new Promise(() => undefined) // the dialog stays loading
+  throw new Error(`unexpected ${channel}`)
+}
 
-import { LibraryView } from './LibraryView'
-import { AppContext, type AppState } from '../../app/context'
-import { SnapshotBadge } from '../../app/SnapshotNote'
-
+let bridge: FakeBridge
+beforeEach(() => {
+  bridge = installFakeBridge(answer)
+})
 afterEach(() => {
   cleanup()
-  calls.length = 0
+  bridge.uninstall()
   dialogAnswers.length = 0
 })
 
@@ -58,7 +57,7 @@ function renderLibrary(db: OpenInfo | null = null) {
   )
   return state
 }
-const sent = (channel: string) => calls.filter((c) => c.channel === channel).map((c) => c.input)
+const sent = (channel: string) => bridge.calls.filter((c) => c.channel === channel).map((c) => c.input)
 
 describe('Library in the desktop app', () => {
   it('Browse… and Folder… open main’s dialogs; the chosen path is what store.open gets', async () => {

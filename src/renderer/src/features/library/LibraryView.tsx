@@ -1,7 +1,7 @@
 import { useState } from 'react'
 import type { DbFacts } from '../../../../shared/types'
 import type { ImportReportInfo, PickPurpose } from '../../../../shared/contract'
-import { bridgeMode, call } from '../../lib/api'
+import { getBridgeMode, call } from '../../lib/api'
 import { useAsync } from '../../lib/useAsync'
 import { fmtBytes, fmtDate, fmtInt } from '../../lib/format'
 import { useApp } from '../../app/context'
@@ -23,7 +23,7 @@ async function pickPath(purpose: PickPurpose, defaultPath?: string): Promise<str
 /** Library: open a DB (path field; a dialog in the desktop app), recent files, the demo DB, facts about what is open. */
 export function LibraryView() {
   const { db, setDb, navigate, dbVersion } = useApp()
-  const desktop = bridgeMode === 'electron'
+  const desktop = getBridgeMode() === 'electron'
   const [path, setPath] = useState('')
   const [write, setWrite] = useState(false)
   const [busy, setBusy] = useState(false)
@@ -215,7 +215,7 @@ function ImportCard({ onOpen }: { onOpen: (path: string) => void }) {
   const jobs = useJobs()
   const job = jobs.find((j) => j.jobId === jobId)
   const report = job?.state === 'done' ? (job.result as ImportReportInfo | undefined) : undefined
-  const desktop = bridgeMode === 'electron'
+  const desktop = getBridgeMode() === 'electron'
   const outPath = out.trim() || (input.trim() ? `${input.trim().replace(/\.[^./\\]+$/, '')}.canonical.db` : '')
   /** Desktop app: main writes only where the Save dialog said, so the suggested output is confirmed there first. */
   const chooseOut = async (): Promise<string | null> => {

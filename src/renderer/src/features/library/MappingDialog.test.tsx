@@ -1,13 +1,15 @@
 /**
- * The mapping dialog against a mocked main: pre-filled from the suggestion, every
+ * The mapping dialog against a fake main (behind a fake preload bridge, test/fakeBridge.ts): pre-filled from the suggestion, every
  * select change asks for a new preview with the changed mapping, problems keep Open
  * disabled and are listed, Open sends the mapping shown. In Postgres mode every call
  * names the connection (never a path), the vector encodings are Postgres's, and
  * Open carries the connection and its "save as" name.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react'
 import type { Mapping, MappingPreview, TablesInfo } from '../../../../shared/mapping'
+import { installFakeBridge, type FakeBridge } from '../../test/fakeBridge'
+import { MappingDialog } from './MappingDialog'
 
 const TABLES: TablesInfo = {
   path: '/data/notes.sqlite',
@@ -81,7 +83,8 @@ const PG_TABLES: TablesInfo = {
 }
 const PG_SUGGESTED: Mapping = { table: 'Agent Notes', columns: { content: 'Body' }, vector: { column: 'Emb', encoding: 'pgvector' } }
 
-const call = vi.fn(async (channel: string, input: { mapping?: Mapping; pg?: unknown }) => {
+/** main's answers, per channel */
+const main = vi.fn(async (channel: string, input: { mapping?: Mapping; pg?: unknown }) => {
   if (input.pg) {
     if (channel === 'store.tables') return PG_TABLES
     if (channel === 'store.suggestMapping') return PG_SUGGESTED
@@ -95,16 +98,17 @@ const call = vi.fn(async (channel: string, input: { mapping?: Mapping; pg?: unkn
   if (channel === 'store.openMapped') return { path: TABLES.path, layout: 'mapped', readOnly: true, workspacePath: 'w', memories: 3, sessions: 0, tookMs: 1 }
   throw new Error(`unexpected ${channel}`)
 })
-vi.mock('../../lib/api', () => ({ call: (c: string, i: { mapping?: Mapping; pg?: unknown }) => call(c, i) }))
-
-import { MappingDialog } from './MappingDialog'
-
+let bridge: FakeBridge
+beforeEach(() => {
+  bridge = installFakeBridge(main)
+})
 afterEach(() => {
   cleanup()
-  call.mockClear()
+  bridge.uninstall()
+  main.mockClear()
 })
 
-const previews = () => call.mock.calls.filter(([c]) => c === 'store.previewMapping').map(([, i]) => i.mapping!)
+const previews = () => main.mock.calls.filter(([c]) => c === 'store.previewMapping').map(([, i]) => i.mapping!)
 
 describe('MappingDialog', () => {
   it('pre-fills from the suggestion; a select change re-previews with the changed mapping; problems block Open', async () => {
@@ -127,7 +131,7 @@ describe('MappingDialog', () => {
     await waitFor(() => expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Open' }).disabled).toBe(false))
     fireEvent.click(screen.getByRole('button', { name: 'Open' }))
     await waitFor(() => expect(onOpened).toHaveBeenCalledTimes(1))
-    const opened = call.mock.calls.find(([c]) => c === 'store.openMapped')![1]
+    const opened = main.mock.calls.find(([c]) => c === 'store.openMapped')![1]
     expect(opened).toEqual({ path: TABLES.path, mapping: { ...SUGGESTED, columns: { content: 'body', created: 'ts' }, timeUnit: 'unix_ms' } })
   })
 
@@ -165,10 +169,10 @@ describe('MappingDialog', () => {
     await waitFor(() => expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Open' }).disabled).toBe(false))
     fireEvent.click(screen.getByRole('button', { name: 'Open' }))
     await waitFor(() => expect(onOpened).toHaveBeenCalledTimes(1))
-    for (const [, input] of call.mock.calls) {
+    for (const [, input] of main.mock.calls) {
       expect(input.pg).toEqual(pg)
       expect(input).not.toHaveProperty('path')
     }
-    expect(call.mock.calls.find(([c]) => c === 'store.openMapped')![1]).toEqual({ pg, mapping: want, saveAs: 'mem db' })
+    expect(main.mock.calls.find(([c]) => c === 'store.openMapped')![1]).toEqual({ pg, mapping: want, saveAs: 'mem db' })
   })
 })

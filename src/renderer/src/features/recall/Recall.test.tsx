@@ -3,39 +3,46 @@
  * cut lines, gates, rank changes, keyboard), the config sliders (simplex), and
  * the decay chart's data. Expected numbers are computed by hand here.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react'
 import type { CandidateRaw, RecallConfig } from '../../../../shared/types'
 import { getPreset } from '../../../../shared/presets'
 import { rerank } from '../../../../shared/scoring'
 import { unitInfo } from '../../test/unitInfo'
-
-vi.mock('../../lib/api', () => ({
-  call: vi.fn(async (channel: string) => {
-    if (channel === 'recall.ages')
-      return {
-        now: 0,
-        from: 'last_used',
-        binMs: 86_400_000,
-        bins: [
-          { startMs: 0, endMs: 86_400_000, count: 4 },
-          { startMs: 86_400_000, endMs: 2 * 86_400_000, count: 2 },
-        ],
-        total: 6,
-        neverUsed: 1,
-      }
-    throw new Error(`unexpected ${channel}`)
-  }),
-  bridge: { onJobProgress: () => () => undefined },
-}))
-
+import { installFakeBridge, type FakeBridge } from '../../test/fakeBridge'
 import { ResultsList, toRows, cutLines } from './ResultsList'
 import { ConfigPanel, type ConfigUpdate } from './ConfigPanel'
 import { decayPoints } from './DecayChart'
 import { EmptyNotice } from './EmptyNotice'
 import { explainEmpty } from '../../../../shared/explainEmpty'
 
-afterEach(cleanup)
+/** main's answers over a fake preload bridge (test/fakeBridge.ts) */
+function answer(channel: string): unknown {
+  if (channel === 'recall.ages')
+    return {
+      now: 0,
+      from: 'last_used',
+      binMs: 86_400_000,
+      bins: [
+        { startMs: 0, endMs: 86_400_000, count: 4 },
+        { startMs: 86_400_000, endMs: 2 * 86_400_000, count: 2 },
+      ],
+      total: 6,
+      neverUsed: 1,
+    }
+  throw new Error(`unexpected ${channel}`)
+}
+
+let bridge: FakeBridge
+beforeEach(() => {
+  bridge = installFakeBridge(answer)
+})
+afterEach(() => {
+  cleanup()
+  bridge.uninstall()
+  // the canvas and layout spies: the worker's next file shares this window
+  vi.restoreAllMocks()
+})
 
 const DAY = 86_400_000
 function cand(id: string, similarity: number, ageDays: number, salience: number, denseRank: number): CandidateRaw {

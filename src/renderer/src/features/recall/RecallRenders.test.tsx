@@ -4,19 +4,20 @@
  * other config sections or the context preview when the injected block did not change. Counted renders, not
  * timings: a prop made unstable again (an inline callback, an object rebuilt per render) fails here.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react'
-import { memo, type ComponentProps } from 'react'
 import type { CandidateRaw, RecallConfig, RecallTrace, UnitInfo } from '../../../../shared/types'
 import { PRESETS, getPreset } from '../../../../shared/presets'
 import { rerank } from '../../../../shared/scoring'
 import { renderResults } from '../../../../shared/render'
 import { AppContext, type AppState } from '../../app/context'
 import { unitInfo } from '../../test/unitInfo'
-
-/** Renders per component (or per control label) since the last reset. */
-const renders = vi.hoisted(() => new Map<string, number>())
-const count = (k: string) => renders.set(k, (renders.get(k) ?? 0) + 1)
+import { installFakeBridge, type FakeBridge } from '../../test/fakeBridge'
+import { countRenders, type Fiber } from '../../test/reactCommits'
+import { NumberInput, OptionalSlider, Select, Slider, Toggle } from '../../components/controls'
+import { RequestPanel } from './RequestPanel'
+import { SavedConfigs } from './SavedConfigs'
+import { RecallView } from './RecallView'
 
 const DAY = 86_400_000
 const NOW = Date.UTC(2026, 0, 10)
@@ -66,56 +67,61 @@ function traceFor(config: RecallConfig): RecallTrace {
   }
 }
 
-vi.mock('../../lib/api', () => ({
-  call: vi.fn(async (channel: string, input: { config?: RecallConfig }) => {
-    switch (channel) {
-      case 'recall.presets':
-        return PRESETS
-      case 'embed.status':
-        return { state: 'ok', spec: 'hashing', model: 'hashing-256', storedVectors: 40 }
-      case 'memories.facets':
-        return { agents: [], users: [], kinds: ['semantic'], tiers: [], roles: [], timeRange: { min: NOW - 40 * DAY, max: NOW } }
-      case 'recall.run':
-        return traceFor(input.config!)
-      case 'recall.ages':
-        return { now: NOW, from: 'last_used', binMs: DAY, bins: [{ startMs: 0, endMs: 40 * DAY, count: 40 }], total: 40, neverUsed: 40 }
-      case 'configs.list':
-        return { configs: [], unreadable: [] }
-      default:
-        throw new Error(`not in this test: ${channel}`)
-    }
-  }),
-  bridge: { onJobProgress: () => () => undefined },
-}))
-
-// Every control counts its renders under its label; the panels count theirs behind the same memo the real ones
-// have (a counted render is one the real component's memo would not have skipped).
-vi.mock('../../components/controls', async (importOriginal) => {
-  const m = await importOriginal<typeof import('../../components/controls')>()
-  return {
-    ...m,
-    Slider: (p: ComponentProps<typeof m.Slider>) => (count(`slider ${p.label}`), m.Slider(p)),
-    OptionalSlider: (p: ComponentProps<typeof m.OptionalSlider>) => (count(`slider ${p.label}`), m.OptionalSlider(p)),
-    Select: (p: ComponentProps<typeof m.Select>) => (count(`select ${p.label}`), m.Select(p)),
-    Toggle: (p: ComponentProps<typeof m.Toggle>) => (count(`toggle ${p.label}`), m.Toggle(p)),
-    NumberInput: (p: ComponentProps<typeof m.NumberInput>) => (count(`number ${p.label}`), m.NumberInput(p)),
+/** main's answers over a fake preload bridge (test/fakeBridge.ts) */
+function answer(channel: string, input: { config?: RecallConfig }): unknown {
+  switch (channel) {
+    case 'recall.presets':
+      return PRESETS
+    case 'embed.status':
+      return { state: 'ok', spec: 'hashing', model: 'hashing-256', storedVectors: 40 }
+    case 'memories.facets':
+      return { agents: [], users: [], kinds: ['semantic'], tiers: [], roles: [], timeRange: { min: NOW - 40 * DAY, max: NOW } }
+    case 'recall.run':
+      return traceFor(input.config!)
+    case 'recall.ages':
+      return { now: NOW, from: 'last_used', binMs: DAY, bins: [{ startMs: 0, endMs: 40 * DAY, count: 40 }], total: 40, neverUsed: 40 }
+    case 'configs.list':
+      return { configs: [], unreadable: [] }
+    default:
+      throw new Error(`not in this test: ${channel}`)
   }
-})
-vi.mock('./RequestPanel', async (importOriginal) => {
-  const m = await importOriginal<typeof import('./RequestPanel')>()
-  const Real = m.RequestPanel
-  return { ...m, RequestPanel: memo((p: ComponentProps<typeof Real>) => (count('RequestPanel'), (<Real {...p} />))) }
-})
-vi.mock('./SavedConfigs', async (importOriginal) => {
-  const m = await importOriginal<typeof import('./SavedConfigs')>()
-  const Real = m.SavedConfigs
-  return { ...m, SavedConfigs: memo((p: ComponentProps<typeof Real>) => (count('SavedConfigs'), (<Real {...p} />))) }
-})
+}
 
-import { RecallView } from './RecallView'
+/** What each control counts as: its kind and label (`slider Recency`). */
+const CONTROLS = new Map<unknown, string>([
+  [Slider, 'slider'],
+  [OptionalSlider, 'slider'],
+  [Select, 'select'],
+  [Toggle, 'toggle'],
+  [NumberInput, 'number'],
+])
+/** The panels, by the component inside their memo: a counted render is one their memo did not skip. */
+const PANELS = new Map<unknown, string>([
+  [(RequestPanel as unknown as { type: unknown }).type, 'RequestPanel'],
+  [(SavedConfigs as unknown as { type: unknown }).type, 'SavedConfigs'],
+])
+/** Every control counts its renders under its label, the panels under their names; nothing else is counted. */
+function renderKey(f: Fiber): string | null {
+  const control = CONTROLS.get(f.type)
+  if (control) return `${control} ${String(f.memoizedProps?.label)}`
+  return PANELS.get(f.type) ?? null
+}
+
+/** Renders per component (or per control label) since the test's last `clear`. */
+let renders: Map<string, number>
+let stopCounting: () => void
+let bridge: FakeBridge
+beforeEach(() => {
+  bridge = installFakeBridge(answer)
+  const counting = countRenders(renderKey)
+  renders = counting.counts
+  stopCounting = counting.stop
+})
 
 afterEach(() => {
+  stopCounting()
   cleanup()
+  bridge.uninstall()
   vi.unstubAllGlobals()
 })
 
@@ -162,8 +168,7 @@ describe('a weight step on the Recall screen', { timeout: 60_000 }, () => {
     expect(screen.getByTestId('rerank-status').textContent).toMatch(/re-ranked locally/)
     const fg = getPreset('fieldguide').config
     // No new query: the step re-ranked the first query's candidates.
-    const { call } = await import('../../lib/api')
-    expect(vi.mocked(call).mock.calls.filter(([ch]) => ch === 'recall.run')).toHaveLength(1)
+    expect(bridge.calls.filter((c) => c.channel === 'recall.run')).toHaveLength(1)
     expect(Number(slider.value)).toBeCloseTo(0.9, 9)
     const weights = Object.fromEntries(
       (['Similarity', 'Lexical', 'Recency', 'Salience'] as const).map((l) => [l, Number(screen.getByRole<HTMLInputElement>('slider', { name: l }).value)]),

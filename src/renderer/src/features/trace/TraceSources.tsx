@@ -6,7 +6,7 @@
  */
 import { useState } from 'react'
 import type { TraceLogs } from '../../../../shared/contract'
-import { bridgeMode, call } from '../../lib/api'
+import { getBridgeMode, call } from '../../lib/api'
 import { useAsync } from '../../lib/useAsync'
 
 export function TraceSources({ refresh, onChanged }: { refresh: number; onChanged: () => void }) {
@@ -29,7 +29,7 @@ export function TraceSources({ refresh, onChanged }: { refresh: number; onChange
     }
   }
   const add = async () => {
-    if (bridgeMode === 'electron') {
+    if (getBridgeMode() === 'electron') {
       const picked = (await call('store.pick', { purpose: 'logIn' })).path
       if (picked) await apply(() => call('trace.addLog', { path: picked }))
     } else if (path.trim()) await apply(() => call('trace.addLog', { path: path.trim() }))
@@ -48,7 +48,7 @@ export function TraceSources({ refresh, onChanged }: { refresh: number; onChange
           void add()
         }}
       >
-        {bridgeMode === 'browser' && (
+        {getBridgeMode() === 'browser' && (
           <input
             className="input"
             aria-label="Trace log path"
@@ -57,7 +57,7 @@ export function TraceSources({ refresh, onChanged }: { refresh: number; onChange
             onChange={(e) => setPath(e.target.value)}
           />
         )}
-        <button className="btn small" type="submit" disabled={busy || (bridgeMode === 'browser' && !path.trim())}>
+        <button className="btn small" type="submit" disabled={busy || (getBridgeMode() === 'browser' && !path.trim())}>
           Add a trace log…
         </button>
       </form>
