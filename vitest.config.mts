@@ -133,10 +133,6 @@ export default defineConfig({
           // No file may vi.mock a module (a worker keeps the first module graph it built): the tests fake the preload
           // bridge (src/renderer/src/test/fakeBridge.ts) and count renders from React's commits (test/reactCommits.ts).
           isolate: false,
-          // One worker: each worker pays jsdom, React, Testing Library and the renderer's modules once, and the main
-          // process sends it every module again; on 2 cores at load ~18 one worker took 15.6 s of CPU and 48 s of wall
-          // time, two 19.7 s and 60 s, four 26 s and 68–74 s (docs/internals/testing.md, "The dom project's CPU").
-          maxWorkers: 1,
           include: ['src/renderer/**/*.test.{ts,tsx}'],
           // RECALLSCOPE_TEST_CPU_LOG=FILE: per-file CPU, as the node projects (docs/internals/testing.md, "Per-file CPU")
           setupFiles: ['src/renderer/src/test/setup.ts', ...node.setupFiles],
@@ -149,9 +145,6 @@ export default defineConfig({
           ...node,
           // One module registry per worker, as unit: passes with its files shuffled (docs/internals/testing.md).
           isolate: false,
-          // Two workers, not four: each worker imports the app's modules (App, the handlers, the stores, zod's schemas)
-          // once; 53.7 → 47.2 s of CPU in the files (docs/internals/testing.md, "The integration project's workers").
-          maxWorkers: 2,
           include: ['test/*.test.ts', 'test/events/**/*.test.ts', 'test/frameworks/**/*.test.ts', 'test/conformance/**/*.test.ts', 'test/trust3/**/*.test.ts'],
           exclude: [...PG, ...SLOW, ...LATENCY],
         },
