@@ -9,7 +9,7 @@ import react from '@vitejs/plugin-react'
  *   dom-isolated the dom files that mock a module (DOM_MOCKING)
  *   integration  test/*.test.ts, test/frameworks, test/conformance, test/trust3: stores, importers, the HTTP bridge, real files;
  *                without isolation
- *   pg           the Postgres tests (PGlite in a worker thread, each from a cached initdb dump: test/helpers/pgServerWorker.mjs)
+ *   pg           the Postgres tests (PGlite in a child process, each from a cached dump: test/helpers/pgServerWorker.mjs)
  *   shell        the built app, the CLI as a process, start scripts, packaging, `npm run bench -- --smoke`
  *   e2e          real Chromium against browser mode (needs `npm run build`)
  *   slow         the SLOW files of unit and integration (measured), so test:fast stays fast
