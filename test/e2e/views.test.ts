@@ -4,7 +4,7 @@
  * (every page, checked against the DB itself), exact duplicates grouped in
  * "More like this", Compare naming memories by id and saying why a run is
  * empty, a tune that survives leaving the screen, and the first paint with
- * recharts kept out of the first screen's scripts. Screenshots of each.
+ * recharts, zod and the Library kept out of the first screen's scripts. Screenshots of each.
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -329,7 +329,7 @@ describe.skipIf(!ready)('views: export, duplicates, compare ids, tune survives',
     }
   })
 
-  it('first paint: measured, and the first screen loads no charting code', async () => {
+  it('first paint: measured, and the first screen loads no charting, schema or Library code', async () => {
     const b = await openBrowser(f.srv.url, { width: 1440, height: 900 })
     const { page } = b
     try {
@@ -347,11 +347,17 @@ describe.skipIf(!ready)('views: export, duplicates, compare ids, tune survives',
       expect(m.fcp).not.toBeNull()
       const assets = path.join(ROOT, 'out/renderer/assets')
       const loaded = m.scripts.map((u) => path.basename(new URL(u).pathname))
-      // recharts' own class names mark its code; the marker is real (some chunk has it), the first screen has none
-      const marker = 'recharts-wrapper'
+      // Each marker names code the first screen does not run: recharts' own class name, zod's (the schemas the
+      // screens that validate settings build) and the Library's connect form (its region's name). Each marker is
+      // real (some chunk has it); the first screen's scripts have none.
       const all = fs.readdirSync(assets).filter((n) => n.endsWith('.js'))
-      expect(all.some((n) => fs.readFileSync(path.join(assets, n), 'utf8').includes(marker))).toBe(true)
-      for (const n of loaded) expect(fs.readFileSync(path.join(assets, n), 'utf8').includes(marker), n).toBe(false)
+      for (const marker of ['recharts-wrapper', '$ZodObject', 'Database facts']) {
+        expect(
+          all.some((n) => fs.readFileSync(path.join(assets, n), 'utf8').includes(marker)),
+          marker,
+        ).toBe(true)
+        for (const n of loaded) expect(fs.readFileSync(path.join(assets, n), 'utf8').includes(marker), `${marker} in ${n}`).toBe(false)
+      }
       const kib = (n: string) => fs.statSync(path.join(assets, n)).size / 1024
       console.log(
         `first-contentful-paint ${m.fcp.toFixed(0)} ms; first screen loads ${loaded.length} scripts, ${loaded.reduce((s, n) => s + kib(n), 0).toFixed(0)} KiB: ${loaded.join(', ')}`,
