@@ -269,12 +269,17 @@ describe.skipIf(!ready)('views: export, duplicates, compare ids, tune survives',
   })
 
   it('trace timeline: preset colours of their own, a legend and a y-axis', async () => {
-    for (const dark of [false, true]) {
-      const b = await openBrowser(f.srv.url, { width: 1440, height: 900, dark })
-      const { page } = b
-      try {
-        await page.getByRole('table', { name: 'Memories' }).locator('tbody tr[data-id]').first().waitFor()
-        await page.getByRole('link', { name: 'Decision trace' }).click()
+    // One page for both themes: the scheme is switched in place (the colours are CSS variables under
+    // prefers-color-scheme, read below from the computed styles), as layout.test.ts does for its screenshots.
+    const b = await openBrowser(f.srv.url, { width: 1440, height: 900 })
+    const { page } = b
+    try {
+      await page.getByRole('table', { name: 'Memories' }).locator('tbody tr[data-id]').first().waitFor()
+      await page.getByRole('link', { name: 'Decision trace' }).click()
+      for (const dark of [false, true]) {
+        await page.emulateMedia({ colorScheme: dark ? 'dark' : 'light' })
+        await page.evaluate('new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(null))))')
+        expect(await page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches")).toBe(dark)
         const legend = page.getByRole('list', { name: 'Presets in the timeline' })
         await legend.locator('li').first().waitFor()
         const colours = await page.evaluate(() => {
@@ -304,9 +309,9 @@ describe.skipIf(!ready)('views: export, duplicates, compare ids, tune survives',
         expect(yTicks.length).toBeGreaterThan(1)
         for (const t of yTicks) expect(t).toMatch(/^\d+$/)
         await shot(page, `views-trace-timeline${dark ? '-dark' : ''}`)
-      } finally {
-        await b.close()
       }
+    } finally {
+      await b.close()
     }
   })
 
