@@ -5,9 +5,9 @@
  * one used, so a reopen needs nothing. Shapes only: no Node, no SQL here.
  */
 import { z } from 'zod'
-import { MAPPED_FIELDS, TIME_UNITS, VECTOR_ENCODINGS, type MappedField, type TimeUnit, type VectorEncoding } from './mappingFields'
+import { TIME_UNITS, VECTOR_ENCODINGS, type MappedField, type TimeUnit, type VectorEncoding } from './mappingFields'
 
-export { MAPPED_FIELDS, TIME_UNITS, VECTOR_ENCODINGS, type MappedField, type TimeUnit, type VectorEncoding }
+export type { MappedField, TimeUnit, VectorEncoding }
 
 const name = z.string().trim().min(1, 'a name is required').max(200)
 

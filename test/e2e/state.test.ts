@@ -109,7 +109,7 @@ describe.skipIf(!ready)('every state is a link (browser mode, demo DB)', () => {
         // the same request on the same server is one job for the whole file (a width's visits reuse the one before).
         // The three revisits through Memories are made at the first width only: a revisit sends the same request at
         // any width (the window is not part of it), and at the other widths the first visit and the copied link's
-        // tab must already reuse the job the first width started (docs/internals/testing.md, "Per file").
+        // tab must already reuse the job the first width started (docs/internals/testing.md, "The browser side, stop 32").
         const forQuery = async () => (await mapJobs(f.srv)).filter((j) => /for “deploy the tier migration”/.test(j.label))
         await nav(page, 'Map').click()
         await expect.poll(() => page.getByLabel('Map query').inputValue()).toBe('deploy the tier migration')
