@@ -18,20 +18,24 @@ import { ResultsList, toRows } from './ResultsList'
 /** Every canvas's last drawing: the rectangles filled since its last clear, with their colours. */
 const drawn = new WeakMap<HTMLCanvasElement, string[]>()
 
+/** A 2-D context that records what is drawn on `canvas`. */
+function recorder(canvas: HTMLCanvasElement): CanvasRenderingContext2D {
+  let fill = ''
+  return {
+    setTransform: () => undefined,
+    clearRect: () => drawn.set(canvas, []),
+    set fillStyle(v: string) {
+      fill = v
+    },
+    fillRect: (x: number, y: number, w: number, h: number) => drawn.get(canvas)!.push(`${fill} ${x.toFixed(9)} ${y} ${w.toFixed(9)} ${h}`),
+  } as unknown as CanvasRenderingContext2D
+}
+
 beforeEach(() => {
   // jsdom has no 2-D context: a recording one, so the bars' drawing is compared too.
   vi.spyOn(HTMLCanvasElement.prototype, 'getContext').mockImplementation(function (this: HTMLCanvasElement) {
-    const canvas = this
-    let fill = ''
-    return {
-      setTransform: () => undefined,
-      clearRect: () => drawn.set(canvas, []),
-      set fillStyle(v: string) {
-        fill = v
-      },
-      fillRect: (x: number, y: number, w: number, h: number) => drawn.get(canvas)!.push(`${fill} ${x.toFixed(9)} ${y} ${w.toFixed(9)} ${h}`),
-    } as unknown as CanvasRenderingContext2D
-  } as typeof HTMLCanvasElement.prototype.getContext)
+    return recorder(this)
+  })
   // jsdom lays nothing out: the long list's scroll box gets the 600 px a screen would.
   vi.spyOn(HTMLElement.prototype, 'clientHeight', 'get').mockImplementation(function (this: HTMLElement) {
     return this.classList.contains('results-scroll') ? 600 : 0
