@@ -360,7 +360,21 @@ interface RowProps {
  * moves and re-scores a row does not render it: it re-renders when the memory it shows, its gate, its selection
  * or its cut lines change.
  */
-const ResultRow = memo(function ResultRow({ id, dropped, gate, tokens, u, wasRank, lines, selected, focusable, refKey, onElement, onSelect, onOpen }: RowProps) {
+const ResultRow = memo(function ResultRow({
+  id,
+  dropped,
+  gate,
+  tokens,
+  u,
+  wasRank,
+  lines,
+  selected,
+  focusable,
+  refKey,
+  onElement,
+  onSelect,
+  onOpen,
+}: RowProps) {
   const dpr = typeof window === 'undefined' ? 1 : window.devicePixelRatio || 1
   return (
     <li className="result-wrap" ref={(el) => onElement(refKey, el)}>
