@@ -98,7 +98,7 @@ export function cutLines(rows: readonly Row[], config: Pick<RecallConfig, 'floor
 }
 
 /** A row's rank-change badge: its class, text and tooltip (empty when the rank did not change). */
-export function badgeOf(change: RankChange | undefined): { cls: string; text: string; title: string } {
+function badgeOf(change: RankChange | undefined): { cls: string; text: string; title: string } {
   if (!change || change.before === change.after) return { cls: 'chg', text: '', title: '' }
   if (change.before === null) return { cls: 'chg new', text: 'NEW', title: 'newly injected' }
   if (change.after === null) return { cls: 'chg out', text: 'OUT', title: `was rank ${change.before}` }
@@ -178,7 +178,7 @@ function barLabel(c: Features): string {
 }
 
 /** What a slider step changes in a row: written into its element by `writeRowCells`, never rendered by React. */
-export interface RowCells {
+interface RowCells {
   /** the row's index in score order */
   index: number
   setsize: number
@@ -215,7 +215,7 @@ const written = new WeakMap<HTMLElement, Written>()
  * of the rows, without a render, writes through the same function). Writes only what differs from the last write
  * into that element: a step rewrites the scores and moves the rows, most ranks and badges stay.
  */
-export function writeRowCells(li: HTMLElement, v: RowCells): void {
+function writeRowCells(li: HTMLElement, v: RowCells): void {
   const row = li.lastElementChild as HTMLElement
   const [rankEl, badgeEl, , bar, scoreEl] = row.children as unknown as [HTMLElement, HTMLElement, HTMLElement, HTMLCanvasElement, HTMLElement]
   let w = written.get(li)
