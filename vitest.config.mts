@@ -8,7 +8,7 @@ import react from '@vitejs/plugin-react'
  *   dom          renderer components in jsdom, without isolation
  *   integration  test/*.test.ts, test/frameworks, test/conformance, test/trust3: stores, importers, the HTTP bridge, real files;
  *                without isolation
- *   pg           the Postgres tests (PGlite in a worker thread, each from a cached initdb dump: test/helpers/pgServerWorker.mjs)
+ *   pg           the Postgres tests (PGlite in a child process, each from a cached dump: test/helpers/pgServerWorker.mjs)
  *   shell        the built app, the CLI as a process, start scripts, packaging, `npm run bench -- --smoke`
  *   e2e          real Chromium against browser mode (needs `npm run build`)
  *   slow         the SLOW files of unit and integration (measured), so test:fast stays fast
@@ -131,7 +131,7 @@ export default defineConfig({
           // Library, jsdom, our components), so a dom test must not depend on module state another file left behind.
           // Passes in shuffled order (--sequence.shuffle); 50 → 21 s CPU (docs/internals/testing.md). unit does the same.
           // No file may vi.mock a module (a worker keeps the first module graph it built): the tests fake the preload
-          // bridge (src/renderer/src/test/fakeBridge.ts) and count renders from React's commits (test/reactCommits.ts).
+          // bridge (src/renderer/src/test/fakeBridge.ts) and count renders from React's commits (src/renderer/src/test/reactCommits.ts).
           isolate: false,
           include: ['src/renderer/**/*.test.{ts,tsx}'],
           // RECALLSCOPE_TEST_CPU_LOG=FILE: per-file CPU, as the node projects (docs/internals/testing.md, "Per-file CPU")
