@@ -87,6 +87,8 @@ function depthFor(config: RecallConfig): number {
 /**
  * For each baseline the main gather cannot serve: gather `cases` under its own
  * config (cached per baseline name for k-fold reuse). Errors become n/a rows.
+ * Two baselines with the same config (the start config is often a preset's
+ * default) share one gather: the same store, cases and config gather the same.
  */
 async function gatherBaselines(
   store: MemorySource,
@@ -96,18 +98,24 @@ async function gatherBaselines(
   opts: RunTuneOptions,
 ): Promise<BaselineInput[]> {
   const out: BaselineInput[] = []
+  const byConfig = new Map<string, Pick<BaselineInput, 'gathered' | 'error'>>()
   for (const b of list) {
     if (main.every((g) => canReuse(g, b.config))) {
       out.push(b)
       continue
     }
-    try {
-      const gathered = await gatherCases(store, cases, b.config, { embedder: opts.embedder, now: opts.now, signal: opts.signal })
-      out.push({ ...b, gathered })
-    } catch (e) {
-      if ((e as { code?: string }).code === 'CANCELLED') throw e
-      out.push({ ...b, error: `could not run: ${(e as Error).message}` })
+    const key = JSON.stringify(b.config)
+    let done = byConfig.get(key)
+    if (!done) {
+      try {
+        done = { gathered: await gatherCases(store, cases, b.config, { embedder: opts.embedder, now: opts.now, signal: opts.signal }) }
+      } catch (e) {
+        if ((e as { code?: string }).code === 'CANCELLED') throw e
+        done = { error: `could not run: ${(e as Error).message}` }
+      }
+      byConfig.set(key, done)
     }
+    out.push({ ...b, ...done })
   }
   return out
 }

@@ -48,9 +48,17 @@ describe.skipIf(!input)('LoCoMo: tuning from a preset whose scope hides the judg
     return { relevant: present.length, kept: present.filter((id) => keep(rows.get(id)!)).length }
   }
 
-  /** recall@10 of `config` on `caseIds` by a plain eval (the engine per case). */
-  const recallAt10 = async (config: RecallConfig, caseIds: string[]) =>
-    (await runEval(store, { config, k: 10, embedder: 'hashing', now: 0, createdAt: 0, caseIds })).metrics['recall@10']!
+  /**
+   * recall@10 of `config` on `caseIds` by a plain eval (the engine per case), once per distinct (config, cases):
+   * both tunes split the same cases alike, so BM25 on their held-out conversations is one eval.
+   */
+  const evals = new Map<string, Promise<number>>()
+  const recallAt10 = (config: RecallConfig, caseIds: string[]) => {
+    const key = JSON.stringify([config, caseIds])
+    let v = evals.get(key)
+    if (!v) evals.set(key, (v = runEval(store, { config, k: 10, embedder: 'hashing', now: 0, createdAt: 0, caseIds }).then((r) => r.metrics['recall@10']!)))
+    return v
+  }
 
   /** BM25 as a user would write it: lexical arm only, the default tiers, top 10, no floor. Built here, not taken from the report. */
   const bm25: RecallConfig = {
