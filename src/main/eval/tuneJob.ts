@@ -89,6 +89,8 @@ function depthFor(config: RecallConfig): number {
  * config (cached per baseline name for k-fold reuse). Errors become n/a rows.
  * Two baselines with the same config (the start config is often a preset's
  * default) share one gather: the same store, cases and config gather the same.
+ * With a cache, a later tune of the same store reuses a baseline gathered for
+ * the same held-out cases (the presets' defaults are the same in every tune).
  */
 async function gatherBaselines(
   store: MemorySource,
@@ -106,9 +108,13 @@ async function gatherBaselines(
     }
     const key = JSON.stringify(b.config)
     let done = byConfig.get(key)
+    const cached = done ? undefined : opts.cache?.getList(`baseline:${key}`, cases, opts.now, opts.embedder)
+    if (cached) byConfig.set(key, (done = { gathered: cached }))
     if (!done) {
       try {
-        done = { gathered: await gatherCases(store, cases, b.config, { embedder: opts.embedder, now: opts.now, signal: opts.signal }) }
+        const gathered = await gatherCases(store, cases, b.config, { embedder: opts.embedder, now: opts.now, signal: opts.signal })
+        opts.cache?.setList(`baseline:${key}`, gathered)
+        done = { gathered }
       } catch (e) {
         if ((e as { code?: string }).code === 'CANCELLED') throw e
         done = { error: `could not run: ${(e as Error).message}` }

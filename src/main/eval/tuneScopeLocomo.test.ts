@@ -19,6 +19,7 @@ import { importLocomo } from '../store/importers/locomo'
 import { openSource } from '../store/registry'
 import type { SqliteSource } from '../store/sqlite/source'
 import { runEval } from './evaluate'
+import { GatherCache } from './replay'
 import { runTune } from './tuneJob'
 
 const input = requireSharedData(LOCOMO_DEV, 'LoCoMo scope-diagnosis tune test (src/main/eval/tuneScopeLocomo.test.ts)')
@@ -27,6 +28,8 @@ describe.skipIf(!input)('LoCoMo: tuning from a preset whose scope hides the judg
   let t: ReturnType<typeof tmpDir>
   let store: SqliteSource
   let cases: EvalCaseRow[]
+  /** One per open store, as the app's job worker keeps it for every tune: the second tune reuses the preset baselines the first gathered. */
+  let cache: GatherCache
 
   beforeAll(async () => {
     t = tmpDir()
@@ -34,6 +37,7 @@ describe.skipIf(!input)('LoCoMo: tuning from a preset whose scope hides the judg
     await importLocomo({ input: input!, output: db, now: 0 })
     store = openSource({ path: db })
     cases = store.workspace.loadCases()
+    cache = new GatherCache(store)
   }, 300_000)
   afterAll(() => {
     store?.close()
@@ -86,6 +90,7 @@ describe.skipIf(!input)('LoCoMo: tuning from a preset whose scope hides the judg
         metric: 'recall@10',
         budget: 300,
         seed: 1,
+        cache,
       })
       const expected = judged(keep)
       expect(expected.relevant).toBeGreaterThan(100)
