@@ -15,12 +15,16 @@ const root = import.meta.dirname
 export default defineConfig({
   main: {
     build: {
-      // better-sqlite3 (native), zod, ollama… stay require()s of node_modules:
+      // better-sqlite3 (native), ollama… stay require()s of node_modules:
       // the native addon cannot be bundled, and the Electron-ABI build is picked
       // at run time through `nativeBinding`. Only `dependencies` are
       // externalized, so whatever main or the CLI requires at run time must be
       // listed there (renderer-only libraries are devDependencies).
-      externalizeDeps: true,
+      // zod is bundled instead: require('zod') loads 95 files (1 MB, every
+      // locale) and cost ~90 ms of CPU in each thread that starts (the CLI, and
+      // serve's main thread and both store host workers); bundled and
+      // tree-shaken it adds ~170 kB to the shared chunk (docs/internals/performance.md).
+      externalizeDeps: { exclude: ['zod'] },
       outDir: resolve(root, 'out/main'),
       // The CLI (bin/recallscope.cjs) runs this output under the user's Node
       // (package.json engines: >=20), not only under Electron's newer one.

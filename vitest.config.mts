@@ -9,12 +9,12 @@ import react from '@vitejs/plugin-react'
  *   dom-isolated the dom files that mock a module (DOM_MOCKING)
  *   integration  test/*.test.ts, test/frameworks, test/conformance, test/trust3: stores, importers, the HTTP bridge, real files;
  *                without isolation
- *   pg           the Postgres tests (PGlite in a worker thread, each from a cached initdb dump: test/helpers/pgServerWorker.mjs)
+ *   pg           the Postgres tests (PGlite in a child process, each from a cached dump: test/helpers/pgServerWorker.mjs)
  *   shell        the built app, the CLI as a process, start scripts, packaging, `npm run bench -- --smoke`
  *   e2e          real Chromium against browser mode (needs `npm run build`)
  *   slow         the SLOW files of unit and integration (measured), so test:fast stays fast
- *   latency      the LATENCY files: run after every other project, one file at a time
- *   e2e-latency  the e2e file asserting a latency (live OTLP < 1 s): after those, alone
+ *   latency      the LATENCY files: run before every other project, one file at a time
+ *   e2e-latency  the e2e file asserting a latency (live OTLP < 1 s): after those, alone, before the rest
  * `npm run test:fast` = unit + dom + dom-isolated + integration (without SLOW and LATENCY); `npm test` runs every project.
  */
 
@@ -48,7 +48,7 @@ const SLOW = [
 /**
  * Files that assert the main thread's latency while a worker computes or a store call hangs (app.info within
  * 200 ms, polled every 50 ms): with other files running beside them on 2 cores the latency measured is the
- * machine's, not the app's. Their project runs after all the others (sequence.groupOrder), one file at a time.
+ * machine's, not the app's. Their project runs before all the others (GROUP_ORDER), one file at a time.
  */
 const LATENCY = ['test/storeHost.test.ts', 'test/offThread.test.ts']
 
@@ -71,6 +71,15 @@ const DOM_MOCKING = [
 const E2E_LATENCY = ['test/e2e/liveOtlp.test.ts']
 
 /**
+ * The run's order (sequence.groupOrder: vitest runs each group after the one before ends): the latency files first,
+ * one at a time, then the e2e latency file alone, then every other project together. First rather than last:
+ * `npm test` (scripts/test.cjs) starts the static checks beside vitest, so while a latency file holds one core the
+ * checks use the other. Run last, they left that core idle (~45 s of wall time on 2 cores, the checks long done). The
+ * checks are niced (they lose a contended core to the test), so the latency measured is still the app's.
+ */
+const GROUP_ORDER = { latency: 1, e2eLatency: 2, rest: 3 }
+
+/**
  * Test files at a time: twice the cores. vitest's default (cores - 1) is ONE file at a time on 2 cores, and most
  * of the slow files (e2e, shell, pg, the worker and CLI tests) spend their time waiting on a child process, a
  * worker thread or Chromium; measured on 2 cores in docs/internals/testing.md. `--maxWorkers N` or
@@ -84,6 +93,7 @@ const MAX_WORKERS = Math.max(2, os.availableParallelism()) * 2
  */
 const node = {
   environment: 'node' as const,
+  sequence: { groupOrder: GROUP_ORDER.rest },
   testTimeout: 60_000,
   hookTimeout: 120_000,
   globalSetup: ['test/helpers/testWorkers.ts'],
@@ -99,6 +109,7 @@ const node = {
  */
 const e2e = {
   environment: 'node' as const,
+  sequence: { groupOrder: GROUP_ORDER.rest },
   isolate: false,
   testTimeout: 120_000,
   hookTimeout: 180_000,
@@ -131,6 +142,7 @@ export default defineConfig({
         test: {
           name: 'dom',
           environment: 'jsdom',
+          sequence: { groupOrder: GROUP_ORDER.rest },
           // No fresh worker per file: each worker loads a module once and the files it runs share it (React, Testing
           // Library, jsdom, our components), so a dom test must not depend on module state another file left behind.
           // Passes in shuffled order (--sequence.shuffle); 50 → 21 s CPU (docs/internals/testing.md). unit does the same.
@@ -146,6 +158,7 @@ export default defineConfig({
         test: {
           name: 'dom-isolated',
           environment: 'jsdom',
+          sequence: { groupOrder: GROUP_ORDER.rest },
           include: DOM_MOCKING,
           setupFiles: ['src/renderer/src/test/setup.ts'],
           testTimeout: 30_000,
@@ -161,7 +174,7 @@ export default defineConfig({
           exclude: [...PG, ...SLOW, ...LATENCY],
         },
       },
-      { test: { name: 'latency', ...node, include: LATENCY, maxWorkers: 1, sequence: { groupOrder: 1 } } },
+      { test: { name: 'latency', ...node, include: LATENCY, maxWorkers: 1, sequence: { groupOrder: GROUP_ORDER.latency } } },
       // One module registry per worker, as unit (pure computation, no module state between files): passes shuffled.
       { test: { name: 'slow', ...node, isolate: false, include: SLOW } },
       { test: { name: 'pg', ...node, include: PG } },
@@ -181,9 +194,9 @@ export default defineConfig({
           name: 'e2e-latency',
           ...e2e,
           include: E2E_LATENCY,
-          // after every other project, alone: the latency it asserts is the app's, not the machine's under load
+          // alone, after the latency files and before the rest: the latency it asserts is the app's, not the machine's under load
           maxWorkers: 1,
-          sequence: { groupOrder: 2 },
+          sequence: { groupOrder: GROUP_ORDER.e2eLatency },
           // no globalSetup: its one file makes its own small DB
         },
       },

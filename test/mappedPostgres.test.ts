@@ -41,7 +41,7 @@ beforeAll(async () => {
   // The same generated rows as the SQLite mapping tests (values only; the SQLite file is not used).
   rows = buildMappedFixture(path.join(t.dir, 'rows.sqlite'))
   srv = await startPgServer()
-  await srv.seed(`CREATE EXTENSION IF NOT EXISTS vector; CREATE TABLE "Agent Notes" ("Note Key" text PRIMARY KEY, "Body" text, "whenMS" bigint, thread text, "Spkr" text, imp real, "Emb" vector(8), mood text);
+  await srv.seed(`CREATE TABLE "Agent Notes" ("Note Key" text PRIMARY KEY, "Body" text, "whenMS" bigint, thread text, "Spkr" text, imp real, "Emb" vector(8), mood text);
     INSERT INTO "Agent Notes" VALUES ${rows
       .map(
         (r, i) =>

@@ -41,7 +41,7 @@ beforeAll(async () => {
   rows = buildMappedFixture(path.join(t.dir, 'rows.sqlite')) // values only; the SQLite file is not used
   srv = await startPgServer()
   const arr = (v: number[]) => `ARRAY[${v.join(',')}]::real[]`
-  await srv.seed(`CREATE EXTENSION IF NOT EXISTS vector; CREATE SCHEMA odd;
+  await srv.seed(`CREATE SCHEMA odd;
     CREATE TABLE odd."Agent Notes" ("Note Key" text PRIMARY KEY, "Body" text, "whenMS" bigint, thread text, "Spkr" text, imp real, "Emb" vector(${DIM}), mood text);
     INSERT INTO odd."Agent Notes" VALUES ${rows
       .map(

@@ -101,7 +101,7 @@ beforeAll(async () => {
   mems = makeMemories(N)
   lite = openSource({ path: writeSqlite(path.join(t.dir, 'same.db'), mems), workspacePath: ws('lite') })
   srv = await startPgServer()
-  await srv.seed(`CREATE EXTENSION IF NOT EXISTS vector; ${canonicalDdl('canon')} ${canonicalInserts('canon', mems)}`)
+  await srv.seed(`${canonicalDdl('canon')} ${canonicalInserts('canon', mems)}`)
   await srv.seed(mem0Sql('mem0', mems, uuidOf))
   await srv.seed(langgraphSql('lg', mems))
   await srv.seed(`${canonicalDdl('arr', 'real[]')} ${canonicalInserts('arr', mems, 'real[]')}`)

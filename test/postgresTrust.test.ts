@@ -56,7 +56,7 @@ beforeAll(async () => {
   srv = await startPgServer()
   // `vector` without a length (a column a real agent may have): any dimension can be stored in it.
   const free = canonicalDdl('dims').replace(`vector(${PG_DIM})`, 'vector')
-  await srv.seed(`CREATE EXTENSION IF NOT EXISTS vector; ${free} ${canonicalInserts('dims', mems)}`)
+  await srv.seed(`${free} ${canonicalInserts('dims', mems)}`)
   await srv.seed(
     `INSERT INTO dims.memories (id, content, created_at, kind, tier) VALUES ('odd-dim', 'coffee paris odd', ${PG_T0}, 'semantic', 'working');
      INSERT INTO dims.embeddings VALUES ('memory', 'odd-dim', '${PG_MODEL}', 3, ${pgVector([1, 0, 0])});`,

@@ -6,13 +6,12 @@
  */
 import { afterAll, beforeAll } from 'vitest'
 import { openStore } from '../../src/main/store/registry'
-import { pgText, startPgServer, type PgTestServer } from '../helpers/pgServer'
+import { pgInsert, pgText, startPgServer, type PgTestServer } from '../helpers/pgServer'
 import { describeSourceConformance, type ConfContent } from './spec'
 
 let srv: PgTestServer
 beforeAll(async () => {
   srv = await startPgServer()
-  await srv.seed('CREATE EXTENSION IF NOT EXISTS vector')
 }, 180_000)
 afterAll(async () => {
   await srv?.stop()
@@ -33,13 +32,37 @@ function canonicalSql(schema: string, content: ConfContent, vectorType: 'vector'
   ]
   const rows = [...content.memories, ...content.bad.filter((b) => withNan || b.problem !== 'nan')]
   // canonical sessions are rows of their own table
-  for (const id of new Set(rows.map((m) => m.session))) out.push(`INSERT INTO ${schema}.sessions (id) VALUES (${pgText(id)});`)
-  for (const m of rows) {
-    out.push(
-      `INSERT INTO ${schema}.memories VALUES (${pgText(m.id)}, ${pgText(m.agent)}, ${pgText(m.user)}, ${pgText(m.session)}, 'user', 'episodic', 'working', ${pgText(m.content)}, NULL, 0.5, ${m.createdAt}, NULL, 0, NULL, NULL, NULL);`,
-    )
-    if (m.vector) out.push(`INSERT INTO ${schema}.embeddings VALUES ('memory', ${pgText(m.id)}, 'conf-model', ${m.vector.length}, ${lit(m.vector)});`)
-  }
+  out.push(
+    pgInsert(
+      `${schema}.sessions (id)`,
+      [...new Set(rows.map((m) => m.session))].map((id) => [pgText(id)]),
+    ),
+    pgInsert(
+      `${schema}.memories`,
+      rows.map((m) => [
+        pgText(m.id),
+        pgText(m.agent),
+        pgText(m.user),
+        pgText(m.session),
+        "'user'",
+        "'episodic'",
+        "'working'",
+        pgText(m.content),
+        'NULL',
+        0.5,
+        m.createdAt,
+        'NULL',
+        0,
+        'NULL',
+        'NULL',
+        'NULL',
+      ]),
+    ),
+    pgInsert(
+      `${schema}.embeddings`,
+      rows.flatMap((m) => (m.vector ? [["'memory'", pgText(m.id), "'conf-model'", m.vector.length, lit(m.vector)]] : [])),
+    ),
+  )
   return out.join('\n')
 }
 

@@ -29,7 +29,7 @@ describe.skipIf(!ready)('mapping a Postgres table from the Library (browser mode
     t = tmpDir()
     rows = buildMappedFixture(path.join(t.dir, 'rows.sqlite')) // values only
     pg = await startPgServer()
-    await pg.seed(`CREATE EXTENSION IF NOT EXISTS vector; CREATE SCHEMA odd;
+    await pg.seed(`CREATE SCHEMA odd;
       CREATE TABLE odd."Agent Notes" ("Note Key" text PRIMARY KEY, "Body" text, "whenMS" bigint, thread text, "Spkr" text, "Emb" vector(8));
       INSERT INTO odd."Agent Notes" VALUES ${rows
         .map((r) => `(${pgText(r.key)}, ${pgText(r.text)}, ${r.createdMs}, ${pgText(r.thread)}, ${pgText(r.speaker)}, ${pgVector(r.vec)})`)

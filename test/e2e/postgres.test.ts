@@ -21,7 +21,7 @@ describe.skipIf(!ready)('Postgres from the Library (browser mode)', () => {
   const mems = makeMemories(200)
   beforeAll(async () => {
     pg = await startPgServer()
-    await pg.seed(`CREATE EXTENSION IF NOT EXISTS vector; ${canonicalDdl('canon')} ${canonicalInserts('canon', mems)}`)
+    await pg.seed(`${canonicalDdl('canon')} ${canonicalInserts('canon', mems)}`)
     srv = await serve([], { PGPASSWORD: 'secret-pw' })
   }, 180_000)
   afterAll(async () => {

@@ -4,7 +4,7 @@
  * (every page, checked against the DB itself), exact duplicates grouped in
  * "More like this", Compare naming memories by id and saying why a run is
  * empty, a tune that survives leaving the screen, and the first paint with
- * recharts kept out of the first screen's scripts. Screenshots of each.
+ * recharts, zod and the Library kept out of the first screen's scripts. Screenshots of each.
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -269,12 +269,17 @@ describe.skipIf(!ready)('views: export, duplicates, compare ids, tune survives',
   })
 
   it('trace timeline: preset colours of their own, a legend and a y-axis', async () => {
-    for (const dark of [false, true]) {
-      const b = await openBrowser(f.srv.url, { width: 1440, height: 900, dark })
-      const { page } = b
-      try {
-        await page.getByRole('table', { name: 'Memories' }).locator('tbody tr[data-id]').first().waitFor()
-        await page.getByRole('link', { name: 'Decision trace' }).click()
+    // One page for both themes: the scheme is switched in place (the colours are CSS variables under
+    // prefers-color-scheme, read below from the computed styles), as layout.test.ts does for its screenshots.
+    const b = await openBrowser(f.srv.url, { width: 1440, height: 900 })
+    const { page } = b
+    try {
+      await page.getByRole('table', { name: 'Memories' }).locator('tbody tr[data-id]').first().waitFor()
+      await page.getByRole('link', { name: 'Decision trace' }).click()
+      for (const dark of [false, true]) {
+        await page.emulateMedia({ colorScheme: dark ? 'dark' : 'light' })
+        await page.evaluate('new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(null))))')
+        expect(await page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches")).toBe(dark)
         const legend = page.getByRole('list', { name: 'Presets in the timeline' })
         await legend.locator('li').first().waitFor()
         const colours = await page.evaluate(() => {
@@ -304,9 +309,9 @@ describe.skipIf(!ready)('views: export, duplicates, compare ids, tune survives',
         expect(yTicks.length).toBeGreaterThan(1)
         for (const t of yTicks) expect(t).toMatch(/^\d+$/)
         await shot(page, `views-trace-timeline${dark ? '-dark' : ''}`)
-      } finally {
-        await b.close()
       }
+    } finally {
+      await b.close()
     }
   })
 
@@ -329,7 +334,7 @@ describe.skipIf(!ready)('views: export, duplicates, compare ids, tune survives',
     }
   })
 
-  it('first paint: measured, and the first screen loads no charting code', async () => {
+  it('first paint: measured, and the first screen loads no charting, schema or Library code', async () => {
     const b = await openBrowser(f.srv.url, { width: 1440, height: 900 })
     const { page } = b
     try {
@@ -347,11 +352,17 @@ describe.skipIf(!ready)('views: export, duplicates, compare ids, tune survives',
       expect(m.fcp).not.toBeNull()
       const assets = path.join(ROOT, 'out/renderer/assets')
       const loaded = m.scripts.map((u) => path.basename(new URL(u).pathname))
-      // recharts' own class names mark its code; the marker is real (some chunk has it), the first screen has none
-      const marker = 'recharts-wrapper'
+      // Each marker names code the first screen does not run: recharts' own class name, zod's (the schemas the
+      // screens that validate settings build) and the Library's connect form (its region's name). Each marker is
+      // real (some chunk has it); the first screen's scripts have none.
       const all = fs.readdirSync(assets).filter((n) => n.endsWith('.js'))
-      expect(all.some((n) => fs.readFileSync(path.join(assets, n), 'utf8').includes(marker))).toBe(true)
-      for (const n of loaded) expect(fs.readFileSync(path.join(assets, n), 'utf8').includes(marker), n).toBe(false)
+      for (const marker of ['recharts-wrapper', '$ZodObject', 'Database facts']) {
+        expect(
+          all.some((n) => fs.readFileSync(path.join(assets, n), 'utf8').includes(marker)),
+          marker,
+        ).toBe(true)
+        for (const n of loaded) expect(fs.readFileSync(path.join(assets, n), 'utf8').includes(marker), `${marker} in ${n}`).toBe(false)
+      }
       const kib = (n: string) => fs.statSync(path.join(assets, n)).size / 1024
       console.log(
         `first-contentful-paint ${m.fcp.toFixed(0)} ms; first screen loads ${loaded.length} scripts, ${loaded.reduce((s, n) => s + kib(n), 0).toFixed(0)} KiB: ${loaded.join(', ')}`,

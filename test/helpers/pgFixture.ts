@@ -10,7 +10,7 @@
 import { hashEmbed, HASHING_DIM, HASHING_MODEL } from '../../src/main/embed/hashing'
 import { CanonicalWriter } from '../../src/main/store/sqlite/canonicalWriter'
 import type { LettaServerSpec } from './frameworks/letta'
-import { pgText, pgVector } from './pgServer'
+import { pgInsert, pgText, pgVector } from './pgServer'
 
 /** The hashing embedder's vectors (offline, deterministic): evals and CLI recalls can embed queries the same way. */
 export const PG_MODEL = HASHING_MODEL
@@ -138,32 +138,55 @@ export function canonicalDdl(schema: string, vectorType: 'vector' | 'real[]' = '
   CREATE TABLE ${schema}.recall_events (id text PRIMARY KEY, at bigint NOT NULL, agent_id text, user_id text, session_id text, turn int, query text, cue text, preset text, config text, results text);`
 }
 
-/** INSERTs of the set into canonical tables. */
+/** INSERTs of the set into canonical tables (one multi-row INSERT a table). */
 export function canonicalInserts(schema: string, mems: FixtureMemory[], vectorType: 'vector' | 'real[]' = 'vector'): string {
-  const out: string[] = []
-  for (let s = 0; s < 5; s++)
-    out.push(`INSERT INTO ${schema}.sessions VALUES ('s${s}', 'agent-a', 'user-1', NULL, ${PG_T0}, ${PG_T0 + 1000}, 'session ${s}', 0);`)
-  for (const m of mems) {
-    out.push(
-      `INSERT INTO ${schema}.memories VALUES (${pgText(m.id)}, ${pgText(m.agent)}, ${pgText(m.user)}, ${pgText(m.session)}, 'user', ${pgText(m.kind)}, ${pgText(m.tier)}, ${pgText(m.content)}, NULL, ${m.salience}, ${m.createdAt}, NULL, 0, NULL, NULL, NULL);`,
-    )
-    if (m.vector) {
-      const lit = vectorType === 'vector' ? pgVector(m.vector) : `ARRAY[${Array.from(m.vector).join(',')}]::real[]`
-      out.push(`INSERT INTO ${schema}.embeddings VALUES ('memory', ${pgText(m.id)}, '${PG_MODEL}', ${m.vector.length}, ${lit});`)
-    }
-  }
-  return out.join('\n')
+  const sessions = [0, 1, 2, 3, 4].map((s) => [`'s${s}'`, "'agent-a'", "'user-1'", 'NULL', PG_T0, PG_T0 + 1000, `'session ${s}'`, 0])
+  const memories = mems.map((m) => [
+    pgText(m.id),
+    pgText(m.agent),
+    pgText(m.user),
+    pgText(m.session),
+    "'user'",
+    pgText(m.kind),
+    pgText(m.tier),
+    pgText(m.content),
+    'NULL',
+    m.salience,
+    m.createdAt,
+    'NULL',
+    0,
+    'NULL',
+    'NULL',
+    'NULL',
+  ])
+  const embeddings = mems.flatMap((m) =>
+    m.vector
+      ? [
+          [
+            "'memory'",
+            pgText(m.id),
+            `'${PG_MODEL}'`,
+            m.vector.length,
+            vectorType === 'vector' ? pgVector(m.vector) : `ARRAY[${Array.from(m.vector).join(',')}]::real[]`,
+          ],
+        ]
+      : [],
+  )
+  return [pgInsert(`${schema}.sessions`, sessions), pgInsert(`${schema}.memories`, memories), pgInsert(`${schema}.embeddings`, embeddings)].join('\n')
 }
 
 /** mem0's collection (DDL as in mem0ai's PGVector.createCol) holding the memories that have a vector. */
 export function mem0Sql(schema: string, mems: FixtureMemory[], uuidOf: (i: number) => string): string {
-  const out = [`CREATE SCHEMA ${schema};`, `CREATE TABLE ${schema}.memories (id UUID PRIMARY KEY, vector vector(${PG_DIM}), payload JSONB);`]
-  mems.forEach((m, i) => {
-    if (!m.vector) return
+  const rows = mems.flatMap((m, i) => {
+    if (!m.vector) return []
     const payload = { data: m.content, hash: `h${i}`, user_id: m.user, agent_id: m.agent, run_id: m.session, created_at: new Date(m.createdAt).toISOString() }
-    out.push(`INSERT INTO ${schema}.memories VALUES ('${uuidOf(i)}', ${pgVector(m.vector)}, ${pgText(JSON.stringify(payload))}::jsonb);`)
+    return [[`'${uuidOf(i)}'`, pgVector(m.vector), `${pgText(JSON.stringify(payload))}::jsonb`]]
   })
-  return out.join('\n')
+  return [
+    `CREATE SCHEMA ${schema};`,
+    `CREATE TABLE ${schema}.memories (id UUID PRIMARY KEY, vector vector(${PG_DIM}), payload JSONB);`,
+    pgInsert(`${schema}.memories`, rows),
+  ].join('\n')
 }
 
 /** A deterministic UUID per index. */
@@ -208,16 +231,17 @@ export function langgraphSql(schema: string, mems: FixtureMemory[]): string {
        created_at TIMESTAMP WITH TIME ZONE DEFAULT CURRENT_TIMESTAMP, updated_at TIMESTAMP WITH TIME ZONE DEFAULT CURRENT_TIMESTAMP,
        PRIMARY KEY (prefix, key, field_name), FOREIGN KEY (prefix, key) REFERENCES ${schema}.store(prefix, key) ON DELETE CASCADE);`,
   ]
-  for (const m of mems) {
-    const prefix = `${m.agent}.${m.user}`
-    out.push(
-      `INSERT INTO ${schema}.store (prefix, key, value, created_at) VALUES (${pgText(prefix)}, ${pgText(m.id)}, ${pgText(JSON.stringify({ content: m.content }))}::jsonb, to_timestamp(${m.createdAt / 1000}));`,
-    )
-    if (m.vector)
-      out.push(
-        `INSERT INTO ${schema}.store_vectors (prefix, key, field_name, embedding) VALUES (${pgText(prefix)}, ${pgText(m.id)}, '$', ${pgVector(m.vector)});`,
-      )
-  }
+  const prefix = (m: FixtureMemory) => pgText(`${m.agent}.${m.user}`)
+  out.push(
+    pgInsert(
+      `${schema}.store (prefix, key, value, created_at)`,
+      mems.map((m) => [prefix(m), pgText(m.id), `${pgText(JSON.stringify({ content: m.content }))}::jsonb`, `to_timestamp(${m.createdAt / 1000})`]),
+    ),
+    pgInsert(
+      `${schema}.store_vectors (prefix, key, field_name, embedding)`,
+      mems.flatMap((m) => (m.vector ? [[prefix(m), pgText(m.id), "'$'", pgVector(m.vector)]] : [])),
+    ),
+  )
   return out.join('\n')
 }
 
@@ -266,44 +290,96 @@ export function lettaPgSql(schema: string, spec: LettaServerSpec): string {
        CONSTRAINT uq_passage_tag UNIQUE (passage_id, tag));`,
     `INSERT INTO ${s}.organizations (id, name, privileged_tools) VALUES ('org-1', 'default', false);`,
   ]
-  for (const a of spec.agents) {
-    out.push(
-      `INSERT INTO ${s}.agents (id, name, agent_type, message_ids, organization_id) VALUES (${pgText(a.id)}, ${pgText(a.name)}, 'memgpt_v2_agent', '[]', 'org-1');`,
-    )
-    out.push(
-      `INSERT INTO ${s}.archives (id, name, vector_db_provider, organization_id) VALUES (${pgText(`archive-${a.id}`)}, ${pgText(`${a.name} archive`)}, 'native', 'org-1');`,
-    )
-    out.push(`INSERT INTO ${s}.archives_agents (agent_id, archive_id, is_owner) VALUES (${pgText(a.id)}, ${pgText(`archive-${a.id}`)}, true);`)
+  const archive = (agent: string) => pgText(`archive-${agent}`)
+  const padded = (v: number[]) => {
+    const out = new Float32Array(LETTA_PG_DIM)
+    out.set(v)
+    return pgVector(out)
   }
-  for (const b of spec.blocks) {
-    out.push(`INSERT INTO ${s}.block (id, label, is_template, value, "limit", metadata_, read_only, organization_id, created_at, updated_at)
-      VALUES (${pgText(b.id)}, ${pgText(b.label)}, ${b.isTemplate ? 'true' : 'false'}, ${pgText(b.value)}, 20000, '{}', false, 'org-1', ${ts(b.createdAt)}, ${ts(b.createdAt)});`)
-    out.push(`INSERT INTO ${s}.blocks_agents (agent_id, block_id, block_label) VALUES (${pgText(b.agent)}, ${pgText(b.id)}, ${pgText(b.label)});`)
-    b.history?.forEach((h, i) =>
-      out.push(`INSERT INTO ${s}.block_history (id, label, value, "limit", actor_type, block_id, sequence_number, organization_id, created_at)
-        VALUES (${pgText(`block_hist-${b.id}-${i}`)}, ${pgText(b.label)}, ${pgText(h.value)}, 20000, ${pgText(h.actor)}, ${pgText(b.id)}, ${i + 1}, 'org-1', ${ts(h.at)});`),
-    )
-  }
-  for (const p of spec.passages) {
-    let emb = 'NULL'
-    if (p.embedding) {
-      const padded = new Float32Array(LETTA_PG_DIM)
-      padded.set(p.embedding)
-      emb = pgVector(padded)
-    }
-    const cfg = p.model
-      ? pgText(JSON.stringify({ embedding_model: p.model, embedding_endpoint_type: 'openai', embedding_dim: p.embedding?.length ?? 0 }))
-      : 'NULL'
-    out.push(`INSERT INTO ${s}.archival_passages (id, text, embedding_config, metadata_, tags, embedding, organization_id, archive_id, created_at, is_deleted)
-      VALUES (${pgText(p.id)}, ${pgText(p.text)}, ${cfg}, '{}', ${p.tags ? pgText(JSON.stringify(p.tags)) : 'NULL'}, ${emb}, 'org-1', ${pgText(`archive-${p.agent}`)}, ${ts(p.createdAt)}, ${p.deleted ? 'true' : 'false'});`)
-    for (const t of p.tags ?? [])
-      out.push(
-        `INSERT INTO ${s}.passage_tags (id, tag, passage_id, archive_id, organization_id) VALUES (${pgText(`pt-${p.id}-${t}`)}, ${pgText(t)}, ${pgText(p.id)}, ${pgText(`archive-${p.agent}`)}, 'org-1');`,
-      )
-  }
-  for (const m of spec.messages)
-    out.push(`INSERT INTO ${s}.messages (id, role, text, content, tool_calls, sequence_id, conversation_id, organization_id, agent_id, created_at)
-      VALUES (${pgText(m.id)}, ${pgText(m.role)}, ${pgText(m.text ?? null)}, ${pgText(JSON.stringify((m.parts ?? []).map((t) => ({ type: 'text', text: t }))))}, '[]', ${m.seq},
-        ${pgText(m.conversation ?? null)}, 'org-1', ${pgText(m.agent)}, ${ts(m.createdAt)});`)
+  const blocks = spec.blocks
+  const passages = spec.passages
+  out.push(
+    pgInsert(
+      `${s}.agents (id, name, agent_type, message_ids, organization_id)`,
+      spec.agents.map((a) => [pgText(a.id), pgText(a.name), "'memgpt_v2_agent'", "'[]'", "'org-1'"]),
+    ),
+    pgInsert(
+      `${s}.archives (id, name, vector_db_provider, organization_id)`,
+      spec.agents.map((a) => [archive(a.id), pgText(`${a.name} archive`), "'native'", "'org-1'"]),
+    ),
+    pgInsert(
+      `${s}.archives_agents (agent_id, archive_id, is_owner)`,
+      spec.agents.map((a) => [pgText(a.id), archive(a.id), 'true']),
+    ),
+    pgInsert(
+      `${s}.block (id, label, is_template, value, "limit", metadata_, read_only, organization_id, created_at, updated_at)`,
+      blocks.map((b) => [
+        pgText(b.id),
+        pgText(b.label),
+        b.isTemplate ? 'true' : 'false',
+        pgText(b.value),
+        20000,
+        "'{}'",
+        'false',
+        "'org-1'",
+        ts(b.createdAt),
+        ts(b.createdAt),
+      ]),
+    ),
+    pgInsert(
+      `${s}.blocks_agents (agent_id, block_id, block_label)`,
+      blocks.map((b) => [pgText(b.agent), pgText(b.id), pgText(b.label)]),
+    ),
+    pgInsert(
+      `${s}.block_history (id, label, value, "limit", actor_type, block_id, sequence_number, organization_id, created_at)`,
+      blocks.flatMap((b) =>
+        (b.history ?? []).map((h, i) => [
+          pgText(`block_hist-${b.id}-${i}`),
+          pgText(b.label),
+          pgText(h.value),
+          20000,
+          pgText(h.actor),
+          pgText(b.id),
+          i + 1,
+          "'org-1'",
+          ts(h.at),
+        ]),
+      ),
+    ),
+    pgInsert(
+      `${s}.archival_passages (id, text, embedding_config, metadata_, tags, embedding, organization_id, archive_id, created_at, is_deleted)`,
+      passages.map((p) => [
+        pgText(p.id),
+        pgText(p.text),
+        p.model ? pgText(JSON.stringify({ embedding_model: p.model, embedding_endpoint_type: 'openai', embedding_dim: p.embedding?.length ?? 0 })) : 'NULL',
+        "'{}'",
+        p.tags ? pgText(JSON.stringify(p.tags)) : 'NULL',
+        p.embedding ? padded(p.embedding) : 'NULL',
+        "'org-1'",
+        archive(p.agent),
+        ts(p.createdAt),
+        p.deleted ? 'true' : 'false',
+      ]),
+    ),
+    pgInsert(
+      `${s}.passage_tags (id, tag, passage_id, archive_id, organization_id)`,
+      passages.flatMap((p) => (p.tags ?? []).map((t) => [pgText(`pt-${p.id}-${t}`), pgText(t), pgText(p.id), archive(p.agent), "'org-1'"])),
+    ),
+    pgInsert(
+      `${s}.messages (id, role, text, content, tool_calls, sequence_id, conversation_id, organization_id, agent_id, created_at)`,
+      spec.messages.map((m) => [
+        pgText(m.id),
+        pgText(m.role),
+        pgText(m.text ?? null),
+        pgText(JSON.stringify((m.parts ?? []).map((t) => ({ type: 'text', text: t })))),
+        "'[]'",
+        m.seq,
+        pgText(m.conversation ?? null),
+        "'org-1'",
+        pgText(m.agent),
+        ts(m.createdAt),
+      ]),
+    ),
+  )
   return out.join('\n')
 }

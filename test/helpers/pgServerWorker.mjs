@@ -1,24 +1,28 @@
-// The PGlite server of test/helpers/pgServer.ts, in its own thread: the source under test blocks its
+// The PGlite server of test/helpers/pgServer.ts, in a child process: the source under test blocks its
 // thread while it waits for the database (store/postgres/bridge.ts), so the server, the logging proxy
-// and the fake auth server cannot share that thread. Plain JS so it loads without a TypeScript loader.
+// and the fake auth server cannot share that thread; a process of its own also runs V8 with its own flags.
+// Commands come over the IPC channel; it exits when the test process goes away (the channel closes).
+// Plain JS so it loads without a TypeScript loader.
 import fs from 'node:fs'
 import { createRequire } from 'node:module'
 import net from 'node:net'
 import path from 'node:path'
-import { parentPort, workerData } from 'node:worker_threads'
 import { PGlite } from '@electric-sql/pglite'
 import { vector } from '@electric-sql/pglite-pgvector'
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
 import pg from 'pg'
 
 /**
- * A new PGlite cluster. `PGlite.create` runs initdb in WebAssembly: ~7 s of CPU, against ~1.2 s to start from
- * a dump of the data folder it leaves (measured; docs/internals/testing.md). So the first server dumps its
- * fresh cluster into .cache/pglite/ (git-ignored), keyed by the PGlite and pgvector versions, and every later
- * one starts from that dump: the same files initdb writes, before any test touched them. Servers starting at
- * the same time wait for the one writing the dump (a lock file) instead of each running initdb.
+ * A new PGlite cluster. `PGlite.create` runs initdb in WebAssembly: ~7 s of CPU, against ~1.5 s to start from
+ * a dump of the data folder it leaves (measured; docs/internals/testing.md). So the first server of a run
+ * makes two dumps into .cache/pglite/ (git-ignored), keyed by the PGlite and pgvector versions and by what they
+ * hold: the fresh cluster (for a server without pgvector) and the same cluster after `CREATE EXTENSION vector`
+ * (~0.6 s a server saved; the extension's files are in PGlite's own bundle, not in the data folder, so the plain
+ * dump loads without them). Every later server starts from one of them: the files initdb and the extension's
+ * script write, before any test touched them. Servers starting at the same time wait for the one writing the
+ * dumps (a lock file) instead of each running initdb.
  */
-async function createCluster(opts) {
+async function createCluster(withVector) {
   const req = createRequire(import.meta.url)
   // Their package.json is not exported: found above the resolved entry point.
   const version = (name) => {
@@ -28,10 +32,15 @@ async function createCluster(opts) {
     }
     throw new Error(`no package.json for ${name}`)
   }
-  const key = `pglite-${version('@electric-sql/pglite')}${opts.extensions ? `-pgvector-${version('@electric-sql/pglite-pgvector')}` : ''}`
   const dir = path.resolve(import.meta.dirname, '../../.cache/pglite')
-  const dump = path.join(dir, `${key}.tar`)
-  const lock = `${dump}.lock`
+  const base = `pglite-${version('@electric-sql/pglite')}`
+  const dumps = {
+    plain: path.join(dir, `${base}-initdb.tar`),
+    vector: path.join(dir, `${base}-pgvector-${version('@electric-sql/pglite-pgvector')}-created.tar`),
+  }
+  const dump = withVector ? dumps.vector : dumps.plain
+  const opts = withVector ? { extensions: { vector } } : {}
+  const lock = path.join(dir, `${base}.lock`)
   const fromDump = () => PGlite.create({ ...opts, loadDataDir: new Blob([fs.readFileSync(dump)]) })
   if (fs.existsSync(dump)) return fromDump()
   fs.mkdirSync(dir, { recursive: true })
@@ -39,26 +48,38 @@ async function createCluster(opts) {
   try {
     fd = fs.openSync(lock, 'wx')
   } catch {
-    // Another server is writing the dump: wait for it. A lock older than two minutes was left by a killed run.
+    // Another server is writing the dumps: wait for it. A lock older than two minutes was left by a killed run.
     const stale = () => Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? 0) > 120_000
     while (!fs.existsSync(dump) && fs.existsSync(lock) && !stale()) await new Promise((r) => setTimeout(r, 100))
     if (fs.existsSync(dump)) return fromDump()
     if (stale()) fs.rmSync(lock, { force: true })
-    return PGlite.create(opts)
+    const db = await PGlite.create(opts)
+    if (withVector) await db.exec('CREATE EXTENSION vector')
+    return db
   }
   try {
-    const db = await PGlite.create(opts)
-    const tmp = `${dump}.${process.pid}.${Date.now()}`
-    fs.writeFileSync(tmp, Buffer.from(await (await db.dumpDataDir('none')).arrayBuffer()))
-    fs.renameSync(tmp, dump)
-    return db
+    // initdb with pgvector's files present (they live outside the data folder, so the first dump is the plain cluster)
+    const db = await PGlite.create({ extensions: { vector } })
+    const write = async (file) => {
+      const tmp = `${file}.${process.pid}.${Date.now()}`
+      fs.writeFileSync(tmp, Buffer.from(await (await db.dumpDataDir('none')).arrayBuffer()))
+      fs.renameSync(tmp, file)
+    }
+    await write(dumps.plain)
+    await db.exec('CREATE EXTENSION vector')
+    await write(dumps.vector)
+    if (withVector) return db
+    await db.close()
+    return fromDump()
   } finally {
     fs.closeSync(fd)
     fs.rmSync(lock, { force: true })
   }
 }
 
-const db = await createCluster(workerData.vector === false ? {} : { extensions: { vector } })
+// an orphan never outlives its test process
+process.on('disconnect', () => process.exit(0))
+const db = await createCluster(process.argv[2] !== 'plain')
 const server = new PGLiteSocketServer({ db, port: 0, host: '127.0.0.1', maxConnections: 16 })
 await server.start()
 const directPort = Number(server.getServerConn().split(':').at(-1))
@@ -158,7 +179,7 @@ const fakeAuth = net.createServer((c) => {
 })
 await new Promise((r) => fakeAuth.listen(0, '127.0.0.1', r))
 
-parentPort.on('message', async ({ id, cmd, sql, params }) => {
+process.on('message', async ({ id, cmd, sql, params }) => {
   try {
     let data = null
     // Its own statement first: a multi-statement exec runs as one transaction, begun under the old default.
@@ -180,9 +201,9 @@ parentPort.on('message', async ({ id, cmd, sql, params }) => {
       await server.stop()
       await db.close()
     }
-    parentPort.postMessage({ id, ok: true, data })
+    process.send({ id, ok: true, data })
   } catch (e) {
-    parentPort.postMessage({ id, ok: false, error: String(e?.message ?? e) })
+    process.send({ id, ok: false, error: String(e?.message ?? e) })
   }
 })
-parentPort.postMessage({ ready: true, port: proxy.address().port, directPort, fakeAuthPort: fakeAuth.address().port })
+process.send({ ready: true, port: proxy.address().port, directPort, fakeAuthPort: fakeAuth.address().port })

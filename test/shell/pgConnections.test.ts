@@ -52,7 +52,7 @@ async function boot(): Promise<RecallscopeApi> {
 
 beforeAll(async () => {
   srv = await startPgServer()
-  await srv.seed(`CREATE EXTENSION IF NOT EXISTS vector; ${canonicalDdl('canon')} ${canonicalInserts('canon', makeMemories(40))}`)
+  await srv.seed(`${canonicalDdl('canon')} ${canonicalInserts('canon', makeMemories(40))}`)
 }, 180_000)
 afterAll(async () => {
   await srv?.stop()

@@ -103,8 +103,11 @@ export function loadCases(ws: Database.Database, f: CaseFilter = {}): EvalCaseRo
   return rows.sort((a, b) => naturalCompare(a.id, b.id))
 }
 
-const collator = new Intl.Collator('en', { numeric: true })
+// Made on first use: constructing a Collator loads ICU's collation data, ~12 ms of CPU, which every thread
+// importing this module (the CLI, serve's main thread and store hosts) paid at start-up (docs/internals/testing.md).
+let collator: Intl.Collator | null = null
 function naturalCompare(a: string, b: string): number {
+  collator ??= new Intl.Collator('en', { numeric: true })
   return collator.compare(a, b) || (a < b ? -1 : a > b ? 1 : 0)
 }
 

@@ -5,7 +5,6 @@ import { SnapshotBadge } from './SnapshotNote'
 import { formatHash, installHistoryKeys, listenLocation, readLocation, writeLocation, type Location, type RouteParams } from '../lib/router'
 import { AppContext, type AppState, type Nav, type Route } from './context'
 import { usePanes } from './panes'
-import { LibraryView } from '../features/library/LibraryView'
 import { EmbedStatus } from './EmbedStatus'
 import { JobsIndicator } from './Jobs'
 import { forgetRecallSettings } from '../lib/recallSettings'
@@ -28,9 +27,16 @@ function lazyView<M>(load: () => Promise<M>, pick: (m: M) => ComponentType) {
   )
 }
 
-// The Library (the first screen) is in the entry chunk; every view behind an
-// open DB is its own chunk, loaded on first visit, so the table, chart
-// (recharts) and eval/trace code is not parsed before it is needed.
+// Every view is its own chunk, loaded on first visit, so the table, chart
+// (recharts), eval/trace and schema (zod) code is not parsed before it is
+// needed. The Library too: it is the first screen only while no DB is open
+// (its chunk is then fetched right after the entry's), and with one open the
+// Memories screen no longer parses the Library's connect and mapping forms
+// (docs/guide/workbench.md, "First paint and bundle sizes").
+const LibraryView = lazyView(
+  () => import('../features/library/LibraryView'),
+  (m) => m.LibraryView,
+)
 const BrowseView = lazyView(
   () => import('../features/browse/BrowseView'),
   (m) => m.BrowseView,
@@ -333,9 +339,9 @@ export function App() {
               <div className="error">{bootError}</div>
             </div>
           )}
-          {!bootError && booted && nav.route === 'library' && <LibraryView key={viewKey} />}
           <ViewLoadBoundary key={nav.route}>
             <Suspense fallback={<ViewLoading />}>
+              {!bootError && booted && nav.route === 'library' && <LibraryView key={viewKey} />}
               {!bootError && booted && nav.route === 'browse' && db && <BrowseView key={viewKey} />}
               {!bootError && booted && nav.route === 'trace' && db && <TraceView key={viewKey} />}
               {!bootError && booted && nav.route === 'recall' && db && <RecallView key={viewKey} />}

@@ -7,16 +7,9 @@
  */
 import { useRef, useState } from 'react'
 import type { OpenInfo, PgTarget } from '../../../../shared/contract'
-import {
-  MAPPED_FIELDS,
-  TIME_UNITS,
-  type Mapping,
-  type MappedField,
-  type PreviewRow,
-  type TableInfo,
-  type TimeUnit,
-  type VectorEncoding,
-} from '../../../../shared/mapping'
+import type { Mapping, PreviewRow, TableInfo } from '../../../../shared/mapping'
+// the lists without the schema: the Library needs no zod (docs/guide/workbench.md, "First paint and bundle sizes")
+import { MAPPED_FIELDS, TIME_UNITS, type MappedField, type TimeUnit, type VectorEncoding } from '../../../../shared/mappingFields'
 import { call } from '../../lib/api'
 import { fmtDate } from '../../lib/format'
 import { useAsync } from '../../lib/useAsync'

@@ -6,7 +6,7 @@
  * candidate is listed; a long list is virtualised.
  */
 import { withSubject } from '../../../../shared/subject'
-import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore, type KeyboardEvent } from 'react'
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore, type KeyboardEvent } from 'react'
 import type { Features, GateName, RecallConfig, TraceDropped, TraceResult, UnitInfo } from '../../../../shared/types'
 import type { RankChange } from './useRecall'
 import { FEATURES } from './weights'
@@ -97,55 +97,18 @@ export function cutLines(rows: readonly Row[], config: Pick<RecallConfig, 'floor
   return lines.sort((x, y) => x.before - y.before)
 }
 
-function ChangeBadge({ change }: { change: RankChange | undefined }) {
-  if (!change || change.before === change.after) return <span className="chg" />
-  if (change.before === null)
-    return (
-      <span className="chg new" title="newly injected">
-        NEW
-      </span>
-    )
-  if (change.after === null)
-    return (
-      <span className="chg out" title={`was rank ${change.before}`}>
-        OUT
-      </span>
-    )
+/** A row's rank-change badge: its class, text and tooltip (empty when the rank did not change). */
+function badgeOf(change: RankChange | undefined): { cls: string; text: string; title: string } {
+  if (!change || change.before === change.after) return { cls: 'chg', text: '', title: '' }
+  if (change.before === null) return { cls: 'chg new', text: 'NEW', title: 'newly injected' }
+  if (change.after === null) return { cls: 'chg out', text: 'OUT', title: `was rank ${change.before}` }
   const d = change.before - change.after
-  return (
-    <span className={`chg ${d > 0 ? 'up' : 'down'}`} title={`was rank ${change.before}`}>
-      {d > 0 ? `▲${d}` : `▼${-d}`}
-    </span>
-  )
+  return { cls: `chg ${d > 0 ? 'up' : 'down'}`, text: d > 0 ? `▲${d}` : `▼${-d}`, title: `was rank ${change.before}` }
 }
 
 /** The bar's size in CSS pixels (recall.css: `.result > .stack`). */
 const BAR_W = 150
 const BAR_H = 12
-
-/**
- * Weighted contributions as a stacked bar; length scaled to `scale` (the largest score shown). Drawn on a canvas:
- * a slider step changes every bar in view, and four filled rectangles on a canvas cost next to nothing to repaint,
- * where a hard-stop gradient background cost ~1 ms of paint and style a step for 14 bars, and one element per
- * segment more (docs/internals/performance.md, "Recall sliders"). The track and the rounded corners are the
- * element's CSS; the segments take the feature colours of the current colour scheme.
- */
-const StackedBar = memo(function StackedBar({ c, scale }: { c: Features; scale: number }) {
-  const ref = useRef<HTMLCanvasElement>(null)
-  const scheme = useSyncExternalStore(subscribeScheme, colorScheme)
-  useLayoutEffect(() => drawBar(ref.current, c, scale, scheme), [c, scale, scheme])
-  const dpr = typeof window === 'undefined' ? 1 : window.devicePixelRatio || 1
-  return (
-    <canvas
-      ref={ref}
-      className="stack"
-      width={BAR_W * dpr}
-      height={BAR_H * dpr}
-      role="img"
-      aria-label={`similarity ${c.similarity.toFixed(3)}, lexical ${c.lexical.toFixed(3)}, recency ${c.recency.toFixed(3)}, salience ${c.salience.toFixed(3)}`}
-    />
-  )
-})
 
 const DARK = '(prefers-color-scheme: dark)'
 /** 'dark' or 'light': the feature colours differ (styles.css), so the bars are drawn again when it changes. */
@@ -181,7 +144,13 @@ const FEATURE_VARS: Record<keyof Features, string> = { similarity: '--f-sim', le
 /** A getContext that gave no context (a DOM without canvases, jsdom): not asked again for every bar. */
 let noContext: unknown = null
 
-/** The segments left to right, each feature's share of `scale` wide. */
+/**
+ * Weighted contributions as a stacked bar on the row's canvas, the segments left to right, each feature's share
+ * of `scale` wide. A canvas: a slider step changes every bar in view, and four filled rectangles cost next to
+ * nothing to repaint, where a hard-stop gradient background cost ~1 ms of paint and style a step for 14 bars, and
+ * one element per segment more (docs/internals/performance.md, "Recall sliders"). The track and the rounded
+ * corners are the element's CSS; the segments take the feature colours of the current colour scheme.
+ */
 function drawBar(canvas: HTMLCanvasElement | null, c: Features, scale: number, scheme: string): void {
   // The method itself is the key (a test's stub is another one): read, never called, here.
   if (!canvas || Reflect.get(canvas, 'getContext') === noContext) return
@@ -201,6 +170,93 @@ function drawBar(canvas: HTMLCanvasElement | null, c: Features, scale: number, s
     g.fillRect(at, 0, w, BAR_H)
     at += w
   })
+}
+
+/** A bar's accessible text: the four contributions. */
+function barLabel(c: Features): string {
+  return `similarity ${c.similarity.toFixed(3)}, lexical ${c.lexical.toFixed(3)}, recency ${c.recency.toFixed(3)}, salience ${c.salience.toFixed(3)}`
+}
+
+/** What a slider step changes in a row: written into its element by `writeRowCells`, never rendered by React. */
+interface RowCells {
+  /** the row's index in score order */
+  index: number
+  setsize: number
+  /** translateY of a virtualised row (below its cut lines); undefined in a whole list */
+  start: number | undefined
+  rank: number | null
+  change: RankChange | undefined
+  score: number
+  contributions: Features
+  /** the bar's full length (the largest score shown) */
+  scale: number
+  /** the colour scheme the bar is drawn in */
+  scheme: string
+}
+
+/** What was last written into a row's element (so a step writes only what changed). */
+interface Written {
+  index: number
+  setsize: number
+  start: number | undefined
+  rank: string
+  badge: string
+  score: string
+  contributions: Features | null
+  scale: number
+  scheme: string
+}
+const written = new WeakMap<HTMLElement, Written>()
+
+/**
+ * Writes a row's per-step values into its element (`li.result-wrap`, as `ResultRow` renders it): position, index,
+ * rank, change badge, score and bar. The only writer of these: React renders the cells empty and the list calls
+ * this after every render, so the values shown never depend on what React last rendered (a later direct update
+ * of the rows, without a render, writes through the same function). Writes only what differs from the last write
+ * into that element: a step rewrites the scores and moves the rows, most ranks and badges stay.
+ */
+function writeRowCells(li: HTMLElement, v: RowCells): void {
+  const row = li.lastElementChild as HTMLElement
+  const [rankEl, badgeEl, , bar, scoreEl] = row.children as unknown as [HTMLElement, HTMLElement, HTMLElement, HTMLCanvasElement, HTMLElement]
+  let w = written.get(li)
+  if (!w) {
+    w = { index: -1, setsize: -1, start: undefined, rank: '', badge: '', score: '', contributions: null, scale: NaN, scheme: '' }
+    written.set(li, w)
+  }
+  if (v.index !== w.index) {
+    w.index = v.index
+    li.setAttribute('data-index', String(v.index))
+    li.setAttribute('aria-posinset', String(v.index + 1))
+  }
+  if (v.setsize !== w.setsize) {
+    w.setsize = v.setsize
+    li.setAttribute('aria-setsize', String(v.setsize))
+  }
+  if (v.start !== w.start || (v.start === undefined && li.style.transform)) {
+    w.start = v.start
+    li.style.transform = v.start === undefined ? '' : `translateY(${v.start}px)`
+  }
+  const rank = v.rank === null ? '–' : String(v.rank)
+  if (rank !== w.rank) rankEl.textContent = w.rank = rank
+  const b = badgeOf(v.change)
+  const badge = `${b.cls}|${b.text}|${b.title}`
+  if (badge !== w.badge) {
+    w.badge = badge
+    badgeEl.className = b.cls
+    badgeEl.textContent = b.text
+    if (b.title) badgeEl.title = b.title
+    else badgeEl.removeAttribute('title')
+  }
+  const score = v.score.toFixed(3)
+  if (score !== w.score) scoreEl.textContent = w.score = score
+  if (v.contributions !== w.contributions || v.scale !== w.scale || v.scheme !== w.scheme) {
+    const label = barLabel(v.contributions)
+    if (bar.getAttribute('aria-label') !== label) bar.setAttribute('aria-label', label)
+    w.contributions = v.contributions
+    w.scale = v.scale
+    w.scheme = v.scheme
+    drawBar(bar, v.contributions, v.scale, v.scheme)
+  }
 }
 
 export interface ResultsListProps {
@@ -281,49 +337,65 @@ function CutLineLabel({ line }: { line: CutLine }) {
 }
 
 interface RowProps {
-  r: Row
+  id: string
+  dropped: boolean
+  gate: GateName | null
+  tokens: number
   u: UnitInfo | undefined
-  change: RankChange | undefined
+  /** the rank it had before it dropped out, when it just did */
+  wasRank: number | null
   lines: CutLine[] | undefined
-  index: number
-  setsize: number
-  /** translateY of a virtualised row (below its cut lines); undefined in a whole list */
-  start: number | undefined
-  scale: number
   selected: boolean
   focusable: boolean
+  /** the row's element, for the list's writer of its per-step values (`writeRowCells`) */
+  refKey: number | string
+  onElement: (key: number | string, el: HTMLLIElement | null) => void
   onSelect: (id: string) => void
   onOpen: (id: string) => void
 }
 
-/** One candidate, with the cut lines drawn above it. */
-const ResultRow = memo(function ResultRow({ r, u, change, lines, index, setsize, start, scale, selected, focusable, onSelect, onOpen }: RowProps) {
+/**
+ * One candidate, with the cut lines drawn above it in a whole list. Its per-step values (position, index, rank,
+ * badge, score, bar) are not rendered here but written by the list (`writeRowCells`), so a slider step that only
+ * moves and re-scores a row does not render it: it re-renders when the memory it shows, its gate, its selection
+ * or its cut lines change.
+ */
+const ResultRow = memo(function ResultRow({
+  id,
+  dropped,
+  gate,
+  tokens,
+  u,
+  wasRank,
+  lines,
+  selected,
+  focusable,
+  refKey,
+  onElement,
+  onSelect,
+  onOpen,
+}: RowProps) {
+  const dpr = typeof window === 'undefined' ? 1 : window.devicePixelRatio || 1
   return (
-    <li
-      className="result-wrap"
-      data-index={index}
-      aria-setsize={setsize}
-      aria-posinset={index + 1}
-      // A virtualised row's height is fixed (recall.css), so it is laid out on its own (contain: strict) and moves by its transform only.
-      style={start !== undefined ? { transform: `translateY(${start}px)` } : undefined}
-    >
+    <li className="result-wrap" ref={(el) => onElement(refKey, el)}>
       {(lines ?? []).map((l) => (
         <CutLineLabel key={l.gate} line={l} />
       ))}
       <div
-        className={`result${r.gate ? ' dropped' : ''}`}
-        data-id={r.id}
-        data-gate={r.gate ?? 'kept'}
+        className={`result${dropped ? ' dropped' : ''}`}
+        data-id={id}
+        data-gate={gate ?? 'kept'}
         tabIndex={focusable ? 0 : -1}
         aria-selected={selected}
-        onClick={() => onSelect(r.id)}
-        onDoubleClick={() => onOpen(r.id)}
+        onClick={() => onSelect(id)}
+        onDoubleClick={() => onOpen(id)}
       >
-        <span className="rank">{r.rank ?? '–'}</span>
-        <ChangeBadge change={change} />
-        <RowBody id={r.id} u={u} gate={r.gate} tokens={r.tokens} wasRank={change?.after === null ? change.before : null} />
-        <StackedBar c={r.contributions} scale={scale} />
-        <span className="score">{r.score.toFixed(3)}</span>
+        <span className="rank" />
+        <span className="chg" />
+        <RowBody id={id} u={u} gate={gate} tokens={tokens} wasRank={wasRank} />
+        {/* Weighted contributions as a stacked bar, drawn by drawBar (writeRowCells); labelled with the four values. */}
+        <canvas className="stack" width={BAR_W * dpr} height={BAR_H * dpr} role="img" />
+        <span className="score" />
       </div>
     </li>
   )
@@ -368,6 +440,36 @@ export function ResultsList({ rows, units, config, changes, selectedId, onSelect
   // another memory, and a row whose height changes lays out the list, the column and the page again.
   const cuts = virtual ? shown.flatMap(({ i, start }) => (linesAt.get(i) ?? []).map((l, k) => ({ l, top: start + k * CUT_PX }))) : []
 
+  // Each row's per-step values, written into its element after every render (writeRowCells): the rows themselves
+  // re-render only when what they show besides these changes.
+  const [elements] = useState(() => new Map<number | string, HTMLLIElement>())
+  const onElement = useCallback(
+    (key: number | string, el: HTMLLIElement | null) => {
+      if (el) elements.set(key, el)
+      else elements.delete(key)
+    },
+    [elements],
+  )
+  const scheme = useSyncExternalStore(subscribeScheme, colorScheme)
+  useLayoutEffect(() => {
+    for (const { key, i } of items) {
+      const el = elements.get(key)
+      const r = rows[i]
+      if (el)
+        writeRowCells(el, {
+          index: i,
+          setsize: rows.length,
+          start: virtual ? rowStart(geometry, i) : undefined,
+          rank: r.rank,
+          change: changes.get(r.id),
+          score: r.score,
+          contributions: r.contributions,
+          scale,
+          scheme,
+        })
+    }
+  })
+
   const focusRow = (id: string) => listRef.current?.querySelector<HTMLElement>(`[data-id="${CSS.escape(id)}"]`)?.focus()
   const onKey = (e: KeyboardEvent) => {
     const i = rows.findIndex((r) => r.id === selectedId)
@@ -400,20 +502,21 @@ export function ResultsList({ rows, units, config, changes, selectedId, onSelect
     >
       {items.map(({ key, i }) => {
         const r = rows[i]
-        const lines = linesAt.get(i)
+        const change = changes.get(r.id)
         return (
           <ResultRow
             key={key}
-            r={r}
+            id={r.id}
+            dropped={!!r.gate}
+            gate={r.gate}
+            tokens={r.tokens}
             u={units[r.id]}
-            change={changes.get(r.id)}
-            lines={virtual ? undefined : lines}
-            index={i}
-            setsize={rows.length}
-            start={virtual ? rowStart(geometry, i) : undefined}
-            scale={scale}
+            wasRank={change?.after === null ? change.before : null}
+            lines={virtual ? undefined : linesAt.get(i)}
             selected={selectedId === r.id}
             focusable={selectedId === r.id || (selectedId === null && i === 0)}
+            refKey={key}
+            onElement={onElement}
             onSelect={onSelect}
             onOpen={onOpen}
           />
