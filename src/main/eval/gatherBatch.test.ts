@@ -186,3 +186,33 @@ describe('an eval run’s timings by phase', () => {
     expect(again.metrics).toEqual(run.metrics)
   })
 })
+
+describe('a cached case list (a tune baseline gathered once per store)', () => {
+  it('serves the same cases in the same order under the same embedder and `now`, with the cases as they are now; anything else is a miss', async () => {
+    const config = getPreset('fieldguide').config
+    const embedder = createEmbedder('hashing')
+    const some = cases.slice(0, 12)
+    const gs = await gatherCases(store, some, config, { embedder, now: FIXTURE_NOW })
+    const cache = new GatherCache(store)
+    expect(cache.getList('k', some, FIXTURE_NOW, embedder)).toBeUndefined()
+    cache.setList('k', gs)
+    expect(cache.getList('k', some, FIXTURE_NOW, embedder)).toEqual(gs)
+    // a judgment edited since (not part of what was gathered): served, carrying the edit
+    const edited = some.map((c, i) => (i === 3 ? { ...c, relevant: [] } : c))
+    const hit = cache.getList('k', edited, FIXTURE_NOW, embedder)!
+    expect(hit[3].case).toBe(edited[3])
+    expect(hit[3].candidates).toBe(gs[3].candidates)
+    // another query, order, case list, embedder or `now` (for cases without one), or key: not served
+    const requeried = some.map((c, i) => (i === 5 ? { ...c, query: `${c.query} more` } : c))
+    expect(cache.getList('k', requeried, FIXTURE_NOW, embedder)).toBeUndefined()
+    expect(cache.getList('k', [...some].reverse(), FIXTURE_NOW, embedder)).toBeUndefined()
+    expect(cache.getList('k', some.slice(1), FIXTURE_NOW, embedder)).toBeUndefined()
+    expect(cache.getList('k', some, FIXTURE_NOW, null)).toBeUndefined()
+    const undated = some.map((c) => ({ ...c, now: null }))
+    cache.setList('u', await gatherCases(store, undated, config, { embedder, now: FIXTURE_NOW }))
+    expect(cache.getList('u', undated, FIXTURE_NOW + 1, embedder)).toBeUndefined()
+    expect(cache.getList('other', some, FIXTURE_NOW, embedder)).toBeUndefined()
+    cache.clear()
+    expect(cache.getList('k', some, FIXTURE_NOW, embedder)).toBeUndefined()
+  })
+})

@@ -70,9 +70,13 @@ export interface GatherMs extends GatherPhaseMs {
 
 export const zeroGatherMs = (): GatherMs => ({ queryVectorsMs: 0, scopeMs: 0, denseMs: 0, lexicalMs: 0, featuresMs: 0, otherMs: 0, gathered: 0 })
 
-/** Cached gathers of one open store, by case id. Kept by the App; dropped with the store. */
+/**
+ * Cached gathers of one open store, by case id, and whole case lists gathered under one config (a tune's
+ * baselines, by the caller's key). Kept by the App; dropped with the store.
+ */
 export class GatherCache {
   private readonly byCase = new Map<string, GatheredCase>()
+  private readonly lists = new Map<string, readonly GatheredCase[]>()
   constructor(readonly store: MemorySource) {}
   get(id: string): GatheredCase | undefined {
     return this.byCase.get(id)
@@ -80,8 +84,26 @@ export class GatherCache {
   set(g: GatheredCase): void {
     this.byCase.set(g.case.id, g)
   }
+  /**
+   * A list gathered under `key` earlier, if it still stands for `cases` (the same cases in the same order, each
+   * with the same query, scope, `now` and embedder): with the cases as they are now, as `gatherCases` serves a
+   * cached case.
+   */
+  getList(key: string, cases: readonly EvalCaseRow[], now: number, embedder: Embedder | null): GatheredCase[] | undefined {
+    const gs = this.lists.get(key)
+    if (!gs || gs.length !== cases.length) return undefined
+    for (let i = 0; i < gs.length; i++) {
+      const c = cases[i]
+      if (gs[i].case.id !== c.id || gs[i].key !== caseKey(c, c.now ?? now, embedder)) return undefined
+    }
+    return gs.map((g, i) => (g.case === cases[i] ? g : { ...g, case: cases[i] }))
+  }
+  setList(key: string, gs: readonly GatheredCase[]): void {
+    this.lists.set(key, gs)
+  }
   clear(): void {
     this.byCase.clear()
+    this.lists.clear()
   }
   get size(): number {
     return this.byCase.size

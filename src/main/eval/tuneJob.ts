@@ -87,6 +87,10 @@ function depthFor(config: RecallConfig): number {
 /**
  * For each baseline the main gather cannot serve: gather `cases` under its own
  * config (cached per baseline name for k-fold reuse). Errors become n/a rows.
+ * Two baselines with the same config (the start config is often a preset's
+ * default) share one gather: the same store, cases and config gather the same.
+ * With a cache, a later tune of the same store reuses a baseline gathered for
+ * the same held-out cases (the presets' defaults are the same in every tune).
  */
 async function gatherBaselines(
   store: MemorySource,
@@ -96,18 +100,28 @@ async function gatherBaselines(
   opts: RunTuneOptions,
 ): Promise<BaselineInput[]> {
   const out: BaselineInput[] = []
+  const byConfig = new Map<string, Pick<BaselineInput, 'gathered' | 'error'>>()
   for (const b of list) {
     if (main.every((g) => canReuse(g, b.config))) {
       out.push(b)
       continue
     }
-    try {
-      const gathered = await gatherCases(store, cases, b.config, { embedder: opts.embedder, now: opts.now, signal: opts.signal })
-      out.push({ ...b, gathered })
-    } catch (e) {
-      if ((e as { code?: string }).code === 'CANCELLED') throw e
-      out.push({ ...b, error: `could not run: ${(e as Error).message}` })
+    const key = JSON.stringify(b.config)
+    let done = byConfig.get(key)
+    const cached = done ? undefined : opts.cache?.getList(`baseline:${key}`, cases, opts.now, opts.embedder)
+    if (cached) byConfig.set(key, (done = { gathered: cached }))
+    if (!done) {
+      try {
+        const gathered = await gatherCases(store, cases, b.config, { embedder: opts.embedder, now: opts.now, signal: opts.signal })
+        opts.cache?.setList(`baseline:${key}`, gathered)
+        done = { gathered }
+      } catch (e) {
+        if ((e as { code?: string }).code === 'CANCELLED') throw e
+        done = { error: `could not run: ${(e as Error).message}` }
+      }
+      byConfig.set(key, done)
     }
+    out.push({ ...b, ...done })
   }
   return out
 }

@@ -19,6 +19,7 @@ import { importLocomo } from '../store/importers/locomo'
 import { openSource } from '../store/registry'
 import type { SqliteSource } from '../store/sqlite/source'
 import { runEval } from './evaluate'
+import { GatherCache } from './replay'
 import { runTune } from './tuneJob'
 
 const input = requireSharedData(LOCOMO_DEV, 'LoCoMo scope-diagnosis tune test (src/main/eval/tuneScopeLocomo.test.ts)')
@@ -27,6 +28,8 @@ describe.skipIf(!input)('LoCoMo: tuning from a preset whose scope hides the judg
   let t: ReturnType<typeof tmpDir>
   let store: SqliteSource
   let cases: EvalCaseRow[]
+  /** One per open store, as the app's job worker keeps it for every tune: the second tune reuses the preset baselines the first gathered. */
+  let cache: GatherCache
 
   beforeAll(async () => {
     t = tmpDir()
@@ -34,6 +37,7 @@ describe.skipIf(!input)('LoCoMo: tuning from a preset whose scope hides the judg
     await importLocomo({ input: input!, output: db, now: 0 })
     store = openSource({ path: db })
     cases = store.workspace.loadCases()
+    cache = new GatherCache(store)
   }, 300_000)
   afterAll(() => {
     store?.close()
@@ -48,9 +52,17 @@ describe.skipIf(!input)('LoCoMo: tuning from a preset whose scope hides the judg
     return { relevant: present.length, kept: present.filter((id) => keep(rows.get(id)!)).length }
   }
 
-  /** recall@10 of `config` on `caseIds` by a plain eval (the engine per case). */
-  const recallAt10 = async (config: RecallConfig, caseIds: string[]) =>
-    (await runEval(store, { config, k: 10, embedder: 'hashing', now: 0, createdAt: 0, caseIds })).metrics['recall@10']!
+  /**
+   * recall@10 of `config` on `caseIds` by a plain eval (the engine per case), once per distinct (config, cases):
+   * both tunes split the same cases alike, so BM25 on their held-out conversations is one eval.
+   */
+  const evals = new Map<string, Promise<number>>()
+  const recallAt10 = (config: RecallConfig, caseIds: string[]) => {
+    const key = JSON.stringify([config, caseIds])
+    let v = evals.get(key)
+    if (!v) evals.set(key, (v = runEval(store, { config, k: 10, embedder: 'hashing', now: 0, createdAt: 0, caseIds }).then((r) => r.metrics['recall@10']!)))
+    return v
+  }
 
   /** BM25 as a user would write it: lexical arm only, the default tiers, top 10, no floor. Built here, not taken from the report. */
   const bm25: RecallConfig = {
@@ -78,6 +90,7 @@ describe.skipIf(!input)('LoCoMo: tuning from a preset whose scope hides the judg
         metric: 'recall@10',
         budget: 300,
         seed: 1,
+        cache,
       })
       const expected = judged(keep)
       expect(expected.relevant).toBeGreaterThan(100)

@@ -10,29 +10,71 @@ import { MapHelpers } from './mapHelpers'
 import { computePca } from './pca'
 import { layoutUmap } from './umapLayout'
 
-/** Every point's other points by distance (ascending), brute force in float64: the reference. */
-function ranksByDistance(data: Float32Array, n: number, dim: number): Int32Array[] {
-  const out: Int32Array[] = []
-  const d = new Float64Array(n)
+/**
+ * The reference: every pair's squared distance, brute force in float64, as an n × n matrix (a point's distance to
+ * itself is Infinity, so it ranks last). Each pair is computed once and mirrored: (a − b)² and (b − a)² are the
+ * same number, and the sum runs over the dimensions in the same order either way.
+ */
+interface Distances {
+  n: number
+  d: Float64Array
+}
+
+function bruteDistances(data: Float32Array, n: number, dim: number): Distances {
+  const d = new Float64Array(n * n)
   for (let i = 0; i < n; i++) {
-    for (let j = 0; j < n; j++) {
+    d[i * n + i] = Infinity
+    for (let j = i + 1; j < n; j++) {
       let s = 0
       for (let t = 0; t < dim; t++) s += (data[i * dim + t] - data[j * dim + t]) ** 2
-      d[j] = j === i ? Infinity : s
+      d[i * n + j] = s
+      d[j * n + i] = s
     }
-    out.push(Int32Array.from({ length: n }, (_, j) => j).sort((a, b) => d[a] - d[b]))
   }
-  return out
+  return { n, d }
+}
+
+/**
+ * The `k` smallest of `dist(0..n-1)`, ascending, equal values by index: the first `k` of a stable sort of the
+ * indexes by distance (insertion into a sorted buffer of `k`).
+ */
+function smallestK(n: number, k: number, dist: (j: number) => number): Int32Array {
+  const idx = new Int32Array(k)
+  const val = new Float64Array(k)
+  let m = 0
+  for (let j = 0; j < n; j++) {
+    const v = dist(j)
+    if (m === k && !(v < val[k - 1])) continue
+    let p = m === k ? k - 1 : m++
+    while (p > 0 && val[p - 1] > v) {
+      idx[p] = idx[p - 1]
+      val[p] = val[p - 1]
+      p--
+    }
+    idx[p] = j
+    val[p] = v
+  }
+  return idx.subarray(0, m)
+}
+
+/** Point i's rank of point j (1 = nearest) in the stable sort of i's distances: those nearer, and the equal ones before j. */
+function rankOf(t: Distances, i: number, j: number): number {
+  const row = t.d.subarray(i * t.n, (i + 1) * t.n)
+  const dj = row[j]
+  let r = 1
+  for (let m = 0; m < t.n; m++) if (row[m] < dj || (row[m] === dj && m < j)) r++
+  return r
 }
 
 /** Share of the true k nearest found. */
-function knnRecall(found: Int32Array, k: number, truth: Int32Array[]): number {
+function knnRecall(found: Int32Array, k: number, truth: Distances): number {
   let hit = 0
-  truth.forEach((order, i) => {
-    const want = new Set(order.subarray(0, k))
+  for (let i = 0; i < truth.n; i++) {
+    const row = truth.d.subarray(i * truth.n, (i + 1) * truth.n)
+    const want = new Set(smallestK(truth.n, k, (j) => row[j]))
     for (let t = 0; t < k; t++) if (want.has(found[i * k + t])) hit++
-  })
-  return hit / (truth.length * k)
+  }
+  return hit / (truth.n * k)
 }
 
 /**
@@ -40,17 +82,15 @@ function knnRecall(found: Int32Array, k: number, truth: Int32Array[]): number {
  * the layout's k nearest of i that are not among its k nearest in the original space and r their rank
  * there. 1 = no false neighbours on the map.
  */
-function trustworthiness(truth: Int32Array[], coords: Float32Array, k: number): number {
-  const n = truth.length
+function trustworthiness(truth: Distances, coords: Float32Array, k: number): number {
+  const n = truth.n
   let sum = 0
   for (let i = 0; i < n; i++) {
-    const rank = new Int32Array(n)
-    truth[i].forEach((j, r) => (rank[j] = r + 1))
-    const d = Array.from({ length: n }, (_, j) => (j === i ? Infinity : (coords[2 * i] - coords[2 * j]) ** 2 + (coords[2 * i + 1] - coords[2 * j + 1]) ** 2))
-    const near = Array.from({ length: n }, (_, j) => j)
-      .sort((a, b) => d[a] - d[b])
-      .slice(0, k)
-    for (const j of near) if (rank[j] > k) sum += rank[j] - k
+    const near = smallestK(n, k, (j) => (j === i ? Infinity : (coords[2 * i] - coords[2 * j]) ** 2 + (coords[2 * i + 1] - coords[2 * j + 1]) ** 2))
+    for (const j of near) {
+      const r = rankOf(truth, i, j)
+      if (r > k) sum += r - k
+    }
   }
   return 1 - (2 / (n * k * (2 * n - 3 * k - 1))) * sum
 }
@@ -59,7 +99,7 @@ describe('the neighbour graph (approximate, seeded)', () => {
   for (const dim of [96, 384]) {
     it(`finds ≥ 90 % of the exact 15 nearest of 1,200 clustered ${dim}-d vectors${dim > 256 ? ' (searched in 64 PCA dimensions, re-ranked exactly)' : ''}`, () => {
       const c = clusteredVectors(1200, dim, { seed: 3 })
-      const truth = ranksByDistance(c.data, c.n, dim)
+      const truth = bruteDistances(c.data, c.n, dim)
       const g = nearestNeighbours(c.data, c.n, dim, 15, { seed: 1 })
       expect(g.searchDims).toBe(dim > 256 ? 64 : dim)
       expect(g.rounds).toBeGreaterThan(0)
@@ -78,7 +118,7 @@ describe('the neighbour graph (approximate, seeded)', () => {
 
   it('is exact below 600 points, never lists a point as its own neighbour, and rejects an impossible k', () => {
     const c = clusteredVectors(300, 32, { seed: 4 })
-    const truth = ranksByDistance(c.data, c.n, 32)
+    const truth = bruteDistances(c.data, c.n, 32)
     const g = nearestNeighbours(c.data, c.n, 32, 10)
     expect(g.rounds).toBe(0)
     expect(knnRecall(g.indices, 10, truth)).toBe(1)
@@ -89,7 +129,7 @@ describe('the neighbour graph (approximate, seeded)', () => {
 
 describe('layoutUmap', () => {
   const c = clusteredVectors(1500, 128, { seed: 7, clusters: 10 })
-  const truth = ranksByDistance(c.data, c.n, c.dim)
+  const truth = bruteDistances(c.data, c.n, c.dim)
   const pca = computePca(c.data, c.n, c.dim)
 
   it('lays clustered vectors out trustworthily, far better than the PCA frame it starts from', () => {
