@@ -55,13 +55,16 @@ const LATENCY = ['test/storeHost.test.ts', 'test/offThread.test.ts']
 const E2E_LATENCY = ['test/e2e/liveOtlp.test.ts']
 
 /**
- * The run's order (sequence.groupOrder: vitest runs each group after the one before ends): the latency files first,
- * one at a time, then the e2e latency file alone, then every other project together. First rather than last:
- * `npm test` (scripts/test.cjs) starts the static checks beside vitest, so while a latency file holds one core the
- * checks use the other. Run last, they left that core idle (~45 s of wall time on 2 cores, the checks long done). The
- * checks are niced (they lose a contended core to the test), so the latency measured is still the app's.
+ * The run's order (sequence.groupOrder: vitest runs each group after the one before ends, its files at most the
+ * group's maxWorkers at a time): first the dom files in one worker and the latency files, one file at a time, then
+ * the e2e latency file alone, then every other project together. First rather than last: `npm test`
+ * (scripts/test.cjs) starts the static checks beside vitest, so while this group holds one core the checks use the
+ * other. Run last, the latency files left that core idle (~45 s of wall time on 2 cores, the checks long done). The
+ * checks are niced (they lose a contended core to the test), so the latency measured is still the app's. dom shares
+ * the first group because one worker suits it (jsdom, React and the renderer's modules loaded once: 26 → 15 s of
+ * CPU, docs/internals/testing.md) and vitest requires one maxWorkers per group; it never runs beside a latency file.
  */
-const GROUP_ORDER = { latency: 1, e2eLatency: 2, rest: 3 }
+const GROUP_ORDER = { firstAlone: 1, e2eLatency: 2, rest: 3 }
 
 /**
  * Test files at a time: twice the cores. vitest's default (cores - 1) is ONE file at a time on 2 cores, and most
@@ -126,7 +129,9 @@ export default defineConfig({
         test: {
           name: 'dom',
           environment: 'jsdom',
-          sequence: { groupOrder: GROUP_ORDER.rest },
+          // one worker, before the rest, with the latency files (GROUP_ORDER)
+          maxWorkers: 1,
+          sequence: { groupOrder: GROUP_ORDER.firstAlone },
           // No fresh worker per file: each worker loads a module once and the files it runs share it (React, Testing
           // Library, jsdom, our components), so a dom test must not depend on module state another file left behind.
           // Passes in shuffled order (--sequence.shuffle); 50 → 21 s CPU (docs/internals/testing.md). unit does the same.
@@ -149,7 +154,7 @@ export default defineConfig({
           exclude: [...PG, ...SLOW, ...LATENCY],
         },
       },
-      { test: { name: 'latency', ...node, include: LATENCY, maxWorkers: 1, sequence: { groupOrder: GROUP_ORDER.latency } } },
+      { test: { name: 'latency', ...node, include: LATENCY, maxWorkers: 1, sequence: { groupOrder: GROUP_ORDER.firstAlone } } },
       // One module registry per worker, as unit (pure computation, no module state between files): passes shuffled.
       { test: { name: 'slow', ...node, isolate: false, include: SLOW } },
       { test: { name: 'pg', ...node, include: PG } },

@@ -3,14 +3,14 @@
  * cut lines, gates, rank changes, keyboard), the config sliders (simplex), and
  * the decay chart's data. Expected numbers are computed by hand here.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react'
 import type { CandidateRaw, RecallConfig } from '../../../../shared/types'
 import { getPreset } from '../../../../shared/presets'
 import { rerank } from '../../../../shared/scoring'
 import { unitInfo } from '../../test/unitInfo'
 import { installFakeBridge, type FakeBridge } from '../../test/fakeBridge'
-import { ResultsList, toRows, cutLines } from './ResultsList'
+import { ResultsList, toRows, cutLines, forgetFeatureColors } from './ResultsList'
 import { ConfigPanel, type ConfigUpdate } from './ConfigPanel'
 import { decayPoints } from './DecayChart'
 import { EmptyNotice } from './EmptyNotice'
@@ -167,6 +167,10 @@ describe('ResultsList', () => {
     })
     const css = { '--f-sim': '#111', '--f-lex': '#222', '--f-rec': '#333', '--f-sal': '#444' } as Record<string, string>
     vi.spyOn(window, 'getComputedStyle').mockReturnValue({ getPropertyValue: (k: string) => css[k] ?? '' } as unknown as CSSStyleDeclaration)
+    // another file in this worker may have drawn bars already, with the colours of its own computed style; and
+    // this test's colours must not stay behind for the next
+    forgetFeatureColors()
+    onTestFinished(forgetFeatureColors)
     renderList(fg)
     const bar = within(document.querySelector('[data-id="a"]') as HTMLElement).getByRole('img')
     // a: 0.6·0.9 = 0.54, 0.25·1 = 0.25, 0.15·0.5 = 0.075 of 0.865

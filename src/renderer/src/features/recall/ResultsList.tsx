@@ -139,6 +139,15 @@ function featureColors(scheme: string): string[] {
   }
   return colors
 }
+
+/**
+ * Forgets the feature colours read so far, so the next bar reads them from the stylesheet again: for a page whose
+ * stylesheet's colours changed without a change of scheme (a test that sets its own computed style; the dom tests
+ * share this module across files).
+ */
+export function forgetFeatureColors(): void {
+  colorsByScheme.clear()
+}
 const FEATURE_VARS: Record<keyof Features, string> = { similarity: '--f-sim', lexical: '--f-lex', recency: '--f-rec', salience: '--f-sal' }
 
 /** A getContext that gave no context (a DOM without canvases, jsdom): not asked again for every bar. */
