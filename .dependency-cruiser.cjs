@@ -101,7 +101,7 @@ module.exports = {
       comment:
         'A module that imports vitest crashes when anything but vitest loads it: a test helper that imported it took every ' +
         'bench down (npm run bench) on main for a whole wave. Only test files and the test-only modules (test/helpers/assertions.ts, test/helpers/eventChecks.ts, test/conformance/spec.ts, test/conformance/eventSpec.ts, ' +
-        'test/e2e/harness.ts, test/e2e/globalSetup.ts, src/renderer/src/test/setup.ts, test/helpers/fileCpu.ts, test/e2e/fileCpu.ts) may; .oxlintrc.json has the same rule (no-restricted-imports) for the editor.',
+        'test/e2e/harness.ts, test/e2e/globalSetup.ts, src/renderer/src/test/setup.ts, src/renderer/src/test/withFakeBridge.ts, test/helpers/fileCpu.ts, test/e2e/fileCpu.ts) may; .oxlintrc.json has the same rule (no-restricted-imports) for the editor.',
       from: {
         pathNot: [
           '[.]test[.]tsx?$',
@@ -112,6 +112,7 @@ module.exports = {
           '^test/e2e/harness[.]ts$',
           '^test/e2e/globalSetup[.]ts$',
           '^src/renderer/src/test/setup[.]ts$',
+          '^src/renderer/src/test/withFakeBridge[.]ts$',
           '^test/helpers/fileCpu[.]ts$',
           '^test/e2e/fileCpu[.]ts$',
         ],

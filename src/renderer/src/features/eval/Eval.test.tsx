@@ -1,5 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react'
+import { describe, expect, it, vi } from 'vitest'
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/react'
 import type { EvalRunSummary, RunComparison, TuneHeatmap, TuneReport } from '../../../../shared/eval'
 import { getPreset } from '../../../../shared/presets'
 
@@ -9,7 +9,7 @@ import { CaseFromRecallButton } from './CaseFromRecall'
 import { TuneResults } from './TuneTab'
 import { mergeOverrides } from './settings'
 import { MetricHistoryChart } from './Charts'
-import { installFakeBridge, type FakeBridge } from '../../test/fakeBridge'
+import { withFakeBridge } from '../../test/withFakeBridge'
 
 /** main's answers over a fake preload bridge (test/fakeBridge.ts) */
 function answer(channel: string, input: { case: object }): unknown {
@@ -17,14 +17,7 @@ function answer(channel: string, input: { case: object }): unknown {
   throw new Error(`unexpected ${channel}`)
 }
 
-let bridge: FakeBridge
-beforeEach(() => {
-  bridge = installFakeBridge(answer)
-})
-afterEach(() => {
-  cleanup()
-  bridge.uninstall()
-})
+const bridge = withFakeBridge(answer)
 
 function heatmap(steps: number): TuneHeatmap {
   const cells: TuneHeatmap['cells'] = []

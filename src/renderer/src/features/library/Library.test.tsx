@@ -4,13 +4,13 @@
  * Also the read-only snapshot note (item 11), and "Map a table…" when a Postgres schema has no
  * known layout. The page talks to a fake Electron preload bridge (test/fakeBridge.ts).
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react'
 import type { OpenInfo } from '../../../../shared/contract'
 import { LibraryView } from './LibraryView'
 import { AppContext, type AppState } from '../../app/context'
 import { SnapshotBadge } from '../../app/SnapshotNote'
-import { installFakeBridge, type FakeBridge } from '../../test/fakeBridge'
+import { withFakeBridge } from '../../test/withFakeBridge'
 
 /** What the fake native dialog answers, in order. */
 const dialogAnswers: (string | null)[] = []
@@ -38,13 +38,8 @@ function answer(channel: string, input: Record<string, unknown>): unknown {
   throw new Error(`unexpected ${channel}`)
 }
 
-let bridge: FakeBridge
-beforeEach(() => {
-  bridge = installFakeBridge(answer)
-})
+const bridge = withFakeBridge(answer)
 afterEach(() => {
-  cleanup()
-  bridge.uninstall()
   dialogAnswers.length = 0
 })
 

@@ -5,10 +5,10 @@
  * names the connection (never a path), the vector encodings are Postgres's, and
  * Open carries the connection and its "save as" name.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { fireEvent, render, screen, waitFor } from '@testing-library/react'
 import type { Mapping, MappingPreview, TablesInfo } from '../../../../shared/mapping'
-import { installFakeBridge, type FakeBridge } from '../../test/fakeBridge'
+import { withFakeBridge } from '../../test/withFakeBridge'
 import { MappingDialog } from './MappingDialog'
 
 const TABLES: TablesInfo = {
@@ -98,13 +98,8 @@ const main = vi.fn(async (channel: string, input: { mapping?: Mapping; pg?: unkn
   if (channel === 'store.openMapped') return { path: TABLES.path, layout: 'mapped', readOnly: true, workspacePath: 'w', memories: 3, sessions: 0, tookMs: 1 }
   throw new Error(`unexpected ${channel}`)
 })
-let bridge: FakeBridge
-beforeEach(() => {
-  bridge = installFakeBridge(main)
-})
+withFakeBridge(main)
 afterEach(() => {
-  cleanup()
-  bridge.uninstall()
   main.mockClear()
 })
 

@@ -3,13 +3,13 @@
  * cut lines, gates, rank changes, keyboard), the config sliders (simplex), and
  * the decay chart's data. Expected numbers are computed by hand here.
  */
-import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest'
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react'
 import type { CandidateRaw, RecallConfig } from '../../../../shared/types'
 import { getPreset } from '../../../../shared/presets'
 import { rerank } from '../../../../shared/scoring'
 import { unitInfo } from '../../test/unitInfo'
-import { installFakeBridge, type FakeBridge } from '../../test/fakeBridge'
+import { withFakeBridge } from '../../test/withFakeBridge'
 import { ResultsList, toRows, cutLines, forgetFeatureColors } from './ResultsList'
 import { ConfigPanel, type ConfigUpdate } from './ConfigPanel'
 import { decayPoints } from './DecayChart'
@@ -33,13 +33,8 @@ function answer(channel: string): unknown {
   throw new Error(`unexpected ${channel}`)
 }
 
-let bridge: FakeBridge
-beforeEach(() => {
-  bridge = installFakeBridge(answer)
-})
+withFakeBridge(answer)
 afterEach(() => {
-  cleanup()
-  bridge.uninstall()
   // the canvas and layout spies: the worker's next file shares this window
   vi.restoreAllMocks()
 })
