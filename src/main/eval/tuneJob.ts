@@ -84,6 +84,26 @@ function depthFor(config: RecallConfig): number {
   return Math.max(config.candidatePool, ...TUNE_POOLS)
 }
 
+/** One baseline's gather: from the cache when it still stands for `cases`, else gathered (and cached); an error becomes its n/a text. */
+async function gatherBaseline(
+  store: MemorySource,
+  cases: readonly EvalCaseRow[],
+  config: RecallConfig,
+  cacheKey: string,
+  opts: RunTuneOptions,
+): Promise<Pick<BaselineInput, 'gathered' | 'error'>> {
+  const cached = opts.cache?.getList(cacheKey, cases, opts.now, opts.embedder)
+  if (cached) return { gathered: cached }
+  try {
+    const gathered = await gatherCases(store, cases, config, { embedder: opts.embedder, now: opts.now, signal: opts.signal })
+    opts.cache?.setList(cacheKey, gathered)
+    return { gathered }
+  } catch (e) {
+    if ((e as { code?: string }).code === 'CANCELLED') throw e
+    return { error: `could not run: ${(e as Error).message}` }
+  }
+}
+
 /**
  * For each baseline the main gather cannot serve: gather `cases` under its own
  * config (cached per baseline name for k-fold reuse). Errors become n/a rows.
@@ -108,17 +128,8 @@ async function gatherBaselines(
     }
     const key = JSON.stringify(b.config)
     let done = byConfig.get(key)
-    const cached = done ? undefined : opts.cache?.getList(`baseline:${key}`, cases, opts.now, opts.embedder)
-    if (cached) byConfig.set(key, (done = { gathered: cached }))
     if (!done) {
-      try {
-        const gathered = await gatherCases(store, cases, b.config, { embedder: opts.embedder, now: opts.now, signal: opts.signal })
-        opts.cache?.setList(`baseline:${key}`, gathered)
-        done = { gathered }
-      } catch (e) {
-        if ((e as { code?: string }).code === 'CANCELLED') throw e
-        done = { error: `could not run: ${(e as Error).message}` }
-      }
+      done = await gatherBaseline(store, cases, b.config, `baseline:${key}`, opts)
       byConfig.set(key, done)
     }
     out.push({ ...b, ...done })
