@@ -347,7 +347,6 @@ function CutLineLabel({ line }: { line: CutLine }) {
 
 interface RowProps {
   id: string
-  dropped: boolean
   gate: GateName | null
   tokens: number
   u: UnitInfo | undefined
@@ -369,21 +368,7 @@ interface RowProps {
  * moves and re-scores a row does not render it: it re-renders when the memory it shows, its gate, its selection
  * or its cut lines change.
  */
-const ResultRow = memo(function ResultRow({
-  id,
-  dropped,
-  gate,
-  tokens,
-  u,
-  wasRank,
-  lines,
-  selected,
-  focusable,
-  refKey,
-  onElement,
-  onSelect,
-  onOpen,
-}: RowProps) {
+const ResultRow = memo(function ResultRow({ id, gate, tokens, u, wasRank, lines, selected, focusable, refKey, onElement, onSelect, onOpen }: RowProps) {
   const dpr = typeof window === 'undefined' ? 1 : window.devicePixelRatio || 1
   return (
     <li className="result-wrap" ref={(el) => onElement(refKey, el)}>
@@ -391,7 +376,7 @@ const ResultRow = memo(function ResultRow({
         <CutLineLabel key={l.gate} line={l} />
       ))}
       <div
-        className={`result${dropped ? ' dropped' : ''}`}
+        className={`result${gate ? ' dropped' : ''}`}
         data-id={id}
         data-gate={gate ?? 'kept'}
         tabIndex={focusable ? 0 : -1}
@@ -516,7 +501,6 @@ export function ResultsList({ rows, units, config, changes, selectedId, onSelect
           <ResultRow
             key={key}
             id={r.id}
-            dropped={!!r.gate}
             gate={r.gate}
             tokens={r.tokens}
             u={units[r.id]}
