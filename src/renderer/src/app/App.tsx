@@ -252,6 +252,7 @@ export function App() {
   const state: AppState = useMemo(() => ({ db, setDb, nav, navigate, setParams, dbVersion }), [db, setDb, nav, navigate, setParams, dbVersion])
   const viewKey = `${dbVersion}:${visit}`
 
+  const browserMode = getBridgeMode() === 'browser'
   return (
     <AppContext.Provider value={state}>
       <div className={`shell${panes.narrow ? ' narrow' : ''}${panes.collapsed ? ' panes-collapsed' : ''}`}>
@@ -292,11 +293,11 @@ export function App() {
           >
             {panes.collapsed ? 'Side panes: folded' : 'Side panes: shown'}
           </button>
-          {getBridgeMode() === 'browser' && <CopyLink />}
+          {browserMode && <CopyLink />}
           <JobsIndicator />
           {!bootError && <EmbedStatus dbVersion={dbVersion} />}
-          <span className="badge" title={getBridgeMode() === 'browser' ? 'Browser mode: the app talks to a loopback server' : 'Electron app'}>
-            {getBridgeMode() === 'browser' ? 'browser mode' : 'desktop'}
+          <span className="badge" title={browserMode ? 'Browser mode: the app talks to a loopback server' : 'Electron app'}>
+            {browserMode ? 'browser mode' : 'desktop'}
           </span>
         </header>
         <nav className="nav" aria-label="Sections">

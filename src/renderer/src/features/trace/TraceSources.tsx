@@ -28,8 +28,9 @@ export function TraceSources({ refresh, onChanged }: { refresh: number; onChange
       setBusy(false)
     }
   }
+  const browserMode = getBridgeMode() === 'browser'
   const add = async () => {
-    if (getBridgeMode() === 'electron') {
+    if (!browserMode) {
       const picked = (await call('store.pick', { purpose: 'logIn' })).path
       if (picked) await apply(() => call('trace.addLog', { path: picked }))
     } else if (path.trim()) await apply(() => call('trace.addLog', { path: path.trim() }))
@@ -48,7 +49,7 @@ export function TraceSources({ refresh, onChanged }: { refresh: number; onChange
           void add()
         }}
       >
-        {getBridgeMode() === 'browser' && (
+        {browserMode && (
           <input
             className="input"
             aria-label="Trace log path"
@@ -57,7 +58,7 @@ export function TraceSources({ refresh, onChanged }: { refresh: number; onChange
             onChange={(e) => setPath(e.target.value)}
           />
         )}
-        <button className="btn small" type="submit" disabled={busy || (getBridgeMode() === 'browser' && !path.trim())}>
+        <button className="btn small" type="submit" disabled={busy || (browserMode && !path.trim())}>
           Add a trace log…
         </button>
       </form>
