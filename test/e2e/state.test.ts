@@ -150,6 +150,8 @@ describe.skipIf(!ready)('every state is a link (browser mode, demo DB)', () => {
         await reopenAsNewTab(page, recallLink)
         await expect.poll(() => page.getByLabel('Query (the raw utterance)').inputValue(), { timeout: 20_000 }).toBe('deploy the tier migration')
         await expect.poll(() => page.getByRole('tab', { name: 'Context window' }).getAttribute('aria-selected')).toBe('true')
+        // the link runs the recall again (the screenshot shows its context window, not a screen still loading)
+        await page.getByTestId('recall-counts').waitFor({ timeout: 20_000 })
         await shot(page, `state-${width}-2-recall-window-reopened`)
         await reopenAsNewTab(page, mapLink)
         await expect.poll(() => page.getByLabel('Map query').inputValue(), { timeout: 20_000 }).toBe('deploy the tier migration')
