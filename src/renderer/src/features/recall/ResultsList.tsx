@@ -47,13 +47,31 @@ export interface Row {
   fused?: { dense: number; lexical: number }
 }
 
-/** One list in score order (results and dropped interleaved), as the gates saw it. */
-export function toRows(results: readonly TraceResult[], dropped: readonly TraceDropped[]): Row[] {
+/**
+ * One list in score order (results and dropped interleaved), as the gates saw it. `pool`: rows written over
+ * instead of made (the drag fast path's, which it holds only until its next step), and filled with the new ones.
+ */
+export function toRows(results: readonly TraceResult[], dropped: readonly TraceDropped[], pool?: Row[]): Row[] {
   const n = results.length + dropped.length
   const rows: Row[] = []
   // Built field by field (one shape for all, no spread): this runs for every candidate on every slider step.
-  const put = (r: TraceResult | TraceDropped, gate: GateName | null, rank: number | null, scoreRank: number) =>
-    rows.push({
+  const put = (r: TraceResult | TraceDropped, gate: GateName | null, rank: number | null, scoreRank: number) => {
+    const row = pool?.[rows.length]
+    if (row) {
+      row.id = r.id
+      row.score = r.score
+      row.features = r.features
+      row.contributions = r.contributions
+      row.tokens = r.tokens
+      row.gate = gate
+      row.rank = rank
+      row.scoreRank = scoreRank
+      row.group = r.group
+      row.fused = r.fused
+      rows.push(row)
+      return
+    }
+    const made: Row = {
       id: r.id,
       score: r.score,
       features: r.features,
@@ -64,7 +82,10 @@ export function toRows(results: readonly TraceResult[], dropped: readonly TraceD
       scoreRank,
       group: r.group,
       fused: r.fused,
-    })
+    }
+    if (pool) pool.push(made)
+    rows.push(made)
+  }
   results.forEach((r, i) => put(r, null, r.rank, r.scoreRank ?? i + 1))
   dropped.forEach((d, i) => put(d, d.gate, null, d.scoreRank ?? results.length + i + 1))
   // Score ranks are 1…n, each once (the scorer numbers every candidate): each row goes to its place, no sort
@@ -533,11 +554,9 @@ function placeList(s: ListState, box: { top: number; height: number }, slots: Ro
   // height), after the rows in the DOM: a cut line inside a row changed that row's height whenever the line moved to
   // another memory, and a row whose height changes lays out the list, the column and the page again.
   const cuts = virtual ? shown.flatMap(({ i, start }) => (linesAt.get(i) ?? []).map((l, k) => ({ l, top: start + k * CUT_PX }))) : []
+  // A few ids at most (those once injected), each looked for in the rows: no set of every candidate a step.
   let gone = 0
-  if (s.changes.size) {
-    const ids = new Set(rows.map((r) => r.id))
-    for (const [id, c] of s.changes) if (c.after === null && !ids.has(id)) gone++
-  }
+  for (const [id, c] of s.changes) if (c.after === null && !rows.some((r) => r.id === id)) gone++
   const shape = [
     virtual ? 'v' : 'w',
     gone,

@@ -12,7 +12,7 @@
 import type { RecallConfig, RecallTrace } from '../../../../shared/types'
 import { createQuietTimer } from '../../lib/quietTimer'
 import type { ConfigFollowers, ConfigUpdate } from './ConfigPanel'
-import { toRows, type ResultsListHandle } from './ResultsList'
+import { toRows, type ResultsListHandle, type Row } from './ResultsList'
 import type { RankChange } from './baseline'
 import { localView, type RecallView } from './useRecall'
 
@@ -57,6 +57,8 @@ export class DragFastPath {
   private shown: RecallConfig | null = null
   private readonly rest = createQuietTimer(DRAG_REST_MS)
   private io: DragIo | null = null
+  /** the rows of the last step, written over by the next (toRows' pool): the list holds them only until then */
+  private readonly rowPool: Row[] = []
 
   /** The screen as it was just rendered (after every render). */
   connect(io: DragIo): void {
@@ -78,7 +80,8 @@ export class DragFastPath {
     const ctx = io.context
     const list = io.list
     const next = this.held && ctx.enabled && ctx.trace && list ? update(this.shown ?? ctx.config) : null
-    const view = next && ctx.trace ? localView(ctx.trace, next) : null
+    // Into the objects of the last step (rerank's `reuse`, toRows' pool): shown, then written over by the next step.
+    const view = next && ctx.trace ? localView(ctx.trace, next, true) : null
     if (!next || !view || !list) {
       this.settle()
       // An updater of React's state, which holds the config shown since the settle.
@@ -90,7 +93,7 @@ export class DragFastPath {
       io.root.setAttribute('data-drag', '')
       io.root.querySelector('.recall-right')?.setAttribute('aria-busy', 'true')
     }
-    list.show({ rows: toRows(view.results, view.dropped), config: next, changes: ctx.changesOf(view), selectedId: ctx.selectedId })
+    list.show({ rows: toRows(view.results, view.dropped, this.rowPool), config: next, changes: ctx.changesOf(view), selectedId: ctx.selectedId })
     io.writeSummary(view)
     for (const f of io.followers) f(next)
     this.rest.poke(() => this.settle())
