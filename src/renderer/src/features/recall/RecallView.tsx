@@ -487,7 +487,7 @@ function Playground({
   }
 
   return (
-    <div className="recall">
+    <div className="recall" ref={root}>
       <aside className="recall-left" aria-label="Query and configuration" ref={left}>
         <RequestPanel
           req={req}
