@@ -143,10 +143,7 @@ const WeightsSection = memo(
       </section>
     )
   },
-  (a, b) =>
-    a.update === b.update &&
-    a.followers === b.followers &&
-    (['weights', 'fusion', 'mode'] as const).every((k) => a.config[k] === b.config[k]),
+  (a, b) => a.update === b.update && a.followers === b.followers && (['weights', 'fusion', 'mode'] as const).every((k) => a.config[k] === b.config[k]),
 )
 
 const RecencySection = memo(

@@ -9,7 +9,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { act, cleanup, fireEvent, render, within } from '@testing-library/react'
 import type { CandidateRaw, RecallConfig, RecallTrace, UnitInfo } from '../../../../shared/types'
-import { PRESETS, getPreset } from '../../../../shared/presets'
+import { PRESETS } from '../../../../shared/presets'
 import { rerank } from '../../../../shared/scoring'
 import { renderResults } from '../../../../shared/render'
 import { AppContext, type AppState } from '../../app/context'
@@ -118,13 +118,13 @@ function app(): AppState {
   }
 }
 
-
 /** What a screen shows that a drag step changes: the list's rows and cut lines, the summary's numbers, every slider. */
 function seen(root: HTMLElement): Record<string, unknown> {
   const rows = [...root.querySelectorAll<HTMLElement>('ol.results > li')].map((li) => li.outerHTML).sort()
   const counts = root.querySelector('[data-testid="recall-counts"]')!
   const sliders = [...root.querySelectorAll<HTMLInputElement>('input[type="range"]')].map(
-    (i) => `${i.id ? (root.querySelector(`label[for="${CSS.escape(i.id)}"]`)?.textContent ?? '') : ''}=${i.value} ${i.getAttribute('aria-valuetext')} ${i.nextElementSibling?.textContent}`,
+    (i) =>
+      `${i.id ? (root.querySelector(`label[for="${CSS.escape(i.id)}"]`)?.textContent ?? '') : ''}=${i.value} ${i.getAttribute('aria-valuetext')} ${i.nextElementSibling?.textContent}`,
   )
   const sum = [...root.querySelectorAll('section[aria-label="Weights"] > .small')].map((e) => e.textContent)
   return { rows, counts: counts.textContent, blockTitle: counts.querySelector('[data-testid="block-tokens"]')!.getAttribute('title'), sliders, sum }
@@ -156,7 +156,8 @@ describe('a held slider on the Recall screen', { timeout: 120_000 }, () => {
     let differed = 0
     for (let step = 0; step < 8; step++) {
       // Mostly a weight (on the simplex: the other three move too), now and then topK.
-      const [name, value] = step % 4 === 3 ? ['topK', String(1 + Math.floor(rnd() * 15))] : [step % 2 ? 'Recency' : 'Salience', (Math.round(rnd() * 100) / 100).toFixed(2)]
+      const [name, value] =
+        step % 4 === 3 ? ['topK', String(1 + Math.floor(rnd() * 15))] : [step % 2 ? 'Recency' : 'Salience', (Math.round(rnd() * 100) / 100).toFixed(2)]
       const before = seen(held.container)
       // The held screen: a pointer down on the slider (the drag begins), then the move.
       fireEvent.pointerDown(slider(held.container, name))

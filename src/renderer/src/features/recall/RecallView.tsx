@@ -218,7 +218,11 @@ function summaryOf(view: RecallView | null, trace: RecallTrace | null, loading: 
     injected: view?.results.length ?? 0,
     contextTokens: view?.contextTokens ?? 0,
     injectedTokens: view?.injectedTokens ?? 0,
-    status: loading ? 'querying…' : view?.local ? `re-ranked locally in ${view.rerankMs.toFixed(2)} ms` : `query ${(trace?.timings.totalMs ?? 0).toFixed(0)} ms`,
+    status: loading
+      ? 'querying…'
+      : view?.local
+        ? `re-ranked locally in ${view.rerankMs.toFixed(2)} ms`
+        : `query ${(trace?.timings.totalMs ?? 0).toFixed(0)} ms`,
   }
 }
 

@@ -6,7 +6,20 @@
  * candidate is listed; a long list is virtualised.
  */
 import { withSubject } from '../../../../shared/subject'
-import { memo, useCallback, useEffect, useImperativeHandle, useLayoutEffect, useMemo, useReducer, useRef, useState, useSyncExternalStore, type KeyboardEvent, type RefObject } from 'react'
+import {
+  memo,
+  useCallback,
+  useEffect,
+  useImperativeHandle,
+  useLayoutEffect,
+  useMemo,
+  useReducer,
+  useRef,
+  useState,
+  useSyncExternalStore,
+  type KeyboardEvent,
+  type RefObject,
+} from 'react'
 import { flushSync } from 'react-dom'
 import type { Features, GateName, RecallConfig, TraceDropped, TraceResult, UnitInfo } from '../../../../shared/types'
 import type { RankChange } from './useRecall'
@@ -491,8 +504,7 @@ const ResultRow = memo(function ResultRow({ lineGates, refKey, onElement, onSele
   const dpr = typeof window === 'undefined' ? 1 : window.devicePixelRatio || 1
   return (
     <li className="result-wrap" ref={(el) => onElement(refKey, el)}>
-      {lineGates &&
-        lineGates.split(',').map((g) => <CutLineLabel key={g} gate={g as CutLine['gate']} />)}
+      {lineGates && lineGates.split(',').map((g) => <CutLineLabel key={g} gate={g as CutLine['gate']} />)}
       <div
         className="result"
         onClick={(e) => onSelect(e.currentTarget.getAttribute('data-id')!)}
