@@ -22,6 +22,7 @@ import { GOALS } from './goals'
 import { measure, skipBench, verdict } from './report'
 import { demoDb, fmtMs, loadLine, median, percentile } from './util'
 import { stepWork, type StepWork, type TraceEvent } from './uiTrace'
+import { DRAG_REST_MS, SETTLE_MARK } from '../src/renderer/src/features/recall/dragTiming'
 
 const ROOT = path.resolve(__dirname, '..')
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p) => fs.existsSync(p))
@@ -98,6 +99,11 @@ export async function runUiBench(): Promise<void> {
     measure({ name: 'long tasks (> 50 ms) during the drag', value: long.length, unit: 'count' })
     console.log(`  long tasks (> 50 ms) during the drag: ${long.length}${long.length ? ` (${long.map((x) => x.toFixed(0)).join(', ')} ms)` : ''}`)
     console.log(`  per step (main ms / painted ms): ${r.map((s) => `${s.mainMs.toFixed(1)}/${s.paintMs.toFixed(1)}`).join('  ')}`)
+    console.log(`  per step, CPU ms: ${r.map((s) => `${s.cpu.total.toFixed(1)}${s.settles ? '*' : ''}`).join('  ')}`)
+    const rested = r.filter((s) => s.settles > 0).length
+    console.log(
+      `  steps with a render of the screen (* above: the drag rested ≥ ${DRAG_REST_MS} ms before it, under load): ${rested}; the release rendered it ${release.settles} time(s)`,
+    )
     if (process.argv.includes('--profile'))
       for (const [i, s] of r.entries())
         console.log(
@@ -195,6 +201,8 @@ interface Step {
   cpu: StepWork
   paintMs: number
   rerankMs: number | null
+  /** renders of the screen with the drag's state within the step (a rest of the drag), or at the release */
+  settles: number
 }
 
 /**
@@ -258,7 +266,12 @@ async function dragSlider(page: Page, name: string, steps: number): Promise<{ st
     fs.writeFileSync(traceFile, JSON.stringify({ traceEvents: events }))
     console.log(`  trace written to ${traceFile}`)
   }
-  const all = work.map((w, i) => ({ mainMs: w.total, work: w, cpu: cpu[i], paintMs: paint[i] ?? NaN, rerankMs: rerank[i] ?? null }))
+  // The renders of the screen with the drag's state (dragFastPath.ts marks each): at a rest (a step more than
+  // DRAG_REST_MS after the last) or at the release. Counted per step: such a render is inside that step's figure.
+  const marks = events.filter((e) => /^bench-step-\d+$/.test(e.name)).map((e) => e.ts)
+  const settles = events.filter((e) => e.name === SETTLE_MARK).map((e) => e.ts)
+  const settledIn = (i: number) => settles.filter((t) => t >= marks[i] && t < marks[i + 1]).length
+  const all = work.map((w, i) => ({ mainMs: w.total, work: w, cpu: cpu[i], paintMs: paint[i] ?? NaN, rerankMs: rerank[i] ?? null, settles: settledIn(i) }))
   return { steps: all.slice(0, steps), release: all[steps] }
 }
 
