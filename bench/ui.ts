@@ -238,7 +238,7 @@ async function dragSlider(page: Page, name: string, steps: number): Promise<{ st
   }
   await page.evaluate((i) => performance.mark(`bench-step-${i}`), steps)
   // The release: the slider let go, and the screen's render of the state the drag left (its own figure: the steps
-  // are shown without a render of the screen, the release renders it; docs/internals/performance.md, "Round 5").
+  // are shown without a render of the screen, the release renders it; docs/internals/performance.md, "Round 5: a held slider without React").
   await page.mouse.up()
   await settle(page)
   await page.evaluate((i) => performance.mark(`bench-step-${i}`), steps + 1)

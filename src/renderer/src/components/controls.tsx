@@ -24,7 +24,7 @@ export interface SliderProps {
  * Writes a slider's value into its range input, its `aria-valuetext` and its `<output>`: the only writer of
  * these (the input is uncontrolled, the output rendered empty), called after every render of the slider, at once
  * when it is moved, and by a screen that shows a value without a render (the Recall screen's drag fast path,
- * docs/internals/performance.md "Round 5"). A controlled range input would be put back by React to its last
+ * docs/internals/performance.md "Round 5: a held slider without React"). A controlled range input would be put back by React to its last
  * rendered value after every input event that sets no state of its own.
  */
 export function writeSliderValue(input: HTMLInputElement, value: number, format?: (v: number) => string): void {

@@ -27,7 +27,7 @@ export interface ConfigPanelProps {
   /**
    * Writers of what the panel shows for a config besides the moved slider itself (the other weights on the simplex,
    * their sum), registered by the sections while mounted: the Recall screen's drag fast path calls them with the
-   * config it shows without a render (docs/internals/performance.md, "Round 5").
+   * config it shows without a render (docs/internals/performance.md, "Round 5: a held slider without React").
    */
   followers?: ConfigFollowers
 }

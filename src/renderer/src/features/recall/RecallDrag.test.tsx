@@ -1,6 +1,6 @@
 /**
  * A held slider's steps are shown without a render of the screen (dragFastPath.ts; docs/internals/performance.md,
- * "Round 5"). What the screen shows after each such step must be what the screen shows when the same edits go
+ * "Round 5: a held slider without React"). What the screen shows after each such step must be what the screen shows when the same edits go
  * through React's state (the path every edit took before, and still takes without a held slider): two screens
  * over the same trace take the same random sequence of slider moves, one with the slider held (pointer down), one
  * without, and after every frame their lists, summary numbers and sliders are compared; at release the held

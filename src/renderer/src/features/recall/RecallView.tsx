@@ -459,7 +459,7 @@ function Playground({
     }),
   )
   // The fast path's step run once with the screen's own state while the page is idle after a trace arrives: the
-  // first step of a drag then runs code already compiled (docs/internals/performance.md, "Round 5").
+  // first step of a drag then runs code already compiled (docs/internals/performance.md, "Round 5: a held slider without React").
   const warmState = useRef({ view, changes })
   useLayoutEffect(() => {
     warmState.current = { view, changes }

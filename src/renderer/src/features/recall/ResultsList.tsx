@@ -432,7 +432,7 @@ export interface ListState {
   selectedId: string | null
 }
 
-/** The list's imperative side, for the Recall screen's drag fast path (docs/internals/performance.md, "Round 5"). */
+/** The list's imperative side, for the Recall screen's drag fast path (docs/internals/performance.md, "Round 5: a held slider without React"). */
 export interface ResultsListHandle {
   /**
    * Shows `state` as a render of the list would: written into the row elements without a React render when the

@@ -1,5 +1,5 @@
 /**
- * The Recall screen's drag fast path (docs/internals/performance.md, "Round 5"). While a range slider of the
+ * The Recall screen's drag fast path (docs/internals/performance.md, "Round 5: a held slider without React"). While a range slider of the
  * config panel is held (pointer down on it until pointer up, or an arrow key down until key up), each animation
  * frame's edit is applied without a React render: the candidates are re-ranked (`localView`, the function the
  * screen's render uses), and the rows, the summary numbers and the panel's other sliders are written by the same

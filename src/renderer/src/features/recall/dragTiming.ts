@@ -1,6 +1,6 @@
 /**
  * The drag fast path's timing constants (dragFastPath.ts), apart so `bench ui` reads them without the renderer's
- * modules (docs/internals/performance.md, "Round 5").
+ * modules (docs/internals/performance.md, "Round 5: a held slider without React").
  */
 
 /**
