@@ -115,13 +115,15 @@ export class DragFastPath {
 
   /**
    * Runs a step's functions once with the screen's own state (idle time after a trace arrives): the first real
-   * step then runs code the JS engine has compiled already. Nothing it writes differs from what is shown.
+   * step then runs code the JS engine has compiled already, into objects made already (the re-rank's and the rows'
+   * for `reuse`, which the first step would make). Nothing it writes differs from what is shown.
    */
   warm(current: { view: RecallView; changes: Map<string, RankChange> }): void {
     const io = this.io
     if (!io || this.shown || !io.context.enabled || !io.context.trace || !io.list) return
     const { trace, config, selectedId } = io.context
-    localView(trace, { ...config })
+    const v = localView(trace, config, true, true)
+    if (v) toRows(v.results, v.dropped, this.rowPool)
     io.list.show({ rows: toRows(current.view.results, current.view.dropped), config, changes: current.changes, selectedId })
     io.writeSummary(current.view)
     for (const f of io.followers) f(config)

@@ -124,8 +124,8 @@ function effectiveConfig(trace: RecallTrace, config: RecallConfig): RecallConfig
  * The view of `trace` under `effective` (re-ranked locally, or the trace's own when the config is the one it ran):
  * what the screen renders, and what the drag fast path shows without a render (the same function for both).
  */
-function viewOf(trace: RecallTrace, effective: RecallConfig, mode: EffectiveMode, reuse = false): RecallView {
-  if (JSON.stringify(trace.config) === JSON.stringify(effective)) return viewFromTrace(trace)
+function viewOf(trace: RecallTrace, effective: RecallConfig, mode: EffectiveMode, reuse = false, rerankAlways = false): RecallView {
+  if (!rerankAlways && JSON.stringify(trace.config) === JSON.stringify(effective)) return viewFromTrace(trace)
   // The view shows how long the local re-rank took: timing this very computation is the point.
   const t0 = performance.now()
   const r = rerank(trace.candidates, effective, mode, { reuse })
@@ -147,12 +147,12 @@ function viewOf(trace: RecallTrace, effective: RecallConfig, mode: EffectiveMode
 /**
  * The view of `trace` under `config` when it can be re-ranked locally (no new query needed), else null. `reuse`:
  * its results and dropped are written into those of the last such call (`rerank`'s option; the drag fast path's,
- * valid until its next step, never handed to React).
+ * valid until its next step, never handed to React). `rerankAlways`: re-ranked even under the trace's own config.
  */
-export function localView(trace: RecallTrace, config: RecallConfig, reuse = false): RecallView | null {
+export function localView(trace: RecallTrace, config: RecallConfig, reuse = false, rerankAlways = false): RecallView | null {
   const effective = effectiveConfig(trace, config)
   const local = canRerankLocally(trace, effective)
-  return local.ok ? viewOf(trace, effective, local.mode, reuse) : null
+  return local.ok ? viewOf(trace, effective, local.mode, reuse, rerankAlways) : null
 }
 
 function viewFromTrace(t: RecallTrace): RecallView {
