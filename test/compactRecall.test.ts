@@ -457,7 +457,11 @@ describe.skipIf(!dotKernelAvailable())('compact vector index', () => {
       expect(loadCounts.threaded).toBe(before)
       expect(b.count).toBeGreaterThanOrEqual(stored.size)
       for (const readers of [1, 2, 3]) {
-        const threaded = openSource({ path: dbPath, workspacePath: path.join(t.dir, `thr${readers}.ws`), vectorLoad: { bulkMinRows: 1, chunkRows: 97, readers } })
+        const threaded = openSource({
+          path: dbPath,
+          workspacePath: path.join(t.dir, `thr${readers}.ws`),
+          vectorLoad: { bulkMinRows: 1, chunkRows: 97, readers },
+        })
         try {
           const n = loadCounts.threaded
           const a = threaded.vectors(MODEL)
@@ -518,7 +522,11 @@ describe.skipIf(!dotKernelAvailable())('compact vector index', () => {
         [3, 7],
         [2, 1024],
       ]) {
-        const threaded = openSource({ path: file, workspacePath: path.join(t.dir, `sp${readers}-${chunkRows}.ws`), vectorLoad: { bulkMinRows: 1, chunkRows, readers } })
+        const threaded = openSource({
+          path: file,
+          workspacePath: path.join(t.dir, `sp${readers}-${chunkRows}.ws`),
+          vectorLoad: { bulkMinRows: 1, chunkRows, readers },
+        })
         try {
           const n = loadCounts.threaded
           const a = threaded.vectors(MODEL)
@@ -562,10 +570,23 @@ describe.skipIf(!dotKernelAvailable())('compact vector index', () => {
       const once = load(1)
       const never = load(1000)
       const inThread = new VectorIndex('memory', MODEL)
-      refreshVectorIndex(inThread, [{ bit: HELD_AGENT, db, embeddings: `SELECT rowid AS _rid, owner_type, owner_id, model, dim, vector FROM embeddings`, defaultModel: null, version: () => '0', unique: true }], {
-        bulkMinRows: 1,
-        chunkRows: 300,
-      })
+      refreshVectorIndex(
+        inThread,
+        [
+          {
+            bit: HELD_AGENT,
+            db,
+            embeddings: `SELECT rowid AS _rid, owner_type, owner_id, model, dim, vector FROM embeddings`,
+            defaultModel: null,
+            version: () => '0',
+            unique: true,
+          },
+        ],
+        {
+          bulkMinRows: 1,
+          chunkRows: 300,
+        },
+      )
       expect(still.threaded).toBe(1)
       expect(once.threaded).toBe(1)
       expect(never.threaded).toBe(0) // three starts, then the in-thread read

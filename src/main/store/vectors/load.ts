@@ -239,9 +239,9 @@ function chunkable(db: Database.Database, src: VectorSourceSql, where: string, r
       const sql = range
         ? rangeChunkSql(src, where, 1)
         : `SELECT e._rid FROM (${src.embeddings}) e WHERE ${where} AND e._rid > @after AND e._rid <= @upto ORDER BY e._rid LIMIT 1`
-      const plan = db
-        .prepare(`EXPLAIN QUERY PLAN ${sql}`)
-        .all({ ownerType: 'memory', model: '', defaultModel: '', after: 0, upto: 0, to: 0 }) as { detail: string }[]
+      const plan = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({ ownerType: 'memory', model: '', defaultModel: '', after: 0, upto: 0, to: 0 }) as {
+        detail: string
+      }[]
       const text = plan.map((r) => r.detail).join('\n')
       ok = /INTEGER PRIMARY KEY \(rowid>\? AND rowid<\?\)/.test(text) && !/TEMP B-TREE/.test(text)
       // group_concat passes BLOB bytes through untouched only in a UTF-8 database.
