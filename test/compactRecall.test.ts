@@ -447,6 +447,25 @@ describe.skipIf(!dotKernelAvailable())('compact vector index', () => {
     expect(a.malformed).toEqual(b.malformed)
   }
 
+  /** Load `file` on `readers` reader threads (chunks of ~`chunkRows`): the index and the dense arm of `inThread`'s load. */
+  function expectThreadedLoad(file: string, readers: number, chunkRows: number, inThread: SqliteSource, byRows: boolean): void {
+    const ws = path.join(t.dir, `thr-${path.basename(file)}-${readers}-${chunkRows}.ws`)
+    const threaded = openSource({ path: file, workspacePath: ws, vectorLoad: { bulkMinRows: 1, chunkRows, readers } })
+    try {
+      const n = loadCounts.threaded
+      const a = threaded.vectors(MODEL)
+      expect(loadCounts).toEqual({ threaded: n + 1, readers })
+      const b = inThread.vectors(MODEL)
+      expectSameIndex(a, b, byRows)
+      for (const i of [0, 6]) {
+        const q = normalizeQuery(query(i))!
+        expect(denseArm(threaded, a, q, {}, 30, false)).toEqual(denseArm(inThread, b, q, {}, 30, false))
+      }
+    } finally {
+      threaded.close()
+    }
+  }
+
   it('a big first load reads its chunks on 1, 2 or 3 reader threads: the same index and recall as the in-thread read', async () => {
     const prev = VectorIndex.compactBytes
     VectorIndex.compactBytes = 1
@@ -456,25 +475,7 @@ describe.skipIf(!dotKernelAvailable())('compact vector index', () => {
       const b = inThread.vectors(MODEL)
       expect(loadCounts.threaded).toBe(before)
       expect(b.count).toBeGreaterThanOrEqual(stored.size)
-      for (const readers of [1, 2, 3]) {
-        const threaded = openSource({
-          path: dbPath,
-          workspacePath: path.join(t.dir, `thr${readers}.ws`),
-          vectorLoad: { bulkMinRows: 1, chunkRows: 97, readers },
-        })
-        try {
-          const n = loadCounts.threaded
-          const a = threaded.vectors(MODEL)
-          expect(loadCounts).toEqual({ threaded: n + 1, readers })
-          expectSameIndex(a, b)
-          for (const i of [0, 6]) {
-            const q = normalizeQuery(query(i))!
-            expect(denseArm(threaded, a, q, {}, 30, false)).toEqual(denseArm(inThread, b, q, {}, 30, false))
-          }
-        } finally {
-          threaded.close()
-        }
-      }
+      for (const readers of [1, 2, 3]) expectThreadedLoad(dbPath, readers, 97, inThread, false)
     } finally {
       VectorIndex.compactBytes = prev
       inThread.close()
@@ -521,23 +522,8 @@ describe.skipIf(!dotKernelAvailable())('compact vector index', () => {
         [2, 50],
         [3, 7],
         [2, 1024],
-      ]) {
-        const threaded = openSource({
-          path: file,
-          workspacePath: path.join(t.dir, `sp${readers}-${chunkRows}.ws`),
-          vectorLoad: { bulkMinRows: 1, chunkRows, readers },
-        })
-        try {
-          const n = loadCounts.threaded
-          const a = threaded.vectors(MODEL)
-          expect(loadCounts).toEqual({ threaded: n + 1, readers })
-          expectSameIndex(a, b, true)
-          const q = normalizeQuery(query(1))!
-          expect(denseArm(threaded, a, q, {}, 30, false)).toEqual(denseArm(inThread, b, q, {}, 30, false))
-        } finally {
-          threaded.close()
-        }
-      }
+      ])
+        expectThreadedLoad(file, readers, chunkRows, inThread, true)
     } finally {
       VectorIndex.compactBytes = prev
       inThread.close()
