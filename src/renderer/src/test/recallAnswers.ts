@@ -7,6 +7,7 @@ import { PRESETS } from '../../../shared/presets'
 import { rerank } from '../../../shared/scoring'
 import { renderResults } from '../../../shared/render'
 import { unitInfo } from './unitInfo'
+import type { AppState } from '../app/context'
 
 const DAY = 86_400_000
 
@@ -59,5 +60,20 @@ export function recallAnswers(cands: readonly CandidateRaw[], now: number): (cha
       default:
         throw new Error(`not in this test: ${channel}`)
     }
+  }
+}
+
+/** How long to wait for the screen's first query to show: its first render loads the screen's modules (16–20 s at load 25). */
+export const FIRST_QUERY_WAIT_MS = 45_000
+
+/** The app's state for a Recall screen opened on the query "q" with the fieldguide preset at `now`. */
+export function recallApp(now: number): AppState {
+  return {
+    db: null,
+    setDb: () => undefined,
+    nav: { route: 'recall', params: { query: 'q', preset: 'fieldguide', now: String(now) } },
+    navigate: () => undefined,
+    setParams: () => undefined,
+    dbVersion: 0,
   }
 }

@@ -9,9 +9,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { act, cleanup, fireEvent, render, within } from '@testing-library/react'
 import type { CandidateRaw } from '../../../../shared/types'
-import { AppContext, type AppState } from '../../app/context'
+import { AppContext } from '../../app/context'
 import { installFakeBridge, type FakeBridge } from '../../test/fakeBridge'
-import { recallAnswers } from '../../test/recallAnswers'
+import { FIRST_QUERY_WAIT_MS, recallAnswers, recallApp } from '../../test/recallAnswers'
 import { mulberry32 } from '../../../../shared/random'
 import { RecallView } from './RecallView'
 
@@ -52,19 +52,7 @@ afterEach(() => {
   vi.restoreAllMocks()
 })
 
-/** How long to wait for the screen's first query to show: its first render loads the screen's modules (16–20 s at load 25). */
-const FIRST_QUERY_WAIT_MS = 45_000
-
-function app(): AppState {
-  return {
-    db: null,
-    setDb: () => undefined,
-    nav: { route: 'recall', params: { query: 'q', preset: 'fieldguide', now: String(NOW) } },
-    navigate: () => undefined,
-    setParams: () => undefined,
-    dbVersion: 0,
-  }
-}
+const app = () => recallApp(NOW)
 
 /** What a screen shows that a drag step changes: the list's rows and cut lines, the summary's numbers, every slider. */
 function seen(root: HTMLElement): Record<string, unknown> {

@@ -9,9 +9,9 @@ import { act, cleanup, fireEvent, render, screen } from '@testing-library/react'
 import type { CandidateRaw } from '../../../../shared/types'
 import { getPreset } from '../../../../shared/presets'
 import { rerank } from '../../../../shared/scoring'
-import { AppContext, type AppState } from '../../app/context'
+import { AppContext } from '../../app/context'
 import { installFakeBridge, type FakeBridge } from '../../test/fakeBridge'
-import { recallAnswers } from '../../test/recallAnswers'
+import { FIRST_QUERY_WAIT_MS, recallAnswers, recallApp } from '../../test/recallAnswers'
 import { countRenders, type Fiber } from '../../test/reactCommits'
 import { NumberInput, OptionalSlider, Select, Slider, Toggle } from '../../components/controls'
 import { RequestPanel } from './RequestPanel'
@@ -75,19 +75,7 @@ afterEach(() => {
   vi.unstubAllGlobals()
 })
 
-/** How long to wait for the screen's first query to show: its first render loads the screen's modules (16–20 s at load 25). */
-const FIRST_QUERY_WAIT_MS = 45_000
-
-function app(): AppState {
-  return {
-    db: null,
-    setDb: () => undefined,
-    nav: { route: 'recall', params: { query: 'q', preset: 'fieldguide', now: String(NOW) } },
-    navigate: () => undefined,
-    setParams: () => undefined,
-    dbVersion: 0,
-  }
-}
+const app = () => recallApp(NOW)
 
 describe('a weight step on the Recall screen', { timeout: 60_000 }, () => {
   it('re-renders the weights and the rows, and leaves the other panels and sections alone', async () => {
