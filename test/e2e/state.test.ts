@@ -146,6 +146,11 @@ describe.skipIf(!ready)('every state is a link (browser mode, demo DB)', () => {
         if (memoriesLink) {
           await reopenAsNewTab(page, memoriesLink)
           await sameMemories(page)
+          // the screen a link lands on is remembered: away through the nav and back keeps its state
+          await nav(page, 'Recall').click()
+          await page.getByLabel('Query (the raw utterance)').waitFor()
+          await nav(page, 'Memories').click()
+          await sameMemories(page)
         }
         await reopenAsNewTab(page, recallLink)
         await expect.poll(() => page.getByLabel('Query (the raw utterance)').inputValue(), { timeout: 20_000 }).toBe('deploy the tier migration')
