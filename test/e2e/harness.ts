@@ -3,14 +3,13 @@
  * server) on a DB in a temp home, and drives Debian's Chromium with
  * playwright-core. Screenshots go to test/e2e/__screenshots__/ (git-ignored).
  */
-import { spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import os from 'node:os'
 import { chromium, type Browser as PlaywrightBrowser, type BrowserContext, type CDPSession, type Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, inject, onTestFinished } from 'vitest'
 import { demoFileName, type DEMO_SIZES } from './demoSizes'
 import { CHROMIUM_ARGS, findChromium } from '../helpers/chromium'
+import { serve, type Served } from '../helpers/serveProcess'
 import { sha256File, tmpDir } from '../helpers/tmp'
 
 export const ROOT = path.resolve(__dirname, '../..')
@@ -39,52 +38,7 @@ export interface PageGlobals {
   [name: string]: unknown
 }
 
-export interface Served {
-  url: string
-  token: string
-  port: number
-  proc: ChildProcess
-  home: string
-  stop(): Promise<void>
-}
-
-/** Start browser mode. `args` e.g. ['--db', file] or ['--demo']. */
-export async function serve(args: string[], env: Record<string, string> = {}): Promise<Served> {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'recallscope-e2e-home-'))
-  const proc = spawn(process.execPath, [path.join(ROOT, 'bin/recallscope.cjs'), 'serve', '--json', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, RECALLSCOPE_HOME: home, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stderr = ''
-  proc.stderr.on('data', (d) => (stderr += d))
-  const info = await new Promise<{ url: string; token: string; port: number }>((resolve, reject) => {
-    let buf = ''
-    const timer = setTimeout(() => reject(new Error(`serve did not start in 60 s. stderr:\n${stderr}`)), 60_000)
-    proc.stdout.on('data', (d) => {
-      buf += d
-      const line = buf.split('\n').find((l) => l.startsWith('{'))
-      if (line) {
-        clearTimeout(timer)
-        resolve(JSON.parse(line) as { url: string; token: string; port: number })
-      }
-    })
-    proc.on('exit', (code) => reject(new Error(`serve exited with ${code}. stderr:\n${stderr}`)))
-  })
-  return {
-    ...info,
-    proc,
-    home,
-    async stop() {
-      // A process ended by a signal has signalCode set and exitCode null: it is gone all the same.
-      if (proc.exitCode === null && proc.signalCode === null) {
-        proc.kill('SIGTERM')
-        await new Promise((r) => proc.once('exit', r))
-      }
-      fs.rmSync(home, { recursive: true, force: true })
-    },
-  }
-}
+export { serve, type Served }
 
 export interface Browser {
   context: BrowserContext
@@ -194,16 +148,38 @@ export function demoCopy(dir: string, memories: (typeof DEMO_SIZES)[number]): st
   return out
 }
 
-/** Copy link (top bar) → the clipboard's address, opened in a new tab of the same browser. */
-export async function copyAndOpen(page: Page, context: BrowserContext, width: number): Promise<{ tab: Page; link: string }> {
+/** Copy link (top bar) → the clipboard's address (which must not carry the token). */
+export async function copyLink(page: Page): Promise<string> {
   await page.getByRole('button', { name: 'Copy link' }).click()
   await expect.poll(() => page.getByRole('button', { name: 'Link copied' }).count()).toBe(1)
   const link = await page.evaluate<string>('navigator.clipboard.readText()')
   expect(link).not.toMatch(/token=/)
+  return link
+}
+
+/** Copy link (top bar) → the clipboard's address, opened in a new tab of the same browser. */
+export async function copyAndOpen(page: Page, context: BrowserContext, width: number): Promise<{ tab: Page; link: string }> {
+  const link = await copyLink(page)
   const tab = await context.newPage()
   await tab.setViewportSize({ width, height: 900 })
   await tab.goto(link)
   return { tab, link }
+}
+
+/**
+ * A copied link opened in THIS tab as a new tab of the same browser would open it: a new document (not a hash change)
+ * with the tab's sessionStorage empty. What a new tab lacks and this one has is sessionStorage and the page's memory;
+ * localStorage and the HTTP cache belong to the browser context, shared by its tabs either way. The storage is cleared
+ * on a same-origin document that runs no script (the app's stylesheet), after the app's own pagehide handler has
+ * written to it. A real new tab costs a renderer process and a first load more (~0.4 s of Chromium): the files that
+ * check many copied links open one in a real tab (copyAndOpen) and the rest here (docs/internals/testing.md, "stop 33").
+ */
+export async function reopenAsNewTab(page: Page, link: string): Promise<void> {
+  const css = await page.evaluate<string>(`document.querySelector('link[rel="stylesheet"]').href`)
+  await page.goto(css)
+  await page.evaluate('sessionStorage.clear()')
+  expect(await page.evaluate<number>('sessionStorage.length')).toBe(0)
+  await page.goto(link)
 }
 
 /**
