@@ -32,7 +32,7 @@ export function readCpuSeconds(): CpuSeconds {
 
 /**
  * Start measuring one test file (test/helpers/fileCpu.ts, test/e2e/fileCpu.ts): returns the function that ends it
- * with the file's JSON line, `{file, wall, cpu, children, …extra, load}` (each figure the difference since this
+ * with the file's JSON line, `{file, wall, cpu, children, …extra, load, pid}` (each figure the difference since this
  * call, in seconds, rounded to 0.01). `extra` names more CPU readers (seconds so far), e.g. the e2e worker's Chromium.
  */
 export function startFileCpu(extra: Record<string, () => number> = {}): (file: string) => string {
@@ -49,6 +49,8 @@ export function startFileCpu(extra: Record<string, () => number> = {}): (file: s
       children: round(cpu.children - cpu0.children),
       ...Object.fromEntries(Object.entries(extra).map(([k, read]) => [k, round(read() - extra0[k])])),
       load: round(os.loadavg()[0]),
+      // which test process ran it: files of one pid shared a worker (its start and imports are paid once)
+      pid: process.pid,
     }
     return `${JSON.stringify(line)}\n`
   }
