@@ -58,6 +58,16 @@ module.exports = {
       to: { path: '^src/(main|preload)/' },
     },
     {
+      name: 'build-targets-apart',
+      severity: 'error',
+      comment:
+        'main and preload import each other, and the renderer, only through src/shared: scripts/build.cjs rebuilds a ' +
+        'target only when its own folder, src/shared or the build config changed, so an import across targets would ' +
+        'leave a stale build in out/.',
+      from: { path: '^src/(main|preload)/', pathNot: '[.]test[.]tsx?$' },
+      to: { path: '^src/(main|preload|renderer)/', pathNot: '^src/$1/' },
+    },
+    {
       name: 'shared-is-platform-free',
       severity: 'error',
       comment:

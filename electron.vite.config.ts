@@ -6,13 +6,13 @@
  * not be downloaded; browser mode serves the same out/renderer.
  */
 import { resolve } from 'node:path'
-import { defineConfig } from 'electron-vite'
+import { defineConfig, type UserConfig } from 'electron-vite'
 import react from '@vitejs/plugin-react'
 import { WORKER_ENTRIES } from './src/main/workerEntries'
 
 const root = import.meta.dirname
 
-export default defineConfig({
+const targets: Required<UserConfig> = {
   main: {
     build: {
       // better-sqlite3 (native), ollama… stay require()s of node_modules:
@@ -67,4 +67,13 @@ export default defineConfig({
       rolldownOptions: { input: resolve(root, 'src/renderer/index.html') },
     },
   },
-})
+}
+
+/**
+ * RECALLSCOPE_BUILD_TARGETS=main,renderer builds only those targets (scripts/build.cjs asks for the ones whose
+ * sources changed since they were built); unset or empty, all three. Each target empties only its own out/ folder.
+ */
+const only = (process.env.RECALLSCOPE_BUILD_TARGETS ?? '').split(',')
+const want = <K extends keyof UserConfig>(name: K): UserConfig[K] => (only.includes(name) || !only.some((n) => n in targets) ? targets[name] : undefined)
+
+export default defineConfig({ main: want('main'), preload: want('preload'), renderer: want('renderer') })

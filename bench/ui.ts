@@ -7,7 +7,8 @@
  *    are not counted (bench/uiTrace.ts says how they are told apart) (the goal: ≤ 16 ms, one frame);
  *  - input to painted: from the input event to the end of the frame that shows it (measured in the page);
  *  - the engine's re-rank time the page itself reports ("re-ranked locally in … ms");
- * and long tasks (> 50 ms) seen by a PerformanceObserver over the whole drag.
+ * and long tasks (> 50 ms) seen by a PerformanceObserver over the whole drag; then the release (pointer up to
+ * the screen rendered with the state the drag left) as a figure of its own, not one of the steps.
  * Builds the app first when `out/` is missing or older than `src/`. In smoke mode it drags 3 steps over 100
  * candidates, and without a build (or a Chromium) says so and stops: a build is a minute, smoke is seconds.
  */
@@ -21,6 +22,7 @@ import { GOALS } from './goals'
 import { measure, skipBench, verdict } from './report'
 import { demoDb, fmtMs, loadLine, median, percentile } from './util'
 import { stepWork, type StepWork, type TraceEvent } from './uiTrace'
+import { DRAG_REST_MS, SETTLE_MARK } from '../src/renderer/src/features/recall/dragTiming'
 
 const ROOT = path.resolve(__dirname, '..')
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p) => fs.existsSync(p))
@@ -57,7 +59,7 @@ export async function runUiBench(): Promise<void> {
     const inDom = await page.locator('.results > li').count()
     console.log(`${candidates.toLocaleString('en-US')} candidates (pool ${pool}, hybrid), ${inDom} rows in the DOM (virtualised)`)
 
-    const r = await dragSlider(page, 'Recency', steps)
+    const { steps: r, release } = await dragSlider(page, 'Recency', steps)
     const work = r.map((s) => s.mainMs)
     const paint = r.map((s) => s.paintMs)
     const stat = (xs: number[]) => `p50 ${fmtMs(median(xs))} · p95 ${fmtMs(percentile(xs, 0.95))} · max ${fmtMs(Math.max(...xs))}`
@@ -86,12 +88,22 @@ export async function runUiBench(): Promise<void> {
     console.log(`  main-thread CPU per step    ${stat(cpu)}`)
     console.log(`    of which (p50)            ${kinds.map((k) => `${k} ${fmtMs(median(r.map((s) => s.cpu[k])))}`).join(' · ')}`)
     console.log(`  every task, bench's own too ${stat(all)}`)
+    measure({ name: 'release (pointer up → the screen rendered), main-thread work', value: release.mainMs, unit: 'ms' })
+    measure({ name: 'release, main-thread CPU time', value: release.cpu.total, unit: 'ms' })
+    console.log(
+      `  release (pointer up → screen rendered): ${fmtMs(release.mainMs)} (CPU ${fmtMs(release.cpu.total)}: ${kinds.map((k) => `${k} ${fmtMs(release.cpu[k])}`).join(' · ')})`,
+    )
     console.log(`  input → painted per step    ${stat(paint)}`)
     console.log(`  engine re-rank (page-reported, ${rerank.length} updates)  ${rerank.length ? stat(rerank) : 'not shown'}`)
     const long = await page.evaluate<number[]>('window.__longTasks')
     measure({ name: 'long tasks (> 50 ms) during the drag', value: long.length, unit: 'count' })
     console.log(`  long tasks (> 50 ms) during the drag: ${long.length}${long.length ? ` (${long.map((x) => x.toFixed(0)).join(', ')} ms)` : ''}`)
     console.log(`  per step (main ms / painted ms): ${r.map((s) => `${s.mainMs.toFixed(1)}/${s.paintMs.toFixed(1)}`).join('  ')}`)
+    console.log(`  per step, CPU ms: ${r.map((s) => `${s.cpu.total.toFixed(1)}${s.settles ? '*' : ''}`).join('  ')}`)
+    const rested = r.filter((s) => s.settles > 0).length
+    console.log(
+      `  steps with a render of the screen (* above: the drag rested ≥ ${DRAG_REST_MS} ms before it, under load): ${rested}; the release rendered it ${release.settles} time(s)`,
+    )
     if (process.argv.includes('--profile'))
       for (const [i, s] of r.entries())
         console.log(
@@ -189,6 +201,8 @@ interface Step {
   cpu: StepWork
   paintMs: number
   rerankMs: number | null
+  /** renders of the screen with the drag's state within the step (a rest of the drag), or at the release */
+  settles: number
 }
 
 /**
@@ -196,7 +210,7 @@ interface Step {
  * step, waiting after each for the page to settle. Chromium traces the renderer meanwhile; each step's
  * main-thread work is the sum of the renderer main thread's top-level tasks between its mark and the next.
  */
-async function dragSlider(page: Page, name: string, steps: number): Promise<Step[]> {
+async function dragSlider(page: Page, name: string, steps: number): Promise<{ steps: Step[]; release: Step }> {
   const slider = page.getByRole('slider', { name, exact: true })
   await slider.scrollIntoViewIfNeeded()
   const box = (await slider.boundingBox())!
@@ -223,7 +237,11 @@ async function dragSlider(page: Page, name: string, steps: number): Promise<Step
     await settle(page)
   }
   await page.evaluate((i) => performance.mark(`bench-step-${i}`), steps)
+  // The release: the slider let go, and the screen's render of the state the drag left (its own figure: the steps
+  // are shown without a render of the screen, the release renders it; docs/internals/performance.md, "Round 5: a held slider without React").
   await page.mouse.up()
+  await settle(page)
+  await page.evaluate((i) => performance.mark(`bench-step-${i}`), steps + 1)
   if (profile) {
     const cpu = ((await cdp.send('Profiler.stop')) as { profile: CpuProfile }).profile
     printProfile(cpu)
@@ -239,8 +257,8 @@ async function dragSlider(page: Page, name: string, steps: number): Promise<Step
   const rerank = shown.map((t) => /re-ranked locally in ([\d.]+) ms/.exec(t)).map((m) => (m ? Number(m[1]) : null))
   // The app's scripts are the served bundle's (`/assets/…`); the bench's own are evaluated without a URL.
   const isApp = (url: string) => url.includes('/assets/')
-  const work = stepWork(events, steps, isApp)
-  const cpu = stepWork(events, steps, isApp, 'thread')
+  const work = stepWork(events, steps + 1, isApp)
+  const cpu = stepWork(events, steps + 1, isApp, 'thread')
   if (profile) printTraceBreakdown(events)
   // `--trace=FILE`: the drag's Chromium trace, for DevTools' Performance panel (Load profile…) or chrome://tracing.
   const traceFile = process.argv.find((a) => a.startsWith('--trace='))?.slice('--trace='.length)
@@ -248,7 +266,13 @@ async function dragSlider(page: Page, name: string, steps: number): Promise<Step
     fs.writeFileSync(traceFile, JSON.stringify({ traceEvents: events }))
     console.log(`  trace written to ${traceFile}`)
   }
-  return work.map((w, i) => ({ mainMs: w.total, work: w, cpu: cpu[i], paintMs: paint[i] ?? NaN, rerankMs: rerank[i] ?? null }))
+  // The renders of the screen with the drag's state (dragFastPath.ts marks each): at a rest (a step more than
+  // DRAG_REST_MS after the last) or at the release. Counted per step: such a render is inside that step's figure.
+  const marks = events.filter((e) => /^bench-step-\d+$/.test(e.name)).map((e) => e.ts)
+  const settles = events.filter((e) => e.name === SETTLE_MARK).map((e) => e.ts)
+  const settledIn = (i: number) => settles.filter((t) => t >= marks[i] && t < marks[i + 1]).length
+  const all = work.map((w, i) => ({ mainMs: w.total, work: w, cpu: cpu[i], paintMs: paint[i] ?? NaN, rerankMs: rerank[i] ?? null, settles: settledIn(i) }))
+  return { steps: all.slice(0, steps), release: all[steps] }
 }
 
 /** Until two frames have passed and the task queue has drained once more (a render scheduled by an input has run). */

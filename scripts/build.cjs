@@ -11,10 +11,23 @@ const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 const S = require('./electronSupport.cjs')
 
+/**
+ * The build's three targets (electron.vite.config.ts): what each writes (the files this check looks at) and the
+ * source folders it reads. They import one another only through src/shared (the arch rules in
+ * .dependency-cruiser.cjs), so a target whose own sources did not change since it was built need not be built
+ * again: editing main code rebuilds main alone (~1.5 s of CPU instead of ~3.5 s for all three).
+ */
+const TARGETS = {
+  main: { outputs: ['out/main/index.js', 'out/main/cli.js'], inputs: ['src/main', 'src/shared'] },
+  preload: { outputs: ['out/preload/index.js'], inputs: ['src/preload', 'src/shared'] },
+  renderer: { outputs: ['out/renderer/index.html'], inputs: ['src/renderer', 'src/shared'] },
+}
+/** What every target reads besides its folders: a change here rebuilds all three. */
+const COMMON_INPUTS = ['electron.vite.config.ts', 'package.json']
 /** What `electron-vite build` writes and the app, browser mode and the CLI load. */
-const OUTPUTS = ['out/main/index.js', 'out/main/cli.js', 'out/preload/index.js', 'out/renderer/index.html']
-/** What the build reads: a change in any of these makes out/ stale. */
-const INPUTS = ['src', 'electron.vite.config.ts', 'package.json']
+const OUTPUTS = Object.values(TARGETS).flatMap((t) => t.outputs)
+/** What the build reads: a change in any of these makes some target stale. */
+const INPUTS = ['src', ...COMMON_INPUTS]
 
 /** How long a new lock holder waits before checking that a simultaneous takeover did not replace its lock. */
 const TAKEOVER_SETTLE_MS = 150
@@ -37,17 +50,33 @@ function newestMtime(p) {
 }
 
 /**
- * Must `electron-vite build` run? Yes when an output is missing or any input
- * (src/, the build config, package.json) is newer than the oldest output.
- * @returns {{stale: boolean, reason: string|null, missing: boolean}}
+ * Must `electron-vite build` run, and for which targets? A target is stale when one of its outputs is missing
+ * or one of its inputs (its source folders, the build config, package.json) is newer than its oldest output.
+ * `reason` names the first missing output (in OUTPUTS order) if any, else says the sources changed.
+ * @returns {{stale: boolean, reason: string|null, missing: boolean, targets: string[]}}
  */
 function isBuildStale(p = S.paths()) {
-  const outputs = OUTPUTS.map((o) => path.join(p.root, o))
-  const missing = outputs.find((o) => !fs.existsSync(o))
-  if (missing) return { stale: true, reason: `${path.relative(p.root, missing)} is missing`, missing: true }
-  const oldestOut = Math.min(...outputs.map((o) => fs.statSync(o).mtimeMs))
-  const newestIn = Math.max(...INPUTS.map((i) => newestMtime(path.join(p.root, i))))
-  return newestIn > oldestOut ? { stale: true, reason: 'sources changed since the last build', missing: false } : { stale: false, reason: null, missing: false }
+  const newest = new Map()
+  const newestOf = (i) => {
+    if (!newest.has(i)) newest.set(i, newestMtime(path.join(p.root, i)))
+    return newest.get(i)
+  }
+  let firstMissing = null
+  const targets = []
+  for (const [name, t] of Object.entries(TARGETS)) {
+    const outputs = t.outputs.map((o) => path.join(p.root, o))
+    const missing = outputs.find((o) => !fs.existsSync(o))
+    if (missing) {
+      firstMissing ??= missing
+      targets.push(name)
+      continue
+    }
+    const oldestOut = Math.min(...outputs.map((o) => fs.statSync(o).mtimeMs))
+    if (Math.max(...[...t.inputs, ...COMMON_INPUTS].map(newestOf)) > oldestOut) targets.push(name)
+  }
+  if (firstMissing) return { stale: true, reason: `${path.relative(p.root, firstMissing)} is missing`, missing: true, targets }
+  if (targets.length) return { stale: true, reason: 'sources changed since the last build', missing: false, targets }
+  return { stale: false, reason: null, missing: false, targets }
 }
 
 function sleepSync(ms) {
@@ -125,8 +154,8 @@ function withBuildLock(p, fn) {
 }
 
 /**
- * Build out/ if it is stale. `notice(reason)` is called once, just before a
- * build starts, for the caller's one line. Never throws.
+ * Build out/ if it is stale: the stale targets only (isBuildStale). `notice(reason)`
+ * is called once, just before a build starts, for the caller's one line. Never throws.
  *
  * When outputs exist but are older than the sources and electron-vite is not
  * installed (an install without dev dependencies), the existing build is used:
@@ -149,7 +178,13 @@ function ensureBuild(p = S.paths(), o = {}) {
       const s = isBuildStale(p)
       if (!s.stale) return { ok: true, built: false }
       if (o.notice) o.notice(s.reason)
-      const b = spawnSync(process.execPath, [p.electronVite, 'build'], { cwd: p.root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
+      // Only the stale targets (electron.vite.config.ts reads the list; each target empties only its own out/ folder).
+      const b = spawnSync(process.execPath, [p.electronVite, 'build'], {
+        cwd: p.root,
+        encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
+        env: { ...process.env, RECALLSCOPE_BUILD_TARGETS: s.targets.join(',') },
+      })
       if (b.status === 0) return { ok: true, built: true }
       const output = `${b.stdout || ''}${b.stderr || ''}`
       const why = b.error ? b.error.message : S.firstErrorLine(b.stderr) || S.firstErrorLine(b.stdout) || `exit code ${b.status}`
@@ -161,4 +196,4 @@ function ensureBuild(p = S.paths(), o = {}) {
   }
 }
 
-module.exports = { OUTPUTS, INPUTS, newestMtime, isBuildStale, ensureBuild }
+module.exports = { TARGETS, OUTPUTS, INPUTS, newestMtime, isBuildStale, ensureBuild }

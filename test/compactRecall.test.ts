@@ -21,9 +21,9 @@ import { encodeVector } from '../src/main/store/decode'
 import { openSource } from '../src/main/store/registry'
 import type { SqliteSource } from '../src/main/store/sqlite/source'
 import { dotKernelAvailable } from '../src/main/store/vectors/dotKernel'
-import { VectorIndex } from '../src/main/store/vectors/vectorIndex'
-import { ChunkReaderFailed, startChunkReader } from '../src/main/store/vectors/chunkReader'
-import { loadCounts } from '../src/main/store/vectors/load'
+import { HELD_AGENT, VectorIndex } from '../src/main/store/vectors/vectorIndex'
+import { ChunkReaderFailed, startChunkReaders } from '../src/main/store/vectors/chunkReader'
+import { loadCounts, refreshVectorIndex, type VectorSource } from '../src/main/store/vectors/load'
 import { buildDb, MODEL, T0, type MemSpec } from './helpers/testDb'
 import { tmpDir } from './helpers/tmp'
 
@@ -428,39 +428,181 @@ describe.skipIf(!dotKernelAvailable())('compact vector index', () => {
     }
   })
 
-  it('a big first load reads its chunks on a reader thread: the same index and recall as the in-thread read; a reader that cannot open the file fails cleanly', async () => {
-    const prev = VectorIndex.compactBytes
-    VectorIndex.compactBytes = 1
-    const before = loadCounts.threaded
-    const threaded = openSource({ path: dbPath, workspacePath: path.join(t.dir, 'thr.ws'), vectorLoad: { bulkMinRows: 1, chunkRows: 97 } })
-    const inThread = openSource({ path: dbPath, workspacePath: path.join(t.dir, 'nothr.ws'), vectorLoad: { bulkMinRows: 1, chunkRows: 97, threaded: false } })
+  /**
+   * The fields of a loaded index that must not depend on how its rows were read. Where a chunk holds an odd
+   * row, its rows go one by one to the rows file instead of being read back from the DB (`byRows`): which
+   * rows those are depends on the chunking, so there the unit rows are compared instead of the norms kept.
+   */
+  function expectSameIndex(a: VectorIndex, b: VectorIndex, byRows = false): void {
+    expect(a.compact && b.compact).toBe(true)
+    expect(a.ids).toEqual(b.ids)
+    expect(a.count).toBe(b.count)
+    expect(Array.from(a.keys.subarray(0, a.count))).toEqual(Array.from(b.keys.subarray(0, b.count)))
+    if (!byRows) expect(Array.from(a.exactNorms.subarray(0, a.count))).toEqual(Array.from(b.exactNorms.subarray(0, b.count)))
+    else for (let r = 0; r < a.count; r += 3) expect(Array.from(a.rowVector(r))).toEqual(Array.from(b.rowVector(r)))
+    // the rows' codes (room past the count may hold a rejected row's leftovers)
+    const codes = (x: VectorIndex) => Buffer.from(x.int8!.codeBytes().subarray(0, x.count * x.int8!.stride))
+    expect(codes(a).equals(codes(b))).toBe(true)
+    expect(a.sync[0]).toEqual(b.sync[0])
+    expect(a.malformed).toEqual(b.malformed)
+  }
+
+  /** Load `file` on `readers` reader threads (chunks of ~`chunkRows`): the index and the dense arm of `inThread`'s load. */
+  function expectThreadedLoad(file: string, readers: number, chunkRows: number, inThread: SqliteSource, byRows: boolean): void {
+    const ws = path.join(t.dir, `thr-${path.basename(file)}-${readers}-${chunkRows}.ws`)
+    const threaded = openSource({ path: file, workspacePath: ws, vectorLoad: { bulkMinRows: 1, chunkRows, readers } })
     try {
+      const n = loadCounts.threaded
       const a = threaded.vectors(MODEL)
-      expect(loadCounts.threaded).toBe(before + 1)
+      expect(loadCounts).toEqual({ threaded: n + 1, readers })
       const b = inThread.vectors(MODEL)
-      expect(loadCounts.threaded).toBe(before + 1)
-      expect(a.compact && b.compact).toBe(true)
-      expect(a.ids).toEqual(b.ids)
-      expect(a.count).toBe(b.count)
-      expect(a.count).toBeGreaterThanOrEqual(stored.size)
-      expect(Array.from(a.keys.subarray(0, a.count))).toEqual(Array.from(b.keys.subarray(0, b.count)))
-      expect(Array.from(a.exactNorms.subarray(0, a.count))).toEqual(Array.from(b.exactNorms.subarray(0, b.count)))
-      expect(Buffer.from(a.int8!.codeBytes()).equals(Buffer.from(b.int8!.codeBytes()))).toBe(true)
-      expect(a.sync[0]).toEqual(b.sync[0])
+      expectSameIndex(a, b, byRows)
       for (const i of [0, 6]) {
         const q = normalizeQuery(query(i))!
         expect(denseArm(threaded, a, q, {}, 30, false)).toEqual(denseArm(inThread, b, q, {}, 30, false))
       }
     } finally {
-      VectorIndex.compactBytes = prev
       threaded.close()
+    }
+  }
+
+  it('a big first load reads its chunks on 1, 2 or 3 reader threads: the same index and recall as the in-thread read', async () => {
+    const prev = VectorIndex.compactBytes
+    VectorIndex.compactBytes = 1
+    const inThread = openSource({ path: dbPath, workspacePath: path.join(t.dir, 'nothr.ws'), vectorLoad: { bulkMinRows: 1, chunkRows: 97, threaded: false } })
+    try {
+      const before = loadCounts.threaded
+      const b = inThread.vectors(MODEL)
+      expect(loadCounts.threaded).toBe(before)
+      expect(b.count).toBeGreaterThanOrEqual(stored.size)
+      for (const readers of [1, 2, 3]) expectThreadedLoad(dbPath, readers, 97, inThread, false)
+    } finally {
+      VectorIndex.compactBytes = prev
       inThread.close()
     }
-    const bad = startChunkReader({ path: path.join(t.dir, 'missing.db'), timeoutMs: 100 }, ['SELECT 1', 'SELECT 1'], 'SELECT 1', {}, 1)
+  })
+
+  it('reader threads over sparse, uneven `_rid`s (other models, sessions, gaps, odd rows): every chunk in `_rid` order, the in-thread index', () => {
+    const file = path.join(t.dir, 'sparse.db')
+    fs.copyFileSync(dbPath, file)
+    const d = new Database(file)
+    const r = lcg(5)
+    const vec = () => encodeVector(Array.from({ length: DIM }, () => r()))
     try {
-      expect(() => bad.stats()).toThrow(ChunkReaderFailed)
+      // a gap of 2,000 `_rid`s, a stretch where only every fifth row is this model's, rows of another model,
+      // of sessions, of another width and not whole float32s, then more of this model's rows after all of them
+      d.prepare(`DELETE FROM embeddings WHERE rowid BETWEEN 1001 AND 3000`).run()
+      const put = d.prepare(`INSERT INTO embeddings (owner_type, owner_id, model, dim, vector) VALUES (?, ?, ?, ?, ?)`)
+      d.transaction(() => {
+        for (let i = 0; i < 3000; i++) {
+          if (i % 5 === 0) put.run('memory', `x${i}`, MODEL, DIM, vec())
+          else put.run(i % 2 ? 'session' : 'memory', `y${i}`, i % 2 ? MODEL : 'other-model', DIM, vec())
+        }
+        put.run('memory', 'w1', MODEL, DIM - 1, encodeVector(Array.from({ length: DIM - 1 }, () => r())))
+        put.run('memory', 'w2', MODEL, DIM, Buffer.from([1, 2, 3]))
+        for (let i = 0; i < 500; i++) put.run('memory', `z${i}`, MODEL, DIM, vec())
+      })()
+    } finally {
+      d.close()
+    }
+    // the test's own list: this model's memory rows with a whole-width BLOB, in rowid order
+    const ref = new Database(file, { readonly: true })
+    const want = ref
+      .prepare(`SELECT owner_id FROM embeddings WHERE owner_type = 'memory' AND model = ? AND length(vector) = ? ORDER BY rowid`)
+      .pluck()
+      .all(MODEL, DIM * 4) as string[]
+    ref.close()
+    const prev = VectorIndex.compactBytes
+    VectorIndex.compactBytes = 1
+    const inThread = openSource({ path: file, workspacePath: path.join(t.dir, 'sp0.ws'), vectorLoad: { bulkMinRows: 1, chunkRows: 50, threaded: false } })
+    try {
+      const b = inThread.vectors(MODEL)
+      expect(b.ids.slice(0, b.count)).toEqual(want)
+      for (const [readers, chunkRows] of [
+        [2, 50],
+        [3, 7],
+        [2, 1024],
+      ])
+        expectThreadedLoad(file, readers, chunkRows, inThread, true)
+    } finally {
+      VectorIndex.compactBytes = prev
+      inThread.close()
+    }
+  })
+
+  it('a commit while the readers start (the version moves): they start again; a source that never settles loads in-thread, the same index', () => {
+    const prev = VectorIndex.compactBytes
+    VectorIndex.compactBytes = 1
+    const db = new Database(dbPath, { readonly: true })
+    try {
+      const load = (moves: number): { idx: VectorIndex; threaded: number; versions: number } => {
+        let versions = 0
+        const src: VectorSource = {
+          bit: HELD_AGENT,
+          db,
+          embeddings: `SELECT rowid AS _rid, owner_type, owner_id, model, dim, vector FROM embeddings`,
+          defaultModel: null,
+          // moves on each of the first `moves` reads after the plan's: as if another process committed meanwhile
+          version: () => String(Math.min(versions++, moves + 1)),
+          unique: true,
+          readerFile: { path: dbPath, timeoutMs: 1000 },
+        }
+        const idx = new VectorIndex('memory', MODEL)
+        const n = loadCounts.threaded
+        refreshVectorIndex(idx, [src], { bulkMinRows: 1, chunkRows: 300, readers: 2 })
+        return { idx, threaded: loadCounts.threaded - n, versions }
+      }
+      const still = load(0)
+      const once = load(1)
+      const never = load(1000)
+      const inThread = new VectorIndex('memory', MODEL)
+      refreshVectorIndex(
+        inThread,
+        [
+          {
+            bit: HELD_AGENT,
+            db,
+            embeddings: `SELECT rowid AS _rid, owner_type, owner_id, model, dim, vector FROM embeddings`,
+            defaultModel: null,
+            version: () => '0',
+            unique: true,
+          },
+        ],
+        {
+          bulkMinRows: 1,
+          chunkRows: 300,
+        },
+      )
+      expect(still.threaded).toBe(1)
+      expect(once.threaded).toBe(1)
+      expect(never.threaded).toBe(0) // three starts, then the in-thread read
+      expect(once.versions).toBeGreaterThan(still.versions)
+      for (const x of [once, never]) {
+        expect(x.idx.ids).toEqual(still.idx.ids)
+        expect(Buffer.from(x.idx.int8!.codeBytes()).equals(Buffer.from(still.idx.int8!.codeBytes()))).toBe(true)
+      }
+      expect(still.idx.ids).toEqual(inThread.ids)
+      expect(Buffer.from(inThread.int8!.codeBytes()).equals(Buffer.from(still.idx.int8!.codeBytes()))).toBe(true)
+    } finally {
+      VectorIndex.compactBytes = prev
+      db.close()
+    }
+  })
+
+  it('a reader that cannot open its file, or cannot start, fails cleanly (the load then reads in-thread)', () => {
+    const plan = { pinSql: 'SELECT 1', chunkSql: 'SELECT 1', params: {}, lo: 1, width: 1, chunks: 1, readers: 2 }
+    const bad = startChunkReaders({ path: path.join(t.dir, 'missing.db'), timeoutMs: 100 }, plan)
+    try {
+      expect(() => bad.ready()).toThrow(ChunkReaderFailed)
     } finally {
       bad.close()
+    }
+    // a Node flag a worker thread does not take (the process was started with it): no thread, no crash
+    process.execArgv.push('--perf-basic-prof')
+    try {
+      expect(() => startChunkReaders({ path: dbPath, timeoutMs: 100 }, plan)).toThrow(ChunkReaderFailed)
+    } finally {
+      process.execArgv.pop()
     }
   })
 

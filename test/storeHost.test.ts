@@ -286,7 +286,7 @@ describe('jobs of a store host', () => {
 
 describe('serve with a stuck store', () => {
   it('stops within 2 s of SIGTERM while a worker spins in a SQLite call that never ends', async () => {
-    const { serve } = await import('./e2e/harness')
+    const { serve } = await import('./helpers/serveProcess')
     const srv = await serve(['--db', wedgeDb])
     try {
       const api = (channel: string, body: unknown) =>

@@ -252,6 +252,11 @@ describe('re-ranking the same candidates again (the rows kept between calls)', (
           mode,
         )
         expect(again, `trial ${trial} step ${step}`).toEqual(fresh)
+        // The drag fast path's call, writing into the objects of its last one: the same answer, and what a call
+        // without `reuse` returned (React's) untouched by it.
+        const held = structuredClone(again)
+        expect(rerank(c, config, mode, { reuse: true }), `trial ${trial} step ${step}, reuse`).toEqual(fresh)
+        expect(again, `trial ${trial} step ${step}, after a reuse`).toEqual(held)
       }
     }
   })

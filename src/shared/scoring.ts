@@ -128,6 +128,10 @@ interface Row {
   scoreRank: number
   kept: boolean
   fused: { dense: number; lexical: number } | undefined
+  /** a re-rank with `reuse`: this row's contributions and output, written again by each such call */
+  kr: Features | undefined
+  tr: TraceResult | undefined
+  td: TraceDropped | undefined
 }
 
 /**
@@ -142,6 +146,9 @@ interface RowCache {
   rows: Row[]
   primary: Row[]
   blend: Row[]
+  /** the output lists of the last re-rank with `reuse` */
+  results: TraceResult[]
+  dropped: TraceDropped[]
 }
 
 const rowCaches = new WeakMap<readonly CandidateRaw[], RowCache>()
@@ -169,7 +176,7 @@ function poolRows(candidates: readonly CandidateRaw[], config: RecallConfig, mod
   const primary: Row[] = []
   const blend: Row[] = []
   for (const r of rows) (r.c.group === 'blend' ? blend : primary).push(r)
-  const fresh = { key, rows, primary, blend }
+  const fresh = { key, rows, primary, blend, results: [], dropped: [] }
   // Only a list whose ids are unique may be re-sorted from the last order (see RowCache).
   if (hasUniqueIds(candidates)) rowCaches.set(candidates, fresh)
   return fresh
@@ -184,15 +191,31 @@ function hasUniqueIds(candidates: readonly CandidateRaw[]): boolean {
   return u
 }
 
+/** Options of `rerank`. */
+export interface RerankOptions {
+  /**
+   * Write the output into the objects and lists of the last call with `reuse` on the same candidate list, instead
+   * of new ones: a slider drag re-ranks every frame, and new objects per candidate (~10 allocations each, with
+   * their numbers) made a minor GC every few steps. What such a call returns is valid until the next one on the
+   * same list: for a caller that uses it before re-ranking again and hands nobody else a reference to it (the
+   * Recall screen's drag fast path; a result React renders comes from a call without it, and no call with it
+   * touches what a call without it returned).
+   * @default false
+   */
+  reuse?: boolean
+}
+
 /**
  * Score, order and gate the candidates under a config.
  * @param mode what actually ran (trace.mode); decides the pool and whether order follows the score.
  */
-export function rerank(candidates: readonly CandidateRaw[], config: RecallConfig, mode: EffectiveMode): Reranked {
+export function rerank(candidates: readonly CandidateRaw[], config: RecallConfig, mode: EffectiveMode, opts: RerankOptions = {}): Reranked {
   // The renderer runs this on every slider move: each phase below allocates only what it returns
   // (the comparator is a module-level function, the groups are filled in place).
-  const { rows, primary, blend } = poolRows(candidates, config, mode)
-  scoreRows(rows, config)
+  const cache = poolRows(candidates, config, mode)
+  const { rows, primary, blend } = cache
+  const reuse = opts.reuse === true
+  scoreRows(rows, config, reuse)
 
   const cmp = rowComparator(isOrderMode(mode), (config.tieBreak ?? 'newest') === 'newest')
   primary.sort(cmp)
@@ -206,11 +229,13 @@ export function rerank(candidates: readonly CandidateRaw[], config: RecallConfig
   if (config.tokenBudget !== null) selected = applyBudget(selected, config.tokenBudget, config)
   selected = applyDedupe(selected, config)
 
-  const results = new Array<TraceResult>(selected.length)
-  const injectedTokens = fillResults(selected, results)
-  const dropped: TraceDropped[] = []
-  pushDropped(primary, dropped)
-  pushDropped(blend, dropped)
+  const results = reuse ? cache.results : new Array<TraceResult>(selected.length)
+  results.length = selected.length
+  const injectedTokens = fillResults(selected, results, reuse)
+  const dropped: TraceDropped[] = reuse ? cache.dropped : []
+  dropped.length = 0
+  pushDropped(primary, dropped, reuse)
+  pushDropped(blend, dropped, reuse)
   const refreshed = config.refreshOnRecall ? results.map((r) => r.id) : []
   return { results, dropped, refreshed, injectedTokens, pool: rows.length }
 }
@@ -233,7 +258,7 @@ function buildRows(candidates: readonly CandidateRaw[], config: RecallConfig, mo
     }
     const order = mode === 'recency' ? (c.recencyRank ?? Infinity) : (c.orderKey ?? Infinity)
     const tokens = estimateTokensFromLength(c.textLength, c.textBytes ?? c.textLength, est)
-    rows.push({ c, f, k: f, score: 0, order, tokens, gate: null, scoreRank: 0, kept: false, fused: undefined })
+    rows.push({ c, f, k: f, score: 0, order, tokens, gate: null, scoreRank: 0, kept: false, fused: undefined, kr: undefined, tr: undefined, td: undefined })
   }
   return rows
 }
@@ -251,21 +276,29 @@ function fuseRows(rows: Row[], config: RecallConfig): void {
   }
 }
 
-/** Each row's contributions (weight × feature, or × RRF term) and composite score. */
-function scoreRows(rows: Row[], config: RecallConfig): void {
+/** Each row's contributions (weight × feature, or × RRF term) and composite score (`reuse`: in the row's own object). */
+function scoreRows(rows: Row[], config: RecallConfig, reuse: boolean): void {
   const w = config.weights
   for (const r of rows) {
     const f = r.f
     const simTerm = r.fused ? r.fused.dense : f.similarity
     const lexTerm = r.fused ? r.fused.lexical : f.lexical
-    const k: Features = {
-      similarity: w.similarity * simTerm,
-      lexical: w.lexical * lexTerm,
-      recency: w.recency * f.recency,
-      salience: w.salience * f.salience,
+    const sim = w.similarity * simTerm
+    const lex = w.lexical * lexTerm
+    const rec = w.recency * f.recency
+    const sal = w.salience * f.salience
+    let k = reuse ? r.kr : undefined
+    if (k) {
+      k.similarity = sim
+      k.lexical = lex
+      k.recency = rec
+      k.salience = sal
+    } else {
+      k = { similarity: sim, lexical: lex, recency: rec, salience: sal }
+      if (reuse) r.kr = k
     }
     r.k = k
-    r.score = k.similarity + k.lexical + k.recency + k.salience
+    r.score = sim + lex + rec + sal
   }
 }
 
@@ -352,36 +385,46 @@ function applyDedupe(selected: Row[], config: RecallConfig): Row[] {
   return selected.filter((r) => r.gate === null)
 }
 
-/** The injected rows as results (in `results`, already sized); returns their tokens. */
-function fillResults(selected: Row[], results: TraceResult[]): number {
+/** The injected rows as results (in `results`, already sized; `reuse`: each row's own object); returns their tokens. */
+function fillResults(selected: Row[], results: TraceResult[], reuse: boolean): number {
   let injectedTokens = 0
   for (let i = 0; i < selected.length; i++) {
     const r = selected[i]
     r.kept = true
     injectedTokens += r.tokens
-    const tr: TraceResult = { id: r.c.id, rank: i + 1, score: r.score, features: r.f, contributions: r.k, tokens: r.tokens, scoreRank: r.scoreRank }
-    if (r.c.group) tr.group = r.c.group
-    if (r.fused) tr.fused = r.fused
+    let tr = reuse ? r.tr : undefined
+    if (tr) {
+      tr.rank = i + 1
+      tr.score = r.score
+      tr.contributions = r.k
+      tr.scoreRank = r.scoreRank
+    } else {
+      tr = { id: r.c.id, rank: i + 1, score: r.score, features: r.f, contributions: r.k, tokens: r.tokens, scoreRank: r.scoreRank }
+      if (r.c.group) tr.group = r.c.group
+      if (r.fused) tr.fused = r.fused
+      if (reuse) r.tr = tr
+    }
     results[i] = tr
   }
   return injectedTokens
 }
 
-/** A group's rows that were not injected, with the gate that dropped them (topK when none marked one). */
-function pushDropped(group: Row[], dropped: TraceDropped[]): void {
+/** A group's rows that were not injected, with the gate that dropped them (topK when none marked one; `reuse`: each row's own object). */
+function pushDropped(group: Row[], dropped: TraceDropped[], reuse: boolean): void {
   for (const r of group) {
     if (r.kept) continue
-    const td: TraceDropped = {
-      id: r.c.id,
-      score: r.score,
-      features: r.f,
-      contributions: r.k,
-      gate: r.gate ?? 'topK',
-      tokens: r.tokens,
-      scoreRank: r.scoreRank,
+    let td = reuse ? r.td : undefined
+    if (td) {
+      td.score = r.score
+      td.contributions = r.k
+      td.gate = r.gate ?? 'topK'
+      td.scoreRank = r.scoreRank
+    } else {
+      td = { id: r.c.id, score: r.score, features: r.f, contributions: r.k, gate: r.gate ?? 'topK', tokens: r.tokens, scoreRank: r.scoreRank }
+      if (r.c.group) td.group = r.c.group
+      if (r.fused) td.fused = r.fused
+      if (reuse) r.td = td
     }
-    if (r.c.group) td.group = r.c.group
-    if (r.fused) td.fused = r.fused
     dropped.push(td)
   }
 }

@@ -3,14 +3,13 @@
  * server) on a DB in a temp home, and drives Debian's Chromium with
  * playwright-core. Screenshots go to test/e2e/__screenshots__/ (git-ignored).
  */
-import { spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import os from 'node:os'
 import { chromium, type Browser as PlaywrightBrowser, type BrowserContext, type CDPSession, type Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, inject, onTestFinished } from 'vitest'
 import { demoFileName, type DEMO_SIZES } from './demoSizes'
 import { CHROMIUM_ARGS, findChromium } from '../helpers/chromium'
+import { serve, type Served } from '../helpers/serveProcess'
 import { sha256File, tmpDir } from '../helpers/tmp'
 
 export const ROOT = path.resolve(__dirname, '../..')
@@ -39,52 +38,7 @@ export interface PageGlobals {
   [name: string]: unknown
 }
 
-export interface Served {
-  url: string
-  token: string
-  port: number
-  proc: ChildProcess
-  home: string
-  stop(): Promise<void>
-}
-
-/** Start browser mode. `args` e.g. ['--db', file] or ['--demo']. */
-export async function serve(args: string[], env: Record<string, string> = {}): Promise<Served> {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'recallscope-e2e-home-'))
-  const proc = spawn(process.execPath, [path.join(ROOT, 'bin/recallscope.cjs'), 'serve', '--json', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, RECALLSCOPE_HOME: home, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stderr = ''
-  proc.stderr.on('data', (d) => (stderr += d))
-  const info = await new Promise<{ url: string; token: string; port: number }>((resolve, reject) => {
-    let buf = ''
-    const timer = setTimeout(() => reject(new Error(`serve did not start in 60 s. stderr:\n${stderr}`)), 60_000)
-    proc.stdout.on('data', (d) => {
-      buf += d
-      const line = buf.split('\n').find((l) => l.startsWith('{'))
-      if (line) {
-        clearTimeout(timer)
-        resolve(JSON.parse(line) as { url: string; token: string; port: number })
-      }
-    })
-    proc.on('exit', (code) => reject(new Error(`serve exited with ${code}. stderr:\n${stderr}`)))
-  })
-  return {
-    ...info,
-    proc,
-    home,
-    async stop() {
-      // A process ended by a signal has signalCode set and exitCode null: it is gone all the same.
-      if (proc.exitCode === null && proc.signalCode === null) {
-        proc.kill('SIGTERM')
-        await new Promise((r) => proc.once('exit', r))
-      }
-      fs.rmSync(home, { recursive: true, force: true })
-    },
-  }
-}
+export { serve, type Served }
 
 export interface Browser {
   context: BrowserContext

@@ -151,10 +151,14 @@ describe('bin/recallscope.cjs on a fresh install (tsx not installed)', () => {
     fs.utimesSync(cli, hourAgo, hourAgo)
     const now = Date.now() / 1000
     fs.utimesSync(path.join(tree.dir, 'src', 'main', 'cli', 'info.ts'), now, now)
+    const html = path.join(tree.dir, 'out', 'renderer', 'index.html')
+    const htmlBuilt = fs.statSync(html).mtimeMs
     const r = runBin(tree, ['--version'])
     expect(r.status, r.stderr).toBe(0)
     expect(r.stderr).toMatch(/^recallscope: building the app first \(sources changed since the last build/)
     expect(fs.statSync(cli).mtimeMs).toBeGreaterThan(hourAgo * 1000 + 1000)
+    // A main source changed: main alone was built (the renderer reads none of src/main).
+    expect(fs.statSync(html).mtimeMs).toBe(htmlBuilt)
     // …and only once.
     expect(runBin(tree, ['--version']).stderr).toBe('')
   })
@@ -165,10 +169,13 @@ describe('bin/recallscope.cjs on a fresh install (tsx not installed)', () => {
     expect(demo.status, demo.stderr).toBe(0)
 
     fs.rmSync(path.join(tree.dir, 'out', 'renderer'), { recursive: true, force: true })
+    const cli = path.join(tree.dir, 'out', 'main', 'cli.js')
+    const cliBuilt = fs.statSync(cli).mtimeMs
     const s = await startServe(tree, ['--db', db])
     try {
       expect(s.line, s.stderr).not.toBeNull()
       expect(s.stderr).toMatch(/^recallscope: building the app first \(out\/renderer\/index\.html is missing/)
+      expect(fs.statSync(cli).mtimeMs).toBe(cliBuilt) // the renderer alone was built
       const info = JSON.parse(s.line!) as { ok: boolean; url: string; db: string }
       expect(info).toMatchObject({ ok: true, db })
       const page = await fetch(info.url)
@@ -251,6 +258,21 @@ describe('bin/recallscope.cjs on a fresh install (tsx not installed)', () => {
   })
 })
 
+/**
+ * Give `tree` a build of these sources: the fresh-install tree's out/ if it has one (the same sources), else one
+ * made here in a tree of its own (when a test runs alone).
+ */
+function copyBuiltOut(tree: Tree): void {
+  const fromInstalled = installed !== null && fs.existsSync(path.join(installed.dir, 'out', 'main', 'cli.js'))
+  const built = fromInstalled ? installed! : makeTree(['tsx'])
+  try {
+    if (!fromInstalled) expect(runBin(built, ['--version']).status).toBe(0)
+    fs.cpSync(path.join(built.dir, 'out'), path.join(tree.dir, 'out'), { recursive: true })
+  } finally {
+    if (!fromInstalled) built.cleanup()
+  }
+}
+
 describe('bin/recallscope.cjs when out/ cannot be built (electron-vite not installed)', () => {
   let tree: Tree
   beforeAll(() => {
@@ -267,16 +289,8 @@ describe('bin/recallscope.cjs when out/ cannot be built (electron-vite not insta
   })
 
   it('serve without a renderer build refuses without printing a URL (the bin, and the compiled serve itself)', async () => {
-    // A main/CLI build but no renderer: e.g. an interrupted build. The fresh-install tree's build if it has one (the
-    // same sources), else one made here.
-    const fromInstalled = installed !== null && fs.existsSync(path.join(installed.dir, 'out', 'main', 'cli.js'))
-    const built = fromInstalled ? installed! : makeTree(['tsx'])
-    try {
-      if (!fromInstalled) expect(runBin(built, ['--version']).status).toBe(0)
-      fs.cpSync(path.join(built.dir, 'out'), path.join(tree.dir, 'out'), { recursive: true })
-    } finally {
-      if (!fromInstalled) built.cleanup()
-    }
+    // A main/CLI build but no renderer: e.g. an interrupted build.
+    copyBuiltOut(tree)
     fs.rmSync(path.join(tree.dir, 'out', 'renderer'), { recursive: true, force: true })
     expect(runBin(tree, ['--version']).status).toBe(1) // sanity: still unbuildable
     // A real DB, so nothing but the renderer check stands between serve and listening.
@@ -331,7 +345,9 @@ describe('bin/recallscope.cjs started twice at once', () => {
   it('builds once (the other waits for the build lock), both run; a lock left by a dead build is taken over', async () => {
     const tree = makeTree(['tsx'])
     try {
-      // A lock left behind by a build that was killed: its process is gone.
+      // A build that was killed: it left out/ without the renderer, and its lock; its process is gone.
+      copyBuiltOut(tree)
+      fs.rmSync(path.join(tree.dir, 'out', 'renderer'), { recursive: true, force: true })
       const dead = spawnSync(process.execPath, ['-e', ''])
       const lock = path.join(tree.dir, '.cache', 'build.lock')
       fs.mkdirSync(lock, { recursive: true })
@@ -357,6 +373,7 @@ describe('bin/recallscope.cjs started twice at once', () => {
         expect(r.stdout.trim()).toBe(version)
       }
       expect([a, b].filter((r) => /building the app first/.test(r.stderr))).toHaveLength(1)
+      expect(fs.existsSync(path.join(tree.dir, 'out', 'renderer', 'index.html'))).toBe(true)
       expect(fs.existsSync(lock)).toBe(false)
     } finally {
       tree.cleanup()

@@ -16,6 +16,7 @@ import type { RecallscopeApi } from '../../src/shared/api'
 import type { OpenInfo } from '../../src/shared/contract'
 import type { Result } from '../../src/shared/result'
 import { appRoot } from '../../src/main/paths'
+import { ensureDemo } from '../../src/main/demoDb'
 import { canonicalDdl, canonicalInserts, makeMemories } from '../helpers/pgFixture'
 import { startPgServer, type PgTestServer } from '../helpers/pgServer'
 import { tmpDir } from '../helpers/tmp'
@@ -42,6 +43,9 @@ async function boot(): Promise<RecallscopeApi> {
   vi.resetModules()
   fake.reset()
   fake.state.userData = path.join(t.dir, 'userData')
+  // The first-run demo, made small beforehand: the app would generate the full 6,000-memory one (~2.5 s of CPU in its
+  // store host worker) at each boot; it is only the DB open before the Postgres one, and its size is not tested here.
+  ensureDemo(path.join(fake.state.userData, 'demo.db'), { memories: 60 })
   process.argv = ['/opt/electron', root]
   await import('../../src/main/index')
   await import('../../src/preload/index')

@@ -50,7 +50,7 @@ const start = require('../../scripts/start.cjs') as {
     browserFlag?: boolean
   }): Facts
   decideMode(f: Facts): { mode: 'electron' | 'browser'; message: string | null }
-  isBuildStale(p: Paths): { stale: boolean; reason: string | null }
+  isBuildStale(p: Paths): { stale: boolean; reason: string | null; targets: string[] }
   browserCommand(file: string | null, p?: Paths): { cmd: string; args: string[] }
   electronCommand(
     bin: string,
@@ -252,7 +252,7 @@ describe('arguments, build staleness, launch commands', () => {
     expect(c.env.PATH).toBe('/bin')
   })
 
-  it('rebuilds when an output is missing or a source is newer than the oldest output', () => {
+  it('rebuilds when an output is missing or a source is newer than the oldest output of a target that reads it', () => {
     const t = tmpDir()
     const p = S.paths(t.dir)
     const outs = ['out/main/index.js', 'out/main/cli.js', 'out/preload/index.js', 'out/renderer/index.html'].map((f) => path.join(t.dir, f))
@@ -260,7 +260,7 @@ describe('arguments, build staleness, launch commands', () => {
     fs.mkdirSync(path.dirname(src), { recursive: true })
     fs.writeFileSync(src, '')
     fs.utimesSync(src, 1000, 1000)
-    expect(start.isBuildStale(p)).toMatchObject({ stale: true, reason: 'out/main/index.js is missing' })
+    expect(start.isBuildStale(p)).toMatchObject({ stale: true, reason: 'out/main/index.js is missing', targets: ['main', 'preload', 'renderer'] })
     for (const o of outs) {
       fs.mkdirSync(path.dirname(o), { recursive: true })
       fs.writeFileSync(o, '')
@@ -271,14 +271,31 @@ describe('arguments, build staleness, launch commands', () => {
     expect(start.isBuildStale(p).stale).toBe(true)
     for (const o of outs) fs.utimesSync(o, 4000, 4000)
     expect(start.isBuildStale(p).stale).toBe(false)
-    fs.utimesSync(outs[2], 2500, 2500) // one output older than the source
-    expect(start.isBuildStale(p).stale).toBe(true)
+    fs.utimesSync(outs[1], 2500, 2500) // one output of main older than main's source: main alone is rebuilt
+    expect(start.isBuildStale(p)).toMatchObject({ stale: true, targets: ['main'] })
     for (const o of outs) fs.utimesSync(o, 4000, 4000)
+    // Each target is judged by what it reads: the preload, older than a main source, is not rebuilt for it…
+    fs.utimesSync(src, 3000, 3000)
+    fs.utimesSync(outs[2], 2500, 2500)
+    expect(start.isBuildStale(p)).toMatchObject({ stale: false, targets: [] })
+    // …but all three read src/shared, and a renderer source makes the renderer stale.
+    const shared = path.join(t.dir, 'src', 'shared', 'y.ts')
+    fs.mkdirSync(path.dirname(shared), { recursive: true })
+    fs.writeFileSync(shared, '')
+    fs.utimesSync(shared, 4500, 4500)
+    expect(start.isBuildStale(p)).toMatchObject({ stale: true, targets: ['main', 'preload', 'renderer'] })
+    fs.utimesSync(shared, 1000, 1000)
+    const view = path.join(t.dir, 'src', 'renderer', 'src', 'z.tsx')
+    fs.mkdirSync(path.dirname(view), { recursive: true })
+    fs.writeFileSync(view, '')
+    fs.utimesSync(view, 4500, 4500)
+    expect(start.isBuildStale(p)).toMatchObject({ stale: true, targets: ['renderer'] })
+    for (const o of outs) fs.utimesSync(o, 5000, 5000)
     // The build config counts as a source, under its current name.
     const config = path.join(t.dir, 'electron.vite.config.ts')
     fs.writeFileSync(config, '')
-    fs.utimesSync(config, 5000, 5000)
-    expect(start.isBuildStale(p)).toMatchObject({ stale: true, reason: 'sources changed since the last build' })
+    fs.utimesSync(config, 6000, 6000)
+    expect(start.isBuildStale(p)).toMatchObject({ stale: true, reason: 'sources changed since the last build', targets: ['main', 'preload', 'renderer'] })
     t.cleanup()
   })
 })

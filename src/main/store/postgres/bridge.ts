@@ -9,10 +9,14 @@
  * bounded by the statement timeout plus a margin, so a dead server or a lost
  * worker is a DB_TIMEOUT / DB_UNREACHABLE error, never a hang; late replies to a
  * request that already timed out carry an old id and are dropped.
+ *
+ * The bridges of one thread share one worker (a pool each, on a port each): a worker and the `pg` module it loads
+ * cost ~0.1–0.25 s of CPU to start, paid once per process or store host thread instead of once per source opened
+ * (docs/internals/testing.md, "stop 33").
  */
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads'
 import { RecallscopeError } from '../../../shared/result'
-import type { Reply, Request, Statement, WireError, WorkerConfig } from './protocol'
+import type { PoolOpen, Reply, Request, Statement, WireError, WorkerConfig } from './protocol'
 import { workerScript } from '../../workerScript'
 import { scrubSecrets } from './url'
 
@@ -56,20 +60,40 @@ export interface QueryResult<R> {
   fields: string[]
 }
 
+/** The worker this thread's bridges share, and why it stopped (null while it runs). */
+interface SharedWorker {
+  worker: Worker
+  dead: string | null
+}
+
+let shared: SharedWorker | null = null
+
+/** This thread's Postgres worker, started on first use and again after one stopped. */
+function sharedWorker(): SharedWorker {
+  if (shared && !shared.dead) return shared
+  const script = workerScript('pgWorker', typeof __dirname === 'string' ? __dirname : process.cwd(), 'Postgres worker')
+  const w: SharedWorker = { worker: new Worker(script.code, { eval: script.eval, execArgv: script.execArgv }), dead: null }
+  // Without a listener, an error in the worker would crash the process; record it instead (every bridge on it sees it).
+  w.worker.on('error', (e) => (w.dead = e.message))
+  w.worker.on('exit', (c) => (w.dead ??= `exited with code ${c}`))
+  // Idle, it must not keep the process alive; each bridge's wait is on its own counter, not on the event loop.
+  w.worker.unref()
+  shared = w
+  return w
+}
+
 export class PgBridge {
-  private readonly worker: Worker
+  private readonly host: SharedWorker
   private readonly port: MessagePort
   private readonly counter: Int32Array
   private nextId = 1
   private closed = false
-  private dead: string | null = null
   /** Statements sent (for tests and the trace): every SQL text, in order. */
   readonly sent: string[] = []
   /** Keep the log of sent statements (tests); off by default. */
   logStatements = false
 
   constructor(private readonly opts: BridgeOptions) {
-    const script = workerScript('pgWorker', typeof __dirname === 'string' ? __dirname : process.cwd(), 'Postgres worker')
     const signal = new SharedArrayBuffer(4)
     this.counter = new Int32Array(signal)
     const { port1, port2 } = new MessageChannel()
@@ -82,12 +106,15 @@ export class PgBridge {
       readOnly: opts.readOnly,
       applicationName: opts.applicationName,
     }
-    this.worker = new Worker(script.code, { eval: script.eval, execArgv: script.execArgv, workerData: { config, port: port2, signal }, transferList: [port2] })
-    // Without a listener, an error in the worker would crash the process; record it instead.
-    this.worker.on('error', (e) => (this.dead = e.message))
-    this.worker.on('exit', (c) => (this.dead ??= `exited with code ${c}`))
-    this.worker.unref()
+    this.host = sharedWorker()
+    const open: PoolOpen = { config, port: port2, signal }
+    this.host.worker.postMessage(open, [port2])
     this.port.unref()
+  }
+
+  /** Why the worker stopped, or null while it runs. */
+  private get dead(): string | null {
+    return this.host.dead
   }
 
   /** Run statements on one pooled client; the last one's rows come back. Blocks the calling thread. */
@@ -109,7 +136,7 @@ export class PgBridge {
 
   private roundTrip(req: Request, timeoutMs: number): Reply {
     const deadline = performance.now() + timeoutMs
-    this.worker.postMessage(req)
+    this.port.postMessage(req)
     for (;;) {
       // Drain first: a reply may already be here (or a stale one from a request that timed out).
       for (let m = receiveMessageOnPort(this.port); m; m = receiveMessageOnPort(this.port)) {
@@ -132,16 +159,19 @@ export class PgBridge {
     throw new RecallscopeError('DB_TIMEOUT', `${this.opts.label}: no answer from the database within ${Math.round(timeoutMs / 1000)} s`, { timeoutMs })
   }
 
-  /** Close the pool (bounded wait) and stop the worker. */
+  /**
+   * Close the pool (bounded wait) and this bridge's port; the shared worker stays for the thread's other bridges.
+   * A pool that does not close within the wait still ends on its own: its statements and connection attempts
+   * have timeouts (query_timeout, connectionTimeoutMillis).
+   */
   close(): void {
     if (this.closed) return
     try {
       if (!this.dead) this.roundTrip({ id: this.nextId++, batch: [], close: true }, 3000)
     } catch {
-      /* a pool that cannot close cleanly is terminated below */
+      /* a pool that cannot close cleanly ends in the worker when its timeouts fire */
     }
     this.closed = true
     this.port.close()
-    void this.worker.terminate()
   }
 }

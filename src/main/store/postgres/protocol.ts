@@ -1,8 +1,9 @@
 /**
  * Messages between the blocking bridge (bridge.ts, main side) and the worker
- * that owns the `pg.Pool` (pgWorker.ts). Plain data only: they cross a
- * MessagePort by structured clone.
+ * that owns the `pg.Pool`s (pgWorker.ts). Plain data only (and a bridge's own
+ * port, transferred once): they cross a MessagePort by structured clone.
  */
+import type { MessagePort } from 'node:worker_threads'
 
 /** How the worker connects; the password travels here only, never in a message back. */
 export interface WorkerConfig {
@@ -27,13 +28,20 @@ export interface Statement {
   result?: boolean
 }
 
+/** A bridge asks the shared worker for a pool of its own: requests come on `port`, each reply bumps `signal`'s counter. */
+export interface PoolOpen {
+  config: WorkerConfig
+  port: MessagePort
+  signal: SharedArrayBuffer
+}
+
 export interface Request {
   id: number
   /** Statements run in order on one pooled client (per-query SETs then the query); the last one's rows come back. */
   batch: Statement[]
   /** 'array' returns each row as an array (big id lists clone faster) */
   rowMode?: 'array'
-  /** close the pool and stop */
+  /** close the pool and its port */
   close?: boolean
 }
 

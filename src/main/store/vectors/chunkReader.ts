@@ -1,22 +1,30 @@
 /**
- * A big first load's chunked BLOB read (load.ts) on a thread of its own, so that
+ * A big first load's chunked BLOB read (load.ts) on threads of their own, so that
  * on two cores the SQL read (SQLite's page reads, `group_concat`, the Buffer)
- * runs beside the quantiser instead of before it: at 1M × 768 the read is ~6 s of
- * CPU and the quantiser ~5 s (docs/internals/performance.md, "A million memories").
+ * runs beside the quantiser instead of before it. At 1M × 768 the read is about
+ * half of the load's CPU (docs/internals/performance.md, "A million memories"),
+ * so it is split over several readers on disjoint `_rid` ranges: no one thread's
+ * work is the load's critical path, whichever way the OS shares the cores.
  *
- * The reader opens its own read-only connection to the file, takes the source's
- * row count and max `_rid` and then every chunk inside one read transaction (one
- * snapshot, as the in-thread read), and posts each chunk row with its BLOB's
- * memory transferred, not copied. The loading thread stays synchronous: it
- * takes messages with `receiveMessageOnPort` and sleeps on a shared counter in
- * between. At most IN_FLIGHT chunks wait unread (~3 MB each at 768-d), so a
- * slow consumer does not pile the file up in memory.
+ * The rows are cut into chunks by `_rid`: chunk i holds the rows with
+ * lo − 1 + i·width < `_rid` ≤ lo − 1 + (i+1)·width (load.ts picks width so a
+ * chunk holds ~1,000 rows). Reader k of R reads chunks k, k+R, k+2R, … and posts
+ * each with its BLOB's memory transferred, not copied; the loading thread takes
+ * chunk 0 from reader 0, chunk 1 from reader 1, and so on, so it applies the rows
+ * in `_rid` order exactly as one reader would. Each reader opens its own read-only
+ * connection and holds one read transaction; it first reads `pinSql` (fixing its
+ * snapshot) and says so, and the loading thread checks that no commit came between
+ * its own version read before and after every reader did (load.ts), so all of
+ * them read the same snapshot. The loading thread stays synchronous: it takes
+ * messages with `receiveMessageOnPort` and sleeps on a shared counter in between.
+ * At most IN_FLIGHT chunks per reader wait unread (~3 MB each at 768-d), so a slow
+ * consumer does not pile the file up in memory.
  */
 import { createRequire } from 'node:module'
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads'
 import { withoutModuleHooks } from '../../workerScript'
 
-/** One chunk: what load.ts's chunk statement returns (JSON arrays of the rows' `_rid`, id and fast-path flag). */
+/** One chunk: what load.ts's chunk statements return (JSON arrays of the rows' `_rid`, id and fast-path flag). */
 export interface ChunkRow {
   n: number
   hi: number | null
@@ -27,22 +35,37 @@ export interface ChunkRow {
   v: Uint8Array | null
 }
 
-/** Where and how the reader thread opens the file. */
+/** Where and how the reader threads open the file. */
 export interface ReaderFile {
   path: string
   nativeBinding?: string
   timeoutMs: number
 }
 
+/** What the readers read: `chunkSql` with `params`, `@after` and `@to` for each chunk's `_rid` range. */
+export interface ReadPlan {
+  /** run first in each reader's transaction (fixes its snapshot) */
+  pinSql: string
+  /** the rows with @after < _rid ≤ @to, as one ChunkRow */
+  chunkSql: string
+  params: Record<string, unknown>
+  /** the smallest `_rid` */
+  lo: number
+  /** `_rid`s per chunk */
+  width: number
+  chunks: number
+  readers: number
+}
+
 const IN_FLIGHT = 4
-/** control words: [0] chunks posted and not yet taken, [1] messages posted (the loading thread waits on it), [2] 1: stop */
+/** control words, per reader: [0] chunks posted and not yet taken, [1] messages posted (the loading thread waits on it), [2] 1: stop */
 const FLIGHT = 0
 const POSTED = 1
 const STOP = 2
 
 const READER = `
 const { workerData } = require('node:worker_threads')
-const { driver, file, statsSql, chunkSql, params, chunkRows, port, ctl } = workerData
+const { driver, file, plan, k, port, ctl } = workerData
 const c = new Int32Array(ctl)
 const post = (m, transfer) => {
   port.postMessage(m, transfer)
@@ -54,22 +77,18 @@ try {
   const Database = require(driver)
   db = new Database(file.path, { readonly: true, fileMustExist: true, timeout: file.timeoutMs, ...(file.nativeBinding ? { nativeBinding: file.nativeBinding } : {}) })
   db.exec('BEGIN')
-  const n = db.prepare(statsSql[0]).pluck().get()
-  const r = db.prepare(statsSql[1]).pluck().get()
-  post({ stats: { n, r: r === null ? null : Number(r) } })
-  const chunk = db.prepare(chunkSql)
-  let after = params.after
-  for (;;) {
+  db.prepare(plan.pinSql).get()
+  post({ ready: true })
+  const chunk = db.prepare(plan.chunkSql)
+  for (let i = k; i < plan.chunks; i += plan.readers) {
     for (let f = Atomics.load(c, ${FLIGHT}); f >= ${IN_FLIGHT} && !Atomics.load(c, ${STOP}); f = Atomics.load(c, ${FLIGHT})) Atomics.wait(c, ${FLIGHT}, f, 1000)
     if (Atomics.load(c, ${STOP})) break
-    const row = chunk.get({ ...params, after })
-    if (!row || row.n === 0 || row.hi === null) break
+    const after = plan.lo - 1 + i * plan.width
+    const row = chunk.get({ ...plan.params, after, to: after + plan.width })
     const v = row.v
     Atomics.add(c, ${FLIGHT}, 1)
     // the BLOB's own memory moves to the loading thread (a Buffer sharing a pool is copied instead)
-    post({ row }, v && v.byteOffset === 0 && v.byteLength === v.buffer.byteLength ? [v.buffer] : [])
-    after = Number(row.hi)
-    if (row.n < chunkRows) break
+    post({ row, i }, v && v.byteOffset === 0 && v.byteLength === v.buffer.byteLength ? [v.buffer] : [])
   }
   db.exec('COMMIT')
   post({ done: true })
@@ -80,74 +99,93 @@ try {
 }
 `
 
-/** The reader thread failed (the file went away, a lock, no driver): the load starts again in-thread. */
+/** A reader thread failed (the file went away, a lock, no driver, no thread): the load starts again in-thread. */
 export class ChunkReaderFailed extends Error {
   override name = 'ChunkReaderFailed'
 }
 
+interface Reader {
+  worker: Worker
+  port: MessagePort
+  ctl: Int32Array
+  gone: boolean
+}
+
 /**
- * Start reading: `statsSql` (count(*), max(_rid) of the whole source) first, then `chunkSql` with
- * `params` and `@after` moving past each chunk's last `_rid`. `stats()` then `next()` block until
- * the thread has the answer; `close()` stops the thread (call it in every case).
+ * Start `plan.readers` reader threads over `file`. `ready()` blocks until every reader holds its
+ * snapshot; `next()` returns the non-empty chunks in `_rid` order (null after the last); `close()`
+ * stops the threads (call it in every case). Both throw ChunkReaderFailed when a reader fails.
  */
-export function startChunkReader(
-  file: ReaderFile,
-  statsSql: [string, string],
-  chunkSql: string,
-  params: Record<string, unknown>,
-  chunkRows: number,
-): { stats: () => { n: number; r: number | null }; next: () => ChunkRow | null; close: () => void } {
-  const ctl = new Int32Array(new SharedArrayBuffer(12))
-  const { port1, port2 } = new MessageChannel()
+export function startChunkReaders(file: ReaderFile, plan: ReadPlan): { ready: () => void; next: () => ChunkRow | null; close: () => void } {
   const driver = createRequire(__filename).resolve('better-sqlite3')
-  const worker = new Worker(READER, {
-    eval: true,
-    // plain CommonJS: no TypeScript loader to start in the thread (tests and benches run under tsx)
-    execArgv: withoutModuleHooks(process.execArgv),
-    workerData: { driver, file, statsSql, chunkSql, params, chunkRows, port: port2, ctl: ctl.buffer },
-    transferList: [port2],
-  })
-  // An exit or a start-up error before any message: never wait for messages that will not come.
-  let gone = false
-  worker.once('exit', () => (gone = true))
-  worker.once('error', () => (gone = true))
-  let ended = false
-  const take = (port: MessagePort): Record<string, unknown> => {
+  const readers: Reader[] = []
+  const close = () => {
+    for (const r of readers) {
+      // a reader waiting for room wakes up and stops
+      Atomics.store(r.ctl, STOP, 1)
+      Atomics.notify(r.ctl, FLIGHT)
+      r.port.close()
+      void r.worker.terminate()
+    }
+  }
+  try {
+    for (let k = 0; k < plan.readers; k++) {
+      const ctl = new Int32Array(new SharedArrayBuffer(12))
+      const { port1, port2 } = new MessageChannel()
+      const worker = new Worker(READER, {
+        eval: true,
+        // plain CommonJS: no TypeScript loader to start in the thread (tests and benches run under tsx)
+        execArgv: withoutModuleHooks(process.execArgv),
+        workerData: { driver, file, plan, k, port: port2, ctl: ctl.buffer },
+        transferList: [port2],
+      })
+      const r: Reader = { worker, port: port1, ctl, gone: false }
+      // An exit or a start-up error before any message: never wait for messages that will not come.
+      worker.once('exit', () => (r.gone = true))
+      worker.once('error', () => (r.gone = true))
+      readers.push(r)
+    }
+  } catch (e) {
+    // A thread that cannot start (no threads, a Node flag a worker does not take): read in-thread instead.
+    close()
+    throw new ChunkReaderFailed(`cannot start a vector reader thread: ${String((e as Error)?.message ?? e)}`)
+  }
+  const take = (r: Reader): Record<string, unknown> => {
     for (;;) {
-      const seen = Atomics.load(ctl, POSTED)
-      const m = receiveMessageOnPort(port)
+      const seen = Atomics.load(r.ctl, POSTED)
+      const m = receiveMessageOnPort(r.port)
       if (m) return m.message as Record<string, unknown>
       // 'exit' and 'error' arrive through this thread's event loop, which a synchronous load does not
       // run: a thread that died without a word is noticed by its silence (a chunk is ~10 ms of work).
-      if (gone || Atomics.wait(ctl, POSTED, seen, 30_000) === 'timed-out') throw new ChunkReaderFailed('the vector reader thread stopped answering')
+      if (r.gone || Atomics.wait(r.ctl, POSTED, seen, 30_000) === 'timed-out') throw new ChunkReaderFailed('a vector reader thread stopped answering')
     }
   }
   const fail = (m: Record<string, unknown>): never => {
-    throw new ChunkReaderFailed(typeof m.error === 'string' ? m.error : 'unexpected message from the vector reader thread')
+    throw new ChunkReaderFailed(typeof m.error === 'string' ? m.error : 'unexpected message from a vector reader thread')
   }
+  let i = 0
   return {
-    stats: () => {
-      const m = take(port1)
-      return m.stats ? (m.stats as { n: number; r: number | null }) : fail(m)
+    ready: () => {
+      for (const r of readers) {
+        const m = take(r)
+        if (!m.ready) fail(m)
+      }
     },
     next: () => {
-      if (ended) return null
-      const m = take(port1)
-      if (m.done) {
-        ended = true
-        return null
+      for (; i < plan.chunks; i++) {
+        const r = readers[i % plan.readers]
+        const m = take(r)
+        if (m.i !== i || !m.row) return fail(m)
+        Atomics.sub(r.ctl, FLIGHT, 1)
+        Atomics.notify(r.ctl, FLIGHT)
+        const row = m.row as ChunkRow
+        if (row.n > 0) {
+          i++
+          return row
+        }
       }
-      if (!m.row) return fail(m)
-      Atomics.sub(ctl, FLIGHT, 1)
-      Atomics.notify(ctl, FLIGHT)
-      return m.row as ChunkRow
+      return null
     },
-    close: () => {
-      // a reader waiting for room wakes up and stops
-      Atomics.store(ctl, STOP, 1)
-      Atomics.notify(ctl, FLIGHT)
-      port1.close()
-      void worker.terminate()
-    },
+    close,
   }
 }

@@ -1,12 +1,14 @@
 /**
  * Loading and refreshing a VectorIndex from SQL sources (the agent DB's embeddings
  * and the workspace's backfilled ones): the rules are in vectorIndex.ts's header.
- * A big fresh load into a compact index reads its chunks on a reader thread
- * (chunkReader.ts) while this thread and the scan pool quantise the previous ones.
+ * A big fresh load into a compact index reads its chunks on reader threads
+ * (chunkReader.ts, disjoint `_rid` ranges, one snapshot) while this thread and the
+ * scan pool quantise the previous ones.
  */
+import os from 'node:os'
 import type Database from 'better-sqlite3'
 import { decodeVector, LITTLE_ENDIAN } from '../decode'
-import { ChunkReaderFailed, startChunkReader, type ChunkRow, type ReaderFile } from './chunkReader'
+import { ChunkReaderFailed, startChunkReaders, type ChunkRow, type ReaderFile } from './chunkReader'
 import { HELD_AGENT, HELD_WORKSPACE, WS_KEY_OFFSET, VectorIndex, type RefreshPath, type SourceState } from './vectorIndex'
 
 export interface VectorSourceSql {
@@ -47,12 +49,17 @@ export interface RefreshOptions {
   chunkRows?: number
   /** Read in chunks at all (off: row by row, the reference path the tests compare against). @default true */
   chunked?: boolean
-  /** A big compact first load reads its chunks on a thread of its own (chunkReader.ts) when the source allows. @default true */
+  /** A big compact first load reads its chunks on threads of their own (chunkReader.ts) when the source allows. @default true */
   threaded?: boolean
+  /**
+   * Reader threads of such a load, on disjoint `_rid` ranges: the SQL read is about half of a million-row
+   * load's CPU, so one reader would be the load's critical path on two cores. @default 2 (1 on one core)
+   */
+  readers?: number
 }
 
-/** Loads that read their chunks on a reader thread so far (tests check the path is taken). */
-export const loadCounts = { threaded: 0 }
+/** Loads that read their chunks on reader threads so far, and how many readers the last one used (tests check the path is taken). */
+export const loadCounts = { threaded: 0, readers: 0 }
 
 const bitSlot = (bit: number) => (bit === HELD_AGENT ? 0 : 1)
 
@@ -218,17 +225,23 @@ function readRows(
 
 const chunkableCache = new WeakMap<Database.Database, Map<string, boolean>>()
 
-/** Does `_rid > ? AND _rid <= ?` use the rowid (so a chunk costs its own rows, not a table scan)? */
-function chunkable(db: Database.Database, src: VectorSourceSql, where: string): boolean {
+/**
+ * Does `_rid > ? AND _rid <= ?` use the rowid (so a chunk costs its own rows, not a table scan, and meets
+ * them in `_rid` order)? `range`: the reader threads' statement (rangeChunkSql), else the in-thread one's rows.
+ */
+function chunkable(db: Database.Database, src: VectorSourceSql, where: string, range = false): boolean {
   let m = chunkableCache.get(db)
   if (!m) chunkableCache.set(db, (m = new Map<string, boolean>()))
-  const key = `${src.embeddings}\u0000${where}`
+  const key = `${range}\u0000${src.embeddings}\u0000${where}`
   let ok = m.get(key)
   if (ok === undefined) {
     try {
-      const plan = db
-        .prepare(`EXPLAIN QUERY PLAN SELECT e._rid FROM (${src.embeddings}) e WHERE ${where} AND e._rid > @after AND e._rid <= @upto ORDER BY e._rid LIMIT 1`)
-        .all({ ownerType: 'memory', model: '', defaultModel: '', after: 0, upto: 0 }) as { detail: string }[]
+      const sql = range
+        ? rangeChunkSql(src, where, 1)
+        : `SELECT e._rid FROM (${src.embeddings}) e WHERE ${where} AND e._rid > @after AND e._rid <= @upto ORDER BY e._rid LIMIT 1`
+      const plan = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({ ownerType: 'memory', model: '', defaultModel: '', after: 0, upto: 0, to: 0 }) as {
+        detail: string
+      }[]
       const text = plan.map((r) => r.detail).join('\n')
       ok = /INTEGER PRIMARY KEY \(rowid>\? AND rowid<\?\)/.test(text) && !/TEMP B-TREE/.test(text)
       // group_concat passes BLOB bytes through untouched only in a UTF-8 database.
@@ -241,17 +254,31 @@ function chunkable(db: Database.Database, src: VectorSourceSql, where: string): 
   return ok
 }
 
-/** The chunk statement: one SQL row per chunk of up to `chunkRows` rows with `@after < _rid ≤ @upto`. */
-function chunkSql(src: VectorSourceSql, where: string, dim: number, chunkRows: number): string {
+/** The aggregates of a chunk statement: one SQL row for the rows of `e`. */
+function chunkColumns(dim: number): string {
   const bytes = dim * 4
   const fast = `typeof(e.vector) = 'blob' AND length(e.vector) = ${bytes}`
   // All aggregates see the rows in the same order, so ids, keys, flags and the concatenated BLOBs
   // line up whatever that order is.
   return `SELECT count(*) AS n, max(e._rid) AS hi, json_group_array(e._rid) AS rids, json_group_array(e.owner_id) AS ids,
        json_group_array(${fast}) AS ok, sum(CASE WHEN ${fast} THEN ${bytes} ELSE 0 END) AS nbytes,
-       CAST(group_concat(CASE WHEN ${fast} THEN e.vector END, x'') AS BLOB) AS v
+       CAST(group_concat(CASE WHEN ${fast} THEN e.vector END, x'') AS BLOB) AS v`
+}
+
+/** The chunk statement: one SQL row per chunk of up to `chunkRows` rows with `@after < _rid ≤ @upto`. */
+function chunkSql(src: VectorSourceSql, where: string, dim: number, chunkRows: number): string {
+  return `${chunkColumns(dim)}
      FROM (SELECT e._rid AS _rid, e.owner_id AS owner_id, e.vector AS vector FROM (${src.embeddings}) e
            WHERE ${where} AND e._rid > @after AND e._rid <= @upto ORDER BY e._rid LIMIT ${chunkRows}) e`
+}
+
+/**
+ * The reader threads' chunk statement: the rows with `@after < _rid ≤ @to`. No LIMIT, so SQLite folds the
+ * source's SQL into it and the aggregates read each BLOB from its page (the LIMIT form copies every row
+ * once more, ~10 % of the read). Rows come in `_rid` order: `chunkable` checks the plan is a rowid range.
+ */
+function rangeChunkSql(src: VectorSourceSql, where: string, dim: number): string {
+  return `${chunkColumns(dim)} FROM (${src.embeddings}) e WHERE ${where} AND e._rid > @after AND e._rid <= @to`
 }
 
 const chunkRowsFor = (opts: RefreshOptions, dim: number) => Math.max(1, Math.min(opts.chunkRows ?? 1024, Math.floor((16 << 20) / (dim * 4))))
@@ -321,10 +348,17 @@ function applyChunks(
   idx.flushBlocks()
 }
 
+/** Starts of the reader threads a version change sends back before the load goes in-thread. */
+const READER_STARTS = 3
+
 /**
- * A big fresh compact load through a reader thread (chunkReader.ts): the source's stats and chunks
- * from one read transaction there, applied here as the in-thread read applies them. null: not
- * applicable (the caller reads in-thread). Throws ChunkReaderFailed when the thread fails.
+ * A big fresh compact load through reader threads (chunkReader.ts): the source's stats read here, the
+ * chunks (disjoint `_rid` ranges of ~chunkRows rows) read by `opts.readers` threads and applied here in
+ * `_rid` order, as the in-thread read applies them. One snapshot for all: `version` is read before the
+ * stats and again once every reader holds its read transaction; equal, no commit came in between, so
+ * the stats and every reader see the same rows (else the readers start again). Returns the version
+ * the rows are of. null: not applicable (the caller reads in-thread). Throws ChunkReaderFailed when a
+ * thread fails.
  */
 function readThreaded(
   idx: VectorIndex,
@@ -332,27 +366,50 @@ function readThreaded(
   st: SourceState,
   opts: RefreshOptions,
   fresh: boolean,
-): { s: { n: number; r: number | null }; acc: ApplyStats } | null {
+  expected: number,
+): { s: { n: number; r: number | null }; acc: ApplyStats; version: string } | null {
   const dim = idx.dim
   if (!fresh || !idx.compact || !src.readerFile || opts.threaded === false || opts.chunked === false || dim <= 0 || !LITTLE_ENDIAN) return null
+  // Our own connection inside a transaction would not see a commit the readers see.
+  if (src.db.inTransaction) return null
   const { where, params } = modelFilter(src, idx)
-  if (!chunkable(src.db, src, where)) return null
+  if (!chunkable(src.db, src, where, true)) return null
   const chunkRows = chunkRowsFor(opts, dim)
-  const reader = startChunkReader(
-    src.readerFile,
-    [`SELECT count(*) FROM (${src.embeddings})`, `SELECT max(_rid) FROM (${src.embeddings})`],
-    chunkSql(src, where, dim, chunkRows),
-    { ...params, after: NO_RID, upto: Number.MAX_SAFE_INTEGER },
-    chunkRows,
-  )
-  try {
-    const s = reader.stats()
-    loadCounts.threaded++
+  const readers = Math.max(1, Math.floor(opts.readers ?? Math.min(2, os.availableParallelism())))
+  for (let start = 1; ; start++) {
+    const version = src.version()
+    const s = sourceStats(src.db, src)
+    const lo = src.db.prepare(`SELECT min(_rid) FROM (${src.embeddings})`).pluck().get() as number | null
     const acc: ApplyStats = { read: 0, replaced: 0, mustReload: false }
-    if (s.r !== null) applyChunks(idx, src, st, src.db, acc, fresh, reader.next)
-    return { s, acc }
-  } finally {
-    reader.close()
+    if (s.r === null || lo === null) return { s, acc, version }
+    const span = s.r - Number(lo) + 1
+    // ~chunkRows rows a chunk if this model's rows are spread evenly; never over 16 MB even where every `_rid` is one.
+    const width = Math.max(1, Math.min(Math.floor((16 << 20) / (dim * 4)), Math.ceil((chunkRows * span) / Math.max(1, expected))))
+    const chunks = Math.ceil(span / width)
+    // `_rid`s far sparser than the rows (huge gaps): mostly empty ranges; the in-thread read pages by rows.
+    if (chunks > 4 * Math.ceil(expected / chunkRows) + 64) return null
+    const reader = startChunkReaders(src.readerFile, {
+      pinSql: `SELECT max(_rid) FROM (${src.embeddings})`,
+      chunkSql: rangeChunkSql(src, where, dim),
+      params,
+      lo: Number(lo),
+      width,
+      chunks,
+      readers,
+    })
+    try {
+      reader.ready()
+      if (src.version() !== version) {
+        if (start < READER_STARTS) continue
+        throw new ChunkReaderFailed('the source kept changing while the vector readers started')
+      }
+      loadCounts.threaded++
+      loadCounts.readers = readers
+      applyChunks(idx, src, st, src.db, acc, fresh, reader.next)
+      return { s, acc, version }
+    } finally {
+      reader.close()
+    }
   }
 }
 
@@ -419,13 +476,13 @@ function fullLoad(idx: VectorIndex, sources: VectorSource[], opts: RefreshOption
     if (dim > 0 && expected >= (opts.bulkMinRows ?? 50_000)) {
       let done: ReturnType<typeof readThreaded>
       try {
-        done = readThreaded(idx, src, st, opts, fresh)
+        done = readThreaded(idx, src, st, opts, fresh, expected)
       } catch (e) {
         if (!(e instanceof ChunkReaderFailed)) throw e
         return fullLoad(idx, sources, { ...opts, threaded: false }, forcedDim) // from scratch, in-thread
       }
       if (done) {
-        Object.assign(st, { version, total: done.s.n, maxRid: done.s.r, rows: done.acc.read })
+        Object.assign(st, { version: done.version, total: done.s.n, maxRid: done.s.r, rows: done.acc.read })
         continue
       }
     }

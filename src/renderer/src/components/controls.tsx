@@ -2,7 +2,7 @@
  * Small form controls with fixed geometry (values in tabular numerals, fixed
  * widths) so nothing shifts while a slider moves.
  */
-import { useId } from 'react'
+import { useCallback, useId, useLayoutEffect, useRef, useState } from 'react'
 
 export interface SliderProps {
   label: string
@@ -16,10 +16,42 @@ export interface SliderProps {
   /** a colour swatch before the label (feature colours) */
   swatch?: string
   disabled?: boolean
+  /** the range input, for a writer of its value outside a render (`writeSliderValue`: the Recall screen's drag) */
+  inputRef?: (el: HTMLInputElement | null) => void
 }
 
-export function Slider({ label, value, min, max, step, onChange, format, hint, swatch, disabled }: SliderProps) {
+/**
+ * Writes a slider's value into its range input, its `aria-valuetext` and its `<output>`: the only writer of
+ * these (the input is uncontrolled, the output rendered empty), called after every render of the slider, at once
+ * when it is moved, and by a screen that shows a value without a render (the Recall screen's drag fast path,
+ * docs/internals/performance.md "Round 5: a held slider without React"). A controlled range input would be put back by React to its last
+ * rendered value after every input event that sets no state of its own.
+ */
+export function writeSliderValue(input: HTMLInputElement, value: number, format?: (v: number) => string): void {
+  const v = String(value)
+  if (input.value !== v) input.value = v
+  const text = format ? format(value) : v
+  if (!format) input.removeAttribute('aria-valuetext')
+  else if (input.getAttribute('aria-valuetext') !== text) input.setAttribute('aria-valuetext', text)
+  const out = input.nextElementSibling
+  if (out && out.textContent !== text) out.textContent = text
+}
+
+export function Slider({ label, value, min, max, step, onChange, format, hint, swatch, disabled, inputRef }: SliderProps) {
   const id = useId()
+  const input = useRef<HTMLInputElement | null>(null)
+  // The value it starts at; every later one is written (writeSliderValue).
+  const [initial] = useState(value)
+  useLayoutEffect(() => {
+    if (input.current) writeSliderValue(input.current, value, format)
+  })
+  const setInput = useCallback(
+    (el: HTMLInputElement | null) => {
+      input.current = el
+      inputRef?.(el)
+    },
+    [inputRef],
+  )
   return (
     <div className="slider" title={hint}>
       <label htmlFor={id} className="slider-label">
@@ -29,18 +61,20 @@ export function Slider({ label, value, min, max, step, onChange, format, hint, s
       {/* aria-valuetext: a log-scale slider's position (e.g. 583 of 1000) is not its value ("7.0 d") */}
       <input
         id={id}
+        ref={setInput}
         type="range"
         min={min}
         max={max}
         step={step}
-        value={value}
+        defaultValue={initial}
         disabled={disabled}
-        aria-valuetext={format ? format(value) : undefined}
-        onChange={(e) => onChange(Number(e.target.value))}
+        onChange={(e) => {
+          const v = Number(e.target.value)
+          writeSliderValue(e.target, v, format)
+          onChange(v)
+        }}
       />
-      <output htmlFor={id} className="slider-value">
-        {format ? format(value) : value}
-      </output>
+      <output htmlFor={id} className="slider-value" />
     </div>
   )
 }

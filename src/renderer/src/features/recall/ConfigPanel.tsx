@@ -7,10 +7,10 @@
  * other controls (docs/internals/performance.md, "Recall sliders").
  */
 import { describeIssues } from '../../../../shared/result'
-import { memo, useCallback, useLayoutEffect, useRef, useState, type ComponentType } from 'react'
+import { memo, useCallback, useLayoutEffect, useMemo, useRef, useState, type ComponentType } from 'react'
 import type { FeatureName, RecallConfig } from '../../../../shared/types'
 import { mergeConfig, partialConfigSchema } from '../../../../shared/config'
-import { NumberInput, OptionalSlider, Select, Slider, Toggle } from '../../components/controls'
+import { NumberInput, OptionalSlider, Select, Slider, Toggle, writeSliderValue } from '../../components/controls'
 import { FEATURE_COLORS } from './ResultsList'
 import { FEATURES, fmtHours, halfLifeToPos, moveWeight, onSimplex, posToHalfLife, toSimplex, weightsForMode } from './weights'
 import { DecayChart } from './DecayChart'
@@ -24,7 +24,16 @@ export interface ConfigPanelProps {
   onChange: (update: ConfigUpdate) => void
   /** the moment the age histogram under the decay curve is taken at (its scope is the config's) */
   now: number
+  /**
+   * Writers of what the panel shows for a config besides the moved slider itself (the other weights on the simplex,
+   * their sum), registered by the sections while mounted: the Recall screen's drag fast path calls them with the
+   * config it shows without a render (docs/internals/performance.md, "Round 5: a held slider without React").
+   */
+  followers?: ConfigFollowers
 }
+
+/** Writers of a panel's values for a config, outside a render (a stable set: sections add and remove theirs). */
+export type ConfigFollowers = Set<(c: RecallConfig) => void>
 
 const LABEL: Record<FeatureName, string> = { similarity: 'Similarity', lexical: 'Lexical', recency: 'Recency', salience: 'Salience' }
 
@@ -43,7 +52,7 @@ function setter(update: (u: ConfigUpdate) => void) {
   return <K extends keyof RecallConfig>(k: K, v: RecallConfig[K]) => update((c) => ({ ...c, [k]: v }))
 }
 
-export function ConfigPanel({ config, onChange, now }: ConfigPanelProps) {
+export function ConfigPanel({ config, onChange, now, followers }: ConfigPanelProps) {
   // The JSON section copies the config as it is when clicked, not as it was when last rendered.
   const current = useRef(config)
   useLayoutEffect(() => {
@@ -52,7 +61,7 @@ export function ConfigPanel({ config, onChange, now }: ConfigPanelProps) {
   const getConfig = useCallback(() => current.current, [])
   return (
     <div className="config">
-      <WeightsSection config={config} update={onChange} />
+      <WeightsSection config={config} update={onChange} followers={followers} />
       <RecencySection config={config} update={onChange} now={now} />
       <GatesSection config={config} update={onChange} />
       <CandidatesSection config={config} update={onChange} />
@@ -62,42 +71,80 @@ export function ConfigPanel({ config, onChange, now }: ConfigPanelProps) {
   )
 }
 
-const WeightsSection = memoOn(['weights', 'fusion', 'mode'], function WeightsSection({ config, update }: SectionProps) {
-  const [simplex, setSimplex] = useState(() => onSimplex(config.weights))
-  return (
-    <section aria-label="Weights" className="weights">
-      <div className="sec-head">
-        <h4>Weights</h4>
-        <Toggle
-          label="on the simplex"
-          hint="Weights sum to 1: moving one shares the rest among the others in proportion"
-          checked={simplex}
-          onChange={(v) => {
-            setSimplex(v)
-            if (v) update((c) => ({ ...c, weights: toSimplex(c.weights) }))
-          }}
-        />
-      </div>
-      {FEATURES.map((k) => (
-        <Slider
-          key={k}
-          label={LABEL[k]}
-          swatch={FEATURE_COLORS[k]}
-          value={config.weights[k]}
-          min={0}
-          max={1}
-          step={0.01}
-          format={(v) => v.toFixed(2)}
-          onChange={(v) => update((c) => ({ ...c, weights: moveWeight(c.weights, k, v, simplex) }))}
-        />
-      ))}
-      <div className="small muted">
-        Σ = {FEATURES.reduce((s, k) => s + config.weights[k], 0).toFixed(2)}
-        {config.fusion.method === 'rrf' && config.mode === 'hybrid' ? ' · hybrid RRF: similarity/lexical weight the arms’ rank terms' : ''}
-      </div>
-    </section>
-  )
-})
+/** The weights' sum as the section shows it. */
+function sigmaText(w: RecallConfig['weights']): string {
+  return FEATURES.reduce((s, k) => s + w[k], 0).toFixed(2)
+}
+const fmtWeight = (v: number) => v.toFixed(2)
+
+const WeightsSection = memo(
+  function WeightsSection({ config, update, followers }: SectionProps & { followers?: ConfigFollowers }) {
+    const [simplex, setSimplex] = useState(() => onSimplex(config.weights))
+    // The four sliders and the sum are written (writeSliderValue, and the sum's text below) after every render, and by
+    // the drag fast path without one: moving one weight on the simplex moves the other three.
+    const inputs = useRef(new Map<FeatureName, HTMLInputElement>())
+    const sigma = useRef<HTMLSpanElement>(null)
+    const bind = useMemo(
+      () =>
+        Object.fromEntries(
+          FEATURES.map((k) => [
+            k,
+            (el: HTMLInputElement | null) => {
+              if (el) inputs.current.set(k, el)
+              else inputs.current.delete(k)
+            },
+          ]),
+        ) as Record<FeatureName, (el: HTMLInputElement | null) => void>,
+      [],
+    )
+    const show = useCallback((c: RecallConfig) => {
+      for (const [k, el] of inputs.current) writeSliderValue(el, c.weights[k], fmtWeight)
+      const t = sigmaText(c.weights)
+      if (sigma.current && sigma.current.textContent !== t) sigma.current.textContent = t
+    }, [])
+    useLayoutEffect(() => show(config))
+    useLayoutEffect(() => {
+      if (!followers) return
+      followers.add(show)
+      return () => void followers.delete(show)
+    }, [followers, show])
+    return (
+      <section aria-label="Weights" className="weights">
+        <div className="sec-head">
+          <h4>Weights</h4>
+          <Toggle
+            label="on the simplex"
+            hint="Weights sum to 1: moving one shares the rest among the others in proportion"
+            checked={simplex}
+            onChange={(v) => {
+              setSimplex(v)
+              if (v) update((c) => ({ ...c, weights: toSimplex(c.weights) }))
+            }}
+          />
+        </div>
+        {FEATURES.map((k) => (
+          <Slider
+            key={k}
+            label={LABEL[k]}
+            swatch={FEATURE_COLORS[k]}
+            value={config.weights[k]}
+            min={0}
+            max={1}
+            step={0.01}
+            format={fmtWeight}
+            inputRef={bind[k]}
+            onChange={(v) => update((c) => ({ ...c, weights: moveWeight(c.weights, k, v, simplex) }))}
+          />
+        ))}
+        <div className="small muted">
+          Σ = <span ref={sigma} />
+          {config.fusion.method === 'rrf' && config.mode === 'hybrid' ? ' · hybrid RRF: similarity/lexical weight the arms’ rank terms' : ''}
+        </div>
+      </section>
+    )
+  },
+  (a, b) => a.update === b.update && a.followers === b.followers && (['weights', 'fusion', 'mode'] as const).every((k) => a.config[k] === b.config[k]),
+)
 
 const RecencySection = memo(
   function RecencySection({ config, update, now }: SectionProps & { now: number }) {
@@ -110,7 +157,8 @@ const RecencySection = memo(
           min={0}
           max={1000}
           step={1}
-          format={() => fmtHours(config.recency.halfLifeHours)}
+          // The config's own half-life at its position (positions are rounded), else the one a move to `pos` sets.
+          format={(pos) => fmtHours(pos === halfLifeToPos(config.recency.halfLifeHours) ? config.recency.halfLifeHours : Math.max(1, posToHalfLife(pos)))}
           hint="recency = 0.5 ^ (age / half-life)"
           onChange={(pos) => update((c) => ({ ...c, recency: { ...c.recency, halfLifeHours: Math.max(1, posToHalfLife(pos)) } }))}
         />

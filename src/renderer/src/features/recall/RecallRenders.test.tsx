@@ -6,13 +6,12 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react'
-import type { CandidateRaw, RecallConfig, RecallTrace, UnitInfo } from '../../../../shared/types'
-import { PRESETS, getPreset } from '../../../../shared/presets'
+import type { CandidateRaw } from '../../../../shared/types'
+import { getPreset } from '../../../../shared/presets'
 import { rerank } from '../../../../shared/scoring'
-import { renderResults } from '../../../../shared/render'
-import { AppContext, type AppState } from '../../app/context'
-import { unitInfo } from '../../test/unitInfo'
+import { AppContext } from '../../app/context'
 import { installFakeBridge, type FakeBridge } from '../../test/fakeBridge'
+import { FIRST_QUERY_WAIT_MS, recallAnswers, recallApp } from '../../test/recallAnswers'
 import { countRenders, type Fiber } from '../../test/reactCommits'
 import { NumberInput, OptionalSlider, Select, Slider, Toggle } from '../../components/controls'
 import { RequestPanel } from './RequestPanel'
@@ -35,57 +34,8 @@ const cands: CandidateRaw[] = Array.from({ length: 40 }, (_, i) => ({
   recencyRank: 40 - i,
   textLength: 40,
 }))
-const units: Record<string, UnitInfo> = Object.fromEntries(cands.map((c) => [c.id, unitInfo(c.id, NOW - c.ageCreatedMs)]))
-
-/** The trace the engine would return for `config`: scored by the shared scorer, as main does. */
-function traceFor(config: RecallConfig): RecallTrace {
-  const r = rerank(cands, config, 'dense')
-  const ctx = renderResults(r.results, { candidates: cands, units, mode: 'dense' }, config)
-  const arm = (ran: boolean) => ({ ran, fetched: ran ? cands.length : 0, exhausted: ran, reason: ran ? null : 'off in this test' })
-  return {
-    query: 'q',
-    cue: null,
-    now: NOW,
-    preset: 'fieldguide',
-    config,
-    embedder: { name: 'hashing', model: null, available: true },
-    degraded: false,
-    degradedReason: null,
-    results: r.results,
-    dropped: r.dropped,
-    context: ctx.text,
-    contextTokens: ctx.tokens,
-    candidates: cands,
-    units,
-    refreshed: [],
-    counts: { inScope: 40, dense: 40, lexical: 0, pool: 40 },
-    timings: { totalMs: 3, embedMs: 0, denseMs: 1, lexicalMs: 0, scoreMs: 1 },
-    mode: 'dense',
-    unit: 'memory',
-    arms: { dense: arm(true), lexical: arm(false), recency: arm(false), order: arm(false) },
-    injectedTokens: r.injectedTokens,
-  }
-}
-
 /** main's answers over a fake preload bridge (test/fakeBridge.ts) */
-function answer(channel: string, input: { config?: RecallConfig }): unknown {
-  switch (channel) {
-    case 'recall.presets':
-      return PRESETS
-    case 'embed.status':
-      return { state: 'ok', spec: 'hashing', model: 'hashing-256', storedVectors: 40 }
-    case 'memories.facets':
-      return { agents: [], users: [], kinds: ['semantic'], tiers: [], roles: [], timeRange: { min: NOW - 40 * DAY, max: NOW } }
-    case 'recall.run':
-      return traceFor(input.config!)
-    case 'recall.ages':
-      return { now: NOW, from: 'last_used', binMs: DAY, bins: [{ startMs: 0, endMs: 40 * DAY, count: 40 }], total: 40, neverUsed: 40 }
-    case 'configs.list':
-      return { configs: [], unreadable: [] }
-    default:
-      throw new Error(`not in this test: ${channel}`)
-  }
-}
+const answer = recallAnswers(cands, NOW)
 
 /** What each control counts as: its kind and label (`slider Recency`). */
 const CONTROLS = new Map<unknown, string>([
@@ -125,19 +75,7 @@ afterEach(() => {
   vi.unstubAllGlobals()
 })
 
-/** How long to wait for the screen's first query to show: its first render loads the screen's modules (16–20 s at load 25). */
-const FIRST_QUERY_WAIT_MS = 45_000
-
-function app(): AppState {
-  return {
-    db: null,
-    setDb: () => undefined,
-    nav: { route: 'recall', params: { query: 'q', preset: 'fieldguide', now: String(NOW) } },
-    navigate: () => undefined,
-    setParams: () => undefined,
-    dbVersion: 0,
-  }
-}
+const app = () => recallApp(NOW)
 
 describe('a weight step on the Recall screen', { timeout: 60_000 }, () => {
   it('re-renders the weights and the rows, and leaves the other panels and sections alone', async () => {

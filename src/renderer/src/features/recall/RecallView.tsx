@@ -4,7 +4,8 @@
  * context block. Slider moves re-rank locally from cached features.
  */
 import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
-import type { RecallConfig } from '../../../../shared/types'
+import type { RecallConfig, RecallTrace } from '../../../../shared/types'
+import { flushSync } from 'react-dom'
 import { mergeConfig } from '../../../../shared/config'
 import { explainEmpty } from '../../../../shared/explainEmpty'
 import { EmptyNotice } from './EmptyNotice'
@@ -12,13 +13,14 @@ import { call } from '../../lib/api'
 import { useAsync } from '../../lib/useAsync'
 import { fmtDate, fmtNum, staleDbNow } from '../../lib/format'
 import { useApp } from '../../app/context'
-import { ConfigPanel, type ConfigUpdate } from './ConfigPanel'
+import { ConfigPanel, type ConfigFollowers, type ConfigUpdate } from './ConfigPanel'
 import { weightsForMode } from './weights'
 import { withSubject } from '../../../../shared/subject'
 import type { EmbedStatus } from '../../../../shared/contract'
 import { ContextPreview } from './ContextPreview'
-import { ResultsList, toRows, GATE_TEXT, FEATURE_COLORS } from './ResultsList'
-import { recallRunInput, useRecall, type RecallRequest } from './useRecall'
+import { ResultsList, toRows, GATE_TEXT, FEATURE_COLORS, type ResultsListHandle } from './ResultsList'
+import { recallRunInput, useRecall, whenIdle, type RecallRequest, type RecallView } from './useRecall'
+import { DragFastPath } from './dragFastPath'
 import { rankChanges, useBaselineRanks, type Baseline, type RankChange } from './baseline'
 import { SavedConfigs } from './SavedConfigs'
 import type { SavedConfig } from '../../../../shared/savedConfigs'
@@ -195,6 +197,55 @@ export function RecallView() {
   )
 }
 
+/** The summary's numbers for a view (what `writeSummary` writes). */
+interface Summary {
+  pool: number
+  injected: number
+  contextTokens: number
+  injectedTokens: number
+  status: string
+}
+
+function summaryOf(view: RecallView | null, trace: RecallTrace | null, loading: boolean): Summary {
+  let pool = trace?.counts.pool ?? 0
+  if (view?.local) {
+    // Counted, not filtered: a drag step writes this.
+    pool = view.results.length
+    for (const d of view.dropped) if (d.gate !== 'scope') pool++
+  }
+  return {
+    pool,
+    injected: view?.results.length ?? 0,
+    contextTokens: view?.contextTokens ?? 0,
+    injectedTokens: view?.injectedTokens ?? 0,
+    status: loading
+      ? 'querying…'
+      : view?.local
+        ? `re-ranked locally in ${view.rerankMs.toFixed(2)} ms`
+        : `query ${(trace?.timings.totalMs ?? 0).toFixed(0)} ms`,
+  }
+}
+
+/** Sets an element's text when it differs. */
+function setText(el: Element | null | undefined, text: string): void {
+  if (el && el.textContent !== text) el.textContent = text
+}
+
+/**
+ * Writes the summary's numbers (pool, injected, the block's tokens, the re-rank status) into the summary `root`:
+ * their only writer, after every render of the screen and by the drag fast path without one.
+ */
+function writeSummary(root: HTMLElement | null, v: Summary): void {
+  if (!root) return
+  setText(root.querySelector('.n-pool'), String(v.pool))
+  setText(root.querySelector('.n-injected'), String(v.injected))
+  setText(root.querySelector('.block-tokens'), String(v.contextTokens))
+  const block = root.querySelector('[data-testid="block-tokens"]')
+  const title = `The context block: ${v.injectedTokens} tokens of memory text (what the token budget counts) plus the template's header and per-memory labels.`
+  if (block && block.getAttribute('title') !== title) block.setAttribute('title', title)
+  setText(root.querySelector('[data-testid="rerank-status"]'), v.status)
+}
+
 interface PlaygroundProps extends Omit<RequestEditing, 'scope'> {
   config: RecallConfig
   setConfig: (c: RecallConfig) => void
@@ -264,9 +315,6 @@ function Playground({
   changeNote,
 }: PlaygroundProps) {
   const r = useRecall(req, config, { auto: live })
-  // A dragged slider fires faster than the screen refreshes: one re-rank and render per frame, the last value.
-  // Updaters given within one frame are composed: two knobs moved in the same frame both count.
-  const updateConfigPerFrame = useFrameCoalesced(updateConfig, composeUpdates)
   const configNow = useRef(config)
   useLayoutEffect(() => {
     configNow.current = config
@@ -274,6 +322,41 @@ function Playground({
   const getConfig = useCallback(() => configNow.current, [])
   const trace = r.trace
   const view = r.view
+  // While a slider is held, its steps are shown without a render of the screen (dragFastPath.ts); every other edit,
+  // and the held one when let go, goes through React's state.
+  const root = useRef<HTMLDivElement>(null)
+  const summary = useRef<HTMLDivElement>(null)
+  const listHandle = useRef<ResultsListHandle>(null)
+  const [followers] = useState<ConfigFollowers>(() => new Set())
+  const [fast] = useState(() => new DragFastPath())
+  useEffect(() => () => fast.stop(), [fast])
+  // A slider held: a pointer or a stepping key down on a range input of the left column, until the pointer or key
+  // comes up or the input loses focus (native listeners: the pointer may come up anywhere on the page).
+  const left = useRef<HTMLElement>(null)
+  useEffect(() => {
+    const el = left.current
+    if (!el) return
+    const begin = (e: Event) => fast.begin(e)
+    const release = () => fast.release()
+    el.addEventListener('pointerdown', begin, true)
+    el.addEventListener('keydown', begin, true)
+    el.addEventListener('keyup', release, true)
+    el.addEventListener('focusout', release, true)
+    document.addEventListener('pointerup', release, true)
+    document.addEventListener('pointercancel', release, true)
+    return () => {
+      el.removeEventListener('pointerdown', begin, true)
+      el.removeEventListener('keydown', begin, true)
+      el.removeEventListener('keyup', release, true)
+      el.removeEventListener('focusout', release, true)
+      document.removeEventListener('pointerup', release, true)
+      document.removeEventListener('pointercancel', release, true)
+    }
+  }, [fast])
+  // A dragged slider fires faster than the screen refreshes: one re-rank per frame, the last value.
+  // Updaters given within one frame are composed: two knobs moved in the same frame both count.
+  const applyEdit = useCallback((u: ConfigUpdate) => fast.apply(u), [fast])
+  const updateConfigPerFrame = useFrameCoalesced(applyEdit, composeUpdates)
   // "Pin baseline": the markers compare with a pinned config instead of the previous change.
   // In the URL (`pin=`): a copied link or a reload keeps comparing with the same pinned config.
   const app = useApp()
@@ -307,6 +390,16 @@ function Playground({
     [baseline, r.changes, pinned.ranks, view],
   )
   const rows = useMemo(() => (view ? toRows(view.results, view.dropped) : []), [view])
+  const pinnedRanks = pinned.ranks
+  const tracker = r.tracker
+  // The rank changes of a view shown without a render: through the same tracker (or pinned baseline) as a render's.
+  const changesOf = useCallback(
+    (v: RecallView) => {
+      const t = tracker.changesFor(v)
+      return !baseline ? t : pinnedRanks ? rankChanges(pinnedRanks, new Map(v.results.map((x) => [x.id, x.rank]))) : new Map<string, RankChange>()
+    },
+    [tracker, baseline, pinnedRanks],
+  )
   // Compare's "my current Recall settings" starts from what is on this screen.
   useEffect(
     () => rememberRecallSettings({ preset: req.preset, config, query: req.query, now: trace?.now ?? req.now, embedder: req.embedder }),
@@ -348,6 +441,36 @@ function Playground({
   const exactScope = useAsync(() => call('recall.ages', { scope: trace!.config.scope, now: trace!.now, bins: 1 }), [trace], { enabled: capped })
   const inScope = capped && exactScope.data ? { n: exactScope.data.total, exact: true } : { n: trace?.counts.inScope ?? 0, exact: !capped }
   const stale = !!trace && (r.loading || !!r.pendingReason)
+  // The centre shows the ranking, or the whole context window the agent would assemble around it (context.css hides the ranking).
+  // In the URL (`tab=window`): a reload or a copied link opens the same tab.
+  const { nav, setParams } = useApp()
+  const [tab, setTabState] = useState<'ranking' | 'window'>(nav.params.tab === 'window' ? 'window' : 'ranking')
+  // The summary's numbers are written, not rendered (writeSummary): the drag fast path writes them without a render.
+  useLayoutEffect(() => writeSummary(summary.current, summaryOf(view, trace, r.loading)))
+  useLayoutEffect(() =>
+    fast.connect({
+      context: { enabled: !!view && !stale && tab === 'ranking', trace, config, selectedId: selected, changesOf },
+      list: listHandle.current,
+      followers,
+      writeSummary: (v) => writeSummary(summary.current, summaryOf(v, trace, false)),
+      root: root.current,
+      commit: (c) => flushSync(() => setConfig(c)),
+      update: updateConfig,
+    }),
+  )
+  // The fast path's step run once with the screen's own state while the page is idle after a trace arrives: the
+  // first step of a drag then runs code already compiled (docs/internals/performance.md, "Round 5: a held slider without React").
+  const warmState = useRef({ view, changes })
+  useLayoutEffect(() => {
+    warmState.current = { view, changes }
+  })
+  useEffect(() => {
+    if (!trace) return
+    return whenIdle(() => {
+      const w = warmState.current
+      if (w.view) fast.warm({ view: w.view, changes: w.changes })
+    })
+  }, [trace, fast])
   const nowText = useMemo(() => fmtDate(trace?.now), [trace?.now])
   const hl =
     highlight && view
@@ -362,18 +485,14 @@ function Playground({
   // Before the first trace, ages are previewed against the clock as of mounting (read once, not every render).
   const [mountedAt] = useState(() => Date.now())
   const now = req.now ?? trace?.now ?? mountedAt
-  // The centre shows the ranking, or the whole context window the agent would assemble around it (context.css hides the ranking).
-  // In the URL (`tab=window`): a reload or a copied link opens the same tab.
-  const { nav, setParams } = useApp()
-  const [tab, setTabState] = useState<'ranking' | 'window'>(nav.params.tab === 'window' ? 'window' : 'ranking')
   const setTab = (t: 'ranking' | 'window') => {
     setTabState(t)
     setParams({ tab: t === 'window' ? 'window' : undefined }, 'replace')
   }
 
   return (
-    <div className="recall">
-      <aside className="recall-left" aria-label="Query and configuration">
+    <div className="recall" ref={root}>
+      <aside className="recall-left" aria-label="Query and configuration" ref={left}>
         <RequestPanel
           req={req}
           setReq={setReq}
@@ -402,11 +521,11 @@ function Playground({
         )}
         <SavedConfigs preset={req.preset} getConfig={getConfig} baseline={baseline} onPin={setBaseline} onLoad={loadSaved} />
         {pinned.error && <div className="error small">Baseline: {pinned.error}</div>}
-        <ConfigPanel config={config} onChange={updateConfigPerFrame} now={now} />
+        <ConfigPanel config={config} onChange={updateConfigPerFrame} now={now} followers={followers} />
       </aside>
 
       <section className={`recall-center${tab === 'window' ? ' cw-shown' : ''}`} aria-label="Ranking">
-        <div className="recall-summary">
+        <div className="recall-summary" ref={summary}>
           {r.error && (
             <div className="error" role="alert">
               {r.error}
@@ -435,14 +554,10 @@ function Playground({
                   {inScope.n.toLocaleString('en-US')}
                   {inScope.exact ? '' : '+'}
                 </span>{' '}
-                in scope · {view?.local ? view.results.length + view.dropped.filter((d) => d.gate !== 'scope').length : trace.counts.pool} in pool ·{' '}
-                {view?.results.length ?? 0} injected ·{' '}
-                <span
-                  data-testid="block-tokens"
-                  title={`The context block: ${view?.injectedTokens ?? 0} tokens of memory text (what the token budget counts) plus the template's header and per-memory labels.`}
-                >
+                in scope · <span className="n-pool" /> in pool · <span className="n-injected" /> injected ·{' '}
+                <span data-testid="block-tokens">
                   {/* its own fixed box: the count changes during a drag (recall.css) */}
-                  <span className="block-tokens">{view?.contextTokens ?? 0}</span> tok block
+                  <span className="block-tokens" /> tok block
                 </span>{' '}
                 · at {nowText} UTC
               </span>
@@ -452,13 +567,7 @@ function Playground({
             <>
               {/* its own fixed box: the text changes on every slider step (recall.css) */}
               <span className="small muted rerank-status">
-                <span data-testid="rerank-status">
-                  {r.loading
-                    ? 'querying…'
-                    : view?.local
-                      ? `re-ranked locally in ${view.rerankMs.toFixed(2)} ms`
-                      : `query ${trace.timings.totalMs.toFixed(0)} ms`}
-                </span>
+                <span data-testid="rerank-status" />
               </span>
               {r.pendingReason && !r.loading && <span className="badge accent">needs a new query: {r.pendingReason}</span>}
             </>
@@ -528,7 +637,16 @@ function Playground({
         )}
         {empty && !stale && <EmptyNotice empty={checkedEmpty ?? empty} onApply={(patch) => setConfig(mergeConfig(config, patch))} />}
         {view && trace && (
-          <ResultsList rows={rows} units={trace.units} config={config} changes={changes} selectedId={selected} onSelect={setSelected} onOpen={openRow} />
+          <ResultsList
+            rows={rows}
+            units={trace.units}
+            config={config}
+            changes={changes}
+            selectedId={selected}
+            onSelect={setSelected}
+            onOpen={openRow}
+            handle={listHandle}
+          />
         )}
       </section>
 

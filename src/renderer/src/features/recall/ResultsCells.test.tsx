@@ -6,14 +6,15 @@
  * and a whole one, over random weight, floor, topK and selection steps.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { cleanup, render } from '@testing-library/react'
+import { act, cleanup, render } from '@testing-library/react'
+import { createRef } from 'react'
 import type { CandidateRaw, RecallConfig } from '../../../../shared/types'
 import { getPreset } from '../../../../shared/presets'
 import { rerank } from '../../../../shared/scoring'
 import { mulberry32 } from '../../../../shared/random'
 import { unitInfo } from '../../test/unitInfo'
 import { rankChanges, type RankChange } from './baseline'
-import { ResultsList, toRows } from './ResultsList'
+import { ResultsList, toRows, type ResultsListHandle } from './ResultsList'
 
 /** Every canvas's last drawing: the rectangles filled since its last clear, with their colours. */
 const drawn = new WeakMap<HTMLCanvasElement, string[]>()
@@ -140,5 +141,70 @@ describe('rows carried through slider steps', { timeout: 90_000 }, () => {
       }
       // The steps did change what the list shows (else this test compares nothing).
       expect(changed).toBeGreaterThan(STEPS - 4)
+    })
+})
+
+describe('rows shown without a render (the drag fast path)', { timeout: 90_000 }, () => {
+  for (const [what, n] of [
+    ['a virtualised list (400 candidates)', 400],
+    ['a whole list (40 candidates)', 40],
+  ] as const)
+    it(`show what a fresh render of the same state shows: ${what}`, () => {
+      const rnd = mulberry32(n + 7)
+      const cands = candidates(n, n + 3)
+      const units = Object.fromEntries(cands.map((c) => [c.id, unitInfo(c.id)]))
+      const fg = getPreset('fieldguide').config
+      let config: RecallConfig = { ...fg, candidatePool: 1000, topK: 8, floor: null }
+      const props = { units, onSelect: () => undefined, onOpen: () => undefined }
+      const r0 = rerank(cands, config, 'dense')
+      let ranks = new Map(r0.results.map((x) => [x.id, x.rank]))
+      const selected = `m${Math.floor(rnd() * n)}`
+      const start = { rows: toRows(r0.results, r0.dropped), config, changes: new Map<string, RankChange>(), selectedId: selected }
+      const handle = createRef<ResultsListHandle>()
+      const carried = render(<ResultsList {...start} {...props} handle={handle} />)
+      const list = carried.container.querySelector('ol.results')!
+      let changed = 0
+      let withoutRender = 0
+      let state = start
+      for (let step = 0; step < STEPS; step++) {
+        // What a drag moves: a weight mostly; now and then the floor, topK or the token budget.
+        config = { ...config, weights: { similarity: rnd(), lexical: 0, recency: rnd(), salience: rnd() } }
+        if (step % 5 === 2) config = { ...config, floor: rnd() < 0.5 ? null : rnd() * 0.8 }
+        if (step % 7 === 3) config = { ...config, topK: 1 + Math.floor(rnd() * 20) }
+        if (step % 4 === 1) config = { ...config, tokenBudget: rnd() < 0.3 ? null : 100 + Math.floor(rnd() * 800) }
+        const r = rerank(cands, config, 'dense')
+        const now = new Map(r.results.map((x) => [x.id, x.rank]))
+        state = { rows: toRows(r.results, r.dropped), config, changes: rankChanges(ranks, now), selectedId: selected }
+        ranks = now
+        const before = shown(carried.container)
+        const observer = new MutationObserver(() => undefined)
+        observer.observe(list, { childList: true })
+        act(() => handle.current!.show(state))
+        const madeOrRemoved = observer.takeRecords().length > 0
+        observer.disconnect()
+        const after = shown(carried.container)
+        if (after.join('\n') !== before.join('\n')) {
+          changed++
+          if (!madeOrRemoved) withoutRender++
+        }
+        const fresh = render(<ResultsList {...state} {...props} />)
+        expect(after, `step ${step}`).toEqual(shown(fresh.container))
+        fresh.unmount()
+      }
+      expect(changed).toBeGreaterThan(STEPS - 4)
+      // A long list takes most steps without a render (no row element made or removed); a whole list reorders its elements.
+      if (n > 60) expect(withoutRender).toBeGreaterThan(STEPS / 2)
+      // A render with the props unchanged (a scroll, the re-sort at rest) shows the state shown last, not the props'.
+      carried.rerender(<ResultsList {...start} {...props} handle={handle} />)
+      const last = render(<ResultsList {...state} {...props} />)
+      expect(shown(carried.container)).toEqual(shown(last.container))
+      // The drag let go: the props are the state shown, and the list shows them.
+      carried.rerender(<ResultsList {...state} {...props} handle={handle} />)
+      expect(shown(carried.container)).toEqual(shown(last.container))
+      // New props (a new query's ranking): shown, whatever the fast path showed before.
+      carried.rerender(<ResultsList {...start} {...props} handle={handle} />)
+      last.unmount()
+      const first = render(<ResultsList {...start} {...props} />)
+      expect(shown(carried.container)).toEqual(shown(first.container))
     })
 })

@@ -6,7 +6,21 @@
  * candidate is listed; a long list is virtualised.
  */
 import { withSubject } from '../../../../shared/subject'
-import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore, type KeyboardEvent } from 'react'
+import {
+  memo,
+  useCallback,
+  useEffect,
+  useImperativeHandle,
+  useLayoutEffect,
+  useMemo,
+  useReducer,
+  useRef,
+  useState,
+  useSyncExternalStore,
+  type KeyboardEvent,
+  type RefObject,
+} from 'react'
+import { flushSync } from 'react-dom'
 import type { Features, GateName, RecallConfig, TraceDropped, TraceResult, UnitInfo } from '../../../../shared/types'
 import type { RankChange } from './useRecall'
 import { FEATURES } from './weights'
@@ -46,13 +60,31 @@ export interface Row {
   fused?: { dense: number; lexical: number }
 }
 
-/** One list in score order (results and dropped interleaved), as the gates saw it. */
-export function toRows(results: readonly TraceResult[], dropped: readonly TraceDropped[]): Row[] {
+/**
+ * One list in score order (results and dropped interleaved), as the gates saw it. `pool`: rows written over
+ * instead of made (the drag fast path's, which it holds only until its next step), and filled with the new ones.
+ */
+export function toRows(results: readonly TraceResult[], dropped: readonly TraceDropped[], pool?: Row[]): Row[] {
   const n = results.length + dropped.length
   const rows: Row[] = []
   // Built field by field (one shape for all, no spread): this runs for every candidate on every slider step.
-  const put = (r: TraceResult | TraceDropped, gate: GateName | null, rank: number | null, scoreRank: number) =>
-    rows.push({
+  const put = (r: TraceResult | TraceDropped, gate: GateName | null, rank: number | null, scoreRank: number) => {
+    const row = pool?.[rows.length]
+    if (row) {
+      row.id = r.id
+      row.score = r.score
+      row.features = r.features
+      row.contributions = r.contributions
+      row.tokens = r.tokens
+      row.gate = gate
+      row.rank = rank
+      row.scoreRank = scoreRank
+      row.group = r.group
+      row.fused = r.fused
+      rows.push(row)
+      return
+    }
+    const made: Row = {
       id: r.id,
       score: r.score,
       features: r.features,
@@ -63,7 +95,10 @@ export function toRows(results: readonly TraceResult[], dropped: readonly TraceD
       scoreRank,
       group: r.group,
       fused: r.fused,
-    })
+    }
+    if (pool) pool.push(made)
+    rows.push(made)
+  }
   results.forEach((r, i) => put(r, null, r.rank, r.scoreRank ?? i + 1))
   dropped.forEach((d, i) => put(d, d.gate, null, d.scoreRank ?? results.length + i + 1))
   // Score ranks are 1…n, each once (the scorer numbers every candidate): each row goes to its place, no sort
@@ -186,13 +221,21 @@ function barLabel(c: Features): string {
   return `similarity ${c.similarity.toFixed(3)}, lexical ${c.lexical.toFixed(3)}, recency ${c.recency.toFixed(3)}, salience ${c.salience.toFixed(3)}`
 }
 
-/** What a slider step changes in a row: written into its element by `writeRowCells`, never rendered by React. */
-interface RowCells {
+/**
+ * Everything a row shows: written into its element by `writeRow`, never rendered by React. A slider drag updates
+ * the rows without a React render (the drag fast path, `ResultsListHandle.show`), and a render writes through the
+ * same function, so what a row shows never depends on which of the two wrote it last.
+ */
+interface RowValues {
   /** the row's index in score order */
   index: number
   setsize: number
   /** translateY of a virtualised row (below its cut lines); undefined in a whole list */
   start: number | undefined
+  id: string
+  u: UnitInfo | undefined
+  gate: GateName | null
+  tokens: number
   rank: number | null
   change: RankChange | undefined
   score: number
@@ -201,6 +244,8 @@ interface RowCells {
   scale: number
   /** the colour scheme the bar is drawn in */
   scheme: string
+  selected: boolean
+  focusable: boolean
 }
 
 /** What was last written into a row's element (so a step writes only what changed). */
@@ -208,28 +253,74 @@ interface Written {
   index: number
   setsize: number
   start: number | undefined
+  id: string
+  u: UnitInfo | undefined | null
+  textId: string
+  gate: GateName | null | undefined
+  meta: string
   rank: string
   badge: string
   score: string
   contributions: Features | null
+  cx: number
+  cy: number
+  cz: number
+  cw: number
   scale: number
   scheme: string
+  selected: boolean | null
+  focusable: boolean | null
 }
 const written = new WeakMap<HTMLElement, Written>()
 
+/** The memory's kind as the row's pill shows it. */
+function kindOf(u: UnitInfo | undefined): string {
+  return u?.kind ?? u?.role ?? (u && u.sessionId === u.id ? 'session' : 'unit')
+}
+
+/** A `<span>` with a class (or none), a tooltip (or none) and text. */
+function span(cls: string, text: string, title?: string): HTMLSpanElement {
+  const s = document.createElement('span')
+  if (cls) s.className = cls
+  if (title) s.title = title
+  s.textContent = text
+  return s
+}
+
 /**
- * Writes a row's per-step values into its element (`li.result-wrap`, as `ResultRow` renders it): position, index,
- * rank, change badge, score and bar. The only writer of these: React renders the cells empty and the list calls
- * this after every render, so the values shown never depend on what React last rendered (a later direct update
- * of the rows, without a render, writes through the same function). Writes only what differs from the last write
- * into that element: a step rewrites the scores and moves the rows, most ranks and badges stay.
+ * Writes a row's values into its element (`li.result-wrap`, as `ResultRow` renders it): position, index, the
+ * memory it shows (its id, gate, selection, text and facts), rank, change badge, score and bar. The only writer
+ * of these: React renders the row's skeleton and the list calls this after every render, and the drag fast path
+ * calls it without one. Writes only what differs from the last write into that element: a step rewrites the
+ * scores and moves the rows; a memory's text is written only when the element takes another memory.
  */
-function writeRowCells(li: HTMLElement, v: RowCells): void {
+function writeRow(li: HTMLElement, v: RowValues): void {
   const row = li.lastElementChild as HTMLElement
-  const [rankEl, badgeEl, , bar, scoreEl] = row.children as unknown as [HTMLElement, HTMLElement, HTMLElement, HTMLCanvasElement, HTMLElement]
+  const [rankEl, badgeEl, body, bar, scoreEl] = row.children as unknown as [HTMLElement, HTMLElement, HTMLElement, HTMLCanvasElement, HTMLElement]
   let w = written.get(li)
   if (!w) {
-    w = { index: -1, setsize: -1, start: undefined, rank: '', badge: '', score: '', contributions: null, scale: NaN, scheme: '' }
+    w = {
+      index: -1,
+      setsize: -1,
+      start: undefined,
+      id: '',
+      u: null,
+      textId: '',
+      gate: undefined,
+      meta: '',
+      rank: '',
+      badge: '',
+      score: '',
+      contributions: null,
+      cx: NaN,
+      cy: NaN,
+      cz: NaN,
+      cw: NaN,
+      scale: NaN,
+      scheme: '',
+      selected: null,
+      focusable: null,
+    }
     written.set(li, w)
   }
   if (v.index !== w.index) {
@@ -245,6 +336,24 @@ function writeRowCells(li: HTMLElement, v: RowCells): void {
     w.start = v.start
     li.style.transform = v.start === undefined ? '' : `translateY(${v.start}px)`
   }
+  if (v.id !== w.id) {
+    w.id = v.id
+    row.setAttribute('data-id', v.id)
+  }
+  if (v.gate !== w.gate) {
+    w.gate = v.gate
+    row.className = v.gate ? 'result dropped' : 'result'
+    row.setAttribute('data-gate', v.gate ?? 'kept')
+  }
+  if (v.selected !== w.selected) {
+    w.selected = v.selected
+    row.setAttribute('aria-selected', String(v.selected))
+  }
+  if (v.focusable !== w.focusable) {
+    w.focusable = v.focusable
+    row.tabIndex = v.focusable ? 0 : -1
+  }
+  writeBody(body, v, w)
   const rank = v.rank === null ? '–' : String(v.rank)
   if (rank !== w.rank) rankEl.textContent = w.rank = rank
   const b = badgeOf(v.change)
@@ -258,24 +367,92 @@ function writeRowCells(li: HTMLElement, v: RowCells): void {
   }
   const score = v.score.toFixed(3)
   if (score !== w.score) scoreEl.textContent = w.score = score
-  if (v.contributions !== w.contributions || v.scale !== w.scale || v.scheme !== w.scheme) {
-    const label = barLabel(v.contributions)
+  // By value: the drag fast path re-ranks into the same contribution objects step after step.
+  const c = v.contributions
+  if (c.similarity !== w.cx || c.lexical !== w.cy || c.recency !== w.cz || c.salience !== w.cw || v.scale !== w.scale || v.scheme !== w.scheme) {
+    const label = barLabel(c)
     if (bar.getAttribute('aria-label') !== label) bar.setAttribute('aria-label', label)
-    w.contributions = v.contributions
+    w.cx = c.similarity
+    w.cy = c.lexical
+    w.cz = c.recency
+    w.cw = c.salience
     w.scale = v.scale
     w.scheme = v.scheme
-    drawBar(bar, v.contributions, v.scale, v.scheme)
+    drawBar(bar, c, v.scale, v.scheme)
   }
+}
+
+/**
+ * The row's text and facts (`.result-body`): the text node rewritten only when the element takes another memory
+ * (a memory that stays in view keeps its text untouched), the facts line when one of its facts changed.
+ */
+function writeBody(body: HTMLElement, v: RowValues, w: Written): void {
+  if (!body.firstElementChild) {
+    const text = document.createElement('div')
+    text.className = 'result-text'
+    text.appendChild(document.createTextNode(''))
+    const meta = document.createElement('div')
+    meta.className = 'result-meta'
+    body.append(text, meta)
+  }
+  const [textEl, metaEl] = body.children as unknown as [HTMLElement, HTMLElement]
+  if (v.u !== w.u || v.id !== w.textId) {
+    w.u = v.u
+    w.textId = v.id
+    const t = v.u ? withSubject(v.u.content, v.u.metadata) : v.id
+    const node = textEl.firstChild as Text
+    if (node.data !== t) node.data = t
+  }
+  const wasRank = v.change?.after === null ? v.change.before : null
+  const kind = kindOf(v.u)
+  const meta = `${v.gate}|${wasRank}|${kind}|${v.tokens}|${v.id}`
+  if (meta === w.meta) return
+  w.meta = meta
+  const spans: HTMLSpanElement[] = []
+  if (v.gate) spans.push(span('gate', `✕ ${v.gate}`, `dropped: ${GATE_TEXT[v.gate]}`))
+  if (wasRank !== null) spans.push(span('gate', `was #${wasRank}`))
+  spans.push(span('pill-kind', kind), span('', `${v.tokens} tok`), span('mono result-id', v.id, v.id))
+  metaEl.replaceChildren(...spans)
+}
+
+/** Writes a cut line's label (`.cut` as `CutLineLabel` renders it). */
+function writeCut(cut: HTMLElement, line: CutLine): void {
+  const label = `cut: ${line.label}`
+  if (cut.getAttribute('aria-label') !== label) cut.setAttribute('aria-label', label)
+  const s = cut.firstElementChild as HTMLElement
+  if (s.textContent !== line.label) s.textContent = line.label
+}
+
+/** What the list shows: rendered by React from its props, or shown without a render by the drag fast path. */
+export interface ListState {
+  rows: Row[]
+  /** the gates' knobs (the cut lines) */
+  config: Pick<RecallConfig, 'floor' | 'topK' | 'tokenBudget' | 'minSimilarity'>
+  changes: Map<string, RankChange>
+  selectedId: string | null
+}
+
+/** The list's imperative side, for the Recall screen's drag fast path (docs/internals/performance.md, "Round 5: a held slider without React"). */
+export interface ResultsListHandle {
+  /**
+   * Shows `state` as a render of the list would: written into the row elements without a React render when the
+   * elements (which memory goes where aside) and the cut lines in view stay the same, else by a render of the list
+   * alone (a row element or a cut line came or went). Until the list's props change, a render of the list (a
+   * scroll, the rows' re-sort at rest) shows this state, not the props'.
+   */
+  show: (state: ListState) => void
 }
 
 export interface ResultsListProps {
   rows: Row[]
   units: Record<string, UnitInfo>
-  config: RecallConfig
+  config: ListState['config']
   changes: Map<string, RankChange>
   selectedId: string | null
   onSelect: (id: string) => void
   onOpen: (id: string) => void
+  /** the list's imperative side (`show`, for the drag fast path), set while the list is mounted */
+  handle?: RefObject<ResultsListHandle | null>
 }
 
 /**
@@ -298,64 +475,19 @@ const OVERSCAN = 3
  */
 const REST_MS = 300
 
-/**
- * The row's text and facts: re-rendered only when the memory it shows or its gate changes, not for every new
- * score of a slider step.
- */
-const RowBody = memo(function RowBody({
-  id,
-  u,
-  gate,
-  tokens,
-  wasRank,
-}: {
-  id: string
-  u: UnitInfo | undefined
-  gate: GateName | null
-  tokens: number
-  /** the rank it had before it dropped out, when it just did */
-  wasRank: number | null
-}) {
+/** A gate's cut line: where the gate starts cutting, in score order. Its label is written (`writeCut`). */
+function CutLineLabel({ gate }: { gate: CutLine['gate'] }) {
   return (
-    <div className="result-body">
-      <div className="result-text">{u ? withSubject(u.content, u.metadata) : id}</div>
-      <div className="result-meta">
-        {gate && (
-          <span className="gate" title={`dropped: ${GATE_TEXT[gate]}`}>
-            ✕ {gate}
-          </span>
-        )}
-        {wasRank !== null && <span className="gate">was #{wasRank}</span>}
-        <span className="pill-kind">{u?.kind ?? u?.role ?? (u && u.sessionId === u.id ? 'session' : 'unit')}</span>
-        <span>{tokens} tok</span>
-        <span className="mono result-id" title={id}>
-          {id}
-        </span>
-      </div>
-    </div>
-  )
-})
-
-/** A gate's cut line: where the gate starts cutting, in score order. */
-function CutLineLabel({ line }: { line: CutLine }) {
-  return (
-    <div className={`cut cut-${line.gate}`} role="separator" aria-label={`cut: ${line.label}`}>
-      <span>{line.label}</span>
+    <div className={`cut cut-${gate}`} role="separator">
+      <span />
     </div>
   )
 }
 
 interface RowProps {
-  id: string
-  gate: GateName | null
-  tokens: number
-  u: UnitInfo | undefined
-  /** the rank it had before it dropped out, when it just did */
-  wasRank: number | null
-  lines: CutLine[] | undefined
-  selected: boolean
-  focusable: boolean
-  /** the row's element, for the list's writer of its per-step values (`writeRowCells`) */
+  /** the gates of the cut lines drawn above it (a whole list), joined by commas */
+  lineGates: string
+  /** the row's element, for the list's writer of its values (`writeRow`) */
   refKey: number | string
   onElement: (key: number | string, el: HTMLLIElement | null) => void
   onSelect: (id: string) => void
@@ -363,31 +495,25 @@ interface RowProps {
 }
 
 /**
- * One candidate, with the cut lines drawn above it in a whole list. Its per-step values (position, index, rank,
- * badge, score, bar) are not rendered here but written by the list (`writeRowCells`), so a slider step that only
- * moves and re-scores a row does not render it: it re-renders when the memory it shows, its gate, its selection
- * or its cut lines change.
+ * One row's skeleton, with the cut lines drawn above it in a whole list. Everything it shows (the memory, its gate
+ * and selection, position, rank, badge, score, bar) is written by the list (`writeRow`), so a slider step does not
+ * render it, and the drag fast path can change it without a render. It reads the memory it stands for from its
+ * element when clicked.
  */
-const ResultRow = memo(function ResultRow({ id, gate, tokens, u, wasRank, lines, selected, focusable, refKey, onElement, onSelect, onOpen }: RowProps) {
+const ResultRow = memo(function ResultRow({ lineGates, refKey, onElement, onSelect, onOpen }: RowProps) {
   const dpr = typeof window === 'undefined' ? 1 : window.devicePixelRatio || 1
   return (
     <li className="result-wrap" ref={(el) => onElement(refKey, el)}>
-      {(lines ?? []).map((l) => (
-        <CutLineLabel key={l.gate} line={l} />
-      ))}
+      {lineGates && lineGates.split(',').map((g) => <CutLineLabel key={g} gate={g as CutLine['gate']} />)}
       <div
-        className={`result${gate ? ' dropped' : ''}`}
-        data-id={id}
-        data-gate={gate ?? 'kept'}
-        tabIndex={focusable ? 0 : -1}
-        aria-selected={selected}
-        onClick={() => onSelect(id)}
-        onDoubleClick={() => onOpen(id)}
+        className="result"
+        onClick={(e) => onSelect(e.currentTarget.getAttribute('data-id')!)}
+        onDoubleClick={(e) => onOpen(e.currentTarget.getAttribute('data-id')!)}
       >
         <span className="rank" />
         <span className="chg" />
-        <RowBody id={id} u={u} gate={gate} tokens={tokens} wasRank={wasRank} />
-        {/* Weighted contributions as a stacked bar, drawn by drawBar (writeRowCells); labelled with the four values. */}
+        <div className="result-body" />
+        {/* Weighted contributions as a stacked bar, drawn by drawBar (writeRow); labelled with the four values. */}
         <canvas className="stack" width={BAR_W * dpr} height={BAR_H * dpr} role="img" />
         <span className="score" />
       </div>
@@ -395,73 +521,199 @@ const ResultRow = memo(function ResultRow({ id, gate, tokens, u, wasRank, lines,
   )
 })
 
-export function ResultsList({ rows, units, config, changes, selectedId, onSelect, onOpen }: ResultsListProps) {
-  const lines = useMemo(() => cutLines(rows, config), [rows, config])
-  const linesAt = useMemo(() => {
-    const m = new Map<number, CutLine[]>()
-    for (const l of lines) m.set(l.before, [...(m.get(l.before) ?? []), l])
-    return m
-  }, [lines])
-  const scale = useMemo(() => rows.reduce((m, r) => Math.max(m, r.score), 1e-9), [rows])
-  const listRef = useRef<HTMLOListElement>(null)
-  const outIds = [...changes].filter(([, c]) => c.after === null).map(([id]) => id)
+/** Where everything goes for one state of the list (the same arithmetic for a render and for the drag fast path). */
+interface Placed {
+  virtual: boolean
+  geometry: FixedRows
+  linesAt: Map<number, CutLine[]>
+  /** the row elements, in DOM order: their keys and the row index each shows */
+  items: { key: number | string; i: number }[]
+  /** the memories in view, in rank order */
+  ids: string[]
+  /** a virtualised list's cut lines in view, with their positions */
+  cuts: { l: CutLine; top: number }[]
+  scale: number
+  /** ids once injected that are no longer candidates */
+  gone: number
+  /** the elements' structure: equal for two states that differ only in what the elements show */
+  shape: string
+}
+
+/** The list's state placed in its scroll box (`top`, `height`), the row elements given out by `slots`. */
+function placeList(s: ListState, box: { top: number; height: number }, slots: RowSlots, sortRequest: number): Placed {
+  const { rows } = s
+  const lines = cutLines(rows, s.config)
+  const linesAt = new Map<number, CutLine[]>()
+  for (const l of lines) linesAt.set(l.before, [...(linesAt.get(l.before) ?? []), l])
+  let scale = 1e-9
+  for (const r of rows) if (r.score > scale) scale = r.score
   const virtual = rows.length > VIRTUAL_ABOVE
-  // A long list scrolls in its own box under the summary: the window needs no offset of the list inside the
-  // page (which would have to be measured, forcing a layout, whenever a notice above changed).
-  const scrollRef = useRef<HTMLDivElement>(null)
-  const box = useScrollBox(scrollRef, virtual)
   // Positions are arithmetic over the fixed heights (fixedRows.ts): a step costs the rows in view, not every candidate.
-  const geometry = useMemo<FixedRows>(() => ({ count: rows.length, rowPx: ROW_PX, cutPx: CUT_PX, cutsAt: lines.map((l) => l.before) }), [rows.length, lines])
+  const geometry: FixedRows = { count: rows.length, rowPx: ROW_PX, cutPx: CUT_PX, cutsAt: lines.map((l) => l.before) }
   const shown: { i: number; start: number }[] = []
   if (virtual) {
     const { first, last } = rowsInView(geometry, box.top, box.height, OVERSCAN)
     for (let i = first; i <= last; i++) shown.push({ i, start: slotStart(geometry, i) })
   } else rows.forEach((_, i) => shown.push({ i, start: 0 }))
-  // Which element shows which memory (rowSlots.ts): a memory that stays in view keeps its element across a step.
-  const [slots] = useState(() => new RowSlots())
-  const [sortRequest, setSortRequest] = useState(0)
-  const rest = useQuietTimer(REST_MS)
-  const shownIds = shown.map(({ i }) => rows[i].id)
-  const placed = virtual ? slots.place(shownIds, sortRequest) : null
-  const inOrder = !virtual || slots.inOrder(shownIds)
-  useEffect(() => {
-    if (!inOrder) rest.poke(() => setSortRequest((n) => n + 1))
-  })
-  const byId = new Map(shown.map((x) => [rows[x.i].id, x]))
-  const items = placed ? placed.map((p) => ({ key: p.key, ...byId.get(p.id)! })) : shown.map((x) => ({ key: rows[x.i].id, ...x }))
+  const ids = shown.map(({ i }) => rows[i].id)
+  let items: Placed['items']
+  if (virtual) {
+    // Which element shows which memory (rowSlots.ts): a memory that stays in view keeps its element across a step.
+    const byId = new Map(shown.map((x) => [rows[x.i].id, x.i]))
+    items = slots.place(ids, sortRequest).map((p) => ({ key: p.key, i: byId.get(p.id)! }))
+  } else items = shown.map(({ i }) => ({ key: rows[i].id, i }))
   // In a virtualised list the cut lines are elements of their own, placed like the rows (by transform, at a fixed
   // height), after the rows in the DOM: a cut line inside a row changed that row's height whenever the line moved to
   // another memory, and a row whose height changes lays out the list, the column and the page again.
   const cuts = virtual ? shown.flatMap(({ i, start }) => (linesAt.get(i) ?? []).map((l, k) => ({ l, top: start + k * CUT_PX }))) : []
+  // A few ids at most (those once injected), each looked for in the rows: no set of every candidate a step.
+  let gone = 0
+  for (const [id, c] of s.changes) if (c.after === null && !rows.some((r) => r.id === id)) gone++
+  const shape = [
+    virtual ? 'v' : 'w',
+    gone,
+    items.map(({ key, i }) => (virtual ? key : `${key}:${(linesAt.get(i) ?? []).map((l) => l.gate).join(',')}`)).join(' '),
+    cuts.map((c) => c.l.gate).join(','),
+  ].join('|')
+  return { virtual, geometry, linesAt, items, ids, cuts, scale, gone, shape }
+}
 
-  // Each row's per-step values, written into its element after every render (writeRowCells): the rows themselves
-  // re-render only when what they show besides these changes.
-  const [elements] = useState(() => new Map<number | string, HTMLLIElement>())
+/**
+ * What one mounted list keeps between renders and drag steps: the row and cut elements, which element shows which
+ * memory, the state the drag fast path showed last (over the props it was shown on), and what the last render
+ * drew, so a drag step knows whether it can be written without one.
+ */
+class ListCore {
+  readonly slots = new RowSlots()
+  readonly elements = new Map<number | string, HTMLLIElement>()
+  readonly cutElements = new Map<string, HTMLLIElement>()
+  private shown: { base: ListState; state: ListState } | null = null
+  /** the last render's: props rows, structure, scroll box, units, colour scheme, rest sort, re-render */
+  private last: {
+    list: HTMLOListElement | null
+    props: ListState
+    shape: string
+    box: { top: number; height: number }
+    units: Record<string, UnitInfo>
+    scheme: string
+    sortRequest: number
+    rerender: () => void
+    /** the rows go back into rank order once the list rests (a drag step that leaves them out of order pokes it) */
+    sortAtRest: () => void
+  } | null = null
+
+  /** The state a render shows: the drag fast path's while the props are the ones it was shown over (the same object), else the props'. */
+  stateFor(props: ListState): ListState {
+    return this.shown && this.shown.base === props ? this.shown.state : props
+  }
+
+  /** After a render: what it drew, and its values written into the elements. */
+  rendered(props: ListState, s: ListState, p: Placed, ctx: Omit<NonNullable<ListCore['last']>, 'props' | 'shape'>): void {
+    if (this.shown && this.shown.base !== props) this.shown = null
+    this.last = { props, shape: p.shape, ...ctx }
+    this.write(s, p)
+  }
+
+  /** ResultsListHandle.show. */
+  show(state: ListState): void {
+    const last = this.last
+    if (!last) return
+    this.shown = { base: last.props, state }
+    const p = placeList(state, last.box, this.slots, last.sortRequest)
+    if (p.shape !== last.shape) flushSync(last.rerender)
+    else {
+      this.write(state, p)
+      if (p.virtual && !this.slots.inOrder(p.ids)) last.sortAtRest()
+    }
+  }
+
+  private write(s: ListState, p: Placed): void {
+    const last = this.last!
+    const { rows, changes, selectedId } = s
+    for (const { key, i } of p.items) {
+      const el = this.elements.get(key)
+      const r = rows[i]
+      if (!el) continue
+      writeRow(el, {
+        index: i,
+        setsize: rows.length,
+        start: p.virtual ? rowStart(p.geometry, i) : undefined,
+        id: r.id,
+        u: last.units[r.id],
+        gate: r.gate,
+        tokens: r.tokens,
+        rank: r.rank,
+        change: changes.get(r.id),
+        score: r.score,
+        contributions: r.contributions,
+        scale: p.scale,
+        scheme: last.scheme,
+        selected: selectedId === r.id,
+        focusable: selectedId === r.id || (selectedId === null && i === 0),
+      })
+      if (!p.virtual) {
+        const ls = p.linesAt.get(i)
+        if (ls) el.querySelectorAll<HTMLElement>(':scope > .cut').forEach((c, k) => writeCut(c, ls[k]))
+      }
+    }
+    for (const { l, top } of p.cuts) {
+      const li = this.cutElements.get(l.gate)
+      if (!li) continue
+      const t = `translateY(${top}px)`
+      if (li.style.transform !== t) li.style.transform = t
+      writeCut(li.firstElementChild as HTMLElement, l)
+    }
+    if (last.list) {
+      const h = p.virtual ? `${listHeight(p.geometry)}px` : ''
+      if (last.list.style.height !== h) last.list.style.height = h
+    }
+  }
+}
+
+export function ResultsList(props: ResultsListProps) {
+  const { units, onSelect, onOpen, handle } = props
+  const [core] = useState(() => new ListCore())
+  const fromProps = useMemo<ListState>(
+    () => ({ rows: props.rows, config: props.config, changes: props.changes, selectedId: props.selectedId }),
+    [props.rows, props.config, props.changes, props.selectedId],
+  )
+  const s = core.stateFor(fromProps)
+  const { rows, selectedId } = s
+  const [, rerender] = useReducer((n: number) => n + 1, 0)
+  useImperativeHandle(handle, () => ({ show: (state: ListState) => core.show(state) }), [core])
+  const listRef = useRef<HTMLOListElement>(null)
+  // A long list scrolls in its own box under the summary: the window needs no offset of the list inside the
+  // page (which would have to be measured, forcing a layout, whenever a notice above changed).
+  const scrollRef = useRef<HTMLDivElement>(null)
+  const box = useScrollBox(scrollRef, rows.length > VIRTUAL_ABOVE)
+  const [sortRequest, setSortRequest] = useState(0)
+  const rest = useQuietTimer(REST_MS)
+  const p = placeList(s, box, core.slots, sortRequest)
+  const { virtual, geometry } = p
+  const inOrder = !virtual || core.slots.inOrder(p.ids)
+  useEffect(() => {
+    if (!inOrder) rest.poke(() => setSortRequest((n) => n + 1))
+  })
+
   const onElement = useCallback(
     (key: number | string, el: HTMLLIElement | null) => {
-      if (el) elements.set(key, el)
-      else elements.delete(key)
+      if (el) core.elements.set(key, el)
+      else core.elements.delete(key)
     },
-    [elements],
+    [core],
   )
   const scheme = useSyncExternalStore(subscribeScheme, colorScheme)
+  // Every row's values written into its element after every render (writeRow): the rows never re-render for them.
   useLayoutEffect(() => {
-    for (const { key, i } of items) {
-      const el = elements.get(key)
-      const r = rows[i]
-      if (el)
-        writeRowCells(el, {
-          index: i,
-          setsize: rows.length,
-          start: virtual ? rowStart(geometry, i) : undefined,
-          rank: r.rank,
-          change: changes.get(r.id),
-          score: r.score,
-          contributions: r.contributions,
-          scale,
-          scheme,
-        })
-    }
+    core.rendered(fromProps, s, p, {
+      list: listRef.current,
+      box,
+      units,
+      scheme,
+      sortRequest,
+      rerender,
+      sortAtRest: () => rest.poke(() => setSortRequest((n) => n + 1)),
+    })
   })
 
   const focusRow = (id: string) => listRef.current?.querySelector<HTMLElement>(`[data-id="${CSS.escape(id)}"]`)?.focus()
@@ -487,37 +739,27 @@ export function ResultsList({ rows, units, config, changes, selectedId, onSelect
   }
 
   const list = (
-    <ol
-      className={`results${virtual ? ' virtual' : ''}`}
-      ref={listRef}
-      aria-label="Recall results"
-      onKeyDown={onKey}
-      style={virtual ? { height: listHeight(geometry) } : undefined}
-    >
-      {items.map(({ key, i }) => {
-        const r = rows[i]
-        const change = changes.get(r.id)
-        return (
-          <ResultRow
-            key={key}
-            id={r.id}
-            gate={r.gate}
-            tokens={r.tokens}
-            u={units[r.id]}
-            wasRank={change?.after === null ? change.before : null}
-            lines={virtual ? undefined : linesAt.get(i)}
-            selected={selectedId === r.id}
-            focusable={selectedId === r.id || (selectedId === null && i === 0)}
-            refKey={key}
-            onElement={onElement}
-            onSelect={onSelect}
-            onOpen={onOpen}
-          />
-        )
-      })}
-      {cuts.map(({ l, top }) => (
-        <li key={l.gate} className="cut-wrap" style={{ transform: `translateY(${top}px)` }}>
-          <CutLineLabel line={l} />
+    <ol className={`results${virtual ? ' virtual' : ''}`} ref={listRef} aria-label="Recall results" onKeyDown={onKey}>
+      {p.items.map(({ key, i }) => (
+        <ResultRow
+          key={key}
+          lineGates={virtual ? '' : (p.linesAt.get(i) ?? []).map((l) => l.gate).join(',')}
+          refKey={key}
+          onElement={onElement}
+          onSelect={onSelect}
+          onOpen={onOpen}
+        />
+      ))}
+      {p.cuts.map(({ l }) => (
+        <li
+          key={l.gate}
+          className="cut-wrap"
+          ref={(el) => {
+            if (el) core.cutElements.set(l.gate, el)
+            else core.cutElements.delete(l.gate)
+          }}
+        >
+          <CutLineLabel gate={l.gate} />
         </li>
       ))}
     </ol>
@@ -531,9 +773,9 @@ export function ResultsList({ rows, units, config, changes, selectedId, onSelect
       ) : (
         list
       )}
-      {outIds.length > 0 && !outIds.every((id) => rows.some((r) => r.id === id)) && (
+      {p.gone > 0 && (
         <p className="muted small" style={{ padding: 8 }}>
-          {outIds.filter((id) => !rows.some((r) => r.id === id)).length} previously injected memories are no longer candidates.
+          {p.gone} previously injected memories are no longer candidates.
         </p>
       )}
     </>

@@ -8,7 +8,7 @@
  * new `recall.run`, debounced.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
-import type { Cue, RecallConfig, RecallTrace, TraceDropped, TraceResult } from '../../../../shared/types'
+import type { Cue, EffectiveMode, RecallConfig, RecallTrace, TraceDropped, TraceResult } from '../../../../shared/types'
 import { canRerankLocally, rerank } from '../../../../shared/scoring'
 import { renderResults } from '../../../../shared/render'
 import { call } from '../../lib/api'
@@ -62,6 +62,8 @@ export interface UseRecall {
   error: string | null
   /** why the current config needs a new query (null when the view is up to date) */
   pendingReason: string | null
+  /** the rank changes' memory: a view shown without a render (the drag fast path) is passed through it too */
+  tracker: RankTracker
   run: () => void
 }
 
@@ -82,7 +84,7 @@ function warmRerank(trace: RecallTrace): () => void {
 }
 
 /** Runs `f` when the page is idle (soon, where there is no idle callback); returns a cancel. */
-function whenIdle(f: () => void): () => void {
+export function whenIdle(f: () => void): () => void {
   if (typeof requestIdleCallback === 'function') {
     const h = requestIdleCallback(f, { timeout: 1000 })
     return () => cancelIdleCallback(h)
@@ -95,7 +97,7 @@ function whenIdle(f: () => void): () => void {
  * The injected ranks of the last view seen and the changes that led to it. `changesFor` the same view twice
  * returns the same answer (a render may run twice); a view where nothing moved keeps the last real change's arrows.
  */
-class RankTracker {
+export class RankTracker {
   private view: RecallView | null = null
   private ranks: Map<string, number> | null = null
   private changes = new Map<string, RankChange>()
@@ -111,6 +113,46 @@ class RankTracker {
     this.ranks = now
     return this.changes
   }
+}
+
+/** The engine resolves an unset model to the embedder's: the config compared with the trace's, like with like. */
+function effectiveConfig(trace: RecallTrace, config: RecallConfig): RecallConfig {
+  return config.model === undefined && trace.config.model !== undefined ? { ...config, model: trace.config.model } : config
+}
+
+/**
+ * The view of `trace` under `effective` (re-ranked locally, or the trace's own when the config is the one it ran):
+ * what the screen renders, and what the drag fast path shows without a render (the same function for both).
+ */
+function viewOf(trace: RecallTrace, effective: RecallConfig, mode: EffectiveMode, reuse = false, rerankAlways = false): RecallView {
+  if (!rerankAlways && JSON.stringify(trace.config) === JSON.stringify(effective)) return viewFromTrace(trace)
+  // The view shows how long the local re-rank took: timing this very computation is the point.
+  const t0 = performance.now()
+  const r = rerank(trace.candidates, effective, mode, { reuse })
+  const rerankMs = performance.now() - t0
+  const ctx = renderResults(r.results, { candidates: trace.candidates, units: trace.units, mode }, effective)
+  return {
+    results: r.results,
+    dropped: r.dropped,
+    context: ctx.text,
+    contextTokens: ctx.tokens,
+    injectedTokens: r.injectedTokens,
+    refreshed: r.refreshed,
+    local: true,
+    rerankMs,
+    mode,
+  }
+}
+
+/**
+ * The view of `trace` under `config` when it can be re-ranked locally (no new query needed), else null. `reuse`:
+ * its results and dropped are written into those of the last such call (`rerank`'s option; the drag fast path's,
+ * valid until its next step, never handed to React). `rerankAlways`: re-ranked even under the trace's own config.
+ */
+export function localView(trace: RecallTrace, config: RecallConfig, reuse = false, rerankAlways = false): RecallView | null {
+  const effective = effectiveConfig(trace, config)
+  const local = canRerankLocally(trace, effective)
+  return local.ok ? viewOf(trace, effective, local.mode, reuse, rerankAlways) : null
 }
 
 function viewFromTrace(t: RecallTrace): RecallView {
@@ -142,10 +184,7 @@ export function useRecall(req: RecallRequest, config: RecallConfig, opts: { auto
 
   const requestKey = JSON.stringify({ q: req.query, cue: req.useCue ? req.cue : null, now: req.now, e: req.embedder, p: req.preset })
   // The engine resolves an unset model to the embedder's; compare like with like.
-  const effective = useMemo(
-    () => (trace && config.model === undefined && trace.config.model !== undefined ? { ...config, model: trace.config.model } : config),
-    [trace, config],
-  )
+  const effective = useMemo(() => (trace ? effectiveConfig(trace, config) : config), [trace, config])
   const local = useMemo(() => (trace ? canRerankLocally(trace, effective) : null), [trace, effective])
   const configKey = JSON.stringify(config)
 
@@ -197,26 +236,7 @@ export function useRecall(req: RecallRequest, config: RecallConfig, opts: { auto
   const view = useMemo<RecallView | null>(() => {
     if (!trace) return null
     if (!local || !local.ok) return viewFromTrace(trace)
-    if (JSON.stringify(trace.config) === JSON.stringify(effective)) return viewFromTrace(trace)
-    // The view shows how long the local re-rank took: timing this very computation is the point, and the
-    // number changes only when the memo recomputes.
-    // eslint-disable-next-line react-hooks/purity -- a measurement of this memo, see above
-    const t0 = performance.now()
-    const r = rerank(trace.candidates, effective, local.mode)
-    // eslint-disable-next-line react-hooks/purity -- a measurement of this memo, see above
-    const rerankMs = performance.now() - t0
-    const ctx = renderResults(r.results, { candidates: trace.candidates, units: trace.units, mode: local.mode }, effective)
-    return {
-      results: r.results,
-      dropped: r.dropped,
-      context: ctx.text,
-      contextTokens: ctx.tokens,
-      injectedTokens: r.injectedTokens,
-      refreshed: r.refreshed,
-      local: true,
-      rerankMs,
-      mode: local.mode,
-    }
+    return viewOf(trace, effective, local.mode)
   }, [trace, effective, local])
 
   // Rank changes between consecutive views, worked out while rendering the new view: no effect (so no paint with
@@ -226,5 +246,5 @@ export function useRecall(req: RecallRequest, config: RecallConfig, opts: { auto
 
   const pendingReason = !trace ? null : traceRequestKey !== requestKey ? 'query changed' : local && !local.ok ? local.reason : null
   const run = useCallback(() => setTick((t) => t + 1), [])
-  return { trace, view, changes, loading, error, pendingReason, run }
+  return { trace, view, changes, tracker, loading, error, pendingReason, run }
 }

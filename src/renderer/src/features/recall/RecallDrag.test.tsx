@@ -1,0 +1,123 @@
+/**
+ * A held slider's steps are shown without a render of the screen (dragFastPath.ts; docs/internals/performance.md,
+ * "Round 5: a held slider without React"). What the screen shows after each such step must be what the screen shows when the same edits go
+ * through React's state (the path every edit took before, and still takes without a held slider): two screens
+ * over the same trace take the same random sequence of slider moves, one with the slider held (pointer down), one
+ * without, and after every frame their lists, summary numbers and sliders are compared; at release the held
+ * one's panels that waited (the context block) catch up.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { act, cleanup, fireEvent, render, within } from '@testing-library/react'
+import type { CandidateRaw } from '../../../../shared/types'
+import { AppContext } from '../../app/context'
+import { installFakeBridge, type FakeBridge } from '../../test/fakeBridge'
+import { FIRST_QUERY_WAIT_MS, recallAnswers, recallApp } from '../../test/recallAnswers'
+import { mulberry32 } from '../../../../shared/random'
+import { RecallView } from './RecallView'
+
+const DAY = 86_400_000
+const NOW = Date.UTC(2026, 0, 10)
+// 200 candidates (a virtualised list) with random features (seeded), so every weight step reorders them.
+const N = 200
+const rnd0 = mulberry32(11)
+const cands: CandidateRaw[] = Array.from({ length: N }, (_, i) => ({
+  id: `m${i}`,
+  similarity: rnd0(),
+  lexical: 0,
+  bm25: null,
+  ageLastUsedMs: Math.floor(rnd0() * 40) * DAY,
+  ageCreatedMs: Math.floor(rnd0() * 40) * DAY,
+  salience: rnd0(),
+  denseRank: i + 1,
+  lexicalRank: null,
+  recencyRank: N - i,
+  textLength: 20 + Math.floor(rnd0() * 300),
+}))
+/** main's answers over a fake preload bridge (test/fakeBridge.ts) */
+const answer = recallAnswers(cands, NOW)
+
+let bridge: FakeBridge
+beforeEach(() => {
+  bridge = installFakeBridge(answer)
+  // jsdom lays nothing out: the long list's scroll box gets the 600 px a screen would.
+  vi.spyOn(HTMLElement.prototype, 'clientHeight', 'get').mockImplementation(function (this: HTMLElement) {
+    return this.classList.contains('results-scroll') ? 600 : 0
+  })
+})
+
+afterEach(() => {
+  cleanup()
+  bridge.uninstall()
+  vi.unstubAllGlobals()
+  vi.restoreAllMocks()
+})
+
+const app = () => recallApp(NOW)
+
+/** What a screen shows that a drag step changes: the list's rows and cut lines, the summary's numbers, every slider. */
+function seen(root: HTMLElement): Record<string, unknown> {
+  const rows = [...root.querySelectorAll<HTMLElement>('ol.results > li')].map((li) => li.outerHTML).sort()
+  const counts = root.querySelector('[data-testid="recall-counts"]')!
+  const sliders = [...root.querySelectorAll<HTMLInputElement>('input[type="range"]')].map(
+    (i) =>
+      `${i.id ? (root.querySelector(`label[for="${CSS.escape(i.id)}"]`)?.textContent ?? '') : ''}=${i.value} ${i.getAttribute('aria-valuetext')} ${i.nextElementSibling?.textContent}`,
+  )
+  const sum = [...root.querySelectorAll('section[aria-label="Weights"] > .small')].map((e) => e.textContent)
+  return { rows, counts: counts.textContent, blockTitle: counts.querySelector('[data-testid="block-tokens"]')!.getAttribute('title'), sliders, sum }
+}
+
+describe('a held slider on the Recall screen', { timeout: 120_000 }, () => {
+  it('shows after every step what the same edits through React show, and renders that state when let go', async () => {
+    const frames: FrameRequestCallback[] = []
+    vi.stubGlobal('requestAnimationFrame', (f: FrameRequestCallback) => frames.push(f))
+    vi.stubGlobal('cancelAnimationFrame', () => undefined)
+    const held = render(
+      <AppContext.Provider value={app()}>
+        <RecallView />
+      </AppContext.Provider>,
+    )
+    const free = render(
+      <AppContext.Provider value={app()}>
+        <RecallView />
+      </AppContext.Provider>,
+    )
+    const screens = [held.container, free.container]
+    for (const c of screens) await within(c).findByText(/query \d+ ms/, undefined, { timeout: FIRST_QUERY_WAIT_MS })
+    const slider = (c: HTMLElement, name: string) => within(c).getByRole<HTMLInputElement>('slider', { name })
+    const runFrames = () => act(() => frames.splice(0).forEach((f) => f(performance.now())))
+    const rnd = mulberry32(5)
+    expect(seen(held.container)).toEqual(seen(free.container))
+    const heldRoot = held.container.querySelector<HTMLElement>('.recall')!
+    const contextBefore = within(held.container).getByTestId('context-text').textContent
+    let differed = 0
+    for (let step = 0; step < 8; step++) {
+      // Mostly a weight (on the simplex: the other three move too), now and then topK.
+      const [name, value] =
+        step % 4 === 3 ? ['topK', String(1 + Math.floor(rnd() * 15))] : [step % 2 ? 'Recency' : 'Salience', (Math.round(rnd() * 100) / 100).toFixed(2)]
+      const before = seen(held.container)
+      // The held screen: a pointer down on the slider (the drag begins), then the move.
+      fireEvent.pointerDown(slider(held.container, name))
+      fireEvent.change(slider(held.container, name), { target: { value } })
+      fireEvent.change(slider(free.container, name), { target: { value } })
+      runFrames()
+      const after = seen(held.container)
+      if (JSON.stringify(after) !== JSON.stringify(before)) differed++
+      // Shown without a render: the context block waits under its veil, the list and numbers follow.
+      expect(heldRoot.hasAttribute('data-drag'), `step ${step}`).toBe(true)
+      expect(within(held.container).getByTestId('rerank-status').textContent).toMatch(/re-ranked locally in [\d.]+ ms/)
+      expect(after, `step ${step}`).toEqual(seen(free.container))
+    }
+    expect(differed).toBeGreaterThan(5)
+    expect(within(held.container).getByTestId('context-text').textContent).toBe(contextBefore)
+    // Let go: the screen renders the state shown, and the waiting panels catch up with the other screen's.
+    act(() => {
+      document.dispatchEvent(new Event('pointerup'))
+    })
+    runFrames()
+    expect(heldRoot.hasAttribute('data-drag')).toBe(false)
+    expect(seen(held.container)).toEqual(seen(free.container))
+    expect(within(held.container).getByTestId('context-text').textContent).toBe(within(free.container).getByTestId('context-text').textContent)
+    // One query each: every step re-ranked the first query's candidates.
+    expect(bridge.calls.filter((c) => c.channel === 'recall.run')).toHaveLength(2)
+  })
+})

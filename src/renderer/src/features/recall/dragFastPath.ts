@@ -1,0 +1,138 @@
+/**
+ * The Recall screen's drag fast path (docs/internals/performance.md, "Round 5: a held slider without React"). While a range slider of the
+ * config panel is held (pointer down on it until pointer up, or an arrow key down until key up), each animation
+ * frame's edit is applied without a React render: the candidates are re-ranked (`localView`, the function the
+ * screen's render uses), and the rows, the summary numbers and the panel's other sliders are written by the same
+ * writers a render calls after it (`ResultsListHandle.show`, `writeSummary`, the panel's followers). React's state
+ * (the config, and with it the URL, the summary's other parts and the panels that depend on the ranking) is set
+ * once, when the slider is let go, and whenever the drag rests for `DRAG_REST_MS`. Until then those panels (the
+ * context block, the selected candidate's detail, the notices) keep what they showed, marked as pending
+ * (`data-drag` on the screen, recall.css).
+ */
+import type { RecallConfig, RecallTrace } from '../../../../shared/types'
+import { createQuietTimer } from '../../lib/quietTimer'
+import type { ConfigFollowers, ConfigUpdate } from './ConfigPanel'
+import { toRows, type ResultsListHandle, type Row } from './ResultsList'
+import type { RankChange } from './baseline'
+import { localView, type RecallView } from './useRecall'
+import { DRAG_REST_MS, SETTLE_MARK } from './dragTiming'
+
+/** What a fast step needs from the screen as last rendered. */
+export interface DragContext {
+  /** false when an edit must go through React (no trace yet, a query on its way, the context-window tab shown) */
+  enabled: boolean
+  trace: RecallTrace | null
+  config: RecallConfig
+  selectedId: string | null
+  /** the rank changes a view shows (it passes the view through the screen's rank tracker) */
+  changesOf: (view: RecallView) => Map<string, RankChange>
+}
+
+/** The screen as last rendered, connected after every render (`DragFastPath.connect`). */
+export interface DragIo {
+  context: DragContext
+  list: ResultsListHandle | null
+  followers: ConfigFollowers
+  /** writes the summary numbers of a view (the writer the screen's render calls too) */
+  writeSummary: (view: RecallView) => void
+  /** the screen's root element (marked `data-drag` while it shows a state React has not rendered) */
+  root: HTMLElement | null
+  /** sets the config in React's state, rendered before it returns */
+  commit: (config: RecallConfig) => void
+  /** an edit through React (the path for every edit outside a held slider) */
+  update: (u: ConfigUpdate) => void
+}
+
+/** Keys that step a range input. */
+const STEP_KEYS = new Set(['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', 'PageUp', 'PageDown', 'Home', 'End'])
+
+export class DragFastPath {
+  private held = false
+  /** the config shown without a render (null: the screen shows React's) */
+  private shown: RecallConfig | null = null
+  private readonly rest = createQuietTimer(DRAG_REST_MS)
+  private io: DragIo | null = null
+  /** the rows of the last step, written over by the next (toRows' pool): the list holds them only until then */
+  private readonly rowPool: Row[] = []
+
+  /** The screen as it was just rendered (after every render). */
+  connect(io: DragIo): void {
+    this.io = io
+  }
+
+  /** A pointer or key went down: if on a range input, the drag begins. */
+  begin(e: Event): void {
+    const t = e.target as HTMLInputElement | null
+    if (t?.tagName !== 'INPUT' || t.type !== 'range') return
+    if (e instanceof KeyboardEvent && !STEP_KEYS.has(e.key)) return
+    this.held = true
+  }
+
+  /** An edit of the config panel (one per frame): shown without a render while a slider is held, else through React. */
+  apply(update: ConfigUpdate): void {
+    const io = this.io
+    if (!io) return
+    const ctx = io.context
+    const list = io.list
+    const next = this.held && ctx.enabled && ctx.trace && list ? update(this.shown ?? ctx.config) : null
+    // Into the objects of the last step (rerank's `reuse`, toRows' pool): shown, then written over by the next step.
+    const view = next && ctx.trace ? localView(ctx.trace, next, true) : null
+    if (!next || !view || !list) {
+      this.settle()
+      // An updater of React's state, which holds the config shown since the settle.
+      io.update(update)
+      return
+    }
+    this.shown = next
+    if (io.root && !io.root.hasAttribute('data-drag')) {
+      io.root.setAttribute('data-drag', '')
+      io.root.querySelector('.recall-right')?.setAttribute('aria-busy', 'true')
+    }
+    list.show({ rows: toRows(view.results, view.dropped, this.rowPool), config: next, changes: ctx.changesOf(view), selectedId: ctx.selectedId })
+    io.writeSummary(view)
+    for (const f of io.followers) f(next)
+    this.rest.poke(() => this.settle())
+  }
+
+  /** The slider was let go (pointer or key up, focus gone): React's state is set to what is shown. */
+  release(): void {
+    this.held = false
+    this.settle()
+  }
+
+  /** Sets React's state to the config shown (the drag goes on, if held, from there). */
+  private settle(): void {
+    const c = this.shown
+    if (!c || !this.io) return
+    this.shown = null
+    this.rest.cancel()
+    // Seen by `bench ui` (a user-timing mark in its trace): a render of the screen within a drag, not a step's own work.
+    performance.mark(SETTLE_MARK)
+    this.io.commit(c)
+    this.io.root?.removeAttribute('data-drag')
+    this.io.root?.querySelector('.recall-right')?.removeAttribute('aria-busy')
+  }
+
+  /**
+   * Runs a step's functions once with the screen's own state (idle time after a trace arrives): the first real
+   * step then runs code the JS engine has compiled already, into objects made already (the re-rank's and the rows'
+   * for `reuse`, which the first step would make). Nothing it writes differs from what is shown.
+   */
+  warm(current: { view: RecallView; changes: Map<string, RankChange> }): void {
+    const io = this.io
+    if (!io || this.shown || !io.context.enabled || !io.context.trace || !io.list) return
+    const { trace, config, selectedId } = io.context
+    const v = localView(trace, config, true, true)
+    if (v) toRows(v.results, v.dropped, this.rowPool)
+    io.list.show({ rows: toRows(current.view.results, current.view.dropped), config, changes: current.changes, selectedId })
+    io.writeSummary(current.view)
+    for (const f of io.followers) f(config)
+  }
+
+  /** The screen went away. */
+  stop(): void {
+    this.held = false
+    this.shown = null
+    this.rest.cancel()
+  }
+}
