@@ -106,21 +106,21 @@ export function caseStatics(g: GatheredCase, config: RecallConfig, k: number): C
     return a.id < b.id ? -1 : a.id > b.id ? 1 : 0
   })
   const m = ranked.length
-  const f64 = new Float64Array(8 * m)
+  const [sim, rawSim, lex, sal, ageC, ageL, dRank, lRank] = float64Views(8, m)
   const st: CaseStatics = {
     judged,
     blocked,
     unordered,
     m,
     ids: ranked.map((c) => c.id),
-    sim: f64.subarray(0, m),
-    rawSim: f64.subarray(m, 2 * m),
-    lex: f64.subarray(2 * m, 3 * m),
-    sal: f64.subarray(3 * m, 4 * m),
-    ageC: f64.subarray(4 * m, 5 * m),
-    ageL: f64.subarray(5 * m, 6 * m),
-    dRank: f64.subarray(6 * m, 7 * m),
-    lRank: f64.subarray(7 * m, 8 * m),
+    sim,
+    rawSim,
+    lex,
+    sal,
+    ageC,
+    ageL,
+    dRank,
+    lRank,
     tokens: new Int32Array(m),
     grade: new Int8Array(m),
   }
@@ -138,6 +138,18 @@ export function caseStatics(g: GatheredCase, config: RecallConfig, k: number): C
     st.grade[r] = judged.grades.get(c.id) ?? 0
   }
   return st
+}
+
+/** `count` arrays of `n` numbers over one buffer (one allocation: a tune compiles tens of thousands of cases). */
+function float64Views(count: number, n: number): Float64Array[] {
+  const buf = new Float64Array(count * n)
+  return Array.from({ length: count }, (_, i) => buf.subarray(i * n, (i + 1) * n))
+}
+
+/** As float64Views, of 32-bit integers. */
+function int32Views(count: number, n: number): Int32Array[] {
+  const buf = new Int32Array(count * n)
+  return Array.from({ length: count }, (_, i) => buf.subarray(i * n, (i + 1) * n))
 }
 
 /** Min-max of `v[0..n)` into itself (rerank's normalizeMinMax: a flat feature maps to 0.5). */
@@ -169,26 +181,26 @@ export function compileCase(g: GatheredCase, config: RecallConfig, k: number, st
   const members: number[] = []
   for (let r = 0; r < st.m; r++) if ((useD && st.dRank[r] <= p) || (useL && st.lRank[r] <= p)) members.push(r)
   const n = members.length
-  const f64 = new Float64Array(7 * n)
-  const i32 = new Int32Array(4 * n)
+  const [sim, lex, sal, rawSim, ageC, ageL, rec] = float64Views(7, n)
+  const [dRank, lRank, tie, tokens] = int32Views(4, n)
   const cc: CompiledCase = {
     g,
     judged: st.judged,
     n,
     ids: new Array<string>(n),
-    sim: f64.subarray(0, n),
-    lex: f64.subarray(n, 2 * n),
-    sal: f64.subarray(2 * n, 3 * n),
-    rawSim: f64.subarray(3 * n, 4 * n),
-    ageC: f64.subarray(4 * n, 5 * n),
-    ageL: f64.subarray(5 * n, 6 * n),
-    rec: f64.subarray(6 * n, 7 * n),
+    sim,
+    lex,
+    sal,
+    rawSim,
+    ageC,
+    ageL,
+    rec,
+    dRank,
+    lRank,
+    tie,
+    tokens,
     recHl: NaN,
     recFromLast: false,
-    dRank: i32.subarray(0, n),
-    lRank: i32.subarray(n, 2 * n),
-    tie: i32.subarray(2 * n, 3 * n),
-    tokens: i32.subarray(3 * n, 4 * n),
     grade: new Int8Array(n),
     hybrid: mode === 'hybrid',
     fallback,
