@@ -85,7 +85,7 @@ export interface CaseStatics {
 }
 
 /** A case's statics under `config` (its static knobs: tokenEstimator, tieBreak, scope). */
-export function caseStatics(g: GatheredCase, config: RecallConfig, k: number): CaseStatics {
+function caseStatics(g: GatheredCase, config: RecallConfig, k: number): CaseStatics {
   const cfg = caseConfig(config, g.case)
   const judged = compileJudgment(g.case, k)
   let blocked = (cfg.scope.excludeIds?.length ?? 0) > 0
