@@ -148,16 +148,38 @@ export function demoCopy(dir: string, memories: (typeof DEMO_SIZES)[number]): st
   return out
 }
 
-/** Copy link (top bar) → the clipboard's address, opened in a new tab of the same browser. */
-export async function copyAndOpen(page: Page, context: BrowserContext, width: number): Promise<{ tab: Page; link: string }> {
+/** Copy link (top bar) → the clipboard's address (which must not carry the token). */
+export async function copyLink(page: Page): Promise<string> {
   await page.getByRole('button', { name: 'Copy link' }).click()
   await expect.poll(() => page.getByRole('button', { name: 'Link copied' }).count()).toBe(1)
   const link = await page.evaluate<string>('navigator.clipboard.readText()')
   expect(link).not.toMatch(/token=/)
+  return link
+}
+
+/** Copy link (top bar) → the clipboard's address, opened in a new tab of the same browser. */
+export async function copyAndOpen(page: Page, context: BrowserContext, width: number): Promise<{ tab: Page; link: string }> {
+  const link = await copyLink(page)
   const tab = await context.newPage()
   await tab.setViewportSize({ width, height: 900 })
   await tab.goto(link)
   return { tab, link }
+}
+
+/**
+ * A copied link opened in THIS tab as a new tab of the same browser would open it: a new document (not a hash change)
+ * with the tab's sessionStorage empty. What a new tab lacks and this one has is sessionStorage and the page's memory;
+ * localStorage and the HTTP cache belong to the browser context, shared by its tabs either way. The storage is cleared
+ * on a same-origin document that runs no script (the app's stylesheet), after the app's own pagehide handler has
+ * written to it. A real new tab costs a renderer process and a first load more (~0.4 s of Chromium): the files that
+ * check many copied links open one in a real tab (copyAndOpen) and the rest here (docs/internals/testing.md, "stop 33").
+ */
+export async function reopenAsNewTab(page: Page, link: string): Promise<void> {
+  const css = await page.evaluate<string>(`document.querySelector('link[rel="stylesheet"]').href`)
+  await page.goto(css)
+  await page.evaluate('sessionStorage.clear()')
+  expect(await page.evaluate<number>('sessionStorage.length')).toBe(0)
+  await page.goto(link)
 }
 
 /**

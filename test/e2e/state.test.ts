@@ -2,7 +2,8 @@
  * Every screen's state is a link, survives nav and reload, and the workbench adapts to the store
  * (docs/guide/links-and-state.md), as a person uses it in Chromium against browser mode:
  * - a link copied on each screen (Memories search/facet/sort, Recall's Context-window tab, the Map's
- *   request, the Trace replay mode) opens the same state in a new tab; a reload keeps it;
+ *   request, the Trace replay mode) opens the same state in a new tab (the first in a real tab, the rest
+ *   reopened in the same tab as a new tab opens them: harness.ts reopenAsNewTab); a reload keeps it;
  * - the nav items are real links (an href a new tab can open);
  * - visiting the Map four times (and again at each width, and from each copied link) starts one UMAP job
  *   (main's job list, read over the API);
@@ -12,7 +13,7 @@
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { chromiumPath, copyAndOpen, demoCopy, openBrowser, rendererBuilt, servedDb, shot, type Served } from './harness'
+import { chromiumPath, copyAndOpen, copyLink, demoCopy, openBrowser, rendererBuilt, reopenAsNewTab, servedDb, shot, type Served } from './harness'
 import { createMcpMemoryFixture } from '../helpers/frameworks/mcpMemory'
 import { sha256File } from '../helpers/tmp'
 
@@ -33,7 +34,9 @@ async function mapJobs(srv: Served): Promise<{ jobId: string; label: string; sta
 const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name, exact: true })
 
 describe.skipIf(!ready)('every state is a link (browser mode, demo DB)', () => {
-  const f = servedDb((dir) => demoCopy(dir, 2000))
+  // The 600-memory demo: nothing here depends on the size, and the map's UMAP and draws cost less than on 2,000
+  // (docs/internals/testing.md, "stop 33").
+  const f = servedDb((dir) => demoCopy(dir, 600))
 
   for (const width of [1024, 1440, 1920]) {
     it(`Memories, Recall, Map and Trace: a copied link opens the same state, nav and reload keep it (${width} px)`, async () => {
@@ -67,24 +70,31 @@ describe.skipIf(!ready)('every state is a link (browser mode, demo DB)', () => {
         )
         expect(share).toBeGreaterThanOrEqual(0.4)
         await shot(page, `state-${width}-1-memories`)
-        {
-          const { tab } = await copyAndOpen(page, context, width)
-          await expect.poll(() => tab.getByLabel('Full-text search').inputValue(), { timeout: 20_000 }).toBe('deploy')
-          await expect.poll(() => tab.getByLabel('Kind').inputValue()).toBe(kind)
+        // reload keeps it
+        await page.reload()
+        await expect.poll(() => page.getByLabel('Full-text search').inputValue(), { timeout: 20_000 }).toBe('deploy')
+        await expect.poll(() => page.getByLabel('Kind').inputValue()).toBe(kind)
+        // The copied links: the file's first one opens in a real new tab here; the others are reopened at the end of
+        // the walk in this tab as a new tab opens them (reopenAsNewTab), so the walk's own nav and reloads keep the
+        // state this tab built (docs/internals/testing.md, "stop 33").
+        const sameMemories = async (p: Page) => {
+          await expect.poll(() => p.getByLabel('Full-text search').inputValue(), { timeout: 20_000 }).toBe('deploy')
+          await expect.poll(() => p.getByLabel('Kind').inputValue()).toBe(kind)
           await expect
             .poll(() =>
-              tab
+              p
                 .getByRole('table', { name: 'Memories' })
                 .getByRole('columnheader', { name: /Salience/ })
                 .getAttribute('aria-sort'),
             )
             .toBe(sortWas)
-          await tab.close()
         }
-        // reload keeps it
-        await page.reload()
-        await expect.poll(() => page.getByLabel('Full-text search').inputValue(), { timeout: 20_000 }).toBe('deploy')
-        await expect.poll(() => page.getByLabel('Kind').inputValue()).toBe(kind)
+        let memoriesLink = ''
+        if (width === 1024) {
+          const { tab } = await copyAndOpen(page, context, width)
+          await sameMemories(tab)
+          await tab.close()
+        } else memoriesLink = await copyLink(page)
 
         // --- Recall: a query and the Context-window tab
         await nav(page, 'Recall').click()
@@ -92,18 +102,12 @@ describe.skipIf(!ready)('every state is a link (browser mode, demo DB)', () => {
         await page.locator('.result[data-gate="kept"]').first().waitFor({ timeout: 20_000 })
         await page.getByRole('tab', { name: 'Context window' }).click()
         await expect.poll(() => page.url()).toMatch(/tab=window/)
-        {
-          const { tab } = await copyAndOpen(page, context, width)
-          await expect.poll(() => tab.getByLabel('Query (the raw utterance)').inputValue(), { timeout: 20_000 }).toBe('deploy the tier migration')
-          await expect.poll(() => tab.getByRole('tab', { name: 'Context window' }).getAttribute('aria-selected')).toBe('true')
-          await shot(tab, `state-${width}-2-recall-window-new-tab`)
-          await tab.close()
-        }
         // away and back through the nav: still there (Memories too)
         await nav(page, 'Memories').click()
         await expect.poll(() => page.getByLabel('Full-text search').inputValue()).toBe('deploy')
         await nav(page, 'Recall').click()
         await expect.poll(() => page.getByRole('tab', { name: 'Context window' }).getAttribute('aria-selected')).toBe('true')
+        const recallLink = await copyLink(page)
 
         // --- Map: opens on the current recall settings; four visits = one UMAP job
         // the same request on the same server is one job for the whole file (a width's visits reuse the one before).
@@ -123,14 +127,7 @@ describe.skipIf(!ready)('every state is a link (browser mode, demo DB)', () => {
         await expect.poll(async () => (await forQuery()).length, { timeout: 10_000 }).toBe(1)
         expect((await forQuery())[0].label).toMatch(/UMAP layout of [\d,]+ memories for “deploy the tier migration” \(fieldguide\)/)
         await shot(page, `state-${width}-3-map`)
-        {
-          const { tab } = await copyAndOpen(page, context, width)
-          await expect.poll(() => tab.getByLabel('Map query').inputValue(), { timeout: 20_000 }).toBe('deploy the tier migration')
-          await tab.getByTestId('map-status').waitFor({ timeout: 60_000 })
-          await tab.close()
-        }
-        // the new tab asked for the same map: still one job
-        expect((await forQuery()).length).toBe(1)
+        const mapLink = await copyLink(page)
 
         // --- Trace: an event in "Today" replay mode
         await nav(page, 'Decision trace').click()
@@ -139,18 +136,38 @@ describe.skipIf(!ready)('every state is a link (browser mode, demo DB)', () => {
         const main = page.getByRole('main', { name: 'Event' })
         await main.getByRole('button', { name: 'Today' }).click()
         await expect.poll(() => page.url()).toMatch(/replay=current/)
-        {
-          const { tab } = await copyAndOpen(page, context, width)
-          await expect
-            .poll(() => tab.getByRole('main', { name: 'Event' }).getByRole('button', { name: 'Today' }).getAttribute('aria-pressed'), { timeout: 20_000 })
-            .toBe('true')
-          await shot(tab, `state-${width}-4-trace-today-new-tab`)
-          await tab.close()
-        }
         await page.reload()
         await expect
           .poll(() => page.getByRole('main', { name: 'Event' }).getByRole('button', { name: 'Today' }).getAttribute('aria-pressed'), { timeout: 20_000 })
           .toBe('true')
+        const traceLink = await copyLink(page)
+
+        // --- the copied links, each opened as a new tab opens it
+        if (memoriesLink) {
+          await reopenAsNewTab(page, memoriesLink)
+          await sameMemories(page)
+          // the screen a link lands on is remembered: away through the nav and back keeps its state
+          await nav(page, 'Recall').click()
+          await page.getByLabel('Query (the raw utterance)').waitFor()
+          await nav(page, 'Memories').click()
+          await sameMemories(page)
+        }
+        await reopenAsNewTab(page, recallLink)
+        await expect.poll(() => page.getByLabel('Query (the raw utterance)').inputValue(), { timeout: 20_000 }).toBe('deploy the tier migration')
+        await expect.poll(() => page.getByRole('tab', { name: 'Context window' }).getAttribute('aria-selected')).toBe('true')
+        // the link runs the recall again (the screenshot shows its context window, not a screen still loading)
+        await page.getByTestId('recall-counts').waitFor({ timeout: 20_000 })
+        await shot(page, `state-${width}-2-recall-window-reopened`)
+        await reopenAsNewTab(page, mapLink)
+        await expect.poll(() => page.getByLabel('Map query').inputValue(), { timeout: 20_000 }).toBe('deploy the tier migration')
+        await page.getByTestId('map-status').waitFor({ timeout: 60_000 })
+        // the link asked for the same map: still one job
+        expect((await forQuery()).length).toBe(1)
+        await reopenAsNewTab(page, traceLink)
+        await expect
+          .poll(() => page.getByRole('main', { name: 'Event' }).getByRole('button', { name: 'Today' }).getAttribute('aria-pressed'), { timeout: 20_000 })
+          .toBe('true')
+        await shot(page, `state-${width}-4-trace-today-reopened`)
       } finally {
         await b.close()
       }

@@ -2,7 +2,9 @@
  * The rest of "the workbench keeps its state, shares it, and adapts to the store it opened"
  * (docs/guide/links-and-state.md, docs/guide/evaluation.md), in Chromium against browser mode, beside
  * state.test.ts (Memories / Recall / Map / Trace links, map job dedupe, the MCP graph store):
- * - Recall's pinned baseline and the Map's lasso selection travel in a copied link and survive a reload;
+ * - Recall's pinned baseline and the Map's lasso selection travel in a copied link and survive a reload
+ *   (the baseline's link in a real new tab; the others reopened in the same tab as a new tab opens them:
+ *   harness.ts reopenAsNewTab);
  * - the Tune screen checks the start scope before searching: from `portal-episodic` it names
  *   unit=session and "Widen to unit=memory" fixes the config under test (1024, 1440, 1920 px); the
  *   chosen preset and the widened overrides travel in a copied link and survive a reload;
@@ -12,7 +14,20 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { chromiumPath, copyAndOpen, demoCopy, openBrowser, rendererBuilt, serve, servedDb, shot, waitForDrawnLayout, type Served } from './harness'
+import {
+  chromiumPath,
+  copyAndOpen,
+  copyLink,
+  demoCopy,
+  openBrowser,
+  rendererBuilt,
+  reopenAsNewTab,
+  serve,
+  servedDb,
+  shot,
+  waitForDrawnLayout,
+  type Served,
+} from './harness'
 import { buildMappedFixture } from '../helpers/mappedFixture'
 import { sha256File, tmpDir } from '../helpers/tmp'
 
@@ -22,7 +37,9 @@ if (!ready) console.warn('e2e skipped: needs /usr/bin/chromium (apt-get install 
 const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name, exact: true })
 
 describe.skipIf(!ready)('pinned baseline, lasso and the tune scope check (browser mode, demo DB)', () => {
-  const f = servedDb((dir) => demoCopy(dir, 2000))
+  // The 600-memory demo: nothing here depends on the size, and the map's UMAP costs less than on 2,000
+  // (docs/internals/testing.md, "stop 33").
+  const f = servedDb((dir) => demoCopy(dir, 600))
 
   it('a pinned baseline and a lasso selection open the same in a copied link and after a reload', async () => {
     const width = 1440
@@ -79,14 +96,12 @@ describe.skipIf(!ready)('pinned baseline, lasso and the tune scope check (browse
         .split(',')
       expect(ids.length).toBe(Number(heading.replace(/[^\d]/g, '')))
       await shot(page, 'state25-2-map-lasso')
-      {
-        const { tab } = await copyAndOpen(page, context, width)
-        await expect.poll(() => tab.getByRole('region', { name: 'Selected region' }).locator('h4').textContent(), { timeout: 60_000 }).toBe(heading)
-        await shot(tab, 'state25-3-map-lasso-new-tab')
-        await tab.close()
-      }
+      const lassoLink = await copyLink(page)
       await page.reload()
       await expect.poll(() => page.getByRole('region', { name: 'Selected region' }).locator('h4').textContent(), { timeout: 60_000 }).toBe(heading)
+      await reopenAsNewTab(page, lassoLink)
+      await expect.poll(() => page.getByRole('region', { name: 'Selected region' }).locator('h4').textContent(), { timeout: 60_000 }).toBe(heading)
+      await shot(page, 'state25-3-map-lasso-reopened')
     } finally {
       await b.close()
     }
@@ -122,12 +137,7 @@ describe.skipIf(!ready)('pinned baseline, lasso and the tune scope check (browse
           await p.getByText(/Searches on train cases starting from portal-episodic \+ your config/).waitFor({ timeout: 20_000 })
           await expect.poll(() => p.getByTestId('tune-scope').count(), { timeout: 30_000 }).toBe(0)
         }
-        {
-          const { tab } = await copyAndOpen(page, context, width)
-          await sameTuneStart(tab)
-          await shot(tab, 'state25-8-tune-widened-new-tab')
-          await tab.close()
-        }
+        const tuneLink = await copyLink(page)
         await page.reload()
         await sameTuneStart(page)
         // --- the Tune tab's own settings (objective, k, configs, seed, knobs) survive a reload and a tab switch
@@ -164,6 +174,10 @@ describe.skipIf(!ready)('pinned baseline, lasso and the tune scope check (browse
         expect(await page.getByLabel('Eval split').inputValue()).toBe('all')
         await expect.poll(() => page.url()).not.toMatch(/no-such-preset|config=|k=|split=/)
         expect(new URL(page.url()).hash).toMatch(/tab=tune/)
+        // --- the copied link of the widened start, opened as a new tab opens it (harness.ts reopenAsNewTab)
+        await reopenAsNewTab(page, tuneLink)
+        await sameTuneStart(page)
+        await shot(page, 'state25-8-tune-widened-reopened')
       } finally {
         await b.close()
       }

@@ -233,6 +233,10 @@ export function App() {
             const next: Nav = { route: 'browse', params: {} }
             writeLocation(next, 'replace')
             commit(next, false)
+          } else if (cur.route !== 'library') {
+            // the screen a page load (a copied link, a reload) lands on is remembered like one navigated to, so its
+            // nav item brings it back as it was; after setDb, which forgets another DB's screens
+            commit(cur, false)
           }
         } else if (ROUTES.find((r) => r.route === cur.route)?.needsDb) {
           // A link into a DB, but none is open: the Library, saying what the link wanted.
