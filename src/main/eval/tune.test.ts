@@ -58,16 +58,65 @@ describe('the compiled scorer is rerank', () => {
     const rnd = seededRandom(42)
     const s = new Scratch()
     let nonEmpty = 0
+    // A plain comparison per (config, case), one expect over the differences: 2,400 expect() calls cost more than the scoring.
+    const diffs: string[] = []
     for (let i = 0; i < 40; i++) {
       const cfg = randomConfig(base, rnd)
       for (const cc of compiled) {
         const want = scoreCase(cc.g, cfg).ids
-        expect(idsCompiled(cc, cfg, s), `${cc.g.case.id} config ${i}`).toEqual(want)
+        const got = idsCompiled(cc, cfg, s)
+        if (got.join('\n') !== want.join('\n')) diffs.push(`${cc.g.case.id} config ${i}: compiled [${got.join()}] rerank [${want.join()}]`)
         if (want.length) nonEmpty++
       }
     }
+    expect(diffs).toEqual([])
     // The comparison means something only if configs inject something.
     expect(nonEmpty).toBeGreaterThan(500)
+  })
+})
+
+describe('the compiled scorer is rerank on a tie min-max makes', () => {
+  it('two different similarities min-max rounds to one value: the tie goes to the newer memory, as in rerank', async () => {
+    const base: RecallConfig = {
+      ...getPreset('fieldguide').config,
+      mode: 'dense',
+      normalize: 'minmax',
+      candidatePool: 10,
+      weights: { similarity: 1, lexical: 0, recency: 0, salience: 0 },
+      topK: 2,
+      floor: null,
+      minSimilarity: null,
+      tokenBudget: null,
+      cueUse: { dense: 'utterance', lexical: 'utterance' },
+    }
+    const [g] = await gatherCases(store, store.workspace.loadCases().slice(0, 1), base, { embedder: createEmbedder('hashing'), now: FIXTURE_NOW })
+    // 0.1 and the next double differ, but over the range [-1, 0.9] min-max maps both onto one value.
+    const lo = -1
+    const hi = 0.9
+    const a = 0.1
+    const b = 0.1 + 2 ** -56
+    expect(b).not.toBe(a)
+    expect((b - lo) / (hi - lo)).toBe((a - lo) / (hi - lo))
+    const cand = (id: string, similarity: number, ageCreatedMs: number, denseRank: number) => ({
+      id,
+      similarity,
+      lexical: 0,
+      bm25: null,
+      ageLastUsedMs: ageCreatedMs,
+      ageCreatedMs,
+      salience: 0,
+      denseRank,
+      lexicalRank: null,
+      recencyRank: null,
+      textLength: 40,
+    })
+    const crafted: GatheredCase = {
+      ...g,
+      candidates: [cand('top', hi, 5, 1), cand('older-higher', b, 9, 2), cand('newer-lower', a, 1, 3), cand('bottom', lo, 5, 4)],
+    }
+    // Equal scores, equal normalised similarity: the newer memory (created 1 ms before now, not 9) comes first.
+    expect(scoreCase(crafted, base).ids).toEqual(['top', 'newer-lower'])
+    expect(idsCompiled(compileCase(crafted, base, 10), base, new Scratch())).toEqual(['top', 'newer-lower'])
   })
 })
 
@@ -86,6 +135,7 @@ describe('the compiled scorer is rerank across the whole space', () => {
       const compiled = new Map<string, ReturnType<typeof compileCase>[]>()
       let nonEmpty = 0
       let gated = 0
+      const diffs: string[] = []
       for (let i = 0; i < 60; i++) {
         const cfg0 = randomConfig(base, rnd)
         const cfg = applyParams(base, {
@@ -105,11 +155,13 @@ describe('the compiled scorer is rerank across the whole space', () => {
         if (!cs) compiled.set(key, (cs = gathered.map((g) => compileCase(g, cfg, 10))))
         for (const cc of cs) {
           const want = scoreCase(cc.g, cfg)
-          expect(idsCompiled(cc, cfg, s), `${cc.g.case.id} config ${i} ${key}`).toEqual(want.ids)
+          const got = idsCompiled(cc, cfg, s)
+          if (got.join('\n') !== want.ids.join('\n')) diffs.push(`${cc.g.case.id} config ${i} ${key}: compiled [${got.join()}] rerank [${want.ids.join()}]`)
           if (want.ids.length) nonEmpty++
           if (cfg.minSimilarity !== null || cfg.tokenBudget !== null) gated++
         }
       }
+      expect(diffs).toEqual([])
       expect(compiled.size).toBeGreaterThan(5)
       expect(nonEmpty).toBeGreaterThan(1000)
       expect(gated).toBeGreaterThan(1000)

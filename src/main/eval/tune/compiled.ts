@@ -13,8 +13,8 @@
  */
 import { compileJudgment, metricsFromGrades, type CaseMetrics, type CompiledJudgment, type MetricId } from '../../../shared/metrics'
 import { RecallscopeError } from '../../../shared/result'
-import { effectiveMode, estimateTokensFromLength, inPool, isOrderMode, recencyOf, rerank } from '../../../shared/scoring'
-import type { RecallConfig } from '../../../shared/types'
+import { effectiveMode, estimateTokensFromLength, isOrderMode, recencyOf, rerank } from '../../../shared/scoring'
+import type { CandidateRaw, RecallConfig } from '../../../shared/types'
 import { caseConfig, type GatheredCase } from '../replay'
 
 /** One case's pool as flat arrays, for thousands of re-scorings. */
@@ -55,81 +55,193 @@ export function staticKey(c: RecallConfig): string {
   return JSON.stringify([c.normalize, c.gateOrder, c.tokenEstimator, c.overflow, c.atLeastOne, c.tieBreak ?? 'newest', c.scope])
 }
 
-export function compileCase(g: GatheredCase, config: RecallConfig, k: number): CompiledCase {
+/**
+ * What compiling a case reads that no (mode, pool) changes, for one static config (staticKey): computed once per
+ * case and shared by every compiled set of a tune (21 sets of ~1,000 cases in a LoCoMo tune, each of them
+ * re-reading, re-sorting and re-estimating the same few hundred candidates before). The candidates an arm ranked
+ * (the only ones a score-ordered pool can hold), as flat arrays in rerank's order after the score: raw
+ * similarity, then created age (newest/oldest), then id.
+ */
+export interface CaseStatics {
+  judged: CompiledJudgment
+  /** candidates rerank itself must score (Engram's blend, live-transcript dedupe): every set of this case falls back */
+  blocked: boolean
+  /** some similarity is NaN: no order to rely on, each set sorts its own pool as rerank would */
+  unordered: boolean
+  m: number
+  ids: string[]
+  /** similarity ?? 0 (rerank's similarity feature), and ?? NaN (its minSimilarity gate) */
+  sim: Float64Array
+  rawSim: Float64Array
+  lex: Float64Array
+  sal: Float64Array
+  ageC: Float64Array
+  ageL: Float64Array
+  /** arm ranks, NaN where the arm did not rank it */
+  dRank: Float64Array
+  lRank: Float64Array
+  tokens: Int32Array
+  grade: Int8Array
+}
+
+/** A case's statics under `config` (its static knobs: tokenEstimator, tieBreak, scope). */
+function caseStatics(g: GatheredCase, config: RecallConfig, k: number): CaseStatics {
   const cfg = caseConfig(config, g.case)
-  const mode = effectiveMode(cfg, { dense: g.arms.dense.ran, lexical: g.arms.lexical.ran })
   const judged = compileJudgment(g.case, k)
-  const p = cfg.candidatePool
-  // Only score-ordered modes compile; the others fall back to rerank below.
-  const scored = mode === 'dense' || mode === 'lexical' || mode === 'hybrid'
-  const pool = scored ? g.candidates.filter((c) => inPool(c, mode, p)) : []
-  const fallback =
-    isOrderMode(mode) || mode === 'none' || g.candidates.some((c) => c.group === 'blend' || c.excluded) || (cfg.scope.excludeIds?.length ?? 0) > 0
-  // rerank normalises over the whole pool (before minSimilarity): do the same for the static features.
-  const norm = cfg.normalize === 'minmax'
-  const mm = (vals: number[]) => {
-    if (!norm) return vals
-    let lo = Infinity
-    let hi = -Infinity
-    for (const v of vals) {
-      if (v < lo) lo = v
-      if (v > hi) hi = v
-    }
-    const r = hi - lo
-    return vals.map((v) => (r === 0 ? 0.5 : (v - lo) / r))
+  let blocked = (cfg.scope.excludeIds?.length ?? 0) > 0
+  let unordered = false
+  const ranked: CandidateRaw[] = []
+  for (const c of g.candidates) {
+    if (c.group === 'blend' || c.excluded) blocked = true
+    if (c.denseRank !== null || c.lexicalRank !== null) ranked.push(c)
+    if (Number.isNaN(c.similarity)) unordered = true
   }
-  const simAll = mm(pool.map((c) => c.similarity ?? 0))
-  const lexAll = mm(pool.map((c) => c.lexical))
-  const salAll = mm(pool.map((c) => c.salience))
-  const n = pool.length
-  const keep = pool.map((_, i) => i)
+  const newest = (cfg.tieBreak ?? 'newest') === 'newest'
+  // Array.prototype.sort is stable: equal candidates (a repeated id) keep the candidates' order, as in rerank.
+  ranked.sort((a, b) => {
+    const sa = a.similarity ?? 0
+    const sb = b.similarity ?? 0
+    if (sa !== sb) return sb - sa
+    if (a.ageCreatedMs !== b.ageCreatedMs) return newest ? a.ageCreatedMs - b.ageCreatedMs : b.ageCreatedMs - a.ageCreatedMs
+    return a.id < b.id ? -1 : a.id > b.id ? 1 : 0
+  })
+  const m = ranked.length
+  const [sim, rawSim, lex, sal, ageC, ageL, dRank, lRank] = float64Views(8, m)
+  const st: CaseStatics = {
+    judged,
+    blocked,
+    unordered,
+    m,
+    ids: ranked.map((c) => c.id),
+    sim,
+    rawSim,
+    lex,
+    sal,
+    ageC,
+    ageL,
+    dRank,
+    lRank,
+    tokens: new Int32Array(m),
+    grade: new Int8Array(m),
+  }
+  for (let r = 0; r < m; r++) {
+    const c = ranked[r]
+    st.sim[r] = c.similarity ?? 0
+    st.rawSim[r] = c.similarity ?? NaN
+    st.lex[r] = c.lexical
+    st.sal[r] = c.salience
+    st.ageC[r] = c.ageCreatedMs
+    st.ageL[r] = c.ageLastUsedMs
+    st.dRank[r] = c.denseRank ?? NaN
+    st.lRank[r] = c.lexicalRank ?? NaN
+    st.tokens[r] = estimateTokensFromLength(c.textLength, c.textBytes ?? c.textLength, cfg.tokenEstimator)
+    st.grade[r] = judged.grades.get(c.id) ?? 0
+  }
+  return st
+}
+
+/** `count` arrays of `n` numbers over one buffer (one allocation: a tune compiles tens of thousands of cases). */
+function float64Views(count: number, n: number): Float64Array[] {
+  const buf = new Float64Array(count * n)
+  return Array.from({ length: count }, (_, i) => buf.subarray(i * n, (i + 1) * n))
+}
+
+/** As float64Views, of 32-bit integers. */
+function int32Views(count: number, n: number): Int32Array[] {
+  const buf = new Int32Array(count * n)
+  return Array.from({ length: count }, (_, i) => buf.subarray(i * n, (i + 1) * n))
+}
+
+/** Min-max of `v[0..n)` into itself (rerank's normalizeMinMax: a flat feature maps to 0.5). */
+function minMaxInPlace(v: Float64Array, n: number): void {
+  let lo = Infinity
+  let hi = -Infinity
+  for (let i = 0; i < n; i++) {
+    if (v[i] < lo) lo = v[i]
+    if (v[i] > hi) hi = v[i]
+  }
+  const r = hi - lo
+  for (let i = 0; i < n; i++) v[i] = r === 0 ? 0.5 : (v[i] - lo) / r
+}
+
+/**
+ * One case's pool under a config's (mode, pool), as flat arrays. The members are listed in rerank's order after
+ * the score (CaseStatics), so that order is their index (`tie`); min-max keeps it, unless it maps two different
+ * similarities onto one value, where the pool is sorted again as rerank compares (normalised similarity first).
+ */
+export function compileCase(g: GatheredCase, config: RecallConfig, k: number, statics: CaseStatics = caseStatics(g, config, k)): CompiledCase {
+  const mode = effectiveMode(config, { dense: g.arms.dense.ran, lexical: g.arms.lexical.ran })
+  const p = config.candidatePool
+  // Only score-ordered modes compile; the others fall back to rerank.
+  const fallback = isOrderMode(mode) || mode === 'none' || statics.blocked
+  const st = statics
+  // inPool over the ranked candidates (NaN, no rank, is never ≤ p)
+  const useD = mode === 'dense' || mode === 'hybrid'
+  const useL = mode === 'lexical' || mode === 'hybrid'
+  const members: number[] = []
+  for (let r = 0; r < st.m; r++) if ((useD && st.dRank[r] <= p) || (useL && st.lRank[r] <= p)) members.push(r)
+  const n = members.length
+  const [sim, lex, sal, rawSim, ageC, ageL, rec] = float64Views(7, n)
+  const [dRank, lRank, tie, tokens] = int32Views(4, n)
   const cc: CompiledCase = {
     g,
-    judged,
+    judged: st.judged,
     n,
-    ids: pool.map((c) => c.id),
-    sim: new Float64Array(n),
-    lex: new Float64Array(n),
-    sal: new Float64Array(n),
-    rawSim: new Float64Array(n),
-    ageC: new Float64Array(n),
-    ageL: new Float64Array(n),
-    rec: new Float64Array(n),
+    ids: new Array<string>(n),
+    sim,
+    lex,
+    sal,
+    rawSim,
+    ageC,
+    ageL,
+    rec,
+    dRank,
+    lRank,
+    tie,
+    tokens,
     recHl: NaN,
     recFromLast: false,
-    dRank: new Int32Array(n),
-    lRank: new Int32Array(n),
-    tie: new Int32Array(n),
-    tokens: new Int32Array(n),
     grade: new Int8Array(n),
     hybrid: mode === 'hybrid',
     fallback,
   }
-  keep.forEach((pi, j) => {
-    const c = pool[pi]
-    cc.sim[j] = simAll[pi]
-    cc.lex[j] = lexAll[pi]
-    cc.sal[j] = salAll[pi]
-    cc.rawSim[j] = c.similarity ?? NaN
-    cc.ageC[j] = c.ageCreatedMs
-    cc.ageL[j] = c.ageLastUsedMs
-    cc.dRank[j] = c.denseRank !== null && c.denseRank <= p ? c.denseRank : 0
-    cc.lRank[j] = c.lexicalRank !== null && c.lexicalRank <= p ? c.lexicalRank : 0
-    cc.tokens[j] = estimateTokensFromLength(c.textLength, c.textBytes ?? c.textLength, cfg.tokenEstimator)
-    cc.grade[j] = judged.grades.get(c.id) ?? 0
-  })
-  // rerank's comparator after the score: similarity (as normalised), then created age (newest/oldest), then id.
-  const newest = (cfg.tieBreak ?? 'newest') === 'newest'
-  const idx = keep.map((_, j) => j)
+  for (let j = 0; j < n; j++) {
+    const r = members[j]
+    cc.ids[j] = st.ids[r]
+    cc.sim[j] = st.sim[r]
+    cc.lex[j] = st.lex[r]
+    cc.sal[j] = st.sal[r]
+    cc.rawSim[j] = st.rawSim[r]
+    cc.ageC[j] = st.ageC[r]
+    cc.ageL[j] = st.ageL[r]
+    cc.dRank[j] = st.dRank[r] <= p ? st.dRank[r] : 0
+    cc.lRank[j] = st.lRank[r] <= p ? st.lRank[r] : 0
+    cc.tokens[j] = st.tokens[r]
+    cc.grade[j] = st.grade[r]
+    cc.tie[j] = j
+  }
+  // rerank normalises over the whole pool (before minSimilarity): do the same for the static features.
+  let ordered = !st.unordered
+  if (config.normalize === 'minmax') {
+    minMaxInPlace(cc.sim, n)
+    minMaxInPlace(cc.lex, n)
+    minMaxInPlace(cc.sal, n)
+    // Min-max never reverses an order, but it may round two similarities to one value (then age and id decide).
+    for (let j = 1; j < n && ordered; j++) if (cc.sim[j] === cc.sim[j - 1] && st.sim[members[j]] !== st.sim[members[j - 1]]) ordered = false
+  }
+  if (!ordered) sortTies(cc, (config.tieBreak ?? 'newest') === 'newest')
+  return cc
+}
+
+/** The tie order by rerank's comparator after the score: similarity (as normalised), then created age (newest/oldest), then id. */
+function sortTies(cc: CompiledCase, newest: boolean): void {
+  const idx = Array.from({ length: cc.n }, (_, j) => j)
   idx.sort((a, b) => {
     if (cc.sim[a] !== cc.sim[b]) return cc.sim[b] - cc.sim[a]
-    const ca = pool[keep[a]]
-    const cb = pool[keep[b]]
-    if (ca.ageCreatedMs !== cb.ageCreatedMs) return newest ? ca.ageCreatedMs - cb.ageCreatedMs : cb.ageCreatedMs - ca.ageCreatedMs
-    return ca.id < cb.id ? -1 : ca.id > cb.id ? 1 : 0
+    if (cc.ageC[a] !== cc.ageC[b]) return newest ? cc.ageC[a] - cc.ageC[b] : cc.ageC[b] - cc.ageC[a]
+    return cc.ids[a] < cc.ids[b] ? -1 : cc.ids[a] > cc.ids[b] ? 1 : 0
   })
   idx.forEach((j, r) => (cc.tie[j] = r))
-  return cc
 }
 
 /** Scratch buffers reused across calls (one tune at a time per buffer set). */
@@ -316,6 +428,8 @@ export function better(a: Evaluated, b: Evaluated): boolean {
 /** Scores configs on the train or test split over compiled sets, one per (mode, pool), compiled on first use. */
 export class CompiledEvaluator {
   private readonly compiled = new Map<string, { train: CompiledCase[]; test: CompiledCase[] }>()
+  /** each case's statics, shared by its compiled sets */
+  private readonly statics = new Map<GatheredCase, CaseStatics>()
   private readonly scratch = new Scratch()
   private readonly sKey: string
 
@@ -335,10 +449,16 @@ export class CompiledEvaluator {
     const key = `${cfg.mode}|${cfg.candidatePool}`
     let c = this.compiled.get(key)
     if (!c) {
-      const one = (gs: readonly GatheredCase[]) => gs.map((g) => compileCase(g, cfg, this.k))
+      const one = (gs: readonly GatheredCase[]) => gs.map((g) => compileCase(g, cfg, this.k, this.staticsOf(g, cfg)))
       this.compiled.set(key, (c = { train: one(this.train), test: one(this.test) }))
     }
     return c
+  }
+
+  private staticsOf(g: GatheredCase, cfg: RecallConfig): CaseStatics {
+    let st = this.statics.get(g)
+    if (!st) this.statics.set(g, (st = caseStatics(g, cfg, this.k)))
+    return st
   }
 
   /** The objective's mean (cases where it applies) and the mean tokens of a config on one split. */
