@@ -152,8 +152,8 @@ function int32Views(count: number, n: number): Int32Array[] {
   return Array.from({ length: count }, (_, i) => buf.subarray(i * n, (i + 1) * n))
 }
 
-/** Min-max of `v[0..n)` into itself (rerank's normalizeMinMax: a flat feature maps to 0.5). */
-function minMaxInPlace(v: Float64Array, n: number): void {
+/** Min-max of `v[0..n)` into `out[0..n)` (rerank's normalizeMinMax: a flat feature maps to 0.5); `out` may be `v`. */
+function minMaxInto(v: Float64Array, out: Float64Array, n: number): void {
   let lo = Infinity
   let hi = -Infinity
   for (let i = 0; i < n; i++) {
@@ -161,7 +161,7 @@ function minMaxInPlace(v: Float64Array, n: number): void {
     if (v[i] > hi) hi = v[i]
   }
   const r = hi - lo
-  for (let i = 0; i < n; i++) v[i] = r === 0 ? 0.5 : (v[i] - lo) / r
+  for (let i = 0; i < n; i++) out[i] = r === 0 ? 0.5 : (v[i] - lo) / r
 }
 
 /**
@@ -223,9 +223,9 @@ export function compileCase(g: GatheredCase, config: RecallConfig, k: number, st
   // rerank normalises over the whole pool (before minSimilarity): do the same for the static features.
   let ordered = !st.unordered
   if (config.normalize === 'minmax') {
-    minMaxInPlace(cc.sim, n)
-    minMaxInPlace(cc.lex, n)
-    minMaxInPlace(cc.sal, n)
+    minMaxInto(cc.sim, cc.sim, n)
+    minMaxInto(cc.lex, cc.lex, n)
+    minMaxInto(cc.sal, cc.sal, n)
     // Min-max never reverses an order, but it may round two similarities to one value (then age and id decide).
     for (let j = 1; j < n && ordered; j++) if (cc.sim[j] === cc.sim[j - 1] && st.sim[members[j]] !== st.sim[members[j - 1]]) ordered = false
   }
@@ -284,14 +284,7 @@ function recencyFor(cc: CompiledCase, cfg: RecallConfig, s: Scratch): Float64Arr
   const rec = cc.rec
   if (cfg.normalize !== 'minmax' || n === 0) return rec
   // rerank normalises recency over the whole pool (minSimilarity gates later), as here.
-  let lo = Infinity
-  let hi = -Infinity
-  for (let i = 0; i < n; i++) {
-    if (rec[i] < lo) lo = rec[i]
-    if (rec[i] > hi) hi = rec[i]
-  }
-  const r = hi - lo
-  for (let i = 0; i < n; i++) s.rec[i] = r === 0 ? 0.5 : (rec[i] - lo) / r
+  minMaxInto(rec, s.rec, n)
   return s.rec
 }
 
