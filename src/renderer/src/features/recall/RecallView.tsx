@@ -21,7 +21,7 @@ import { ContextPreview } from './ContextPreview'
 import { ResultsList, toRows, GATE_TEXT, FEATURE_COLORS, type ResultsListHandle } from './ResultsList'
 import { recallRunInput, useRecall, whenIdle, type RecallRequest, type RecallView } from './useRecall'
 import { DragFastPath } from './dragFastPath'
-import { rankChanges, useBaselineRanks, type Baseline, type RankChange } from './baseline'
+import { changesFromPinned, useBaselineRanks, type Baseline, type RankChange } from './baseline'
 import { SavedConfigs } from './SavedConfigs'
 import type { SavedConfig } from '../../../../shared/savedConfigs'
 import { presetOptions, type PresetOption } from './presetOptions'
@@ -381,12 +381,7 @@ function Playground({
   const openRow = useCallback((id: string) => (sessionUnits ? undefined : navigate('browse', { memoryId: id })), [sessionUnits, navigate])
   const pinned = useBaselineRanks(req, trace, baseline)
   const changes = useMemo(
-    () =>
-      !baseline
-        ? r.changes
-        : pinned.ranks && view
-          ? rankChanges(pinned.ranks, new Map(view.results.map((x) => [x.id, x.rank])))
-          : new Map<string, RankChange>(),
+    () => (!baseline ? r.changes : view ? changesFromPinned(pinned.ranks, view.results) : new Map<string, RankChange>()),
     [baseline, r.changes, pinned.ranks, view],
   )
   const rows = useMemo(() => (view ? toRows(view.results, view.dropped) : []), [view])
@@ -396,7 +391,7 @@ function Playground({
   const changesOf = useCallback(
     (v: RecallView) => {
       const t = tracker.changesFor(v)
-      return !baseline ? t : pinnedRanks ? rankChanges(pinnedRanks, new Map(v.results.map((x) => [x.id, x.rank]))) : new Map<string, RankChange>()
+      return !baseline ? t : changesFromPinned(pinnedRanks, v.results)
     },
     [tracker, baseline, pinnedRanks],
   )

@@ -5,7 +5,7 @@
  * re-rank, else by one `recall.run` of the same request under the baseline.
  */
 import { useEffect, useMemo, useState } from 'react'
-import type { Cue, RecallConfig, RecallTrace } from '../../../../shared/types'
+import type { Cue, RecallConfig, RecallTrace, TraceResult } from '../../../../shared/types'
 import { canRerankLocally, rerank } from '../../../../shared/scoring'
 import { call } from '../../lib/api'
 
@@ -39,13 +39,27 @@ export function rankChanges(before: ReadonlyMap<string, number>, now: ReadonlyMa
   return ch
 }
 
+/** Injected id → rank of a list of results. */
+export function ranksOf(results: readonly TraceResult[]): Map<string, number> {
+  return new Map(results.map((r) => [r.id, r.rank]))
+}
+
+/** The changes from a pinned baseline's ranks to `results` (none while those ranks are not known). */
+export function changesFromPinned(pinned: ReadonlyMap<string, number> | null, results: readonly TraceResult[]): Map<string, RankChange> {
+  return pinned ? rankChanges(pinned, ranksOf(results)) : new Map<string, RankChange>()
+}
+
+/** The engine resolves an unset model to the embedder's: `config` as the trace's engine would run it, like with like. */
+export function effectiveConfig(trace: RecallTrace, config: RecallConfig): RecallConfig {
+  return config.model === undefined && trace.config.model !== undefined ? { ...config, model: trace.config.model } : config
+}
+
 /** Injected id → rank of `config` over the trace's candidates, or null when a new query is needed. */
 function rankLocally(trace: RecallTrace, config: RecallConfig): Map<string, number> | null {
-  // The engine resolves an unset model to the embedder's; compare like with like (as useRecall does).
-  const effective = config.model === undefined && trace.config.model !== undefined ? { ...config, model: trace.config.model } : config
+  const effective = effectiveConfig(trace, config)
   const local = canRerankLocally(trace, effective)
   if (!local.ok) return null
-  return new Map(rerank(trace.candidates, effective, local.mode).results.map((r) => [r.id, r.rank]))
+  return ranksOf(rerank(trace.candidates, effective, local.mode).results)
 }
 
 /** The baseline's injected ranks for this request (null while none is pinned, or while its query runs). */
@@ -69,7 +83,7 @@ export function useBaselineRanks(
       embedder: req.embedder ?? undefined,
       config: baseline.config,
     }).then(
-      (t) => live && setRemote({ key, ranks: new Map(t.results.map((r) => [r.id, r.rank])), error: null }),
+      (t) => live && setRemote({ key, ranks: ranksOf(t.results), error: null }),
       (e: Error) => live && setRemote({ key, ranks: null, error: e.message }),
     )
     return () => {

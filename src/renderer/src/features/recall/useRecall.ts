@@ -12,7 +12,7 @@ import type { Cue, EffectiveMode, RecallConfig, RecallTrace, TraceDropped, Trace
 import { canRerankLocally, rerank } from '../../../../shared/scoring'
 import { renderResults } from '../../../../shared/render'
 import { call } from '../../lib/api'
-import { rankChanges, type RankChange } from './baseline'
+import { effectiveConfig, rankChanges, ranksOf, type RankChange } from './baseline'
 
 export type { RankChange } from './baseline'
 
@@ -104,7 +104,7 @@ export class RankTracker {
 
   changesFor(view: RecallView | null): Map<string, RankChange> {
     if (!view || view === this.view) return this.changes
-    const now = new Map(view.results.map((r) => [r.id, r.rank]))
+    const now = ranksOf(view.results)
     if (this.ranks) {
       const ch = rankChanges(this.ranks, now)
       if ([...ch.values()].some((c) => c.before !== c.after)) this.changes = ch
@@ -113,11 +113,6 @@ export class RankTracker {
     this.ranks = now
     return this.changes
   }
-}
-
-/** The engine resolves an unset model to the embedder's: the config compared with the trace's, like with like. */
-function effectiveConfig(trace: RecallTrace, config: RecallConfig): RecallConfig {
-  return config.model === undefined && trace.config.model !== undefined ? { ...config, model: trace.config.model } : config
 }
 
 /**
