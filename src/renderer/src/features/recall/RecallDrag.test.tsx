@@ -7,7 +7,7 @@
  * one's panels that waited (the context block) catch up.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { act, cleanup, fireEvent, render, within } from '@testing-library/react'
+import { act, cleanup, fireEvent, render, waitFor, within } from '@testing-library/react'
 import type { CandidateRaw } from '../../../../shared/types'
 import { AppContext } from '../../app/context'
 import { installFakeBridge, type FakeBridge } from '../../test/fakeBridge'
@@ -116,6 +116,11 @@ describe('a held slider on the Recall screen', { timeout: 120_000 }, () => {
     runFrames()
     expect(heldRoot.hasAttribute('data-drag')).toBe(false)
     expect(seen(held.container)).toEqual(seen(free.container))
+    // Each context block shows its latest text once edits have rested for its own delay (ContextPreview's
+    // BLOCK_REST_MS, on either screen): compare the two once neither is still waiting, whatever the steps' pace was.
+    await waitFor(() => {
+      for (const c of screens) expect(within(c).getByRole('region', { name: 'Context preview' }).getAttribute('aria-busy')).toBe('false')
+    })
     expect(within(held.container).getByTestId('context-text').textContent).toBe(within(free.container).getByTestId('context-text').textContent)
     // One query each: every step re-ranked the first query's candidates.
     expect(bridge.calls.filter((c) => c.channel === 'recall.run')).toHaveLength(2)
