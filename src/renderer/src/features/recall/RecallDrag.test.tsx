@@ -67,6 +67,58 @@ function seen(root: HTMLElement): Record<string, unknown> {
 }
 
 describe('a held slider on the Recall screen', { timeout: 120_000 }, () => {
+
+  it('is warmed up by steps to a nudged config and back that leave the screen as it was and its rank tracker untold', async () => {
+    const frames: FrameRequestCallback[] = []
+    vi.stubGlobal('requestAnimationFrame', (f: FrameRequestCallback) => frames.push(f))
+    vi.stubGlobal('cancelAnimationFrame', () => undefined)
+    const idle: IdleRequestCallback[] = []
+    vi.stubGlobal('requestIdleCallback', (f: IdleRequestCallback) => idle.push(f))
+    vi.stubGlobal('cancelIdleCallback', () => undefined)
+    const held = render(
+      <AppContext.Provider value={app()}>
+        <RecallView />
+      </AppContext.Provider>,
+    )
+    await within(held.container).findByText(/query \d+ ms/, undefined, { timeout: FIRST_QUERY_WAIT_MS })
+    const before = seen(held.container)
+    // The warm-up (and the idle re-ranks) of this screen alone: the other screen is rendered after it.
+    const watch = new MutationObserver(() => undefined)
+    watch.observe(held.container, { subtree: true, childList: true, characterData: true, attributes: true })
+    expect(idle.length).toBeGreaterThan(0)
+    act(() => {
+      while (idle.length) idle.shift()!({ didTimeout: false, timeRemaining: () => 50 })
+    })
+    // It wrote other values (the nudged step's) into the rows, the summary and the sliders, and wrote back what was shown.
+    const wrote = watch.takeRecords()
+    watch.disconnect()
+    const where = (sel: string) => wrote.some((m) => (m.target instanceof Element ? m.target : m.target.parentElement)?.closest(sel))
+    expect(where('ol.results'), 'rows written').toBe(true)
+    expect(where('[data-testid="recall-counts"]'), 'summary written').toBe(true)
+    expect(where('section[aria-label="Weights"]'), 'sliders written').toBe(true)
+    expect(seen(held.container)).toEqual(before)
+    // Its steps were not the screen's: the first real step's rank changes are the ones a screen never warmed shows.
+    const free = render(
+      <AppContext.Provider value={app()}>
+        <RecallView />
+      </AppContext.Provider>,
+    )
+    await within(free.container).findByText(/query \d+ ms/, undefined, { timeout: FIRST_QUERY_WAIT_MS })
+    // A render of each screen with its ranking unchanged (a row selected) shows the changes its tracker holds.
+    for (const c of [held.container, free.container]) fireEvent.click(c.querySelector('ol.results .result[data-id="m3"]')!)
+    expect(seen(held.container)).toEqual(seen(free.container))
+    const slider = (c: HTMLElement) => within(c).getByRole<HTMLInputElement>('slider', { name: 'Salience' })
+    fireEvent.pointerDown(slider(held.container))
+    for (const c of [held.container, free.container]) fireEvent.change(slider(c), { target: { value: '0.05' } })
+    act(() => frames.splice(0).forEach((f) => f(performance.now())))
+    expect(held.container.querySelector('.recall')!.hasAttribute('data-drag')).toBe(true)
+    expect(seen(held.container)).toEqual(seen(free.container))
+    expect(held.container.querySelectorAll('ol.results .chg:not(:empty)').length, 'the step moved ranks').toBeGreaterThan(0)
+    act(() => {
+      document.dispatchEvent(new Event('pointerup'))
+    })
+  })
+
   it('shows after every step what the same edits through React show, and renders that state when let go', async () => {
     const frames: FrameRequestCallback[] = []
     vi.stubGlobal('requestAnimationFrame', (f: FrameRequestCallback) => frames.push(f))

@@ -14,7 +14,7 @@ import { createQuietTimer } from '../../lib/quietTimer'
 import type { ConfigFollowers, ConfigUpdate } from './ConfigPanel'
 import { toRows, type ResultsListHandle, type Row } from './ResultsList'
 import type { RankChange } from './baseline'
-import { localView, type RecallView } from './useRecall'
+import { localView, RankTracker, type RecallView } from './useRecall'
 import { DRAG_REST_MS, SETTLE_MARK } from './dragTiming'
 
 /** What a fast step needs from the screen as last rendered. */
@@ -114,16 +114,27 @@ export class DragFastPath {
   }
 
   /**
-   * Runs a step's functions once with the screen's own state (idle time after a trace arrives): the first real
-   * step then runs code the JS engine has compiled already, into objects made already (the re-rank's and the rows'
-   * for `reuse`, which the first step would make). Nothing it writes differs from what is shown.
+   * Runs a drag's steps with the screen's own state (idle time after a trace arrives): one step to a nudged config
+   * and one back, then what is shown, as before. The first real step then runs code the JS engine has compiled
+   * already, into objects made already (the re-rank's and the rows' for `reuse`, which the first step would make):
+   * a step shown with the same values writes nothing, so the writers' paths for a changed rank, badge, score, bar,
+   * text, summary number and slider ran cold on the first real step (~2.5 ms more script than a later one;
+   * docs/internals/performance.md, "Round 6 (stop 34)"). The nudged steps' changes come from a tracker of their
+   * own (the screen's is not told of them); all of it runs in one task, so no frame shows the nudged state.
    */
   warm(current: { view: RecallView; changes: Map<string, RankChange> }): void {
     const io = this.io
-    if (!io || this.shown || !io.context.enabled || !io.context.trace || !io.list) return
+    if (!io || this.held || this.shown || !io.context.enabled || !io.context.trace || !io.list) return
     const { trace, config, selectedId } = io.context
-    const v = localView(trace, config, true, true)
-    if (v) toRows(v.results, v.dropped, this.rowPool)
+    const tracker = new RankTracker()
+    for (const c of [nudged(config), config]) {
+      const v = localView(trace, c, true, true)
+      if (!v) break
+      const rows = toRows(v.results, v.dropped, this.rowPool)
+      io.list.show({ rows, config: c, changes: tracker.changesFor(v), selectedId })
+      io.writeSummary(v)
+      for (const f of io.followers) f(c)
+    }
     io.list.show({ rows: toRows(current.view.results, current.view.dropped), config, changes: current.changes, selectedId })
     io.writeSummary(current.view)
     for (const f of io.followers) f(config)
@@ -135,4 +146,10 @@ export class DragFastPath {
     this.shown = null
     this.rest.cancel()
   }
+}
+
+/** `config` with its recency weight a tenth away (down from 0.5 and above, else up): a step of a drag, for the warm-up. */
+function nudged(config: RecallConfig): RecallConfig {
+  const r = config.weights.recency
+  return { ...config, weights: { ...config.weights, recency: r >= 0.5 ? r - 0.1 : r + 0.1 } }
 }
