@@ -19,7 +19,7 @@ import { withSubject } from '../../../../shared/subject'
 import type { EmbedStatus } from '../../../../shared/contract'
 import { ContextPreview } from './ContextPreview'
 import { ResultsList, toRows, GATE_TEXT, FEATURE_COLORS, type ResultsListHandle } from './ResultsList'
-import { recallRunInput, useRecall, whenIdle, type RecallRequest, type RecallView } from './useRecall'
+import { recallRunInput, useRecall, whenIdleTimes, type RecallRequest, type RecallView } from './useRecall'
 import { DragFastPath } from './dragFastPath'
 import { changesFromPinned, useBaselineRanks, type Baseline, type RankChange } from './baseline'
 import { SavedConfigs } from './SavedConfigs'
@@ -196,6 +196,12 @@ export function RecallView() {
     />
   )
 }
+
+/**
+ * The drag fast path's warm-ups after a trace arrives (`DragFastPath.warm`, one per idle moment): a function the JS
+ * engine has run a few times more is compiled further (docs/internals/performance.md, "Round 6 (stop 34)").
+ */
+const DRAG_WARM_RUNS = 4
 
 /** The summary's numbers for a view (what `writeSummary` writes). */
 interface Summary {
@@ -461,7 +467,7 @@ function Playground({
   })
   useEffect(() => {
     if (!trace) return
-    return whenIdle(() => {
+    return whenIdleTimes(DRAG_WARM_RUNS, () => {
       const w = warmState.current
       if (w.view) fast.warm({ view: w.view, changes: w.changes })
     })

@@ -74,11 +74,18 @@ const WARM_RUNS = 3
 function warmRerank(trace: RecallTrace): () => void {
   const l = canRerankLocally(trace, trace.config)
   if (!l.ok) return () => undefined
-  let runs = 0
-  let cancel = whenIdle(function warm() {
+  return whenIdleTimes(WARM_RUNS, () => {
     const r = rerank(trace.candidates, trace.config, l.mode)
     renderResults(r.results, { candidates: trace.candidates, units: trace.units, mode: l.mode }, trace.config)
-    if (++runs < WARM_RUNS) cancel = whenIdle(warm)
+  })
+}
+
+/** Runs `f` `times` times, each in an idle moment of its own (`whenIdle`); returns a cancel of the runs left. */
+export function whenIdleTimes(times: number, f: () => void): () => void {
+  let runs = 0
+  let cancel = whenIdle(function run() {
+    f()
+    if (++runs < times) cancel = whenIdle(run)
   })
   return () => cancel()
 }
