@@ -3,6 +3,7 @@
  * widths) so nothing shifts while a slider moves.
  */
 import { useCallback, useId, useLayoutEffect, useRef, useState } from 'react'
+import { writeText } from '../lib/writeText'
 
 export interface SliderProps {
   label: string
@@ -34,7 +35,7 @@ export function writeSliderValue(input: HTMLInputElement, value: number, format?
   if (!format) input.removeAttribute('aria-valuetext')
   else if (input.getAttribute('aria-valuetext') !== text) input.setAttribute('aria-valuetext', text)
   const out = input.nextElementSibling
-  if (out && out.textContent !== text) out.textContent = text
+  writeText(out, text)
 }
 
 export function Slider({ label, value, min, max, step, onChange, format, hint, swatch, disabled, inputRef }: SliderProps) {

@@ -14,6 +14,7 @@ import { NumberInput, OptionalSlider, Select, Slider, Toggle, writeSliderValue }
 import { FEATURE_COLORS } from './ResultsList'
 import { FEATURES, fmtHours, halfLifeToPos, moveWeight, onSimplex, posToHalfLife, toSimplex, weightsForMode } from './weights'
 import { DecayChart } from './DecayChart'
+import { writeText } from '../../lib/writeText'
 
 /** An edit of the config: the next config from the current one (so edits made within one frame compose). */
 export type ConfigUpdate = (c: RecallConfig) => RecallConfig
@@ -100,7 +101,7 @@ const WeightsSection = memo(
     const show = useCallback((c: RecallConfig) => {
       for (const [k, el] of inputs.current) writeSliderValue(el, c.weights[k], fmtWeight)
       const t = sigmaText(c.weights)
-      if (sigma.current && sigma.current.textContent !== t) sigma.current.textContent = t
+      writeText(sigma.current, t)
     }, [])
     useLayoutEffect(() => show(config))
     useLayoutEffect(() => {

@@ -36,6 +36,7 @@ import { configFromParams, decodeBaseline, decodeRequest, diffConfig, encodeBase
 import { ContextWindow } from '../context/ContextWindow'
 import { useFrameCoalesced } from '../../lib/useFrameCoalesced'
 import { URL_WRITE_MS, useQuietTimer } from '../../lib/quietTimer'
+import { writeText } from '../../lib/writeText'
 import { parsePatch, serializePatch } from '../../lib/router'
 import './recall.css'
 import { CreatedAt } from '../../components/CreatedAt'
@@ -232,24 +233,19 @@ function summaryOf(view: RecallView | null, trace: RecallTrace | null, loading: 
   }
 }
 
-/** Sets an element's text when it differs. */
-function setText(el: Element | null | undefined, text: string): void {
-  if (el && el.textContent !== text) el.textContent = text
-}
-
 /**
  * Writes the summary's numbers (pool, injected, the block's tokens, the re-rank status) into the summary `root`:
  * their only writer, after every render of the screen and by the drag fast path without one.
  */
 function writeSummary(root: HTMLElement | null, v: Summary): void {
   if (!root) return
-  setText(root.querySelector('.n-pool'), String(v.pool))
-  setText(root.querySelector('.n-injected'), String(v.injected))
-  setText(root.querySelector('.block-tokens'), String(v.contextTokens))
+  writeText(root.querySelector('.n-pool'), String(v.pool))
+  writeText(root.querySelector('.n-injected'), String(v.injected))
+  writeText(root.querySelector('.block-tokens'), String(v.contextTokens))
   const block = root.querySelector('[data-testid="block-tokens"]')
   const title = `The context block: ${v.injectedTokens} tokens of memory text (what the token budget counts) plus the template's header and per-memory labels.`
   if (block && block.getAttribute('title') !== title) block.setAttribute('title', title)
-  setText(root.querySelector('[data-testid="rerank-status"]'), v.status)
+  writeText(root.querySelector('[data-testid="rerank-status"]'), v.status)
 }
 
 interface PlaygroundProps extends Omit<RequestEditing, 'scope'> {

@@ -27,6 +27,7 @@ import { FEATURES } from './weights'
 import { RowSlots } from './rowSlots'
 import { listHeight, rowStart, rowsInView, scrollToShow, slotStart, useScrollBox, type FixedRows } from './fixedRows'
 import { useQuietTimer } from '../../lib/quietTimer'
+import { writeText } from '../../lib/writeText'
 
 export const FEATURE_COLORS: Record<keyof Features, string> = {
   similarity: 'var(--f-sim)',
@@ -355,18 +356,18 @@ function writeRow(li: HTMLElement, v: RowValues): void {
   }
   writeBody(body, v, w)
   const rank = v.rank === null ? '–' : String(v.rank)
-  if (rank !== w.rank) rankEl.textContent = w.rank = rank
+  if (rank !== w.rank) writeText(rankEl, (w.rank = rank))
   const b = badgeOf(v.change)
   const badge = `${b.cls}|${b.text}|${b.title}`
   if (badge !== w.badge) {
     w.badge = badge
     badgeEl.className = b.cls
-    badgeEl.textContent = b.text
+    writeText(badgeEl, b.text)
     if (b.title) badgeEl.title = b.title
     else badgeEl.removeAttribute('title')
   }
   const score = v.score.toFixed(3)
-  if (score !== w.score) scoreEl.textContent = w.score = score
+  if (score !== w.score) writeText(scoreEl, (w.score = score))
   // By value: the drag fast path re-ranks into the same contribution objects step after step.
   const c = v.contributions
   if (c.similarity !== w.cx || c.lexical !== w.cy || c.recency !== w.cz || c.salience !== w.cw || v.scale !== w.scale || v.scheme !== w.scheme) {
@@ -419,8 +420,7 @@ function writeBody(body: HTMLElement, v: RowValues, w: Written): void {
 function writeCut(cut: HTMLElement, line: CutLine): void {
   const label = `cut: ${line.label}`
   if (cut.getAttribute('aria-label') !== label) cut.setAttribute('aria-label', label)
-  const s = cut.firstElementChild as HTMLElement
-  if (s.textContent !== line.label) s.textContent = line.label
+  writeText(cut.firstElementChild, line.label)
 }
 
 /** What the list shows: rendered by React from its props, or shown without a render by the drag fast path. */
