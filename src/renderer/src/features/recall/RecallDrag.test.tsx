@@ -67,7 +67,6 @@ function seen(root: HTMLElement): Record<string, unknown> {
 }
 
 describe('a held slider on the Recall screen', { timeout: 120_000 }, () => {
-
   it('is warmed up by steps to a nudged config and back that leave the screen as it was and its rank tracker untold', async () => {
     const frames: FrameRequestCallback[] = []
     vi.stubGlobal('requestAnimationFrame', (f: FrameRequestCallback) => frames.push(f))

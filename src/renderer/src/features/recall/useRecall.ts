@@ -91,7 +91,7 @@ export function whenIdleTimes(times: number, f: () => void): () => void {
 }
 
 /** Runs `f` when the page is idle (soon, where there is no idle callback); returns a cancel. */
-export function whenIdle(f: () => void): () => void {
+function whenIdle(f: () => void): () => void {
   if (typeof requestIdleCallback === 'function') {
     const h = requestIdleCallback(f, { timeout: 1000 })
     return () => cancelIdleCallback(h)
