@@ -53,6 +53,13 @@ afterEach(() => {
 })
 
 const app = () => recallApp(NOW)
+/** A Recall screen of its own (its own app context and drag fast path). */
+const renderScreen = () =>
+  render(
+    <AppContext.Provider value={app()}>
+      <RecallView />
+    </AppContext.Provider>,
+  )
 
 /** What a screen shows that a drag step changes: the list's rows and cut lines, the summary's numbers, every slider. */
 function seen(root: HTMLElement): Record<string, unknown> {
@@ -74,11 +81,7 @@ describe('a held slider on the Recall screen', { timeout: 120_000 }, () => {
     const idle: IdleRequestCallback[] = []
     vi.stubGlobal('requestIdleCallback', (f: IdleRequestCallback) => idle.push(f))
     vi.stubGlobal('cancelIdleCallback', () => undefined)
-    const held = render(
-      <AppContext.Provider value={app()}>
-        <RecallView />
-      </AppContext.Provider>,
-    )
+    const held = renderScreen()
     await within(held.container).findByText(/query \d+ ms/, undefined, { timeout: FIRST_QUERY_WAIT_MS })
     const before = seen(held.container)
     // The warm-up (and the idle re-ranks) of this screen alone: the other screen is rendered after it.
@@ -97,11 +100,7 @@ describe('a held slider on the Recall screen', { timeout: 120_000 }, () => {
     expect(where('section[aria-label="Weights"]'), 'sliders written').toBe(true)
     expect(seen(held.container)).toEqual(before)
     // Its steps were not the screen's: the first real step's rank changes are the ones a screen never warmed shows.
-    const free = render(
-      <AppContext.Provider value={app()}>
-        <RecallView />
-      </AppContext.Provider>,
-    )
+    const free = renderScreen()
     await within(free.container).findByText(/query \d+ ms/, undefined, { timeout: FIRST_QUERY_WAIT_MS })
     // A render of each screen with its ranking unchanged (a row selected) shows the changes its tracker holds.
     for (const c of [held.container, free.container]) fireEvent.click(c.querySelector('ol.results .result[data-id="m3"]')!)
@@ -122,16 +121,8 @@ describe('a held slider on the Recall screen', { timeout: 120_000 }, () => {
     const frames: FrameRequestCallback[] = []
     vi.stubGlobal('requestAnimationFrame', (f: FrameRequestCallback) => frames.push(f))
     vi.stubGlobal('cancelAnimationFrame', () => undefined)
-    const held = render(
-      <AppContext.Provider value={app()}>
-        <RecallView />
-      </AppContext.Provider>,
-    )
-    const free = render(
-      <AppContext.Provider value={app()}>
-        <RecallView />
-      </AppContext.Provider>,
-    )
+    const held = renderScreen()
+    const free = renderScreen()
     const screens = [held.container, free.container]
     for (const c of screens) await within(c).findByText(/query \d+ ms/, undefined, { timeout: FIRST_QUERY_WAIT_MS })
     const slider = (c: HTMLElement, name: string) => within(c).getByRole<HTMLInputElement>('slider', { name })
