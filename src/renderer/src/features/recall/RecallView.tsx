@@ -455,8 +455,8 @@ function Playground({
       update: updateConfig,
     }),
   )
-  // The fast path's step run once with the screen's own state while the page is idle after a trace arrives: the
-  // first step of a drag then runs code already compiled (docs/internals/performance.md, "Round 5: a held slider without React").
+  // The fast path's steps run with the screen's own state while the page is idle after a trace arrives: the first
+  // steps of a drag then run code already compiled (docs/internals/performance.md, "Round 6 (stop 34)").
   const warmState = useRef({ view, changes })
   useLayoutEffect(() => {
     warmState.current = { view, changes }
