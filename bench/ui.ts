@@ -21,7 +21,7 @@ import { SMOKE, scaled } from './scale'
 import { GOALS } from './goals'
 import { measure, skipBench, verdict } from './report'
 import { demoDb, fmtMs, loadLine, median, percentile } from './util'
-import { stepWork, type StepWork, type TraceEvent } from './uiTrace'
+import { otherThreadsCpu, stepWork, type StepWork, type TraceEvent } from './uiTrace'
 import { DRAG_REST_MS, SETTLE_MARK } from '../src/renderer/src/features/recall/dragTiming'
 
 const ROOT = path.resolve(__dirname, '..')
@@ -59,7 +59,7 @@ export async function runUiBench(): Promise<void> {
     const inDom = await page.locator('.results > li').count()
     console.log(`${candidates.toLocaleString('en-US')} candidates (pool ${pool}, hybrid), ${inDom} rows in the DOM (virtualised)`)
 
-    const { steps: r, release } = await dragSlider(page, 'Recency', steps)
+    const { steps: r, release, otherThreads } = await dragSlider(page, 'Recency', steps)
     const work = r.map((s) => s.mainMs)
     const paint = r.map((s) => s.paintMs)
     const stat = (xs: number[]) => `p50 ${fmtMs(median(xs))} · p95 ${fmtMs(percentile(xs, 0.95))} · max ${fmtMs(Math.max(...xs))}`
@@ -88,6 +88,12 @@ export async function runUiBench(): Promise<void> {
     console.log(`  main-thread CPU per step    ${stat(cpu)}`)
     console.log(`    of which (p50)            ${kinds.map((k) => `${k} ${fmtMs(median(r.map((s) => s.cpu[k])))}`).join(' · ')}`)
     console.log(`  every task, bench's own too ${stat(all)}`)
+    // The other threads' CPU a step causes (compositor, raster, viz…): they share the cores with the main thread.
+    const others = [...otherThreads.entries()].map(([name, ms]) => ({ name, ms: ms.slice(0, steps) })).filter((t) => median(t.ms) >= 0.1)
+    others.sort((a, b) => median(b.ms) - median(a.ms))
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
+    console.log(`  other threads' CPU per step (p50, mean; the bench's input and probes included):`)
+    for (const t of others) console.log(`    ${t.name.padEnd(40)} ${fmtMs(median(t.ms)).padStart(9)} ${fmtMs(mean(t.ms)).padStart(9)}`)
     measure({ name: 'release (pointer up → the screen rendered), main-thread work', value: release.mainMs, unit: 'ms' })
     measure({ name: 'release, main-thread CPU time', value: release.cpu.total, unit: 'ms' })
     console.log(
@@ -210,7 +216,7 @@ interface Step {
  * step, waiting after each for the page to settle. Chromium traces the renderer meanwhile; each step's
  * main-thread work is the sum of the renderer main thread's top-level tasks between its mark and the next.
  */
-async function dragSlider(page: Page, name: string, steps: number): Promise<{ steps: Step[]; release: Step }> {
+async function dragSlider(page: Page, name: string, steps: number): Promise<{ steps: Step[]; release: Step; otherThreads: Map<string, number[]> }> {
   const slider = page.getByRole('slider', { name, exact: true })
   await slider.scrollIntoViewIfNeeded()
   const box = (await slider.boundingBox())!
@@ -281,7 +287,7 @@ async function dragSlider(page: Page, name: string, steps: number): Promise<{ st
   const settles = events.filter((e) => e.name === SETTLE_MARK).map((e) => e.ts)
   const settledIn = (i: number) => settles.filter((t) => t >= marks[i] && t < marks[i + 1]).length
   const all = work.map((w, i) => ({ mainMs: w.total, work: w, cpu: cpu[i], paintMs: paint[i] ?? NaN, rerankMs: rerank[i] ?? null, settles: settledIn(i) }))
-  return { steps: all.slice(0, steps), release: all[steps] }
+  return { steps: all.slice(0, steps), release: all[steps], otherThreads: otherThreadsCpu(events, steps + 1) }
 }
 
 /** Until two frames have passed and the task queue has drained once more (a render scheduled by an input has run). */

@@ -20,6 +20,8 @@ export interface TraceEvent {
   tdur?: number
   pid: number
   tid: number
+  /** the slice's categories, comma-separated */
+  cat?: string
   args?: Record<string, unknown>
 }
 
@@ -154,6 +156,54 @@ export function stepWork(events: readonly TraceEvent[], steps: number, isApp: (u
       w[kindOf(e.name)] += ms
       w.total += ms
       if (e.name === 'Layout') w.dirtyObjects += Number((e.args?.beginData as { dirtyObjects?: number } | undefined)?.dirtyObjects ?? 0)
+    }
+  }
+  return out
+}
+
+/**
+ * Per step, the CPU time (thread time) of every other thread of the browser, by thread name: the renderer's
+ * compositor and raster workers, the GPU process's display compositor (viz), the browser's main and IO threads.
+ * They share the machine's cores with the renderer's main thread, so a step's work there can delay its main
+ * thread (docs/internals/performance.md, "Round 7 (stop 34)"). Read from the top-level slices (category
+ * `toplevel`, which the bench's trace records on every thread), a slice inside another on the same thread counted
+ * once. Threads of the same name in one process (a pool's workers) are summed; names are `process/thread` as the
+ * trace's metadata gives them. Informational: the bench's own input and probes run on some of these threads too.
+ */
+export function otherThreadsCpu(events: readonly TraceEvent[], steps: number): Map<string, number[]> {
+  const { pid, tid, at } = stepMarks(events, steps)
+  const processName = new Map<number, string>()
+  const threadName = new Map<string, string>()
+  for (const e of events) {
+    if (e.ph !== 'M') continue
+    const name = (e.args as { name?: unknown } | undefined)?.name
+    if (typeof name !== 'string') continue
+    if (e.name === 'process_name') processName.set(e.pid, name)
+    if (e.name === 'thread_name') threadName.set(`${e.pid}:${e.tid}`, name)
+  }
+  const byThread = new Map<string, TraceEvent[]>()
+  for (const e of events) {
+    if (e.ph !== 'X' || e.dur === undefined || !(e.cat ?? '').split(',').includes('toplevel')) continue
+    if (e.pid === pid && e.tid === tid) continue
+    if (e.ts < at[0] || e.ts >= at[steps]) continue
+    const key = `${e.pid}:${e.tid}`
+    const list = byThread.get(key)
+    if (list) list.push(e)
+    else byThread.set(key, [e])
+  }
+  const out = new Map<string, number[]>()
+  for (const [key, slices] of byThread) {
+    const pidOf = Number(key.split(':')[0])
+    const name = `${processName.get(pidOf) ?? `pid ${pidOf}`}/${threadName.get(key) ?? `tid ${key.split(':')[1]}`}`
+    let perStep = out.get(name)
+    if (!perStep) out.set(name, (perStep = Array.from({ length: steps }, () => 0)))
+    slices.sort((a, b) => a.ts - b.ts || b.dur! - a.dur!)
+    let end = -Infinity
+    for (const e of slices) {
+      if (e.ts < end) continue
+      end = e.ts + e.dur!
+      const step = at.findIndex((t, s) => s < steps && e.ts >= t && e.ts < at[s + 1])
+      perStep[step] += (e.tdur ?? e.dur!) / 1000
     }
   }
   return out

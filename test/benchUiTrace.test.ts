@@ -4,7 +4,7 @@
  * trace whose every slice is known, so each figure below is the sum of the slices it should hold.
  */
 import { describe, expect, it } from 'vitest'
-import { stepWork, type TraceEvent } from '../bench/uiTrace'
+import { otherThreadsCpu, stepWork, type TraceEvent } from '../bench/uiTrace'
 
 const MAIN = { pid: 1, tid: 7 }
 const APP = 'http://127.0.0.1:4000/assets/RecallView-abc.js'
@@ -77,5 +77,58 @@ describe("a step's main-thread work", () => {
   it('refuses a trace without the step marks', () => {
     expect(() => stepWork([mark(0, 0), slice('ThreadControllerImpl::RunTask', 1, 1)], 1, isApp)).toThrow(/mark of step 1/)
     expect(() => stepWork([], 1, isApp)).toThrow(/no step marks/)
+  })
+
+  it("sums the other threads' top-level CPU time per step, by process and thread name", () => {
+    /** A top-level slice on another thread: `at`, `ms` (wall) and `cpu` (thread time) in milliseconds. */
+    const top = (pid: number, tid: number, at: number, ms: number, cpu: number, name = 'ThreadControllerImpl::RunTask'): TraceEvent => ({
+      name,
+      cat: 'toplevel',
+      ph: 'X',
+      ts: at * 1000,
+      dur: ms * 1000,
+      tdur: cpu * 1000,
+      pid,
+      tid,
+    })
+    const meta = (name: string, pid: number, tid: number, value: string): TraceEvent => ({ name, ph: 'M', ts: 0, pid, tid, args: { name: value } })
+    const events: TraceEvent[] = [
+      meta('process_name', 1, 0, 'Renderer'),
+      meta('thread_name', 1, 7, 'CrRendererMain'),
+      meta('thread_name', 1, 8, 'Compositor'),
+      meta('thread_name', 1, 9, 'Worker'),
+      meta('thread_name', 1, 10, 'Worker'),
+      meta('process_name', 2, 0, 'GPU Process'),
+      meta('thread_name', 2, 3, 'VizCompositorThread'),
+      mark(0, 0),
+      // The main thread's own task: not another thread's.
+      slice('ThreadControllerImpl::RunTask', 1, 5),
+      // Compositor: a task with a top-level slice inside it (counted once), and a task of its own.
+      top(1, 8, 2, 3, 2),
+      top(1, 8, 2.5, 1, 0.8, 'Receive mojo message'),
+      top(1, 8, 10, 1, 0.5),
+      // Two workers of one pool: summed under one name.
+      top(1, 9, 3, 2, 1.5, 'TaskGraphRunner::RunTask'),
+      top(1, 10, 3, 2, 1.25, 'TaskGraphRunner::RunTask'),
+      // A slice not in the toplevel category: not a task.
+      { ...top(1, 10, 20, 5, 5, 'RasterTask'), cat: 'cc' },
+      // Viz in another process, and a thread without a name.
+      top(2, 3, 12, 4, 3),
+      top(2, 4, 13, 1, 1),
+      mark(1, 100),
+      top(1, 8, 110, 2, 1.5),
+      top(2, 3, 150, 1, 0.25),
+      mark(2, 200),
+      // After the last mark: no step's.
+      top(1, 8, 210, 9, 9),
+    ]
+    const got = Object.fromEntries(otherThreadsCpu(events, 2))
+    expect(Object.keys(got).sort()).toEqual(['GPU Process/VizCompositorThread', 'GPU Process/tid 4', 'Renderer/Compositor', 'Renderer/Worker'])
+    expect(got['Renderer/Compositor'][0]).toBeCloseTo(2 + 0.5, 9)
+    expect(got['Renderer/Compositor'][1]).toBeCloseTo(1.5, 9)
+    expect(got['Renderer/Worker'][0]).toBeCloseTo(1.5 + 1.25, 9)
+    expect(got['Renderer/Worker'][1]).toBe(0)
+    expect(got['GPU Process/VizCompositorThread']).toEqual([3, 0.25])
+    expect(got['GPU Process/tid 4']).toEqual([1, 0])
   })
 })
