@@ -68,7 +68,8 @@ const E2E_LATENCY = ['test/e2e/liveOtlp.test.ts']
  * checks are niced (they lose a contended core to the test), and so is the dom worker (test/helpers/niceWorker.ts),
  * so the latency measured is still the app's. dom shares the first group because one worker suits it (jsdom, React
  * and the renderer's modules loaded once: 26 → 15 s of CPU, docs/internals/testing.md) and storeHost.test.ts waits
- * on its deadlines for much of its ~20 s, which left a core idle when dom ran before it, alone (docs/internals/testing.md "stop 34").
+ * on its deadlines for much of its ~20 s, which left a core idle when dom ran before it, alone
+ * (docs/internals/testing.md "stop 34: the run's order").
  */
 const GROUP_ORDER = { latencyBesideDom: 1, latencyAlone: 2, e2eLatency: 3, rest: 4 }
 
