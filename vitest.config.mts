@@ -1,5 +1,6 @@
 import os from 'node:os'
 import { defineConfig } from 'vitest/config'
+import { BaseSequencer, type TestSpecification } from 'vitest/node'
 import react from '@vitejs/plugin-react'
 
 /**
@@ -12,9 +13,10 @@ import react from '@vitejs/plugin-react'
  *   shell        the built app, the CLI as a process, start scripts, packaging, `npm run bench -- --smoke`
  *   e2e          real Chromium against browser mode (needs `npm run build`)
  *   slow         the SLOW files of unit and integration (measured), so test:fast stays fast
- *   latency      the LATENCY files: run before every other project, one file at a time
+ *   latency      storeHost.test.ts, which asserts latencies: first, beside only the dom files (their worker niced)
+ *   latency-alone offThread.test.ts, which asserts latencies with both cores busy: next, alone
  *   e2e-latency  the e2e file asserting a latency (live OTLP < 1 s): after those, alone, before the rest
- * `npm run test:fast` = unit + dom + integration (without SLOW and LATENCY); `npm test` runs every project.
+ * `npm run test:fast` = unit + dom + integration (without SLOW and the latency files); `npm test` runs every project.
  */
 
 /** Postgres tests: their own tier (each starts PGlite). */
@@ -47,24 +49,42 @@ const SLOW = [
 /**
  * Files that assert the main thread's latency while a worker computes or a store call hangs (app.info within
  * 200 ms, polled every 50 ms): with other files running beside them on 2 cores the latency measured is the
- * machine's, not the app's. Their project runs before all the others (GROUP_ORDER), one file at a time.
+ * machine's, not the app's. They run before all the others (GROUP_ORDER), one file at a time: `latency` beside
+ * nothing but the niced dom worker, `latency-alone` (a tune and why-nots in workers: both cores) beside nothing.
  */
-const LATENCY = ['test/storeHost.test.ts', 'test/offThread.test.ts']
+const LATENCY = ['test/storeHost.test.ts']
+const LATENCY_ALONE = ['test/offThread.test.ts']
 
 /** The e2e file asserting a latency (a live OTLP post shown within 1 s): the same rule, its own project. */
 const E2E_LATENCY = ['test/e2e/liveOtlp.test.ts']
 
 /**
  * The run's order (sequence.groupOrder: vitest runs each group after the one before ends, its files at most the
- * group's maxWorkers at a time): first the dom files in one worker and the latency files, one file at a time, then
- * the e2e latency file alone, then every other project together. First rather than last: `npm test`
- * (scripts/test.cjs) starts the static checks beside vitest, so while this group holds one core the checks use the
+ * group's maxWorkers at a time): first `latency` and the dom files side by side (two workers: storeHost.test.ts in
+ * one, started first by LatencyFirst below, the dom files one after another in the other), then `latency-alone`,
+ * then the e2e latency file alone, then every other project together. First rather than last: `npm test`
+ * (scripts/test.cjs) starts the static checks beside vitest, so while these groups hold one core the checks use the
  * other. Run last, the latency files left that core idle (~45 s of wall time on 2 cores, the checks long done). The
- * checks are niced (they lose a contended core to the test), so the latency measured is still the app's. dom shares
- * the first group because one worker suits it (jsdom, React and the renderer's modules loaded once: 26 → 15 s of
- * CPU, docs/internals/testing.md) and vitest requires one maxWorkers per group; it never runs beside a latency file.
+ * checks are niced (they lose a contended core to the test), and so is the dom worker (test/helpers/niceWorker.ts),
+ * so the latency measured is still the app's. dom shares the first group because one worker suits it (jsdom, React
+ * and the renderer's modules loaded once: 26 → 15 s of CPU, docs/internals/testing.md) and storeHost.test.ts waits
+ * on its deadlines for much of its ~20 s, which left a core idle when dom ran before it, alone
+ * (docs/internals/testing.md "stop 34: the run's order").
  */
-const GROUP_ORDER = { firstAlone: 1, e2eLatency: 2, rest: 3 }
+const GROUP_ORDER = { latencyBesideDom: 1, latencyAlone: 2, e2eLatency: 3, rest: 4 }
+
+/**
+ * vitest's order (BaseSequencer: by groupOrder, then by project name, …) with the latency projects' files first in
+ * their group: in the first group the dom files (project `dom` sorts before `latency`) would otherwise take both
+ * workers and storeHost.test.ts start only when they were done.
+ */
+class LatencyFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const latency = (f: TestSpecification) => (f.project.name.startsWith('latency') ? 0 : 1)
+    // Array.prototype.sort is stable: the base order is kept within each part
+    return (await super.sort(files)).sort((a, b) => a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder || latency(a) - latency(b))
+  }
+}
 
 /**
  * Test files at a time: twice the cores. vitest's default (cores - 1) is ONE file at a time on 2 cores, and most
@@ -112,6 +132,7 @@ const e2e = {
 export default defineConfig({
   test: {
     maxWorkers: MAX_WORKERS,
+    sequence: { sequencer: LatencyFirst },
     // Transformed modules on disk (node_modules/.experimental-vitest-cache), keyed on each file's content and the
     // project's vite config: every project has its own vite server, and the node projects share that config, so a
     // module that unit, integration, slow, pg and shell all import is transformed once per run instead of once per
@@ -136,9 +157,9 @@ export default defineConfig({
         test: {
           name: 'dom',
           environment: 'jsdom',
-          // one worker, before the rest, with the latency files (GROUP_ORDER)
-          maxWorkers: 1,
-          sequence: { groupOrder: GROUP_ORDER.firstAlone },
+          // beside storeHost.test.ts, before the rest (GROUP_ORDER): two workers in that group, one for each
+          maxWorkers: 2,
+          sequence: { groupOrder: GROUP_ORDER.latencyBesideDom },
           // No fresh worker per file: each worker loads a module once and the files it runs share it (React, Testing
           // Library, jsdom, our components), so a dom test must not depend on module state another file left behind.
           // Passes in shuffled order (--sequence.shuffle); 50 → 21 s CPU (docs/internals/testing.md). unit does the same.
@@ -147,7 +168,8 @@ export default defineConfig({
           isolate: false,
           include: ['src/renderer/**/*.test.{ts,tsx}'],
           // RECALLSCOPE_TEST_CPU_LOG=FILE: per-file CPU, as the node projects (docs/internals/testing.md, "Per-file CPU")
-          setupFiles: ['src/renderer/src/test/setup.ts', ...node.setupFiles],
+          // niceWorker: the dom worker runs beside a latency file and must lose a contended core to it, as the niced checks do
+          setupFiles: ['test/helpers/niceWorker.ts', 'src/renderer/src/test/setup.ts', ...node.setupFiles],
           testTimeout: 30_000,
         },
       },
@@ -158,10 +180,11 @@ export default defineConfig({
           // One module registry per worker, as unit: passes with its files shuffled (docs/internals/testing.md).
           isolate: false,
           include: ['test/*.test.ts', 'test/events/**/*.test.ts', 'test/frameworks/**/*.test.ts', 'test/conformance/**/*.test.ts', 'test/trust3/**/*.test.ts'],
-          exclude: [...PG, ...SLOW, ...LATENCY],
+          exclude: [...PG, ...SLOW, ...LATENCY, ...LATENCY_ALONE],
         },
       },
-      { test: { name: 'latency', ...node, include: LATENCY, maxWorkers: 1, sequence: { groupOrder: GROUP_ORDER.firstAlone } } },
+      { test: { name: 'latency', ...node, include: LATENCY, maxWorkers: 2, sequence: { groupOrder: GROUP_ORDER.latencyBesideDom } } },
+      { test: { name: 'latency-alone', ...node, include: LATENCY_ALONE, maxWorkers: 1, sequence: { groupOrder: GROUP_ORDER.latencyAlone } } },
       // One module registry per worker, as unit (pure computation, no module state between files): passes shuffled.
       { test: { name: 'slow', ...node, isolate: false, include: SLOW } },
       { test: { name: 'pg', ...node, include: PG } },

@@ -7,3 +7,9 @@ export const DEMO_SIZES = ['default', 600, 2000, 3000] as const
 export function demoFileName(memories: (typeof DEMO_SIZES)[number]): string {
   return `demo-${memories}.db`
 }
+
+/** Written in the fixtures folder by generateDemos.ts once every demo DB is there. */
+export const DEMOS_READY = 'ready'
+
+/** Written instead of DEMOS_READY when generating failed: the error. */
+export const DEMOS_FAILED = 'failed'

@@ -7,7 +7,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { chromium, type Browser as PlaywrightBrowser, type BrowserContext, type CDPSession, type Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, inject, onTestFinished } from 'vitest'
-import { demoFileName, type DEMO_SIZES } from './demoSizes'
+import { DEMOS_FAILED, DEMOS_READY, demoFileName, type DEMO_SIZES } from './demoSizes'
 import { CHROMIUM_ARGS, findChromium } from '../helpers/chromium'
 import { serve, type Served } from '../helpers/serveProcess'
 import { sha256File, tmpDir } from '../helpers/tmp'
@@ -135,12 +135,29 @@ export function servedDb(make: (dir: string) => string | Promise<string>, env?: 
 }
 
 /**
+ * Blocks until globalSetup's child has written every demo DB (its `ready` file; generateDemos.ts), or throws its
+ * error. It is done long before the e2e files run (they are the last group), so this rarely waits.
+ */
+function waitForDemos(demos: string): void {
+  const tick = new Int32Array(new SharedArrayBuffer(4))
+  const until = Date.now() + 180_000
+  while (!fs.existsSync(path.join(demos, DEMOS_READY))) {
+    const failed = path.join(demos, DEMOS_FAILED)
+    if (fs.existsSync(failed)) throw new Error(`generating the e2e demo DBs failed: ${fs.readFileSync(failed, 'utf8')}`)
+    if (Date.now() > until) throw new Error(`the e2e demo DBs are not ready after 180 s (${demos})`)
+    Atomics.wait(tick, 0, 0, 50)
+  }
+}
+
+/**
  * A copy, at `dir/demo.db`, of the demo DB of `memories` memories that globalSetup generated once for the
  * whole run (the same bytes generateDemo would write here); the test owns its copy and may hash it.
  */
 export function demoCopy(dir: string, memories: (typeof DEMO_SIZES)[number]): string {
   const out = path.join(dir, 'demo.db')
-  const src = path.join(inject('e2eDemoDir'), demoFileName(memories))
+  const demos = inject('e2eDemoDir')
+  waitForDemos(demos)
+  const src = path.join(demos, demoFileName(memories))
   fs.copyFileSync(src, out)
   // The demo's eval cases live in its workspace beside it (demo.db.recallscope): copy that too, or every
   // screen that reads cases (Evaluate, tune) sees none.

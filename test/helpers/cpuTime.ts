@@ -51,6 +51,8 @@ export function startFileCpu(extra: Record<string, () => number> = {}): (file: s
       load: round(os.loadavg()[0]),
       // which test process ran it: files of one pid shared a worker (its start and imports are paid once)
       pid: process.pid,
+      // when the file ended (ms since the epoch): with `wall`, the run's timeline (which files ran beside which)
+      end: Date.now(),
     }
     return `${JSON.stringify(line)}\n`
   }
