@@ -131,11 +131,16 @@ describe.skipIf(!pool)('the scan pool', () => {
       const reports = new Uint8Array(n)
       let reportedRows = 0
       const before = pool!.stats.helperChunks
-      const ok = pool!.scan(memory, kernel, { name: 'dotI8All', data: 0, n, dim: stride, q: qOff, out: outOff, rowBytes: stride, outBytes: 4 }, (from, count) => {
-        atReport.set(out.subarray(from, from + count), from)
-        reports[from]++
-        reportedRows += count
-      })
+      const ok = pool!.scan(
+        memory,
+        kernel,
+        { name: 'dotI8All', data: 0, n, dim: stride, q: qOff, out: outOff, rowBytes: stride, outBytes: 4 },
+        (from, count) => {
+          atReport.set(out.subarray(from, from + count), from)
+          reports[from]++
+          reportedRows += count
+        },
+      )
       let twice = 0 // chunks reported again
       let early = 0 // rows reported before their sums were in place
       for (let row = 0; row < n; row++) {

@@ -126,7 +126,11 @@ export class ScanPool {
     for (let i = 0; i < count; i++) {
       const own = new SharedArrayBuffer(4 * 4)
       const { port1, port2 } = new MessageChannel()
-      const worker = new Worker(HELPER, { eval: true, workerData: { modules, own, shared: this.job.buffer, finished: this.finished.buffer, port: port2 }, transferList: [port2] })
+      const worker = new Worker(HELPER, {
+        eval: true,
+        workerData: { modules, own, shared: this.job.buffer, finished: this.finished.buffer, port: port2 },
+        transferList: [port2],
+      })
       this.helpers.add({ worker, ctl: new Int32Array(own), port: port1, memId: -1 })
     }
   }
