@@ -132,7 +132,7 @@ describe.skipIf(!dotKernelAvailable())('int8 scan + exact rescoring', () => {
     expect(idx.scans - s0).toBe(4)
   })
 
-  it('with the scan pool running: the bound pass over the rows whose sums are in place during the scan, the rest after, gives the brute force’s top-k', async () => {
+  it('with the scan pool running: the bound pass over this thread’s rows during the scan, the helpers’ after, gives the brute force’s top-k', async () => {
     const pool = ScanPool.get()
     if (!pool) return // one core: no pool, the plain path above
     await pool.started()

@@ -41,8 +41,8 @@ export interface Int8SearchResult {
   /** rows rescored exactly (the ones the int8 bound could not rule out) */
   rescored: number
   /**
-   * ms spent: the int8 scan (all cores; with the bound pass over the rows whose sums were in place
-   * meanwhile), the rest of the bound passes (this thread), the exact rescoring (the caller's reads included)
+   * ms spent: the int8 scan (all cores; with the bound pass over this thread's share of the rows, run as
+   * it scans them), the rest of the bound passes (this thread), the exact rescoring (the caller's reads included)
    */
   timings: { scanMs: number; boundMs: number; rescoreMs: number }
 }
@@ -227,7 +227,7 @@ export class Int8Index {
    * The query's int16 codes and the integer scan of rows [0, n) on every core: each row's
    * approximate score is t · scales[r] · D[r] within ± (qn · errs[r] + eq · hatNorms[r] + SLACK).
    */
-  private scanQuery(q: Float64Array, onDone?: (s: ScanNumbers, from: number, count: number) => void): ScanNumbers {
+  private scanQuery(q: Float64Array, onMine?: (s: ScanNumbers, from: number, count: number) => void): ScanNumbers {
     const { n, dim, stride } = this
     const last = this.lastScan
     if (last && last.n === n && sameValues(last.q, q, dim))
@@ -251,8 +251,8 @@ export class Int8Index {
     const numbers = { t, qn: Math.sqrt(qn2), eq: Math.sqrt(eq2), D: new Int32Array(this.memory.buffer, this.outOff, n) }
     const pool = this.shared && n > 0 ? ScanPool.get() : null
     const scan = { name: 'dotI8All', data: 0, n, dim: stride, q: this.qOff, out: this.outOff, rowBytes: stride, outBytes: 4 } as const
-    const done = onDone && ((from: number, count: number) => onDone(numbers, from, count))
-    if (n > 0 && !pool?.scan(this.memory, this.kernel, scan, done)) this.kernel(0, n, stride, this.qOff, this.outOff)
+    const mine = onMine && ((from: number, count: number) => onMine(numbers, from, count))
+    if (n > 0 && !pool?.scan(this.memory, this.kernel, scan, mine)) this.kernel(0, n, stride, this.qOff, this.outOff)
     this.lastScan = { q: Float64Array.from(q.subarray(0, dim)), n, t, qn: numbers.qn, eq: numbers.eq }
     return numbers
   }
@@ -268,9 +268,8 @@ export class Int8Index {
     k = Math.min(k, total)
     if (k <= 0) return { rows: [], scores: [], rescored: 0, timings: { scanMs: 0, boundMs: 0, rescoreMs: 0 } }
     const t0 = performance.now()
-    // The bound pass (BoundPass) runs over rows as soon as their sums are in place — the ones this thread
-    // scanned, and a helper's finished chunks between this thread's own — while the helpers still scan
-    // (the pass's answer does not depend on the order it sees rows in).
+    // The bound pass (BoundPass) runs over the rows this thread scanned as soon as it has scanned them,
+    // while the helpers still scan theirs (the pass's answer does not depend on the order it sees rows in).
     const pass = new BoundPass(k, this.scales, this.errs, this.hatNorms)
     const seen: number[] = [] // [from, count] of the ranges passed over during the scan
     const { t, qn, eq, D } = this.scanQuery(
@@ -286,8 +285,7 @@ export class Int8Index {
     const numbers = { t, qn, eq, D }
     if (subset) pass.visit(numbers, 0, total, subset)
     else {
-      // The rows not passed over during the scan: a helper's chunks finished after this thread's last look
-      // (or all of them: no pool, or the last scan reused).
+      // The rows the helpers scanned (or all of them: no pool, or the last scan reused).
       const ranges = Array.from({ length: seen.length / 2 }, (_, i) => [seen[2 * i], seen[2 * i + 1]]).sort((a, b) => a[0] - b[0])
       let at = 0
       for (const [from, count] of ranges) {

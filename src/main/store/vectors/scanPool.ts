@@ -16,9 +16,7 @@
  *   [MEM]   id of the memory to scan (a helper drains its port for new ones)
  *   [READY] 1 once the helper runs its loop (unused before: the first scans stay on one thread)
  * and one block shared by all: [CLAIM] (gen << 16 | next chunk), [DONE] chunks finished,
- * the parameters (data, n, dim, q, out, chunk rows, chunks, kernel, row/out/q strides); and one word
- * per chunk, set to the request number once its results are in place (the caller works on a helper's
- * chunk as soon as it is finished: `start`'s `onDone`).
+ * the parameters (data, n, dim, q, out, chunk rows, chunks, kernel, row/out/q strides).
  */
 import os from 'node:os'
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads'
@@ -50,10 +48,9 @@ const KERNELS: readonly KernelName[] = ['dotAll', 'dotI8All', 'quantI8']
  */
 const HELPER = `
 const { workerData, receiveMessageOnPort } = require('node:worker_threads')
-const { modules, own, shared, finished, port } = workerData
+const { modules, own, shared, port } = workerData
 const ctl = new Int32Array(own)
 const job = new Int32Array(shared)
-const fin = new Int32Array(finished)
 let memId = -1
 let kernels = null
 let seen = 0
@@ -78,7 +75,6 @@ for (;;) {
     const from = c * rows
     const count = Math.min(rows, n - from)
     kernels[job[${P_KERNEL}]](job[${P_DATA}] + from * job[${P_ROW_BYTES}], count, job[${P_DIM}], job[${P_Q}] + from * job[${P_Q_BYTES}], job[${P_OUT}] + from * job[${P_OUT_BYTES}])
-    Atomics.store(fin, c, gen)
     Atomics.add(job, ${DONE}, 1)
     Atomics.notify(job, ${DONE})
   }
@@ -116,8 +112,6 @@ const MIN_CHUNK_ROWS = 512
 export class ScanPool {
   private readonly helpers = new HelperThreads<Helper>(READY)
   private readonly job = new Int32Array(new SharedArrayBuffer(16 * 4))
-  /** per chunk: the request number once a helper has its results in place (0: not yet, or this thread's) */
-  private readonly finished = new Int32Array(new SharedArrayBuffer(MAX_CHUNKS * 4))
   private gen = 0
   /** Scans split so far, and how many chunks helpers took (the rest ran on the calling thread). */
   readonly stats = { scans: 0, chunks: 0, helperChunks: 0 }
@@ -126,11 +120,7 @@ export class ScanPool {
     for (let i = 0; i < count; i++) {
       const own = new SharedArrayBuffer(4 * 4)
       const { port1, port2 } = new MessageChannel()
-      const worker = new Worker(HELPER, {
-        eval: true,
-        workerData: { modules, own, shared: this.job.buffer, finished: this.finished.buffer, port: port2 },
-        transferList: [port2],
-      })
+      const worker = new Worker(HELPER, { eval: true, workerData: { modules, own, shared: this.job.buffer, port: port2 }, transferList: [port2] })
       this.helpers.add({ worker, ctl: new Int32Array(own), port: port1, memId: -1 })
     }
   }
@@ -152,8 +142,8 @@ export class ScanPool {
    * codes; 0 for a query every row reads). False when no helper is ready (the caller runs
    * the kernel itself).
    */
-  scan(memory: WasmMemory, kernel: DotAll, s: ScanRequest, onDone?: (from: number, count: number) => void): boolean {
-    return this.start(memory, kernel, s, onDone)?.() ?? false
+  scan(memory: WasmMemory, kernel: DotAll, s: ScanRequest, onMine?: (from: number, count: number) => void): boolean {
+    return this.start(memory, kernel, s, onMine)?.() ?? false
   }
 
   /**
@@ -161,14 +151,11 @@ export class ScanPool {
    * the chunks no helper has taken) and wait for the rest; it returns false when a helper died (the
    * caller runs the kernel itself over every row). Meanwhile this thread is free for other work (a
    * load reads its next block from SQL while the helpers quantise this one). null: no helper is ready.
-   * One request at a time: finish it before the next start or scan. `onDone(from, count)`: called on
-   * this thread for rows [from, from + count) whose results are in place, so it can work on them while
-   * the helpers still scan (the int8 search's bound pass): right after this thread scanned them, and for
-   * a chunk a helper finished, when this thread next looks (between its own chunks and while it waits
-   * for the last ones). Not every chunk is reported: one a helper finishes after this thread's last look
-   * is not (the caller covers the rest itself after the finish).
+   * One request at a time: finish it before the next start or scan. `onMine(from, count)`: called on
+   * this thread right after it scanned rows [from, from + count) (their results are in place), so it can
+   * work on them while the helpers still scan (the int8 search's bound pass); not for the helpers' rows.
    */
-  start(memory: WasmMemory, kernel: DotAll, s: ScanRequest, onDone?: (from: number, count: number) => void): (() => boolean) | null {
+  start(memory: WasmMemory, kernel: DotAll, s: ScanRequest, onMine?: (from: number, count: number) => void): (() => boolean) | null {
     const { data, n, dim, q, out, rowBytes, outBytes } = s
     const qBytes = s.qBytes ?? 0
     const helpers = this.helpers.ready()
@@ -178,7 +165,6 @@ export class ScanPool {
     const rows = Math.max(MIN_CHUNK_ROWS, Math.ceil(n / MAX_CHUNKS))
     const chunks = Math.ceil(n / rows)
     const job = this.job
-    const finished = this.finished
     this.gen = (this.gen % 0x7fff) + 1 // 1..32767: a helper's last-seen request number is never the next one
     const gen = this.gen
     job[P_DATA] = data
@@ -192,7 +178,6 @@ export class ScanPool {
     job[P_ROW_BYTES] = rowBytes
     job[P_OUT_BYTES] = outBytes
     job[P_Q_BYTES] = qBytes
-    finished.fill(0, 0, chunks) // a word left at this number by a request 32,767 ago must not count
     Atomics.store(job, DONE, 0)
     Atomics.store(job, CLAIM, gen << 16) // publishes the parameters above (sequentially consistent)
     for (const h of helpers) {
@@ -204,33 +189,16 @@ export class ScanPool {
       Atomics.store(h.ctl, GEN, gen)
       Atomics.notify(h.ctl, GEN)
     }
-    const range = (c: number): [number, number] => [c * rows, Math.min(rows, n - c * rows)]
-    // The helpers' finished chunks not yet reported (reported: flagged here, so each is reported once).
-    const reported = onDone ? new Uint8Array(chunks) : null
-    const reportFinished = () => {
-      if (!reported) return
-      for (let c = 0; c < chunks; c++) {
-        if (reported[c] === 0 && Atomics.load(finished, c) === gen) {
-          reported[c] = 1
-          onDone!(...range(c))
-        }
-      }
-    }
     return () => {
       // This thread claims chunks like any helper.
       const mine = claimChunks(job, CLAIM, DONE, chunks, (c) => {
-        const [from, count] = range(c)
+        const from = c * rows
+        const count = Math.min(rows, n - from)
         kernel(data + from * rowBytes, count, dim, q + from * qBytes, out + from * outBytes)
-        if (reported) {
-          reported[c] = 1
-          onDone!(from, count)
-          reportFinished()
-        }
+        onMine?.(from, count)
       })
       // Chunks a helper claimed and is still scanning.
       for (let done = Atomics.load(job, DONE); done < chunks; done = Atomics.load(job, DONE)) {
-        reportFinished()
-        if (Atomics.load(job, DONE) !== done) continue
         if (Atomics.wait(job, DONE, done, 5000) === 'timed-out' && Atomics.load(job, DONE) === done) {
           // A helper died mid-chunk (never seen): stop using the pool; the caller rescans alone.
           this.helpers.clear()
