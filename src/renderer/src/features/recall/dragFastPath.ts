@@ -88,9 +88,7 @@ export class DragFastPath {
       io.root.setAttribute('data-drag', '')
       io.root.querySelector('.recall-right')?.setAttribute('aria-busy', 'true')
     }
-    list.show({ rows: toRows(view.results, view.dropped, this.rowPool), config: next, changes: ctx.changesOf(view), selectedId: ctx.selectedId })
-    io.writeSummary(view)
-    for (const f of io.followers) f(next)
+    showStep(io, list, view, toRows(view.results, view.dropped, this.rowPool), next, ctx.changesOf(view))
     this.rest.poke(() => this.settle())
   }
 
@@ -125,19 +123,14 @@ export class DragFastPath {
   warm(current: { view: RecallView; changes: Map<string, RankChange> }): void {
     const io = this.io
     if (!io || this.held || this.shown || !io.context.enabled || !io.context.trace || !io.list) return
-    const { trace, config, selectedId } = io.context
+    const { trace, config } = io.context
     const tracker = new RankTracker()
     for (const c of [nudged(config), config]) {
       const v = localView(trace, c, true, true)
       if (!v) break
-      const rows = toRows(v.results, v.dropped, this.rowPool)
-      io.list.show({ rows, config: c, changes: tracker.changesFor(v), selectedId })
-      io.writeSummary(v)
-      for (const f of io.followers) f(c)
+      showStep(io, io.list, v, toRows(v.results, v.dropped, this.rowPool), c, tracker.changesFor(v))
     }
-    io.list.show({ rows: toRows(current.view.results, current.view.dropped), config, changes: current.changes, selectedId })
-    io.writeSummary(current.view)
-    for (const f of io.followers) f(config)
+    showStep(io, io.list, current.view, toRows(current.view.results, current.view.dropped), config, current.changes)
   }
 
   /** The screen went away. */
@@ -146,6 +139,13 @@ export class DragFastPath {
     this.shown = null
     this.rest.cancel()
   }
+}
+
+/** Shows a step without a render: the list's rows, the summary's numbers and the panel's other sliders (its followers). */
+function showStep(io: DragIo, list: ResultsListHandle, view: RecallView, rows: Row[], config: RecallConfig, changes: Map<string, RankChange>): void {
+  list.show({ rows, config, changes, selectedId: io.context.selectedId })
+  io.writeSummary(view)
+  for (const f of io.followers) f(config)
 }
 
 /** `config` with its recency weight a tenth away (down from 0.5 and above, else up): a step of a drag, for the warm-up. */
