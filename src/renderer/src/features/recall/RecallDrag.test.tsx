@@ -83,11 +83,13 @@ describe('a held slider on the Recall screen', { timeout: 120_000 }, () => {
     vi.stubGlobal('cancelIdleCallback', () => undefined)
     const held = renderScreen()
     await within(held.container).findByText(/query \d+ ms/, undefined, { timeout: FIRST_QUERY_WAIT_MS })
+    // The warm-up is asked for in an effect after the commit that shows the trace: the text can be seen before
+    // React has run that commit's effects (they wait for a task of their own).
+    await waitFor(() => expect(idle.length).toBeGreaterThan(0))
     const before = seen(held.container)
     // The warm-up (and the idle re-ranks) of this screen alone: the other screen is rendered after it.
     const watch = new MutationObserver(() => undefined)
     watch.observe(held.container, { subtree: true, childList: true, characterData: true, attributes: true })
-    expect(idle.length).toBeGreaterThan(0)
     act(() => {
       while (idle.length) idle.shift()!({ didTimeout: false, timeRemaining: () => 50 })
     })
