@@ -9,6 +9,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { act, cleanup, fireEvent, render, waitFor, within } from '@testing-library/react'
 import type { CandidateRaw } from '../../../../shared/types'
+import { useMemo, useState } from 'react'
 import { AppContext } from '../../app/context'
 import { installFakeBridge, type FakeBridge } from '../../test/fakeBridge'
 import { FIRST_QUERY_WAIT_MS, recallAnswers, recallApp } from '../../test/recallAnswers'
@@ -168,5 +169,57 @@ describe('a held slider on the Recall screen', { timeout: 120_000 }, () => {
     expect(within(held.container).getByTestId('context-text').textContent).toBe(within(free.container).getByTestId('context-text').textContent)
     // One query each: every step re-ranked the first query's candidates.
     expect(bridge.calls.filter((c) => c.channel === 'recall.run')).toHaveLength(2)
+  })
+
+  it('keeps its step when the screen renders for another reason while held, and is held when the pointer takes the focus from the query', async () => {
+    const frames: FrameRequestCallback[] = []
+    vi.stubGlobal('requestAnimationFrame', (f: FrameRequestCallback) => frames.push(f))
+    vi.stubGlobal('cancelAnimationFrame', () => undefined)
+    // The held screen's app state changes the way the app's does (its URL written, in place): a render of the
+    // screen set off by something other than the drag (in the app, the URL written 250 ms after an earlier edit).
+    let setNav: (f: (p: Record<string, string | undefined>) => Record<string, string | undefined>) => void = () => undefined
+    function Host() {
+      const base = app()
+      const [params, setParams] = useState(base.nav.params)
+      setNav = setParams
+      const state = useMemo(() => ({ ...base, nav: { ...base.nav, params } }), [params]) // eslint-disable-line react-hooks/exhaustive-deps -- base is fixed
+      return (
+        <AppContext.Provider value={state}>
+          <RecallView />
+        </AppContext.Provider>
+      )
+    }
+    const held = render(<Host />)
+    const free = renderScreen()
+    for (const c of [held.container, free.container]) await within(c).findByText(/query \d+ ms/, undefined, { timeout: FIRST_QUERY_WAIT_MS })
+    const slider = (c: HTMLElement, name: string) => within(c).getByRole<HTMLInputElement>('slider', { name })
+    const runFrames = () => act(() => frames.splice(0).forEach((f) => f(performance.now())))
+    const heldRoot = held.container.querySelector<HTMLElement>('.recall')!
+    // The pointer goes down on a slider while the query field has the focus: the focus leaves the field.
+    within(held.container).getByLabelText('Query (the raw utterance)').focus()
+    fireEvent.pointerDown(slider(held.container, 'Recency'))
+    slider(held.container, 'Recency').focus()
+    const before = seen(held.container)
+    for (const value of ['0.05', '0.6']) {
+      for (const c of [held.container, free.container]) fireEvent.change(slider(c, 'Recency'), { target: { value } })
+      runFrames()
+      expect(heldRoot.hasAttribute('data-drag'), 'the step is shown without a render').toBe(true)
+      expect(seen(held.container)).not.toEqual(before)
+      expect(seen(held.container)).toEqual(seen(free.container))
+    }
+    // The screen renders while the step is shown: it shows the step's state (React's is set to it), not the one before
+    // the drag, with the last step's rank changes (not the whole drag's).
+    act(() => setNav((p) => ({ ...p, x: '1' })))
+    expect(seen(held.container)).toEqual(seen(free.container))
+    expect(heldRoot.hasAttribute('data-drag')).toBe(false)
+    // The drag goes on from there.
+    for (const c of [held.container, free.container]) fireEvent.change(slider(c, 'Salience'), { target: { value: '0.6' } })
+    runFrames()
+    expect(heldRoot.hasAttribute('data-drag')).toBe(true)
+    expect(seen(held.container)).toEqual(seen(free.container))
+    act(() => {
+      document.dispatchEvent(new Event('pointerup'))
+    })
+    expect(seen(held.container)).toEqual(seen(free.container))
   })
 })

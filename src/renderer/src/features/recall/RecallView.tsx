@@ -340,17 +340,18 @@ function Playground({
     if (!el) return
     const begin = (e: Event) => fast.begin(e)
     const release = () => fast.release()
+    const focusLeft = (e: Event) => fast.focusLeft(e)
     el.addEventListener('pointerdown', begin, true)
     el.addEventListener('keydown', begin, true)
     el.addEventListener('keyup', release, true)
-    el.addEventListener('focusout', release, true)
+    el.addEventListener('focusout', focusLeft, true)
     document.addEventListener('pointerup', release, true)
     document.addEventListener('pointercancel', release, true)
     return () => {
       el.removeEventListener('pointerdown', begin, true)
       el.removeEventListener('keydown', begin, true)
       el.removeEventListener('keyup', release, true)
-      el.removeEventListener('focusout', release, true)
+      el.removeEventListener('focusout', focusLeft, true)
       document.removeEventListener('pointerup', release, true)
       document.removeEventListener('pointercancel', release, true)
     }
@@ -446,7 +447,7 @@ function Playground({
   useLayoutEffect(() => writeSummary(summary.current, summaryOf(view, trace, r.loading)))
   useLayoutEffect(() =>
     fast.connect({
-      context: { enabled: !!view && !stale && tab === 'ranking', trace, config, selectedId: selected, changesOf },
+      context: { enabled: !!view && !stale && tab === 'ranking', trace, config, selectedId: selected, changesOf, tracker },
       list: listHandle.current,
       followers,
       writeSummary: (v) => writeSummary(summary.current, summaryOf(v, trace, false)),

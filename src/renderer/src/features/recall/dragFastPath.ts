@@ -14,7 +14,7 @@ import { createQuietTimer } from '../../lib/quietTimer'
 import type { ConfigFollowers, ConfigUpdate } from './ConfigPanel'
 import { toRows, type ResultsListHandle, type Row } from './ResultsList'
 import type { RankChange } from './baseline'
-import { localView, RankTracker, type RecallView } from './useRecall'
+import { localView, RankTracker, type RecallView, type TrackerState } from './useRecall'
 import { DRAG_REST_MS, SETTLE_MARK } from './dragTiming'
 
 /** What a fast step needs from the screen as last rendered. */
@@ -26,6 +26,8 @@ export interface DragContext {
   selectedId: string | null
   /** the rank changes a view shows (it passes the view through the screen's rank tracker) */
   changesOf: (view: RecallView) => Map<string, RankChange>
+  /** the screen's rank tracker */
+  tracker: RankTracker
 }
 
 /** The screen as last rendered, connected after every render (`DragFastPath.connect`). */
@@ -47,17 +49,31 @@ export interface DragIo {
 const STEP_KEYS = new Set(['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', 'PageUp', 'PageDown', 'Home', 'End'])
 
 export class DragFastPath {
-  private held = false
+  /** the range input held (null: none) */
+  private held: HTMLInputElement | null = null
   /** the config shown without a render (null: the screen shows React's) */
   private shown: RecallConfig | null = null
   private readonly rest = createQuietTimer(DRAG_REST_MS)
   private io: DragIo | null = null
   /** the rows of the last step, written over by the next (toRows' pool): the list holds them only until then */
   private readonly rowPool: Row[] = []
+  /** the screen's rank tracker as the last step left it */
+  private tracked: TrackerState | null = null
 
-  /** The screen as it was just rendered (after every render). */
+  /**
+   * The screen as it was just rendered (after every render). A render while a step is shown without one (set off by
+   * something else: the URL written after an earlier edit, a query's answer) drew React's state, the one before the
+   * drag, over the step's list and summary numbers: React's state is set to the step's at once (a render before the
+   * paint, so no frame shows the state before the drag), and the drag goes on from there. The rank tracker, which
+   * that render told of the state before the drag, is put back as the step left it: the arrows stay the step's.
+   */
   connect(io: DragIo): void {
     this.io = io
+    const c = this.shown
+    if (!c) return
+    this.unmark()
+    if (this.tracked) io.context.tracker.restore(this.tracked)
+    io.update(() => c)
   }
 
   /** A pointer or key went down: if on a range input, the drag begins. */
@@ -65,7 +81,15 @@ export class DragFastPath {
     const t = e.target as HTMLInputElement | null
     if (t?.tagName !== 'INPUT' || t.type !== 'range') return
     if (e instanceof KeyboardEvent && !STEP_KEYS.has(e.key)) return
-    this.held = true
+    this.held = t
+  }
+
+  /**
+   * Focus left an element: the drag ends if it left the slider held. Focus leaving another (the query field, when
+   * the pointer goes down on a slider) leaves the drag held.
+   */
+  focusLeft(e: Event): void {
+    if (e.target === this.held) this.release()
   }
 
   /** An edit of the config panel (one per frame): shown without a render while a slider is held, else through React. */
@@ -74,7 +98,7 @@ export class DragFastPath {
     if (!io) return
     const ctx = io.context
     const list = io.list
-    const next = this.held && ctx.enabled && ctx.trace && list ? update(this.shown ?? ctx.config) : null
+    const next = this.held !== null && ctx.enabled && ctx.trace && list ? update(this.shown ?? ctx.config) : null
     // Into the objects of the last step (rerank's `reuse`, toRows' pool): shown, then written over by the next step.
     const view = next && ctx.trace ? localView(ctx.trace, next, true) : null
     if (!next || !view || !list) {
@@ -89,12 +113,13 @@ export class DragFastPath {
       io.root.querySelector('.recall-right')?.setAttribute('aria-busy', 'true')
     }
     showStep(io, list, view, toRows(view.results, view.dropped, this.rowPool), next, ctx.changesOf(view))
+    this.tracked = ctx.tracker.save()
     this.rest.poke(() => this.settle())
   }
 
   /** The slider was let go (pointer or key up, focus gone): React's state is set to what is shown. */
   release(): void {
-    this.held = false
+    this.held = null
     this.settle()
   }
 
@@ -102,13 +127,18 @@ export class DragFastPath {
   private settle(): void {
     const c = this.shown
     if (!c || !this.io) return
-    this.shown = null
-    this.rest.cancel()
+    this.unmark()
     // Seen by `bench ui` (a user-timing mark in its trace): a render of the screen within a drag, not a step's own work.
     performance.mark(SETTLE_MARK)
     this.io.commit(c)
-    this.io.root?.removeAttribute('data-drag')
-    this.io.root?.querySelector('.recall-right')?.removeAttribute('aria-busy')
+  }
+
+  /** The screen is about to render the state shown: no step is shown without a render, nothing is pending. */
+  private unmark(): void {
+    this.shown = null
+    this.rest.cancel()
+    this.io?.root?.removeAttribute('data-drag')
+    this.io?.root?.querySelector('.recall-right')?.removeAttribute('aria-busy')
   }
 
   /**
@@ -135,7 +165,7 @@ export class DragFastPath {
 
   /** The screen went away. */
   stop(): void {
-    this.held = false
+    this.held = null
     this.shown = null
     this.rest.cancel()
   }

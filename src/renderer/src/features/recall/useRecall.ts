@@ -120,6 +120,23 @@ export class RankTracker {
     this.ranks = now
     return this.changes
   }
+
+  /** What it holds now, to be put back by `restore` (after a view seen by mistake: one drawn over a drag's step). */
+  save(): TrackerState {
+    return { view: this.view, ranks: this.ranks, changes: this.changes }
+  }
+
+  restore(s: TrackerState): void {
+    this.view = s.view
+    this.ranks = s.ranks
+    this.changes = s.changes
+  }
+}
+
+export interface TrackerState {
+  view: RecallView | null
+  ranks: Map<string, number> | null
+  changes: Map<string, RankChange>
 }
 
 /**
