@@ -71,7 +71,7 @@ export class DragFastPath {
     this.io = io
     const c = this.shown
     if (!c) return
-    this.unmark()
+    this.handBack()
     if (this.tracked) io.context.tracker.restore(this.tracked)
     io.update(() => c)
   }
@@ -127,14 +127,14 @@ export class DragFastPath {
   private settle(): void {
     const c = this.shown
     if (!c || !this.io) return
-    this.unmark()
-    // Seen by `bench ui` (a user-timing mark in its trace): a render of the screen within a drag, not a step's own work.
-    performance.mark(SETTLE_MARK)
+    this.handBack()
     this.io.commit(c)
   }
 
-  /** The screen is about to render the state shown: no step is shown without a render, nothing is pending. */
-  private unmark(): void {
+  /** React's state is about to be set to the state shown: no step is shown without a render, nothing is pending. */
+  private handBack(): void {
+    // Seen by `bench ui` (a user-timing mark in its trace): a render of the screen within a drag, not a step's own work.
+    performance.mark(SETTLE_MARK)
     this.shown = null
     this.rest.cancel()
     this.io?.root?.removeAttribute('data-drag')
