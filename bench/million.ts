@@ -166,10 +166,10 @@ export async function runMillion(): Promise<void> {
   fs.closeSync(fd)
   // A reference for the scan in this run: copying the same bytes natively, 64 MiB at a time (one core).
   const scratch = new Uint8Array(64 * 2 ** 20)
-  const int8Bytes = N * idx.stride
+  const view = idx.planes().hi
+  const int8Bytes = view.byteLength
   const copyMs = median(
     Array.from({ length: 5 }, () => {
-      const view = idx.codeBytes()
       const t = performance.now()
       for (let o = 0; o < int8Bytes; o += scratch.length) scratch.set(view.subarray(o, Math.min(int8Bytes, o + scratch.length)))
       return performance.now() - t

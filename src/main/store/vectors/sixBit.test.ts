@@ -5,7 +5,10 @@
  * the codes back.
  */
 import { describe, expect, it } from 'vitest'
+import { normalizeQuery } from '../../recall/dense'
 import { dotKernel, kernelModule, wasmMemory } from './dotKernel'
+import { Int8Index } from './int8Scan'
+import { dotRow } from './vectorIndex'
 import { packRow, unpackRow, width6 } from './sixBit'
 
 function rng(seed: number): () => number {
@@ -40,7 +43,7 @@ describe.skipIf(!kernelModule(false, 'dot6All'))('the 6-bit planes', () => {
           return Math.floor(r() * 255) - 127
         })
         codes.push(c)
-        packRow(c, dim, hi, row * h3, lo, row * (w / 4))
+        packRow(c, 0, dim, hi, row * h3, lo, row * (w / 4))
         const back = new Int8Array(dim)
         unpackRow(hi, row * h3, lo, row * (w / 4), dim, back, 0)
         expect(Array.from(back)).toEqual(Array.from(c))
@@ -61,4 +64,50 @@ describe.skipIf(!kernelModule(false, 'dot6All'))('the 6-bit planes', () => {
       }
     })
   }
+})
+
+/**
+ * A row the 6-bit bound must keep although its 6-bit estimate is as low as it gets: the query points along the
+ * row's own 6-bit error x − x̂6 (computed here from the quantisation's definition), so q·x − q·x̂6 = ‖x − x̂6‖,
+ * Cauchy–Schwarz with equality. A second row, on the 6-bit grid (no error but its largest code's 1.5 steps), scores
+ * a quarter of that error below the first: a bound a little too small (e6 halved) rules the first row out and
+ * returns the second.
+ */
+describe.skipIf(!kernelModule(false, 'dot6All'))('the 6-bit bound where Cauchy–Schwarz is tight', () => {
+  it('keeps the row whose error points along the query', () => {
+    const dim = 64
+    const r = rng(7)
+    const x = Float32Array.from({ length: dim }, () => r() - 0.5)
+    const s = Math.fround(Math.max(...Array.from(x, Math.abs)) / 127)
+    const hiOf = (v: number) => (Math.max(-127, Math.min(127, Math.round(v / s))) + 128) >> 2
+    const x6 = Array.from(x, (v) => s * (4 * hiOf(v) - 126.5))
+    const err = Array.from(x, (v, i) => v - x6[i])
+    const e6 = Math.hypot(...err)
+    const q = normalizeQuery(err)!
+    const score = (v: ArrayLike<number>) => dotRow(Float32Array.from(v), 0, dim, q)
+    const t0 = score(x)
+    // the second row: x̂6 on x's grid, its largest value the scale's 127 steps, moved a step at a time towards q
+    const big = Array.from(x, Math.abs).indexOf(Math.max(...Array.from(x, Math.abs)))
+    const h = Array.from(x, hiOf)
+    const z = () => Float32Array.from(h, (v, i) => (i === big ? Math.sign(x[i]) * 127 * s : s * (4 * v - 126.5)))
+    const order = Array.from({ length: dim }, (_, i) => i)
+      .filter((i) => i !== big)
+      .sort((a, b) => Math.abs(q[b]) - Math.abs(q[a]))
+    for (let j = 0; score(z()) < t0 - 0.3 * e6; j = (j + 1) % order.length) {
+      const i = order[j]
+      h[i] = Math.max(0, Math.min(63, h[i] + Math.sign(q[i])))
+    }
+    const zr = z()
+    expect(score(zr)).toBeLessThan(t0 - 0.1 * e6)
+    const idx = new Int8Index(2, dim)
+    idx.setRow(0, x)
+    idx.setRow(1, zr)
+    const rows = [x, zr]
+    const got = idx.search(q, 1, [0, 1], (rs) => Array.from(rs, (i) => score(rows[i])))
+    expect(got.rows).toEqual([0])
+    expect(got.kept6).toBe(2)
+    const b = idx.boundsOf(q, 0)
+    expect(t0).toBeGreaterThanOrEqual(b.lo6)
+    expect(t0).toBeLessThanOrEqual(b.hi6)
+  })
 })

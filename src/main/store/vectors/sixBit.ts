@@ -17,30 +17,47 @@
 export const width6 = (dim: number): number => Math.ceil(dim / 64) * 64
 
 /**
- * Pack the int8 codes `codes[0 .. dim)` (the rest of the row 0) into `hi` at `hiAt` (3W/4 bytes) and `lo` at
- * `loAt` (W/4 bytes); returns Σ (4·hi − 126.5)² over the row's dims (‖x̂6‖² / s², exact: quarter-integers).
+ * Pack the int8 codes `codes[codesAt .. codesAt + dim)` (the rest of the row 0) into `hi` at `hiAt` (3W/4 bytes)
+ * and `lo` at `loAt` (W/4 bytes).
  */
-export function packRow(codes: ArrayLike<number>, dim: number, hi: Uint8Array, hiAt: number, lo: Uint8Array, loAt: number): number {
+export function packRow(codes: ArrayLike<number>, codesAt: number, dim: number, hi: Uint8Array, hiAt: number, lo: Uint8Array, loAt: number): void {
   const w = width6(dim)
   const h3 = (3 * w) / 4
   const qw = w / 4
-  hi.fill(0, hiAt, hiAt + h3)
-  lo.fill(0, loAt, loAt + qw)
-  let h2 = 0
-  for (let i = 0; i < w; i++) {
-    const u = (i < dim ? codes[i] : 0) + 128
-    const v = u >> 2
-    if (i < h3) hi[hiAt + i] |= v
-    else {
-      const j = hiAt + i - h3
-      hi[j] |= (v & 3) << 6
-      hi[j + qw] |= ((v >> 2) & 3) << 6
-      hi[j + 2 * qw] |= (v >> 4) << 6
+  for (let i = 0; i < qw; i++) {
+    // dims 4i … 4i+3: their lo bits in one byte
+    let b = 0
+    for (let k = 0; k < 4; k++) {
+      const d = 4 * i + k
+      const u = (d < dim ? codes[codesAt + d] : 0) + 128
+      b |= (u & 3) << (2 * k)
+      if (d < h3) hi[hiAt + d] = u >> 2
     }
-    lo[loAt + (i >> 2)] |= (u & 3) << (2 * (i & 3))
-    if (i < dim) h2 += (4 * v - 126.5) ** 2
+    lo[loAt + i] = b
   }
-  return h2
+  for (let j = 0; j < qw; j++) {
+    const d = h3 + j
+    const v = ((d < dim ? codes[codesAt + d] : 0) + 128) >> 2
+    hi[hiAt + j] |= (v & 3) << 6
+    hi[hiAt + j + qw] |= ((v >> 2) & 3) << 6
+    hi[hiAt + j + 2 * qw] |= (v >> 4) << 6
+  }
+}
+
+/**
+ * A row's e6 = ‖x − x̂6‖ and h6 = ‖x̂6‖ (x̂6 = s·(4·hi − 126.5), hi = (c + 128) >> 2) from its unit row
+ * `v[off .. off + dim)`, its scale and its int8 codes.
+ */
+export function sixNumbers(v: ArrayLike<number>, off: number, dim: number, s: number, codes: ArrayLike<number>, codesAt: number): { e6: number; h6: number } {
+  let e2 = 0
+  let h2 = 0
+  for (let i = 0; i < dim; i++) {
+    const xh = s * (4 * ((codes[codesAt + i] + 128) >> 2) - 126.5)
+    const d = v[off + i] - xh
+    e2 += d * d
+    h2 += xh * xh
+  }
+  return { e6: Math.sqrt(e2), h6: Math.sqrt(h2) }
 }
 
 /** Row `r`'s hi value of dim i from the packed plane (the layout above). */
@@ -55,5 +72,12 @@ export function hiOf(hi: Uint8Array, at: number, w: number, i: number): number {
 /** Rebuild a row's int8 codes (dims [0, dim)) from its planes into `out` at `outAt`. */
 export function unpackRow(hi: Uint8Array, hiAt: number, lo: Uint8Array, loAt: number, dim: number, out: Int8Array, outAt: number): void {
   const w = width6(dim)
-  for (let i = 0; i < dim; i++) out[outAt + i] = 4 * hiOf(hi, hiAt, w, i) + ((lo[loAt + (i >> 2)] >> (2 * (i & 3))) & 3) - 128
+  const h3 = (3 * w) / 4
+  const qw = w / 4
+  const lowBits = (i: number) => (lo[loAt + (i >> 2)] >> (2 * (i & 3))) & 3
+  for (let i = 0; i < Math.min(dim, h3); i++) out[outAt + i] = 4 * (hi[hiAt + i] & 63) + lowBits(i) - 128
+  for (let i = h3; i < dim; i++) {
+    const j = hiAt + i - h3
+    out[outAt + i] = 4 * ((hi[j] >> 6) | ((hi[j + qw] >> 6) << 2) | ((hi[j + 2 * qw] >> 6) << 4)) + lowBits(i) - 128
+  }
 }
