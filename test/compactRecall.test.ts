@@ -39,6 +39,52 @@ function planeBytes(q: Int8Index, count = q.n): Buffer {
   return Buffer.concat([hi.subarray(0, (count * 3 * q.width) / 4), lo.subarray(0, (count * q.width) / 4)])
 }
 
+/**
+ * Rewrite a compact snapshot (snapshot.ts) into the layout written before the 6-bit planes: the int8 codes
+ * (count × stride, each c = 4·hi + lo − 128 read back from the planes by their layout, sixBit.ts), no 6-bit
+ * numbers, no width in the header.
+ */
+function toOldFormat(file: string): void {
+  const b = fs.readFileSync(file)
+  const headLen = b.readUInt32LE(8)
+  const h = JSON.parse(b.toString('utf8', 12, 12 + headLen))
+  const a8 = (n: number) => Math.ceil(n / 8) * 8
+  const { count: n, dim } = h
+  const { stride, width: w } = h.int8
+  let pos = a8(12 + headLen)
+  const idsAt = pos
+  pos = a8(pos + h.ids)
+  if (h.rows !== 'external' && h.rows !== 'source') pos = a8(pos + n * dim * 4)
+  pos = a8(a8(a8(pos + n * 4) + n * 8) + n)
+  const hiAt = pos
+  const loAt = a8(hiAt + (n * 3 * w) / 4)
+  const scalesAt = a8(loAt + (n * w) / 4)
+  const e6At = a8(a8(a8(scalesAt + n * 4) + n * 8) + n * 8)
+  const exactAt = a8(a8(e6At + n * 8) + n * 8)
+  const codes = Buffer.alloc(a8(n * stride))
+  for (let r = 0; r < n; r++)
+    for (let i = 0; i < dim; i++) {
+      const hb = (j: number) => b[hiAt + (r * 3 * w) / 4 + j]
+      const hi =
+        i < (3 * w) / 4
+          ? hb(i) & 63
+          : (() => {
+              const j = i - (3 * w) / 4
+              return (hb(j) >> 6) | ((hb(j + w / 4) >> 6) << 2) | ((hb(j + w / 2) >> 6) << 4)
+            })()
+      const lo = (b[loAt + (r * w) / 4 + (i >> 2)] >> (2 * (i & 3))) & 3
+      codes.writeInt8(4 * hi + lo - 128, r * stride + i)
+    }
+  h.int8 = { stride }
+  const head = Buffer.from(JSON.stringify(h))
+  const pre = Buffer.alloc(a8(12 + head.length))
+  pre.write('RSVEC003', 0, 'latin1')
+  pre.writeUInt32LE(head.length, 8)
+  head.copy(pre, 12)
+  const exact = h.rows === 'source' ? b.subarray(exactAt, a8(exactAt + n * 8)) : Buffer.alloc(0)
+  fs.writeFileSync(file, Buffer.concat([pre, b.subarray(idsAt, hiAt), codes, b.subarray(scalesAt, e6At), exact, b.subarray(b.length - 16)]))
+}
+
 function lcg(seed: number): () => number {
   let s = seed >>> 0 || 1
   return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 4294967296) * 2 - 1
@@ -311,6 +357,37 @@ describe.skipIf(!dotKernelAvailable())('compact vector index', () => {
       } finally {
         s.close()
       }
+    }
+  })
+
+  it('a snapshot written before the 6-bit planes (int8 codes, no 6-bit numbers) opens: its codes split into the planes, the same recall, no load from SQL', async () => {
+    const ws = 'old.ws'
+    await snapshotAndClose(true, ws)
+    const dir = path.join(t.dir, `${ws}-vectors`)
+    const [name] = fs.readdirSync(dir).filter((f) => f.endsWith('.bin'))
+    toOldFormat(path.join(dir, name))
+    const fresh = open(true, 'old-fresh.ws')
+    const s = open(true, ws, { vectorCache: { minRows: 1 } })
+    try {
+      const idx = s.vectors(MODEL)
+      expect(idx.fullLoads).toBe(0) // restored from the old snapshot
+      const f = fresh.vectors(MODEL)
+      // The planes are the fresh load's; h6 the same number; e6 a bound at least the fresh load's exact one.
+      expect(planeBytes(idx.int8!, idx.count).equals(planeBytes(f.int8!, f.count))).toBe(true)
+      let looser = 0
+      for (let r = 0; r < idx.count; r++) {
+        expect(idx.int8!.hatNorms6[r]).toBeCloseTo(f.int8!.hatNorms6[r], 14)
+        expect(idx.int8!.errs6[r]).toBeGreaterThanOrEqual(f.int8!.errs6[r])
+        if (idx.int8!.errs6[r] > f.int8!.errs6[r] * 1.01) looser++
+      }
+      expect(looser).toBeGreaterThan(0) // bounded, not copied from somewhere
+      for (const i of [1, 2, 3]) {
+        const q = normalizeQuery(query(i))!
+        expect(denseArm(s, idx, q, {}, 30, false)).toEqual(denseArm(mem, mem.vectors(MODEL), q, {}, 30, false))
+      }
+    } finally {
+      s.close()
+      fresh.close()
     }
   })
 

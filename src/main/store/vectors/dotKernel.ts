@@ -125,60 +125,13 @@ const FUNC = [
   ...BODY,
 ]
 
-// --- the int8 kernel (int8Scan.ts): exact integer dot products of int16 query codes with int8 rows ---
-//
-//   (func (export "dotI8All") (param $data i32) (param $n i32) (param $stride i32) (param $q i32) (param $out i32)
-//     for r in 0..n:                       ;; rows are `stride` bytes (a multiple of 32, zero-padded)
-//       a = b = c = d = i32x4(0); qp = q
-//       for i in 0..stride step 32:        ;; 32 int8 codes against 32 int16 query codes
-//         a += dot_i16x8_s(extend_low(load(p)),       load(qp))
-//         b += dot_i16x8_s(extend_high(load(p)),      load(qp + 16))
-//         c += dot_i16x8_s(extend_low(load(p + 16)),  load(qp + 32))
-//         d += dot_i16x8_s(extend_high(load(p + 16)), load(qp + 48))
-//       out[r] = sum of the lanes of (a + b) + (c + d)     ;; int32: exact (|sum| ≤ 127 · 32767 · stride)
+// integer SIMD (the 6-bit kernel below): int32 lanes, and dot_i16x8_s (int16 pairs multiplied, pairs of products added)
 const i32x4splat = simd(0x11)
 const i32x4lane = (l: number) => simd(0x1b, l)
-const extLow = simd(0x87)
-const extHigh = simd(0x88)
 const dotI16 = simd(0xba)
 const addI32x4 = simd(0xae)
 const i32store = (off: number) => [0x36, 2, ...uleb(off)]
-const [, , STRIDE, , , R8, P8, QP8, I8, A8, B8, C8, D8] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]
-const acc = (local: number, ext: number[], pOff: number, qOff: number) => [
-  ...get(local), ...get(P8), ...v128load(pOff), ...ext, ...get(QP8), ...v128load(qOff), ...dotI16, ...addI32x4, ...set(local),
-] // prettier-ignore
 const zero4 = (local: number) => [...i32(0), ...i32x4splat, ...set(local)]
-
-const BODY8 = [
-  ...get(DATA), ...set(P8),
-  ...i32(0), ...set(R8),
-  ...block, ...loop, // rows
-  ...get(R8), ...get(N), ...geU32, ...brIf(1),
-  ...zero4(A8), ...zero4(B8), ...zero4(C8), ...zero4(D8),
-  ...get(Q), ...set(QP8),
-  ...i32(0), ...set(I8),
-  ...block, ...loop, // 32 codes at a time
-  ...get(I8), ...get(STRIDE), ...geU32, ...brIf(1),
-  ...acc(A8, extLow, 0, 0), ...acc(B8, extHigh, 0, 16), ...acc(C8, extLow, 16, 32), ...acc(D8, extHigh, 16, 48),
-  ...step(P8, 32), ...step(QP8, 64), ...step(I8, 32),
-  ...br(0), ...end, ...end,
-  ...get(A8), ...get(B8), ...addI32x4, ...get(C8), ...get(D8), ...addI32x4, ...addI32x4, ...set(A8),
-  ...get(OUT), ...get(R8), ...i32(2), ...shl32, ...add32,
-  ...get(A8), ...i32x4lane(0), ...get(A8), ...i32x4lane(1), ...add32,
-  ...get(A8), ...i32x4lane(2), ...get(A8), ...i32x4lane(3), ...add32,
-  ...add32, ...i32store(0),
-  ...step(R8, 1),
-  ...br(0), ...end, ...end,
-  ...end,
-] // prettier-ignore
-
-const FUNC8 = [
-  ...vec([
-    [...uleb(4), I32],
-    [...uleb(4), V128],
-  ]),
-  ...BODY8,
-]
 
 // --- two query vectors per pass (the map's PCA, map/pca.ts): each row is read once for both ---
 //
@@ -570,11 +523,11 @@ export const WASM_MAX_PAGES = 65536
 
 /**
  * The kernels: f32 rows · f64 query (dotAll), the same against two queries (dot2All), the map PCA's pass over the
- * rows (pcaRowsAll), int8 rows · int16 query (dotI8All), the quantiser (quantI8), packed 6-bit rows · int16 query (dot6All).
+ * rows (pcaRowsAll), the quantiser (quantI8), packed 6-bit rows · int16 query (dot6All).
  */
-export type KernelName = 'dotAll' | 'dot2All' | 'pcaRowsAll' | 'dotI8All' | 'quantI8' | 'dot6All'
+export type KernelName = 'dotAll' | 'dot2All' | 'pcaRowsAll' | 'quantI8' | 'dot6All'
 
-const FUNCS: Record<KernelName, number[]> = { dotAll: FUNC, dot2All: FUNC2, pcaRowsAll: FUNC3, dotI8All: FUNC8, quantI8: FUNCQ, dot6All: FUNC6 }
+const FUNCS: Record<KernelName, number[]> = { dotAll: FUNC, dot2All: FUNC2, pcaRowsAll: FUNC3, quantI8: FUNCQ, dot6All: FUNC6 }
 
 /**
  * A module exporting one kernel `(data, n, dim|stride, q, out) → ()` over the

@@ -6,8 +6,8 @@
  * Each unit row x (the float32 row the brute force reads) is kept as int8 codes
  * c with a per-row scale s = max|x| / 127, so x̂ = s·c, and two numbers:
  * e = ‖x − x̂‖ and h = ‖x̂‖. The query q (float64, unit) becomes int16 codes d
- * with one scale t (x̂·q̂ is then an exact int32 dot product, dotI8All in
- * dotKernel.ts), q̂ = t·d, and e_q = ‖q − q̂‖. For every row
+ * with one scale t (x̂·q̂ is then t·s times an exact integer dot product), q̂ = t·d,
+ * and e_q = ‖q − q̂‖. For every row
  *
  *   |q·x − q̂·x̂| = |q·(x − x̂) + (q − q̂)·x̂| ≤ ‖q‖·e + e_q·h      (Cauchy–Schwarz)
  *
@@ -82,8 +82,6 @@ export class Int8Index {
   lo = new Uint8Array(0)
   private readonly memory: WasmMemory
   private readonly kernel: DotAll
-  /** the int8 kernel, over the int8 codes of the rows the 6-bit bound keeps */
-  private readonly kernel8: DotAll
   /** the quantiser (startBlock), instantiated on first use */
   private quant: DotAll | null | undefined
   private readonly shared: boolean
@@ -115,10 +113,8 @@ export class Int8Index {
     this.shared = ScanPool.get() !== null
     this.memory = wasmMemory(this.pagesFor(capacity), this.shared)
     const k = dotKernel(this.memory, this.shared, 'dot6All')
-    const k8 = dotKernel(this.memory, this.shared, 'dotI8All')
-    if (!k || !k8) throw new RangeError('WebAssembly SIMD is not available')
+    if (!k) throw new RangeError('WebAssembly SIMD is not available')
     this.kernel = k
-    this.kernel8 = k8
     this.qMax = Math.min(32767, Math.floor((2 ** 31 - 1) / (127 * this.width)))
     this.grow(capacity)
   }
@@ -160,7 +156,7 @@ export class Int8Index {
     return this.memory.buffer.byteLength + perRow.reduce((s, a) => s + a.byteLength, 0)
   }
 
-  /** Where the scratch past the per-row sums starts (a block's rows, or the int8 codes of the rows kept). */
+  /** Where the scratch past the per-row sums starts (a block's rows). */
   private get freeAt(): number {
     return Math.ceil((this.outOff + this.capacity * 4) / 16) * 16
   }
@@ -337,21 +333,42 @@ export class Int8Index {
   }
 
   /**
-   * The int8 numbers of listed rows (after scanQuery: its query codes): their codes rebuilt from both planes
-   * into the scratch, then the int8 kernel; D by place in `rows`.
+   * The int8 numbers of listed rows, after scanQuery (its query codes d and 6-bit sums D6 in place): a row's
+   * int8 sum is Σ d·c = 4·D6 + Σ d·lo − 128·Σ d (c = 4·hi + lo − 128), its middle sum read from the 2-bit plane
+   * through a table of each lo byte's 256 values (4 dims a byte). D by place in `rows`.
    */
   private int8Numbers(s: ScanNumbers, rows: Int32Array): ScanNumbers {
-    const m = rows.length
-    const stride = this.stride
-    const at = this.freeAt
-    const outAt = at + m * stride
-    if (!this.room(outAt + m * 4)) throw new RangeError('no room for the int8 codes of the rows kept')
-    const hi = new Uint8Array(this.memory.buffer)
-    const codes = new Int8Array(this.memory.buffer)
-    const lb = this.width / 4
-    for (let i = 0; i < m; i++) unpackRow(hi, rows[i] * this.hiBytes, this.lo, rows[i] * lb, this.dim, codes, at + i * stride)
-    this.kernel8(at, m, stride, this.qOff, outAt)
-    return { t: s.t, qn: s.qn, eq: s.eq, D: new Int32Array(this.memory.buffer, outAt, m), mul: 1, off: 0, pos: true }
+    const qw = this.width / 4
+    const d = new Int16Array(this.memory.buffer, this.qOff, this.width)
+    const T = new Int32Array(qw * 256)
+    let sumD = 0
+    for (let i = 0; i < qw; i++) {
+      const [d0, d1, d2, d3] = [d[4 * i], d[4 * i + 1], d[4 * i + 2], d[4 * i + 3]]
+      sumD += d0 + d1 + d2 + d3
+      for (let b = 0; b < 256; b++) T[(i << 8) | b] = d0 * (b & 3) + d1 * ((b >> 2) & 3) + d2 * ((b >> 4) & 3) + d3 * (b >> 6)
+    }
+    // the plane read 4 bytes at a time (a row's W/4 bytes are a multiple of 16), the first byte the low one
+    // (little-endian, as every typed-array view of the kernels' memory here assumes)
+    const lo32 = new Uint32Array(this.lo.buffer, this.lo.byteOffset, this.lo.length >> 2)
+    const qw4 = qw >> 2
+    const D6 = s.D
+    const D = new Int32Array(rows.length)
+    for (let j = 0; j < rows.length; j++) {
+      const r = rows[j]
+      const at = r * qw4
+      let L = 0
+      for (let i = 0, t = 0; i < qw4; i++, t += 1024) {
+        const w = lo32[at + i]
+        L += T[t | (w & 255)] + T[(t + 256) | ((w >>> 8) & 255)] + T[(t + 512) | ((w >>> 16) & 255)] + T[(t + 768) | (w >>> 24)]
+      }
+      D[j] = 4 * D6[r] + L - 128 * sumD
+    }
+    return { t: s.t, qn: s.qn, eq: s.eq, D, mul: 1, off: 0, pos: true }
+  }
+
+  /** The int8 sums Σ d·c of listed rows for unit query `q`, as search and countAbove compute them (tests check them). */
+  int8Sums(q: Float64Array, rows: Int32Array): Int32Array {
+    return this.int8Numbers(this.scanQuery(q), rows).D
   }
 
   /**

@@ -111,3 +111,30 @@ describe.skipIf(!kernelModule(false, 'dot6All'))('the 6-bit bound where Cauchy�
     expect(t0).toBeLessThanOrEqual(b.hi6)
   })
 })
+
+describe.skipIf(!kernelModule(false, 'dot6All'))('the int8 sums of the rows the 6-bit bound keeps', () => {
+  for (const dim of [100, 768]) {
+    it(`dim ${dim}: 4·(the 6-bit sum) + the 2-bit plane's sum − 128·Σ d is Σ d·c of the row's own codes`, () => {
+      const n = 500
+      const r = rng(dim + 1)
+      const rows = new Float32Array(n * dim)
+      for (let i = 0; i < n * dim; i++) rows[i] = r() < 0.02 ? (r() < 0.5 ? 1 : -1) : r() - 0.5 // some rows' largest values repeat: codes ±127
+      const idx = new Int8Index(n, dim)
+      for (let row = 0; row < n; row++) idx.setRow(row, rows, row * dim)
+      const q = normalizeQuery(Array.from({ length: dim }, () => r() - 0.5))!
+      const list = Int32Array.from({ length: n / 2 }, (_, i) => 2 * i + 1)
+      const got = idx.int8Sums(q, list)
+      // the query's codes and the rows' codes, from their definitions (int8Scan.ts)
+      const qMax = Math.min(32767, Math.floor((2 ** 31 - 1) / (127 * width6(dim))))
+      const t = Math.max(...Array.from(q, Math.abs)) / qMax
+      const d = Array.from(q, (v) => Math.round(v / t))
+      list.forEach((row, i) => {
+        const x = rows.subarray(row * dim, (row + 1) * dim)
+        const s = Math.fround(Math.max(...Array.from(x, Math.abs)) / 127)
+        let sum = 0
+        for (let j = 0; j < dim; j++) sum += d[j] * Math.max(-127, Math.min(127, Math.round(x[j] / s)))
+        expect(got[i]).toBe(sum)
+      })
+    })
+  }
+})

@@ -60,15 +60,6 @@ export function sixNumbers(v: ArrayLike<number>, off: number, dim: number, s: nu
   return { e6: Math.sqrt(e2), h6: Math.sqrt(h2) }
 }
 
-/** Row `r`'s hi value of dim i from the packed plane (the layout above). */
-export function hiOf(hi: Uint8Array, at: number, w: number, i: number): number {
-  const h3 = (3 * w) / 4
-  if (i < h3) return hi[at + i] & 63
-  const j = at + i - h3
-  const qw = w / 4
-  return (hi[j] >> 6) | ((hi[j + qw] >> 6) << 2) | ((hi[j + 2 * qw] >> 6) << 4)
-}
-
 /** Rebuild a row's int8 codes (dims [0, dim)) from its planes into `out` at `outAt`. */
 export function unpackRow(hi: Uint8Array, hiAt: number, lo: Uint8Array, loAt: number, dim: number, out: Int8Array, outAt: number): void {
   const w = width6(dim)
