@@ -454,12 +454,13 @@ const FUNCQ = [
 //   (func (export "dot6All") (param $data i32) (param $n i32) (param $width i32) (param $q i32) (param $out i32)
 //     rows are 3W/4 bytes (W = width, a multiple of 64): byte j's low 6 bits hold value j (j < 3W/4), and value
 //     3W/4 + j (j < W/4) is spread over the top 2 bits of bytes j, j + W/4, j + W/2 (bits 0–1, 2–3, 4–5)
-//     a = b = i32x4(0); qp = q
-//     for i in 0..3W/4 step 16:  x = load(p + i) & 63
+//     a = b = c = d = i32x4(0); qp = q
+//     for i in 0..3W/4 step 16:  x = load(p + i) & 63        ;; 48 bytes an iteration (3W/4 is a multiple of 48)
 //       a += dot_i16x8_s(extend_low_u(x), load(qp)); b += dot_i16x8_s(extend_high_u(x), load(qp + 16)); qp += 32
+//                                                            ;; (the middle 16 bytes of the 48 into c and d)
 //     for j in 0..W/4 step 16:   x = load(p + j) >> 6 | (load(p + j + W/4) >> 6) << 2 | (load(p + j + W/2) >> 6) << 4
-//       the same two dot products
-//     out[r] = sum of the lanes of a + b       ;; int32: exact (|sum| ≤ 63 · 32767 · W < 2³¹ for the query codes used)
+//       the same two dot products, into c and d
+//     out[r] = sum of the lanes of (a + b) + (c + d)   ;; int32: exact (|sum| ≤ 63 · 32767 · W < 2³¹ for the query codes used)
 // Only uniform shifts (one count for all 16 lanes): no per-lane variable shift, which WebAssembly SIMD lacks.
 const extLowU = simd(0x89)
 const extHighU = simd(0x8a)
@@ -467,40 +468,43 @@ const shrU8 = (k: number) => [...i32(k), ...simd(0x6d)]
 const shl8 = (k: number) => [...i32(k), ...simd(0x6b)]
 const orV = simd(0x50)
 const splat8 = simd(0x0f)
-// params 0..4: data n width q out · i32 5..10: r p qp i end quarter · v128 11..14: a b x mask
-const [, , WIDTH, , , R6, P6, QP6, I6, END6, QU6, A6, B6, X6, M6] = Array.from({ length: 15 }, (_, i) => i)
-const dots6 = [
-  ...get(A6), ...get(X6), ...extLowU, ...get(QP6), ...v128load(0), ...dotI16, ...addI32x4, ...set(A6),
-  ...get(B6), ...get(X6), ...extHighU, ...get(QP6), ...v128load(16), ...dotI16, ...addI32x4, ...set(B6),
-  ...step(QP6, 32),
+// params 0..4: data n width q out · i32 5..11: r p qp i end quarter half · v128 12..17: a b c d x mask
+const [, , WIDTH, , , R6, P6, QP6, I6, END6, QU6, HALF6, A6, B6, C6, D6, X6, M6] = Array.from({ length: 18 }, (_, i) => i)
+const tee = (i: number) => [0x22, ...uleb(i)]
+// x (on the stack) against the query codes at qp + off: low 8 into one sum, high 8 into the other
+const dots6 = (a: number, b: number, off: number) => [
+  ...tee(X6), ...extLowU, ...get(QP6), ...v128load(off), ...dotI16, ...get(a), ...addI32x4, ...set(a),
+  ...get(X6), ...extHighU, ...get(QP6), ...v128load(off + 16), ...dotI16, ...get(b), ...addI32x4, ...set(b),
 ] // prettier-ignore
-const top2 = (k: number) => [...get(P6), ...get(QU6), ...i32(k), ...mul32, ...add32, ...v128load(0), ...shrU8(6), ...(k ? shl8(2 * k) : [])]
+const low6 = (off: number) => [...get(P6), ...v128load(off), ...get(M6), ...andV]
+const top2 = (at: number[], k: number) => [...at, ...v128load(0), ...shrU8(6), ...(k ? shl8(2 * k) : [])]
 const shrU32 = [0x76]
 const BODY6 = [
   ...i32(63), ...splat8, ...set(M6),
   ...get(WIDTH), ...i32(2), ...shrU32, ...set(QU6),
-  ...get(QU6), ...i32(3), ...mul32, ...set(END6),
+  ...get(QU6), ...get(QU6), ...add32, ...set(HALF6),
+  ...get(QU6), ...get(HALF6), ...add32, ...set(END6),
   ...get(DATA), ...set(P6),
   ...i32(0), ...set(R6),
   ...block, ...loop, // rows
   ...get(R6), ...get(N), ...geU32, ...brIf(1),
-  ...zero4(A6), ...zero4(B6),
+  ...zero4(A6), ...zero4(B6), ...zero4(C6), ...zero4(D6),
   ...get(Q), ...set(QP6),
   ...i32(0), ...set(I6),
-  ...block, ...loop, // the low 6 bits of 16 bytes
+  ...block, ...loop, // the low 6 bits of 48 bytes (3W/4 is a multiple of 48)
   ...get(I6), ...get(END6), ...geU32, ...brIf(1),
-  ...get(P6), ...v128load(0), ...get(M6), ...andV, ...set(X6),
-  ...dots6, ...step(P6, 16), ...step(I6, 16),
+  ...low6(0), ...dots6(A6, B6, 0), ...low6(16), ...dots6(C6, D6, 32), ...low6(32), ...dots6(A6, B6, 64),
+  ...step(P6, 48), ...step(QP6, 96), ...step(I6, 48),
   ...br(0), ...end, ...end,
   ...get(P6), ...get(END6), ...i32(-1), ...mul32, ...add32, ...set(P6), // back to the row's start
   ...i32(0), ...set(I6),
   ...block, ...loop, // the spilled values: the top 2 bits of bytes j, j + W/4, j + W/2
   ...get(I6), ...get(QU6), ...geU32, ...brIf(1),
-  ...top2(0), ...top2(1), ...orV, ...top2(2), ...orV, ...set(X6),
-  ...dots6, ...step(P6, 16), ...step(I6, 16),
+  ...top2(get(P6), 0), ...top2([...get(P6), ...get(QU6), ...add32], 1), ...orV, ...top2([...get(P6), ...get(HALF6), ...add32], 2), ...orV,
+  ...dots6(C6, D6, 0), ...step(QP6, 32), ...step(P6, 16), ...step(I6, 16),
   ...br(0), ...end, ...end,
-  ...get(P6), ...get(END6), ...get(QU6), ...i32(-1), ...mul32, ...add32, ...add32, ...set(P6), // the next row
-  ...get(A6), ...get(B6), ...addI32x4, ...set(A6),
+  ...get(P6), ...get(HALF6), ...add32, ...set(P6), // the next row (3W/4 from its start: W/4 + W/2)
+  ...get(A6), ...get(B6), ...addI32x4, ...get(C6), ...get(D6), ...addI32x4, ...addI32x4, ...set(A6),
   ...get(OUT), ...get(R6), ...i32(2), ...shl32, ...add32,
   ...get(A6), ...i32x4lane(0), ...get(A6), ...i32x4lane(1), ...add32,
   ...get(A6), ...i32x4lane(2), ...get(A6), ...i32x4lane(3), ...add32,
@@ -512,8 +516,8 @@ const BODY6 = [
 
 const FUNC6 = [
   ...vec([
-    [...uleb(6), I32],
-    [...uleb(4), V128],
+    [...uleb(7), I32],
+    [...uleb(6), V128],
   ]),
   ...BODY6,
 ]
