@@ -32,7 +32,7 @@
  * in the top k, so the answer is unchanged. Rows needing a rescore are read by
  * the caller (from the DB or a file): `exact(rows)` returns their numbers.
  */
-import { approx, BoundPass, sameValues, SLACK, type ScanNumbers } from './boundPass'
+import { approx, BoundPass, reaching, sameValues, SLACK, type ScanNumbers } from './boundPass'
 import { dotKernel, WASM_MAX_PAGES, wasmMemory, type DotAll, type WasmMemory } from './dotKernel'
 import { ScanPool } from './scanPool'
 import { packRow, sixNumbers, unpackRow, width6 } from './sixBit'
@@ -95,6 +95,8 @@ export class Int8Index {
    * widening its k, a why-not after a recall). Dropped by anything that writes codes or moves the scratch.
    */
   private lastScan: { q: Float64Array; n: number; t: number; qn: number; eq: number; sumD: number } | null = null
+  /** int8Numbers' table for the query codes in place (made on first use after a scan) */
+  private loTable: { T: Int32Array; sumD: number } | null = null
   /** scans run so far (a search or count that reused the last one does not add; tests and benches read it) */
   scans = 0
 
@@ -323,6 +325,7 @@ export class Int8Index {
       eq2 += (q[i] - t * d) ** 2
     }
     this.scans++
+    this.loTable = null
     const s = numbers(t, Math.sqrt(qn2), Math.sqrt(eq2), sumD)
     const pool = this.shared && n > 0 ? ScanPool.get() : null
     const scan = { name: 'dot6All', data: 0, n, dim: width, q: this.qOff, out: this.outOff, rowBytes: this.hiBytes, outBytes: 4 } as const
@@ -339,14 +342,7 @@ export class Int8Index {
    */
   private int8Numbers(s: ScanNumbers, rows: Int32Array): ScanNumbers {
     const qw = this.width / 4
-    const d = new Int16Array(this.memory.buffer, this.qOff, this.width)
-    const T = new Int32Array(qw * 256)
-    let sumD = 0
-    for (let i = 0; i < qw; i++) {
-      const [d0, d1, d2, d3] = [d[4 * i], d[4 * i + 1], d[4 * i + 2], d[4 * i + 3]]
-      sumD += d0 + d1 + d2 + d3
-      for (let b = 0; b < 256; b++) T[(i << 8) | b] = d0 * (b & 3) + d1 * ((b >> 2) & 3) + d2 * ((b >> 4) & 3) + d3 * (b >> 6)
-    }
+    const { T, sumD } = (this.loTable ??= this.makeLoTable())
     // the plane read 4 bytes at a time (a row's W/4 bytes are a multiple of 16), the first byte the low one
     // (little-endian, as every typed-array view of the kernels' memory here assumes)
     const lo32 = new Uint32Array(this.lo.buffer, this.lo.byteOffset, this.lo.length >> 2)
@@ -366,9 +362,45 @@ export class Int8Index {
     return { t: s.t, qn: s.qn, eq: s.eq, D, mul: 1, off: 0, pos: true }
   }
 
+  /** The table of int8Numbers for the query codes in place: per 2-bit byte i and value b, Σ d·lo of its 4 dims. */
+  private makeLoTable(): { T: Int32Array; sumD: number } {
+    const qw = this.width / 4
+    const d = new Int16Array(this.memory.buffer, this.qOff, this.width)
+    const T = new Int32Array(qw * 256)
+    let sumD = 0
+    for (let i = 0; i < qw; i++) {
+      const [d0, d1, d2, d3] = [d[4 * i], d[4 * i + 1], d[4 * i + 2], d[4 * i + 3]]
+      sumD += d0 + d1 + d2 + d3
+      for (let b = 0; b < 256; b++) T[(i << 8) | b] = d0 * (b & 3) + d1 * ((b >> 2) & 3) + d2 * ((b >> 4) & 3) + d3 * (b >> 6)
+    }
+    return { T, sumD }
+  }
+
   /** The int8 sums Σ d·c of listed rows for unit query `q`, as search and countAbove compute them (tests check them). */
   int8Sums(q: Float64Array, rows: Int32Array): Int32Array {
     return this.int8Numbers(this.scanQuery(q), rows).D
+  }
+
+  /**
+   * Of the rows the 6-bit bound keeps (`kept6`, its k-th largest lower end L6), the ones the int8 bound keeps,
+   * ascending. The int8 sums go first to the rows whose 6-bit lower end reaches L6 (at least k: L6 is the k-th
+   * largest); their k-th largest int8 lower end is a floor at least k rows reach, so a kept row whose 6-bit
+   * upper end is below it cannot be in the top k, and only the others get their int8 sums.
+   */
+  private int8Kept(s6: ScanNumbers, kept6: Int32Array, L6: number, k: number): Int32Array {
+    const { scales, errs, hatNorms, errs6, hatNorms6 } = this
+    const a6 = (r: number) => approx(s6, scales[r], s6.D[r])
+    const b6 = (r: number) => s6.qn * errs6[r] + s6.eq * hatNorms6[r] + SLACK
+    const pass8 = (rows: Int32Array) => {
+      const n8 = this.int8Numbers(s6, rows)
+      const p = new BoundPass(k, scales, errs, hatNorms)
+      p.visit(n8, 0, rows.length, rows)
+      return { p, n8 }
+    }
+    const floor = pass8(kept6.filter((r) => a6(r) - b6(r) >= L6)).p.root
+    const rest = reaching(s6, floor, kept6, scales, errs6, hatNorms6, false)
+    const { p, n8 } = pass8(rest)
+    return p.kept(n8, rest)
   }
 
   /**
@@ -409,10 +441,7 @@ export class Int8Index {
     }
     // The rows the 6-bit bound keeps, then of them the rows the int8 bound keeps.
     const kept6 = pass.kept(numbers)
-    const n8 = this.int8Numbers(numbers, kept6)
-    const pass8 = new BoundPass(k, this.scales, this.errs, this.hatNorms)
-    pass8.visit(n8, 0, kept6.length, kept6)
-    const rows = pass8.kept(n8, kept6)
+    const rows = this.int8Kept(numbers, kept6, pass.root, k)
     const m = rows.length
     const t2 = performance.now()
     const sc = exact(rows)
