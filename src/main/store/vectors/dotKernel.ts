@@ -268,7 +268,8 @@ const FUNC3 = [
 //       s = f32(max|x| / 127)
 //       c = s > 0 ? clamp(floor(x / s + 0.5), ±127) : 0   ;; Math.round(x / s), ties up (why it is exact: below)
 //       e2 = Σ (x − s·c)², h2 = Σ (s·c)²   ;; summed like ss
-//       out = [ss, s, e2, h2] (float64)
+//       L = ((c + 128) mod 4) − 1.5;  X = Σ (x − s·c)·L, Y = Σ s·c·L, Z = Σ L²   ;; summed like ss
+//       out = [ss, s, e2, h2, X, Y, Z] (float64)
 // Every operation is IEEE float64 (or an exact conversion) in the order the JS reference (Int8Index.setRow in
 // int8Scan.ts) uses, so the numbers are the same bit for bit whichever path made them.
 // The rounding: floor(y + 0.5) with y = fl(x / s) is Math.round(y) although y + 0.5 is rounded too.
@@ -322,6 +323,27 @@ const [, , , CODES, , QR, QPP, QCP, QI, QD4, ROW, CST] = [0, 1, 2, 3, 4, 5, 6, 7
 const [QA, QB, QM, QV, QX, QR2, QXH, QEA, QEB, QHA, QHB, INV2, S2, MASK] = [12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25]
 const [QS0, QINV, QS, QY, QF, QE0, QH0, QMX, QXX, QSS] = [26, 27, 28, 29, 30, 31, 32, 33, 34, 35]
 const [HALF2, P127, N127, MAGIC] = [36, 37, 38, 39]
+// the 6-bit approximation's sums (int8Scan.ts, sixFrom): v128 40..46 X Y Z (A, B each) and L, 47..50 the splats
+// 128, 0.25, 4, 1.5 · f64 51..54: x0 y0 z0 l (the tail)
+const [QXA, QXB, QYA, QYB, QZA, QZB, QL2, C128, QUART, FOUR2, ONE52, QX0, QY0, QZ0, QLS] = Array.from({ length: 15 }, (_, i) => 40 + i)
+// L = lo − 1.5 of the code c on the stack: lo = (c + 128) − 4·floor((c + 128) / 4) (exact in float64)
+const lowL2 = [
+  ...get(C128),
+  ...addF64x2,
+  ...set(QL2),
+  ...get(QL2),
+  ...get(QL2),
+  ...get(QUART),
+  ...mulF64x2,
+  ...floorF64x2,
+  ...get(FOUR2),
+  ...mulF64x2,
+  ...subF64x2,
+  ...get(ONE52),
+  ...subF64x2,
+  ...set(QL2),
+]
+const acc2Q = (acc: number, a: number, b: number) => [...get(acc), ...get(a), ...get(b), ...mulF64x2, ...addF64x2, ...set(acc)]
 const forI = (limit: number, body: number[]) => [...block, ...loop, ...get(QI), ...get(limit), ...geU32, ...brIf(1), ...body, ...br(0), ...end, ...end]
 const sq = (acc: number, v: number) => [...get(acc), ...get(v), ...get(v), ...mulF64x2, ...addF64x2, ...set(acc)]
 // R = mask & clamp(floor(X / s + 0.5), ±127): Math.round(X / s) (ties up), see the note above BODYQ
@@ -333,12 +355,13 @@ const roundQ = [
 // one pair of elements at p + off: errors into E, approximations into H, and their codes left on the stack as
 // c + 1.5·2⁵² (float64x2): an integer |c| ≤ 127 added to it is exact and leaves c's two's complement in the low
 // mantissa bits, so the low byte of each lane is the int8 code (no float → int conversion, no narrowing)
-const pairQ = (off: number, e: number, h: number) => [
+const pairQ = (off: number, e: number, h: number, k: number) => [
   ...get(QPP), ...load64zero(off), ...promoteLow, ...set(QX),
   ...roundQ,
   ...get(QR2), ...get(S2), ...mulF64x2, ...set(QXH),
   ...get(QX), ...get(QXH), ...subF64x2, ...set(QV), ...sq(e, QV),
   ...sq(h, QXH),
+  ...get(QR2), ...lowL2, ...acc2Q(QXA + k, QV, QL2), ...acc2Q(QYA + k, QXH, QL2), ...acc2Q(QZA + k, QL2, QL2),
   ...get(QR2), ...get(MAGIC), ...addF64x2,
 ] // prettier-ignore
 const unitPair = (off: number) => [
@@ -365,6 +388,7 @@ const BODYQ = [
   ...f64const(127), ...splatF64, ...set(P127),
   ...f64const(-127), ...splatF64, ...set(N127),
   ...f64const(2 ** 52 + 2 ** 51), ...splatF64, ...set(MAGIC),
+  ...[128, 0.25, 4, 1.5].flatMap((c, i) => [...f64const(c), ...splatF64, ...set(C128 + i)]),
   ...get(DIM), ...i32(-4), ...and32, ...set(QD4),
   ...get(DATA), ...set(ROW),
   ...get(CODES), ...set(CST),
@@ -404,15 +428,17 @@ const BODYQ = [
   ...get(QS), ...splatF64, ...set(S2),
   ...i64const(-1), ...i64const(0), ...get(QS), ...f64zero, ...f64gt, ...select, ...splatI64, ...set(MASK),
   ...zero2(QEA), ...zero2(QEB), ...zero2(QHA), ...zero2(QHB),
+  ...[QXA, QXB, QYA, QYB, QZA, QZB].flatMap(zero2),
   ...get(ROW), ...set(QPP), ...get(CST), ...set(QCP), ...i32(0), ...set(QI),
   ...forI(QD4, [
     ...get(QCP),
-    ...pairQ(0, QEA, QHA), ...pairQ(8, QEB, QHB), ...lowBytes4,
+    ...pairQ(0, QEA, QHA, 0), ...pairQ(8, QEB, QHB, 1), ...lowBytes4,
     ...store32lane(0),
     ...step(QPP, 16), ...step(QCP, 4), ...step(QI, 4),
   ]),
   ...get(QEA), ...lane(0), ...set(QE0),
   ...get(QHA), ...lane(0), ...set(QH0),
+  ...[QX0, QY0, QZ0].flatMap((l, i) => [...get(QXA + 2 * i), ...lane(0), ...set(l)]),
   ...forI(DIM, [
     ...get(QPP), ...f32load(0), ...f64promote, ...set(QXX),
     ...get(QXX), ...get(QS), ...f64div, ...set(QY),
@@ -424,14 +450,20 @@ const BODYQ = [
     ...get(QS), ...get(QF), ...f64mul, ...set(QY), // s·c
     ...get(QE0), ...get(QXX), ...get(QY), ...f64sub, ...get(QXX), ...get(QY), ...f64sub, ...f64mul, ...f64add, ...set(QE0),
     ...get(QH0), ...get(QY), ...get(QY), ...f64mul, ...f64add, ...set(QH0),
+    ...get(QF), ...f64const(128), ...f64add, ...set(QLS),
+    ...get(QLS), ...get(QLS), ...f64const(0.25), ...f64mul, ...f64floor, ...f64const(4), ...f64mul, ...f64sub, ...f64const(1.5), ...f64sub, ...set(QLS),
+    ...get(QX0), ...get(QXX), ...get(QY), ...f64sub, ...get(QLS), ...f64mul, ...f64add, ...set(QX0),
+    ...get(QY0), ...get(QY), ...get(QLS), ...f64mul, ...f64add, ...set(QY0),
+    ...get(QZ0), ...get(QLS), ...get(QLS), ...f64mul, ...f64add, ...set(QZ0),
     ...step(QPP, 4), ...step(QCP, 1), ...step(QI, 1),
   ]),
   ...get(OUT), ...lanesSum(QE0, QEA, QEB), ...f64store(16),
   ...get(OUT), ...lanesSum(QH0, QHA, QHB), ...f64store(24),
+  ...[QX0, QY0, QZ0].flatMap((l, i) => [...get(OUT), ...lanesSum(l, QXA + 2 * i, QXB + 2 * i), ...f64store(32 + 8 * i)]),
   // next row
   ...get(ROW), ...get(DIM), ...i32(4), ...mul32, ...add32, ...set(ROW),
   ...get(CST), ...get(DIM), ...i32(31), ...add32, ...i32(-32), ...and32, ...add32, ...set(CST),
-  ...step(OUT, 32), ...step(QR, 1),
+  ...step(OUT, 56), ...step(QR, 1),
   ...br(0), ...end, ...end,
   ...end,
 ] // prettier-ignore
@@ -445,6 +477,8 @@ const FUNCQ = [
     [...uleb(1), 0x7d],
     [...uleb(2), F64],
     [...uleb(4), V128],
+    [...uleb(11), V128],
+    [...uleb(4), F64],
   ]),
   ...BODYQ,
 ]

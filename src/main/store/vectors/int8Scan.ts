@@ -35,7 +35,7 @@
 import { approx, BoundPass, reaching, sameValues, SLACK, type ScanNumbers } from './boundPass'
 import { dotKernel, WASM_MAX_PAGES, wasmMemory, type DotAll, type WasmMemory } from './dotKernel'
 import { ScanPool } from './scanPool'
-import { packRow, sixNumbers, unpackRow, width6 } from './sixBit'
+import { packRow, sixFrom, unpackRow, width6 } from './sixBit'
 
 const PAGE = 65536
 
@@ -172,13 +172,18 @@ export class Int8Index {
     return true
   }
 
-  /** Row `r`'s planes and 6-bit numbers from its int8 codes (`codes` at `at`) and its unit row (`v` at `off`). */
-  private setPlanes(r: number, codes: Int8Array, at: number, v: Float32Array, off: number): void {
-    const w = this.width
-    packRow(codes, at, this.dim, new Uint8Array(this.memory.buffer), r * this.hiBytes, this.lo, (r * w) / 4)
-    const { e6, h6 } = sixNumbers(v, off, this.dim, this.scales[r], codes, at)
+  /**
+   * Row `r`'s numbers from the quantiser's sums (`sums`: e², h², X, Y, Z, see sixFrom) and its planes from its int8
+   * codes (`codes` at `at`); its scale already set.
+   */
+  private setNumbers(r: number, sums: ArrayLike<number>, codes: Int8Array, at: number): void {
+    const [e2, h2, X, Y, Z] = [sums[0], sums[1], sums[2], sums[3], sums[4]]
+    this.errs[r] = Math.sqrt(e2)
+    this.hatNorms[r] = Math.sqrt(h2)
+    const { e6, h6 } = sixFrom(e2, h2, this.scales[r], X, Y, Z)
     this.errs6[r] = e6
     this.hatNorms6[r] = h6
+    packRow(codes, at, this.dim, new Uint8Array(this.memory.buffer), r * this.hiBytes, this.lo, (r * this.width) / 4)
   }
 
   /**
@@ -196,23 +201,30 @@ export class Int8Index {
     const s = Math.fround(max / 127)
     this.lastScan = null
     const codes = new Int8Array(dim)
-    const e = [0, 0, 0, 0]
-    const h = [0, 0, 0, 0]
+    // e², h², X, Y, Z (sixFrom), four sums each
+    const sums = Array.from({ length: 5 }, () => [0, 0, 0, 0])
     const dim4 = dim & ~3
     for (let i = 0; i < dim; i++) {
       const x = v[off + i]
       const c = s > 0 ? Math.max(-127, Math.min(127, Math.round(x / s))) : 0
       codes[i] = c
       const xh = s * c
+      const L = (c & 3) - 1.5 // ((c + 128) mod 4) − 1.5
       // element i in sum i mod 4, the remainder (past the last full four) in sum 0
       const k = i < dim4 ? i & 3 : 0
-      e[k] += (x - xh) * (x - xh)
-      h[k] += xh * xh
+      sums[0][k] += (x - xh) * (x - xh)
+      sums[1][k] += xh * xh
+      sums[2][k] += (x - xh) * L
+      sums[3][k] += xh * L
+      sums[4][k] += L * L
     }
     this.scales[r] = s
-    this.errs[r] = Math.sqrt(e[0] + e[1] + (e[2] + e[3]))
-    this.hatNorms[r] = Math.sqrt(h[0] + h[1] + (h[2] + h[3]))
-    this.setPlanes(r, codes, 0, v, off)
+    this.setNumbers(
+      r,
+      sums.map(([a, b, c, d]) => a + b + (c + d)),
+      codes,
+      0,
+    )
   }
 
   /**
@@ -254,11 +266,11 @@ export class Int8Index {
     this.lastScan = null
     const at = this.freeAt
     const outAt = at + m * dim * 4
-    const codesAt = outAt + m * 32
+    const codesAt = outAt + m * 56
     if (!this.room(codesAt + m * stride)) return null
     const copyIn = () => new Uint8Array(this.memory.buffer, at, bytes.byteLength).set(bytes)
     copyIn()
-    const req = { name: 'quantI8', data: at, n: m, dim, q: codesAt, out: outAt, rowBytes: dim * 4, outBytes: 32, qBytes: stride } as const
+    const req = { name: 'quantI8', data: at, n: m, dim, q: codesAt, out: outAt, rowBytes: dim * 4, outBytes: 56, qBytes: stride } as const
     const pool = this.shared ? ScanPool.get() : null
     let finish = pool?.start(this.memory, quant, req) ?? null
     if (!finish) {
@@ -271,19 +283,17 @@ export class Int8Index {
         copyIn()
         quant(at, m, dim, codesAt, outAt)
       }
-      const out = new Float64Array(this.memory.buffer, outAt, m * 4)
+      // per row [ss, s, e², h², X, Y, Z]
+      const out = new Float64Array(this.memory.buffer, outAt, m * 7)
       const ss = new Float64Array(m)
-      const unit = new Float32Array(this.memory.buffer, at, m * dim)
       const codes = new Int8Array(this.memory.buffer)
       for (let j = 0; j < m; j++) {
         const r = first + j
-        ss[j] = out[4 * j]
-        this.scales[r] = out[4 * j + 1]
-        this.errs[r] = Math.sqrt(out[4 * j + 2])
-        this.hatNorms[r] = Math.sqrt(out[4 * j + 3])
-        this.setPlanes(r, codes, codesAt + j * stride, unit, j * dim)
+        ss[j] = out[7 * j]
+        this.scales[r] = out[7 * j + 1]
+        this.setNumbers(r, out.subarray(7 * j + 2, 7 * j + 7), codes, codesAt + j * stride)
       }
-      return { unit, ss }
+      return { unit: new Float32Array(this.memory.buffer, at, m * dim), ss }
     }
   }
 

@@ -106,6 +106,9 @@ describe.skipIf(!kernelModule(false, 'dot6All'))('the 6-bit bound where Cauchyâ€
     const got = idx.search(q, 1, [0, 1], (rs) => Array.from(rs, (i) => score(rows[i])))
     expect(got.rows).toEqual([0])
     expect(got.kept6).toBe(2)
+    // e6 and h6 (made from the int8 sums, sixFrom) are the norms computed here from their definition
+    expect(idx.errs6[0]).toBeCloseTo(e6, 14)
+    expect(idx.hatNorms6[0]).toBeCloseTo(Math.hypot(...x6), 14)
     const b = idx.boundsOf(q, 0)
     expect(t0).toBeGreaterThanOrEqual(b.lo6)
     expect(t0).toBeLessThanOrEqual(b.hi6)

@@ -84,19 +84,12 @@ function packWords(c: Uint32Array, ca: number, h: Uint32Array, ha: number, l: Ui
 }
 
 /**
- * A row's e6 = ‖x − x̂6‖ and h6 = ‖x̂6‖ (x̂6 = s·(4·hi − 126.5) = s·(4·(c >> 2) + 1.5), hi = (c + 128) >> 2) from its
- * unit row `v[off .. off + dim)`, its scale and its int8 codes. (Four sums instead of one measured no faster.)
+ * A row's e6 = ‖x − x̂6‖ and h6 = ‖x̂6‖ from its int8 numbers: x̂6 = x̂ − s·L with L = lo − 1.5 for each dim, so
+ * e6² = e² + 2s·X + s²·Z and h6² = h² − 2s·Y + s²·Z, where e² = Σ (x − x̂)², h² = Σ x̂², X = Σ (x − x̂)·L,
+ * Y = Σ x̂·L, Z = Σ L² (the quantiser kernel's sums, or setRow's). Rounding moves them by ~1e-17, within SLACK.
  */
-export function sixNumbers(v: ArrayLike<number>, off: number, dim: number, s: number, codes: ArrayLike<number>, codesAt: number): { e6: number; h6: number } {
-  let e2 = 0
-  let h2 = 0
-  for (let i = 0; i < dim; i++) {
-    const a = s * (4 * (codes[codesAt + i] >> 2) + 1.5)
-    const d = v[off + i] - a
-    e2 += d * d
-    h2 += a * a
-  }
-  return { e6: Math.sqrt(e2), h6: Math.sqrt(h2) }
+export function sixFrom(e2: number, h2: number, s: number, X: number, Y: number, Z: number): { e6: number; h6: number } {
+  return { e6: Math.sqrt(Math.max(0, e2 + 2 * s * X + s * s * Z)), h6: Math.sqrt(Math.max(0, h2 - 2 * s * Y + s * s * Z)) }
 }
 
 /** Rebuild a row's int8 codes (dims [0, dim)) from its planes into `out` at `outAt`. */
