@@ -563,16 +563,75 @@ const FUNC6 = [
   ...BODY6,
 ]
 
+// --- the planes' packing (sixBit.ts packRow, a block of rows on a load): int8 codes → the 6-bit and 2-bit planes ---
+//
+//   (func (export "pack6") (param $codes i32) (param $n i32) (param $width i32) (param $hi i32) (param $lo i32)
+//     rows of W int8 codes (W a multiple of 64) → 3W/4 bytes at hi and W/4 bytes at lo, the layout of sixBit.ts:
+//     u = c ^ 0x80 (c + 128); hi = u >> 2 by a 16-bit shift masked to 0x3f a byte; dim 3W/4 + j's bits go to the
+//     top of bytes j, j + W/4, j + W/2 as (v << 6 − 2k) & 0xc0; lo = c & 3, four to a byte through 32-bit lanes
+//     (x | x >> 6 | x >> 12 | x >> 18) narrowed to bytes.
+const xorV = simd(0x51)
+const shl16 = (k: number) => [...i32(k), ...simd(0x8b)]
+const shrU32x4 = (k: number) => [...i32(k), ...simd(0xad)]
+const narrow32 = simd(0x86)
+const narrow16 = simd(0x66)
+// params 0..4: codes n width hi lo · i32 5..10: r p h l j quarter · v128 11..20: v y0 y1 y2 y3 and the splats 3f c0 03 80 ff
+const [, , , PH, PL, RP, PP, HP, LP, JP, QP4, VP, Y0P, , , , M3F, MC0, M03, X80, MFF] = Array.from({ length: 21 }, (_, i) => i)
+const hiOfLoad = (at: number[]) => [...at, ...v128load(0), ...get(X80), ...xorV, ...shrU16(2), ...get(M3F), ...andV]
+const third = (k: number) => [
+  ...get(HP), ...(k ? [...get(QP4), ...i32(k), ...mul32, ...add32] : []), ...get(JP), ...add32,
+  ...hiOfLoad([...get(PP), ...(k ? [...get(QP4), ...i32(k), ...mul32, ...add32] : []), ...get(JP), ...add32]),
+  ...get(VP), ...shl16(6 - 2 * k), ...get(MC0), ...andV, ...orV, ...v128store(0),
+] // prettier-ignore
+const lo4 = (t: number) => [
+  ...get(PP), ...get(JP), ...i32(2), ...shl32, ...add32, ...v128load(16 * t), ...get(M03), ...andV, ...set(Y0P + t),
+  ...get(Y0P + t), ...get(Y0P + t), ...shrU32x4(6), ...orV, ...get(Y0P + t), ...shrU32x4(12), ...orV, ...get(Y0P + t), ...shrU32x4(18), ...orV,
+  ...get(MFF), ...andV, ...set(Y0P + t),
+] // prettier-ignore
+const BODYP = [
+  ...[[0x3f, M3F], [0xc0, MC0], [3, M03], [0x80, X80]].flatMap(([c, l]) => [...i32(c), ...splat8, ...set(l)]),
+  ...i32(0xff), ...i32x4splat, ...set(MFF),
+  ...get(DIM), ...i32(2), ...shrU32, ...set(QP4),
+  ...get(DATA), ...set(PP), ...get(PH), ...set(HP), ...get(PL), ...set(LP),
+  ...i32(0), ...set(RP),
+  ...block, ...loop, // rows
+  ...get(RP), ...get(N), ...geU32, ...brIf(1),
+  ...i32(0), ...set(JP),
+  ...block, ...loop, // 16 bytes of each third of the 6-bit row, and 16 bytes of the 2-bit row (64 codes)
+  ...get(JP), ...get(QP4), ...geU32, ...brIf(1),
+  ...hiOfLoad([...get(PP), ...get(QP4), ...i32(3), ...mul32, ...add32, ...get(JP), ...add32]), ...set(VP),
+  ...third(0), ...third(1), ...third(2),
+  ...lo4(0), ...lo4(1), ...lo4(2), ...lo4(3),
+  ...get(LP), ...get(JP), ...add32,
+  ...get(Y0P), ...get(Y0P + 1), ...narrow32, ...get(Y0P + 2), ...get(Y0P + 3), ...narrow32, ...narrow16, ...v128store(0),
+  ...step(JP, 16),
+  ...br(0), ...end, ...end,
+  ...get(PP), ...get(DIM), ...add32, ...set(PP),
+  ...get(HP), ...get(QP4), ...i32(3), ...mul32, ...add32, ...set(HP),
+  ...get(LP), ...get(QP4), ...add32, ...set(LP),
+  ...step(RP, 1),
+  ...br(0), ...end, ...end,
+  ...end,
+] // prettier-ignore
+
+const FUNCP = [
+  ...vec([
+    [...uleb(6), I32],
+    [...uleb(10), V128],
+  ]),
+  ...BODYP,
+]
+
 /** WebAssembly memories stop at 4 GiB (65,536 pages of 64 KiB). */
 export const WASM_MAX_PAGES = 65536
 
 /**
  * The kernels: f32 rows · f64 query (dotAll), the same against two queries (dot2All), the map PCA's pass over the
- * rows (pcaRowsAll), the quantiser (quantI8), packed 6-bit rows · int16 query (dot6All).
+ * rows (pcaRowsAll), the quantiser (quantI8), packed 6-bit rows · int16 query (dot6All), the planes' packing (pack6).
  */
-export type KernelName = 'dotAll' | 'dot2All' | 'pcaRowsAll' | 'quantI8' | 'dot6All'
+export type KernelName = 'dotAll' | 'dot2All' | 'pcaRowsAll' | 'quantI8' | 'dot6All' | 'pack6'
 
-const FUNCS: Record<KernelName, number[]> = { dotAll: FUNC, dot2All: FUNC2, pcaRowsAll: FUNC3, quantI8: FUNCQ, dot6All: FUNC6 }
+const FUNCS: Record<KernelName, number[]> = { dotAll: FUNC, dot2All: FUNC2, pcaRowsAll: FUNC3, quantI8: FUNCQ, dot6All: FUNC6, pack6: FUNCP }
 
 /**
  * A module exporting one kernel `(data, n, dim|stride, q, out) → ()` over the

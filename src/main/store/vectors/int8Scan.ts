@@ -84,6 +84,8 @@ export class Int8Index {
   private readonly kernel: DotAll
   /** the quantiser (startBlock), instantiated on first use */
   private quant: DotAll | null | undefined
+  /** the packing kernel (startBlock; null: rows of codes are not the planes' width), instantiated on first use */
+  private packer: DotAll | null | undefined
   private readonly shared: boolean
   private qOff = 0
   private outOff = 0
@@ -172,18 +174,35 @@ export class Int8Index {
     return true
   }
 
-  /**
-   * Row `r`'s numbers from the quantiser's sums (`sums`: e², h², X, Y, Z, see sixFrom) and its planes from its int8
-   * codes (`codes` at `at`); its scale already set.
-   */
-  private setNumbers(r: number, sums: ArrayLike<number>, codes: Int8Array, at: number): void {
+  /** Row `r`'s numbers from the quantiser's sums (`sums`: e², h², X, Y, Z, see sixFrom); its scale already set. */
+  private setNumbers(r: number, sums: ArrayLike<number>): void {
     const [e2, h2, X, Y, Z] = [sums[0], sums[1], sums[2], sums[3], sums[4]]
     this.errs[r] = Math.sqrt(e2)
     this.hatNorms[r] = Math.sqrt(h2)
     const { e6, h6 } = sixFrom(e2, h2, this.scales[r], X, Y, Z)
     this.errs6[r] = e6
     this.hatNorms6[r] = h6
+  }
+
+  /** Row `r`'s planes from its int8 codes (`codes` at `at`). */
+  private pack(r: number, codes: ArrayLike<number>, at: number): void {
     packRow(codes, at, this.dim, new Uint8Array(this.memory.buffer), r * this.hiBytes, this.lo, (r * this.width) / 4)
+  }
+
+  /**
+   * Rows first … first+m−1's planes from their int8 codes at `codesAt` (`stride` apart): the packing kernel when a
+   * row of codes is exactly the planes' width (then its 2-bit rows through the scratch at `loAt`), else packRow.
+   */
+  private packBlock(first: number, m: number, codesAt: number, loAt: number): void {
+    const lb = this.width / 4
+    this.packer ??= this.stride === this.width ? dotKernel(this.memory, this.shared, 'pack6') : null
+    if (this.packer) {
+      this.packer(codesAt, m, this.width, first * this.hiBytes, loAt)
+      this.lo.set(new Uint8Array(this.memory.buffer, loAt, m * lb), first * lb)
+    } else {
+      const codes = new Int8Array(this.memory.buffer)
+      for (let j = 0; j < m; j++) this.pack(first + j, codes, codesAt + j * this.stride)
+    }
   }
 
   /**
@@ -222,9 +241,8 @@ export class Int8Index {
     this.setNumbers(
       r,
       sums.map(([a, b, c, d]) => a + b + (c + d)),
-      codes,
-      0,
     )
+    this.pack(r, codes, 0)
   }
 
   /**
@@ -267,7 +285,10 @@ export class Int8Index {
     const at = this.freeAt
     const outAt = at + m * dim * 4
     const codesAt = outAt + m * 56
-    if (!this.room(codesAt + m * stride)) return null
+    const loAt = codesAt + m * stride
+    if (!this.room(loAt + (m * this.width) / 4)) return null
+    // the codes past dim stay 0 (the quantiser writes dims [0, dim) only; the packing kernel reads whole rows)
+    if (dim < stride) new Uint8Array(this.memory.buffer, codesAt, m * stride).fill(0)
     const copyIn = () => new Uint8Array(this.memory.buffer, at, bytes.byteLength).set(bytes)
     copyIn()
     const req = { name: 'quantI8', data: at, n: m, dim, q: codesAt, out: outAt, rowBytes: dim * 4, outBytes: 56, qBytes: stride } as const
@@ -286,13 +307,13 @@ export class Int8Index {
       // per row [ss, s, e², h², X, Y, Z]
       const out = new Float64Array(this.memory.buffer, outAt, m * 7)
       const ss = new Float64Array(m)
-      const codes = new Int8Array(this.memory.buffer)
       for (let j = 0; j < m; j++) {
         const r = first + j
         ss[j] = out[7 * j]
         this.scales[r] = out[7 * j + 1]
-        this.setNumbers(r, out.subarray(7 * j + 2, 7 * j + 7), codes, codesAt + j * stride)
+        this.setNumbers(r, out.subarray(7 * j + 2, 7 * j + 7))
       }
+      this.packBlock(first, m, codesAt, loAt)
       return { unit: new Float32Array(this.memory.buffer, at, m * dim), ss }
     }
   }

@@ -141,3 +141,23 @@ describe.skipIf(!kernelModule(false, 'dot6All'))('the int8 sums of the rows the 
     })
   }
 })
+
+describe.skipIf(!kernelModule(false, 'pack6'))('the packing kernel', () => {
+  for (const w of [64, 128, 768]) {
+    it(`width ${w}: pack6 writes packRow's bytes`, () => {
+      const n = 200
+      const r = rng(w + 5)
+      const mem = wasmMemory(Math.ceil((n * w * 2) / 65536) + 1)
+      const codes = new Int8Array(mem.buffer, 0, n * w)
+      for (let i = 0; i < codes.length; i++) codes[i] = r() < 0.1 ? (r() < 0.5 ? 127 : -127) : Math.floor(r() * 255) - 127
+      const hiAt = n * w
+      const loAt = hiAt + (n * 3 * w) / 4
+      dotKernel(mem, false, 'pack6')!(0, n, w, hiAt, loAt)
+      const hi = new Uint8Array((n * 3 * w) / 4)
+      const lo = new Uint8Array((n * w) / 4)
+      for (let row = 0; row < n; row++) packRow(Array.from(codes.subarray(row * w, (row + 1) * w)), 0, w, hi, (row * 3 * w) / 4, lo, (row * w) / 4)
+      expect(Buffer.from(mem.buffer, hiAt, hi.length).equals(Buffer.from(hi))).toBe(true)
+      expect(Buffer.from(mem.buffer, loAt, lo.length).equals(Buffer.from(lo))).toBe(true)
+    })
+  }
+})
