@@ -25,65 +25,51 @@
  *       out[r] = (s0 + a[1]) + (b[0] + b[1])
  */
 
-const I32 = 0x7f
-const F64 = 0x7c
-const V128 = 0x7b
-
-const uleb = (n: number): number[] => {
-  const o: number[] = []
-  do {
-    let b = n & 0x7f
-    n >>>= 7
-    if (n) b |= 0x80
-    o.push(b)
-  } while (n)
-  return o
-}
-const sleb = (n: number): number[] => {
-  const o: number[] = []
-  for (;;) {
-    const b = n & 0x7f
-    n >>= 7
-    if ((n === 0 && !(b & 0x40)) || (n === -1 && b & 0x40)) return [...o, b]
-    o.push(b | 0x80)
-  }
-}
-const name = (s: string) => [...uleb(s.length), ...Array.from(s, (c) => c.charCodeAt(0))]
-const vec = (items: number[][]) => [...uleb(items.length), ...items.flat()]
-const section = (id: number, body: number[]) => [id, ...uleb(body.length), ...body]
-
-// Instructions used (opcode numbers from the WebAssembly core + SIMD specs).
-const get = (i: number) => [0x20, ...uleb(i)]
-const set = (i: number) => [0x21, ...uleb(i)]
-const i32 = (n: number) => [0x41, ...sleb(n)]
-const f64zero = [0x44, 0, 0, 0, 0, 0, 0, 0, 0]
-const add32 = [0x6a]
-const and32 = [0x71]
-const shl32 = [0x74]
-const geU32 = [0x4f]
-const f64add = [0xa0]
-const f64mul = [0xa2]
-const f32load = (off: number) => [0x2a, 2, ...uleb(off)]
-const f64load = (off: number) => [0x2b, 3, ...uleb(off)]
-const f64store = (off: number) => [0x39, 3, ...uleb(off)]
-const f64promote = [0xbb]
-const simd = (op: number, ...imm: number[]) => [0xfd, ...uleb(op), ...imm]
-const v128load = (off: number) => simd(0x00, 0, ...uleb(off))
-const load64zero = (off: number) => simd(0x5d, 0, ...uleb(off))
-const splatF64 = simd(0x14)
-const lane = (l: number) => simd(0x21, l)
-const addF64x2 = simd(0xf0)
-const mulF64x2 = simd(0xf2)
-const promoteLow = simd(0x5f)
-const block = [0x02, 0x40]
-const loop = [0x03, 0x40]
-const end = [0x0b]
-const br = (d: number) => [0x0c, d]
-const brIf = (d: number) => [0x0d, d]
+import { FUNC6, FUNCP } from './sixBitKernels'
+import {
+  I32,
+  F64,
+  V128,
+  uleb,
+  sleb,
+  name,
+  vec,
+  section,
+  get,
+  set,
+  i32,
+  f64zero,
+  add32,
+  and32,
+  shl32,
+  geU32,
+  f64add,
+  f64mul,
+  f32load,
+  f64load,
+  f64store,
+  f64promote,
+  simd,
+  v128load,
+  load64zero,
+  splatF64,
+  lane,
+  addF64x2,
+  mulF64x2,
+  promoteLow,
+  block,
+  loop,
+  end,
+  br,
+  brIf,
+  mul32,
+  v128store,
+  andV,
+  step,
+} from './wasmAsm'
 
 // params 0..4: data n dim q out · locals: 5 r, 6 p, 7 qp, 8 i, 9 dim4 (i32) · 10 a, 11 b (v128) · 12 s0 (f64)
 const [DATA, N, DIM, Q, OUT, R, P, QP, I, DIM4, A, B, S0] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]
-const step = (local: number, by: number) => [...get(local), ...i32(by), ...add32, ...set(local)]
 
 const BODY = [
   ...get(DIM), ...i32(-4), ...and32, ...set(DIM4),
@@ -126,12 +112,6 @@ const FUNC = [
 ]
 
 // integer SIMD (the 6-bit kernel below): int32 lanes, and dot_i16x8_s (int16 pairs multiplied, pairs of products added)
-const i32x4splat = simd(0x11)
-const i32x4lane = (l: number) => simd(0x1b, l)
-const dotI16 = simd(0xba)
-const addI32x4 = simd(0xae)
-const i32store = (off: number) => [0x36, 2, ...uleb(off)]
-const zero4 = (local: number) => [...i32(0), ...i32x4splat, ...set(local)]
 
 // --- two query vectors per pass (the map's PCA, map/pca.ts): each row is read once for both ---
 //
@@ -202,8 +182,6 @@ const FUNC2 = [
 //     q holds three float64 vectors of dim: axis c0, axis c1, then the column sums (added to in place);
 //     out[3r] = row r · c0, out[3r+1] = row r · c1, out[3r+2] = ‖row r‖², each summed as dotAll sums.
 const [, , , , , R3, P3, QA3, QB3, SP3, I3, D43, A30, B30, A31, B31, SA3, SB3, X301, X323, S30, S31, S32, X3] = Array.from({ length: 24 }, (_, i) => i)
-const mul32 = [0x6c]
-const v128store = (off: number) => simd(0x0b, 0, ...uleb(off))
 const sq3 = (local: number, x: number) => [...get(local), ...get(x), ...get(x), ...mulF64x2, ...addF64x2, ...set(local)]
 const sum3 = (x: number, off: number) => [...get(SP3), ...get(SP3), ...v128load(off), ...get(x), ...addF64x2, ...v128store(off)]
 const rest3 = (s: number, qp: number) => [...get(s), ...get(X3), ...get(qp), ...f64load(0), ...f64mul, ...f64add, ...set(s)]
@@ -309,7 +287,6 @@ const divF64x2 = simd(0xf3)
 const pminF64x2 = simd(0xf6)
 const pmaxF64x2 = simd(0xf7)
 const floorF64x2 = simd(0x75)
-const andV = simd(0x4e)
 const demoteZero = simd(0x5e)
 const store64lane = (off: number) => simd(0x5b, 0, ...uleb(off), 0)
 const store32lane = (off: number) => simd(0x5a, 0, ...uleb(off), 0)
@@ -481,145 +458,6 @@ const FUNCQ = [
     [...uleb(4), F64],
   ]),
   ...BODYQ,
-]
-
-// --- the 6-bit first pass (sixBit.ts): exact integer dot products of int16 query codes with packed 6-bit values ---
-//
-//   (func (export "dot6All") (param $data i32) (param $n i32) (param $width i32) (param $q i32) (param $out i32)
-//     rows are 3W/4 bytes (W = width, a multiple of 64): byte j's low 6 bits hold value j (j < 3W/4), and value
-//     3W/4 + j (j < W/4) is spread over the top 2 bits of bytes j, j + W/4, j + W/2 (bits 0–1, 2–3, 4–5)
-//     a = b = c = d = i32x4(0); qp = q
-//     for j in 0..W/4 step 16:   ;; one forward pass a row (a pass over the first 3W/4 bytes and then a second
-//                                ;; one back at the row's start streamed ~30 % slower from memory: the prefetcher)
-//       x0, x1, x2 = load(p + j), load(p + j + W/4), load(p + j + W/2)
-//       dims j, j + W/4, j + W/2: x & 63;  dim 3W/4 + j: (x0 >> 6) | (x1 >> 6) << 2 | (x2 >> 6) << 4
-//       each 16 values: a += dot_i16x8_s(extend_low_u(x), load(q + 2·dim)), b += the same of the high 8
-//     out[r] = sum of the lanes of (a + b) + (c + d)   ;; int32: exact (|sum| ≤ 63 · 32767 · W < 2³¹ for the query codes used)
-// Only uniform shifts (one count for all 16 lanes): no per-lane variable shift, which WebAssembly SIMD lacks.
-const extLowU = simd(0x89)
-const extHighU = simd(0x8a)
-const orV = simd(0x50)
-const splat8 = simd(0x0f)
-// params 0..4: data n width q out · i32 5..11: r p qp i quarter q1 q2 · i32 12: q3 · v128 13..17: a b c d mask
-// · v128 18..20: the top-2 masks · v128 21..23: the three loads · v128 24: the values dotted
-const [, , WIDTH, , , R6, P6, QP6, I6, QU6, Q16, Q26, Q36, A6, B6, C6, D6, M6, T6] = Array.from({ length: 19 }, (_, i) => i)
-const X6 = T6 + 3
-const tee = (i: number) => [0x22, ...uleb(i)]
-// x (on the stack) against the query codes at qp (+ the local `qo`): low 8 into sum a, high 8 into sum b
-const dots6 = (a: number, b: number, qo: number | null) => {
-  const at = qo === null ? get(QP6) : [...get(QP6), ...get(qo), ...add32]
-  return [
-    ...tee(X6 + 3), ...extLowU, ...at, ...v128load(0), ...dotI16, ...get(a), ...addI32x4, ...set(a),
-    ...get(X6 + 3), ...extHighU, ...at, ...v128load(16), ...dotI16, ...get(b), ...addI32x4, ...set(b),
-  ] // prettier-ignore
-}
-// the top 2 bits of each byte moved to bits 2k, 2k+1 of the byte: a 16-bit shift (one instruction; x64 has no
-// 8-bit one) by 6 − 2k, then the byte mask 0x03 << 2k clears what came across from the neighbouring byte
-const shrU16 = (k: number) => [...i32(k), ...simd(0x8d)]
-const top2 = (k: number) => [...get(X6 + k), ...shrU16(6 - 2 * k), ...get(T6 + k), ...andV]
-const low6 = (k: number) => [...get(X6 + k), ...get(M6), ...andV]
-const shrU32 = [0x76]
-// One forward pass a row: bytes j, j + W/4, j + W/2 (16 each) give dims j, j + W/4, j + W/2 and, from their top
-// bits, dim 3W/4 + j.
-const BODY6 = [
-  ...i32(63), ...splat8, ...set(M6),
-  ...[0, 1, 2].flatMap((k) => [...i32(3 << (2 * k)), ...splat8, ...set(T6 + k)]),
-  ...get(WIDTH), ...i32(2), ...shrU32, ...set(QU6),
-  ...get(QU6), ...i32(1), ...shl32, ...set(Q16), // query bytes: dim j + W/4 is 2·(W/4) bytes after dim j
-  ...get(Q16), ...get(Q16), ...add32, ...set(Q26),
-  ...get(Q26), ...get(Q16), ...add32, ...set(Q36),
-  ...get(DATA), ...set(P6),
-  ...i32(0), ...set(R6),
-  ...block, ...loop, // rows
-  ...get(R6), ...get(N), ...geU32, ...brIf(1),
-  ...zero4(A6), ...zero4(B6), ...zero4(C6), ...zero4(D6),
-  ...get(Q), ...set(QP6),
-  ...i32(0), ...set(I6),
-  ...block, ...loop, // 16 bytes of each third: 64 dims
-  ...get(I6), ...get(QU6), ...geU32, ...brIf(1),
-  ...get(P6), ...v128load(0), ...set(X6),
-  ...get(P6), ...get(QU6), ...add32, ...v128load(0), ...set(X6 + 1),
-  ...get(P6), ...get(QU6), ...get(QU6), ...add32, ...add32, ...v128load(0), ...set(X6 + 2),
-  ...top2(0), ...top2(1), ...orV, ...top2(2), ...orV, ...dots6(C6, D6, Q36),
-  ...low6(0), ...dots6(A6, B6, null), ...low6(1), ...dots6(C6, D6, Q16), ...low6(2), ...dots6(A6, B6, Q26),
-  ...step(P6, 16), ...step(QP6, 32), ...step(I6, 16),
-  ...br(0), ...end, ...end,
-  ...get(P6), ...get(QU6), ...get(QU6), ...add32, ...add32, ...set(P6), // the next row (3W/4 from its start)
-  ...get(A6), ...get(B6), ...addI32x4, ...get(C6), ...get(D6), ...addI32x4, ...addI32x4, ...set(A6),
-  ...get(OUT), ...get(R6), ...i32(2), ...shl32, ...add32,
-  ...get(A6), ...i32x4lane(0), ...get(A6), ...i32x4lane(1), ...add32,
-  ...get(A6), ...i32x4lane(2), ...get(A6), ...i32x4lane(3), ...add32,
-  ...add32, ...i32store(0),
-  ...step(R6, 1),
-  ...br(0), ...end, ...end,
-  ...end,
-] // prettier-ignore
-
-const FUNC6 = [
-  ...vec([
-    [...uleb(8), I32],
-    [...uleb(12), V128],
-  ]),
-  ...BODY6,
-]
-
-// --- the planes' packing (sixBit.ts packRow, a block of rows on a load): int8 codes → the 6-bit and 2-bit planes ---
-//
-//   (func (export "pack6") (param $codes i32) (param $n i32) (param $width i32) (param $hi i32) (param $lo i32)
-//     rows of W int8 codes (W a multiple of 64) → 3W/4 bytes at hi and W/4 bytes at lo, the layout of sixBit.ts:
-//     u = c ^ 0x80 (c + 128); hi = u >> 2 by a 16-bit shift masked to 0x3f a byte; dim 3W/4 + j's bits go to the
-//     top of bytes j, j + W/4, j + W/2 as (v << 6 − 2k) & 0xc0; lo = c & 3, four to a byte through 32-bit lanes
-//     (x | x >> 6 | x >> 12 | x >> 18) narrowed to bytes.
-const xorV = simd(0x51)
-const shl16 = (k: number) => [...i32(k), ...simd(0x8b)]
-const shrU32x4 = (k: number) => [...i32(k), ...simd(0xad)]
-const narrow32 = simd(0x86)
-const narrow16 = simd(0x66)
-// params 0..4: codes n width hi lo · i32 5..10: r p h l j quarter · v128 11..20: v y0 y1 y2 y3 and the splats 3f c0 03 80 ff
-const [, , , PH, PL, RP, PP, HP, LP, JP, QP4, VP, Y0P, , , , M3F, MC0, M03, X80, MFF] = Array.from({ length: 21 }, (_, i) => i)
-const hiOfLoad = (at: number[]) => [...at, ...v128load(0), ...get(X80), ...xorV, ...shrU16(2), ...get(M3F), ...andV]
-const third = (k: number) => [
-  ...get(HP), ...(k ? [...get(QP4), ...i32(k), ...mul32, ...add32] : []), ...get(JP), ...add32,
-  ...hiOfLoad([...get(PP), ...(k ? [...get(QP4), ...i32(k), ...mul32, ...add32] : []), ...get(JP), ...add32]),
-  ...get(VP), ...shl16(6 - 2 * k), ...get(MC0), ...andV, ...orV, ...v128store(0),
-] // prettier-ignore
-const lo4 = (t: number) => [
-  ...get(PP), ...get(JP), ...i32(2), ...shl32, ...add32, ...v128load(16 * t), ...get(M03), ...andV, ...set(Y0P + t),
-  ...get(Y0P + t), ...get(Y0P + t), ...shrU32x4(6), ...orV, ...get(Y0P + t), ...shrU32x4(12), ...orV, ...get(Y0P + t), ...shrU32x4(18), ...orV,
-  ...get(MFF), ...andV, ...set(Y0P + t),
-] // prettier-ignore
-const BODYP = [
-  ...[[0x3f, M3F], [0xc0, MC0], [3, M03], [0x80, X80]].flatMap(([c, l]) => [...i32(c), ...splat8, ...set(l)]),
-  ...i32(0xff), ...i32x4splat, ...set(MFF),
-  ...get(DIM), ...i32(2), ...shrU32, ...set(QP4),
-  ...get(DATA), ...set(PP), ...get(PH), ...set(HP), ...get(PL), ...set(LP),
-  ...i32(0), ...set(RP),
-  ...block, ...loop, // rows
-  ...get(RP), ...get(N), ...geU32, ...brIf(1),
-  ...i32(0), ...set(JP),
-  ...block, ...loop, // 16 bytes of each third of the 6-bit row, and 16 bytes of the 2-bit row (64 codes)
-  ...get(JP), ...get(QP4), ...geU32, ...brIf(1),
-  ...hiOfLoad([...get(PP), ...get(QP4), ...i32(3), ...mul32, ...add32, ...get(JP), ...add32]), ...set(VP),
-  ...third(0), ...third(1), ...third(2),
-  ...lo4(0), ...lo4(1), ...lo4(2), ...lo4(3),
-  ...get(LP), ...get(JP), ...add32,
-  ...get(Y0P), ...get(Y0P + 1), ...narrow32, ...get(Y0P + 2), ...get(Y0P + 3), ...narrow32, ...narrow16, ...v128store(0),
-  ...step(JP, 16),
-  ...br(0), ...end, ...end,
-  ...get(PP), ...get(DIM), ...add32, ...set(PP),
-  ...get(HP), ...get(QP4), ...i32(3), ...mul32, ...add32, ...set(HP),
-  ...get(LP), ...get(QP4), ...add32, ...set(LP),
-  ...step(RP, 1),
-  ...br(0), ...end, ...end,
-  ...end,
-] // prettier-ignore
-
-const FUNCP = [
-  ...vec([
-    [...uleb(6), I32],
-    [...uleb(10), V128],
-  ]),
-  ...BODYP,
 ]
 
 /** WebAssembly memories stop at 4 GiB (65,536 pages of 64 KiB). */
