@@ -24,6 +24,7 @@ import { dotKernelAvailable } from '../src/main/store/vectors/dotKernel'
 import { HELD_AGENT, VectorIndex } from '../src/main/store/vectors/vectorIndex'
 import { ChunkReaderFailed, startChunkReaders } from '../src/main/store/vectors/chunkReader'
 import { loadCounts, refreshVectorIndex, type VectorSource } from '../src/main/store/vectors/load'
+import type { Int8Index } from '../src/main/store/vectors/int8Scan'
 import { buildDb, MODEL, T0, type MemSpec } from './helpers/testDb'
 import { tmpDir } from './helpers/tmp'
 
@@ -31,6 +32,58 @@ const N = 7000
 const DEFAULT_COMPACT_BYTES = VectorIndex.compactBytes
 const DIM = 48
 const NOW = T0 + 10 * N * 60_000
+
+/** A compact index's two code planes for rows [0, count) (room past the count may hold a rejected row's leftovers). */
+function planeBytes(q: Int8Index, count = q.n): Buffer {
+  const { hi, lo } = q.planes()
+  return Buffer.concat([hi.subarray(0, (count * 3 * q.width) / 4), lo.subarray(0, (count * q.width) / 4)])
+}
+
+/**
+ * Rewrite a compact snapshot (snapshot.ts) into the layout written before the 6-bit planes: the int8 codes
+ * (count × stride, each c = 4·hi + lo − 128 read back from the planes by their layout, sixBit.ts), no 6-bit
+ * numbers, no width in the header.
+ */
+function toOldFormat(file: string): void {
+  const b = fs.readFileSync(file)
+  const headLen = b.readUInt32LE(8)
+  const h = JSON.parse(b.toString('utf8', 12, 12 + headLen))
+  const a8 = (n: number) => Math.ceil(n / 8) * 8
+  const { count: n, dim } = h
+  const { stride, width: w } = h.int8
+  let pos = a8(12 + headLen)
+  const idsAt = pos
+  pos = a8(pos + h.ids)
+  if (h.rows !== 'external' && h.rows !== 'source') pos = a8(pos + n * dim * 4)
+  pos = a8(a8(a8(pos + n * 4) + n * 8) + n)
+  const hiAt = pos
+  const loAt = a8(hiAt + (n * 3 * w) / 4)
+  const scalesAt = a8(loAt + (n * w) / 4)
+  const e6At = a8(a8(a8(scalesAt + n * 4) + n * 8) + n * 8)
+  const exactAt = a8(a8(e6At + n * 8) + n * 8)
+  const codes = Buffer.alloc(a8(n * stride))
+  for (let r = 0; r < n; r++)
+    for (let i = 0; i < dim; i++) {
+      const hb = (j: number) => b[hiAt + (r * 3 * w) / 4 + j]
+      const hi =
+        i < (3 * w) / 4
+          ? hb(i) & 63
+          : (() => {
+              const j = i - (3 * w) / 4
+              return (hb(j) >> 6) | ((hb(j + w / 4) >> 6) << 2) | ((hb(j + w / 2) >> 6) << 4)
+            })()
+      const lo = (b[loAt + (r * w) / 4 + (i >> 2)] >> (2 * (i & 3))) & 3
+      codes.writeInt8(4 * hi + lo - 128, r * stride + i)
+    }
+  h.int8 = { stride }
+  const head = Buffer.from(JSON.stringify(h))
+  const pre = Buffer.alloc(a8(12 + head.length))
+  pre.write('RSVEC003', 0, 'latin1')
+  pre.writeUInt32LE(head.length, 8)
+  head.copy(pre, 12)
+  const exact = h.rows === 'source' ? b.subarray(exactAt, a8(exactAt + n * 8)) : Buffer.alloc(0)
+  fs.writeFileSync(file, Buffer.concat([pre, b.subarray(idsAt, hiAt), codes, b.subarray(scalesAt, e6At), exact, b.subarray(b.length - 16)]))
+}
 
 function lcg(seed: number): () => number {
   let s = seed >>> 0 || 1
@@ -307,6 +360,37 @@ describe.skipIf(!dotKernelAvailable())('compact vector index', () => {
     }
   })
 
+  it('a snapshot written before the 6-bit planes (int8 codes, no 6-bit numbers) opens: its codes split into the planes, the same recall, no load from SQL', async () => {
+    const ws = 'old.ws'
+    await snapshotAndClose(true, ws)
+    const dir = path.join(t.dir, `${ws}-vectors`)
+    const [name] = fs.readdirSync(dir).filter((f) => f.endsWith('.bin'))
+    toOldFormat(path.join(dir, name))
+    const fresh = open(true, 'old-fresh.ws')
+    const s = open(true, ws, { vectorCache: { minRows: 1 } })
+    try {
+      const idx = s.vectors(MODEL)
+      expect(idx.fullLoads).toBe(0) // restored from the old snapshot
+      const f = fresh.vectors(MODEL)
+      // The planes are the fresh load's; h6 the same number; e6 a bound at least the fresh load's exact one.
+      expect(planeBytes(idx.int8!, idx.count).equals(planeBytes(f.int8!, f.count))).toBe(true)
+      let looser = 0
+      for (let r = 0; r < idx.count; r++) {
+        expect(idx.int8!.hatNorms6[r]).toBeCloseTo(f.int8!.hatNorms6[r], 14)
+        expect(idx.int8!.errs6[r]).toBeGreaterThanOrEqual(f.int8!.errs6[r])
+        if (idx.int8!.errs6[r] > f.int8!.errs6[r] * 1.01) looser++
+      }
+      expect(looser).toBeGreaterThan(0) // bounded, not copied from somewhere
+      for (const i of [1, 2, 3]) {
+        const q = normalizeQuery(query(i))!
+        expect(denseArm(s, idx, q, {}, 30, false)).toEqual(denseArm(mem, mem.vectors(MODEL), q, {}, 30, false))
+      }
+    } finally {
+      s.close()
+      fresh.close()
+    }
+  })
+
   it('a damaged snapshot (rows file cut short, header garbage, cut before its norms) is dropped and the index loads from SQL, same answer', async () => {
     const q = normalizeQuery(query(3))!
     const want = denseArm(mem, mem.vectors(MODEL), q, {}, 30, false)
@@ -441,7 +525,7 @@ describe.skipIf(!dotKernelAvailable())('compact vector index', () => {
     if (!byRows) expect(Array.from(a.exactNorms.subarray(0, a.count))).toEqual(Array.from(b.exactNorms.subarray(0, b.count)))
     else for (let r = 0; r < a.count; r += 3) expect(Array.from(a.rowVector(r))).toEqual(Array.from(b.rowVector(r)))
     // the rows' codes (room past the count may hold a rejected row's leftovers)
-    const codes = (x: VectorIndex) => Buffer.from(x.int8!.codeBytes().subarray(0, x.count * x.int8!.stride))
+    const codes = (x: VectorIndex) => planeBytes(x.int8!, x.count)
     expect(codes(a).equals(codes(b))).toBe(true)
     expect(a.sync[0]).toEqual(b.sync[0])
     expect(a.malformed).toEqual(b.malformed)
@@ -579,10 +663,10 @@ describe.skipIf(!dotKernelAvailable())('compact vector index', () => {
       expect(once.versions).toBeGreaterThan(still.versions)
       for (const x of [once, never]) {
         expect(x.idx.ids).toEqual(still.idx.ids)
-        expect(Buffer.from(x.idx.int8!.codeBytes()).equals(Buffer.from(still.idx.int8!.codeBytes()))).toBe(true)
+        expect(planeBytes(x.idx.int8!).equals(planeBytes(still.idx.int8!))).toBe(true)
       }
       expect(still.idx.ids).toEqual(inThread.ids)
-      expect(Buffer.from(inThread.int8!.codeBytes()).equals(Buffer.from(still.idx.int8!.codeBytes()))).toBe(true)
+      expect(planeBytes(inThread.int8!).equals(planeBytes(still.idx.int8!))).toBe(true)
     } finally {
       VectorIndex.compactBytes = prev
       db.close()

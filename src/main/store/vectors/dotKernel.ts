@@ -25,65 +25,51 @@
  *       out[r] = (s0 + a[1]) + (b[0] + b[1])
  */
 
-const I32 = 0x7f
-const F64 = 0x7c
-const V128 = 0x7b
-
-const uleb = (n: number): number[] => {
-  const o: number[] = []
-  do {
-    let b = n & 0x7f
-    n >>>= 7
-    if (n) b |= 0x80
-    o.push(b)
-  } while (n)
-  return o
-}
-const sleb = (n: number): number[] => {
-  const o: number[] = []
-  for (;;) {
-    const b = n & 0x7f
-    n >>= 7
-    if ((n === 0 && !(b & 0x40)) || (n === -1 && b & 0x40)) return [...o, b]
-    o.push(b | 0x80)
-  }
-}
-const name = (s: string) => [...uleb(s.length), ...Array.from(s, (c) => c.charCodeAt(0))]
-const vec = (items: number[][]) => [...uleb(items.length), ...items.flat()]
-const section = (id: number, body: number[]) => [id, ...uleb(body.length), ...body]
-
-// Instructions used (opcode numbers from the WebAssembly core + SIMD specs).
-const get = (i: number) => [0x20, ...uleb(i)]
-const set = (i: number) => [0x21, ...uleb(i)]
-const i32 = (n: number) => [0x41, ...sleb(n)]
-const f64zero = [0x44, 0, 0, 0, 0, 0, 0, 0, 0]
-const add32 = [0x6a]
-const and32 = [0x71]
-const shl32 = [0x74]
-const geU32 = [0x4f]
-const f64add = [0xa0]
-const f64mul = [0xa2]
-const f32load = (off: number) => [0x2a, 2, ...uleb(off)]
-const f64load = (off: number) => [0x2b, 3, ...uleb(off)]
-const f64store = (off: number) => [0x39, 3, ...uleb(off)]
-const f64promote = [0xbb]
-const simd = (op: number, ...imm: number[]) => [0xfd, ...uleb(op), ...imm]
-const v128load = (off: number) => simd(0x00, 0, ...uleb(off))
-const load64zero = (off: number) => simd(0x5d, 0, ...uleb(off))
-const splatF64 = simd(0x14)
-const lane = (l: number) => simd(0x21, l)
-const addF64x2 = simd(0xf0)
-const mulF64x2 = simd(0xf2)
-const promoteLow = simd(0x5f)
-const block = [0x02, 0x40]
-const loop = [0x03, 0x40]
-const end = [0x0b]
-const br = (d: number) => [0x0c, d]
-const brIf = (d: number) => [0x0d, d]
+import { FUNC6, FUNCP } from './sixBitKernels'
+import {
+  I32,
+  F64,
+  V128,
+  uleb,
+  sleb,
+  name,
+  vec,
+  section,
+  get,
+  set,
+  i32,
+  f64zero,
+  add32,
+  and32,
+  shl32,
+  geU32,
+  f64add,
+  f64mul,
+  f32load,
+  f64load,
+  f64store,
+  f64promote,
+  simd,
+  v128load,
+  load64zero,
+  splatF64,
+  lane,
+  addF64x2,
+  mulF64x2,
+  promoteLow,
+  block,
+  loop,
+  end,
+  br,
+  brIf,
+  mul32,
+  v128store,
+  andV,
+  step,
+} from './wasmAsm'
 
 // params 0..4: data n dim q out · locals: 5 r, 6 p, 7 qp, 8 i, 9 dim4 (i32) · 10 a, 11 b (v128) · 12 s0 (f64)
 const [DATA, N, DIM, Q, OUT, R, P, QP, I, DIM4, A, B, S0] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]
-const step = (local: number, by: number) => [...get(local), ...i32(by), ...add32, ...set(local)]
 
 const BODY = [
   ...get(DIM), ...i32(-4), ...and32, ...set(DIM4),
@@ -125,60 +111,7 @@ const FUNC = [
   ...BODY,
 ]
 
-// --- the int8 kernel (int8Scan.ts): exact integer dot products of int16 query codes with int8 rows ---
-//
-//   (func (export "dotI8All") (param $data i32) (param $n i32) (param $stride i32) (param $q i32) (param $out i32)
-//     for r in 0..n:                       ;; rows are `stride` bytes (a multiple of 32, zero-padded)
-//       a = b = c = d = i32x4(0); qp = q
-//       for i in 0..stride step 32:        ;; 32 int8 codes against 32 int16 query codes
-//         a += dot_i16x8_s(extend_low(load(p)),       load(qp))
-//         b += dot_i16x8_s(extend_high(load(p)),      load(qp + 16))
-//         c += dot_i16x8_s(extend_low(load(p + 16)),  load(qp + 32))
-//         d += dot_i16x8_s(extend_high(load(p + 16)), load(qp + 48))
-//       out[r] = sum of the lanes of (a + b) + (c + d)     ;; int32: exact (|sum| ≤ 127 · 32767 · stride)
-const i32x4splat = simd(0x11)
-const i32x4lane = (l: number) => simd(0x1b, l)
-const extLow = simd(0x87)
-const extHigh = simd(0x88)
-const dotI16 = simd(0xba)
-const addI32x4 = simd(0xae)
-const i32store = (off: number) => [0x36, 2, ...uleb(off)]
-const [, , STRIDE, , , R8, P8, QP8, I8, A8, B8, C8, D8] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]
-const acc = (local: number, ext: number[], pOff: number, qOff: number) => [
-  ...get(local), ...get(P8), ...v128load(pOff), ...ext, ...get(QP8), ...v128load(qOff), ...dotI16, ...addI32x4, ...set(local),
-] // prettier-ignore
-const zero4 = (local: number) => [...i32(0), ...i32x4splat, ...set(local)]
-
-const BODY8 = [
-  ...get(DATA), ...set(P8),
-  ...i32(0), ...set(R8),
-  ...block, ...loop, // rows
-  ...get(R8), ...get(N), ...geU32, ...brIf(1),
-  ...zero4(A8), ...zero4(B8), ...zero4(C8), ...zero4(D8),
-  ...get(Q), ...set(QP8),
-  ...i32(0), ...set(I8),
-  ...block, ...loop, // 32 codes at a time
-  ...get(I8), ...get(STRIDE), ...geU32, ...brIf(1),
-  ...acc(A8, extLow, 0, 0), ...acc(B8, extHigh, 0, 16), ...acc(C8, extLow, 16, 32), ...acc(D8, extHigh, 16, 48),
-  ...step(P8, 32), ...step(QP8, 64), ...step(I8, 32),
-  ...br(0), ...end, ...end,
-  ...get(A8), ...get(B8), ...addI32x4, ...get(C8), ...get(D8), ...addI32x4, ...addI32x4, ...set(A8),
-  ...get(OUT), ...get(R8), ...i32(2), ...shl32, ...add32,
-  ...get(A8), ...i32x4lane(0), ...get(A8), ...i32x4lane(1), ...add32,
-  ...get(A8), ...i32x4lane(2), ...get(A8), ...i32x4lane(3), ...add32,
-  ...add32, ...i32store(0),
-  ...step(R8, 1),
-  ...br(0), ...end, ...end,
-  ...end,
-] // prettier-ignore
-
-const FUNC8 = [
-  ...vec([
-    [...uleb(4), I32],
-    [...uleb(4), V128],
-  ]),
-  ...BODY8,
-]
+// integer SIMD (the 6-bit kernel below): int32 lanes, and dot_i16x8_s (int16 pairs multiplied, pairs of products added)
 
 // --- two query vectors per pass (the map's PCA, map/pca.ts): each row is read once for both ---
 //
@@ -249,8 +182,6 @@ const FUNC2 = [
 //     q holds three float64 vectors of dim: axis c0, axis c1, then the column sums (added to in place);
 //     out[3r] = row r · c0, out[3r+1] = row r · c1, out[3r+2] = ‖row r‖², each summed as dotAll sums.
 const [, , , , , R3, P3, QA3, QB3, SP3, I3, D43, A30, B30, A31, B31, SA3, SB3, X301, X323, S30, S31, S32, X3] = Array.from({ length: 24 }, (_, i) => i)
-const mul32 = [0x6c]
-const v128store = (off: number) => simd(0x0b, 0, ...uleb(off))
 const sq3 = (local: number, x: number) => [...get(local), ...get(x), ...get(x), ...mulF64x2, ...addF64x2, ...set(local)]
 const sum3 = (x: number, off: number) => [...get(SP3), ...get(SP3), ...v128load(off), ...get(x), ...addF64x2, ...v128store(off)]
 const rest3 = (s: number, qp: number) => [...get(s), ...get(X3), ...get(qp), ...f64load(0), ...f64mul, ...f64add, ...set(s)]
@@ -315,7 +246,8 @@ const FUNC3 = [
 //       s = f32(max|x| / 127)
 //       c = s > 0 ? clamp(floor(x / s + 0.5), ±127) : 0   ;; Math.round(x / s), ties up (why it is exact: below)
 //       e2 = Σ (x − s·c)², h2 = Σ (s·c)²   ;; summed like ss
-//       out = [ss, s, e2, h2] (float64)
+//       L = ((c + 128) mod 4) − 1.5;  X = Σ (x − s·c)·L, Y = Σ s·c·L, Z = Σ L²   ;; summed like ss
+//       out = [ss, s, e2, h2, X, Y, Z] (float64)
 // Every operation is IEEE float64 (or an exact conversion) in the order the JS reference (Int8Index.setRow in
 // int8Scan.ts) uses, so the numbers are the same bit for bit whichever path made them.
 // The rounding: floor(y + 0.5) with y = fl(x / s) is Math.round(y) although y + 0.5 is rounded too.
@@ -355,7 +287,6 @@ const divF64x2 = simd(0xf3)
 const pminF64x2 = simd(0xf6)
 const pmaxF64x2 = simd(0xf7)
 const floorF64x2 = simd(0x75)
-const andV = simd(0x4e)
 const demoteZero = simd(0x5e)
 const store64lane = (off: number) => simd(0x5b, 0, ...uleb(off), 0)
 const store32lane = (off: number) => simd(0x5a, 0, ...uleb(off), 0)
@@ -369,6 +300,27 @@ const [, , , CODES, , QR, QPP, QCP, QI, QD4, ROW, CST] = [0, 1, 2, 3, 4, 5, 6, 7
 const [QA, QB, QM, QV, QX, QR2, QXH, QEA, QEB, QHA, QHB, INV2, S2, MASK] = [12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25]
 const [QS0, QINV, QS, QY, QF, QE0, QH0, QMX, QXX, QSS] = [26, 27, 28, 29, 30, 31, 32, 33, 34, 35]
 const [HALF2, P127, N127, MAGIC] = [36, 37, 38, 39]
+// the 6-bit approximation's sums (int8Scan.ts, sixFrom): v128 40..46 X Y Z (A, B each) and L, 47..50 the splats
+// 128, 0.25, 4, 1.5 · f64 51..54: x0 y0 z0 l (the tail)
+const [QXA, QXB, QYA, QYB, QZA, QZB, QL2, C128, QUART, FOUR2, ONE52, QX0, QY0, QZ0, QLS] = Array.from({ length: 15 }, (_, i) => 40 + i)
+// L = lo − 1.5 of the code c on the stack: lo = (c + 128) − 4·floor((c + 128) / 4) (exact in float64)
+const lowL2 = [
+  ...get(C128),
+  ...addF64x2,
+  ...set(QL2),
+  ...get(QL2),
+  ...get(QL2),
+  ...get(QUART),
+  ...mulF64x2,
+  ...floorF64x2,
+  ...get(FOUR2),
+  ...mulF64x2,
+  ...subF64x2,
+  ...get(ONE52),
+  ...subF64x2,
+  ...set(QL2),
+]
+const acc2Q = (acc: number, a: number, b: number) => [...get(acc), ...get(a), ...get(b), ...mulF64x2, ...addF64x2, ...set(acc)]
 const forI = (limit: number, body: number[]) => [...block, ...loop, ...get(QI), ...get(limit), ...geU32, ...brIf(1), ...body, ...br(0), ...end, ...end]
 const sq = (acc: number, v: number) => [...get(acc), ...get(v), ...get(v), ...mulF64x2, ...addF64x2, ...set(acc)]
 // R = mask & clamp(floor(X / s + 0.5), ±127): Math.round(X / s) (ties up), see the note above BODYQ
@@ -380,12 +332,13 @@ const roundQ = [
 // one pair of elements at p + off: errors into E, approximations into H, and their codes left on the stack as
 // c + 1.5·2⁵² (float64x2): an integer |c| ≤ 127 added to it is exact and leaves c's two's complement in the low
 // mantissa bits, so the low byte of each lane is the int8 code (no float → int conversion, no narrowing)
-const pairQ = (off: number, e: number, h: number) => [
+const pairQ = (off: number, e: number, h: number, k: number) => [
   ...get(QPP), ...load64zero(off), ...promoteLow, ...set(QX),
   ...roundQ,
   ...get(QR2), ...get(S2), ...mulF64x2, ...set(QXH),
   ...get(QX), ...get(QXH), ...subF64x2, ...set(QV), ...sq(e, QV),
   ...sq(h, QXH),
+  ...get(QR2), ...lowL2, ...acc2Q(QXA + k, QV, QL2), ...acc2Q(QYA + k, QXH, QL2), ...acc2Q(QZA + k, QL2, QL2),
   ...get(QR2), ...get(MAGIC), ...addF64x2,
 ] // prettier-ignore
 const unitPair = (off: number) => [
@@ -412,6 +365,7 @@ const BODYQ = [
   ...f64const(127), ...splatF64, ...set(P127),
   ...f64const(-127), ...splatF64, ...set(N127),
   ...f64const(2 ** 52 + 2 ** 51), ...splatF64, ...set(MAGIC),
+  ...[128, 0.25, 4, 1.5].flatMap((c, i) => [...f64const(c), ...splatF64, ...set(C128 + i)]),
   ...get(DIM), ...i32(-4), ...and32, ...set(QD4),
   ...get(DATA), ...set(ROW),
   ...get(CODES), ...set(CST),
@@ -451,15 +405,17 @@ const BODYQ = [
   ...get(QS), ...splatF64, ...set(S2),
   ...i64const(-1), ...i64const(0), ...get(QS), ...f64zero, ...f64gt, ...select, ...splatI64, ...set(MASK),
   ...zero2(QEA), ...zero2(QEB), ...zero2(QHA), ...zero2(QHB),
+  ...[QXA, QXB, QYA, QYB, QZA, QZB].flatMap(zero2),
   ...get(ROW), ...set(QPP), ...get(CST), ...set(QCP), ...i32(0), ...set(QI),
   ...forI(QD4, [
     ...get(QCP),
-    ...pairQ(0, QEA, QHA), ...pairQ(8, QEB, QHB), ...lowBytes4,
+    ...pairQ(0, QEA, QHA, 0), ...pairQ(8, QEB, QHB, 1), ...lowBytes4,
     ...store32lane(0),
     ...step(QPP, 16), ...step(QCP, 4), ...step(QI, 4),
   ]),
   ...get(QEA), ...lane(0), ...set(QE0),
   ...get(QHA), ...lane(0), ...set(QH0),
+  ...[QX0, QY0, QZ0].flatMap((l, i) => [...get(QXA + 2 * i), ...lane(0), ...set(l)]),
   ...forI(DIM, [
     ...get(QPP), ...f32load(0), ...f64promote, ...set(QXX),
     ...get(QXX), ...get(QS), ...f64div, ...set(QY),
@@ -471,14 +427,20 @@ const BODYQ = [
     ...get(QS), ...get(QF), ...f64mul, ...set(QY), // s·c
     ...get(QE0), ...get(QXX), ...get(QY), ...f64sub, ...get(QXX), ...get(QY), ...f64sub, ...f64mul, ...f64add, ...set(QE0),
     ...get(QH0), ...get(QY), ...get(QY), ...f64mul, ...f64add, ...set(QH0),
+    ...get(QF), ...f64const(128), ...f64add, ...set(QLS),
+    ...get(QLS), ...get(QLS), ...f64const(0.25), ...f64mul, ...f64floor, ...f64const(4), ...f64mul, ...f64sub, ...f64const(1.5), ...f64sub, ...set(QLS),
+    ...get(QX0), ...get(QXX), ...get(QY), ...f64sub, ...get(QLS), ...f64mul, ...f64add, ...set(QX0),
+    ...get(QY0), ...get(QY), ...get(QLS), ...f64mul, ...f64add, ...set(QY0),
+    ...get(QZ0), ...get(QLS), ...get(QLS), ...f64mul, ...f64add, ...set(QZ0),
     ...step(QPP, 4), ...step(QCP, 1), ...step(QI, 1),
   ]),
   ...get(OUT), ...lanesSum(QE0, QEA, QEB), ...f64store(16),
   ...get(OUT), ...lanesSum(QH0, QHA, QHB), ...f64store(24),
+  ...[QX0, QY0, QZ0].flatMap((l, i) => [...get(OUT), ...lanesSum(l, QXA + 2 * i, QXB + 2 * i), ...f64store(32 + 8 * i)]),
   // next row
   ...get(ROW), ...get(DIM), ...i32(4), ...mul32, ...add32, ...set(ROW),
   ...get(CST), ...get(DIM), ...i32(31), ...add32, ...i32(-32), ...and32, ...add32, ...set(CST),
-  ...step(OUT, 32), ...step(QR, 1),
+  ...step(OUT, 56), ...step(QR, 1),
   ...br(0), ...end, ...end,
   ...end,
 ] // prettier-ignore
@@ -492,6 +454,8 @@ const FUNCQ = [
     [...uleb(1), 0x7d],
     [...uleb(2), F64],
     [...uleb(4), V128],
+    [...uleb(11), V128],
+    [...uleb(4), F64],
   ]),
   ...BODYQ,
 ]
@@ -501,11 +465,11 @@ export const WASM_MAX_PAGES = 65536
 
 /**
  * The kernels: f32 rows · f64 query (dotAll), the same against two queries (dot2All), the map PCA's pass over the
- * rows (pcaRowsAll), int8 rows · int16 query (dotI8All), the quantiser (quantI8).
+ * rows (pcaRowsAll), the quantiser (quantI8), packed 6-bit rows · int16 query (dot6All), the planes' packing (pack6).
  */
-export type KernelName = 'dotAll' | 'dot2All' | 'pcaRowsAll' | 'dotI8All' | 'quantI8'
+export type KernelName = 'dotAll' | 'dot2All' | 'pcaRowsAll' | 'quantI8' | 'dot6All' | 'pack6'
 
-const FUNCS: Record<KernelName, number[]> = { dotAll: FUNC, dot2All: FUNC2, pcaRowsAll: FUNC3, dotI8All: FUNC8, quantI8: FUNCQ }
+const FUNCS: Record<KernelName, number[]> = { dotAll: FUNC, dot2All: FUNC2, pcaRowsAll: FUNC3, quantI8: FUNCQ, dot6All: FUNC6, pack6: FUNCP }
 
 /**
  * A module exporting one kernel `(data, n, dim|stride, q, out) → ()` over the

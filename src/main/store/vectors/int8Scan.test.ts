@@ -76,22 +76,28 @@ describe.skipIf(!dotKernelAvailable())('int8 scan + exact rescoring', () => {
       queries.push(normalizeQuery(m.subarray(8 * dim, 9 * dim))!) // a stored row: its duplicates tie at the top
       queries.push(normalizeQuery(m.subarray(60 * dim, 61 * dim))!) // the row a near-duplicate copies
       let rescored = 0
+      let kept6 = 0
       for (const q of queries) {
         for (const k of [1, 10, 30]) {
           const got = idx.search(q, k, keys, (rs) => Array.from(rs, (row) => dotRow(m, row, dim, q)))
           expect(got.rows).toEqual(bruteTop(m, n, dim, q, keys, k))
           expect(got.scores).toEqual(got.rows.map((row) => dotRow(m, row, dim, q)))
           rescored = Math.max(rescored, got.rescored)
+          kept6 = Math.max(kept6, got.kept6)
         }
         for (let row = 0; row < n; row += 13) {
           const b = idx.boundsOf(q, row)
           const s = dotRow(m, row, dim, q)
           expect(s).toBeGreaterThanOrEqual(b.lo)
           expect(s).toBeLessThanOrEqual(b.hi)
+          // the 6-bit first pass's bound (sixBit.ts) too
+          expect(s).toBeGreaterThanOrEqual(b.lo6)
+          expect(s).toBeLessThanOrEqual(b.hi6)
         }
       }
-      // It prunes: far fewer rows than the store are read back.
+      // It prunes: far fewer rows than the store are read back, and the 6-bit pass leaves few for the int8 bound.
       expect(rescored).toBeLessThan(n / 4)
+      expect(kept6).toBeLessThan(n / 2)
     })
   }
 

@@ -65,10 +65,13 @@ function dump(idx: VectorIndex) {
     norms: bits(idx.norms.subarray(0, n)),
     keys: bits(idx.keys.subarray(0, n)),
     rows: bits(rows),
-    codes: Buffer.from(q.codeBytes()).toString('hex'),
+    hi: Buffer.from(q.planes().hi).toString('hex'),
+    lo: Buffer.from(q.planes().lo).toString('hex'),
     scales: bits(q.scales.subarray(0, n)),
     errs: bits(q.errs.subarray(0, n)),
     hatNorms: bits(q.hatNorms.subarray(0, n)),
+    errs6: bits(q.errs6.subarray(0, n)),
+    hatNorms6: bits(q.hatNorms6.subarray(0, n)),
     malformed: { ...idx.malformed },
   }
 }

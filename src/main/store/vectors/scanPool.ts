@@ -39,7 +39,7 @@ const P_KERNEL = 9
 const P_ROW_BYTES = 10
 const P_OUT_BYTES = 11
 const P_Q_BYTES = 12
-const KERNELS: readonly KernelName[] = ['dotAll', 'dotI8All', 'quantI8']
+const KERNELS: readonly KernelName[] = ['dotAll', 'dot6All', 'quantI8']
 
 /**
  * The helper: plain CommonJS run with `eval` (no file to build or find: the kernel

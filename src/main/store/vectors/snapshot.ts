@@ -19,9 +19,14 @@
  *
  * Layout: "RSVEC003", u32 header length, header JSON, then 8-byte aligned
  * sections: data (count × dim float32), norms (f32), keys (f64), held (u8);
- * for a compact index (vectorIndex.ts) also its int8 copy: codes (count ×
- * stride), scales (f32), errors and norms of the approximations (f64 each), so
- * a restore reads 0.8 GB instead of quantising 2.9 GB again. A compact index
+ * for a compact index (vectorIndex.ts) also its int8 copy: the 6-bit and 2-bit
+ * planes of its codes (count × 3W/4 and count × W/4, int8Scan.ts and sixBit.ts),
+ * scales (f32), errors and norms of the int8 approximations, then of the 6-bit
+ * ones (f64 each), so a restore reads 0.8 GB instead of quantising 2.9 GB again.
+ * A snapshot written before the planes (its header's int8 has no width) holds the
+ * int8 codes (count × stride) and no 6-bit numbers: its codes are split into the
+ * planes as they are read (Int8Index.setCodes, the 6-bit error then bounded from
+ * the int8 one). A compact index
  * hands its float32 rows file over as `<snapshot>.rows` (a rename: closing does
  * not copy GBs), and the header says so (`rows: 'external'`, no data section).
  * A compact index whose rows are read back from the agent DB (vectorIndex.ts,
@@ -36,6 +41,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { readAllSync, writeAllSync } from './rowFile'
 import { registerTemp } from '../../safety/tempFiles'
+import type { Int8Index } from './int8Scan'
 import type { SourceState, VectorIndex } from './vectorIndex'
 import { openRegularFile } from '../safeFiles'
 
@@ -78,8 +84,11 @@ interface Header {
   lengths: [number, number][]
   dimRows: number
   sync: { total: number; maxRid: number | null; rows: number; rejected: string[] }[]
-  /** present when the int8 sections follow held: the codes' row length */
-  int8?: { stride: number }
+  /**
+   * present when the int8 sections follow held: the int8 codes' row length, and the planes' width (absent: an
+   * older snapshot, int8 codes and no 6-bit numbers)
+   */
+  int8?: { stride: number; width?: number }
   /**
    * 'external': the float32 rows are in `<snapshot>.rows`, not in a data section; 'source': nowhere
    * here (read back from the agent DB), an exact-norms section (f64) after the int8 sections instead
@@ -148,7 +157,7 @@ function* snapshotSteps(idx: VectorIndex, n: number, signature: string, rows: Ro
     lengths: [...idx.lengths],
     dimRows: idx.dimRows,
     sync: idx.sync.map((s) => ({ total: s.total, maxRid: s.maxRid, rows: s.rows, rejected: [...s.rejected] })),
-    ...(idx.int8 ? { int8: { stride: idx.int8.stride } } : {}),
+    ...(idx.int8 ? { int8: { stride: idx.int8.stride, width: idx.int8.width } } : {}),
     ...(rows === 'inline' ? {} : { rows }),
   }
   const head = Buffer.from(JSON.stringify(header))
@@ -177,13 +186,26 @@ function* snapshotSteps(idx: VectorIndex, n: number, signature: string, rows: Ro
   const q = idx.int8
   if (q) {
     q.n = n
-    yield* pieces(q.codeBytes())
+    const { hi, lo } = q.planes()
+    yield* pieces(hi)
+    yield* pieces(lo)
     yield* pieces(new Uint8Array(q.scales.buffer, 0, n * 4))
-    yield* pieces(new Uint8Array(q.errs.buffer, 0, n * 8))
-    yield* pieces(new Uint8Array(q.hatNorms.buffer, 0, n * 8))
+    for (const a of [q.errs, q.hatNorms, q.errs6, q.hatNorms6]) yield* pieces(new Uint8Array(a.buffer, 0, n * 8))
   }
   if (rows === 'source') yield* pieces(new Uint8Array(idx.exactNorms.buffer, 0, n * 8))
   yield { b: trailer(n, idx.dim), pad: false }
+}
+
+/** An older snapshot's int8 codes (n × stride from `at`) into the index's planes, a chunk at a time. */
+function* oldCodes(fd: number, at: number, q: Int8Index, n: number): Generator<RestoreStep, void, void> {
+  const chunk = Math.max(1, Math.floor(CHUNK_BYTES / q.stride))
+  const buf = new Int8Array(chunk * q.stride)
+  for (let r = 0; r < n; r += chunk) {
+    const m = Math.min(chunk, n - r)
+    yield { fd, dst: new Uint8Array(buf.buffer, 0, m * q.stride), at: at + r * q.stride }
+    for (let j = 0; j < m; j++) q.setCodes(r + j, buf, j * q.stride)
+    yield 'pause'
+  }
 }
 
 /** The last bytes of a complete snapshot: a reader finding anything else there (a write cut short) rejects the file. */
@@ -423,14 +445,17 @@ function* restoreSteps(file: string, idx: VectorIndex, signature: string): Gener
     const heldAt = pos
     pos = align8(pos + n)
     const stride = h.int8?.stride ?? 0
+    const width = h.int8?.width
     const codesAt = pos
-    pos = align8(pos + n * stride)
+    // the planes (3W/4 + W/4 bytes a row), or an older snapshot's int8 codes
+    pos = width === undefined ? align8(pos + n * stride) : align8(align8(pos + (n * 3 * width) / 4) + (n * width) / 4)
     const scalesAt = pos
     pos = align8(pos + n * 4)
-    const errsAt = pos
-    pos = align8(pos + n * 8)
-    const hatAt = pos
-    pos = align8(pos + n * 8)
+    const f64At: number[] = [] // errs, hatNorms, and with planes errs6, hatNorms6
+    for (let i = 0; i < (width === undefined ? 2 : 4); i++) {
+      f64At.push(pos)
+      pos = align8(pos + n * 8)
+    }
     const exactAt = pos
     if (inSource) pos = align8(pos + n * 8)
     const end = h.int8 ? pos : align8(heldAt + n)
@@ -470,12 +495,16 @@ function* restoreSteps(file: string, idx: VectorIndex, signature: string): Gener
       // Too big to hold: the rows stay on disk (read back when needed); only the int8 copy is in memory.
       if (!inSource) idx.attachRows(rows.file, rows.at, n)
       const q = idx.int8!
-      if (h.int8 && h.int8.stride === q.stride) {
+      if (h.int8 && h.int8.stride === q.stride && (width === undefined || width === q.width)) {
         q.n = n
-        yield { fd, dst: q.codeBytes(), at: codesAt }
         yield { fd, dst: new Uint8Array(q.scales.buffer, 0, n * 4), at: scalesAt }
-        yield { fd, dst: new Uint8Array(q.errs.buffer, 0, n * 8), at: errsAt }
-        yield { fd, dst: new Uint8Array(q.hatNorms.buffer, 0, n * 8), at: hatAt }
+        const f64 = width === undefined ? [q.errs, q.hatNorms] : [q.errs, q.hatNorms, q.errs6, q.hatNorms6]
+        for (let i = 0; i < f64.length; i++) yield { fd, dst: new Uint8Array(f64[i].buffer, 0, n * 8), at: f64At[i] }
+        if (width !== undefined) {
+          const { hi, lo } = q.planes()
+          yield { fd, dst: hi, at: codesAt }
+          yield { fd, dst: lo, at: align8(codesAt + hi.byteLength) }
+        } else yield* oldCodes(fd, codesAt, q, n)
       } else {
         // Written in memory mode (or another layout): quantise the rows again, a chunk at a time.
         const chunk = Math.max(1, Math.floor(CHUNK_BYTES / (dim * 4)))
