@@ -207,11 +207,11 @@ describe('a held slider on the Recall screen', { timeout: 120_000 }, () => {
       expect(seen(held.container)).not.toEqual(before)
       expect(seen(held.container)).toEqual(seen(free.container))
     }
-    // The screen renders while the step is shown: it shows the step's state (React's is set to it), not the one before
-    // the drag, with the last step's rank changes (not the whole drag's).
-    act(() => setNav((p) => ({ ...p, x: '1' })))
+    // The screen renders while the step is shown: before the next paint (a microtask) it shows the step's state again,
+    // not the one before the drag, with the last step's rank changes (not the whole drag's), still without React's.
+    await act(async () => setNav((p) => ({ ...p, x: '1' })))
     expect(seen(held.container)).toEqual(seen(free.container))
-    expect(heldRoot.hasAttribute('data-drag')).toBe(false)
+    expect(heldRoot.hasAttribute('data-drag')).toBe(true)
     // The drag goes on from there.
     for (const c of [held.container, free.container]) fireEvent.change(slider(c, 'Salience'), { target: { value: '0.6' } })
     runFrames()

@@ -63,17 +63,27 @@ export class DragFastPath {
   /**
    * The screen as it was just rendered (after every render). A render while a step is shown without one (set off by
    * something else: the URL written after an earlier edit, a query's answer) drew React's state, the one before the
-   * drag, over the step's list and summary numbers: React's state is set to the step's at once (a render before the
-   * paint, so no frame shows the state before the drag), and the drag goes on from there. The rank tracker, which
-   * that render told of the state before the drag, is put back as the step left it: the arrows stay the step's.
+   * drag, over the step's list and summary numbers, and told the rank tracker of it. The tracker is put back as the
+   * step left it, and the step is shown again in a microtask (still before the paint, so no frame shows the older
+   * state; outside this commit, where the list may render alone). React's state is left as it was: setting it here
+   * would write the URL again 250 ms later, and that render would set it again, every quarter second of the drag.
    */
   connect(io: DragIo): void {
     this.io = io
-    const c = this.shown
-    if (!c) return
-    this.handBack()
+    if (!this.shown) return
     if (this.tracked) io.context.tracker.restore(this.tracked)
-    io.update(() => c)
+    queueMicrotask(() => this.showAgain())
+  }
+
+  /** Shows the step shown last again (after a render drew over it); through React when it cannot be shown without. */
+  private showAgain(): void {
+    const { shown: c, io } = this
+    if (!c || !io) return
+    const { context: ctx, list } = io
+    const view = ctx.enabled && ctx.trace && list ? localView(ctx.trace, c, true) : null
+    if (!view || !list) return this.settle()
+    showStep(io, list, view, toRows(view.results, view.dropped, this.rowPool), c, ctx.changesOf(view))
+    this.tracked = ctx.tracker.save()
   }
 
   /** A pointer or key went down: if on a range input, the drag begins. */
