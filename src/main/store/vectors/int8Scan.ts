@@ -253,7 +253,7 @@ export class Int8Index {
   setCodes(r: number, codes: Int8Array, at: number): void {
     const s = this.scales[r]
     this.lastScan = null
-    packRow(codes, at, this.dim, new Uint8Array(this.memory.buffer), r * this.hiBytes, this.lo, (r * this.width) / 4)
+    this.pack(r, codes, at)
     let l2 = 0
     let h2 = 0
     for (let i = 0; i < this.dim; i++) {
@@ -338,6 +338,26 @@ export class Int8Index {
     const numbers = (t: number, qn: number, eq: number, sumD: number): ScanNumbers => ({ t, qn, eq, D, mul: 4, off: -126.5 * sumD, pos: false })
     const last = this.lastScan
     if (last && last.n === n && sameValues(last.q, q, dim)) return numbers(last.t, last.qn, last.eq, last.sumD)
+    const qc = new Int16Array(this.memory.buffer, this.qOff, width)
+    qc.fill(0)
+    const { t, qn, eq, sumD } = this.codeQuery(q, qc)
+    this.scans++
+    this.loTable = null
+    const s = numbers(t, qn, eq, sumD)
+    const pool = this.shared && n > 0 ? ScanPool.get() : null
+    const scan = { name: 'dot6All', data: 0, n, dim: width, q: this.qOff, out: this.outOff, rowBytes: this.hiBytes, outBytes: 4 } as const
+    const mine = onMine && ((from: number, count: number) => onMine(s, from, count))
+    if (n > 0 && !pool?.scan(this.memory, this.kernel, scan, mine)) this.kernel(0, n, width, this.qOff, this.outOff)
+    this.lastScan = { q: Float64Array.from(q.subarray(0, dim)), n, t, qn: s.qn, eq: s.eq, sumD }
+    return s
+  }
+
+  /**
+   * Unit query `q` as int16 codes d (written into `d`, dims [0, dim)) with one scale t (q̂ = t·d), and its numbers:
+   * ‖q‖, e_q = ‖q − q̂‖ and Σ d.
+   */
+  private codeQuery(q: Float64Array, d: Int16Array): { t: number; qn: number; eq: number; sumD: number } {
+    const dim = this.dim
     let qmax = 0
     let qn2 = 0
     for (let i = 0; i < dim; i++) {
@@ -345,25 +365,15 @@ export class Int8Index {
       qn2 += q[i] * q[i]
     }
     const t = qmax / this.qMax
-    const qc = new Int16Array(this.memory.buffer, this.qOff, width)
-    qc.fill(0)
     let eq2 = 0
     let sumD = 0
     for (let i = 0; i < dim; i++) {
-      const d = t > 0 ? Math.round(q[i] / t) : 0
-      qc[i] = d
-      sumD += d
-      eq2 += (q[i] - t * d) ** 2
+      const c = t > 0 ? Math.round(q[i] / t) : 0
+      d[i] = c
+      sumD += c
+      eq2 += (q[i] - t * c) ** 2
     }
-    this.scans++
-    this.loTable = null
-    const s = numbers(t, Math.sqrt(qn2), Math.sqrt(eq2), sumD)
-    const pool = this.shared && n > 0 ? ScanPool.get() : null
-    const scan = { name: 'dot6All', data: 0, n, dim: width, q: this.qOff, out: this.outOff, rowBytes: this.hiBytes, outBytes: 4 } as const
-    const mine = onMine && ((from: number, count: number) => onMine(s, from, count))
-    if (n > 0 && !pool?.scan(this.memory, this.kernel, scan, mine)) this.kernel(0, n, width, this.qOff, this.outOff)
-    this.lastScan = { q: Float64Array.from(q.subarray(0, dim)), n, t, qn: s.qn, eq: s.eq, sumD }
-    return s
+    return { t, qn: Math.sqrt(qn2), eq: Math.sqrt(eq2), sumD }
   }
 
   /**
@@ -528,26 +538,16 @@ export class Int8Index {
    * (lo6, hi6); tests check that they hold. Plain loops over the row's codes, no kernel.
    */
   boundsOf(q: Float64Array, r: number): { lo: number; hi: number; lo6: number; hi6: number } {
-    let qmax = 0
-    let qn2 = 0
-    for (let i = 0; i < this.dim; i++) {
-      qmax = Math.max(qmax, Math.abs(q[i]))
-      qn2 += q[i] * q[i]
-    }
-    const t = qmax / this.qMax
+    const d = new Int16Array(this.dim)
+    const { t, qn, eq } = this.codeQuery(q, d)
     const codes = new Int8Array(this.dim)
     unpackRow(new Uint8Array(this.memory.buffer), r * this.hiBytes, this.lo, (r * this.width) / 4, this.dim, codes, 0)
-    let eq2 = 0
     let d8 = 0
     let d6 = 0
     for (let i = 0; i < this.dim; i++) {
-      const d = t > 0 ? Math.round(q[i] / t) : 0
-      d8 += d * codes[i]
-      d6 += d * (4 * ((codes[i] + 128) >> 2) - 126.5)
-      eq2 += (q[i] - t * d) ** 2
+      d8 += d[i] * codes[i]
+      d6 += d[i] * (4 * ((codes[i] + 128) >> 2) - 126.5)
     }
-    const qn = Math.sqrt(qn2)
-    const eq = Math.sqrt(eq2)
     const a = t * this.scales[r] * d8
     const b = qn * this.errs[r] + eq * this.hatNorms[r] + SLACK
     const a6 = t * this.scales[r] * d6
