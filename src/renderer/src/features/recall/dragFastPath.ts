@@ -82,8 +82,13 @@ export class DragFastPath {
     const { context: ctx, list } = io
     const view = ctx.enabled && ctx.trace && list ? localView(ctx.trace, c, true) : null
     if (!view || !list) return this.settle()
-    showStep(io, list, view, toRows(view.results, view.dropped, this.rowPool), c, ctx.changesOf(view))
-    this.tracked = ctx.tracker.save()
+    this.showShown(io, list, view, c)
+  }
+
+  /** Shows a step of the drag (its view of `config`, made into the pool) and keeps the rank tracker as it leaves it. */
+  private showShown(io: DragIo, list: ResultsListHandle, view: RecallView, config: RecallConfig): void {
+    showStep(io, list, view, toRows(view.results, view.dropped, this.rowPool), config, io.context.changesOf(view))
+    this.tracked = io.context.tracker.save()
   }
 
   /** A pointer or key went down: if on a range input, the drag begins. */
@@ -122,8 +127,7 @@ export class DragFastPath {
       io.root.setAttribute('data-drag', '')
       io.root.querySelector('.recall-right')?.setAttribute('aria-busy', 'true')
     }
-    showStep(io, list, view, toRows(view.results, view.dropped, this.rowPool), next, ctx.changesOf(view))
-    this.tracked = ctx.tracker.save()
+    this.showShown(io, list, view, next)
     this.rest.poke(() => this.settle())
   }
 
@@ -137,18 +141,13 @@ export class DragFastPath {
   private settle(): void {
     const c = this.shown
     if (!c || !this.io) return
-    this.handBack()
-    this.io.commit(c)
-  }
-
-  /** React's state is about to be set to the state shown: no step is shown without a render, nothing is pending. */
-  private handBack(): void {
     // Seen by `bench ui` (a user-timing mark in its trace): a render of the screen within a drag, not a step's own work.
     performance.mark(SETTLE_MARK)
     this.shown = null
     this.rest.cancel()
-    this.io?.root?.removeAttribute('data-drag')
-    this.io?.root?.querySelector('.recall-right')?.removeAttribute('aria-busy')
+    this.io.root?.removeAttribute('data-drag')
+    this.io.root?.querySelector('.recall-right')?.removeAttribute('aria-busy')
+    this.io.commit(c)
   }
 
   /**
