@@ -16,6 +16,19 @@ import { FIRST_QUERY_WAIT_MS, recallAnswers, recallApp } from '../../test/recall
 import { mulberry32 } from '../../../../shared/random'
 import { RecallView } from './RecallView'
 
+/**
+ * The drag's rest (DRAG_REST_MS: a drag held still that long sets React's state) under the tests' control. It is
+ * wall-clock time: on a busy machine (CI) 400 ms can pass while a test awaits a render, and the rest would settle a
+ * drag the test expects still held. Each screen reads it when made; the rest's own test sets a short one.
+ */
+const timing = vi.hoisted(() => ({ restMs: 3_600_000 }))
+vi.mock('./dragTiming', async (original) => ({
+  ...(await original<typeof import('./dragTiming')>()),
+  get DRAG_REST_MS() {
+    return timing.restMs
+  },
+}))
+
 const DAY = 86_400_000
 const NOW = Date.UTC(2026, 0, 10)
 // 200 candidates (a virtualised list) with random features (seeded), so every weight step reorders them.
@@ -47,6 +60,7 @@ beforeEach(() => {
 })
 
 afterEach(() => {
+  timing.restMs = 3_600_000
   cleanup()
   bridge.uninstall()
   vi.unstubAllGlobals()
@@ -220,6 +234,46 @@ describe('a held slider on the Recall screen', { timeout: 120_000 }, () => {
     act(() => {
       document.dispatchEvent(new Event('pointerup'))
     })
+    expect(seen(held.container)).toEqual(seen(free.container))
+  })
+  it("sets React's state when the held drag rests, and goes on without a render from there", async () => {
+    timing.restMs = 40
+    const frames: FrameRequestCallback[] = []
+    vi.stubGlobal('requestAnimationFrame', (f: FrameRequestCallback) => frames.push(f))
+    vi.stubGlobal('cancelAnimationFrame', () => undefined)
+    const held = renderScreen()
+    const free = renderScreen()
+    const screens = [held.container, free.container]
+    for (const c of screens) await within(c).findByText(/query \d+ ms/, undefined, { timeout: FIRST_QUERY_WAIT_MS })
+    const slider = (c: HTMLElement, name: string) => within(c).getByRole<HTMLInputElement>('slider', { name })
+    const runFrames = () => act(() => frames.splice(0).forEach((f) => f(performance.now())))
+    const heldRoot = held.container.querySelector<HTMLElement>('.recall')!
+    const right = heldRoot.querySelector('.recall-right')!
+    const contextBefore = within(held.container).getByTestId('context-text').textContent
+    fireEvent.pointerDown(slider(held.container, 'Recency'))
+    for (const c of screens) fireEvent.change(slider(c, 'Recency'), { target: { value: '0.05' } })
+    runFrames()
+    expect(heldRoot.hasAttribute('data-drag')).toBe(true)
+    expect(right.getAttribute('aria-busy')).toBe('true')
+    // Held still: the rest renders the state shown, and the panels that waited catch up, with the slider still held.
+    await waitFor(() => expect(heldRoot.hasAttribute('data-drag')).toBe(false))
+    expect(right.hasAttribute('aria-busy')).toBe(false)
+    expect(seen(held.container)).toEqual(seen(free.container))
+    await waitFor(() => {
+      for (const c of screens) expect(within(c).getByRole('region', { name: 'Context preview' }).getAttribute('aria-busy')).toBe('false')
+    })
+    const contextAfter = within(held.container).getByTestId('context-text').textContent
+    expect(contextAfter).toBe(within(free.container).getByTestId('context-text').textContent)
+    expect(contextAfter).not.toBe(contextBefore)
+    // The hand moves again: the next step is shown without a render, from the state the rest set.
+    for (const c of screens) fireEvent.change(slider(c, 'Salience'), { target: { value: '0.7' } })
+    runFrames()
+    expect(heldRoot.hasAttribute('data-drag')).toBe(true)
+    expect(seen(held.container)).toEqual(seen(free.container))
+    act(() => {
+      document.dispatchEvent(new Event('pointerup'))
+    })
+    expect(heldRoot.hasAttribute('data-drag')).toBe(false)
     expect(seen(held.container)).toEqual(seen(free.container))
   })
 })
