@@ -287,7 +287,6 @@ function* buildSteps(file: string, table: string): Generator<{ rows: number; wal
   }
 }
 
-/** Index of the first of the sorted `rids` that is ≥ `x` (binary search; `rids.length` when none is). */
 /**
  * The longest lists' per-row factors and top-k bounds, made now (one list per step) instead of by the
  * first query that names their word (bm25Settings says which and how many).
@@ -307,6 +306,7 @@ function* warmLongLists(idx: Bm25Index, lists: [string, number][]): Generator<nu
   }
 }
 
+/** Index of the first of the sorted `rids` that is ≥ `x` (binary search; `rids.length` when none is). */
 function firstAtLeast(rids: Int32Array, x: number): number {
   let a = 0
   let b = rids.length
