@@ -54,6 +54,8 @@ interface Entry {
   /** set while a background build runs; resolves when it ends (built, failed or cancelled) */
   building: Promise<void> | null
   cancel: () => void
+  /** run once when a background build ends built, in its last slice (onBm25Built: the latest query asked meanwhile) */
+  onBuilt: (() => void) | null
 }
 
 /**
@@ -80,13 +82,13 @@ export function bm25IndexFor(ctx: SqliteCtx, fts: FtsTable, snapshot?: object): 
   // when appends are trusted (bm25Settings.append says why they are not by default).
   const grown = bm25Settings.append ? (prev?.idx?.appendRows?.() ?? null) : null
   if (grown) {
-    perCtx.set(key, { version, idx: grown, building: null, cancel: () => undefined })
+    perCtx.set(key, { version, idx: grown, building: null, cancel: () => undefined, onBuilt: null })
     return grown
   }
   // The previous version's index (and its private connection) is done with; so is a build of it.
   prev?.cancel()
   prev?.idx?.close()
-  const entry: Entry = { version, idx: null, building: null, cancel: () => undefined }
+  const entry: Entry = { version, idx: null, building: null, cancel: () => undefined, onBuilt: null }
   perCtx.set(key, entry)
   let steps: ReturnType<typeof buildSteps>
   try {
@@ -127,11 +129,33 @@ export function bm25IndexFor(ctx: SqliteCtx, fts: FtsTable, snapshot?: object): 
         entry.idx = null // FTS5 keeps answering for this version
       }
       entry.building = null
+      const then = entry.onBuilt
+      entry.onBuilt = null
+      if (entry.idx && then) {
+        try {
+          bm25Counts.rerunAtBuild++
+          then()
+        } catch {
+          // a warm-up only: the next query asks again and gets its own error
+        }
+      }
       resolve()
     }
     setImmediate(slice)
   })
   return null
+}
+
+/**
+ * Runs `run` once, in the last slice of the background build of `fts`'s index now in flight for `ctx`, when it
+ * ends built (before whenBm25IndexesBuilt resolves); a later call during the same build replaces it. Nothing when
+ * no build is in flight, or when it is cancelled (the store closed) or fails. The lexical arm runs the query FTS5
+ * just answered once more there: the first recall on the new index then runs compiled code and finds its SQL
+ * prepared (docs/internals/performance.md, "stop 36").
+ */
+export function onBm25Built(ctx: SqliteCtx, fts: FtsTable, run: () => void): void {
+  const e = live.get(ctx)?.get(fts.qualified)
+  if (e?.building) e.onBuilt = run
 }
 
 /** The store's data version each gather (snapshot object) first saw. */

@@ -15,7 +15,7 @@ import { decodeSession } from '../decode'
 import type { LexicalPass, LexicalRequest, MemoryFilter, ScopeRows } from '../source'
 import { prep } from './connection'
 import { memSqlFor, type FtsTable, type SqliteCtx } from './context'
-import { bm25IndexFor, bm25OfRows, rankBm25, type Bm25Index } from './bm25'
+import { bm25IndexFor, bm25OfRows, onBm25Built, rankBm25, type Bm25Index } from './bm25'
 import { topBm25 } from './bm25Top'
 import { ftsTokens, toFtsQuery } from './fts'
 import { memoryWhere } from './where'
@@ -83,15 +83,21 @@ const PREFIX_MAX_FACTOR = 32
  * its doclists; the range holds every in-scope row, so the answer is the same.
  */
 export function lexicalPass(ctx: SqliteCtx, req: LexicalRequest): LexicalPass {
+  const q = toFtsQuery(req.text)
+  if (!q || req.limit <= 0) return { hits: [], also: new Map(), alsoKnown: true, path: 'join' }
+  const fts = ctx.ftsTable()
+  const out = passOver(ctx, fts, q, req)
+  // A big store's JS index still building (FTS5 answered): this query runs once more on it as the build ends.
+  onBm25Built(ctx, fts, () => void passOver(ctx, fts, q, { ...req, snapshot: undefined }))
+  return out
+}
+
+/** lexicalPass for a query `q` (toFtsQuery of the text) on the store's FTS table `fts`. */
+function passOver(ctx: SqliteCtx, fts: Fts, q: string, req: LexicalRequest): LexicalPass {
   const { text, filter: f, listed } = req
-  let limit = req.limit
   const ridRange = req.ridRange ?? null
   const alsoIds = req.alsoIds ?? []
-  const q = toFtsQuery(text)
-  const empty: LexicalPass = { hits: [], also: new Map(), alsoKnown: true, path: 'join' }
-  if (!q || limit <= 0) return empty
-  const fts = ctx.ftsTable()
-  limit = Math.floor(limit)
+  const limit = Math.floor(req.limit)
   if (listed && ridRange) return listedPass(ctx, fts, q, ftsTokens(text), limit, ridRange, listed, alsoIds, req.snapshot)
   if (!ridRange && ctx.sql.layout === 'canonical' && !f.ids) return prefixPass(ctx, fts, q, ftsTokens(text), f, limit, alsoIds)
   const hits = joinPass(ctx, fts, q, f, limit, ridRange)

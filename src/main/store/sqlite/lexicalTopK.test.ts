@@ -11,7 +11,7 @@ import { tmpDir } from '../../../../test/helpers/tmp'
 import { buildDb, openDb } from '../../../../test/helpers/testDb'
 import { openSource } from '../registry'
 import { mulberry32 } from '../../../shared/random'
-import { bm25Settings, whenBm25IndexesBuilt } from './bm25'
+import { bm25Counts, bm25Settings, whenBm25IndexesBuilt } from './bm25'
 import type { SqliteSource } from './source'
 
 const N = 3000
@@ -109,12 +109,19 @@ describe('lexical arm: top-k BM25 = full scoring', () => {
     const other = openSource({ path: file, workspacePath: `${file}.ws` })
     try {
       const req = { text: 'topic w3 w7', filter: {}, limit: 30, ridRange: null }
+      const reruns = bm25Counts.rerunAtBuild
       const before = other.lexicalPass(req)
       expect(before.path).toBe('prefix')
+      // Two queries while it builds: the latest runs once more as the build ends, before its promise resolves.
+      expect(other.lexicalPass({ ...req, text: 'w5' }).path).toBe('prefix')
       await whenBm25IndexesBuilt(other)
+      expect(bm25Counts.rerunAtBuild - reruns).toBe(1)
       const after = other.lexicalPass(req)
       expect(after.path).toBe('topk')
       expect(after.hits).toEqual(before.hits)
+      // A query on the built index (none in flight) registers nothing.
+      await whenBm25IndexesBuilt(other)
+      expect(bm25Counts.rerunAtBuild - reruns).toBe(1)
     } finally {
       other.close()
       bm25Settings.syncRows = 20_000
@@ -126,10 +133,14 @@ describe('lexical arm: top-k BM25 = full scoring', () => {
     const file = fixtureIn('wal', 'close.db')
     const other = openSource({ path: file, workspacePath: `${file}.ws` })
     try {
+      const reruns = bm25Counts.rerunAtBuild
       expect(other.lexicalPass({ text: 'topic', filter: {}, limit: 5, ridRange: null }).path).toBe('prefix')
       const built = whenBm25IndexesBuilt(other)
       other.close()
       await built
+      // the query asked during the build is not run again on a closed store
+      await new Promise((r) => setImmediate(r))
+      expect(bm25Counts.rerunAtBuild).toBe(reruns)
     } finally {
       bm25Settings.syncRows = 20_000
     }
