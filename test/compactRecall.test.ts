@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { getPreset } from '../src/shared/presets'
 import { runRecall } from '../src/main/recall/engine'
 import { denseArm, normalizeQuery } from '../src/main/recall/dense'
@@ -23,6 +23,7 @@ import type { SqliteSource } from '../src/main/store/sqlite/source'
 import { dotKernelAvailable } from '../src/main/store/vectors/dotKernel'
 import { HELD_AGENT, VectorIndex } from '../src/main/store/vectors/vectorIndex'
 import { ChunkReaderFailed, startChunkReaders } from '../src/main/store/vectors/chunkReader'
+import { snapshotSettings } from '../src/main/store/vectors/snapshot'
 import { loadCounts, refreshVectorIndex, type VectorSource } from '../src/main/store/vectors/load'
 import type { Int8Index } from '../src/main/store/vectors/int8Scan'
 import { buildDb, MODEL, T0, type MemSpec } from './helpers/testDb'
@@ -333,6 +334,45 @@ describe.skipIf(!dotKernelAvailable())('compact vector index', () => {
       } finally {
         fresh.close()
       }
+    } finally {
+      again.close()
+    }
+  })
+
+  it('a background snapshot goes to disk as it is written (synced every syncBytes, not in one burst at the end), and restores the same recall', async () => {
+    const ws = 'paced.ws'
+    const at: number[] = [] // the file's size at each sync
+    const real = fs.fdatasync
+    const spy = vi.spyOn(fs, 'fdatasync').mockImplementation((fd: number, cb: (e: NodeJS.ErrnoException | null) => void) => {
+      at.push(fs.fstatSync(fd).size)
+      real(fd, cb)
+    })
+    snapshotSettings.syncBytes = 4096
+    try {
+      await snapshotAndClose(true, ws)
+    } finally {
+      snapshotSettings.syncBytes = 64 << 20
+      spy.mockRestore()
+    }
+    const snapDir = path.join(t.dir, `${ws}-vectors`)
+    const size = fs.statSync(
+      path.join(
+        snapDir,
+        fs.readdirSync(snapDir).find((f) => f.endsWith('.bin'))!,
+      ),
+    ).size
+    // Several syncs as the file grew, the last one of the whole file.
+    expect(size).toBeGreaterThan(4 * 4096)
+    expect(at.length).toBeGreaterThan(3)
+    expect(at.every((n, i) => i === 0 || n >= at[i - 1])).toBe(true)
+    expect(at[0]).toBeLessThan(size)
+    expect(at[at.length - 1]).toBe(size)
+    const again = open(true, ws, { vectorCache: { minRows: 1 } })
+    try {
+      const idx = again.vectors(MODEL)
+      expect(idx.fullLoads).toBe(0)
+      const q = normalizeQuery(query(3))!
+      expect(denseArm(again, idx, q, {}, 30, false)).toEqual(denseArm(mem, mem.vectors(MODEL), q, {}, 30, false))
     } finally {
       again.close()
     }

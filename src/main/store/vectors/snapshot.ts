@@ -258,11 +258,20 @@ export function writeSnapshot(file: string, idx: VectorIndex, signature: string)
 
 const writeAsync = (fd: number, b: Uint8Array, off: number, at: number) =>
   new Promise<number>((done, fail) => fs.write(fd, b, off, b.byteLength - off, at, (e, n) => (e ? fail(e) : done(n))))
+const syncAsync = (fd: number) => new Promise<void>((done, fail) => fs.fdatasync(fd, (e) => (e ? fail(e) : done())))
+
+/**
+ * `syncBytes`: a background write syncs the file to disk after every this many bytes. Synced once at the end, the
+ * whole snapshot (835 MB at 1M × 768) went to disk in one burst right after the load, and a recall made meanwhile
+ * ran ~1.5–2× slower on a 2-core machine (docs/internals/performance.md, "stop 36"); a piece at a time, the writes
+ * go out while the load's other background work (the BM25 build) runs. Tests lower it.
+ */
+export const snapshotSettings = { syncBytes: 64 << 20 }
 
 /**
  * writeSnapshot in the background, after a load (not at close): the sections go out through the OS's
- * I/O threads a piece at a time, the thread free in between, into `<snapshot>.tmp-<pid>-bg`; the file
- * is synced to disk, then — only if `valid()` still holds (the index unchanged, the file unchanged,
+ * I/O threads a piece at a time, the thread free in between, into `<snapshot>.tmp-<pid>-bg`, synced to
+ * disk every `snapshotSettings.syncBytes` and at the end; then — only if `valid()` still holds (the index unchanged, the file unchanged,
  * the store open) — a compact index's rows file is handed over and the temp file renamed into place,
  * in one synchronous step. `valid()` is asked before every piece: false stops the write and removes the
  * temp file (a close only has to say so). A crash at any point leaves no file under the snapshot's
@@ -282,6 +291,7 @@ export async function writeSnapshotAsync(file: string, idx: VectorIndex, signatu
     const external = rows === 'external'
     fd = fs.openSync(tmp, 'wx', 0o600)
     let pos = 0
+    let synced = 0
     for (const step of snapshotSteps(idx, n, signature, rows)) {
       if (!valid() || idx.count !== n) return false
       if (step === 'pause') {
@@ -295,9 +305,12 @@ export async function writeSnapshotAsync(file: string, idx: VectorIndex, signatu
         for (let off = 0; off < zeros.byteLength;) off += await writeAsync(fd, zeros, off, pos + off)
         pos = align8(pos)
       }
+      if (pos - synced >= snapshotSettings.syncBytes) {
+        await syncAsync(fd)
+        synced = pos
+      }
     }
-    const f = fd
-    await new Promise<void>((done, fail) => fs.fdatasync(f, (e) => (e ? fail(e) : done())))
+    await syncAsync(fd)
     if (external) await idx.syncRows()
     // From here on synchronous: nothing can change the index between this check and the rename.
     if (!valid() || idx.count !== n || (idx.compact ? compactRowsMode(idx) : 'inline') !== rows) return false
