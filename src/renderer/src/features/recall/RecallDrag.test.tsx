@@ -88,11 +88,30 @@ function seen(root: HTMLElement): Record<string, unknown> {
   return { rows, counts: counts.textContent, blockTitle: counts.querySelector('[data-testid="block-tokens"]')!.getAttribute('title'), sliders, sum }
 }
 
+/** The frames a screen asks for, run by the test (runFrames). */
+function stubFrames(): () => void {
+  const frames: FrameRequestCallback[] = []
+  vi.stubGlobal('requestAnimationFrame', (f: FrameRequestCallback) => frames.push(f))
+  vi.stubGlobal('cancelAnimationFrame', () => undefined)
+  return () => act(() => frames.splice(0).forEach((f) => f(performance.now())))
+}
+
+/** Two screens over the same trace (one to hold a slider on, one driven through React), each showing its first query's answer. */
+async function twoScreens() {
+  const runFrames = stubFrames()
+  const held = renderScreen()
+  const free = renderScreen()
+  const screens = [held.container, free.container]
+  for (const c of screens) await within(c).findByText(/query \d+ ms/, undefined, { timeout: FIRST_QUERY_WAIT_MS })
+  return { held, free, screens, runFrames }
+}
+
+/** A screen's slider, by its label. */
+const slider = (c: HTMLElement, name: string) => within(c).getByRole<HTMLInputElement>('slider', { name })
+
 describe('a held slider on the Recall screen', { timeout: 120_000 }, () => {
   it('is warmed up by steps to a nudged config and back that leave the screen as it was and its rank tracker untold', async () => {
-    const frames: FrameRequestCallback[] = []
-    vi.stubGlobal('requestAnimationFrame', (f: FrameRequestCallback) => frames.push(f))
-    vi.stubGlobal('cancelAnimationFrame', () => undefined)
+    const runFrames = stubFrames()
     const idle: IdleRequestCallback[] = []
     vi.stubGlobal('requestIdleCallback', (f: IdleRequestCallback) => idle.push(f))
     vi.stubGlobal('cancelIdleCallback', () => undefined)
@@ -122,10 +141,9 @@ describe('a held slider on the Recall screen', { timeout: 120_000 }, () => {
     // A render of each screen with its ranking unchanged (a row selected) shows the changes its tracker holds.
     for (const c of [held.container, free.container]) fireEvent.click(c.querySelector('ol.results .result[data-id="m3"]')!)
     expect(seen(held.container)).toEqual(seen(free.container))
-    const slider = (c: HTMLElement) => within(c).getByRole<HTMLInputElement>('slider', { name: 'Salience' })
-    fireEvent.pointerDown(slider(held.container))
-    for (const c of [held.container, free.container]) fireEvent.change(slider(c), { target: { value: '0.05' } })
-    act(() => frames.splice(0).forEach((f) => f(performance.now())))
+    fireEvent.pointerDown(slider(held.container, 'Salience'))
+    for (const c of [held.container, free.container]) fireEvent.change(slider(c, 'Salience'), { target: { value: '0.05' } })
+    runFrames()
     expect(held.container.querySelector('.recall')!.hasAttribute('data-drag')).toBe(true)
     expect(seen(held.container)).toEqual(seen(free.container))
     expect(held.container.querySelectorAll('ol.results .chg:not(:empty)').length, 'the step moved ranks').toBeGreaterThan(0)
@@ -135,15 +153,7 @@ describe('a held slider on the Recall screen', { timeout: 120_000 }, () => {
   })
 
   it('shows after every step what the same edits through React show, and renders that state when let go', async () => {
-    const frames: FrameRequestCallback[] = []
-    vi.stubGlobal('requestAnimationFrame', (f: FrameRequestCallback) => frames.push(f))
-    vi.stubGlobal('cancelAnimationFrame', () => undefined)
-    const held = renderScreen()
-    const free = renderScreen()
-    const screens = [held.container, free.container]
-    for (const c of screens) await within(c).findByText(/query \d+ ms/, undefined, { timeout: FIRST_QUERY_WAIT_MS })
-    const slider = (c: HTMLElement, name: string) => within(c).getByRole<HTMLInputElement>('slider', { name })
-    const runFrames = () => act(() => frames.splice(0).forEach((f) => f(performance.now())))
+    const { held, free, screens, runFrames } = await twoScreens()
     const rnd = mulberry32(5)
     expect(seen(held.container)).toEqual(seen(free.container))
     const heldRoot = held.container.querySelector<HTMLElement>('.recall')!
@@ -186,9 +196,7 @@ describe('a held slider on the Recall screen', { timeout: 120_000 }, () => {
   })
 
   it('keeps its step when the screen renders for another reason while held, and is held when the pointer takes the focus from the query', async () => {
-    const frames: FrameRequestCallback[] = []
-    vi.stubGlobal('requestAnimationFrame', (f: FrameRequestCallback) => frames.push(f))
-    vi.stubGlobal('cancelAnimationFrame', () => undefined)
+    const runFrames = stubFrames()
     // The held screen's app state changes the way the app's does (its URL written, in place): a render of the
     // screen set off by something other than the drag (in the app, the URL written 250 ms after an earlier edit).
     let setNav: (f: (p: Record<string, string | undefined>) => Record<string, string | undefined>) => void = () => undefined
@@ -206,8 +214,6 @@ describe('a held slider on the Recall screen', { timeout: 120_000 }, () => {
     const held = render(<Host />)
     const free = renderScreen()
     for (const c of [held.container, free.container]) await within(c).findByText(/query \d+ ms/, undefined, { timeout: FIRST_QUERY_WAIT_MS })
-    const slider = (c: HTMLElement, name: string) => within(c).getByRole<HTMLInputElement>('slider', { name })
-    const runFrames = () => act(() => frames.splice(0).forEach((f) => f(performance.now())))
     const heldRoot = held.container.querySelector<HTMLElement>('.recall')!
     // The pointer goes down on a slider while the query field has the focus: the focus leaves the field.
     within(held.container).getByLabelText('Query (the raw utterance)').focus()
@@ -236,17 +242,10 @@ describe('a held slider on the Recall screen', { timeout: 120_000 }, () => {
     })
     expect(seen(held.container)).toEqual(seen(free.container))
   })
+
   it("sets React's state when the held drag rests, and goes on without a render from there", async () => {
     timing.restMs = 40
-    const frames: FrameRequestCallback[] = []
-    vi.stubGlobal('requestAnimationFrame', (f: FrameRequestCallback) => frames.push(f))
-    vi.stubGlobal('cancelAnimationFrame', () => undefined)
-    const held = renderScreen()
-    const free = renderScreen()
-    const screens = [held.container, free.container]
-    for (const c of screens) await within(c).findByText(/query \d+ ms/, undefined, { timeout: FIRST_QUERY_WAIT_MS })
-    const slider = (c: HTMLElement, name: string) => within(c).getByRole<HTMLInputElement>('slider', { name })
-    const runFrames = () => act(() => frames.splice(0).forEach((f) => f(performance.now())))
+    const { held, free, screens, runFrames } = await twoScreens()
     const heldRoot = held.container.querySelector<HTMLElement>('.recall')!
     const right = heldRoot.querySelector('.recall-right')!
     const contextBefore = within(held.container).getByTestId('context-text').textContent
