@@ -131,13 +131,15 @@ export function bm25IndexFor(ctx: SqliteCtx, fts: FtsTable, snapshot?: object): 
       entry.building = null
       const then = entry.onBuilt
       entry.onBuilt = null
-      if (entry.idx && then) {
-        try {
+      try {
+        // Only on an index of the store as it is now: after a commit meanwhile, the query would start another build
+        // (a live agent writing would keep the store building with nobody asking). The next real query does.
+        if (entry.idx && then && ctx.memo().version === version) {
           bm25Counts.rerunAtBuild++
           then()
-        } catch {
-          // a warm-up only: the next query asks again and gets its own error
         }
+      } catch {
+        // a warm-up only: the next query asks again and gets its own error
       }
       resolve()
     }
@@ -149,7 +151,8 @@ export function bm25IndexFor(ctx: SqliteCtx, fts: FtsTable, snapshot?: object): 
 /**
  * Runs `run` once, in the last slice of the background build of `fts`'s index now in flight for `ctx`, when it
  * ends built (before whenBm25IndexesBuilt resolves); a later call during the same build replaces it. Nothing when
- * no build is in flight, or when it is cancelled (the store closed) or fails. The lexical arm runs the query FTS5
+ * no build is in flight, when it is cancelled (the store closed) or fails, or when the store's data moved on
+ * while it built. The lexical arm runs the query FTS5
  * just answered once more there: the first recall on the new index then runs compiled code and finds its SQL
  * prepared (docs/internals/performance.md, "stop 36").
  */

@@ -128,6 +128,32 @@ describe('lexical arm: top-k BM25 = full scoring', () => {
     }
   })
 
+  it('a commit while the index builds: the query asked meanwhile is not run again, and no other build starts unasked', async () => {
+    bm25Settings.syncRows = 100
+    const file = fixtureIn('wal', 'moved.db')
+    const other = openSource({ path: file, workspacePath: `${file}.ws` })
+    const agent = new Database(file)
+    try {
+      const req = { text: 'topic w3', filter: {}, limit: 10, ridRange: null }
+      const [reruns, builds] = [bm25Counts.rerunAtBuild, bm25Counts.builds]
+      expect(other.lexicalPass(req).path).toBe('prefix')
+      // an agent's commit: a memory and its FTS row
+      const rid = agent.prepare(`INSERT INTO memories (id, content, created_at) VALUES ('late', 'topic zebra', 0)`).run().lastInsertRowid
+      agent.prepare(`INSERT INTO memories_fts (rowid, content, summary) VALUES (?, 'topic zebra', NULL)`).run(rid)
+      await whenBm25IndexesBuilt(other)
+      await new Promise((r) => setTimeout(r, 50))
+      expect(bm25Counts.rerunAtBuild).toBe(reruns)
+      expect(bm25Counts.builds).toBe(builds + 1)
+      await whenBm25IndexesBuilt(other)
+      // the next query sees the new row
+      expect(other.lexicalPass({ ...req, text: 'zebra' }).hits.map((h) => h.id)).toEqual(['late'])
+    } finally {
+      agent.close()
+      other.close()
+      bm25Settings.syncRows = 20_000
+    }
+  })
+
   it('closing the store mid-build ends the build (its promise settles, nothing throws)', async () => {
     bm25Settings.syncRows = 100
     const file = fixtureIn('wal', 'close.db')
