@@ -103,11 +103,26 @@ describe('lexical arm: top-k BM25 = full scoring', () => {
     return p
   }
 
-  it('a big index of a WAL file is built in the background: FTS5 answers until it is ready, then top-k, the same hits', async () => {
+  /**
+   * A fixture copy opened with its index built in the background from 100 rows (bm25Settings.syncRows), beside an
+   * agent's own connection to the file; both closed after `run` (a test may close the store itself first).
+   */
+  async function withSlicedBuild(mode: 'wal' | 'delete', name: string, run: (other: SqliteSource, agent: Database.Database) => Promise<void>): Promise<void> {
     bm25Settings.syncRows = 100
-    const file = fixtureIn('wal', 'bg.db')
+    const file = fixtureIn(mode, name)
     const other = openSource({ path: file, workspacePath: `${file}.ws` })
+    const agent = new Database(file)
     try {
+      await run(other, agent)
+    } finally {
+      agent.close()
+      other.close()
+      bm25Settings.syncRows = 20_000
+    }
+  }
+
+  it('a big index of a WAL file is built in the background: FTS5 answers until it is ready, then top-k, the same hits', () =>
+    withSlicedBuild('wal', 'bg.db', async (other) => {
       const req = { text: 'topic w3 w7', filter: {}, limit: 30, ridRange: null }
       const reruns = bm25Counts.rerunAtBuild
       const before = other.lexicalPass(req)
@@ -122,18 +137,10 @@ describe('lexical arm: top-k BM25 = full scoring', () => {
       // A query on the built index (none in flight) registers nothing.
       await whenBm25IndexesBuilt(other)
       expect(bm25Counts.rerunAtBuild - reruns).toBe(1)
-    } finally {
-      other.close()
-      bm25Settings.syncRows = 20_000
-    }
-  })
+    }))
 
-  it('a commit while the index builds: the query asked meanwhile is not run again, and no other build starts unasked', async () => {
-    bm25Settings.syncRows = 100
-    const file = fixtureIn('wal', 'moved.db')
-    const other = openSource({ path: file, workspacePath: `${file}.ws` })
-    const agent = new Database(file)
-    try {
+  it('a commit while the index builds: the query asked meanwhile is not run again, and no other build starts unasked', () =>
+    withSlicedBuild('wal', 'moved.db', async (other, agent) => {
       const req = { text: 'topic w3', filter: {}, limit: 10, ridRange: null }
       const [reruns, builds] = [bm25Counts.rerunAtBuild, bm25Counts.builds]
       expect(other.lexicalPass(req).path).toBe('prefix')
@@ -147,18 +154,10 @@ describe('lexical arm: top-k BM25 = full scoring', () => {
       await whenBm25IndexesBuilt(other)
       // the next query sees the new row
       expect(other.lexicalPass({ ...req, text: 'zebra' }).hits.map((h) => h.id)).toEqual(['late'])
-    } finally {
-      agent.close()
-      other.close()
-      bm25Settings.syncRows = 20_000
-    }
-  })
+    }))
 
-  it('closing the store mid-build ends the build (its promise settles, nothing throws)', async () => {
-    bm25Settings.syncRows = 100
-    const file = fixtureIn('wal', 'close.db')
-    const other = openSource({ path: file, workspacePath: `${file}.ws` })
-    try {
+  it('closing the store mid-build ends the build (its promise settles, nothing throws)', () =>
+    withSlicedBuild('wal', 'close.db', async (other) => {
       const reruns = bm25Counts.rerunAtBuild
       expect(other.lexicalPass({ text: 'topic', filter: {}, limit: 5, ridRange: null }).path).toBe('prefix')
       const built = whenBm25IndexesBuilt(other)
@@ -167,28 +166,16 @@ describe('lexical arm: top-k BM25 = full scoring', () => {
       // the query asked during the build is not run again on a closed store
       await new Promise((r) => setImmediate(r))
       expect(bm25Counts.rerunAtBuild).toBe(reruns)
-    } finally {
-      bm25Settings.syncRows = 20_000
-    }
-  })
+    }))
 
-  it('a rollback-journal file is not read in slices (its read lock would block the agent’s commits): FTS5 answers', async () => {
-    bm25Settings.syncRows = 100
-    const file = fixtureIn('delete', 'journal.db')
-    const other = openSource({ path: file, workspacePath: `${file}.ws` })
-    const agent = new Database(file)
-    agent.pragma('busy_timeout = 0')
-    try {
+  it('a rollback-journal file is not read in slices (its read lock would block the agent’s commits): FTS5 answers', () =>
+    withSlicedBuild('delete', 'journal.db', async (other, agent) => {
+      agent.pragma('busy_timeout = 0')
       const req = { text: 'topic w3', filter: {}, limit: 10, ridRange: null }
       expect(other.lexicalPass(req).path).toBe('prefix')
       // the agent commits while recallscope has the store open and has answered a big lexical query
       expect(() => agent.exec(`UPDATE memories SET content = content WHERE rowid = 1`)).not.toThrow()
       await whenBm25IndexesBuilt(other)
       expect(other.lexicalPass(req).path).toBe('prefix')
-    } finally {
-      agent.close()
-      other.close()
-      bm25Settings.syncRows = 20_000
-    }
-  })
+    }))
 })
