@@ -152,9 +152,8 @@ export function bm25IndexFor(ctx: SqliteCtx, fts: FtsTable, snapshot?: object): 
  * Runs `run` once, in the last slice of the background build of `fts`'s index now in flight for `ctx`, when it
  * ends built (before whenBm25IndexesBuilt resolves); a later call during the same build replaces it. Nothing when
  * no build is in flight, when it is cancelled (the store closed) or fails, or when the store's data moved on
- * while it built. The lexical arm runs the query FTS5
- * just answered once more there: the first recall on the new index then runs compiled code and finds its SQL
- * prepared (docs/internals/performance.md, "stop 36").
+ * while it built. The lexical arm runs the query FTS5 just answered once more there: the first recall on the new
+ * index then runs compiled code and finds its SQL prepared (docs/internals/performance.md, "stop 36").
  */
 export function onBm25Built(ctx: SqliteCtx, fts: FtsTable, run: () => void): void {
   const e = live.get(ctx)?.get(fts.qualified)

@@ -111,8 +111,6 @@ const FUNC = [
   ...BODY,
 ]
 
-// integer SIMD (the 6-bit kernel below): int32 lanes, and dot_i16x8_s (int16 pairs multiplied, pairs of products added)
-
 // --- two query vectors per pass (the map's PCA, map/pca.ts): each row is read once for both ---
 //
 //   (func (export "dot2All") (param $data i32) (param $n i32) (param $dim i32) (param $q i32) (param $out i32)

@@ -58,7 +58,10 @@ export interface Int8SearchResult {
 }
 
 export class Int8Index {
-  /** the int8 codes' row length: dim rounded up to 32 (the int8 kernel reads 32 codes at a time), zero-padded */
+  /**
+   * the int8 codes' row length where the quantiser writes them (before packing) and in snapshots written before the
+   * planes: dim rounded up to 32, zero-padded
+   */
   readonly stride: number
   /** the planes' padded width W (sixBit.ts): dim rounded up to 64 */
   readonly width: number

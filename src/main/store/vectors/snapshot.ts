@@ -271,11 +271,11 @@ export const snapshotSettings = { syncBytes: 64 << 20 }
 /**
  * writeSnapshot in the background, after a load (not at close): the sections go out through the OS's
  * I/O threads a piece at a time, the thread free in between, into `<snapshot>.tmp-<pid>-bg`, synced to
- * disk every `snapshotSettings.syncBytes` and at the end; then — only if `valid()` still holds (the index unchanged, the file unchanged,
- * the store open) — a compact index's rows file is handed over and the temp file renamed into place,
- * in one synchronous step. `valid()` is asked before every piece: false stops the write and removes the
- * temp file (a close only has to say so). A crash at any point leaves no file under the snapshot's
- * name (and the reader checks the trailer besides). Resolves whether it wrote the snapshot.
+ * disk every `snapshotSettings.syncBytes` and at the end; then — only if `valid()` still holds (the index
+ * unchanged, the file unchanged, the store open) — a compact index's rows file is handed over and the temp
+ * file renamed into place, in one synchronous step. `valid()` is asked before every piece: false stops the
+ * write and removes the temp file (a close only has to say so). A crash at any point leaves no file under
+ * the snapshot's name (and the reader checks the trailer besides). Resolves whether it wrote the snapshot.
  */
 export async function writeSnapshotAsync(file: string, idx: VectorIndex, signature: string, valid: () => boolean): Promise<boolean> {
   const tmp = `${file}.tmp-${process.pid}-bg`
