@@ -17,6 +17,7 @@
  *
  *   (func (export "dotAll") (param $data i32) (param $n i32) (param $dim i32) (param $q i32) (param $out i32)
  *     for r in 0..n:                                   ;; p walks the matrix, qp the query
+ *       for o in 0..4·dim step 64: load(p + o)         ;; touch the row's cache lines first (touchRow, wasmAsm.ts)
  *       a = b = f64x2(0, 0); qp = q
  *       for i in 0..dim & ~3 step 4:
  *         a += promote(load64_zero(p))     * v128.load(qp)        ;; elements i, i+1   → s0, s1
@@ -66,17 +67,21 @@ import {
   v128store,
   andV,
   step,
+  touchRow,
 } from './wasmAsm'
 
-// params 0..4: data n dim q out · locals: 5 r, 6 p, 7 qp, 8 i, 9 dim4 (i32) · 10 a, 11 b (v128) · 12 s0 (f64)
-const [DATA, N, DIM, Q, OUT, R, P, QP, I, DIM4, A, B, S0] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]
+// params 0..4: data n dim q out · locals: 5 r, 6 p, 7 qp, 8 i, 9 dim4, 10 the row's last 4 bytes (i32) · 11 a, 12 b
+// (v128) · 13 s0 (f64)
+const [DATA, N, DIM, Q, OUT, R, P, QP, I, DIM4, LAST, A, B, S0] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]
 
 const BODY = [
   ...get(DIM), ...i32(-4), ...and32, ...set(DIM4),
+  ...get(DIM), ...i32(2), ...shl32, ...i32(-4), ...add32, ...set(LAST), // 4·dim − 4
   ...get(DATA), ...set(P),
   ...i32(0), ...set(R),
   ...block, ...loop, // rows
   ...get(R), ...get(N), ...geU32, ...brIf(1),
+  ...touchRow(P, I, LAST), // 100k × 768 on 2 cores, both kernels in one process: 21.5 ms against 25.8
   ...f64zero, ...splatF64, ...set(A),
   ...f64zero, ...splatF64, ...set(B),
   ...get(Q), ...set(QP),
@@ -104,7 +109,7 @@ const BODY = [
 
 const FUNC = [
   ...vec([
-    [...uleb(5), I32],
+    [...uleb(6), I32],
     [...uleb(2), V128],
     [...uleb(1), F64],
   ]),

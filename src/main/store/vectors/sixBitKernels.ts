@@ -26,7 +26,7 @@ import {
   dotI16,
   addI32x4,
   i32store,
-  i32load,
+  touchRow,
   zero4,
   mul32,
   v128store,
@@ -41,7 +41,7 @@ const [DATA, N, DIM, Q, OUT] = [0, 1, 2, 3, 4]
 //   (func (export "dot6All") (param $data i32) (param $n i32) (param $width i32) (param $q i32) (param $out i32)
 //     rows are 3W/4 bytes (W = width, a multiple of 64): byte j's low 6 bits hold value j (j < 3W/4), and value
 //     3W/4 + j (j < W/4) is spread over the top 2 bits of bytes j, j + W/4, j + W/2 (bits 0–1, 2–3, 4–5)
-//     for o in 0..3W/4 step 64: load(p + o)   ;; touch the row's cache lines first (TOUCH), so their misses go out together
+//     for o in 0..3W/4 step 64: load(p + o)   ;; touch the row's cache lines first (touchRow), so their misses go out together
 //     a = b = c = d = i32x4(0); qp = q
 //     for j in 0..W/4 step 16:   ;; one forward pass a row (a pass over the first 3W/4 bytes and then a second
 //                                ;; one back at the row's start streamed ~30 % slower from memory: the prefetcher)
@@ -73,28 +73,6 @@ const shrU16 = (k: number) => [...i32(k), ...simd(0x8d)]
 const top2 = (k: number) => [...get(X6 + k), ...shrU16(6 - 2 * k), ...get(T6 + k), ...andV]
 const low6 = (k: number) => [...get(X6 + k), ...get(M6), ...andV]
 const shrU32 = [0x76]
-const drop = [0x1a]
-const gtU32 = [0x4b]
-const ltU32 = [0x49]
-const select = [0x1b]
-// Every cache line of the row at p, a 4-byte load each (dropped: the load is what counts, and it stays, as it
-// could trap), three lines a turn at o, o + 64, o + 128, each offset at most the row's last 4 bytes. Read as the
-// three streams below, a row's lines arrive a few at a time and the scan waits on each; touched first, their
-// misses go out together (1M rows × 768 dims on 2 cores, both kernels in one process: 39.6 ms against 47.4).
-// One line a turn did not help (47.8 ms).
-const touchAt = (k: number) => [
-  ...get(P6),
-  ...get(I6), ...i32(64 * k), ...add32, ...get(RB6), ...get(I6), ...i32(64 * k), ...add32, ...get(RB6), ...ltU32, ...select,
-  ...add32, ...i32load(0), ...drop,
-] // prettier-ignore
-const TOUCH = [
-  ...i32(0), ...set(I6),
-  ...block, ...loop,
-  ...get(I6), ...get(RB6), ...gtU32, ...brIf(1),
-  ...touchAt(0), ...touchAt(1), ...touchAt(2),
-  ...step(I6, 192),
-  ...br(0), ...end, ...end,
-] // prettier-ignore
 // One forward pass a row: bytes j, j + W/4, j + W/2 (16 each) give dims j, j + W/4, j + W/2 and, from their top
 // bits, dim 3W/4 + j.
 const BODY6 = [
@@ -109,7 +87,7 @@ const BODY6 = [
   ...i32(0), ...set(R6),
   ...block, ...loop, // rows
   ...get(R6), ...get(N), ...geU32, ...brIf(1),
-  ...TOUCH,
+  ...touchRow(P6, I6, RB6), // 1M × 768 on 2 cores, both kernels in one process: 39.6 ms against 47.4
   ...zero4(A6), ...zero4(B6), ...zero4(C6), ...zero4(D6),
   ...get(Q), ...set(QP6),
   ...i32(0), ...set(I6),
