@@ -64,7 +64,7 @@ export const i32x4lane = (l: number) => simd(0x1b, l)
 export const dotI16 = simd(0xba)
 export const addI32x4 = simd(0xae)
 export const i32store = (off: number) => [0x36, 2, ...uleb(off)]
-export const i32load = (off: number) => [0x28, 2, ...uleb(off)]
+const i32load = (off: number) => [0x28, 2, ...uleb(off)]
 export const zero4 = (local: number) => [...i32(0), ...i32x4splat, ...set(local)]
 export const mul32 = [0x6c]
 export const v128store = (off: number) => simd(0x0b, 0, ...uleb(off))
