@@ -1,0 +1,60 @@
+/**
+ * The scans touch each row's cache lines before they read it (touchRow, wasmAsm.ts): every one of those loads
+ * stays inside the row. Here the last row ends at the memory's last byte, so a touch past a row's end traps
+ * ("memory access out of bounds"), for row lengths that are not multiples of a line, shorter than one, and
+ * longer than three; the sums are still the scalar ones.
+ */
+import { describe, expect, it } from 'vitest'
+import { dotKernel, kernelModule, wasmMemory } from './dotKernel'
+import { dotRow } from './vectorIndex'
+
+const PAGE = 65536
+
+describe.skipIf(!kernelModule(false, 'dotAll'))('the touch before each row', () => {
+  for (const dim of [1, 7, 16, 100, 768]) {
+    it(`dotAll, dim ${dim}: rows flush against the memory's end give dotRow's numbers`, () => {
+      const n = 5
+      const rowBytes = 4 * dim
+      const mem = wasmMemory(1)
+      const data = PAGE - n * rowBytes
+      const q = 0
+      const out = 8 * dim
+      expect(out + 8 * n).toBeLessThanOrEqual(data)
+      const rows = new Float32Array(mem.buffer, data, n * dim)
+      for (let i = 0; i < rows.length; i++) rows[i] = Math.sin(i + 1)
+      const qv = new Float64Array(mem.buffer, q, dim)
+      for (let i = 0; i < dim; i++) qv[i] = Math.cos(i)
+      dotKernel(mem, false, 'dotAll')!(data, n, dim, q, out)
+      const got = new Float64Array(mem.buffer, out, n)
+      for (let r = 0; r < n; r++) expect(got[r]).toBe(dotRow(rows, r, dim, Float64Array.from(qv)))
+    })
+  }
+
+  for (const width of [64, 128, 320, 1024]) {
+    it(`dot6All, width ${width}: rows flush against the memory's end give the scalar sums`, () => {
+      const n = 7
+      const rowBytes = (3 * width) / 4
+      const mem = wasmMemory(1)
+      const data = PAGE - n * rowBytes
+      const q = 0
+      const out = 2 * width
+      expect(out + 4 * n).toBeLessThanOrEqual(data)
+      const bytes = new Uint8Array(mem.buffer, data, n * rowBytes)
+      for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 37 + 11) & 255
+      const d = new Int16Array(mem.buffer, q, width)
+      for (let i = 0; i < width; i++) d[i] = ((i * 131) % 401) - 200
+      dotKernel(mem, false, 'dot6All')!(data, n, width, q, out)
+      const got = new Int32Array(mem.buffer, out, n)
+      const quarter = width / 4
+      for (let r = 0; r < n; r++) {
+        // the layout of sixBit.ts: byte j's low 6 bits are value j (j < 3W/4); value 3W/4 + j is the top 2 bits
+        // of bytes j, j + W/4, j + W/2
+        const b = (j: number) => bytes[r * rowBytes + j]
+        let s = 0
+        for (let j = 0; j < rowBytes; j++) s += d[j] * (b(j) & 63)
+        for (let j = 0; j < quarter; j++) s += d[rowBytes + j] * ((b(j) >> 6) | ((b(j + quarter) >> 6) << 2) | ((b(j + 2 * quarter) >> 6) << 4))
+        expect(got[r]).toBe(s)
+      }
+    })
+  }
+})
