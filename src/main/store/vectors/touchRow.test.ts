@@ -10,16 +10,20 @@ import { dotRow } from './vectorIndex'
 
 const PAGE = 65536
 
+/** One page of memory: the query at 0, the output after `qBytes`, and `n` rows of `rowBytes` ending at the page's end. */
+function flush(n: number, rowBytes: number, qBytes: number, outBytes: number) {
+  const mem = wasmMemory(1)
+  const data = PAGE - n * rowBytes
+  const out = qBytes
+  expect(out + outBytes * n).toBeLessThanOrEqual(data)
+  return { mem, data, q: 0, out }
+}
+
 describe.skipIf(!kernelModule(false, 'dotAll'))('the touch before each row', () => {
   for (const dim of [1, 7, 16, 100, 768]) {
     it(`dotAll, dim ${dim}: rows flush against the memory's end give dotRow's numbers`, () => {
       const n = 5
-      const rowBytes = 4 * dim
-      const mem = wasmMemory(1)
-      const data = PAGE - n * rowBytes
-      const q = 0
-      const out = 8 * dim
-      expect(out + 8 * n).toBeLessThanOrEqual(data)
+      const { mem, data, q, out } = flush(n, 4 * dim, 8 * dim, 8)
       const rows = new Float32Array(mem.buffer, data, n * dim)
       for (let i = 0; i < rows.length; i++) rows[i] = Math.sin(i + 1)
       const qv = new Float64Array(mem.buffer, q, dim)
@@ -34,11 +38,7 @@ describe.skipIf(!kernelModule(false, 'dotAll'))('the touch before each row', () 
     it(`dot6All, width ${width}: rows flush against the memory's end give the scalar sums`, () => {
       const n = 7
       const rowBytes = (3 * width) / 4
-      const mem = wasmMemory(1)
-      const data = PAGE - n * rowBytes
-      const q = 0
-      const out = 2 * width
-      expect(out + 4 * n).toBeLessThanOrEqual(data)
+      const { mem, data, q, out } = flush(n, rowBytes, 2 * width, 4)
       const bytes = new Uint8Array(mem.buffer, data, n * rowBytes)
       for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 37 + 11) & 255
       const d = new Int16Array(mem.buffer, q, width)
