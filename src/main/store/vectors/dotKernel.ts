@@ -122,7 +122,8 @@ const FUNC = [
 //     the second query follows the first (q + 8·dim); out[2r] = row r · q0, out[2r+1] = row r · q1, each summed
 //     exactly as dotAll sums it. Four independent accumulators instead of two: dotAll waits on its two
 //     additions' latency, this does twice the work in the same steps.
-const [, , , , , R2, P2, QP2, QQ2, I2, DIM42, A0, B0, A1, B1, X01, X23, S20, S21, X2] = Array.from({ length: 20 }, (_, i) => i)
+//     Each row's cache lines are touched first, as dotAll's (touchRow).
+const [, , , , , R2, P2, QP2, QQ2, I2, DIM42, LAST2, A0, B0, A1, B1, X01, X23, S20, S21, X2] = Array.from({ length: 21 }, (_, i) => i)
 const acc2 = (local: number, x: number, qp: number, off: number) => [
   ...get(local),
   ...get(x),
@@ -140,10 +141,12 @@ const store2 = (s: number, a: number, b: number, off: number) => [
 
 const BODY2 = [
   ...get(DIM), ...i32(-4), ...and32, ...set(DIM42),
+  ...get(DIM), ...i32(2), ...shl32, ...i32(-4), ...add32, ...set(LAST2), // 4·dim − 4: the row's last 4 bytes
   ...get(DATA), ...set(P2),
   ...i32(0), ...set(R2),
   ...block, ...loop, // rows
   ...get(R2), ...get(N), ...geU32, ...brIf(1),
+  ...touchRow(P2, I2, LAST2),
   ...f64zero, ...splatF64, ...set(A0), ...f64zero, ...splatF64, ...set(B0),
   ...f64zero, ...splatF64, ...set(A1), ...f64zero, ...splatF64, ...set(B1),
   ...get(Q), ...set(QP2),
@@ -172,7 +175,7 @@ const BODY2 = [
 
 const FUNC2 = [
   ...vec([
-    [...uleb(6), I32],
+    [...uleb(7), I32],
     [...uleb(6), V128],
     [...uleb(3), F64],
   ]),
@@ -184,7 +187,8 @@ const FUNC2 = [
 //   (func (export "pcaRowsAll") (param $data i32) (param $n i32) (param $dim i32) (param $q i32) (param $out i32)
 //     q holds three float64 vectors of dim: axis c0, axis c1, then the column sums (added to in place);
 //     out[3r] = row r · c0, out[3r+1] = row r · c1, out[3r+2] = ‖row r‖², each summed as dotAll sums.
-const [, , , , , R3, P3, QA3, QB3, SP3, I3, D43, A30, B30, A31, B31, SA3, SB3, X301, X323, S30, S31, S32, X3] = Array.from({ length: 24 }, (_, i) => i)
+//     Each row's cache lines are touched first, as dotAll's (touchRow).
+const [, , , , , R3, P3, QA3, QB3, SP3, I3, D43, LAST3, A30, B30, A31, B31, SA3, SB3, X301, X323, S30, S31, S32, X3] = Array.from({ length: 25 }, (_, i) => i)
 const sq3 = (local: number, x: number) => [...get(local), ...get(x), ...get(x), ...mulF64x2, ...addF64x2, ...set(local)]
 const sum3 = (x: number, off: number) => [...get(SP3), ...get(SP3), ...v128load(off), ...get(x), ...addF64x2, ...v128store(off)]
 const rest3 = (s: number, qp: number) => [...get(s), ...get(X3), ...get(qp), ...f64load(0), ...f64mul, ...f64add, ...set(s)]
@@ -195,10 +199,12 @@ const fold3 = (s: number, a: number, b: number, off: number) => [
 
 const BODY3 = [
   ...get(DIM), ...i32(-4), ...and32, ...set(D43),
+  ...get(DIM), ...i32(2), ...shl32, ...i32(-4), ...add32, ...set(LAST3), // 4·dim − 4: the row's last 4 bytes
   ...get(DATA), ...set(P3),
   ...i32(0), ...set(R3),
   ...block, ...loop, // rows
   ...get(R3), ...get(N), ...geU32, ...brIf(1),
+  ...touchRow(P3, I3, LAST3),
   ...[A30, B30, A31, B31, SA3, SB3].flatMap((l) => [...f64zero, ...splatF64, ...set(l)]),
   ...get(Q), ...set(QA3),
   ...get(Q), ...get(DIM), ...i32(3), ...shl32, ...add32, ...set(QB3),
@@ -232,7 +238,7 @@ const BODY3 = [
 
 const FUNC3 = [
   ...vec([
-    [...uleb(7), I32],
+    [...uleb(8), I32],
     [...uleb(8), V128],
     [...uleb(4), F64],
   ]),
