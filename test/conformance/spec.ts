@@ -325,6 +325,20 @@ export function describeSourceConformance(name: string, factory: SourceFactory, 
       expect(store.facets().timeRange).toEqual({ min: Math.min(...times), max: Math.max(...times) })
     })
 
+    it('the age histogram: every memory in its total, each in the bin of its age (computed here)', () => {
+      const ages = store.ageHistogram({ before: now }, now, 'created', 30)
+      expect(ages.total).toBe(held.length)
+      if (built.carries.times !== true) return // ages from the format's own stamps: the total is what is checked
+      const want = new Map<number, number>()
+      for (const m of held) {
+        const b = Math.floor((now - m.createdAt) / ages.binMs)
+        want.set(b, (want.get(b) ?? 0) + 1)
+      }
+      const got = new Map(ages.bins.map((bin, i) => [i, bin.count] as const).filter(([, n]) => n > 0))
+      expect(got).toEqual(want)
+      expect(ages.bins.length).toBeLessThanOrEqual(31)
+    })
+
     it('the dense top-k equals a cosine ranking computed here', async () => {
       const q = conformanceQuery()
       if (built.carries.vectors !== true) {

@@ -4,6 +4,7 @@
  */
 import type { RecallAges } from '../../../shared/contract'
 import type { RecallScope, Session } from '../../../shared/types'
+import { ageBinMs, ageBins } from '../ageBins'
 import { decodeSession } from '../decode'
 import type { LexicalPass, LexicalRequest, MemoryFilter, ScopeRows } from '../source'
 import { memoryWhere, Params } from './where'
@@ -139,19 +140,14 @@ export function ageHistogram(ctx: PgCtx, f: MemoryFilter, now: number, from: 'la
      FROM (${ctx.sql.memories}) m WHERE ${where}`,
     ps.values,
   )[0]
-  const NICE = [1, 2, 3, 6, 12, 24, 48, 72, 168, 336, 720, 1440, 2160, 4320, 8760]
   const maxAgeMs = Math.max(0, Number(st.mx ?? 0))
-  const hours = maxAgeMs / 3_600_000 / Math.max(1, maxBins)
-  const binH = NICE.find((h) => h >= hours) ?? Math.ceil(hours / 8760) * 8760
-  const binMs = binH * 3_600_000
+  const binMs = ageBinMs(maxAgeMs, maxBins)
   const w = ps.p(binMs)
-  const counts = ctx.q<{ b: number; n: string }>(
+  const counts = ctx.q<{ b: number | null; n: string }>(
     `SELECT floor((${hnow}::float8 - ${t}) / ${w}::float8)::int AS b, count(*) AS n FROM (${ctx.sql.memories}) m WHERE ${where} GROUP BY 1 ORDER BY 1`,
     ps.values,
   )
-  const nb = Math.max(1, Math.floor(maxAgeMs / binMs) + 1)
-  const bins = Array.from({ length: nb }, (_, i) => ({ startMs: i * binMs, endMs: (i + 1) * binMs, count: 0 }))
-  for (const c of counts) if (c.b >= 0 && c.b < nb) bins[c.b].count += Number(c.n)
+  const bins = ageBins(counts, maxAgeMs, binMs)
   const total = Number(st.n)
   return { now, from, binMs, bins: total === 0 ? [] : bins, total, neverUsed: Number(st.never ?? 0), maxAgeMs }
 }

@@ -11,6 +11,7 @@
  */
 import type { RecallAges } from '../../../shared/contract'
 import type { RecallScope, Session } from '../../../shared/types'
+import { ageBinMs, ageBins } from '../ageBins'
 import { decodeSession } from '../decode'
 import type { LexicalPass, LexicalRequest, MemoryFilter, ScopeRows } from '../source'
 import { prep } from './connection'
@@ -472,13 +473,24 @@ export function sessionMessages(ctx: SqliteCtx, sessionIds: string[], now: numbe
   return out
 }
 
-const NICE_BINS_H = [1, 2, 3, 6, 12, 24, 48, 72, 168, 336, 720, 1440, 2160, 4320, 8760]
-
 /**
  * Ages of the memories in a scope at `now` (from last use, falling back to
  * creation; or from creation), as a histogram with a readable bin width.
  */
 export function ageHistogram(ctx: SqliteCtx, f: MemoryFilter, now: number, from: 'last_used' | 'created', maxBins = 40): RecallAges {
+  // Two scans of the scope (~0.5 s at a million memories), asked again by each screen that shows the scope at
+  // this time: memoised until the DB changes.
+  const memo = ctx.memo().scopes
+  const key = `ages|${from}|${maxBins}|${now}|${JSON.stringify(settledFilter(ctx, f))}`
+  const hit = memo.get(key) as RecallAges | undefined
+  if (hit) return hit
+  if (memo.size > 500) memo.clear()
+  const out = ageHistogramUncached(ctx, f, now, from, maxBins)
+  memo.set(key, out)
+  return out
+}
+
+function ageHistogramUncached(ctx: SqliteCtx, f: MemoryFilter, now: number, from: 'last_used' | 'created', maxBins: number): RecallAges {
   const where = memoryWhere(f, ctx.embeddingOwners)
   const t =
     from === 'last_used' ? `(CASE WHEN m.last_used_at IS NOT NULL AND m.last_used_at <= @hnow THEN m.last_used_at ELSE m.created_at END)` : `m.created_at`
@@ -492,15 +504,11 @@ export function ageHistogram(ctx: SqliteCtx, f: MemoryFilter, now: number, from:
     )
     .get(params) as { n: number; mx: number | null; never: number | null }
   const maxAgeMs = Math.max(0, stats.mx ?? 0)
-  const hours = maxAgeMs / 3_600_000 / Math.max(1, maxBins)
-  const binH = NICE_BINS_H.find((h) => h >= hours) ?? Math.ceil(hours / 8760) * 8760
-  const binMs = binH * 3_600_000
+  const binMs = ageBinMs(maxAgeMs, maxBins)
   const counts = db
     .prepare(`SELECT CAST((@hnow - ${t}) / @w AS INTEGER) AS b, count(*) AS n FROM (${ctx.sql.memories}) m WHERE ${where.sql} GROUP BY b ORDER BY b`)
-    .all({ ...params, w: binMs }) as { b: number; n: number }[]
-  const nb = Math.max(1, Math.floor(maxAgeMs / binMs) + 1)
-  const bins = Array.from({ length: nb }, (_, i) => ({ startMs: i * binMs, endMs: (i + 1) * binMs, count: 0 }))
-  for (const c of counts) if (c.b >= 0 && c.b < nb) bins[c.b].count += c.n
+    .all({ ...params, w: binMs }) as { b: number | null; n: number }[]
+  const bins = ageBins(counts, maxAgeMs, binMs)
   return { now, from, binMs, bins: stats.n === 0 ? [] : bins, total: stats.n, neverUsed: stats.never ?? 0, maxAgeMs }
 }
 

@@ -2,7 +2,8 @@
  * A recall's scope at "now" (`before` = now) is counted and listed once per data version, whatever
  * `now` is, as long as no memory was created after it; the answers are the same rows as the filter
  * with its `before`, counted here on a separate connection. And the content signature (under which
- * the Library's summaries are cached) is read once per data version, yet follows every commit.
+ * the Library's summaries are cached) is read once per data version, yet follows every commit. The age histogram
+ * (the decay chart, the Recall screen's exact scope count) is read once per scope, time and data version.
  */
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -97,5 +98,32 @@ describe('scope memo at "now"', () => {
     const sig2 = contentSignature(store)
     expect(sig2).not.toBe(sig)
     expect(sig2.split('|')[1]).toBe(String(N + 1))
+  })
+
+  it('the age histogram: one read per scope, time and data version, its total the filter count', () => {
+    const latest = Math.max(...rows.map((r) => r.created_at ?? 0))
+    const now = latest + 10_000
+    const f = { tiers: ['working'], before: now }
+    const a = store.ageHistogram(f, now, 'created', 1)
+    expect(store.ageHistogram({ ...f }, now, 'created', 1)).toBe(a) // the memo's entry
+    expect(a.total).toBe(expected(now, ['working']).length)
+    // another time, bin count or age origin is its own entry
+    expect(store.ageHistogram(f, now + 1, 'created', 1)).not.toBe(a)
+    expect(store.ageHistogram(f, now, 'created', 30)).not.toBe(a)
+    expect(store.ageHistogram(f, now, 'last_used', 1)).not.toBe(a)
+    // a commit (another connection) is a new data version: read again, with the new memory in it
+    const db = new Database(file)
+    try {
+      db.prepare(
+        `INSERT INTO memories (id, agent_id, user_id, session_id, role, kind, tier, content, salience, created_at, use_count, turn)
+         VALUES ('later', 'agent-a', 'u1', 's1', 'user', 'episodic', 'working', 'a later memory', 0.5, ?, 0, 0)`,
+      ).run(now - 1)
+    } finally {
+      db.close()
+    }
+    const b = store.ageHistogram(f, now, 'created', 1)
+    expect(b).not.toBe(a)
+    expect(b.total).toBe(a.total + 1)
+    expect(b.total).toBe(expected(now, ['working']).length)
   })
 })
