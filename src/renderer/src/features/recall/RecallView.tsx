@@ -434,9 +434,12 @@ function Playground({
       : { ...empty, suggestion: null, message: `${empty.message} (Checked: ${unchecked.label} would still inject nothing.)` }
   }, [empty, unchecked, check.data])
   // The engine stops counting the scope at its scan threshold (5,000+); the exact count is the one the decay chart
-  // shows (recall.ages over the same scope filter and time), fetched only when the engine's is a lower bound.
+  // shows (recall.ages over the same scope filter and time), fetched only when the engine's is a lower bound, and
+  // once per scope and time, not per recall: at a million memories it scans them all (~0.5 s), and the next
+  // recall waited behind it in the store's queue.
   const capped = !!trace?.counts.inScopeCapped
-  const exactScope = useAsync(() => call('recall.ages', { scope: trace!.config.scope, now: trace!.now, bins: 1 }), [trace], { enabled: capped })
+  const scopeAt = trace ? JSON.stringify({ scope: trace.config.scope, now: trace.now }) : ''
+  const exactScope = useAsync(() => call('recall.ages', { scope: trace!.config.scope, now: trace!.now, bins: 1 }), [scopeAt], { enabled: capped })
   const inScope = capped && exactScope.data ? { n: exactScope.data.total, exact: true } : { n: trace?.counts.inScope ?? 0, exact: !capped }
   const stale = !!trace && (r.loading || !!r.pendingReason)
   // The centre shows the ranking, or the whole context window the agent would assemble around it (context.css hides the ranking).
