@@ -78,6 +78,7 @@ describe('the channel list', () => {
         'recall.presets',
         'recall.refresh',
         'recall.run',
+        'recall.scopeCount',
         'runs.compare',
         'runs.delete',
         'runs.get',

@@ -64,6 +64,7 @@ const api = {
   'recall.presets': (input) => ipcRenderer.invoke('recall.presets', input),
   'recall.compare': (input) => ipcRenderer.invoke('recall.compare', input),
   'recall.ages': (input) => ipcRenderer.invoke('recall.ages', input),
+  'recall.scopeCount': (input) => ipcRenderer.invoke('recall.scopeCount', input),
   'configs.save': (input) => ipcRenderer.invoke('configs.save', input),
   'configs.list': (input) => ipcRenderer.invoke('configs.list', input),
   'configs.get': (input) => ipcRenderer.invoke('configs.get', input),

@@ -1,4 +1,4 @@
-/** The contract's recall channels: run, presets, compare, refresh, ages. */
+/** The contract's recall channels: run, presets, compare, refresh, ages, scope count. */
 import { z } from 'zod'
 import type { RecallTrace } from '../types'
 import { cueSchema, partialConfigSchema, scopeSchema } from '../config'
@@ -97,5 +97,18 @@ export const recallChannels = {
       bins: z.number().int().min(1).max(500).default(40),
     }),
     output: out<RecallAges>(),
+  },
+  /**
+   * How many memories a scope holds at `now`: the exact count the Recall screen shows when the engine's stops at
+   * its scan threshold. One count of the scope, kept until the DB changes (and, where the store can tell no memory
+   * is newer than `now`, for any later `now`).
+   */
+  'recall.scopeCount': {
+    input: z.strictObject({
+      scope: scopeSchema.partial().default({}),
+      /** @default Date.now() in main */
+      now: ms.optional(),
+    }),
+    output: out<{ total: number }>(),
   },
 } as const

@@ -1,4 +1,5 @@
 import path from 'node:path'
+import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RecallAges, RecallCompare } from '../../../shared/contract'
 import type { Preset } from '../../../shared/presets'
@@ -13,12 +14,13 @@ import { openTestApp } from '../../../../test/helpers/testApp'
 let t: ReturnType<typeof tmpDir>
 let app: App
 let call: Dispatch
+let dbFile: string
 const NOW = Date.UTC(2026, 9, 20, 12)
 
 beforeAll(() => {
   t = tmpDir()
-  const db = writeDemoDb(path.join(t.dir, 'demo.db'), { memories: 800 }).path
-  ;({ app, call } = openTestApp(db, path.join(t.dir, 'data')))
+  dbFile = writeDemoDb(path.join(t.dir, 'demo.db'), { memories: 800 }).path
+  ;({ app, call } = openTestApp(dbFile, path.join(t.dir, 'data')))
 })
 afterAll(() => {
   app.close()
@@ -103,6 +105,36 @@ describe('recall.* channels', () => {
     const direct = app.requireStore().countWhere({ agentId: 'agent-coder', tiers: ['working', 'long_term'], before: NOW })
     expect(h.total).toBe(direct.total)
     expect(h.bins[0].startMs).toBe(0)
+  })
+
+  it('recall.scopeCount: the scope at now, counted on a connection of its own; the decay chart total too', async () => {
+    const db = new Database(dbFile, { readonly: true })
+    try {
+      const times = (db.prepare(`SELECT created_at FROM memories WHERE agent_id = 'agent-coder' ORDER BY created_at`).pluck().all() as number[]).filter(
+        Number.isFinite,
+      )
+      const mid = times[Math.floor(times.length / 2)]
+      for (const now of [mid, NOW, NOW + 86_400_000]) {
+        const want = db
+          .prepare(
+            `SELECT count(*) FROM memories WHERE agent_id = 'agent-coder' AND tier IN ('working', 'long_term') AND (created_at IS NULL OR created_at <= ?)`,
+          )
+          .pluck()
+          .get(now)
+        const r = await call('recall.scopeCount', { scope: { agentId: 'agent-coder' }, now })
+        expect(r.ok && r.data).toEqual({ total: want })
+        const ages = await call('recall.ages', { scope: { agentId: 'agent-coder' }, now, from: 'created' })
+        expect(ages.ok && (ages.data as RecallAges).total).toBe(want)
+      }
+      // the middle of the agent's history is a real cut: fewer memories than now
+      const at = async (now: number) => {
+        const r = await call('recall.scopeCount', { scope: { agentId: 'agent-coder' }, now })
+        return r.ok ? (r.data as { total: number }).total : -1
+      }
+      expect(await at(mid)).toBeLessThan(await at(NOW))
+    } finally {
+      db.close()
+    }
   })
 
   it('needs an open DB', async () => {

@@ -4,6 +4,7 @@
  * clock here, at the boundary; the engine itself never reads a clock.
  */
 import type { RecallCompare } from '../../../shared/contract'
+import type { RecallScope } from '../../../shared/types'
 import { jaccard, rankTable, rbo } from '../../../shared/overlap'
 import { ALL_PRESETS } from '../../../shared/presets'
 import { RecallscopeError } from '../../../shared/result'
@@ -15,7 +16,12 @@ import { prepareVector, runRecallSync } from '../../recall/engine'
 import { scopeFilter } from '../../recall/scope'
 import { buildConfig, checkRequirements, defaultEmbedderSpec, recallFromRequest } from '../../recall/request'
 
-type RecallChannels = 'recall.run' | 'recall.presets' | 'recall.compare' | 'recall.ages' | 'recall.refresh'
+type RecallChannels = 'recall.run' | 'recall.presets' | 'recall.compare' | 'recall.ages' | 'recall.scopeCount' | 'recall.refresh'
+
+/** The scope the Recall screen's counts and decay chart show: working and long-term memories unless it names tiers. */
+const shownScope = (scope: Partial<RecallScope>, now: number) => scopeFilter({ tiers: ['working', 'long_term'], ...scope }, now)
+/** The exact scope count's ceiling (a count the SQL stops at: far past any store here) */
+const SCOPE_COUNT_CAP = 2 ** 40
 
 export function recallHandlers(app: App): Pick<Handlers, RecallChannels> {
   const embedderOptions = () => {
@@ -72,7 +78,8 @@ export function recallHandlers(app: App): Pick<Handlers, RecallChannels> {
     'recall.refresh': (i) => app.requireStore().applyRefresh(i.ids, i.now),
     'recall.ages': (i) => {
       const now = i.now ?? Date.now()
-      return app.requireStore().ageHistogram(scopeFilter({ tiers: ['working', 'long_term'], ...i.scope }, now), now, i.from, i.bins)
+      return app.requireStore().ageHistogram(shownScope(i.scope, now), now, i.from, i.bins)
     },
+    'recall.scopeCount': (i) => ({ total: app.requireStore().countScope(shownScope(i.scope, i.now ?? Date.now()), SCOPE_COUNT_CAP).count }),
   }
 }

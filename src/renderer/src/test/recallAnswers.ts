@@ -55,6 +55,8 @@ export function recallAnswers(cands: readonly CandidateRaw[], now: number): (cha
         return traceFor(input.config!)
       case 'recall.ages':
         return { now, from: 'last_used', binMs: DAY, bins: [{ startMs: 0, endMs: 40 * DAY, count: n }], total: n, neverUsed: n }
+      case 'recall.scopeCount':
+        return { total: n }
       case 'configs.list':
         return { configs: [], unreadable: [] }
       default:

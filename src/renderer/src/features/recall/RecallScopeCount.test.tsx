@@ -1,7 +1,7 @@
 /**
  * The Recall screen's exact scope count: when the engine's count is a lower bound (it stops at its scan threshold),
- * the screen asks main for the exact one (recall.ages, one bin), once per scope and time. Not once per recall: at a
- * million memories that request scans them all (~0.5 s), and the next recall waited behind it in the store's queue.
+ * the screen asks main for the exact one (recall.scopeCount), once per scope and time. Not once per recall: at a
+ * million memories the count scans them all, and the next recall waited behind it in the store's queue.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react'
@@ -29,7 +29,7 @@ const cands: CandidateRaw[] = Array.from({ length: 12 }, (_, i) => ({
 /** The scope main counts exactly: more than the engine counted (it stopped at its threshold). */
 const EXACT = 1_234_567
 const base = recallAnswers(cands, NOW)
-/** main's answers: the recall's scope count capped (a lower bound), the exact count from recall.ages. */
+/** main's answers: the recall's scope count capped (a lower bound), the exact count from recall.scopeCount. */
 const answer = (channel: string, input: never): unknown => {
   const a = base(channel, input)
   if (channel === 'recall.run') {
@@ -38,7 +38,7 @@ const answer = (channel: string, input: never): unknown => {
     const now = (input as { now?: number }).now ?? NOW
     return { ...t, now, counts: { ...t.counts, inScope: 5000, inScopeCapped: true } }
   }
-  if (channel === 'recall.ages') return { ...(a as object), total: EXACT }
+  if (channel === 'recall.scopeCount') return { total: EXACT }
   return a
 }
 
@@ -51,9 +51,8 @@ afterEach(() => {
   bridge.uninstall()
 })
 
-const asked = (channel: string, pick: (input: Record<string, unknown>) => boolean = () => true) =>
-  bridge.calls.filter((c) => c.channel === channel && pick(c.input as Record<string, unknown>))
-const exactCounts = () => asked('recall.ages', (i) => i.bins === 1)
+const asked = (channel: string) => bridge.calls.filter((c) => c.channel === channel)
+const exactCounts = () => asked('recall.scopeCount')
 
 describe('the exact scope count', { timeout: 60_000 }, () => {
   it('is asked once for a scope and time, whatever the query; another time asks again', async () => {

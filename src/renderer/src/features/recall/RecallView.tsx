@@ -433,13 +433,13 @@ function Playground({
       ? { ...empty, suggestion: { ...unchecked, wouldInject: n } }
       : { ...empty, suggestion: null, message: `${empty.message} (Checked: ${unchecked.label} would still inject nothing.)` }
   }, [empty, unchecked, check.data])
-  // The engine stops counting the scope at its scan threshold (5,000+); the exact count is the one the decay chart
-  // shows (recall.ages over the same scope filter and time), fetched only when the engine's is a lower bound, and
-  // once per scope and time, not per recall: at a million memories it scans them all (~0.5 s), and the next
-  // recall waited behind it in the store's queue.
+  // The engine stops counting the scope at its scan threshold (5,000+); the exact count (the decay chart's total) is
+  // fetched only when the engine's is a lower bound, and once per scope and time, not per recall: at a million
+  // memories counting takes ~0.25 s, and the next recall waited behind it in the store's queue. Main keeps the count
+  // until the DB changes, for any later time once no memory is newer (the real clock's recalls).
   const capped = !!trace?.counts.inScopeCapped
   const scopeAt = trace ? JSON.stringify({ scope: trace.config.scope, now: trace.now }) : ''
-  const exactScope = useAsync(() => call('recall.ages', { scope: trace!.config.scope, now: trace!.now, bins: 1 }), [scopeAt], { enabled: capped })
+  const exactScope = useAsync(() => call('recall.scopeCount', { scope: trace!.config.scope, now: trace!.now }), [scopeAt], { enabled: capped })
   const inScope = capped && exactScope.data ? { n: exactScope.data.total, exact: true } : { n: trace?.counts.inScope ?? 0, exact: !capped }
   const stale = !!trace && (r.loading || !!r.pendingReason)
   // The centre shows the ranking, or the whole context window the agent would assemble around it (context.css hides the ranking).
