@@ -65,14 +65,17 @@ describe('heavy work off the main thread', () => {
       store.close()
     }
 
+    const t0 = performance.now()
     const job = await ok<JobProgress>('eval.tune', { metric: 'recall@10', trials: 4000, seed: 3, now: FIXTURE_NOW, embedder: 'hashing', fresh: true })
     let whysDone = false
+    // Why-nots one after another, at least four and until the work has run 2 s: how long the tune and four take
+    // depends on the machine (about 2 s here since the scans got faster, stop 37), and the check below means
+    // something only if the work was long.
     const whys = (async () => {
-      for (const id of [ids[50], ids[150], ids[250], ids[350]]) await ok('trace.why', why(id))
+      for (let i = 0; i < 4 || performance.now() - t0 < 2000; i++) await ok('trace.why', why(ids[(50 + 100 * i) % ids.length]))
       whysDone = true
     })()
     const lat: number[] = []
-    const t0 = performance.now()
     let state: JobProgress = job
     let sawProgress = false
     while (state.state === 'running' || !whysDone) {
@@ -88,7 +91,7 @@ describe('heavy work off the main thread', () => {
     await whys
     const took = performance.now() - t0
     expect(state.state, state.error?.message).toBe('done')
-    // The check means something only if the work was long.
+    // The check means something only if the work was long (the why-nots above see to it).
     expect(took).toBeGreaterThanOrEqual(2000)
     expect(sawProgress).toBe(true)
     expect(lat.length).toBeGreaterThan(20)
