@@ -74,8 +74,10 @@ const post = (m, transfer) => {
 }
 let db = null
 try {
+  if (Atomics.load(c, ${STOP})) throw new Error('stopped')
   const Database = require(driver)
   db = new Database(file.path, { readonly: true, fileMustExist: true, timeout: file.timeoutMs, ...(file.nativeBinding ? { nativeBinding: file.nativeBinding } : {}) })
+  if (Atomics.load(c, ${STOP})) throw new Error('stopped')
   db.exec('BEGIN')
   db.prepare(plan.pinSql).get()
   post({ ready: true })
@@ -114,18 +116,22 @@ interface Reader {
 /**
  * Start `plan.readers` reader threads over `file`. `ready()` blocks until every reader holds its
  * snapshot; `next()` returns the non-empty chunks in `_rid` order (null after the last); `close()`
- * stops the threads (call it in every case). Both throw ChunkReaderFailed when a reader fails.
+ * tells the threads to stop (call it in every case). Both throw ChunkReaderFailed when a reader fails.
  */
 export function startChunkReaders(file: ReaderFile, plan: ReadPlan): { ready: () => void; next: () => ChunkRow | null; close: () => void } {
   const driver = createRequire(__filename).resolve('better-sqlite3')
   const readers: Reader[] = []
+  // Readers are told to stop, not terminated: a thread terminated while better-sqlite3 throws (its open failing on a
+  // missing file) aborts the whole process ("v8::ToLocalChecked Empty MaybeLocal"), as a clean clone's test run did
+  // when one reader failed and the other was still opening. A told reader ends within a chunk (~10 ms) or its open;
+  // unref'd, it never holds the process open.
   const close = () => {
     for (const r of readers) {
       // a reader waiting for room wakes up and stops
       Atomics.store(r.ctl, STOP, 1)
       Atomics.notify(r.ctl, FLIGHT)
       r.port.close()
-      void r.worker.terminate()
+      r.worker.unref()
     }
   }
   try {
