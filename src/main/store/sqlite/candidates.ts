@@ -24,13 +24,17 @@ import { memoryWhere } from './where'
 /** Ids and row keys (`_rid`) of a scope, at most `cap` (cap + 1 rows tell "more"). */
 export function scopeRows(ctx: SqliteCtx, filter: MemoryFilter, cap: number): ScopeRows {
   // Eval and replay ask for the same scope once per case: memoised until the DB changes.
-  const memo = ctx.memo().scopes
   const f = settledFilter(ctx, filter)
-  const key = `rows|${cap}|${JSON.stringify(f)}`
-  const hit = memo.get(key) as ScopeRows | undefined
-  if (hit) return hit
+  return scopeMemoised(ctx, `rows|${cap}|${JSON.stringify(f)}`, () => scopeRowsUncached(ctx, f, cap))
+}
+
+/** `compute()`'s answer kept under `key` until the DB changes (the per-version scope memo, emptied past 500 entries). */
+function scopeMemoised<T>(ctx: SqliteCtx, key: string, compute: () => T): T {
+  const memo = ctx.memo().scopes
+  const hit = memo.get(key) as T | undefined
+  if (hit !== undefined) return hit
+  const out = compute()
   if (memo.size > 500) memo.clear()
-  const out = scopeRowsUncached(ctx, f, cap)
   memo.set(key, out)
   return out
 }
@@ -371,19 +375,14 @@ const LATEST_KEY = 'latestCreatedAt'
 
 /** How many rows a filter matches, counting at most `cap` (+1 tells "more"). */
 export function countScope(ctx: SqliteCtx, filter: MemoryFilter, cap = 10_000): { count: number; capped: boolean } {
-  const memo = ctx.memo().scopes
   const f = settledFilter(ctx, filter)
-  const key = `count|${cap}|${JSON.stringify(f)}`
-  const hit = memo.get(key) as { count: number; capped: boolean } | undefined
-  if (hit) return hit
-  const where = memoryWhere(f, ctx.embeddingOwners)
-  const n = prep(ctx.db, `SELECT count(*) FROM (SELECT 1 FROM (${memSqlFor(ctx, f)}) m WHERE ${where.sql} LIMIT ${cap + 1})`)
-    .pluck()
-    .get(where.params) as number
-  const out = n > cap ? { count: cap, capped: true } : { count: n, capped: false }
-  if (memo.size > 500) memo.clear()
-  memo.set(key, out)
-  return out
+  return scopeMemoised(ctx, `count|${cap}|${JSON.stringify(f)}`, () => {
+    const where = memoryWhere(f, ctx.embeddingOwners)
+    const n = prep(ctx.db, `SELECT count(*) FROM (SELECT 1 FROM (${memSqlFor(ctx, f)}) m WHERE ${where.sql} LIMIT ${cap + 1})`)
+      .pluck()
+      .get(where.params) as number
+    return n > cap ? { count: cap, capped: true } : { count: n, capped: false }
+  })
 }
 
 /**
@@ -480,14 +479,8 @@ export function sessionMessages(ctx: SqliteCtx, sessionIds: string[], now: numbe
 export function ageHistogram(ctx: SqliteCtx, f: MemoryFilter, now: number, from: 'last_used' | 'created', maxBins = 40): RecallAges {
   // Two scans of the scope (~0.5 s at a million memories), asked again by each screen that shows the scope at
   // this time: memoised until the DB changes.
-  const memo = ctx.memo().scopes
   const key = `ages|${from}|${maxBins}|${now}|${JSON.stringify(settledFilter(ctx, f))}`
-  const hit = memo.get(key) as RecallAges | undefined
-  if (hit) return hit
-  if (memo.size > 500) memo.clear()
-  const out = ageHistogramUncached(ctx, f, now, from, maxBins)
-  memo.set(key, out)
-  return out
+  return scopeMemoised(ctx, key, () => ageHistogramUncached(ctx, f, now, from, maxBins))
 }
 
 function ageHistogramUncached(ctx: SqliteCtx, f: MemoryFilter, now: number, from: 'last_used' | 'created', maxBins: number): RecallAges {
