@@ -74,9 +74,12 @@ import {
 // (v128) · 13 s0 (f64)
 const [DATA, N, DIM, Q, OUT, R, P, QP, I, DIM4, LAST, A, B, S0] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]
 
+// touchRow's bound for a row of dim float32s: its last 4 bytes at 4·dim − 4 (into `local`; the float kernels below)
+const lastOfRow = (local: number) => [...get(DIM), ...i32(2), ...shl32, ...i32(-4), ...add32, ...set(local)]
+
 const BODY = [
   ...get(DIM), ...i32(-4), ...and32, ...set(DIM4),
-  ...get(DIM), ...i32(2), ...shl32, ...i32(-4), ...add32, ...set(LAST), // 4·dim − 4
+  ...lastOfRow(LAST),
   ...get(DATA), ...set(P),
   ...i32(0), ...set(R),
   ...block, ...loop, // rows
@@ -141,7 +144,7 @@ const store2 = (s: number, a: number, b: number, off: number) => [
 
 const BODY2 = [
   ...get(DIM), ...i32(-4), ...and32, ...set(DIM42),
-  ...get(DIM), ...i32(2), ...shl32, ...i32(-4), ...add32, ...set(LAST2), // 4·dim − 4: the row's last 4 bytes
+  ...lastOfRow(LAST2),
   ...get(DATA), ...set(P2),
   ...i32(0), ...set(R2),
   ...block, ...loop, // rows
@@ -199,7 +202,7 @@ const fold3 = (s: number, a: number, b: number, off: number) => [
 
 const BODY3 = [
   ...get(DIM), ...i32(-4), ...and32, ...set(D43),
-  ...get(DIM), ...i32(2), ...shl32, ...i32(-4), ...add32, ...set(LAST3), // 4·dim − 4: the row's last 4 bytes
+  ...lastOfRow(LAST3),
   ...get(DATA), ...set(P3),
   ...i32(0), ...set(R3),
   ...block, ...loop, // rows
